@@ -1,0 +1,80 @@
+/**
+ * Sentences are what readers see as lines: the transcript snapshot, the exports and the confidence policy all
+ * work on them. Whisper segments cut wherever the decoder paused, so a sentence may span segments (same speaker)
+ * and a segment may hold several sentences; words carry the timings that let us cut precisely.
+ */
+export interface SentenceWord { start: number; end: number; text: string; prob: number }
+export interface SentenceSource { seq: number; speaker: number; start: number; end: number; text: string; words: SentenceWord[]; confidence: number | null }
+
+export interface Sentence {
+  /** `<seq of the first segment>.<index of its first word>`: stable while later segments are appended. */
+  id: string;
+  speaker: number;
+  start: number;
+  end: number;
+  text: string;
+  /** Mean word probability (0..1), null when no word timings exist. */
+  confidence: number | null;
+  /** Segments the sentence draws words from. */
+  seqs: number[];
+}
+
+export interface ConfidencePolicy { hideBelow: number; lowThreshold?: number; suppressCount?: number }
+export const DEFAULT_CONFIDENCE_POLICY: ConfidencePolicy = { hideBelow: 0.6 };
+
+const SENTENCE_END = /[.!?…。？！]["')\]]*$/;
+
+export function buildSentences(segments: SentenceSource[]): Sentence[] {
+  const sentences: Sentence[] = [];
+  let open: { id: string; speaker: number; words: SentenceWord[]; seqs: number[] } | null = null;
+  const close = () => {
+    if (open && open.words.length) sentences.push(finish(open));
+    open = null;
+  };
+  for (const segment of [...segments].sort((a, b) => a.seq - b.seq)) {
+    if (open && (open as { speaker: number }).speaker !== segment.speaker) close();
+    const words = segment.words.length
+      ? segment.words
+      : // No word timings: the whole segment counts as one word so it still becomes a line.
+        [{ start: segment.start, end: segment.end, text: segment.text, prob: segment.confidence ?? 1 }];
+    words.forEach((word, index) => {
+      if (!open) open = { id: `${segment.seq}.${index}`, speaker: segment.speaker, words: [], seqs: [] };
+      const current = open as { words: SentenceWord[]; seqs: number[] };
+      current.words.push(word);
+      if (!current.seqs.includes(segment.seq)) current.seqs.push(segment.seq);
+      if (SENTENCE_END.test(word.text.trim())) close();
+    });
+  }
+  close();
+  return sentences;
+}
+
+function finish(open: { id: string; speaker: number; words: SentenceWord[]; seqs: number[] }): Sentence {
+  const text = joinWords(open.words.map((w) => w.text));
+  const probs = open.words.map((w) => w.prob).filter((p) => Number.isFinite(p));
+  return {
+    id: open.id,
+    speaker: open.speaker,
+    start: open.words[0]!.start,
+    end: open.words[open.words.length - 1]!.end,
+    text,
+    confidence: probs.length ? probs.reduce((a, b) => a + b, 0) / probs.length : null,
+    seqs: open.seqs,
+  };
+}
+
+/** Whisper words carry their leading space (" forward"); words without one are glued (CJK, punctuation). */
+export function joinWords(words: string[]): string {
+  return words.join('').replace(/\s+/g, ' ').trim();
+}
+
+export function isUnclear(sentence: { confidence: number | null }, policy: ConfidencePolicy = DEFAULT_CONFIDENCE_POLICY): boolean {
+  return sentence.confidence !== null && sentence.confidence < policy.hideBelow;
+}
+
+/** Reads a stored policy leniently: only valid numbers override the defaults. */
+export function confidencePolicyOf(settings: unknown): ConfidencePolicy {
+  const raw = (settings as { confidencePolicy?: Partial<ConfidencePolicy> } | null)?.confidencePolicy;
+  const hideBelow = typeof raw?.hideBelow === 'number' && raw.hideBelow >= 0 && raw.hideBelow <= 1 ? raw.hideBelow : DEFAULT_CONFIDENCE_POLICY.hideBelow;
+  return { ...raw, hideBelow };
+}
