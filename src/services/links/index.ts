@@ -1,0 +1,14 @@
+export { refusedAddressReason, refusedHostNameReason } from './address-policy.js';
+export {
+  LinkError,
+  fetchLinkToFile,
+  linkFetchPolicyFromEnv,
+  openLink,
+  parseLinkUrl,
+  type FetchProgress,
+  type FetchedLink,
+  type LinkFetchPolicy,
+  type LinkProblem,
+  type OpenLinkOptions,
+} from './safe-fetch.js';
+export { findMediaOnPage, probeLink, sniffMedia, type ProbeRecord } from './probe.js';
