@@ -1,0 +1,158 @@
+/**
+ * Audio in: every container ffmpeg understands (mp3, wav, flac, ogg, m4a, the audio of an mp4 …) decoded to
+ * 16 kHz mono float32, streamed from ffmpeg's stdout in chunks so a long file is never held whole.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { errors } from '../../src/errors.js';
+import { SAMPLE_RATE } from './mel.js';
+
+const require = createRequire(import.meta.url);
+
+/** FFMPEG_PATH from the environment, else the static binary that `@ffmpeg-installer/ffmpeg` ships. */
+export function ffmpegPath(): string {
+  if (process.env.FFMPEG_PATH) return process.env.FFMPEG_PATH;
+  return (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+}
+
+export interface DecodeOptions {
+  signal?: AbortSignal;
+  /** Seconds into the file where decoding starts / stops. */
+  startS?: number;
+  endS?: number;
+}
+
+function lastLines(text: string, count = 3): string {
+  return text.trim().split('\n').slice(-count).join(' | ');
+}
+
+async function assertReadable(path: string): Promise<void> {
+  try {
+    await access(path);
+  } catch {
+    throw errors.invalidAudio(`The audio file ${path} cannot be read.`, { path });
+  }
+}
+
+/**
+ * Decodes a file to 16 kHz mono float32 chunks (any chunk length). A file ffmpeg cannot read as audio ends
+ * the iteration with ApiError `invalid_audio`. Breaking out of the loop or aborting the signal kills ffmpeg.
+ */
+export async function* decodeFile(path: string, options: DecodeOptions = {}): AsyncIterable<Float32Array> {
+  await assertReadable(path);
+  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error'];
+  if (options.startS && options.startS > 0) args.push('-ss', options.startS.toFixed(3));
+  args.push('-i', path);
+  if (options.endS !== undefined) {
+    const duration = options.endS - (options.startS ?? 0);
+    if (duration <= 0) return;
+    args.push('-t', duration.toFixed(3));
+  }
+  args.push('-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1');
+  const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => {
+    if (stderr.length < 8192) stderr += text;
+  });
+  const exited = new Promise<{ code: number | null; error?: Error }>((resolve) => {
+    child.on('error', (error) => resolve({ code: null, error }));
+    child.on('close', (code) => resolve({ code }));
+  });
+  const onAbort = () => child.kill('SIGKILL');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // f32le samples can straddle stdout chunks: keep the odd 1–3 bytes for the next chunk.
+  let carry = Buffer.alloc(0);
+  let samplesOut = 0;
+  try {
+    for await (const data of child.stdout as AsyncIterable<Buffer>) {
+      options.signal?.throwIfAborted();
+      const bytes = carry.length ? Buffer.concat([carry, data]) : data;
+      const usable = bytes.length - (bytes.length % 4);
+      carry = Buffer.from(bytes.subarray(usable));
+      if (usable === 0) continue;
+      const samples = new Float32Array(usable / 4);
+      new Uint8Array(samples.buffer).set(bytes.subarray(0, usable));
+      samplesOut += samples.length;
+      yield samples;
+    }
+    options.signal?.throwIfAborted();
+    const { code, error } = await exited;
+    if (error) throw new Error(`ffmpeg could not start (${ffmpegPath()}): ${error.message}`);
+    if (code !== 0) {
+      throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr)}`, { path });
+    }
+    if (samplesOut === 0 && !options.startS) {
+      throw errors.invalidAudio('The file has no audio samples.', { path });
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** Reads a whole (short) file into one buffer: tests and the streaming demo use it; the engine streams. */
+export async function decodeFileToPcm(path: string, options: DecodeOptions = {}): Promise<Float32Array> {
+  const chunks: Float32Array[] = [];
+  let total = 0;
+  for await (const chunk of decodeFile(path, options)) {
+    chunks.push(chunk);
+    total += chunk.length;
+  }
+  const pcm = new Float32Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    pcm.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return pcm;
+}
+
+function parseClock(text: string): number {
+  const [h, m, s] = text.split(':').map(Number);
+  return h * 3600 + m * 60 + s;
+}
+
+/**
+ * Duration and whether the file has an audio stream, from ffmpeg's header probe (the npm ffmpeg ships no
+ * ffprobe). A file ffmpeg cannot open as media throws ApiError `invalid_audio`. When the container does not
+ * state a duration (raw streams), the audio is decoded once to count its samples.
+ */
+export async function probeAudio(path: string): Promise<{ durationS: number; hasAudio: boolean }> {
+  await assertReadable(path);
+  const stderr = await new Promise<string>((resolve, reject) => {
+    const child = spawn(ffmpegPath(), ['-nostdin', '-hide_banner', '-i', path], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let text = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => (text += chunk));
+    child.on('error', reject);
+    child.on('close', () => resolve(text));
+  });
+  // With no output file ffmpeg always exits 1; what it printed about the input is what matters.
+  const streams = stderr.match(/Stream #\d+:\d+.*?: (Audio|Video|Subtitle|Data):/g) ?? [];
+  if (!/Input #0/.test(stderr) || streams.length === 0) {
+    throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, 1)}`, { path });
+  }
+  const hasAudio = streams.some((line) => line.endsWith('Audio:'));
+  const duration = stderr.match(/Duration: (\d+:\d+:\d+(?:\.\d+)?)/);
+  if (duration) return { durationS: parseClock(duration[1]), hasAudio };
+  if (!hasAudio) return { durationS: 0, hasAudio };
+  let samples = 0;
+  for await (const chunk of decodeFile(path)) samples += chunk.length;
+  return { durationS: samples / SAMPLE_RATE, hasAudio };
+}
+
+/**
+ * The folder of an installed npm package, found the way Node looks up `node_modules` (some packages'
+ * `exports` map hides package.json from require.resolve). Undefined when it is not installed.
+ */
+export function installedPackageDir(name: string): string | undefined {
+  for (const base of require.resolve.paths(name) ?? []) {
+    const dir = join(base, name);
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  return undefined;
+}

@@ -1,0 +1,320 @@
+/**
+ * Token decoding for one 30 s window, after openai/whisper's decoding.py: a prompt of
+ * [<|startofprev|> previous text…] <|startoftranscript|> <|lang|> <|transcribe|>, then one token at a time
+ * with the decoder's key/value cache, through the same logit rules (suppressed tokens, blank start,
+ * paired and non-decreasing timestamps), greedy or beam search at temperature 0 and best-of-N sampling
+ * above it. `decodeWithFallback` retries at higher temperatures when the text is repetitive (gzip
+ * compression ratio) or improbable (average log-probability), as the reference transcribe() does.
+ */
+import { deflateSync } from 'node:zlib';
+import type * as ort from 'onnxruntime-node';
+import { WhisperOnnx, type KvCache } from './model.js';
+import type { WhisperTokenizer } from './tokenizer.js';
+
+export interface DecodeOptions {
+  language: string;
+  beamSize: number;
+  /** Candidates sampled per temperature above 0. */
+  bestOf: number;
+  /** Text tokens of earlier windows, to condition on (the tail is kept; may be empty). */
+  previousTokens: number[];
+  /** Largest timestamp allowed at the very start (seconds), as the reference's max_initial_timestamp. */
+  maxInitialTimestampS: number;
+  signal?: AbortSignal;
+}
+
+export interface DecodeResult {
+  /** Sampled tokens: text and timestamp ids, without the prompt and without <|endoftext|>. */
+  tokens: number[];
+  text: string;
+  avgLogprob: number;
+  noSpeechProb: number;
+  compressionRatio: number;
+  temperature: number;
+  /** The prompt the tokens follow (word alignment replays it). */
+  sotSequence: number[];
+}
+
+export const FALLBACK_TEMPERATURES = [0, 0.2, 0.4, 0.6, 0.8, 1.0];
+const COMPRESSION_RATIO_THRESHOLD = 2.4;
+const LOGPROB_THRESHOLD = -1.0;
+const NO_SPEECH_THRESHOLD = 0.6;
+
+export function compressionRatio(text: string): number {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length === 0) return 0;
+  return bytes.length / deflateSync(bytes).length;
+}
+
+/** A small seeded generator so sampling at temperature > 0 is reproducible run to run. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function logSoftmaxInPlace(row: Float32Array): void {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  let sum = 0;
+  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i] - max);
+  const logSum = max + Math.log(sum);
+  for (let i = 0; i < row.length; i++) row[i] -= logSum;
+}
+
+/** Probability of each language, from the decoder's first step after <|startoftranscript|>. */
+export async function detectLanguage(
+  model: WhisperOnnx,
+  tokenizer: WhisperTokenizer,
+  encoderHidden: ort.Tensor,
+): Promise<{ language: string; probability: number; probabilities: Map<string, number> }> {
+  const { lastLogits } = await model.decode([[tokenizer.special.startOfTranscript]], encoderHidden, null);
+  const entries = [...tokenizer.languageTokens];
+  let max = -Infinity;
+  for (const [, id] of entries) max = Math.max(max, lastLogits[id]);
+  let sum = 0;
+  const weights = entries.map(([code, id]) => {
+    const w = Math.exp(lastLogits[id] - max);
+    sum += w;
+    return [code, w] as const;
+  });
+  const probabilities = new Map(weights.map(([code, w]) => [code, w / sum]));
+  let best = entries[0][0];
+  for (const [code, p] of probabilities) if (p > probabilities.get(best)!) best = code;
+  return { language: best, probability: probabilities.get(best)!, probabilities };
+}
+
+/** The logit rules every hypothesis goes through before a token is chosen (whisper's LogitFilters). */
+class LogitRules {
+  private readonly suppressed: Int32Array;
+  constructor(
+    private readonly tokenizer: WhisperTokenizer,
+    private readonly maxInitialTimestampIndex: number,
+  ) {
+    const s = tokenizer.special;
+    const ids = new Set<number>([
+      ...tokenizer.suppressTokens,
+      s.transcribe, s.translate, s.startOfTranscript, s.startOfPrev, s.startOfLm, s.noSpeech, s.noTimestamps,
+    ]);
+    this.suppressed = Int32Array.from(ids);
+  }
+
+  /** Mutates `logits` (one row) for a hypothesis whose sampled tokens so far are `sampled`. */
+  apply(logits: Float32Array, sampled: readonly number[]): void {
+    const { endOfText, timestampBegin } = this.tokenizer.special;
+    const vocab = logits.length;
+    for (const id of this.suppressed) if (id < vocab) logits[id] = -Infinity;
+    if (sampled.length === 0) for (const id of this.tokenizer.beginSuppressTokens) logits[id] = -Infinity;
+
+    // Timestamps come in pairs (end of one segment, start of the next) and never go back in time.
+    const last = sampled.length >= 1 ? sampled[sampled.length - 1] : -1;
+    const lastWasTimestamp = last >= timestampBegin;
+    const penultimateWasTimestamp = sampled.length < 2 || sampled[sampled.length - 2] >= timestampBegin;
+    if (lastWasTimestamp) {
+      if (penultimateWasTimestamp) logits.fill(-Infinity, timestampBegin);
+      else logits.fill(-Infinity, 0, endOfText);
+    }
+    let lastTimestamp = -1;
+    for (let i = sampled.length - 1; i >= 0; i--) {
+      if (sampled[i] >= timestampBegin) {
+        lastTimestamp = sampled[i];
+        break;
+      }
+    }
+    if (lastTimestamp >= 0) {
+      // A closing timestamp may equal the opening one's successor; otherwise segments must have length.
+      const lowest = lastWasTimestamp && !penultimateWasTimestamp ? lastTimestamp : lastTimestamp + 1;
+      logits.fill(-Infinity, timestampBegin, Math.min(lowest, vocab));
+    }
+    if (sampled.length === 0) {
+      logits.fill(-Infinity, 0, timestampBegin);
+      logits.fill(-Infinity, Math.min(vocab, timestampBegin + this.maxInitialTimestampIndex + 1));
+    }
+    // When all timestamps together are likelier than any single text token, a timestamp it is.
+    let max = -Infinity;
+    for (let i = 0; i < vocab; i++) if (logits[i] > max) max = logits[i];
+    if (max === -Infinity) return;
+    let sum = 0;
+    for (let i = 0; i < vocab; i++) sum += Math.exp(logits[i] - max);
+    const logSum = max + Math.log(sum);
+    let timestampSum = 0;
+    for (let i = timestampBegin; i < vocab; i++) timestampSum += Math.exp(logits[i] - max);
+    const timestampLogprob = Math.log(timestampSum) + max - logSum;
+    let maxText = -Infinity;
+    for (let i = 0; i < timestampBegin; i++) if (logits[i] > maxText) maxText = logits[i];
+    if (timestampLogprob > maxText - logSum) logits.fill(-Infinity, 0, timestampBegin);
+  }
+}
+
+interface Hypothesis {
+  tokens: number[];
+  sumLogprob: number;
+}
+
+function argmax(row: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < row.length; i++) if (row[i] > row[best]) best = i;
+  return best;
+}
+
+function sampleFrom(row: Float32Array, temperature: number, random: () => number): number {
+  let max = -Infinity;
+  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  let sum = 0;
+  const weights = new Float64Array(row.length);
+  for (let i = 0; i < row.length; i++) {
+    weights[i] = row[i] === -Infinity ? 0 : Math.exp((row[i] - max) / temperature);
+    sum += weights[i];
+  }
+  let target = random() * sum;
+  for (let i = 0; i < row.length; i++) {
+    target -= weights[i];
+    if (target <= 0 && weights[i] > 0) return i;
+  }
+  return argmax(row);
+}
+
+function buildSotSequence(tokenizer: WhisperTokenizer, language: string): number[] {
+  const languageToken = tokenizer.languageTokens.get(language);
+  if (languageToken === undefined) throw new Error(`The model does not know language '${language}'`);
+  return [tokenizer.special.startOfTranscript, languageToken, tokenizer.special.transcribe];
+}
+
+/** One decoding pass at one temperature (several rows for beam search and best-of sampling). */
+export async function decodeWindow(
+  model: WhisperOnnx,
+  tokenizer: WhisperTokenizer,
+  encoderHidden: ort.Tensor,
+  temperature: number,
+  options: DecodeOptions,
+): Promise<DecodeResult> {
+  const { endOfText, startOfPrev, noSpeech } = tokenizer.special;
+  const sotSequence = buildSotSequence(tokenizer, options.language);
+  const maxPromptTokens = Math.floor(model.config.maxTargetPositions / 2) - 1;
+  const previous = options.previousTokens.filter((t) => t < endOfText).slice(-maxPromptTokens);
+  const prompt = previous.length ? [startOfPrev, ...previous, ...sotSequence] : [...sotSequence];
+  const sotIndex = prompt.length - sotSequence.length;
+  const maxNewTokens = Math.min(Math.floor(model.config.maxTargetPositions / 2), model.config.maxTargetPositions - prompt.length);
+  const rules = new LogitRules(tokenizer, Math.round(options.maxInitialTimestampS / 0.02));
+  const rows = temperature > 0 ? Math.max(1, options.bestOf) : Math.max(1, options.beamSize);
+  const beam = temperature === 0 && rows > 1;
+  const random = seededRandom(0x5eed + Math.round(temperature * 1000));
+  const vocab = tokenizer.vocabSize;
+
+  // First call: the prompt, once (its encoder keys/values are then shared by every row).
+  const first = await model.decode([prompt], encoderHidden, null, { allLogits: true });
+  const sotLogits = first.allLogits!.subarray(sotIndex * first.allLogits!.length / prompt.length, (sotIndex + 1) * first.allLogits!.length / prompt.length);
+  const sotLogprobs = Float32Array.from(sotLogits);
+  logSoftmaxInPlace(sotLogprobs);
+  const noSpeechProb = Math.exp(sotLogprobs[noSpeech]);
+
+  let cache: KvCache = WhisperOnnx.reorderCache(first.cache, new Array(rows).fill(0));
+  let logitsBatch: Float32Array = new Float32Array(rows * vocab);
+  for (let r = 0; r < rows; r++) logitsBatch.set(first.lastLogits, r * vocab);
+  // Beam search starts from one live hypothesis; sampling rows are independent from the start.
+  let live: Hypothesis[] = beam ? [{ tokens: [], sumLogprob: 0 }] : Array.from({ length: rows }, () => ({ tokens: [], sumLogprob: 0 }));
+  const finished: Hypothesis[] = [];
+
+  for (let step = 0; step < maxNewTokens && live.length > 0; step++) {
+    options.signal?.throwIfAborted();
+    const candidates: { parent: number; token: number; sumLogprob: number }[] = [];
+    for (let r = 0; r < live.length; r++) {
+      const logits = logitsBatch.subarray(r * vocab, (r + 1) * vocab);
+      rules.apply(logits, live[r].tokens);
+      const logprobs = Float32Array.from(logits);
+      logSoftmaxInPlace(logprobs);
+      if (beam) {
+        // The beamSize+1 best continuations of each live hypothesis, as the reference's BeamSearchDecoder.
+        const top: number[] = [];
+        for (let i = 0; i < vocab; i++) {
+          if (logprobs[i] === -Infinity) continue;
+          if (top.length < rows + 1) {
+            top.push(i);
+            top.sort((a, b) => logprobs[b] - logprobs[a]);
+          } else if (logprobs[i] > logprobs[top[top.length - 1]]) {
+            top[top.length - 1] = i;
+            top.sort((a, b) => logprobs[b] - logprobs[a]);
+          }
+        }
+        for (const token of top) candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprobs[token] });
+      } else {
+        const token = temperature > 0 ? sampleFrom(logits, temperature, random) : argmax(logits);
+        candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprobs[token] });
+      }
+    }
+    if (beam) candidates.sort((a, b) => b.sumLogprob - a.sumLogprob);
+    const nextLive: Hypothesis[] = [];
+    const parents: number[] = [];
+    for (const candidate of candidates) {
+      const hypothesis = { tokens: [...live[candidate.parent].tokens, candidate.token], sumLogprob: candidate.sumLogprob };
+      if (candidate.token === endOfText) {
+        hypothesis.tokens.pop();
+        finished.push(hypothesis);
+      } else if (!beam || nextLive.length < rows) {
+        nextLive.push(hypothesis);
+        parents.push(candidate.parent);
+      }
+      if (beam && nextLive.length >= rows && finished.length >= rows) break;
+    }
+    if (beam && finished.length >= rows) break; // patience 1: as many finished as the beam is wide
+    live = nextLive;
+    if (live.length === 0) break;
+    cache = WhisperOnnx.reorderCache(cache, parents);
+    const out = await model.decode(live.map((h) => [h.tokens[h.tokens.length - 1]]), encoderHidden, cache);
+    cache = out.cache;
+    logitsBatch = out.lastLogits;
+  }
+  finished.push(...live); // ran out of length: unfinished hypotheses still count
+
+  // Length-normalised score, as the reference's MaximumLikelihoodRanker without a length penalty.
+  const score = (h: Hypothesis) => h.sumLogprob / Math.max(1, h.tokens.length + 1);
+  const best = finished.reduce((a, b) => (score(b) > score(a) ? b : a));
+  const text = tokenizer.decode(best.tokens);
+  return {
+    tokens: best.tokens,
+    text,
+    avgLogprob: best.sumLogprob / (best.tokens.length + 1),
+    noSpeechProb,
+    compressionRatio: compressionRatio(text),
+    temperature,
+    sotSequence,
+  };
+}
+
+/** Whether a result is silence the model was right to leave empty (then no fallback is needed). */
+export function isSilence(result: DecodeResult): boolean {
+  return result.noSpeechProb > NO_SPEECH_THRESHOLD && result.avgLogprob < LOGPROB_THRESHOLD;
+}
+
+/**
+ * Decodes at temperature 0 and, while the output looks like a repetition loop or nonsense, again at
+ * each higher temperature. Returns the first acceptable result, else the least bad one.
+ */
+export async function decodeWithFallback(
+  model: WhisperOnnx,
+  tokenizer: WhisperTokenizer,
+  encoderHidden: ort.Tensor,
+  options: DecodeOptions,
+  temperatures = FALLBACK_TEMPERATURES,
+): Promise<DecodeResult> {
+  const attempts: DecodeResult[] = [];
+  for (const temperature of temperatures) {
+    const result = await decodeWindow(model, tokenizer, encoderHidden, temperature, {
+      ...options,
+      // Conditioning on earlier text feeds loops; the reference drops it once it has to fall back.
+      previousTokens: temperature > 0.5 ? [] : options.previousTokens,
+    });
+    attempts.push(result);
+    const tooRepetitive = result.compressionRatio > COMPRESSION_RATIO_THRESHOLD;
+    const tooImprobable = result.avgLogprob < LOGPROB_THRESHOLD;
+    if (isSilence(result) || (!tooRepetitive && !tooImprobable)) return result;
+  }
+  const acceptable = attempts.filter((a) => a.compressionRatio <= COMPRESSION_RATIO_THRESHOLD);
+  const pool = acceptable.length ? acceptable : attempts;
+  return pool.reduce((a, b) => (b.avgLogprob > a.avgLogprob ? b : a));
+}

@@ -1,0 +1,148 @@
+/**
+ * The speech engine: Whisper (ONNX, onnxruntime-node) behind one object. `SpeechEngine.load()` resolves the
+ * model directory, creates the ONNX sessions once per process (per worker thread: module state is
+ * per-isolate), and every transcription path — file jobs, the CLI, the realtime socket — goes through it.
+ */
+import { existsSync } from 'node:fs';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { decodeFile, installedPackageDir, probeAudio } from './audio.js';
+import { errors } from '../../src/errors.js';
+import { SAMPLE_RATE } from './mel.js';
+import { WhisperOnnx } from './model.js';
+import {
+  transcribeSource,
+  type PipelineModel,
+  type TranscribeOptions,
+  type TranscribeResult,
+} from './pipeline.js';
+import { StreamingTranscriber, type StreamOptions } from './stream.js';
+import { WhisperTokenizer } from './tokenizer.js';
+import { SileroVad } from './vad.js';
+
+export { decodeFile, decodeFileToPcm, ffmpegPath, probeAudio } from './audio.js';
+export type { Progress, Segment, TranscribeOptions, TranscribeResult, Word } from './pipeline.js';
+export type { StreamOptions, StreamUpdate } from './stream.js';
+export type { StreamingTranscriber } from './stream.js';
+
+export interface EngineOptions {
+  /** Model name ('whisper-tiny', 'whisper-base', 'Xenova/whisper-small' …); default MODEL env, else whisper-tiny. */
+  model?: string;
+  /** Directory holding downloaded models; default MODELS_DIR env. */
+  modelsDir?: string;
+  /** A model directory itself (config.json, tokenizer.json, onnx/…); overrides model/modelsDir. */
+  modelDir?: string;
+  /** Execution provider: 'cpu' (default, or ENGINE_PROVIDER env), 'cuda', 'webgpu'; falls back to cpu. */
+  provider?: string;
+  /** Threads per operator; default ENGINE_THREADS env, else onnxruntime's choice (all cores). */
+  intraOpThreads?: number;
+  interOpThreads?: number;
+  /** VAD windows per encoder call; default ENGINE_BATCH env, else 1. */
+  batchSize?: number;
+}
+
+const DEFAULT_MODEL = 'whisper-tiny';
+
+function normaliseModelName(name: string): string {
+  return /^(tiny|base|small|medium|large)/.test(name) ? `whisper-${name}` : name;
+}
+
+/**
+ * Where a model lives: an explicit directory, else MODELS_DIR/<name> (or MODELS_DIR/Xenova/<name>, the
+ * download command's layout), else the npm package `sts-<name>` (whisper-tiny is a dependency).
+ */
+export function resolveModelDir(options: EngineOptions = {}): string {
+  if (options.modelDir) return resolve(options.modelDir);
+  const name = normaliseModelName(options.model ?? process.env.MODEL ?? DEFAULT_MODEL);
+  if (isAbsolute(name) && existsSync(join(name, 'config.json'))) return name;
+  const modelsDir = options.modelsDir ?? process.env.MODELS_DIR;
+  const candidates: string[] = [];
+  if (modelsDir) candidates.push(join(modelsDir, name), join(modelsDir, 'Xenova', name), join(modelsDir, basename(name)));
+  const packageDir = installedPackageDir(`sts-${basename(name)}`);
+  if (packageDir) candidates.push(join(packageDir, 'models', 'Xenova', basename(name)));
+  const found = candidates.find((dir) => existsSync(join(dir, 'config.json')));
+  if (!found) {
+    throw new Error(
+      `Model '${name}' not found (looked in ${candidates.join(', ') || 'no MODELS_DIR'}); run \`npm run models:download -- ${name}\``,
+    );
+  }
+  return found;
+}
+
+function envNumber(name: string): number | undefined {
+  const value = process.env[name];
+  return value && Number.isFinite(Number(value)) ? Number(value) : undefined;
+}
+
+/** Loaded engines of this process (this thread), by model directory and runtime settings. */
+const loaded = new Map<string, Promise<SpeechEngine>>();
+
+export class SpeechEngine implements PipelineModel {
+  private constructor(
+    readonly modelName: string,
+    readonly modelDir: string,
+    readonly model: WhisperOnnx,
+    readonly tokenizer: WhisperTokenizer,
+    readonly vad: SileroVad,
+    readonly batchSize: number,
+  ) {}
+
+  /** The execution provider the sessions actually run on ('cpu' when the one asked for could not load). */
+  get provider(): string {
+    return this.model.provider;
+  }
+
+  static load(options: EngineOptions = {}): Promise<SpeechEngine> {
+    const modelDir = resolveModelDir(options);
+    const runtime = {
+      provider: options.provider ?? process.env.ENGINE_PROVIDER ?? 'cpu',
+      intraOpThreads: options.intraOpThreads ?? envNumber('ENGINE_THREADS'),
+      interOpThreads: options.interOpThreads,
+    };
+    const batchSize = Math.max(1, options.batchSize ?? envNumber('ENGINE_BATCH') ?? 1);
+    const key = JSON.stringify([modelDir, runtime, batchSize]);
+    let engine = loaded.get(key);
+    if (!engine) {
+      engine = (async () => {
+        const [model, vad] = await Promise.all([WhisperOnnx.load(modelDir, runtime), SileroVad.load()]);
+        return new SpeechEngine(basename(modelDir), modelDir, model, new WhisperTokenizer(modelDir), vad, batchSize);
+      })();
+      loaded.set(key, engine);
+      // A failed load must not stay cached: the next call may find the files.
+      engine.catch(() => loaded.delete(key));
+    }
+    return engine;
+  }
+
+  /** Language codes the model knows ('en', 'de', …), in the model's order. */
+  languages(): string[] {
+    return [...this.tokenizer.languageTokens.keys()];
+  }
+
+  /** Transcribes a file of any container ffmpeg reads; the audio is decoded and processed as a stream. */
+  async transcribeFile(path: string, options: TranscribeOptions = {}): Promise<TranscribeResult> {
+    const probe = await probeAudio(path);
+    if (!probe.hasAudio) throw errors.invalidAudio('The file has no audio stream.', { path });
+    const startS = options.startS ?? 0;
+    const endS = Math.min(options.endS ?? probe.durationS, probe.durationS || Infinity);
+    const totalS = Math.max(0, (Number.isFinite(endS) ? endS : probe.durationS) - startS);
+    const source = decodeFile(path, { signal: options.signal, startS: options.startS, endS: options.endS });
+    return transcribeSource(this, source, totalS, options);
+  }
+
+  /** Transcribes 16 kHz mono float32 samples already in memory. */
+  async transcribePcm(pcm: Float32Array, options: TranscribeOptions = {}): Promise<TranscribeResult> {
+    const from = Math.max(0, Math.round((options.startS ?? 0) * SAMPLE_RATE));
+    const to = Math.min(pcm.length, options.endS !== undefined ? Math.round(options.endS * SAMPLE_RATE) : pcm.length);
+    const window = pcm.subarray(from, Math.max(from, to));
+    // Feed the loop in 1 s pieces, the same path a decoded file takes.
+    const source = (async function* () {
+      for (let i = 0; i < window.length; i += SAMPLE_RATE) yield window.subarray(i, Math.min(window.length, i + SAMPLE_RATE));
+    })();
+    return transcribeSource(this, source, window.length / SAMPLE_RATE, options);
+  }
+
+  /** A transcriber for live audio: push PCM, call step() for tentative and committed text. */
+  createStream(options: StreamOptions = {}): StreamingTranscriber {
+    return new StreamingTranscriber(this, options);
+  }
+}

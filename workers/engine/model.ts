@@ -1,0 +1,207 @@
+/**
+ * The Whisper ONNX pair (transformers.js/optimum layout): `onnx/encoder_model*.onnx` and the merged
+ * decoder `onnx/decoder_model_merged*.onnx`, which holds both the first-call graph and the key/value-cache
+ * graph behind a `use_cache_branch` switch. This file only runs the graphs; search lives in decoding.ts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { N_FRAMES, N_MELS } from './mel.js';
+
+export interface ModelConfig {
+  dModel: number;
+  decoderLayers: number;
+  decoderHeads: number;
+  headDim: number;
+  maxTargetPositions: number;
+  numMelBins: number;
+}
+
+export interface RuntimeOptions {
+  /** 'cpu' (default), 'cuda', 'webgpu' …: tried in order given, CPU always last. */
+  provider?: string;
+  /** Threads inside one operator (0 = onnxruntime's default: one per core). */
+  intraOpThreads?: number;
+  interOpThreads?: number;
+}
+
+/** Per-layer decoder self-attention cache plus the encoder (cross-attention) keys/values. */
+export interface KvCache {
+  /** present.{i}.decoder.key / .value, [batch, heads, pastLength, headDim] */
+  decoder: ort.Tensor[];
+  /** present.{i}.encoder.key / .value from the first call, [batch, heads, 1500, headDim] */
+  encoder: ort.Tensor[];
+  pastLength: number;
+}
+
+export interface DecoderOutput {
+  /** Logits of the LAST position of each row, [batch][vocab] flattened. */
+  lastLogits: Float32Array;
+  /** Every position's logits when asked for (word alignment uses them), [batch, seq, vocab]. */
+  allLogits?: Float32Array;
+  cache: KvCache;
+  /** cross_attentions.{layer} for the layers asked, [batch, heads, seq, 1500]. */
+  crossAttentions?: Map<number, ort.Tensor>;
+}
+
+function pickOnnx(dir: string, stem: string): string {
+  // Prefer the 8-bit export the npm packages ship, then whatever full-precision file a download brought.
+  for (const name of [`${stem}_quantized.onnx`, `${stem}_int8.onnx`, `${stem}.onnx`, `${stem}_fp16.onnx`]) {
+    const file = join(dir, 'onnx', name);
+    if (existsSync(file)) return file;
+  }
+  throw new Error(`No ${stem}*.onnx in ${join(dir, 'onnx')}`);
+}
+
+async function createSession(file: string, runtime: RuntimeOptions): Promise<{ session: ort.InferenceSession; provider: string }> {
+  const requested = (runtime.provider ?? 'cpu').toLowerCase();
+  const base: ort.InferenceSession.SessionOptions = {
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: runtime.intraOpThreads ?? 0,
+    interOpNumThreads: runtime.interOpThreads ?? 1,
+  };
+  if (requested !== 'cpu') {
+    try {
+      const session = await ort.InferenceSession.create(file, { ...base, executionProviders: [requested, 'cpu'] });
+      return { session, provider: requested };
+    } catch (error) {
+      // The npm build bundles only the CPU (and WebGPU) providers; CUDA needs onnxruntime's GPU build.
+      // Say so once and carry on on the CPU rather than refusing to start.
+      console.warn(`[engine] execution provider '${requested}' unavailable (${(error as Error).message.split('\n')[0]}); using cpu`);
+    }
+  }
+  const session = await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
+  return { session, provider: 'cpu' };
+}
+
+export class WhisperOnnx {
+  private constructor(
+    readonly config: ModelConfig,
+    private readonly encoder: ort.InferenceSession,
+    private readonly decoder: ort.InferenceSession,
+    readonly provider: string,
+  ) {}
+
+  static async load(modelDir: string, runtime: RuntimeOptions = {}): Promise<WhisperOnnx> {
+    const raw = JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')) as Record<string, number>;
+    const config: ModelConfig = {
+      dModel: raw.d_model,
+      decoderLayers: raw.decoder_layers,
+      decoderHeads: raw.decoder_attention_heads,
+      headDim: raw.d_model / raw.decoder_attention_heads,
+      maxTargetPositions: raw.max_target_positions ?? 448,
+      numMelBins: raw.num_mel_bins ?? N_MELS,
+    };
+    if (config.numMelBins !== N_MELS) throw new Error(`Model wants ${config.numMelBins} mel bins; this engine computes ${N_MELS}`);
+    const [encoder, decoder] = await Promise.all([
+      createSession(pickOnnx(modelDir, 'encoder_model'), runtime),
+      createSession(pickOnnx(modelDir, 'decoder_model_merged'), runtime),
+    ]);
+    return new WhisperOnnx(config, encoder.session, decoder.session, decoder.provider);
+  }
+
+  /** Encodes a batch of [80 × 3000] feature blocks into [batch, 1500, dModel] hidden states. */
+  async encode(features: Float32Array[]): Promise<ort.Tensor> {
+    const block = N_MELS * N_FRAMES;
+    const input = new Float32Array(features.length * block);
+    features.forEach((f, i) => input.set(f, i * block));
+    const feeds = { input_features: new ort.Tensor('float32', input, [features.length, N_MELS, N_FRAMES]) };
+    const out = await this.encoder.run(feeds, ['last_hidden_state']);
+    return out.last_hidden_state;
+  }
+
+  /** Rows [from, from+count) of a batched encoder output, as its own tensor. */
+  static sliceBatch(tensor: ort.Tensor, from: number, count: number): ort.Tensor {
+    const [, ...rest] = tensor.dims;
+    const rowSize = rest.reduce((a, b) => a * b, 1);
+    const data = (tensor.data as Float32Array).subarray(from * rowSize, (from + count) * rowSize);
+    return new ort.Tensor('float32', data, [count, ...rest]);
+  }
+
+  /** One row of an encoder output repeated `times` (beam search decodes several hypotheses at once). */
+  static repeatRow(tensor: ort.Tensor, times: number): ort.Tensor {
+    if (times === 1 && tensor.dims[0] === 1) return tensor;
+    const [, ...rest] = tensor.dims;
+    const rowSize = rest.reduce((a, b) => a * b, 1);
+    const source = (tensor.data as Float32Array).subarray(0, rowSize);
+    const data = new Float32Array(rowSize * times);
+    for (let i = 0; i < times; i++) data.set(source, i * rowSize);
+    return new ort.Tensor('float32', data, [times, ...rest]);
+  }
+
+  /**
+   * Runs the decoder on `tokens` ([batch][seq], same length per row). Without a cache this is the first
+   * call (whole prompt, `use_cache_branch=false`, empty past); with one it appends to it. Only the outputs
+   * needed are fetched: the export's attention outputs are costly and only word alignment wants them.
+   */
+  async decode(
+    tokens: number[][],
+    encoderHidden: ort.Tensor,
+    cache: KvCache | null,
+    options: { crossAttentionLayers?: number[]; allLogits?: boolean } = {},
+  ): Promise<DecoderOutput> {
+    const { decoderLayers, decoderHeads, headDim } = this.config;
+    const batch = tokens.length;
+    const seq = tokens[0].length;
+    const ids = new BigInt64Array(batch * seq);
+    tokens.forEach((row, b) => row.forEach((id, s) => (ids[b * seq + s] = BigInt(id))));
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', ids, [batch, seq]),
+      encoder_hidden_states: encoderHidden,
+      use_cache_branch: new ort.Tensor('bool', new Uint8Array([cache ? 1 : 0]), [1]),
+    };
+    const empty = new ort.Tensor('float32', new Float32Array(0), [batch, decoderHeads, 0, headDim]);
+    for (let layer = 0; layer < decoderLayers; layer++) {
+      feeds[`past_key_values.${layer}.decoder.key`] = cache ? cache.decoder[layer * 2] : empty;
+      feeds[`past_key_values.${layer}.decoder.value`] = cache ? cache.decoder[layer * 2 + 1] : empty;
+      feeds[`past_key_values.${layer}.encoder.key`] = cache ? cache.encoder[layer * 2] : empty;
+      feeds[`past_key_values.${layer}.encoder.value`] = cache ? cache.encoder[layer * 2 + 1] : empty;
+    }
+    const fetches = ['logits'];
+    for (let layer = 0; layer < decoderLayers; layer++) {
+      fetches.push(`present.${layer}.decoder.key`, `present.${layer}.decoder.value`);
+      if (!cache) fetches.push(`present.${layer}.encoder.key`, `present.${layer}.encoder.value`);
+    }
+    for (const layer of options.crossAttentionLayers ?? []) fetches.push(`cross_attentions.${layer}`);
+    const out = await this.decoder.run(feeds, fetches);
+    const logits = out.logits.data as Float32Array;
+    const vocab = out.logits.dims[2];
+    const lastLogits = new Float32Array(batch * vocab);
+    for (let b = 0; b < batch; b++) lastLogits.set(logits.subarray((b * seq + seq - 1) * vocab, (b * seq + seq) * vocab), b * vocab);
+    const next: KvCache = { decoder: [], encoder: cache ? cache.encoder : [], pastLength: (cache?.pastLength ?? 0) + seq };
+    for (let layer = 0; layer < decoderLayers; layer++) {
+      next.decoder.push(out[`present.${layer}.decoder.key`], out[`present.${layer}.decoder.value`]);
+      if (!cache) next.encoder.push(out[`present.${layer}.encoder.key`], out[`present.${layer}.encoder.value`]);
+    }
+    const result: DecoderOutput = { lastLogits, cache: next };
+    if (options.allLogits) result.allLogits = logits;
+    if (options.crossAttentionLayers?.length) {
+      result.crossAttentions = new Map(options.crossAttentionLayers.map((layer) => [layer, out[`cross_attentions.${layer}`]]));
+    }
+    return result;
+  }
+
+  /** Keeps cache rows in `rows` order (beam search: each surviving hypothesis takes its parent's cache). */
+  static reorderCache(cache: KvCache, rows: number[]): KvCache {
+    const pick = (tensor: ort.Tensor): ort.Tensor => {
+      const [batch, ...rest] = tensor.dims;
+      const rowSize = rest.reduce((a, b) => a * b, 1);
+      const source = tensor.data as Float32Array;
+      if (rows.length === batch && rows.every((r, i) => r === i)) return tensor;
+      const data = new Float32Array(rows.length * rowSize);
+      rows.forEach((row, i) => data.set(source.subarray(row * rowSize, (row + 1) * rowSize), i * rowSize));
+      return new ort.Tensor('float32', data, [rows.length, ...rest]);
+    };
+    const sameEncoderRows = cache.encoder.length > 0 && cache.encoder[0].dims[0] === rows.length;
+    return {
+      decoder: cache.decoder.map(pick),
+      // Every hypothesis of one window shares the same audio: the encoder keys/values are identical rows.
+      encoder: sameEncoderRows ? cache.encoder : cache.encoder.map(pick),
+      pastLength: cache.pastLength,
+    };
+  }
+
+  async release(): Promise<void> {
+    await Promise.all([this.encoder.release(), this.decoder.release()]);
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * The transcription loop, top to bottom: PCM chunks → speech windows (voice activity) → log-mel features →
+ * encoder (several windows per call) → language → token decoding with fallback → segments from timestamp
+ * tokens → words from cross-attention → segments on the source timeline, reported as they are done.
+ */
+import type * as ort from 'onnxruntime-node';
+import { alignWords } from './alignment.js';
+import { decodeWithFallback, detectLanguage, isSilence, type DecodeResult } from './decoding.js';
+import { logMelSpectrogram, SAMPLE_RATE } from './mel.js';
+import { WhisperOnnx } from './model.js';
+import type { WhisperTokenizer } from './tokenizer.js';
+import type { SileroVad, VadOptions } from './vad.js';
+import { speechWindows, windowTimeToSource, type SpeechWindow } from './windows.js';
+
+export interface Word {
+  start: number;
+  end: number;
+  text: string;
+  prob: number;
+}
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
+  words: Word[];
+  confidence: number;
+  language: string;
+}
+export interface Progress {
+  processedS: number;
+  totalS: number;
+  segmentsDone: number;
+  /** Segments known so far: the total is only known at the end of a streamed file. */
+  segmentsTotal: number;
+  pct: number;
+}
+export interface TranscribeOptions {
+  language?: string;
+  beamSize?: number;
+  startS?: number;
+  endS?: number;
+  signal?: AbortSignal;
+  onSegment?: (segment: Segment, progress: Progress) => void;
+  onProgress?: (progress: Progress) => void;
+  /** Candidates sampled at each fallback temperature (default 2). */
+  bestOf?: number;
+  /** Condition each window on the previous one's text (default true, as the reference). */
+  conditionOnPreviousText?: boolean;
+  /** Word timings by cross-attention alignment (default true). */
+  wordTimestamps?: boolean;
+  /** Skip silence with voice activity (default true). */
+  vad?: boolean;
+  vadOptions?: Partial<VadOptions>;
+  /** Text tokens to condition the first window on (the streaming transcriber passes committed text). */
+  promptTokens?: number[];
+}
+export interface TranscribeResult {
+  segments: Segment[];
+  language: string;
+  durationS: number;
+  processingS: number;
+}
+
+/** What the loop needs from a loaded engine. */
+export interface PipelineModel {
+  model: WhisperOnnx;
+  tokenizer: WhisperTokenizer;
+  vad: SileroVad;
+  /** Windows encoded per encoder call. */
+  batchSize: number;
+}
+
+/** A segment in window time, with its tokens, before words and source mapping. */
+interface WindowSegment {
+  start: number;
+  end: number;
+  tokens: number[];
+}
+
+/** Splits decoded tokens at timestamp pairs, as the reference's transcribe loop (times in window seconds). */
+export function segmentsFromTokens(tokenizer: WhisperTokenizer, tokens: number[], windowS: number): WindowSegment[] {
+  const isTs = (t: number) => tokenizer.isTimestamp(t);
+  const segments: WindowSegment[] = [];
+  const boundaries: number[] = [];
+  for (let i = 1; i < tokens.length; i++) if (isTs(tokens[i - 1]) && isTs(tokens[i])) boundaries.push(i);
+  let from = 0;
+  for (const to of [...boundaries, tokens.length]) {
+    const slice = tokens.slice(from, to);
+    from = to;
+    const text = slice.filter((t) => !isTs(t));
+    if (text.length === 0) continue;
+    const first = isTs(slice[0]) ? tokenizer.timestampSeconds(slice[0]) : 0;
+    // An unclosed last segment (the window ended mid-sentence) runs to the end of the window.
+    const last = isTs(slice[slice.length - 1]) && slice.length > 1 ? tokenizer.timestampSeconds(slice[slice.length - 1]) : windowS;
+    segments.push({ start: Math.min(first, windowS), end: Math.min(Math.max(last, first), windowS), tokens: text });
+  }
+  return segments;
+}
+
+/** Everything one window yields: its segments on the source timeline. */
+export async function transcribeWindow(
+  engine: PipelineModel,
+  window: SpeechWindow,
+  encoderHidden: ort.Tensor,
+  language: string,
+  options: TranscribeOptions,
+  previousTokens: number[],
+): Promise<{ segments: Segment[]; decoded: DecodeResult | null; wordTokens: number[][] }> {
+  const { model, tokenizer } = engine;
+  const windowS = window.audio.length / SAMPLE_RATE;
+  const decoded = await decodeWithFallback(model, tokenizer, encoderHidden, {
+    language,
+    beamSize: options.beamSize ?? 1,
+    bestOf: options.bestOf ?? 2,
+    previousTokens,
+    maxInitialTimestampS: 1,
+    signal: options.signal,
+  });
+  if (isSilence(decoded)) return { segments: [], decoded: null, wordTokens: [] };
+  const windowSegments = segmentsFromTokens(tokenizer, decoded.tokens, windowS);
+  const allText = windowSegments.flatMap((s) => s.tokens);
+  const words =
+    options.wordTimestamps === false
+      ? []
+      : await alignWords(model, tokenizer, encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / 160), language);
+
+  const segments: Segment[] = [];
+  /** Token ids of each word kept, in order (the streaming transcriber prompts with committed words). */
+  const wordTokens: number[][] = [];
+  let wordIndex = 0;
+  let previousEnd = 0;
+  for (const windowSegment of windowSegments) {
+    // Words belong to the segment whose tokens they consume.
+    let tokensLeft = windowSegment.tokens.length;
+    const segmentWords: Word[] = [];
+    while (wordIndex < words.length && tokensLeft > 0) {
+      const word = words[wordIndex++];
+      tokensLeft -= word.tokens.length;
+      // Inside the segment and never before the previous word: DTW can drift at segment edges.
+      const start = Math.min(Math.max(word.start, windowSegment.start, previousEnd), windowSegment.end);
+      const end = Math.min(Math.max(word.end, start), windowSegment.end);
+      previousEnd = end;
+      wordTokens.push(word.tokens);
+      segmentWords.push({
+        start: windowTimeToSource(window, start),
+        end: windowTimeToSource(window, end),
+        text: word.text.trim(),
+        prob: word.prob,
+      });
+    }
+    const text = tokenizer.decode(windowSegment.tokens).trim();
+    if (!text) {
+      wordTokens.splice(wordTokens.length - segmentWords.length);
+      continue;
+    }
+    const confidence = segmentWords.length ? segmentWords.reduce((sum, w) => sum + w.prob, 0) / segmentWords.length : Math.exp(decoded.avgLogprob);
+    segments.push({
+      start: windowTimeToSource(window, windowSegment.start),
+      end: windowTimeToSource(window, windowSegment.end),
+      text,
+      words: segmentWords,
+      confidence,
+      language,
+    });
+  }
+  return { segments, decoded, wordTokens };
+}
+
+/** Runs the whole loop over a PCM source whose length is `totalS` seconds (0 when unknown). */
+export async function transcribeSource(
+  engine: PipelineModel,
+  source: AsyncIterable<Float32Array>,
+  totalS: number,
+  options: TranscribeOptions = {},
+): Promise<TranscribeResult> {
+  const started = performance.now();
+  const { model, tokenizer } = engine;
+  const forced = options.language && options.language !== 'auto' ? options.language : undefined;
+  if (forced && !tokenizer.languageTokens.has(forced)) {
+    const { errors } = await import('../../src/errors.js');
+    throw errors.invalidOptions(`language '${forced}' is not one the model knows`, { field: 'language' });
+  }
+  let language = forced;
+  const offsetS = options.startS ?? 0;
+  const segments: Segment[] = [];
+  let previousTokens = options.promptTokens ?? [];
+  let sourceSamples = 0;
+  let processedS = 0;
+
+  const countingSource = (async function* () {
+    for await (const chunk of source) {
+      sourceSamples += chunk.length;
+      yield chunk;
+    }
+  })();
+  const progress = (): Progress => {
+    const total = Math.max(totalS, sourceSamples / SAMPLE_RATE);
+    return {
+      processedS,
+      totalS: total,
+      segmentsDone: segments.length,
+      segmentsTotal: segments.length,
+      pct: total > 0 ? Math.min(100, Math.round((processedS / total) * 1000) / 10) : 0,
+    };
+  };
+
+  const runBatch = async (batch: SpeechWindow[]) => {
+    options.signal?.throwIfAborted();
+    const hidden = await model.encode(batch.map((w) => logMelSpectrogram(w.audio)));
+    for (let i = 0; i < batch.length; i++) {
+      const window = batch[i];
+      const encoderHidden = WhisperOnnx.sliceBatch(hidden, i, 1);
+      if (!language) language = (await detectLanguage(model, tokenizer, encoderHidden)).language;
+      const { segments: windowSegments, decoded } = await transcribeWindow(engine, window, encoderHidden, language, options, previousTokens);
+      // Text the model produced while falling back to high temperatures is a poor prompt (reference rule).
+      previousTokens =
+        options.conditionOnPreviousText === false || !decoded || decoded.temperature > 0.5
+          ? []
+          : [...previousTokens, ...decoded.tokens.filter((t) => !tokenizer.isTimestamp(t))];
+      processedS = window.sourceEnd / SAMPLE_RATE;
+      for (const segment of windowSegments) {
+        const shifted = shiftSegment(segment, offsetS);
+        segments.push(shifted);
+        options.onSegment?.(shifted, progress());
+      }
+      options.onProgress?.(progress());
+    }
+  };
+
+  let batch: SpeechWindow[] = [];
+  for await (const window of speechWindows(countingSource, {
+    vad: options.vad === false ? null : engine.vad,
+    vadOptions: options.vadOptions,
+    signal: options.signal,
+  })) {
+    batch.push(window);
+    if (batch.length >= engine.batchSize) {
+      await runBatch(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await runBatch(batch);
+  processedS = sourceSamples / SAMPLE_RATE;
+  options.onProgress?.(progress());
+  return {
+    segments,
+    // With no speech there is nothing to detect from: report the forced language or English.
+    language: language ?? 'en',
+    durationS: sourceSamples / SAMPLE_RATE,
+    processingS: (performance.now() - started) / 1000,
+  };
+}
+
+function shiftSegment(segment: Segment, offsetS: number): Segment {
+  if (!offsetS) return segment;
+  const round = (t: number) => t + offsetS;
+  return {
+    ...segment,
+    start: round(segment.start),
+    end: round(segment.end),
+    words: segment.words.map((w) => ({ ...w, start: round(w.start), end: round(w.end) })),
+  };
+}

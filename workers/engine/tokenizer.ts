@@ -1,0 +1,148 @@
+/**
+ * Whisper's tokenizer, the decoding half only: the engine never needs to encode text (prompts are built
+ * from token ids the model itself produced), so this reads `tokenizer.json` + `generation_config.json` and
+ * turns ids back into bytes and text. Byte-level BPE: every vocabulary string is a sequence of printable
+ * stand-ins for raw bytes (GPT-2's `bytes_to_unicode` table); decoding maps them back and UTF-8 decodes.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** GPT-2's reversible byte ↔ printable-character table, inverted: character code → byte. */
+function unicodeToByteTable(): Map<number, number> {
+  const printable: number[] = [];
+  for (let b = 33; b <= 126; b++) printable.push(b);
+  for (let b = 161; b <= 172; b++) printable.push(b);
+  for (let b = 174; b <= 255; b++) printable.push(b);
+  const table = new Map<number, number>();
+  for (const b of printable) table.set(b, b);
+  let extra = 0;
+  for (let b = 0; b < 256; b++) {
+    if (!printable.includes(b)) table.set(256 + extra++, b);
+  }
+  return table;
+}
+
+export interface SpecialTokens {
+  endOfText: number;
+  startOfTranscript: number;
+  translate: number;
+  transcribe: number;
+  startOfLm: number;
+  startOfPrev: number;
+  noSpeech: number;
+  noTimestamps: number;
+  /** `<|0.00|>`; every id at or above it is a timestamp, 0.02 s apart. */
+  timestampBegin: number;
+}
+
+export class WhisperTokenizer {
+  readonly special: SpecialTokens;
+  /** Language code ('en') → its `<|en|>` token id, in the model's order. */
+  readonly languageTokens: Map<string, number>;
+  readonly languageByToken: Map<number, string>;
+  /** Ids generation_config says never to sample (plus the task/control tokens, added by the decoder). */
+  readonly suppressTokens: number[];
+  readonly beginSuppressTokens: number[];
+  /** Encoder (layer, head) pairs whose cross-attention follows the audio: word alignment reads these. */
+  readonly alignmentHeads: [number, number][];
+  private readonly idToBytes: (Uint8Array | null)[];
+  private readonly idToSpecial = new Map<number, string>();
+  private readonly utf8 = new TextDecoder('utf-8');
+
+  constructor(modelDir: string) {
+    const tokenizer = JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')) as {
+      model: { vocab: Record<string, number> };
+      added_tokens: { id: number; content: string }[];
+    };
+    const generation = JSON.parse(readFileSync(join(modelDir, 'generation_config.json'), 'utf8')) as {
+      lang_to_id?: Record<string, number>;
+      suppress_tokens?: number[];
+      begin_suppress_tokens?: number[];
+      alignment_heads?: [number, number][];
+      no_timestamps_token_id?: number;
+      task_to_id?: Record<string, number>;
+    };
+    const charToByte = unicodeToByteTable();
+    const vocabSize = Math.max(
+      ...Object.values(tokenizer.model.vocab),
+      ...tokenizer.added_tokens.map((t) => t.id),
+    ) + 1;
+    this.idToBytes = new Array(vocabSize).fill(null);
+    for (const [text, id] of Object.entries(tokenizer.model.vocab)) {
+      const bytes = new Uint8Array(text.length);
+      for (let i = 0; i < text.length; i++) bytes[i] = charToByte.get(text.charCodeAt(i)) ?? 0x3f;
+      this.idToBytes[id] = bytes;
+    }
+    const byContent = new Map<string, number>();
+    for (const added of tokenizer.added_tokens) {
+      this.idToSpecial.set(added.id, added.content);
+      byContent.set(added.content, added.id);
+    }
+    const need = (content: string): number => {
+      const id = byContent.get(content);
+      if (id === undefined) throw new Error(`tokenizer.json has no ${content} token`);
+      return id;
+    };
+    this.special = {
+      endOfText: need('<|endoftext|>'),
+      startOfTranscript: need('<|startoftranscript|>'),
+      translate: generation.task_to_id?.translate ?? need('<|translate|>'),
+      transcribe: generation.task_to_id?.transcribe ?? need('<|transcribe|>'),
+      startOfLm: need('<|startoflm|>'),
+      startOfPrev: need('<|startofprev|>'),
+      // Older exports call the no-speech token <|nocaptions|>, newer ones <|nospeech|>.
+      noSpeech: byContent.get('<|nospeech|>') ?? need('<|nocaptions|>'),
+      noTimestamps: generation.no_timestamps_token_id ?? need('<|notimestamps|>'),
+      timestampBegin: need('<|0.00|>'),
+    };
+    this.languageTokens = new Map();
+    const langToId = generation.lang_to_id ?? {};
+    const entries = Object.entries(langToId).sort((a, b) => a[1] - b[1]);
+    for (const [content, id] of entries) this.languageTokens.set(content.slice(2, -2), id);
+    this.languageByToken = new Map([...this.languageTokens].map(([code, id]) => [id, code]));
+    this.suppressTokens = generation.suppress_tokens ?? [];
+    this.beginSuppressTokens = generation.begin_suppress_tokens ?? [220, this.special.endOfText];
+    this.alignmentHeads = generation.alignment_heads ?? [];
+  }
+
+  get vocabSize(): number {
+    return this.idToBytes.length;
+  }
+
+  isTimestamp(id: number): boolean {
+    return id >= this.special.timestampBegin;
+  }
+
+  /** Seconds a timestamp token stands for, relative to the start of its 30 s window. */
+  timestampSeconds(id: number): number {
+    return (id - this.special.timestampBegin) * 0.02;
+  }
+
+  /** Raw bytes of a text token (empty for special and timestamp tokens). */
+  tokenBytes(id: number): Uint8Array {
+    return (id < this.special.endOfText && this.idToBytes[id]) || new Uint8Array(0);
+  }
+
+  /** Text of text tokens; special and timestamp tokens are dropped. */
+  decode(ids: readonly number[]): string {
+    const parts: Uint8Array[] = [];
+    let length = 0;
+    for (const id of ids) {
+      const bytes = this.tokenBytes(id);
+      parts.push(bytes);
+      length += bytes.length;
+    }
+    const all = new Uint8Array(length);
+    let offset = 0;
+    for (const part of parts) {
+      all.set(part, offset);
+      offset += part.length;
+    }
+    return this.utf8.decode(all);
+  }
+
+  /** A token's printable name, special ones included (for debugging and the CLI's --verbose). */
+  tokenName(id: number): string {
+    return this.idToSpecial.get(id) ?? this.decode([id]);
+  }
+}

