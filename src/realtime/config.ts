@@ -1,0 +1,79 @@
+/**
+ * Settings of the realtime part, read from the environment beside the gateway's `loadConfig`. The shared
+ * ones (models, `REALTIME_MAX_DURATION_S`) come from the gateway's `Config`; the rest are listed in the
+ * README's "Realtime" section.
+ */
+import { availableParallelism } from 'node:os';
+import type { Config } from '../config.js';
+import type { SessionTuning } from './engine-messages.js';
+import { realtimeSigningKey } from './session-token.js';
+
+export interface RealtimeConfig {
+  /** HMAC key of the stream tokens (`REALTIME_SECRET`, else derived from `SERVER_SECRET`). */
+  signingKey: Buffer;
+  /** True when neither secret was set: tokens only work on this process (fine for a laptop, not a fleet). */
+  ephemeralKey: boolean;
+  /** How long a created session may wait before its socket connects (`REALTIME_TOKEN_TTL_S`). */
+  tokenTtlS: number;
+  /** Sessions transcribing at once on this gateway (`REALTIME_MAX_SESSIONS`). */
+  maxSessions: number;
+  /** Sockets that may wait silently for a slot before upgrades are refused with 503 (`REALTIME_MAX_WAITING`). */
+  maxWaiting: number;
+  /** Engine worker threads (`REALTIME_ENGINE_THREADS`), each with its own loaded model. */
+  engineThreads: number;
+  /** onnxruntime threads per operator in one engine thread (`REALTIME_INTRA_OP_THREADS`, 0 = its default). */
+  intraOpThreads: number;
+  modelsDir: string;
+  model: string;
+  maxDurationS: number;
+  /** A client whose unread output passes this many bytes is a slow consumer (`REALTIME_SLOW_CONSUMER_BYTES`). */
+  slowConsumerBytes: number;
+  /** ... or who leaves a ping unanswered this long (`REALTIME_SLOW_CONSUMER_S`): it has not read what came before. */
+  slowConsumerS: number;
+  /** Drafts are skipped (commits never) while this many bytes are still unsent to the client. */
+  draftDropBytes: number;
+  /** Close a socket still waiting for a slot after this long; the client gave up at 30 s anyway. */
+  waitTimeoutS: number;
+  tuning: SessionTuning;
+  /** Seconds between `session.loading` heartbeats. */
+  loadingHeartbeatS: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function positive(env: Env, name: string, fallback: number, { integer = false, allowZero = false } = {}): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
+  if (!ok) throw new Error(`${name} must be a ${integer ? 'whole' : ''} number ${allowZero ? '≥ 0' : '> 0'}, got "${raw}"`);
+  return value;
+}
+
+export function loadRealtimeConfig(config: Pick<Config, 'modelsDir' | 'model' | 'limits'>, env: Env = process.env): RealtimeConfig {
+  const { key, ephemeral } = realtimeSigningKey(env.REALTIME_SECRET || undefined, env.SERVER_SECRET || undefined);
+  const cores = availableParallelism();
+  const engineThreads = positive(env, 'REALTIME_ENGINE_THREADS', Math.max(1, Math.floor(cores / 2)), { integer: true });
+  return {
+    signingKey: key,
+    ephemeralKey: ephemeral,
+    tokenTtlS: positive(env, 'REALTIME_TOKEN_TTL_S', 300, { integer: true }),
+    maxSessions: positive(env, 'REALTIME_MAX_SESSIONS', Math.max(2, cores), { integer: true }),
+    maxWaiting: positive(env, 'REALTIME_MAX_WAITING', 16, { integer: true, allowZero: true }),
+    engineThreads,
+    intraOpThreads: positive(env, 'REALTIME_INTRA_OP_THREADS', 0, { integer: true, allowZero: true }),
+    modelsDir: config.modelsDir,
+    model: config.model,
+    maxDurationS: config.limits.realtimeMaxDurationS,
+    slowConsumerBytes: positive(env, 'REALTIME_SLOW_CONSUMER_BYTES', 1024 * 1024, { integer: true }),
+    slowConsumerS: positive(env, 'REALTIME_SLOW_CONSUMER_S', 10),
+    draftDropBytes: positive(env, 'REALTIME_DRAFT_DROP_BYTES', 64 * 1024, { integer: true }),
+    waitTimeoutS: positive(env, 'REALTIME_WAIT_TIMEOUT_S', 35),
+    tuning: {
+      minStepS: positive(env, 'REALTIME_MIN_STEP_S', 0.3),
+      catchupLagS: positive(env, 'REALTIME_CATCHUP_LAG_S', 3),
+      resumeLagS: positive(env, 'REALTIME_RESUME_LAG_S', 1),
+    },
+    loadingHeartbeatS: 1,
+  };
+}
