@@ -1,0 +1,307 @@
+/**
+ * The worker side of file and link jobs: Bull processors for `fetch`, `prepare` and `transcribe`, and a sweeper
+ * that repairs what a crash can leave behind. Runs inside the gateway process by default and alone in
+ * `npm run worker` processes (src/worker-main.ts); both talk only to PostgreSQL and Redis, so any number of
+ * worker processes on any machines share the work.
+ *
+ * Crash safety: a worker killed mid-job stops renewing its Bull lock; after `lockDuration` another worker's
+ * stalled-job check takes the job over and the transcribe processor resumes after the last committed segment
+ * (each segment is committed in its own transaction, so none is lost or repeated).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type Bull from 'bull';
+import { ApiError } from '../src/errors.js';
+import type { PrismaClient } from '../src/generated/prisma/client.js';
+import type { PubSub } from '../src/pubsub.js';
+import {
+  dispatchQueued,
+  enqueueWork,
+  failJob,
+  inTransaction,
+  progressFrame,
+  queueJob,
+  stateFrame,
+  type JobProgress,
+  type JobsContext,
+} from '../src/services/jobs.js';
+import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/services/links/index.js';
+import { makeMaster, recordingMediaDir, waveformPeaks } from '../src/services/media.js';
+import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
+import { EngineHost } from './engine-host.js';
+import { bullJobId, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
+
+export interface TranscriptionWorkerOptions {
+  prisma: PrismaClient;
+  pubsub: Pick<PubSub, 'publish'>;
+  /** The worker opens its own Bull connection: closing the worker stops its processors and nothing else. */
+  queueSettings: QueueSettings;
+  dataDir: string;
+  linkPolicy: LinkFetchPolicy;
+  maxUploadBytes: number;
+  engine: EngineOptions;
+  /** Files transcribed at once by this process (one engine thread each). */
+  concurrency: number;
+  /** How often the sweeper looks for stranded jobs; 0 turns it off. */
+  sweepIntervalMs?: number;
+}
+
+export interface TranscriptionWorker {
+  /** Runs one sweep now (tests, and right after start). */
+  sweep(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How long a link's fetched copy stays available to the cropping preview. */
+export const LINK_PREVIEW_TTL_MS = 10 * 60_000;
+/** Fetch progress is written at most this often (each write is a durable event). */
+const FETCH_PROGRESS_EVERY_MS = 500;
+
+export function startTranscriptionWorker(options: TranscriptionWorkerOptions): TranscriptionWorker {
+  const queue = createTranscriptionQueue(options.queueSettings);
+  const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue };
+  const engines = new EngineHost({ threads: options.concurrency, engine: options.engine });
+  const { prisma } = options;
+  const absolute = (relative: string) => path.join(options.dataDir, 'media', relative);
+  const relative = (recordingId: string, file: string) => path.join(recordingId, file);
+
+  /** The job if this Bull job is still the current attempt of it, else null (stale: a retry or a sweep replaced it). */
+  async function current(data: TranscriptionJobData, state: string) {
+    const job = await prisma.job.findUnique({ where: { id: data.jobId }, include: { recording: { include: { transcription: true } } } });
+    if (!job || job.state !== state || job.attempts !== data.attempt) return null;
+    if (job.recording.lifecycle !== 'active' || job.recording.transcription.lifecycle !== 'active') return null;
+    return job;
+  }
+
+  function failureOf(error: unknown): { message: string; code: string | null } {
+    if (error instanceof LinkError) return { message: error.message, code: error.problem };
+    if (error instanceof ApiError) return { message: error.message, code: error.code };
+    return { message: `The job failed: ${(error as Error)?.message ?? String(error)}`, code: 'internal' };
+  }
+
+  async function processFetch(data: TranscriptionJobData): Promise<void> {
+    const job = await current(data, 'fetching');
+    if (!job || !job.sourceUrl) return;
+    const dir = recordingMediaDir(options.dataDir, job.recordingId);
+    await mkdir(dir, { recursive: true });
+    const destination = path.join(dir, 'source');
+    let lastWrite = 0;
+    let writing: Promise<unknown> = Promise.resolve();
+    const writeProgress = (progress: JobProgress) =>
+      (writing = writing.then(() =>
+        inTransaction(ctx, job.recordingId, async (tx) => {
+          const updated = await tx.job.updateMany({ where: { id: job.id, state: 'fetching', attempts: data.attempt }, data: { progress: progress as object } });
+          return { result: null, frames: updated.count ? [progressFrame('fetching', progress)] : [] };
+        }),
+      ));
+    try {
+      const fetched = await fetchLinkToFile(job.sourceUrl, destination, {
+        policy: options.linkPolicy,
+        maxBytes: options.maxUploadBytes,
+        onProgress: ({ fetchedBytes, fetchTotalBytes }) => {
+          const now = Date.now();
+          const finished = fetchTotalBytes !== null && fetchedBytes === fetchTotalBytes;
+          if (now - lastWrite < FETCH_PROGRESS_EVERY_MS && !finished && fetchedBytes !== 0) return;
+          lastWrite = now;
+          const phasePct = fetchTotalBytes ? Math.round((fetchedBytes / fetchTotalBytes) * 1000) / 10 : null;
+          void writeProgress({ pct: 0, phase: 'fetching', phasePct, fetchedBytes, fetchTotalBytes });
+        },
+      });
+      await writing;
+      await writeProgress({ pct: 0, phase: 'extracting', phasePct: 0, fetchedBytes: fetched.bytes, fetchTotalBytes: fetched.bytes });
+      const probe = await probeAudio(destination);
+      if (!probe.hasAudio) throw new ApiError('invalid_audio', 400, 'The linked file has no audio stream.');
+      await prisma.recording.update({
+        where: { id: job.recordingId },
+        data: { sourcePath: relative(job.recordingId, 'source'), sourceBytes: fetched.bytes, sourceMime: fetched.contentType, durationS: probe.durationS },
+      });
+      if (data.crop) {
+        const waveform = await waveformPeaks(destination, { durationS: probe.durationS });
+        await inTransaction(ctx, job.recordingId, async (tx) => {
+          const updated = await tx.job.update({
+            where: { id: job.id },
+            data: {
+              state: 'cropping',
+              peaks: { peaks: waveform.peaks, bucketS: waveform.bucketS, durationS: waveform.durationS },
+              previewPath: relative(job.recordingId, 'source'),
+              previewExpiresAt: new Date(Date.now() + LINK_PREVIEW_TTL_MS),
+              progress: { pct: 0 },
+            },
+          });
+          return { result: updated, frames: [stateFrame(updated)] };
+        });
+      } else {
+        await queueJob(ctx, job.id, {}, ['fetching']);
+      }
+    } catch (error) {
+      await writing.catch(() => undefined);
+      await failJob(ctx, job.id, failureOf(error), data.attempt);
+    }
+  }
+
+  async function processPrepare(data: TranscriptionJobData): Promise<void> {
+    const job = await current(data, 'cropping');
+    if (!job || !job.recording.sourcePath) return;
+    try {
+      const source = absolute(job.recording.sourcePath);
+      const probe = await probeAudio(source);
+      if (!probe.hasAudio) throw new ApiError('invalid_audio', 400, 'The file has no audio stream.');
+      const waveform = await waveformPeaks(source, { durationS: probe.durationS });
+      await prisma.recording.update({ where: { id: job.recordingId }, data: { durationS: probe.durationS } });
+      await inTransaction(ctx, job.recordingId, async (tx) => {
+        const updated = await tx.job.update({
+          where: { id: job.id },
+          data: { peaks: { peaks: waveform.peaks, bucketS: waveform.bucketS, durationS: waveform.durationS }, previewPath: job.recording.sourcePath },
+        });
+        return { result: null, frames: [{ type: 'job.progress', audience: 'job', body: { state: 'cropping', progress: updated.progress, peaksReady: true } }] };
+      });
+    } catch (error) {
+      await failJob(ctx, job.id, failureOf(error), data.attempt);
+    }
+  }
+
+  async function processTranscribe(data: TranscriptionJobData): Promise<void> {
+    const job = await current(data, 'transcribing');
+    if (!job) return;
+    const recording = job.recording;
+    try {
+      if (!recording.sourcePath) throw new ApiError('invalid_state', 409, 'The job has no stored source to transcribe.');
+      // The master is the job's window as 16 kHz mono: segment times on it count from the window's start.
+      let masterRelative = recording.masterPath;
+      if (!masterRelative || !existsSync(absolute(masterRelative))) {
+        masterRelative = relative(recording.id, 'master.wav');
+        await makeMaster(absolute(recording.sourcePath), absolute(masterRelative), { startS: job.windowStartS, endS: job.windowEndS });
+        const probe = await probeAudio(absolute(masterRelative));
+        await prisma.recording.update({ where: { id: recording.id }, data: { masterPath: masterRelative, durationS: probe.durationS } });
+        recording.durationS = probe.durationS;
+      }
+      const totalS = recording.durationS ?? 0;
+      // Resume after the last committed segment: a job taken over from a dead worker repeats nothing.
+      const last = await prisma.segment.findFirst({ where: { recordingId: recording.id }, orderBy: { seq: 'desc' } });
+      const resumeFromS = last ? last.end : 0;
+      const settings = { ...(recording.transcription.settings as Record<string, unknown>), ...(recording.settings as Record<string, unknown>) };
+      const language = typeof settings.spokenLanguage === 'string' && settings.spokenLanguage && settings.spokenLanguage !== 'auto' ? settings.spokenLanguage : undefined;
+      // The engine has no diarization yet: every segment says -1 ("speaker labels were off") rather than inventing one.
+      const speakerLabels = -1;
+      let segmentsDone = last ? last.seq + 1 : 0;
+
+      const storeSegment = async (segment: Segment) => {
+        await inTransaction(ctx, recording.id, async (tx) => {
+          const still = await tx.job.findFirst({ where: { id: job.id, state: 'transcribing', attempts: data.attempt }, select: { id: true } });
+          if (!still) throw new StaleJob();
+          const { lastSeq } = await tx.recording.update({ where: { id: recording.id }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
+          const stored = await tx.segment.create({
+            data: {
+              id: `${recording.id}:${lastSeq}`,
+              recordingId: recording.id,
+              seq: lastSeq,
+              speaker: speakerLabels,
+              start: segment.start,
+              end: segment.end,
+              text: segment.text,
+              words: segment.words as object[],
+              confidence: segment.confidence,
+              language: segment.language,
+              decoder: 'accuracy',
+            },
+          });
+          segmentsDone = lastSeq + 1;
+          const progress: JobProgress = {
+            pct: totalS > 0 ? Math.min(99.9, Math.round((segment.end / totalS) * 1000) / 10) : 0,
+            processedS: segment.end,
+            totalS,
+            segmentsDone,
+            segmentsTotal: segmentsDone,
+          };
+          await tx.job.update({ where: { id: job.id }, data: { progress: progress as object } });
+          const committed = {
+            seq: stored.seq,
+            speaker: stored.speaker,
+            start: stored.start,
+            end: stored.end,
+            text: stored.text,
+            words: segment.words,
+            confidence: stored.confidence,
+            language: stored.language,
+            decoder: 'accuracy',
+          };
+          return {
+            result: null,
+            frames: [
+              { type: 'transcript.committed', audience: 'recording', body: { cursor: stored.seq, seq: stored.seq, segment: committed } },
+              progressFrame('transcribing', progress),
+            ],
+          };
+        });
+      };
+
+      const result = await engines.transcribe({
+        path: absolute(masterRelative),
+        language,
+        startS: resumeFromS > 0 ? resumeFromS : undefined,
+        onSegment: storeSegment,
+      });
+
+      await inTransaction(ctx, recording.id, async (tx) => {
+        const updated = await tx.job.updateMany({
+          where: { id: job.id, state: 'transcribing', attempts: data.attempt },
+          data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone } },
+        });
+        if (!updated.count) return { result: null, frames: [] };
+        await tx.recording.update({ where: { id: recording.id }, data: { state: 'finalized', spokenLanguage: result.language ?? language ?? null } });
+        const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
+        return { result: null, frames: [stateFrame(done, { language: result.language, lastSeq: segmentsDone - 1 })] };
+      });
+      await dispatchQueued(ctx, job.accountId);
+    } catch (error) {
+      if (error instanceof StaleJob) return;
+      await failJob(ctx, job.id, failureOf(error), data.attempt);
+    }
+  }
+
+  const run = (handler: (data: TranscriptionJobData) => Promise<void>) => (bullJob: Bull.Job<TranscriptionJobData>) => handler(bullJob.data);
+  void queue.process('transcribe', options.concurrency, run(processTranscribe));
+  void queue.process('fetch', 2, run(processFetch));
+  void queue.process('prepare', 2, run(processPrepare));
+
+  async function sweep(): Promise<void> {
+    // Jobs left queued while slots are free (a dispatch lost in a crash).
+    const accounts = await prisma.job.findMany({ where: { state: 'queued' }, distinct: ['accountId'], select: { accountId: true } });
+    for (const { accountId } of accounts) await dispatchQueued(ctx, accountId);
+    // Admitted or fetching jobs whose Bull job is gone (process died between commit and add) or failed
+    // in Bull (it stalled more than maxStalledCount times: it kills workers, so it ends failed).
+    const inFlight = await prisma.job.findMany({ where: { state: { in: ['transcribing', 'fetching'] }, updatedAt: { lt: new Date(Date.now() - 5_000) } } });
+    for (const job of inFlight) {
+      const name = job.state === 'transcribing' ? 'transcribe' : 'fetch';
+      const data = { jobId: job.id, attempt: job.attempts };
+      const bullJob = await queue.getJob(bullJobId(name, data));
+      if (!bullJob) await enqueue(queue, name, data);
+      else if (await bullJob.isFailed()) {
+        await failJob(ctx, job.id, { message: `The job stopped its worker repeatedly: ${bullJob.failedReason ?? 'worker lost'}.`, code: 'worker_lost' }, job.attempts);
+      }
+    }
+    // A link's fetched copy is offered for cropping for ten minutes only.
+    await prisma.job.updateMany({ where: { previewExpiresAt: { lt: new Date() }, previewPath: { not: null } }, data: { previewPath: null } });
+  }
+
+  let sweeping: Promise<void> | null = null;
+  const runSweep = () => (sweeping ??= sweep().catch((error) => console.error('[transcriptions] sweep failed', error)).finally(() => (sweeping = null)));
+  const timer = options.sweepIntervalMs === 0 ? null : setInterval(runSweep, options.sweepIntervalMs ?? 10_000);
+  timer?.unref();
+
+  return {
+    sweep: () => runSweep(),
+    async close() {
+      if (timer) clearInterval(timer);
+      await sweeping;
+      await queue.close();
+      await engines.close();
+    },
+  };
+}
+
+/** Thrown inside a segment write when the job moved on (retried, archived, taken over): the run stops quietly. */
+class StaleJob extends Error {}
+
+export { enqueueWork };
