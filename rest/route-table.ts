@@ -1,0 +1,16 @@
+/**
+ * Every REST route, joined from rest/routes/<resource>.ts. Add your resource's array here (one line); the router
+ * and /v1/openapi.json both read this list.
+ */
+import { accountRoutes } from './routes/account.js';
+import { authRoutes } from './routes/auth.js';
+import { docsRoutes } from './routes/docs.js';
+import { metaRoutes } from './routes/meta.js';
+import type { RouteEntry } from './types.js';
+
+export const routeTable: RouteEntry[] = [
+  ...metaRoutes,
+  ...accountRoutes,
+  ...authRoutes,
+  ...docsRoutes,
+];

@@ -1,0 +1,88 @@
+/** The caller and the account's API keys. */
+import { ApiKeysDocument, CreateApiKeyDocument, MeDocument, RevokeApiKeyDocument } from '../../src/generated/graphql.js';
+import { errors } from '../../src/errors.js';
+import { ref } from '../schemas.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
+
+function createKeyInput(body: unknown) {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw errors.invalidBody('The body must be a JSON object.');
+  const { name, scopes, expiresAt, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw errors.invalidBody(`Unknown field: ${unknown[0]}.`, { field: unknown[0] });
+  if (name !== undefined && name !== null && typeof name !== 'string') throw errors.invalidBody('name must be a string.', { field: 'name' });
+  if (scopes !== undefined && scopes !== null && (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string'))) {
+    throw errors.invalidBody('scopes must be an array of strings.', { field: 'scopes' });
+  }
+  if (expiresAt !== undefined && expiresAt !== null && (typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt)))) {
+    throw errors.invalidBody('expiresAt must be an RFC 3339 timestamp.', { field: 'expiresAt' });
+  }
+  return { name: name as string | null | undefined, scopes: scopes as string[] | null | undefined, expiresAt: expiresAt as string | null | undefined };
+}
+
+export const accountRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/me', operationId: 'getMe', tags: ['account'],
+    summary: 'The caller: the acting principal, userId or apiKeyId, principals it may act for, a key\'s scopes.',
+    auth: { mode: 'userOrKey', scopes: [] },
+    document: MeDocument,
+    result: (data) => ({ status: 200, body: data.me }),
+    response: {
+      status: 200, description: 'The caller.',
+      schema: {
+        type: 'object', required: ['account', 'principal', 'scopes', 'principals'],
+        properties: {
+          account: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, suspended: { type: 'boolean' }, createdAt: { type: 'string', format: 'date-time' } } },
+          principal: ref('Principal'),
+          userId: { type: 'string', nullable: true },
+          apiKeyId: { type: 'string', nullable: true },
+          scopes: { type: 'array', items: { type: 'string' } },
+          principals: { type: 'array', items: ref('Principal') },
+        },
+      },
+    },
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/api-keys', operationId: 'listApiKeys', tags: ['account'],
+    summary: 'API keys of the account, newest first (revoked ones included).',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: ApiKeysDocument,
+    result: (data) => ({ status: 200, body: { apiKeys: data.apiKeys } }),
+    response: { status: 200, description: 'The keys (never their secrets).', schema: { type: 'object', required: ['apiKeys'], properties: { apiKeys: { type: 'array', items: ref('ApiKey') } } } },
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', tags: ['account'],
+    summary: 'Make an API key for the account; the key is in this answer only.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: CreateApiKeyDocument,
+    idempotent: true,
+    variables: ({ body }) => ({ input: createKeyInput(body) }),
+    result: (data) => ({ status: 201, body: data.createApiKey }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          name: { type: 'string', nullable: true },
+          scopes: { type: 'array', nullable: true, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] }, description: 'Default: the creator\'s own; never more.' },
+          expiresAt: { type: 'string', format: 'date-time', nullable: true },
+        },
+      },
+    },
+    response: { status: 201, description: 'The new key.', schema: { type: 'object', required: ['key', 'apiKey'], properties: { key: { type: 'string' }, apiKey: ref('ApiKey') } } },
+    errors: [
+      { status: 409, code: 'conflict', description: 'A request with this Idempotency-Key is still running.' },
+      { status: 422, code: 'idempotency_key_reused', description: 'The Idempotency-Key was used with another body.' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'delete', path: '/v1/api-keys/{id}', operationId: 'revokeApiKey', tags: ['account'],
+    summary: 'Revoke an API key; it answers 401 key_revoked from now on.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    document: RevokeApiKeyDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.revokeApiKey }),
+    response: { status: 200, description: 'The revoked key.', schema: ref('ApiKey') },
+    errors: [{ status: 404, code: 'not_found', description: 'No such key in this account.' }],
+  }),
+];

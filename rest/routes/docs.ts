@@ -1,0 +1,73 @@
+/** The machine-readable description, its interactive reference, and RFC 9728 protected-resource metadata. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { buildOpenApi } from '../openapi.js';
+import { routeTable } from '../route-table.js';
+import { baseUrlOf } from '../base-url.js';
+import { LOCAL_ISSUER } from '../../src/auth/jwt.js';
+import { errors } from '../../src/errors.js';
+import type { RouteEntry } from '../types.js';
+
+const require = createRequire(import.meta.url);
+const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const swaggerAssets = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+
+const docsPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>speechgate API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true });</script>
+</body></html>`;
+
+export const docsRoutes: RouteEntry[] = [
+  {
+    method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', tags: ['meta'],
+    summary: 'This description (OpenAPI 3.0, WebSocket frames under x-websocket), with this host in servers.',
+    auth: { mode: 'public', scopes: [] },
+    response: { status: 200, description: 'OpenAPI 3.0 document.', schema: { type: 'object' } },
+    handler: (req, res, ctx) => {
+      res.json(buildOpenApi(routeTable, baseUrlOf(req, ctx.config)));
+    },
+  },
+  {
+    method: 'get', path: '/docs', operationId: 'getDocs', tags: ['meta'], undocumented: true,
+    summary: 'Interactive API reference rendered from /v1/openapi.json.',
+    auth: { mode: 'public', scopes: [] },
+    response: { status: 200, description: 'HTML page.', contentType: 'text/html' },
+    handler: (_req, res) => {
+      res.type('html').send(docsPage);
+    },
+  },
+  {
+    method: 'get', path: '/docs/{asset}', operationId: 'getDocsAsset', tags: ['meta'], undocumented: true,
+    summary: 'Static files of the interactive reference (swagger-ui-dist).',
+    auth: { mode: 'public', scopes: [] },
+    parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' } }],
+    response: { status: 200, description: 'A static asset.', contentType: 'application/octet-stream' },
+    handler: (req, res) => {
+      const asset = String(req.params.asset);
+      if (!swaggerAssets.has(asset)) throw errors.notFound('Documentation asset');
+      res.type(path.extname(asset)).send(fs.readFileSync(path.join(swaggerDir, asset)));
+    },
+  },
+  {
+    method: 'get', path: '/.well-known/oauth-protected-resource', operationId: 'getProtectedResourceMetadata', tags: ['meta'],
+    summary: 'Protected-resource metadata (RFC 9728): which issuers\' tokens this API accepts.',
+    auth: { mode: 'public', scopes: [] },
+    response: { status: 200, description: 'RFC 9728 metadata.', schema: { type: 'object', required: ['resource'], properties: { resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } } } } },
+    handler: (req, res, ctx) => {
+      const base = baseUrlOf(req, ctx.config);
+      const issuers = ctx.config.auth.oidcIssuers.map((issuer) => issuer.issuer);
+      res.json({
+        resource: base,
+        authorization_servers: issuers,
+        bearer_methods_supported: ['header'],
+        scopes_supported: ['read', 'write', 'recordings:publish', '*'],
+        resource_documentation: `${base}/docs`,
+        ...(ctx.config.auth.localIssuer ? { 'x-local-issuer': { issuer: LOCAL_ISSUER, jwks_uri: `${base}/auth/jwks.json` } } : {}),
+      });
+    },
+  },
+];

@@ -1,0 +1,95 @@
+/**
+ * The shape of a REST route entry. Each `rest/routes/<resource>.ts` exports an array of these; `rest/route-table.ts`
+ * joins them. An entry is the whole truth about its route: the router serves it and `/v1/openapi.json` describes it
+ * from the same object, so a route cannot exist without being described.
+ */
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { IncomingMessage } from 'node:http';
+import type { Request, Response } from 'express';
+import type { WebSocket } from 'ws';
+import type { Scope } from '../src/auth/scopes.js';
+import type { Context } from '../src/schema/context.js';
+
+/** JSON Schema (the OpenAPI 3.0 dialect). */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * Who may call (published in the `x-auth-mode` vendor extension): `public` no credential; `optional` a credential
+ * changes the answer; `user` a signed-in person only; `key` an API key only; `userOrKey` either.
+ */
+export type AuthMode = 'public' | 'optional' | 'user' | 'key' | 'userOrKey';
+
+export interface RestInput {
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: unknown;
+  headers: Request['headers'];
+}
+
+export interface RestAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+interface RouteBase {
+  /** `/v1/things/{id}`: OpenAPI path syntax; the router turns `{id}` into `:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: { mode: AuthMode; scopes: Scope[] };
+  /** Path and query parameters, described. */
+  parameters?: { name: string; in: 'path' | 'query' | 'header'; required?: boolean; description?: string; schema: JsonSchema }[];
+  /** Error codes this route can answer besides the generic ones (400/401/403/429/500), for the description. */
+  errors?: { status: number; code: string; description: string }[];
+}
+
+export interface GraphQLRoute<TData = any, TVars = any> extends RouteBase {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** The operation this route runs (a typed document generated from schema/operations/*.graphql). */
+  document: TypedDocumentNode<TData, TVars>;
+  /** Path/query/body → operation variables. Throw ApiError invalid_options/invalid_body to refuse. */
+  variables?: (input: RestInput) => TVars;
+  /** Operation result → REST answer. */
+  result: (data: TData, input: RestInput) => RestAnswer;
+  request?: { description?: string; schema: JsonSchema; contentType?: string };
+  response: { status: number; description: string; schema?: JsonSchema };
+  /** Opt into Idempotency-Key (creates): replay, 422 idempotency_key_reused, 409 conflict while running. */
+  idempotent?: boolean;
+}
+
+/** A route served by a plain handler (documents, metadata, uploads that stream): described all the same. */
+export interface HandlerRoute extends RouteBase {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  handler: (req: Request, res: Response, ctx: Context) => Promise<void> | void;
+  request?: { description?: string; schema: JsonSchema; contentType?: string };
+  response: { status: number; description: string; schema?: JsonSchema; contentType?: string };
+  idempotent?: boolean;
+  /** Leave out of /v1/openapi.json's operations (served outside the API, like /docs); still listed under `x-routes`. */
+  undocumented?: boolean;
+}
+
+/** A REST WebSocket (`WS /v1/...`): the frames go to OpenAPI's `x-websocket`. */
+export interface SocketRoute extends RouteBase {
+  method: 'ws';
+  frames: {
+    server: { type: string; description: string; schema?: JsonSchema }[];
+    client?: { type: string; description: string; schema?: JsonSchema }[];
+  };
+  /**
+   * Called after the upgrade with the caller's context (identity already judged; check it yourself if the
+   * socket has its own credentials) and the path parameters. Refuse before the upgrade by throwing from
+   * `authorize` instead: the refusal is answered as an HTTP error envelope.
+   */
+  authorize?: (req: IncomingMessage, params: Record<string, string>, ctx: Context) => Promise<void> | void;
+  onConnection: (socket: WebSocket, req: IncomingMessage, params: Record<string, string>, ctx: Context) => void | Promise<void>;
+}
+
+export type RouteEntry = GraphQLRoute | HandlerRoute | SocketRoute;
+
+/** Identity helper so an entry's `variables`/`result` are typed from its document. */
+export function graphqlRoute<TData, TVars>(route: GraphQLRoute<TData, TVars>): GraphQLRoute<TData, TVars> {
+  return route;
+}

@@ -1,0 +1,111 @@
+/**
+ * Every setting of the service, read once from the environment. Other parts add their settings here (one
+ * field, one env var, one README row) rather than reading `process.env` themselves, so the README's table stays
+ * the whole truth and tests can start a server with an exact configuration.
+ */
+import path from 'node:path';
+
+export interface Config {
+  /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
+  port: number;
+  host: string;
+  /** Base address clients reach this server at (OpenAPI `servers`, share URLs); derived from the request when unset. */
+  publicUrl: string | null;
+  /** Embedded database (DATA_DIR/db), stored media (DATA_DIR/media), the child Redis' files (DATA_DIR/redis). */
+  dataDir: string;
+  /** PostgreSQL server; null = the embedded PGlite database in DATA_DIR/db. */
+  databaseUrl: string | null;
+  redisUrl: string;
+  /** Prefix of every Redis key and channel this process uses: two deployments (or test files) can share one Redis. */
+  redisPrefix: string;
+  /** Start `redis-server` as a child process when nothing answers at REDIS_URL (default on). */
+  startRedis: boolean;
+  modelsDir: string;
+  /** Model directory name under MODELS_DIR used for transcription. */
+  model: string;
+  /** When set, this exact API key exists with scope `*` for the bootstrap account. */
+  bootstrapApiKey: string | null;
+  auth: {
+    /** Built-in development issuer (signs person tokens; JWKS at /auth/jwks.json). */
+    localIssuer: boolean;
+    /** Extra OIDC issuers whose JWTs are accepted: issuer URL → JWKS URL (discovered when not given). */
+    oidcIssuers: { issuer: string; jwksUrl: string | null; audience: string | null }[];
+  };
+  rateLimit: {
+    /** Requests per window per account (or per client address without a credential). */
+    max: number;
+    windowS: number;
+  };
+  limits: {
+    maxUploadBytes: number;
+    realtimeMaxDurationS: number;
+  };
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Run the background workers inside the gateway process (default on; off when `npm run worker` runs them). */
+  runWorkers: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new Error(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function str(env: Env, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+/** `OIDC_ISSUERS=https://a.example|https://a.example/jwks.json|aud,https://b.example` (JWKS and audience optional). */
+function parseIssuers(raw: string | null): Config['auth']['oidcIssuers'] {
+  if (!raw) return [];
+  return raw.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    const [issuer, jwksUrl, audience] = entry.split('|').map((part) => part.trim());
+    return { issuer: issuer!, jwksUrl: jwksUrl || null, audience: audience || null };
+  });
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? 'data');
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn, error or silent`);
+  return {
+    port: int(env, 'PORT', 8080),
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    publicUrl: str(env, 'PUBLIC_URL')?.replace(/\/+$/, '') ?? null,
+    dataDir,
+    databaseUrl: str(env, 'DATABASE_URL'),
+    redisUrl: str(env, 'REDIS_URL') ?? 'redis://127.0.0.1:6379',
+    redisPrefix: str(env, 'REDIS_PREFIX') ?? 'sg:',
+    startRedis: bool(env, 'START_REDIS', true),
+    modelsDir: path.resolve(str(env, 'MODELS_DIR') ?? 'models'),
+    model: str(env, 'MODEL') ?? 'whisper-tiny',
+    bootstrapApiKey: str(env, 'BOOTSTRAP_API_KEY'),
+    auth: {
+      localIssuer: bool(env, 'LOCAL_ISSUER', true),
+      oidcIssuers: parseIssuers(str(env, 'OIDC_ISSUERS')),
+    },
+    rateLimit: {
+      max: int(env, 'RATE_LIMIT_MAX', 600),
+      windowS: int(env, 'RATE_LIMIT_WINDOW_S', 60),
+    },
+    limits: {
+      maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 * 1024 * 1024),
+      realtimeMaxDurationS: int(env, 'REALTIME_MAX_DURATION_S', 4 * 3600),
+    },
+    logLevel,
+    runWorkers: bool(env, 'RUN_WORKERS', true),
+  };
+}

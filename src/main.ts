@@ -1,0 +1,47 @@
+/**
+ * `npm start`: prepares Redis (child process if needed) and the database (migrations), makes the bootstrap account
+ * on first start and prints its key once, then serves REST, GraphQL and the sockets on PORT.
+ */
+import { loadConfig } from './config.js';
+import { ensureRedis, RedisUnavailableError } from './redis-server.js';
+import { createApp } from './app.js';
+
+const config = loadConfig();
+const say = (line: string) => console.log(line);
+
+let redisChild;
+try {
+  redisChild = await ensureRedis({ redisUrl: config.redisUrl, dataDir: config.dataDir, allowStart: config.startRedis, log: say });
+} catch (error) {
+  if (error instanceof RedisUnavailableError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const app = await createApp(config);
+const { url } = await app.listen();
+const base = config.publicUrl ?? url;
+say(`speechgate is up (${app.db.embedded ? `embedded database in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL'})`);
+if (app.db.appliedMigrations.length) say(`Applied migrations: ${app.db.appliedMigrations.join(', ')}`);
+if (app.bootstrap.printKey) {
+  say('');
+  say(`Bootstrap API key (shown once, scope *): ${app.bootstrap.printKey}`);
+  say('');
+}
+say(`REST API:  ${base}/v1   (description: ${base}/v1/openapi.json)`);
+say(`GraphiQL:  ${base}/graphql`);
+say(`Docs:      ${base}/docs`);
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  say(`${signal}: stopping`);
+  await app.close().catch((error) => console.error(error));
+  redisChild?.kill();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,0 +1,35 @@
+/**
+ * Redis-backed pub/sub: every gateway process and worker sharing a Redis sees the same events, which drive
+ * GraphQL subscriptions and the REST sockets. Topics (CONTRIBUTING.md): `job:<recordingId>`,
+ * `transcription:<transcriptionId>`, `recording:<recordingId>`; payloads are the JSON frames the sockets send.
+ * Channels carry REDIS_PREFIX so deployments (and test files) sharing one Redis never hear each other.
+ */
+import { Redis } from 'ioredis';
+import { createPubSub } from 'graphql-yoga';
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+
+export type Topic = `job:${string}` | `transcription:${string}` | `recording:${string}` | `gateway:${string}`;
+export type Frame = Record<string, unknown> & { type: string };
+
+export interface PubSub {
+  publish(topic: Topic, frame: Frame): void;
+  /** Frames published on `topic` from now on (in this or any other process); `return()` the iterator to leave. */
+  subscribe(topic: Topic): AsyncIterableIterator<Frame>;
+  close(): Promise<void>;
+}
+
+export function createRedisPubSub(options: { redisUrl: string; prefix: string }): PubSub {
+  const publishClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+  const subscribeClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+  const eventTarget = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient });
+  const inner = createPubSub<Record<string, [Frame]>>({ eventTarget });
+  const channel = (topic: Topic) => `${options.prefix}${topic}`;
+  return {
+    publish: (topic, frame) => inner.publish(channel(topic), frame),
+    subscribe: (topic) => inner.subscribe(channel(topic)) as unknown as AsyncIterableIterator<Frame>,
+    async close() {
+      publishClient.disconnect();
+      subscribeClient.disconnect();
+    },
+  };
+}

@@ -1,0 +1,8 @@
+/**
+ * The GraphQL schema: the builder plus one import per resource module. Add yours here (one line).
+ */
+import { builder } from './builder.js';
+import './meta/index.js';
+import './account/index.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

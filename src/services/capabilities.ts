@@ -1,0 +1,91 @@
+/**
+ * What this server offers: language lists (`GET /v1/languages`) and the realtime capabilities record
+ * (`GET /v1/realtime/capabilities`). The engine, translation, voice and realtime parts own the real answers
+ * and register a provider here (`services.capabilities.register({...})`); until they do, languages come from
+ * the configured Whisper model's `generation_config.json` (its `lang_to_id` table) and nothing else is offered.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ServiceDeps } from './index.js';
+
+export interface Language {
+  code: string;
+  /** English name, for pickers. */
+  name: string;
+  /** The language's name in itself. */
+  nativeName: string;
+}
+
+export interface RealtimeCapabilities {
+  languages: string[];
+  speakerLabelModes: ('auto' | 'on' | 'off')[];
+  latencyModes: ('auto' | 'fast' | 'accuracy')[];
+  audio: { encodings: 'pcm_f32le'[]; sampleRates: number[]; channels: number[] };
+  limits: { maxUploadBytes: number; maxDurationS: number } & Record<string, number>;
+}
+
+/** Each part fills what it owns; later registrations replace earlier ones field by field. */
+export interface CapabilityProvider {
+  transcriptionLanguages?: () => string[];
+  translationLanguages?: () => string[];
+  voiceLanguages?: () => string[];
+  realtime?: (base: RealtimeCapabilities) => RealtimeCapabilities;
+}
+
+const englishNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
+
+export function describeLanguage(code: string): Language {
+  let nativeName = code;
+  try {
+    nativeName = new Intl.DisplayNames([code], { type: 'language', fallback: 'code' }).of(code) ?? code;
+  } catch {
+    // not a locale ICU knows (e.g. "haw" on a small-icu build): the code stands in
+  }
+  return { code, name: englishNames.of(code) ?? code, nativeName };
+}
+
+/** Language codes of a Whisper model directory (`<|en|>` keys of generation_config.json's lang_to_id). */
+export function modelLanguages(modelDir: string): string[] {
+  try {
+    const config = JSON.parse(fs.readFileSync(path.join(modelDir, 'generation_config.json'), 'utf8')) as { lang_to_id?: Record<string, number> };
+    return Object.keys(config.lang_to_id ?? {}).map((token) => token.replace(/^<\|(.*)\|>$/, '$1')).sort();
+  } catch {
+    return [];
+  }
+}
+
+export class CapabilitiesService {
+  private provider: CapabilityProvider = {};
+  private modelLanguageCache: string[] | null = null;
+
+  constructor(private readonly deps: ServiceDeps) {}
+
+  register(provider: CapabilityProvider) {
+    this.provider = { ...this.provider, ...provider };
+  }
+
+  transcriptionLanguages(): string[] {
+    if (this.provider.transcriptionLanguages) return this.provider.transcriptionLanguages();
+    this.modelLanguageCache ??= modelLanguages(path.join(this.deps.config.modelsDir, this.deps.config.model));
+    return this.modelLanguageCache;
+  }
+
+  languages() {
+    return {
+      transcription: this.transcriptionLanguages().map(describeLanguage),
+      translation: (this.provider.translationLanguages?.() ?? []).map(describeLanguage),
+      voice: (this.provider.voiceLanguages?.() ?? []).map(describeLanguage),
+    };
+  }
+
+  realtime(): RealtimeCapabilities {
+    const base: RealtimeCapabilities = {
+      languages: this.transcriptionLanguages(),
+      speakerLabelModes: [],
+      latencyModes: ['auto'],
+      audio: { encodings: ['pcm_f32le'], sampleRates: [16000], channels: [1] },
+      limits: { maxUploadBytes: this.deps.config.limits.maxUploadBytes, maxDurationS: this.deps.config.limits.realtimeMaxDurationS },
+    };
+    return this.provider.realtime ? this.provider.realtime(base) : base;
+  }
+}

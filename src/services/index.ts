@@ -1,0 +1,30 @@
+/**
+ * The services registry: business rules with no HTTP and no GraphQL, shared by resolvers, REST sockets and
+ * workers. A resource adds its service here (one field), constructed from the same dependencies.
+ */
+import type { Config } from '../config.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { PubSub } from '../pubsub.js';
+import { AccountsService } from './accounts.js';
+import { AuthService } from './auth.js';
+import { CapabilitiesService } from './capabilities.js';
+
+export interface ServiceDeps {
+  config: Config;
+  prisma: PrismaClient;
+  pubsub: PubSub;
+}
+
+export interface Services {
+  accounts: AccountsService;
+  auth: AuthService;
+  capabilities: CapabilitiesService;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  return {
+    accounts: new AccountsService(deps),
+    auth: new AuthService(deps),
+    capabilities: new CapabilitiesService(deps),
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * `npm run worker`: the background workers alone (no HTTP), for deployments that scale workers apart from gateways.
+ * Gateways started with RUN_WORKERS=false then only serve requests.
+ */
+import { loadConfig } from './config.js';
+import { openDatabase } from './db/index.js';
+import { createLogger } from './logger.js';
+import { createRedisPubSub } from './pubsub.js';
+import { createServices } from './services/index.js';
+import { backgroundWorkers } from './background-workers.js';
+import type { RunningWorker } from './background.js';
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+if (!config.databaseUrl) {
+  console.error('npm run worker needs DATABASE_URL: the embedded database belongs to the single `npm start` process.');
+  process.exit(1);
+}
+const db = await openDatabase(config);
+const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
+const services = createServices({ config, prisma: db.prisma, pubsub });
+const running: RunningWorker[] = [];
+for (const worker of backgroundWorkers) {
+  running.push(await worker.start({ config, prisma: db.prisma, pubsub, services, logger }));
+  logger.info({ worker: worker.name }, 'worker started');
+}
+const stop = async () => {
+  for (const worker of running.reverse()) await worker.stop();
+  await pubsub.close();
+  await db.close();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());
