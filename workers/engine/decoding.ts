@@ -8,7 +8,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import type * as ort from 'onnxruntime-node';
-import { WhisperOnnx, type KvCache } from './model.js';
+import { WhisperOnnx, type DecoderOutput, type KvCache } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
 
 export interface DecodeOptions {
@@ -20,6 +20,11 @@ export interface DecodeOptions {
   previousTokens: number[];
   /** Largest timestamp allowed at the very start (seconds), as the reference's max_initial_timestamp. */
   maxInitialTimestampS: number;
+  /**
+   * Give up on a hypothesis as soon as its text is a repetition loop (compression ratio over the
+   * threshold): the fallback will retry it hotter anyway, and a loop otherwise runs to 224 tokens.
+   */
+  stopOnRepetition?: boolean;
   signal?: AbortSignal;
 }
 
@@ -67,13 +72,37 @@ function logSoftmaxInPlace(row: Float32Array): void {
   for (let i = 0; i < row.length; i++) row[i] -= logSum;
 }
 
+/**
+ * One window's encoder output plus the decoder states of prompt prefixes already run. The decoder's
+ * first call (no cache) projects all 1500 encoder frames into cross-attention keys/values, which costs as
+ * much as ~15 later steps; language detection, each fallback temperature and the no-speech probability
+ * all start from the same `<|startoftranscript|>` prefix, so that call happens once per window.
+ */
+export class WindowDecoder {
+  private readonly prefixes = new Map<string, Promise<DecoderOutput>>();
+  constructor(
+    readonly model: WhisperOnnx,
+    readonly encoderHidden: ort.Tensor,
+  ) {}
+
+  /** Decoder output after `tokens` (a first call), shared by every caller asking for the same prefix. */
+  prefix(tokens: number[]): Promise<DecoderOutput> {
+    const key = tokens.join(',');
+    let result = this.prefixes.get(key);
+    if (!result) {
+      result = this.model.decode([tokens], this.encoderHidden, null);
+      this.prefixes.set(key, result);
+    }
+    return result;
+  }
+}
+
 /** Probability of each language, from the decoder's first step after <|startoftranscript|>. */
 export async function detectLanguage(
-  model: WhisperOnnx,
   tokenizer: WhisperTokenizer,
-  encoderHidden: ort.Tensor,
+  window: WindowDecoder,
 ): Promise<{ language: string; probability: number; probabilities: Map<string, number> }> {
-  const { lastLogits } = await model.decode([[tokenizer.special.startOfTranscript]], encoderHidden, null);
+  const { lastLogits } = await window.prefix([tokenizer.special.startOfTranscript]);
   const entries = [...tokenizer.languageTokens];
   let max = -Infinity;
   for (const [, id] of entries) max = Math.max(max, lastLogits[id]);
@@ -187,18 +216,17 @@ function buildSotSequence(tokenizer: WhisperTokenizer, language: string): number
 
 /** One decoding pass at one temperature (several rows for beam search and best-of sampling). */
 export async function decodeWindow(
-  model: WhisperOnnx,
   tokenizer: WhisperTokenizer,
-  encoderHidden: ort.Tensor,
+  window: WindowDecoder,
   temperature: number,
   options: DecodeOptions,
 ): Promise<DecodeResult> {
-  const { endOfText, startOfPrev, noSpeech } = tokenizer.special;
+  const { model, encoderHidden } = window;
+  const { endOfText, startOfPrev, noSpeech, startOfTranscript } = tokenizer.special;
   const sotSequence = buildSotSequence(tokenizer, options.language);
   const maxPromptTokens = Math.floor(model.config.maxTargetPositions / 2) - 1;
   const previous = options.previousTokens.filter((t) => t < endOfText).slice(-maxPromptTokens);
   const prompt = previous.length ? [startOfPrev, ...previous, ...sotSequence] : [...sotSequence];
-  const sotIndex = prompt.length - sotSequence.length;
   const maxNewTokens = Math.min(Math.floor(model.config.maxTargetPositions / 2), model.config.maxTargetPositions - prompt.length);
   const rules = new LogitRules(tokenizer, Math.round(options.maxInitialTimestampS / 0.02));
   const rows = temperature > 0 ? Math.max(1, options.bestOf) : Math.max(1, options.beamSize);
@@ -206,16 +234,19 @@ export async function decodeWindow(
   const random = seededRandom(0x5eed + Math.round(temperature * 1000));
   const vocab = tokenizer.vocabSize;
 
-  // First call: the prompt, once (its encoder keys/values are then shared by every row).
-  const first = await model.decode([prompt], encoderHidden, null, { allLogits: true });
-  const sotLogits = first.allLogits!.subarray(sotIndex * first.allLogits!.length / prompt.length, (sotIndex + 1) * first.allLogits!.length / prompt.length);
-  const sotLogprobs = Float32Array.from(sotLogits);
+  // The prompt up to <|startoftranscript|> is a shared prefix (one first call per window and prompt); the
+  // language and task tokens follow as cached steps. The no-speech probability is read at the SOT position.
+  const sotPrefix = prompt.slice(0, prompt.length - sotSequence.length + 1);
+  if (sotPrefix[sotPrefix.length - 1] !== startOfTranscript) throw new Error('prompt prefix must end with <|startoftranscript|>');
+  let state = await window.prefix(sotPrefix);
+  const sotLogprobs = Float32Array.from(state.lastLogits);
   logSoftmaxInPlace(sotLogprobs);
   const noSpeechProb = Math.exp(sotLogprobs[noSpeech]);
+  for (const token of sotSequence.slice(1)) state = await model.decode([[token]], encoderHidden, state.cache);
 
-  let cache: KvCache = WhisperOnnx.reorderCache(first.cache, new Array(rows).fill(0));
+  let cache: KvCache = WhisperOnnx.reorderCache(state.cache, new Array(rows).fill(0));
   let logitsBatch: Float32Array = new Float32Array(rows * vocab);
-  for (let r = 0; r < rows; r++) logitsBatch.set(first.lastLogits, r * vocab);
+  for (let r = 0; r < rows; r++) logitsBatch.set(state.lastLogits, r * vocab);
   // Beam search starts from one live hypothesis; sampling rows are independent from the start.
   let live: Hypothesis[] = beam ? [{ tokens: [], sumLogprob: 0 }] : Array.from({ length: rows }, () => ({ tokens: [], sumLogprob: 0 }));
   const finished: Hypothesis[] = [];
@@ -262,6 +293,15 @@ export async function decodeWindow(
       if (beam && nextLive.length >= rows && finished.length >= rows) break;
     }
     if (beam && finished.length >= rows) break; // patience 1: as many finished as the beam is wide
+    if (options.stopOnRepetition && step >= 40 && step % 10 === 0) {
+      for (let i = nextLive.length - 1; i >= 0; i--) {
+        if (compressionRatio(tokenizer.decode(nextLive[i].tokens)) > COMPRESSION_RATIO_THRESHOLD) {
+          finished.push(nextLive[i]);
+          nextLive.splice(i, 1);
+          parents.splice(i, 1);
+        }
+      }
+    }
     live = nextLive;
     if (live.length === 0) break;
     cache = WhisperOnnx.reorderCache(cache, parents);
@@ -296,16 +336,16 @@ export function isSilence(result: DecodeResult): boolean {
  * each higher temperature. Returns the first acceptable result, else the least bad one.
  */
 export async function decodeWithFallback(
-  model: WhisperOnnx,
   tokenizer: WhisperTokenizer,
-  encoderHidden: ort.Tensor,
+  window: WindowDecoder,
   options: DecodeOptions,
   temperatures = FALLBACK_TEMPERATURES,
 ): Promise<DecodeResult> {
   const attempts: DecodeResult[] = [];
-  for (const temperature of temperatures) {
-    const result = await decodeWindow(model, tokenizer, encoderHidden, temperature, {
+  for (const [attempt, temperature] of temperatures.entries()) {
+    const result = await decodeWindow(tokenizer, window, temperature, {
       ...options,
+      stopOnRepetition: attempt < temperatures.length - 1,
       // Conditioning on earlier text feeds loops; the reference drops it once it has to fall back.
       previousTokens: temperature > 0.5 ? [] : options.previousTokens,
     });

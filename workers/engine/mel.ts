@@ -52,11 +52,80 @@ export function melFilterBank(nMels = N_MELS): Float32Array[] {
   return filters;
 }
 
+/**
+ * A mixed-radix FFT for n_fft = 400 (2·2·2·2·5·5): n_fft is not a power of two, and a plain DFT costs
+ * ~50× more. Recursive decimation in time; each stage combines its p sub-transforms with a direct p-point
+ * DFT, using one shared table of the 400 roots of unity.
+ */
+class MixedRadixFft {
+  private readonly factors: number[] = [];
+  private readonly rootRe: Float64Array;
+  private readonly rootIm: Float64Array;
+  private readonly sumRe = new Float64Array(8);
+  private readonly sumIm = new Float64Array(8);
+
+  constructor(readonly size: number) {
+    let rest = size;
+    for (const p of [4, 2, 3, 5]) {
+      while (rest % p === 0) {
+        this.factors.push(p);
+        rest /= p;
+      }
+    }
+    if (rest !== 1) throw new Error(`FFT size ${size} has a prime factor above 5`);
+    this.rootRe = new Float64Array(size);
+    this.rootIm = new Float64Array(size);
+    for (let j = 0; j < size; j++) {
+      this.rootRe[j] = Math.cos((2 * Math.PI * j) / size);
+      this.rootIm[j] = -Math.sin((2 * Math.PI * j) / size);
+    }
+  }
+
+  /** Complex spectrum of a real signal: outRe/outIm get all `size` bins. */
+  transform(signal: Float64Array, outRe: Float64Array, outIm: Float64Array): void {
+    this.recurse(signal, 0, 1, this.size, outRe, outIm, 0, 0);
+  }
+
+  private recurse(signal: Float64Array, inOffset: number, stride: number, n: number, outRe: Float64Array, outIm: Float64Array, outOffset: number, level: number): void {
+    if (n === 1) {
+      outRe[outOffset] = signal[inOffset];
+      outIm[outOffset] = 0;
+      return;
+    }
+    const p = this.factors[level];
+    const m = n / p;
+    for (let q = 0; q < p; q++) this.recurse(signal, inOffset + q * stride, stride * p, m, outRe, outIm, outOffset + q * m, level + 1);
+    const rootStep = this.size / n; // W_n^j = W_size^(j·size/n)
+    const { rootRe, rootIm, sumRe, sumIm } = this;
+    for (let k = 0; k < m; k++) {
+      for (let s = 0; s < p; s++) {
+        sumRe[s] = 0;
+        sumIm[s] = 0;
+      }
+      for (let q = 0; q < p; q++) {
+        // y_q[k] · W_n^(q·k), then spread over the p outputs k + s·m with W_n^(q·s·m)
+        const index = outOffset + q * m + k;
+        const t = q * k * rootStep; // < size: q < p and k < m
+        const yRe = outRe[index] * rootRe[t] - outIm[index] * rootIm[t];
+        const yIm = outRe[index] * rootIm[t] + outIm[index] * rootRe[t];
+        const pointStep = (this.size / p) * q; // W_p^(q·s) = W_size^(s·q·size/p)
+        for (let s = 0, u = 0; s < p; s++, u = (u + pointStep) % this.size) {
+          sumRe[s] += yRe * rootRe[u] - yIm * rootIm[u];
+          sumIm[s] += yRe * rootIm[u] + yIm * rootRe[u];
+        }
+      }
+      for (let s = 0; s < p; s++) {
+        outRe[outOffset + k + s * m] = sumRe[s];
+        outIm[outOffset + k + s * m] = sumIm[s];
+      }
+    }
+  }
+}
+
 /** Precomputed tables shared by every call in this thread (pure data, safe per worker). */
 interface MelTables {
   window: Float64Array;
-  cos: Float64Array; // [N_BINS][N_FFT]
-  sin: Float64Array;
+  fft: MixedRadixFft;
   filters: Float32Array[];
   /** Per mel row: first and one-past-last non-zero FFT bin, so the filter product skips zeros. */
   filterRange: [number, number][];
@@ -67,17 +136,6 @@ function melTables(): MelTables {
   if (tables) return tables;
   const window = new Float64Array(N_FFT);
   for (let i = 0; i < N_FFT; i++) window[i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / N_FFT); // periodic Hann
-  // n_fft = 400 is not a power of two; a real DFT against precomputed cos/sin rows is exact and, at
-  // ~80 k multiply-adds per frame, costs well under 1 % of the encoder's time per window.
-  const cos = new Float64Array(N_BINS * N_FFT);
-  const sin = new Float64Array(N_BINS * N_FFT);
-  for (let k = 0; k < N_BINS; k++) {
-    for (let n = 0; n < N_FFT; n++) {
-      const angle = (2 * Math.PI * ((k * n) % N_FFT)) / N_FFT;
-      cos[k * N_FFT + n] = Math.cos(angle);
-      sin[k * N_FFT + n] = Math.sin(angle);
-    }
-  }
   const filters = melFilterBank();
   const filterRange = filters.map((row): [number, number] => {
     let first = 0;
@@ -86,7 +144,7 @@ function melTables(): MelTables {
     while (last > first && row[last - 1] === 0) last--;
     return [first, last];
   });
-  tables = { window, cos, sin, filters, filterRange };
+  tables = { window, fft: new MixedRadixFft(N_FFT), filters, filterRange };
   return tables;
 }
 
@@ -96,7 +154,7 @@ function melTables(): MelTables {
  */
 export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_MELS * N_FRAMES)): Float32Array {
   if (audio.length > N_SAMPLES) throw new Error(`logMelSpectrogram takes at most ${N_SAMPLES} samples, got ${audio.length}`);
-  const { window, cos, sin, filters, filterRange } = melTables();
+  const { window, fft, filters, filterRange } = melTables();
   const pad = N_FFT / 2;
   // Sample i of the reflect-padded, zero-extended signal (index into the 30 s padded audio, then reflected).
   const paddedSample = (i: number): number => {
@@ -109,20 +167,14 @@ export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_
   const framesWithAudio = Math.min(N_FRAMES, Math.ceil((audio.length + pad) / HOP_LENGTH) + 1);
   const frame = new Float64Array(N_FFT);
   const power = new Float64Array(N_BINS);
+  const spectrumRe = new Float64Array(N_FFT);
+  const spectrumIm = new Float64Array(N_FFT);
   let maxLog = -Infinity;
   for (let t = 0; t < framesWithAudio; t++) {
     const begin = t * HOP_LENGTH;
     for (let n = 0; n < N_FFT; n++) frame[n] = paddedSample(begin + n) * window[n];
-    for (let k = 0; k < N_BINS; k++) {
-      let re = 0;
-      let im = 0;
-      const rowOffset = k * N_FFT;
-      for (let n = 0; n < N_FFT; n++) {
-        re += frame[n] * cos[rowOffset + n];
-        im -= frame[n] * sin[rowOffset + n];
-      }
-      power[k] = re * re + im * im;
-    }
+    fft.transform(frame, spectrumRe, spectrumIm);
+    for (let k = 0; k < N_BINS; k++) power[k] = spectrumRe[k] * spectrumRe[k] + spectrumIm[k] * spectrumIm[k];
     for (let m = 0; m < N_MELS; m++) {
       const row = filters[m];
       const [first, last] = filterRange[m];

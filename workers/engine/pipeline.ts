@@ -3,9 +3,8 @@
  * encoder (several windows per call) → language → token decoding with fallback → segments from timestamp
  * tokens → words from cross-attention → segments on the source timeline, reported as they are done.
  */
-import type * as ort from 'onnxruntime-node';
 import { alignWords } from './alignment.js';
-import { decodeWithFallback, detectLanguage, isSilence, type DecodeResult } from './decoding.js';
+import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder, type DecodeResult } from './decoding.js';
 import { logMelSpectrogram, SAMPLE_RATE } from './mel.js';
 import { WhisperOnnx } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
@@ -101,14 +100,14 @@ export function segmentsFromTokens(tokenizer: WhisperTokenizer, tokens: number[]
 export async function transcribeWindow(
   engine: PipelineModel,
   window: SpeechWindow,
-  encoderHidden: ort.Tensor,
+  windowDecoder: WindowDecoder,
   language: string,
   options: TranscribeOptions,
   previousTokens: number[],
 ): Promise<{ segments: Segment[]; decoded: DecodeResult | null; wordTokens: number[][] }> {
   const { model, tokenizer } = engine;
   const windowS = window.audio.length / SAMPLE_RATE;
-  const decoded = await decodeWithFallback(model, tokenizer, encoderHidden, {
+  const decoded = await decodeWithFallback(tokenizer, windowDecoder, {
     language,
     beamSize: options.beamSize ?? 1,
     bestOf: options.bestOf ?? 2,
@@ -122,7 +121,7 @@ export async function transcribeWindow(
   const words =
     options.wordTimestamps === false
       ? []
-      : await alignWords(model, tokenizer, encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / 160), language);
+      : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / 160), language);
 
   const segments: Segment[] = [];
   /** Token ids of each word kept, in order (the streaming transcriber prompts with committed words). */
@@ -209,9 +208,9 @@ export async function transcribeSource(
     const hidden = await model.encode(batch.map((w) => logMelSpectrogram(w.audio)));
     for (let i = 0; i < batch.length; i++) {
       const window = batch[i];
-      const encoderHidden = WhisperOnnx.sliceBatch(hidden, i, 1);
-      if (!language) language = (await detectLanguage(model, tokenizer, encoderHidden)).language;
-      const { segments: windowSegments, decoded } = await transcribeWindow(engine, window, encoderHidden, language, options, previousTokens);
+      const windowDecoder = new WindowDecoder(model, WhisperOnnx.sliceBatch(hidden, i, 1));
+      if (!language) language = (await detectLanguage(tokenizer, windowDecoder)).language;
+      const { segments: windowSegments, decoded } = await transcribeWindow(engine, window, windowDecoder, language, options, previousTokens);
       // Text the model produced while falling back to high temperatures is a poor prompt (reference rule).
       previousTokens =
         options.conditionOnPreviousText === false || !decoded || decoded.temperature > 0.5

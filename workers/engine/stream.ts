@@ -5,7 +5,7 @@
  * change. The committed text is the prompt of the next pass, and once enough is committed the audio
  * buffer is cut at the last committed word so each pass stays short.
  */
-import { detectLanguage } from './decoding.js';
+import { detectLanguage, WindowDecoder } from './decoding.js';
 import { logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
 import { transcribeWindow, type PipelineModel, type Segment, type Word } from './pipeline.js';
 import { DEFAULT_VAD_OPTIONS, VAD_CHUNK, type VadStream } from './vad.js';
@@ -155,10 +155,10 @@ export class StreamingTranscriber {
       pieces: [{ offset: 0, sourceStart: startSample, length: audio.length }],
       sourceEnd: startSample + audio.length,
     };
-    const [encoderHidden] = [await model.encode([logMelSpectrogram(audio)])];
+    const windowDecoder = new WindowDecoder(model, await model.encode([logMelSpectrogram(audio)]));
     if (!this.language) {
       // Detect once there is a second of speech to go on, then keep it (setLanguage can change it).
-      const detected = await detectLanguage(model, tokenizer, encoderHidden);
+      const detected = await detectLanguage(tokenizer, windowDecoder);
       if (audio.length >= SAMPLE_RATE) this.language = detected.language;
       else return [];
     }
@@ -166,7 +166,7 @@ export class StreamingTranscriber {
     const { segments, wordTokens } = await transcribeWindow(
       this.engine,
       window,
-      encoderHidden,
+      windowDecoder,
       this.language,
       { beamSize: this.beamSize, bestOf: 1 },
       prompt,
