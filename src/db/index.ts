@@ -18,6 +18,8 @@ export interface Database {
   url: string;
   embedded: boolean;
   appliedMigrations: string[];
+  /** Calls `listener` with the SQL of every query this client sends; returns the unsubscribe function. */
+  onQuery(listener: (sql: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -28,12 +30,19 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
     const appliedMigrations = await applyMigrations({ url, shadow: embedded ? 'embedded' : 'server' });
     // PGlite is a single session: one connection keeps a transaction's statements from interleaving with others.
     const pool = createPool(url, { max: embedded ? 1 : 10 });
-    const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+    // Query events feed `onQuery` (tests count queries to prove DataLoader batching; operators can log them).
+    const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: [{ emit: 'event', level: 'query' }] });
+    const queryListeners = new Set<(sql: string) => void>();
+    prisma.$on('query', (event) => { for (const listener of queryListeners) listener(event.query); });
     return {
       prisma,
       url,
       embedded: embedded !== null,
       appliedMigrations,
+      onQuery(listener) {
+        queryListeners.add(listener);
+        return () => queryListeners.delete(listener);
+      },
       async close() {
         await prisma.$disconnect();
         await pool.end();

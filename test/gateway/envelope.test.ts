@@ -1,0 +1,130 @@
+/**
+ * Every failure answers the spec's envelope with the request id (body and X-Request-Id), never a bare 500 or HTML:
+ * 400, 401, 403, 404, 405, 415, 422, 500 — on REST routes, unknown paths and the upgrade path.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { routeTable } from '../../rest/route-table.js';
+import type { RouteEntry } from '../../rest/types.js';
+import type { Logger } from '../../src/logger.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/** Test-only routes: an unexpected exception in a handler and in a GraphQL route's result mapping. */
+const failingRoutes: RouteEntry[] = [
+  {
+    method: 'get', path: '/v1/test/explode', operationId: 'testExplode', tags: ['test'], summary: 'Throws.',
+    auth: { mode: 'public', scopes: [] }, response: { status: 200, description: 'never' },
+    handler: () => { throw new Error('secret database detail'); },
+  },
+  {
+    method: 'get', path: '/v1/test/explode-async', operationId: 'testExplodeAsync', tags: ['test'], summary: 'Rejects.',
+    auth: { mode: 'public', scopes: [] }, response: { status: 200, description: 'never' },
+    handler: async () => { await new Promise((r) => setTimeout(r, 5)); throw new TypeError('cannot read x of undefined'); },
+  },
+];
+
+/** Captures what the server logs, to see that a 500 is logged with its cause and request id. */
+const logged: { level: string; fields: Record<string, unknown>; message: string }[] = [];
+const capture = (level: string) => (fields: Record<string, unknown>, message: string) => { logged.push({ level, fields, message }); };
+const logger: Logger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
+
+let server: TestServer;
+beforeAll(async () => { server = await startTestServer({ routes: [...routeTable, ...failingRoutes], logger }); });
+afterAll(async () => { await server?.close(); });
+
+async function expectEnvelope(response: Response, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const requestId = response.headers.get('x-request-id');
+  expect(requestId).toMatch(/^req_[0-9a-f]{24}$/);
+  expect(response.headers.get('ratelimit-limit')).not.toBeNull();
+  const body = await response.json() as Record<string, unknown>;
+  expect(body).toEqual({
+    defined: true,
+    code,
+    status,
+    message: expect.any(String),
+    data: { retryable: expect.any(Boolean), details: expect.any(Object) },
+    requestId,
+  });
+  return body as { message: string; data: { details: Record<string, unknown> } };
+}
+
+const json = (body: string, extra: Record<string, string> = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...extra }, body });
+
+describe('error envelope', () => {
+  it('400 invalid_options on malformed JSON', async () => {
+    await expectEnvelope(await server.request('/v1/api-keys', json('{"scopes": [')), 400, 'invalid_options');
+  });
+
+  it('422 invalid_body naming the field', async () => {
+    const body = await expectEnvelope(await server.request('/v1/api-keys', json('{"colour": "red"}')), 422, 'invalid_body');
+    expect(body.data.details.field).toBe('colour');
+  });
+
+  it('401 invalid_token', async () => {
+    await expectEnvelope(await server.request('/v1/me', { auth: null }), 401, 'invalid_token');
+  });
+
+  it('403 forbidden', async () => {
+    const { key } = await server.createKey(['read']);
+    await expectEnvelope(await server.request('/v1/api-keys', { ...json('{}'), auth: key }), 403, 'forbidden');
+  });
+
+  it('404 not_found for unknown paths, with no HTML', async () => {
+    await expectEnvelope(await server.request('/v1/nothing-here'), 404, 'not_found');
+    await expectEnvelope(await server.request('/nothing-at-all', { headers: { accept: 'text/html' } }), 404, 'not_found');
+    await expectEnvelope(await server.request('/v1/api-keys/key_missing', { method: 'DELETE' }), 404, 'not_found');
+  });
+
+  it('405 with Allow on a known path', async () => {
+    const response = await server.request('/v1/health', { method: 'POST' });
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+    await expectEnvelope(response, 405, 'method_not_allowed');
+  });
+
+  it('415 when the body is not JSON', async () => {
+    const response = await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'scopes=read' });
+    await expectEnvelope(response, 415, 'invalid_options');
+  });
+
+  it('500 internal for unexpected exceptions, without their message', async () => {
+    for (const path of ['/v1/test/explode', '/v1/test/explode-async']) {
+      const response = await server.request(path);
+      const requestId = response.headers.get('x-request-id');
+      const body = await expectEnvelope(response, 500, 'internal');
+      expect(body.message).not.toMatch(/secret|undefined/);
+      const entry = logged.find((line) => line.level === 'error' && line.fields.requestId === requestId);
+      expect((entry?.fields.err as Error | undefined)?.message).toMatch(/secret database detail|cannot read x/);
+    }
+  });
+
+  it('keeps a sane caller-supplied request id and replaces a hostile one', async () => {
+    const kept = await server.request('/v1/me', { auth: null, headers: { 'x-request-id': 'client-trace-0001' } });
+    expect(kept.headers.get('x-request-id')).toBe('client-trace-0001');
+    expect(((await kept.json()) as { requestId: string }).requestId).toBe('client-trace-0001');
+    const replaced = await server.request('/v1/health', { headers: { 'x-request-id': 'bad id\twith spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('success answers carry X-Request-Id too', async () => {
+    const response = await server.request('/v1/health');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('a refused WebSocket upgrade answers the envelope', async () => {
+    const answer = await new Promise<{ status: number; body: string; requestId: string | undefined }>((resolve, reject) => {
+      const socket = new WebSocket(`${server.wsUrl}/v1/no-such-socket`);
+      socket.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (chunk) => { body += chunk; });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, requestId: res.headers['x-request-id'] as string | undefined }));
+      });
+      socket.on('open', () => reject(new Error('upgrade was accepted')));
+      socket.on('error', () => undefined);
+    });
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404, requestId: answer.requestId });
+  });
+});
