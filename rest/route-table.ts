@@ -6,6 +6,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { docsRoutes } from './routes/docs.js';
 import { metaRoutes } from './routes/meta.js';
+import { realtimeRoutes } from './routes/realtime.js';
 import type { RouteEntry } from './types.js';
 
 export const routeTable: RouteEntry[] = [
@@ -13,4 +14,5 @@ export const routeTable: RouteEntry[] = [
   ...accountRoutes,
   ...authRoutes,
   ...docsRoutes,
+  ...realtimeRoutes,
 ];

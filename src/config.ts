@@ -4,6 +4,7 @@
  * the whole truth and tests can start a server with an exact configuration.
  */
 import path from 'node:path';
+import { loadRealtimeSettings, type RealtimeSettings } from './realtime/config.js';
 
 export interface Config {
   /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
@@ -43,6 +44,8 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Run the background workers inside the gateway process (default on; off when `npm run worker` runs them). */
   runWorkers: boolean;
+  /** Realtime sessions: token secret, engine threads, session cap, backpressure (REALTIME_*; src/realtime/config.ts). */
+  realtime: RealtimeSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -107,5 +110,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logLevel,
     runWorkers: bool(env, 'RUN_WORKERS', true),
+    realtime: loadRealtimeSettings(env),
   };
 }

@@ -224,6 +224,8 @@ export interface StreamFileOptions {
   lose?: { startS: number; endS: number }[];
   /** Called after each chunk is sent, with the seconds of file audio sent so far (the tests use it). */
   afterChunk?: (connection: RealtimeConnection, sentS: number) => void;
+  /** Stop after this many seconds of the file. */
+  durationS?: number;
   /** Skip `eof` (the caller ends the session itself, e.g. with `cancel`). */
   noEof?: boolean;
   onFrame?: (frame: ServerFrame, atMs: number) => void;
@@ -242,6 +244,7 @@ export async function streamFile(streamUrl: string, path: string, options: Strea
   let sentChunks = 0;
   for await (const chunk of decodeToChunks(path, chunkSamples)) {
     if (connection.ws.readyState !== WebSocket.OPEN) break;
+    if (options.durationS !== undefined && capturedSamples >= options.durationS * SAMPLE_RATE) break;
     sentChunks += 1;
     if (options.realtime !== false) {
       // A microphone has chunk n once n × chunkS of audio was captured; an absolute schedule keeps timer

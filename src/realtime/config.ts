@@ -1,14 +1,14 @@
 /**
- * Settings of the realtime part, read from the environment beside the gateway's `loadConfig`. The shared
- * ones (models, `REALTIME_MAX_DURATION_S`) come from the gateway's `Config`; the rest are listed in the
- * README's "Realtime" section.
+ * Settings of the realtime part. `loadRealtimeSettings(env)` reads the realtime env vars (the gateway's
+ * `loadConfig` keeps the result as `config.realtime`); `realtimeConfig()` joins them with the shared ones
+ * (models, `REALTIME_MAX_DURATION_S`) from the gateway's `Config`. The README's "Realtime" section lists them.
  */
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.js';
 import type { SessionTuning } from './engine-messages.js';
 import { realtimeSigningKey } from './session-token.js';
 
-export interface RealtimeConfig {
+export interface RealtimeSettings {
   /** HMAC key of the stream tokens (`REALTIME_SECRET`, else derived from `SERVER_SECRET`). */
   signingKey: Buffer;
   /** True when neither secret was set: tokens only work on this process (fine for a laptop, not a fleet). */
@@ -23,9 +23,6 @@ export interface RealtimeConfig {
   engineThreads: number;
   /** onnxruntime threads per operator in one engine thread (`REALTIME_INTRA_OP_THREADS`, 0 = its default). */
   intraOpThreads: number;
-  modelsDir: string;
-  model: string;
-  maxDurationS: number;
   /** A client whose unread output passes this many bytes is a slow consumer (`REALTIME_SLOW_CONSUMER_BYTES`). */
   slowConsumerBytes: number;
   /** ... or who leaves a ping unanswered this long (`REALTIME_SLOW_CONSUMER_S`): it has not read what came before. */
@@ -50,7 +47,20 @@ function positive(env: Env, name: string, fallback: number, { integer = false, a
   return value;
 }
 
-export function loadRealtimeConfig(config: Pick<Config, 'modelsDir' | 'model' | 'limits'>, env: Env = process.env): RealtimeConfig {
+export interface RealtimeConfig extends RealtimeSettings {
+  modelsDir: string;
+  model: string;
+  maxDurationS: number;
+}
+
+export type GatewayConfigPart = Pick<Config, 'modelsDir' | 'model' | 'limits' | 'realtime'>;
+
+export function realtimeConfig(config: GatewayConfigPart): RealtimeConfig {
+  return { ...config.realtime, modelsDir: config.modelsDir, model: config.model, maxDurationS: config.limits.realtimeMaxDurationS };
+}
+
+/** Called by the gateway's `loadConfig(env)`. */
+export function loadRealtimeSettings(env: Env): RealtimeSettings {
   const { key, ephemeral } = realtimeSigningKey(env.REALTIME_SECRET || undefined, env.SERVER_SECRET || undefined);
   const cores = availableParallelism();
   const engineThreads = positive(env, 'REALTIME_ENGINE_THREADS', Math.max(1, Math.floor(cores / 2)), { integer: true });
@@ -62,9 +72,6 @@ export function loadRealtimeConfig(config: Pick<Config, 'modelsDir' | 'model' | 
     maxWaiting: positive(env, 'REALTIME_MAX_WAITING', 16, { integer: true, allowZero: true }),
     engineThreads,
     intraOpThreads: positive(env, 'REALTIME_INTRA_OP_THREADS', 0, { integer: true, allowZero: true }),
-    modelsDir: config.modelsDir,
-    model: config.model,
-    maxDurationS: config.limits.realtimeMaxDurationS,
     slowConsumerBytes: positive(env, 'REALTIME_SLOW_CONSUMER_BYTES', 1024 * 1024, { integer: true }),
     slowConsumerS: positive(env, 'REALTIME_SLOW_CONSUMER_S', 10),
     draftDropBytes: positive(env, 'REALTIME_DRAFT_DROP_BYTES', 64 * 1024, { integer: true }),

@@ -72,6 +72,8 @@ class EngineThread {
   constructor(engine: EngineLoadOptions, private readonly onGone: (thread: EngineThread) => void) {
     this.settled = new Promise((resolve) => (this.settle = resolve));
     this.worker = new Worker(WORKER_BOOT, { workerData: { entry: WORKER_ENTRY, engine }, name: 'speechgate-engine' });
+    // The gateway decides when to exit; idle engine threads must not keep the process alive on their own.
+    this.worker.unref();
     this.worker.on('message', (message: WorkerToHost) => this.receive(message));
     this.worker.on('error', (error) => this.gone(`engine thread crashed: ${error.message}`));
     this.worker.on('exit', (code) => this.gone(`engine thread exited (code ${code})`));
@@ -159,6 +161,11 @@ export class EngineHost {
   /** The loaded model's name and languages (starts the engine when cold). */
   engineInfo(): Promise<EngineInfo> {
     return this.info ? Promise.resolve(this.info) : this.warm();
+  }
+
+  /** The loaded engine's model and languages, or null while none has loaded. */
+  loadedEngine(): EngineInfo | null {
+    return this.info;
   }
 
   /** Null when a new socket may wait for a slot; otherwise the 503 to refuse the upgrade with. */
@@ -273,6 +280,7 @@ export class EngineHost {
   }
 
   private pickThread(): EngineThread {
+    if (this.threads.length === 0) throw new ApiError('unavailable', 503, 'No speech engine thread is running.', { headers: { 'Retry-After': '5' } });
     const live = this.threads.filter((thread) => thread.state === 'ready' || thread.state === 'loading');
     const pool = live.length > 0 ? live : this.threads;
     // Prefer a ready thread; among equals, the one running the fewest sessions.

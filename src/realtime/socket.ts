@@ -64,7 +64,7 @@ export function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string
 }
 
 export class RealtimeSockets {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CHUNK_BYTES, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CHUNK_BYTES * 2, perMessageDeflate: false });
   private readonly sessions = new Set<RealtimeSession>();
 
   constructor(private readonly deps: RealtimeSocketDeps) {}
@@ -74,24 +74,38 @@ export class RealtimeSockets {
     return SOCKET_PATH.test(req.url ?? '');
   }
 
+  /**
+   * Before the upgrade: the token (401 `invalid_token`, 410 `session_expired`) and admission (503
+   * `unavailable` with `Retry-After`). Throws the ApiError to refuse with.
+   */
+  authorize(token: string): SessionClaims {
+    const claims = this.deps.signer.verify(token);
+    const refusal = this.deps.host.refusal();
+    if (refusal) throw refusal;
+    return claims;
+  }
+
+  /** After the upgrade: runs the session on this socket. */
+  accept(ws: WebSocket, claims: SessionClaims): void {
+    const session = new RealtimeSession(ws, claims, this.deps);
+    this.sessions.add(session);
+    ws.once('close', () => this.sessions.delete(session));
+    void session.start();
+  }
+
+  /** Serves an upgrade request on its own (the benchmark's bare HTTP server; the gateway uses its route table). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const requestId = headerValue(req.headers['x-request-id']) ?? `req_${randomUUID().replaceAll('-', '')}`;
     let claims: SessionClaims;
     try {
-      const token = decodeURIComponent(SOCKET_PATH.exec(req.url ?? '')?.[1] ?? '');
-      claims = this.deps.signer.verify(token);
-      const refusal = this.deps.host.refusal();
-      if (refusal) throw refusal;
+      const token = SOCKET_PATH.exec(req.url ?? '')?.[1];
+      if (!token) throw new ApiError('not_found', 404, 'No such socket.');
+      claims = this.authorize(decodeURIComponent(token));
     } catch (error) {
       refuseUpgrade(socket, toApiError(error), requestId);
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = new RealtimeSession(ws, claims, this.deps);
-      this.sessions.add(session);
-      ws.once('close', () => this.sessions.delete(session));
-      void session.start();
-    });
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, claims));
   }
 
   /** Sessions with an open socket (waiting, loading or streaming). */
@@ -293,6 +307,10 @@ class RealtimeSession implements SessionListener {
     // Audio before `session.ready` is not expected (the spec) and is dropped without a word, so a socket
     // waiting for a slot stays silent; after the end it has nowhere to go.
     if (this.state !== 'ready' || !this.hosted) return;
+    if (buffer.byteLength > MAX_CHUNK_BYTES) {
+      this.sendError('invalid_audio', `A binary frame carries at most ${MAX_CHUNK_BYTES} bytes (2 s); send 100 to 250 ms chunks.`);
+      return;
+    }
     if (buffer.byteLength % BYTES_PER_SAMPLE !== 0) {
       this.sendError('invalid_audio', `Binary frames are pcm_f32le: ${buffer.byteLength} bytes is not a whole number of 4-byte samples.`);
       return;

@@ -8,6 +8,7 @@ import type { PubSub } from '../pubsub.js';
 import { AccountsService } from './accounts.js';
 import { AuthService } from './auth.js';
 import { CapabilitiesService } from './capabilities.js';
+import { RealtimeService } from './realtime.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -19,12 +20,15 @@ export interface Services {
   accounts: AccountsService;
   auth: AuthService;
   capabilities: CapabilitiesService;
+  realtime: RealtimeService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
+  const capabilities = new CapabilitiesService(deps);
   return {
     accounts: new AccountsService(deps),
     auth: new AuthService(deps),
-    capabilities: new CapabilitiesService(deps),
+    capabilities,
+    realtime: new RealtimeService(deps, capabilities),
   };
 }

@@ -1,0 +1,158 @@
+/**
+ * Realtime benchmark: draft latency and commit latency through the real socket, for one session and for
+ * more concurrent sessions until the machine no longer keeps up with real time.
+ *
+ * - draft latency: arrival of a `transcript.draft` minus the moment the chunk holding the audio it reflects
+ *   (`audioS`) was sent.
+ * - commit latency: arrival of a `transcript.committed` minus the moment the chunk holding the segment's
+ *   end was sent (segment end → commit frame).
+ * A level "holds real time" when every session finished within a few seconds of its audio and the p95
+ * commit latency stayed under `holdCommitP95S`; the first level that does not hold is the last one run.
+ *
+ * It drives the realtime runtime (engine threads + socket) on a bare HTTP server: no database or Redis is
+ * involved in a realtime session, so none is started.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { loadConfig } from '../src/config.js';
+import { streamFile, type CommittedSegment } from '../src/realtime/client.js';
+import { RealtimeRuntime } from '../src/realtime/runtime.js';
+
+export interface RealtimeBenchOptions {
+  file?: string;
+  /** Seconds of the file each session streams. */
+  durationS?: number;
+  /** Highest number of concurrent sessions tried. */
+  maxConcurrent?: number;
+  latencyMode?: 'auto' | 'fast' | 'accuracy';
+  holdCommitP95S?: number;
+  log?: (line: string) => void;
+}
+
+export interface RealtimeBenchRow {
+  sessions: number;
+  latencyMode: string;
+  draftP50: number;
+  draftP95: number;
+  commitP50: number;
+  commitP95: number;
+  /** Mean over sessions of processing seconds per audio second (the server's `realtimeFactor`). */
+  realtimeFactor: number;
+  /** Seconds from the last chunk sent to `session.done`, worst session. */
+  tailS: number;
+  holds: boolean;
+  words: number;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+async function runSession(streamUrl: string, file: string, durationS: number) {
+  const sent: { endS: number; atMs: number }[] = [];
+  const sentAt = (audioS: number) => (sent.find((entry) => entry.endS >= audioS - 1e-6) ?? sent[sent.length - 1])?.atMs ?? Number.NaN;
+  const draftLatencies: number[] = [];
+  const commitLatencies: number[] = [];
+  let lastSentMs = 0;
+  let doneMs = 0;
+  const result = await streamFile(streamUrl, file, {
+    durationS,
+    onSent: (endS, atMs) => {
+      sent.push({ endS, atMs });
+      lastSentMs = atMs;
+    },
+    onFrame: (frame, atMs) => {
+      if (frame.type === 'transcript.draft' && typeof frame.audioS === 'number' && (frame.segments as unknown[]).length > 0) {
+        draftLatencies.push((atMs - sentAt(frame.audioS)) / 1000);
+      } else if (frame.type === 'transcript.committed') {
+        commitLatencies.push((atMs - sentAt((frame.segment as CommittedSegment).end)) / 1000);
+      } else if (frame.type === 'session.done') {
+        doneMs = atMs;
+      }
+    },
+  });
+  return {
+    draftLatencies,
+    commitLatencies,
+    realtimeFactor: result.done?.stats.realtimeFactor ?? Number.NaN,
+    tailS: (doneMs - lastSentMs) / 1000,
+    words: result.commits.reduce((sum, segment) => sum + segment.words.length, 0),
+    completed: result.done?.reason === 'eof',
+  };
+}
+
+export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Promise<{ rows: RealtimeBenchRow[]; table: string }> {
+  const file = options.file ?? fileURLToPath(new URL('../test/fixtures/political-philosophy-60s.wav', import.meta.url));
+  const durationS = options.durationS ?? 30;
+  const maxConcurrent = options.maxConcurrent ?? 4;
+  const latencyMode = options.latencyMode ?? 'fast';
+  const holdCommitP95S = options.holdCommitP95S ?? 5;
+  const log = options.log ?? ((line: string) => console.log(line));
+
+  const config = loadConfig({ ...process.env, REALTIME_MAX_SESSIONS: String(maxConcurrent), REALTIME_SECRET: 'realtime-benchmark-secret-0123456789' });
+  const runtime = new RealtimeRuntime(config);
+  const server = http.createServer((_request, response) => response.end());
+  server.on('upgrade', (request, socket, head) => runtime.sockets.handleUpgrade(request, socket, head));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const rows: RealtimeBenchRow[] = [];
+  try {
+    const info = await runtime.host.warm();
+    log(`realtime bench: ${info.modelName}, ${runtime.config.engineThreads} engine thread(s), ${durationS} s of ${file.split('/').pop()} per session, latencyMode ${latencyMode}`);
+    for (let sessions = 1; sessions <= maxConcurrent; sessions++) {
+      const runs = await Promise.all(
+        Array.from({ length: sessions }, async () => {
+          const created = runtime.createSession('bench', { latencyMode, spokenLanguage: 'en' });
+          return runSession(`ws://127.0.0.1:${port}${created.socketPath}`, file, durationS);
+        }),
+      );
+      const drafts = runs.flatMap((run) => run.draftLatencies);
+      const commits = runs.flatMap((run) => run.commitLatencies);
+      const row: RealtimeBenchRow = {
+        sessions,
+        latencyMode,
+        draftP50: percentile(drafts, 50),
+        draftP95: percentile(drafts, 95),
+        commitP50: percentile(commits, 50),
+        commitP95: percentile(commits, 95),
+        realtimeFactor: runs.reduce((sum, run) => sum + run.realtimeFactor, 0) / runs.length,
+        tailS: Math.max(...runs.map((run) => run.tailS)),
+        words: runs.reduce((sum, run) => sum + run.words, 0),
+        holds: false,
+      };
+      row.holds = runs.every((run) => run.completed) && row.commitP95 <= holdCommitP95S && row.tailS <= holdCommitP95S;
+      rows.push(row);
+      log(formatRow(row));
+      if (!row.holds) break;
+    }
+  } finally {
+    await runtime.close();
+    server.close();
+  }
+  return { rows, table: formatTable(rows) };
+}
+
+const HEADER = '| sessions | mode | draft p50 s | draft p95 s | commit p50 s | commit p95 s | processing/audio | tail s | words | real time |';
+
+function formatRow(row: RealtimeBenchRow): string {
+  const f = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '—');
+  return `| ${row.sessions} | ${row.latencyMode} | ${f(row.draftP50)} | ${f(row.draftP95)} | ${f(row.commitP50)} | ${f(row.commitP95)} | ${f(row.realtimeFactor)} | ${f(row.tailS)} | ${row.words} | ${row.holds ? 'yes' : 'no'} |`;
+}
+
+function formatTable(rows: RealtimeBenchRow[]): string {
+  return [HEADER, '|---|---|---|---|---|---|---|---|---|---|', ...rows.map(formatRow)].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const mode = (process.env.BENCH_REALTIME_MODE as RealtimeBenchOptions['latencyMode']) ?? 'fast';
+  const { table } = await runRealtimeBench({
+    latencyMode: mode,
+    durationS: Number(process.env.BENCH_REALTIME_SECONDS ?? 30),
+    maxConcurrent: Number(process.env.BENCH_REALTIME_MAX_SESSIONS ?? 4),
+    log: () => undefined,
+  });
+  console.log(table);
+}

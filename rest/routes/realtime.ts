@@ -1,0 +1,104 @@
+/**
+ * Realtime sessions: create one (API key) and its socket. `GET /v1/realtime/capabilities` is a meta route
+ * (rest/routes/meta.ts) whose realtime part the realtime service fills from the engine.
+ *
+ * Creating a session is a handler route rather than a GraphQL operation: its answer is a URL built from the
+ * address this request reached (PUBLIC_URL or the Host header), which only the HTTP layer knows.
+ */
+import { baseUrlOf } from '../base-url.js';
+import type { RouteEntry } from '../types.js';
+
+const languageCode = { type: 'string', description: 'A language code from `GET /v1/realtime/capabilities` `languages`.' };
+
+const sessionOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    spokenLanguage: { type: 'string', nullable: true, description: 'Absent, empty or `auto`: detect.' },
+    translate: { type: 'array', items: languageCode, maxItems: 10, description: 'Target languages; `[]` is off.' },
+    speakerLabels: { type: 'string', enum: ['auto', 'on', 'off'] },
+    latencyMode: { type: 'string', enum: ['auto', 'fast', 'accuracy'] },
+    llmFix: { type: 'boolean' },
+    voice: { type: 'array', items: { type: 'string' }, description: 'Languages to speak, or `lang:voice` pairs.' },
+    voiceByLang: { type: 'object', additionalProperties: { type: 'string' }, description: 'Language code → voice; `{}` clears every pin.' },
+  },
+};
+
+const committedSegmentSchema = {
+  type: 'object',
+  required: ['seq', 'speaker', 'start', 'end', 'text', 'words'],
+  properties: {
+    seq: { type: 'integer', minimum: 0, description: 'Gapless from 0 in a session.' },
+    speaker: { type: 'integer', description: '-1: speaker labels off.' },
+    start: { type: 'number' },
+    end: { type: 'number' },
+    text: { type: 'string' },
+    words: { type: 'array', items: { type: 'object', required: ['start', 'end', 'text', 'prob'], properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' } } } },
+    confidence: { type: 'number', nullable: true },
+    language: { type: 'string', nullable: true },
+    latencyS: { type: 'number', nullable: true, description: 'Seconds from the segment end arriving to its commit.' },
+    decoder: { type: 'string', enum: ['fast', 'accuracy'], nullable: true },
+    catchup: { type: 'boolean', nullable: true, description: 'True when the fast decoder committed it.' },
+    gapBefore: { type: 'number', nullable: true, description: 'Seconds of capture audio the client reported lost just before.' },
+  },
+};
+
+export const realtimeRoutes: RouteEntry[] = [
+  {
+    method: 'post', path: '/v1/realtime/sessions', operationId: 'createRealtimeSession', tags: ['realtime'],
+    summary: 'Create a realtime session: validated options signed into an expiring stream URL. Stateless; nothing is stored.',
+    description: 'API keys only (servers). Connect to `streamUrl` as given before `expiresAt`; any gateway process accepts it.',
+    auth: { mode: 'key', scopes: ['write'] },
+    request: { schema: sessionOptionsSchema },
+    response: {
+      status: 201, description: 'The session.',
+      schema: { type: 'object', required: ['sessionId', 'streamUrl', 'expiresAt'], properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
+    },
+    errors: [{ status: 400, code: 'invalid_options', description: 'A session option is invalid; the message names the field.' }],
+    handler: (req, res, ctx) => {
+      if (ctx.credentialError) throw ctx.credentialError;
+      const created = ctx.services.realtime.createSession(ctx.identity, req.body, baseUrlOf(req, ctx.config));
+      res.status(201).json(created);
+    },
+  },
+  {
+    method: 'ws', path: '/v1/realtime/sessions/{token}/socket', operationId: 'realtimeSocket', tags: ['realtime'],
+    summary: 'The realtime socket: binary pcm_f32le 16 kHz mono audio in, transcript frames out.',
+    description:
+      'Connect to the `streamUrl` as given (it carries its own signed token; no header). The socket stays silent while every engine slot is busy, ' +
+      'sends `session.loading` while the engine warms, then `session.ready`. Send 100–250 ms binary chunks; `eof` flushes and ends, `cancel` drops the rest.',
+    auth: { mode: 'public', scopes: [] },
+    parameters: [{ name: 'token', in: 'path', required: true, description: 'The signed session token from `streamUrl`.', schema: { type: 'string' } }],
+    errors: [
+      { status: 401, code: 'invalid_token', description: 'The token is not one this service signed.' },
+      { status: 410, code: 'session_expired', description: 'The session is past `expiresAt`.' },
+      { status: 503, code: 'unavailable', description: 'The engine cannot take sessions now (shutting down, model failed, wait line full); retry after `Retry-After`.' },
+    ],
+    frames: {
+      server: [
+        { type: 'session.loading', description: '`stage`: `download` then `model`; heartbeat while the engine warms.' },
+        { type: 'session.ready', description: 'Audio may now be sent.' },
+        { type: 'transcript.draft', description: '`segments` [{start, text, speaker, tentative}]: the live tail, each a full replacement; `audioS` is the audio it reflects.' },
+        { type: 'transcript.committed', description: '`segment` (CommittedSegment): final, `seq` gapless from 0.', schema: { type: 'object', properties: { segment: committedSegmentSchema } } },
+        { type: 'transcript.words', description: '`seq`, `words`: word timings of the newest committed text.' },
+        { type: 'session.updated', description: 'Answer to `session.update`: the `options` now in force, `changed`, and `ignored` (an unsupported language).' },
+        { type: 'session.done', description: '`reason` (`eof`, `max_duration`, `cancelled`) and `stats` (`audioS`, `processingS`, `realtimeFactor`); then the socket closes.' },
+        { type: 'error', description: '`code`, `message`, `retryable`; `slow_consumer` closes the socket (commits are never dropped before it, drafts may be).' },
+      ],
+      client: [
+        { type: 'eof', description: 'Flush, final commits, `session.done`, close.' },
+        { type: 'cancel', description: 'Stop at once and drop the rest.' },
+        { type: 'session.update', description: 'Any of the session options; left-out fields are unchanged.', schema: sessionOptionsSchema },
+        { type: 'clock', description: '`pcm` cumulative captured samples (16 kHz), `wall` seconds since capture start: lost capture becomes `gapBefore`.' },
+      ],
+    },
+    authorize: (_req, params, ctx) => {
+      ctx.services.realtime.runtime.sockets.authorize(params.token ?? '');
+    },
+    onConnection: (ws, _req, params, ctx) => {
+      // Admission was judged in `authorize`; only the claims are needed now.
+      const { runtime } = ctx.services.realtime;
+      runtime.sockets.accept(ws, runtime.signer.verify(params.token ?? ''));
+    },
+  },
+];

@@ -1,0 +1,98 @@
+/**
+ * Everything a gateway process needs for realtime sessions, built once from the configuration: the engine
+ * host (worker threads), the token signer, the socket protocol, and the two questions REST asks
+ * (capabilities, create a session). The REST routes and the realtime service use it; the benchmark builds
+ * one without the rest of the gateway.
+ */
+import { realtimeConfig, type GatewayConfigPart, type RealtimeConfig } from './config.js';
+import { resolveModelDir } from '../../workers/engine/index.js';
+import { WhisperTokenizer } from '../../workers/engine/tokenizer.js';
+import { EngineHost } from './engine-host.js';
+import { LATENCY_MODES, parseSessionOptions, type OptionRules } from './options.js';
+import { SessionTokenSigner } from './session-token.js';
+import { RealtimeSockets, type RealtimeSocketDeps } from './socket.js';
+
+export interface CreatedSession {
+  sessionId: string;
+  /** Path and token only; the caller puts its public base address in front (`ws://` or `wss://`). */
+  socketPath: string;
+  expiresAt: string;
+}
+
+export interface RealtimeCapabilitiesPart {
+  languages: string[];
+  speakerLabelModes: ('auto' | 'on' | 'off')[];
+  latencyModes: ('auto' | 'fast' | 'accuracy')[];
+  audio: { encodings: 'pcm_f32le'[]; sampleRates: number[]; channels: number[] };
+  maxDurationS: number;
+}
+
+export class RealtimeRuntime {
+  readonly config: RealtimeConfig;
+  readonly host: EngineHost;
+  readonly signer: SessionTokenSigner;
+  readonly sockets: RealtimeSockets;
+
+  constructor(gatewayConfig: GatewayConfigPart, log?: RealtimeSocketDeps['log']) {
+    this.config = realtimeConfig(gatewayConfig);
+    this.host = new EngineHost({
+      engine: { modelsDir: this.config.modelsDir, model: this.config.model, ...(this.config.intraOpThreads > 0 ? { intraOpThreads: this.config.intraOpThreads } : {}) },
+      threads: this.config.engineThreads,
+      maxSessions: this.config.maxSessions,
+      maxWaiting: this.config.maxWaiting,
+      tuning: this.config.tuning,
+      retryAfterS: 30,
+    });
+    this.signer = new SessionTokenSigner(this.config.signingKey);
+    this.sockets = new RealtimeSockets({ host: this.host, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), log });
+    if (this.config.ephemeralKey) {
+      log?.('warn', 'Neither REALTIME_SECRET nor SERVER_SECRET is set: stream URLs work on this process only.');
+    }
+  }
+
+  private tokenizerLanguages: string[] | null = null;
+
+  /**
+   * The languages of the configured model: the loaded engine's list, or before it loads, the same list read
+   * from the model's tokenizer (the engine derives it from there), so validating a session never waits for
+   * the model to load.
+   */
+  languages(): string[] {
+    const loaded = this.host.loadedEngine();
+    if (loaded) return loaded.languages;
+    this.tokenizerLanguages ??= [...new WhisperTokenizer(resolveModelDir({ modelsDir: this.config.modelsDir, model: this.config.model })).languageTokens.keys()];
+    return this.tokenizerLanguages;
+  }
+
+  optionRules(): OptionRules {
+    return { languages: this.languages(), speakerLabelModes: [] };
+  }
+
+  /** `POST /v1/realtime/sessions`: validates the options and signs them into a token. Nothing is stored. */
+  createSession(accountId: string, body: unknown): CreatedSession {
+    const options = parseSessionOptions(body, this.optionRules());
+    const issued = this.signer.issue(accountId, options, this.config.tokenTtlS);
+    return {
+      sessionId: issued.sessionId,
+      socketPath: `/v1/realtime/sessions/${issued.token}/socket`,
+      expiresAt: issued.expiresAt.toISOString(),
+    };
+  }
+
+  /** The realtime part of `GET /v1/realtime/capabilities`, from the engine's model. */
+  capabilities(): RealtimeCapabilitiesPart {
+    return {
+      languages: this.languages(),
+      // No diarization model in the engine yet: speaker labels are not offered (the spec's empty list).
+      speakerLabelModes: [],
+      latencyModes: [...LATENCY_MODES],
+      audio: { encodings: ['pcm_f32le'], sampleRates: [16_000], channels: [1] },
+      maxDurationS: this.config.maxDurationS,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.sockets.close();
+    await this.host.close();
+  }
+}
