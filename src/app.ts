@@ -119,6 +119,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const app = express();
   app.disable('x-powered-by');
+  app.locals.routes = routes;
   app.set('trust proxy', 'loopback');
   app.set('json spaces', 0);
   app.use(useRequestId());

@@ -28,7 +28,9 @@ export const docsRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'OpenAPI 3.0 document.', schema: { type: 'object' } },
     handler: (req, res, ctx) => {
-      res.json(buildOpenApi(routeTable, baseUrlOf(req, ctx.config)));
+      // The routes this app serves (createApp may be given more than the table, e.g. in tests).
+      const served = (req.app.locals.routes as RouteEntry[] | undefined) ?? routeTable;
+      res.json(buildOpenApi(served, baseUrlOf(req, ctx.config)));
     },
   },
   {

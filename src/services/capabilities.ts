@@ -1,8 +1,10 @@
 /**
  * What this server offers: language lists (`GET /v1/languages`) and the realtime capabilities record
  * (`GET /v1/realtime/capabilities`). The engine, translation, voice and realtime parts own the real answers
- * and register a provider here (`services.capabilities.register({...})`); until they do, languages come from
- * the configured Whisper model's `generation_config.json` (its `lang_to_id` table) and nothing else is offered.
+ * and register a provider here (`services.capabilities.register({...})`); until they do, transcription languages
+ * come from the configured Whisper model (found where the engine finds it: MODELS_DIR/MODEL, or the npm-installed
+ * model), from its `generation_config.json` `lang_to_id` table or else its tokenizer's language tokens, and nothing
+ * else is offered.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,19 +46,20 @@ export function describeLanguage(code: string): Language {
   return { code, name: englishNames.of(code) ?? code, nativeName };
 }
 
-/** Language codes of a Whisper model directory (`<|en|>` keys of generation_config.json's lang_to_id). */
-export function modelLanguages(modelDir: string): string[] {
-  try {
-    const config = JSON.parse(fs.readFileSync(path.join(modelDir, 'generation_config.json'), 'utf8')) as { lang_to_id?: Record<string, number> };
+/** Language codes of a Whisper model directory: generation_config.json's lang_to_id, else the tokenizer's language tokens. */
+export async function modelLanguages(modelDir: string): Promise<string[]> {
+  const configPath = path.join(modelDir, 'generation_config.json');
+  if (fs.existsSync(configPath)) {
+    const config = JSON.parse(fs.readFileSync(configPath, 'utf8')) as { lang_to_id?: Record<string, number> };
     return Object.keys(config.lang_to_id ?? {}).map((token) => token.replace(/^<\|(.*)\|>$/, '$1')).sort();
-  } catch {
-    return [];
   }
+  const { WhisperTokenizer } = await import('../../workers/engine/tokenizer.js');
+  return [...new WhisperTokenizer(modelDir).languageTokens.keys()].sort();
 }
 
 export class CapabilitiesService {
   private provider: CapabilityProvider = {};
-  private modelLanguageCache: string[] | null = null;
+  private modelLanguageCache: Promise<string[]> | null = null;
 
   constructor(private readonly deps: ServiceDeps) {}
 
@@ -64,23 +67,27 @@ export class CapabilitiesService {
     this.provider = { ...this.provider, ...provider };
   }
 
-  transcriptionLanguages(): string[] {
+  async transcriptionLanguages(): Promise<string[]> {
     if (this.provider.transcriptionLanguages) return this.provider.transcriptionLanguages();
-    this.modelLanguageCache ??= modelLanguages(path.join(this.deps.config.modelsDir, this.deps.config.model));
+    this.modelLanguageCache ??= (async () => {
+      const { resolveModelDir } = await import('../../workers/engine/index.js');
+      return modelLanguages(resolveModelDir({ modelsDir: this.deps.config.modelsDir, model: this.deps.config.model }));
+    })();
+    this.modelLanguageCache.catch(() => { this.modelLanguageCache = null; }); // a model installed later is picked up
     return this.modelLanguageCache;
   }
 
-  languages() {
+  async languages() {
     return {
-      transcription: this.transcriptionLanguages().map(describeLanguage),
+      transcription: (await this.transcriptionLanguages()).map(describeLanguage),
       translation: (this.provider.translationLanguages?.() ?? []).map(describeLanguage),
       voice: (this.provider.voiceLanguages?.() ?? []).map(describeLanguage),
     };
   }
 
-  realtime(): RealtimeCapabilities {
+  async realtime(): Promise<RealtimeCapabilities> {
     const base: RealtimeCapabilities = {
-      languages: this.transcriptionLanguages(),
+      languages: await this.transcriptionLanguages(),
       speakerLabelModes: [],
       latencyModes: ['auto'],
       audio: { encodings: ['pcm_f32le'], sampleRates: [16000], channels: [1] },

@@ -1,0 +1,134 @@
+/**
+ * /v1/openapi.json is generated from the route table: valid OpenAPI 3.0, this host in `servers`, every route of
+ * the table listed with its auth vendor extensions, WebSocket routes with their frames under `x-websocket`.
+ * Also /docs, its assets, and RFC 9728 metadata.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { routeTable } from '../../rest/route-table.js';
+import type { RouteEntry } from '../../rest/types.js';
+import { errors } from '../../src/errors.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/** A test-only socket: echoes text frames after a `hello` frame; refuses ids starting with `gone`. */
+const echoSocket: RouteEntry = {
+  method: 'ws', path: '/v1/test/echo/{id}', operationId: 'testEcho', tags: ['test'], summary: 'Echo socket.',
+  auth: { mode: 'userOrKey', scopes: ['read'] },
+  frames: {
+    server: [{ type: 'hello', description: 'first frame', schema: { type: 'object', properties: { id: { type: 'string' } } } }, { type: 'echo', description: 'what you sent' }],
+    client: [{ type: 'say', description: 'anything' }],
+  },
+  authorize: (_req, params, ctx) => {
+    if (ctx.credentialError) throw ctx.credentialError;
+    if (!ctx.identity) throw errors.invalidToken();
+    if (params.id!.startsWith('gone')) throw errors.notFound('Echo');
+  },
+  onConnection: (socket, _req, params, ctx) => {
+    socket.send(JSON.stringify({ type: 'hello', id: params.id, accountId: ctx.identity!.account.id }));
+    socket.on('message', (data) => socket.send(JSON.stringify({ type: 'echo', data: data.toString() })));
+  },
+};
+
+let server: TestServer;
+let document: Record<string, any>;
+beforeAll(async () => {
+  server = await startTestServer({ routes: [...routeTable, echoSocket] });
+  const response = await server.request('/v1/openapi.json', { auth: null });
+  expect(response.status).toBe(200);
+  document = await response.json() as Record<string, any>;
+});
+afterAll(async () => { await server?.close(); });
+
+describe('OpenAPI document', () => {
+  it('is valid OpenAPI 3.0', async () => {
+    const result = await new Validator().validate(document);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toMatch(/^3\.0\./);
+  });
+
+  it('names this host in servers', () => {
+    expect(document.servers).toEqual([{ url: server.url }]);
+  });
+
+  it('lists every route of the table with both auth extensions', () => {
+    const served = [...routeTable, echoSocket].filter((route) => !('undocumented' in route && route.undocumented));
+    expect(served.length).toBeGreaterThan(8);
+    for (const route of served) {
+      const operation = document.paths[route.path]?.[route.method === 'ws' ? 'get' : route.method];
+      expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      expect(operation.operationId).toBe(route.operationId);
+      expect(operation['x-auth-mode']).toBe(route.auth.mode);
+      expect(operation['x-auth-scopes']).toEqual(route.auth.scopes);
+    }
+    const listed = Object.values(document.paths).reduce((n: number, item: any) => n + Object.keys(item).length, 0);
+    expect(listed).toBe(served.length);
+  });
+
+  it('describes WebSocket frames under x-websocket', () => {
+    const operation = document.paths['/v1/test/echo/{id}'].get;
+    expect(operation.responses['101']).toBeDefined();
+    expect(operation['x-websocket'].server.map((frame: { type: string }) => frame.type)).toEqual(['hello', 'echo']);
+  });
+
+  it('marks idempotent creates with the Idempotency-Key header', () => {
+    const parameters = document.paths['/v1/api-keys'].post.parameters as { name: string; in: string }[];
+    expect(parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
+  });
+});
+
+describe('table sockets', () => {
+  it('serves a socket route with the caller\'s identity and path parameters', async () => {
+    const socket = new WebSocket(`${server.wsUrl}/v1/test/echo/abc`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const frames: Record<string, unknown>[] = [];
+    await new Promise<void>((resolve, reject) => {
+      socket.on('message', (data) => {
+        frames.push(JSON.parse(data.toString()));
+        if (frames.length === 1) socket.send('ping');
+        if (frames.length === 2) resolve();
+      });
+      socket.on('error', reject);
+    });
+    socket.close();
+    expect(frames).toEqual([{ type: 'hello', id: 'abc', accountId: server.accountId }, { type: 'echo', data: 'ping' }]);
+  });
+
+  it('answers a refused upgrade with the envelope (authorize throws)', async () => {
+    const status = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(`${server.wsUrl}/v1/test/echo/gone-1`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('error', () => undefined);
+    });
+    expect(status).toBe(404);
+    const noKey = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(`${server.wsUrl}/v1/test/echo/abc`);
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('error', () => undefined);
+    });
+    expect(noKey).toBe(401);
+  });
+});
+
+describe('docs and metadata', () => {
+  it('/docs renders the reference from /v1/openapi.json', async () => {
+    const page = await server.request('/docs', { auth: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await page.text();
+    expect(html).toContain('/v1/openapi.json');
+    const bundle = await server.request('/docs/swagger-ui-bundle.js', { auth: null });
+    expect(bundle.status).toBe(200);
+    expect((await bundle.text()).length).toBeGreaterThan(100_000);
+    expect((await server.request('/docs/../package.json', { auth: null })).status).toBe(404);
+  });
+
+  it('serves RFC 9728 protected-resource metadata', async () => {
+    const response = await server.request('/.well-known/oauth-protected-resource', { auth: null });
+    expect(response.status).toBe(200);
+    const metadata = await response.json() as { resource: string; bearer_methods_supported: string[]; scopes_supported: string[] };
+    expect(metadata.resource).toBe(server.url);
+    expect(metadata.bearer_methods_supported).toEqual(['header']);
+    expect(metadata.scopes_supported).toContain('recordings:publish');
+  });
+});
