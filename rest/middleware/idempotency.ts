@@ -36,7 +36,12 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-const defaultFingerprint = (req: Request) => `${req.method} ${req.baseUrl}${req.path}\n${canonicalJson(req.body)}`;
+/**
+ * Method, path and the parsed JSON body. A route that streams its own body (multipart uploads, `ownBody`) has no
+ * parsed body here: its size stands in for it, since buffering an upload to hash it would defeat the streaming.
+ */
+const defaultFingerprint = (req: Request) => `${req.method} ${req.baseUrl}${req.path}\n${
+  req.body === undefined && req.get('content-length') ? `length:${req.get('content-length')}` : canonicalJson(req.body)}`;
 
 export function useIdempotency(options: IdempotencyOptions): RequestHandler {
   const { prisma } = options;
