@@ -7,9 +7,15 @@ import { authRoutes } from './routes/auth.js';
 import { docsRoutes } from './routes/docs.js';
 import { metaRoutes } from './routes/meta.js';
 import { realtimeRoutes } from './routes/realtime.js';
+import { recordingRoutes } from './routes/recordings.js';
+import { shareLinkRoutes } from './routes/share-links.js';
+import { transcriptionRoutes } from './routes/transcriptions.js';
 import type { RouteEntry } from './types.js';
 
 export const routeTable: RouteEntry[] = [
+  ...transcriptionRoutes,
+  ...recordingRoutes,
+  ...shareLinkRoutes,
   ...metaRoutes,
   ...accountRoutes,
   ...authRoutes,

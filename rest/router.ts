@@ -40,7 +40,7 @@ export function createRestRouter(options: RestRouterOptions): Router {
     const path = expressPath(route.path);
     methodsByPath.set(path, (methodsByPath.get(path) ?? new Set()).add(route.method.toUpperCase()));
     const middlewares: express.RequestHandler[] = [];
-    if (route.method !== 'get' && route.method !== 'delete') middlewares.push(jsonBody);
+    if (route.method !== 'get' && route.method !== 'delete' && !('ownBody' in route && route.ownBody)) middlewares.push(jsonBody);
     if (route.idempotent) middlewares.push(options.idempotency);
 
     router[route.method](path, ...middlewares, async (req, res, next) => {

@@ -67,6 +67,8 @@ export interface HandlerRoute extends RouteBase {
   request?: { description?: string; schema: JsonSchema; contentType?: string };
   response: { status: number; description: string; schema?: JsonSchema; contentType?: string };
   idempotent?: boolean;
+  /** The handler reads the request body itself (multipart uploads streamed to storage): no JSON parsing first. */
+  ownBody?: boolean;
   /** Leave out of /v1/openapi.json's operations (served outside the API, like /docs); still listed under `x-routes`. */
   undocumented?: boolean;
 }

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { loadRealtimeSettings, type RealtimeSettings } from './realtime/config.js';
+import { loadTranscriptionSettings, type TranscriptionSettings } from './services/transcription-settings.js';
 
 export interface Config {
   /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
@@ -46,6 +47,8 @@ export interface Config {
   runWorkers: boolean;
   /** Realtime sessions: token secret, engine threads, session cap, backpressure (REALTIME_*; src/realtime/config.ts). */
   realtime: RealtimeSettings;
+  /** File and link transcriptions: link fetching, media signing, worker tuning (src/services/transcription-settings.ts). */
+  transcriptions: TranscriptionSettings;
 }
 
 type Env = Record<string, string | undefined>;
@@ -111,5 +114,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     runWorkers: bool(env, 'RUN_WORKERS', true),
     realtime: loadRealtimeSettings(env),
+    transcriptions: loadTranscriptionSettings(env),
   };
 }

@@ -3,24 +3,28 @@
  * it runs inside `npm start` by default and alone in `npm run worker` processes.
  */
 import type { BackgroundWorker } from '../src/background.js';
-import { linkFetchPolicyFromEnv } from '../src/services/links/index.js';
-import { queueSettingsOf, workerTuningFromEnv } from './settings.js';
+import { linkFetchPolicyOf } from '../src/services/links/index.js';
 import { startTranscriptionWorker } from './transcription-worker.js';
 
 export const transcriptionWorker: BackgroundWorker = {
   name: 'transcriptions',
   async start({ config, prisma, pubsub }) {
-    const tuning = workerTuningFromEnv();
+    const settings = config.transcriptions;
     const worker = startTranscriptionWorker({
       prisma,
       pubsub,
-      queueSettings: queueSettingsOf(config, tuning),
+      queueSettings: {
+        redisUrl: config.redisUrl,
+        redisPrefix: config.redisPrefix,
+        lockDurationMs: settings.workerLockMs,
+        stalledIntervalMs: settings.workerStalledCheckMs,
+      },
       dataDir: config.dataDir,
-      linkPolicy: linkFetchPolicyFromEnv(),
+      linkPolicy: linkFetchPolicyOf(settings),
       maxUploadBytes: config.limits.maxUploadBytes,
       engine: { model: config.model, modelsDir: config.modelsDir },
-      concurrency: tuning.concurrency,
-      sweepIntervalMs: tuning.sweepIntervalMs,
+      concurrency: settings.workerConcurrency,
+      sweepIntervalMs: settings.workerSweepMs,
     });
     // Pick up what a previous process left (jobs admitted but never put on Bull, queues with free slots).
     void worker.sweep();

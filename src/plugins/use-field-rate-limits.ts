@@ -8,7 +8,9 @@ import { rateLimitedError } from '../../rest/middleware/rate-limit.js';
 import type { Context } from '../schema/context.js';
 
 /** `{ type: 'Query', field: 'probe', max: 60, window: '1m' }`: one line per limited field. */
-export const fieldRateLimits: ConfigByField[] = [];
+export const fieldRateLimits: ConfigByField[] = [
+  { type: 'Query', field: 'transcriptionProbe', max: 60, window: '1m' },
+];
 
 export function useFieldRateLimits(options: { store: Store; limits?: ConfigByField[] }) {
   return useRateLimiter({

@@ -4,5 +4,8 @@
 import { builder } from './builder.js';
 import './meta/index.js';
 import './account/index.js';
+import './share-links/index.js';
+import './transcriptions/index.js';
+import './recordings/index.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -8,6 +8,9 @@ import type { PubSub } from '../pubsub.js';
 import { AccountsService } from './accounts.js';
 import { AuthService } from './auth.js';
 import { CapabilitiesService } from './capabilities.js';
+import { RecordingsService } from './recordings.js';
+import { ShareLinksService } from './share-links.js';
+import { TranscriptionsService } from './transcriptions.js';
 import { RealtimeService } from './realtime.js';
 
 export interface ServiceDeps {
@@ -20,12 +23,19 @@ export interface Services {
   accounts: AccountsService;
   auth: AuthService;
   capabilities: CapabilitiesService;
+  transcriptions: TranscriptionsService;
+  recordings: RecordingsService;
+  shareLinks: ShareLinksService;
   realtime: RealtimeService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
+  const shareLinks = new ShareLinksService(deps);
   return {
+    transcriptions: new TranscriptionsService(deps),
+    recordings: new RecordingsService(deps, shareLinks),
+    shareLinks,
     accounts: new AccountsService(deps),
     auth: new AuthService(deps),
     capabilities,

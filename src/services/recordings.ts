@@ -80,7 +80,7 @@ export class RecordingsService {
    */
   mediaSecret(): Promise<string> {
     return (this.secretPromise ??= (async () => {
-      if (process.env.MEDIA_SIGNING_SECRET) return process.env.MEDIA_SIGNING_SECRET;
+      if (this.deps.config.transcriptions.mediaSigningSecret) return this.deps.config.transcriptions.mediaSigningSecret;
       const file = path.join(this.deps.config.dataDir, 'media-signing-secret');
       if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
       await mkdir(this.deps.config.dataDir, { recursive: true });

@@ -63,9 +63,28 @@ function finish(open: { id: string; speaker: number; words: SentenceWord[]; seqs
   };
 }
 
-/** Whisper words carry their leading space (" forward"); words without one are glued (CJK, punctuation). */
+/** Characters written without spaces between words (CJK scripts, Thai). */
+const NO_SPACE_SCRIPT = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0e7f]/;
+/** Punctuation that attaches to the word before it. */
+const ATTACHES_LEFT = /^[.,!?;:…%)\]}»”’、。，！？：；]/;
+
+/**
+ * Joins word texts into a line. Words may carry Whisper's leading space (" forward") or come trimmed from the
+ * engine ("forward"): trimmed words get a space, except before closing punctuation and between characters of
+ * scripts written without spaces.
+ */
 export function joinWords(words: string[]): string {
-  return words.join('').replace(/\s+/g, ' ').trim();
+  let out = '';
+  for (const word of words) {
+    if (!word) continue;
+    if (/^\s/.test(word) || out === '') {
+      out += word;
+      continue;
+    }
+    const glue = ATTACHES_LEFT.test(word) || (NO_SPACE_SCRIPT.test(out.at(-1)!) && NO_SPACE_SCRIPT.test(word[0]!));
+    out += glue ? word : ` ${word}`;
+  }
+  return out.replace(/\s+/g, ' ').trim();
 }
 
 export function isUnclear(sentence: { confidence: number | null }, policy: ConfidencePolicy = DEFAULT_CONFIDENCE_POLICY): boolean {

@@ -17,7 +17,7 @@ import { probeAudio } from '../../workers/engine/audio.js';
 import { createTranscriptionQueue, enqueue, type TranscriptionQueue } from '../../workers/queue.js';
 import type { ServiceDeps } from './index.js';
 import { dispatchQueued, inTransaction, jobView, queueJob, stateFrame, type JobsContext, type JobView } from './jobs.js';
-import { linkFetchPolicyFromEnv, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
+import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
 import { recordingMediaDir } from './media.js';
 import { newShareCode, newShareLinkId, shareLinkView, type ShareLinkView } from './share-links.js';
 
@@ -183,7 +183,7 @@ export class TranscriptionsService {
   readonly linkPolicy: LinkFetchPolicy;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.linkPolicy = linkFetchPolicyFromEnv();
+    this.linkPolicy = linkFetchPolicyOf(deps.config.transcriptions);
   }
 
   /** The gateway's handle on the job queue (adds work only; processing happens in workers). */

@@ -109,3 +109,12 @@ describe('exports', () => {
     }
   });
 });
+
+describe('joining words', () => {
+  it('spaces trimmed words, keeps leading-space words, glues punctuation and CJK', async () => {
+    const { joinWords } = await import('../../src/services/sentences.js');
+    expect(joinWords(['Go', 'forward', '10', 'meters', '.'])).toBe('Go forward 10 meters.');
+    expect(joinWords([' Go', ' forward.'])).toBe('Go forward.');
+    expect(joinWords(['你好', '世界', '。'])).toBe('你好世界。');
+  });
+});

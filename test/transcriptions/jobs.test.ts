@@ -41,7 +41,7 @@ describe('file jobs (service level)', () => {
 
 describe('queue order under a concurrency of 1', () => {
   it('waits queued with positions and starts jobs one at a time in creation order', async () => {
-    const created = [];
+    const created: Array<{ recordingId: string | null }> = [];
     for (let i = 0; i < 3; i++) created.push(await stack.transcriptions.create(actor(), { name: `q${i}` }, upload('goforward.wav')));
     const views = await Promise.all(created.map((t) => stack.transcriptions.job(stack.accountId, t.recordingId!)));
     // Never refused: the later ones wait with their place in line (1 is next).

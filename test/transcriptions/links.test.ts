@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import {
   fetchLinkToFile,
-  linkFetchPolicyFromEnv,
+  linkFetchPolicyOf,
   probeLink,
   refusedAddressReason,
   type FetchProgress,
@@ -66,8 +67,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const allowLoopback: LinkFetchPolicy = linkFetchPolicyFromEnv({ LINK_FETCH_ALLOW_HOSTS: '127.0.0.1' });
-const strict: LinkFetchPolicy = linkFetchPolicyFromEnv({});
+const allowLoopback: LinkFetchPolicy = linkFetchPolicyOf(loadConfig({ LINK_FETCH_ALLOW_HOSTS: '127.0.0.1' }).transcriptions);
+const strict: LinkFetchPolicy = linkFetchPolicyOf(loadConfig({}).transcriptions);
 const tmp = (name: string) => path.join(os.tmpdir(), `sg-links-${process.pid}-${name}`);
 
 async function refusal(promise: Promise<unknown>) {

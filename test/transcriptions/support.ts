@@ -15,7 +15,7 @@ import { RecordingsService } from '../../src/services/recordings.js';
 import { ShareLinksService } from '../../src/services/share-links.js';
 import { TranscriptionsService } from '../../src/services/transcriptions.js';
 import { startTranscriptionWorker, type TranscriptionWorker } from '../../workers/transcription-worker.js';
-import { linkFetchPolicyFromEnv } from '../../src/services/links/index.js';
+import { linkFetchPolicyOf } from '../../src/services/links/index.js';
 
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -54,10 +54,7 @@ export async function startStack(options: { env?: Record<string, string>; concur
   const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
   const deps = { config, prisma: db.prisma, pubsub };
   const shareLinks = new ShareLinksService(deps);
-  const previous = process.env.LINK_FETCH_ALLOW_HOSTS;
-  process.env.LINK_FETCH_ALLOW_HOSTS = env.LINK_FETCH_ALLOW_HOSTS;
   const transcriptions = new TranscriptionsService(deps);
-  if (previous === undefined) delete process.env.LINK_FETCH_ALLOW_HOSTS;
   const recordings = new RecordingsService(deps, shareLinks);
   const accountId = `acct_${suffix}`;
   const principalId = `key_${suffix}`;
@@ -80,7 +77,7 @@ export async function startStack(options: { env?: Record<string, string>; concur
         pubsub,
         queueSettings: { redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, lockDurationMs: 4000, stalledIntervalMs: 2000 },
         dataDir: config.dataDir,
-        linkPolicy: linkFetchPolicyFromEnv(env),
+        linkPolicy: linkFetchPolicyOf(config.transcriptions),
         maxUploadBytes: config.limits.maxUploadBytes,
         engine: { model: config.model, intraOpThreads: 1 },
         concurrency: workerOptions.concurrency ?? 1,

@@ -2,7 +2,7 @@ export { refusedAddressReason, refusedHostNameReason } from './address-policy.js
 export {
   LinkError,
   fetchLinkToFile,
-  linkFetchPolicyFromEnv,
+  linkFetchPolicyOf,
   openLink,
   parseLinkUrl,
   type FetchProgress,

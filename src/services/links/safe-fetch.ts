@@ -36,14 +36,12 @@ export interface LinkFetchPolicy {
   idleTimeoutMs: number;
 }
 
-export function linkFetchPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): LinkFetchPolicy {
+/** The policy from the service configuration (`config.transcriptions`, env LINK_FETCH_*). */
+export function linkFetchPolicyOf(settings: { linkAllowHosts: string[]; linkMaxRedirects: number; linkIdleTimeoutMs: number }): LinkFetchPolicy {
   return {
-    allowHosts: (env.LINK_FETCH_ALLOW_HOSTS ?? '')
-      .split(',')
-      .map((h) => normaliseHost(h.trim()))
-      .filter(Boolean),
-    maxRedirects: Number(env.LINK_FETCH_MAX_REDIRECTS ?? 5),
-    idleTimeoutMs: Number(env.LINK_FETCH_IDLE_TIMEOUT_MS ?? 30_000),
+    allowHosts: settings.linkAllowHosts.map(normaliseHost),
+    maxRedirects: settings.linkMaxRedirects,
+    idleTimeoutMs: settings.linkIdleTimeoutMs,
   };
 }
 

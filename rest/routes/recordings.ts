@@ -1,0 +1,218 @@
+/**
+ * Reading and driving file/link recordings: the job (state, start a cropped job, retry), transcript, exports,
+ * audio (302 to a signed URL, and the signed files themselves), WAV clips, the media token and the durable
+ * event log. Media and exports are handler routes (binary answers and redirects); the rest run GraphQL.
+ * Who may read what is decided in src/services/recordings.ts.
+ */
+import { baseUrlOf } from '../base-url.js';
+import { errors } from '../../src/errors.js';
+import type { Context } from '../../src/schema/context.js';
+import type { ReaderCredentials } from '../../src/services/recordings.js';
+import {
+  RecordingEventsDocument,
+  RecordingJobDocument,
+  RecordingMediaTokenDocument,
+  RecordingTranscriptDocument,
+  RetryRecordingJobDocument,
+  StartRecordingJobDocument,
+} from '../../src/generated/graphql.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
+import { jobSchema } from './transcriptions.js';
+
+const idParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string' } };
+const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
+const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /media-token`), for audio elements that cannot send a header.' };
+const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
+const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
+
+function single(value: unknown): string | undefined {
+  if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Who reads: a share code wins over a credential; a bad credential is refused (never silently ignored); a
+ * media token only where media is served.
+ */
+function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
+  const shareCode = single(query.shareCode);
+  if (shareCode) return { shareCode };
+  if (ctx.credentialError) throw ctx.credentialError;
+  const media = allowMedia ? single(query.media) : undefined;
+  if (ctx.identity) {
+    if (!ctx.identity.principal.scopes.some((scope) => scope === 'read' || scope === '*')) throw errors.forbidden('This API key lacks the "read" scope.', { scope: 'read' });
+    return { accountId: ctx.identity.account.id };
+  }
+  if (media) return { media };
+  throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode' + (allowMedia ? ' or a media token (media=).' : '.'));
+}
+
+export const recordingRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/job', operationId: 'getRecordingJob', tags: ['recordings'],
+    summary: 'Job state and progress; a queued job carries `queue.position` behind the account\'s other transcriptions.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [idParam],
+    document: RecordingJobDocument,
+    variables: ({ params }) => ({ recordingId: params.id! }),
+    result: (data) => ({ status: 200, body: data.recordingJob }),
+    response: { status: 200, description: 'The job.', schema: jobSchema },
+    errors: [notFound],
+  }),
+  {
+    method: 'get', path: '/v1/recordings/{id}/job/preview', operationId: 'getRecordingJobPreview', tags: ['recordings'],
+    summary: 'Media for the trim step while `cropping` (Ogg/Opus). A link\'s fetched copy is kept ten minutes; 404 once gone.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [idParam, mediaParam],
+    response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
+    errors: [notFound],
+    handler: async (req, res, ctx) => {
+      const file = await ctx.services.recordings.previewFile(String(req.params.id), credentialsOf(ctx, req.query, true));
+      res.type(file.contentType);
+      res.sendFile(file.path);
+    },
+  },
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/job/start', operationId: 'startRecordingJob', tags: ['recordings'],
+    summary: 'Release a `cropping` job with its window (`startS`, optional `endS`); transcript times count from `startS`.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [idParam],
+    document: StartRecordingJobDocument,
+    variables: ({ params, body }) => ({ recordingId: params.id!, window: body ?? {} }),
+    result: (data) => ({ status: 200, body: data.startRecordingJob }),
+    request: { schema: { type: 'object', additionalProperties: false, properties: { startS: { type: 'number', default: 0 }, endS: { type: 'number', nullable: true } } } },
+    response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
+    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],
+    summary: 'Re-queue a failed job; past the concurrency limit it waits queued. A link whose fetch failed is fetched again.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [idParam],
+    document: RetryRecordingJobDocument,
+    variables: ({ params }) => ({ recordingId: params.id! }),
+    result: (data) => ({ status: 200, body: data.retryRecordingJob }),
+    response: { status: 200, description: 'The job.', schema: jobSchema },
+    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The job has not failed.' }],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/transcript', operationId: 'getRecordingTranscript', tags: ['recordings'],
+    summary: 'Transcript snapshot: sentences, segments with words, speakers, `lastSeq`; `after` returns what follows a segment seq.',
+    description: 'A sentence below the confidence policy\'s `hideBelow` carries `unclear: true` with every word kept. Through a share link, a `lang` other than the spoken one needs `allowTranslate` (else 403).',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [idParam, shareCodeParam, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
+    document: RecordingTranscriptDocument,
+    variables: ({ params, query }) => {
+      const after = single(query.after);
+      if (after !== undefined && !/^-?\d+$/.test(after)) throw errors.invalidOptions('after must be a segment seq (an integer).', { field: 'after' });
+      return { recordingId: params.id!, after: after === undefined ? undefined : Number(after), lang: single(query.lang), shareCode: single(query.shareCode) };
+    },
+    result: (data) => ({ status: 200, body: data.recordingTranscript }),
+    response: {
+      status: 200, description: 'The snapshot.',
+      schema: {
+        type: 'object', required: ['recordingId', 'lastSeq', 'partial', 'sentences', 'segments', 'speakers'],
+        properties: {
+          recordingId: { type: 'string' }, transcriptionId: { type: 'string' }, state: { type: 'string' }, language: { type: 'string', nullable: true },
+          durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer' }, partial: { type: 'boolean', description: 'The job still runs.' },
+          job: { type: 'object', nullable: true, properties: { state: { type: 'string' }, pct: { type: 'number' } } },
+          sentences: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translations: { type: 'object' }, confidence: { type: 'number', nullable: true }, unclear: { type: 'boolean', nullable: true } } } },
+          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object' } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true } } } },
+          speakers: { type: 'array', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
+        },
+      },
+    },
+    errors: [notFound, forbidden],
+  }),
+  {
+    method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],
+    summary: 'The transcript as a file: `format` srt, json, xlsx or pdf (paragraphs). While the job runs the file is partial (name suffixed `-partial`, header `X-Export-Partial: true`).',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [idParam, shareCodeParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
+    response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
+    errors: [notFound, forbidden],
+    handler: async (req, res, ctx) => {
+      const rendered = await ctx.services.recordings.export(String(req.params.id), credentialsOf(ctx, req.query, false), { format: single(req.query.format), lang: single(req.query.lang) });
+      res.setHeader('Content-Type', rendered.contentType);
+      res.setHeader('Content-Disposition', `attachment; filename="${rendered.fileName}"`);
+      res.setHeader('X-Export-Partial', String(rendered.partial));
+      res.status(200).end(rendered.body);
+    },
+  },
+  {
+    method: 'get', path: '/v1/recordings/{id}/audio', operationId: 'getRecordingAudio', tags: ['recordings'],
+    summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min); `format` ogg (default), caf or mp3.',
+    description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only. Renditions are encoded on first request and kept.',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [idParam, shareCodeParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'] } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'] } }],
+    response: { status: 302, description: 'Location: the signed URL.' },
+    errors: [notFound, forbidden],
+    handler: async (req, res, ctx) => {
+      const signed = await ctx.services.recordings.audioUrl(String(req.params.id), credentialsOf(ctx, req.query, true), { kind: single(req.query.kind), format: single(req.query.format) });
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('X-Expires-At', signed.expiresAt);
+      res.redirect(302, `${baseUrlOf(req, ctx.config)}${signed.path}`);
+    },
+  },
+  {
+    method: 'get', path: '/v1/media/{id}/{file}', operationId: 'getSignedMedia', tags: ['recordings'],
+    summary: 'A signed media URL as `/audio` answers it (no credential: the signature is one). Supports ranges.',
+    auth: { mode: 'public', scopes: [] },
+    parameters: [idParam, { name: 'file', in: 'path', required: true, schema: { type: 'string' } }, { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } }, { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }],
+    response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
+    errors: [{ status: 403, code: 'forbidden', description: 'Bad or expired signature.' }, notFound],
+    handler: async (req, res, ctx) => {
+      const file = await ctx.services.recordings.signedMediaFile(String(req.params.id), String(req.params.file), { exp: single(req.query.exp), sig: single(req.query.sig) });
+      res.type(file.contentType);
+      res.setHeader('Cache-Control', 'private, max-age=300');
+      res.sendFile(file.path);
+    },
+  },
+  {
+    method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
+    summary: 'WAV (16-bit, 16 kHz, mono) of `startS`..`endS` (seconds on the transcript\'s timeline), at most 120 s.',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [idParam, shareCodeParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', default: 0 } }, { name: 'endS', in: 'query', schema: { type: 'number', description: 'Default: 120 s after startS or the end.' } }],
+    response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
+    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A window longer than 120 s or out of order.' }],
+    handler: async (req, res, ctx) => {
+      const wav = await ctx.services.recordings.clip(String(req.params.id), credentialsOf(ctx, req.query, true), { startS: single(req.query.startS), endS: single(req.query.endS) });
+      res.setHeader('Content-Type', 'audio/wav');
+      res.status(200).end(wav);
+    },
+  },
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/media-token', operationId: 'getRecordingMediaToken', tags: ['recordings'],
+    summary: 'The owner\'s media credential for this recording, passed as `media=`: the same string for a UTC day, valid to the end of the next.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [idParam],
+    document: RecordingMediaTokenDocument,
+    variables: ({ params }) => ({ recordingId: params.id! }),
+    result: (data) => ({ status: 200, body: data.recordingMediaToken }),
+    response: { status: 200, description: 'The token.', schema: { type: 'object', required: ['token', 'expiresAt'], properties: { token: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } } },
+    errors: [notFound],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/events', operationId: 'listRecordingEvents', tags: ['recordings'],
+    summary: 'The durable event log, in order, each stamped with its write time; paged with `cursor`, or from `after` a seq (not both).',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [idParam, { name: 'cursor', in: 'query', schema: { type: 'string' } }, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }],
+    document: RecordingEventsDocument,
+    variables: ({ params, query }) => {
+      const after = single(query.after);
+      const limit = single(query.limit);
+      if (after !== undefined && !/^-?\d+$/.test(after)) throw errors.invalidOptions('after must be an event seq (an integer).', { field: 'after' });
+      if (limit !== undefined && !/^\d+$/.test(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+      return { recordingId: params.id!, cursor: single(query.cursor), after: after === undefined ? undefined : Number(after), limit: limit === undefined ? undefined : Number(limit) };
+    },
+    result: (data) => ({
+      status: 200,
+      body: { events: data.recordingEvents.events, lastSeq: data.recordingEvents.lastSeq, ...(data.recordingEvents.nextCursor ? { nextCursor: data.recordingEvents.nextCursor } : {}) },
+    }),
+    response: {
+      status: 200, description: 'A page of events.',
+      schema: { type: 'object', required: ['events', 'lastSeq'], properties: { events: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, frame: { type: 'object' } } } }, lastSeq: { type: 'integer' }, nextCursor: { type: 'string' } } },
+    },
+    errors: [notFound],
+  }),
+];

@@ -1,0 +1,77 @@
+/** Share links of file and link transcriptions: list, create, change, revoke. */
+import { CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinksDocument, UpdateShareLinkDocument } from '../../src/generated/graphql.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+
+export const shareLinkSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'code', 'label', 'allowDownload', 'allowExport', 'allowTranslate', 'isDefault', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    code: { type: 'string', description: 'The secret readers pass as `shareCode`.' },
+    label: { type: 'string' },
+    transcriptionId: { type: 'string', nullable: true },
+    allowDownload: { type: 'boolean' },
+    allowExport: { type: 'boolean' },
+    allowTranslate: { type: 'boolean' },
+    isDefault: { type: 'boolean', description: 'The link made with the transcription.' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const permissions = {
+  allowDownload: { type: 'boolean', nullable: true },
+  allowExport: { type: 'boolean', nullable: true },
+  allowTranslate: { type: 'boolean', nullable: true },
+};
+const idParam = (name: string) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' } });
+const notFound = { status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).' };
+
+export const shareLinkRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/transcriptions/{id}/share-links', operationId: 'listShareLinks', tags: ['share links'],
+    summary: 'Active share links of a transcription.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [idParam('id')],
+    document: ShareLinksDocument,
+    variables: ({ params }) => ({ transcriptionId: params.id! }),
+    result: (data) => ({ status: 200, body: { shareLinks: data.shareLinks } }),
+    response: { status: 200, description: 'The links.', schema: { type: 'object', required: ['shareLinks'], properties: { shareLinks: { type: 'array', items: shareLinkSchema } } } },
+    errors: [notFound],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/transcriptions/{id}/share-links', operationId: 'createShareLink', tags: ['share links'],
+    summary: 'Create a share link (CreateShareLink); permissions default to on.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [idParam('id')],
+    document: CreateShareLinkDocument,
+    variables: ({ params, body }) => ({ transcriptionId: params.id!, input: body ?? {} }),
+    result: (data) => ({ status: 201, body: data.createShareLink }),
+    request: { schema: { type: 'object', additionalProperties: false, required: ['label'], properties: { label: { type: 'string' }, ...permissions } } },
+    response: { status: 201, description: 'The link.', schema: shareLinkSchema },
+    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The transcription is archived.' }],
+  }),
+  graphqlRoute({
+    method: 'patch', path: '/v1/share-links/{id}', operationId: 'updateShareLink', tags: ['share links'],
+    summary: 'Change any of label, allowDownload, allowExport, allowTranslate; omitted fields stay. Applies from the next request.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [idParam('id')],
+    document: UpdateShareLinkDocument,
+    variables: ({ params, body }) => ({ id: params.id!, input: body ?? {} }),
+    result: (data) => ({ status: 200, body: data.updateShareLink }),
+    request: { schema: { type: 'object', additionalProperties: false, properties: { label: { type: 'string' }, ...permissions } } },
+    response: { status: 200, description: 'The link.', schema: shareLinkSchema },
+    errors: [notFound],
+  }),
+  graphqlRoute({
+    method: 'delete', path: '/v1/share-links/{id}', operationId: 'revokeShareLink', tags: ['share links'],
+    summary: 'Revoke a share link: reads with its code answer 404 at once.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [idParam('id')],
+    document: RevokeShareLinkDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.revokeShareLink }),
+    response: { status: 200, description: 'The revoked link.', schema: shareLinkSchema },
+    errors: [notFound],
+  }),
+];

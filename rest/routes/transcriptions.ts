@@ -1,0 +1,309 @@
+/**
+ * File and link transcriptions: create (multipart upload or JSON link), list, read, rename, lifecycle moves,
+ * the link probe and the events socket. Creation is a handler route because the upload is streamed to storage
+ * as it arrives (never held in memory); everything else runs its GraphQL operation.
+ */
+import busboy from 'busboy';
+import express from 'express';
+import type { Request } from 'express';
+import { grants } from '../../src/auth/scopes.js';
+import { ApiError, errors } from '../../src/errors.js';
+import type { Context } from '../../src/schema/context.js';
+import {
+  ArchiveTranscriptionDocument,
+  PurgeTranscriptionDocument,
+  RestoreTranscriptionDocument,
+  TranscriptionDocument,
+  TranscriptionProbeDocument,
+  TranscriptionsDocument,
+  UpdateTranscriptionDocument,
+} from '../../src/generated/graphql.js';
+import type { TranscriptionView, UploadedFile } from '../../src/services/transcriptions.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { shareLinkSchema } from './share-links.js';
+
+/** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
+const MULTIPART_SLACK_BYTES = 64 * 1024;
+
+export function requireScope(ctx: Context, scope: 'read' | 'write') {
+  if (ctx.credentialError) throw ctx.credentialError;
+  if (!ctx.identity) throw errors.invalidToken('This operation needs a credential: send "Authorization: Bearer <API key or access token>".');
+  if (!grants(ctx.identity.principal.scopes, scope)) throw errors.forbidden(`This API key lacks the "${scope}" scope.`, { scope });
+  return ctx.identity;
+}
+
+export const jobSchema: JsonSchema = {
+  type: 'object',
+  required: ['recordingId', 'state', 'progress', 'attempts', 'createdAt'],
+  properties: {
+    recordingId: { type: 'string' },
+    state: { type: 'string', enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] },
+    progress: {
+      type: 'object',
+      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`.',
+      additionalProperties: true,
+    },
+    error: { type: 'string', nullable: true },
+    errorCode: { type: 'string', nullable: true, description: 'Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, worker_lost, internal.' },
+    source: { type: 'string', nullable: true, description: 'The link the job came from.' },
+    queue: { type: 'object', nullable: true, properties: { position: { type: 'integer', minimum: 1, description: '1 is next.' } } },
+    preview: {
+      type: 'object', nullable: true, description: 'While cropping.',
+      properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } }, bucketS: { type: 'number', nullable: true }, durationS: { type: 'number', nullable: true }, expiresAt: { type: 'string', nullable: true }, available: { type: 'boolean' } },
+    },
+    window: { type: 'object', nullable: true, properties: { startS: { type: 'number' }, endS: { type: 'number', nullable: true } } },
+    attempts: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+    startedAt: { type: 'string', format: 'date-time', nullable: true },
+    finishedAt: { type: 'string', format: 'date-time', nullable: true },
+  },
+};
+
+export const transcriptionSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'kind', 'name', 'state', 'settings', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    kind: { type: 'string', enum: ['file', 'link', 'live'] },
+    name: { type: 'string' },
+    state: { type: 'string', enum: ['active', 'archived'], description: 'Lifecycle.' },
+    settings: { type: 'object', additionalProperties: true, description: 'spokenLanguage, speakerLabels, confidencePolicy.' },
+    sourceUrl: { type: 'string', nullable: true },
+    recordingId: { type: 'string', nullable: true },
+    job: { ...jobSchema, nullable: true },
+    durationS: { type: 'number', nullable: true },
+    spokenLanguage: { type: 'string', nullable: true },
+    shareLink: { ...shareLinkSchema, nullable: true, description: 'The default link (absent with `shareLink: false` or once revoked).' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+    archivedAt: { type: 'string', format: 'date-time', nullable: true },
+    purgeAfter: { type: 'string', format: 'date-time', nullable: true },
+  },
+};
+
+const createOptionsSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', nullable: true, description: 'Fetched server-side; absent for an upload.' },
+    name: { type: 'string', nullable: true },
+    settings: { type: 'object', nullable: true, properties: { spokenLanguage: { type: 'string', nullable: true }, speakerLabels: { type: 'string', enum: ['auto', 'on', 'off'] }, confidencePolicy: { type: 'object' } } },
+    crop: { type: 'boolean', default: false },
+    startS: { type: 'number', nullable: true },
+    endS: { type: 'number', nullable: true },
+    durationS: { type: 'number', nullable: true },
+    shareLink: { type: 'boolean', nullable: true, description: 'Default true: make the default share link.' },
+  },
+};
+
+const idParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string' } };
+const notFound = { status: 404, code: 'not_found', description: 'No such transcription in this account.' };
+
+/** Reads `multipart/form-data`: an `options` JSON part (before the file) and one `file` part, handed on as a stream. */
+function createFromMultipart(req: Request, ctx: Context, actor: { accountId: string; principalId: string }): Promise<TranscriptionView> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 4, fieldSize: 64 * 1024, fileSize: ctx.config.limits.maxUploadBytes + 1 } });
+    } catch {
+      return reject(errors.invalidOptions('The multipart body is malformed (no boundary).', { field: 'file' }));
+    }
+    let options: unknown = {};
+    let started: Promise<TranscriptionView> | null = null;
+    const fail = (error: unknown) => {
+      req.unpipe(parser);
+      reject(error);
+    };
+    parser.on('field', (name, value) => {
+      if (name !== 'options') return fail(errors.invalidOptions(`${name} is not a part of this upload (file, options).`, { field: name }));
+      if (started) return fail(errors.invalidOptions('options must come before the file part.', { field: 'options' }));
+      try {
+        options = JSON.parse(value);
+      } catch {
+        fail(errors.invalidOptions('options must be a JSON object.', { field: 'options' }));
+      }
+    });
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || started) {
+        stream.resume();
+        return fail(errors.invalidOptions(name !== 'file' ? `${name} is not a file part of this upload; send the audio as "file".` : 'Send one file per transcription.', { field: name }));
+      }
+      const upload: UploadedFile = { stream, fileName: info.filename ?? null, mimeType: info.mimeType ?? null };
+      started = ctx.services.transcriptions.create(actor, options, upload);
+      started.then(resolve, fail);
+    });
+    parser.on('close', () => {
+      if (!started) ctx.services.transcriptions.create(actor, options, null).then(resolve, reject);
+    });
+    parser.on('error', (error) => fail(errors.invalidOptions(`The multipart body is malformed: ${(error as Error).message}.`, { field: 'file' })));
+    req.pipe(parser);
+  });
+}
+
+const parseJson = express.json({ limit: '1mb', strict: false });
+
+export const transcriptionRoutes: RouteEntry[] = [
+  {
+    method: 'post', path: '/v1/transcriptions', operationId: 'createTranscription', tags: ['transcriptions'],
+    summary: 'Transcribe a file (multipart: `file` and an optional `options` JSON part before it) or a link (JSON with `url`). Answers 201 at once.',
+    description: 'The job starts by itself: `queued` (past the account\'s concurrency limit it waits, never refused), `fetching` for a link, `cropping` with `crop: true`. Follow `job.recordingId` with `GET /v1/recordings/{id}/job` or the events socket.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    idempotent: true,
+    ownBody: true,
+    request: { contentType: 'multipart/form-data', description: 'Or `application/json` with CreateTranscription (then `url` is required).', schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, options: createOptionsSchema } } },
+    response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
+    errors: [
+      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message names it); a link to a private, loopback or metadata address.' },
+      { status: 400, code: 'invalid_audio', description: 'The file is not audio or video with an audio stream.' },
+      { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
+      { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },
+    ],
+    handler: async (req, res, ctx) => {
+      const identity = requireScope(ctx, 'write');
+      const actor = { accountId: identity.account.id, principalId: identity.principal.id };
+      let created: TranscriptionView;
+      if (req.is('multipart/form-data')) {
+        const declared = Number(req.get('content-length') ?? NaN);
+        if (Number.isFinite(declared) && declared > ctx.config.limits.maxUploadBytes + MULTIPART_SLACK_BYTES) {
+          // Refused before reading: the client stops sending, and nothing was stored.
+          res.setHeader('Connection', 'close');
+          throw new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${ctx.config.limits.maxUploadBytes} bytes).`, { details: { field: 'file', limit: ctx.config.limits.maxUploadBytes } });
+        }
+        try {
+          created = await createFromMultipart(req, ctx, actor);
+        } catch (error) {
+          // The rest of a refused upload is not read: close the connection after the answer.
+          res.setHeader('Connection', 'close');
+          throw error;
+        }
+      } else if (req.is('application/json')) {
+        await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(errors.invalidOptions('The body is not valid JSON.', { field: 'body' })) : resolve())));
+        created = await ctx.services.transcriptions.create(actor, req.body, null);
+      } else {
+        throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
+      }
+      res.status(201).json(created);
+    },
+  },
+  graphqlRoute({
+    method: 'get', path: '/v1/transcriptions', operationId: 'listTranscriptions', tags: ['transcriptions'],
+    summary: 'The caller\'s transcriptions, newest first by createdAt, paged with `cursor`; `lifecycle` active (default), archived or all.',
+    description: 'Items created, changed or archived while paging are neither repeated nor skipped. `limit` 1..500 (default 50).',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [
+      { name: 'cursor', in: 'query', schema: { type: 'string' } },
+      { name: 'lifecycle', in: 'query', schema: { type: 'string', enum: ['active', 'archived', 'all'] } },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+    ],
+    document: TranscriptionsDocument,
+    variables: ({ query }) => {
+      const limit = query.limit === undefined ? undefined : Number(query.limit);
+      if (limit !== undefined && !Number.isInteger(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+      return { cursor: query.cursor as string | undefined, lifecycle: query.lifecycle as string | undefined, limit };
+    },
+    result: (data) => ({
+      status: 200,
+      body: { transcriptions: data.transcriptions.items, ...(data.transcriptions.nextCursor ? { nextCursor: data.transcriptions.nextCursor } : {}) },
+    }),
+    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['transcriptions'], properties: { transcriptions: { type: 'array', items: transcriptionSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/transcriptions/probe', operationId: 'probeTranscriptionLink', tags: ['transcriptions'],
+    summary: 'Look at a link before transcribing it: the probe record. Private, loopback and cloud-metadata addresses are refused. 60 a minute.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [{ name: 'url', in: 'query', required: true, schema: { type: 'string' } }],
+    document: TranscriptionProbeDocument,
+    variables: ({ query }) => {
+      if (typeof query.url !== 'string' || !query.url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
+      return { url: query.url };
+    },
+    result: (data) => ({ status: 200, body: data.transcriptionProbe }),
+    response: {
+      status: 200, description: 'The probe record.',
+      schema: {
+        type: 'object', required: ['kind', 'ok', 'media', 'url'],
+        properties: {
+          kind: { type: 'string', enum: ['file', 'live', 'unknown'] },
+          ok: { type: 'boolean' },
+          problem: { type: 'string', nullable: true },
+          source: { type: 'string', nullable: true, description: '`radio` or the video platform.' },
+          media: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, title: { type: 'string', nullable: true } } } },
+          contentType: { type: 'string', nullable: true },
+          bytes: { type: 'number', nullable: true },
+          url: { type: 'string', description: 'After redirects.' },
+        },
+      },
+    },
+    errors: [{ status: 400, code: 'invalid_options', description: 'A refused address (details.problem `link_refused`).' }, { status: 429, code: 'rate_limited', description: 'More than 60 probes a minute.' }],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/transcriptions/{id}', operationId: 'getTranscription', tags: ['transcriptions'],
+    summary: 'One transcription.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [idParam],
+    document: TranscriptionDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.transcription }),
+    response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
+    errors: [notFound],
+  }),
+  graphqlRoute({
+    method: 'patch', path: '/v1/transcriptions/{id}', operationId: 'updateTranscription', tags: ['transcriptions'],
+    summary: 'Rename (`name`) or update default settings (`settings`, merged key by key; null clears a key).',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [idParam],
+    document: UpdateTranscriptionDocument,
+    variables: ({ params, body }) => ({ id: params.id!, input: body ?? {} }),
+    result: (data) => ({ status: 200, body: data.updateTranscription }),
+    request: { schema: { type: 'object', additionalProperties: false, properties: { name: { type: 'string' }, settings: { type: 'object' } } } },
+    response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
+    errors: [notFound],
+  }),
+  ...(['archive', 'restore', 'purge'] as const).map((move) =>
+    graphqlRoute({
+      method: 'post', path: `/v1/transcriptions/{id}/${move}`, operationId: `${move}Transcription`, tags: ['transcriptions'],
+      summary: {
+        archive: 'Archive: hidden from the default listing, share links dead, data kept.',
+        restore: 'Restore an archived transcription.',
+        purge: 'Delete an archived transcription and its media for good.',
+      }[move],
+      auth: { mode: 'userOrKey', scopes: ['write'] },
+      parameters: [idParam],
+      document: (move === 'archive' ? ArchiveTranscriptionDocument : move === 'restore' ? RestoreTranscriptionDocument : PurgeTranscriptionDocument) as typeof ArchiveTranscriptionDocument,
+      variables: ({ params }) => ({ id: params.id! }),
+      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Transcription`] }),
+      response: move === 'purge'
+        ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
+        : { status: 200, description: 'The transcription.', schema: transcriptionSchema },
+      errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived transcription can be purged.' }] : [notFound],
+    }),
+  ),
+  {
+    method: 'ws', path: '/v1/transcriptions/{id}/events', operationId: 'transcriptionEvents', tags: ['transcriptions'],
+    summary: 'Events of a transcription: `events.ready` with the job, then `job.state` on each state change and `job.progress` per step.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [idParam],
+    frames: {
+      server: [
+        { type: 'events.ready', description: 'First frame: `transcriptionId` and the current `job`.' },
+        { type: 'job.state', description: '`recordingId`, `state`, `progress`, `error`, `errorCode`, `attempt`, `seq` (durable event seq), `at`; `queue` when queued.' },
+        { type: 'job.progress', description: '`recordingId`, `state`, `progress` (pct, processedS, segmentsDone; phase, fetchedBytes, fetchTotalBytes while fetching), `seq`, `at`; queue moves carry `queue.position` and no `seq`.' },
+      ],
+    },
+    authorize: async (_req, params, ctx) => {
+      const identity = requireScope(ctx, 'read');
+      await ctx.services.transcriptions.get(identity.account.id, params.id!);
+    },
+    onConnection: async (socket, _req, params, ctx) => {
+      const topic = `transcription:${params.id!}` as const;
+      const frames = ctx.pubsub.subscribe(topic);
+      socket.on('close', () => void frames.return?.());
+      const current = await ctx.services.transcriptions.get(ctx.identity!.account.id, params.id!);
+      socket.send(JSON.stringify({ type: 'events.ready', transcriptionId: current.id, job: current.job }));
+      for await (const frame of frames) {
+        if (socket.readyState !== socket.OPEN) break;
+        socket.send(JSON.stringify(frame));
+      }
+    },
+  },
+];

@@ -1,0 +1,87 @@
+import { builder } from '../builder.js';
+import type { TranscriptSnapshot } from '../../services/recordings.js';
+
+type Sentence = TranscriptSnapshot['sentences'][number];
+type SegmentRow = TranscriptSnapshot['segments'][number];
+interface WordValue { start: number; end: number; text: string; prob: number }
+
+export const WordType = builder.objectRef<WordValue>('Word').implement({
+  fields: (t) => ({ start: t.exposeFloat('start'), end: t.exposeFloat('end'), text: t.exposeString('text'), prob: t.exposeFloat('prob') }),
+});
+
+export const TranscriptSentenceType = builder.objectRef<Sentence>('TranscriptSentence').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    speaker: t.exposeInt('speaker', { description: '-1: speaker labels were off.' }),
+    start: t.exposeFloat('start'),
+    end: t.exposeFloat('end'),
+    text: t.exposeString('text'),
+    translations: t.field({ type: 'JSON', resolve: (s) => s.translations }),
+    confidence: t.exposeFloat('confidence', { nullable: true }),
+    unclear: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow; every word is kept.', resolve: (s) => s.unclear ?? null }),
+  }),
+});
+
+export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSegment').implement({
+  fields: (t) => ({
+    seq: t.exposeInt('seq'),
+    speaker: t.exposeInt('speaker'),
+    start: t.exposeFloat('start'),
+    end: t.exposeFloat('end'),
+    text: t.exposeString('text'),
+    words: t.field({ type: [WordType], resolve: (s) => s.words as WordValue[] }),
+    confidence: t.exposeFloat('confidence', { nullable: true }),
+    language: t.exposeString('language', { nullable: true }),
+    decoder: t.exposeString('decoder', { nullable: true }),
+  }),
+});
+
+export const SpeakerType = builder.objectRef<{ index: number; name: string | null }>('TranscriptSpeaker').implement({
+  fields: (t) => ({ index: t.exposeInt('index'), name: t.exposeString('name', { nullable: true }) }),
+});
+
+export const TranscriptJobStateType = builder.objectRef<NonNullable<TranscriptSnapshot['job']>>('TranscriptJobState').implement({
+  fields: (t) => ({ state: t.exposeString('state'), pct: t.exposeFloat('pct') }),
+});
+
+export const TranscriptSnapshotType = builder.objectRef<TranscriptSnapshot>('TranscriptSnapshot').implement({
+  description: 'The transcript up to `lastSeq`; while the job runs it is `partial`.',
+  fields: (t) => ({
+    recordingId: t.exposeID('recordingId'),
+    transcriptionId: t.exposeID('transcriptionId'),
+    state: t.exposeString('state'),
+    language: t.exposeString('language', { nullable: true }),
+    durationS: t.exposeFloat('durationS', { nullable: true }),
+    lastSeq: t.exposeInt('lastSeq'),
+    partial: t.exposeBoolean('partial'),
+    job: t.field({ type: TranscriptJobStateType, nullable: true, resolve: (s) => s.job }),
+    sentences: t.field({ type: [TranscriptSentenceType], resolve: (s) => s.sentences }),
+    segments: t.field({ type: [TranscriptSegmentType], resolve: (s) => s.segments }),
+    speakers: t.field({ type: [SpeakerType], resolve: (s) => s.speakers }),
+  }),
+});
+
+interface EventEntry { seq: number; type: string; at: string; frame: unknown }
+export const RecordingEventType = builder.objectRef<EventEntry>('RecordingEvent').implement({
+  fields: (t) => ({
+    seq: t.exposeInt('seq'),
+    type: t.exposeString('type'),
+    at: t.exposeString('at', { description: 'When the event was written.' }),
+    frame: t.field({ type: 'JSON', resolve: (e) => e.frame }),
+  }),
+});
+
+export const RecordingEventPageType = builder.objectRef<{ events: EventEntry[]; lastSeq: number; nextCursor: string | null }>('RecordingEventPage').implement({
+  fields: (t) => ({
+    events: t.field({ type: [RecordingEventType], resolve: (p) => p.events }),
+    lastSeq: t.exposeInt('lastSeq'),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});
+
+export const MediaTokenType = builder.objectRef<{ token: string; expiresAt: string }>('MediaToken').implement({
+  fields: (t) => ({
+    token: t.exposeString('token', { description: 'Pass as `media=` on /audio and /audio/clip of this recording.' }),
+    expiresAt: t.exposeString('expiresAt'),
+  }),
+});

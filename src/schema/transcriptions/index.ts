@@ -1,0 +1,4 @@
+import './types.js';
+import './queries.js';
+import './mutations.js';
+import './subscriptions.js';
