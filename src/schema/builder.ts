@@ -82,6 +82,8 @@ export const builder = new SchemaBuilder<{
         '*': requireScope('*'),
       };
     },
+    // Subscriptions are authorized when they start, not only per event.
+    authorizeOnSubscribe: true,
     unauthorizedError: (_parent, _ctx, _info, result) => firstError(result.failure) ?? errors.forbidden(result.message),
   },
   prisma: {

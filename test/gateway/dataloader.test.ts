@@ -1,0 +1,50 @@
+/** DataLoader batches per request: listing N keys with their creators costs the same few queries for any N. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => { server = await startTestServer({ workers: [] }); });
+afterAll(async () => { await server?.close(); });
+
+/** Each of `n` new creator keys makes one key through the API, so every listed key has its own creator. */
+async function addKeysWithCreators(n: number) {
+  for (let i = 0; i < n; i++) {
+    const { key } = await server.createKey(['*'], { name: `creator-${i}` });
+    const response = await server.request('/v1/api-keys', {
+      method: 'POST', auth: key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `made-by-${i}` }),
+    });
+    expect(response.status).toBe(201);
+  }
+}
+
+async function listCountingQueries() {
+  await server.request('/v1/me'); // the key's last-used stamp is written at most once a minute: get it out of the way
+  const queries: string[] = [];
+  const stop = server.app.db.onQuery((sql) => queries.push(sql));
+  const response = await server.request('/v1/api-keys');
+  stop();
+  expect(response.status).toBe(200);
+  const { apiKeys } = await response.json() as { apiKeys: { displayName: string; createdBy: { displayName: string } | null }[] };
+  return { apiKeys, queries };
+}
+
+describe('DataLoader batching', () => {
+  it('N keys → a constant number of queries', async () => {
+    await addKeysWithCreators(3);
+    const few = await listCountingQueries();
+    await addKeysWithCreators(9);
+    const many = await listCountingQueries();
+
+    const made = (list: typeof few.apiKeys) => list.filter((key) => key.displayName.startsWith('made-by-'));
+    expect(made(few.apiKeys)).toHaveLength(3);
+    expect(made(many.apiKeys)).toHaveLength(12);
+    for (const key of made(many.apiKeys)) expect(key.createdBy?.displayName).toBe(key.displayName.replace('made-by-', 'creator-'));
+
+    expect(many.queries.length).toBe(few.queries.length);
+    // the caller's key and its account, the listing, and one batched load of all twelve creators
+    expect(many.queries.length).toBe(4);
+    const creatorLoads = many.queries.filter((sql) => /"Principal"\."id" IN/.test(sql));
+    expect(creatorLoads).toHaveLength(1);
+    expect(creatorLoads[0]!.match(/\$\d+/g)!.length).toBe(12 + 1); // twelve ids and the OFFSET
+  });
+});
