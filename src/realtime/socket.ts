@@ -20,6 +20,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { ApiError, toApiError } from '../errors.js';
 import type { RealtimeConfig } from './config.js';
 import type { EngineHost, HostedSession, SessionListener, SessionUpdate, SlotLease } from './engine-host.js';
+import type { WorkerSegment } from './engine-messages.js';
 import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
 import type { SessionClaims, SessionTokenSigner } from './session-token.js';
 
@@ -211,7 +212,7 @@ class RealtimeSession implements SessionListener {
     if (this.endReason === 'cancelled') return; // cancel drops the rest
     this.processingS += update.processingS;
     const now = Date.now();
-    for (const segment of update.committed) {
+    for (const segment of update.committed.flatMap((committed) => this.splitAtGaps(committed))) {
       const latencyS = Math.max(0.001, (now - this.arrivalWallMs(segment.end)) / 1000);
       const gapBefore = this.takeGapsBefore(segment.end);
       const committed: Record<string, unknown> = {
@@ -390,6 +391,26 @@ class RealtimeSession implements SessionListener {
   }
 
   // ---- helpers ------------------------------------------------------------------------------------------
+
+  /**
+   * A commit that spans a reported capture loss is cut there (at the first word that starts after it), so the
+   * loss sits between two segments and `gapBefore` is true to its word: lost just before this segment.
+   */
+  private splitAtGaps(segment: WorkerSegment): WorkerSegment[] {
+    const cutAt = this.pendingGaps.find((gap) => gap.atS > segment.start && gap.atS < segment.end)?.atS;
+    if (cutAt === undefined) return [segment];
+    const index = segment.words.findIndex((word) => (word.start + word.end) / 2 >= cutAt);
+    if (index <= 0) return [segment];
+    const part = (words: WorkerSegment['words']): WorkerSegment => ({
+      ...segment,
+      start: words[0]!.start,
+      end: words[words.length - 1]!.end,
+      text: words.map((word) => word.text).join(' '),
+      words,
+      confidence: words.reduce((sum, word) => sum + word.prob, 0) / words.length,
+    });
+    return [part(segment.words.slice(0, index)), ...this.splitAtGaps(part(segment.words.slice(index)))];
+  }
 
   /** Gaps reported at or before the end of this segment belong to it (the loss happened before its audio ended). */
   private takeGapsBefore(endS: number): number {

@@ -1,0 +1,216 @@
+/**
+ * The realtime socket with real speech: committed text and gapless seq, loading then ready, eof vs cancel,
+ * session.update mid-stream, a clock gap becoming gapBefore, a slow consumer, and HTTP staying responsive
+ * while sessions stream (inference runs on engine threads, not the event loop).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RealtimeConnection, SAMPLE_RATE, streamFile, type CommittedSegment, type ServerFrame } from '../../src/realtime/client.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createStreamUrl, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from './support.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    workers: [],
+    env: { REALTIME_SECRET: 'socket-suite-secret-0123456789abcdef', REALTIME_MAX_SESSIONS: '3', REALTIME_SLOW_CONSUMER_S: '3' },
+  });
+});
+
+afterAll(async () => {
+  await server?.app.services.realtime.close();
+  await server?.close();
+});
+
+function expectGapless(commits: CommittedSegment[]): void {
+  expect(commits.map((segment) => segment.seq)).toEqual(commits.map((_segment, index) => index));
+}
+
+const types = (frames: { frame: ServerFrame }[]) => frames.map(({ frame }) => frame.type);
+
+describe('streaming real speech', () => {
+  it('loads, gets ready, commits the spoken words with gapless seq and ends with eof', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy' });
+    const result = await streamFile(streamUrl, GO_FORWARD, { clock: true });
+
+    // First session of this process: the engine thread warms before the session is ready.
+    const seen = types(result.frames);
+    const readyAt = seen.indexOf('session.ready');
+    expect(readyAt).toBeGreaterThan(0);
+    expect(seen.slice(0, readyAt).every((type) => type === 'session.loading')).toBe(true);
+    expect(result.frames[0]!.frame).toMatchObject({ type: 'session.loading', stage: 'model' });
+
+    expect(normalise(result.commits.map((segment) => segment.text).join(' '))).toMatch(GO_FORWARD_TEXT);
+    expectGapless(result.commits);
+    for (const segment of result.commits) {
+      expect(segment.speaker).toBe(-1);
+      expect(segment.language).toBe('en');
+      expect(segment.decoder).toBe('accuracy');
+      expect(segment.catchup).toBeUndefined();
+      expect(segment.latencyS).toBeGreaterThan(0);
+      expect(segment.words.length).toBeGreaterThan(0);
+      expect(segment.confidence).toBeGreaterThan(0);
+      expect(segment.confidence).toBeLessThanOrEqual(1);
+      expect(segment.end).toBeGreaterThan(segment.start);
+      expect(segment.gapBefore).toBeUndefined();
+    }
+    expect(result.done).toMatchObject({ type: 'session.done', reason: 'eof' });
+    expect(result.done!.stats.audioS).toBeCloseTo(2.786, 1);
+    expect(result.done!.stats.processingS).toBeGreaterThan(0);
+    expect(result.done!.stats.realtimeFactor).toBeCloseTo(result.done!.stats.processingS / result.done!.stats.audioS, 2);
+    expect(seen[seen.length - 1]).toBe('session.done');
+    expect(result.closeCode).toBe(1000);
+  });
+
+  it('cancel stops at once with reason cancelled; nothing of the rest is transcribed', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en' });
+    let cancelled = false;
+    const result = await streamFile(streamUrl, GO_FORWARD, {
+      noEof: true,
+      afterChunk: (connection, sentS) => {
+        if (sentS >= 1.4 && !cancelled) {
+          cancelled = true;
+          connection.cancel();
+        }
+      },
+    });
+    expect(result.done).toMatchObject({ reason: 'cancelled' });
+    // Audio sent after the cancel frame is dropped: the session counted only what came before it.
+    expect(result.done!.stats.audioS).toBeCloseTo(1.4, 1);
+    expect(normalise(result.commits.map((segment) => segment.text).join(' '))).not.toContain('meters');
+    expectGapless(result.commits);
+    expect(types(result.frames).at(-1)).toBe('session.done');
+  });
+
+  it('session.update mid-stream: switches to the fast decoder, ignores an unsupported language, refuses bad fields', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy', translate: ['de'], voiceByLang: { de: 'anna' } });
+    let updated = false;
+    const result = await streamFile(streamUrl, GO_FORWARD, {
+      afterChunk: (connection, sentS) => {
+        if (sentS >= 0.4 && !updated) {
+          updated = true;
+          connection.update({ latencyMode: 'fast', spokenLanguage: 'xx', translate: ['fr', 'es'], voiceByLang: {}, llmFix: true });
+          connection.update({ translate: ['zz'] });
+          connection.update({ speakerLabels: 'on' });
+        }
+      },
+    });
+    const frames = result.frames.map(({ frame }) => frame);
+    const applied = frames.find((frame) => frame.type === 'session.updated') as Record<string, any> | undefined;
+    expect(applied?.options).toMatchObject({ latencyMode: 'fast', spokenLanguage: 'en', translate: ['fr', 'es'], voiceByLang: {}, llmFix: true });
+    expect(applied?.ignored.map((entry: { field: string }) => entry.field)).toEqual(['spokenLanguage']);
+
+    const refusals = frames.filter((frame) => frame.type === 'error') as { code: string; message: string; retryable: boolean }[];
+    expect(refusals).toHaveLength(2);
+    expect(refusals[0]).toMatchObject({ code: 'invalid_options', retryable: false });
+    expect(refusals[0]!.message).toContain('translate[0]');
+    expect(refusals[1]).toMatchObject({ code: 'invalid_options' });
+    expect(refusals[1]!.message).toContain('speakerLabels');
+    // Only one session.updated: the refused frames changed nothing.
+    expect(frames.filter((frame) => frame.type === 'session.updated')).toHaveLength(1);
+
+    // Everything committed after the switch came from the fast decoder, marked as the spec says.
+    const switchIndex = frames.indexOf(applied as ServerFrame);
+    const afterSwitch = frames.slice(switchIndex).filter((frame) => frame.type === 'transcript.committed').map((frame) => (frame as { segment: CommittedSegment }).segment);
+    expect(afterSwitch.length).toBeGreaterThan(0);
+    for (const segment of afterSwitch) expect(segment).toMatchObject({ decoder: 'fast', catchup: true });
+    expect(normalise(result.commits.map((segment) => segment.text).join(' '))).toMatch(GO_FORWARD_TEXT);
+    expectGapless(result.commits);
+    expect(result.done?.reason).toBe('eof');
+  });
+
+  it('clock frames that reveal lost capture audio put gapBefore on the next segment', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast' });
+    const before = await fileChunks(GO_FORWARD);
+    const after = (await fileChunks(LECTURE)).slice(0, 20); // "And says, how do I get to Dublin?"
+    const connection = new RealtimeConnection(streamUrl);
+    await connection.ready();
+    let captured = 0;
+    const send = async (chunks: Float32Array[]) => {
+      for (const chunk of chunks) {
+        connection.sendPcm(chunk);
+        captured += chunk.length;
+        connection.clock(captured, captured / SAMPLE_RATE);
+        await sleep(50);
+      }
+    };
+    await send(before);
+    const lossAtS = captured / SAMPLE_RATE;
+    // The microphone captured 2 s that never reached the server (a dropped buffer), then speech again.
+    captured += 2 * SAMPLE_RATE;
+    connection.clock(captured, captured / SAMPLE_RATE);
+    await send(after);
+    connection.eof();
+    const result = await connection.closed;
+
+    expectGapless(result.commits);
+    const withGap = result.commits.filter((segment) => segment.gapBefore !== undefined);
+    expect(withGap).toHaveLength(1);
+    expect(withGap[0]!.gapBefore).toBeCloseTo(2, 2);
+    // It is the first segment that ends after the loss, and it holds the speech sent after it.
+    expect(withGap[0]!.end).toBeGreaterThan(lossAtS);
+    expect(normalise(withGap[0]!.text)).toMatch(/says|dublin/);
+    const beforeLoss = result.commits.filter((segment) => segment.end <= lossAtS);
+    expect(normalise(beforeLoss.map((segment) => segment.text).join(' '))).toMatch(GO_FORWARD_TEXT);
+    expect(beforeLoss.every((segment) => segment.gapBefore === undefined)).toBe(true);
+  });
+});
+
+describe('backpressure and isolation', () => {
+  it('a client that stops reading gets slow_consumer and is closed; commits before it are all delivered', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast' });
+    const chunks = await fileChunks(LECTURE);
+    const connection = new RealtimeConnection(streamUrl);
+    await connection.ready();
+    let paused = false;
+    for (const chunk of chunks.slice(0, 100)) {
+      if (connection.ws.readyState !== connection.ws.OPEN) break;
+      connection.sendPcm(chunk);
+      if (!paused && connection.result.commits.length > 0) {
+        // Stop reading (TCP reads paused: frames and pings pile up unread) while audio keeps flowing.
+        paused = true;
+        connection.ws.pause();
+        setTimeout(() => connection.ws.resume(), 7000);
+      }
+      await sleep(200);
+    }
+    const result = await connection.closed;
+    expect(paused).toBe(true);
+    const last = result.frames.at(-1)!.frame as { type: string; code?: string; retryable?: boolean };
+    expect(last).toMatchObject({ type: 'error', code: 'slow_consumer', retryable: false });
+    expect(result.closeCode).toBe(1008);
+    expect(result.commits.length).toBeGreaterThan(0);
+    expectGapless(result.commits);
+    expect(result.done).toBeNull();
+  });
+
+  it('HTTP answers quickly while sessions stream (inference is off the event loop)', async () => {
+    const sessions = await Promise.all([
+      createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy' }),
+      createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy' }),
+    ]);
+    let streaming = true;
+    const streams = Promise.all(sessions.map((url) => streamFile(url, LECTURE, { realtime: false, durationS: 20 }))).finally(() => (streaming = false));
+    const latencies: number[] = [];
+    await sleep(1000);
+    while (streaming && latencies.length < 200) {
+      const started = performance.now();
+      const response = await fetch(`${server.url}/v1/health`);
+      await response.arrayBuffer();
+      latencies.push(performance.now() - started);
+      expect(response.status).toBe(200);
+      await sleep(50);
+    }
+    const results = await streams;
+    for (const result of results) {
+      expect(result.done?.reason).toBe('eof');
+      expect(result.commits.length).toBeGreaterThan(0);
+      expectGapless(result.commits);
+    }
+    // Both sessions kept the engine busy for the whole measurement (20 s of audio each, sent at once).
+    expect(latencies.length).toBeGreaterThan(10);
+    latencies.sort((a, b) => a - b);
+    const p95 = latencies[Math.ceil(latencies.length * 0.95) - 1]!;
+    expect(p95).toBeLessThan(300);
+  });
+});
