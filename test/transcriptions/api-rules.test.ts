@@ -1,0 +1,202 @@
+/**
+ * The rules of the transcriptions API that need no transcription (workers off: jobs stay queued): upload limits
+ * with nothing half-stored, validation envelopes, Idempotency-Key, listing and paging, lifecycle moves, and the
+ * share-link permission matrix.
+ */
+import crypto from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { goForward, json, postJson, upload } from './helpers.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  // 100 kB: goforward.wav (89 kB) fits, a 150 kB body does not.
+  server = await startTestServer({ workers: [], env: { MAX_UPLOAD_BYTES: '100000' } });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const mediaFiles = async () => readdir(path.join(server.app.config.dataDir, 'media')).catch(() => [] as string[]);
+
+describe('creating', () => {
+  it('refuses an upload over limits.maxUploadBytes with the envelope and keeps nothing', async () => {
+    const before = await mediaFiles();
+    const big = Buffer.concat([goForward, Buffer.alloc(60_000)]);
+    const res = await upload(server, { name: 'too big' }, big);
+    expect(res.status).toBe(413);
+    const body = await json(res);
+    expect(body).toMatchObject({ defined: true, code: 'invalid_options', status: 413, data: { details: { field: 'file', limit: 100000 } } });
+    expect(body.message).toContain('limits.maxUploadBytes');
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
+    expect(await mediaFiles()).toEqual(before);
+    const list = await json(await server.request('/v1/transcriptions?lifecycle=all'));
+    expect(list.transcriptions.find((t: { name: string }) => t.name === 'too big')).toBeUndefined();
+  });
+
+  it('refuses what is not audio, unknown fields and bad values, naming the field', async () => {
+    const notAudio = await upload(server, {}, Buffer.from('this is plain text, not audio at all'.repeat(20)));
+    expect(notAudio.status).toBe(400);
+    expect(await json(notAudio)).toMatchObject({ code: 'invalid_audio', data: { details: { field: 'file' } } });
+    const cases: Array<[unknown, string]> = [
+      [{ url: 'https://example.org/a.mp3', colour: 'red' }, 'colour'],
+      [{ url: 'https://example.org/a.mp3', crop: true, startS: 3 }, 'startS'],
+      [{ url: 'https://example.org/a.mp3', startS: 5, endS: 2 }, 'endS'],
+      [{ url: 'https://example.org/a.mp3', settings: { spokenLanguage: 42 } }, 'settings.spokenLanguage'],
+      [{ url: 'https://example.org/a.mp3', settings: { confidencePolicy: { hideBelow: 3 } } }, 'settings.confidencePolicy.hideBelow'],
+      [{ name: 'no url, no file' }, 'url'],
+      [{ url: 'ftp://example.org/a.mp3' }, 'url'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await postJson(server, '/v1/transcriptions', body);
+      const envelope = await json(res);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(envelope.code).toBe('invalid_options');
+      expect(envelope.data.details.field).toBe(field);
+      expect(envelope.message).toContain(field.split('.').pop());
+    }
+    const wrongType = await server.request('/v1/transcriptions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect(wrongType.status).toBe(415);
+  });
+
+  it('refuses links to private, loopback and metadata addresses at once', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:9/a.mp3', 'http://[::1]/a.mp3', 'http://metadata.google.internal/', 'http://10.0.0.8/a.wav']) {
+      const res = await postJson(server, '/v1/transcriptions', { url });
+      expect(res.status, url).toBe(400);
+      expect(await json(res)).toMatchObject({ code: 'invalid_options', data: { details: { field: 'url', problem: 'link_refused' } } });
+    }
+  });
+
+  it('honours Idempotency-Key: the same upload twice is one transcription', async () => {
+    const key = crypto.randomUUID();
+    const first = await upload(server, { name: 'idem' }, goForward, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    const second = await upload(server, { name: 'idem' }, goForward, { 'idempotency-key': key });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect((await json(second)).id).toBe((await json(first)).id);
+    const list = await json(await server.request('/v1/transcriptions?limit=500'));
+    expect(list.transcriptions.filter((t: { name: string }) => t.name === 'idem')).toHaveLength(1);
+  });
+});
+
+describe('listing and lifecycle', () => {
+  it('pages newest first without repeats or gaps while items are created and archived between pages', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await json(await postJson(server, '/v1/transcriptions', { url: `https://example.org/page-${i}.mp3`, name: `page ${i}` }))).id);
+    const first = await json(await server.request('/v1/transcriptions?limit=2'));
+    expect(first.transcriptions.map((t: { id: string }) => t.id)).toEqual([made[4], made[3]]);
+    // Between pages: a new one appears (newer than the cursor: not in later pages) and one already seen is archived.
+    await postJson(server, '/v1/transcriptions', { url: 'https://example.org/late.mp3', name: 'late' });
+    await server.request(`/v1/transcriptions/${made[4]}/archive`, { method: 'POST' });
+    const seen = [...first.transcriptions.map((t: { id: string }) => t.id)];
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const page = await json(await server.request(`/v1/transcriptions?limit=2&cursor=${encodeURIComponent(cursor)}`));
+      seen.push(...page.transcriptions.map((t: { id: string }) => t.id));
+      cursor = page.nextCursor;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const id of made) expect(seen).toContain(id);
+    const archived = await json(await server.request('/v1/transcriptions?lifecycle=archived'));
+    expect(archived.transcriptions.map((t: { id: string; state: string }) => [t.id, t.state])).toEqual([[made[4], 'archived']]);
+    const all = await json(await server.request('/v1/transcriptions?lifecycle=all&limit=500'));
+    expect(all.transcriptions.find((t: { id: string }) => t.id === made[4]).state).toBe('archived');
+    expect((await server.request('/v1/transcriptions?lifecycle=deleted')).status).toBe(400);
+    expect((await server.request('/v1/transcriptions?limit=501')).status).toBe(400);
+    expect((await server.request('/v1/transcriptions?cursor=garbage')).status).toBe(400);
+  });
+
+  it('renames, archives, restores, and purges only archived transcriptions', async () => {
+    const created = await json(await postJson(server, '/v1/transcriptions', { url: 'https://example.org/life.mp3' }));
+    expect(created.name).toBe('https://example.org/life.mp3');
+    const renamed = await json(await postJson(server, `/v1/transcriptions/${created.id}`, { name: 'Life', settings: { spokenLanguage: 'de' } }, { method: 'PATCH' }));
+    expect(renamed).toMatchObject({ name: 'Life', settings: { spokenLanguage: 'de' } });
+    const cleared = await json(await postJson(server, `/v1/transcriptions/${created.id}`, { settings: { spokenLanguage: null } }, { method: 'PATCH' }));
+    expect(cleared.settings).toEqual({});
+    expect((await postJson(server, `/v1/transcriptions/${created.id}`, { kind: 'live' }, { method: 'PATCH' })).status).toBe(400);
+    const early = await server.request(`/v1/transcriptions/${created.id}/purge`, { method: 'POST' });
+    expect(early.status).toBe(409);
+    expect((await json(early)).code).toBe('invalid_state');
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST' }))).state).toBe('archived');
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}/restore`, { method: 'POST' }))).state).toBe('active');
+    await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST' });
+    expect(await json(await server.request(`/v1/transcriptions/${created.id}/purge`, { method: 'POST' }))).toEqual({ id: created.id, purged: true });
+    expect((await server.request(`/v1/transcriptions/${created.id}`)).status).toBe(404);
+  });
+
+  it('keeps accounts apart', async () => {
+    const other = await server.createAccount();
+    const { key } = await server.createKey(['*'], { accountId: other });
+    const mine = await json(await postJson(server, '/v1/transcriptions', { url: 'https://example.org/mine.mp3' }));
+    expect((await server.request(`/v1/transcriptions/${mine.id}`, { auth: key })).status).toBe(404);
+    expect((await server.request(`/v1/recordings/${mine.recordingId}/job`, { auth: key })).status).toBe(404);
+    expect((await server.request(`/v1/recordings/${mine.recordingId}/transcript`, { auth: key })).status).toBe(404);
+    const { key: readOnly } = await server.createKey(['read']);
+    const refused = await postJson(server, '/v1/transcriptions', { url: 'https://example.org/x.mp3' }, { auth: readOnly });
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).message).toContain('write');
+  });
+});
+
+describe('share links', () => {
+  it('enforces exactly each link\'s permissions on transcript, export and audio', async () => {
+    const created = await json(await upload(server, { name: 'Shared' }));
+    const recordingId = created.recordingId;
+    const defaultLink = created.shareLink;
+    expect(defaultLink).toMatchObject({ isDefault: true, allowDownload: true, allowExport: true, allowTranslate: true });
+    const noLink = await json(await upload(server, { name: 'Unshared', shareLink: false }));
+    expect(noLink.shareLink).toBeNull();
+    expect(await json(await server.request(`/v1/transcriptions/${noLink.id}/share-links`))).toEqual({ shareLinks: [] });
+
+    const make = async (body: Record<string, unknown>) => {
+      const res = await postJson(server, `/v1/transcriptions/${created.id}/share-links`, body);
+      expect(res.status).toBe(201);
+      return json(res);
+    };
+    const viewOnly = await make({ label: 'viewer', allowDownload: false, allowExport: false, allowTranslate: false });
+    const exporter = await make({ label: 'exporter', allowDownload: false, allowExport: true });
+    const downloader = await make({ label: 'downloader', allowExport: false });
+    expect((await postJson(server, `/v1/transcriptions/${created.id}/share-links`, {})).status).toBe(400);
+    expect((await postJson(server, `/v1/transcriptions/${created.id}/share-links`, { label: 'x', allowExport: 'yes' })).status).toBe(400);
+
+    const read = (code: string, what: string) => server.request(`/v1/recordings/${recordingId}/${what}${what.includes('?') ? '&' : '?'}shareCode=${code}`, { auth: null, redirect: 'manual' });
+    const matrix: Array<[string, string, number]> = [
+      // [link, read, status]
+      [defaultLink.code, 'transcript', 200], [defaultLink.code, 'export?format=json', 200], [defaultLink.code, 'audio?kind=source', 302],
+      [viewOnly.code, 'transcript', 200], [viewOnly.code, 'export?format=json', 403], [viewOnly.code, 'audio?kind=source', 403],
+      [viewOnly.code, 'transcript?lang=fr', 403],
+      [exporter.code, 'export?format=srt', 200], [exporter.code, 'audio?kind=delivery', 403], [exporter.code, 'audio/clip?startS=0&endS=1', 403],
+      [downloader.code, 'export?format=pdf', 403], [downloader.code, 'audio?kind=source', 302], [downloader.code, 'audio?kind=master', 403],
+      [downloader.code, 'events', 401], [downloader.code, 'media-token', 401],
+    ];
+    for (const [code, what, status] of matrix) {
+      const res = await read(code, what);
+      expect(res.status, `${what} with ${code === viewOnly.code ? 'viewer' : code === exporter.code ? 'exporter' : code === downloader.code ? 'downloader' : 'default'}`).toBe(status);
+      if (status === 403) expect((await json(res)).code).toBe('forbidden');
+    }
+    // A link reads only its own transcription.
+    expect((await server.request(`/v1/recordings/${noLink.recordingId}/transcript?shareCode=${defaultLink.code}`, { auth: null })).status).toBe(404);
+
+    // PATCH applies from the next request; omitted fields stay.
+    const patched = await json(await postJson(server, `/v1/share-links/${viewOnly.id}`, { allowExport: true }, { method: 'PATCH' }));
+    expect(patched).toMatchObject({ label: 'viewer', allowExport: true, allowDownload: false });
+    expect((await read(viewOnly.code, 'export?format=json')).status).toBe(200);
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toHaveLength(4);
+
+    // DELETE: 404 at once.
+    expect((await server.request(`/v1/share-links/${exporter.id}`, { method: 'DELETE' })).status).toBe(200);
+    const revoked = await read(exporter.code, 'transcript');
+    expect(revoked.status).toBe(404);
+    expect((await json(revoked)).code).toBe('not_found');
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toHaveLength(3);
+
+    // Archived: every link is dead until restored.
+    await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST' });
+    expect((await read(defaultLink.code, 'transcript')).status).toBe(404);
+    await server.request(`/v1/transcriptions/${created.id}/restore`, { method: 'POST' });
+    expect((await read(defaultLink.code, 'transcript')).status).toBe(200);
+  });
+});

@@ -1,0 +1,38 @@
+/** Shared by the transcription suites: multipart bodies, JSON reading with a useful failure, job polling. */
+import { readFile } from 'node:fs/promises';
+import type { TestServer } from '../helpers/server.js';
+
+export const goForward = await readFile(new URL('../fixtures/goforward.wav', import.meta.url));
+
+export function uploadForm(bytes: Buffer, options?: Record<string, unknown>, name = 'goforward.wav') {
+  const form = new FormData();
+  if (options) form.append('options', JSON.stringify(options));
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/wav' }), name);
+  return form;
+}
+
+export async function json(res: Response) {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`not JSON (${res.status}): ${text.slice(0, 200)}`);
+  }
+}
+
+export async function waitForJob(server: TestServer, recordingId: string, states: string[], timeoutMs = 90_000, auth?: string) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await json(await server.request(`/v1/recordings/${recordingId}/job`, { auth }));
+    if (states.includes(job.state)) return job;
+    if (Date.now() > deadline) throw new Error(`job stayed ${job.state} (${JSON.stringify(job)})`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export async function upload(server: TestServer, options?: Record<string, unknown>, bytes = goForward, headers: Record<string, string> = {}) {
+  return server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(bytes, options), headers });
+}
+
+export const postJson = (server: TestServer, path: string, body: unknown, init: { method?: string; auth?: string | null; headers?: Record<string, string> } = {}) =>
+  server.request(path, { method: init.method ?? 'POST', auth: init.auth, headers: { 'content-type': 'application/json', ...init.headers }, body: JSON.stringify(body) });
