@@ -1,0 +1,99 @@
+/**
+ * The log-mel features against values computed here from the definition, independently of the engine's
+ * code path: a direct O(N²) DFT per frame (no FFT), the mel filters built from the Slaney formulas written
+ * out again, and Whisper's normalisation. Plus two anchors that do not depend on any implementation.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeFileToPcm } from '../../workers/engine/audio.js';
+import { logMelSpectrogram, N_FRAMES, N_MELS } from '../../workers/engine/mel.js';
+import { fixture } from './text.js';
+
+const SR = 16000;
+const NFFT = 400;
+const HOP = 160;
+
+// Slaney mel scale (Auditory Toolbox; librosa htk=False): 200/3 Hz per mel below 1 kHz, log above.
+const toMel = (f: number) => (f < 1000 ? (3 * f) / 200 : 15 + (27 * Math.log(f / 1000)) / Math.log(6.4));
+const fromMel = (m: number) => (m < 15 ? (200 * m) / 3 : 1000 * Math.pow(6.4, (m - 15) / 27));
+
+function referenceFilter(bin: number): number[] {
+  const edges = [0, 1, 2].map((i) => fromMel((toMel(8000) * (bin + i)) / (N_MELS + 1)));
+  return Array.from({ length: NFFT / 2 + 1 }, (_, k) => {
+    const f = (k * SR) / NFFT;
+    let weight = 0;
+    if (f > edges[0] && f <= edges[1]) weight = (f - edges[0]) / (edges[1] - edges[0]);
+    else if (f > edges[1] && f < edges[2]) weight = (edges[2] - f) / (edges[2] - edges[1]);
+    return (weight * 2) / (edges[2] - edges[0]);
+  });
+}
+
+/** log10 mel energy of frame t, bin m, straight from the definition. */
+function referenceLogMel(audio: Float32Array, t: number, filters: number[][]): number[] {
+  const padded = (i: number) => {
+    // zero-extend to 30 s, then reflect 200 samples at both ends (torch.stft center=True)
+    let j = i - NFFT / 2;
+    if (j < 0) j = -j;
+    if (j >= SR * 30) j = 2 * (SR * 30 - 1) - j;
+    return j < audio.length ? audio[j] : 0;
+  };
+  const frame = Array.from({ length: NFFT }, (_, n) => padded(t * HOP + n) * (0.5 - 0.5 * Math.cos((2 * Math.PI * n) / NFFT)));
+  const power = Array.from({ length: NFFT / 2 + 1 }, (_, k) => {
+    let re = 0;
+    let im = 0;
+    for (let n = 0; n < NFFT; n++) {
+      re += frame[n] * Math.cos((2 * Math.PI * k * n) / NFFT);
+      im -= frame[n] * Math.sin((2 * Math.PI * k * n) / NFFT);
+    }
+    return re * re + im * im;
+  });
+  return filters.map((row) => Math.log10(Math.max(1e-10, row.reduce((sum, w, k) => sum + w * power[k], 0))));
+}
+
+describe('log-mel features', () => {
+  it('match a direct DFT of the same definition on real speech', async () => {
+    const audio = await decodeFileToPcm(fixture('goforward.wav'));
+    const features = logMelSpectrogram(audio);
+    expect(features.length).toBe(N_MELS * N_FRAMES);
+    const filters = Array.from({ length: N_MELS }, (_, m) => referenceFilter(m));
+    // The clamp needs the global maximum: every frame that touches audio, the rest is log10(1e-10).
+    const framesWithAudio = Math.ceil((audio.length + NFFT / 2) / HOP) + 1;
+    const reference: number[][] = [];
+    let max = -10;
+    for (let t = 0; t < framesWithAudio; t++) {
+      reference.push(referenceLogMel(audio, t, filters));
+      max = Math.max(max, ...reference[t]);
+    }
+    const normalised = (value: number) => (Math.max(value, max - 8) + 4) / 4;
+    const frames = [0, 1, 37, 120, 200, framesWithAudio - 2, framesWithAudio - 1];
+    const bins = [0, 1, 13, 40, 66, 79];
+    for (const t of frames) {
+      for (const m of bins) {
+        expect(features[m * N_FRAMES + t], `frame ${t} bin ${m}`).toBeCloseTo(normalised(reference[t][m]), 4);
+      }
+    }
+    // Beyond the audio only padding: the floor value everywhere.
+    for (const m of bins) expect(features[m * N_FRAMES + 2500]).toBeCloseTo(normalised(-10), 5);
+  });
+
+  it('puts a 1 kHz tone in the mel band centred on 1 kHz (mel 15)', () => {
+    const tone = Float32Array.from({ length: SR }, (_, i) => 0.5 * Math.sin((2 * Math.PI * 1000 * i) / SR));
+    const features = logMelSpectrogram(tone);
+    const frame = 50;
+    let best = 0;
+    for (let m = 1; m < N_MELS; m++) if (features[m * N_FRAMES + frame] > features[best * N_FRAMES + frame]) best = m;
+    // Band m peaks at mel (m + 1) · mel(8000) / 81 ≈ 0.5586 (m + 1): 1 kHz falls between bands 25 and 26.
+    expect([25, 26]).toContain(best);
+  });
+
+  it('scales as Whisper does: the loudest value is (max + 4) / 4 and nothing is below (max − 8 + 4) / 4', async () => {
+    const audio = await decodeFileToPcm(fixture('goforward.wav'));
+    const features = logMelSpectrogram(audio);
+    let hi = -Infinity;
+    let lo = Infinity;
+    for (const value of features) {
+      hi = Math.max(hi, value);
+      lo = Math.min(lo, value);
+    }
+    expect(lo).toBeCloseTo(hi - 2, 5); // 8 decades below the top, divided by 4; silence padding sits there
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The streaming transcriber as the realtime socket drives it: 200 ms PCM chunks pushed as they arrive,
+ * step() between them, flush() at the end. What it commits must be the words that were said, each once.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeFileToPcm, SpeechEngine, type Segment } from '../../workers/engine/index.js';
+import { fixture, normaliseWords, wordErrors } from './text.js';
+
+const CHUNK = 3200; // 200 ms at 16 kHz
+let engine: SpeechEngine;
+
+beforeAll(async () => {
+  engine = await SpeechEngine.load();
+});
+
+async function stream(pcm: Float32Array, chunksPerStep: number, language?: string) {
+  const transcriber = engine.createStream({ language });
+  const committed: Segment[] = [];
+  const drafts: string[] = [];
+  let chunks = 0;
+  for (let i = 0; i < pcm.length; i += CHUNK) {
+    transcriber.push(pcm.subarray(i, i + CHUNK));
+    if (++chunks % chunksPerStep === 0) {
+      const update = await transcriber.step();
+      committed.push(...update.committed);
+      drafts.push(update.draft.map((d) => d.text).join(' '));
+    }
+  }
+  const last = await transcriber.flush();
+  committed.push(...last.committed);
+  expect(last.draft).toEqual([]);
+  expect(transcriber.audioS).toBeCloseTo(pcm.length / 16000, 3);
+  return { committed, drafts };
+}
+
+function expectOrderedTimeline(committed: Segment[], durationS: number) {
+  let previousEnd = 0;
+  for (const segment of committed) {
+    expect(segment.words.length).toBeGreaterThan(0);
+    expect(segment.start).toBeGreaterThanOrEqual(0);
+    expect(segment.end).toBeLessThanOrEqual(durationS + 0.05);
+    // Commits never go back in time by more than alignment jitter.
+    expect(segment.start).toBeGreaterThanOrEqual(previousEnd - 1.0);
+    previousEnd = Math.max(previousEnd, segment.end);
+    const mean = segment.words.reduce((sum, w) => sum + w.prob, 0) / segment.words.length;
+    expect(segment.confidence).toBeCloseTo(mean, 6);
+  }
+}
+
+describe('streaming transcriber', () => {
+  it('commits "go forward ten meters" from goforward.wav fed in 200 ms chunks, stepping after each', async () => {
+    const pcm = await decodeFileToPcm(fixture('goforward.wav'));
+    const { committed } = await stream(pcm, 1);
+    const words = normaliseWords(committed.map((s) => s.text).join(' '));
+    expect(wordErrors(['go', 'forward', 'ten', 'meters'], words), words.join(' ')).toBeLessThanOrEqual(1);
+    expect(committed.every((s) => s.language === 'en')).toBe(true);
+    expectOrderedTimeline(committed, pcm.length / 16000);
+  });
+
+  it('commits the lecture (first 30 s, 200 ms chunks, a pass every 2 s) as the offline transcript says it', async () => {
+    const pcm = (await decodeFileToPcm(fixture('political-philosophy-60s.wav'))).subarray(0, 30 * 16000);
+    const offline = await engine.transcribePcm(pcm, { language: 'en' });
+    const reference = normaliseWords(offline.segments.map((s) => s.text).join(' '));
+    const { committed, drafts } = await stream(pcm, 10, 'en');
+    const streamed = normaliseWords(committed.map((s) => s.text).join(' '));
+    const errorRate = wordErrors(reference, streamed) / reference.length;
+    expect(errorRate, `offline: ${reference.join(' ')}\nstreamed: ${streamed.join(' ')}`).toBeLessThan(0.2);
+    // Words arrive while the audio is still coming, not only at flush, and drafts show the tail meanwhile.
+    expect(committed.length).toBeGreaterThan(3);
+    expect(drafts.some((d) => d.length > 0)).toBe(true);
+    expectOrderedTimeline(committed, 30);
+  });
+
+  it('commits nothing for silence', async () => {
+    const { committed } = await stream(new Float32Array(16000 * 3), 5, 'en');
+    expect(committed).toEqual([]);
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * The engine end to end on real audio: the words, their timings and probabilities, every container the
+ * API accepts, not-audio input, and language detection. The whisper-tiny model really runs.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import { ffmpegPath, probeAudio, SpeechEngine, type TranscribeResult } from '../../workers/engine/index.js';
+import { fixture, normaliseWords, wordErrors } from './text.js';
+
+let engine: SpeechEngine;
+let goforward: TranscribeResult;
+let scratch: string;
+
+beforeAll(async () => {
+  engine = await SpeechEngine.load();
+  goforward = await engine.transcribeFile(fixture('goforward.wav'));
+  scratch = mkdtempSync(join(tmpdir(), 'engine-test-'));
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const textOf = (result: TranscribeResult) => result.segments.map((s) => s.text).join(' ');
+
+describe('goforward.wav (real speech)', () => {
+  it('transcribes to "go forward ten meters" (at most one word wrong)', () => {
+    const words = normaliseWords(textOf(goforward));
+    expect(wordErrors(['go', 'forward', 'ten', 'meters'], words), textOf(goforward)).toBeLessThanOrEqual(1);
+    expect(goforward.language).toBe('en');
+    expect(goforward.durationS).toBeCloseTo(2.79, 1);
+  });
+
+  it('gives every segment words that are inside it, in order, with confidence = mean word prob', () => {
+    expect(goforward.segments.length).toBeGreaterThan(0);
+    for (const segment of goforward.segments) {
+      expect(segment.words.length).toBeGreaterThan(0);
+      expect(segment.end).toBeGreaterThan(segment.start);
+      expect(segment.language).toBe('en');
+      let previousEnd = segment.start;
+      for (const word of segment.words) {
+        expect(word.start).toBeGreaterThanOrEqual(previousEnd - 1e-6);
+        expect(word.end).toBeGreaterThanOrEqual(word.start);
+        expect(word.end).toBeLessThanOrEqual(segment.end + 1e-6);
+        expect(word.prob).toBeGreaterThan(0);
+        expect(word.prob).toBeLessThanOrEqual(1);
+        previousEnd = word.end;
+      }
+      const mean = segment.words.reduce((sum, w) => sum + w.prob, 0) / segment.words.length;
+      expect(segment.confidence).toBeCloseTo(mean, 6);
+      expect(normaliseWords(segment.words.map((w) => w.text).join(' '))).toEqual(normaliseWords(segment.text));
+    }
+  });
+
+  it('places the words where they are spoken (speech starts ~0.3 s in, ends by ~2.3 s)', () => {
+    const words = goforward.segments.flatMap((s) => s.words);
+    expect(words[0].start).toBeGreaterThan(0.05);
+    expect(words[0].start).toBeLessThan(0.8);
+    expect(words[words.length - 1].end).toBeGreaterThan(1.5);
+    expect(words[words.length - 1].end).toBeLessThan(2.8);
+  });
+
+  it('reports progress up to 100 % and each segment as it is done', async () => {
+    const seen: number[] = [];
+    let segmentsSeen = 0;
+    const result = await engine.transcribeFile(fixture('goforward.wav'), {
+      language: 'en',
+      onSegment: () => segmentsSeen++,
+      onProgress: (p) => seen.push(p.pct),
+    });
+    expect(segmentsSeen).toBe(result.segments.length);
+    expect(seen[seen.length - 1]).toBe(100);
+    expect(normaliseWords(textOf(result))).toEqual(normaliseWords(textOf(goforward)));
+  });
+
+  it('gives the same words from 16 kHz PCM in memory', async () => {
+    const pcm = new Float32Array(execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-i', fixture('goforward.wav'), '-f', 'f32le', '-ac', '1', '-ar', '16000', 'pipe:1']).buffer.slice(0));
+    const result = await engine.transcribePcm(pcm);
+    expect(normaliseWords(textOf(result))).toEqual(normaliseWords(textOf(goforward)));
+  });
+});
+
+describe('containers', () => {
+  // Made here with the npm ffmpeg so the suite needs nothing installed beyond `npm ci`.
+  const encodings: [string, string[]][] = [
+    ['mp3', ['-c:a', 'libmp3lame', '-b:a', '64k']],
+    ['ogg', ['-c:a', 'libvorbis', '-q:a', '4']],
+    ['m4a', ['-c:a', 'aac', '-b:a', '96k']],
+  ];
+  for (const [extension, codec] of encodings) {
+    it(`reads the same speech as .${extension}`, async () => {
+      const file = join(scratch, `goforward.${extension}`);
+      execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-y', '-i', fixture('goforward.wav'), '-ar', '44100', ...codec, file]);
+      const result = await engine.transcribeFile(file);
+      expect(normaliseWords(textOf(result))).toEqual(normaliseWords(textOf(goforward)));
+    });
+  }
+
+  it('reads the audio of an mp4 video and ignores the picture', async () => {
+    const file = join(scratch, 'goforward.mp4');
+    execFileSync(ffmpegPath(), [
+      '-nostdin', '-loglevel', 'error', '-y',
+      '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10',
+      '-i', fixture('goforward.wav'),
+      '-map', '0:v', '-map', '1:a', '-shortest', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', file,
+    ]);
+    const probe = await probeAudio(file);
+    expect(probe.hasAudio).toBe(true);
+    expect(probe.durationS).toBeGreaterThan(2.5);
+    const result = await engine.transcribeFile(file);
+    expect(normaliseWords(textOf(result))).toEqual(normaliseWords(textOf(goforward)));
+  });
+
+  it('rejects a text file named .mp3 with invalid_audio', async () => {
+    const file = join(scratch, 'notes.mp3');
+    writeFileSync(file, 'These are meeting notes, not audio.\n'.repeat(50));
+    const failure = await engine.transcribeFile(file).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).code).toBe('invalid_audio');
+    expect((failure as ApiError).status).toBe(400);
+    await expect(probeAudio(file)).rejects.toMatchObject({ code: 'invalid_audio' });
+  });
+
+  it('rejects a video without sound with invalid_audio', async () => {
+    const file = join(scratch, 'silent-film.mp4');
+    execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', file]);
+    await expect(engine.transcribeFile(file)).rejects.toMatchObject({ code: 'invalid_audio' });
+  });
+});
+
+describe('language', () => {
+  // espeak-ng voices are robotic, so whisper-tiny's text is rough; the language must still be right.
+  for (const [language, words] of [
+    ['en', ['park', 'football', 'today']],
+    ['es', []],
+    ['it', []],
+  ] as const) {
+    it(`detects ${language} in synthetic speech`, async () => {
+      const result = await engine.transcribeFile(fixture(`espeak-${language}.wav`));
+      expect(result.language).toBe(language);
+      for (const segment of result.segments) expect(segment.language).toBe(language);
+      const heard = normaliseWords(textOf(result));
+      for (const word of words) expect(heard, textOf(result)).toContain(word);
+    });
+  }
+
+  it('follows a forced language instead of detecting one', async () => {
+    const result = await engine.transcribeFile(fixture('goforward.wav'), { language: 'de' });
+    expect(result.language).toBe('de');
+    expect(result.segments.length).toBeGreaterThan(0);
+    expect(result.segments.every((s) => s.language === 'de')).toBe(true);
+  });
+
+  it('lists the languages the model knows', () => {
+    const languages = engine.languages();
+    expect(languages).toHaveLength(99);
+    expect(languages).toEqual(expect.arrayContaining(['en', 'es', 'it', 'de', 'ja']));
+  });
+});
