@@ -185,6 +185,7 @@ export async function transcribeSource(
   let previousTokens = options.promptTokens ?? [];
   let sourceSamples = 0;
   let processedS = 0;
+  let sourceDone = false;
 
   const countingSource = (async function* () {
     for await (const chunk of source) {
@@ -193,7 +194,8 @@ export async function transcribeSource(
     }
   })();
   const progress = (): Progress => {
-    const total = Math.max(totalS, sourceSamples / SAMPLE_RATE);
+    // The container's stated duration is an estimate (rounded, or absent); once decoded, the samples count.
+    const total = sourceDone ? sourceSamples / SAMPLE_RATE : Math.max(totalS, sourceSamples / SAMPLE_RATE);
     return {
       processedS,
       totalS: total,
@@ -238,6 +240,7 @@ export async function transcribeSource(
       batch = [];
     }
   }
+  sourceDone = true;
   if (batch.length) await runBatch(batch);
   processedS = sourceSamples / SAMPLE_RATE;
   options.onProgress?.(progress());

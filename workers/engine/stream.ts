@@ -162,7 +162,12 @@ export class StreamingTranscriber {
       if (audio.length >= SAMPLE_RATE) this.language = detected.language;
       else return [];
     }
-    const prompt = this.committedWords.flatMap((w) => w.tokens).slice(-PROMPT_TOKENS);
+    // Prompt with committed text that has scrolled out of the buffer only: words still inside it are heard
+    // again, and a prompt that already holds them tempts the model to skip that audio.
+    const prompt = this.committedWords
+      .filter((w) => w.end <= this.bufferStartS + 0.05)
+      .flatMap((w) => w.tokens)
+      .slice(-PROMPT_TOKENS);
     const { segments, wordTokens } = await transcribeWindow(
       this.engine,
       window,
@@ -211,8 +216,13 @@ export class StreamingTranscriber {
 
   private maybeTrim(forced: boolean): void {
     const bufferS = this.buffer.length / SAMPLE_RATE;
-    if ((bufferS > TRIM_AFTER_S || forced) && this.lastCommittedEndS > this.bufferStartS) {
-      this.trimTo(this.lastCommittedEndS);
+    if (bufferS > TRIM_AFTER_S || forced) {
+      // Cut after a committed sentence when there is one (a clean boundary for the next pass), else after
+      // the last committed word once the buffer is getting long.
+      const inBuffer = this.committedWords.filter((w) => w.end > this.bufferStartS);
+      const sentenceEnd = inBuffer.filter((w) => /[.?!。？！]$/.test(w.text)).pop();
+      if (sentenceEnd) this.trimTo(sentenceEnd.end);
+      else if ((bufferS > 2 * TRIM_AFTER_S || forced) && inBuffer.length) this.trimTo(this.lastCommittedEndS);
     }
     // Keep the committed-word list (only its tail is used as the prompt) from growing without end.
     if (this.committedWords.length > 400) this.committedWords = this.committedWords.slice(-200);
