@@ -218,6 +218,8 @@ export interface StreamFileOptions {
   chunkS?: number;
   /** Pace chunks at real time (default), or send as fast as the socket takes them. */
   realtime?: boolean;
+  /** With `realtime`: play the file this many times faster than real time (default 1). */
+  speed?: number;
   /** Send a `clock` frame after every chunk (captured samples, wall seconds). */
   clock?: boolean;
   /** Simulated capture loss: these stretches of the file are counted as captured but never sent. */
@@ -249,7 +251,7 @@ export async function streamFile(streamUrl: string, path: string, options: Strea
     if (options.realtime !== false) {
       // A microphone has chunk n once n × chunkS of audio was captured; an absolute schedule keeps timer
       // jitter from accumulating.
-      const due = started + sentChunks * chunkS * 1000;
+      const due = started + (sentChunks * chunkS * 1000) / (options.speed ?? 1);
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }

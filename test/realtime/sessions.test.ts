@@ -91,6 +91,16 @@ describe('capabilities and session creation', () => {
     expect(body.message.startsWith(`${field}:`)).toBe(true);
   });
 
+  it('the OpenAPI document describes the realtime routes and the socket frames', async () => {
+    const document = (await (await server.request('/v1/openapi.json', { auth: null })).json()) as Record<string, any>;
+    const create = document.paths['/v1/realtime/sessions'].post;
+    expect(create['x-auth-mode']).toBe('key');
+    expect(create.responses['201']).toBeDefined();
+    const socket = JSON.stringify(document).includes('/v1/realtime/sessions/{token}/socket');
+    expect(socket).toBe(true);
+    for (const frame of ['session.ready', 'transcript.committed', 'session.done', 'eof', 'clock']) expect(JSON.stringify(document)).toContain(`"${frame}"`);
+  });
+
   it('accepts detection spelled three ways', async () => {
     for (const spokenLanguage of [undefined, '', 'auto']) expect((await post({ spokenLanguage })).status).toBe(201);
   });

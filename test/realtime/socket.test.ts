@@ -119,6 +119,28 @@ describe('streaming real speech', () => {
     expect(result.done?.reason).toBe('eof');
   });
 
+  it('auto commits accurately while it keeps up and hands over to the fast decoder (catchup) when audio outruns it', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'auto' });
+    // Four times faster than real time: the accurate pass falls behind after its first passes.
+    const result = await streamFile(streamUrl, LECTURE, { speed: 4, durationS: 24 });
+    expectGapless(result.commits);
+    const decoders = result.commits.map((segment) => segment.decoder);
+    expect(decoders[0]).toBe('accuracy');
+    expect(decoders).toContain('fast');
+    for (const segment of result.commits) {
+      if (segment.decoder === 'fast') expect(segment.catchup).toBe(true);
+      else expect(segment.catchup).toBeUndefined();
+    }
+    // The hand-over replays the uncommitted audio: nothing is lost or said twice.
+    const text = normalise(result.commits.map((segment) => segment.text).join(' '));
+    expect(text).toContain('dublin');
+    expect(text.match(/dublin/g)).toHaveLength(1);
+    expect(text).toMatch(/political philosophy/);
+    for (let index = 1; index < result.commits.length; index++) {
+      expect(result.commits[index]!.start).toBeGreaterThanOrEqual(result.commits[index - 1]!.start - 1);
+    }
+  });
+
   it('clock frames that reveal lost capture audio put gapBefore on the next segment', async () => {
     const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast' });
     const before = await fileChunks(GO_FORWARD);
