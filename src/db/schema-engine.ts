@@ -38,36 +38,47 @@ function loadWasm() {
  */
 export type ShadowKind = 'server' | 'embedded';
 
-async function adapterOn(connectionString: string, cleanup: () => Promise<void>): Promise<SqlDriverAdapter> {
+/** Releases what the engine's connections hold; run when the engine is done even if it never disposed them. */
+type Releases = (() => Promise<void>)[];
+
+async function adapterOn(connectionString: string, releases: Releases, cleanup: () => Promise<void>): Promise<SqlDriverAdapter> {
+  // One connection: the engine's advisory lock is per session, and must be released by closing that session.
   const pool = createPool(connectionString, { max: 1, forSchemaEngine: true });
   const adapter = await new PrismaPg(pool).connect();
-  const dispose = adapter.dispose.bind(adapter);
+  let released = false;
   // @prisma/adapter-pg's own connectToShadowDb loses the database name and drops it before closing; this
   // one closes its pool first, then removes what it made.
-  adapter.dispose = async () => {
-    await dispose();
+  const release = async () => {
+    if (released) return;
+    released = true;
     await pool.end();
     await cleanup();
+  };
+  releases.push(release);
+  const dispose = adapter.dispose.bind(adapter);
+  adapter.dispose = async () => {
+    await dispose();
+    await release();
   };
   return adapter;
 }
 
-function adapterFactory(url: string, shadow: ShadowKind): SqlMigrationAwareDriverAdapterFactory {
+function adapterFactory(url: string, shadow: ShadowKind, releases: Releases): SqlMigrationAwareDriverAdapterFactory {
   return {
     provider: 'postgres',
     adapterName: '@prisma/adapter-pg',
-    connect: () => adapterOn(url, async () => {}),
+    connect: () => adapterOn(url, releases, async () => {}),
     async connectToShadowDb() {
       if (shadow === 'embedded') {
         const embedded = await startEmbeddedDatabase(null);
-        return adapterOn(embedded.url, () => embedded.close());
+        return adapterOn(embedded.url, releases, () => embedded.close());
       }
       const name = `sg_shadow_${crypto.randomBytes(6).toString('hex')}`;
       const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
       await admin.connect();
       await admin.query(`CREATE DATABASE ${name}`);
       await admin.end();
-      return adapterOn(withDatabase(url, name), async () => {
+      return adapterOn(withDatabase(url, name), releases, async () => {
         const dropper = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
         await dropper.connect();
         await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -87,7 +98,8 @@ export interface EngineOptions {
 /** Runs `fn` with a fresh engine; JS-side failures (`External error id#N`) are rethrown with their real cause. */
 export async function withSchemaEngine<T>(options: EngineOptions, fn: (engine: SchemaEngine) => Promise<T>): Promise<T> {
   const bg = await loadWasm();
-  const factory = bindMigrationAwareSqlAdapterFactory(adapterFactory(options.url, options.shadow));
+  const releases: Releases = [];
+  const factory = bindMigrationAwareSqlAdapterFactory(adapterFactory(options.url, options.shadow, releases));
   const schemaText = await fs.readFile(options.schemaPath, 'utf8');
   const logs: string[] = [];
   const engine = (await bg.SchemaEngine.new({ datamodels: [[options.schemaPath, schemaText]] }, (line: string) => logs.push(line), factory)) as SchemaEngine;
@@ -103,5 +115,8 @@ export async function withSchemaEngine<T>(options: EngineOptions, fn: (engine: S
     throw error;
   } finally {
     engine.free();
+    // engine.free() does not dispose its adapters: an idle connection would keep the migration advisory lock
+    // and make the next engine on this database wait out its 10 s lock timeout.
+    for (const release of releases) await release().catch(() => undefined);
   }
 }
