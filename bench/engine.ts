@@ -1,0 +1,144 @@
+/**
+ * Engine benchmark: real-time factor and peak memory on a 60-second speech file, for this engine and for
+ * `@huggingface/transformers`' ASR pipeline (the baseline) on the same whisper-tiny q8 weights.
+ *
+ * Each engine runs in its own child process so that peak RSS (getrusage maxrss) belongs to it alone and
+ * neither warms the other's caches. In each child: load the model (timed apart), one warm-up run on a
+ * short clip, then the timed run on the 60 s file. Our engine decodes the file itself with ffmpeg inside the
+ * timed run; the baseline is handed the samples already decoded (its timing excludes decoding).
+ *
+ * `npm run bench` runs it through bench/index.ts; `tsx bench/engine.ts` runs it alone.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const here = fileURLToPath(import.meta.url);
+const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
+
+export interface EngineBenchRow {
+  engine: string;
+  loadS: number;
+  audioS: number;
+  processingS: number;
+  rtf: number;
+  peakRssMb: number;
+  words: number;
+  text: string;
+}
+
+interface ChildOptions {
+  engine: 'speechgate' | 'transformers.js';
+  file: string;
+  threads?: number;
+  batchSize?: number;
+  beamSize?: number;
+}
+
+/** Runs inside the child process: one engine, one measurement, JSON on stdout. */
+async function measure(options: ChildOptions): Promise<EngineBenchRow> {
+  const { decodeFileToPcm } = await import('../workers/engine/audio.js');
+  const loadStarted = performance.now();
+  if (options.engine === 'speechgate') {
+    const { SpeechEngine } = await import('../workers/engine/index.js');
+    const engine = await SpeechEngine.load({ intraOpThreads: options.threads, batchSize: options.batchSize });
+    const loadS = (performance.now() - loadStarted) / 1000;
+    await engine.transcribeFile(fixture('goforward.wav'));
+    const result = await engine.transcribeFile(options.file, { beamSize: options.beamSize });
+    const text = result.segments.map((s) => s.text).join(' ');
+    return row('speechgate', loadS, result.durationS, result.processingS, text);
+  }
+  const { pipeline, env } = await import('@huggingface/transformers');
+  const { resolveModelDir } = await import('../workers/engine/index.js');
+  const { dirname } = await import('node:path');
+  const modelDir = resolveModelDir({ model: 'whisper-tiny' }); // …/models/Xenova/whisper-tiny
+  env.localModelPath = dirname(dirname(modelDir));
+  env.allowRemoteModels = false;
+  const transcriber = await pipeline('automatic-speech-recognition', 'Xenova/whisper-tiny', {
+    dtype: 'q8',
+    session_options: options.threads ? { intraOpNumThreads: options.threads } : undefined,
+  });
+  const loadS = (performance.now() - loadStarted) / 1000;
+  const asr = (audio: Float32Array) =>
+    transcriber(audio, { chunk_length_s: 30, stride_length_s: 5, return_timestamps: true }) as Promise<{ text: string }>;
+  await asr(await decodeFileToPcm(fixture('goforward.wav')));
+  const audio = await decodeFileToPcm(options.file);
+  const started = performance.now();
+  const output = await asr(audio);
+  return row('transformers.js', loadS, audio.length / 16000, (performance.now() - started) / 1000, output.text);
+}
+
+function row(engine: string, loadS: number, audioS: number, processingS: number, text: string): EngineBenchRow {
+  return {
+    engine,
+    loadS,
+    audioS,
+    processingS,
+    rtf: processingS / audioS,
+    // getrusage's maxrss is in kilobytes on Linux.
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    words: text.split(/\s+/).filter(Boolean).length,
+    text: text.trim(),
+  };
+}
+
+async function inChild(options: ChildOptions): Promise<EngineBenchRow> {
+  const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+  const { stdout } = await run(tsx, [here, '--child', JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024, env: process.env });
+  const line = stdout.trim().split('\n').pop()!;
+  return JSON.parse(line) as EngineBenchRow;
+}
+
+export interface EngineBenchOptions {
+  file?: string;
+  threads?: number;
+  batchSize?: number;
+  log?: (line: string) => void;
+}
+
+export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ rows: EngineBenchRow[]; table: string }> {
+  const file = options.file ?? fixture('political-philosophy-60s.wav');
+  const log = options.log ?? ((line: string) => console.error(line));
+  const rows: EngineBenchRow[] = [];
+  for (const engine of ['speechgate', 'transformers.js'] as const) {
+    log(`engine bench: ${engine} …`);
+    rows.push(await inChild({ engine, file, threads: options.threads, batchSize: options.batchSize }));
+  }
+  return { rows, table: formatTable(rows) };
+}
+
+function formatTable(rows: EngineBenchRow[]): string {
+  const [ours, baseline] = rows;
+  const lines = [
+    '| engine | model | load s | audio s | processing s | real-time factor | peak RSS MB | words |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) => `| ${r.engine} | whisper-tiny q8 | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.peakRssMb.toFixed(0)} | ${r.words} |`,
+    ),
+  ];
+  if (ours && baseline) {
+    lines.push(
+      '',
+      `speed-up over transformers.js: ${(baseline.processingS / ours.processingS).toFixed(2)}× ` +
+        `(goal ≥ 1.5×); real-time factor ${ours.rtf.toFixed(3)} (goal ≤ 0.15); ` +
+        `peak memory ratio ${(ours.peakRssMb / baseline.peakRssMb).toFixed(2)}`,
+    );
+    for (const r of rows) lines.push(`${r.engine}: "${r.text.slice(0, 160)}${r.text.length > 160 ? '…' : ''}"`);
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const childIndex = process.argv.indexOf('--child');
+  if (childIndex >= 0) {
+    const result = await measure(JSON.parse(process.argv[childIndex + 1]) as ChildOptions);
+    console.log(JSON.stringify(result));
+  } else {
+    const { table } = await benchEngine({
+      threads: process.env.ENGINE_THREADS ? Number(process.env.ENGINE_THREADS) : undefined,
+      batchSize: process.env.ENGINE_BATCH ? Number(process.env.ENGINE_BATCH) : undefined,
+    });
+    console.log(table);
+  }
+}
