@@ -4,6 +4,7 @@
  * (capabilities, create a session). The REST routes and the realtime service use it; the benchmark builds
  * one without the rest of the gateway.
  */
+import { ApiError } from '../errors.js';
 import { realtimeConfig, type GatewayConfigPart, type RealtimeConfig } from './config.js';
 import { resolveModelDir } from '../../workers/engine/index.js';
 import { WhisperTokenizer } from '../../workers/engine/tokenizer.js';
@@ -60,7 +61,18 @@ export class RealtimeRuntime {
   languages(): string[] {
     const loaded = this.host.loadedEngine();
     if (loaded) return loaded.languages;
-    this.tokenizerLanguages ??= [...new WhisperTokenizer(resolveModelDir({ modelsDir: this.config.modelsDir, model: this.config.model })).languageTokens.keys()];
+    if (!this.tokenizerLanguages) {
+      let modelDir: string;
+      try {
+        modelDir = resolveModelDir({ modelsDir: this.config.modelsDir, model: this.config.model });
+      } catch (error) {
+        // A deployment without its model cannot take sessions; retrying later helps once it is installed.
+        throw new ApiError('unavailable', 503, `The speech model is not installed on this server: ${(error as Error).message}`, {
+          headers: { 'Retry-After': '60' },
+        });
+      }
+      this.tokenizerLanguages = [...new WhisperTokenizer(modelDir).languageTokens.keys()];
+    }
     return this.tokenizerLanguages;
   }
 

@@ -179,3 +179,18 @@ describe('capacity and limits (one engine slot)', () => {
     expect(result.commits.map((segment) => segment.seq)).toEqual(result.commits.map((_segment, index) => index));
   });
 });
+
+describe('a server without its model', () => {
+  it('answers session creation with 503 unavailable and Retry-After', async () => {
+    const bare = await startTestServer({ workers: [], database: 'embedded', env: { MODEL: 'whisper-not-installed', REALTIME_SECRET: 'bare-suite-secret-0123456789abcdef' } });
+    try {
+      const response = await bare.request('/v1/realtime/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(response.status).toBe(503);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await response.json()).toMatchObject({ code: 'unavailable', data: { retryable: true } });
+    } finally {
+      await bare.app.services.realtime.close();
+      await bare.close();
+    }
+  });
+});
