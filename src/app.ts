@@ -12,7 +12,7 @@ import type { DocumentNode, ExecutionResult } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { Redis } from 'ioredis';
-import { RedisStore } from '@envelop/rate-limiter';
+import { RedisStore, type ConfigByField } from '@envelop/rate-limiter';
 import type { Config } from './config.js';
 import { ApiError, errors, toApiError } from './errors.js';
 import { openDatabase, type Database } from './db/index.js';
@@ -28,7 +28,7 @@ import type { BackgroundWorker, RunningWorker } from './background.js';
 import { routeTable } from '../rest/route-table.js';
 import type { RouteEntry, SocketRoute } from '../rest/types.js';
 import { createRestRouter, expressPath } from '../rest/router.js';
-import { errorHandler, sendError } from '../rest/envelope.js';
+import { errorHandler } from '../rest/envelope.js';
 import { newRequestId, useRequestId } from '../rest/middleware/request-id.js';
 import { credentialSourceOf, useIdentity } from '../rest/middleware/identity.js';
 import { useRateLimit } from '../rest/middleware/rate-limit.js';
@@ -42,6 +42,8 @@ export interface AppOptions {
   /** Background workers to run in this process (default: all registered; [] for none). */
   workers?: BackgroundWorker[];
   logger?: Logger;
+  /** Per-field GraphQL limits (default: `fieldRateLimits` of src/plugins/use-field-rate-limits.ts). */
+  fieldRateLimits?: ConfigByField[];
 }
 
 export interface App {
@@ -100,7 +102,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     landingPage: false,
     logging: false,
     maskedErrors: useApiErrorMasking(logger),
-    plugins: [useFieldRateLimits({ store: rateLimitStore })],
+    plugins: [useFieldRateLimits({ store: rateLimitStore, limits: options.fieldRateLimits })],
     context: async (initial): Promise<Context> => {
       // REST: the route runner built the whole context already and yoga merges what we return into it.
       if ('identity' in initial) return initial as unknown as Context;
@@ -226,4 +228,3 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   };
 }
 
-export { sendError };

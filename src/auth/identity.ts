@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { ApiError, errors } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { hashApiKey, looksLikeApiKey } from './api-keys.js';
+import { hashApiKey, KEY_PREFIX, looksLikeApiKey } from './api-keys.js';
 import { JwtVerifier, type JwtFailure } from './jwt.js';
 
 export interface Identity {
@@ -59,8 +59,9 @@ export class IdentityResolver {
   constructor(private readonly prisma: PrismaClient, private readonly jwt: JwtVerifier) {}
 
   async resolve(source: CredentialSource): Promise<Identity | null> {
+    // Media URLs may carry other tokens (media tokens, a person's JWT); an API key is recognised by its prefix.
     for (const value of source.urlTokens ?? []) {
-      if (looksLikeApiKey(value) && value.startsWith('sg_')) throw keyErrors.fromBrowser('placed in a URL');
+      if (value.startsWith(KEY_PREFIX)) throw keyErrors.fromBrowser('placed in a URL');
     }
     const header = source.authorization?.trim();
     if (!header) return null;

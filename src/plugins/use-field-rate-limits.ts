@@ -12,14 +12,27 @@ export const fieldRateLimits: ConfigByField[] = [
   { type: 'Query', field: 'transcriptionProbe', max: 60, window: '1m' },
 ];
 
+const DEFAULT_WINDOW_MS = 60_000;
+
+/** `'1m'`, `'30s'`, `'1h'`, or milliseconds as a number string. */
+function windowMs(window: string | undefined): number {
+  if (!window) return DEFAULT_WINDOW_MS;
+  const match = /^(\d+)\s*(ms|s|m|h)?$/.exec(window.trim());
+  if (!match) return DEFAULT_WINDOW_MS;
+  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h' ?? 'ms'];
+}
+
 export function useFieldRateLimits(options: { store: Store; limits?: ConfigByField[] }) {
+  const limits = options.limits ?? fieldRateLimits;
+  // The plugin does not say which field refused; the longest configured window is a Retry-After that always suffices.
+  const retryAfterS = Math.ceil(Math.max(DEFAULT_WINDOW_MS, ...limits.map((limit) => windowMs(limit.window))) / 1000);
   return useRateLimiter({
     store: options.store,
     identifyFn: (context) => {
       const ctx = context as Context;
       return ctx.identity ? `account:${ctx.identity.account.id}` : `anonymous:${ctx.requestId}`;
     },
-    configByField: options.limits ?? fieldRateLimits,
-    transformError: (message) => rateLimitedError(60, { message }),
+    configByField: limits,
+    transformError: (message) => rateLimitedError(retryAfterS, { message }),
   });
 }

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_S: '60' } }); });
+beforeAll(async () => {
+  server = await startTestServer({
+    env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_S: '60' },
+    fieldRateLimits: [{ type: 'Query', field: 'languages', max: 1, window: '2m' }],
+  });
+});
 afterAll(async () => { await server?.close(); });
 
 describe('rate limits', () => {
@@ -40,5 +45,19 @@ describe('rate limits', () => {
     const response = await server.request('/graphql', { auth: key, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ me { scopes } }"}' });
     expect(response.status).toBe(200);
     expect(response.headers.get('ratelimit-remaining')).toBe('3');
+  });
+
+  it('a field with its own limit answers 429 past it, through REST and GraphQL', async () => {
+    const other = await server.createAccount();
+    const { key } = await server.createKey(['*'], { accountId: other });
+    expect((await server.request('/v1/languages', { auth: key })).status).toBe(200);
+    const limited = await server.request('/v1/languages', { auth: key });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('120');
+    expect(await limited.json()).toMatchObject({ code: 'rate_limited', status: 429 });
+
+    const graphql = await server.request('/graphql', { auth: key, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ languages { transcription { code } } }"}' });
+    const body = await graphql.json() as { errors: { extensions: { code: string; status: number } }[] };
+    expect(body.errors[0]!.extensions).toMatchObject({ code: 'rate_limited', status: 429 });
   });
 });
