@@ -90,7 +90,8 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   const maxConcurrent = options.maxConcurrent ?? 4;
   const latencyMode = options.latencyMode ?? 'fast';
   const holdCommitP95S = options.holdCommitP95S ?? 5;
-  const log = options.log ?? ((line: string) => console.log(line));
+  // Progress goes to stderr: `npm run bench` prints the returned table on stdout.
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
 
   const config = loadConfig({ ...process.env, REALTIME_MAX_SESSIONS: String(maxConcurrent), REALTIME_SECRET: 'realtime-benchmark-secret-0123456789' });
   const runtime = new RealtimeRuntime(config);
