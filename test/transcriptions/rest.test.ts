@@ -2,16 +2,16 @@
  * File transcriptions through the public REST interface: upload real speech, follow the job, read the text back,
  * export it in every format (opened by real parsers), fetch its audio, and the events log and socket.
  */
-import { readFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import SrtParser from 'srt-parser-2';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { goForward, json, upload, uploadForm, waitForJob as waitFor } from './helpers.js';
 
 let server: TestServer;
-const speech = await readFile(new URL('../fixtures/goforward.wav', import.meta.url));
+const speech = goForward;
 
 beforeAll(async () => {
   server = await startTestServer({ env: { LINK_FETCH_ALLOW_HOSTS: '127.0.0.1', WORKER_SWEEP_MS: '1000' } });
@@ -19,32 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-export function uploadForm(bytes: Buffer, options?: Record<string, unknown>, name = 'goforward.wav') {
-  const form = new FormData();
-  if (options) form.append('options', JSON.stringify(options));
-  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'audio/wav' }), name);
-  return form;
-}
-
-async function json(res: Response) {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`not JSON (${res.status}): ${text.slice(0, 200)}`);
-  }
-}
-
-async function waitForJob(recordingId: string, states: string[], timeoutMs = 90_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await json(await server.request(`/v1/recordings/${recordingId}/job`));
-    if (states.includes(job.state)) return job;
-    if (Date.now() > deadline) throw new Error(`job stayed ${job.state}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('POST /v1/transcriptions with a file', () => {
   let transcription: { id: string; recordingId: string; job: { recordingId: string; state: string }; shareLink: { code: string } | null };
@@ -63,7 +37,7 @@ describe('POST /v1/transcriptions with a file', () => {
     socket.on('message', (data) => socketFrames.push(JSON.parse(String(data))));
     await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
 
-    const job = await waitForJob(transcription.recordingId, ['done', 'failed']);
+    const job = await waitFor(server, transcription.recordingId, ['done', 'failed']);
     expect(job).toMatchObject({ state: 'done', error: null, progress: { pct: 100 } });
     socket.close();
 
@@ -145,5 +119,130 @@ describe('POST /v1/transcriptions with a file', () => {
     expect(noCredential.status).toBe(401);
     // The token reads media only.
     expect((await server.request(`/v1/recordings/${transcription.recordingId}/transcript?media=${token}`, { auth: null })).status).toBe(401);
+  });
+});
+
+describe('GraphQL', () => {
+  it('uploads with the multipart request spec, follows the subscription, and reads the transcript', async () => {
+    const { createClient } = await import('graphql-ws');
+    const form = new FormData();
+    form.append('operations', JSON.stringify({
+      query: 'mutation($file: Upload, $options: JSON) { createTranscription(file: $file, options: $options) { id recordingId job { state } } }',
+      variables: { file: null, options: { name: 'via GraphQL', crop: true } },
+    }));
+    form.append('map', JSON.stringify({ 0: ['variables.file'] }));
+    form.append('0', new Blob([new Uint8Array(speech)], { type: 'audio/wav' }), 'goforward.wav');
+    const res = await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${server.apiKey}` }, body: form });
+    const body = await res.json();
+    expect(body.errors).toBeUndefined();
+    const { id, recordingId } = body.data.createTranscription;
+
+    // Cropping holds the job until we start it, so the subscription is listening before anything happens.
+    expect(body.data.createTranscription.job.state).toBe('cropping');
+    const graphql = async (query: string) => (await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    })).json();
+    const client = createClient({ url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${server.apiKey}` } });
+    const states: string[] = [];
+    const finished = new Promise<void>((resolve, reject) => {
+      const stop = client.subscribe<{ transcriptionEvents: { type: string; state: string | null } }>(
+        { query: `subscription { transcriptionEvents(id: "${id}") { type state recordingId seq frame } }` },
+        {
+          next: (message) => {
+            const event = message.data?.transcriptionEvents;
+            if (event?.type === 'job.state' && event.state) states.push(event.state);
+            if (event?.state === 'done' && event.type === 'job.state') {
+              stop();
+              resolve();
+            }
+          },
+          error: reject,
+          complete: () => undefined,
+        },
+      );
+    });
+    // Wait for the waveform (the window cannot start before the file is measured), then release the whole file.
+    for (let i = 0; i < 100; i++) {
+      const job = (await graphql(`{ recordingJob(recordingId: "${recordingId}") { preview { peaks } } }`)).data.recordingJob;
+      if (job.preview?.peaks) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = await graphql(`mutation { startRecordingJob(recordingId: "${recordingId}", window: { startS: 0 }) { state } }`);
+    expect(started.errors).toBeUndefined();
+    await finished;
+    await client.dispose();
+    expect(states).toContain('queued');
+    expect(states.at(-1)).toBe('done');
+
+    const query = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ recordingTranscript(recordingId: "${recordingId}") { lastSeq partial sentences { text } segments { seq words { text prob } } } }` }),
+    });
+    const transcript = (await query.json()).data.recordingTranscript;
+    expect(transcript.partial).toBe(false);
+    expect(transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase()).toContain('forward');
+    expect(transcript.segments[0].words[0].prob).toBeGreaterThan(0);
+  });
+});
+
+describe('queue order under a concurrency of 1', () => {
+  it('never refuses: later jobs wait queued with their position and start in creation order, one at a time', async () => {
+    await server.prisma.account.update({ where: { id: server.accountId }, data: { concurrencyLimit: 1 } });
+    try {
+      const created = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await upload(server, { name: `queued ${i}` });
+        expect(res.status).toBe(201);
+        created.push(await json(res));
+      }
+      const jobs = await Promise.all(created.map(async (t) => json(await server.request(`/v1/recordings/${t.recordingId}/job`))));
+      const waiting = jobs.filter((job) => job.state === 'queued');
+      expect(waiting.length).toBeGreaterThanOrEqual(2);
+      expect(waiting.map((job) => job.queue.position)).toEqual(waiting.map((_, i) => i + 1));
+      expect(jobs.filter((job) => job.state === 'transcribing').length).toBeLessThanOrEqual(1);
+      const finished = [];
+      for (const t of created) finished.push(await waitFor(server, t.recordingId, ['done', 'failed']));
+      expect(finished.map((job) => job.state)).toEqual(['done', 'done', 'done']);
+      for (let i = 1; i < finished.length; i++) {
+        expect(Date.parse(finished[i].startedAt)).toBeGreaterThanOrEqual(Date.parse(finished[i - 1].finishedAt));
+      }
+    } finally {
+      await server.prisma.account.update({ where: { id: server.accountId }, data: { concurrencyLimit: 2 } });
+    }
+  });
+});
+
+describe('cropping', () => {
+  it('opens cropping with peaks and preview media, starts with a window, and counts times from its start', async () => {
+    const created = await json(await upload(server, { crop: true, name: 'Cropped' }));
+    expect(created.job.state).toBe('cropping');
+    const recordingId = created.recordingId;
+    let job;
+    for (let i = 0; i < 200; i++) {
+      job = await json(await server.request(`/v1/recordings/${recordingId}/job`));
+      if (job.preview?.peaks) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(job.preview.peaks.length).toBeGreaterThan(100);
+    expect(job.preview.durationS).toBeCloseTo(2.8, 0);
+    const preview = await server.request(`/v1/recordings/${recordingId}/job/preview`);
+    expect(preview.status).toBe(200);
+    expect(Buffer.from(await preview.arrayBuffer()).subarray(0, 4).toString('latin1')).toBe('OggS');
+    const bad = await server.request(`/v1/recordings/${recordingId}/job/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 2, endS: 1 }) });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).data.details.field).toBe('endS');
+    const started = await json(await server.request(`/v1/recordings/${recordingId}/job/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 1 }) }));
+    expect(['queued', 'transcribing']).toContain(started.state);
+    expect(started.window).toEqual({ startS: 1, endS: null });
+    await waitFor(server, recordingId, ['done']);
+    const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+    expect(transcript.durationS).toBeCloseTo(1.8, 1);
+    for (const segment of transcript.segments) expect(segment.end).toBeLessThanOrEqual(1.9);
+    expect(transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase()).toMatch(/met(er|re)s/);
+    expect((await server.request(`/v1/recordings/${recordingId}/job/preview`)).status).toBe(404);
   });
 });

@@ -6,6 +6,20 @@ import { JobType, TranscriptionType } from './types.js';
 /** The GraphQL multipart request spec's file (graphql-yoga hands resolvers a WHATWG File). */
 interface UploadedFileValue { name: string; type: string; stream(): ReadableStream<Uint8Array> }
 
+/** Reads a WHATWG stream chunk by chunk; yoga's may be a ponyfill that Readable.fromWeb refuses. */
+async function* readChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 // The builder declares DateTime and JSON; `Upload` is added here because only file transcriptions take files.
 (builder as unknown as { scalarType: (name: string, options: object) => void }).scalarType('Upload', {
   description: 'A file sent with the GraphQL multipart request spec.',
@@ -28,7 +42,7 @@ builder.mutationFields((t) => ({
       const file = args.file as unknown as UploadedFileValue | null | undefined;
       if (file && typeof file.stream !== 'function') throw errors.invalidOptions('file must be sent as a multipart upload.', { field: 'file' });
       const upload = file
-        ? { stream: Readable.fromWeb(file.stream() as never), fileName: file.name || null, mimeType: file.type || null }
+        ? { stream: Readable.from(readChunks(file.stream())), fileName: file.name || null, mimeType: file.type || null }
         : null;
       return ctx.services.transcriptions.create({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.options ?? {}, upload);
     },
