@@ -1,0 +1,95 @@
+/**
+ * Transcription scales out as separate worker processes (`npm run worker`): the gateway here runs no workers,
+ * a worker process does the job; killed mid-job, another worker process takes the job over (Bull's stalled-job
+ * recovery) and resumes after the last committed segment, so nothing is lost or repeated.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/db/migrate.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { json, uploadForm, waitForJob } from './helpers.js';
+
+let server: TestServer;
+const children: ChildProcess[] = [];
+const lecture = await readFile(new URL('../fixtures/political-philosophy-60s.wav', import.meta.url));
+// Short locks so a dead worker's job is taken over within seconds (production keeps 30 s).
+const workerEnv = { WORKER_LOCK_MS: '3000', WORKER_STALLED_CHECK_MS: '1000', WORKER_SWEEP_MS: '1000' };
+
+beforeAll(async () => {
+  server = await startTestServer({ workers: [], env: workerEnv });
+});
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await server?.close();
+});
+
+/** `npm run worker` as its own OS process against the server's database, Redis prefix and media folder. */
+async function startWorkerProcess(): Promise<ChildProcess> {
+  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/worker-main.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...server.env, ...workerEnv, LOG_LEVEL: 'info', RUN_WORKERS: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/"worker":"transcriptions"/.test(output) && /worker started/.test(output)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited ${code}:\n${output}`));
+    });
+  });
+  return child;
+}
+
+describe('worker processes', () => {
+  it('a separate worker process transcribes; killed mid-job, another takes over and loses nothing', async () => {
+    const first = await startWorkerProcess();
+    const created = await json(await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(lecture, { name: 'Lecture', settings: { spokenLanguage: 'en' } }, 'lecture.wav') }));
+    const recordingId = created.recordingId;
+
+    // Kill the worker once it has committed part of the transcript but not all of it.
+    let before = -1;
+    for (let i = 0; i < 600; i++) {
+      const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+      if (transcript.lastSeq >= 0 && transcript.partial) {
+        before = transcript.lastSeq;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(before, 'the first worker committed segments before it was killed').toBeGreaterThanOrEqual(0);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const stranded = await json(await server.request(`/v1/recordings/${recordingId}/job`));
+    expect(stranded.state).toBe('transcribing');
+
+    await startWorkerProcess();
+    const job = await waitForJob(server, recordingId, ['done', 'failed'], 240_000);
+    expect(job).toMatchObject({ state: 'done', attempts: 1 });
+
+    const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+    const seqs = transcript.segments.map((s: { seq: number }) => s.seq);
+    expect(seqs).toEqual(seqs.map((_: number, i: number) => i));
+    expect(transcript.lastSeq).toBeGreaterThan(before);
+    // Resumed, not restarted: segment times only move forward.
+    const starts = transcript.segments.map((s: { start: number }) => s.start);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    expect(transcript.segments.at(-1).end).toBeGreaterThan(45);
+    expect(transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase()).toContain('dublin');
+    // One admission: the take-over is invisible in the state history.
+    const log = await json(await server.request(`/v1/recordings/${recordingId}/events?limit=500`));
+    expect(log.events.filter((e: { type: string }) => e.type === 'job.state').map((e: { frame: { state: string } }) => e.frame.state)).toEqual(['queued', 'transcribing', 'done']);
+  });
+});
