@@ -33,8 +33,10 @@ export interface EngineOptions {
   modelDir?: string;
   /** Execution provider: 'cpu' (default, or ENGINE_PROVIDER env), 'cuda', 'webgpu'; falls back to cpu. */
   provider?: string;
-  /** Threads per operator; default ENGINE_THREADS env, else onnxruntime's choice (all cores). */
+  /** Encoder threads per operator; default ENGINE_THREADS env, else onnxruntime's choice (all cores). */
   intraOpThreads?: number;
+  /** Decoder threads per operator; default ENGINE_DECODER_THREADS env, else 1 (see model.ts for why). */
+  decoderThreads?: number;
   interOpThreads?: number;
   /** VAD windows per encoder call; default ENGINE_BATCH env, else 1. */
   batchSize?: number;
@@ -96,6 +98,7 @@ export class SpeechEngine implements PipelineModel {
     const runtime = {
       provider: options.provider ?? process.env.ENGINE_PROVIDER ?? 'cpu',
       intraOpThreads: options.intraOpThreads ?? envNumber('ENGINE_THREADS'),
+      decoderThreads: options.decoderThreads ?? envNumber('ENGINE_DECODER_THREADS'),
       interOpThreads: options.interOpThreads,
     };
     const batchSize = Math.max(1, options.batchSize ?? envNumber('ENGINE_BATCH') ?? 1);

@@ -1,0 +1,45 @@
+/**
+ * The realtime part runs the engine in worker_threads Workers: it must load and run there (no state
+ * shared across threads), each thread caching its own loaded model. Also: the execution provider knob.
+ */
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { SpeechEngine } from '../../workers/engine/index.js';
+import { fixture, normaliseWords } from './text.js';
+
+describe('engine hosting', () => {
+  it('loads once per thread and transcribes inside two Workers at the same time', async () => {
+    const runWorker = () =>
+      new Promise<{ sameInstance: boolean; provider: string; text: string; streamed: string }>((resolve, reject) => {
+        const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+          workerData: { entry: new URL('./worker-thread.ts', import.meta.url).href, file: fixture('goforward.wav') },
+        });
+        worker.once('message', (message) => {
+          resolve(message);
+          void worker.terminate();
+        });
+        worker.once('error', reject);
+      });
+    const results = await Promise.all([runWorker(), runWorker()]);
+    for (const result of results) {
+      expect(result.sameInstance).toBe(true);
+      expect(result.provider).toBe('cpu');
+      expect(normaliseWords(result.text)).toEqual(expect.arrayContaining(['go', 'forward', 'meters']));
+      expect(normaliseWords(result.streamed)).toEqual(expect.arrayContaining(['go', 'forward', 'meters']));
+    }
+  });
+
+  it('falls back to the CPU when the execution provider asked for is not available, and says so', async () => {
+    // The npm onnxruntime-node bundles no CUDA provider; a GPU host installs onnxruntime's CUDA build.
+    const engine = await SpeechEngine.load({ provider: 'cuda' });
+    expect(engine.provider).toBe('cpu');
+    const result = await engine.transcribeFile(fixture('goforward.wav'), { beamSize: 4 });
+    expect(normaliseWords(result.segments.map((s) => s.text).join(' '))).toEqual(expect.arrayContaining(['go', 'forward', 'meters']));
+  });
+
+  it('caches the loaded model per process and settings', async () => {
+    const [a, b] = await Promise.all([SpeechEngine.load(), SpeechEngine.load({ model: 'whisper-tiny' })]);
+    expect(a).toBe(b);
+    expect(a.modelName).toBe('whisper-tiny');
+  });
+});
