@@ -1,0 +1,166 @@
+/**
+ * File transcription benchmark: N one-minute files (default 20) submitted at once through the REST API to a
+ * gateway process that runs no workers, transcribed by a separate `npm run worker` process.
+ *
+ * Reports wall time (first submit to last job done), throughput in audio-seconds per second, job waiting and
+ * running times, and the peak resident memory (VmHWM) of the gateway and the worker processes (engine threads
+ * included; ffmpeg children are separate processes and not counted).
+ *
+ * Needs PostgreSQL and Redis like the tests (TEST_POSTGRES_URL, REDIS_URL). Knobs: BENCH_FILES (20),
+ * BENCH_WORKER_CONCURRENCY (engine threads in the worker, default 2), BENCH_FILE (a one-minute recording).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { probeAudio } from '../workers/engine/audio.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TranscriptionBenchOptions {
+  files?: number;
+  workerConcurrency?: number;
+  file?: string;
+  log?: (line: string) => void;
+}
+
+interface Started { child: ChildProcess; output: () => string }
+
+function startProcess(entry: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
+  // `node --import tsx` rather than the tsx CLI: one process, so its pid's memory is the service's memory.
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Peak resident set size of a live process in MiB (Linux /proc). */
+async function peakRssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+export async function benchTranscriptions(options: TranscriptionBenchOptions = {}): Promise<{ table: string; rows: Record<string, number> }> {
+  const files = options.files ?? Number(process.env.BENCH_FILES ?? 20);
+  const concurrency = options.workerConcurrency ?? Number(process.env.BENCH_WORKER_CONCURRENCY ?? 2);
+  const file = options.file ?? process.env.BENCH_FILE ?? path.join(REPO_ROOT, 'test/fixtures/political-philosophy-60s.wav');
+  const log = options.log ?? ((line: string) => console.error(line));
+  const audio = await readFile(file);
+  const { durationS } = await probeAudio(file);
+
+  const suffix = crypto.randomBytes(5).toString('hex');
+  const dbName = `sg_bench_${suffix}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sg-bench-'));
+  const apiKey = `sg_live_bench${suffix}_${crypto.randomBytes(16).toString('hex')}`;
+  const databaseUrl = POSTGRES_URL.replace(/\/[^/]*$/, `/${dbName}`);
+  const env = {
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    REDIS_PREFIX: `sgbench:${suffix}:`,
+    BOOTSTRAP_API_KEY: apiKey,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  };
+  const started: Started[] = [];
+  try {
+    const gateway = await startProcess('src/main.ts', { ...env, RUN_WORKERS: 'false' }, /REST API:\s+http:\/\/\S+\/v1/);
+    started.push(gateway);
+    const base = /REST API:\s+(http:\/\/\S+)\/v1/.exec(gateway.output())![1]!;
+    const worker = await startProcess('src/worker-main.ts', { ...env, WORKER_CONCURRENCY: String(concurrency) }, /"worker":"transcriptions"/);
+    started.push(worker);
+    // The per-account limit would cap the run at 2; the worker's engine threads are what is measured.
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    await db.query('UPDATE "Account" SET "concurrencyLimit" = $1', [files]);
+    await db.end();
+
+    const headers = { authorization: `Bearer ${apiKey}` };
+    log(`submitting ${files} × ${durationS.toFixed(1)} s to ${base} (worker: ${concurrency} engine threads)`);
+    const submitAt = performance.now();
+    const created = await Promise.all(
+      Array.from({ length: files }, async (_, i) => {
+        const form = new FormData();
+        form.append('options', JSON.stringify({ name: `bench ${i}`, settings: { spokenLanguage: 'en' } }));
+        form.append('file', new Blob([new Uint8Array(audio)], { type: 'audio/wav' }), `bench-${i}.wav`);
+        const res = await fetch(`${base}/v1/transcriptions`, { method: 'POST', headers, body: form });
+        if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+        return ((await res.json()) as { recordingId: string }).recordingId;
+      }),
+    );
+    const submittedS = (performance.now() - submitAt) / 1000;
+    const jobs = new Map<string, { state: string; startedAt: string | null; finishedAt: string | null; createdAt: string }>();
+    let lastReport = 0;
+    while (jobs.size < files || [...jobs.values()].some((job) => job.state !== 'done' && job.state !== 'failed')) {
+      for (const recordingId of created) {
+        const job = jobs.get(recordingId);
+        if (job && (job.state === 'done' || job.state === 'failed')) continue;
+        const res = await fetch(`${base}/v1/recordings/${recordingId}/job`, { headers });
+        jobs.set(recordingId, (await res.json()) as never);
+      }
+      const done = [...jobs.values()].filter((job) => job.state === 'done').length;
+      if (performance.now() - lastReport > 10_000) {
+        lastReport = performance.now();
+        log(`  ${done}/${files} done after ${((performance.now() - submitAt) / 1000).toFixed(0)} s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const wallS = (Math.max(...[...jobs.values()].map((job) => Date.parse(job.finishedAt ?? ''))) - Date.parse([...jobs.values()].map((job) => job.createdAt).sort()[0]!)) / 1000;
+    const failed = [...jobs.values()].filter((job) => job.state === 'failed').length;
+    const runS = [...jobs.values()].filter((job) => job.startedAt && job.finishedAt).map((job) => (Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000);
+    const gatewayPeak = await peakRssMiB(gateway.child.pid!);
+    const workerPeak = await peakRssMiB(worker.child.pid!);
+    const rows = {
+      files,
+      audioS: files * durationS,
+      wallS,
+      audioSecondsPerSecond: (files * durationS) / wallS,
+      submitAllS: submittedS,
+      meanJobRunS: runS.reduce((a, b) => a + b, 0) / runS.length,
+      gatewayPeakMiB: gatewayPeak,
+      workerPeakMiB: workerPeak,
+      failed,
+    };
+    const table = [
+      '| files | audio | worker threads | wall time | throughput | all 20 submitted in | mean job run | gateway peak RSS | worker peak RSS | failed |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `| ${files} | ${rows.audioS.toFixed(0)} s | ${concurrency} | ${wallS.toFixed(1)} s | ${rows.audioSecondsPerSecond.toFixed(2)} audio-s/s | ${submittedS.toFixed(2)} s | ${rows.meanJobRunS.toFixed(1)} s | ${gatewayPeak.toFixed(0)} MiB | ${workerPeak.toFixed(0)} MiB | ${failed} |`,
+    ].join('\n').replace('all 20 submitted', `all ${files} submitted`);
+    return { table, rows };
+  } finally {
+    for (const { child } of started.reverse()) {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    }
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { table } = await benchTranscriptions();
+  console.log(table);
+}
