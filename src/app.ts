@@ -21,7 +21,7 @@ import { createRedisPubSub, type PubSub } from './pubsub.js';
 import { createServices, type Services } from './services/index.js';
 import { schema } from './schema/index.js';
 import type { Context } from './schema/context.js';
-import { useApiErrorMasking } from './plugins/use-api-errors.js';
+import { useApiErrorCodes, useApiErrorMasking } from './plugins/use-api-errors.js';
 import { useFieldRateLimits } from './plugins/use-field-rate-limits.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { BackgroundWorker, RunningWorker } from './background.js';
@@ -102,7 +102,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     landingPage: false,
     logging: false,
     maskedErrors: useApiErrorMasking(logger),
-    plugins: [useFieldRateLimits({ store: rateLimitStore, limits: options.fieldRateLimits })],
+    plugins: [useApiErrorCodes(), useFieldRateLimits({ store: rateLimitStore, limits: options.fieldRateLimits })],
     context: async (initial): Promise<Context> => {
       // REST: the route runner built the whole context already and yoga merges what we return into it.
       if ('identity' in initial) return initial as unknown as Context;
@@ -126,7 +126,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.set('json spaces', 0);
   app.use(useRequestId());
   app.use(useIdentity(services.auth.resolver));
-  app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS }));
+  app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
   app.use('/graphql', (req, res) => yoga(req, res, { req }));
   app.use(createRestRouter({
     routes,

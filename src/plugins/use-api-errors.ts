@@ -1,36 +1,63 @@
 /**
  * GraphQL errors carry the spec's code: an ApiError thrown anywhere under a resolver becomes a GraphQL error with
- * `extensions: { code, status, retryable, details, requestId }`; GraphQL's own request errors (syntax, validation,
- * variable coercion) become `invalid_options`; anything unexpected is logged and answered as `internal` without
- * its message. This is yoga's `maskedErrors.maskError` hook.
+ * `extensions: { code, status, retryable, details }`; GraphQL's own request errors (bad JSON, wrong method, syntax,
+ * validation, variable coercion) become `invalid_options` (or `method_not_allowed`) and keep the HTTP status yoga
+ * gives them; anything unexpected is logged and answered as `internal` without its message.
+ *
+ * `useApiErrorMasking` is yoga's `maskedErrors` option (execution and request errors); `useApiErrorCodes` is the
+ * plugin for validation errors, which yoga does not mask.
  */
 import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { ApiError, toApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
+type HttpExtension = { status?: number; headers?: Record<string, string> };
+
+/** A request error of GraphQL or yoga itself (no resolver involved) as the spec's error. */
+function requestError(error: GraphQLError): ApiError {
+  const http = error.extensions?.http as HttpExtension | undefined;
+  const status = http?.status && http.status >= 400 ? http.status : 400;
+  return new ApiError(status === 405 ? 'method_not_allowed' : 'invalid_options', status, error.message, { headers: http?.headers });
+}
+
+function withCode(error: GraphQLError | null, apiError: ApiError, isRequestError = false): GraphQLError {
+  const given = error?.extensions?.http as HttpExtension | undefined;
+  // A request that never ran answers its status (400, 405...) rather than GraphQL-over-JSON's 200: yoga keeps 200
+  // for `application/json` when a status is marked `spec`, and marks unmarked validation errors, hence `spec: false`.
+  const http = isRequestError ? { status: apiError.status, spec: false, ...(given?.headers ? { headers: given.headers } : {}) } : given;
+  return new GraphQLError(apiError.message, {
+    nodes: error?.nodes,
+    source: error?.source,
+    positions: error?.positions,
+    path: error?.path,
+    originalError: apiError,
+    extensions: {
+      code: apiError.code, status: apiError.status, retryable: apiError.retryable, details: apiError.details,
+      // yoga answers request errors with this status (and headers such as Allow); execution errors stay 200.
+      ...(http ? { http } : {}),
+    },
+  });
+}
+
 export function useApiErrorMasking(logger: Logger) {
   return {
-    maskError(error: unknown, _message: string, isDev?: boolean): Error {
-      void isDev;
+    maskError(error: unknown): Error {
       const graphqlError = error instanceof GraphQLError ? error : null;
       const original = graphqlError ? graphqlError.originalError : error;
-      let apiError: ApiError;
-      if (graphqlError && !original) {
-        apiError = new ApiError('invalid_options', 400, graphqlError.message);
-      } else if (original instanceof GraphQLError && !original.originalError) {
-        apiError = new ApiError('invalid_options', 400, original.message);
-      } else {
-        apiError = toApiError(original);
-        if (apiError.status >= 500) logger.error({ err: original, path: graphqlError?.path }, 'resolver failed');
-      }
-      return new GraphQLError(apiError.message, {
-        nodes: graphqlError?.nodes,
-        source: graphqlError?.source,
-        positions: graphqlError?.positions,
-        path: graphqlError?.path,
-        originalError: apiError,
-        extensions: { code: apiError.code, status: apiError.status, retryable: apiError.retryable, details: apiError.details },
-      });
+      if (graphqlError && !original) return withCode(graphqlError, requestError(graphqlError), true);
+      if (original instanceof GraphQLError && !original.originalError) return withCode(graphqlError ?? original, requestError(original), true);
+      const apiError = toApiError(original);
+      if (apiError.status >= 500) logger.error({ err: original, path: graphqlError?.path }, 'resolver failed');
+      return withCode(graphqlError, apiError);
+    },
+  };
+}
+
+export function useApiErrorCodes(): Plugin {
+  return {
+    onValidate: () => ({ result, setResult }) => {
+      if (result.length) setResult(result.map((error) => withCode(error, requestError(error), true)));
     },
   };
 }

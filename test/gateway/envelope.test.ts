@@ -127,4 +127,22 @@ describe('error envelope', () => {
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404, requestId: answer.requestId });
   });
+
+  it('GraphQL request errors carry the code in extensions and keep their HTTP status', async () => {
+    const post = (body: string) => server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const cases: [Promise<Response>, number, string][] = [
+      [post('not json'), 400, 'invalid_options'],
+      [post('{"query":"{ nope }"}'), 400, 'invalid_options'],
+      [post('{"query":"{ health { "}'), 400, 'invalid_options'],
+      [post('{"query":"mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key } }","variables":{"i":{"scopes":7}}}'), 400, 'invalid_options'],
+      [server.request('/graphql', { method: 'PUT' }), 405, 'method_not_allowed'],
+    ];
+    for (const [pending, status, code] of cases) {
+      const response = await pending;
+      expect(response.status).toBe(status);
+      expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+      const body = await response.json() as { errors: { extensions: { code: string; status: number } }[] };
+      expect(body.errors[0]!.extensions).toMatchObject({ code, status });
+    }
+  });
 });
