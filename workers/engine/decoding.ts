@@ -244,7 +244,7 @@ export async function decodeWindow(
   const noSpeechProb = Math.exp(sotLogprobs[noSpeech]);
   for (const token of sotSequence.slice(1)) state = await model.decode([[token]], encoderHidden, state.cache);
 
-  let cache: KvCache = WhisperOnnx.reorderCache(state.cache, new Array(rows).fill(0));
+  let cache: KvCache = WhisperOnnx.reorderCache(state.cache, new Array(rows).fill(0), true);
   let logitsBatch: Float32Array = new Float32Array(rows * vocab);
   for (let r = 0; r < rows; r++) logitsBatch.set(state.lastLogits, r * vocab);
   // Beam search starts from one live hypothesis; sampling rows are independent from the start.
@@ -304,7 +304,7 @@ export async function decodeWindow(
     }
     live = nextLive;
     if (live.length === 0) break;
-    cache = WhisperOnnx.reorderCache(cache, parents);
+    cache = WhisperOnnx.reorderCache(cache, parents, true);
     const out = await model.decode(live.map((h) => [h.tokens[h.tokens.length - 1]]), encoderHidden, cache);
     cache = out.cache;
     logitsBatch = out.lastLogits;
@@ -326,9 +326,87 @@ export async function decodeWindow(
   };
 }
 
+/**
+ * Greedy decoding of several windows in lockstep, one decoder call per step for all of them: on a CPU a
+ * step for 3 rows costs little more than a step for one, so the windows of an encoder batch finish in the
+ * time of the longest instead of the sum. No previous-text prompt (each window stands alone, as in
+ * faster-whisper's batched pipeline), so every row starts from the same prompt shape.
+ */
+export async function decodeGreedyBatch(
+  model: WhisperOnnx,
+  tokenizer: WhisperTokenizer,
+  encoderHidden: ort.Tensor,
+  language: string,
+  options: Pick<DecodeOptions, 'maxInitialTimestampS' | 'signal'>,
+): Promise<DecodeResult[]> {
+  const { endOfText, noSpeech } = tokenizer.special;
+  const windows = encoderHidden.dims[0];
+  const sotSequence = buildSotSequence(tokenizer, language);
+  const rules = new LogitRules(tokenizer, Math.round(options.maxInitialTimestampS / 0.02));
+  const maxNewTokens = Math.floor(model.config.maxTargetPositions / 2);
+  const first = await model.decode(Array.from({ length: windows }, () => sotSequence), encoderHidden, null, { allLogits: true });
+  const vocab = first.lastLogits.length / windows;
+  const noSpeechProbs: number[] = [];
+  for (let w = 0; w < windows; w++) {
+    // Logits at <|startoftranscript|> (position 0 of row w) carry the no-speech probability.
+    const sot = Float32Array.from(first.allLogits!.subarray(w * sotSequence.length * vocab, (w * sotSequence.length + 1) * vocab));
+    logSoftmaxInPlace(sot);
+    noSpeechProbs.push(Math.exp(sot[noSpeech]));
+  }
+  const hypotheses: Hypothesis[] = Array.from({ length: windows }, () => ({ tokens: [], sumLogprob: 0 }));
+  let live = hypotheses.map((_, w) => w); // window index of each row still decoding
+  let cache = first.cache;
+  let logitsBatch: Float32Array = first.lastLogits;
+  for (let step = 0; step < maxNewTokens && live.length > 0; step++) {
+    options.signal?.throwIfAborted();
+    const stillLive: number[] = [];
+    const keptRows: number[] = [];
+    live.forEach((w, row) => {
+      const logits = logitsBatch.subarray(row * vocab, (row + 1) * vocab);
+      const hypothesis = hypotheses[w];
+      rules.apply(logits, hypothesis.tokens);
+      const token = argmax(logits);
+      const logprobs = Float32Array.from(logits);
+      logSoftmaxInPlace(logprobs);
+      hypothesis.sumLogprob += logprobs[token];
+      if (token === endOfText) return;
+      hypothesis.tokens.push(token);
+      // A repetition loop is left for the per-window fallback to redo hotter.
+      if (step >= 40 && step % 10 === 0 && compressionRatio(tokenizer.decode(hypothesis.tokens)) > COMPRESSION_RATIO_THRESHOLD) return;
+      stillLive.push(w);
+      keptRows.push(row);
+    });
+    if (stillLive.length === 0) break;
+    cache = WhisperOnnx.reorderCache(cache, keptRows, false);
+    live = stillLive;
+    const out = await model.decode(live.map((w) => [hypotheses[w].tokens[hypotheses[w].tokens.length - 1]]), encoderHidden, cache);
+    cache = out.cache;
+    logitsBatch = out.lastLogits;
+  }
+  return hypotheses.map((h, w) => {
+    const text = tokenizer.decode(h.tokens);
+    return {
+      tokens: h.tokens,
+      text,
+      avgLogprob: h.sumLogprob / (h.tokens.length + 1),
+      noSpeechProb: noSpeechProbs[w],
+      compressionRatio: compressionRatio(text),
+      temperature: 0,
+      sotSequence,
+    };
+  });
+}
+
 /** Whether a result is silence the model was right to leave empty (then no fallback is needed). */
 export function isSilence(result: DecodeResult): boolean {
   return result.noSpeechProb > NO_SPEECH_THRESHOLD && result.avgLogprob < LOGPROB_THRESHOLD;
+}
+
+/** Good enough to keep: not a repetition loop, not improbable — or silence the model rightly left empty. */
+function isAcceptable(result: DecodeResult): boolean {
+  const tooRepetitive = result.compressionRatio > COMPRESSION_RATIO_THRESHOLD;
+  const tooImprobable = result.avgLogprob < LOGPROB_THRESHOLD;
+  return isSilence(result) || (!tooRepetitive && !tooImprobable);
 }
 
 /**
@@ -340,8 +418,15 @@ export async function decodeWithFallback(
   window: WindowDecoder,
   options: DecodeOptions,
   temperatures = FALLBACK_TEMPERATURES,
+  /** The temperature-0 result when it was already decoded (batched); fallback starts after it. */
+  firstAttempt?: DecodeResult,
 ): Promise<DecodeResult> {
   const attempts: DecodeResult[] = [];
+  if (firstAttempt) {
+    attempts.push(firstAttempt);
+    if (isAcceptable(firstAttempt)) return firstAttempt;
+    temperatures = temperatures.filter((t) => t > firstAttempt.temperature);
+  }
   for (const [attempt, temperature] of temperatures.entries()) {
     const result = await decodeWindow(tokenizer, window, temperature, {
       ...options,
@@ -350,9 +435,7 @@ export async function decodeWithFallback(
       previousTokens: temperature > 0.5 ? [] : options.previousTokens,
     });
     attempts.push(result);
-    const tooRepetitive = result.compressionRatio > COMPRESSION_RATIO_THRESHOLD;
-    const tooImprobable = result.avgLogprob < LOGPROB_THRESHOLD;
-    if (isSilence(result) || (!tooRepetitive && !tooImprobable)) return result;
+    if (isAcceptable(result)) return result;
   }
   const acceptable = attempts.filter((a) => a.compressionRatio <= COMPRESSION_RATIO_THRESHOLD);
   const pool = acceptable.length ? acceptable : attempts;

@@ -190,8 +190,12 @@ export class WhisperOnnx {
     return result;
   }
 
-  /** Keeps cache rows in `rows` order (beam search: each surviving hypothesis takes its parent's cache). */
-  static reorderCache(cache: KvCache, rows: number[]): KvCache {
+  /**
+   * Keeps cache rows in `rows` order: beam search gives each surviving hypothesis its parent's cache;
+   * batched decoding drops the rows of windows that are done. `sameAudio` says every row decodes the same
+   * window, so the encoder keys/values rows are identical and need only match the new batch size.
+   */
+  static reorderCache(cache: KvCache, rows: number[], sameAudio: boolean): KvCache {
     const pick = (tensor: ort.Tensor): ort.Tensor => {
       const [batch, ...rest] = tensor.dims;
       const rowSize = rest.reduce((a, b) => a * b, 1);
@@ -201,11 +205,10 @@ export class WhisperOnnx {
       rows.forEach((row, i) => data.set(source.subarray(row * rowSize, (row + 1) * rowSize), i * rowSize));
       return new ort.Tensor('float32', data, [rows.length, ...rest]);
     };
-    const sameEncoderRows = cache.encoder.length > 0 && cache.encoder[0].dims[0] === rows.length;
+    const keepEncoder = sameAudio && cache.encoder.length > 0 && cache.encoder[0].dims[0] === rows.length;
     return {
       decoder: cache.decoder.map(pick),
-      // Every hypothesis of one window shares the same audio: the encoder keys/values are identical rows.
-      encoder: sameEncoderRows ? cache.encoder : cache.encoder.map(pick),
+      encoder: keepEncoder ? cache.encoder : cache.encoder.map(sameAudio ? (t) => WhisperOnnx.repeatRow(t, rows.length) : pick),
       pastLength: cache.pastLength,
     };
   }

@@ -4,7 +4,15 @@
  * tokens → words from cross-attention → segments on the source timeline, reported as they are done.
  */
 import { alignWords } from './alignment.js';
-import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder, type DecodeResult } from './decoding.js';
+import {
+  decodeGreedyBatch,
+  decodeWithFallback,
+  detectLanguage,
+  FALLBACK_TEMPERATURES,
+  isSilence,
+  WindowDecoder,
+  type DecodeResult,
+} from './decoding.js';
 import { logMelSpectrogram, SAMPLE_RATE } from './mel.js';
 import { WhisperOnnx } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
@@ -104,17 +112,25 @@ export async function transcribeWindow(
   language: string,
   options: TranscribeOptions,
   previousTokens: number[],
+  /** A temperature-0 decode already made for this window (batched greedy decoding). */
+  firstAttempt?: DecodeResult,
 ): Promise<{ segments: Segment[]; decoded: DecodeResult | null; wordTokens: number[][] }> {
   const { model, tokenizer } = engine;
   const windowS = window.audio.length / SAMPLE_RATE;
-  const decoded = await decodeWithFallback(tokenizer, windowDecoder, {
-    language,
-    beamSize: options.beamSize ?? 1,
-    bestOf: options.bestOf ?? 2,
-    previousTokens,
-    maxInitialTimestampS: 1,
-    signal: options.signal,
-  });
+  const decoded = await decodeWithFallback(
+    tokenizer,
+    windowDecoder,
+    {
+      language,
+      beamSize: options.beamSize ?? 1,
+      bestOf: options.bestOf ?? 2,
+      previousTokens,
+      maxInitialTimestampS: 1,
+      signal: options.signal,
+    },
+    FALLBACK_TEMPERATURES,
+    firstAttempt,
+  );
   if (isSilence(decoded)) return { segments: [], decoded: null, wordTokens: [] };
   const windowSegments = segmentsFromTokens(tokenizer, decoded.tokens, windowS);
   const allText = windowSegments.flatMap((s) => s.tokens);
@@ -208,11 +224,24 @@ export async function transcribeSource(
   const runBatch = async (batch: SpeechWindow[]) => {
     options.signal?.throwIfAborted();
     const hidden = await model.encode(batch.map((w) => logMelSpectrogram(w.audio)));
+    const windowDecoders = batch.map((_, i) => new WindowDecoder(model, WhisperOnnx.sliceBatch(hidden, i, 1)));
+    if (!language) language = (await detectLanguage(tokenizer, windowDecoders[0])).language;
+    // Several windows and plain greedy search: decode them together, each step one call for all.
+    const batched =
+      batch.length > 1 && (options.beamSize ?? 1) === 1
+        ? await decodeGreedyBatch(model, tokenizer, hidden, language, { maxInitialTimestampS: 1, signal: options.signal })
+        : undefined;
     for (let i = 0; i < batch.length; i++) {
       const window = batch[i];
-      const windowDecoder = new WindowDecoder(model, WhisperOnnx.sliceBatch(hidden, i, 1));
-      if (!language) language = (await detectLanguage(tokenizer, windowDecoder)).language;
-      const { segments: windowSegments, decoded } = await transcribeWindow(engine, window, windowDecoder, language, options, previousTokens);
+      const { segments: windowSegments, decoded } = await transcribeWindow(
+        engine,
+        window,
+        windowDecoders[i],
+        language,
+        options,
+        batched ? [] : previousTokens,
+        batched?.[i],
+      );
       // Text the model produced while falling back to high temperatures is a poor prompt (reference rule).
       previousTokens =
         options.conditionOnPreviousText === false || !decoded || decoded.temperature > 0.5
