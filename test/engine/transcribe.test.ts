@@ -81,6 +81,32 @@ describe('goforward.wav (real speech)', () => {
   });
 });
 
+describe('windows and cancellation', () => {
+  it('transcribes only startS..endS of a file, with times on the file\'s timeline', async () => {
+    const result = await engine.transcribeFile(fixture('political-philosophy-60s.wav'), { startS: 2.7, endS: 7.2, language: 'en' });
+    expect(result.durationS).toBeCloseTo(4.5, 1);
+    const words = normaliseWords(textOf(result));
+    expect(words).toEqual(expect.arrayContaining(['answer', 'comes', 'back', 'start', 'here']));
+    expect(words).not.toContain('dublin'); // said before 2.7 s
+    for (const segment of result.segments) {
+      expect(segment.start).toBeGreaterThanOrEqual(2.7 - 1e-6);
+      expect(segment.end).toBeLessThanOrEqual(7.2 + 1e-6);
+    }
+  });
+
+  it('stops when the signal is aborted', async () => {
+    const controller = new AbortController();
+    const started = performance.now();
+    const run = engine.transcribeFile(fixture('political-philosophy-60s.wav'), {
+      language: 'en',
+      signal: controller.signal,
+      onSegment: () => controller.abort(),
+    });
+    await expect(run).rejects.toThrow(/abort/i);
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+});
+
 describe('containers', () => {
   // Made here with the npm ffmpeg so the suite needs nothing installed beyond `npm ci`.
   const encodings: [string, string[]][] = [
