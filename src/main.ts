@@ -5,6 +5,7 @@
 import { loadConfig } from './config.js';
 import { ensureRedis, RedisUnavailableError } from './redis-server.js';
 import { createApp } from './app.js';
+import { EmbeddedDatabaseInUseError } from './db/embedded.js';
 
 const config = loadConfig();
 const say = (line: string) => console.log(line);
@@ -20,7 +21,17 @@ try {
   throw error;
 }
 
-const app = await createApp(config);
+let app;
+try {
+  app = await createApp(config);
+} catch (error) {
+  if (error instanceof EmbeddedDatabaseInUseError) {
+    console.error(error.message);
+    redisChild?.kill();
+    process.exit(1);
+  }
+  throw error;
+}
 const { url } = await app.listen();
 const base = config.publicUrl ?? url;
 say(`speechgate is up (${app.db.embedded ? `embedded database in ${config.dataDir}/db` : 'PostgreSQL at DATABASE_URL'})`);

@@ -20,8 +20,15 @@ export interface EmbeddedDatabase {
  */
 export async function startEmbeddedDatabase(dataDir: string | null): Promise<EmbeddedDatabase> {
   if (dataDir) await fs.mkdir(dataDir, { recursive: true });
-  const db = dataDir ? new PGlite(dataDir) : new PGlite();
-  await db.waitReady;
+  const releaseLock = dataDir ? await lockDataDir(dataDir) : async () => {};
+  let db: PGlite;
+  try {
+    db = dataDir ? new PGlite(dataDir) : new PGlite();
+    await db.waitReady;
+  } catch (error) {
+    await releaseLock();
+    throw error;
+  }
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 16 });
   await server.start();
   return {
@@ -29,6 +36,42 @@ export async function startEmbeddedDatabase(dataDir: string | null): Promise<Emb
     async close() {
       await server.stop();
       await db.close();
+      await releaseLock();
     },
   };
+}
+
+export class EmbeddedDatabaseInUseError extends Error {}
+
+/**
+ * PGlite is one process's database: a second process opening the same folder (a second `npm start`, or the admin
+ * command beside a running server) would corrupt it. A lock file beside the folder, holding the owner's pid, stops
+ * that; a lock left by a process that no longer exists is taken over.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const lockPath = `${dataDir}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await fs.writeFile(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rm(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(await fs.readFile(lockPath, 'utf8').catch(() => ''));
+      if (owner && owner !== process.pid && isAlive(owner)) {
+        throw new EmbeddedDatabaseInUseError(`The embedded database in ${dataDir} is in use by process ${owner}; stop it first, or set DATABASE_URL to a PostgreSQL server for several processes.`);
+      }
+      if (owner === process.pid) throw new EmbeddedDatabaseInUseError(`The embedded database in ${dataDir} is already open in this process.`);
+      await fs.rm(lockPath, { force: true });
+    }
+  }
+  throw new EmbeddedDatabaseInUseError(`Could not lock the embedded database in ${dataDir}.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

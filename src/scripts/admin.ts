@@ -11,6 +11,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/index.js';
+import { EmbeddedDatabaseInUseError } from '../db/embedded.js';
 import { LOCAL_ISSUER } from '../auth/jwt.js';
 import { createServices } from '../services/index.js';
 import type { PubSub } from '../pubsub.js';
@@ -21,7 +22,13 @@ const { positionals, values } = parseArgs({
 });
 const [command, ...args] = positionals;
 const config = loadConfig();
-const db = await openDatabase(config);
+const db = await openDatabase(config).catch((error: unknown) => {
+  if (error instanceof EmbeddedDatabaseInUseError) {
+    console.error(`${error.message} (run the admin command while the server is stopped)`);
+    process.exit(1);
+  }
+  throw error;
+});
 // Administration publishes nothing live; a no-op pub/sub keeps Redis optional for this command.
 const quietPubSub: PubSub = { publish: () => undefined, subscribe: () => { throw new Error('not available in the admin command'); }, close: async () => undefined };
 const services = createServices({ config, prisma: db.prisma, pubsub: quietPubSub });

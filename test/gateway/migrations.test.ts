@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { EmbeddedDatabaseInUseError } from '../../src/db/embedded.js';
 import { openDatabase } from '../../src/db/index.js';
 import { applyMigrations, MIGRATIONS_DIR, pendingSchemaChanges, readMigrations } from '../../src/db/migrate.js';
 import { TEST_POSTGRES_URL, createTestDatabase } from '../helpers/db.js';
@@ -52,6 +53,8 @@ describe('migrations', () => {
       expect(first.appliedMigrations).toEqual(all);
       expect(await tablesAt(first.url)).toEqual(expect.arrayContaining(MODELS));
       await first.prisma.account.create({ data: { id: 'acct_embedded', name: 'Kept' } });
+      // One process at a time: a second opening of the same folder would corrupt it.
+      await expect(openDatabase({ databaseUrl: null, dataDir })).rejects.toBeInstanceOf(EmbeddedDatabaseInUseError);
       await first.close();
 
       const second = await openDatabase({ databaseUrl: null, dataDir });
