@@ -6,13 +6,12 @@
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.js';
 import type { SessionTuning } from './engine-messages.js';
-import { realtimeSigningKey } from './session-token.js';
 
 export interface RealtimeSettings {
-  /** HMAC key of the stream tokens (`REALTIME_SECRET`, else derived from `SERVER_SECRET`). */
-  signingKey: Buffer;
-  /** True when neither secret was set: tokens only work on this process (fine for a laptop, not a fleet). */
-  ephemeralKey: boolean;
+  /** HMAC secret of the stream tokens (`REALTIME_SECRET`); see `realtimeSigningKey` for the fallbacks. */
+  secret: string | null;
+  /** A server-wide secret the token key is derived from when `REALTIME_SECRET` is unset (`SERVER_SECRET`). */
+  serverSecret: string | null;
   /** How long a created session may wait before its socket connects (`REALTIME_TOKEN_TTL_S`). */
   tokenTtlS: number;
   /** Sessions transcribing at once on this gateway (`REALTIME_MAX_SESSIONS`). */
@@ -48,25 +47,25 @@ function positive(env: Env, name: string, fallback: number, { integer = false, a
 }
 
 export interface RealtimeConfig extends RealtimeSettings {
+  dataDir: string;
   modelsDir: string;
   model: string;
   maxDurationS: number;
 }
 
-export type GatewayConfigPart = Pick<Config, 'modelsDir' | 'model' | 'limits' | 'realtime'>;
+export type GatewayConfigPart = Pick<Config, 'dataDir' | 'modelsDir' | 'model' | 'limits' | 'realtime'>;
 
 export function realtimeConfig(config: GatewayConfigPart): RealtimeConfig {
-  return { ...config.realtime, modelsDir: config.modelsDir, model: config.model, maxDurationS: config.limits.realtimeMaxDurationS };
+  return { ...config.realtime, dataDir: config.dataDir, modelsDir: config.modelsDir, model: config.model, maxDurationS: config.limits.realtimeMaxDurationS };
 }
 
 /** Called by the gateway's `loadConfig(env)`. */
 export function loadRealtimeSettings(env: Env): RealtimeSettings {
-  const { key, ephemeral } = realtimeSigningKey(env.REALTIME_SECRET || undefined, env.SERVER_SECRET || undefined);
   const cores = availableParallelism();
   const engineThreads = positive(env, 'REALTIME_ENGINE_THREADS', Math.max(1, Math.floor(cores / 2)), { integer: true });
   return {
-    signingKey: key,
-    ephemeralKey: ephemeral,
+    secret: env.REALTIME_SECRET || null,
+    serverSecret: env.SERVER_SECRET || null,
     tokenTtlS: positive(env, 'REALTIME_TOKEN_TTL_S', 300, { integer: true }),
     maxSessions: positive(env, 'REALTIME_MAX_SESSIONS', Math.max(2, cores), { integer: true }),
     maxWaiting: positive(env, 'REALTIME_MAX_WAITING', 16, { integer: true, allowZero: true }),

@@ -10,7 +10,7 @@ import { resolveModelDir } from '../../workers/engine/index.js';
 import { WhisperTokenizer } from '../../workers/engine/tokenizer.js';
 import { EngineHost } from './engine-host.js';
 import { LATENCY_MODES, parseSessionOptions, type OptionRules } from './options.js';
-import { SessionTokenSigner } from './session-token.js';
+import { realtimeSigningKey, SessionTokenSigner } from './session-token.js';
 import { RealtimeSockets, type RealtimeSocketDeps } from './socket.js';
 
 export interface CreatedSession {
@@ -44,10 +44,11 @@ export class RealtimeRuntime {
       tuning: this.config.tuning,
       retryAfterS: 30,
     });
-    this.signer = new SessionTokenSigner(this.config.signingKey);
+    const { key, source } = realtimeSigningKey({ realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir });
+    this.signer = new SessionTokenSigner(key);
     this.sockets = new RealtimeSockets({ host: this.host, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), log });
-    if (this.config.ephemeralKey) {
-      log?.('warn', 'Neither REALTIME_SECRET nor SERVER_SECRET is set: stream URLs work on this process only.');
+    if (source === 'DATA_DIR') {
+      log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will refuse them.');
     }
   }
 

@@ -8,6 +8,8 @@
  * Wire form: `rt1.<base64url(JSON payload)>.<base64url(HMAC-SHA256("rt1." + payload part))>`.
  */
 import { createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ApiError, errors } from '../errors.js';
 import type { RealtimeSessionOptions } from './options.js';
 
@@ -87,15 +89,26 @@ function invalidStreamToken(): ApiError {
 }
 
 /**
- * The signing key: `REALTIME_SECRET` when set, else derived (HKDF-SHA256, its own label) from the server-wide
- * secret so that one secret configures a fleet without reusing the same key for two purposes. Without either,
- * a random per-process key works for a single process only, which `ephemeral` reports so the caller can warn.
+ * The signing key: `REALTIME_SECRET` when set; else derived (HKDF-SHA256, its own label) from `SERVER_SECRET`, so
+ * one secret configures a fleet without one key serving two purposes; else a random key made once and kept in
+ * `DATA_DIR/realtime-signing-secret`, so restarts and every process sharing that folder accept the same tokens
+ * (gateways on other machines need one of the two secrets).
  */
-export function realtimeSigningKey(realtimeSecret?: string, serverSecret?: string): { key: Buffer; ephemeral: boolean } {
-  if (realtimeSecret) return { key: Buffer.from(realtimeSecret, 'utf8'), ephemeral: false };
-  if (serverSecret) {
-    const derived = hkdfSync('sha256', Buffer.from(serverSecret, 'utf8'), Buffer.alloc(0), 'speechgate realtime session token v1', 32);
-    return { key: Buffer.from(derived), ephemeral: false };
+export function realtimeSigningKey(options: { realtimeSecret: string | null; serverSecret: string | null; dataDir: string }): { key: Buffer; source: 'REALTIME_SECRET' | 'SERVER_SECRET' | 'DATA_DIR' } {
+  if (options.realtimeSecret) return { key: Buffer.from(options.realtimeSecret, 'utf8'), source: 'REALTIME_SECRET' };
+  if (options.serverSecret) {
+    const derived = hkdfSync('sha256', Buffer.from(options.serverSecret, 'utf8'), Buffer.alloc(0), 'speechgate realtime session token v1', 32);
+    return { key: Buffer.from(derived), source: 'SERVER_SECRET' };
   }
-  return { key: randomBytes(32), ephemeral: true };
+  const file = join(options.dataDir, 'realtime-signing-secret');
+  if (!existsSync(file)) {
+    mkdirSync(options.dataDir, { recursive: true });
+    try {
+      // `wx`: when two processes start together, the first file written wins and both read it back.
+      writeFileSync(file, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return { key: Buffer.from(readFileSync(file, 'utf8').trim(), 'utf8'), source: 'DATA_DIR' };
 }

@@ -358,13 +358,12 @@ class RealtimeSession implements SessionListener {
       this.sendError(apiError.code, apiError.message, apiError.retryable);
       return;
     }
-    const before = this.options;
     this.options = result.options;
     const change: { language?: string | null; latencyMode?: RealtimeSessionOptions['latencyMode'] } = {};
     if (result.changed.includes('spokenLanguage')) change.language = result.options.spokenLanguage;
     if (result.changed.includes('latencyMode')) change.latencyMode = result.options.latencyMode;
     if (Object.keys(change).length > 0) this.hosted?.update(change);
-    this.deps.log?.('info', 'realtime session updated', { sessionId: this.claims.sessionId, changed: result.changed, from: before.latencyMode });
+    this.deps.log?.('info', 'realtime session updated', { sessionId: this.claims.sessionId, changed: result.changed });
     // Not a spec frame (clients ignore unknown types): tells the client what took effect and what was ignored.
     this.send({ type: 'session.updated', options: result.options, changed: result.changed, ignored: result.ignored });
   }

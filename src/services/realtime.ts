@@ -6,6 +6,7 @@
 import type { Identity } from '../auth/identity.js';
 import { grants } from '../auth/scopes.js';
 import { errors } from '../errors.js';
+import { createLogger } from '../logger.js';
 import { RealtimeRuntime } from '../realtime/runtime.js';
 import type { CapabilitiesService, CapabilityProvider } from './capabilities.js';
 import type { ServiceDeps } from './index.js';
@@ -24,7 +25,10 @@ export class RealtimeService {
   }
 
   get runtime(): RealtimeRuntime {
-    this.runtimeInstance ??= new RealtimeRuntime(this.deps.config);
+    if (!this.runtimeInstance) {
+      const logger = createLogger(this.deps.config.logLevel);
+      this.runtimeInstance = new RealtimeRuntime(this.deps.config, (level, message, fields = {}) => logger[level](fields, message));
+    }
     return this.runtimeInstance;
   }
 

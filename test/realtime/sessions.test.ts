@@ -114,6 +114,29 @@ describe('capabilities and session creation', () => {
   });
 });
 
+describe('stateless sessions', () => {
+  it('another gateway process with the same secret accepts the stream URL; one with another secret refuses it', async () => {
+    const twin = await startTestServer({ workers: [], env: { REALTIME_SECRET: 'sessions-suite-secret-0123456789abcdef' } });
+    const stranger = await startTestServer({ workers: [], env: { REALTIME_SECRET: 'some-other-secret-0123456789abcdef' } });
+    try {
+      // Created here (tokens live 2 s on this server), used there.
+      const path = new URL(await createStreamUrl(server, { spokenLanguage: 'en' })).pathname;
+      const connection = new RealtimeConnection(`${twin.wsUrl}${path}`);
+      await connection.ready(60);
+      connection.eof();
+      expect((await connection.closed).done?.reason).toBe('eof');
+      const error = await refusal(`${stranger.wsUrl}${path}`);
+      expect(error.status).toBe(401);
+      expect(error.body).toMatchObject({ code: 'invalid_token' });
+    } finally {
+      for (const other of [twin, stranger]) {
+        await other.app.services.realtime.close();
+        await other.close();
+      }
+    }
+  });
+});
+
 describe('upgrade refusals', () => {
   it('401 invalid_token for a token we did not sign, with the envelope', async () => {
     const streamUrl = await createStreamUrl(server);
