@@ -69,7 +69,7 @@ export interface HandlerRoute extends RouteBase {
   idempotent?: boolean;
   /** The handler reads the request body itself (multipart uploads streamed to storage): no JSON parsing first. */
   ownBody?: boolean;
-  /** Leave out of /v1/openapi.json's operations (served outside the API, like /docs); still listed under `x-routes`. */
+  /** Leave out of /v1/openapi.json (pages and assets served outside the API, like /docs). */
   undocumented?: boolean;
 }
 

@@ -65,7 +65,7 @@ export interface App {
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const routes = options.routes ?? routeTable;
-  const db = await openDatabase(config);
+  const db = await openDatabase(config, { onIdleError: (error) => logger.warn({ err: error }, 'database connection lost; it is replaced on next use') });
   const prisma = db.prisma;
   const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
   const services = createServices({ config, prisma, pubsub });

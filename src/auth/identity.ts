@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { ApiError, errors } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { hashApiKey, KEY_PREFIX, looksLikeApiKey } from './api-keys.js';
-import { JwtVerifier, type JwtFailure } from './jwt.js';
+import { JwtVerifier, LOCAL_ISSUER, type JwtFailure } from './jwt.js';
 
 export interface Identity {
   principal: {
@@ -100,6 +100,8 @@ export class IdentityResolver {
       where: { issuer_subject: { issuer: person.issuer, subject: person.subject } },
       include: { account: true },
     });
+    // The built-in issuer signs only for persons it knows; one that is gone is not signed up again.
+    if (!principal && person.issuer === LOCAL_ISSUER) throw errors.invalidToken('This person no longer exists.');
     // A person of an external issuer signing in for the first time gets an account of their own.
     principal ??= await this.prisma.principal.create({
       data: {

@@ -66,17 +66,27 @@ export type JwtFailure = 'expired' | 'invalid';
 
 /** Verifies a person's JWT against the issuer named in it; throws a JwtFailure string when it cannot. */
 export class JwtVerifier {
-  private readonly resolvers = new Map<string, { keys: Promise<KeyResolver>; audience: string | null }>();
+  private readonly resolvers = new Map<string, { keys: () => Promise<KeyResolver>; audience: string | null }>();
 
   constructor(local: Promise<LocalIssuer> | null, issuers: Config['auth']['oidcIssuers']) {
-    if (local) this.resolvers.set(LOCAL_ISSUER, { keys: local.then((issuer) => jose.createLocalJWKSet(issuer.jwks)), audience: LOCAL_AUDIENCE });
+    if (local) {
+      const keys = local.then((issuer) => jose.createLocalJWKSet(issuer.jwks));
+      this.resolvers.set(LOCAL_ISSUER, { keys: () => keys, audience: LOCAL_AUDIENCE });
+    }
     for (const { issuer, jwksUrl, audience } of issuers) {
-      const keys = (async () => {
-        const url = jwksUrl ?? (await discoverJwksUrl(issuer));
-        return jose.createRemoteJWKSet(new URL(url)) as unknown as KeyResolver;
-      })();
-      keys.catch(() => undefined); // reported per request when used
-      this.resolvers.set(issuer, { keys, audience });
+      let keys: Promise<KeyResolver> | null = null;
+      // Discovery runs on first use and again after a failure (the issuer may have been down at our start).
+      const load = () => {
+        keys ??= (async () => {
+          const url = jwksUrl ?? (await discoverJwksUrl(issuer));
+          return jose.createRemoteJWKSet(new URL(url)) as unknown as KeyResolver;
+        })().catch((error) => {
+          keys = null;
+          throw error;
+        });
+        return keys;
+      };
+      this.resolvers.set(issuer, { keys: load, audience });
     }
   }
 
@@ -90,7 +100,7 @@ export class JwtVerifier {
     const resolver = issuer ? this.resolvers.get(issuer) : undefined;
     if (!resolver) throw 'invalid' satisfies JwtFailure;
     try {
-      const { payload } = await jose.jwtVerify(token, await resolver.keys, {
+      const { payload } = await jose.jwtVerify(token, await resolver.keys(), {
         issuer,
         ...(resolver.audience ? { audience: resolver.audience } : {}),
       });

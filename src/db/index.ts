@@ -23,13 +23,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  options: { onIdleError?: (error: Error) => void } = {},
+): Promise<Database> {
   const embedded = config.databaseUrl ? null : await startEmbeddedDatabase(path.join(config.dataDir, 'db'));
   const url = config.databaseUrl ?? embedded!.url;
   try {
     const appliedMigrations = await applyMigrations({ url, shadow: embedded ? 'embedded' : 'server' });
     // PGlite is a single session: one connection keeps a transaction's statements from interleaving with others.
-    const pool = createPool(url, { max: embedded ? 1 : 10 });
+    const pool = createPool(url, { max: embedded ? 1 : 10, onIdleError: options.onIdleError });
     // Query events feed `onQuery` (tests count queries to prove DataLoader batching; operators can log them).
     const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: [{ emit: 'event', level: 'query' }] });
     const queryListeners = new Set<(sql: string) => void>();

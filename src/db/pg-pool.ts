@@ -31,13 +31,20 @@ export class CharAsTextClient extends pg.Client {
   }
 }
 
-export function createPool(connectionString: string, options: { max?: number; forSchemaEngine?: boolean } = {}): pg.Pool {
-  return new pg.Pool({
+export function createPool(
+  connectionString: string,
+  options: { max?: number; forSchemaEngine?: boolean; onIdleError?: (error: Error) => void } = {},
+): pg.Pool {
+  const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     allowExitOnIdle: true,
     ...(options.forSchemaEngine ? { Client: CharAsTextClient } : {}),
   });
+  // An idle connection the server closes (restart, failover, a dropped database) is an 'error' event on the pool;
+  // unheard, it would end the process. The pool replaces the connection on the next checkout.
+  pool.on('error', (error) => options.onIdleError?.(error));
+  return pool;
 }
 
 /** Same server, another database: `withDatabase('postgres://h/app', 'x')` → `postgres://h/x`. */

@@ -20,13 +20,18 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const AUDIENCE = 'speechgate-test';
 
 /** A minimal OIDC provider: discovery document and JWKS, and a signer for its tokens. */
-async function startIssuer() {
+async function startIssuer(options: { failingDiscoveries?: number } = {}) {
+  let failuresLeft = options.failingDiscoveries ?? 0;
   const { privateKey, publicKey } = await jose.generateKeyPair('RS256');
   const jwk = { ...(await jose.exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const httpServer = http.createServer((req, res) => {
     const base = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
     res.setHeader('content-type', 'application/json');
-    if (req.url === '/.well-known/openid-configuration') res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/keys` }));
+    if (req.url === '/.well-known/openid-configuration' && failuresLeft > 0) {
+      failuresLeft -= 1;
+      res.statusCode = 503;
+      res.end('{}');
+    } else if (req.url === '/.well-known/openid-configuration') res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/keys` }));
     else if (req.url === '/keys') res.end(JSON.stringify({ keys: [jwk] }));
     else { res.statusCode = 404; res.end('{}'); }
   });
@@ -45,14 +50,21 @@ async function startIssuer() {
 }
 
 let issuer: Awaited<ReturnType<typeof startIssuer>>;
+/** An issuer that is down (503) for its first discovery request. */
+let flaky: Awaited<ReturnType<typeof startIssuer>>;
 let server: TestServer;
 beforeAll(async () => {
   issuer = await startIssuer();
-  server = await startTestServer({ workers: [], env: { OIDC_ISSUERS: `${issuer.issuer}||${AUDIENCE}`, BOOTSTRAP_API_KEY: 'smoke-test-key-0123456789' } });
+  flaky = await startIssuer({ failingDiscoveries: 1 });
+  server = await startTestServer({
+    workers: [],
+    env: { OIDC_ISSUERS: `${issuer.issuer}||${AUDIENCE},${flaky.issuer}||${AUDIENCE}`, BOOTSTRAP_API_KEY: 'smoke-test-key-0123456789' },
+  });
 });
 afterAll(async () => {
   await server?.close();
   await issuer?.close();
+  await flaky?.close();
 });
 
 const me = (token: string) => server.request('/v1/me', { auth: token });
@@ -87,7 +99,24 @@ describe('OIDC issuers', () => {
   });
 });
 
+describe('OIDC discovery', () => {
+  it('an issuer that was down is asked again on a later request', async () => {
+    const token = await flaky.sign({ sub: 'carol' });
+    expect((await me(token)).status).toBe(401);
+    expect((await me(token)).status).toBe(200);
+  });
+});
+
 describe('built-in local issuer', () => {
+  it('a token of a person who no longer exists is refused, not signed up again', async () => {
+    const { token, id } = await server.createUser();
+    await server.prisma.principal.delete({ where: { id } });
+    const response = await me(token);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ code: 'invalid_token' });
+    expect(await server.prisma.principal.count({ where: { id } })).toBe(0);
+  });
+
   it('publishes a JWKS that verifies the tokens it issues', async () => {
     const { token, id } = await server.createUser();
     const jwks = await (await server.request('/auth/jwks.json', { auth: null })).json() as jose.JSONWebKeySet;
