@@ -94,6 +94,12 @@ describe('windows and cancellation', () => {
     }
   });
 
+  it('finds no segments in silence (no hallucinated "Thank you.")', async () => {
+    const result = await engine.transcribePcm(new Float32Array(16000 * 20));
+    expect(result.segments).toEqual([]);
+    expect(result.durationS).toBe(20);
+  });
+
   it('stops when the signal is aborted', async () => {
     const controller = new AbortController();
     const started = performance.now();
