@@ -149,6 +149,11 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
       `| ${files} | ${rows.audioS.toFixed(0)} s | ${concurrency} | ${wallS.toFixed(1)} s | ${rows.audioSecondsPerSecond.toFixed(2)} audio-s/s | ${submittedS.toFixed(2)} s | ${rows.meanJobRunS.toFixed(1)} s | ${gatewayPeak.toFixed(0)} MiB | ${workerPeak.toFixed(0)} MiB | ${failed} |`,
     ].join('\n').replace('all 20 submitted', `all ${files} submitted`);
     return { table, rows };
+  } catch (error) {
+    // The services' own account of what went wrong is the useful part of a failed run.
+    const logged = started.flatMap((s) => s.output().split('\n').filter((line) => line.includes('"level":"error"'))).slice(0, 5);
+    if (logged.length) log(logged.join('\n'));
+    throw error;
   } finally {
     for (const { child } of started.reverse()) {
       child.kill('SIGTERM');

@@ -13,7 +13,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type Bull from 'bull';
 import { ApiError } from '../src/errors.js';
-import type { PrismaClient } from '../src/generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../src/generated/prisma/client.js';
 import type { PubSub } from '../src/pubsub.js';
 import {
   dispatchQueued,
@@ -281,6 +281,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         await failJob(ctx, job.id, { message: `The job stopped its worker repeatedly: ${bullJob.failedReason ?? 'worker lost'}.`, code: 'worker_lost' }, job.attempts);
       }
     }
+    // Uploads opened for cropping whose measuring was never queued.
+    const unmeasured = await prisma.job.findMany({ where: { state: 'cropping', peaks: { equals: Prisma.DbNull }, sourceUrl: null, updatedAt: { lt: new Date(Date.now() - 5_000) } } });
+    for (const job of unmeasured) await enqueue(queue, 'prepare', { jobId: job.id, attempt: job.attempts });
     // A link's fetched copy is offered for cropping for ten minutes only.
     await prisma.job.updateMany({ where: { previewExpiresAt: { lt: new Date() }, previewPath: { not: null } }, data: { previewPath: null } });
   }

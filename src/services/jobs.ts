@@ -14,6 +14,12 @@ import { errors } from '../errors.js';
 import { enqueue, type TranscriptionJobName, type TranscriptionQueue } from '../../workers/queue.js';
 
 export type Tx = Prisma.TransactionClient;
+
+/**
+ * Interactive transactions wait for locks (the account's admission lock, a recording row) while the machine may
+ * be saturated by transcription; Prisma's 5 s default turns a slow moment into a failed state change.
+ */
+export const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
 export type JobState = 'cropping' | 'queued' | 'fetching' | 'transcribing' | 'done' | 'failed';
 
 export interface JobProgress {
@@ -84,7 +90,7 @@ export async function inTransaction<T>(
   const { result, published } = await ctx.prisma.$transaction(async (tx) => {
     const { result, frames } = await change(tx);
     return { result, published: await appendEvents(tx, recordingId, frames) };
-  });
+  }, TX_OPTIONS);
   publishAll(ctx.pubsub, published);
   return result;
 }
@@ -143,7 +149,7 @@ export async function dispatchQueued(ctx: JobsContext, accountId: string): Promi
       await enqueue(ctx.queue, 'transcribe', { jobId: job.id, attempt: updated.attempts });
     }
     return next.map((job) => job.id);
-  });
+  }, TX_OPTIONS);
   publishAll(ctx.pubsub, started);
   // The rest of the account's queue moved up one place per admitted job: tell their followers.
   if (admitted.length) await announceQueuePositions(ctx, accountId);

@@ -267,7 +267,7 @@ export class TranscriptionsService {
     const window = { windowStartS: options.startS, windowEndS: options.endS };
     const initialState = options.url ? 'fetching' : options.crop ? 'cropping' : 'queued';
     try {
-      const job = await inTransaction(this.deps, recordingId, async (tx) => {
+      await inTransaction(this.deps, recordingId, async (tx) => {
         await tx.transcription.create({
           data: {
             id: transcriptionId,
@@ -313,12 +313,18 @@ export class TranscriptionsService {
         }
         return { result: job, frames: [stateFrame(job)] };
       });
-      if (initialState === 'fetching') await enqueue(this.queue, 'fetch', { jobId, attempt: job.attempts, crop: options.crop });
-      else if (initialState === 'cropping') await enqueue(this.queue, 'prepare', { jobId, attempt: job.attempts });
-      else await dispatchQueued(this.jobs, actor.accountId);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
+    }
+    // Committed: from here a failure to hand the work on must not fail the request. The worker's sweeper
+    // admits queued jobs and re-adds missing Bull work within seconds.
+    try {
+      if (initialState === 'fetching') await enqueue(this.queue, 'fetch', { jobId, attempt: 1, crop: options.crop });
+      else if (initialState === 'cropping') await enqueue(this.queue, 'prepare', { jobId, attempt: 1 });
+      else await dispatchQueued(this.jobs, actor.accountId);
+    } catch (error) {
+      console.error(JSON.stringify({ time: new Date().toISOString(), level: 'warn', message: 'handing a new job to the queue failed; the sweeper will', jobId, error: String(error) }));
     }
     return this.get(actor.accountId, transcriptionId);
   }
