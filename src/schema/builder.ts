@@ -19,12 +19,13 @@ import type { Context } from './context.js';
 /**
  * Scopes a field may require. `read`, `write`, `recordings:publish`, `*` are the credential scopes of the spec
  * (a person holds all of them); `authenticated` needs any valid credential, `user` a signed-in person (refuses
- * API keys), `public` nothing. The REST route table publishes the same names as its auth modes.
+ * API keys), `key` an API key (refuses persons' tokens), `public` nothing. The REST route table publishes the same names as its auth modes.
  */
 export interface AuthScopes {
   public: boolean;
   authenticated: boolean;
   user: boolean;
+  key: boolean;
   read: boolean;
   write: boolean;
   'recordings:publish': boolean;
@@ -74,6 +75,10 @@ export const builder = new SchemaBuilder<{
         authenticated: () => Boolean(requireCredential()),
         user: () => {
           if (requireCredential().principal.kind !== 'user') throw errors.forbidden('This operation needs a signed-in person; API keys cannot use it.', { needs: 'user' });
+          return true;
+        },
+        key: () => {
+          if (requireCredential().principal.kind !== 'api_key') throw errors.forbidden('This operation needs an API key; a signed-in person\'s token cannot use it.', { needs: 'key' });
           return true;
         },
         read: requireScope('read'),
