@@ -9,7 +9,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedDatabaseInUseError } from '../../src/db/embedded.js';
 import { openDatabase } from '../../src/db/index.js';
-import { applyMigrations, MIGRATIONS_DIR, pendingSchemaChanges, readMigrations } from '../../src/db/migrate.js';
+import { applyMigrations, createMigration, MIGRATIONS_DIR, pendingSchemaChanges, readMigrations } from '../../src/db/migrate.js';
 import { TEST_POSTGRES_URL, createTestDatabase } from '../helpers/db.js';
 
 const MODELS = ['Account', 'Principal', 'Transcription', 'Recording', 'Job', 'Segment', 'RecordingEvent', 'ShareLink', 'IdempotencyRecord'];
@@ -74,6 +74,25 @@ describe('migrations', () => {
       await fs.writeFile(schemaPath, `${original}\nmodel DriftProbe {\n  id String @id\n}\n`);
       const pending = await pendingSchemaChanges({ url: TEST_POSTGRES_URL, shadow: 'server', schemaPath });
       expect(pending).toContain('CREATE TABLE "DriftProbe"');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`migrate new` writes the next migration by diff, after which nothing is pending', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-newmig-'));
+    try {
+      const migrationsDir = path.join(dir, 'migrations');
+      await fs.cp(MIGRATIONS_DIR, migrationsDir, { recursive: true });
+      const schemaPath = path.join(dir, 'schema.prisma');
+      const original = await fs.readFile(path.join(MIGRATIONS_DIR, '../schema.prisma'), 'utf8');
+      await fs.writeFile(schemaPath, `${original}\nmodel NewThing {\n  id   String @id\n  name String\n}\n`);
+
+      const written = await createMigration('add_new_thing', { url: TEST_POSTGRES_URL, shadow: 'server', migrationsDir, schemaPath });
+      expect(written).toMatch(/\/\d{14}_add_new_thing$/);
+      expect(await fs.readFile(path.join(written!, 'migration.sql'), 'utf8')).toContain('CREATE TABLE "NewThing"');
+      expect(await pendingSchemaChanges({ url: TEST_POSTGRES_URL, shadow: 'server', migrationsDir, schemaPath })).toBe('');
+      expect(await createMigration('again', { url: TEST_POSTGRES_URL, shadow: 'server', migrationsDir, schemaPath })).toBeNull();
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
