@@ -257,17 +257,30 @@ export async function transcribeSource(
     }
   };
 
-  let batch: SpeechWindow[] = [];
-  for await (const window of speechWindows(countingSource, {
+  // The next window is found (ffmpeg, voice activity on its own thread) while the model works on this one:
+  // asking the generator for it before awaiting the batch lets the two overlap on a multi-core host.
+  const windows = speechWindows(countingSource, {
     vad: options.vad === false ? null : engine.vad,
     vadOptions: options.vadOptions,
     signal: options.signal,
-  })) {
-    batch.push(window);
-    if (batch.length >= engine.batchSize) {
-      await runBatch(batch);
-      batch = [];
+  });
+  let batch: SpeechWindow[] = [];
+  try {
+    let upcoming = windows.next();
+    for (;;) {
+      const next = await upcoming;
+      if (next.done) break;
+      upcoming = windows.next();
+      // An abandoned prefetch must not surface as an unhandled rejection; awaiting it rethrows as usual.
+      upcoming.catch(() => undefined);
+      batch.push(next.value);
+      if (batch.length >= engine.batchSize) {
+        await runBatch(batch);
+        batch = [];
+      }
     }
+  } finally {
+    await windows.return(undefined).catch(() => undefined);
   }
   sourceDone = true;
   if (batch.length) await runBatch(batch);
