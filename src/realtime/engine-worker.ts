@@ -35,6 +35,8 @@ class WorkerSession {
   private receivedSamples = 0;
   private lastPassSamples = 0;
   private smallBacklogPasses = 0;
+  /** A decoder the client switched to, applied before the next pass. */
+  private requestedMode: EngineMode | null = null;
   private eof = false;
   private cancelled = false;
   private wake: (() => void) | null = null;
@@ -63,9 +65,10 @@ class WorkerSession {
     }
     if (latencyMode !== undefined && latencyMode !== this.latencyMode) {
       this.latencyMode = latencyMode;
-      const wanted: EngineMode = latencyMode === 'fast' ? 'fast' : 'accuracy';
-      // `auto` keeps whichever path is running; its backlog rule decides from the next pass on.
-      if (latencyMode !== 'auto' && wanted !== this.mode) this.handOver(wanted);
+      // `auto` keeps whichever path is running; its backlog rule decides from the next pass on. The hand-over
+      // itself waits for the pass in flight: that pass still belongs to the old transcriber and its timeline.
+      this.requestedMode = latencyMode === 'auto' ? null : latencyMode;
+      this.signal();
     }
   }
 
@@ -82,8 +85,11 @@ class WorkerSession {
   async run(): Promise<void> {
     try {
       while (!this.cancelled) {
+        if (this.requestedMode && this.requestedMode !== this.mode) this.handOver(this.requestedMode);
+        this.requestedMode = null;
         const newSamples = this.receivedSamples - this.lastPassSamples;
         if (this.eof) {
+          this.applyBacklogRule();
           this.feed();
           await this.pass(() => this.transcriber.flush());
           if (!this.cancelled) post({ type: 'done', sessionId: this.sessionId, reason: 'eof' });
@@ -130,46 +136,37 @@ class WorkerSession {
   private async pass(run: () => Promise<{ committed: Segment[]; draft: { start: number; text: string }[] }>): Promise<void> {
     const coveredSamples = this.receivedSamples;
     const decoder = this.mode;
+    const offsetS = this.offsetS;
     const started = performance.now();
     const result = await run();
     const processingS = (performance.now() - started) / 1000;
     this.lastPassSamples = coveredSamples;
-    const committed = result.committed.map((segment) => this.toSessionTime(segment, decoder));
+    const committed = result.committed.map((segment) => toSessionTime(segment, offsetS, decoder));
     if (committed.length > 0) this.dropRetainedBefore(committed[committed.length - 1]!.end);
     post({
       type: 'update',
       sessionId: this.sessionId,
       committed,
-      draft: result.draft.map((item) => ({ start: item.start + this.offsetS, text: item.text })),
+      draft: result.draft.map((item) => ({ start: item.start + offsetS, text: item.text })),
       coveredS: coveredSamples / SAMPLE_RATE,
       processingS,
       decoder,
     });
   }
 
-  /** `auto` only: hand over to the fast path when the accurate one falls behind, and back once it keeps up. */
+  /**
+   * `auto` only: hand over to the fast path when the accurate one falls behind, and back once it keeps up.
+   * Also at the end of audio: a large backlog is flushed by the fast path.
+   */
   private applyBacklogRule(): void {
-    if (this.latencyMode !== 'auto' || this.eof || this.cancelled) return;
+    if (this.latencyMode !== 'auto' || this.cancelled) return;
     const backlogS = (this.receivedSamples - this.lastPassSamples) / SAMPLE_RATE;
     if (this.mode === 'accuracy' && backlogS > this.tuning.catchupLagS) {
       this.handOver('fast');
     } else if (this.mode === 'fast') {
       this.smallBacklogPasses = backlogS < this.tuning.resumeLagS ? this.smallBacklogPasses + 1 : 0;
-      if (this.smallBacklogPasses >= RESUME_AFTER_PASSES) this.handOver('accuracy');
+      if (this.smallBacklogPasses >= RESUME_AFTER_PASSES && !this.eof) this.handOver('accuracy');
     }
-  }
-
-  private toSessionTime(segment: Segment, decoder: EngineMode): WorkerSegment {
-    const shift = this.offsetS;
-    return {
-      start: segment.start + shift,
-      end: segment.end + shift,
-      text: segment.text,
-      words: segment.words.map((word) => ({ start: word.start + shift, end: word.end + shift, text: word.text, prob: word.prob })),
-      confidence: segment.confidence,
-      language: segment.language,
-      decoder,
-    };
   }
 
   private dropRetainedBefore(sessionS: number): void {
@@ -187,6 +184,19 @@ class WorkerSession {
       }
     }
   }
+}
+
+/** A transcriber's segment on the session's timeline (the transcriber started `offsetS` into the session). */
+function toSessionTime(segment: Segment, offsetS: number, decoder: EngineMode): WorkerSegment {
+  return {
+    start: segment.start + offsetS,
+    end: segment.end + offsetS,
+    text: segment.text,
+    words: segment.words.map((word) => ({ start: word.start + offsetS, end: word.end + offsetS, text: word.text, prob: word.prob })),
+    confidence: segment.confidence,
+    language: segment.language,
+    decoder,
+  };
 }
 
 async function main(): Promise<void> {

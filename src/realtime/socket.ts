@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { ApiError, toApiError } from '../errors.js';
+import { ApiError, errors, toApiError } from '../errors.js';
 import type { RealtimeConfig } from './config.js';
 import type { EngineHost, HostedSession, SessionListener, SessionUpdate, SlotLease } from './engine-host.js';
 import type { WorkerSegment } from './engine-messages.js';
@@ -100,7 +100,7 @@ export class RealtimeSockets {
     let claims: SessionClaims;
     try {
       const token = SOCKET_PATH.exec(req.url ?? '')?.[1];
-      if (!token) throw new ApiError('not_found', 404, 'No such socket.');
+      if (!token) throw errors.notFound('This socket');
       claims = this.authorize(decodeURIComponent(token));
     } catch (error) {
       refuseUpgrade(socket, toApiError(error), requestId);
@@ -187,6 +187,7 @@ class RealtimeSession implements SessionListener {
 
   /** Gateway shutdown: the session ends the way a lost engine ends it. */
   shutdown(): void {
+    this.hosted?.cancel();
     this.failed('This gateway is shutting down; create a new session.');
   }
 
