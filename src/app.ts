@@ -5,29 +5,25 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
 import express from 'express';
-import { createYoga } from 'graphql-yoga';
 import type { DocumentNode, ExecutionResult } from 'graphql';
-import { WebSocketServer } from 'ws';
-import { useServer } from 'graphql-ws/use/ws';
 import { Redis } from 'ioredis';
 import { RedisStore, type ConfigByField } from '@envelop/rate-limiter';
 import type { Config } from './config.js';
-import { ApiError, errors, toApiError } from './errors.js';
+import { errors, toApiError } from './errors.js';
 import { openDatabase, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRedisPubSub, type PubSub } from './pubsub.js';
 import { createServices, type Services } from './services/index.js';
 import { schema } from './schema/index.js';
 import type { Context } from './schema/context.js';
-import { useApiErrorCodes, useApiErrorMasking } from './plugins/use-api-errors.js';
-import { useFieldRateLimits } from './plugins/use-field-rate-limits.js';
+import { createGraphQLServer } from './graphql-server.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { BackgroundWorker, RunningWorker } from './background.js';
 import { routeTable } from '../rest/route-table.js';
-import type { RouteEntry, SocketRoute } from '../rest/types.js';
-import { createRestRouter, expressPath } from '../rest/router.js';
+import type { RouteEntry } from '../rest/types.js';
+import { createRestRouter } from '../rest/router.js';
+import { createSocketRouter } from '../rest/sockets.js';
 import { errorHandler } from '../rest/envelope.js';
 import { newRequestId, useRequestId } from '../rest/middleware/request-id.js';
 import { credentialSourceOf, useIdentity } from '../rest/middleware/identity.js';
@@ -95,29 +91,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     return state;
   };
 
-  const yoga = createYoga<{ req?: express.Request | http.IncomingMessage; connectionParams?: Record<string, unknown> }, Context>({
-    schema,
-    graphqlEndpoint: '/graphql',
-    graphiql: { subscriptionsProtocol: 'WS', title: 'speechgate GraphiQL' },
-    landingPage: false,
-    logging: false,
-    maskedErrors: useApiErrorMasking(logger),
-    plugins: [useApiErrorCodes(), useFieldRateLimits({ store: rateLimitStore, limits: options.fieldRateLimits })],
-    context: async (initial): Promise<Context> => {
-      // REST: the route runner built the whole context already and yoga merges what we return into it.
-      if ('identity' in initial) return initial as unknown as Context;
-      const req = initial.req as (express.Request & { sg?: RequestState }) | undefined;
-      if (req?.sg) return contextFrom(req.sg);
-      if (req) return contextFrom(await stateForSocket(req, initial.connectionParams));
-      throw errors.internal(new Error('GraphQL context without a request'));
-    },
+  const graphql = createGraphQLServer({
+    schema, logger, rateLimitStore, fieldRateLimits: options.fieldRateLimits, contextFrom, stateForSocket,
   });
-
-  const runOperation: App['runOperation'] = async (document, variables, ctx) => {
-    const { execute, contextFactory, schema: envelopedSchema } = yoga.getEnveloped(ctx as never);
-    const contextValue = await contextFactory();
-    return (await execute({ schema: envelopedSchema, document: document as DocumentNode, variableValues: variables, contextValue })) as ExecutionResult;
-  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -127,74 +103,21 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use(useRequestId());
   app.use(useIdentity(services.auth.resolver));
   app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
-  app.use('/graphql', (req, res) => yoga(req, res, { req }));
+  app.use('/graphql', graphql.handle);
   app.use(createRestRouter({
     routes,
     contextFor: (req) => contextFrom(req.sg),
-    runOperation,
+    runOperation: graphql.runOperation,
     idempotency: useIdempotency({ prisma, logger }),
   }));
   app.use((req, _res, next) => next(errors.notFound(`${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
 
   const server = http.createServer(app);
-  const graphqlSockets = new WebSocketServer({ noServer: true });
-  const graphqlWsDisposable = useServer<Record<string, unknown>>({
-    execute: (args) => (args.rootValue as { execute: (a: unknown) => unknown }).execute(args) as never,
-    subscribe: (args) => (args.rootValue as { subscribe: (a: unknown) => unknown }).subscribe(args) as never,
-    onSubscribe: async (ctx, _id, payload) => {
-      const { schema: envelopedSchema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-        req: ctx.extra.request,
-        connectionParams: ctx.connectionParams,
-      });
-      const document = parse(payload.query);
-      const validationErrors = validate(envelopedSchema, document);
-      if (validationErrors.length) return validationErrors;
-      return {
-        schema: envelopedSchema,
-        operationName: payload.operationName,
-        document,
-        variableValues: payload.variables,
-        contextValue: await contextFactory(),
-        rootValue: { execute, subscribe },
-      };
-    },
-  }, graphqlSockets);
-
-  const socketRoutes = routes.filter((route): route is SocketRoute => route.method === 'ws')
-    .map((route) => ({ route, pattern: new RegExp(`^${expressPath(route.path).replace(/:([A-Za-z0-9_]+)/g, '(?<$1>[^/]+)')}$`) }));
-  const restSockets = new WebSocketServer({ noServer: true });
-
-  const refuseUpgrade = (socket: Duplex, error: ApiError, requestId: string) => {
-    const body = JSON.stringify(error.toEnvelope(requestId));
-    const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close', ...error.headers };
-    socket.end(`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? 'Error'}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
-  };
-
-  server.on('upgrade', async (req, socket, head) => {
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (pathname === '/graphql') {
-      graphqlSockets.handleUpgrade(req, socket, head, (ws) => graphqlSockets.emit('connection', ws, req));
-      return;
-    }
-    const state = await stateForSocket(req);
-    try {
-      const match = socketRoutes.map(({ route, pattern }) => ({ route, groups: pattern.exec(pathname)?.groups })).find((m) => m.groups);
-      if (!match) throw errors.notFound(`WebSocket ${pathname}`);
-      const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
-      const ctx = contextFrom(state);
-      await match.route.authorize?.(req, params, ctx);
-      restSockets.handleUpgrade(req, socket, head, (ws) => {
-        Promise.resolve(match.route.onConnection(ws, req, params, ctx)).catch((error) => {
-          logger.error({ err: error, path: pathname }, 'socket handler failed');
-          ws.close(1011, 'internal');
-        });
-      });
-    } catch (error) {
-      const apiError = toApiError(error);
-      if (apiError.status >= 500) logger.error({ err: error, path: pathname }, 'upgrade failed');
-      refuseUpgrade(socket, apiError, state.requestId);
-    }
+  const restSockets = createSocketRouter({ routes, logger, contextFor: async (req) => contextFrom(await stateForSocket(req)) });
+  server.on('upgrade', (req, socket, head) => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname === '/graphql') graphql.handleUpgrade(req, socket, head);
+    else void restSockets.handleUpgrade(req, socket, head);
   });
 
   const running: { name: string; worker: RunningWorker }[] = [];
@@ -204,7 +127,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   let closed = false;
   return {
-    config, db, prisma, pubsub, services, logger, server, bootstrap, runOperation,
+    config, db, prisma, pubsub, services, logger, server, bootstrap, runOperation: graphql.runOperation,
     listen: () => new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -216,11 +139,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       if (closed) return;
       closed = true;
-      for (const { worker } of running.reverse()) await worker.stop().catch(() => undefined);
-      await graphqlWsDisposable.dispose();
-      for (const client of [...graphqlSockets.clients, ...restSockets.clients]) client.terminate();
+      for (const { worker } of running.reverse()) await worker.stop().catch((error) => logger.warn({ err: error }, 'worker did not stop cleanly'));
+      await graphql.close();
+      restSockets.close();
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Services holding resources of their own (engine threads, queues) expose close().
+      for (const service of Object.values(services) as { close?: () => Promise<void> }[]) {
+        await service.close?.().catch((error) => logger.warn({ err: error }, 'service did not close cleanly'));
+      }
       await pubsub.close();
       rateLimitRedis.disconnect();
       await db.close();
