@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
-import { ffmpegPath, probeAudio, SpeechEngine, type TranscribeResult } from '../../workers/engine/index.js';
+import { ffmpegPath, probeAudio, SpeechEngine, type TranscribeResult, type WindowInfo } from '../../workers/engine/index.js';
 import { fixture, normaliseWords, wordErrors } from './text.js';
 
 let engine: SpeechEngine;
@@ -162,6 +162,7 @@ describe('containers', () => {
 });
 
 describe('language', () => {
+  const windowsByLanguage = new Map<string, WindowInfo[]>();
   // espeak-ng voices are robotic, so whisper-tiny's text is rough; the language must still be right.
   for (const [language, words] of [
     ['en', ['park', 'football', 'today']],
@@ -169,13 +170,26 @@ describe('language', () => {
     ['it', []],
   ] as const) {
     it(`detects ${language} in synthetic speech`, async () => {
-      const result = await engine.transcribeFile(fixture(`espeak-${language}.wav`));
+      const windows: WindowInfo[] = [];
+      const result = await engine.transcribeFile(fixture(`espeak-${language}.wav`), { onWindow: (w) => windows.push(w) });
+      windowsByLanguage.set(language, windows);
       expect(result.language).toBe(language);
       for (const segment of result.segments) expect(segment.language).toBe(language);
       const heard = normaliseWords(textOf(result));
       for (const word of words) expect(heard, textOf(result)).toContain(word);
     });
   }
+
+  it('falls back to a higher temperature when greedy output loops or is improbable, and keeps the better text', () => {
+    // Greedy decoding of the Italian clip repeats one phrase (gzip ratio > 2.4) or is improbable: the
+    // window must have been redone hotter, and the text kept must not be the loop.
+    const italian = windowsByLanguage.get('it')!;
+    expect(italian.length).toBeGreaterThan(0);
+    expect(italian.some((w) => w.temperature > 0)).toBe(true);
+    for (const window of italian) expect(window.compressionRatio).toBeLessThanOrEqual(2.4);
+    // Clear English speech is accepted at temperature 0.
+    expect(windowsByLanguage.get('en')!.every((w) => w.temperature === 0)).toBe(true);
+  });
 
   it('follows a forced language instead of detecting one', async () => {
     const result = await engine.transcribeFile(fixture('goforward.wav'), { language: 'de' });

@@ -11,16 +11,17 @@ import { SpeechEngine, type Progress, type Segment, type TranscribeOptions } fro
 interface CliArgs {
   file: string;
   json: boolean;
+  verbose: boolean;
   model?: string;
   provider?: string;
   threads?: number;
   options: TranscribeOptions;
 }
 
-const USAGE = 'usage: npm run transcribe -- <file> [--language xx] [--json] [--beam N] [--model NAME] [--provider cpu|cuda] [--threads N] [--start S] [--end S] [--no-vad] [--no-words]';
+const USAGE = 'usage: npm run transcribe -- <file> [--language xx] [--json] [--beam N] [--model NAME] [--provider cpu|cuda] [--threads N] [--start S] [--end S] [--no-vad] [--no-words] [--verbose]';
 
 function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { file: '', json: false, options: {} };
+  const args: CliArgs = { file: '', json: false, verbose: false, options: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -38,6 +39,7 @@ function parseArgs(argv: string[]): CliArgs {
     else if (arg === '--end') args.options.endS = Number(value());
     else if (arg === '--no-vad') args.options.vad = false;
     else if (arg === '--no-words') args.options.wordTimestamps = false;
+    else if (arg === '--verbose' || arg === '-v') args.verbose = true;
     else if (arg === '--help' || arg === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -81,6 +83,14 @@ async function main(): Promise<void> {
       if (args.json) return;
       clearBar();
       console.log(formatSegment(segment));
+    },
+    onWindow: (info) => {
+      if (!args.verbose) return;
+      clearBar();
+      console.error(
+        `  window ${clock(info.startS)}–${clock(info.endS)}: temperature ${info.temperature}, avg logprob ${info.avgLogprob.toFixed(2)}, ` +
+          `compression ${info.compressionRatio.toFixed(2)}, no-speech ${info.noSpeechProb.toFixed(2)}${info.silence ? ' (silence)' : ''}`,
+      );
     },
     onProgress: (progress) => {
       if (bar) process.stderr.write(`\r${progressBar(progress)}`);

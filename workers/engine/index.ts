@@ -20,7 +20,7 @@ import { WhisperTokenizer } from './tokenizer.js';
 import { SileroVad } from './vad.js';
 
 export { decodeFile, decodeFileToPcm, ffmpegPath, probeAudio } from './audio.js';
-export type { Progress, Segment, TranscribeOptions, TranscribeResult, Word } from './pipeline.js';
+export type { Progress, Segment, TranscribeOptions, TranscribeResult, WindowInfo, Word } from './pipeline.js';
 export type { StreamOptions, StreamUpdate } from './stream.js';
 export type { StreamingTranscriber } from './stream.js';
 

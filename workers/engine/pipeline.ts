@@ -60,6 +60,20 @@ export interface TranscribeOptions {
   vadOptions?: Partial<VadOptions>;
   /** Text tokens to condition the first window on (the streaming transcriber passes committed text). */
   promptTokens?: number[];
+  /** Diagnostics per decoded window: which fallback temperature was kept and why. */
+  onWindow?: (info: WindowInfo) => void;
+}
+
+export interface WindowInfo {
+  /** Source seconds the window spans (first to last speech sample in it). */
+  startS: number;
+  endS: number;
+  temperature: number;
+  avgLogprob: number;
+  compressionRatio: number;
+  noSpeechProb: number;
+  /** True when the window was judged silence and produced no segments. */
+  silence: boolean;
 }
 export interface TranscribeResult {
   segments: Segment[];
@@ -131,6 +145,16 @@ export async function transcribeWindow(
     FALLBACK_TEMPERATURES,
     firstAttempt,
   );
+  const lastPiece = window.pieces[window.pieces.length - 1];
+  options.onWindow?.({
+    startS: window.pieces[0].sourceStart / SAMPLE_RATE + (options.startS ?? 0),
+    endS: (lastPiece.sourceStart + lastPiece.length) / SAMPLE_RATE + (options.startS ?? 0),
+    temperature: decoded.temperature,
+    avgLogprob: decoded.avgLogprob,
+    compressionRatio: decoded.compressionRatio,
+    noSpeechProb: decoded.noSpeechProb,
+    silence: isSilence(decoded),
+  });
   if (isSilence(decoded)) return { segments: [], decoded: null, wordTokens: [] };
   const windowSegments = segmentsFromTokens(tokenizer, decoded.tokens, windowS);
   const allText = windowSegments.flatMap((s) => s.tokens);
