@@ -51,6 +51,8 @@ export interface TranscribeOptions {
   onProgress?: (progress: Progress) => void;
   /** Candidates sampled at each fallback temperature (default 2). */
   bestOf?: number;
+  /** Fallback temperatures, tried in order (default 0, 0.2 … 1.0 as the reference). */
+  temperatures?: number[];
   /** Condition each window on the previous one's text (default true, as the reference). */
   conditionOnPreviousText?: boolean;
   /** Word timings by cross-attention alignment (default true). */
@@ -142,7 +144,7 @@ export async function transcribeWindow(
       maxInitialTimestampS: 1,
       signal: options.signal,
     },
-    FALLBACK_TEMPERATURES,
+    options.temperatures ?? FALLBACK_TEMPERATURES,
     firstAttempt,
   );
   const lastPiece = window.pieces[window.pieces.length - 1];

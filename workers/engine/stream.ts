@@ -43,6 +43,8 @@ export class StreamingTranscriber {
   private pushedSamples = 0;
   private language: string | undefined;
   private readonly beamSize: number;
+  /** Fewer, bigger fallback steps than a file job: a pass must stay short for live latency. */
+  private readonly temperatures: number[];
   private committedWords: StreamWord[] = [];
   private lastCommittedEndS = 0;
   /** The previous pass's words after the committed point (the "hypothesis" to agree with). */
@@ -59,6 +61,7 @@ export class StreamingTranscriber {
   ) {
     this.language = options.language && options.language !== 'auto' ? options.language : undefined;
     this.beamSize = options.mode === 'accuracy' ? 5 : 1;
+    this.temperatures = options.mode === 'accuracy' ? [0, 0.2, 0.4, 0.6, 0.8, 1.0] : [0, 0.4, 0.8];
     this.vadStream = engine.vad.createStream();
   }
 
@@ -173,7 +176,7 @@ export class StreamingTranscriber {
       window,
       windowDecoder,
       this.language,
-      { beamSize: this.beamSize, bestOf: 1 },
+      { beamSize: this.beamSize, bestOf: 1, temperatures: this.temperatures },
       prompt,
     );
     const words = segments.flatMap((s) => s.words);
