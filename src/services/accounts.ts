@@ -7,9 +7,16 @@ import { describeGivenKey, generateApiKey, type NewApiKey } from '../auth/api-ke
 import type { Identity } from '../auth/identity.js';
 import { grants, isScope } from '../auth/scopes.js';
 import { errors } from '../errors.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 import type { ServiceDeps } from './index.js';
 
 export const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(10).toString('hex')}`;
+
+/** The client or a transaction of it. */
+type Db = Pick<PrismaClient, 'account' | 'principal'>;
+
+/** Advisory lock id serialising bootstrap between processes (any constant; "sgboot" in ASCII). */
+const BOOTSTRAP_LOCK = 0x7367626f6f74n;
 
 export interface CreateKeyOptions {
   scopes?: string[];
@@ -23,19 +30,19 @@ export interface CreateKeyOptions {
 export class AccountsService {
   constructor(private readonly deps: ServiceDeps) {}
 
-  async createAccount(name: string, options: { bootstrap?: boolean } = {}) {
-    return this.deps.prisma.account.create({ data: { id: newId('acct'), name, bootstrap: options.bootstrap ?? false } });
+  async createAccount(name: string, options: { bootstrap?: boolean } = {}, db: Db = this.deps.prisma) {
+    return db.account.create({ data: { id: newId('acct'), name, bootstrap: options.bootstrap ?? false } });
   }
 
   /** Returns the key in clear: the only moment it exists outside the caller's hands. */
-  async createApiKey(accountId: string, options: CreateKeyOptions = {}): Promise<NewApiKey & { principalId: string }> {
+  async createApiKey(accountId: string, options: CreateKeyOptions = {}, db: Db = this.deps.prisma): Promise<NewApiKey & { principalId: string }> {
     const scopes = options.scopes ?? ['*'];
     const unknown = scopes.filter((scope) => !isScope(scope));
     if (unknown.length || scopes.length === 0) {
       throw errors.invalidOptions(`scopes: each must be read, write, recordings:publish or *; got ${JSON.stringify(scopes)}`, { field: 'scopes' });
     }
     const key = options.givenKey ? describeGivenKey(options.givenKey) : generateApiKey();
-    const principal = await this.deps.prisma.principal.create({
+    const principal = await db.principal.create({
       data: {
         id: newId('key'),
         accountId,
@@ -56,26 +63,29 @@ export class AccountsService {
    * exists (scope `*`) on every start. Returns the key to print when one was made now, else null.
    */
   async ensureBootstrap(givenKey: string | null): Promise<{ accountId: string; printKey: string | null }> {
-    const { prisma } = this.deps;
-    let account = await prisma.account.findFirst({ where: { bootstrap: true }, orderBy: { createdAt: 'asc' } });
-    let printKey: string | null = null;
-    if (!account) {
-      account = await this.createAccount('Bootstrap account', { bootstrap: true });
-      if (!givenKey) printKey = (await this.createApiKey(account.id, { displayName: 'bootstrap key' })).key;
-    }
-    if (givenKey) {
-      const described = describeGivenKey(givenKey);
-      const existing = await prisma.principal.findUnique({ where: { keyHash: described.keyHash } });
-      if (!existing) await this.createApiKey(account.id, { givenKey, displayName: 'BOOTSTRAP_API_KEY' });
-      else if (existing.revokedAt || existing.expiresAt || existing.accountId !== account.id || !existing.scopes.includes('*')) {
-        // "That exact key exists, scope *, for the bootstrap account": configuration wins over earlier edits.
-        await prisma.principal.update({
-          where: { id: existing.id },
-          data: { revokedAt: null, expiresAt: null, accountId: account.id, scopes: ['*'] },
-        });
+    // Several gateways starting at once on one database: the lock makes exactly one of them create the account.
+    return this.deps.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
+      let account = await tx.account.findFirst({ where: { bootstrap: true }, orderBy: { createdAt: 'asc' } });
+      let printKey: string | null = null;
+      if (!account) {
+        account = await this.createAccount('Bootstrap account', { bootstrap: true }, tx);
+        if (!givenKey) printKey = (await this.createApiKey(account.id, { displayName: 'bootstrap key' }, tx)).key;
       }
-    }
-    return { accountId: account.id, printKey };
+      if (givenKey) {
+        const described = describeGivenKey(givenKey);
+        const existing = await tx.principal.findUnique({ where: { keyHash: described.keyHash } });
+        if (!existing) await this.createApiKey(account.id, { givenKey, displayName: 'BOOTSTRAP_API_KEY' }, tx);
+        else if (existing.revokedAt || existing.expiresAt || existing.accountId !== account.id || !existing.scopes.includes('*')) {
+          // "That exact key exists, scope *, for the bootstrap account": configuration wins over earlier edits.
+          await tx.principal.update({
+            where: { id: existing.id },
+            data: { revokedAt: null, expiresAt: null, accountId: account.id, scopes: ['*'] },
+          });
+        }
+      }
+      return { accountId: account.id, printKey };
+    });
   }
 
   async listApiKeys(accountId: string) {

@@ -182,6 +182,23 @@ describe('BOOTSTRAP_API_KEY', () => {
   });
 });
 
+describe('bootstrap on several processes at once', () => {
+  it('two gateways starting together on a new database make one bootstrap account', async () => {
+    const database = await createTestDatabase();
+    const dirs = await Promise.all([0, 1].map(() => fs.mkdtemp(path.join(os.tmpdir(), 'sg-twin-'))));
+    try {
+      const apps = await Promise.all(dirs.map((dataDir) => createApp(loadConfig({ ...server.env, DATABASE_URL: database.url, DATA_DIR: dataDir, BOOTSTRAP_API_KEY: 'twin-start-key-0123456789' }), { workers: [] })));
+      expect(new Set(apps.map((app) => app.bootstrap.accountId)).size).toBe(1);
+      expect(await apps[0]!.prisma.account.count({ where: { bootstrap: true } })).toBe(1);
+      expect(await apps[0]!.prisma.principal.count({ where: { displayName: 'BOOTSTRAP_API_KEY' } })).toBe(1);
+      await Promise.all(apps.map((app) => app.close()));
+    } finally {
+      await database.drop();
+      await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+    }
+  });
+});
+
 describe('admin command', () => {
   it('creates an account and an API key that the API accepts', async () => {
     const { stdout } = await promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/scripts/admin.ts', 'create-account', 'Acme', '--scopes', 'read'], {
