@@ -71,6 +71,13 @@ describe('streaming transcriber', () => {
     expectOrderedTimeline(committed, 30);
   });
 
+  it('refuses a language the model does not know with invalid_options', () => {
+    expect(() => engine.createStream({ language: 'xx' })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
+    const transcriber = engine.createStream();
+    expect(() => transcriber.setLanguage('klingon')).toThrow(expect.objectContaining({ code: 'invalid_options' }));
+    expect(() => transcriber.setLanguage('auto')).not.toThrow();
+  });
+
   it('commits nothing for silence', async () => {
     const { committed } = await stream(new Float32Array(16000 * 3), 5, 'en');
     expect(committed).toEqual([]);

@@ -5,6 +5,7 @@
  * change. The committed text is the prompt of the next pass, and once enough is committed the audio
  * buffer is cut at the last committed word so each pass stays short.
  */
+import { errors } from '../../src/errors.js';
 import { detectLanguage, WindowDecoder } from './decoding.js';
 import { logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
 import { transcribeWindow, type PipelineModel, type Segment, type Word } from './pipeline.js';
@@ -59,7 +60,7 @@ export class StreamingTranscriber {
     private readonly engine: PipelineModel,
     options: StreamOptions = {},
   ) {
-    this.language = options.language && options.language !== 'auto' ? options.language : undefined;
+    this.language = this.checkedLanguage(options.language);
     this.beamSize = options.mode === 'accuracy' ? 5 : 1;
     this.temperatures = options.mode === 'accuracy' ? [0, 0.2, 0.4, 0.6, 0.8, 1.0] : [0, 0.4, 0.8];
     this.vadStream = engine.vad.createStream();
@@ -70,8 +71,17 @@ export class StreamingTranscriber {
     return this.pushedSamples / SAMPLE_RATE;
   }
 
+  /** Forces a language from the next pass on; undefined or 'auto' detects it again. */
   setLanguage(language?: string): void {
-    this.language = language && language !== 'auto' ? language : undefined;
+    this.language = this.checkedLanguage(language);
+  }
+
+  private checkedLanguage(language?: string): string | undefined {
+    if (!language || language === 'auto') return undefined;
+    if (!this.engine.tokenizer.languageTokens.has(language)) {
+      throw errors.invalidOptions(`language '${language}' is not one the model knows`, { field: 'language' });
+    }
+    return language;
   }
 
   push(pcm: Float32Array): void {
