@@ -5,8 +5,8 @@
  * opts in with `idempotent: true` in its table entry; handlers outside the table can mount it directly.
  *
  * The first request claims the key by inserting a `running` record (the unique (accountId, key) index decides
- * races between processes), its JSON answer is stored when sent, and a failure of ours (5xx) releases the key so
- * the client's retry runs again.
+ * races between processes) and its JSON answer is stored when sent. A failed request (4xx or 5xx) releases the key:
+ * nothing was created, so the corrected or retried request runs (and a replayed error would carry a stale requestId).
  */
 import crypto from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
@@ -72,7 +72,7 @@ export function useIdempotency(options: IdempotencyOptions): RequestHandler {
       res.json = (body: unknown) => {
         const status = res.statusCode;
         const where = { accountId_key: { accountId, key } };
-        const stored = status >= 500
+        const stored = status >= 400
           ? prisma.idempotencyRecord.delete({ where })
           : prisma.idempotencyRecord.update({
             where,

@@ -91,6 +91,16 @@ describe('Idempotency-Key', () => {
     expect(runs).toBe(1);
   });
 
+  it('a refused request releases its key: the corrected request runs', async () => {
+    const key = crypto.randomUUID();
+    const refused = await create(key, { name: 'fixed', colour: 'red' });
+    expect(refused.status).toBe(422);
+    const corrected = await create(key, { name: 'fixed' });
+    expect(corrected.status).toBe(201);
+    expect(corrected.headers.get('idempotent-replayed')).toBeNull();
+    expect((await create(key, { name: 'fixed' })).headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('without the header every request runs', async () => {
     const before = await server.prisma.principal.count({ where: { displayName: 'no-key' } });
     for (let i = 0; i < 2; i++) {
