@@ -123,6 +123,14 @@ describe('docs and metadata', () => {
     expect((await server.request('/docs/../package.json', { auth: null })).status).toBe(404);
   });
 
+  it('/graphql serves GraphiQL to a browser, speaking graphql-ws for subscriptions', async () => {
+    const page = await server.request('/graphql', { auth: null, headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('speechgate GraphiQL');
+    expect(html).toMatch(/subscriptionsProtocol["']?\s*:\s*["']WS/);
+  });
+
   it('serves RFC 9728 protected-resource metadata', async () => {
     const response = await server.request('/.well-known/oauth-protected-resource', { auth: null });
     expect(response.status).toBe(200);
