@@ -6,8 +6,14 @@
  *   (`audioS`) was sent.
  * - commit latency: arrival of a `transcript.committed` minus the moment the chunk holding the segment's
  *   end was sent (segment end → commit frame).
+ * - processing/audio: the server's `realtimeFactor` (wall seconds of engine passes per audio second; over 1
+ *   means the passes took longer than the audio, which a session survives only by taking bigger bites).
+ * - CPU s/audio s: CPU time of this process (gateway and engine threads) per audio second, which does not
+ *   depend on what else the machine runs: about `cores / this` sessions fit on an idle machine.
+ * - tail: seconds from the last chunk sent to `session.done`, worst session.
  * A level "holds real time" when every session finished within a few seconds of its audio and the p95
- * commit latency stayed under `holdCommitP95S`; the first level that does not hold is the last one run.
+ * commit latency stayed under `holdCommitP95S`; the first level that does not hold is the last one run. Then
+ * one session runs in each other latency mode.
  *
  * It drives the realtime runtime (engine threads + socket) on a bare HTTP server: no database or Redis is
  * involved in a realtime session, so none is started.
@@ -27,6 +33,8 @@ export interface RealtimeBenchOptions {
   maxConcurrent?: number;
   latencyMode?: 'auto' | 'fast' | 'accuracy';
   holdCommitP95S?: number;
+  /** Modes measured with one session after the concurrency run (default: the two others). */
+  otherModes?: ('auto' | 'fast' | 'accuracy')[];
   log?: (line: string) => void;
 }
 
@@ -39,6 +47,8 @@ export interface RealtimeBenchRow {
   commitP95: number;
   /** Mean over sessions of processing seconds per audio second (the server's `realtimeFactor`). */
   realtimeFactor: number;
+  /** CPU seconds this process (gateway + engine threads) spent per second of audio: what the work costs, whatever else runs on the machine. */
+  cpuPerAudioS: number;
   /** Seconds from the last chunk sent to `session.done`, worst session. */
   tailS: number;
   holds: boolean;
@@ -78,6 +88,7 @@ async function runSession(streamUrl: string, file: string, durationS: number) {
     draftLatencies,
     commitLatencies,
     realtimeFactor: result.done?.stats.realtimeFactor ?? Number.NaN,
+    audioS: result.done?.stats.audioS ?? Number.NaN,
     tailS: (doneMs - lastSentMs) / 1000,
     words: result.commits.reduce((sum, segment) => sum + segment.words.length, 0),
     completed: result.done?.reason === 'eof',
@@ -90,6 +101,7 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   const maxConcurrent = options.maxConcurrent ?? 4;
   const latencyMode = options.latencyMode ?? 'fast';
   const holdCommitP95S = options.holdCommitP95S ?? 5;
+  const otherModes = options.otherModes ?? (['auto', 'fast', 'accuracy'] as const).filter((mode) => mode !== latencyMode);
   // Progress goes to stderr: `npm run bench` prints the returned table on stdout.
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
 
@@ -103,23 +115,26 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   try {
     const info = await runtime.host.warm();
     log(`realtime bench: ${info.modelName}, ${runtime.config.engineThreads} engine thread(s), ${durationS} s of ${file.split('/').pop()} per session, latencyMode ${latencyMode}`);
-    for (let sessions = 1; sessions <= maxConcurrent; sessions++) {
+    const level = async (sessions: number, mode: RealtimeBenchRow['latencyMode']): Promise<RealtimeBenchRow> => {
+      const cpuBefore = process.cpuUsage();
       const runs = await Promise.all(
         Array.from({ length: sessions }, async () => {
-          const created = runtime.createSession('bench', { latencyMode, spokenLanguage: 'en' });
+          const created = runtime.createSession('bench', { latencyMode: mode, spokenLanguage: 'en' });
           return runSession(`ws://127.0.0.1:${port}${created.socketPath}`, file, durationS);
         }),
       );
+      const cpu = process.cpuUsage(cpuBefore);
       const drafts = runs.flatMap((run) => run.draftLatencies);
       const commits = runs.flatMap((run) => run.commitLatencies);
       const row: RealtimeBenchRow = {
         sessions,
-        latencyMode,
+        latencyMode: mode,
         draftP50: percentile(drafts, 50),
         draftP95: percentile(drafts, 95),
         commitP50: percentile(commits, 50),
         commitP95: percentile(commits, 95),
         realtimeFactor: runs.reduce((sum, run) => sum + run.realtimeFactor, 0) / runs.length,
+        cpuPerAudioS: (cpu.user + cpu.system) / 1e6 / runs.reduce((sum, run) => sum + run.audioS, 0),
         tailS: Math.max(...runs.map((run) => run.tailS)),
         words: runs.reduce((sum, run) => sum + run.words, 0),
         holds: false,
@@ -127,8 +142,14 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
       row.holds = runs.every((run) => run.completed) && row.commitP95 <= holdCommitP95S && row.tailS <= holdCommitP95S;
       rows.push(row);
       log(formatRow(row));
-      if (!row.holds) break;
+      return row;
+    };
+    // More concurrent sessions until one level no longer keeps up with real time.
+    for (let sessions = 1; sessions <= maxConcurrent; sessions++) {
+      if (!(await level(sessions, latencyMode)).holds) break;
     }
+    // One session in each other mode, for comparison.
+    for (const mode of otherModes) await level(1, mode);
   } finally {
     await runtime.close();
     server.close();
@@ -136,15 +157,15 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   return { rows, table: formatTable(rows) };
 }
 
-const HEADER = '| sessions | mode | draft p50 s | draft p95 s | commit p50 s | commit p95 s | processing/audio | tail s | words | real time |';
+const HEADER = '| sessions | mode | draft p50 s | draft p95 s | commit p50 s | commit p95 s | processing/audio | CPU s/audio s | tail s | words | real time |';
 
 function formatRow(row: RealtimeBenchRow): string {
   const f = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '—');
-  return `| ${row.sessions} | ${row.latencyMode} | ${f(row.draftP50)} | ${f(row.draftP95)} | ${f(row.commitP50)} | ${f(row.commitP95)} | ${f(row.realtimeFactor)} | ${f(row.tailS)} | ${row.words} | ${row.holds ? 'yes' : 'no'} |`;
+  return `| ${row.sessions} | ${row.latencyMode} | ${f(row.draftP50)} | ${f(row.draftP95)} | ${f(row.commitP50)} | ${f(row.commitP95)} | ${f(row.realtimeFactor)} | ${f(row.cpuPerAudioS)} | ${f(row.tailS)} | ${row.words} | ${row.holds ? 'yes' : 'no'} |`;
 }
 
 function formatTable(rows: RealtimeBenchRow[]): string {
-  return [HEADER, '|---|---|---|---|---|---|---|---|---|---|', ...rows.map(formatRow)].join('\n');
+  return [HEADER, '|---|---|---|---|---|---|---|---|---|---|---|', ...rows.map(formatRow)].join('\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -153,7 +174,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     latencyMode: mode,
     durationS: Number(process.env.BENCH_REALTIME_SECONDS ?? 30),
     maxConcurrent: Number(process.env.BENCH_REALTIME_MAX_SESSIONS ?? 4),
-    log: () => undefined,
   });
   console.log(table);
 }
