@@ -114,6 +114,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use(errorHandler(logger));
 
   const server = http.createServer(app);
+  // Uploads of long recordings over slow links outlast Node's 5-minute default for a whole request; idle sockets are
+  // still cut by the headers and keep-alive timeouts.
+  server.requestTimeout = 0;
   const restSockets = createSocketRouter({ routes, logger, contextFor: async (req) => contextFrom(await stateForSocket(req)) });
   server.on('upgrade', (req, socket, head) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname === '/graphql') graphql.handleUpgrade(req, socket, head);
