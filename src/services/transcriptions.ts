@@ -29,7 +29,8 @@ export type LifecycleFilter = Lifecycle | 'all';
 export interface TranscriptionSettings {
   spokenLanguage?: string | null;
   speakerLabels?: 'auto' | 'on' | 'off';
-  confidencePolicy?: { hideBelow?: number; lowThreshold?: number; suppressCount?: number };
+  /** null in a PATCH clears a stored policy (back to the default `hideBelow` 0.60). */
+  confidencePolicy?: { hideBelow?: number; lowThreshold?: number; suppressCount?: number } | null;
 }
 
 export interface CreateTranscriptionOptions {
@@ -107,7 +108,8 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
     if (!['auto', 'on', 'off'].includes(value.speakerLabels as string)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
     out.speakerLabels = value.speakerLabels as 'auto' | 'on' | 'off';
   }
-  if (value.confidencePolicy !== undefined && value.confidencePolicy !== null) {
+  if (value.confidencePolicy === null) out.confidencePolicy = null;
+  else if (value.confidencePolicy !== undefined) {
     const policy = value.confidencePolicy;
     if (!isObject(policy)) throw errors.invalidOptions(`${field}.confidencePolicy must be an object.`, { field: `${field}.confidencePolicy` });
     const parsed: NonNullable<TranscriptionSettings['confidencePolicy']> = {};
@@ -275,7 +277,8 @@ export class TranscriptionsService {
             ownerPrincipalId: actor.principalId,
             kind: options.url ? 'link' : 'file',
             name,
-            settings: options.settings as Prisma.InputJsonValue,
+            // A null in the create body means "no value": nothing to store.
+            settings: Object.fromEntries(Object.entries(options.settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue,
             sourceUrl: options.url,
           },
         });

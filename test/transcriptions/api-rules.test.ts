@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { goForward, json, postJson, upload } from './helpers.js';
 
@@ -198,5 +199,47 @@ describe('share links', () => {
     expect((await read(defaultLink.code, 'transcript')).status).toBe(404);
     await server.request(`/v1/transcriptions/${created.id}/restore`, { method: 'POST' });
     expect((await read(defaultLink.code, 'transcript')).status).toBe(200);
+  });
+});
+
+describe('exports before the job finishes', () => {
+  it('are partial: flagged in the file and its name', async () => {
+    const created = await json(await upload(server, { name: 'Still running' }));
+    const res = await server.request(`/v1/recordings/${created.recordingId}/export?format=json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-export-partial')).toBe('true');
+    expect(res.headers.get('content-disposition')).toContain('Still-running-partial.json');
+    expect(await json(res)).toMatchObject({ partial: true, sentences: [], segments: [] });
+    const transcript = await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`));
+    expect(transcript).toMatchObject({ partial: true, lastSeq: -1, job: { state: 'queued' } });
+  });
+});
+
+describe('events socket', () => {
+  const refusal = (url: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(url, { headers });
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('open', () => {
+        socket.close();
+        reject(new Error('the upgrade was accepted'));
+      });
+      socket.on('error', () => undefined);
+    });
+
+  it('refuses the upgrade without a credential or for another account\'s transcription, and opens with the job', async () => {
+    const created = await json(await postJson(server, '/v1/transcriptions', { url: 'https://example.org/socket.mp3' }));
+    const url = `${server.wsUrl}/v1/transcriptions/${created.id}/events`;
+    expect(await refusal(url, {})).toBe(401);
+    const other = await server.createAccount();
+    const { key } = await server.createKey(['*'], { accountId: other });
+    expect(await refusal(url, { authorization: `Bearer ${key}` })).toBe(404);
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const first = await new Promise<Record<string, any>>((resolve, reject) => {
+      socket.once('message', (data) => resolve(JSON.parse(String(data))));
+      socket.once('error', reject);
+    });
+    socket.close();
+    expect(first).toMatchObject({ type: 'events.ready', transcriptionId: created.id, job: { state: 'fetching', recordingId: created.recordingId } });
   });
 });

@@ -47,6 +47,14 @@ describe('POST /v1/transcriptions with a file', () => {
     expect(text).toMatch(/\b(ten|10)\b/);
     expect(transcript).toMatchObject({ partial: false, language: 'en', lastSeq: transcript.segments.length - 1 });
     expect(transcript.segments[0].words.length).toBeGreaterThan(1);
+    // The confidence policy: a sentence under `hideBelow` is flagged unclear, its words kept.
+    const strict = await server.request(`/v1/transcriptions/${transcription.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { confidencePolicy: { hideBelow: 1 } } }) });
+    expect(strict.status).toBe(200);
+    const flagged = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript`));
+    expect(flagged.sentences.every((s: { unclear?: boolean; text: string }) => s.unclear === true && s.text.length > 0)).toBe(true);
+    await server.request(`/v1/transcriptions/${transcription.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { confidencePolicy: null } }) });
+    const relaxed = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript`));
+    for (const sentence of relaxed.sentences) expect(sentence.unclear ?? false).toBe(sentence.confidence < 0.6);
     // `after` returns only what follows.
     const after = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript?after=${transcript.lastSeq}`));
     expect(after.segments).toEqual([]);
