@@ -18,6 +18,8 @@ import type { EngineLoadOptions, EngineMode, HostToWorker, LatencyMode, SessionT
 const SAMPLE_RATE = 16_000;
 /** Consecutive small-backlog passes before `auto` goes back to the accurate path (avoids flapping). */
 const RESUME_AFTER_PASSES = 3;
+/** Whisper's window: the most audio a transcriber keeps, hence the most a decoder hand-over has to replay. */
+const MAX_REPLAY_S = 30;
 
 const port = parentPort!;
 const post = (message: WorkerToHost) => port.postMessage(message);
@@ -55,6 +57,10 @@ class WorkerSession {
     this.incoming.push(pcm);
     this.retained.push(pcm);
     this.receivedSamples += pcm.length;
+    // A transcriber never looks further back than one model window, so neither does a replay; without this a
+    // long silence (no commits) would keep every sample.
+    const retainedS = this.receivedSamples / SAMPLE_RATE - this.retainedStartS;
+    if (retainedS > MAX_REPLAY_S + 5) this.dropRetainedBefore(this.receivedSamples / SAMPLE_RATE - MAX_REPLAY_S);
     this.signal();
   }
 
