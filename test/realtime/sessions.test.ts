@@ -142,7 +142,10 @@ describe('upgrade refusals', () => {
     const streamUrl = await createStreamUrl(server);
     const [prefix, payload, signature] = streamUrl.split('/sessions/')[1]!.split('/socket')[0]!.split('.');
     const forged = `${prefix}.${payload}.${signature!.slice(0, -2)}${signature!.endsWith('AA') ? 'BB' : 'AA'}`;
-    for (const token of ['not-a-token', forged]) {
+    // The options travel in the token: rewriting them (here: a later expiry) breaks the signature.
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as { exp: number };
+    const rewritten = `${prefix}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url')}.${signature}`;
+    for (const token of ['not-a-token', forged, rewritten]) {
       const error = await refusal(`${server.wsUrl}/v1/realtime/sessions/${token}/socket`);
       expect(error.status).toBe(401);
       expect(error.body).toMatchObject({ defined: true, code: 'invalid_token', status: 401, data: { retryable: false } });
