@@ -203,7 +203,8 @@ describe('queue order under a concurrency of 1', () => {
     try {
       const created = [];
       for (let i = 0; i < 3; i++) {
-        const res = await upload(server, { name: `queued ${i}` });
+        // The last one also asks for a window at creation: its transcript counts from 1 s into the file.
+        const res = await upload(server, i === 2 ? { name: `queued ${i}`, startS: 1 } : { name: `queued ${i}` });
         expect(res.status).toBe(201);
         created.push(await json(res));
       }
@@ -218,6 +219,10 @@ describe('queue order under a concurrency of 1', () => {
       for (let i = 1; i < finished.length; i++) {
         expect(Date.parse(finished[i].startedAt)).toBeGreaterThanOrEqual(Date.parse(finished[i - 1].finishedAt));
       }
+      const windowed = await json(await server.request(`/v1/recordings/${created[2].recordingId}/transcript`));
+      expect(finished[2].window).toEqual({ startS: 1, endS: null });
+      expect(windowed.durationS).toBeCloseTo(1.8, 1);
+      for (const segment of windowed.segments) expect(segment.end).toBeLessThanOrEqual(1.9);
     } finally {
       await server.prisma.account.update({ where: { id: server.accountId }, data: { concurrencyLimit: 2 } });
     }
