@@ -295,14 +295,18 @@ export const transcriptionRoutes: RouteEntry[] = [
       await ctx.services.transcriptions.get(identity.account.id, params.id!);
     },
     onConnection: async (socket, _req, params, ctx) => {
-      const topic = `transcription:${params.id!}` as const;
-      const frames = ctx.pubsub.subscribe(topic);
+      const frames = ctx.pubsub.subscribe(`transcription:${params.id!}`);
       socket.on('close', () => void frames.return?.());
+      // Ask for the first frame before reading the job: that starts the subscription, so a change made while the
+      // snapshot is read is delivered after `events.ready` rather than lost (frames carry `seq` to de-duplicate).
+      let next = frames.next();
       const current = await ctx.services.transcriptions.get(ctx.identity!.account.id, params.id!);
       socket.send(JSON.stringify({ type: 'events.ready', transcriptionId: current.id, job: current.job }));
-      for await (const frame of frames) {
-        if (socket.readyState !== socket.OPEN) break;
-        socket.send(JSON.stringify(frame));
+      for (;;) {
+        const { value, done } = await next;
+        if (done || socket.readyState !== socket.OPEN) break;
+        socket.send(JSON.stringify(value));
+        next = frames.next();
       }
     },
   },
