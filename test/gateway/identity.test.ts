@@ -56,7 +56,9 @@ let server: TestServer;
 beforeAll(async () => {
   issuer = await startIssuer();
   flaky = await startIssuer({ failingDiscoveries: 1 });
+  // PostgreSQL even under TEST_DATABASE=embedded: these tests open the database from a second process.
   server = await startTestServer({
+    database: 'postgres',
     workers: [],
     env: { OIDC_ISSUERS: `${issuer.issuer}||${AUDIENCE},${flaky.issuer}||${AUDIENCE}`, BOOTSTRAP_API_KEY: 'smoke-test-key-0123456789' },
   });

@@ -50,7 +50,8 @@ function subscribe(client: Client, query: string) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ workers: [] });
+  // PostgreSQL even under TEST_DATABASE=embedded: the second gateway process shares the database.
+  server = await startTestServer({ workers: [], database: 'postgres' });
   other = await startSecondProcess({ DATABASE_URL: server.env.DATABASE_URL!, REDIS_PREFIX: server.env.REDIS_PREFIX!, REDIS_URL: server.env.REDIS_URL! });
 });
 afterAll(async () => {

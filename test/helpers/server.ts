@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from './db.js';
 export interface TestServerOptions extends AppOptions {
   /** Extra environment (wins over the defaults below). DATABASE_URL given here is used as is and not dropped. */
   env?: Record<string, string | undefined>;
-  /** `embedded`: PGlite in the temporary DATA_DIR instead of a PostgreSQL database. */
+  /** `embedded`: PGlite in the temporary DATA_DIR instead of a PostgreSQL database (default: TEST_DATABASE, else postgres). */
   database?: 'postgres' | 'embedded';
 }
 
@@ -52,7 +52,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const redisPrefix = `sgtest:${crypto.randomBytes(5).toString('hex')}:`;
   const givenDatabase = options.env?.DATABASE_URL;
   let database: TestDatabase | null = null;
-  if (givenDatabase === undefined && options.database !== 'embedded') database = await createTestDatabase();
+  // TEST_DATABASE=embedded runs every suite on the embedded database (`TEST_DATABASE=embedded npx vitest run test/gateway`).
+  const kind = options.database ?? (process.env.TEST_DATABASE === 'embedded' ? 'embedded' : 'postgres');
+  if (givenDatabase === undefined && kind !== 'embedded') database = await createTestDatabase();
   const env: Record<string, string> = Object.fromEntries(Object.entries({
     PORT: '0',
     HOST: '127.0.0.1',
