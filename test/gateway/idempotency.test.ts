@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
+import { sweepIdempotencyRecords } from '../../rest/middleware/idempotency.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A test-only create that holds its answer until the test releases it, to catch a repeat mid-flight. */
@@ -99,6 +100,23 @@ describe('Idempotency-Key', () => {
     expect(corrected.status).toBe(201);
     expect(corrected.headers.get('idempotent-replayed')).toBeNull();
     expect((await create(key, { name: 'fixed' })).headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('keys live 24 hours: past the window the key is free again, and the sweeper removes old records', async () => {
+    const key = crypto.randomUUID();
+    expect((await create(key, { name: 'day-one' })).status).toBe(201);
+    const record = await server.prisma.idempotencyRecord.findFirstOrThrow({ where: { key } });
+    const window = record.expiresAt.getTime() - record.createdAt.getTime();
+    expect(Math.abs(window - 24 * 3600 * 1000)).toBeLessThan(5000);
+
+    await server.prisma.idempotencyRecord.update({ where: { id: record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const nextDay = await create(key, { name: 'day-two' });
+    expect(nextDay.status).toBe(201);
+    expect(nextDay.headers.get('idempotent-replayed')).toBeNull();
+
+    await server.prisma.idempotencyRecord.updateMany({ where: { key }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await sweepIdempotencyRecords(server.prisma);
+    expect(await server.prisma.idempotencyRecord.count({ where: { key } })).toBe(0);
   });
 
   it('without the header every request runs', async () => {
