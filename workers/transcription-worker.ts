@@ -16,6 +16,7 @@ import { ApiError } from '../src/errors.js';
 import { Prisma, type PrismaClient } from '../src/generated/prisma/client.js';
 import type { PubSub } from '../src/pubsub.js';
 import {
+  beginTranscribing,
   dispatchQueued,
   enqueueWork,
   failJob,
@@ -67,9 +68,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   const relative = (recordingId: string, file: string) => path.join(recordingId, file);
 
   /** The job if this Bull job is still the current attempt of it, else null (stale: a retry or a sweep replaced it). */
-  async function current(data: TranscriptionJobData, state: string) {
+  async function current(data: TranscriptionJobData, states: string[]) {
     const job = await prisma.job.findUnique({ where: { id: data.jobId }, include: { recording: { include: { transcription: true } } } });
-    if (!job || job.state !== state || job.attempts !== data.attempt) return null;
+    if (!job || !states.includes(job.state) || job.attempts !== data.attempt) return null;
     if (job.recording.lifecycle !== 'active' || job.recording.transcription.lifecycle !== 'active') return null;
     return job;
   }
@@ -81,7 +82,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   }
 
   async function processFetch(data: TranscriptionJobData): Promise<void> {
-    const job = await current(data, 'fetching');
+    const job = await current(data, ['fetching']);
     if (!job || !job.sourceUrl) return;
     const dir = recordingMediaDir(options.dataDir, job.recordingId);
     await mkdir(dir, { recursive: true });
@@ -141,7 +142,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   }
 
   async function processPrepare(data: TranscriptionJobData): Promise<void> {
-    const job = await current(data, 'cropping');
+    const job = await current(data, ['cropping']);
     if (!job || !job.recording.sourcePath) return;
     try {
       const source = absolute(job.recording.sourcePath);
@@ -162,8 +163,10 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   }
 
   async function processTranscribe(data: TranscriptionJobData): Promise<void> {
-    const job = await current(data, 'transcribing');
-    if (!job) return;
+    // `queued` (admitted, startedAt set) on the first run; `transcribing` when taken over from a dead worker.
+    const job = await current(data, ['queued', 'transcribing']);
+    if (!job || (job.state === 'queued' && !job.startedAt)) return;
+    if (job.state === 'queued' && !(await beginTranscribing(ctx, job.id, data.attempt))) return;
     const recording = job.recording;
     try {
       if (!recording.sourcePath) throw new ApiError('invalid_state', 409, 'The job has no stored source to transcribe.');
@@ -271,9 +274,14 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     for (const { accountId } of accounts) await dispatchQueued(ctx, accountId);
     // Admitted or fetching jobs whose Bull job is gone (process died between commit and add) or failed
     // in Bull (it stalled more than maxStalledCount times: it kills workers, so it ends failed).
-    const inFlight = await prisma.job.findMany({ where: { state: { in: ['transcribing', 'fetching'] }, updatedAt: { lt: new Date(Date.now() - 5_000) } } });
+    const inFlight = await prisma.job.findMany({
+      where: {
+        OR: [{ state: { in: ['transcribing', 'fetching'] } }, { state: 'queued', startedAt: { not: null } }],
+        updatedAt: { lt: new Date(Date.now() - 5_000) },
+      },
+    });
     for (const job of inFlight) {
-      const name = job.state === 'transcribing' ? 'transcribe' : 'fetch';
+      const name = job.state === 'fetching' ? 'fetch' : 'transcribe';
       const data = { jobId: job.id, attempt: job.attempts };
       const bullJob = await queue.getJob(bullJobId(name, data));
       if (!bullJob) await enqueue(queue, name, data);

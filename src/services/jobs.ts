@@ -122,38 +122,51 @@ export async function queuePosition(prisma: PrismaClient | Tx, job: Pick<JobRow,
 }
 
 /**
- * Admits the account's oldest queued jobs while it has free slots: each becomes `transcribing` and gets a Bull
- * `transcribe` job. The Bull job is added inside the transaction: if the commit then fails, the Bull job finds
- * its attempt stale and does nothing; if the process dies after the commit, the Bull job already exists.
+ * Admits the account's oldest queued jobs while it has free slots and gives each a Bull `transcribe` job. An
+ * admitted job stays `queued` (at the head of the line, marked by `startedAt`) until a worker's engine thread
+ * actually takes it and moves it to `transcribing`: a job waiting for a busy worker fleet never claims to be
+ * transcribing. Slots count admitted and transcribing jobs. The Bull job is added inside the transaction: if the
+ * commit then fails, the Bull job finds its attempt stale and does nothing; if the process dies after the
+ * commit, the Bull job already exists.
  */
 export async function dispatchQueued(ctx: JobsContext, accountId: string): Promise<string[]> {
-  const started: Array<{ frame: Frame; topics: Topic[] }> = [];
-  const admitted = await ctx.prisma.$transaction(async (tx) => {
+  return ctx.prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`speechgate:jobs:${accountId}`}))`;
     const account = await tx.account.findUnique({ where: { id: accountId }, select: { concurrencyLimit: true } });
     if (!account) return [];
-    const running = await tx.job.count({ where: { accountId, state: 'transcribing' } });
+    const running = await tx.job.count({ where: { accountId, OR: [{ state: 'transcribing' }, { state: 'queued', startedAt: { not: null } }] } });
     const free = Math.max(0, account.concurrencyLimit - running);
     if (free === 0) return [];
     const next = await tx.job.findMany({
-      where: { accountId, state: 'queued' },
+      where: { accountId, state: 'queued', startedAt: null },
       orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
       take: free,
     });
     for (const job of next) {
-      const updated = await tx.job.update({
-        where: { id: job.id },
-        data: { state: 'transcribing', startedAt: new Date(), attempts: { increment: 1 }, progress: { pct: 0, processedS: 0, segmentsDone: 0 } },
-      });
-      started.push(...(await appendEvents(tx, job.recordingId, [stateFrame(updated, { queue: null })])));
+      const updated = await tx.job.update({ where: { id: job.id }, data: { startedAt: new Date(), attempts: { increment: 1 } } });
       await enqueue(ctx.queue, 'transcribe', { jobId: job.id, attempt: updated.attempts });
     }
     return next.map((job) => job.id);
   }, TX_OPTIONS);
-  publishAll(ctx.pubsub, started);
-  // The rest of the account's queue moved up one place per admitted job: tell their followers.
-  if (admitted.length) await announceQueuePositions(ctx, accountId);
-  return admitted;
+}
+
+/**
+ * A worker's engine thread takes an admitted job: `queued` → `transcribing`. Returns false when the job moved on
+ * meanwhile (retried, archived, taken by another attempt). The jobs behind it move up one place.
+ */
+export async function beginTranscribing(ctx: JobsContext, jobId: string, attempt: number): Promise<boolean> {
+  const recordingId = await recordingOf(ctx.prisma, jobId);
+  const begun = await inTransaction(ctx, recordingId, async (tx) => {
+    const moved = await tx.job.updateMany({
+      where: { id: jobId, state: 'queued', attempts: attempt, startedAt: { not: null } },
+      data: { state: 'transcribing', startedAt: new Date(), progress: { pct: 0, processedS: 0, segmentsDone: 0 } },
+    });
+    if (!moved.count) return { result: null, frames: [] };
+    const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
+    return { result: job, frames: [stateFrame(job, { queue: null })] };
+  });
+  if (begun) await announceQueuePositions(ctx, begun.accountId);
+  return begun !== null;
 }
 
 /** Sends each still-queued job of the account a `job.progress` frame with its new queue position (not durable: positions are derived). */
@@ -185,7 +198,7 @@ export async function queueJob(
     }
     const updated = await tx.job.update({
       where: { id: jobId },
-      data: { ...data, state: 'queued', queuedAt: new Date(), error: null, errorCode: null, progress: { pct: 0 } },
+      data: { ...data, state: 'queued', queuedAt: new Date(), startedAt: null, finishedAt: null, error: null, errorCode: null, progress: { pct: 0 } },
     });
     const position = await queuePosition(tx, updated);
     return { result: updated, frames: [stateFrame(updated, { queue: { position } })] };
