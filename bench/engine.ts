@@ -22,6 +22,8 @@ export interface EngineBenchRow {
   loadS: number;
   audioS: number;
   processingS: number;
+  /** CPU seconds (user + system, all threads) of the timed run: steadier than wall time on a shared host. */
+  cpuS: number;
   rtf: number;
   peakRssMb: number;
   words: number;
@@ -46,9 +48,10 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
     const engine = await SpeechEngine.load({ intraOpThreads: options.threads, batchSize: options.batchSize });
     const loadS = (performance.now() - loadStarted) / 1000;
     await engine.transcribeFile(fixture('goforward.wav'));
+    const cpuBefore = process.cpuUsage();
     const result = await engine.transcribeFile(options.file, { beamSize: options.beamSize });
     const text = result.segments.map((s) => s.text).join(' ');
-    return row('speechgate', loadS, result.durationS, result.processingS, text);
+    return row('speechgate', loadS, result.durationS, result.processingS, cpuSeconds(cpuBefore), text);
   }
   const { pipeline, env } = await import('@huggingface/transformers');
   const { resolveModelDir } = await import('../workers/engine/index.js');
@@ -66,17 +69,24 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
     transcriber(audio, { chunk_length_s: 30, stride_length_s: 5, return_timestamps: true }) as Promise<{ text: string }>;
   await asr(await decodeFileToPcm(fixture('goforward.wav')));
   const audio = await decodeFileToPcm(options.file);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const output = await asr(audio);
-  return row(label, loadS, audio.length / 16000, (performance.now() - started) / 1000, output.text);
+  return row(label, loadS, audio.length / 16000, (performance.now() - started) / 1000, cpuSeconds(cpuBefore), output.text);
 }
 
-function row(engine: string, loadS: number, audioS: number, processingS: number, text: string): EngineBenchRow {
+function cpuSeconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+}
+
+function row(engine: string, loadS: number, audioS: number, processingS: number, cpuS: number, text: string): EngineBenchRow {
   return {
     engine,
     loadS,
     audioS,
     processingS,
+    cpuS,
     rtf: processingS / audioS,
     // getrusage's maxrss is in kilobytes on Linux.
     peakRssMb: process.resourceUsage().maxRSS / 1024,
@@ -103,6 +113,8 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ r
   const file = options.file ?? fixture('political-philosophy-60s.wav');
   const log = options.log ?? ((line: string) => console.error(line));
   const rows: EngineBenchRow[] = [];
+  const { loadavg, cpus } = await import('node:os');
+  log(`engine bench: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const runs: ChildOptions[] = [
     { engine: 'speechgate', file, threads: options.threads, batchSize: options.batchSize },
     { engine: 'transformers.js', file, threads: options.threads },
@@ -119,10 +131,11 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ r
 function formatTable(rows: EngineBenchRow[]): string {
   const [ours, ...baselines] = rows;
   const lines = [
-    '| engine | model | load s | audio s | processing s | real-time factor | peak RSS MB | words |',
-    '|---|---|---|---|---|---|---|---|',
+    '| engine | model | load s | audio s | processing s | real-time factor | CPU s (all threads) | peak RSS MB | words |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
-      (r) => `| ${r.engine} | whisper-tiny q8 | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.peakRssMb.toFixed(0)} | ${r.words} |`,
+      (r) =>
+        `| ${r.engine} | whisper-tiny q8 | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.cpuS.toFixed(2)} | ${r.peakRssMb.toFixed(0)} | ${r.words} |`,
     ),
   ];
   if (ours && baselines.length) {
@@ -130,7 +143,7 @@ function formatTable(rows: EngineBenchRow[]): string {
     for (const baseline of baselines) {
       lines.push(
         `vs ${baseline.engine}: ${(baseline.processingS / ours.processingS).toFixed(2)}× faster (goal ≥ 1.5×), ` +
-          `peak memory ${(ours.peakRssMb / baseline.peakRssMb).toFixed(2)}× of it`,
+          `${(baseline.cpuS / ours.cpuS).toFixed(2)}× less CPU, peak memory ${(ours.peakRssMb / baseline.peakRssMb).toFixed(2)}× of it`,
       );
     }
     for (const r of rows) lines.push(`${r.engine}: "${r.text.slice(0, 160)}${r.text.length > 160 ? '…' : ''}"`);

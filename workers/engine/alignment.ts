@@ -177,9 +177,9 @@ export async function alignWords(
   for (let i = 0; i < textTokens.length; i++) {
     const row = out.allLogits!.subarray((sotSequence.length + i) * vocab, (sotSequence.length + i) * vocab + endOfText);
     let max = -Infinity;
-    for (const v of row) if (v > max) max = v;
+    for (let k = 0; k < row.length; k++) if (row[k] > max) max = row[k];
     let sum = 0;
-    for (const v of row) sum += Math.exp(v - max);
+    for (let k = 0; k < row.length; k++) sum += Math.exp(row[k] - max);
     probs.push(Math.exp(row[textTokens[i]] - max) / sum);
   }
 

@@ -133,8 +133,11 @@ class LogitRules {
     this.suppressed = Int32Array.from(ids);
   }
 
-  /** Mutates `logits` (one row) for a hypothesis whose sampled tokens so far are `sampled`. */
-  apply(logits: Float32Array, sampled: readonly number[]): void {
+  /**
+   * Mutates `logits` (one row) for a hypothesis whose sampled tokens so far are `sampled`. Returns the
+   * log-sum-exp of the result, so the caller gets log-probabilities without another pass over the vocabulary.
+   */
+  apply(logits: Float32Array, sampled: readonly number[]): number {
     const { endOfText, timestampBegin } = this.tokenizer.special;
     const vocab = logits.length;
     for (const id of this.suppressed) if (id < vocab) logits[id] = -Infinity;
@@ -167,16 +170,24 @@ class LogitRules {
     // When all timestamps together are likelier than any single text token, a timestamp it is.
     let max = -Infinity;
     for (let i = 0; i < vocab; i++) if (logits[i] > max) max = logits[i];
-    if (max === -Infinity) return;
-    let sum = 0;
-    for (let i = 0; i < vocab; i++) sum += Math.exp(logits[i] - max);
-    const logSum = max + Math.log(sum);
-    let timestampSum = 0;
-    for (let i = timestampBegin; i < vocab; i++) timestampSum += Math.exp(logits[i] - max);
-    const timestampLogprob = Math.log(timestampSum) + max - logSum;
+    if (max === -Infinity) return -Infinity;
+    let textSum = 0;
     let maxText = -Infinity;
-    for (let i = 0; i < timestampBegin; i++) if (logits[i] > maxText) maxText = logits[i];
-    if (timestampLogprob > maxText - logSum) logits.fill(-Infinity, 0, timestampBegin);
+    for (let i = 0; i < timestampBegin; i++) {
+      const value = logits[i];
+      if (value === -Infinity) continue;
+      textSum += Math.exp(value - max);
+      if (value > maxText) maxText = value;
+    }
+    let timestampSum = 0;
+    for (let i = timestampBegin; i < vocab; i++) if (logits[i] !== -Infinity) timestampSum += Math.exp(logits[i] - max);
+    const logSum = max + Math.log(textSum + timestampSum);
+    const timestampLogprob = Math.log(timestampSum) + max - logSum;
+    if (timestampLogprob > maxText - logSum) {
+      logits.fill(-Infinity, 0, timestampBegin);
+      return max + Math.log(timestampSum);
+    }
+    return logSum;
   }
 }
 
@@ -256,10 +267,11 @@ export async function decodeWindow(
     const candidates: { parent: number; token: number; sumLogprob: number }[] = [];
     for (let r = 0; r < live.length; r++) {
       const logits = logitsBatch.subarray(r * vocab, (r + 1) * vocab);
-      rules.apply(logits, live[r].tokens);
-      const logprobs = Float32Array.from(logits);
-      logSoftmaxInPlace(logprobs);
+      const logSum = rules.apply(logits, live[r].tokens);
       if (beam) {
+        // Beam search ranks every token: it needs the whole log-probability row.
+        const logprobs = Float32Array.from(logits);
+        for (let i = 0; i < vocab; i++) logprobs[i] -= logSum;
         // The beamSize+1 best continuations of each live hypothesis, as the reference's BeamSearchDecoder.
         const top: number[] = [];
         for (let i = 0; i < vocab; i++) {
@@ -275,7 +287,7 @@ export async function decodeWindow(
         for (const token of top) candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprobs[token] });
       } else {
         const token = temperature > 0 ? sampleFrom(logits, temperature, random) : argmax(logits);
-        candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprobs[token] });
+        candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logits[token] - logSum });
       }
     }
     if (beam) candidates.sort((a, b) => b.sumLogprob - a.sumLogprob);
@@ -364,11 +376,9 @@ export async function decodeGreedyBatch(
     live.forEach((w, row) => {
       const logits = logitsBatch.subarray(row * vocab, (row + 1) * vocab);
       const hypothesis = hypotheses[w];
-      rules.apply(logits, hypothesis.tokens);
+      const logSum = rules.apply(logits, hypothesis.tokens);
       const token = argmax(logits);
-      const logprobs = Float32Array.from(logits);
-      logSoftmaxInPlace(logprobs);
-      hypothesis.sumLogprob += logprobs[token];
+      hypothesis.sumLogprob += logits[token] - logSum;
       if (token === endOfText) return;
       hypothesis.tokens.push(token);
       // A repetition loop is left for the per-window fallback to redo hotter.

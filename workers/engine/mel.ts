@@ -53,8 +53,8 @@ export function melFilterBank(nMels = N_MELS): Float32Array[] {
 }
 
 /**
- * A mixed-radix FFT for n_fft = 400 (2·2·2·2·5·5): n_fft is not a power of two, and a plain DFT costs
- * ~50× more. Recursive decimation in time; each stage combines its p sub-transforms with a direct p-point
+ * A mixed-radix complex FFT (sizes with factors 2, 3, 5), used at 200 points for the 400-point real STFT:
+ * n_fft is not a power of two, and a plain DFT costs ~50× more. Recursive decimation in time; each stage combines its p sub-transforms with a direct p-point
  * DFT, using one shared table of the 400 roots of unity.
  */
 class MixedRadixFft {
@@ -81,20 +81,20 @@ class MixedRadixFft {
     }
   }
 
-  /** Complex spectrum of a real signal: outRe/outIm get all `size` bins. */
-  transform(signal: Float64Array, outRe: Float64Array, outIm: Float64Array): void {
-    this.recurse(signal, 0, 1, this.size, outRe, outIm, 0, 0);
+  /** Complex spectrum of a complex signal: outRe/outIm get all `size` bins. */
+  transform(inRe: Float64Array, inIm: Float64Array, outRe: Float64Array, outIm: Float64Array): void {
+    this.recurse(inRe, inIm, 0, 1, this.size, outRe, outIm, 0, 0);
   }
 
-  private recurse(signal: Float64Array, inOffset: number, stride: number, n: number, outRe: Float64Array, outIm: Float64Array, outOffset: number, level: number): void {
+  private recurse(inRe: Float64Array, inIm: Float64Array, inOffset: number, stride: number, n: number, outRe: Float64Array, outIm: Float64Array, outOffset: number, level: number): void {
     if (n === 1) {
-      outRe[outOffset] = signal[inOffset];
-      outIm[outOffset] = 0;
+      outRe[outOffset] = inRe[inOffset];
+      outIm[outOffset] = inIm[inOffset];
       return;
     }
     const p = this.factors[level];
     const m = n / p;
-    for (let q = 0; q < p; q++) this.recurse(signal, inOffset + q * stride, stride * p, m, outRe, outIm, outOffset + q * m, level + 1);
+    for (let q = 0; q < p; q++) this.recurse(inRe, inIm, inOffset + q * stride, stride * p, m, outRe, outIm, outOffset + q * m, level + 1);
     const rootStep = this.size / n; // W_n^j = W_size^(j·size/n)
     const { rootRe, rootIm, sumRe, sumIm } = this;
     for (let k = 0; k < m; k++) {
@@ -125,7 +125,11 @@ class MixedRadixFft {
 /** Precomputed tables shared by every call in this thread (pure data, safe per worker). */
 interface MelTables {
   window: Float64Array;
+  /** Half-size complex FFT: a real 400-point frame is transformed as 200 complex points (even + i·odd). */
   fft: MixedRadixFft;
+  /** e^(−2πik/400) for k = 0..200, to unpack the half-size transform. */
+  unpackRe: Float64Array;
+  unpackIm: Float64Array;
   filters: Float32Array[];
   /** Per mel row: first and one-past-last non-zero FFT bin, so the filter product skips zeros. */
   filterRange: [number, number][];
@@ -144,7 +148,13 @@ function melTables(): MelTables {
     while (last > first && row[last - 1] === 0) last--;
     return [first, last];
   });
-  tables = { window, fft: new MixedRadixFft(N_FFT), filters, filterRange };
+  const unpackRe = new Float64Array(N_BINS);
+  const unpackIm = new Float64Array(N_BINS);
+  for (let k = 0; k < N_BINS; k++) {
+    unpackRe[k] = Math.cos((2 * Math.PI * k) / N_FFT);
+    unpackIm[k] = -Math.sin((2 * Math.PI * k) / N_FFT);
+  }
+  tables = { window, fft: new MixedRadixFft(N_FFT / 2), unpackRe, unpackIm, filters, filterRange };
   return tables;
 }
 
@@ -154,7 +164,7 @@ function melTables(): MelTables {
  */
 export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_MELS * N_FRAMES)): Float32Array {
   if (audio.length > N_SAMPLES) throw new Error(`logMelSpectrogram takes at most ${N_SAMPLES} samples, got ${audio.length}`);
-  const { window, fft, filters, filterRange } = melTables();
+  const { window, fft, unpackRe, unpackIm, filters, filterRange } = melTables();
   const pad = N_FFT / 2;
   // Sample i of the reflect-padded, zero-extended signal (index into the 30 s padded audio, then reflected).
   const paddedSample = (i: number): number => {
@@ -167,14 +177,32 @@ export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_
   const framesWithAudio = Math.min(N_FRAMES, Math.ceil((audio.length + pad) / HOP_LENGTH) + 1);
   const frame = new Float64Array(N_FFT);
   const power = new Float64Array(N_BINS);
-  const spectrumRe = new Float64Array(N_FFT);
-  const spectrumIm = new Float64Array(N_FFT);
+  const half = N_FFT / 2;
+  const evenOdd = [new Float64Array(half), new Float64Array(half)];
+  const zRe = new Float64Array(half);
+  const zIm = new Float64Array(half);
   let maxLog = -Infinity;
   for (let t = 0; t < framesWithAudio; t++) {
     const begin = t * HOP_LENGTH;
     for (let n = 0; n < N_FFT; n++) frame[n] = paddedSample(begin + n) * window[n];
-    fft.transform(frame, spectrumRe, spectrumIm);
-    for (let k = 0; k < N_BINS; k++) power[k] = spectrumRe[k] * spectrumRe[k] + spectrumIm[k] * spectrumIm[k];
+    // z[n] = x[2n] + i·x[2n+1]; Z = FFT200(z); then X[k] = E[k] + W^k·O[k] with
+    // E[k] = (Z[k] + conj Z[200−k]) / 2 and O[k] = (Z[k] − conj Z[200−k]) / 2i.
+    for (let n = 0; n < half; n++) {
+      evenOdd[0][n] = frame[2 * n];
+      evenOdd[1][n] = frame[2 * n + 1];
+    }
+    fft.transform(evenOdd[0], evenOdd[1], zRe, zIm);
+    for (let k = 0; k < N_BINS; k++) {
+      const a = k % half;
+      const b = (half - k + half) % half;
+      const eRe = (zRe[a] + zRe[b]) / 2;
+      const eIm = (zIm[a] - zIm[b]) / 2;
+      const oRe = (zIm[a] + zIm[b]) / 2;
+      const oIm = -(zRe[a] - zRe[b]) / 2;
+      const re = eRe + unpackRe[k] * oRe - unpackIm[k] * oIm;
+      const im = eIm + unpackRe[k] * oIm + unpackIm[k] * oRe;
+      power[k] = re * re + im * im;
+    }
     for (let m = 0; m < N_MELS; m++) {
       const row = filters[m];
       const [first, last] = filterRange[m];
