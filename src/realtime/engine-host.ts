@@ -158,11 +158,6 @@ export class EngineHost {
     });
   }
 
-  /** The loaded model's name and languages (starts the engine when cold). */
-  engineInfo(): Promise<EngineInfo> {
-    return this.info ? Promise.resolve(this.info) : this.warm();
-  }
-
   /** The loaded engine's model and languages, or null while none has loaded. */
   loadedEngine(): EngineInfo | null {
     return this.info;
