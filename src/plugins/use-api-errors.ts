@@ -8,6 +8,7 @@
  * plugin for validation errors, which yoga does not mask.
  */
 import { GraphQLError } from 'graphql';
+import { handleStreamOrSingleExecutionResult } from '@envelop/core';
 import type { Plugin } from 'graphql-yoga';
 import { ApiError, toApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -34,6 +35,7 @@ function withCode(error: GraphQLError | null, apiError: ApiError, isRequestError
     originalError: apiError,
     extensions: {
       code: apiError.code, status: apiError.status, retryable: apiError.retryable, details: apiError.details,
+      ...(typeof error?.extensions?.requestId === 'string' ? { requestId: error.extensions.requestId } : {}),
       // yoga answers request errors with this status (and headers such as Allow); execution errors stay 200.
       ...(http ? { http } : {}),
     },
@@ -58,6 +60,24 @@ export function useApiErrorCodes(): Plugin {
   return {
     onValidate: () => ({ result, setResult }) => {
       if (result.length) setResult(result.map((error) => withCode(error, requestError(error), true)));
+    },
+    // The request id rides along (as in the REST envelope) so a client can quote it; masking, which runs after
+    // this hook, keeps it.
+    onExecute: ({ args }) => {
+      const requestId = (args.contextValue as { requestId?: string } | undefined)?.requestId;
+      if (!requestId) return undefined;
+      return {
+        onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
+          if (!result.errors?.length) return;
+          setResult({
+            ...result,
+            errors: result.errors.map((error) => new GraphQLError(error.message, {
+              nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+              originalError: error.originalError, extensions: { ...error.extensions, requestId },
+            })),
+          });
+        }),
+      };
     },
   };
 }

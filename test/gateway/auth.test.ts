@@ -117,7 +117,7 @@ describe('auth matrix', () => {
       body: JSON.stringify({ query: '{ apiKeys { id } }' }),
     });
     const body = await response.json() as { errors: { extensions: { code: string; status: number } }[] };
-    expect(body.errors[0]!.extensions).toMatchObject({ code: 'forbidden', status: 403 });
+    expect(body.errors[0]!.extensions).toMatchObject({ code: 'forbidden', status: 403, requestId: response.headers.get('x-request-id') });
   });
 
   it('public routes ignore a refused credential', async () => {
