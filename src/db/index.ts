@@ -8,7 +8,8 @@ import { PrismaClient } from '../generated/prisma/client.js';
 import type { Config } from '../config.js';
 import { startEmbeddedDatabase } from './embedded.js';
 import { applyMigrations } from './migrate.js';
-import { createPool } from './pg-pool.js';
+import pg from 'pg';
+import { createPool, withDatabase } from './pg-pool.js';
 
 export { PrismaClient };
 
@@ -30,6 +31,7 @@ export async function openDatabase(
   const embedded = config.databaseUrl ? null : await startEmbeddedDatabase(path.join(config.dataDir, 'db'));
   const url = config.databaseUrl ?? embedded!.url;
   try {
+    if (config.databaseUrl) await ensureDatabaseExists(config.databaseUrl);
     const appliedMigrations = await applyMigrations({ url, shadow: embedded ? 'embedded' : 'server' });
     // PGlite is a single session: one connection keeps a transaction's statements from interleaving with others.
     const pool = createPool(url, { max: embedded ? 1 : 10, onIdleError: options.onIdleError });
@@ -55,5 +57,28 @@ export async function openDatabase(
   } catch (error) {
     await embedded?.close();
     throw error;
+  }
+}
+
+/** PostgreSQL server reachable but the database not made yet (a fresh server): make it, as `prisma migrate` would. */
+async function ensureDatabaseExists(url: string) {
+  const probe = new pg.Client({ connectionString: url });
+  try {
+    await probe.connect();
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error; // invalid_catalog_name: the database is missing
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42P04') throw error; // duplicate_database: another process made it
+  } finally {
+    await admin.end();
   }
 }

@@ -44,6 +44,22 @@ describe('migrations', () => {
     }
   });
 
+  it('a PostgreSQL database that does not exist yet is made on start', async () => {
+    const name = `sg_test_fresh_${Date.now().toString(36)}`;
+    const url = TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${name}`);
+    const db = await openDatabase({ databaseUrl: url, dataDir: os.tmpdir() });
+    try {
+      expect(db.appliedMigrations.length).toBeGreaterThan(0);
+      expect(await tablesAt(url)).toEqual(expect.arrayContaining(MODELS));
+    } finally {
+      await db.close();
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
   it('apply from empty on the embedded database, kept across restarts', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-embedded-'));
     try {
