@@ -89,13 +89,17 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     const destination = path.join(dir, 'source');
     let lastWrite = 0;
     let writing: Promise<unknown> = Promise.resolve();
-    const writeProgress = (progress: JobProgress) =>
-      (writing = writing.then(() =>
+    const writeProgress = (progress: JobProgress) => {
+      writing = writing.then(() =>
         inTransaction(ctx, job.recordingId, async (tx) => {
           const updated = await tx.job.updateMany({ where: { id: job.id, state: 'fetching', attempts: data.attempt }, data: { progress: progress as object } });
           return { result: null, frames: updated.count ? [progressFrame('fetching', progress)] : [] };
         }),
-      ));
+      );
+      // Observed here so a failed write is not an unhandled rejection before the fetch awaits `writing`.
+      writing.catch(() => undefined);
+      return writing;
+    };
     try {
       const fetched = await fetchLinkToFile(job.sourceUrl, destination, {
         policy: options.linkPolicy,
@@ -278,6 +282,8 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       where: {
         OR: [{ state: { in: ['transcribing', 'fetching'] } }, { state: 'queued', startedAt: { not: null } }],
         updatedAt: { lt: new Date(Date.now() - 5_000) },
+        // Archived work waits untouched until it is restored.
+        recording: { lifecycle: 'active', transcription: { lifecycle: 'active' } },
       },
     });
     for (const job of inFlight) {
@@ -290,7 +296,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       }
     }
     // Uploads opened for cropping whose measuring was never queued.
-    const unmeasured = await prisma.job.findMany({ where: { state: 'cropping', peaks: { equals: Prisma.DbNull }, sourceUrl: null, updatedAt: { lt: new Date(Date.now() - 5_000) } } });
+    const unmeasured = await prisma.job.findMany({ where: { state: 'cropping', peaks: { equals: Prisma.DbNull }, sourceUrl: null, updatedAt: { lt: new Date(Date.now() - 5_000) }, recording: { lifecycle: 'active' } } });
     for (const job of unmeasured) await enqueue(queue, 'prepare', { jobId: job.id, attempt: job.attempts });
     // A link's fetched copy is offered for cropping for ten minutes only.
     await prisma.job.updateMany({ where: { previewExpiresAt: { lt: new Date() }, previewPath: { not: null } }, data: { previewPath: null } });

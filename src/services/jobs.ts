@@ -115,6 +115,7 @@ export async function queuePosition(prisma: PrismaClient | Tx, job: Pick<JobRow,
     where: {
       accountId: job.accountId,
       state: 'queued',
+      recording: { lifecycle: 'active', transcription: { lifecycle: 'active' } },
       OR: [{ queuedAt: { lt: job.queuedAt } }, { queuedAt: job.queuedAt, id: { lt: job.id } }],
     },
   });
@@ -134,11 +135,15 @@ export async function dispatchQueued(ctx: JobsContext, accountId: string): Promi
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`speechgate:jobs:${accountId}`}))`;
     const account = await tx.account.findUnique({ where: { id: accountId }, select: { concurrencyLimit: true } });
     if (!account) return [];
-    const running = await tx.job.count({ where: { accountId, OR: [{ state: 'transcribing' }, { state: 'queued', startedAt: { not: null } }] } });
+    // Archived work neither holds a slot nor takes one; it waits where it was until restored.
+    const active = { lifecycle: 'active', transcription: { lifecycle: 'active' } };
+    const running = await tx.job.count({
+      where: { accountId, recording: active, OR: [{ state: 'transcribing' }, { state: 'queued', startedAt: { not: null } }] },
+    });
     const free = Math.max(0, account.concurrencyLimit - running);
     if (free === 0) return [];
     const next = await tx.job.findMany({
-      where: { accountId, state: 'queued', startedAt: null },
+      where: { accountId, state: 'queued', startedAt: null, recording: active },
       orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
       take: free,
     });
@@ -172,7 +177,7 @@ export async function beginTranscribing(ctx: JobsContext, jobId: string, attempt
 /** Sends each still-queued job of the account a `job.progress` frame with its new queue position (not durable: positions are derived). */
 export async function announceQueuePositions(ctx: Pick<JobsContext, 'prisma' | 'pubsub'>, accountId: string): Promise<void> {
   const queued = await ctx.prisma.job.findMany({
-    where: { accountId, state: 'queued' },
+    where: { accountId, state: 'queued', recording: { lifecycle: 'active', transcription: { lifecycle: 'active' } } },
     orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
     select: { recordingId: true, recording: { select: { transcriptionId: true } } },
   });

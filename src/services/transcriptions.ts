@@ -409,6 +409,8 @@ export class TranscriptionsService {
         this.deps.prisma.transcription.update({ where: { id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
         this.deps.prisma.recording.updateMany({ where: { transcriptionId: id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
       ]);
+      // An archived job leaves the queue and frees its slot for the next one.
+      await dispatchQueued(this.jobs, accountId);
     }
     return this.get(accountId, id);
   }

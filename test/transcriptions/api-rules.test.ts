@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { goForward, json, postJson, upload } from './helpers.js';
+import { goForward, json, postJson, upload, uploadForm } from './helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -241,5 +241,25 @@ describe('events socket', () => {
     });
     socket.close();
     expect(first).toMatchObject({ type: 'events.ready', transcriptionId: created.id, job: { state: 'fetching', recordingId: created.recordingId } });
+  });
+});
+
+describe('the queue and the lifecycle', () => {
+  it('archived jobs leave the line (those behind move up) and return to their place when restored', async () => {
+    const other = await server.createAccount('queue owner');
+    const { key } = await server.createKey(['*'], { accountId: other });
+    const made: Array<{ id: string; recordingId: string }> = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await server.request('/v1/transcriptions', { method: 'POST', auth: key, body: uploadForm(goForward, { name: `line ${i}` }) });
+      made.push(await json(res));
+    }
+    const positions = async () =>
+      Promise.all(made.map(async (t) => (await json(await server.request(`/v1/recordings/${t.recordingId}/job`, { auth: key }))).queue?.position ?? null));
+    // Nothing transcribes here (no workers): every job waits in creation order.
+    expect(await positions()).toEqual([1, 2, 3, 4]);
+    await server.request(`/v1/transcriptions/${made[1].id}/archive`, { method: 'POST', auth: key });
+    expect((await positions()).filter((_, i) => i !== 1)).toEqual([1, 2, 3]);
+    await server.request(`/v1/transcriptions/${made[1].id}/restore`, { method: 'POST', auth: key });
+    expect(await positions()).toEqual([1, 2, 3, 4]);
   });
 });
