@@ -4,7 +4,6 @@
  * Bull retries it) and is replaced on the next job.
  */
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ApiError } from '../src/errors.js';
 import type { EngineOptions, Progress, Segment } from './engine/index.js';
@@ -116,4 +115,3 @@ export class EngineHost {
   }
 }
 
-export const engineThreadEntry = fileURLToPath(new URL('./engine-thread.ts', import.meta.url));

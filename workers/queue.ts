@@ -45,7 +45,7 @@ export function createTranscriptionQueue(settings: QueueSettings): Transcription
 
 /** Adds a Bull job whose id names the database job and attempt, so adding twice (retries, sweeps) is harmless. */
 export async function enqueue(queue: TranscriptionQueue, name: TranscriptionJobName, data: TranscriptionJobData): Promise<void> {
-  await queue.add(name, data, { jobId: `${name}:${data.jobId}:${data.attempt}` });
+  await queue.add(name, data, { jobId: bullJobId(name, data) });
 }
 
 export function bullJobId(name: TranscriptionJobName, data: TranscriptionJobData): string {

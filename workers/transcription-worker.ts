@@ -18,7 +18,6 @@ import type { PubSub } from '../src/pubsub.js';
 import {
   beginTranscribing,
   dispatchQueued,
-  enqueueWork,
   failJob,
   inTransaction,
   progressFrame,
@@ -321,4 +320,3 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
 /** Thrown inside a segment write when the job moved on (retried, archived, taken over): the run stops quietly. */
 class StaleJob extends Error {}
 
-export { enqueueWork };

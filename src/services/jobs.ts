@@ -11,7 +11,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { Frame, PubSub, Topic } from '../pubsub.js';
 import { errors } from '../errors.js';
-import { enqueue, type TranscriptionJobName, type TranscriptionQueue } from '../../workers/queue.js';
+import { enqueue, type TranscriptionQueue } from '../../workers/queue.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -215,11 +215,6 @@ async function recordingOf(prisma: PrismaClient, jobId: string): Promise<string>
   const job = await prisma.job.findUnique({ where: { id: jobId }, select: { recordingId: true } });
   if (!job) throw errors.notFound('The job');
   return job.recordingId;
-}
-
-/** Starts the fetch of a link job (creation or retry) as Bull work; the state is already `fetching`. */
-export async function enqueueWork(ctx: Pick<JobsContext, 'queue'>, name: TranscriptionJobName, job: Pick<JobRow, 'id' | 'attempts'>): Promise<void> {
-  await enqueue(ctx.queue, name, { jobId: job.id, attempt: job.attempts });
 }
 
 /** Ends a job `failed` with a message and, when machine-readable, a code; frees its slot for the next. */
