@@ -91,6 +91,23 @@ describe('link transcriptions', () => {
     expect((await json(again)).code).toBe('invalid_state');
   });
 
+  it('opens cropping after the fetch with a ten-minute preview of the fetched copy, then transcribes the window', async () => {
+    const created = await json(await postJson(server, '/v1/transcriptions', { url: `${base}/speech.wav`, crop: true }));
+    const cropping = await waitForJob(server, created.recordingId, ['cropping', 'failed']);
+    expect(cropping.state).toBe('cropping');
+    expect(cropping.preview.peaks.length).toBeGreaterThan(100);
+    const ttlMs = Date.parse(cropping.preview.expiresAt) - Date.now();
+    expect(ttlMs).toBeGreaterThan(9 * 60_000);
+    expect(ttlMs).toBeLessThanOrEqual(10 * 60_000);
+    expect((await server.request(`/v1/recordings/${created.recordingId}/job/preview`)).status).toBe(200);
+    await postJson(server, `/v1/recordings/${created.recordingId}/job/start`, { startS: 0, endS: 2 });
+    const done = await waitForJob(server, created.recordingId, ['done', 'failed']);
+    expect(done).toMatchObject({ state: 'done', window: { startS: 0, endS: 2 } });
+    const transcript = await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`));
+    expect(transcript.durationS).toBeCloseTo(2, 1);
+    expect(transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase()).toContain('forward');
+  });
+
   it('fails a link that is not audio with invalid_audio', async () => {
     const created = await json(await postJson(server, '/v1/transcriptions', { url: `${base}/notes.txt` }));
     const failed = await waitForJob(server, created.recordingId, ['failed', 'done']);
