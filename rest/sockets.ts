@@ -34,6 +34,12 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
   const routes = options.routes.filter((route): route is SocketRoute => route.method === 'ws')
     .map((route) => ({ route, pattern: new RegExp(`^${expressPath(route.path).replace(/:([A-Za-z0-9_]+)/g, '(?<$1>[^/]+)')}$`) }));
   const sockets = new WebSocketServer({ noServer: true });
+  // The 101 answer carries the request id too, so a socket's frames and our logs can be matched.
+  const requestIds = new WeakMap<http.IncomingMessage, string>();
+  sockets.on('headers', (headers, req) => {
+    const requestId = requestIds.get(req);
+    if (requestId) headers.push(`X-Request-Id: ${requestId}`);
+  });
 
   return {
     async handleUpgrade(req, socket, head) {
@@ -44,6 +50,7 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
         if (!match) throw errors.notFound(`WebSocket ${pathname}`);
         const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
         await match.route.authorize?.(req, params, ctx);
+        requestIds.set(req, ctx.requestId);
         sockets.handleUpgrade(req, socket, head, (ws) => {
           Promise.resolve(match.route.onConnection(ws, req, params, ctx)).catch((error) => {
             options.logger.error({ err: error, path: pathname, requestId: ctx.requestId }, 'socket handler failed');

@@ -81,6 +81,7 @@ describe('OpenAPI document', () => {
 describe('table sockets', () => {
   it('serves a socket route with the caller\'s identity and path parameters', async () => {
     const socket = new WebSocket(`${server.wsUrl}/v1/test/echo/abc`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const upgradeRequestId = new Promise<string | undefined>((resolve) => socket.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string | undefined)));
     const frames: Record<string, unknown>[] = [];
     await new Promise<void>((resolve, reject) => {
       socket.on('message', (data) => {
@@ -92,6 +93,7 @@ describe('table sockets', () => {
     });
     socket.close();
     expect(frames).toEqual([{ type: 'hello', id: 'abc', accountId: server.accountId }, { type: 'echo', data: 'ping' }]);
+    expect(await upgradeRequestId).toMatch(/^req_[0-9a-f]{24}$/);
   });
 
   it('answers a refused upgrade with the envelope (authorize throws)', async () => {
