@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { Redis } from 'ioredis';
-import { RedisStore, type ConfigByField } from '@envelop/rate-limiter';
+import type { ConfigByField } from '@envelop/rate-limiter';
+import { RedisRateLimitStore } from './rate-limit-store.js';
 import type { Config } from './config.js';
 import { errors, toApiError } from './errors.js';
 import { openDatabase, type Database } from './db/index.js';
@@ -66,7 +67,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
   const services = createServices({ config, prisma, pubsub });
   const rateLimitRedis = new Redis(config.redisUrl, { keyPrefix: `${config.redisPrefix}ratelimit:`, maxRetriesPerRequest: 2 });
-  const rateLimitStore = new RedisStore(rateLimitRedis);
+  const rateLimitStore = new RedisRateLimitStore(rateLimitRedis);
   const bootstrap = await services.accounts.ensureBootstrap(config.bootstrapApiKey);
 
   const contextFrom = (state: RequestState): Context => ({

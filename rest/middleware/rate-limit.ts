@@ -1,17 +1,18 @@
 /**
  * Per-account request budget: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` on every response and
- * `429 rate_limited` with `Retry-After` past the limit. Counted in @envelop/rate-limiter's Redis store (a sliding
- * log of request times per identity), so every gateway process shares one budget per account. Callers without a
+ * `429 rate_limited` with `Retry-After` past the limit. Counted atomically in the Redis store shared with
+ * @envelop/rate-limiter (a sliding window of request times per identity, src/rate-limit-store.ts), so every gateway
+ * process shares one budget per account and a parallel burst cannot slip past it. Callers without a
  * valid credential are counted per client address. When Redis cannot be reached the request is let through (and
  * logged): the limiter protects the service, it must not take it down.
  */
 import type { RequestHandler } from 'express';
-import type { Store } from '@envelop/rate-limiter';
 import { ApiError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
+import type { RedisRateLimitStore } from '../../src/rate-limit-store.js';
 
 export interface RateLimitOptions {
-  store: Store;
+  store: Pick<RedisRateLimitStore, 'hit'>;
   /** Requests per window. */
   max: number;
   windowS: number;
@@ -31,16 +32,12 @@ export function useRateLimit(options: RateLimitOptions): RequestHandler {
     let limited: { resetS: number } | null = null;
     try {
       const who = req.sg.identity ? `account:${req.sg.identity.account.id}` : `address:${req.ip ?? 'unknown'}`;
-      const identity = { contextIdentity: who, fieldIdentity: 'requests' };
-      const now = Date.now();
-      const live = (await options.store.getForIdentity(identity)).filter((at) => at + windowMs > now);
-      const kept = live.length >= options.max ? live : [...live, now];
-      await options.store.setForIdentity(identity, kept, windowMs);
-      const resetS = Math.max(1, Math.ceil((Math.min(...kept) + windowMs - now) / 1000));
+      const hit = await options.store.hit(who, windowMs, options.max);
+      const resetS = Math.max(1, Math.ceil(hit.resetMs / 1000));
       res.setHeader('RateLimit-Limit', String(options.max));
-      res.setHeader('RateLimit-Remaining', String(Math.max(0, options.max - kept.length)));
+      res.setHeader('RateLimit-Remaining', String(Math.max(0, options.max - hit.count)));
       res.setHeader('RateLimit-Reset', String(resetS));
-      if (live.length >= options.max) limited = { resetS };
+      if (!hit.allowed) limited = { resetS };
     } catch (error) {
       options.logger?.warn({ err: error, requestId: req.sg.requestId }, 'rate limit store unavailable; request let through');
     }

@@ -31,6 +31,14 @@ describe('rate limits', () => {
     expect(await limited.json()).toMatchObject({ code: 'rate_limited', status: 429, data: { retryable: true } });
   });
 
+  it('a parallel burst is counted exactly: four pass, the rest get 429', async () => {
+    const other = await server.createAccount();
+    const { key } = await server.createKey(['*'], { accountId: other });
+    const statuses = await Promise.all(Array.from({ length: 10 }, () => server.request('/v1/health', { auth: key }).then((r) => r.status)));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(4);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(6);
+  });
+
   it('another account keeps its own budget', async () => {
     const other = await server.createAccount();
     const { key } = await server.createKey(['*'], { accountId: other });
