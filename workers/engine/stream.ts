@@ -33,7 +33,8 @@ const TRIM_AFTER_S = 12;
 const FORCE_COMMIT_S = 26;
 /** Buffers shorter than this are not worth a pass. */
 const MIN_PASS_S = 0.5;
-const PROMPT_TOKENS = 200;
+/** Committed text the next pass is prompted with: ~200 characters, as whisper_streaming does. */
+const PROMPT_TOKENS = 50;
 
 const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
 
@@ -230,12 +231,12 @@ export class StreamingTranscriber {
   private maybeTrim(forced: boolean): void {
     const bufferS = this.buffer.length / SAMPLE_RATE;
     if (bufferS > TRIM_AFTER_S || forced) {
-      // Cut after a committed sentence when there is one (a clean boundary for the next pass), else after
-      // the last committed word once the buffer is getting long.
+      // Cut after a committed sentence (a clean boundary for the next pass); cutting after any word loses
+      // the words around the cut. Only at the buffer's limit is a mid-sentence cut taken.
       const inBuffer = this.committedWords.filter((w) => w.end > this.bufferStartS);
       const sentenceEnd = inBuffer.filter((w) => /[.?!。？！]$/.test(w.text)).pop();
       if (sentenceEnd) this.trimTo(sentenceEnd.end);
-      else if ((bufferS > 2 * TRIM_AFTER_S || forced) && inBuffer.length) this.trimTo(this.lastCommittedEndS);
+      else if (forced && inBuffer.length) this.trimTo(this.lastCommittedEndS);
     }
     // Keep the committed-word list (only its tail is used as the prompt) from growing without end.
     if (this.committedWords.length > 400) this.committedWords = this.committedWords.slice(-200);
