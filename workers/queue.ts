@@ -12,7 +12,10 @@ import Bull from 'bull';
 export type TranscriptionJobName = 'fetch' | 'prepare' | 'transcribe';
 export interface TranscriptionJobData {
   jobId: string;
-  /** `Job.attempts` when this Bull job was added: a Bull job from an older attempt finds it stale and does nothing. */
+  /**
+   * `Job.attempts` (transcription starts) when this Bull job was added: a Bull job from an older attempt finds it
+   * stale and does nothing. Ids repeat safely: processors never throw, so finished Bull jobs are removed.
+   */
   attempt: number;
   /** fetch only: open the cropping step after the fetch instead of queueing the job. */
   crop?: boolean;
@@ -45,7 +48,11 @@ export function createTranscriptionQueue(settings: QueueSettings): Transcription
 
 /** Adds a Bull job whose id names the database job and attempt, so adding twice (retries, sweeps) is harmless. */
 export async function enqueue(queue: TranscriptionQueue, name: TranscriptionJobName, data: TranscriptionJobData): Promise<void> {
-  await queue.add(name, data, { jobId: bullJobId(name, data) });
+  const jobId = bullJobId(name, data);
+  // Bull ignores an add whose id it still keeps; a finished or failed run of the same id must make room.
+  const previous = await queue.getJob(jobId);
+  if (previous && ((await previous.isFailed()) || (await previous.isCompleted()))) await previous.remove();
+  await queue.add(name, data, { jobId });
 }
 
 export function bullJobId(name: TranscriptionJobName, data: TranscriptionJobData): string {

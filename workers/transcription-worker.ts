@@ -172,7 +172,10 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     if (job.state === 'queued' && !(await beginTranscribing(ctx, job.id, data.attempt))) return;
     const recording = job.recording;
     try {
-      if (!recording.sourcePath) throw new ApiError('invalid_state', 409, 'The job has no stored source to transcribe.');
+      if (!recording.sourcePath || !existsSync(absolute(recording.sourcePath))) {
+        // Storage lost the file (a volume not shared with this worker, a cleanup gone wrong): say so plainly.
+        throw new ApiError('source_missing', 409, 'The stored source of this recording cannot be read by the worker; upload it again.');
+      }
       // The master is the job's window as 16 kHz mono: segment times on it count from the window's start.
       let masterRelative = recording.masterPath;
       if (!masterRelative || !existsSync(absolute(masterRelative))) {
@@ -266,7 +269,10 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     }
   }
 
-  const run = (handler: (data: TranscriptionJobData) => Promise<void>) => (bullJob: Bull.Job<TranscriptionJobData>) => handler(bullJob.data);
+  // Failures are recorded on the job itself; a processor that still throws (the database gone mid-failure) is
+  // logged, and the sweeper repairs the job once the database answers again.
+  const run = (handler: (data: TranscriptionJobData) => Promise<void>) => (bullJob: Bull.Job<TranscriptionJobData>) =>
+    handler(bullJob.data).catch((error) => console.error(JSON.stringify({ time: new Date().toISOString(), level: 'error', message: 'transcription job processor failed', bullJob: bullJob.id, error: String(error) })));
   void queue.process('transcribe', options.concurrency, run(processTranscribe));
   void queue.process('fetch', 2, run(processFetch));
   void queue.process('prepare', 2, run(processPrepare));

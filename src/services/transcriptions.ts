@@ -305,8 +305,6 @@ export class TranscriptionsService {
             ...window,
             queuedAt: initialState === 'queued' ? new Date() : null,
             progress: { pct: 0 },
-            // Fetch and prepare work counts as attempt 1 so a retry's Bull job gets a fresh id.
-            attempts: initialState === 'queued' ? 0 : 1,
           },
         });
         if (options.shareLink) {
@@ -323,8 +321,8 @@ export class TranscriptionsService {
     // Committed: from here a failure to hand the work on must not fail the request. The worker's sweeper
     // admits queued jobs and re-adds missing Bull work within seconds.
     try {
-      if (initialState === 'fetching') await enqueue(this.queue, 'fetch', { jobId, attempt: 1, crop: options.crop });
-      else if (initialState === 'cropping') await enqueue(this.queue, 'prepare', { jobId, attempt: 1 });
+      if (initialState === 'fetching') await enqueue(this.queue, 'fetch', { jobId, attempt: 0, crop: options.crop });
+      else if (initialState === 'cropping') await enqueue(this.queue, 'prepare', { jobId, attempt: 0 });
       else await dispatchQueued(this.jobs, actor.accountId);
     } catch (error) {
       console.error(JSON.stringify({ time: new Date().toISOString(), level: 'warn', message: 'handing a new job to the queue failed; the sweeper will', jobId, error: String(error) }));
@@ -487,7 +485,7 @@ export class TranscriptionsService {
       const updated = await inTransaction(this.deps, recordingId, async (tx) => {
         const moved = await tx.job.update({
           where: { id: job.id },
-          data: { state: 'fetching', error: null, errorCode: null, finishedAt: null, attempts: { increment: 1 }, progress: { pct: 0, phase: 'fetching' } },
+          data: { state: 'fetching', error: null, errorCode: null, finishedAt: null, progress: { pct: 0, phase: 'fetching' } },
         });
         return { result: moved, frames: [stateFrame(moved)] };
       });

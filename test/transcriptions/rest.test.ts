@@ -259,3 +259,29 @@ describe('cropping', () => {
     expect((await server.request(`/v1/recordings/${recordingId}/job/preview`)).status).toBe(404);
   });
 });
+
+describe('failure while transcribing', () => {
+  it('ends failed with error and errorCode, and retry queues it again (failing again while the cause stays)', async () => {
+    const { rm } = await import('node:fs/promises');
+    const path = await import('node:path');
+    const created = await json(await upload(server, { crop: true, name: 'Lost source' }));
+    await waitFor(server, created.recordingId, ['cropping']);
+    for (let i = 0; i < 100; i++) {
+      if ((await json(await server.request(`/v1/recordings/${created.recordingId}/job`))).preview?.peaks) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The stored upload disappears before the job starts (storage lost it).
+    await rm(path.join(server.app.config.dataDir, 'media', created.recordingId, 'source'));
+    await server.request(`/v1/recordings/${created.recordingId}/job/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 0 }) });
+    const failed = await waitFor(server, created.recordingId, ['failed', 'done']);
+    expect(failed).toMatchObject({ state: 'failed', errorCode: 'source_missing', attempts: 1 });
+    expect(failed.error).toContain('stored source');
+    const retried = await json(await server.request(`/v1/recordings/${created.recordingId}/job/retry`, { method: 'POST' }));
+    expect(['queued', 'transcribing', 'failed']).toContain(retried.state);
+    const again = await waitFor(server, created.recordingId, ['failed', 'done']);
+    expect(again).toMatchObject({ state: 'failed', errorCode: 'source_missing', attempts: 2 });
+    const log = await json(await server.request(`/v1/recordings/${created.recordingId}/events?limit=500`));
+    const states = log.events.filter((e: { type: string }) => e.type === 'job.state').map((e: { frame: { state: string } }) => e.frame.state);
+    expect(states).toEqual(['cropping', 'queued', 'transcribing', 'failed', 'queued', 'transcribing', 'failed']);
+  });
+});
