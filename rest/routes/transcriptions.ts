@@ -44,7 +44,7 @@ export const jobSchema: JsonSchema = {
       additionalProperties: true,
     },
     error: { type: 'string', nullable: true },
-    errorCode: { type: 'string', nullable: true, description: 'Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, worker_lost, internal.' },
+    errorCode: { type: 'string', nullable: true, description: 'Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal.' },
     source: { type: 'string', nullable: true, description: 'The link the job came from.' },
     queue: { type: 'object', nullable: true, properties: { position: { type: 'integer', minimum: 1, description: '1 is next.' } } },
     preview: {
