@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeFileToPcm, SpeechEngine, type Segment } from '../../workers/engine/index.js';
-import { fixture, normaliseWords, wordErrors } from './text.js';
+import { expectWellFormedWords, fixture, normaliseWords, wordErrors } from './text.js';
 
 const CHUNK = 3200; // 200 ms at 16 kHz
 let engine: SpeechEngine;
@@ -60,6 +60,9 @@ describe('streaming transcriber', () => {
   it('commits the 60 s lecture (200 ms chunks, a pass every 3 s) as the offline transcript says it', async () => {
     const pcm = await decodeFileToPcm(fixture('political-philosophy-60s.wav'));
     const offline = await engine.transcribePcm(pcm, { language: 'en' });
+    // The offline result has several windows and segments: their words are well formed too.
+    expect(offline.segments.length).toBeGreaterThan(3);
+    expectWellFormedWords(offline.segments);
     const reference = normaliseWords(offline.segments.map((s) => s.text).join(' '));
     const { committed, drafts } = await stream(pcm, 15, 'en');
     const streamed = normaliseWords(committed.map((s) => s.text).join(' '));

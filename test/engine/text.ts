@@ -1,3 +1,6 @@
+import { expect } from 'vitest';
+import type { Segment } from '../../workers/engine/index.js';
+
 /** Text comparison helpers for the engine tests: what counts as "the same words". */
 const NUMBER_WORDS: Record<string, string> = {
   '0': 'zero', '1': 'one', '2': 'two', '3': 'three', '4': 'four', '5': 'five', '6': 'six', '7': 'seven', '8': 'eight', '9': 'nine', '10': 'ten',
@@ -28,3 +31,23 @@ export function wordErrors(reference: string[], hypothesis: string[]): number {
 }
 
 export const fixture = (name: string) => new URL(`../fixtures/${name}`, import.meta.url).pathname;
+
+/** Every segment has words, inside it and in order across the whole result; confidence = mean word prob. */
+export function expectWellFormedWords(segments: Segment[]): void {
+  let previousEnd = 0;
+  for (const segment of segments) {
+    expect(segment.words.length, segment.text).toBeGreaterThan(0);
+    expect(segment.end).toBeGreaterThan(segment.start);
+    for (const word of segment.words) {
+      expect(word.start).toBeGreaterThanOrEqual(Math.max(segment.start, previousEnd) - 1e-6);
+      expect(word.end).toBeGreaterThanOrEqual(word.start);
+      expect(word.end).toBeLessThanOrEqual(segment.end + 1e-6);
+      expect(word.prob).toBeGreaterThan(0);
+      expect(word.prob).toBeLessThanOrEqual(1);
+      previousEnd = word.end;
+    }
+    const mean = segment.words.reduce((sum, w) => sum + w.prob, 0) / segment.words.length;
+    expect(segment.confidence).toBeCloseTo(mean, 6);
+    expect(normaliseWords(segment.words.map((w) => w.text).join(' '))).toEqual(normaliseWords(segment.text));
+  }
+}
