@@ -9,6 +9,10 @@ import { errors } from '../../src/errors.js';
 import type { Context } from '../../src/schema/context.js';
 import type { ReaderCredentials } from '../../src/services/recordings.js';
 import {
+  ArchiveRecordingDocument,
+  PurgeRecordingDocument,
+  RecordingDocument,
+  RestoreRecordingDocument,
   RecordingEventsDocument,
   RecordingJobDocument,
   RecordingMediaTokenDocument,
@@ -16,7 +20,7 @@ import {
   RetryRecordingJobDocument,
   StartRecordingJobDocument,
 } from '../../src/generated/graphql.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { jobSchema } from './transcriptions.js';
 
 const idParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string' } };
@@ -47,7 +51,55 @@ function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia:
   throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode' + (allowMedia ? ' or a media token (media=).' : '.'));
 }
 
+const recordingSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'transcriptionId', 'state', 'lifecycle', 'lastSeq', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    transcriptionId: { type: 'string' },
+    name: { type: 'string', nullable: true },
+    state: { type: 'string', description: 'File recordings: processing, ended (job failed) or finalized.' },
+    lifecycle: { type: 'string', enum: ['active', 'archived'] },
+    durationS: { type: 'number', nullable: true },
+    spokenLanguage: { type: 'string', nullable: true },
+    lastSeq: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+    archivedAt: { type: 'string', format: 'date-time', nullable: true },
+  },
+};
+
 export const recordingRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}', operationId: 'getRecording', tags: ['recordings'],
+    summary: 'One recording: its owner, or anyone with a `shareCode` of its transcription.',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [idParam, shareCodeParam],
+    document: RecordingDocument,
+    variables: ({ params, query }) => ({ id: params.id!, shareCode: single(query.shareCode) }),
+    result: (data) => ({ status: 200, body: data.recording }),
+    response: { status: 200, description: 'The recording.', schema: recordingSchema },
+    errors: [notFound],
+  }),
+  ...(['archive', 'restore', 'purge'] as const).map((move) =>
+    graphqlRoute({
+      method: 'post', path: `/v1/recordings/{id}/${move}`, operationId: `${move}Recording`, tags: ['recordings'],
+      summary: {
+        archive: 'Archive a recording: share-link reads answer 404, its job leaves the queue; data kept.',
+        restore: 'Restore an archived recording.',
+        purge: 'Delete an archived recording (transcript, events, job, media) for good.',
+      }[move],
+      auth: { mode: 'userOrKey', scopes: ['write'] },
+      parameters: [idParam],
+      document: (move === 'archive' ? ArchiveRecordingDocument : move === 'restore' ? RestoreRecordingDocument : PurgeRecordingDocument) as typeof ArchiveRecordingDocument,
+      variables: ({ params }) => ({ id: params.id! }),
+      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Recording`] }),
+      response: move === 'purge'
+        ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
+        : { status: 200, description: 'The recording.', schema: recordingSchema },
+      errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived recording can be purged.' }] : [notFound],
+    }),
+  ),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/job', operationId: 'getRecordingJob', tags: ['recordings'],
     summary: 'Job state and progress; a queued job carries `queue.position` behind the account\'s other transcriptions.',

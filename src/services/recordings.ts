@@ -252,6 +252,13 @@ export class RecordingsService {
     return { token, expiresAt: expiresAt.toISOString() };
   }
 
+  /** One recording: its owner, or anyone holding a share link of its transcription. */
+  async get(recordingId: string, credentials: ReaderCredentials): Promise<RecordingView> {
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only.');
+    return recordingView(recording);
+  }
+
   /** The cropping preview: the stored source while the job is `cropping` (a link's copy only for ten minutes). */
   async previewFile(recordingId: string, credentials: ReaderCredentials): Promise<{ path: string; contentType: string }> {
     const { reader, recording } = await this.reader(recordingId, credentials);
@@ -264,4 +271,35 @@ export class RecordingsService {
     const rendition = await ensureRendition(path.join(this.deps.config.dataDir, 'media', job.previewPath), path.join(dir, 'preview'), 'delivery', 'ogg');
     return { path: rendition, contentType: CONTENT_TYPES.ogg };
   }
+}
+
+export interface RecordingView {
+  id: string;
+  transcriptionId: string;
+  name: string | null;
+  /** processing → ended (job failed) / finalized (transcript complete) for file recordings. */
+  state: string;
+  lifecycle: 'active' | 'archived';
+  durationS: number | null;
+  spokenLanguage: string | null;
+  lastSeq: number;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+}
+
+export function recordingView(row: Prisma.RecordingGetPayload<{}>): RecordingView {
+  return {
+    id: row.id,
+    transcriptionId: row.transcriptionId,
+    name: row.name,
+    state: row.state,
+    lifecycle: row.lifecycle as RecordingView['lifecycle'],
+    durationS: row.durationS,
+    spokenLanguage: row.spokenLanguage,
+    lastSeq: row.lastSeq,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    archivedAt: row.archivedAt?.toISOString() ?? null,
+  };
 }

@@ -19,6 +19,7 @@ import type { ServiceDeps } from './index.js';
 import { dispatchQueued, inTransaction, jobView, queueJob, stateFrame, type JobsContext, type JobView } from './jobs.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
 import { recordingMediaDir } from './media.js';
+import { recordingView, type RecordingView } from './recordings.js';
 import { newShareCode, newShareLinkId, shareLinkView, type ShareLinkView } from './share-links.js';
 
 const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(10).toString('hex')}`;
@@ -494,6 +495,40 @@ export class TranscriptionsService {
       throw errors.invalidState('The job has no stored source to retry from.', { state: job.state });
     }
     return this.job(accountId, recordingId);
+  }
+
+  // ---- the lifecycle of one recording (a file transcription's only recording) ----
+
+  private async ownedRecording(accountId: string, recordingId: string) {
+    const recording = await this.deps.prisma.recording.findFirst({ where: { id: recordingId, accountId } });
+    if (!recording) throw errors.notFound('The recording');
+    return recording;
+  }
+
+  /** Hidden (share-link reads answer 404), its job leaves the queue; data kept until restored or purged. */
+  async archiveRecording(accountId: string, recordingId: string): Promise<RecordingView> {
+    const recording = await this.ownedRecording(accountId, recordingId);
+    if (recording.lifecycle === 'archived') return recordingView(recording);
+    const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'archived', archivedAt: new Date() } });
+    await dispatchQueued(this.jobs, accountId);
+    return recordingView(updated);
+  }
+
+  async restoreRecording(accountId: string, recordingId: string): Promise<RecordingView> {
+    const recording = await this.ownedRecording(accountId, recordingId);
+    if (recording.lifecycle === 'active') return recordingView(recording);
+    const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'active', archivedAt: null } });
+    await dispatchQueued(this.jobs, accountId);
+    return recordingView(updated);
+  }
+
+  /** Irreversible; only an archived recording: its transcript, events, job and media go. */
+  async purgeRecording(accountId: string, recordingId: string): Promise<{ id: string; purged: true }> {
+    const recording = await this.ownedRecording(accountId, recordingId);
+    if (recording.lifecycle !== 'archived') throw errors.invalidState('Only an archived recording can be purged; archive it first.', { state: recording.lifecycle });
+    await this.deps.prisma.recording.delete({ where: { id: recordingId } });
+    await rm(this.mediaDir(recordingId), { recursive: true, force: true });
+    return { id: recordingId, purged: true };
   }
 
   /** The durable event log of a recording, oldest first; `cursor` (from a previous page) or `after` (a seq), not both. */

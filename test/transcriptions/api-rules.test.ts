@@ -263,3 +263,27 @@ describe('the queue and the lifecycle', () => {
     expect(await positions()).toEqual([1, 2, 3, 4]);
   });
 });
+
+describe('GET /v1/recordings/{id} and the recording lifecycle', () => {
+  it('reads the recording as owner or through a link; archive hides it from links, purge only when archived', async () => {
+    const created = await json(await upload(server, { name: 'Recording life' }));
+    const id = created.recordingId;
+    const own = await json(await server.request(`/v1/recordings/${id}`));
+    expect(own).toMatchObject({ id, transcriptionId: created.id, state: 'processing', lifecycle: 'active', lastSeq: -1 });
+    expect(own.durationS).toBeCloseTo(2.8, 0);
+    expect((await server.request(`/v1/recordings/${id}?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(200);
+    expect((await server.request(`/v1/recordings/${id}`, { auth: null })).status).toBe(401);
+
+    const early = await server.request(`/v1/recordings/${id}/purge`, { method: 'POST' });
+    expect(early.status).toBe(409);
+    expect((await json(await server.request(`/v1/recordings/${id}/archive`, { method: 'POST' }))).lifecycle).toBe('archived');
+    expect((await server.request(`/v1/recordings/${id}/transcript?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(404);
+    expect((await json(await server.request(`/v1/recordings/${id}/restore`, { method: 'POST' }))).lifecycle).toBe('active');
+    expect((await server.request(`/v1/recordings/${id}/transcript?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(200);
+    await server.request(`/v1/recordings/${id}/archive`, { method: 'POST' });
+    expect(await json(await server.request(`/v1/recordings/${id}/purge`, { method: 'POST' }))).toEqual({ id, purged: true });
+    expect((await server.request(`/v1/recordings/${id}`)).status).toBe(404);
+    expect(await mediaFiles()).not.toContain(id);
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}`))).recordingId).toBeNull();
+  });
+});

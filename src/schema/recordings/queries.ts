@@ -2,9 +2,19 @@ import { grants } from '../../auth/scopes.js';
 import { errors } from '../../errors.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { MediaTokenType, RecordingEventPageType, TranscriptSnapshotType } from './types.js';
+import { MediaTokenType, RecordingEventPageType, RecordingType, TranscriptSnapshotType } from './types.js';
 
 builder.queryFields((t) => ({
+  recording: t.field({
+    type: RecordingType,
+    description: 'One recording: its owner, or anyone with a `shareCode` of its transcription.',
+    authScopes: { public: true },
+    args: { id: t.arg.id({ required: true }), shareCode: t.arg.string() },
+    resolve: (_root, args, ctx) => {
+      if (!args.shareCode) requireRead(ctx);
+      return ctx.services.recordings.get(String(args.id), { accountId: ctx.identity?.account.id, shareCode: args.shareCode });
+    },
+  }),
   recordingTranscript: t.field({
     type: TranscriptSnapshotType,
     description: 'Transcript snapshot (sentences, segments with words, speakers, lastSeq). `after` returns segments past a seq. Owner, or anyone with a `shareCode`.',

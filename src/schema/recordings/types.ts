@@ -85,3 +85,20 @@ export const MediaTokenType = builder.objectRef<{ token: string; expiresAt: stri
     expiresAt: t.exposeString('expiresAt'),
   }),
 });
+
+export const RecordingType = builder.objectRef<import('../../services/recordings.js').RecordingView>('Recording').implement({
+  description: 'The unit that holds a transcript. A file or link transcription has exactly one.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    transcriptionId: t.exposeID('transcriptionId'),
+    name: t.exposeString('name', { nullable: true }),
+    state: t.exposeString('state', { description: 'File recordings: processing, ended (job failed) or finalized.' }),
+    lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
+    durationS: t.exposeFloat('durationS', { nullable: true }),
+    spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
+    lastSeq: t.exposeInt('lastSeq'),
+    createdAt: t.exposeString('createdAt'),
+    updatedAt: t.exposeString('updatedAt'),
+    archivedAt: t.exposeString('archivedAt', { nullable: true }),
+  }),
+});
