@@ -13,11 +13,11 @@ import {
   WindowDecoder,
   type DecodeResult,
 } from './decoding.js';
-import { logMelSpectrogram, SAMPLE_RATE } from './mel.js';
+import { logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
 import { WhisperOnnx } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
 import type { SileroVad, VadOptions } from './vad.js';
-import { speechWindows, windowTimeToSource, type SpeechWindow } from './windows.js';
+import { speechWindows, windowTimeToSource, type SpeechWindow, type WindowPiece } from './windows.js';
 
 export interface Word {
   start: number;
@@ -98,6 +98,10 @@ interface WindowSegment {
   start: number;
   end: number;
   tokens: number[];
+  /** False when the model did not close it with a timestamp: the speech runs on past the window's end. */
+  closed: boolean;
+  /** Index in the decoded tokens where this segment's tokens begin. */
+  tokenIndex: number;
 }
 
 /** Splits decoded tokens at timestamp pairs, as the reference's transcribe loop (times in window seconds). */
@@ -114,10 +118,46 @@ export function segmentsFromTokens(tokenizer: WhisperTokenizer, tokens: number[]
     if (text.length === 0) continue;
     const first = isTs(slice[0]) ? tokenizer.timestampSeconds(slice[0]) : 0;
     // An unclosed last segment (the window ended mid-sentence) runs to the end of the window.
-    const last = isTs(slice[slice.length - 1]) && slice.length > 1 ? tokenizer.timestampSeconds(slice[slice.length - 1]) : windowS;
-    segments.push({ start: Math.min(first, windowS), end: Math.min(Math.max(last, first), windowS), tokens: text });
+    const closed = isTs(slice[slice.length - 1]) && slice.length > 1;
+    const last = closed ? tokenizer.timestampSeconds(slice[slice.length - 1]) : windowS;
+    segments.push({ start: Math.min(first, windowS), end: Math.min(Math.max(last, first), windowS), tokens: text, closed, tokenIndex: to - slice.length });
   }
   return segments;
+}
+
+/** Seconds at the end of a window the model may leave untranscribed before they are decoded again. */
+const UNCOVERED_TAIL_S = 1.5;
+
+/** The end of a window that was not (completely) transcribed: an open last segment, or audio after the last one. */
+interface OpenTail {
+  /** Window seconds where it starts. */
+  startS: number;
+  /** Where its tokens start in the decoded tokens (the decoded length when none). */
+  tokenIndex: number;
+  /** Whether the window's last segment is the open one (held back, and dropped if the tail is redone). */
+  holdsSegment: boolean;
+}
+
+/** The part of a window from `fromS` (window seconds) on, as a window of its own. */
+function windowTail(window: SpeechWindow, fromS: number): SpeechWindow {
+  const from = Math.round(fromS * SAMPLE_RATE);
+  const pieces: WindowPiece[] = [];
+  for (const piece of window.pieces) {
+    const end = piece.offset + piece.length;
+    if (end <= from) continue;
+    const skip = Math.max(0, from - piece.offset);
+    pieces.push({ offset: piece.offset + skip - from, sourceStart: piece.sourceStart + skip, length: piece.length - skip });
+  }
+  return { audio: window.audio.slice(from), pieces, sourceEnd: window.sourceEnd };
+}
+
+/** `first` followed by `second` as one window. */
+function joinWindows(first: SpeechWindow, second: SpeechWindow): SpeechWindow {
+  const audio = new Float32Array(first.audio.length + second.audio.length);
+  audio.set(first.audio);
+  audio.set(second.audio, first.audio.length);
+  const shifted = second.pieces.map((p) => ({ ...p, offset: p.offset + first.audio.length }));
+  return { audio, pieces: [...first.pieces, ...shifted], sourceEnd: second.sourceEnd };
 }
 
 /** Everything one window yields: its segments on the source timeline. */
@@ -130,7 +170,7 @@ export async function transcribeWindow(
   previousTokens: number[],
   /** A temperature-0 decode already made for this window (batched greedy decoding). */
   firstAttempt?: DecodeResult,
-): Promise<{ segments: Segment[]; decoded: DecodeResult | null; wordTokens: number[][] }> {
+): Promise<{ segments: Segment[]; decoded: DecodeResult | null; wordTokens: number[][]; openTail?: OpenTail }> {
   const { model, tokenizer } = engine;
   const windowS = window.audio.length / SAMPLE_RATE;
   const decoded = await decodeWithFallback(
@@ -166,6 +206,7 @@ export async function transcribeWindow(
       : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / 160), language);
 
   const segments: Segment[] = [];
+  let openTail: OpenTail | undefined;
   /** Token ids of each word kept, in order (the streaming transcriber prompts with committed words). */
   const wordTokens: number[][] = [];
   let wordIndex = 0;
@@ -203,8 +244,15 @@ export async function transcribeWindow(
       confidence,
       language,
     });
+    openTail = windowSegment.closed ? undefined : { startS: windowSegment.start, tokenIndex: windowSegment.tokenIndex, holdsSegment: true };
   }
-  return { segments, decoded, wordTokens };
+  // The model closed its last segment well before the window's end and said nothing after: the rest of
+  // the window (speech by voice activity) is decoded again with the next window rather than lost.
+  const lastSegment = windowSegments[windowSegments.length - 1];
+  if (!openTail && lastSegment && windowS - lastSegment.end > UNCOVERED_TAIL_S) {
+    openTail = { startS: lastSegment.end, tokenIndex: decoded.tokens.length, holdsSegment: false };
+  }
+  return { segments, decoded, wordTokens, openTail };
 }
 
 /** Runs the whole loop over a PCM source whose length is `totalS` seconds (0 when unknown). */
@@ -247,8 +295,30 @@ export async function transcribeSource(
     };
   };
 
+  /**
+   * A sentence the model left open at the end of a window (a voice-activity cut inside long speech) is held
+   * back and its audio decoded again at the start of the next window, as the reference's seek does: the
+   * words then get their whole context. If the two do not fit in 30 s, the held segment is kept as it was.
+   */
+  let carry: { window: SpeechWindow; segment: Segment | null } | null = null;
+  const emit = (segment: Segment) => {
+    const shifted = shiftSegment(segment, offsetS);
+    segments.push(shifted);
+    options.onSegment?.(shifted, progress());
+  };
+  const flushCarry = () => {
+    if (carry?.segment) emit(carry.segment);
+    carry = null;
+  };
+
   const runBatch = async (batch: SpeechWindow[]) => {
     options.signal?.throwIfAborted();
+    if (carry) {
+      if (batch.length === 1 && carry.window.audio.length + batch[0].audio.length <= N_SAMPLES) {
+        batch = [joinWindows(carry.window, batch[0])];
+        carry = null;
+      } else flushCarry();
+    }
     const hidden = await model.encode(batch.map((w) => logMelSpectrogram(w.audio)));
     const windowDecoders = batch.map((_, i) => new WindowDecoder(model, WhisperOnnx.sliceBatch(hidden, i, 1)));
     if (!language) language = (await detectLanguage(tokenizer, windowDecoders[0])).language;
@@ -259,7 +329,7 @@ export async function transcribeSource(
         : undefined;
     for (let i = 0; i < batch.length; i++) {
       const window = batch[i];
-      const { segments: windowSegments, decoded } = await transcribeWindow(
+      const { segments: windowSegments, decoded, openTail } = await transcribeWindow(
         engine,
         window,
         windowDecoders[i],
@@ -268,17 +338,17 @@ export async function transcribeSource(
         batched ? [] : previousTokens,
         batched?.[i],
       );
+      // Carry the open end into the next window, when what is kept makes progress (starts ≥ 1 s in).
+      const hold = batch.length === 1 && openTail !== undefined && openTail.startS >= 1 && windowSegments.length > 0;
+      const keptTokens = decoded ? (hold ? decoded.tokens.slice(0, openTail!.tokenIndex) : decoded.tokens) : [];
       // Text the model produced while falling back to high temperatures is a poor prompt (reference rule).
       previousTokens =
         options.conditionOnPreviousText === false || !decoded || decoded.temperature > 0.5
           ? []
-          : [...previousTokens, ...decoded.tokens.filter((t) => !tokenizer.isTimestamp(t))];
+          : [...previousTokens, ...keptTokens.filter((t) => !tokenizer.isTimestamp(t))];
       processedS = window.sourceEnd / SAMPLE_RATE;
-      for (const segment of windowSegments) {
-        const shifted = shiftSegment(segment, offsetS);
-        segments.push(shifted);
-        options.onSegment?.(shifted, progress());
-      }
+      if (hold) carry = { window: windowTail(window, openTail!.startS), segment: openTail!.holdsSegment ? windowSegments.pop()! : null };
+      for (const segment of windowSegments) emit(segment);
       options.onProgress?.(progress());
     }
   };
@@ -310,6 +380,7 @@ export async function transcribeSource(
   }
   sourceDone = true;
   if (batch.length) await runBatch(batch);
+  flushCarry();
   processedS = sourceSamples / SAMPLE_RATE;
   options.onProgress?.(progress());
   return {
