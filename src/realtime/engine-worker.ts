@@ -217,17 +217,30 @@ async function main(): Promise<void> {
       return;
     }
     if (message.type === 'open') {
-      const session = new WorkerSession(engine, message.sessionId, message.language, message.latencyMode, message.tuning);
+      let session: WorkerSession;
+      try {
+        session = new WorkerSession(engine, message.sessionId, message.language, message.latencyMode, message.tuning);
+      } catch (error) {
+        post({ type: 'session_failed', sessionId: message.sessionId, message: error instanceof Error ? error.message : String(error) });
+        return;
+      }
       sessions.set(message.sessionId, session);
       void session.run().finally(() => sessions.delete(message.sessionId));
       return;
     }
     const session = sessions.get(message.sessionId);
     if (!session) return; // ended already: late audio or a second cancel
-    if (message.type === 'audio') session.push(new Float32Array(message.pcm));
-    else if (message.type === 'update') session.update(message.language, message.latencyMode);
-    else if (message.type === 'eof') session.endOfAudio();
-    else if (message.type === 'cancel') session.cancel();
+    try {
+      if (message.type === 'audio') session.push(new Float32Array(message.pcm));
+      else if (message.type === 'update') session.update(message.language, message.latencyMode);
+      else if (message.type === 'eof') session.endOfAudio();
+      else if (message.type === 'cancel') session.cancel();
+    } catch (error) {
+      // One session's failure (e.g. a language the engine refuses) must not take the thread and its other sessions down.
+      session.cancel();
+      sessions.delete(message.sessionId);
+      post({ type: 'session_failed', sessionId: message.sessionId, message: error instanceof Error ? error.message : String(error) });
+    }
   };
   port.on('message', handle);
 
