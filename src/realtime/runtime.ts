@@ -63,16 +63,16 @@ export class RealtimeRuntime {
     const loaded = this.host.loadedEngine();
     if (loaded) return loaded.languages;
     if (!this.tokenizerLanguages) {
-      let modelDir: string;
       try {
-        modelDir = resolveModelDir({ modelsDir: this.config.modelsDir, model: this.config.model });
+        const modelDir = resolveModelDir({ modelsDir: this.config.modelsDir, model: this.config.model });
+        this.tokenizerLanguages = [...new WhisperTokenizer(modelDir).languageTokens.keys()];
       } catch (error) {
-        // A deployment without its model cannot take sessions; retrying later helps once it is installed.
+        // A deployment without its model (or with one it cannot read) cannot take sessions; retrying later helps
+        // once it is installed.
         throw new ApiError('unavailable', 503, `The speech model is not installed on this server: ${(error as Error).message}`, {
-          headers: { 'Retry-After': '60' },
+          cause: error, headers: { 'Retry-After': '60' },
         });
       }
-      this.tokenizerLanguages = [...new WhisperTokenizer(modelDir).languageTokens.keys()];
     }
     return this.tokenizerLanguages;
   }

@@ -8,7 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { ApiError } from '../errors.js';
 import type { ServiceDeps } from './index.js';
+
+/** Seconds a client waits before asking again when the model is missing or cannot be read. */
+const MODEL_RETRY_AFTER_S = 60;
 
 export interface Language {
   code: string;
@@ -70,8 +74,16 @@ export class CapabilitiesService {
   async transcriptionLanguages(): Promise<string[]> {
     if (this.provider.transcriptionLanguages) return this.provider.transcriptionLanguages();
     this.modelLanguageCache ??= (async () => {
-      const { resolveModelDir } = await import('../../workers/engine/index.js');
-      return modelLanguages(resolveModelDir({ modelsDir: this.deps.config.modelsDir, model: this.deps.config.model }));
+      try {
+        const { resolveModelDir } = await import('../../workers/engine/index.js');
+        return await modelLanguages(resolveModelDir({ modelsDir: this.deps.config.modelsDir, model: this.deps.config.model }));
+      } catch (error) {
+        // No model (or one that cannot be read) means the service is not ready, not a fault of ours: 503 unavailable,
+        // as session creation answers; retrying helps once the model is installed.
+        throw new ApiError('unavailable', 503, 'The speech model is not installed or cannot be read on this server yet; retry later.', {
+          cause: error, headers: { 'Retry-After': String(MODEL_RETRY_AFTER_S) },
+        });
+      }
     })();
     this.modelLanguageCache.catch(() => { this.modelLanguageCache = null; }); // a model installed later is picked up
     return this.modelLanguageCache;

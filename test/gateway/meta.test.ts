@@ -73,3 +73,38 @@ describe('meta routes', () => {
     expect((await server.request('/v1/languages', { auth: null })).status).toBe(401);
   });
 });
+
+describe('a server whose model is missing or unloadable', () => {
+  /** The service is not ready (spec: 503 `unavailable`, retry after `Retry-After`), never a 500. */
+  async function expectUnavailable(bare: TestServer, pathname: string, init?: RequestInit) {
+    const response = await bare.request(pathname, init);
+    expect(response.status).toBe(503);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await response.json()).toMatchObject({ code: 'unavailable', data: { retryable: true } });
+  }
+
+  it.each([
+    ['a model name found nowhere', 'missing'],
+    ['a model directory without a tokenizer or language table', 'unloadable'],
+  ])('GET /v1/realtime/capabilities and /v1/languages answer 503 unavailable with Retry-After: %s', async (_what, kind) => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-models-'));
+    if (kind === 'unloadable') {
+      await fs.mkdir(path.join(dir, 'broken-model'));
+      await fs.writeFile(path.join(dir, 'broken-model', 'config.json'), '{}');
+    }
+    const bare = await startTestServer({
+      workers: [],
+      env: { MODELS_DIR: dir, MODEL: kind === 'missing' ? 'whisper-not-installed' : 'broken-model', REALTIME_SECRET: 'meta-suite-secret-0123456789abcdef' },
+    });
+    try {
+      await expectUnavailable(bare, '/v1/realtime/capabilities');
+      await expectUnavailable(bare, '/v1/languages');
+      // Asked again (nothing cached from the failure), still the same answer.
+      await expectUnavailable(bare, '/v1/realtime/capabilities');
+      await expectUnavailable(bare, '/v1/realtime/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    } finally {
+      await bare.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
