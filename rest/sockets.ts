@@ -46,9 +46,10 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
       const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
       const ctx = await options.contextFor(req);
       try {
-        const match = routes.map(({ route, pattern }) => ({ route, groups: pattern.exec(pathname)?.groups })).find((m) => m.groups);
+        // A path without parameters matches with no `groups` at all: match on the exec result, not its groups.
+        const match = routes.map(({ route, pattern }) => ({ route, found: pattern.exec(pathname) })).find((m) => m.found);
         if (!match) throw errors.notFound(`WebSocket ${pathname}`);
-        const params = Object.fromEntries(Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+        const params = Object.fromEntries(Object.entries(match.found?.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
         await match.route.authorize?.(req, params, ctx);
         requestIds.set(req, ctx.requestId);
         sockets.handleUpgrade(req, socket, head, (ws) => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
+import { ApiError, errors } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -21,6 +22,18 @@ const failingRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] }, response: { status: 200, description: 'never' },
     handler: async () => { await new Promise((r) => setTimeout(r, 5)); throw new TypeError('cannot read x of undefined'); },
   },
+  // Sockets refused before the upgrade: the expected refusals of the realtime socket, and an unexpected failure.
+  ...([
+    ['unavailable', () => new ApiError('unavailable', 503, 'Every slot is busy.', { headers: { 'Retry-After': '5' } })],
+    ['invalid-token', () => errors.invalidToken()],
+    ['expired', () => new ApiError('session_expired', 410, 'The session token has expired.')],
+    ['broken', () => new Error('secret socket detail')],
+  ] as const).map(([name, refusal]): RouteEntry => ({
+    method: 'ws', path: `/v1/test/sockets/${name}`, operationId: `testSocket_${name}`, tags: ['test'], summary: 'Refuses.',
+    auth: { mode: 'public', scopes: [] }, frames: { server: [] },
+    authorize: () => { throw refusal(); },
+    onConnection: () => undefined,
+  })),
 ];
 
 /** Captures what the server logs, to see that a 500 is logged with its cause and request id. */
@@ -126,6 +139,16 @@ describe('error envelope', () => {
     });
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404, requestId: answer.requestId });
+  });
+
+  it('a socket route without path parameters is served (its refusal, not a 404)', async () => {
+    const answer = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(`${server.wsUrl}/v1/test/sockets/invalid-token`);
+      socket.on('unexpected-response', (_req, res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      socket.on('open', () => reject(new Error('upgrade was accepted')));
+      socket.on('error', () => undefined);
+    });
+    expect(answer).toBe(401);
   });
 
   it('GraphQL request errors carry the code in extensions and keep their HTTP status', async () => {
