@@ -30,6 +30,11 @@ function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string) {
   socket.end(`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? 'Error'}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
 }
 
+/** An ApiError a socket is refused with by design (the caller's fault or a temporary state), not a fault of ours. */
+function isExpectedRefusal(error: ApiError): boolean {
+  return error.status < 500 || (error.status === 503 && error.code === 'unavailable');
+}
+
 export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
   const routes = options.routes.filter((route): route is SocketRoute => route.method === 'ws')
     .map((route) => ({ route, pattern: new RegExp(`^${expressPath(route.path).replace(/:([A-Za-z0-9_]+)/g, '(?<$1>[^/]+)')}$`) }));
@@ -60,7 +65,10 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
         });
       } catch (error) {
         const apiError = toApiError(error);
-        if (apiError.status >= 500) options.logger.error({ err: error, path: pathname, requestId: ctx.requestId }, 'upgrade failed');
+        // Refusals the protocol expects (401, 410, 404..., and 503 unavailable: busy or not ready, retry later)
+        // are the caller's business, not a fault of ours; only unexpected failures are errors.
+        if (isExpectedRefusal(apiError)) options.logger.info({ code: apiError.code, status: apiError.status, path: pathname, requestId: ctx.requestId }, 'upgrade refused');
+        else options.logger.error({ err: error, path: pathname, requestId: ctx.requestId }, 'upgrade failed');
         refuseUpgrade(socket, apiError, ctx.requestId);
       }
     },

@@ -151,6 +151,40 @@ describe('error envelope', () => {
     expect(answer).toBe(401);
   });
 
+  it('expected upgrade refusals (401, 410, 503 unavailable) are not logged as errors; an unexpected failure is', async () => {
+    const refusal = (pathname: string) => new Promise<{ status: number; retryAfter: string | undefined; requestId: string | undefined }>((resolve, reject) => {
+      const socket = new WebSocket(`${server.wsUrl}${pathname}`);
+      socket.on('unexpected-response', (_req, res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, requestId: res.headers['x-request-id'] as string | undefined }));
+      });
+      socket.on('open', () => reject(new Error('upgrade was accepted')));
+      socket.on('error', () => undefined);
+    });
+    const upgradeLogs = (requestId: string | undefined) => logged.filter((entry) => entry.fields.requestId === requestId && /upgrade/.test(entry.message));
+
+    const expected: [string, number][] = [
+      ['/v1/test/sockets/unavailable', 503],
+      ['/v1/test/sockets/invalid-token', 401],
+      ['/v1/test/sockets/expired', 410],
+      ['/v1/realtime/sessions/not-a-token/socket', 401], // the real realtime socket, refusing a bad stream token
+    ];
+    for (const [pathname, status] of expected) {
+      const answer = await refusal(pathname);
+      expect(answer.status).toBe(status);
+      if (status === 503) expect(answer.retryAfter).toBe('5');
+      const entries = upgradeLogs(answer.requestId);
+      expect(entries.map((entry) => entry.level), pathname).not.toContain('error');
+      expect(entries.map((entry) => entry.level), pathname).not.toContain('warn');
+    }
+
+    const broken = await refusal('/v1/test/sockets/broken');
+    expect(broken.status).toBe(500);
+    const entries = upgradeLogs(broken.requestId);
+    expect(entries.map((entry) => entry.level)).toContain('error');
+    expect(entries.find((entry) => entry.level === 'error')!.fields.err).toMatchObject({ message: 'secret socket detail' });
+  });
+
   it('GraphQL request errors carry the code in extensions and keep their HTTP status', async () => {
     const post = (body: string) => server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const cases: [Promise<Response>, number, string][] = [
