@@ -15,7 +15,7 @@ import { errors, toApiError } from './errors.js';
 import { openDatabase, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRedisPubSub, type PubSub } from './pubsub.js';
-import { createServices, type Services } from './services/index.js';
+import { closeServices, createServices, type Services } from './services/index.js';
 import { schema } from './schema/index.js';
 import type { Context } from './schema/context.js';
 import { createGraphQLServer } from './graphql-server.js';
@@ -149,9 +149,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       server.closeAllConnections?.();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // Services holding resources of their own (engine threads, queues) expose close().
-      for (const service of Object.values(services) as { close?: () => Promise<void> }[]) {
-        await service.close?.().catch((error) => logger.warn({ err: error }, 'service did not close cleanly'));
-      }
+      await closeServices(services, (error, name) => logger.warn({ err: error, service: name }, 'service did not close cleanly'));
       await pubsub.close();
       rateLimitRedis.disconnect();
       await db.close();

@@ -6,7 +6,7 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { createLogger } from './logger.js';
 import { createRedisPubSub } from './pubsub.js';
-import { createServices } from './services/index.js';
+import { closeServices, createServices } from './services/index.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { RunningWorker } from './background.js';
 
@@ -26,6 +26,7 @@ for (const worker of backgroundWorkers) {
 }
 const stop = async () => {
   for (const worker of running.reverse()) await worker.stop();
+  await closeServices(services, (error, name) => logger.warn({ err: error, service: name }, 'service did not close cleanly'));
   await pubsub.close();
   await db.close();
   process.exit(0);

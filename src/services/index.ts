@@ -29,6 +29,26 @@ export interface Services {
   realtime: RealtimeService;
 }
 
+/**
+ * A service that holds resources of its own (engine threads, a Bull queue and its Redis connections) exposes
+ * `close()`; whoever created the services (the app, `npm run worker`) calls `closeServices` once on shutdown.
+ */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+function isClosable(service: unknown): service is Closable {
+  return typeof (service as Partial<Closable> | null)?.close === 'function';
+}
+
+/** Closes every service that holds resources; one failing does not keep the others open. */
+export async function closeServices(services: Services, onError: (error: unknown, name: string) => void): Promise<void> {
+  for (const [name, service] of Object.entries(services)) {
+    if (!isClosable(service)) continue;
+    await service.close().catch((error: unknown) => onError(error, name));
+  }
+}
+
 export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
   const shareLinks = new ShareLinksService(deps);

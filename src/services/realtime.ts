@@ -9,7 +9,7 @@ import { errors } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { RealtimeRuntime } from '../realtime/runtime.js';
 import type { CapabilitiesService, CapabilityProvider } from './capabilities.js';
-import type { ServiceDeps } from './index.js';
+import type { Closable, ServiceDeps } from './index.js';
 
 export interface CreateSessionResponse {
   sessionId: string;
@@ -17,7 +17,7 @@ export interface CreateSessionResponse {
   expiresAt: string;
 }
 
-export class RealtimeService {
+export class RealtimeService implements Closable {
   private runtimeInstance: RealtimeRuntime | null = null;
 
   constructor(private readonly deps: ServiceDeps, capabilities: CapabilitiesService) {

@@ -15,7 +15,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors } from '../errors.js';
 import { probeAudio } from '../../workers/engine/audio.js';
 import { createTranscriptionQueue, enqueue, type TranscriptionQueue } from '../../workers/queue.js';
-import type { ServiceDeps } from './index.js';
+import type { Closable, ServiceDeps } from './index.js';
 import { dispatchQueued, inTransaction, jobView, queueJob, stateFrame, type JobsContext, type JobView } from './jobs.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
 import { recordingMediaDir } from './media.js';
@@ -181,7 +181,7 @@ function decodeCursor(raw: string): Cursor {
 
 type TranscriptionWithRecording = Prisma.TranscriptionGetPayload<{ include: { recordings: { include: { job: true } }; shareLinks: true } }>;
 
-export class TranscriptionsService {
+export class TranscriptionsService implements Closable {
   private queueInstance: TranscriptionQueue | null = null;
   readonly linkPolicy: LinkFetchPolicy;
 
