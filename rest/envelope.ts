@@ -4,7 +4,7 @@
  * no path answers a bare 500 or an HTML page.
  */
 import type { ErrorRequestHandler, Response } from 'express';
-import { ApiError, errors, toApiError } from '../src/errors.js';
+import { ApiError, errors, isExpectedError, toApiError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 
 export function sendError(res: Response, error: ApiError, requestId: string | null) {
@@ -32,7 +32,9 @@ function fromHttpError(error: unknown): ApiError | null {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const apiError = error instanceof ApiError ? error : fromHttpError(error) ?? toApiError(error);
-    if (apiError.status >= 500) logger.error({ requestId: req.sg?.requestId, method: req.method, path: req.path, err: error }, 'request failed');
+    const fields = { requestId: req.sg?.requestId, method: req.method, path: req.path };
+    if (!isExpectedError(apiError)) logger.error({ ...fields, err: error }, 'request failed');
+    else if (apiError.status >= 500) logger.info({ ...fields, code: apiError.code, status: apiError.status, reason: apiError.message }, 'request refused');
     sendError(res, apiError, req.sg?.requestId ?? null);
   };
 }

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { ApiError, errors, toApiError } from '../src/errors.js';
+import { ApiError, errors, isExpectedError, toApiError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { Context } from '../src/schema/context.js';
 import { expressPath } from './router.js';
@@ -28,11 +28,6 @@ function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string) {
   const body = JSON.stringify(error.toEnvelope(requestId));
   const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close', ...error.headers };
   socket.end(`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? 'Error'}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
-}
-
-/** An ApiError a socket is refused with by design (the caller's fault or a temporary state), not a fault of ours. */
-function isExpectedRefusal(error: ApiError): boolean {
-  return error.status < 500 || (error.status === 503 && error.code === 'unavailable');
 }
 
 export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
@@ -67,7 +62,7 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
         const apiError = toApiError(error);
         // Refusals the protocol expects (401, 410, 404..., and 503 unavailable: busy or not ready, retry later)
         // are the caller's business, not a fault of ours; only unexpected failures are errors.
-        if (isExpectedRefusal(apiError)) options.logger.info({ code: apiError.code, status: apiError.status, path: pathname, requestId: ctx.requestId }, 'upgrade refused');
+        if (isExpectedError(apiError)) options.logger.info({ code: apiError.code, status: apiError.status, path: pathname, requestId: ctx.requestId }, 'upgrade refused');
         else options.logger.error({ err: error, path: pathname, requestId: ctx.requestId }, 'upgrade failed');
         refuseUpgrade(socket, apiError, ctx.requestId);
       }

@@ -74,6 +74,14 @@ export const errors = {
     new ApiError('internal', 500, 'Something went wrong on our side; the failure was logged.', { cause, retryable: true }),
 };
 
+/**
+ * An error answered by design, not a fault of ours: the caller's (status < 500) or a temporary state the client is
+ * told to wait out (503 `unavailable`: busy, waking, model not installed yet). Logged at info at most, never as an error.
+ */
+export function isExpectedError(error: ApiError): boolean {
+  return error.status < 500 || (error.status === 503 && error.code === 'unavailable');
+}
+
 /** Turns anything thrown into an ApiError; unexpected exceptions become `500 internal` (the caller logs the cause). */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;

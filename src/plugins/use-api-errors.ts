@@ -10,7 +10,7 @@
 import { GraphQLError } from 'graphql';
 import { handleStreamOrSingleExecutionResult } from '@envelop/core';
 import type { Plugin } from 'graphql-yoga';
-import { ApiError, toApiError } from '../errors.js';
+import { ApiError, isExpectedError, toApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 type HttpExtension = { status?: number; headers?: Record<string, string> };
@@ -50,7 +50,7 @@ export function useApiErrorMasking(logger: Logger) {
       if (graphqlError && !original) return withCode(graphqlError, requestError(graphqlError), true);
       if (original instanceof GraphQLError && !original.originalError) return withCode(graphqlError ?? original, requestError(original), true);
       const apiError = toApiError(original);
-      if (apiError.status >= 500) logger.error({ err: original, path: graphqlError?.path }, 'resolver failed');
+      if (!isExpectedError(apiError)) logger.error({ err: original, path: graphqlError?.path }, 'resolver failed');
       return withCode(graphqlError, apiError);
     },
   };

@@ -92,8 +92,11 @@ describe('a server whose model is missing or unloadable', () => {
       await fs.mkdir(path.join(dir, 'broken-model'));
       await fs.writeFile(path.join(dir, 'broken-model', 'config.json'), '{}');
     }
+    const logged: { level: string; message: string }[] = [];
+    const capture = (level: string) => (_fields: Record<string, unknown>, message: string) => { logged.push({ level, message }); };
     const bare = await startTestServer({
       workers: [],
+      logger: { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') },
       env: { MODELS_DIR: dir, MODEL: kind === 'missing' ? 'whisper-not-installed' : 'broken-model', REALTIME_SECRET: 'meta-suite-secret-0123456789abcdef' },
     });
     try {
@@ -102,6 +105,8 @@ describe('a server whose model is missing or unloadable', () => {
       // Asked again (nothing cached from the failure), still the same answer.
       await expectUnavailable(bare, '/v1/realtime/capabilities');
       await expectUnavailable(bare, '/v1/realtime/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      // Not ready is expected, not a fault of ours: nothing is logged as an error.
+      expect(logged.filter((entry) => entry.level === 'error')).toEqual([]);
     } finally {
       await bare.close();
       await fs.rm(dir, { recursive: true, force: true });
