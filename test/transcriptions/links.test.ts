@@ -14,7 +14,7 @@ import {
   type LinkFetchPolicy,
 } from '../../src/services/links/index.js';
 
-const speech = await readFile(new URL('../../../shared/audio/goforward.wav', import.meta.url));
+const speech = await readFile(new URL('../fixtures/goforward.wav', import.meta.url));
 let server: http.Server;
 let base: string;
 let port: number;

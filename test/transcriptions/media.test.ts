@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeAudio } from '../../workers/engine/audio.js';
 import {
@@ -14,7 +15,7 @@ import {
   wavClip,
 } from '../../src/services/media.js';
 
-const source = path.resolve('../shared/audio/goforward.wav');
+const source = fileURLToPath(new URL('../fixtures/goforward.wav', import.meta.url));
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sg-media-'));
