@@ -4,6 +4,7 @@
  * the whole truth and tests can start a server with an exact configuration.
  */
 import path from 'node:path';
+import { envBool as bool, envInt as int, envString as str, type Env } from './env.js';
 import { loadRealtimeSettings, type RealtimeSettings } from './realtime/config.js';
 import { loadTranscriptionSettings, type TranscriptionSettings } from './services/transcription-settings.js';
 
@@ -49,29 +50,6 @@ export interface Config {
   realtime: RealtimeSettings;
   /** File and link transcriptions: link fetching, media signing, worker tuning (src/services/transcription-settings.ts). */
   transcriptions: TranscriptionSettings;
-}
-
-type Env = Record<string, string | undefined>;
-
-function int(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new Error(`${name} must be true or false, got "${env[name]}"`);
-}
-
-function str(env: Env, name: string): string | null {
-  const raw = env[name];
-  return raw === undefined || raw === '' ? null : raw;
 }
 
 /** `OIDC_ISSUERS=https://a.example|https://a.example/jwks.json|aud,https://b.example` (JWKS and audience optional). */

@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.js';
+import { envPositive as positive, type Env } from '../env.js';
 import type { SessionTuning } from './engine-messages.js';
 
 export interface RealtimeSettings {
@@ -33,17 +34,6 @@ export interface RealtimeSettings {
   tuning: SessionTuning;
   /** Seconds between `session.loading` heartbeats. */
   loadingHeartbeatS: number;
-}
-
-type Env = Record<string, string | undefined>;
-
-function positive(env: Env, name: string, fallback: number, { integer = false, allowZero = false } = {}): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0) && (!integer || Number.isInteger(value));
-  if (!ok) throw new Error(`${name} must be a ${integer ? 'whole' : ''} number ${allowZero ? '≥ 0' : '> 0'}, got "${raw}"`);
-  return value;
 }
 
 export interface RealtimeConfig extends RealtimeSettings {

@@ -2,7 +2,7 @@
  * Settings of file and link transcriptions, read by `loadConfig` (src/config.ts) into `config.transcriptions`.
  * Every variable has a row in the README's Transcriptions section.
  */
-type Env = Record<string, string | undefined>;
+import { envInt as int, type Env } from '../env.js';
 
 export interface TranscriptionSettings {
   /**
@@ -21,14 +21,6 @@ export interface TranscriptionSettings {
   workerStalledCheckMs: number;
   /** How often a worker looks for stranded jobs (admitted but not on Bull, queues with free slots). */
   workerSweepMs: number;
-}
-
-function int(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
 }
 
 export function loadTranscriptionSettings(env: Env): TranscriptionSettings {
