@@ -6,6 +6,7 @@
  */
 import { baseUrlOf } from '../base-url.js';
 import { errors } from '../../src/errors.js';
+import { requireScope } from '../../src/auth/scopes.js';
 import type { Context } from '../../src/schema/context.js';
 import type { ReaderCredentials } from '../../src/services/recordings.js';
 import {
@@ -41,14 +42,10 @@ function single(value: unknown): string | undefined {
 function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
   const shareCode = single(query.shareCode);
   if (shareCode) return { shareCode };
-  if (ctx.credentialError) throw ctx.credentialError;
   const media = allowMedia ? single(query.media) : undefined;
-  if (ctx.identity) {
-    if (!ctx.identity.principal.scopes.some((scope) => scope === 'read' || scope === '*')) throw errors.forbidden('This API key lacks the "read" scope.', { scope: 'read' });
-    return { accountId: ctx.identity.account.id };
-  }
-  if (media) return { media };
-  throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode' + (allowMedia ? ' or a media token (media=).' : '.'));
+  if (media && !ctx.identity && !ctx.credentialError) return { media };
+  const identity = requireScope(ctx, 'read', 'This read needs a credential: a bearer token, a shareCode' + (allowMedia ? ' or a media token (media=).' : '.'));
+  return { accountId: identity.account.id };
 }
 
 const recordingSchema: JsonSchema = {

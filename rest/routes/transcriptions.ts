@@ -6,7 +6,7 @@
 import busboy from 'busboy';
 import express from 'express';
 import type { Request } from 'express';
-import { grants } from '../../src/auth/scopes.js';
+import { requireScope } from '../../src/auth/scopes.js';
 import { ApiError, errors } from '../../src/errors.js';
 import type { Context } from '../../src/schema/context.js';
 import {
@@ -24,13 +24,6 @@ import { shareLinkSchema } from './share-links.js';
 
 /** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
 const MULTIPART_SLACK_BYTES = 64 * 1024;
-
-export function requireScope(ctx: Context, scope: 'read' | 'write') {
-  if (ctx.credentialError) throw ctx.credentialError;
-  if (!ctx.identity) throw errors.invalidToken('This operation needs a credential: send "Authorization: Bearer <API key or access token>".');
-  if (!grants(ctx.identity.principal.scopes, scope)) throw errors.forbidden(`This API key lacks the "${scope}" scope.`, { scope });
-  return ctx.identity;
-}
 
 export const jobSchema: JsonSchema = {
   type: 'object',

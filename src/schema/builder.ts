@@ -13,7 +13,7 @@ import { GraphQLError } from 'graphql';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import { ApiError, errors } from '../errors.js';
-import { grants, type Scope } from '../auth/scopes.js';
+import { requireIdentity, requireScope, type Scope } from '../auth/scopes.js';
 import type { Context } from './context.js';
 
 /**
@@ -58,33 +58,22 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     // Loaders throw the exact refusal so the response says *why* (401 invalid_token, 403 forbidden naming the scope...).
     authScopes: (ctx) => {
-      const requireCredential = () => {
-        if (ctx.credentialError) throw ctx.credentialError;
-        if (!ctx.identity) throw errors.invalidToken('This operation needs a credential: send "Authorization: Bearer <API key or access token>".');
-        return ctx.identity;
-      };
-      const requireScope = (scope: Scope) => () => {
-        const identity = requireCredential();
-        if (!grants(identity.principal.scopes, scope)) {
-          throw errors.forbidden(`This API key lacks the "${scope}" scope.`, { scope });
-        }
-        return true;
-      };
+      const scoped = (scope: Scope) => () => Boolean(requireScope(ctx, scope));
       return {
         public: true,
-        authenticated: () => Boolean(requireCredential()),
+        authenticated: () => Boolean(requireIdentity(ctx)),
         user: () => {
-          if (requireCredential().principal.kind !== 'user') throw errors.forbidden('This operation needs a signed-in person; API keys cannot use it.', { needs: 'user' });
+          if (requireIdentity(ctx).principal.kind !== 'user') throw errors.forbidden('This operation needs a signed-in person; API keys cannot use it.', { needs: 'user' });
           return true;
         },
         key: () => {
-          if (requireCredential().principal.kind !== 'api_key') throw errors.forbidden('This operation needs an API key; a signed-in person\'s token cannot use it.', { needs: 'key' });
+          if (requireIdentity(ctx).principal.kind !== 'api_key') throw errors.forbidden('This operation needs an API key; a signed-in person\'s token cannot use it.', { needs: 'key' });
           return true;
         },
-        read: requireScope('read'),
-        write: requireScope('write'),
-        'recordings:publish': requireScope('recordings:publish'),
-        '*': requireScope('*'),
+        read: scoped('read'),
+        write: scoped('write'),
+        'recordings:publish': scoped('recordings:publish'),
+        '*': scoped('*'),
       };
     },
     // Subscriptions are authorized when they start, not only per event.

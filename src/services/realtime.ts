@@ -4,7 +4,7 @@
  * sockets) is built on first use, so a gateway that never serves a realtime session never loads a model.
  */
 import type { Identity } from '../auth/identity.js';
-import { grants } from '../auth/scopes.js';
+import { requireScope } from '../auth/scopes.js';
 import { errors } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { RealtimeRuntime } from '../realtime/runtime.js';
@@ -41,7 +41,7 @@ export class RealtimeService implements Closable {
     if (identity.principal.kind !== 'api_key') {
       throw errors.forbidden('Realtime sessions are created with an API key by a server; a signed-in person cannot create one.', { needs: 'api_key' });
     }
-    if (!grants(identity.principal.scopes, 'write')) throw errors.forbidden('This API key lacks the "write" scope.', { scope: 'write' });
+    requireScope({ identity, credentialError: null }, 'write');
     const created = this.runtime.createSession(identity.account.id, body);
     return {
       sessionId: created.sessionId,

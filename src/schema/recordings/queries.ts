@@ -1,5 +1,4 @@
-import { grants } from '../../auth/scopes.js';
-import { errors } from '../../errors.js';
+import { requireScope } from '../../auth/scopes.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { MediaTokenType, RecordingEventPageType, RecordingType, TranscriptSnapshotType } from './types.js';
@@ -43,8 +42,4 @@ builder.queryFields((t) => ({
 }));
 
 /** Without a share code the caller needs a credential with `read`, exactly as the scoped fields demand. */
-function requireRead(ctx: Context): void {
-  if (ctx.credentialError) throw ctx.credentialError;
-  if (!ctx.identity) throw errors.invalidToken('This read needs a credential: a bearer token, or a shareCode.');
-  if (!grants(ctx.identity.principal.scopes, 'read')) throw errors.forbidden('This API key lacks the "read" scope.', { scope: 'read' });
-}
+const requireRead = (ctx: Context) => requireScope(ctx, 'read', 'This read needs a credential: a bearer token, or a shareCode.');
