@@ -47,7 +47,13 @@ function operationFor(route: RouteEntry): JsonSchema {
     const line = `\`${error.code}\`: ${error.description}`;
     responses[key] = errorResponse(existing && key in GENERIC_ERRORS ? `${existing.description} ${line}` : existing ? `${existing.description} ${line}` : line);
   }
-  const parameters: unknown[] = [...(route.parameters ?? [])];
+  // Path parameters are named by the path template itself; an entry describes one only to say more about it.
+  const described = new Set((route.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name));
+  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)]
+    .map((match) => match[1])
+    .filter((name) => !described.has(name))
+    .map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters: unknown[] = [...pathParameters, ...(route.parameters ?? [])];
   if ('idempotent' in route && route.idempotent) {
     parameters.push({
       name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', format: 'uuid' },

@@ -78,7 +78,6 @@ export const accountRoutes: RouteEntry[] = [
     method: 'delete', path: '/v1/api-keys/{id}', operationId: 'revokeApiKey', tags: ['account'],
     summary: 'Revoke an API key; it answers 401 key_revoked from now on.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
     document: RevokeApiKeyDocument,
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.revokeApiKey }),

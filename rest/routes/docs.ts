@@ -46,7 +46,6 @@ export const docsRoutes: RouteEntry[] = [
     method: 'get', path: '/docs/{asset}', operationId: 'getDocsAsset', tags: ['meta'], undocumented: true,
     summary: 'Static files of the interactive reference (swagger-ui-dist).',
     auth: { mode: 'public', scopes: [] },
-    parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string' } }],
     response: { status: 200, description: 'A static asset.', contentType: 'application/octet-stream' },
     handler: (req, res) => {
       const asset = String(req.params.asset);

@@ -24,7 +24,6 @@ import {
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { jobSchema } from './transcriptions.js';
 
-const idParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string' } };
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
 const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /media-token`), for audio elements that cannot send a header.' };
 const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
@@ -71,7 +70,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}', operationId: 'getRecording', tags: ['recordings'],
     summary: 'One recording: its owner, or anyone with a `shareCode` of its transcription.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [idParam, shareCodeParam],
+    parameters: [shareCodeParam],
     document: RecordingDocument,
     variables: ({ params, query }) => ({ id: params.id!, shareCode: single(query.shareCode) }),
     result: (data) => ({ status: 200, body: data.recording }),
@@ -87,7 +86,6 @@ export const recordingRoutes: RouteEntry[] = [
         purge: 'Delete an archived recording (transcript, events, job, media) for good.',
       }[move],
       auth: { mode: 'userOrKey', scopes: ['write'] },
-      parameters: [idParam],
       document: (move === 'archive' ? ArchiveRecordingDocument : move === 'restore' ? RestoreRecordingDocument : PurgeRecordingDocument) as typeof ArchiveRecordingDocument,
       variables: ({ params }) => ({ id: params.id! }),
       result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Recording`] }),
@@ -101,7 +99,6 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/job', operationId: 'getRecordingJob', tags: ['recordings'],
     summary: 'Job state and progress; a queued job carries `queue.position` behind the account\'s other transcriptions.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [idParam],
     document: RecordingJobDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
     result: (data) => ({ status: 200, body: data.recordingJob }),
@@ -112,7 +109,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/job/preview', operationId: 'getRecordingJobPreview', tags: ['recordings'],
     summary: 'Media for the trim step while `cropping` (Ogg/Opus). A link\'s fetched copy is kept ten minutes; 404 once gone.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [idParam, mediaParam],
+    parameters: [mediaParam],
     response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
     errors: [notFound],
     handler: async (req, res, ctx) => {
@@ -125,7 +122,6 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/recordings/{id}/job/start', operationId: 'startRecordingJob', tags: ['recordings'],
     summary: 'Release a `cropping` job with its window (`startS`, optional `endS`); transcript times count from `startS`.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [idParam],
     document: StartRecordingJobDocument,
     variables: ({ params, body }) => ({ recordingId: params.id!, window: body ?? {} }),
     result: (data) => ({ status: 200, body: data.startRecordingJob }),
@@ -137,7 +133,6 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],
     summary: 'Re-queue a failed job; past the concurrency limit it waits queued. A link whose fetch failed is fetched again.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [idParam],
     document: RetryRecordingJobDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
     result: (data) => ({ status: 200, body: data.retryRecordingJob }),
@@ -149,7 +144,7 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'Transcript snapshot: sentences, segments with words, speakers, `lastSeq`; `after` returns what follows a segment seq.',
     description: 'A sentence below the confidence policy\'s `hideBelow` carries `unclear: true` with every word kept. Through a share link, a `lang` other than the spoken one needs `allowTranslate` (else 403).',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [idParam, shareCodeParam, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
     document: RecordingTranscriptDocument,
     variables: ({ params, query }) => {
       const after = single(query.after);
@@ -177,7 +172,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],
     summary: 'The transcript as a file: `format` srt, json, xlsx or pdf (paragraphs). While the job runs the file is partial (name suffixed `-partial`, header `X-Export-Partial: true`).',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [idParam, shareCodeParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
     errors: [notFound, forbidden],
     handler: async (req, res, ctx) => {
@@ -193,7 +188,7 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min); `format` ogg (default), caf or mp3.',
     description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only. Renditions are encoded on first request and kept.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [idParam, shareCodeParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'] } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'] } }],
+    parameters: [shareCodeParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'] } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'] } }],
     response: { status: 302, description: 'Location: the signed URL.' },
     errors: [notFound, forbidden],
     handler: async (req, res, ctx) => {
@@ -207,7 +202,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/media/{id}/{file}', operationId: 'getSignedMedia', tags: ['recordings'],
     summary: 'A signed media URL as `/audio` answers it (no credential: the signature is one). Supports ranges.',
     auth: { mode: 'public', scopes: [] },
-    parameters: [idParam, { name: 'file', in: 'path', required: true, schema: { type: 'string' } }, { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } }, { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }],
+    parameters: [{ name: 'exp', in: 'query', required: true, schema: { type: 'integer' } }, { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
     errors: [{ status: 403, code: 'forbidden', description: 'Bad or expired signature.' }, notFound],
     handler: async (req, res, ctx) => {
@@ -221,7 +216,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
     summary: 'WAV (16-bit, 16 kHz, mono) of `startS`..`endS` (seconds on the transcript\'s timeline), at most 120 s.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [idParam, shareCodeParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', default: 0 } }, { name: 'endS', in: 'query', schema: { type: 'number', description: 'Default: 120 s after startS or the end.' } }],
+    parameters: [shareCodeParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', default: 0 } }, { name: 'endS', in: 'query', schema: { type: 'number', description: 'Default: 120 s after startS or the end.' } }],
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A window longer than 120 s or out of order.' }],
     handler: async (req, res, ctx) => {
@@ -234,7 +229,6 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/media-token', operationId: 'getRecordingMediaToken', tags: ['recordings'],
     summary: 'The owner\'s media credential for this recording, passed as `media=`: the same string for a UTC day, valid to the end of the next.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [idParam],
     document: RecordingMediaTokenDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
     result: (data) => ({ status: 200, body: data.recordingMediaToken }),
@@ -245,7 +239,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/events', operationId: 'listRecordingEvents', tags: ['recordings'],
     summary: 'The durable event log, in order, each stamped with its write time; paged with `cursor`, or from `after` a seq (not both).',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [idParam, { name: 'cursor', in: 'query', schema: { type: 'string' } }, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }],
+    parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string' } }, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }],
     document: RecordingEventsDocument,
     variables: ({ params, query }) => {
       const after = single(query.after);

@@ -24,7 +24,6 @@ const permissions = {
   allowExport: { type: 'boolean', nullable: true },
   allowTranslate: { type: 'boolean', nullable: true },
 };
-const idParam = (name: string) => ({ name, in: 'path' as const, required: true, schema: { type: 'string' } });
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).' };
 
 export const shareLinkRoutes: RouteEntry[] = [
@@ -32,7 +31,6 @@ export const shareLinkRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/transcriptions/{id}/share-links', operationId: 'listShareLinks', tags: ['share links'],
     summary: 'Active share links of a transcription.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [idParam('id')],
     document: ShareLinksDocument,
     variables: ({ params }) => ({ transcriptionId: params.id! }),
     result: (data) => ({ status: 200, body: { shareLinks: data.shareLinks } }),
@@ -43,7 +41,6 @@ export const shareLinkRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/transcriptions/{id}/share-links', operationId: 'createShareLink', tags: ['share links'],
     summary: 'Create a share link (CreateShareLink); permissions default to on.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [idParam('id')],
     document: CreateShareLinkDocument,
     variables: ({ params, body }) => ({ transcriptionId: params.id!, input: body ?? {} }),
     result: (data) => ({ status: 201, body: data.createShareLink }),
@@ -55,7 +52,6 @@ export const shareLinkRoutes: RouteEntry[] = [
     method: 'patch', path: '/v1/share-links/{id}', operationId: 'updateShareLink', tags: ['share links'],
     summary: 'Change any of label, allowDownload, allowExport, allowTranslate; omitted fields stay. Applies from the next request.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [idParam('id')],
     document: UpdateShareLinkDocument,
     variables: ({ params, body }) => ({ id: params.id!, input: body ?? {} }),
     result: (data) => ({ status: 200, body: data.updateShareLink }),
@@ -67,7 +63,6 @@ export const shareLinkRoutes: RouteEntry[] = [
     method: 'delete', path: '/v1/share-links/{id}', operationId: 'revokeShareLink', tags: ['share links'],
     summary: 'Revoke a share link: reads with its code answer 404 at once.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [idParam('id')],
     document: RevokeShareLinkDocument,
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.revokeShareLink }),

@@ -89,7 +89,6 @@ const createOptionsSchema: JsonSchema = {
   },
 };
 
-const idParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string' } };
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription in this account.' };
 
 /** Reads `multipart/form-data`: an `options` JSON part (before the file) and one `file` part, handed on as a stream. */
@@ -233,7 +232,6 @@ export const transcriptionRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/transcriptions/{id}', operationId: 'getTranscription', tags: ['transcriptions'],
     summary: 'One transcription.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [idParam],
     document: TranscriptionDocument,
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.transcription }),
@@ -244,7 +242,6 @@ export const transcriptionRoutes: RouteEntry[] = [
     method: 'patch', path: '/v1/transcriptions/{id}', operationId: 'updateTranscription', tags: ['transcriptions'],
     summary: 'Rename (`name`) or update default settings (`settings`, merged key by key; null clears a key).',
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [idParam],
     document: UpdateTranscriptionDocument,
     variables: ({ params, body }) => ({ id: params.id!, input: body ?? {} }),
     result: (data) => ({ status: 200, body: data.updateTranscription }),
@@ -261,7 +258,6 @@ export const transcriptionRoutes: RouteEntry[] = [
         purge: 'Delete an archived transcription and its media for good.',
       }[move],
       auth: { mode: 'userOrKey', scopes: ['write'] },
-      parameters: [idParam],
       document: (move === 'archive' ? ArchiveTranscriptionDocument : move === 'restore' ? RestoreTranscriptionDocument : PurgeTranscriptionDocument) as typeof ArchiveTranscriptionDocument,
       variables: ({ params }) => ({ id: params.id! }),
       result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Transcription`] }),
@@ -275,7 +271,6 @@ export const transcriptionRoutes: RouteEntry[] = [
     method: 'ws', path: '/v1/transcriptions/{id}/events', operationId: 'transcriptionEvents', tags: ['transcriptions'],
     summary: 'Events of a transcription: `events.ready` with the job, then `job.state` on each state change and `job.progress` per step.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [idParam],
     frames: {
       server: [
         { type: 'events.ready', description: 'First frame: `transcriptionId` and the current `job`.' },
