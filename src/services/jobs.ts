@@ -276,7 +276,9 @@ export async function jobView(prisma: PrismaClient, job: JobRow): Promise<JobVie
     window: job.windowStartS !== null || job.windowEndS !== null ? { startS: job.windowStartS ?? 0, endS: job.windowEndS } : null,
     attempts: job.attempts,
     createdAt: job.createdAt.toISOString(),
-    startedAt: job.startedAt?.toISOString() ?? null,
+    // Internally startedAt also marks a queued job as admitted (an engine thread is about to take it); to a
+    // reader a job has started only once it left `queued`.
+    startedAt: job.state === 'queued' ? null : (job.startedAt?.toISOString() ?? null),
     finishedAt: job.finishedAt?.toISOString() ?? null,
   };
 }

@@ -31,6 +31,8 @@ describe('POST /v1/transcriptions with a file', () => {
     expect(transcription).toMatchObject({ kind: 'file', name: 'Directions', state: 'active', settings: { spokenLanguage: 'en' } });
     expect(transcription.job.recordingId).toBe(transcription.recordingId);
     expect(['queued', 'transcribing']).toContain(transcription.job.state);
+    // A job has started only once it left `queued` (an admitted job is still waiting for an engine thread).
+    if (transcription.job.state === 'queued') expect(transcription.job.startedAt).toBeNull();
     expect(transcription.shareLink).toMatchObject({ isDefault: true, allowDownload: true, allowExport: true, allowTranslate: true });
 
     const socket = new WebSocket(`${server.wsUrl}/v1/transcriptions/${transcription.id}/events`, { headers: { authorization: `Bearer ${server.apiKey}` } });
