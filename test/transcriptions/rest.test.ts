@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 describe('POST /v1/transcriptions with a file', () => {
-  let transcription: { id: string; recordingId: string; job: { recordingId: string; state: string }; shareLink: { code: string } | null };
+  let transcription: { id: string; recordingId: string; job: { recordingId: string; state: string; startedAt: string | null }; shareLink: { code: string } | null };
   const socketFrames: Array<{ type: string; state?: string; progress?: { pct: number } }> = [];
 
   it('answers 201 at once with job.recordingId, and the job reaches done with the spoken text', async () => {
