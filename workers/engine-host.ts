@@ -37,7 +37,7 @@ export class EngineHost {
   constructor(private readonly options: { threads: number; engine: EngineOptions }) {}
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('./engine-thread-boot.mjs', import.meta.url), {
+    const worker = new Worker(new URL('./engine/thread-boot.mjs', import.meta.url), {
       workerData: { entry: new URL('./engine-thread.ts', import.meta.url).href, engine: this.options.engine },
     });
     worker.unref();

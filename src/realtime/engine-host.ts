@@ -55,7 +55,7 @@ export interface EngineInfo {
   languages: string[];
 }
 
-const WORKER_BOOT = new URL('./engine-worker-boot.mjs', import.meta.url);
+const WORKER_BOOT = new URL('../../workers/engine/thread-boot.mjs', import.meta.url);
 const WORKER_ENTRY = new URL('./engine-worker.ts', import.meta.url).href;
 
 /** One worker thread and the sessions it runs. */

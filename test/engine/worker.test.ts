@@ -11,7 +11,7 @@ describe('engine hosting', () => {
   it('loads once per thread and transcribes inside two Workers at the same time', async () => {
     const runWorker = () =>
       new Promise<{ sameInstance: boolean; provider: string; text: string; streamed: string }>((resolve, reject) => {
-        const worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+        const worker = new Worker(new URL('../../workers/engine/thread-boot.mjs', import.meta.url), {
           workerData: { entry: new URL('./worker-thread.ts', import.meta.url).href, file: fixture('goforward.wav') },
         });
         worker.once('message', (message) => {
