@@ -21,6 +21,15 @@ export interface DecodeOptions {
   /** Largest timestamp allowed at the very start (seconds), as the reference's max_initial_timestamp. */
   maxInitialTimestampS: number;
   /**
+   * Text tokens the transcript must begin with (the reference's `prefix`): they are fed in one decoder call
+   * and only what follows them is decoded. A live transcriber forces the text it already committed this way.
+   */
+  prefix?: number[];
+  /** At most this many tokens are decoded (default: as many as the model's context leaves, up to 224). */
+  maxNewTokens?: number;
+  /** Decode text only, after <|notimestamps|> (no segment timestamps; word timings still come from alignment). */
+  withoutTimestamps?: boolean;
+  /**
    * Give up on a hypothesis as soon as its text is a repetition loop (compression ratio over the
    * threshold): the fallback will retry it hotter anyway, and a loop otherwise runs to 224 tokens.
    */
@@ -29,7 +38,7 @@ export interface DecodeOptions {
 }
 
 export interface DecodeResult {
-  /** Sampled tokens: text and timestamp ids, without the prompt and without <|endoftext|>. */
+  /** Sampled tokens: text and timestamp ids, without the prompt, the prefix and <|endoftext|>. */
   tokens: number[];
   text: string;
   avgLogprob: number;
@@ -85,12 +94,15 @@ export class WindowDecoder {
     readonly encoderHidden: ort.Tensor,
   ) {}
 
-  /** Decoder output after `tokens` (a first call), shared by every caller asking for the same prefix. */
-  prefix(tokens: number[]): Promise<DecoderOutput> {
-    const key = tokens.join(',');
+  /**
+   * Decoder output after `tokens` (a first call), shared by every caller asking for the same prefix;
+   * `allLogits` keeps every position's logits too.
+   */
+  prefix(tokens: number[], allLogits = false): Promise<DecoderOutput> {
+    const key = `${tokens.join(',')}${allLogits ? '+all' : ''}`;
     let result = this.prefixes.get(key);
     if (!result) {
-      result = this.model.decode([tokens], this.encoderHidden, null);
+      result = this.model.decode([tokens], this.encoderHidden, null, { allLogits });
       this.prefixes.set(key, result);
     }
     return result;
@@ -124,6 +136,8 @@ class LogitRules {
   constructor(
     private readonly tokenizer: WhisperTokenizer,
     private readonly maxInitialTimestampIndex: number,
+    /** Text only: every timestamp token is suppressed and the timestamp rules are off. */
+    private readonly withoutTimestamps = false,
   ) {
     const s = tokenizer.special;
     const ids = new Set<number>([
@@ -142,6 +156,15 @@ class LogitRules {
     const vocab = logits.length;
     for (const id of this.suppressed) if (id < vocab) logits[id] = -Infinity;
     if (sampled.length === 0) for (const id of this.tokenizer.beginSuppressTokens) logits[id] = -Infinity;
+    if (this.withoutTimestamps) {
+      logits.fill(-Infinity, timestampBegin);
+      let max = -Infinity;
+      for (let i = 0; i < timestampBegin; i++) if (logits[i] > max) max = logits[i];
+      if (max === -Infinity) return -Infinity;
+      let sum = 0;
+      for (let i = 0; i < timestampBegin; i++) if (logits[i] !== -Infinity) sum += Math.exp(logits[i] - max);
+      return max + Math.log(sum);
+    }
 
     // Timestamps come in pairs (end of one segment, start of the next) and never go back in time.
     const last = sampled.length >= 1 ? sampled[sampled.length - 1] : -1;
@@ -238,22 +261,33 @@ export async function decodeWindow(
   const maxPromptTokens = Math.floor(model.config.maxTargetPositions / 2) - 1;
   const previous = options.previousTokens.filter((t) => t < endOfText).slice(-maxPromptTokens);
   const prompt = previous.length ? [startOfPrev, ...previous, ...sotSequence] : [...sotSequence];
-  const maxNewTokens = Math.min(Math.floor(model.config.maxTargetPositions / 2), model.config.maxTargetPositions - prompt.length);
-  const rules = new LogitRules(tokenizer, Math.round(options.maxInitialTimestampS / 0.02));
+  const prefix = (options.prefix ?? []).filter((t) => t < endOfText);
+  // After the SOT prefix: language and task, <|notimestamps|> for text only, then the forced text.
+  const forced = [...sotSequence.slice(1), ...(options.withoutTimestamps ? [tokenizer.special.noTimestamps] : []), ...prefix];
+  const maxNewTokens = Math.min(
+    options.maxNewTokens ?? Infinity,
+    Math.floor(model.config.maxTargetPositions / 2),
+    model.config.maxTargetPositions - prompt.length - forced.length + 2,
+  );
+  const rules = new LogitRules(tokenizer, Math.round(options.maxInitialTimestampS / 0.02), options.withoutTimestamps);
   const rows = temperature > 0 ? Math.max(1, options.bestOf) : Math.max(1, options.beamSize);
   const beam = temperature === 0 && rows > 1;
   const random = seededRandom(0x5eed + Math.round(temperature * 1000));
-  const vocab = tokenizer.vocabSize;
 
   // The prompt up to <|startoftranscript|> is a shared prefix (one first call per window and prompt); the
   // language and task tokens follow as cached steps. The no-speech probability is read at the SOT position.
+  // A forced text prefix goes into the first call instead: the export's cached branch has no causal mask
+  // within the new tokens, so only one token at a time may follow a cache.
   const sotPrefix = prompt.slice(0, prompt.length - sotSequence.length + 1);
   if (sotPrefix[sotPrefix.length - 1] !== startOfTranscript) throw new Error('prompt prefix must end with <|startoftranscript|>');
-  let state = await window.prefix(sotPrefix);
-  const sotLogprobs = Float32Array.from(state.lastLogits);
+  const withForced = forced.length > sotSequence.length - 1;
+  let state = await window.prefix(withForced ? [...sotPrefix, ...forced] : sotPrefix, withForced);
+  const vocab = tokenizer.vocabSize;
+  const sotIndex = sotPrefix.length - 1;
+  const sotLogprobs = withForced ? state.allLogits!.slice(sotIndex * vocab, (sotIndex + 1) * vocab) : Float32Array.from(state.lastLogits);
   logSoftmaxInPlace(sotLogprobs);
   const noSpeechProb = Math.exp(sotLogprobs[noSpeech]);
-  for (const token of sotSequence.slice(1)) state = await model.decode([[token]], encoderHidden, state.cache);
+  if (!withForced) for (const token of forced) state = await model.decode([[token]], encoderHidden, state.cache);
 
   let cache: KvCache = WhisperOnnx.reorderCache(state.cache, new Array(rows).fill(0), true);
   let logitsBatch: Float32Array = new Float32Array(rows * vocab);

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { variableLengthEncoder } from './encoder-context.js';
 import { N_FRAMES, N_MELS } from './mel.js';
 
 export interface ModelConfig {
@@ -36,7 +37,7 @@ export interface RuntimeOptions {
 export interface KvCache {
   /** present.{i}.decoder.key / .value, [batch, heads, pastLength, headDim] */
   decoder: ort.Tensor[];
-  /** present.{i}.encoder.key / .value from the first call, [batch, heads, 1500, headDim] */
+  /** present.{i}.encoder.key / .value from the first call, [batch, heads, encoder frames (1500 for 30 s), headDim] */
   encoder: ort.Tensor[];
   pastLength: number;
 }
@@ -47,7 +48,7 @@ export interface DecoderOutput {
   /** Every position's logits when asked for (word alignment uses them), [batch, seq, vocab]. */
   allLogits?: Float32Array;
   cache: KvCache;
-  /** cross_attentions.{layer} for the layers asked, [batch, heads, seq, 1500]. */
+  /** cross_attentions.{layer} for the layers asked, [batch, heads, seq, encoder frames]. */
   crossAttentions?: Map<number, ort.Tensor>;
 }
 
@@ -60,7 +61,7 @@ function pickOnnx(dir: string, stem: string): string {
   throw new Error(`No ${stem}*.onnx in ${join(dir, 'onnx')}`);
 }
 
-async function createSession(file: string, runtime: RuntimeOptions, threads: number): Promise<{ session: ort.InferenceSession; provider: string }> {
+async function createSession(file: string | Uint8Array, runtime: RuntimeOptions, threads: number): Promise<{ session: ort.InferenceSession; provider: string }> {
   const requested = (runtime.provider ?? 'cpu').toLowerCase();
   const spin = runtime.spinning ? '1' : '0';
   const base: ort.InferenceSession.SessionOptions = {
@@ -71,7 +72,7 @@ async function createSession(file: string, runtime: RuntimeOptions, threads: num
   };
   if (requested !== 'cpu') {
     try {
-      const session = await ort.InferenceSession.create(file, { ...base, executionProviders: [requested, 'cpu'] });
+      const session = await open(file, { ...base, executionProviders: [requested, 'cpu'] });
       return { session, provider: requested };
     } catch (error) {
       // The npm build bundles only the CPU (and WebGPU) providers; CUDA needs onnxruntime's GPU build.
@@ -79,8 +80,27 @@ async function createSession(file: string, runtime: RuntimeOptions, threads: num
       console.warn(`[engine] execution provider '${requested}' unavailable (${(error as Error).message.split('\n')[0]}); using cpu`);
     }
   }
-  const session = await ort.InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
+  const session = await open(file, { ...base, executionProviders: ['cpu'] });
   return { session, provider: 'cpu' };
+}
+
+/** A session from a file or from a graph held in memory (onnxruntime's overloads take one or the other). */
+function open(model: string | Uint8Array, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
+  return typeof model === 'string' ? ort.InferenceSession.create(model, options) : ort.InferenceSession.create(model, options);
+}
+
+/**
+ * The encoder graph, rewritten when possible to take fewer than 3000 frames (see encoder-context.ts; at 3000
+ * frames its output is the original's, bit for bit). `variableLength` false: only full windows work.
+ */
+function loadEncoderGraph(file: string): { graph: Uint8Array; variableLength: boolean } {
+  const original = readFileSync(file);
+  try {
+    return { graph: variableLengthEncoder(original), variableLength: true };
+  } catch (error) {
+    console.warn(`[engine] ${file}: ${(error as Error).message}; the encoder takes full 30 s windows only`);
+    return { graph: original, variableLength: false };
+  }
 }
 
 export class WhisperOnnx {
@@ -89,6 +109,8 @@ export class WhisperOnnx {
     private readonly encoder: ort.InferenceSession,
     private readonly decoder: ort.InferenceSession,
     readonly provider: string,
+    /** Whether `encode` accepts fewer than 3000 frames (a short context for short audio). */
+    readonly variableLength: boolean,
   ) {}
 
   static async load(modelDir: string, runtime: RuntimeOptions = {}): Promise<WhisperOnnx> {
@@ -102,19 +124,29 @@ export class WhisperOnnx {
       numMelBins: raw.num_mel_bins ?? N_MELS,
     };
     if (config.numMelBins !== N_MELS) throw new Error(`Model wants ${config.numMelBins} mel bins; this engine computes ${N_MELS}`);
+    const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model'));
     const [encoder, decoder] = await Promise.all([
-      createSession(pickOnnx(modelDir, 'encoder_model'), runtime, runtime.intraOpThreads ?? 0),
+      createSession(encoderGraph.graph, runtime, runtime.intraOpThreads ?? 0),
       createSession(pickOnnx(modelDir, 'decoder_model_merged'), runtime, runtime.decoderThreads ?? 1),
     ]);
-    return new WhisperOnnx(config, encoder.session, decoder.session, decoder.provider);
+    return new WhisperOnnx(config, encoder.session, decoder.session, decoder.provider, encoderGraph.variableLength);
   }
 
-  /** Encodes a batch of [80 × 3000] feature blocks into [batch, 1500, dModel] hidden states. */
-  async encode(features: Float32Array[]): Promise<ort.Tensor> {
-    const block = N_MELS * N_FRAMES;
+  /**
+   * Encodes a batch of [80 × 3000] feature blocks into [batch, frames / 2, dModel] hidden states, reading the
+   * first `frames` of each block only (an even number ≤ 3000; fewer than 3000 needs `variableLength`).
+   */
+  async encode(features: Float32Array[], frames = N_FRAMES): Promise<ort.Tensor> {
+    if (frames !== N_FRAMES && (!this.variableLength || frames % 2 !== 0 || frames < 2 || frames > N_FRAMES)) {
+      throw new Error(`encoder context of ${frames} frames is not available (variable length: ${this.variableLength})`);
+    }
+    const block = N_MELS * frames;
     const input = new Float32Array(features.length * block);
-    features.forEach((f, i) => input.set(f, i * block));
-    const feeds = { input_features: new ort.Tensor('float32', input, [features.length, N_MELS, N_FRAMES]) };
+    features.forEach((f, i) => {
+      if (frames === N_FRAMES) input.set(f, i * block);
+      else for (let mel = 0; mel < N_MELS; mel++) input.set(f.subarray(mel * N_FRAMES, mel * N_FRAMES + frames), i * block + mel * frames);
+    });
+    const feeds = { input_features: new ort.Tensor('float32', input, [features.length, N_MELS, frames]) };
     const out = await this.encoder.run(feeds, ['last_hidden_state']);
     return out.last_hidden_state;
   }
