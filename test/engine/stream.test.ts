@@ -78,6 +78,30 @@ describe('streaming transcriber', () => {
     expectOrderedTimeline(committed, 60);
   });
 
+  it('at a live cadence (a pass every 400 ms) encodes short contexts and still commits what the offline transcript says', async () => {
+    const pcm = (await decodeFileToPcm(fixture('political-philosophy-60s.wav'))).subarray(0, 30 * 16000);
+    const reference = normaliseWords((await engine.transcribePcm(pcm, { language: 'en' })).segments.map((s) => s.text).join(' '));
+    const contexts: number[] = [];
+    const encode = engine.model.encode.bind(engine.model);
+    engine.model.encode = (features, frames) => {
+      contexts.push(frames ?? 3000);
+      return encode(features, frames);
+    };
+    try {
+      const { committed } = await stream(pcm, 2, 'en');
+      const streamed = normaliseWords(committed.map((s) => s.text).join(' '));
+      const errorRate = wordErrors(reference, streamed) / reference.length;
+      expect(errorRate, `offline: ${reference.join(' ')}\nstreamed: ${streamed.join(' ')}`).toBeLessThan(0.25);
+      expectOrderedTimeline(committed, 30);
+    } finally {
+      engine.model.encode = encode;
+    }
+    // The buffer is cut after ~12 s, so no pass needs the whole 30 s window; the shortest context is 5 s.
+    expect(contexts.length).toBeGreaterThan(30);
+    expect(Math.max(...contexts)).toBeLessThan(3000);
+    expect(Math.min(...contexts)).toBe(500);
+  });
+
   it('refuses a language the model does not know with invalid_options', () => {
     expect(() => engine.createStream({ language: 'xx' })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
     const transcriber = engine.createStream();

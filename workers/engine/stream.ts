@@ -1,16 +1,21 @@
 /**
  * Live transcription with a LocalAgreement-2 policy (Macháček et al., whisper_streaming): every step()
- * transcribes the audio not yet committed; words that two consecutive passes agree on (same words, same
- * order, after what is already committed) are committed for good, the rest is a draft that may still
- * change. The committed text is the prompt of the next pass, and once enough is committed the audio
- * buffer is cut at the last committed word so each pass stays short.
+ * transcribes the audio not yet cut from the buffer; words that two consecutive passes agree on (same words,
+ * same order, after what is already committed) are committed for good, the rest is a draft that may still
+ * change. Once enough is committed the audio buffer is cut after a committed sentence so each pass stays short.
+ *
+ * Two things keep a pass short enough for sub-second drafts:
+ * - The committed words still inside the buffer are forced as the transcript's prefix (one decoder call),
+ *   so a pass decodes only the uncommitted tail token by token instead of re-decoding the whole buffer.
+ * - The encoder gets a context sized to the buffer (whisper.cpp's audio_ctx, see encoder-context.ts) rather
+ *   than a 30 s window: its cost follows the audio buffered, not the model's window.
  */
 import { errors } from '../../src/errors.js';
-import { detectLanguage, WindowDecoder } from './decoding.js';
-import { logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
-import { transcribeWindow, type PipelineModel, type Segment, type Word } from './pipeline.js';
+import { alignWords } from './alignment.js';
+import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder } from './decoding.js';
+import { logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './mel.js';
+import type { PipelineModel, Segment, Word } from './pipeline.js';
 import { DEFAULT_VAD_OPTIONS, VAD_CHUNK, type VadStream } from './vad.js';
-import type { SpeechWindow } from './windows.js';
 
 export interface StreamOptions {
   language?: string;
@@ -27,14 +32,35 @@ interface StreamWord extends Word {
   tokens: number[];
 }
 
-/** Once this much audio is buffered, cut it at the last committed word. */
+/** Once this much audio is buffered, cut it after the last committed sentence. */
 const TRIM_AFTER_S = 12;
 /** Never let the buffer reach the model's 30 s limit: commit what the last pass said and cut. */
 const FORCE_COMMIT_S = 26;
 /** Buffers shorter than this are not worth a pass. */
 const MIN_PASS_S = 0.5;
-/** Committed text the next pass is prompted with: ~200 characters, as whisper_streaming does. */
-const PROMPT_TOKENS = 50;
+/** Words ending closer than this to the end of the audio are not committed yet. */
+const COMMIT_MARGIN_S = 0.6;
+/** Tokens a pass may decode per second of uncommitted audio. */
+const MAX_TOKENS_PER_S = 8;
+/** A word aligned to less than this has no audio of its own; SQUEEZED_RUN of them in a row are not speech. */
+const SQUEEZED_S = 0.05;
+const SQUEEZED_RUN = 3;
+/** Silence after the buffered audio in the encoder's context. */
+const CONTEXT_PADDING_S = 2;
+/** The shortest encoder context. */
+const MIN_CONTEXT_S = 5;
+/** Committed text that left the buffer, as the prompt (~80 characters; the prefix carries the rest). */
+const PROMPT_TOKENS = 20;
+
+/**
+ * Encoder context for `samples` of audio: the audio plus some silence, in whole seconds, never under
+ * MIN_CONTEXT_S. Whisper decides where speech ends from what follows it: with no silence after the audio it
+ * tends to drop or garble the last words, and very short contexts make it hallucinate.
+ */
+export function contextFrames(samples: number): number {
+  const seconds = Math.max(MIN_CONTEXT_S, Math.ceil(samples / SAMPLE_RATE + CONTEXT_PADDING_S));
+  return Math.min(N_FRAMES, seconds * 100);
+}
 
 const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
 
@@ -45,7 +71,10 @@ export class StreamingTranscriber {
   private pushedSamples = 0;
   private language: string | undefined;
   private readonly beamSize: number;
-  /** Fewer, bigger fallback steps than a file job: a pass must stay short for live latency. */
+  /**
+   * Fast: temperature 0 only. A pass must stay short, a hotter retry of a few uncommitted words is rarely
+   * better, and LocalAgreement already keeps a one-off bad pass from being committed.
+   */
   private readonly temperatures: number[];
   private committedWords: StreamWord[] = [];
   private lastCommittedEndS = 0;
@@ -63,7 +92,7 @@ export class StreamingTranscriber {
   ) {
     this.language = this.checkedLanguage(options.language);
     this.beamSize = options.mode === 'accuracy' ? 5 : 1;
-    this.temperatures = options.mode === 'accuracy' ? [0, 0.2, 0.4, 0.6, 0.8, 1.0] : [0, 0.4, 0.8];
+    this.temperatures = options.mode === 'accuracy' ? [0, 0.2, 0.4, 0.6, 0.8, 1.0] : [0];
     this.vadStream = engine.vad.createStream();
   }
 
@@ -127,7 +156,10 @@ export class StreamingTranscriber {
     while (
       agreed < fresh.length &&
       agreed < this.previousHypothesis.length &&
-      normalise(fresh[agreed].text) === normalise(this.previousHypothesis[agreed].text)
+      normalise(fresh[agreed].text) === normalise(this.previousHypothesis[agreed].text) &&
+      // A word at the very end of the audio may be cut mid-way ("son" of "sonny", "his..."): it waits for
+      // the audio after it, so the prefix it becomes is whole.
+      fresh[agreed].end <= this.audioS - COMMIT_MARGIN_S
     ) {
       agreed++;
     }
@@ -158,57 +190,89 @@ export class StreamingTranscriber {
     return [{ start: this.previousHypothesis[0].start, text: this.previousHypothesis.map((w) => w.text).join(' ') }];
   }
 
-  /** Transcribes the whole buffer as one window; word times on the stream's timeline. */
+  /**
+   * Transcribes the buffer as one window, the committed words inside it forced as the prefix; returns the
+   * words after them, timed on the stream's timeline.
+   */
   private async pass(): Promise<StreamWord[]> {
     const { model, tokenizer } = this.engine;
     this.audioSinceLastPass = 0;
     const audio = this.buffer.length > N_SAMPLES ? this.buffer.subarray(this.buffer.length - N_SAMPLES) : this.buffer;
-    const startSample = Math.round(this.bufferStartS * SAMPLE_RATE) + (this.buffer.length - audio.length);
-    const window: SpeechWindow = {
-      audio,
-      pieces: [{ offset: 0, sourceStart: startSample, length: audio.length }],
-      sourceEnd: startSample + audio.length,
-    };
-    const windowDecoder = new WindowDecoder(model, await model.encode([logMelSpectrogram(audio)]));
+    const audioStartS = this.bufferStartS + (this.buffer.length - audio.length) / SAMPLE_RATE;
+    const frames = model.variableLength ? contextFrames(audio.length) : N_FRAMES;
+    const windowDecoder = new WindowDecoder(model, await model.encode([logMelSpectrogram(audio)], frames));
     if (!this.language) {
       // Detect once there is a second of speech to go on, then keep it (setLanguage can change it).
       const detected = await detectLanguage(tokenizer, windowDecoder);
       if (audio.length >= SAMPLE_RATE) this.language = detected.language;
       else return [];
     }
-    // Prompt with committed text that has scrolled out of the buffer only: words still inside it are heard
-    // again, and a prompt that already holds them tempts the model to skip that audio.
+    // Committed words the audio still holds are the prefix; those already cut away are the prompt (~200
+    // characters, as whisper_streaming keeps).
+    const inAudio = (w: StreamWord) => w.end > audioStartS + 0.05;
+    const prefixWords = this.committedWords.filter(inAudio);
+    const prefix = prefixWords.flatMap((w) => w.tokens);
     const prompt = this.committedWords
-      .filter((w) => w.end <= this.bufferStartS + 0.05)
+      .filter((w) => !inAudio(w))
       .flatMap((w) => w.tokens)
       .slice(-PROMPT_TOKENS);
-    const { segments, wordTokens } = await transcribeWindow(
-      this.engine,
-      window,
+    const decoded = await decodeWithFallback(
+      tokenizer,
       windowDecoder,
-      this.language,
-      { beamSize: this.beamSize, bestOf: 1, temperatures: this.temperatures },
-      prompt,
+      {
+        language: this.language,
+        beamSize: this.beamSize,
+        bestOf: 1,
+        previousTokens: prompt,
+        prefix,
+        withoutTimestamps: true,
+        maxInitialTimestampS: 1,
+        // Speech runs at 2–5 tokens a second: far more than that for the uncommitted audio is a loop.
+        maxNewTokens: Math.ceil(Math.max(0, audioStartS + audio.length / SAMPLE_RATE - Math.max(this.lastCommittedEndS, audioStartS)) * MAX_TOKENS_PER_S) + 8,
+      },
+      this.temperatures,
     );
-    const words = segments.flatMap((s) => s.words);
-    return words.map((w, i) => ({ ...w, tokens: wordTokens[i] ?? [] }));
+    if (decoded.tokens.length === 0 || isSilence(decoded)) return [];
+    // Align prefix and tail together (the prefix anchors where the tail starts), keep the tail's words.
+    const aligned = await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, [...prefix, ...decoded.tokens], Math.ceil(audio.length / 160), this.language);
+    const audioS = audio.length / SAMPLE_RATE;
+    let tokensSeen = 0;
+    const words: StreamWord[] = [];
+    for (const word of aligned) {
+      tokensSeen += word.tokens.length;
+      if (tokensSeen <= prefix.length) continue;
+      const text = word.text.trim();
+      if (!text) continue;
+      const start = audioStartS + Math.min(word.start, audioS);
+      words.push({ start, end: Math.max(start, audioStartS + Math.min(word.end, audioS)), text, prob: word.prob, tokens: word.tokens });
+    }
+    return words;
   }
 
   /**
-   * The words of a pass that come after the committed text: later than the last committed word (with a
-   * little slack for alignment jitter), minus any repeat of the committed tail (1–5 words).
+   * The words of a pass that are new. A small model given a prefix that already covers all it hears tends
+   * to say some of it again ("… to Dublin? And says, how do I get to Dublin?"). Such words have no audio
+   * left to align to, so the alignment squeezes them into one instant: runs of SQUEEZED_RUN words shorter
+   * than a frame are dropped wherever they are. A pass that starts by repeating the committed tail (1–5
+   * words, e.g. just after a cut) loses that repeat too.
    */
   private afterCommitted(words: StreamWord[]): StreamWord[] {
-    let fresh = words.filter((w) => w.start > this.lastCommittedEndS - 0.1 || w.end > this.lastCommittedEndS + 0.2);
-    const tail = this.committedWords.slice(-5).map((w) => normalise(w.text));
-    for (let n = Math.min(5, tail.length, fresh.length); n >= 1; n--) {
-      const head = fresh.slice(0, n).map((w) => normalise(w.text));
-      if (head.join(' ') === tail.slice(-n).join(' ')) {
-        fresh = fresh.slice(n);
-        break;
+    const squeezed = (w: StreamWord) => w.end - w.start < SQUEEZED_S;
+    const kept: StreamWord[] = [];
+    for (let i = 0; i < words.length; ) {
+      let run = 0;
+      while (i + run < words.length && squeezed(words[i + run])) run++;
+      if (run === 0) kept.push(words[i++]);
+      else {
+        if (run < SQUEEZED_RUN) kept.push(...words.slice(i, i + run));
+        i += run;
       }
     }
-    return fresh;
+    const tail = this.committedWords.slice(-5).map((w) => normalise(w.text));
+    for (let n = Math.min(5, tail.length, kept.length); n >= 1; n--) {
+      if (kept.slice(0, n).map((w) => normalise(w.text)).join(' ') === tail.slice(-n).join(' ')) return kept.slice(n);
+    }
+    return kept;
   }
 
   private commit(words: StreamWord[]): Segment[] {
