@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
-import { logMelSpectrogram, N_FRAMES, N_MELS } from '../../workers/engine/mel.js';
+import { LiveLogMel, logMelSpectrogram, N_FRAMES, N_MELS } from '../../workers/engine/mel.js';
 import { fixture } from './text.js';
 
 const SR = 16000;
@@ -95,5 +95,33 @@ describe('log-mel features', () => {
       lo = Math.min(lo, value);
     }
     expect(lo).toBeCloseTo(hi - 2, 5); // 8 decades below the top, divided by 4; silence padding sits there
+  });
+});
+
+describe('live log-mel features', () => {
+  it('equal the whole computation bit for bit while the buffer grows and is cut', async () => {
+    const speech = await decodeFileToPcm(fixture('political-philosophy-60s.wav'));
+    const live = new LiveLogMel();
+    let start = 0;
+    let end = 0;
+    let computed = 0;
+    // Grow by live-sized pieces (some not whole hops), cut by whole hops and once by a part of a hop.
+    const steps: [grow: number, cut: number][] = [
+      [4800, 0], [3200, 0], [3333, 0], [6400, 0], [1600, 3200], [4000, 0], [2500, 160 * 37], [8000, 0], [3200, 1234], [4800, 0], [16000 * 12, 0], [100, 0],
+    ];
+    for (const [grow, cut] of steps) {
+      if (cut) {
+        live.cut(cut);
+        start += cut;
+      }
+      end += grow;
+      const audio = speech.slice(start, end);
+      const expected = logMelSpectrogram(audio);
+      const actual = live.features(audio);
+      expect(Buffer.from(actual.buffer).equals(Buffer.from(expected.buffer)), `after growing by ${grow} and cutting ${cut}`).toBe(true);
+      computed++;
+    }
+    expect(computed).toBe(steps.length);
+    expect(() => live.features(new Float32Array(16000 * 31))).toThrow(/at most/);
   });
 });

@@ -159,11 +159,11 @@ function melTables(): MelTables {
 }
 
 /**
- * Log-mel features of up to 30 s of 16 kHz audio, laid out [80][3000] (row-major, mel bin first) as the
- * encoder's `input_features` wants. Audio longer than 30 s is an error: the caller windows it.
+ * log10 mel energies of frames [from, to) of `audio` (≤ 30 s) into `raw`, laid out [80][3000]; returns the
+ * largest value written. Frame t sees samples t·160 − 200 … t·160 + 199 (reflected before the start, zeros
+ * after the end).
  */
-export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_MELS * N_FRAMES)): Float32Array {
-  if (audio.length > N_SAMPLES) throw new Error(`logMelSpectrogram takes at most ${N_SAMPLES} samples, got ${audio.length}`);
+function logMelFrames(audio: Float32Array, from: number, to: number, raw: Float32Array, frameMax?: Float64Array): number {
   const { window, fft, unpackRe, unpackIm, filters, filterRange } = melTables();
   const pad = N_FFT / 2;
   // Sample i of the reflect-padded, zero-extended signal (index into the 30 s padded audio, then reflected).
@@ -173,8 +173,6 @@ export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_
     else if (j >= N_SAMPLES) j = 2 * (N_SAMPLES - 1) - j;
     return j < audio.length ? audio[j] : 0;
   };
-  // Frames that start past the audio (plus the window reach) see only zeros: power 0, log floor −10.
-  const framesWithAudio = Math.min(N_FRAMES, Math.ceil((audio.length + pad) / HOP_LENGTH) + 1);
   const frame = new Float64Array(N_FFT);
   const power = new Float64Array(N_BINS);
   const half = N_FFT / 2;
@@ -182,7 +180,8 @@ export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_
   const zRe = new Float64Array(half);
   const zIm = new Float64Array(half);
   let maxLog = -Infinity;
-  for (let t = 0; t < framesWithAudio; t++) {
+  for (let t = from; t < to; t++) {
+    let frameLogMax = -Infinity;
     const begin = t * HOP_LENGTH;
     for (let n = 0; n < N_FFT; n++) frame[n] = paddedSample(begin + n) * window[n];
     // z[n] = x[2n] + i·x[2n+1]; Z = FFT200(z); then X[k] = E[k] + W^k·O[k] with
@@ -209,18 +208,88 @@ export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_
       let energy = 0;
       for (let k = first; k < last; k++) energy += row[k] * power[k];
       const value = Math.log10(Math.max(energy, 1e-10));
-      out[m * N_FRAMES + t] = value;
-      if (value > maxLog) maxLog = value;
+      raw[m * N_FRAMES + t] = value;
+      if (value > frameLogMax) frameLogMax = value;
     }
+    if (frameMax) frameMax[t] = frameLogMax;
+    if (frameLogMax > maxLog) maxLog = frameLogMax;
   }
-  if (framesWithAudio < N_FRAMES && maxLog < -10) maxLog = -10;
+  return maxLog;
+}
+
+/** Frames that start past the audio (plus the window reach) see only zeros: power 0, log floor −10. */
+const framesWithAudio = (samples: number) => Math.min(N_FRAMES, Math.ceil((samples + N_FFT / 2) / HOP_LENGTH) + 1);
+
+/** Whisper's normalisation of raw log energies (the first `frames` hold audio) into `out`: floor at max − 8, (x + 4) / 4. */
+function normalise(raw: Float32Array, frames: number, maxLog: number, out: Float32Array): Float32Array {
+  if (frames < N_FRAMES && maxLog < -10) maxLog = -10;
   const floor = maxLog - 8;
   for (let m = 0; m < N_MELS; m++) {
     const rowOffset = m * N_FRAMES;
     for (let t = 0; t < N_FRAMES; t++) {
-      const value = t < framesWithAudio ? out[rowOffset + t] : -10;
+      const value = t < frames ? raw[rowOffset + t] : -10;
       out[rowOffset + t] = (Math.max(value, floor) + 4) / 4;
     }
   }
   return out;
+}
+
+/**
+ * Log-mel features of up to 30 s of 16 kHz audio, laid out [80][3000] (row-major, mel bin first) as the
+ * encoder's `input_features` wants. Audio longer than 30 s is an error: the caller windows it.
+ */
+export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_MELS * N_FRAMES)): Float32Array {
+  if (audio.length > N_SAMPLES) throw new Error(`logMelSpectrogram takes at most ${N_SAMPLES} samples, got ${audio.length}`);
+  const frames = framesWithAudio(audio.length);
+  return normalise(out, frames, logMelFrames(audio, 0, frames, out), out);
+}
+
+/**
+ * Log-mel features of a live buffer that grows at its end and is cut at its start, recomputing only the
+ * frames that changed: a frame is final once every sample it sees has arrived, and a cut by whole hops
+ * shifts the final frames (but the first two, which reflect the new start). The features equal
+ * `logMelSpectrogram` of the same audio, bit for bit.
+ */
+export class LiveLogMel {
+  private readonly raw = new Float32Array(N_MELS * N_FRAMES);
+  /** Per-frame maximum before rounding to float32 (as the whole computation takes it), for the global maximum. */
+  private readonly frameMax = new Float64Array(N_FRAMES);
+  /** Frames [0, final) of `raw` hold the final values for the audio given last. */
+  private final = 0;
+  /** The start was cut: frames 0 and 1, which reflect it, are stale. */
+  private startMoved = false;
+
+  /** Forget everything: the next audio is not the last one grown or cut. */
+  reset(): void {
+    this.final = 0;
+  }
+
+  /** The buffer lost its first `samples` samples since the last call (whole hops keep the frames; else a reset). */
+  cut(samples: number): void {
+    const frames = samples / HOP_LENGTH;
+    if (!Number.isInteger(frames) || frames >= this.final) {
+      this.reset();
+      return;
+    }
+    for (let m = 0; m < N_MELS; m++) this.raw.copyWithin(m * N_FRAMES, m * N_FRAMES + frames, m * N_FRAMES + this.final);
+    this.frameMax.copyWithin(0, frames, this.final);
+    this.final -= frames;
+    this.startMoved = true;
+  }
+
+  /** Features of `audio`: the audio of the last call, cut as reported and grown at the end. */
+  features(audio: Float32Array, out = new Float32Array(N_MELS * N_FRAMES)): Float32Array {
+    if (audio.length > N_SAMPLES) throw new Error(`LiveLogMel takes at most ${N_SAMPLES} samples, got ${audio.length}`);
+    const frames = framesWithAudio(audio.length);
+    const reused = Math.min(this.final, frames);
+    if (this.startMoved) logMelFrames(audio, 0, Math.min(2, reused), this.raw, this.frameMax);
+    this.startMoved = false;
+    logMelFrames(audio, reused, frames, this.raw, this.frameMax);
+    // Frame t is final once samples up to t·160 + 199 have arrived.
+    this.final = Math.max(0, Math.min(frames, Math.floor((audio.length - N_FFT / 2) / HOP_LENGTH) + 1));
+    let maxLog = -Infinity;
+    for (let t = 0; t < frames; t++) if (this.frameMax[t] > maxLog) maxLog = this.frameMax[t];
+    out.set(this.raw.subarray(0, out.length));
+    return normalise(out, frames, maxLog, out);
+  }
 }

@@ -13,7 +13,7 @@
 import { errors } from '../../src/errors.js';
 import { alignWords } from './alignment.js';
 import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder } from './decoding.js';
-import { logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './mel.js';
+import { HOP_LENGTH, LiveLogMel, logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './mel.js';
 import type { PipelineModel, Segment, Word } from './pipeline.js';
 import { DEFAULT_VAD_OPTIONS, VAD_CHUNK, type VadStream } from './vad.js';
 
@@ -66,6 +66,8 @@ const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/g
 
 export class StreamingTranscriber {
   private buffer = new Float32Array(0);
+  /** Features of the buffer, recomputed only where it changed. */
+  private readonly mel = new LiveLogMel();
   /** Source seconds where buffer[0] is. */
   private bufferStartS = 0;
   private pushedSamples = 0;
@@ -200,7 +202,13 @@ export class StreamingTranscriber {
     const audio = this.buffer.length > N_SAMPLES ? this.buffer.subarray(this.buffer.length - N_SAMPLES) : this.buffer;
     const audioStartS = this.bufferStartS + (this.buffer.length - audio.length) / SAMPLE_RATE;
     const frames = model.variableLength ? contextFrames(audio.length) : N_FRAMES;
-    const windowDecoder = new WindowDecoder(model, await model.encode([logMelSpectrogram(audio)], frames));
+    let features: Float32Array;
+    if (audio === this.buffer) features = this.mel.features(audio);
+    else {
+      this.mel.reset();
+      features = logMelSpectrogram(audio);
+    }
+    const windowDecoder = new WindowDecoder(model, await model.encode([features], frames));
     if (!this.language) {
       // Detect once there is a second of speech to go on, then keep it (setLanguage can change it).
       const detected = await detectLanguage(tokenizer, windowDecoder);
@@ -307,8 +315,11 @@ export class StreamingTranscriber {
   }
 
   private trimTo(sourceS: number): void {
-    const drop = Math.min(this.buffer.length, Math.max(0, Math.round((sourceS - this.bufferStartS) * SAMPLE_RATE)));
+    // Whole hops (10 ms), so the features of the audio kept can be kept too.
+    const hops = Math.round(((sourceS - this.bufferStartS) * SAMPLE_RATE) / HOP_LENGTH);
+    const drop = Math.min(this.buffer.length, Math.max(0, hops * HOP_LENGTH));
     if (drop === 0) return;
+    this.mel.cut(drop);
     this.buffer = this.buffer.slice(drop);
     this.bufferStartS += drop / SAMPLE_RATE;
   }
