@@ -38,8 +38,10 @@ const TRIM_AFTER_S = 12;
 const FORCE_COMMIT_S = 26;
 /** Buffers shorter than this are not worth a pass. */
 const MIN_PASS_S = 0.5;
-/** Words ending closer than this to the end of the audio are not committed yet. */
+/** Words ending closer than this to the end of the audio are not committed yet (while speech goes on). */
 const COMMIT_MARGIN_S = 0.6;
+/** Trailing audio without speech after which the last words count as whole. */
+const SPEECH_STOPPED_S = 0.3;
 /** Tokens a pass may decode per second of uncommitted audio. */
 const MAX_TOKENS_PER_S = 8;
 /** A word aligned to less than this has no audio of its own; SQUEEZED_RUN of them in a row are not speech. */
@@ -154,6 +156,8 @@ export class StreamingTranscriber {
     }
     const words = await this.pass();
     const fresh = this.afterCommitted(words);
+    // Voice activity says the speech stopped before the end: the words heard are whole, none has to wait.
+    const speechStopped = this.lastSpeechS < this.audioS - SPEECH_STOPPED_S;
     let agreed = 0;
     while (
       agreed < fresh.length &&
@@ -161,7 +165,7 @@ export class StreamingTranscriber {
       normalise(fresh[agreed].text) === normalise(this.previousHypothesis[agreed].text) &&
       // A word at the very end of the audio may be cut mid-way ("son" of "sonny", "his..."): it waits for
       // the audio after it, so the prefix it becomes is whole.
-      fresh[agreed].end <= this.audioS - COMMIT_MARGIN_S
+      (speechStopped || fresh[agreed].end <= this.audioS - COMMIT_MARGIN_S)
     ) {
       agreed++;
     }
@@ -215,15 +219,15 @@ export class StreamingTranscriber {
       if (audio.length >= SAMPLE_RATE) this.language = detected.language;
       else return [];
     }
-    // Committed words the audio still holds are the prefix; those already cut away are the prompt (~200
-    // characters, as whisper_streaming keeps).
+    // Committed words the audio still holds are the prefix; the last of those already cut away, the prompt.
     const inAudio = (w: StreamWord) => w.end > audioStartS + 0.05;
-    const prefixWords = this.committedWords.filter(inAudio);
-    const prefix = prefixWords.flatMap((w) => w.tokens);
+    const prefix = this.committedWords.filter(inAudio).flatMap((w) => w.tokens);
     const prompt = this.committedWords
       .filter((w) => !inAudio(w))
       .flatMap((w) => w.tokens)
       .slice(-PROMPT_TOKENS);
+    const audioS = audio.length / SAMPLE_RATE;
+    const uncommittedS = Math.max(0, audioStartS + audioS - Math.max(this.lastCommittedEndS, audioStartS));
     const decoded = await decodeWithFallback(
       tokenizer,
       windowDecoder,
@@ -236,14 +240,13 @@ export class StreamingTranscriber {
         withoutTimestamps: true,
         maxInitialTimestampS: 1,
         // Speech runs at 2–5 tokens a second: far more than that for the uncommitted audio is a loop.
-        maxNewTokens: Math.ceil(Math.max(0, audioStartS + audio.length / SAMPLE_RATE - Math.max(this.lastCommittedEndS, audioStartS)) * MAX_TOKENS_PER_S) + 8,
+        maxNewTokens: Math.ceil(uncommittedS * MAX_TOKENS_PER_S) + 8,
       },
       this.temperatures,
     );
     if (decoded.tokens.length === 0 || isSilence(decoded)) return [];
     // Align prefix and tail together (the prefix anchors where the tail starts), keep the tail's words.
-    const aligned = await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, [...prefix, ...decoded.tokens], Math.ceil(audio.length / 160), this.language);
-    const audioS = audio.length / SAMPLE_RATE;
+    const aligned = await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, [...prefix, ...decoded.tokens], Math.ceil(audio.length / HOP_LENGTH), this.language);
     let tokensSeen = 0;
     const words: StreamWord[] = [];
     for (const word of aligned) {
