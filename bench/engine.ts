@@ -12,10 +12,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { fixture } from '../test/helpers/fixtures.js';
 
 const run = promisify(execFile);
 const here = fileURLToPath(import.meta.url);
-const fixture = (name: string) => fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url));
 
 export interface EngineBenchRow {
   engine: string;

@@ -20,10 +20,11 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../src/config.js';
 import { streamFile, type CommittedSegment } from '../src/realtime/client.js';
 import { RealtimeRuntime } from '../src/realtime/runtime.js';
+import { fixture } from '../test/helpers/fixtures.js';
 
 export interface RealtimeBenchOptions {
   file?: string;
@@ -55,7 +56,8 @@ export interface RealtimeBenchRow {
   words: number;
 }
 
-function percentile(values: number[], p: number): number {
+/** The p-th percentile (nearest rank) of `values`; NaN when there are none. */
+export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -96,7 +98,7 @@ async function runSession(streamUrl: string, file: string, durationS: number) {
 }
 
 export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Promise<{ rows: RealtimeBenchRow[]; table: string }> {
-  const file = options.file ?? fileURLToPath(new URL('../test/fixtures/political-philosophy-60s.wav', import.meta.url));
+  const file = options.file ?? fixture('political-philosophy-60s.wav');
   const durationS = options.durationS ?? 30;
   const maxConcurrent = options.maxConcurrent ?? 4;
   const latencyMode = options.latencyMode ?? 'fast';

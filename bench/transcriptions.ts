@@ -16,10 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createTestDatabase } from '../test/helpers/db.js';
+import { fixture } from '../test/helpers/fixtures.js';
 import { probeAudio } from '../workers/engine/audio.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TranscriptionBenchOptions {
   files?: number;
@@ -62,21 +63,18 @@ async function peakRssMiB(pid: number): Promise<number> {
 export async function benchTranscriptions(options: TranscriptionBenchOptions = {}): Promise<{ table: string; rows: Record<string, number> }> {
   const files = options.files ?? Number(process.env.BENCH_FILES ?? 20);
   const concurrency = options.workerConcurrency ?? Number(process.env.BENCH_WORKER_CONCURRENCY ?? 2);
-  const file = options.file ?? process.env.BENCH_FILE ?? path.join(REPO_ROOT, 'test/fixtures/political-philosophy-60s.wav');
+  const file = options.file ?? process.env.BENCH_FILE ?? fixture('political-philosophy-60s.wav');
   const log = options.log ?? ((line: string) => console.error(line));
   const audio = await readFile(file);
   const { durationS } = await probeAudio(file);
 
   const suffix = crypto.randomBytes(5).toString('hex');
-  const dbName = `sg_bench_${suffix}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  // A bare database on the tests' PostgreSQL (TEST_POSTGRES_URL); the gateway applies the migrations as it starts.
+  const database = await createTestDatabase({ migrate: false });
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sg-bench-'));
   const apiKey = `sg_live_bench${suffix}_${crypto.randomBytes(16).toString('hex')}`;
-  const databaseUrl = POSTGRES_URL.replace(/\/[^/]*$/, `/${dbName}`);
   const env = {
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: database.url,
     DATA_DIR: dataDir,
     REDIS_PREFIX: `sgbench:${suffix}:`,
     BOOTSTRAP_API_KEY: apiKey,
@@ -93,7 +91,7 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
     started.push(worker);
     // The account may run as many jobs as the worker has engine threads: the rest wait `queued` in order, as
     // they would in production, and "mean job run" is the time a job actually spends transcribing.
-    const db = new pg.Client({ connectionString: databaseUrl });
+    const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     await db.query('UPDATE "Account" SET "concurrencyLimit" = $1', [concurrency]);
     await db.end();
@@ -160,8 +158,7 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
     }
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

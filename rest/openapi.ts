@@ -45,7 +45,7 @@ function operationFor(route: RouteEntry): JsonSchema {
     const key = String(error.status);
     const existing = responses[key] as { description: string } | undefined;
     const line = `\`${error.code}\`: ${error.description}`;
-    responses[key] = errorResponse(existing && key in GENERIC_ERRORS ? `${existing.description} ${line}` : existing ? `${existing.description} ${line}` : line);
+    responses[key] = errorResponse(existing ? `${existing.description} ${line}` : line);
   }
   // Path parameters are named by the path template itself; an entry describes one only to say more about it.
   const described = new Set((route.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name));

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import type { ConfigByField } from '@envelop/rate-limiter';
 import { RedisRateLimitStore } from './rate-limit-store.js';
 import type { Config } from './config.js';
-import { errors, toApiError } from './errors.js';
+import { errors } from './errors.js';
 import { openDatabase, type Database } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createRedisPubSub, type PubSub } from './pubsub.js';
@@ -27,7 +27,7 @@ import { createRestRouter } from '../rest/router.js';
 import { createSocketRouter } from '../rest/sockets.js';
 import { errorHandler } from '../rest/envelope.js';
 import { newRequestId, useRequestId } from '../rest/middleware/request-id.js';
-import { credentialSourceOf, useIdentity } from '../rest/middleware/identity.js';
+import { credentialSourceOf, judgeCredential, useIdentity } from '../rest/middleware/identity.js';
 import { useRateLimit } from '../rest/middleware/rate-limit.js';
 import { useIdempotency } from '../rest/middleware/idempotency.js';
 import type { RequestState } from '../rest/request-state.js';
@@ -80,16 +80,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   /** A socket's credential: the upgrade request's headers, or `authorization` in graphql-ws connection params. */
   const stateForSocket = async (req: http.IncomingMessage, connectionParams?: Record<string, unknown>): Promise<RequestState> => {
-    const state: RequestState = { requestId: newRequestId(), identity: null, credentialError: null };
+    const requestId = newRequestId();
     const source = credentialSourceOf(req);
     const fromParams = connectionParams?.authorization ?? connectionParams?.Authorization;
     if (typeof fromParams === 'string') source.authorization = fromParams;
-    try {
-      state.identity = await services.auth.resolver.resolve(source);
-    } catch (error) {
-      state.credentialError = toApiError(error);
-    }
-    return state;
+    // Unlike HTTP (useIdentity), a failure on our side is kept as the credential error, not thrown.
+    return { requestId, ...(await judgeCredential(services.auth.resolver, source, { serverErrors: 'keep' })) };
   };
 
   const graphql = createGraphQLServer({

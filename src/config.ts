@@ -44,6 +44,8 @@ export interface Config {
     realtimeMaxDurationS: number;
   };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** A TrueType font for PDF exports (PDF_FONT_PATH); null = the first system Unicode font found, else Helvetica. */
+  pdfFontPath: string | null;
   /** Run the background workers inside the gateway process (default on; off when `npm run worker` runs them). */
   runWorkers: boolean;
   /** Realtime sessions: token secret, engine threads, session cap, backpressure (REALTIME_*; src/realtime/config.ts). */
@@ -90,6 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
       realtimeMaxDurationS: int(env, 'REALTIME_MAX_DURATION_S', 4 * 3600),
     },
     logLevel,
+    pdfFontPath: str(env, 'PDF_FONT_PATH'),
     runWorkers: bool(env, 'RUN_WORKERS', true),
     realtime: loadRealtimeSettings(env),
     transcriptions: loadTranscriptionSettings(env),

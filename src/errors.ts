@@ -70,6 +70,12 @@ export const errors = {
     new ApiError('conflict', 409, message, { details }),
   invalidState: (message: string, details: Record<string, unknown> = {}) =>
     new ApiError('invalid_state', 409, message, { details, retryable: false }),
+  /** `429 rate_limited` with `Retry-After`; `details` adds to `retryAfterS` (the REST budget, the per-field limits). */
+  rateLimited: (retryAfterS: number, details: Record<string, unknown> = {}) =>
+    new ApiError('rate_limited', 429, `Too many requests; retry in ${retryAfterS} s.`, {
+      details: { retryAfterS, ...details },
+      headers: { 'Retry-After': String(retryAfterS) },
+    }),
   internal: (cause?: unknown) =>
     new ApiError('internal', 500, 'Something went wrong on our side; the failure was logged.', { cause, retryable: true }),
 };

@@ -13,7 +13,6 @@ export type EngineHostToThread =
   | { type: 'cancel'; id: string };
 export type EngineThreadToHost =
   | { type: 'segment'; id: string; segment: Segment; progress: Progress }
-  | { type: 'progress'; id: string; progress: Progress }
   | { type: 'done'; id: string; result: { language: string; durationS: number; processingS: number; segments: number } }
   | { type: 'error'; id: string; error: { code: string | null; status: number | null; message: string; details: Record<string, unknown> } };
 
@@ -21,10 +20,8 @@ export interface FileTranscription {
   path: string;
   language?: string;
   startS?: number;
-  signal?: AbortSignal;
   /** Awaited in order: the next segment is handed over only once the previous one is stored. */
   onSegment: (segment: Segment, progress: Progress) => Promise<void>;
-  onProgress?: (progress: Progress) => void;
 }
 
 interface Slot { worker: Worker; busy: boolean }
@@ -76,7 +73,6 @@ export class EngineHost {
         const onMessage = (message: EngineThreadToHost) => {
           if (message.id !== id) return;
           if (message.type === 'segment') chain = chain.then(() => job.onSegment(message.segment, message.progress));
-          else if (message.type === 'progress') job.onProgress?.(message.progress);
           else if (message.type === 'done') chain.then(() => resolve(message.result), reject).finally(cleanup);
           else if (message.type === 'error') {
             const { code, status, message: text, details } = message.error;
@@ -93,15 +89,12 @@ export class EngineHost {
           cleanup();
           reject(new Error(`The engine thread stopped (exit code ${code}).`));
         };
-        const onAbort = () => slot.worker.postMessage({ type: 'cancel', id } satisfies EngineHostToThread);
         const cleanup = () => {
           slot.worker.off('message', onMessage);
           slot.worker.off('exit', onExit);
-          job.signal?.removeEventListener('abort', onAbort);
         };
         slot.worker.on('message', onMessage);
         slot.worker.on('exit', onExit);
-        job.signal?.addEventListener('abort', onAbort, { once: true });
         slot.worker.postMessage({ type: 'transcribe', id, path: job.path, options: { language: job.language, startS: job.startS } } satisfies EngineHostToThread);
       });
     } finally {

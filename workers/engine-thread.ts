@@ -29,7 +29,6 @@ port.on('message', async (message: EngineHostToThread) => {
       startS: message.options.startS,
       signal: controller.signal,
       onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment, progress }),
-      onProgress: (progress) => post({ type: 'progress', id: message.id, progress }),
     });
     post({ type: 'done', id: message.id, result: { language: result.language, durationS: result.durationS, processingS: result.processingS, segments: result.segments.length } });
   } catch (error) {

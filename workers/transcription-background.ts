@@ -8,11 +8,12 @@ import { startTranscriptionWorker } from './transcription-worker.js';
 
 export const transcriptionWorker: BackgroundWorker = {
   name: 'transcriptions',
-  async start({ config, prisma, pubsub }) {
+  async start({ config, prisma, pubsub, logger }) {
     const settings = config.transcriptions;
     const worker = startTranscriptionWorker({
       prisma,
       pubsub,
+      logger,
       queueSettings: {
         redisUrl: config.redisUrl,
         redisPrefix: config.redisPrefix,

@@ -12,10 +12,12 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type Bull from 'bull';
-import { ApiError } from '../src/errors.js';
+import { ApiError, errors } from '../src/errors.js';
 import { Prisma, type PrismaClient } from '../src/generated/prisma/client.js';
+import type { Logger } from '../src/logger.js';
 import type { PubSub } from '../src/pubsub.js';
 import {
+  ACTIVE_WORK,
   beginTranscribing,
   dispatchQueued,
   failJob,
@@ -27,7 +29,7 @@ import {
   type JobsContext,
 } from '../src/services/jobs.js';
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/services/links/index.js';
-import { makeMaster, recordingMediaDir, waveformPeaks } from '../src/services/media.js';
+import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/services/media.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineHost } from './engine-host.js';
 import { bullJobId, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -35,6 +37,8 @@ import { bullJobId, createTranscriptionQueue, enqueue, type QueueSettings, type 
 export interface TranscriptionWorkerOptions {
   prisma: PrismaClient;
   pubsub: Pick<PubSub, 'publish'>;
+  /** Where processor and sweep failures are logged (the service's logger, LOG_LEVEL). */
+  logger: Logger;
   /** The worker opens its own Bull connection: closing the worker stops its processors and nothing else. */
   queueSettings: QueueSettings;
   dataDir: string;
@@ -62,8 +66,8 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   const queue = createTranscriptionQueue(options.queueSettings);
   const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue };
   const engines = new EngineHost({ threads: options.concurrency, engine: options.engine });
-  const { prisma } = options;
-  const absolute = (relative: string) => path.join(options.dataDir, 'media', relative);
+  const { prisma, logger } = options;
+  const absolute = (relative: string) => mediaPath(options.dataDir, relative);
   const relative = (recordingId: string, file: string) => path.join(recordingId, file);
 
   /** The job if this Bull job is still the current attempt of it, else null (stale: a retry or a sweep replaced it). */
@@ -115,7 +119,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       await writing;
       await writeProgress({ pct: 0, phase: 'extracting', phasePct: 0, fetchedBytes: fetched.bytes, fetchTotalBytes: fetched.bytes });
       const probe = await probeAudio(destination);
-      if (!probe.hasAudio) throw new ApiError('invalid_audio', 400, 'The linked file has no audio stream.');
+      if (!probe.hasAudio) throw errors.invalidAudio('The linked file has no audio stream.');
       await prisma.recording.update({
         where: { id: job.recordingId },
         data: { sourcePath: relative(job.recordingId, 'source'), sourceBytes: fetched.bytes, sourceMime: fetched.contentType, durationS: probe.durationS },
@@ -150,7 +154,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     try {
       const source = absolute(job.recording.sourcePath);
       const probe = await probeAudio(source);
-      if (!probe.hasAudio) throw new ApiError('invalid_audio', 400, 'The file has no audio stream.');
+      if (!probe.hasAudio) throw errors.invalidAudio('The file has no audio stream.');
       const waveform = await waveformPeaks(source, { durationS: probe.durationS });
       await prisma.recording.update({ where: { id: job.recordingId }, data: { durationS: probe.durationS } });
       await inTransaction(ctx, job.recordingId, async (tx) => {
@@ -272,7 +276,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   // Failures are recorded on the job itself; a processor that still throws (the database gone mid-failure) is
   // logged, and the sweeper repairs the job once the database answers again.
   const run = (handler: (data: TranscriptionJobData) => Promise<void>) => (bullJob: Bull.Job<TranscriptionJobData>) =>
-    handler(bullJob.data).catch((error) => console.error(JSON.stringify({ time: new Date().toISOString(), level: 'error', message: 'transcription job processor failed', bullJob: bullJob.id, error: String(error) })));
+    handler(bullJob.data).catch((error) => logger.error({ bullJob: bullJob.id, error: String(error) }, 'transcription job processor failed'));
   void queue.process('transcribe', options.concurrency, run(processTranscribe));
   void queue.process('fetch', 2, run(processFetch));
   void queue.process('prepare', 2, run(processPrepare));
@@ -288,7 +292,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         OR: [{ state: { in: ['transcribing', 'fetching'] } }, { state: 'queued', startedAt: { not: null } }],
         updatedAt: { lt: new Date(Date.now() - 5_000) },
         // Archived work waits untouched until it is restored.
-        recording: { lifecycle: 'active', transcription: { lifecycle: 'active' } },
+        recording: ACTIVE_WORK,
       },
     });
     for (const job of inFlight) {
@@ -308,7 +312,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   }
 
   let sweeping: Promise<void> | null = null;
-  const runSweep = () => (sweeping ??= sweep().catch((error) => console.error('[transcriptions] sweep failed', error)).finally(() => (sweeping = null)));
+  const runSweep = () => (sweeping ??= sweep().catch((error) => logger.error({ err: error }, 'transcription sweep failed')).finally(() => (sweeping = null)));
   const timer = options.sweepIntervalMs === 0 ? null : setInterval(runSweep, options.sweepIntervalMs ?? 10_000);
   timer?.unref();
 
@@ -323,6 +327,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   };
 }
 
-/** Thrown inside a segment write when the job moved on (retried, archived, taken over): the run stops quietly. */
+/**
+ * Thrown inside a segment write when the job moved on (retried, failed, taken over by another attempt): the run
+ * stops quietly. Archiving is not one of these: an archived job's run goes on and finishes.
+ */
 class StaleJob extends Error {}
 

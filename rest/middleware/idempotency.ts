@@ -15,7 +15,7 @@ import type { PrismaClient } from '../../src/generated/prisma/client.js';
 import { newId } from '../../src/services/accounts.js';
 import type { Logger } from '../../src/logger.js';
 
-export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 /** A `running` record older than this belongs to a process that died mid-request; the next repeat takes it over. */
 const ABANDONED_AFTER_MS = 10 * 60 * 1000;
 /** Response headers worth replaying (the body and status always are). */
@@ -23,8 +23,6 @@ const REPLAYED_HEADERS = ['location', 'content-type'];
 
 export interface IdempotencyOptions {
   prisma: PrismaClient;
-  /** What "the same body" means; default: method, path and the parsed JSON body. */
-  fingerprint?: (req: Request) => string;
   logger?: Logger;
 }
 
@@ -40,12 +38,11 @@ function canonicalJson(value: unknown): string {
  * Method, path and the parsed JSON body. A route that streams its own body (multipart uploads, `ownBody`) has no
  * parsed body here: its size stands in for it, since buffering an upload to hash it would defeat the streaming.
  */
-const defaultFingerprint = (req: Request) => `${req.method} ${req.baseUrl}${req.path}\n${
+const fingerprint = (req: Request) => `${req.method} ${req.baseUrl}${req.path}\n${
   req.body === undefined && req.get('content-length') ? `length:${req.get('content-length')}` : canonicalJson(req.body)}`;
 
 export function useIdempotency(options: IdempotencyOptions): RequestHandler {
   const { prisma } = options;
-  const fingerprint = options.fingerprint ?? defaultFingerprint;
   return async (req, res, next) => {
     const key = req.get('idempotency-key');
     const accountId = req.sg.identity?.account.id;

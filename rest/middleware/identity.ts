@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { URL_TOKEN_PARAMS, type CredentialSource, type IdentityResolver } from '../../src/auth/identity.js';
+import type { Caller } from '../../src/auth/scopes.js';
 import { toApiError } from '../../src/errors.js';
 
 export function credentialSourceOf(req: IncomingMessage): CredentialSource {
@@ -23,15 +24,32 @@ export function credentialSourceOf(req: IncomingMessage): CredentialSource {
   };
 }
 
+/**
+ * What a credential proves: its identity (null without one), or the refusal kept as `credentialError`. A failure
+ * on our side (5xx: the database or a JWKS host unreachable) is the one difference between the callers:
+ * `serverErrors: 'throw'` rethrows it as thrown (HTTP: the request fails with the envelope's 5xx), `'keep'` keeps it
+ * as `credentialError` like a refusal (sockets: `authorize` or the first field needing a credential answers it).
+ */
+export async function judgeCredential(resolver: IdentityResolver, source: CredentialSource, options: { serverErrors: 'throw' | 'keep' }): Promise<Caller> {
+  try {
+    return { identity: await resolver.resolve(source), credentialError: null };
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500 && options.serverErrors === 'throw') throw error;
+    return { identity: null, credentialError: apiError };
+  }
+}
+
 export function useIdentity(resolver: IdentityResolver): RequestHandler {
   return async (req, _res, next) => {
+    let caller: Caller;
     try {
-      req.sg.identity = await resolver.resolve(credentialSourceOf(req));
+      caller = await judgeCredential(resolver, credentialSourceOf(req), { serverErrors: 'throw' });
     } catch (error) {
-      const apiError = toApiError(error);
-      if (apiError.status >= 500) return next(error);
-      req.sg.credentialError = apiError;
+      return next(error);
     }
+    req.sg.identity = caller.identity;
+    req.sg.credentialError = caller.credentialError;
     next();
   };
 }

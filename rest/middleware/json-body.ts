@@ -5,8 +5,8 @@
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../../src/errors.js';
 
-export function useJsonBody(options: { limit?: string } = {}): RequestHandler {
-  const parse = express.json({ limit: options.limit ?? '1mb', strict: false });
+export function useJsonBody(): RequestHandler {
+  const parse = express.json({ limit: '1mb', strict: false });
   return (req, res, next) => {
     const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
     if (!hasBody) {

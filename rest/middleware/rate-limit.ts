@@ -7,7 +7,7 @@
  * logged): the limiter protects the service, it must not take it down.
  */
 import type { RequestHandler } from 'express';
-import { ApiError } from '../../src/errors.js';
+import { errors } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { RedisRateLimitStore } from '../../src/rate-limit-store.js';
 
@@ -17,13 +17,6 @@ export interface RateLimitOptions {
   max: number;
   windowS: number;
   logger?: Logger;
-}
-
-export function rateLimitedError(retryAfterS: number, details: Record<string, unknown> = {}) {
-  return new ApiError('rate_limited', 429, `Too many requests; retry in ${retryAfterS} s.`, {
-    details: { retryAfterS, ...details },
-    headers: { 'Retry-After': String(retryAfterS) },
-  });
 }
 
 export function useRateLimit(options: RateLimitOptions): RequestHandler {
@@ -41,7 +34,7 @@ export function useRateLimit(options: RateLimitOptions): RequestHandler {
     } catch (error) {
       options.logger?.warn({ err: error, requestId: req.sg.requestId }, 'rate limit store unavailable; request let through');
     }
-    if (limited) next(rateLimitedError(limited.resetS, { limit: options.max, windowS: options.windowS }));
+    if (limited) next(errors.rateLimited(limited.resetS, { limit: options.max, windowS: options.windowS }));
     else next();
   };
 }

@@ -11,11 +11,10 @@ export function newRequestId() {
   return `req_${crypto.randomBytes(12).toString('hex')}`;
 }
 
-export function useRequestId(options: { trustIncoming?: boolean } = {}): RequestHandler {
-  const trustIncoming = options.trustIncoming ?? true;
+export function useRequestId(): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
-    const requestId = trustIncoming && incoming && SAFE_ID.test(incoming) ? incoming : newRequestId();
+    const requestId = incoming && SAFE_ID.test(incoming) ? incoming : newRequestId();
     req.sg = { requestId, identity: null, credentialError: null };
     res.setHeader('X-Request-Id', requestId);
     next();

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { buildOpenApi } from '../openapi.js';
-import { routeTable } from '../route-table.js';
 import { baseUrlOf } from '../base-url.js';
 import { LOCAL_ISSUER } from '../../src/auth/jwt.js';
 import { errors } from '../../src/errors.js';
@@ -12,6 +11,17 @@ import type { RouteEntry } from '../types.js';
 const require = createRequire(import.meta.url);
 const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const swaggerAssets = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+/** The allowed assets' bytes, read on first request and kept (the files of an installed package do not change). */
+const swaggerAssetCache = new Map<string, Buffer>();
+
+function swaggerAsset(asset: string): Buffer {
+  let bytes = swaggerAssetCache.get(asset);
+  if (!bytes) {
+    bytes = fs.readFileSync(path.join(swaggerDir, asset));
+    swaggerAssetCache.set(asset, bytes);
+  }
+  return bytes;
+}
 
 const docsPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>speechgate API reference</title>
@@ -28,8 +38,8 @@ export const docsRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'OpenAPI 3.0 document.', schema: { type: 'object' } },
     handler: (req, res, ctx) => {
-      // The routes this app serves (createApp may be given more than the table, e.g. in tests).
-      const served = (req.app.locals.routes as RouteEntry[] | undefined) ?? routeTable;
+      // The routes this app serves (createApp sets them; it may be given more than the table, e.g. in tests).
+      const served = req.app.locals.routes as RouteEntry[];
       res.json(buildOpenApi(served, baseUrlOf(req, ctx.config)));
     },
   },
@@ -50,7 +60,7 @@ export const docsRoutes: RouteEntry[] = [
     handler: (req, res) => {
       const asset = String(req.params.asset);
       if (!swaggerAssets.has(asset)) throw errors.notFound('Documentation asset');
-      res.type(path.extname(asset)).send(fs.readFileSync(path.join(swaggerDir, asset)));
+      res.type(path.extname(asset)).send(swaggerAsset(asset));
     },
   },
   {

@@ -56,8 +56,7 @@ export const realtimeRoutes: RouteEntry[] = [
     },
     errors: [{ status: 400, code: 'invalid_options', description: 'A session option is invalid; the message names the field.' }],
     handler: (req, res, ctx) => {
-      if (ctx.credentialError) throw ctx.credentialError;
-      const created = ctx.services.realtime.createSession(ctx.identity, req.body, baseUrlOf(req, ctx.config));
+      const created = ctx.services.realtime.createSession(ctx, req.body, baseUrlOf(req, ctx.config));
       res.status(201).json(created);
     },
   },

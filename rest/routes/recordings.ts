@@ -5,7 +5,6 @@
  * Who may read what is decided in src/services/recordings.ts.
  */
 import { baseUrlOf } from '../base-url.js';
-import { errors } from '../../src/errors.js';
 import { requireScope } from '../../src/auth/scopes.js';
 import type { Context } from '../../src/schema/context.js';
 import type { ReaderCredentials } from '../../src/services/recordings.js';
@@ -21,6 +20,7 @@ import {
   RetryRecordingJobDocument,
   StartRecordingJobDocument,
 } from '../../src/generated/graphql.js';
+import { intParam, single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { jobSchema } from './transcriptions.js';
 
@@ -28,11 +28,6 @@ const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type
 const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /media-token`), for audio elements that cannot send a header.' };
 const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
 const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
-
-function single(value: unknown): string | undefined {
-  if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /**
  * Who reads: a share code wins over a credential; a bad credential is refused (never silently ignored); a
@@ -147,9 +142,8 @@ export const recordingRoutes: RouteEntry[] = [
     parameters: [shareCodeParam, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
     document: RecordingTranscriptDocument,
     variables: ({ params, query }) => {
-      const after = single(query.after);
-      if (after !== undefined && !/^-?\d+$/.test(after)) throw errors.invalidOptions('after must be a segment seq (an integer).', { field: 'after' });
-      return { recordingId: params.id!, after: after === undefined ? undefined : Number(after), lang: single(query.lang), shareCode: single(query.shareCode) };
+      const after = intParam(query, 'after', 'after must be a segment seq (an integer).');
+      return { recordingId: params.id!, after, lang: single(query.lang), shareCode: single(query.shareCode) };
     },
     result: (data) => ({ status: 200, body: data.recordingTranscript }),
     response: {
@@ -242,11 +236,9 @@ export const recordingRoutes: RouteEntry[] = [
     parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string' } }, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }],
     document: RecordingEventsDocument,
     variables: ({ params, query }) => {
-      const after = single(query.after);
-      const limit = single(query.limit);
-      if (after !== undefined && !/^-?\d+$/.test(after)) throw errors.invalidOptions('after must be an event seq (an integer).', { field: 'after' });
-      if (limit !== undefined && !/^\d+$/.test(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
-      return { recordingId: params.id!, cursor: single(query.cursor), after: after === undefined ? undefined : Number(after), limit: limit === undefined ? undefined : Number(limit) };
+      const after = intParam(query, 'after', 'after must be an event seq (an integer).');
+      const limit = intParam(query, 'limit', 'limit must be an integer from 1 to 500.', { unsigned: true });
+      return { recordingId: params.id!, cursor: single(query.cursor), after, limit };
     },
     result: (data) => ({
       status: 200,

@@ -4,7 +4,6 @@
  * as it arrives (never held in memory); everything else runs its GraphQL operation.
  */
 import busboy from 'busboy';
-import express from 'express';
 import type { Request } from 'express';
 import { requireScope } from '../../src/auth/scopes.js';
 import { ApiError, errors } from '../../src/errors.js';
@@ -19,6 +18,7 @@ import {
   UpdateTranscriptionDocument,
 } from '../../src/generated/graphql.js';
 import type { TranscriptionView, UploadedFile } from '../../src/services/transcriptions.js';
+import { useJsonBody } from '../middleware/json-body.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { shareLinkSchema } from './share-links.js';
 
@@ -132,7 +132,8 @@ function createFromMultipart(req: Request, ctx: Context, actor: { accountId: str
   });
 }
 
-const parseJson = express.json({ limit: '1mb', strict: false });
+/** The JSON body of a link transcription: parsed like every other route's, its errors answered by the envelope. */
+const parseJson = useJsonBody();
 
 export const transcriptionRoutes: RouteEntry[] = [
   {
@@ -169,7 +170,8 @@ export const transcriptionRoutes: RouteEntry[] = [
           throw error;
         }
       } else if (req.is('application/json')) {
-        await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(errors.invalidOptions('The body is not valid JSON.', { field: 'body' })) : resolve())));
+        // Parser errors go on as they are: the envelope maps them (bad JSON 400, too large 413, bad charset 415).
+        await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
         created = await ctx.services.transcriptions.create(actor, req.body, null);
       } else {
         throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });

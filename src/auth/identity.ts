@@ -3,9 +3,9 @@
  * refusal (Authentication 3–4). No credential is not an error here: it gives `null`, and the schema's scopes
  * decide whether the operation needs one.
  */
-import crypto from 'node:crypto';
 import { ApiError, errors } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { newId } from '../services/accounts.js';
 import { hashApiKey, KEY_PREFIX, looksLikeApiKey } from './api-keys.js';
 import { JwtVerifier, LOCAL_ISSUER, type JwtFailure } from './jwt.js';
 
@@ -105,14 +105,14 @@ export class IdentityResolver {
     // A person of an external issuer signing in for the first time gets an account of their own.
     principal ??= await this.prisma.principal.create({
       data: {
-        id: `usr_${crypto.randomBytes(10).toString('hex')}`,
+        id: newId('usr'),
         kind: 'user',
         displayName: person.name ?? person.email ?? person.subject,
         email: person.email,
         issuer: person.issuer,
         subject: person.subject,
         scopes: ['*'],
-        account: { create: { id: `acct_${crypto.randomBytes(10).toString('hex')}`, name: person.name ?? person.email ?? person.subject } },
+        account: { create: { id: newId('acct'), name: person.name ?? person.email ?? person.subject } },
       },
       include: { account: true },
     }).catch(async (error) => {

@@ -4,7 +4,7 @@
  * promo-code checks) adds an entry to `fieldRateLimits` below; past it the field fails with `429 rate_limited`.
  */
 import { useRateLimiter, type ConfigByField, type Store } from '@envelop/rate-limiter';
-import { rateLimitedError } from '../../rest/middleware/rate-limit.js';
+import { errors } from '../errors.js';
 import type { Context } from '../schema/context.js';
 
 /** `{ type: 'Query', field: 'probe', max: 60, window: '1m' }`: one line per limited field. */
@@ -33,6 +33,6 @@ export function useFieldRateLimits(options: { store: Store; limits?: ConfigByFie
       return ctx.identity ? `account:${ctx.identity.account.id}` : `anonymous:${ctx.requestId}`;
     },
     configByField: limits,
-    transformError: (message) => rateLimitedError(retryAfterS, { message }),
+    transformError: (message) => errors.rateLimited(retryAfterS, { message }),
   });
 }

@@ -7,8 +7,8 @@
  * `capacity_exceeded` (every engine slot busy), after loading frames `engine_unavailable`.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { WebSocket } from 'ws';
+import { ffmpegPath } from '../../workers/engine/audio.js';
 
 export const SAMPLE_RATE = 16_000;
 
@@ -179,16 +179,9 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** The ffmpeg to decode with: FFMPEG_PATH, else the binary installed with the npm package. */
-export function ffmpegBinary(): string {
-  if (process.env.FFMPEG_PATH) return process.env.FFMPEG_PATH;
-  const require = createRequire(import.meta.url);
-  return (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
-}
-
 /** Decodes any audio or video file to 16 kHz mono float32, yielding chunks of exactly `chunkSamples` (the last may be shorter). */
 export async function* decodeToChunks(path: string, chunkSamples: number): AsyncGenerator<Float32Array> {
-  const ffmpeg = spawn(ffmpegBinary(), ['-nostdin', '-loglevel', 'error', '-i', path, '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', '-'], {
+  const ffmpeg = spawn(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-i', path, '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', '-'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

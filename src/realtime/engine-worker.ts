@@ -12,10 +12,9 @@
  * A hand-over starts a new transcriber on the audio not yet committed, so no audio is lost or repeated.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SpeechEngine, type StreamingTranscriber, type Segment } from '../../workers/engine/index.js';
+import { concatSamples, SAMPLE_RATE, SpeechEngine, type StreamingTranscriber, type Segment } from '../../workers/engine/index.js';
 import type { EngineLoadOptions, EngineMode, HostToWorker, LatencyMode, SessionTuning, WorkerSegment, WorkerToHost } from './engine-messages.js';
 
-const SAMPLE_RATE = 16_000;
 /** Consecutive small-backlog passes before `auto` goes back to the accurate path (avoids flapping). */
 const RESUME_AFTER_PASSES = 3;
 /** Whisper's window: the most audio a transcriber keeps, hence the most a decoder hand-over has to replay. */
@@ -135,7 +134,8 @@ class WorkerSession {
   }
 
   private feed(): void {
-    for (const chunk of this.incoming) this.transcriber.push(chunk);
+    // One push for everything that arrived: each push copies the transcriber's buffer once.
+    if (this.incoming.length > 0) this.transcriber.push(concatSamples(this.incoming));
     this.incoming = [];
   }
 

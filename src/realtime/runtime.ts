@@ -5,8 +5,9 @@
  * one without the rest of the gateway.
  */
 import { ApiError } from '../errors.js';
+import type { RealtimeCapabilities } from '../services/capabilities.js';
 import { realtimeConfig, type GatewayConfigPart, type RealtimeConfig } from './config.js';
-import { resolveModelDir } from '../../workers/engine/index.js';
+import { resolveModelDir, SAMPLE_RATE } from '../../workers/engine/index.js';
 import { WhisperTokenizer } from '../../workers/engine/tokenizer.js';
 import { EngineHost } from './engine-host.js';
 import { LATENCY_MODES, parseSessionOptions, type OptionRules } from './options.js';
@@ -20,13 +21,8 @@ export interface CreatedSession {
   expiresAt: string;
 }
 
-export interface RealtimeCapabilitiesPart {
-  languages: string[];
-  speakerLabelModes: ('auto' | 'on' | 'off')[];
-  latencyModes: ('auto' | 'fast' | 'accuracy')[];
-  audio: { encodings: 'pcm_f32le'[]; sampleRates: number[]; channels: number[] };
-  maxDurationS: number;
-}
+/** What the realtime runtime knows of the capabilities: all but the upload limit, with its duration limit. */
+export type RealtimeCapabilitiesPart = Omit<RealtimeCapabilities, 'limits'> & { maxDurationS: number };
 
 export class RealtimeRuntime {
   readonly config: RealtimeConfig;
@@ -99,7 +95,7 @@ export class RealtimeRuntime {
       // No diarization model in the engine yet: speaker labels are not offered (the spec's empty list).
       speakerLabelModes: [],
       latencyModes: [...LATENCY_MODES],
-      audio: { encodings: ['pcm_f32le'], sampleRates: [16_000], channels: [1] },
+      audio: { encodings: ['pcm_f32le'], sampleRates: [SAMPLE_RATE], channels: [1] },
       maxDurationS: this.config.maxDurationS,
     };
   }

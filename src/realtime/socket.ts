@@ -20,11 +20,11 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { ApiError, errors, toApiError } from '../errors.js';
 import type { RealtimeConfig } from './config.js';
 import type { EngineHost, HostedSession, SessionListener, SessionUpdate, SlotLease } from './engine-host.js';
+import { SAMPLE_RATE } from '../../workers/engine/mel.js';
 import type { WorkerSegment } from './engine-messages.js';
 import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
 import type { SessionClaims, SessionTokenSigner } from './session-token.js';
 
-const SAMPLE_RATE = 16_000;
 const BYTES_PER_SAMPLE = 4;
 /** Largest binary frame accepted: 2 s of audio, well above the spec's 250 ms chunks. */
 const MAX_CHUNK_BYTES = 2 * SAMPLE_RATE * BYTES_PER_SAMPLE;
@@ -270,7 +270,7 @@ class RealtimeSession implements SessionListener {
 
   private receive(data: RawData, isBinary: boolean): void {
     if (this.state === 'closed') return;
-    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (isBinary) {
       this.audio(buffer);
       return;

@@ -51,6 +51,12 @@ export interface PendingFrame {
 type JobRow = Prisma.JobGetPayload<{}>;
 
 /**
+ * The recordings whose work still counts (holds or takes a slot, has a queue position, is swept): neither the
+ * recording nor its transcription archived. Archived work waits where it was until restored.
+ */
+export const ACTIVE_WORK = { lifecycle: 'active', transcription: { lifecycle: 'active' } } as const satisfies Prisma.RecordingWhereInput;
+
+/**
  * Appends frames to a recording's durable log inside `tx` and returns them stamped with `seq` and `at`.
  * The increment takes the recording row's lock, so concurrent writers serialise and `seq` stays gapless.
  */
@@ -115,7 +121,7 @@ export async function queuePosition(prisma: PrismaClient | Tx, job: Pick<JobRow,
     where: {
       accountId: job.accountId,
       state: 'queued',
-      recording: { lifecycle: 'active', transcription: { lifecycle: 'active' } },
+      recording: ACTIVE_WORK,
       OR: [{ queuedAt: { lt: job.queuedAt } }, { queuedAt: job.queuedAt, id: { lt: job.id } }],
     },
   });
@@ -136,14 +142,13 @@ export async function dispatchQueued(ctx: JobsContext, accountId: string): Promi
     const account = await tx.account.findUnique({ where: { id: accountId }, select: { concurrencyLimit: true } });
     if (!account) return [];
     // Archived work neither holds a slot nor takes one; it waits where it was until restored.
-    const active = { lifecycle: 'active', transcription: { lifecycle: 'active' } };
     const running = await tx.job.count({
-      where: { accountId, recording: active, OR: [{ state: 'transcribing' }, { state: 'queued', startedAt: { not: null } }] },
+      where: { accountId, recording: ACTIVE_WORK, OR: [{ state: 'transcribing' }, { state: 'queued', startedAt: { not: null } }] },
     });
     const free = Math.max(0, account.concurrencyLimit - running);
     if (free === 0) return [];
     const next = await tx.job.findMany({
-      where: { accountId, state: 'queued', startedAt: null, recording: active },
+      where: { accountId, state: 'queued', startedAt: null, recording: ACTIVE_WORK },
       orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
       take: free,
     });
@@ -157,7 +162,7 @@ export async function dispatchQueued(ctx: JobsContext, accountId: string): Promi
 
 /**
  * A worker's engine thread takes an admitted job: `queued` → `transcribing`. Returns false when the job moved on
- * meanwhile (retried, archived, taken by another attempt). The jobs behind it move up one place.
+ * meanwhile (retried, taken by another attempt). The jobs behind it move up one place.
  */
 export async function beginTranscribing(ctx: JobsContext, jobId: string, attempt: number): Promise<boolean> {
   const recordingId = await recordingOf(ctx.prisma, jobId);
@@ -177,7 +182,7 @@ export async function beginTranscribing(ctx: JobsContext, jobId: string, attempt
 /** Sends each still-queued job of the account a `job.progress` frame with its new queue position (not durable: positions are derived). */
 export async function announceQueuePositions(ctx: Pick<JobsContext, 'prisma' | 'pubsub'>, accountId: string): Promise<void> {
   const queued = await ctx.prisma.job.findMany({
-    where: { accountId, state: 'queued', recording: { lifecycle: 'active', transcription: { lifecycle: 'active' } } },
+    where: { accountId, state: 'queued', recording: ACTIVE_WORK },
     orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
     select: { recordingId: true, recording: { select: { transcriptionId: true } } },
   });

@@ -66,6 +66,11 @@ export function recordingMediaDir(dataDir: string, recordingId: string): string 
   return path.join(dataDir, 'media', recordingId);
 }
 
+/** The absolute path of a stored media file from its path relative to `media/` (as Recording and Job rows keep it). */
+export function mediaPath(dataDir: string, relative: string): string {
+  return path.join(dataDir, 'media', relative);
+}
+
 /**
  * The normalised master: the job window of the source as 16 kHz mono 16-bit WAV, which the engine reads, clips
  * cut from, and other renditions encode from. Written to a temporary name first so a reader never sees half a file.

@@ -3,8 +3,7 @@
  * stored), and the socket runs on this process's engine threads. The runtime (engine threads, signer,
  * sockets) is built on first use, so a gateway that never serves a realtime session never loads a model.
  */
-import type { Identity } from '../auth/identity.js';
-import { requireScope } from '../auth/scopes.js';
+import { requireIdentity, requireScope, type Caller } from '../auth/scopes.js';
 import { errors } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { RealtimeRuntime } from '../realtime/runtime.js';
@@ -16,6 +15,8 @@ export interface CreateSessionResponse {
   streamUrl: string;
   expiresAt: string;
 }
+
+const NEEDS_API_KEY = 'Creating a realtime session needs an API key: send "Authorization: Bearer <API key>".';
 
 export class RealtimeService implements Closable {
   private runtimeInstance: RealtimeRuntime | null = null;
@@ -35,13 +36,14 @@ export class RealtimeService implements Closable {
   /**
    * `POST /v1/realtime/sessions`: API keys only (a browser streams through a session its server created),
    * scope `write`. `baseUrl` is the address the client reached us at; the stream URL uses its ws(s) twin.
+   * Checked in order: a refused credential, no credential (401), not an API key (403), the scope (403).
    */
-  createSession(identity: Identity | null, body: unknown, baseUrl: string): CreateSessionResponse {
-    if (!identity) throw errors.invalidToken('Creating a realtime session needs an API key: send "Authorization: Bearer <API key>".');
+  createSession(caller: Caller, body: unknown, baseUrl: string): CreateSessionResponse {
+    const identity = requireIdentity(caller, NEEDS_API_KEY);
     if (identity.principal.kind !== 'api_key') {
       throw errors.forbidden('Realtime sessions are created with an API key by a server; a signed-in person cannot create one.', { needs: 'api_key' });
     }
-    requireScope({ identity, credentialError: null }, 'write');
+    requireScope(caller, 'write', NEEDS_API_KEY);
     const created = this.runtime.createSession(identity.account.id, body);
     return {
       sessionId: created.sessionId,

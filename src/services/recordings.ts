@@ -22,6 +22,7 @@ import { renderExport, parseExportFormat, type ExportSnapshot, type RenderedExpo
 import {
   CONTENT_TYPES,
   ensureRendition,
+  mediaPath,
   mediaToken,
   parseAudioFormat,
   parseAudioKind,
@@ -193,7 +194,7 @@ export class RecordingsService {
       segments: snapshot.segments.map((s) => ({ ...s, words: s.words as never })),
       speakers: snapshot.speakers,
     };
-    return renderExport(exportable, format);
+    return renderExport(exportable, format, { pdfFontPath: this.deps.config.pdfFontPath });
   }
 
   private audioPermission(reader: Reader, kind: AudioKind): void {
@@ -217,7 +218,7 @@ export class RecordingsService {
   private audioInput(recording: RecordingRow, kind: AudioKind): string {
     const relative = kind === 'source' ? recording.sourcePath : (recording.masterPath ?? null);
     if (!relative) throw errors.notFound(kind === 'source' ? 'The stored source of this recording' : 'Audio of this recording (the job has not reached transcription yet)');
-    return path.join(this.deps.config.dataDir, 'media', relative);
+    return mediaPath(this.deps.config.dataDir, relative);
   }
 
   /** Serves a signed media URL: checks the signature, makes the rendition once, returns the file to stream. */
@@ -268,7 +269,7 @@ export class RecordingsService {
       throw errors.notFound('The job preview (it exists only while the job is cropping, and a link\'s copy for ten minutes)');
     }
     const dir = recordingMediaDir(this.deps.config.dataDir, recordingId);
-    const rendition = await ensureRendition(path.join(this.deps.config.dataDir, 'media', job.previewPath), path.join(dir, 'preview'), 'delivery', 'ogg');
+    const rendition = await ensureRendition(mediaPath(this.deps.config.dataDir, job.previewPath), path.join(dir, 'preview'), 'delivery', 'ogg');
     return { path: rendition, contentType: CONTENT_TYPES.ogg };
   }
 }

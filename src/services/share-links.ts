@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../errors.js';
+import { newId } from './accounts.js';
 import type { ServiceDeps } from './index.js';
 
 export type ShareLinkRow = Prisma.ShareLinkGetPayload<{}>;
@@ -45,7 +46,6 @@ export function shareLinkView(link: ShareLinkRow): ShareLinkView {
 
 /** 128 bits, URL-safe: the code is the whole credential, so it must not be guessable. */
 export const newShareCode = () => crypto.randomBytes(16).toString('base64url');
-export const newShareLinkId = () => `shl_${crypto.randomBytes(10).toString('hex')}`;
 
 /** Validates CreateShareLink (creating) or a PATCH body (partial); unknown fields are refused by name. */
 export function parseShareLinkInput(body: unknown, mode: 'create' | 'patch'): { label?: string } & Partial<Record<(typeof PERMISSIONS)[number], boolean>> {
@@ -89,7 +89,7 @@ export class ShareLinksService {
     const transcription = await this.ownedTranscription(accountId, transcriptionId);
     if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it before sharing.');
     const link = await this.deps.prisma.shareLink.create({
-      data: { id: newShareLinkId(), code: newShareCode(), accountId, transcriptionId, label: input.label!, ...pickPermissions(input) },
+      data: { id: newId('shl'), code: newShareCode(), accountId, transcriptionId, label: input.label!, ...pickPermissions(input) },
     });
     return shareLinkView(link);
   }

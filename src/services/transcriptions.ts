@@ -5,7 +5,6 @@
  *
  * A file or link transcription holds exactly one recording, and that recording has one job.
  */
-import crypto from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,14 +14,14 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors } from '../errors.js';
 import { probeAudio } from '../../workers/engine/audio.js';
 import { createTranscriptionQueue, enqueue, type TranscriptionQueue } from '../../workers/queue.js';
+import { createLogger, type Logger } from '../logger.js';
+import { newId } from './accounts.js';
 import type { Closable, ServiceDeps } from './index.js';
 import { dispatchQueued, inTransaction, jobView, queueJob, stateFrame, type JobsContext, type JobView } from './jobs.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
 import { recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './recordings.js';
-import { newShareCode, newShareLinkId, shareLinkView, type ShareLinkView } from './share-links.js';
-
-const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(10).toString('hex')}`;
+import { newShareCode, shareLinkView, type ShareLinkView } from './share-links.js';
 
 export type Lifecycle = 'active' | 'archived';
 export type LifecycleFilter = Lifecycle | 'all';
@@ -183,10 +182,15 @@ type TranscriptionWithRecording = Prisma.TranscriptionGetPayload<{ include: { re
 
 export class TranscriptionsService implements Closable {
   private queueInstance: TranscriptionQueue | null = null;
+  private loggerInstance: Logger | null = null;
   readonly linkPolicy: LinkFetchPolicy;
 
   constructor(private readonly deps: ServiceDeps) {
     this.linkPolicy = linkFetchPolicyOf(deps.config.transcriptions);
+  }
+
+  private get logger(): Logger {
+    return (this.loggerInstance ??= createLogger(this.deps.config.logLevel));
   }
 
   /** The gateway's handle on the job queue (adds work only; processing happens in workers). */
@@ -310,7 +314,7 @@ export class TranscriptionsService implements Closable {
         });
         if (options.shareLink) {
           await tx.shareLink.create({
-            data: { id: newShareLinkId(), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true },
+            data: { id: newId('shl'), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true },
           });
         }
         return { result: job, frames: [stateFrame(job)] };
@@ -326,7 +330,7 @@ export class TranscriptionsService implements Closable {
       else if (initialState === 'cropping') await enqueue(this.queue, 'prepare', { jobId, attempt: 0 });
       else await dispatchQueued(this.jobs, actor.accountId);
     } catch (error) {
-      console.error(JSON.stringify({ time: new Date().toISOString(), level: 'warn', message: 'handing a new job to the queue failed; the sweeper will', jobId, error: String(error) }));
+      this.logger.warn({ jobId, error: String(error) }, 'handing a new job to the queue failed; the sweeper will');
     }
     return this.get(actor.accountId, transcriptionId);
   }
@@ -408,7 +412,9 @@ export class TranscriptionsService implements Closable {
         this.deps.prisma.transcription.update({ where: { id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
         this.deps.prisma.recording.updateMany({ where: { transcriptionId: id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
       ]);
-      // An archived job leaves the queue and frees its slot for the next one.
+      // Archiving does not stop a running job: its Bull run goes on storing segments and finishes (the worker
+      // checks only the job's state and attempt). What changes is that archived work no longer counts against the
+      // account's concurrency limit, so its slot is freed and the next queued job may be admitted now.
       await dispatchQueued(this.jobs, accountId);
     }
     return this.get(accountId, id);
@@ -421,7 +427,8 @@ export class TranscriptionsService implements Closable {
         this.deps.prisma.transcription.update({ where: { id }, data: { lifecycle: 'active', archivedAt: null, purgeAfter: null } }),
         this.deps.prisma.recording.updateMany({ where: { transcriptionId: id }, data: { lifecycle: 'active', archivedAt: null } }),
       ]);
-      // A job the archive interrupted mid-run is picked up again by the sweeper (its Bull run stopped quietly).
+      // Restored work counts again: a job still running holds its slot again, a queued one rejoins the line (and
+      // is admitted now if a slot is free), and one stranded while archived is seen by the sweeper again.
       await dispatchQueued(this.jobs, accountId);
     }
     return this.get(accountId, id);
@@ -533,8 +540,7 @@ export class TranscriptionsService implements Closable {
 
   /** The durable event log of a recording, oldest first; `cursor` (from a previous page) or `after` (a seq), not both. */
   async events(accountId: string, recordingId: string, query: { cursor?: string | null; after?: number | null; limit?: number | null }) {
-    const recording = await this.deps.prisma.recording.findFirst({ where: { id: recordingId, accountId } });
-    if (!recording) throw errors.notFound('The recording');
+    const recording = await this.ownedRecording(accountId, recordingId);
     if (query.cursor && query.after !== undefined && query.after !== null) throw errors.invalidOptions('after cannot be combined with cursor; send one.', { field: 'after' });
     const limit = query.limit ?? 100;
     if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });

@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadModel } from '../../workers/engine/download.js';
 import { resolveModelDir, SpeechEngine } from '../../workers/engine/index.js';
-import { fixture, normaliseWords } from './text.js';
+import { fixture } from '../helpers/fixtures.js';
+import { normaliseWords } from './text.js';
 
 const sourceDir = resolveModelDir({ model: 'whisper-tiny' });
 const scratch = mkdtempSync(join(tmpdir(), 'engine-download-'));

@@ -10,7 +10,8 @@ import { variableLengthEncoder } from '../../workers/engine/encoder-context.js';
 import { decodeFileToPcm, resolveModelDir, SpeechEngine } from '../../workers/engine/index.js';
 import { logMelSpectrogram } from '../../workers/engine/mel.js';
 import { readMessage, writeMessage } from '../../workers/engine/onnx-wire.js';
-import { fixture, normaliseWords, wordErrors } from './text.js';
+import { fixture } from '../helpers/fixtures.js';
+import { normaliseWords, wordErrors } from './text.js';
 
 const onnxDir = join(resolveModelDir(), 'onnx');
 const encoderFile = join(onnxDir, 'encoder_model_quantized.onnx');

@@ -12,7 +12,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, expect, it } from 'vitest';
 import { ffmpegPath, SpeechEngine } from '../../workers/engine/index.js';
-import { fixture } from './text.js';
+import { fixture } from '../helpers/fixtures.js';
 
 // A forced collection before each reading, so the numbers are live memory rather than garbage not yet
 // collected (each window leaves ~40 MB of decoder outputs behind for the collector).

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
 import { LiveLogMel, logMelSpectrogram, N_FRAMES, N_MELS } from '../../workers/engine/mel.js';
-import { fixture } from './text.js';
+import { fixture } from '../helpers/fixtures.js';
 
 const SR = 16000;
 const NFFT = 400;
@@ -104,7 +104,6 @@ describe('live log-mel features', () => {
     const live = new LiveLogMel();
     let start = 0;
     let end = 0;
-    let computed = 0;
     // Grow by live-sized pieces (some not whole hops), cut by whole hops and once by a part of a hop.
     const steps: [grow: number, cut: number][] = [
       [4800, 0], [3200, 0], [3333, 0], [6400, 0], [1600, 3200], [4000, 0], [2500, 160 * 37], [8000, 0], [3200, 1234], [4800, 0], [16000 * 12, 0], [100, 0],
@@ -119,9 +118,7 @@ describe('live log-mel features', () => {
       const expected = logMelSpectrogram(audio);
       const actual = live.features(audio);
       expect(Buffer.from(actual.buffer).equals(Buffer.from(expected.buffer)), `after growing by ${grow} and cutting ${cut}`).toBe(true);
-      computed++;
     }
-    expect(computed).toBe(steps.length);
     expect(() => live.features(new Float32Array(16000 * 31))).toThrow(/at most/);
   });
 });

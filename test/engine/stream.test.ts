@@ -4,7 +4,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeFileToPcm, SpeechEngine, type Segment } from '../../workers/engine/index.js';
-import { expectWellFormedWords, fixture, normaliseWords, wordErrors } from './text.js';
+import { fixture } from '../helpers/fixtures.js';
+import { expectWellFormedWords, normaliseWords, wordErrors } from './text.js';
 
 const CHUNK = 3200; // 200 ms at 16 kHz
 let engine: SpeechEngine;

@@ -30,8 +30,6 @@ export function wordErrors(reference: string[], hypothesis: string[]): number {
   return previous[hypothesis.length];
 }
 
-export const fixture = (name: string) => new URL(`../fixtures/${name}`, import.meta.url).pathname;
-
 /** Every segment has words, inside it and in order across the whole result; confidence = mean word prob. */
 export function expectWellFormedWords(segments: Segment[]): void {
   let previousEnd = 0;

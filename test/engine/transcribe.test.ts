@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { ffmpegPath, probeAudio, SpeechEngine, type TranscribeResult, type WindowInfo } from '../../workers/engine/index.js';
-import { expectWellFormedWords, fixture, normaliseWords, wordErrors } from './text.js';
+import { fixture } from '../helpers/fixtures.js';
+import { expectWellFormedWords, normaliseWords, wordErrors } from './text.js';
 
 let engine: SpeechEngine;
 let goforward: TranscribeResult;

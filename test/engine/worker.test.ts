@@ -5,7 +5,8 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { SpeechEngine } from '../../workers/engine/index.js';
-import { fixture, normaliseWords } from './text.js';
+import { fixture } from '../helpers/fixtures.js';
+import { normaliseWords } from './text.js';
 
 describe('engine hosting', () => {
   it('loads once per thread and transcribes inside two Workers at the same time', async () => {

@@ -3,12 +3,12 @@
  * 400, 401, 403, 404, 405, 415, 422, 500 — on REST routes, unknown paths and the upgrade path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 import { ApiError, errors } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { upgradeRefusal } from '../helpers/sockets.js';
 
 /** Test-only routes: an unexpected exception in a handler and in a GraphQL route's result mapping. */
 const failingRoutes: RouteEntry[] = [
@@ -127,40 +127,20 @@ describe('error envelope', () => {
   });
 
   it('a refused WebSocket upgrade answers the envelope', async () => {
-    const answer = await new Promise<{ status: number; body: string; requestId: string | undefined }>((resolve, reject) => {
-      const socket = new WebSocket(`${server.wsUrl}/v1/no-such-socket`);
-      socket.on('unexpected-response', (_req, res) => {
-        let body = '';
-        res.on('data', (chunk) => { body += chunk; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, requestId: res.headers['x-request-id'] as string | undefined }));
-      });
-      socket.on('open', () => reject(new Error('upgrade was accepted')));
-      socket.on('error', () => undefined);
-    });
+    const answer = await upgradeRefusal(`${server.wsUrl}/v1/no-such-socket`);
     expect(answer.status).toBe(404);
-    expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404, requestId: answer.requestId });
+    expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404, requestId: answer.headers['x-request-id'] });
   });
 
   it('a socket route without path parameters is served (its refusal, not a 404)', async () => {
-    const answer = await new Promise<number>((resolve, reject) => {
-      const socket = new WebSocket(`${server.wsUrl}/v1/test/sockets/invalid-token`);
-      socket.on('unexpected-response', (_req, res) => { res.resume(); resolve(res.statusCode ?? 0); });
-      socket.on('open', () => reject(new Error('upgrade was accepted')));
-      socket.on('error', () => undefined);
-    });
-    expect(answer).toBe(401);
+    expect((await upgradeRefusal(`${server.wsUrl}/v1/test/sockets/invalid-token`)).status).toBe(401);
   });
 
   it('expected upgrade refusals (401, 410, 503 unavailable) are not logged as errors; an unexpected failure is', async () => {
-    const refusal = (pathname: string) => new Promise<{ status: number; retryAfter: string | undefined; requestId: string | undefined }>((resolve, reject) => {
-      const socket = new WebSocket(`${server.wsUrl}${pathname}`);
-      socket.on('unexpected-response', (_req, res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, requestId: res.headers['x-request-id'] as string | undefined }));
-      });
-      socket.on('open', () => reject(new Error('upgrade was accepted')));
-      socket.on('error', () => undefined);
-    });
+    const refusal = async (pathname: string) => {
+      const { status, headers } = await upgradeRefusal(`${server.wsUrl}${pathname}`);
+      return { status, retryAfter: headers['retry-after'], requestId: headers['x-request-id'] as string | undefined };
+    };
     const upgradeLogs = (requestId: string | undefined) => logged.filter((entry) => entry.fields.requestId === requestId && /upgrade/.test(entry.message));
 
     const expected: [string, number][] = [

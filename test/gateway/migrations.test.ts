@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { EmbeddedDatabaseInUseError } from '../../src/db/embedded.js';
 import { openDatabase } from '../../src/db/index.js';
 import { applyMigrations, createMigration, MIGRATIONS_DIR, pendingSchemaChanges, readMigrations } from '../../src/db/migrate.js';
-import { TEST_POSTGRES_URL, createTestDatabase } from '../helpers/db.js';
+import { withDatabase } from '../../src/db/pg-pool.js';
+import { TEST_POSTGRES_URL, createTestDatabase, dropTestDatabase } from '../helpers/db.js';
 
 const MODELS = ['Account', 'Principal', 'Transcription', 'Recording', 'Job', 'Segment', 'RecordingEvent', 'ShareLink', 'IdempotencyRecord'];
 
@@ -46,17 +47,14 @@ describe('migrations', () => {
 
   it('a PostgreSQL database that does not exist yet is made on start', async () => {
     const name = `sg_test_fresh_${Date.now().toString(36)}`;
-    const url = TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${name}`);
+    const url = withDatabase(TEST_POSTGRES_URL, name);
     const db = await openDatabase({ databaseUrl: url, dataDir: os.tmpdir() });
     try {
       expect(db.appliedMigrations.length).toBeGreaterThan(0);
       expect(await tablesAt(url)).toEqual(expect.arrayContaining(MODELS));
     } finally {
       await db.close();
-      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await dropTestDatabase(name);
     }
   });
 

@@ -10,6 +10,7 @@ import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 import { errors } from '../../src/errors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { upgradeRefusal } from '../helpers/sockets.js';
 
 /** A test-only socket: echoes text frames after a `hello` frame; refuses ids starting with `gone`. */
 const echoSocket: RouteEntry = {
@@ -97,18 +98,10 @@ describe('table sockets', () => {
   });
 
   it('answers a refused upgrade with the envelope (authorize throws)', async () => {
-    const status = await new Promise<number>((resolve) => {
-      const socket = new WebSocket(`${server.wsUrl}/v1/test/echo/gone-1`, { headers: { authorization: `Bearer ${server.apiKey}` } });
-      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      socket.on('error', () => undefined);
-    });
-    expect(status).toBe(404);
-    const noKey = await new Promise<number>((resolve) => {
-      const socket = new WebSocket(`${server.wsUrl}/v1/test/echo/abc`);
-      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      socket.on('error', () => undefined);
-    });
-    expect(noKey).toBe(401);
+    const gone = await upgradeRefusal(`${server.wsUrl}/v1/test/echo/gone-1`, { authorization: `Bearer ${server.apiKey}` });
+    expect(gone.status).toBe(404);
+    expect(JSON.parse(gone.body)).toMatchObject({ code: 'not_found', status: 404 });
+    expect((await upgradeRefusal(`${server.wsUrl}/v1/test/echo/abc`)).status).toBe(401);
   });
 });
 

@@ -31,7 +31,9 @@ describe('route auth matches field auth', () => {
 
   for (const route of routes) {
     it(`${route.method.toUpperCase()} ${route.path}`, () => {
-      for (const scopes of declaredScopes(route)) {
+      const declared = declaredScopes(route);
+      expect(declared.length, `the fields ${route.operationId} runs declare no authScopes object to compare with`).toBeGreaterThan(0);
+      for (const scopes of declared) {
         const fieldScopes = CREDENTIAL_SCOPES.filter((scope) => scopes[scope] === true);
         const isPublic = scopes.public === true;
         expect(isPublic, `x-auth-mode ${route.auth.mode} vs field public`).toBe(route.auth.mode === 'public' || route.auth.mode === 'optional');

@@ -29,6 +29,11 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   return {
     name,
     url,
-    drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () => dropTestDatabase(name),
   };
+}
+
+/** Drops a database on the test server (connections and all); nothing when it does not exist. */
+export async function dropTestDatabase(name: string): Promise<void> {
+  await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }

@@ -1,12 +1,18 @@
 /** Shared pieces of the realtime suites: fixtures, session creation through REST, text checks. */
-import { fileURLToPath } from 'node:url';
-import { decodeToChunks, SAMPLE_RATE } from '../../src/realtime/client.js';
+import { expect } from 'vitest';
+import { decodeToChunks, SAMPLE_RATE, type CommittedSegment } from '../../src/realtime/client.js';
+import { fixture } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 
-export const GO_FORWARD = fileURLToPath(new URL('../fixtures/goforward.wav', import.meta.url));
-export const LECTURE = fileURLToPath(new URL('../fixtures/political-philosophy-60s.wav', import.meta.url));
+export const GO_FORWARD = fixture('goforward.wav');
+export const LECTURE = fixture('political-philosophy-60s.wav');
 /** "go forward ten meters"; whisper-tiny writes the number as "10". */
 export const GO_FORWARD_TEXT = /go forward,? (ten|10) meters/;
+
+/** Committed segments carry seq 0, 1, 2, ... with none missing or repeated. */
+export function expectGapless(commits: CommittedSegment[]): void {
+  expect(commits.map((segment) => segment.seq)).toEqual(commits.map((_segment, index) => index));
+}
 
 /** Lower case, punctuation gone, spaces collapsed. */
 export function normalise(text: string): string {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { upgradeRefusal } from '../helpers/sockets.js';
 import { goForward, json, postJson, upload, uploadForm } from './helpers.js';
 
 let server: TestServer;
@@ -216,16 +217,7 @@ describe('exports before the job finishes', () => {
 });
 
 describe('events socket', () => {
-  const refusal = (url: string, headers: Record<string, string>) =>
-    new Promise<number>((resolve, reject) => {
-      const socket = new WebSocket(url, { headers });
-      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      socket.on('open', () => {
-        socket.close();
-        reject(new Error('the upgrade was accepted'));
-      });
-      socket.on('error', () => undefined);
-    });
+  const refusal = async (url: string, headers: Record<string, string>) => (await upgradeRefusal(url, headers)).status;
 
   it('refuses the upgrade without a credential or for another account\'s transcription, and opens with the job', async () => {
     const created = await json(await postJson(server, '/v1/transcriptions', { url: 'https://example.org/socket.mp3' }));
@@ -281,6 +273,8 @@ describe('GET /v1/recordings/{id} and the recording lifecycle', () => {
     expect((await json(await server.request(`/v1/recordings/${id}/restore`, { method: 'POST' }))).lifecycle).toBe('active');
     expect((await server.request(`/v1/recordings/${id}/transcript?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(200);
     await server.request(`/v1/recordings/${id}/archive`, { method: 'POST' });
+    // Archived keeps the data: the media is still there until the purge.
+    expect(await mediaFiles()).toContain(id);
     expect(await json(await server.request(`/v1/recordings/${id}/purge`, { method: 'POST' }))).toEqual({ id, purged: true });
     expect((await server.request(`/v1/recordings/${id}`)).status).toBe(404);
     expect(await mediaFiles()).not.toContain(id);

@@ -1,8 +1,9 @@
 /** Shared by the transcription suites: multipart bodies, JSON reading with a useful failure, job polling. */
 import { readFile } from 'node:fs/promises';
+import { fixture } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 
-export const goForward = await readFile(new URL('../fixtures/goforward.wav', import.meta.url));
+export const goForward = await readFile(fixture('goforward.wav'));
 
 export function uploadForm(bytes: Buffer, options?: Record<string, unknown>, name = 'goforward.wav') {
   const form = new FormData();

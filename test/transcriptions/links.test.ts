@@ -13,8 +13,9 @@ import {
   type FetchProgress,
   type LinkFetchPolicy,
 } from '../../src/services/links/index.js';
+import { fixture } from '../helpers/fixtures.js';
 
-const speech = await readFile(new URL('../fixtures/goforward.wav', import.meta.url));
+const speech = await readFile(fixture('goforward.wav'));
 let server: http.Server;
 let base: string;
 let port: number;

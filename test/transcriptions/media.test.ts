@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeAudio } from '../../workers/engine/audio.js';
 import {
@@ -14,8 +13,9 @@ import {
   waveformPeaks,
   wavClip,
 } from '../../src/services/media.js';
+import { fixture } from '../helpers/fixtures.js';
 
-const source = fileURLToPath(new URL('../fixtures/goforward.wav', import.meta.url));
+const source = fixture('goforward.wav');
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'sg-media-'));
@@ -40,9 +40,9 @@ describe('renditions', () => {
       expect(durationS).toBeLessThan(3.1);
     }
     // Kept: asking again returns the same file without re-encoding.
-    const before = (await import('node:fs/promises')).stat(ogg).then((s) => s.mtimeMs);
+    const before = (await stat(ogg)).mtimeMs;
     expect(await ensureRendition(source, dir, 'delivery', 'ogg')).toBe(ogg);
-    expect((await (await import('node:fs/promises')).stat(ogg)).mtimeMs).toBe(await before);
+    expect((await stat(ogg)).mtimeMs).toBe(before);
   });
 
   it('makes a windowed 16 kHz mono master', async () => {

@@ -226,6 +226,7 @@ describe('queue order under a concurrency of 1', () => {
       const windowed = await json(await server.request(`/v1/recordings/${created[2].recordingId}/transcript`));
       expect(finished[2].window).toEqual({ startS: 1, endS: null });
       expect(windowed.durationS).toBeCloseTo(1.8, 1);
+      expect(windowed.segments.length).toBeGreaterThan(0);
       for (const segment of windowed.segments) expect(segment.end).toBeLessThanOrEqual(1.9);
     } finally {
       await server.prisma.account.update({ where: { id: server.accountId }, data: { concurrencyLimit: 2 } });

@@ -8,12 +8,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/db/migrate.js';
+import { fixture } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { json, uploadForm, waitForJob } from './helpers.js';
 
 let server: TestServer;
 const children: ChildProcess[] = [];
-const lecture = await readFile(new URL('../fixtures/political-philosophy-60s.wav', import.meta.url));
+const lecture = await readFile(fixture('political-philosophy-60s.wav'));
 // Short locks so a dead worker's job is taken over within seconds (production keeps 30 s).
 const workerEnv = { WORKER_LOCK_MS: '3000', WORKER_STALLED_CHECK_MS: '1000', WORKER_SWEEP_MS: '1000' };
 

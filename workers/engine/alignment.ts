@@ -191,7 +191,7 @@ export async function alignWords(
   const headMatrix = new Float32Array(rows * cols);
   for (const [layer, head] of heads) {
     const attention = out.crossAttentions!.get(layer)!;
-    const [, headCount, seq, frames] = attention.dims;
+    const [, , seq, frames] = attention.dims;
     const data = attention.data as Float32Array;
     for (let r = 0; r < rows; r++) {
       const offset = (head * seq + rowFrom + r) * frames;
@@ -200,7 +200,6 @@ export async function alignWords(
       for (let c = 0; c < cols; c++) sum += data[offset + c];
       for (let c = 0; c < cols; c++) headMatrix[r * cols + c] = data[offset + c] / (sum || 1);
     }
-    void headCount;
     // Standardise each frame's column across tokens, then smooth in time.
     for (let c = 0; c < cols; c++) {
       let mean = 0;

@@ -97,18 +97,19 @@ export async function* decodeFile(path: string, options: DecodeOptions = {}): As
 /** Reads a whole (short) file into one buffer: tests and the streaming demo use it; the engine streams. */
 export async function decodeFileToPcm(path: string, options: DecodeOptions = {}): Promise<Float32Array> {
   const chunks: Float32Array[] = [];
-  let total = 0;
-  for await (const chunk of decodeFile(path, options)) {
-    chunks.push(chunk);
-    total += chunk.length;
-  }
-  const pcm = new Float32Array(total);
+  for await (const chunk of decodeFile(path, options)) chunks.push(chunk);
+  return concatSamples(chunks);
+}
+
+/** The samples of `parts` one after the other, in a new array. */
+export function concatSamples(parts: Float32Array[]): Float32Array {
+  const all = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
   let offset = 0;
-  for (const chunk of chunks) {
-    pcm.set(chunk, offset);
-    offset += chunk.length;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
   }
-  return pcm;
+  return all;
 }
 
 function parseClock(text: string): number {

@@ -296,6 +296,7 @@ export async function decodeWindow(
   let live: Hypothesis[] = beam ? [{ tokens: [], sumLogprob: 0 }] : Array.from({ length: rows }, () => ({ tokens: [], sumLogprob: 0 }));
   const finished: Hypothesis[] = [];
 
+  const logprobs = new Float32Array(beam ? vocab : 0);
   for (let step = 0; step < maxNewTokens && live.length > 0; step++) {
     options.signal?.throwIfAborted();
     const candidates: { parent: number; token: number; sumLogprob: number }[] = [];
@@ -303,8 +304,8 @@ export async function decodeWindow(
       const logits = logitsBatch.subarray(r * vocab, (r + 1) * vocab);
       const logSum = rules.apply(logits, live[r].tokens);
       if (beam) {
-        // Beam search ranks every token: it needs the whole log-probability row.
-        const logprobs = Float32Array.from(logits);
+        // Beam search ranks every token: it needs the whole log-probability row (one buffer, reused).
+        logprobs.set(logits);
         for (let i = 0; i < vocab; i++) logprobs[i] -= logSum;
         // The beamSize+1 best continuations of each live hypothesis, as the reference's BeamSearchDecoder.
         const top: number[] = [];

@@ -19,7 +19,8 @@ import { StreamingTranscriber, type StreamOptions } from './stream.js';
 import { WhisperTokenizer } from './tokenizer.js';
 import { SileroVad } from './vad.js';
 
-export { decodeFile, decodeFileToPcm, ffmpegPath, probeAudio } from './audio.js';
+export { concatSamples, decodeFile, decodeFileToPcm, ffmpegPath, probeAudio } from './audio.js';
+export { SAMPLE_RATE } from './mel.js';
 export type { Progress, Segment, TranscribeOptions, TranscribeResult, WindowInfo, Word } from './pipeline.js';
 export type { StreamOptions, StreamUpdate } from './stream.js';
 export type { StreamingTranscriber } from './stream.js';
@@ -37,7 +38,6 @@ export interface EngineOptions {
   intraOpThreads?: number;
   /** Decoder threads per operator; default ENGINE_DECODER_THREADS env, else 1 (see model.ts for why). */
   decoderThreads?: number;
-  interOpThreads?: number;
   /** VAD windows per encoder call; default ENGINE_BATCH env, else 1. */
   batchSize?: number;
 }
@@ -99,7 +99,6 @@ export class SpeechEngine implements PipelineModel {
       provider: options.provider ?? process.env.ENGINE_PROVIDER ?? 'cpu',
       intraOpThreads: options.intraOpThreads ?? envNumber('ENGINE_THREADS'),
       decoderThreads: options.decoderThreads ?? envNumber('ENGINE_DECODER_THREADS'),
-      interOpThreads: options.interOpThreads,
     };
     const batchSize = Math.max(1, options.batchSize ?? envNumber('ENGINE_BATCH') ?? 1);
     const key = JSON.stringify([modelDir, runtime, batchSize]);

@@ -67,13 +67,7 @@ export function writeMessage(fields: WireField[]): Uint8Array {
     if (wireType === 2) parts.push(writeVarint(value.length));
     parts.push(value);
   }
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return Buffer.concat(parts);
 }
 
 const utf8 = new TextEncoder();

@@ -4,6 +4,7 @@
  * tokens → words from cross-attention → segments on the source timeline, reported as they are done.
  */
 import { alignWords } from './alignment.js';
+import { concatSamples } from './audio.js';
 import {
   decodeGreedyBatch,
   decodeWithFallback,
@@ -13,7 +14,7 @@ import {
   WindowDecoder,
   type DecodeResult,
 } from './decoding.js';
-import { logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
+import { HOP_LENGTH, logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
 import { WhisperOnnx } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
 import type { SileroVad, VadOptions } from './vad.js';
@@ -60,8 +61,6 @@ export interface TranscribeOptions {
   /** Skip silence with voice activity (default true). */
   vad?: boolean;
   vadOptions?: Partial<VadOptions>;
-  /** Text tokens to condition the first window on (the streaming transcriber passes committed text). */
-  promptTokens?: number[];
   /** Diagnostics per decoded window: which fallback temperature was kept and why. */
   onWindow?: (info: WindowInfo) => void;
 }
@@ -153,9 +152,7 @@ function windowTail(window: SpeechWindow, fromS: number): SpeechWindow {
 
 /** `first` followed by `second` as one window. */
 function joinWindows(first: SpeechWindow, second: SpeechWindow): SpeechWindow {
-  const audio = new Float32Array(first.audio.length + second.audio.length);
-  audio.set(first.audio);
-  audio.set(second.audio, first.audio.length);
+  const audio = concatSamples([first.audio, second.audio]);
   const shifted = second.pieces.map((p) => ({ ...p, offset: p.offset + first.audio.length }));
   return { audio, pieces: [...first.pieces, ...shifted], sourceEnd: second.sourceEnd };
 }
@@ -170,7 +167,7 @@ export async function transcribeWindow(
   previousTokens: number[],
   /** A temperature-0 decode already made for this window (batched greedy decoding). */
   firstAttempt?: DecodeResult,
-): Promise<{ segments: Segment[]; decoded: DecodeResult | null; wordTokens: number[][]; openTail?: OpenTail }> {
+): Promise<{ segments: Segment[]; decoded: DecodeResult | null; openTail?: OpenTail }> {
   const { model, tokenizer } = engine;
   const windowS = window.audio.length / SAMPLE_RATE;
   const decoded = await decodeWithFallback(
@@ -197,18 +194,16 @@ export async function transcribeWindow(
     noSpeechProb: decoded.noSpeechProb,
     silence: isSilence(decoded),
   });
-  if (isSilence(decoded)) return { segments: [], decoded: null, wordTokens: [] };
+  if (isSilence(decoded)) return { segments: [], decoded: null };
   const windowSegments = segmentsFromTokens(tokenizer, decoded.tokens, windowS);
   const allText = windowSegments.flatMap((s) => s.tokens);
   const words =
     options.wordTimestamps === false
       ? []
-      : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / 160), language);
+      : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / HOP_LENGTH), language);
 
   const segments: Segment[] = [];
   let openTail: OpenTail | undefined;
-  /** Token ids of each word kept, in order (the streaming transcriber prompts with committed words). */
-  const wordTokens: number[][] = [];
   let wordIndex = 0;
   let previousEnd = 0;
   for (const windowSegment of windowSegments) {
@@ -222,7 +217,6 @@ export async function transcribeWindow(
       const start = Math.min(Math.max(word.start, windowSegment.start, previousEnd), windowSegment.end);
       const end = Math.min(Math.max(word.end, start), windowSegment.end);
       previousEnd = end;
-      wordTokens.push(word.tokens);
       segmentWords.push({
         start: windowTimeToSource(window, start),
         end: windowTimeToSource(window, end),
@@ -231,10 +225,7 @@ export async function transcribeWindow(
       });
     }
     const text = tokenizer.decode(windowSegment.tokens).trim();
-    if (!text) {
-      wordTokens.splice(wordTokens.length - segmentWords.length);
-      continue;
-    }
+    if (!text) continue;
     const confidence = segmentWords.length ? segmentWords.reduce((sum, w) => sum + w.prob, 0) / segmentWords.length : Math.exp(decoded.avgLogprob);
     segments.push({
       start: windowTimeToSource(window, windowSegment.start),
@@ -252,7 +243,7 @@ export async function transcribeWindow(
   if (!openTail && lastSegment && windowS - lastSegment.end > UNCOVERED_TAIL_S) {
     openTail = { startS: lastSegment.end, tokenIndex: decoded.tokens.length, holdsSegment: false };
   }
-  return { segments, decoded, wordTokens, openTail };
+  return { segments, decoded, openTail };
 }
 
 /** Runs the whole loop over a PCM source whose length is `totalS` seconds (0 when unknown). */
@@ -264,15 +255,10 @@ export async function transcribeSource(
 ): Promise<TranscribeResult> {
   const started = performance.now();
   const { model, tokenizer } = engine;
-  const forced = options.language && options.language !== 'auto' ? options.language : undefined;
-  if (forced && !tokenizer.languageTokens.has(forced)) {
-    const { errors } = await import('../../src/errors.js');
-    throw errors.invalidOptions(`language '${forced}' is not one the model knows`, { field: 'language' });
-  }
-  let language = forced;
+  let language = tokenizer.forcedLanguage(options.language);
   const offsetS = options.startS ?? 0;
   const segments: Segment[] = [];
-  let previousTokens = options.promptTokens ?? [];
+  let previousTokens: number[] = [];
   let sourceSamples = 0;
   let processedS = 0;
   let sourceDone = false;

@@ -10,9 +10,9 @@
  * - The encoder gets a context sized to the buffer (whisper.cpp's audio_ctx, see encoder-context.ts) rather
  *   than a 30 s window: its cost follows the audio buffered, not the model's window.
  */
-import { errors } from '../../src/errors.js';
 import { alignWords } from './alignment.js';
 import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder } from './decoding.js';
+import { concatSamples } from './audio.js';
 import { HOP_LENGTH, LiveLogMel, logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './mel.js';
 import type { PipelineModel, Segment, Word } from './pipeline.js';
 import { DEFAULT_VAD_OPTIONS, VAD_CHUNK, type VadStream } from './vad.js';
@@ -67,7 +67,7 @@ export function contextFrames(samples: number): number {
 const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
 
 export class StreamingTranscriber {
-  private buffer = new Float32Array(0);
+  private buffer: Float32Array = new Float32Array(0);
   /** Features of the buffer, recomputed only where it changed. */
   private readonly mel = new LiveLogMel();
   /** Source seconds where buffer[0] is. */
@@ -85,16 +85,18 @@ export class StreamingTranscriber {
   /** The previous pass's words after the committed point (the "hypothesis" to agree with). */
   private previousHypothesis: StreamWord[] = [];
   private readonly vadStream: VadStream;
-  private vadPending = new Float32Array(0);
+  /** Audio pushed since the voice activity last ran (it runs at the next step, not on push). */
+  private vadQueue: Float32Array[] = [];
+  /** VAD chunks heard so far: where the next probability's chunk ends. */
+  private vadChunks = 0;
   /** Source seconds of the last chunk the VAD heard as speech (−1: none yet). */
   private lastSpeechS = -1;
-  private audioSinceLastPass = 0;
 
   constructor(
     private readonly engine: PipelineModel,
     options: StreamOptions = {},
   ) {
-    this.language = this.checkedLanguage(options.language);
+    this.language = engine.tokenizer.forcedLanguage(options.language);
     this.beamSize = options.mode === 'accuracy' ? 5 : 1;
     this.temperatures = options.mode === 'accuracy' ? [0, 0.2, 0.4, 0.6, 0.8, 1.0] : [0];
     this.vadStream = engine.vad.createStream();
@@ -107,40 +109,24 @@ export class StreamingTranscriber {
 
   /** Forces a language from the next pass on; undefined or 'auto' detects it again. */
   setLanguage(language?: string): void {
-    this.language = this.checkedLanguage(language);
-  }
-
-  private checkedLanguage(language?: string): string | undefined {
-    if (!language || language === 'auto') return undefined;
-    if (!this.engine.tokenizer.languageTokens.has(language)) {
-      throw errors.invalidOptions(`language '${language}' is not one the model knows`, { field: 'language' });
-    }
-    return language;
+    this.language = this.engine.tokenizer.forcedLanguage(language);
   }
 
   push(pcm: Float32Array): void {
-    const grown = new Float32Array(this.buffer.length + pcm.length);
-    grown.set(this.buffer);
-    grown.set(pcm, this.buffer.length);
-    this.buffer = grown;
+    this.buffer = concatSamples([this.buffer, pcm]);
     this.pushedSamples += pcm.length;
-    this.audioSinceLastPass += pcm.length;
-    const vadInput = new Float32Array(this.vadPending.length + pcm.length);
-    vadInput.set(this.vadPending);
-    vadInput.set(pcm, this.vadPending.length);
-    this.vadPending = vadInput;
+    this.vadQueue.push(pcm);
   }
 
   /** Runs the VAD over what was pushed since the last step; remembers where speech was last heard. */
   private async updateVoiceActivity(): Promise<void> {
-    if (this.vadPending.length < VAD_CHUNK) return;
-    const startSample = this.pushedSamples - this.vadPending.length;
-    const usable = this.vadPending.length - (this.vadPending.length % VAD_CHUNK);
-    const probabilities = await this.vadStream.push(this.vadPending.subarray(0, usable));
-    probabilities.forEach((p, i) => {
-      if (p >= DEFAULT_VAD_OPTIONS.threshold) this.lastSpeechS = (startSample + (i + 1) * VAD_CHUNK) / SAMPLE_RATE;
-    });
-    this.vadPending = this.vadPending.slice(usable);
+    for (const pcm of this.vadQueue.splice(0)) {
+      // The VAD keeps a partial chunk until the next push: probabilities come for whole chunks, in order.
+      for (const probability of await this.vadStream.push(pcm)) {
+        this.vadChunks++;
+        if (probability >= DEFAULT_VAD_OPTIONS.threshold) this.lastSpeechS = (this.vadChunks * VAD_CHUNK) / SAMPLE_RATE;
+      }
+    }
   }
 
   /** One pass: what two passes agree on is committed; the rest is the draft. */
@@ -202,7 +188,6 @@ export class StreamingTranscriber {
    */
   private async pass(): Promise<StreamWord[]> {
     const { model, tokenizer } = this.engine;
-    this.audioSinceLastPass = 0;
     const audio = this.buffer.length > N_SAMPLES ? this.buffer.subarray(this.buffer.length - N_SAMPLES) : this.buffer;
     const audioStartS = this.bufferStartS + (this.buffer.length - audio.length) / SAMPLE_RATE;
     const frames = model.variableLength ? contextFrames(audio.length) : N_FRAMES;

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errors } from '../../src/errors.js';
 
 /** GPT-2's reversible byte ↔ printable-character table, inverted: character code → byte. */
 function unicodeToByteTable(): Map<number, number> {
@@ -39,14 +40,12 @@ export class WhisperTokenizer {
   readonly special: SpecialTokens;
   /** Language code ('en') → its `<|en|>` token id, in the model's order. */
   readonly languageTokens: Map<string, number>;
-  readonly languageByToken: Map<number, string>;
   /** Ids generation_config says never to sample (plus the task/control tokens, added by the decoder). */
   readonly suppressTokens: number[];
   readonly beginSuppressTokens: number[];
   /** Encoder (layer, head) pairs whose cross-attention follows the audio: word alignment reads these. */
   readonly alignmentHeads: [number, number][];
   private readonly idToBytes: (Uint8Array | null)[];
-  private readonly idToSpecial = new Map<number, string>();
   private readonly utf8 = new TextDecoder('utf-8');
 
   constructor(modelDir: string) {
@@ -74,10 +73,7 @@ export class WhisperTokenizer {
       this.idToBytes[id] = bytes;
     }
     const byContent = new Map<string, number>();
-    for (const added of tokenizer.added_tokens) {
-      this.idToSpecial.set(added.id, added.content);
-      byContent.set(added.content, added.id);
-    }
+    for (const added of tokenizer.added_tokens) byContent.set(added.content, added.id);
     const need = (content: string): number => {
       const id = byContent.get(content);
       if (id === undefined) throw new Error(`tokenizer.json has no ${content} token`);
@@ -99,10 +95,19 @@ export class WhisperTokenizer {
     const langToId = generation.lang_to_id ?? {};
     const entries = Object.entries(langToId).sort((a, b) => a[1] - b[1]);
     for (const [content, id] of entries) this.languageTokens.set(content.slice(2, -2), id);
-    this.languageByToken = new Map([...this.languageTokens].map(([code, id]) => [id, code]));
     this.suppressTokens = generation.suppress_tokens ?? [];
     this.beginSuppressTokens = generation.begin_suppress_tokens ?? [220, this.special.endOfText];
     this.alignmentHeads = generation.alignment_heads ?? [];
+  }
+
+  /**
+   * The language to force: undefined for absent or 'auto' (detect it), the code when the model knows it,
+   * else `invalid_options` naming the field.
+   */
+  forcedLanguage(language: string | undefined): string | undefined {
+    if (!language || language === 'auto') return undefined;
+    if (!this.languageTokens.has(language)) throw errors.invalidOptions(`language '${language}' is not one the model knows`, { field: 'language' });
+    return language;
   }
 
   get vocabSize(): number {
@@ -125,24 +130,6 @@ export class WhisperTokenizer {
 
   /** Text of text tokens; special and timestamp tokens are dropped. */
   decode(ids: readonly number[]): string {
-    const parts: Uint8Array[] = [];
-    let length = 0;
-    for (const id of ids) {
-      const bytes = this.tokenBytes(id);
-      parts.push(bytes);
-      length += bytes.length;
-    }
-    const all = new Uint8Array(length);
-    let offset = 0;
-    for (const part of parts) {
-      all.set(part, offset);
-      offset += part.length;
-    }
-    return this.utf8.decode(all);
-  }
-
-  /** A token's printable name, special ones included (for debugging and the CLI's --verbose). */
-  tokenName(id: number): string {
-    return this.idToSpecial.get(id) ?? this.decode([id]);
+    return this.utf8.decode(Buffer.concat(ids.map((id) => this.tokenBytes(id))));
   }
 }

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { installedPackageDir } from './audio.js';
+import { concatSamples, installedPackageDir } from './audio.js';
 import { SAMPLE_RATE } from './mel.js';
 
 export const VAD_CHUNK = 512;
@@ -47,9 +47,7 @@ export class VadStream {
 
   /** Probabilities for every complete chunk now available; a partial chunk waits for more samples. */
   async push(samples: Float32Array): Promise<Float32Array> {
-    const all = new Float32Array(this.pending.length + samples.length);
-    all.set(this.pending);
-    all.set(samples, this.pending.length);
+    const all = concatSamples([this.pending, samples]);
     const chunks = Math.floor(all.length / VAD_CHUNK);
     const probabilities = new Float32Array(chunks);
     for (let c = 0; c < chunks; c++) {

@@ -35,7 +35,12 @@ export function exportFileName(snapshot: ExportSnapshot, format: ExportFormat): 
   return `${base}${snapshot.partial ? '-partial' : ''}.${format}`;
 }
 
-export async function renderExport(snapshot: ExportSnapshot, format: ExportFormat): Promise<RenderedExport> {
+export interface RenderOptions {
+  /** PDF only: the configured font (`config.pdfFontPath`). */
+  pdfFontPath?: string | null;
+}
+
+export async function renderExport(snapshot: ExportSnapshot, format: ExportFormat, options: RenderOptions = {}): Promise<RenderedExport> {
   let body: Buffer;
   switch (format) {
     case 'srt':
@@ -48,7 +53,7 @@ export async function renderExport(snapshot: ExportSnapshot, format: ExportForma
       body = await renderXlsx(snapshot);
       break;
     case 'pdf':
-      body = await renderPdf(snapshot);
+      body = await renderPdf(snapshot, { fontPath: options.pdfFontPath });
       break;
   }
   return { body, contentType: CONTENT_TYPES[format], fileName: exportFileName(snapshot, format), partial: snapshot.partial };

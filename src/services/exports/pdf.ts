@@ -11,13 +11,32 @@ const MAX_SENTENCES_PER_PARAGRAPH = 6;
 
 /**
  * Fonts with wide Unicode coverage, first found wins. pdfkit's built-in Helvetica only covers Latin-1, so a
- * transcript in Greek or Cyrillic needs a TrueType font; PDF_FONT_PATH lets a deployment name its own.
+ * transcript in Greek or Cyrillic needs a TrueType font; PDF_FONT_PATH (`config.pdfFontPath`) lets a deployment
+ * name its own.
  */
 const UNICODE_FONT_CANDIDATES = [
   '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
   '/usr/share/fonts/dejavu/DejaVuSans.ttf',
   '/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf',
 ];
+
+/** The font each configured path resolves to, looked up on the first render only (null: pdfkit's Helvetica). */
+const resolvedFonts = new Map<string | null, string | null>();
+
+/** The first of `configured` and the system candidates that exists; resolved once per configured path. */
+function resolvePdfFont(configured: string | null = null): string | null {
+  let font = resolvedFonts.get(configured);
+  if (font === undefined) {
+    font = [configured, ...UNICODE_FONT_CANDIDATES].find((p): p is string => !!p && existsSync(p)) ?? null;
+    resolvedFonts.set(configured, font);
+  }
+  return font;
+}
+
+export interface PdfOptions {
+  /** The configured font (`config.pdfFontPath`); the system candidates are tried after it. */
+  fontPath?: string | null;
+}
 
 export interface Paragraph { speaker: number; start: number; end: number; text: string; unclear: boolean }
 
@@ -51,7 +70,7 @@ function strip(p: Paragraph & { count: number }): Paragraph {
   return { speaker: p.speaker, start: p.start, end: p.end, text: p.text, unclear: p.unclear };
 }
 
-export function renderPdf(snapshot: ExportSnapshot): Promise<Buffer> {
+export function renderPdf(snapshot: ExportSnapshot, options: PdfOptions = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: snapshot.name, Creator: 'speechgate' } });
     const chunks: Buffer[] = [];
@@ -59,7 +78,7 @@ export function renderPdf(snapshot: ExportSnapshot): Promise<Buffer> {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
 
-    const fontPath = [process.env.PDF_FONT_PATH, ...UNICODE_FONT_CANDIDATES].find((p): p is string => !!p && existsSync(p));
+    const fontPath = resolvePdfFont(options.fontPath ?? null);
     if (fontPath) doc.font(fontPath);
 
     doc.fontSize(18).text(snapshot.name);

@@ -1,7 +1,7 @@
 /**
  * What every export format is rendered from: one transcript snapshot as the transcript endpoint shows it to the
- * reader (corrections applied, lines under the confidence threshold flagged). Renderers never read the database,
- * so a partial snapshot of a running job renders the same way as a finished one, only flagged.
+ * reader (lines under the confidence threshold flagged). Renderers never read the database, so a partial
+ * snapshot of a running job renders the same way as a finished one, only flagged.
  */
 export interface ExportWord { start: number; end: number; text: string; prob: number }
 
