@@ -393,13 +393,15 @@ class RealtimeSession implements SessionListener {
   // ---- helpers ------------------------------------------------------------------------------------------
 
   /**
-   * A commit that spans a reported capture loss is cut there (at the first word that starts after it), so the
-   * loss sits between two segments and `gapBefore` is true to its word: lost just before this segment.
+   * A commit that spans a reported capture loss is cut there (at the first word that ends after it: the audio
+   * on either side of a loss is not continuous, so a word reaching past it belongs to what came after, wherever
+   * the alignment put its start), so the loss sits between two segments and `gapBefore` is true to its word:
+   * lost just before this segment.
    */
   private splitAtGaps(segment: WorkerSegment): WorkerSegment[] {
     const cutAt = this.pendingGaps.find((gap) => gap.atS > segment.start && gap.atS < segment.end)?.atS;
     if (cutAt === undefined) return [segment];
-    const index = segment.words.findIndex((word) => (word.start + word.end) / 2 >= cutAt);
+    const index = segment.words.findIndex((word) => word.end > cutAt);
     if (index <= 0) return [segment];
     const part = (words: WorkerSegment['words']): WorkerSegment => ({
       ...segment,

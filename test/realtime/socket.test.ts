@@ -192,9 +192,11 @@ describe('streaming real speech', () => {
     const withGap = result.commits.filter((segment) => segment.gapBefore !== undefined);
     expect(withGap).toHaveLength(1);
     expect(withGap[0]!.gapBefore).toBeCloseTo(2, 2);
-    // It is the first segment that ends after the loss, and it holds the speech sent after it.
+    // It is the first segment that ends after the loss, and it holds the speech sent after it ("And says, how
+    // do I get to Dublin?" — how much of it depends on where a commit step ended), none of the speech before.
     expect(withGap[0]!.end).toBeGreaterThan(lossAtS);
-    expect(normalise(withGap[0]!.text)).toMatch(/says|dublin/);
+    expect(normalise(withGap[0]!.text)).toMatch(/^(and|says|how)\b/);
+    expect(normalise(withGap[0]!.text)).not.toMatch(/forward|meters/);
     const beforeLoss = result.commits.filter((segment) => segment.end <= lossAtS);
     expect(normalise(beforeLoss.map((segment) => segment.text).join(' '))).toMatch(GO_FORWARD_TEXT);
     expect(beforeLoss.every((segment) => segment.gapBefore === undefined)).toBe(true);
