@@ -1,6 +1,9 @@
 /**
  * Engine benchmark: real-time factor and peak memory on a 60-second speech file, for this engine and for
- * `@huggingface/transformers`' ASR pipeline (the baseline) on the same whisper-tiny q8 weights.
+ * `@huggingface/transformers`' ASR pipeline (the baseline) on the same whisper-tiny q8 weights, both greedy
+ * (`BENCH_ENGINE_MODEL=whisper-base` compares the accurate model instead, greedy too). Only greedy decoding is
+ * compared: transformers.js 4.3's `generate` keeps the first candidate of its beam sampler (no beam search)
+ * and has no temperature fallback, so the file jobs' beam-5 decoding has no like-for-like baseline there.
  *
  * Each engine runs in its own child process so that peak RSS (getrusage maxrss) belongs to it alone and
  * neither warms the other's caches. In each child: load the model (timed apart), one warm-up run on a
@@ -33,6 +36,8 @@ export interface EngineBenchRow {
 interface ChildOptions {
   engine: 'speechgate' | 'transformers.js';
   file: string;
+  /** Same model for both engines (default whisper-tiny); both decode greedily. */
+  model?: string;
   /** Threads per operator (both sessions for the baseline; the encoder for ours). */
   threads?: number;
   batchSize?: number;
@@ -45,21 +50,22 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
   const loadStarted = performance.now();
   if (options.engine === 'speechgate') {
     const { SpeechEngine } = await import('../workers/engine/index.js');
-    const engine = await SpeechEngine.load({ intraOpThreads: options.threads, batchSize: options.batchSize });
+    const engine = await SpeechEngine.load({ model: options.model ?? 'whisper-tiny', intraOpThreads: options.threads, batchSize: options.batchSize });
     const loadS = (performance.now() - loadStarted) / 1000;
     await engine.transcribeFile(fixture('goforward.wav'));
     const cpuBefore = process.cpuUsage();
-    const result = await engine.transcribeFile(options.file, { beamSize: options.beamSize });
+    const result = await engine.transcribeFile(options.file, { beamSize: options.beamSize ?? 1 });
     const text = result.segments.map((s) => s.text).join(' ');
     return row('speechgate', loadS, result.durationS, result.processingS, cpuSeconds(cpuBefore), text);
   }
   const { pipeline, env } = await import('@huggingface/transformers');
   const { resolveModelDir } = await import('../workers/engine/index.js');
   const { dirname } = await import('node:path');
-  const modelDir = resolveModelDir({ model: 'whisper-tiny' }); // …/models/Xenova/whisper-tiny
+  const model = options.model ?? 'whisper-tiny';
+  const modelDir = resolveModelDir({ model }); // …/models/Xenova/<model>
   env.localModelPath = dirname(dirname(modelDir));
   env.allowRemoteModels = false;
-  const transcriber = await pipeline('automatic-speech-recognition', 'Xenova/whisper-tiny', {
+  const transcriber = await pipeline('automatic-speech-recognition', `Xenova/${model}`, {
     dtype: 'q8',
     session_options: options.threads ? { intraOpNumThreads: options.threads } : undefined,
   });
@@ -104,6 +110,8 @@ async function inChild(options: ChildOptions): Promise<EngineBenchRow> {
 
 export interface EngineBenchOptions {
   file?: string;
+  /** The model both engines run (default BENCH_ENGINE_MODEL, else whisper-tiny). */
+  model?: string;
   threads?: number;
   batchSize?: number;
   log?: (line: string) => void;
@@ -111,31 +119,32 @@ export interface EngineBenchOptions {
 
 export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ rows: EngineBenchRow[]; table: string }> {
   const file = options.file ?? fixture('political-philosophy-60s.wav');
+  const model = options.model ?? process.env.BENCH_ENGINE_MODEL ?? 'whisper-tiny';
   const log = options.log ?? ((line: string) => console.error(line));
   const rows: EngineBenchRow[] = [];
   const { loadavg, cpus } = await import('node:os');
   log(`engine bench: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const runs: ChildOptions[] = [
-    { engine: 'speechgate', file, threads: options.threads, batchSize: options.batchSize },
-    { engine: 'transformers.js', file, threads: options.threads },
+    { engine: 'speechgate', file, model, threads: options.threads, batchSize: options.batchSize },
+    { engine: 'transformers.js', file, model, threads: options.threads },
     // Ours decodes on one thread by default; the baseline pinned to one thread too, for a like-for-like row.
-    { engine: 'transformers.js', file, threads: 1 },
+    { engine: 'transformers.js', file, model, threads: 1 },
   ];
   for (const run of runs) {
     log(`engine bench: ${run.engine}${run.threads ? ` (${run.threads} threads)` : ''} …`);
     rows.push(await inChild(run));
   }
-  return { rows, table: formatTable(rows) };
+  return { rows, table: formatTable(rows, model) };
 }
 
-function formatTable(rows: EngineBenchRow[]): string {
+function formatTable(rows: EngineBenchRow[], model: string): string {
   const [ours, ...baselines] = rows;
   const lines = [
-    '| engine | model | load s | audio s | processing s | real-time factor | CPU s (all threads) | peak RSS MB | words |',
+    '| engine | model, decoding | load s | audio s | processing s | real-time factor | CPU s (all threads) | peak RSS MB | words |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.engine} | whisper-tiny q8 | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.cpuS.toFixed(2)} | ${r.peakRssMb.toFixed(0)} | ${r.words} |`,
+        `| ${r.engine} | ${model} q8, greedy | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.cpuS.toFixed(2)} | ${r.peakRssMb.toFixed(0)} | ${r.words} |`,
     ),
   ];
   if (ours && baselines.length) {

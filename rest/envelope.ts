@@ -3,9 +3,11 @@
  * the final error handler catches anything else (an unexpected exception becomes a logged `500 internal`), so
  * no path answers a bare 500 or an HTML page.
  */
+import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
-import { ApiError, errors, isExpectedError, toApiError } from '../src/errors.js';
+import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
+import { newRequestId } from './middleware/request-id.js';
 
 export function sendError(res: Response, error: ApiError, requestId: string | null) {
   if (res.headersSent) {
@@ -36,5 +38,42 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (!isExpectedError(apiError)) logger.error({ ...fields, err: error }, 'request failed');
     else if (apiError.status >= 500) logger.info({ ...fields, code: apiError.code, status: apiError.status, reason: apiError.message }, 'request refused');
     sendError(res, apiError, req.sg?.requestId ?? null);
+  };
+}
+
+/** What Node's HTTP parser refuses before express sees a request, as the spec's codes. */
+function fromParserError(error: NodeJS.ErrnoException): ApiError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError('invalid_options', 431, 'The request line and headers are too large (at most 16 KiB together); send long values in the body.', { details: { field: 'headers' } });
+    case 'HPE_URI_OVERFLOW':
+      return new ApiError('invalid_options', 414, 'The URL is too long.', { details: { field: 'url' } });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError('invalid_options', 408, 'The request was not sent in time.', { details: { field: 'body' } });
+    case 'HPE_INVALID_HEADER_TOKEN':
+    case 'HPE_INVALID_VALUE':
+    case 'HPE_LF_EXPECTED':
+    case 'HPE_CR_EXPECTED':
+      return errors.invalidOptions('A header holds a character headers cannot carry (a control character, or a bad name).', { field: 'headers' });
+    default:
+      return errors.invalidOptions(`The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`, { field: 'request' });
+  }
+}
+
+/**
+ * The HTTP server's `clientError` hook: a request Node's parser refuses (headers too large, a control character in
+ * a header, malformed framing) gets the envelope with a fresh request id instead of Node's bare status line.
+ */
+export function answerClientError(logger: Logger) {
+  return (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // A client gone mid-request has nobody to answer.
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const apiError = fromParserError(error);
+    const requestId = newRequestId();
+    logger.info({ requestId, code: apiError.code, status: apiError.status, reason: error.code }, 'request refused by the HTTP parser');
+    socket.end(rawHttpAnswer(apiError, requestId));
   };
 }

@@ -5,6 +5,7 @@
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { docsRoutes } from './routes/docs.js';
+import { graphiqlRoutes } from './routes/graphiql.js';
 import { metaRoutes } from './routes/meta.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
@@ -20,5 +21,6 @@ export const routeTable: RouteEntry[] = [
   ...accountRoutes,
   ...authRoutes,
   ...docsRoutes,
+  ...graphiqlRoutes,
   ...realtimeRoutes,
 ];

@@ -3,10 +3,10 @@
  * context, runs the entry's `authorize` before accepting, and answers a refusal as an HTTP error envelope (with
  * `X-Request-Id` and the error's headers, e.g. Retry-After) instead of a bare socket close.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { ApiError, errors, isExpectedError, toApiError } from '../src/errors.js';
+import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { Context } from '../src/schema/context.js';
 import { expressPath } from './router.js';
@@ -25,34 +25,64 @@ export interface SocketRouter {
 }
 
 function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string) {
-  const body = JSON.stringify(error.toEnvelope(requestId));
-  const headers = { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), 'X-Request-Id': requestId, Connection: 'close', ...error.headers };
-  socket.end(`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status] ?? 'Error'}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
+  socket.end(rawHttpAnswer(error, requestId));
+}
+
+/** Client frames of a socket that declares no limit of its own (they send small JSON control frames, if any). */
+const DEFAULT_MAX_PAYLOAD = 64 * 1024;
+
+/** A path segment as sent: a malformed %-escape names nothing that exists. */
+function decodePathParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw errors.notFound(`The path segment ${JSON.stringify(value)}`);
+  }
 }
 
 export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
   const routes = options.routes.filter((route): route is SocketRoute => route.method === 'ws')
     .map((route) => ({ route, pattern: new RegExp(`^${expressPath(route.path).replace(/:([A-Za-z0-9_]+)/g, '(?<$1>[^/]+)')}$`) }));
-  const sockets = new WebSocketServer({ noServer: true });
+  // One ws server per frame-size limit a route declares: ws applies `maxPayload` per server, and a client frame
+  // over it closes that socket (1009) instead of being buffered.
+  const servers = new Map<number, WebSocketServer>();
   // The 101 answer carries the request id too, so a socket's frames and our logs can be matched.
   const requestIds = new WeakMap<http.IncomingMessage, string>();
-  sockets.on('headers', (headers, req) => {
-    const requestId = requestIds.get(req);
-    if (requestId) headers.push(`X-Request-Id: ${requestId}`);
-  });
+  const serverFor = (maxPayload: number) => {
+    let server = servers.get(maxPayload);
+    if (!server) {
+      server = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
+      server.on('headers', (headers, req) => {
+        const requestId = requestIds.get(req);
+        if (requestId) headers.push(`X-Request-Id: ${requestId}`);
+      });
+      servers.set(maxPayload, server);
+    }
+    return server;
+  };
 
   return {
     async handleUpgrade(req, socket, head) {
       const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-      const ctx = await options.contextFor(req);
+      // The raw socket may fail before the upgrade is answered (a client hanging up): heard, never uncaught.
+      socket.on('error', () => socket.destroy());
+      let requestId = 'req_unknown';
       try {
+        const ctx = await options.contextFor(req);
+        requestId = ctx.requestId;
         // A path without parameters matches with no `groups` at all: match on the exec result, not its groups.
         const match = routes.map(({ route, pattern }) => ({ route, found: pattern.exec(pathname) })).find((m) => m.found);
         if (!match) throw errors.notFound(`WebSocket ${pathname}`);
-        const params = Object.fromEntries(Object.entries(match.found?.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+        const params = Object.fromEntries(Object.entries(match.found?.groups ?? {}).map(([k, v]) => [k, decodePathParam(v)]));
         await match.route.authorize?.(req, params, ctx);
         requestIds.set(req, ctx.requestId);
-        sockets.handleUpgrade(req, socket, head, (ws) => {
+        serverFor(match.route.maxPayload ?? DEFAULT_MAX_PAYLOAD).handleUpgrade(req, socket, head, (ws) => {
+          // A protocol error from the client (a bad frame, one over maxPayload) is an 'error' event on the socket:
+          // without a listener it would end the process.
+          ws.on('error', (error) => {
+            options.logger.info({ err: error, path: pathname, requestId: ctx.requestId }, 'socket closed on a protocol error');
+            ws.terminate();
+          });
           Promise.resolve(match.route.onConnection(ws, req, params, ctx)).catch((error) => {
             options.logger.error({ err: error, path: pathname, requestId: ctx.requestId }, 'socket handler failed');
             ws.close(1011, 'internal');
@@ -62,13 +92,13 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
         const apiError = toApiError(error);
         // Refusals the protocol expects (401, 410, 404..., and 503 unavailable: busy or not ready, retry later)
         // are the caller's business, not a fault of ours; only unexpected failures are errors.
-        if (isExpectedError(apiError)) options.logger.info({ code: apiError.code, status: apiError.status, path: pathname, requestId: ctx.requestId }, 'upgrade refused');
-        else options.logger.error({ err: error, path: pathname, requestId: ctx.requestId }, 'upgrade failed');
-        refuseUpgrade(socket, apiError, ctx.requestId);
+        if (isExpectedError(apiError)) options.logger.info({ code: apiError.code, status: apiError.status, path: pathname, requestId }, 'upgrade refused');
+        else options.logger.error({ err: error, path: pathname, requestId }, 'upgrade failed');
+        refuseUpgrade(socket, apiError, requestId);
       }
     },
     close() {
-      for (const client of sockets.clients) client.terminate();
+      for (const server of servers.values()) for (const client of server.clients) client.terminate();
     },
   };
 }

@@ -32,6 +32,25 @@ export interface RestAnswer {
   headers?: Record<string, string>;
 }
 
+export interface RouteParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+/** A request body: its content type (default `application/json`) and schema, plus other content types it may take. */
+export interface RouteRequest {
+  description?: string;
+  schema: JsonSchema;
+  contentType?: string;
+  /** Whether a body must be sent; default: when `schema` requires a field. */
+  required?: boolean;
+  /** Further content types of the same operation (e.g. JSON besides multipart), each with its schema. */
+  alternatives?: { contentType: string; schema: JsonSchema }[];
+}
+
 interface RouteBase {
   /** `/v1/things/{id}`: OpenAPI path syntax; the router turns `{id}` into `:id`. */
   path: string;
@@ -40,9 +59,16 @@ interface RouteBase {
   description?: string;
   tags: string[];
   auth: { mode: AuthMode; scopes: Scope[] };
-  /** Path and query parameters, described. */
-  parameters?: { name: string; in: 'path' | 'query' | 'header'; required?: boolean; description?: string; schema: JsonSchema }[];
-  /** Error codes this route can answer besides the generic ones (400/401/403/429/500), for the description. */
+  /**
+   * Path and query parameters, described. Query parameters are also enforced from this declaration before the route
+   * runs (type, range, length, enum, required, given once: rest/query.ts `checkQuery`), so what is declared is what is
+   * accepted.
+   */
+  parameters?: RouteParameter[];
+  /**
+   * Error codes this route can answer besides those derived in rest/openapi.ts (auth errors from `auth`, idempotency
+   * errors from `idempotent`, body errors from `request`, 404 from path parameters, 429), for the description.
+   */
   errors?: { status: number; code: string; description: string }[];
 }
 
@@ -50,21 +76,29 @@ export interface GraphQLRoute<TData = any, TVars = any> extends RouteBase {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** The operation this route runs (a typed document generated from schema/operations/*.graphql). */
   document: TypedDocumentNode<TData, TVars>;
-  /** Path/query/body → operation variables. Throw ApiError invalid_options/invalid_body to refuse. */
-  variables?: (input: RestInput) => TVars;
+  /**
+   * Path/query/body → operation variables. Throw ApiError invalid_options/invalid_body to refuse. A typed input
+   * is checked here with the service's own parser first (`ctx` gives the caller and services), so an unknown field
+   * or a wrong type is refused naming the field before GraphQL coerces the body.
+   */
+  variables?: (input: RestInput, ctx: Context) => TVars;
   /** Operation result → REST answer. */
   result: (data: TData, input: RestInput) => RestAnswer;
-  request?: { description?: string; schema: JsonSchema; contentType?: string };
+  request?: RouteRequest;
   response: { status: number; description: string; schema?: JsonSchema };
   /** Opt into Idempotency-Key (creates): replay, 422 idempotency_key_reused, 409 conflict while running. */
   idempotent?: boolean;
 }
 
+/** Runs a typed operation (a document of src/generated/graphql.ts) and answers its data, or throws its first error. */
+export type RunTyped = <TData, TVars>(document: TypedDocumentNode<TData, TVars>, variables: TVars) => Promise<TData>;
+
 /** A route served by a plain handler (documents, metadata, uploads that stream): described all the same. */
 export interface HandlerRoute extends RouteBase {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  handler: (req: Request, res: Response, ctx: Context) => Promise<void> | void;
-  request?: { description?: string; schema: JsonSchema; contentType?: string };
+  /** `run` executes a typed GraphQL operation with this request's context (errors thrown as ApiError). */
+  handler: (req: Request, res: Response, ctx: Context, run: RunTyped) => Promise<void> | void;
+  request?: RouteRequest;
   response: { status: number; description: string; schema?: JsonSchema; contentType?: string };
   idempotent?: boolean;
   /** The handler reads the request body itself (multipart uploads streamed to storage): no JSON parsing first. */
@@ -76,6 +110,8 @@ export interface HandlerRoute extends RouteBase {
 /** A REST WebSocket (`WS /v1/...`): the frames go to OpenAPI's `x-websocket`. */
 export interface SocketRoute extends RouteBase {
   method: 'ws';
+  /** Largest client frame in bytes (default 64 KiB); a larger one closes the socket with 1009. */
+  maxPayload?: number;
   frames: {
     server: { type: string; description: string; schema?: JsonSchema }[];
     client?: { type: string; description: string; schema?: JsonSchema }[];

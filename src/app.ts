@@ -25,11 +25,12 @@ import { routeTable } from '../rest/route-table.js';
 import type { RouteEntry } from '../rest/types.js';
 import { createRestRouter } from '../rest/router.js';
 import { createSocketRouter } from '../rest/sockets.js';
-import { errorHandler } from '../rest/envelope.js';
+import { answerClientError, errorHandler } from '../rest/envelope.js';
 import { newRequestId, useRequestId } from '../rest/middleware/request-id.js';
 import { credentialSourceOf, judgeCredential, useIdentity } from '../rest/middleware/identity.js';
 import { useRateLimit } from '../rest/middleware/rate-limit.js';
 import { useIdempotency } from '../rest/middleware/idempotency.js';
+import { useGraphqlContentType } from '../rest/middleware/graphql-content-type.js';
 import type { RequestState } from '../rest/request-state.js';
 import '../rest/request-state.js';
 
@@ -89,7 +90,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   };
 
   const graphql = createGraphQLServer({
-    schema, logger, rateLimitStore, fieldRateLimits: options.fieldRateLimits, contextFrom, stateForSocket,
+    schema, logger, rateLimitStore, fieldRateLimits: options.fieldRateLimits, contextFrom, stateForSocket, settings: config.graphql,
   });
 
   const app = express();
@@ -100,17 +101,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use(useRequestId());
   app.use(useIdentity(services.auth.resolver));
   app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
-  app.use('/graphql', graphql.handle);
+  app.use('/graphql', useGraphqlContentType(), graphql.handle);
   app.use(createRestRouter({
     routes,
     contextFor: (req) => contextFrom(req.sg),
     runOperation: graphql.runOperation,
-    idempotency: useIdempotency({ prisma, logger }),
+    idempotency: useIdempotency(services.idempotency),
   }));
   app.use((req, _res, next) => next(errors.notFound(`${req.method} ${req.path}`)));
   app.use(errorHandler(logger));
 
   const server = http.createServer(app);
+  server.on('clientError', answerClientError(logger));
   // Uploads of long recordings over slow links outlast Node's 5-minute default for a whole request; idle sockets are
   // still cut by the headers and keep-alive timeouts.
   server.requestTimeout = 0;

@@ -4,9 +4,11 @@
  * the whole truth and tests can start a server with an exact configuration.
  */
 import path from 'node:path';
+import { describeGivenKey } from './auth/api-keys.js';
 import { envBool as bool, envInt as int, envString as str, type Env } from './env.js';
 import { loadRealtimeSettings, type RealtimeSettings } from './realtime/config.js';
 import { loadTranscriptionSettings, type TranscriptionSettings } from './services/transcription-settings.js';
+import { loadGraphQLSettings, type GraphQLSettings } from './graphql-settings.js';
 
 export interface Config {
   /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
@@ -24,8 +26,12 @@ export interface Config {
   /** Start `redis-server` as a child process when nothing answers at REDIS_URL (default on). */
   startRedis: boolean;
   modelsDir: string;
-  /** Model directory name under MODELS_DIR used for transcription. */
-  model: string;
+  /**
+   * The two models (names under MODELS_DIR, else the npm packages `sts-<name>`): `fast` for live drafts and the
+   * realtime `fast` mode (MODEL_FAST, default whisper-tiny), `accurate` for file jobs (MODEL_ACCURATE, default
+   * whisper-base). `MODEL` alone sets both, as before the split.
+   */
+  models: { fast: string; accurate: string };
   /** When set, this exact API key exists with scope `*` for the bootstrap account. */
   bootstrapApiKey: string | null;
   auth: {
@@ -52,6 +58,8 @@ export interface Config {
   realtime: RealtimeSettings;
   /** File and link transcriptions: link fetching, media signing, worker tuning (src/services/transcription-settings.ts). */
   transcriptions: TranscriptionSettings;
+  /** GraphQL endpoint: introspection policy and query limits (GRAPHQL_*; src/graphql-settings.ts). */
+  graphql: GraphQLSettings;
 }
 
 /** `OIDC_ISSUERS=https://a.example|https://a.example/jwks.json|aud,https://b.example` (JWKS and audience optional). */
@@ -61,6 +69,12 @@ function parseIssuers(raw: string | null): Config['auth']['oidcIssuers'] {
     const [issuer, jwksUrl, audience] = entry.split('|').map((part) => part.trim());
     return { issuer: issuer!, jwksUrl: jwksUrl || null, audience: audience || null };
   });
+}
+
+/** BOOTSTRAP_API_KEY is checked when the configuration is read: a malformed key stops the start with one line. */
+function bootstrapKey(value: string | null): string | null {
+  if (value !== null) describeGivenKey(value);
+  return value;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -77,8 +91,11 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: str(env, 'REDIS_PREFIX') ?? 'sg:',
     startRedis: bool(env, 'START_REDIS', true),
     modelsDir: path.resolve(str(env, 'MODELS_DIR') ?? 'models'),
-    model: str(env, 'MODEL') ?? 'whisper-tiny',
-    bootstrapApiKey: str(env, 'BOOTSTRAP_API_KEY'),
+    models: {
+      fast: str(env, 'MODEL_FAST') ?? str(env, 'MODEL') ?? 'whisper-tiny',
+      accurate: str(env, 'MODEL_ACCURATE') ?? str(env, 'MODEL') ?? 'whisper-base',
+    },
+    bootstrapApiKey: bootstrapKey(str(env, 'BOOTSTRAP_API_KEY')),
     auth: {
       localIssuer: bool(env, 'LOCAL_ISSUER', true),
       oidcIssuers: parseIssuers(str(env, 'OIDC_ISSUERS')),
@@ -96,5 +113,6 @@ export function loadConfig(env: Env = process.env): Config {
     runWorkers: bool(env, 'RUN_WORKERS', true),
     realtime: loadRealtimeSettings(env),
     transcriptions: loadTranscriptionSettings(env),
+    graphql: loadGraphQLSettings(env),
   };
 }

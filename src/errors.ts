@@ -3,6 +3,8 @@
  * spec's `code`, HTTP `status`, whether a retry can help, and code-specific `details`. GraphQL renders it
  * into `extensions`, the REST adapter and the sockets render it into the spec's envelope.
  */
+import { STATUS_CODES as STATUS_TEXT } from 'node:http';
+
 export interface ErrorEnvelope {
   defined: boolean;
   code: string;
@@ -94,4 +96,20 @@ export function toApiError(error: unknown): ApiError {
   const original = (error as { originalError?: unknown } | null)?.originalError;
   if (original instanceof ApiError) return original;
   return errors.internal(error);
+}
+
+/**
+ * The envelope as a whole raw HTTP/1.1 answer (status line, headers, body), for the places that answer on a bare
+ * socket rather than through express: refused WebSocket upgrades and requests Node's parser rejects.
+ */
+export function rawHttpAnswer(error: ApiError, requestId: string): string {
+  const body = JSON.stringify(error.toEnvelope(requestId));
+  const headers = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+    ...error.headers,
+  };
+  return `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`;
 }

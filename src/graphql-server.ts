@@ -7,7 +7,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type express from 'express';
 import { createYoga } from 'graphql-yoga';
-import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { ConfigByField, Store } from '@envelop/rate-limiter';
@@ -16,6 +16,11 @@ import type { Logger } from './logger.js';
 import type { Context } from './schema/context.js';
 import { useApiErrorCodes, useApiErrorMasking } from './plugins/use-api-errors.js';
 import { useFieldRateLimits } from './plugins/use-field-rate-limits.js';
+import { useTextInput } from './plugins/use-text-input.js';
+import { useQueryLimits } from './plugins/use-query-limits.js';
+import { renderGraphiQLPage } from './graphiql.js';
+import { requestBaseUrl } from './base-url.js';
+import type { GraphQLSettings } from './graphql-settings.js';
 import type { RequestState } from '../rest/request-state.js';
 
 export interface GraphQLServerOptions {
@@ -23,6 +28,8 @@ export interface GraphQLServerOptions {
   logger: Logger;
   rateLimitStore: Store;
   fieldRateLimits?: ConfigByField[];
+  /** Introspection policy and query limits (config.graphql). */
+  settings: GraphQLSettings;
   /** The context of a request whose credential was already judged (express middlewares). */
   contextFrom: (state: RequestState) => Context;
   /** Judges a socket's credential: its upgrade headers, or `authorization` in graphql-ws connection params. */
@@ -42,16 +49,25 @@ export function createGraphQLServer(options: GraphQLServerOptions): GraphQLServe
     schema: options.schema,
     graphqlEndpoint: '/graphql',
     graphiql: { subscriptionsProtocol: 'WS', title: 'speechgate GraphiQL' },
+    // Assets from this server, never a CDN (src/graphiql.ts).
+    renderGraphiQL: renderGraphiQLPage,
     landingPage: false,
     logging: false,
     maskedErrors: useApiErrorMasking(options.logger),
-    plugins: [useApiErrorCodes(), useFieldRateLimits({ store: options.rateLimitStore, limits: options.fieldRateLimits })],
+    plugins: [
+      useApiErrorCodes(),
+      useTextInput(),
+      useFieldRateLimits({ store: options.rateLimitStore, limits: options.fieldRateLimits }),
+      ...useQueryLimits(options.settings),
+    ],
     context: async (initial): Promise<Context> => {
       // REST: the route runner built the whole context already and yoga merges what we return into it.
       if ('identity' in initial) return initial as unknown as Context;
       const req = initial.req as (express.Request & { sg?: RequestState }) | undefined;
-      if (req?.sg) return options.contextFrom(req.sg);
-      if (req) return options.contextFrom(await options.stateForSocket(req, initial.connectionParams));
+      if (req) {
+        const ctx = options.contextFrom(req.sg ?? await options.stateForSocket(req, initial.connectionParams));
+        return { ...ctx, baseUrl: requestBaseUrl(req, ctx.config.publicUrl) };
+      }
       throw errors.internal(new Error('GraphQL context without a request'));
     },
   });
@@ -65,7 +81,14 @@ export function createGraphQLServer(options: GraphQLServerOptions): GraphQLServe
         req: ctx.extra.request,
         connectionParams: ctx.connectionParams,
       });
-      const document = parse(payload.query);
+      let document: DocumentNode;
+      try {
+        document = parse(payload.query);
+      } catch (error) {
+        // Syntax errors and the token limit: answered as an error message, not a closed socket.
+        if (error instanceof GraphQLError) return [error];
+        throw error;
+      }
       const validationErrors = validate(schema, document);
       if (validationErrors.length) return validationErrors;
       return {

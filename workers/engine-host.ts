@@ -9,17 +9,31 @@ import { ApiError } from '../src/errors.js';
 import type { EngineOptions, Progress, Segment } from './engine/index.js';
 
 export type EngineHostToThread =
-  | { type: 'transcribe'; id: string; path: string; options: { language?: string; startS?: number } }
+  | { type: 'transcribe'; id: string; path: string; options: { language?: string; startS?: number; beamSize?: number } }
   | { type: 'cancel'; id: string };
 export type EngineThreadToHost =
   | { type: 'segment'; id: string; segment: Segment; progress: Progress }
-  | { type: 'done'; id: string; result: { language: string; durationS: number; processingS: number; segments: number } }
+  | { type: 'done'; id: string; result: FileTranscriptionResult }
   | { type: 'error'; id: string; error: { code: string | null; status: number | null; message: string; details: Record<string, unknown> } };
+
+/** What a thread reports at the end of a file, including what actually decoded it (model and beam width). */
+export interface FileTranscriptionResult {
+  language: string;
+  durationS: number;
+  processingS: number;
+  segments: number;
+  /** The loaded model's name ('whisper-base'). */
+  model: string;
+  /** Beam width used (1 = greedy); the temperature fallback applies either way. */
+  beamSize: number;
+}
 
 export interface FileTranscription {
   path: string;
   language?: string;
   startS?: number;
+  /** Beam width (default 1, greedy). */
+  beamSize?: number;
   /** Awaited in order: the next segment is handed over only once the previous one is stored. */
   onSegment: (segment: Segment, progress: Progress) => Promise<void>;
 }
@@ -61,7 +75,7 @@ export class EngineHost {
     else if (next) this.acquire().then(next);
   }
 
-  async transcribe(job: FileTranscription): Promise<{ language: string; durationS: number; processingS: number; segments: number }> {
+  async transcribe(job: FileTranscription): Promise<FileTranscriptionResult> {
     if (this.closed) throw new ApiError('unavailable', 503, 'The worker is shutting down.');
     const slot = await this.acquire();
     slot.busy = true;
@@ -95,7 +109,7 @@ export class EngineHost {
         };
         slot.worker.on('message', onMessage);
         slot.worker.on('exit', onExit);
-        slot.worker.postMessage({ type: 'transcribe', id, path: job.path, options: { language: job.language, startS: job.startS } } satisfies EngineHostToThread);
+        slot.worker.postMessage({ type: 'transcribe', id, path: job.path, options: { language: job.language, startS: job.startS, beamSize: job.beamSize } } satisfies EngineHostToThread);
       });
     } finally {
       this.release(slot);

@@ -27,10 +27,22 @@ port.on('message', async (message: EngineHostToThread) => {
     const result = await loaded.transcribeFile(message.path, {
       language: message.options.language,
       startS: message.options.startS,
+      beamSize: message.options.beamSize,
       signal: controller.signal,
       onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment, progress }),
     });
-    post({ type: 'done', id: message.id, result: { language: result.language, durationS: result.durationS, processingS: result.processingS, segments: result.segments.length } });
+    post({
+      type: 'done',
+      id: message.id,
+      result: {
+        language: result.language,
+        durationS: result.durationS,
+        processingS: result.processingS,
+        segments: result.segments.length,
+        model: loaded.modelName,
+        beamSize: message.options.beamSize ?? 1,
+      },
+    });
   } catch (error) {
     const e = error as { code?: string; status?: number; message?: string; details?: Record<string, unknown> };
     post({ type: 'error', id: message.id, error: { code: e.code ?? null, status: e.status ?? null, message: e.message ?? String(error), details: e.details ?? {} } });

@@ -23,7 +23,8 @@ export const transcriptionWorker: BackgroundWorker = {
       dataDir: config.dataDir,
       linkPolicy: linkFetchPolicyOf(settings),
       maxUploadBytes: config.limits.maxUploadBytes,
-      engine: { model: config.model, modelsDir: config.modelsDir },
+      // File jobs: the accurate model, beam search 5 (FILE_BEAM_SIZE).
+      engine: { model: config.models.accurate, modelsDir: config.modelsDir },
       concurrency: settings.workerConcurrency,
       sweepIntervalMs: settings.workerSweepMs,
     });

@@ -44,7 +44,10 @@ export interface TranscriptionWorkerOptions {
   dataDir: string;
   linkPolicy: LinkFetchPolicy;
   maxUploadBytes: number;
+  /** The engine of file jobs: the accurate model (config.models.accurate). */
   engine: EngineOptions;
+  /** Beam width of file jobs (default FILE_BEAM_SIZE: beam search 5 with the temperature fallback, as the reference implementations decode files). */
+  beamSize?: number;
   /** Files transcribed at once by this process (one engine thread each). */
   concurrency: number;
   /** How often the sweeper looks for stranded jobs; 0 turns it off. */
@@ -56,6 +59,9 @@ export interface TranscriptionWorker {
   sweep(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** File jobs decode with beam search (5) and the temperature fallback on the accurate model. */
+export const FILE_BEAM_SIZE = 5;
 
 /** How long a link's fetched copy stays available to the cropping preview. */
 export const LINK_PREVIEW_TTL_MS = 10 * 60_000;
@@ -242,7 +248,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
           return {
             result: null,
             frames: [
-              { type: 'transcript.committed', audience: 'recording', body: { cursor: stored.seq, seq: stored.seq, segment: committed } },
+              { type: 'transcript.committed', audience: 'log', body: { cursor: stored.seq, seq: stored.seq, segment: committed } },
               progressFrame('transcribing', progress),
             ],
           };
@@ -253,6 +259,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         path: absolute(masterRelative),
         language,
         startS: resumeFromS > 0 ? resumeFromS : undefined,
+        beamSize: options.beamSize ?? FILE_BEAM_SIZE,
         onSegment: storeSegment,
       });
 
@@ -264,7 +271,8 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         if (!updated.count) return { result: null, frames: [] };
         await tx.recording.update({ where: { id: recording.id }, data: { state: 'finalized', spokenLanguage: result.language ?? language ?? null } });
         const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
-        return { result: null, frames: [stateFrame(done, { language: result.language, lastSeq: segmentsDone - 1 })] };
+        // What decoded the file (model, beam width) goes with the `done` frame and the durable event.
+        return { result: null, frames: [stateFrame(done, { language: result.language, lastSeq: segmentsDone - 1, model: result.model, beamSize: result.beamSize })] };
       });
       await dispatchQueued(ctx, job.accountId);
     } catch (error) {

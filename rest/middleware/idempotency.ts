@@ -1,126 +1,60 @@
 /**
- * `Idempotency-Key` for create routes (spec, Errors): a repeat within 24 h with the same key and body answers the
- * first answer again with `Idempotent-Replayed: true`; the same key with another body is `422
- * idempotency_key_reused`; a repeat while the first still runs is `409 conflict`. Keys are per account. A route
- * opts in with `idempotent: true` in its table entry; handlers outside the table can mount it directly.
+ * `Idempotency-Key` on create routes (spec, Errors). A route opts in with `idempotent: true` in its table entry.
+ * The fingerprint covers the whole request: method, path and the parsed JSON body here; a route that streams its
+ * own body (`ownBody`, multipart uploads) claims the key itself with `holdIdempotencyKey` once the body has been
+ * read, fingerprinting the options and a hash of the uploaded bytes. The records live in IdempotencyService.
  *
- * The first request claims the key by inserting a `running` record (the unique (accountId, key) index decides
- * races between processes) and its JSON answer is stored when sent. A failed request (4xx or 5xx) releases the key:
- * nothing was created, so the corrected or retried request runs (and a replayed error would carry a stale requestId).
+ * A failed answer (4xx or 5xx) releases the key: nothing was created, so the corrected or retried request runs
+ * (and a replayed error would carry a stale requestId).
  */
-import crypto from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
-import { ApiError, errors } from '../../src/errors.js';
-import type { PrismaClient } from '../../src/generated/prisma/client.js';
-import { newId } from '../../src/services/accounts.js';
-import type { Logger } from '../../src/logger.js';
+import type { Request, RequestHandler, Response } from 'express';
+import { canonicalJson, fingerprintOf, type IdempotencyService } from '../../src/services/idempotency.js';
 
-const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
-/** A `running` record older than this belongs to a process that died mid-request; the next repeat takes it over. */
-const ABANDONED_AFTER_MS = 10 * 60 * 1000;
 /** Response headers worth replaying (the body and status always are). */
 const REPLAYED_HEADERS = ['location', 'content-type'];
 
-export interface IdempotencyOptions {
-  prisma: PrismaClient;
-  logger?: Logger;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
+/** The parts every fingerprint starts with: the same key on another route is another request. */
+export const requestLine = (req: Request) => `${req.method} ${req.baseUrl}${req.path}`;
 
 /**
- * Method, path and the parsed JSON body. A route that streams its own body (multipart uploads, `ownBody`) has no
- * parsed body here: its size stands in for it, since buffering an upload to hash it would defeat the streaming.
+ * Claims the request's Idempotency-Key (if it sent one) for `fingerprint`. Returns true when the request is
+ * already answered (a replay); throws 422/409 as the service does; otherwise wraps `res.json` so the answer is
+ * stored (or the key released on an error) before it is sent.
  */
-const fingerprint = (req: Request) => `${req.method} ${req.baseUrl}${req.path}\n${
-  req.body === undefined && req.get('content-length') ? `length:${req.get('content-length')}` : canonicalJson(req.body)}`;
+export async function holdIdempotencyKey(service: IdempotencyService, req: Request, res: Response, fingerprint: string): Promise<boolean> {
+  const key = req.get('idempotency-key');
+  const accountId = req.sg.identity?.account.id;
+  // Without a key there is nothing to do; without an account the operation itself refuses the request.
+  if (!key || !accountId) return false;
+  const claimed = await service.claim(accountId, key, fingerprint);
+  if (claimed !== 'claimed') {
+    for (const [name, value] of Object.entries(claimed.replay.headers)) res.setHeader(name, value);
+    res.setHeader('Idempotent-Replayed', 'true');
+    res.status(claimed.replay.status).json(claimed.replay.body);
+    return true;
+  }
+  const sendJson = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const status = res.statusCode;
+    const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => {
+      const value = res.getHeader(name);
+      return value === undefined ? [] : [[name, String(value)]];
+    }));
+    const stored = status >= 400 ? service.release(accountId, key) : service.complete(accountId, key, { status, body, headers });
+    // The answer waits for the record so a repeat arriving right after it sees `done`, never `running`.
+    stored.catch((error: unknown) => service.logger.warn({ err: error, requestId: req.sg.requestId }, 'idempotency record not stored')).finally(() => sendJson(body));
+    return res;
+  };
+  return false;
+}
 
-export function useIdempotency(options: IdempotencyOptions): RequestHandler {
-  const { prisma } = options;
+/** For routes whose JSON body the router parsed: the fingerprint is the request line and the canonical body. */
+export function useIdempotency(service: IdempotencyService): RequestHandler {
   return async (req, res, next) => {
-    const key = req.get('idempotency-key');
-    const accountId = req.sg.identity?.account.id;
-    // Without a key there is nothing to do; without an account the operation itself refuses the request.
-    if (!key || !accountId) return next();
     try {
-      if (key.length > 255) throw errors.invalidOptions('Idempotency-Key is longer than 255 characters.', { field: 'Idempotency-Key' });
-      const requestHash = crypto.createHash('sha256').update(fingerprint(req)).digest('hex');
-      const now = Date.now();
-      const claimed = await claim(prisma, { accountId, key, requestHash, now });
-      if (claimed !== 'claimed') {
-        if (claimed.requestHash !== requestHash) {
-          throw new ApiError('idempotency_key_reused', 422, 'This Idempotency-Key was already used with a different request body.', { details: { field: 'Idempotency-Key' } });
-        }
-        if (claimed.state === 'running') {
-          throw errors.conflict('A request with this Idempotency-Key is still running; retry after it finishes.', { idempotencyKey: key });
-        }
-        for (const [name, value] of Object.entries((claimed.headers ?? {}) as Record<string, string>)) res.setHeader(name, value);
-        res.setHeader('Idempotent-Replayed', 'true');
-        res.status(claimed.status ?? 200).json(claimed.body);
-        return;
-      }
-      const sendJson = res.json.bind(res);
-      res.json = (body: unknown) => {
-        const status = res.statusCode;
-        const where = { accountId_key: { accountId, key } };
-        const stored = status >= 400
-          ? prisma.idempotencyRecord.delete({ where })
-          : prisma.idempotencyRecord.update({
-            where,
-            data: {
-              state: 'done', status, body: body as object,
-              headers: Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => {
-                const value = res.getHeader(name);
-                return value === undefined ? [] : [[name, String(value)]];
-              })),
-            },
-          });
-        // The answer waits for the record so a repeat arriving right after it sees `done`, never `running`.
-        stored.catch((error: unknown) => options.logger?.warn({ err: error, requestId: req.sg.requestId }, 'idempotency record not stored')).finally(() => sendJson(body));
-        return res;
-      };
-      next();
+      if (!(await holdIdempotencyKey(service, req, res, fingerprintOf([requestLine(req), canonicalJson(req.body)])))) next();
     } catch (error) {
       next(error);
     }
   };
-}
-
-type ClaimResult = 'claimed' | { requestHash: string; state: string; status: number | null; body: unknown; headers: unknown };
-
-async function claim(prisma: PrismaClient, input: { accountId: string; key: string; requestHash: string; now: number }): Promise<ClaimResult> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await prisma.idempotencyRecord.create({
-        data: {
-          id: newId('idem'), accountId: input.accountId, key: input.key, requestHash: input.requestHash,
-          state: 'running', expiresAt: new Date(input.now + IDEMPOTENCY_WINDOW_MS),
-        },
-      });
-      return 'claimed';
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'P2002') throw error;
-    }
-    const existing = await prisma.idempotencyRecord.findUnique({ where: { accountId_key: { accountId: input.accountId, key: input.key } } });
-    if (!existing) continue; // released between our insert and read: try again
-    const expired = existing.expiresAt.getTime() <= input.now;
-    const abandoned = existing.state === 'running' && existing.createdAt.getTime() + ABANDONED_AFTER_MS <= input.now;
-    if (expired || abandoned) {
-      await prisma.idempotencyRecord.deleteMany({ where: { id: existing.id } });
-      continue;
-    }
-    return existing;
-  }
-  throw errors.conflict('Could not claim the Idempotency-Key; retry.');
-}
-
-/** Deletes records past their 24 h window (run periodically by the app). */
-export async function sweepIdempotencyRecords(prisma: PrismaClient) {
-  await prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lte: new Date() } } });
 }

@@ -1,9 +1,11 @@
 /**
  * JSON request bodies for routes that take one: anything but `application/json` is `415`, malformed JSON is
- * `400 invalid_options` (through the envelope's error handler).
+ * `400 invalid_options` (through the envelope's error handler), a string holding a NUL character is `400
+ * invalid_options` naming its field (src/text-input.ts).
  */
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../../src/errors.js';
+import { refuseNulCharacters } from '../../src/text-input.js';
 
 export function useJsonBody(): RequestHandler {
   const parse = express.json({ limit: '1mb', strict: false });
@@ -16,6 +18,14 @@ export function useJsonBody(): RequestHandler {
     if (!req.is('application/json')) {
       return next(new ApiError('invalid_options', 415, `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } }));
     }
-    parse(req, res, next);
+    parse(req, res, (error?: unknown) => {
+      if (error) return next(error);
+      try {
+        refuseNulCharacters(req.body);
+        next();
+      } catch (refusal) {
+        next(refusal);
+      }
+    });
   };
 }

@@ -62,16 +62,17 @@ export const accountRoutes: RouteEntry[] = [
       schema: {
         type: 'object', additionalProperties: false,
         properties: {
-          name: { type: 'string', nullable: true },
-          scopes: { type: 'array', nullable: true, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] }, description: 'Default: the creator\'s own; never more.' },
-          expiresAt: { type: 'string', format: 'date-time', nullable: true },
+          name: { type: 'string', nullable: true, description: 'Label shown in listings (default: the key prefix).' },
+          scopes: { type: 'array', nullable: true, minItems: 1, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] }, description: 'Default: the creator\'s own; never more (403).' },
+          expiresAt: { type: 'string', format: 'date-time', nullable: true, description: 'RFC 3339, in the future; absent or null: never expires.' },
         },
       },
     },
     response: { status: 201, description: 'The new key.', schema: { type: 'object', required: ['key', 'apiKey'], properties: { key: { type: 'string' }, apiKey: ref('ApiKey') } } },
     errors: [
-      { status: 409, code: 'conflict', description: 'A request with this Idempotency-Key is still running.' },
-      { status: 422, code: 'idempotency_key_reused', description: 'The Idempotency-Key was used with another body.' },
+      { status: 400, code: 'invalid_options', description: 'An unknown scope or none, or `expiresAt` not in the future; `details.field` names it.' },
+      { status: 403, code: 'forbidden', description: 'A scope the creating credential lacks.' },
+      { status: 422, code: 'invalid_body', description: 'The body is not a JSON object, has an unknown field, or a field of the wrong type; `details.field` names it.' },
     ],
   }),
   graphqlRoute({

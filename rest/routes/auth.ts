@@ -1,15 +1,15 @@
 /** The built-in issuer's public keys, so other services can verify the tokens it signs. */
-import type { RouteEntry } from '../types.js';
+import { LocalIssuerJwksDocument } from '../../src/generated/graphql.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
 export const authRoutes: RouteEntry[] = [
-  {
+  graphqlRoute({
     method: 'get', path: '/auth/jwks.json', operationId: 'getLocalIssuerJwks', tags: ['auth'],
     summary: 'JWKS of the built-in local issuer (404 when LOCAL_ISSUER is off).',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'JSON Web Key Set.', schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } } },
     errors: [{ status: 404, code: 'not_found', description: 'The local issuer is off.' }],
-    handler: async (_req, res, ctx) => {
-      res.json(await ctx.services.auth.jwks());
-    },
-  },
+    document: LocalIssuerJwksDocument,
+    result: (data) => ({ status: 200, body: data.localIssuerJwks }),
+  }),
 ];

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { buildOpenApi } from '../openapi.js';
 import { baseUrlOf } from '../base-url.js';
-import { LOCAL_ISSUER } from '../../src/auth/jwt.js';
+import { ProtectedResourceDocument } from '../../src/generated/graphql.js';
 import { errors } from '../../src/errors.js';
-import type { RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
 const require = createRequire(import.meta.url);
 const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -28,7 +28,7 @@ const docsPage = `<!doctype html>
 <link rel="stylesheet" href="/docs/swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true });</script>
+<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true, validatorUrl: null });</script>
 </body></html>`;
 
 export const docsRoutes: RouteEntry[] = [
@@ -63,22 +63,23 @@ export const docsRoutes: RouteEntry[] = [
       res.type(path.extname(asset)).send(swaggerAsset(asset));
     },
   },
-  {
+  graphqlRoute({
     method: 'get', path: '/.well-known/oauth-protected-resource', operationId: 'getProtectedResourceMetadata', tags: ['meta'],
     summary: 'Protected-resource metadata (RFC 9728): which issuers\' tokens this API accepts.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'RFC 9728 metadata.', schema: { type: 'object', required: ['resource'], properties: { resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } } } } },
-    handler: (req, res, ctx) => {
-      const base = baseUrlOf(req, ctx.config);
-      const issuers = ctx.config.auth.oidcIssuers.map((issuer) => issuer.issuer);
-      res.json({
-        resource: base,
-        authorization_servers: issuers,
-        bearer_methods_supported: ['header'],
-        scopes_supported: ['read', 'write', 'recordings:publish', '*'],
-        resource_documentation: `${base}/docs`,
-        ...(ctx.config.auth.localIssuer ? { 'x-local-issuer': { issuer: LOCAL_ISSUER, jwks_uri: `${base}/auth/jwks.json` } } : {}),
-      });
-    },
-  },
+    document: ProtectedResourceDocument,
+    // RFC 9728 spells its fields in snake_case; GraphQL names them in camelCase.
+    result: ({ protectedResource: metadata }) => ({
+      status: 200,
+      body: {
+        resource: metadata.resource,
+        authorization_servers: metadata.authorizationServers,
+        bearer_methods_supported: metadata.bearerMethodsSupported,
+        scopes_supported: metadata.scopesSupported,
+        resource_documentation: metadata.resourceDocumentation,
+        ...(metadata.localIssuer ? { 'x-local-issuer': { issuer: metadata.localIssuer.issuer, jwks_uri: metadata.localIssuer.jwksUri } } : {}),
+      },
+    }),
+  }),
 ];

@@ -2,11 +2,12 @@
  * Realtime sessions: create one (API key) and its socket. `GET /v1/realtime/capabilities` is a meta route
  * (rest/routes/meta.ts) whose realtime part the realtime service fills from the engine.
  *
- * Creating a session is a handler route rather than a GraphQL operation: its answer is a URL built from the
- * address this request reached (PUBLIC_URL or the Host header), which only the HTTP layer knows.
+ * Creating a session runs the `createRealtimeSession` mutation; its stream URL is built from the address this
+ * request reached (PUBLIC_URL or the Host header), which the router puts in the context (`ctx.baseUrl`).
  */
-import { baseUrlOf } from '../base-url.js';
-import type { RouteEntry } from '../types.js';
+import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
+import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
 const languageCode = { type: 'string', description: 'A language code from `GET /v1/realtime/capabilities` `languages`.' };
 
@@ -44,7 +45,7 @@ const committedSegmentSchema = {
 };
 
 export const realtimeRoutes: RouteEntry[] = [
-  {
+  graphqlRoute({
     method: 'post', path: '/v1/realtime/sessions', operationId: 'createRealtimeSession', tags: ['realtime'],
     summary: 'Create a realtime session: validated options signed into an expiring stream URL. Stateless; nothing is stored.',
     description: 'API keys only (servers). Connect to `streamUrl` as given before `expiresAt`; any gateway process accepts it.',
@@ -55,11 +56,15 @@ export const realtimeRoutes: RouteEntry[] = [
       schema: { type: 'object', required: ['sessionId', 'streamUrl', 'expiresAt'], properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
     },
     errors: [{ status: 400, code: 'invalid_options', description: 'A session option is invalid; the message names the field.' }],
-    handler: (req, res, ctx) => {
-      const created = ctx.services.realtime.createSession(ctx, req.body, baseUrlOf(req, ctx.config));
-      res.status(201).json(created);
+    document: CreateRealtimeSessionDocument,
+    // The caller and the options are checked on the raw body first (the same checks the mutation makes), so a
+    // bad field is refused by name rather than coerced (GraphQL would read `translate: "de"` as `["de"]`).
+    variables: ({ body }, ctx) => {
+      ctx.services.realtime.checkSession(ctx, body);
+      return { options: (body ?? null) as RealtimeSessionOptionsInput | null };
     },
-  },
+    result: (data) => ({ status: 201, body: data.createRealtimeSession }),
+  }),
   {
     method: 'ws', path: '/v1/realtime/sessions/{token}/socket', operationId: 'realtimeSocket', tags: ['realtime'],
     summary: 'The realtime socket: binary pcm_f32le 16 kHz mono audio in, transcript frames out.',
@@ -67,6 +72,7 @@ export const realtimeRoutes: RouteEntry[] = [
       'Connect to the `streamUrl` as given (it carries its own signed token; no header). The socket stays silent while every engine slot is busy, ' +
       'sends `session.loading` while the engine warms, then `session.ready`. Send 100–250 ms binary chunks; `eof` flushes and ends, `cancel` drops the rest.',
     auth: { mode: 'public', scopes: [] },
+    maxPayload: REALTIME_MAX_PAYLOAD,
     parameters: [{ name: 'token', in: 'path', required: true, description: 'The signed session token from `streamUrl`.', schema: { type: 'string' } }],
     errors: [
       { status: 401, code: 'invalid_token', description: 'The token is not one this service signed.' },

@@ -20,12 +20,16 @@ import {
   RetryRecordingJobDocument,
   StartRecordingJobDocument,
 } from '../../src/generated/graphql.js';
-import { intParam, single } from '../query.js';
+import type { CropWindowInput } from '../../src/generated/graphql.js';
+import { parseCropWindow } from '../../src/services/transcriptions.js';
+import { INT32_MAX, intParam, single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { jobSchema } from './transcriptions.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
-const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /media-token`), for audio elements that cannot send a header.' };
+const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
+/** A seq to read past: -1 (or left out) is from the start; GraphQL's 32-bit Int bounds it, as the seq columns. */
+const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what} seq; -1 or absent: from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
 const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
 const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
 
@@ -102,11 +106,12 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/job/preview', operationId: 'getRecordingJobPreview', tags: ['recordings'],
-    summary: 'Media for the trim step while `cropping` (Ogg/Opus). A link\'s fetched copy is kept ten minutes; 404 once gone.',
-    auth: { mode: 'userOrKey', scopes: ['read'] },
+    summary: 'Media for the trim step while `cropping` (Ogg/Opus). A link\'s fetched copy is kept until the job starts or ten minutes; 404 once gone.',
+    description: 'The owner\'s: a bearer token, or the media token as `media=` (an audio element cannot send a header).',
+    auth: { mode: 'optional', scopes: ['read'] },
     parameters: [mediaParam],
     response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
-    errors: [notFound],
+    errors: [notFound, { status: 401, code: 'invalid_token', description: 'No credential, or a media token that is not this recording\'s or has expired.' }, { status: 403, code: 'forbidden', description: 'A share link: the preview is the owner\'s only.' }],
     handler: async (req, res, ctx) => {
       const file = await ctx.services.recordings.previewFile(String(req.params.id), credentialsOf(ctx, req.query, true));
       res.type(file.contentType);
@@ -118,11 +123,22 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'Release a `cropping` job with its window (`startS`, optional `endS`); transcript times count from `startS`.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: StartRecordingJobDocument,
-    variables: ({ params, body }) => ({ recordingId: params.id!, window: body ?? {} }),
+    variables: ({ params, body }) => {
+      parseCropWindow(body ?? {});
+      return { recordingId: params.id!, window: (body ?? {}) as CropWindowInput };
+    },
     result: (data) => ({ status: 200, body: data.startRecordingJob }),
-    request: { schema: { type: 'object', additionalProperties: false, properties: { startS: { type: 'number', default: 0 }, endS: { type: 'number', nullable: true } } } },
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          startS: { type: 'number', nullable: true, minimum: 0, default: 0, description: 'Seconds; absent or null: the start.' },
+          endS: { type: 'number', nullable: true, minimum: 0, description: 'Seconds, greater than `startS`; absent or null: the end.' },
+        },
+      },
+    },
     response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
-    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A negative time, `endS` not after `startS`, or another field.' }, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],
@@ -139,10 +155,10 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'Transcript snapshot: sentences, segments with words, speakers, `lastSeq`; `after` returns what follows a segment seq.',
     description: 'A sentence below the confidence policy\'s `hideBelow` carries `unclear: true` with every word kept. Through a share link, a `lang` other than the spoken one needs `allowTranslate` (else 403).',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, afterParam('segment'), { name: 'lang', in: 'query', description: 'Read in this language (a translation); through a share link another language than the spoken one needs `allowTranslate`.', schema: { type: 'string' } }],
     document: RecordingTranscriptDocument,
     variables: ({ params, query }) => {
-      const after = intParam(query, 'after', 'after must be a segment seq (an integer).');
+      const after = intParam(query, 'after', `after must be a segment seq (an integer from -1 to ${INT32_MAX}).`, { minimum: -1 });
       return { recordingId: params.id!, after, lang: single(query.lang), shareCode: single(query.shareCode) };
     },
     result: (data) => ({ status: 200, body: data.recordingTranscript }),
@@ -160,15 +176,16 @@ export const recordingRoutes: RouteEntry[] = [
         },
       },
     },
-    errors: [notFound, forbidden],
+    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language where no translation is available.' }],
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],
-    summary: 'The transcript as a file: `format` srt, json, xlsx or pdf (paragraphs). While the job runs the file is partial (name suffixed `-partial`, header `X-Export-Partial: true`).',
+    summary: 'The transcript as a file: `format` srt, json, xlsx or pdf (paragraphs). While the job runs the file is partial (name suffixed `-partial`, header `X-Export-Partial: true`); a finished or failed job\'s is not.',
+    description: 'Owner, or a share link that allows export (`shareCode`). Corrections included. A media token is refused (403).',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language; through a share link only the spoken one without `allowTranslate`.', schema: { type: 'string' } }],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
-    errors: [notFound, forbidden],
+    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language where no translation is available.' }],
     handler: async (req, res, ctx) => {
       const rendered = await ctx.services.recordings.export(String(req.params.id), credentialsOf(ctx, req.query, false), { format: single(req.query.format), lang: single(req.query.lang) });
       res.setHeader('Content-Type', rendered.contentType);
@@ -182,7 +199,7 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min); `format` ogg (default), caf or mp3.',
     description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only. Renditions are encoded on first request and kept.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'] } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'] } }],
+    parameters: [shareCodeParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'], default: 'delivery' } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
     response: { status: 302, description: 'Location: the signed URL.' },
     errors: [notFound, forbidden],
     handler: async (req, res, ctx) => {
@@ -196,7 +213,11 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/media/{id}/{file}', operationId: 'getSignedMedia', tags: ['recordings'],
     summary: 'A signed media URL as `/audio` answers it (no credential: the signature is one). Supports ranges.',
     auth: { mode: 'public', scopes: [] },
-    parameters: [{ name: 'exp', in: 'query', required: true, schema: { type: 'integer' } }, { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }],
+    parameters: [
+      { name: 'file', in: 'path', required: true, description: '`<kind>.<format>`: kind delivery, source or master; format ogg, caf or mp3 (anything else is 404).', schema: { type: 'string' } },
+      { name: 'exp', in: 'query', required: true, description: 'Expiry (Unix seconds), as signed.', schema: { type: 'integer', minimum: 0 } },
+      { name: 'sig', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
+    ],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
     errors: [{ status: 403, code: 'forbidden', description: 'Bad or expired signature.' }, notFound],
     handler: async (req, res, ctx) => {
@@ -210,7 +231,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
     summary: 'WAV (16-bit, 16 kHz, mono) of `startS`..`endS` (seconds on the transcript\'s timeline), at most 120 s.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', default: 0 } }, { name: 'endS', in: 'query', schema: { type: 'number', description: 'Default: 120 s after startS or the end.' } }],
+    parameters: [shareCodeParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', description: 'Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end.', schema: { type: 'number', minimum: 0 } }],
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A window longer than 120 s or out of order.' }],
     handler: async (req, res, ctx) => {
@@ -233,11 +254,15 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/events', operationId: 'listRecordingEvents', tags: ['recordings'],
     summary: 'The durable event log, in order, each stamped with its write time; paged with `cursor`, or from `after` a seq (not both).',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [{ name: 'cursor', in: 'query', schema: { type: 'string' } }, { name: 'after', in: 'query', schema: { type: 'integer' } }, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }],
+    parameters: [
+      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page; not with `after`.', schema: { type: 'string' } },
+      afterParam('event'),
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
+    ],
     document: RecordingEventsDocument,
     variables: ({ params, query }) => {
-      const after = intParam(query, 'after', 'after must be an event seq (an integer).');
-      const limit = intParam(query, 'limit', 'limit must be an integer from 1 to 500.', { unsigned: true });
+      const after = intParam(query, 'after', `after must be an event seq (an integer from -1 to ${INT32_MAX}).`, { minimum: -1 });
+      const limit = intParam(query, 'limit', 'limit must be an integer from 1 to 500.', { minimum: 1, maximum: 500 });
       return { recordingId: params.id!, cursor: single(query.cursor), after, limit };
     },
     result: (data) => ({
@@ -248,6 +273,6 @@ export const recordingRoutes: RouteEntry[] = [
       status: 200, description: 'A page of events.',
       schema: { type: 'object', required: ['events', 'lastSeq'], properties: { events: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, frame: { type: 'object' } } } }, lastSeq: { type: 'integer' }, nextCursor: { type: 'string' } } },
     },
-    errors: [notFound],
+    errors: [notFound, { status: 400, code: 'invalid_options', description: '`after` together with `cursor`, or a cursor this endpoint did not return.' }],
   }),
 ];

@@ -1,5 +1,7 @@
 /** Share links of file and link transcriptions: list, create, change, revoke. */
 import { CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinksDocument, UpdateShareLinkDocument } from '../../src/generated/graphql.js';
+import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
+import { parseShareLinkInput } from '../../src/services/share-links.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
 export const shareLinkSchema: JsonSchema = {
@@ -24,6 +26,9 @@ const permissions = {
   allowExport: { type: 'boolean', nullable: true },
   allowTranslate: { type: 'boolean', nullable: true },
 };
+/** A label as the service takes it: not blank, at most 200 characters (trimmed when stored). */
+const label = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', description: 'Who the link is for. Not blank; at most 200 characters; trimmed.' };
+const invalid = { status: 400, code: 'invalid_options', description: 'An unknown field, a blank or too long `label`, a permission that is not a boolean; `details.field` names it.' };
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).' };
 
 export const shareLinkRoutes: RouteEntry[] = [
@@ -42,22 +47,29 @@ export const shareLinkRoutes: RouteEntry[] = [
     summary: 'Create a share link (CreateShareLink); permissions default to on.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CreateShareLinkDocument,
-    variables: ({ params, body }) => ({ transcriptionId: params.id!, input: body ?? {} }),
+    // The service's parser first: an unknown field or a wrong type is refused naming it, before GraphQL coercion.
+    variables: ({ params, body }) => {
+      parseShareLinkInput(body ?? {}, 'create');
+      return { transcriptionId: params.id!, input: (body ?? {}) as CreateShareLinkInput };
+    },
     result: (data) => ({ status: 201, body: data.createShareLink }),
-    request: { schema: { type: 'object', additionalProperties: false, required: ['label'], properties: { label: { type: 'string' }, ...permissions } } },
+    request: { schema: { type: 'object', additionalProperties: false, required: ['label'], properties: { label, ...permissions } } },
     response: { status: 201, description: 'The link.', schema: shareLinkSchema },
-    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The transcription is archived.' }],
+    errors: [notFound, invalid, { status: 409, code: 'invalid_state', description: 'The transcription is archived.' }],
   }),
   graphqlRoute({
     method: 'patch', path: '/v1/share-links/{id}', operationId: 'updateShareLink', tags: ['share links'],
     summary: 'Change any of label, allowDownload, allowExport, allowTranslate; omitted fields stay. Applies from the next request.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateShareLinkDocument,
-    variables: ({ params, body }) => ({ id: params.id!, input: body ?? {} }),
+    variables: ({ params, body }) => {
+      parseShareLinkInput(body ?? {}, 'patch');
+      return { id: params.id!, input: (body ?? {}) as UpdateShareLinkInput };
+    },
     result: (data) => ({ status: 200, body: data.updateShareLink }),
-    request: { schema: { type: 'object', additionalProperties: false, properties: { label: { type: 'string' }, ...permissions } } },
+    request: { schema: { type: 'object', additionalProperties: false, properties: { label, ...permissions } } },
     response: { status: 200, description: 'The link.', schema: shareLinkSchema },
-    errors: [notFound],
+    errors: [notFound, invalid],
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/share-links/{id}', operationId: 'revokeShareLink', tags: ['share links'],

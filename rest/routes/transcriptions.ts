@@ -3,13 +3,15 @@
  * the link probe and the events socket. Creation is a handler route because the upload is streamed to storage
  * as it arrives (never held in memory); everything else runs its GraphQL operation.
  */
-import busboy from 'busboy';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { requireScope } from '../../src/auth/scopes.js';
 import { ApiError, errors } from '../../src/errors.js';
 import type { Context } from '../../src/schema/context.js';
 import {
   ArchiveTranscriptionDocument,
+  CreateTranscriptionDocument,
+  type CreateTranscriptionInput,
+  type UpdateTranscriptionInput,
   PurgeTranscriptionDocument,
   RestoreTranscriptionDocument,
   TranscriptionDocument,
@@ -17,7 +19,11 @@ import {
   TranscriptionsDocument,
   UpdateTranscriptionDocument,
 } from '../../src/generated/graphql.js';
-import type { TranscriptionView, UploadedFile } from '../../src/services/transcriptions.js';
+import { refuseNulCharacters } from '../../src/text-input.js';
+import { canonicalJson, fingerprintOf } from '../../src/services/idempotency.js';
+import { parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/services/transcriptions.js';
+import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
+import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { shareLinkSchema } from './share-links.js';
@@ -74,62 +80,93 @@ export const transcriptionSchema: JsonSchema = {
   },
 };
 
-const createOptionsSchema: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
+/** A name as the service takes it: not blank, at most 300 characters (trimmed when stored). */
+const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };
+const secondsSchema = (description: string): JsonSchema => ({ type: 'number', nullable: true, minimum: 0, description });
+
+/** SettingsPatch: the capture settings a file job reads; unknown keys are refused by name. */
+export const settingsPatchSchema: JsonSchema = {
+  type: 'object', nullable: true, additionalProperties: false,
+  description: 'Capture settings; unknown keys are refused (400 naming `settings.<key>`).',
   properties: {
-    url: { type: 'string', nullable: true, description: 'Fetched server-side; absent for an upload.' },
-    name: { type: 'string', nullable: true },
-    settings: { type: 'object', nullable: true, properties: { spokenLanguage: { type: 'string', nullable: true }, speakerLabels: { type: 'string', enum: ['auto', 'on', 'off'] }, confidencePolicy: { type: 'object' } } },
-    crop: { type: 'boolean', default: false },
-    startS: { type: 'number', nullable: true },
-    endS: { type: 'number', nullable: true },
-    durationS: { type: 'number', nullable: true },
-    shareLink: { type: 'boolean', nullable: true, description: 'Default true: make the default share link.' },
+    spokenLanguage: { type: 'string', nullable: true, pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$', description: 'A language code such as `en`; empty, `auto` or null: detect.' },
+    speakerLabels: { type: 'string', enum: ['auto', 'on', 'off'] },
+    confidencePolicy: {
+      type: 'object', nullable: true, additionalProperties: false, description: 'ConfidencePolicy; null clears it.',
+      properties: {
+        hideBelow: { type: 'number', minimum: 0, maximum: 1, description: 'A line whose confidence is below it reads as unclear (default 0.60).' },
+        lowThreshold: { type: 'number', minimum: 0, maximum: 1, description: 'Words with `prob` below it are low confidence.' },
+        suppressCount: { type: 'number', minimum: 0, description: 'No longer read; accepted so stored settings round-trip.' },
+      },
+    },
   },
+};
+
+const createOptionsProperties: Record<string, JsonSchema> = {
+  url: { type: 'string', nullable: true, description: 'An http or https link, fetched server-side; absent for an upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' },
+  name: { ...nameSchema, nullable: true, description: 'Default: the file name or the URL. Not blank; at most 300 characters.' },
+  settings: settingsPatchSchema,
+  crop: { type: 'boolean', nullable: true, default: false, description: 'Open a `cropping` step (peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.' },
+  startS: secondsSchema('Start of the window to transcribe, in seconds (not with `crop`).'),
+  endS: secondsSchema('End of the window, in seconds; must be greater than `startS` (not with `crop`).'),
+  durationS: secondsSchema('Source length as measured by the client.'),
+  shareLink: { type: 'boolean', nullable: true, description: 'Default true: make the default share link (download, export, translate on).' },
+};
+
+/** CreateTranscription as the `options` part of an upload (no `url`: a file is sent). */
+const createOptionsSchema: JsonSchema = { type: 'object', additionalProperties: false, properties: createOptionsProperties };
+
+/** CreateTranscription as a JSON body: a link, so `url` is required. */
+const createFromLinkSchema: JsonSchema = {
+  type: 'object', additionalProperties: false, required: ['url'],
+  properties: { ...createOptionsProperties, url: { type: 'string', minLength: 1, description: 'An http or https link, fetched server-side. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' } },
 };
 
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription in this account.' };
 
-/** Reads `multipart/form-data`: an `options` JSON part (before the file) and one `file` part, handed on as a stream. */
-function createFromMultipart(req: Request, ctx: Context, actor: { accountId: string; principalId: string }): Promise<TranscriptionView> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 4, fieldSize: 64 * 1024, fileSize: ctx.config.limits.maxUploadBytes + 1 } });
-    } catch {
-      return reject(errors.invalidOptions('The multipart body is malformed (no boundary).', { field: 'file' }));
-    }
-    let options: unknown = {};
-    let started: Promise<TranscriptionView> | null = null;
-    const fail = (error: unknown) => {
-      req.unpipe(parser);
-      reject(error);
-    };
-    parser.on('field', (name, value) => {
-      if (name !== 'options') return fail(errors.invalidOptions(`${name} is not a part of this upload (file, options).`, { field: name }));
-      if (started) return fail(errors.invalidOptions('options must come before the file part.', { field: 'options' }));
-      try {
-        options = JSON.parse(value);
-      } catch {
-        fail(errors.invalidOptions('options must be a JSON object.', { field: 'options' }));
-      }
-    });
-    parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || started) {
-        stream.resume();
-        return fail(errors.invalidOptions(name !== 'file' ? `${name} is not a file part of this upload; send the audio as "file".` : 'Send one file per transcription.', { field: name }));
-      }
-      const upload: UploadedFile = { stream, fileName: info.filename ?? null, mimeType: info.mimeType ?? null };
-      started = ctx.services.transcriptions.create(actor, options, upload);
-      started.then(resolve, fail);
-    });
-    parser.on('close', () => {
-      if (!started) ctx.services.transcriptions.create(actor, options, null).then(resolve, reject);
-    });
-    parser.on('error', (error) => fail(errors.invalidOptions(`The multipart body is malformed: ${(error as Error).message}.`, { field: 'file' })));
-    req.pipe(parser);
+/** The `options` part: JSON, checked as soon as it arrives so a bad one is refused before the file is read. */
+function parseOptionsPart(value: string): unknown {
+  let options: unknown;
+  try {
+    options = JSON.parse(value);
+  } catch {
+    throw errors.invalidOptions('options must be a JSON object.', { field: 'options' });
+  }
+  refuseNulCharacters(options);
+  return options;
+}
+
+/**
+ * `multipart/form-data`: one `file` part and an optional `options` JSON part, in either order. The file is
+ * streamed into storage as it arrives; the Idempotency-Key is claimed once the whole body is read, with a
+ * fingerprint of the options and of the file's bytes.
+ */
+async function createFromMultipart(req: Request, res: Response, ctx: Context, actor: { accountId: string; principalId: string }): Promise<TranscriptionView | null> {
+  const service = ctx.services.transcriptions;
+  const body = await readMultipart(req, {
+    fields: ['options'],
+    // Checked as if a file followed, unless the options name a link (a multipart body may carry only options).
+    onField: (_name, value) => {
+      const options = parseOptionsPart(value);
+      parseCreateOptions(options, !(options && typeof options === 'object' && 'url' in options && options.url));
+    },
+    file: 'file',
+    onFile: (stream, info) => service.stageUpload({ stream, ...info }),
+    discard: (staged) => service.discardUpload(staged),
   });
+  const options = body.fields.options === undefined ? {} : parseOptionsPart(body.fields.options);
+  const upload = body.file;
+  try {
+    const fingerprint = fingerprintOf([requestLine(req), canonicalJson(options), upload?.sha256 ?? '', upload?.fileName ?? '', upload?.mimeType ?? '']);
+    if (await holdIdempotencyKey(ctx.services.idempotency, req, res, fingerprint)) {
+      if (upload) await service.discardUpload(upload);
+      return null;
+    }
+  } catch (error) {
+    if (upload) await service.discardUpload(upload);
+    throw error;
+  }
+  return service.create(actor, options, upload);
 }
 
 /** The JSON body of a link transcription: parsed like every other route's, its errors answered by the envelope. */
@@ -138,23 +175,29 @@ const parseJson = useJsonBody();
 export const transcriptionRoutes: RouteEntry[] = [
   {
     method: 'post', path: '/v1/transcriptions', operationId: 'createTranscription', tags: ['transcriptions'],
-    summary: 'Transcribe a file (multipart: `file` and an optional `options` JSON part before it) or a link (JSON with `url`). Answers 201 at once.',
+    summary: 'Transcribe a file (multipart: `file` and an optional `options` JSON part, in either order) or a link (JSON with `url`). Answers 201 at once.',
     description: 'The job starts by itself: `queued` (past the account\'s concurrency limit it waits, never refused), `fetching` for a link, `cropping` with `crop: true`. Follow `job.recordingId` with `GET /v1/recordings/{id}/job` or the events socket.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     idempotent: true,
     ownBody: true,
-    request: { contentType: 'multipart/form-data', description: 'Or `application/json` with CreateTranscription (then `url` is required).', schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' }, options: createOptionsSchema } } },
+    request: {
+      contentType: 'multipart/form-data',
+      required: true,
+      description: 'A file: `multipart/form-data` with an optional `options` part (CreateTranscription as JSON, before the file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.',
+      schema: { type: 'object', properties: { options: createOptionsSchema, file: { type: 'string', format: 'binary' } } },
+      alternatives: [{ contentType: 'application/json', schema: createFromLinkSchema }],
+    },
     response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
     errors: [
-      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message names it); a link to a private, loopback or metadata address.' },
+      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown field, `endS` not after `startS`, a window with `crop`, no `url` without a file, a part other than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) (`details.problem` `link_refused`).' },
       { status: 400, code: 'invalid_audio', description: 'The file is not audio or video with an audio stream.' },
       { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
       { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },
     ],
-    handler: async (req, res, ctx) => {
+    handler: async (req, res, ctx, run) => {
       const identity = requireScope(ctx, 'write');
       const actor = { accountId: identity.account.id, principalId: identity.principal.id };
-      let created: TranscriptionView;
+      let created: TranscriptionView | null;
       if (req.is('multipart/form-data')) {
         const declared = Number(req.get('content-length') ?? NaN);
         if (Number.isFinite(declared) && declared > ctx.config.limits.maxUploadBytes + MULTIPART_SLACK_BYTES) {
@@ -163,7 +206,7 @@ export const transcriptionRoutes: RouteEntry[] = [
           throw new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${ctx.config.limits.maxUploadBytes} bytes).`, { details: { field: 'file', limit: ctx.config.limits.maxUploadBytes } });
         }
         try {
-          created = await createFromMultipart(req, ctx, actor);
+          created = await createFromMultipart(req, res, ctx, actor);
         } catch (error) {
           // The rest of a refused upload is not read: close the connection after the answer.
           res.setHeader('Connection', 'close');
@@ -172,22 +215,27 @@ export const transcriptionRoutes: RouteEntry[] = [
       } else if (req.is('application/json')) {
         // Parser errors go on as they are: the envelope maps them (bad JSON 400, too large 413, bad charset 415).
         await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-        created = await ctx.services.transcriptions.create(actor, req.body, null);
+        // The link form is the CreateTranscription mutation (typed CreateTranscriptionInput, shared with GraphQL);
+        // the service's parser runs on the raw body first so a bad field is refused by name, not by coercion.
+        parseCreateOptions(req.body, false);
+        const fingerprint = fingerprintOf([requestLine(req), canonicalJson(req.body)]);
+        if (await holdIdempotencyKey(ctx.services.idempotency, req, res, fingerprint)) return;
+        created = (await run(CreateTranscriptionDocument, { options: req.body as CreateTranscriptionInput })).createTranscription as TranscriptionView;
       } else {
         throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
       }
-      res.status(201).json(created);
+      if (created) res.status(201).json(created);
     },
   },
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions', operationId: 'listTranscriptions', tags: ['transcriptions'],
     summary: 'The caller\'s transcriptions, newest first by createdAt, paged with `cursor`; `lifecycle` active (default), archived or all.',
-    description: 'Items created, changed or archived while paging are neither repeated nor skipped. `limit` 1..500 (default 50).',
+    description: 'Items created, changed or archived while paging are neither repeated nor skipped. `limit` counts per lifecycle: with `lifecycle=all` a page holds up to `limit` active and up to `limit` archived transcriptions (up to 500 of each), newest first, each item\'s `state` saying which.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
-      { name: 'cursor', in: 'query', schema: { type: 'string' } },
-      { name: 'lifecycle', in: 'query', schema: { type: 'string', enum: ['active', 'archived', 'all'] } },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
+      { name: 'lifecycle', in: 'query', description: '`active` (default), `archived`, or `all` (both).', schema: { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' } },
+      { name: 'limit', in: 'query', description: 'Items per page, per lifecycle (see above).', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
     ],
     document: TranscriptionsDocument,
     variables: ({ query }) => {
@@ -205,7 +253,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/transcriptions/probe', operationId: 'probeTranscriptionLink', tags: ['transcriptions'],
     summary: 'Look at a link before transcribing it: the probe record. Private, loopback and cloud-metadata addresses are refused. 60 a minute.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [{ name: 'url', in: 'query', required: true, schema: { type: 'string' } }],
+    parameters: [{ name: 'url', in: 'query', required: true, description: 'The link to look at (http or https).', schema: { type: 'string', minLength: 1 } }],
     document: TranscriptionProbeDocument,
     variables: ({ query }) => {
       if (typeof query.url !== 'string' || !query.url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
@@ -228,7 +276,7 @@ export const transcriptionRoutes: RouteEntry[] = [
         },
       },
     },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A refused address (details.problem `link_refused`).' }, { status: 429, code: 'rate_limited', description: 'More than 60 probes a minute.' }],
+    errors: [{ status: 400, code: 'invalid_options', description: 'A refused address: not http(s), private, loopback or cloud metadata (`details.problem` `link_refused`).' }, { status: 429, code: 'rate_limited', description: 'More than 60 probes a minute (`Retry-After`).' }],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/{id}', operationId: 'getTranscription', tags: ['transcriptions'],
@@ -245,11 +293,14 @@ export const transcriptionRoutes: RouteEntry[] = [
     summary: 'Rename (`name`) or update default settings (`settings`, merged key by key; null clears a key).',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateTranscriptionDocument,
-    variables: ({ params, body }) => ({ id: params.id!, input: body ?? {} }),
+    variables: ({ params, body }) => {
+      parseTranscriptionPatch(body ?? {});
+      return { id: params.id!, input: (body ?? {}) as UpdateTranscriptionInput };
+    },
     result: (data) => ({ status: 200, body: data.updateTranscription }),
-    request: { schema: { type: 'object', additionalProperties: false, properties: { name: { type: 'string' }, settings: { type: 'object' } } } },
+    request: { schema: { type: 'object', additionalProperties: false, properties: { name: nameSchema, settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to null is cleared.' } } } },
     response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
-    errors: [notFound],
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A field other than `name` and `settings`, a blank or too long name, an invalid setting; `details.field` names it.' }],
   }),
   ...(['archive', 'restore', 'purge'] as const).map((move) =>
     graphqlRoute({
@@ -273,6 +324,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     method: 'ws', path: '/v1/transcriptions/{id}/events', operationId: 'transcriptionEvents', tags: ['transcriptions'],
     summary: 'Events of a transcription: `events.ready` with the job, then `job.state` on each state change and `job.progress` per step.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
+    errors: [notFound],
     frames: {
       server: [
         { type: 'events.ready', description: 'First frame: `transcriptionId` and the current `job`.' },

@@ -6,6 +6,8 @@
 import crypto from 'node:crypto';
 
 export const KEY_PREFIX = 'sg_live_';
+/** What every API key looks like, generated or given: the prefix, 12 hex characters of lookup, then the secret. */
+export const API_KEY_FORMAT = /^sg_live_[0-9a-f]{12}_[A-Za-z0-9_-]{20,128}$/;
 
 export interface NewApiKey {
   key: string;
@@ -24,14 +26,21 @@ export function generateApiKey(): NewApiKey {
   return { key, keyPrefix: `${KEY_PREFIX}${lookup}`, keyHash: hashApiKey(key) };
 }
 
-/** Describes a key given from outside (BOOTSTRAP_API_KEY): any string; its display prefix is what fits the format. */
+/**
+ * Describes a key given from outside (BOOTSTRAP_API_KEY). It must have the format of a generated key, so that it
+ * is recognised everywhere a key is (refused in URLs, found by secret scanners, shown by its prefix).
+ */
 export function describeGivenKey(key: string): NewApiKey {
-  const match = /^(sg_live_[0-9a-f]{12})_/.exec(key);
-  const keyHash = hashApiKey(key);
-  return { key, keyPrefix: match?.[1] ?? `given_${keyHash.slice(0, 12)}`, keyHash };
+  if (!API_KEY_FORMAT.test(key)) {
+    throw new Error('BOOTSTRAP_API_KEY must have the API key format sg_live_<12 hex characters>_<secret of 20 to 128 letters, digits, _ or ->.');
+  }
+  return { key, keyPrefix: key.slice(0, KEY_PREFIX.length + 12), keyHash: hashApiKey(key) };
 }
 
 /** Whether a bearer token is shaped like an API key rather than a JWT (three base64url parts). */
 export function looksLikeApiKey(token: string): boolean {
-  return token.startsWith('sg_') || token.split('.').length !== 3;
+  return token.startsWith(KEY_FAMILY) || token.split('.').length !== 3;
 }
+
+/** Every key of ours starts so (`sg_live_` today, other environments later): anything so shaped is refused in a URL. */
+export const KEY_FAMILY = 'sg_';

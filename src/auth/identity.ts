@@ -6,7 +6,7 @@
 import { ApiError, errors } from '../errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { newId } from '../services/accounts.js';
-import { hashApiKey, KEY_PREFIX, looksLikeApiKey } from './api-keys.js';
+import { hashApiKey, KEY_FAMILY, looksLikeApiKey } from './api-keys.js';
 import { JwtVerifier, LOCAL_ISSUER, type JwtFailure } from './jwt.js';
 
 export interface Identity {
@@ -61,7 +61,7 @@ export class IdentityResolver {
   async resolve(source: CredentialSource): Promise<Identity | null> {
     // Media URLs may carry other tokens (media tokens, a person's JWT); an API key is recognised by its prefix.
     for (const value of source.urlTokens ?? []) {
-      if (value.startsWith(KEY_PREFIX)) throw keyErrors.fromBrowser('placed in a URL');
+      if (value.startsWith(KEY_FAMILY)) throw keyErrors.fromBrowser('placed in a URL');
     }
     const header = source.authorization?.trim();
     if (!header) return null;

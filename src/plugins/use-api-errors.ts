@@ -42,6 +42,16 @@ function withCode(error: GraphQLError | null, apiError: ApiError, isRequestError
   });
 }
 
+/** An ApiError as a request error: the operation never ran, so HTTP answers the error's status (not 200). */
+export function asRequestError(apiError: ApiError): GraphQLError {
+  return withCode(null, apiError, true);
+}
+
+/** A request error that already carries its ApiError (query limits, introspection policy) keeps it. */
+function requestErrorOf(error: GraphQLError): ApiError {
+  return error.originalError instanceof ApiError ? error.originalError : requestError(error);
+}
+
 export function useApiErrorMasking(logger: Logger) {
   return {
     maskError(error: unknown): Error {
@@ -49,6 +59,8 @@ export function useApiErrorMasking(logger: Logger) {
       const original = graphqlError ? graphqlError.originalError : error;
       if (graphqlError && !original) return withCode(graphqlError, requestError(graphqlError), true);
       if (original instanceof GraphQLError && !original.originalError) return withCode(graphqlError ?? original, requestError(original), true);
+      // A request error made by asRequestError (query limits) that yoga marked on its way out: it answers its own status.
+      if (original instanceof ApiError && graphqlError?.extensions?.http && !graphqlError.path) return withCode(graphqlError, original, true);
       const apiError = toApiError(original);
       if (!isExpectedError(apiError)) logger.error({ err: original, path: graphqlError?.path }, 'resolver failed');
       return withCode(graphqlError, apiError);
@@ -59,7 +71,7 @@ export function useApiErrorMasking(logger: Logger) {
 export function useApiErrorCodes(): Plugin {
   return {
     onValidate: () => ({ result, setResult }) => {
-      if (result.length) setResult(result.map((error) => withCode(error, requestError(error), true)));
+      if (result.length) setResult(result.map((error) => withCode(error, requestErrorOf(error), true)));
     },
     // The request id rides along (as in the REST envelope) so a client can quote it; masking, which runs after
     // this hook, keeps it.

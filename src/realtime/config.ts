@@ -39,14 +39,27 @@ export interface RealtimeSettings {
 export interface RealtimeConfig extends RealtimeSettings {
   dataDir: string;
   modelsDir: string;
+  /**
+   * The model every realtime mode decodes with: the fast one. `accuracy` is beam search (5) on it; the accurate
+   * model does not keep real time on a 2-core CPU (README, "Accuracy").
+   */
   model: string;
+  /** The server's two models; both must be installed for the server to take sessions (503 `unavailable` otherwise). */
+  models: Config['models'];
   maxDurationS: number;
 }
 
-export type GatewayConfigPart = Pick<Config, 'dataDir' | 'modelsDir' | 'model' | 'limits' | 'realtime'>;
+export type GatewayConfigPart = Pick<Config, 'dataDir' | 'modelsDir' | 'models' | 'limits' | 'realtime'>;
 
 export function realtimeConfig(config: GatewayConfigPart): RealtimeConfig {
-  return { ...config.realtime, dataDir: config.dataDir, modelsDir: config.modelsDir, model: config.model, maxDurationS: config.limits.realtimeMaxDurationS };
+  return {
+    ...config.realtime,
+    dataDir: config.dataDir,
+    modelsDir: config.modelsDir,
+    model: config.models.fast,
+    models: config.models,
+    maxDurationS: config.limits.realtimeMaxDurationS,
+  };
 }
 
 /** Called by the gateway's `loadConfig(env)`. */

@@ -61,6 +61,9 @@ export class RealtimeRuntime {
     if (!this.tokenizerLanguages) {
       try {
         const modelDir = resolveModelDir({ modelsDir: this.config.modelsDir, model: this.config.model });
+        // The accurate model must be there too (file jobs, and the catch-up of live recordings, need it): a server
+        // missing either is not ready, whichever one realtime decodes with.
+        resolveModelDir({ modelsDir: this.config.modelsDir, model: this.config.models.accurate });
         this.tokenizerLanguages = [...new WhisperTokenizer(modelDir).languageTokens.keys()];
       } catch (error) {
         // A deployment without its model (or with one it cannot read) cannot take sessions; retrying later helps

@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { ApiError, errors, toApiError } from '../errors.js';
+import { ApiError, errors, rawHttpAnswer, toApiError } from '../errors.js';
 import type { RealtimeConfig } from './config.js';
 import type { EngineHost, HostedSession, SessionListener, SessionUpdate, SlotLease } from './engine-host.js';
 import { SAMPLE_RATE } from '../../workers/engine/mel.js';
@@ -28,6 +28,8 @@ import type { SessionClaims, SessionTokenSigner } from './session-token.js';
 const BYTES_PER_SAMPLE = 4;
 /** Largest binary frame accepted: 2 s of audio, well above the spec's 250 ms chunks. */
 const MAX_CHUNK_BYTES = 2 * SAMPLE_RATE * BYTES_PER_SAMPLE;
+/** The socket's frame limit: an audio frame over MAX_CHUNK_BYTES is refused with an error frame, one over twice that closes the socket. */
+export const REALTIME_MAX_PAYLOAD = MAX_CHUNK_BYTES * 2;
 /** Capture loss smaller than this is jitter (a chunk in flight, clock drift), not a gap. */
 const MIN_GAP_S = 0.25;
 /** A ping unanswered this long means the client is behind: drafts wait. */
@@ -51,21 +53,11 @@ type EndReason = 'eof' | 'max_duration' | 'cancelled';
 
 /** Writes an upgrade refusal as an HTTP answer with the error envelope, then closes the TCP socket. */
 export function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string): void {
-  const body = JSON.stringify(error.toEnvelope(requestId));
-  const reason = { 401: 'Unauthorized', 410: 'Gone', 503: 'Service Unavailable' }[error.status] ?? 'Error';
-  const headers = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    'X-Request-Id': requestId,
-    Connection: 'close',
-    ...error.headers,
-  };
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n');
-  socket.end(`HTTP/1.1 ${error.status} ${reason}\r\n${head}\r\n\r\n${body}`);
+  socket.end(rawHttpAnswer(error, requestId));
 }
 
 export class RealtimeSockets {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CHUNK_BYTES * 2, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: REALTIME_MAX_PAYLOAD, perMessageDeflate: false });
   private readonly sessions = new Set<RealtimeSession>();
 
   constructor(private readonly deps: RealtimeSocketDeps) {}

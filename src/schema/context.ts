@@ -19,6 +19,8 @@ export interface Context {
   identity: Identity | null;
   /** Why the presented credential was refused; thrown by the first field that needs a credential. */
   credentialError: ApiError | null;
+  /** The address this request reached (PUBLIC_URL, else its protocol and Host): stream URLs, metadata. Absent outside a request. */
+  baseUrl?: string;
   /** Per-request loaders beyond the ones the dataloader plugin keeps on this object itself. */
   loaders: Map<string, unknown>;
 }

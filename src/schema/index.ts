@@ -7,5 +7,7 @@ import './account/index.js';
 import './share-links/index.js';
 import './transcriptions/index.js';
 import './recordings/index.js';
+import './realtime/index.js';
+import './auth/index.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -15,6 +15,9 @@ export const newId = (prefix: string) => `${prefix}_${crypto.randomBytes(10).toS
 /** The client or a transaction of it. */
 type Db = Pick<PrismaClient, 'account' | 'principal'>;
 
+/** Longest label of an API key (what listings show). */
+const MAX_KEY_NAME = 200;
+
 /** Advisory lock id serialising bootstrap between processes (any constant; "sgboot" in ASCII). */
 const BOOTSTRAP_LOCK = 0x7367626f6f74n;
 
@@ -101,6 +104,9 @@ export class AccountsService {
     const beyond = scopes.filter((scope) => isScope(scope) && !grants(identity.principal.scopes, scope));
     if (beyond.length) throw errors.forbidden(`A key cannot grant scopes its creator lacks: ${beyond.join(', ')}.`, { scopes: beyond });
     if (options.expiresAt && options.expiresAt.getTime() <= Date.now()) throw errors.invalidOptions('expiresAt must be in the future.', { field: 'expiresAt' });
+    if (options.displayName !== undefined && (!options.displayName.trim() || options.displayName.length > MAX_KEY_NAME)) {
+      throw errors.invalidOptions(`name must be a non-empty string of at most ${MAX_KEY_NAME} characters.`, { field: 'name' });
+    }
     const created = await this.createApiKey(identity.account.id, { ...options, scopes, createdById: identity.principal.id });
     this.deps.pubsub.publish(`gateway:account:${identity.account.id}`, { type: 'api_key.created', apiKeyId: created.principalId, keyPrefix: created.keyPrefix });
     return created;

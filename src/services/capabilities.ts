@@ -2,8 +2,8 @@
  * What this server offers: language lists (`GET /v1/languages`) and the realtime capabilities record
  * (`GET /v1/realtime/capabilities`). The engine, translation, voice and realtime parts own the real answers
  * and register a provider here (`services.capabilities.register({...})`); until they do, transcription languages
- * come from the configured Whisper model (found where the engine finds it: MODELS_DIR/MODEL, or the npm-installed
- * model), from its `generation_config.json` `lang_to_id` table or else its tokenizer's language tokens, and nothing
+ * come from the configured Whisper models (found where the engine finds them: MODELS_DIR/<MODEL_FAST, MODEL_ACCURATE>,
+ * or the npm-installed models), from its `generation_config.json` `lang_to_id` table or else its tokenizer's language tokens, and nothing
  * else is offered.
  */
 import fs from 'node:fs';
@@ -76,7 +76,10 @@ export class CapabilitiesService {
     this.modelLanguageCache ??= (async () => {
       try {
         const { resolveModelDir } = await import('../../workers/engine/index.js');
-        return await modelLanguages(resolveModelDir({ modelsDir: this.deps.config.modelsDir, model: this.deps.config.model }));
+        // Both models must be installed; a language is offered when both know it (tiny and base know the same 99).
+        const { modelsDir, models } = this.deps.config;
+        const [fast, accurate] = await Promise.all([models.fast, models.accurate].map((model) => modelLanguages(resolveModelDir({ modelsDir, model }))));
+        return accurate!.filter((code) => fast!.includes(code));
       } catch (error) {
         // No model (or one that cannot be read) means the service is not ready, not a fault of ours: 503 unavailable,
         // as session creation answers; retrying helps once the model is installed.

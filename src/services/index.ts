@@ -8,6 +8,7 @@ import type { PubSub } from '../pubsub.js';
 import { AccountsService } from './accounts.js';
 import { AuthService } from './auth.js';
 import { CapabilitiesService } from './capabilities.js';
+import { IdempotencyService } from './idempotency.js';
 import { RecordingsService } from './recordings.js';
 import { ShareLinksService } from './share-links.js';
 import { TranscriptionsService } from './transcriptions.js';
@@ -26,6 +27,7 @@ export interface Services {
   transcriptions: TranscriptionsService;
   recordings: RecordingsService;
   shareLinks: ShareLinksService;
+  idempotency: IdempotencyService;
   realtime: RealtimeService;
 }
 
@@ -53,9 +55,10 @@ export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
   const shareLinks = new ShareLinksService(deps);
   return {
-    transcriptions: new TranscriptionsService(deps),
+    transcriptions: new TranscriptionsService(deps, capabilities),
     recordings: new RecordingsService(deps, shareLinks),
     shareLinks,
+    idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),
     auth: new AuthService(deps),
     capabilities,

@@ -43,8 +43,12 @@ export interface JobsContext {
 /** A frame headed for the durable log and then the sockets. */
 export interface PendingFrame {
   type: string;
-  /** Which topics besides the durable log hear it: job frames go to the job and transcription topics. */
-  audience: 'job' | 'recording';
+  /**
+   * Who hears it besides the durable log: `job` frames are published on the transcription's topic (its events
+   * socket and `transcriptionEvents`); `log` frames (a file job's committed segments) are only written to the log
+   * (`GET /v1/recordings/{id}/events`): no socket or subscription reads them live.
+   */
+  audience: 'job' | 'log';
   body: Record<string, unknown>;
 }
 
@@ -71,10 +75,7 @@ export async function appendEvents(tx: Tx, recordingId: string, frames: PendingF
   const at = new Date();
   const stamped = frames.map((pending, index) => {
     const frame: Frame = { type: pending.type, recordingId, ...pending.body, seq: firstSeq + index, at: at.toISOString() };
-    const topics: Topic[] =
-      pending.audience === 'job'
-        ? [`job:${recordingId}`, `transcription:${recording.transcriptionId}`]
-        : [`recording:${recordingId}`];
+    const topics: Topic[] = pending.audience === 'job' ? [`transcription:${recording.transcriptionId}`] : [];
     return { frame, topics };
   });
   await tx.recordingEvent.createMany({
@@ -188,7 +189,6 @@ export async function announceQueuePositions(ctx: Pick<JobsContext, 'prisma' | '
   });
   queued.forEach((job, index) => {
     const frame: Frame = { type: 'job.progress', recordingId: job.recordingId, state: 'queued', queue: { position: index + 1 }, at: new Date().toISOString() };
-    ctx.pubsub.publish(`job:${job.recordingId}`, frame);
     ctx.pubsub.publish(`transcription:${job.recording.transcriptionId}`, frame);
   });
 }

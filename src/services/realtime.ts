@@ -7,6 +7,8 @@ import { requireIdentity, requireScope, type Caller } from '../auth/scopes.js';
 import { errors } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { RealtimeRuntime } from '../realtime/runtime.js';
+import { parseSessionOptions } from '../realtime/options.js';
+import type { Identity } from '../auth/identity.js';
 import type { CapabilitiesService, CapabilityProvider } from './capabilities.js';
 import type { Closable, ServiceDeps } from './index.js';
 
@@ -39,17 +41,27 @@ export class RealtimeService implements Closable {
    * Checked in order: a refused credential, no credential (401), not an API key (403), the scope (403).
    */
   createSession(caller: Caller, body: unknown, baseUrl: string): CreateSessionResponse {
-    const identity = requireIdentity(caller, NEEDS_API_KEY);
-    if (identity.principal.kind !== 'api_key') {
-      throw errors.forbidden('Realtime sessions are created with an API key by a server; a signed-in person cannot create one.', { needs: 'api_key' });
-    }
-    requireScope(caller, 'write', NEEDS_API_KEY);
+    const identity = this.checkSession(caller, body);
     const created = this.runtime.createSession(identity.account.id, body);
     return {
       sessionId: created.sessionId,
       streamUrl: `${baseUrl.replace(/^http/, 'ws')}${created.socketPath}`,
       expiresAt: created.expiresAt,
     };
+  }
+
+  /**
+   * The checks of `createSession` without making one: the caller, then the options (SessionOptions; every bad
+   * field is `invalid_options` naming it). The REST route runs this on the raw body before GraphQL coerces it.
+   */
+  checkSession(caller: Caller, body: unknown): Identity {
+    const identity = requireIdentity(caller, NEEDS_API_KEY);
+    if (identity.principal.kind !== 'api_key') {
+      throw errors.forbidden('Realtime sessions are created with an API key by a server; a signed-in person cannot create one.', { needs: 'api_key' });
+    }
+    requireScope(caller, 'write', NEEDS_API_KEY);
+    parseSessionOptions(body, this.runtime.optionRules());
+    return identity;
   }
 
   /** Fills the realtime part of `GET /v1/realtime/capabilities` from the engine. */

@@ -6,6 +6,8 @@
  * |-------------------------|------------|---------------|-----------------------|--------------|---------------|-------------|
  * | owner (credential)      | yes        | yes           | yes                   | yes          | yes           | yes         |
  * | owner (media token)     | no         | no            | yes                   | yes          | yes           | no          |
+ *
+ * The cropping preview (`/job/preview`) is read by the owner, with a credential or the media token.
  * | share link (`shareCode`)| yes        | allowExport   | allowDownload         | no           | allowDownload | no          |
  *
  * Anything else is 404 (not the owner, revoked link, archived transcription) or 403 `forbidden` (a link
@@ -165,7 +167,8 @@ export class RecordingsService {
       language: fresh.spokenLanguage ?? segments[0]?.language ?? null,
       durationS: fresh.durationS,
       lastSeq: fresh.lastSeq,
-      partial: !!job && job.state !== 'done',
+      // Partial only while the job runs (spec): a done or failed job adds nothing more until it is retried.
+      partial: !!job && job.state !== 'done' && job.state !== 'failed',
       job: job ? { state: job.state, pct: Number((job.progress as { pct?: number }).pct ?? 0) } : null,
       sentences,
       segments: segments
@@ -263,7 +266,8 @@ export class RecordingsService {
   /** The cropping preview: the stored source while the job is `cropping` (a link's copy only for ten minutes). */
   async previewFile(recordingId: string, credentials: ReaderCredentials): Promise<{ path: string; contentType: string }> {
     const { reader, recording } = await this.reader(recordingId, credentials);
-    this.requireOwner(reader, 'The job preview');
+    // The owner's media token reads it too (an <audio> element cannot send a header), as it does `/audio`.
+    if (reader.kind === 'shareLink') this.requireOwner(reader, 'The job preview');
     const job = recording.job;
     if (!job || job.state !== 'cropping' || !job.previewPath || (job.previewExpiresAt && job.previewExpiresAt.getTime() < Date.now())) {
       throw errors.notFound('The job preview (it exists only while the job is cropping, and a link\'s copy for ten minutes)');

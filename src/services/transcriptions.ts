@@ -5,6 +5,7 @@
  *
  * A file or link transcription holds exactly one recording, and that recording has one job.
  */
+import crypto from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { probeAudio } from '../../workers/engine/audio.js';
 import { createTranscriptionQueue, enqueue, type TranscriptionQueue } from '../../workers/queue.js';
 import { createLogger, type Logger } from '../logger.js';
 import { newId } from './accounts.js';
+import type { CapabilitiesService } from './capabilities.js';
 import type { Closable, ServiceDeps } from './index.js';
 import { dispatchQueued, inTransaction, jobView, queueJob, stateFrame, type JobsContext, type JobView } from './jobs.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
@@ -50,6 +52,21 @@ export interface UploadedFile {
   fileName: string | null;
   mimeType: string | null;
 }
+
+/**
+ * An upload already written to its recording's folder (size-capped while it arrived), with the sha256 of its
+ * bytes: what an Idempotency-Key fingerprint needs before anything is created. `create` takes it over; a request
+ * refused before that hands it to `discardUpload`.
+ */
+export interface StagedUpload {
+  recordingId: string;
+  bytes: number;
+  sha256: string;
+  fileName: string | null;
+  mimeType: string | null;
+}
+
+const isStaged = (upload: UploadedFile | StagedUpload): upload is StagedUpload => 'sha256' in upload;
 
 export interface TranscriptionView {
   id: string;
@@ -116,8 +133,8 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
     for (const [key, raw] of Object.entries(policy)) {
       const name = `${field}.confidencePolicy.${key}`;
       if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) throw errors.invalidOptions(`${name} is not a confidence policy field.`, { field: name });
-      if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1)) {
-        throw errors.invalidOptions(`${name} must be a number${key === 'suppressCount' ? ' at or above 0' : ' from 0 to 1'}.`, { field: name });
+      if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1) || (key === 'suppressCount' && !Number.isInteger(raw))) {
+        throw errors.invalidOptions(`${name} must be ${key === 'suppressCount' ? 'a whole number at or above 0' : 'a number from 0 to 1'}.`, { field: name });
       }
       parsed[key as keyof typeof parsed] = raw;
     }
@@ -159,6 +176,19 @@ export function parseCreateOptions(body: unknown, hasFile: boolean): CreateTrans
   };
 }
 
+/** The PATCH of a transcription (UpdateTranscription: `name`, `settings` as a SettingsPatch); unknown fields are refused by name. */
+export function parseTranscriptionPatch(body: unknown): { name?: string; settings?: TranscriptionSettings } {
+  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
+  for (const key of Object.keys(body)) if (key !== 'name' && key !== 'settings') throw errors.invalidOptions(`${key} cannot be changed (name, settings).`, { field: key });
+  const out: { name?: string; settings?: TranscriptionSettings } = {};
+  if (body.name !== undefined) {
+    if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > 300) throw errors.invalidOptions('name must be a non-empty string of at most 300 characters.', { field: 'name' });
+    out.name = body.name.trim();
+  }
+  if (body.settings !== undefined) out.settings = parseSettings(body.settings);
+  return out;
+}
+
 /** A window for `POST /job/start` (CropWindow: `startS` required, `endS` optional). */
 export function parseCropWindow(body: unknown): { startS: number; endS: number | null } {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object with startS (and optionally endS).', { field: 'startS' });
@@ -185,8 +215,21 @@ export class TranscriptionsService implements Closable {
   private loggerInstance: Logger | null = null;
   readonly linkPolicy: LinkFetchPolicy;
 
-  constructor(private readonly deps: ServiceDeps) {
+  constructor(private readonly deps: ServiceDeps, private readonly capabilities: CapabilitiesService) {
     this.linkPolicy = linkFetchPolicyOf(deps.config.transcriptions);
+  }
+
+  /**
+   * A spoken language the model does not know is refused now rather than failing the job later (a region suffix,
+   * `en-US`, is judged by its language). When the model cannot be read yet, the job is where it will be judged.
+   */
+  private async checkSpokenLanguage(settings: TranscriptionSettings, field = 'settings.spokenLanguage'): Promise<void> {
+    const language = settings.spokenLanguage;
+    if (!language) return;
+    const known = await this.capabilities.transcriptionLanguages().catch(() => null);
+    if (known && !known.includes(language.split('-')[0]!.toLowerCase())) {
+      throw errors.invalidOptions(`${field} "${language}" is not a language the speech model knows (GET /v1/languages lists them).`, { field });
+    }
   }
 
   private get logger(): Logger {
@@ -251,10 +294,18 @@ export class TranscriptionsService implements Closable {
    * Creates a transcription from an upload or a link and answers at once. An upload is streamed to storage
    * with the size cap applied while it arrives and checked to be audio; on any refusal nothing is kept.
    */
-  async create(actor: { accountId: string; principalId: string }, rawOptions: unknown, file: UploadedFile | null): Promise<TranscriptionView> {
-    const options = parseCreateOptions(rawOptions, file !== null);
+  async create(actor: { accountId: string; principalId: string }, rawOptions: unknown, upload: UploadedFile | StagedUpload | null): Promise<TranscriptionView> {
+    let options: CreateTranscriptionOptions;
+    try {
+      options = parseCreateOptions(rawOptions, upload !== null);
+      await this.checkSpokenLanguage(options.settings);
+    } catch (error) {
+      if (upload && isStaged(upload)) await this.discardUpload(upload);
+      throw error;
+    }
+    const file = upload && !isStaged(upload) ? await this.stageUpload(upload) : upload;
     const transcriptionId = newId('trn');
-    const recordingId = newId('rec');
+    const recordingId = file?.recordingId ?? newId('rec');
     const jobId = newId('job');
     const dir = this.mediaDir(recordingId);
     let stored: { bytes: number; durationS: number } | null = null;
@@ -268,7 +319,7 @@ export class TranscriptionsService implements Closable {
         if (reason) throw new LinkError('link_refused', `url points to an address the server does not fetch from (${reason}): ${url.hostname}.`, { host: url.hostname, reason });
       }
     } else if (file) {
-      stored = await this.storeUpload(file, dir);
+      stored = await this.probeUpload(file, options);
     }
     const name = options.name ?? (options.url ? options.url : file?.fileName) ?? 'Untitled transcription';
     const window = { windowStartS: options.startS, windowEndS: options.endS };
@@ -335,10 +386,15 @@ export class TranscriptionsService implements Closable {
     return this.get(actor.accountId, transcriptionId);
   }
 
-  private async storeUpload(file: UploadedFile, dir: string): Promise<{ bytes: number; durationS: number }> {
+  /**
+   * Streams an upload into a new recording's folder with the size cap applied while it arrives, hashing it on the
+   * way. A refused or broken upload leaves nothing behind.
+   */
+  async stageUpload(file: UploadedFile): Promise<StagedUpload> {
     const limit = this.deps.config.limits.maxUploadBytes;
-    await mkdir(dir, { recursive: true });
-    const destination = path.join(dir, 'source');
+    const recordingId = newId('rec');
+    const dir = this.mediaDir(recordingId);
+    const hash = crypto.createHash('sha256');
     let bytes = 0;
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -347,56 +403,83 @@ export class TranscriptionsService implements Closable {
           done(new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${limit} bytes).`, { details: { field: 'file', limit } }));
           return;
         }
+        hash.update(chunk);
         done(null, chunk);
       },
     });
     try {
-      await pipeline(file.stream as NodeJS.ReadableStream, cap, createWriteStream(destination));
-      if (bytes === 0) throw errors.invalidAudio('file is empty.', { field: 'file' });
-      const probe = await probeAudio(destination).catch((error: unknown) => {
-        throw error instanceof ApiError ? new ApiError(error.code, error.status, `file: ${error.message}`, { details: { field: 'file' } }) : error;
-      });
-      if (!probe.hasAudio) throw errors.invalidAudio('file has no audio stream.', { field: 'file' });
-      return { bytes, durationS: probe.durationS };
+      await mkdir(dir, { recursive: true });
+      await pipeline(file.stream as NodeJS.ReadableStream, cap, createWriteStream(path.join(dir, 'source')));
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
+    return { recordingId, bytes, sha256: hash.digest('hex'), fileName: file.fileName, mimeType: file.mimeType };
   }
 
-  /** Newest first; the cursor is the last item's (createdAt, id), so changes while paging neither repeat nor skip items. */
+  /** Removes a staged upload that no transcription took over. */
+  async discardUpload(upload: StagedUpload): Promise<void> {
+    await rm(this.mediaDir(upload.recordingId), { recursive: true, force: true });
+  }
+
+  /** Checks a staged upload is audio, and that a window asked for lies inside it; refused uploads are removed. */
+  private async probeUpload(upload: StagedUpload, options: CreateTranscriptionOptions): Promise<{ bytes: number; durationS: number }> {
+    try {
+      if (upload.bytes === 0) throw errors.invalidAudio('file is empty.', { field: 'file' });
+      const probe = await probeAudio(path.join(this.mediaDir(upload.recordingId), 'source')).catch((error: unknown) => {
+        throw error instanceof ApiError ? new ApiError(error.code, error.status, `file: ${error.message}`, { details: { field: 'file' } }) : error;
+      });
+      if (!probe.hasAudio) throw errors.invalidAudio('file has no audio stream.', { field: 'file' });
+      if (options.startS !== null && probe.durationS > 0 && options.startS >= probe.durationS) {
+        throw errors.invalidOptions(`startS (${options.startS}) is at or past the end of the file (${probe.durationS.toFixed(2)} s).`, { field: 'startS', durationS: probe.durationS });
+      }
+      return { bytes: upload.bytes, durationS: probe.durationS };
+    } catch (error) {
+      await this.discardUpload(upload);
+      throw error;
+    }
+  }
+
+  /**
+   * Newest first; the cursor is the last item's (createdAt, id), so changes while paging neither repeat nor skip items.
+   * `limit` counts per lifecycle: with `lifecycle=all` a page holds up to `limit` active and up to `limit` archived
+   * transcriptions (the spec's "up to 500 of each"), merged newest first and cut where the first lifecycle that has more
+   * ends, so the next page (from that item) skips nothing of either.
+   */
   async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }): Promise<TranscriptionPage> {
     const lifecycle = (query.lifecycle ?? 'active') as LifecycleFilter;
     if (!['active', 'archived', 'all'].includes(lifecycle)) throw errors.invalidOptions('lifecycle must be active, archived or all.', { field: 'lifecycle' });
     const limit = query.limit ?? LIST_DEFAULT;
     if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
-    const where: Prisma.TranscriptionWhereInput = { accountId, ...(lifecycle === 'all' ? {} : { lifecycle }) };
+    const where: Prisma.TranscriptionWhereInput = { accountId };
     if (query.cursor) {
       const cursor = decodeCursor(query.cursor);
       const at = new Date(cursor.createdAt);
       where.OR = [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: cursor.id } }];
     }
-    const rows = await this.deps.prisma.transcription.findMany({ where, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    const lifecycles: Lifecycle[] = lifecycle === 'all' ? ['active', 'archived'] : [lifecycle];
+    const streams = await Promise.all(lifecycles.map((each) => this.deps.prisma.transcription.findMany({
+      where: { ...where, lifecycle: each }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1,
+    })));
+    const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+      b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+    // Where a lifecycle has more than `limit`, its last kept item bounds the page; the newest such bound wins.
+    const bound = streams.filter((rows) => rows.length > limit).map((rows) => rows[limit - 1]!).sort(newestFirst)[0];
+    const page = streams.flatMap((rows) => rows.slice(0, limit)).sort(newestFirst).filter((row) => !bound || newestFirst(row, bound) <= 0);
     return {
       items: await Promise.all(page.map((row) => this.view(row))),
-      nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id }) : null,
+      nextCursor: bound ? encodeCursor({ createdAt: bound.createdAt.toISOString(), id: bound.id }) : null,
     };
   }
 
   /** PATCH: rename, or change the default capture settings (merged key by key; null clears a key). */
   async update(accountId: string, id: string, body: unknown): Promise<TranscriptionView> {
-    if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
-    for (const key of Object.keys(body)) if (key !== 'name' && key !== 'settings') throw errors.invalidOptions(`${key} cannot be changed (name, settings).`, { field: key });
+    const { name, settings: patch } = parseTranscriptionPatch(body);
     const row = await this.owned(accountId, id);
     const data: Prisma.TranscriptionUpdateInput = {};
-    if (body.name !== undefined) {
-      if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > 300) throw errors.invalidOptions('name must be a non-empty string of at most 300 characters.', { field: 'name' });
-      data.name = body.name.trim();
-    }
-    if (body.settings !== undefined) {
-      const patch = parseSettings(body.settings);
+    if (name !== undefined) data.name = name;
+    if (patch !== undefined) {
+      await this.checkSpokenLanguage(patch);
       const merged: Record<string, unknown> = { ...(row.settings as Record<string, unknown>), ...patch };
       for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
       data.settings = merged as Prisma.InputJsonValue;

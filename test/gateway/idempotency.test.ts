@@ -6,7 +6,6 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
-import { sweepIdempotencyRecords } from '../../rest/middleware/idempotency.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** A test-only create that holds its answer until the test releases it, to catch a repeat mid-flight. */
@@ -115,7 +114,7 @@ describe('Idempotency-Key', () => {
     expect(nextDay.headers.get('idempotent-replayed')).toBeNull();
 
     await server.prisma.idempotencyRecord.updateMany({ where: { key }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    await sweepIdempotencyRecords(server.prisma);
+    await server.app.services.idempotency.sweep();
     expect(await server.prisma.idempotencyRecord.count({ where: { key } })).toBe(0);
   });
 

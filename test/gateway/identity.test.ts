@@ -60,7 +60,7 @@ beforeAll(async () => {
   server = await startTestServer({
     database: 'postgres',
     workers: [],
-    env: { OIDC_ISSUERS: `${issuer.issuer}||${AUDIENCE},${flaky.issuer}||${AUDIENCE}`, BOOTSTRAP_API_KEY: 'smoke-test-key-0123456789' },
+    env: { OIDC_ISSUERS: `${issuer.issuer}||${AUDIENCE},${flaky.issuer}||${AUDIENCE}`, BOOTSTRAP_API_KEY: 'sg_live_0123456789ab_smoke-test-key-0123456789' },
   });
 });
 afterAll(async () => {
@@ -131,7 +131,7 @@ describe('built-in local issuer', () => {
 });
 
 describe('BOOTSTRAP_API_KEY', () => {
-  const bootstrapKey = 'smoke-test-key-0123456789';
+  const bootstrapKey = 'sg_live_0123456789ab_smoke-test-key-0123456789';
 
   it('that exact key exists with scope * for the bootstrap account', async () => {
     const response = await me(bootstrapKey);
@@ -154,6 +154,18 @@ describe('BOOTSTRAP_API_KEY', () => {
     } finally {
       await restarted.close();
     }
+  });
+
+  it('must have the key format: anything else stops the start with a line naming the variable', () => {
+    for (const key of ['smoke-test-key-0123456789', 'sg_live_short', 'sg_live_0123456789ab_', 'sg_live_0123456789AB_abcdefghijklmnopqrstuvwxyz']) {
+      expect(() => loadConfig({ ...server.env, BOOTSTRAP_API_KEY: key }), key).toThrow(/BOOTSTRAP_API_KEY/);
+    }
+  });
+
+  it('placed in a URL it is refused as a key from a browser, like any key', async () => {
+    const res = await fetch(`${server.url}/v1/me?access_token=${bootstrapKey}`);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: 'key_from_browser' });
   });
 
   it('without it, the first start makes a key with scope * and prints it; later starts print nothing', async () => {
@@ -189,7 +201,7 @@ describe('bootstrap on several processes at once', () => {
     const database = await createTestDatabase();
     const dirs = await Promise.all([0, 1].map(() => fs.mkdtemp(path.join(os.tmpdir(), 'sg-twin-'))));
     try {
-      const apps = await Promise.all(dirs.map((dataDir) => createApp(loadConfig({ ...server.env, DATABASE_URL: database.url, DATA_DIR: dataDir, BOOTSTRAP_API_KEY: 'twin-start-key-0123456789' }), { workers: [] })));
+      const apps = await Promise.all(dirs.map((dataDir) => createApp(loadConfig({ ...server.env, DATABASE_URL: database.url, DATA_DIR: dataDir, BOOTSTRAP_API_KEY: 'sg_live_ba9876543210_twin-start-key-0123456789' }), { workers: [] })));
       expect(new Set(apps.map((app) => app.bootstrap.accountId)).size).toBe(1);
       expect(await apps[0]!.prisma.account.count({ where: { bootstrap: true } })).toBe(1);
       expect(await apps[0]!.prisma.principal.count({ where: { displayName: 'BOOTSTRAP_API_KEY' } })).toBe(1);

@@ -3,6 +3,7 @@
  * the table listed with its auth vendor extensions, WebSocket routes with their frames under `x-websocket`.
  * Also /docs, its assets, and RFC 9728 metadata.
  */
+import crypto from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -76,6 +77,82 @@ describe('OpenAPI document', () => {
   it('marks idempotent creates with the Idempotency-Key header', () => {
     const parameters = document.paths['/v1/api-keys'].post.parameters as { name: string; in: string }[];
     expect(parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
+  });
+});
+
+describe('what the document declares is what the server does', () => {
+  const declared = (path: string, method: string) => Object.keys(document.paths[path][method].responses);
+  const json = (body: unknown, headers: Record<string, string> = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+  it('derives auth, idempotency, body and socket errors from the entries', () => {
+    expect(declared('/v1/api-keys', 'post')).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '429']));
+    expect(declared('/v1/transcriptions', 'post')).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '429']));
+    expect(declared('/v1/health', 'get')).not.toContain('401');
+    expect(declared('/v1/health', 'get')).toContain('429');
+    expect(declared('/v1/transcriptions/{id}/events', 'get')).toEqual(expect.arrayContaining(['101', '401', '403', '404']));
+    expect(declared('/v1/test/echo/{id}', 'get')).toContain('404');
+    const conflict = document.paths['/v1/api-keys'].post.responses['409'].description as string;
+    expect(conflict).toContain('Idempotency-Key');
+  });
+
+  it('declares the JSON url form of POST /v1/transcriptions beside multipart, and its constraints', () => {
+    const body = document.paths['/v1/transcriptions'].post.requestBody;
+    expect(Object.keys(body.content)).toEqual(['multipart/form-data', 'application/json']);
+    const link = body.content['application/json'].schema;
+    expect(link.required).toEqual(['url']);
+    expect(link.properties.name).toMatchObject({ minLength: 1, maxLength: 300 });
+    expect(link.properties.endS.description).toMatch(/greater than `startS`/);
+    expect(link.additionalProperties).toBe(false);
+  });
+
+  it('declares the ranges the server enforces, and enforces them naming the field', async () => {
+    const limit = document.paths['/v1/transcriptions'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 500 });
+    const after = document.paths['/v1/recordings/{id}/transcript'].get.parameters.find((p: { name: string }) => p.name === 'after');
+    expect(after.schema).toMatchObject({ type: 'integer', minimum: -1, maximum: 2147483647 });
+    for (const [pathname, field] of [
+      ['/v1/recordings/rec_none/transcript?after=2147483648', 'after'],
+      ['/v1/recordings/rec_none/events?after=-2', 'after'],
+      ['/v1/transcriptions?limit=501', 'limit'],
+      ['/v1/transcriptions?limit=1.5', 'limit'],
+      ['/v1/transcriptions?lifecycle=deleted', 'lifecycle'],
+      ['/v1/transcriptions?cursor=a&cursor=b', 'cursor'],
+      ['/v1/recordings/rec_none/audio?kind=voice', 'kind'],
+    ] as const) {
+      const response = await server.request(pathname);
+      const body = await response.json() as { code: string; message: string; data: { details: { field?: string } } };
+      expect(response.status, pathname).toBe(400);
+      expect(body.data.details.field, pathname).toBe(field);
+      expect(body.message, pathname).toContain(field);
+    }
+  });
+
+  it('declares every status a sample of real requests answers', async () => {
+    const { key: readOnly } = await server.createKey(['read']);
+    const idem = crypto.randomUUID();
+    const userToken = (await server.createUser()).token;
+    // One after another: the two Idempotency-Key requests must not race.
+    const cases: [string, string, () => Promise<Response>, number][] = [
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ name: 'a' }, { 'idempotency-key': idem })), 201],
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ name: 'b' }, { 'idempotency-key': idem })), 422],
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', { ...json({}), auth: readOnly }), 403],
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', { ...json({}), auth: null }), 401],
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415],
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ name: 'x'.repeat(1_100_000) })), 413],
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ colour: 'red' })), 422],
+      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ expiresAt: '2000-01-01T00:00:00Z' })), 400],
+      ['/v1/transcriptions', 'post', () => server.request('/v1/transcriptions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415],
+      ['/v1/transcriptions', 'post', () => server.request('/v1/transcriptions', json({ name: 'no url' })), 400],
+      ['/v1/transcriptions/{id}', 'get', () => server.request('/v1/transcriptions/tr_none'), 404],
+      ['/v1/transcriptions/{id}/events', 'get', () => server.request('/v1/transcriptions/tr_none/events'), 404],
+      ['/v1/recordings/{id}/job/preview', 'get', () => server.request('/v1/recordings/rec_none/job/preview?media=nope', { auth: null }), 401],
+      ['/v1/realtime/sessions', 'post', () => server.request('/v1/realtime/sessions', { ...json({}), auth: userToken }), 403],
+    ];
+    for (const [path, method, pending, status] of cases) {
+      const response = await pending();
+      expect(response.status, `${method} ${path}`).toBe(status);
+      expect(declared(path, method), `${method} ${path} answered ${status}`).toContain(String(status));
+    }
   });
 });
 

@@ -63,6 +63,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: redisPrefix,
     MODELS_DIR: process.env.MODELS_DIR,
+    // File jobs decode on whisper-tiny (still beam 5) in tests whose point is not accuracy: whisper-base costs ~3×
+    // and the suite must stay short. A test of the real default passes `MODEL_ACCURATE: undefined`
+    // (test/transcriptions/accuracy.test.ts); one naming MODEL gets that model for both roles.
+    MODEL_ACCURATE: options.env?.MODEL ? undefined : (process.env.MODEL_ACCURATE ?? 'whisper-tiny'),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...options.env,
   }).filter((entry): entry is [string, string] => entry[1] !== undefined));

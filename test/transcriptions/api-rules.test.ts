@@ -64,7 +64,7 @@ describe('creating', () => {
   });
 
   it('refuses links to private, loopback and metadata addresses at once', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:9/a.mp3', 'http://[::1]/a.mp3', 'http://metadata.google.internal/', 'http://10.0.0.8/a.wav']) {
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:9/a.mp3', 'http://[::1]/a.mp3', 'http://metadata.google.internal/', 'http://10.0.0.8/a.wav', 'http://[::127.0.0.1]/a.mp3', 'http://[::ffff:0:7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b:1::1]/', 'http://[2001::1]/']) {
       const res = await postJson(server, '/v1/transcriptions', { url });
       expect(res.status, url).toBe(400);
       expect(await json(res)).toMatchObject({ code: 'invalid_options', data: { details: { field: 'url', problem: 'link_refused' } } });
@@ -213,6 +213,60 @@ describe('exports before the job finishes', () => {
     expect(await json(res)).toMatchObject({ partial: true, sentences: [], segments: [] });
     const transcript = await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`));
     expect(transcript).toMatchObject({ partial: true, lastSeq: -1, job: { state: 'queued' } });
+  });
+});
+
+describe('spec details', () => {
+  it('lifecycle=all pages up to limit of each lifecycle, newest first, without repeats or gaps', async () => {
+    const account = await server.createAccount('Lifecycles');
+    const { key } = await server.createKey(['*'], { accountId: account });
+    const made: { id: string; archived: boolean }[] = [];
+    for (let i = 0; i < 3; i++) {
+      for (const archived of [true, false]) {
+        const created = await json(await postJson(server, '/v1/transcriptions', { url: `https://example.org/all-${i}-${archived}.mp3` }, { auth: key }));
+        if (archived) await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST', auth: key });
+        made.push({ id: created.id, archived });
+      }
+    }
+    const first = await json(await server.request('/v1/transcriptions?lifecycle=all&limit=2', { auth: key }));
+    const states = first.transcriptions.map((t: { state: string }) => t.state);
+    // More than `limit` in all, never more than `limit` of either.
+    expect(first.transcriptions.length).toBeGreaterThan(2);
+    expect(states.filter((state: string) => state === 'active').length).toBeLessThanOrEqual(2);
+    expect(states.filter((state: string) => state === 'archived').length).toBeLessThanOrEqual(2);
+    const seen = first.transcriptions.map((t: { id: string }) => t.id);
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const page = await json(await server.request(`/v1/transcriptions?lifecycle=all&limit=2&cursor=${encodeURIComponent(cursor)}`, { auth: key }));
+      seen.push(...page.transcriptions.map((t: { id: string }) => t.id));
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(made.map((t) => t.id).reverse());
+  });
+
+  it('a failed job\'s export and transcript are not partial', async () => {
+    const created = await json(await upload(server, { name: 'Gave up' }));
+    await server.prisma.job.updateMany({ where: { recordingId: created.recordingId }, data: { state: 'failed', error: 'test' } });
+    const res = await server.request(`/v1/recordings/${created.recordingId}/export?format=json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-export-partial')).toBe('false');
+    expect(res.headers.get('content-disposition')).not.toContain('partial');
+    expect(await json(res)).toMatchObject({ partial: false });
+    expect(await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`))).toMatchObject({ partial: false, job: { state: 'failed' } });
+  });
+
+  it('the cropping preview takes the owner\'s media token (media=), as /audio does, and refuses a share link', async () => {
+    const created = await json(await upload(server, { name: 'Crop me', crop: true }));
+    expect(created.job.state).toBe('cropping');
+    // The prepare worker is off here: point the preview at the stored source, as it would.
+    const recording = await server.prisma.recording.findUniqueOrThrow({ where: { id: created.recordingId } });
+    await server.prisma.job.updateMany({ where: { recordingId: created.recordingId }, data: { previewPath: recording.sourcePath } });
+    const { token } = await json(await server.request(`/v1/recordings/${created.recordingId}/media-token`));
+    const preview = await server.request(`/v1/recordings/${created.recordingId}/job/preview?media=${encodeURIComponent(token)}`, { auth: null });
+    expect(preview.status).toBe(200);
+    expect(Buffer.from(await preview.arrayBuffer()).subarray(0, 4).toString('latin1')).toBe('OggS');
+    expect((await server.request(`/v1/recordings/${created.recordingId}/job/preview?media=nope`, { auth: null })).status).toBe(401);
+    expect((await server.request(`/v1/recordings/${created.recordingId}/job/preview?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(403);
   });
 });
 

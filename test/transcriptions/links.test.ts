@@ -95,10 +95,23 @@ describe('address policy', () => {
     ['fe80::1', 'link-local'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:a9fe:a9fe', 'link-local (cloud metadata)'],
+    // Transition spellings that carry an IPv4 address: compatible, translated, 6to4, NAT64.
+    ['::127.0.0.1', 'loopback'],
+    ['::7f00:1', 'loopback'],
+    ['::ffff:0:7f00:1', 'loopback'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['2002:7f00:1::', 'loopback'],
+    ['2002:a9fe:a9fe::1', 'link-local (cloud metadata)'],
+    ['64:ff9b::10.0.0.1', 'private'],
+    ['64:ff9b:1::5', 'local-use NAT64'],
+    ['64:ff9b:1:abcd::8.8.8.8', 'local-use NAT64'],
+    ['2001::1', 'Teredo tunnel'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo tunnel'],
+    ['0:0:0:0:0:0:0:1', 'loopback'],
   ])('refuses %s', (address, reason) => {
     expect(refusedAddressReason(address)).toBe(reason);
   });
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111'])('allows public %s', (address) => {
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '2002:808:808::1', '64:ff9b::8.8.8.8', '2001:4860:4860::8888'])('allows public %s', (address) => {
     expect(refusedAddressReason(address)).toBeNull();
   });
 });

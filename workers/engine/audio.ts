@@ -25,15 +25,19 @@ export interface DecodeOptions {
   endS?: number;
 }
 
-function lastLines(text: string, count = 3): string {
-  return text.trim().split('\n').slice(-count).join(' | ');
+/**
+ * ffmpeg's last words about a file, with the file's path taken out: these messages reach API clients, who must
+ * not learn where the server keeps its files.
+ */
+function lastLines(text: string, path: string, count = 3): string {
+  return text.split(path).join('the file').trim().split('\n').slice(-count).join(' | ');
 }
 
 async function assertReadable(path: string): Promise<void> {
   try {
     await access(path);
   } catch {
-    throw errors.invalidAudio(`The audio file ${path} cannot be read.`, { path });
+    throw errors.invalidAudio('The audio file cannot be read.');
   }
 }
 
@@ -83,10 +87,10 @@ export async function* decodeFile(path: string, options: DecodeOptions = {}): As
     const { code, error } = await exited;
     if (error) throw new Error(`ffmpeg could not start (${ffmpegPath()}): ${error.message}`);
     if (code !== 0) {
-      throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr)}`, { path });
+      throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, path)}`);
     }
     if (samplesOut === 0 && !options.startS) {
-      throw errors.invalidAudio('The file has no audio samples.', { path });
+      throw errors.invalidAudio('The file has no audio samples.');
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
@@ -135,7 +139,7 @@ export async function probeAudio(path: string): Promise<{ durationS: number; has
   // With no output file ffmpeg always exits 1; what it printed about the input is what matters.
   const streams = stderr.match(/Stream #\d+:\d+.*?: (Audio|Video|Subtitle|Data):/g) ?? [];
   if (!/Input #0/.test(stderr) || streams.length === 0) {
-    throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, 1)}`, { path });
+    throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, path, 1)}`);
   }
   const hasAudio = streams.some((line) => line.endsWith('Audio:'));
   const duration = stderr.match(/Duration: (\d+:\d+:\d+(?:\.\d+)?)/);

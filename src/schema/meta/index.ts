@@ -27,8 +27,8 @@ const LanguagesType = builder.objectRef<Record<'transcription' | 'translation' |
   }),
 });
 
-const LatencyMode = builder.enumType('LatencyMode', { values: ['auto', 'fast', 'accuracy'] as const });
-const SpeakerLabels = builder.enumType('SpeakerLabels', { values: ['auto', 'on', 'off'] as const });
+export const LatencyMode = builder.enumType('LatencyMode', { values: ['auto', 'fast', 'accuracy'] as const });
+export const SpeakerLabels = builder.enumType('SpeakerLabels', { values: ['auto', 'on', 'off'] as const });
 const AudioEncoding = builder.enumType('AudioEncoding', { values: ['pcm_f32le'] as const });
 
 const AudioCapabilitiesType = builder.objectRef<{ encodings: 'pcm_f32le'[]; sampleRates: number[]; channels: number[] }>('AudioCapabilities').implement({

@@ -1,2 +1,2 @@
-// The recording subscribe socket (`recording:<id>` frames) belongs to the live recordings module.
+// No recording subscription yet: the live recordings module adds one (and publishes its topic) with the subscribe socket.
 export {};

@@ -1,3 +1,4 @@
+import './inputs.js';
 import './types.js';
 import './queries.js';
 import './mutations.js';

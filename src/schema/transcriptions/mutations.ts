@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { builder } from '../builder.js';
 import { errors } from '../../errors.js';
 import { JobType, TranscriptionType } from './types.js';
+import { CreateTranscriptionInput, CropWindowInput, UpdateTranscriptionInput } from './inputs.js';
 
 /** The GraphQL multipart request spec's file (graphql-yoga hands resolvers a WHATWG File). */
 interface UploadedFileValue { name: string; type: string; stream(): ReadableStream<Uint8Array> }
@@ -35,7 +36,7 @@ builder.mutationFields((t) => ({
     description: 'Transcribe an uploaded file (`file`) or a link (`options.url`). `options` holds the CreateTranscription fields. Answers at once; follow `job`.',
     authScopes: { write: true },
     args: {
-      options: t.arg({ type: 'JSON' }),
+      options: t.arg({ type: CreateTranscriptionInput }),
       file: t.arg({ type: 'Upload' as never }),
     },
     resolve: (_root, args, ctx) => {
@@ -51,7 +52,7 @@ builder.mutationFields((t) => ({
     type: TranscriptionType,
     description: 'Rename (`name`) or change default settings (`settings`, merged; null clears a key).',
     authScopes: { write: true },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSON', required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateTranscriptionInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.transcriptions.update(ctx.identity!.account.id, String(args.id), args.input),
   }),
   archiveTranscription: t.field({
@@ -78,7 +79,7 @@ builder.mutationFields((t) => ({
     type: JobType,
     description: 'Release a cropping job with a window (`startS`, optional `endS`); transcript times count from `startS`.',
     authScopes: { write: true },
-    args: { recordingId: t.arg.id({ required: true }), window: t.arg({ type: 'JSON' }) },
+    args: { recordingId: t.arg.id({ required: true }), window: t.arg({ type: CropWindowInput }) },
     resolve: (_root, args, ctx) => ctx.services.transcriptions.startJob(ctx.identity!.account.id, String(args.recordingId), args.window ?? {}),
   }),
   retryRecordingJob: t.field({

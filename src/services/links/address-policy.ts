@@ -50,17 +50,46 @@ for (const [address, prefix, reason] of V6_RANGES) {
 /** Host names that are internal whatever they resolve to (some resolve only inside a cloud). */
 const REFUSED_HOST_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
 
-/** The IPv4 address carried inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::/96) IPv6 address. */
-function embeddedIPv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const high = parseInt(hex[1]!, 16);
-    const low = parseInt(hex[2]!, 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+/** The eight 16-bit groups of an IPv6 address in any spelling (`::` compression, a trailing dotted quad). */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
+  const [head = '', tail, extra] = text.split('::');
+  if (extra !== undefined) return null;
+  const parse = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  const fill = 8 - left.length - right.length;
+  if (fill < 0 || (tail === undefined && fill !== 0)) return null;
+  const groups = [...left, ...Array<number>(fill).fill(0), ...right];
+  return groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : null;
+}
+
+const v4Of = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+
+/**
+ * An IPv6 address that stands for an IPv4 one, in every transition spelling a router or the kernel may honour:
+ * IPv4-compatible (::a.b.c.d, deprecated), IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d),
+ * NAT64 (64:ff9b::/96) and 6to4 (2002:aabb:ccdd::/16). The IPv4 address is then judged instead.
+ */
+function embeddedIPv4(groups: number[]): string | null {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  const zeros = (...values: number[]) => values.every((v) => v === 0);
+  if (zeros(g0, g1, g2, g3, g4) && (g5 === 0 || g5 === 0xffff) && !(g5 === 0 && g6 === 0)) return v4Of(g6, g7);
+  if (zeros(g0, g1, g2, g3) && g4 === 0xffff && g5 === 0) return v4Of(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && zeros(g2, g3, g4, g5)) return v4Of(g6, g7);
+  if (g0 === 0x2002) return v4Of(g1, g2);
+  return null;
+}
+
+/** IPv6 ranges refused whatever they carry: local-use NAT64 (RFC 8215) and Teredo tunnels (whose client address is obscured). */
+function refusedIPv6Range(groups: number[]): string | null {
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups[2] === 1) return 'local-use NAT64';
+  if (groups[0] === 0x2001 && groups[1] === 0) return 'Teredo tunnel';
   return null;
 }
 
@@ -69,8 +98,12 @@ export function refusedAddressReason(address: string): string | null {
   const family = net.isIP(address);
   if (family === 0) return 'not an IP address';
   if (family === 6) {
-    const inner = embeddedIPv4(address);
+    const groups = ipv6Groups(address);
+    if (!groups) return 'not an IP address';
+    const inner = embeddedIPv4(groups);
     if (inner) return refusedAddressReason(inner);
+    const range = refusedIPv6Range(groups);
+    if (range) return range;
   }
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (!refused.check(address, type)) return null;

@@ -1,0 +1,20 @@
+/** GraphiQL's script, styles and editor workers, served from the npm package (src/graphiql.ts): no CDN at run time. */
+import { errors } from '../../src/errors.js';
+import { graphiqlAsset } from '../../src/graphiql.js';
+import type { RouteEntry } from '../types.js';
+
+export const graphiqlRoutes: RouteEntry[] = [
+  {
+    method: 'get', path: '/graphiql/{asset}', operationId: 'getGraphiqlAsset', tags: ['meta'], undocumented: true,
+    summary: 'Static files of GraphiQL (the page itself is GET /graphql from a browser).',
+    auth: { mode: 'public', scopes: [] },
+    response: { status: 200, description: 'A static asset.', contentType: 'application/octet-stream' },
+    handler: async (req, res) => {
+      const asset = await graphiqlAsset(String(req.params.asset));
+      if (!asset) throw errors.notFound('GraphiQL asset');
+      res.setHeader('Content-Type', asset.contentType);
+      res.setHeader('Cache-Control', 'public, max-age=86400');
+      res.status(200).end(asset.body);
+    },
+  },
+];

@@ -1,0 +1,59 @@
+/**
+ * GraphQL first: every JSON route of the table runs a typed GraphQL operation; the handler routes are the
+ * documented exceptions (binary media, redirects, the multipart upload that streams its file, documents and page
+ * assets). Inputs are typed: `JSON` appears as an argument or input field only where the value is an open map.
+ */
+import { getNamedType, isInputObjectType, type GraphQLArgument, type GraphQLInputField } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { routeTable } from '../../rest/route-table.js';
+import { schema } from '../../src/schema/index.js';
+
+/** method + path of the routes served by a handler, and why (README "binary routes are the exceptions"). */
+const HANDLER_EXCEPTIONS: Record<string, string> = {
+  'post /v1/transcriptions': 'multipart upload streamed to storage (its JSON url form runs CreateTranscription)',
+  'get /v1/recordings/{id}/job/preview': 'binary media',
+  'get /v1/recordings/{id}/export': 'binary file',
+  'get /v1/recordings/{id}/audio': '302 redirect to a signed URL',
+  'get /v1/media/{id}/{file}': 'binary media',
+  'get /v1/recordings/{id}/audio/clip': 'binary WAV',
+  'get /v1/openapi.json': 'the description of the REST table itself',
+  'get /docs': 'HTML page',
+  'get /docs/{asset}': 'page asset',
+  'get /graphiql/{asset}': 'page asset',
+};
+
+/** Input positions where JSON is the honest type: an open map. */
+const OPEN_MAP_INPUTS = new Set(['RealtimeSessionOptionsInput.voiceByLang']);
+
+describe('GraphQL first', () => {
+  it('every JSON route runs a GraphQL operation; handlers are the listed exceptions', () => {
+    const handlers = routeTable.filter((route) => 'handler' in route).map((route) => `${route.method} ${route.path}`);
+    expect(handlers.sort()).toEqual(Object.keys(HANDLER_EXCEPTIONS).sort());
+    const realtime = routeTable.find((route) => route.method === 'post' && route.path === '/v1/realtime/sessions');
+    expect(realtime && 'document' in realtime).toBe(true);
+  });
+
+  it('takes no untyped JSON input except open maps', () => {
+    const positions: string[] = [];
+    const check = (owner: string, input: GraphQLArgument | GraphQLInputField) => {
+      if (getNamedType(input.type).name === 'JSON') positions.push(`${owner}.${input.name}`);
+    };
+    for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+      for (const field of Object.values(root?.getFields() ?? {})) for (const arg of field.args) check(`${root!.name}.${field.name}`, arg);
+    }
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (isInputObjectType(type) && !type.name.startsWith('__')) for (const field of Object.values(type.getFields())) check(type.name, field);
+    }
+    expect(positions.filter((position) => !OPEN_MAP_INPUTS.has(position))).toEqual([]);
+  });
+
+  it('names the spec\'s fields on the typed inputs', () => {
+    const fields = (name: string) => Object.keys((schema.getType(name) as { getFields(): Record<string, unknown> }).getFields()).sort();
+    expect(fields('CreateShareLinkInput')).toEqual(['allowDownload', 'allowExport', 'allowTranslate', 'label']);
+    expect(fields('CreateTranscriptionInput')).toEqual(['crop', 'durationS', 'endS', 'name', 'settings', 'shareLink', 'startS', 'url']);
+    expect(fields('SettingsPatchInput')).toEqual(['confidencePolicy', 'speakerLabels', 'spokenLanguage']);
+    expect(fields('ConfidencePolicyInput')).toEqual(['hideBelow', 'lowThreshold', 'suppressCount']);
+    expect(fields('CropWindowInput')).toEqual(['endS', 'startS']);
+    expect(fields('RealtimeSessionOptionsInput')).toEqual(['latencyMode', 'llmFix', 'speakerLabels', 'spokenLanguage', 'translate', 'voice', 'voiceByLang']);
+  });
+});
