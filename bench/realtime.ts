@@ -21,7 +21,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/core/config/index.js';
 import { streamFile, type CommittedSegment } from '../src/realtime/client.js';
 import { RealtimeRuntime } from '../src/realtime/runtime.js';
 import { fixture } from '../test/helpers/fixtures.js';

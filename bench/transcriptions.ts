@@ -84,10 +84,10 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
   };
   const started: Started[] = [];
   try {
-    const gateway = await startProcess('src/main.ts', { ...env, RUN_WORKERS: 'false' }, /REST API:\s+http:\/\/\S+\/v1/);
+    const gateway = await startProcess('src/entry/main.ts', { ...env, RUN_WORKERS: 'false' }, /REST API:\s+http:\/\/\S+\/v1/);
     started.push(gateway);
     const base = /REST API:\s+(http:\/\/\S+)\/v1/.exec(gateway.output())![1]!;
-    const worker = await startProcess('src/worker-main.ts', { ...env, WORKER_CONCURRENCY: String(concurrency) }, /"worker":"transcriptions"/);
+    const worker = await startProcess('src/entry/worker-main.ts', { ...env, WORKER_CONCURRENCY: String(concurrency) }, /"worker":"transcriptions"/);
     started.push(worker);
     // The account may run as many jobs as the worker has engine threads: the rest wait `queued` in order, as
     // they would in production, and "mean job run" is the time a job actually spends transcribing.

@@ -5,8 +5,8 @@
  */
 import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
-import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
+import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/core/errors.js';
+import type { Logger } from '../src/core/logger.js';
 import { newRequestId } from './middleware/request-id.js';
 
 export function sendError(res: Response, error: ApiError, requestId: string | null) {

@@ -9,7 +9,7 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { ApiError, errors } from '../src/errors.js';
+import { ApiError, errors } from '../src/core/errors.js';
 
 export interface MultipartFileInfo { fileName: string | null; mimeType: string | null }
 

@@ -2,7 +2,7 @@
  * Query-string parameters as routes read them: one string per name, checked against the entry's declared schema
  * before they reach an operation, so `/v1/openapi.json` and what the server accepts are the same thing.
  */
-import { errors } from '../src/errors.js';
+import { errors } from '../src/core/errors.js';
 import type { JsonSchema, RouteParameter } from './types.js';
 
 /** GraphQL's `Int` (and the database's seq columns): the widest integer a declared parameter may allow. */

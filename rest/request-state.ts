@@ -1,6 +1,6 @@
 /** What the gateway's middlewares attach to each express request (`req.sg`). */
-import type { Identity } from '../src/auth/identity.js';
-import type { ApiError } from '../src/errors.js';
+import type { Identity } from '../src/core/identity/identity.js';
+import type { ApiError } from '../src/core/errors.js';
 
 export interface RequestState {
   requestId: string;

@@ -6,12 +6,12 @@
  */
 import express, { type Router } from 'express';
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { ApiError, errors } from '../src/errors.js';
-import type { Context } from '../src/schema/context.js';
-import { requireIdentity, requireScope } from '../src/auth/scopes.js';
-import { refuseNulCharacters } from '../src/text-input.js';
+import { ApiError, errors } from '../src/core/errors.js';
+import type { Context } from '../src/core/context.js';
+import { requireIdentity, requireScope } from '../src/core/identity/scopes.js';
+import { refuseNulCharacters } from '../src/core/text-input.js';
 import type { GraphQLRoute, HandlerRoute, RestInput, RouteEntry, RunTyped } from './types.js';
-import { baseUrlOf } from './base-url.js';
+import { requestBaseUrl } from '../src/core/base-url.js';
 import { useJsonBody } from './middleware/json-body.js';
 import { checkQuery } from './query.js';
 
@@ -27,7 +27,7 @@ export interface RestRouterOptions {
 /** `/v1/a/{id}` → `/v1/a/:id` */
 export const expressPath = (path: string) => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 
-/** Rebuilds the ApiError a resolver threw from the GraphQL error's extensions (see src/plugins/use-api-errors.ts). */
+/** Rebuilds the ApiError a resolver threw from the GraphQL error's extensions (see src/core/plugins/use-api-errors.ts). */
 export function apiErrorOf(error: GraphQLError): ApiError {
   if (error.originalError instanceof ApiError) return error.originalError;
   const ext = error.extensions as { code?: string; status?: number; retryable?: boolean; details?: Record<string, unknown> };
@@ -82,7 +82,7 @@ export function createRestRouter(options: RestRouterOptions): Router {
     router[route.method](path, ...middlewares, async (req, res, next) => {
       try {
         const ctx = options.contextFor(req);
-        ctx.baseUrl = baseUrlOf(req, ctx.config);
+        ctx.baseUrl = requestBaseUrl(req, ctx.config.publicUrl);
         const input: RestInput = {
           params: req.params as Record<string, string>,
           query: req.query as RestInput['query'],

@@ -6,9 +6,9 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/errors.js';
-import type { Logger } from '../src/logger.js';
-import type { Context } from '../src/schema/context.js';
+import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/core/errors.js';
+import type { Logger } from '../src/core/logger.js';
+import type { Context } from '../src/core/context.js';
 import { expressPath } from './router.js';
 import type { RouteEntry, SocketRoute } from './types.js';
 

@@ -7,8 +7,8 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import type { WebSocket } from 'ws';
-import type { Scope } from '../src/auth/scopes.js';
-import type { Context } from '../src/schema/context.js';
+import type { Scope } from '../src/core/identity/scopes.js';
+import type { Context } from '../src/core/context.js';
 
 /** JSON Schema (the OpenAPI 3.0 dialect). */
 export type JsonSchema = Record<string, unknown>;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../src/errors.js';
+import { ApiError } from '../src/core/errors.js';
 import type { EngineOptions, Progress, Segment } from './engine/index.js';
 
 export type EngineHostToThread =

@@ -4,6 +4,7 @@
  * (database writes, Bull's lock renewal, the gateway when run in one process) never waits on the model.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { knownError } from '../src/core/errors.js';
 import { SpeechEngine, type EngineOptions } from './engine/index.js';
 import type { EngineHostToThread, EngineThreadToHost } from './engine-host.js';
 
@@ -44,7 +45,8 @@ port.on('message', async (message: EngineHostToThread) => {
       },
     });
   } catch (error) {
-    const e = error as { code?: string; status?: number; message?: string; details?: Record<string, unknown> };
+    // The engine's refusals cross the thread boundary as the envelope's code and status; anything else as a message.
+    const e = (knownError(error) ?? error) as { code?: string; status?: number; message?: string; details?: Record<string, unknown> };
     post({ type: 'error', id: message.id, error: { code: e.code ?? null, status: e.status ?? null, message: e.message ?? String(error), details: e.details ?? {} } });
   } finally {
     running.delete(message.id);

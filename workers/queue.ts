@@ -1,25 +1,14 @@
 /**
- * The Bull queue of file and link jobs, shared by the gateway (which adds work) and worker processes (which
- * run it). One queue, three job names:
- *   fetch       download a link (state `fetching`), then queue it or open the cropping step
- *   prepare     measure an uploaded file opened for cropping (waveform peaks)
- *   transcribe  run the engine on an admitted job (state `transcribing`)
- * Per-account concurrency is not Bull's business: the database decides which job is admitted
- * (src/services/jobs.ts `dispatchQueued`), and only admitted jobs are put on Bull as `transcribe`.
+ * The Bull queue of file and link jobs: the gateway adds work through the `JobQueue` port (src/jobs/queue.ts,
+ * injected by the entry points), worker processes run it. Per-account concurrency is not Bull's business: the
+ * database decides which job is admitted (src/jobs/service.ts `dispatchQueued`), and only admitted jobs are put
+ * on Bull as `transcribe`.
  */
 import Bull from 'bull';
+import type { JobQueue, JobWorkData, JobWorkName } from '../src/jobs/queue.js';
 
-export type TranscriptionJobName = 'fetch' | 'prepare' | 'transcribe';
-export interface TranscriptionJobData {
-  jobId: string;
-  /**
-   * `Job.attempts` (transcription starts) when this Bull job was added: a Bull job from an older attempt finds it
-   * stale and does nothing. Ids repeat safely: processors never throw, so finished Bull jobs are removed.
-   */
-  attempt: number;
-  /** fetch only: open the cropping step after the fetch instead of queueing the job. */
-  crop?: boolean;
-}
+export type TranscriptionJobName = JobWorkName;
+export type TranscriptionJobData = JobWorkData;
 
 export type TranscriptionQueue = Bull.Queue<TranscriptionJobData>;
 
@@ -57,4 +46,20 @@ export async function enqueue(queue: TranscriptionQueue, name: TranscriptionJobN
 
 export function bullJobId(name: TranscriptionJobName, data: TranscriptionJobData): string {
   return `${name}:${data.jobId}:${data.attempt}`;
+}
+
+/** The gateway's `JobQueue`: Bull, opened on the first add (a gateway that never adds work holds no connection). */
+export function lazyJobQueue(settings: QueueSettings): JobQueue {
+  let queue: TranscriptionQueue | null = null;
+  return {
+    add: (name, data) => enqueue((queue ??= createTranscriptionQueue(settings)), name, data),
+    close: async () => {
+      await queue?.close();
+    },
+  };
+}
+
+/** A `JobQueue` over a Bull queue the caller owns (the worker's own, which it closes itself). */
+export function bullJobQueue(queue: TranscriptionQueue): JobQueue {
+  return { add: (name, data) => enqueue(queue, name, data), close: () => queue.close() };
 }

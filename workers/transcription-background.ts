@@ -1,9 +1,9 @@
 /**
- * Registers the file/link transcription worker with the service's background workers (src/background-workers.ts):
+ * Registers the file/link transcription worker with the service's background workers (src/entry/background-workers.ts):
  * it runs inside `npm start` by default and alone in `npm run worker` processes.
  */
-import type { BackgroundWorker } from '../src/background.js';
-import { linkFetchPolicyOf } from '../src/services/links/index.js';
+import type { BackgroundWorker } from '../src/core/background.js';
+import { linkFetchPolicyOf } from '../src/transcriptions/links/index.js';
 import { startTranscriptionWorker } from './transcription-worker.js';
 
 export const transcriptionWorker: BackgroundWorker = {

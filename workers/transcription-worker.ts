@@ -1,7 +1,7 @@
 /**
  * The worker side of file and link jobs: Bull processors for `fetch`, `prepare` and `transcribe`, and a sweeper
  * that repairs what a crash can leave behind. Runs inside the gateway process by default and alone in
- * `npm run worker` processes (src/worker-main.ts); both talk only to PostgreSQL and Redis, so any number of
+ * `npm run worker` processes (src/entry/worker-main.ts); both talk only to PostgreSQL and Redis, so any number of
  * worker processes on any machines share the work.
  *
  * Crash safety: a worker killed mid-job stops renewing its Bull lock; after `lockDuration` another worker's
@@ -12,10 +12,10 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type Bull from 'bull';
-import { ApiError, errors } from '../src/errors.js';
+import { ApiError, errors, knownError } from '../src/core/errors.js';
 import { Prisma, type PrismaClient } from '../src/generated/prisma/client.js';
-import type { Logger } from '../src/logger.js';
-import type { PubSub } from '../src/pubsub.js';
+import type { Logger } from '../src/core/logger.js';
+import type { PubSub } from '../src/core/pubsub.js';
 import {
   ACTIVE_WORK,
   beginTranscribing,
@@ -27,12 +27,12 @@ import {
   stateFrame,
   type JobProgress,
   type JobsContext,
-} from '../src/services/jobs.js';
-import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/services/links/index.js';
-import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/services/media.js';
+} from '../src/jobs/service.js';
+import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcriptions/links/index.js';
+import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineHost } from './engine-host.js';
-import { bullJobId, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
+import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
 
 export interface TranscriptionWorkerOptions {
   prisma: PrismaClient;
@@ -70,7 +70,7 @@ const FETCH_PROGRESS_EVERY_MS = 500;
 
 export function startTranscriptionWorker(options: TranscriptionWorkerOptions): TranscriptionWorker {
   const queue = createTranscriptionQueue(options.queueSettings);
-  const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue };
+  const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue: bullJobQueue(queue) };
   const engines = new EngineHost({ threads: options.concurrency, engine: options.engine });
   const { prisma, logger } = options;
   const absolute = (relative: string) => mediaPath(options.dataDir, relative);
@@ -86,7 +86,8 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
 
   function failureOf(error: unknown): { message: string; code: string | null } {
     if (error instanceof LinkError) return { message: error.message, code: error.problem };
-    if (error instanceof ApiError) return { message: error.message, code: error.code };
+    const known = knownError(error);
+    if (known) return { message: known.message, code: known.code };
     return { message: `The job failed: ${(error as Error)?.message ?? String(error)}`, code: 'internal' };
   }
 

@@ -4,7 +4,7 @@
  * yoga's own answer to it is an empty 415.
  */
 import type { RequestHandler } from 'express';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 
 const READ_BY_YOGA = ['application/json', 'application/graphql+json', 'multipart/form-data', 'application/graphql', 'application/x-www-form-urlencoded'];
 

@@ -8,7 +8,7 @@
  * (and a replayed error would carry a stale requestId).
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { canonicalJson, fingerprintOf, type IdempotencyService } from '../../src/services/idempotency.js';
+import { canonicalJson, fingerprintOf, type IdempotencyService } from '../../src/core/idempotency.js';
 
 /** Response headers worth replaying (the body and status always are). */
 const REPLAYED_HEADERS = ['location', 'content-type'];

@@ -1,13 +1,13 @@
 /**
  * Judges the request's credential once (Authorization header, browser hints, tokens in the URL). A refused
  * credential is kept, not answered here: public routes still work, and the first field that needs a credential
- * throws the exact refusal (see the scope-auth loaders in src/schema/builder.ts).
+ * throws the exact refusal (see the scope-auth loaders in src/core/builder.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { URL_TOKEN_PARAMS, type CredentialSource, type IdentityResolver } from '../../src/auth/identity.js';
-import type { Caller } from '../../src/auth/scopes.js';
-import { toApiError } from '../../src/errors.js';
+import { URL_TOKEN_PARAMS, type CredentialSource, type IdentityResolver } from '../../src/core/identity/identity.js';
+import type { Caller } from '../../src/core/identity/scopes.js';
+import { toApiError } from '../../src/core/errors.js';
 
 export function credentialSourceOf(req: IncomingMessage): CredentialSource {
   const url = new URL(req.url ?? '/', 'http://localhost');

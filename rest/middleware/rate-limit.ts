@@ -1,15 +1,15 @@
 /**
  * Per-account request budget: `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` on every response and
  * `429 rate_limited` with `Retry-After` past the limit. Counted atomically in the Redis store shared with
- * @envelop/rate-limiter (a sliding window of request times per identity, src/rate-limit-store.ts), so every gateway
+ * @envelop/rate-limiter (a sliding window of request times per identity, src/core/rate-limit-store.ts), so every gateway
  * process shares one budget per account and a parallel burst cannot slip past it. Callers without a
  * valid credential are counted per client address. When Redis cannot be reached the request is let through (and
  * logged): the limiter protects the service, it must not take it down.
  */
 import type { RequestHandler } from 'express';
-import { errors } from '../../src/errors.js';
-import type { Logger } from '../../src/logger.js';
-import type { RedisRateLimitStore } from '../../src/rate-limit-store.js';
+import { errors } from '../../src/core/errors.js';
+import type { Logger } from '../../src/core/logger.js';
+import type { RedisRateLimitStore } from '../../src/core/rate-limit-store.js';
 
 export interface RateLimitOptions {
   store: Pick<RedisRateLimitStore, 'hit'>;

@@ -1,6 +1,6 @@
 /** The caller and the account's API keys. */
 import { ApiKeysDocument, CreateApiKeyDocument, MeDocument, RevokeApiKeyDocument } from '../../src/generated/graphql.js';
-import { errors } from '../../src/errors.js';
+import { errors } from '../../src/core/errors.js';
 import { ref } from '../schemas.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { buildOpenApi } from '../openapi.js';
-import { baseUrlOf } from '../base-url.js';
+import { requestBaseUrl } from '../../src/core/base-url.js';
 import { ProtectedResourceDocument } from '../../src/generated/graphql.js';
-import { errors } from '../../src/errors.js';
+import { errors } from '../../src/core/errors.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 const require = createRequire(import.meta.url);
@@ -40,7 +40,7 @@ export const docsRoutes: RouteEntry[] = [
     handler: (req, res, ctx) => {
       // The routes this app serves (createApp sets them; it may be given more than the table, e.g. in tests).
       const served = req.app.locals.routes as RouteEntry[];
-      res.json(buildOpenApi(served, baseUrlOf(req, ctx.config)));
+      res.json(buildOpenApi(served, requestBaseUrl(req, ctx.config.publicUrl)));
     },
   },
   {

@@ -1,6 +1,6 @@
-/** GraphiQL's script, styles and editor workers, served from the npm package (src/graphiql.ts): no CDN at run time. */
-import { errors } from '../../src/errors.js';
-import { graphiqlAsset } from '../../src/graphiql.js';
+/** GraphiQL's script, styles and editor workers, served from the npm package (src/core/graphiql.ts): no CDN at run time. */
+import { errors } from '../../src/core/errors.js';
+import { graphiqlAsset } from '../../src/core/graphiql.js';
 import type { RouteEntry } from '../types.js';
 
 export const graphiqlRoutes: RouteEntry[] = [

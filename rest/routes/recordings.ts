@@ -2,12 +2,12 @@
  * Reading and driving file/link recordings: the job (state, start a cropped job, retry), transcript, exports,
  * audio (302 to a signed URL, and the signed files themselves), WAV clips, the media token and the durable
  * event log. Media and exports are handler routes (binary answers and redirects); the rest run GraphQL.
- * Who may read what is decided in src/services/recordings.ts.
+ * Who may read what is decided in src/recordings/service.ts.
  */
-import { baseUrlOf } from '../base-url.js';
-import { requireScope } from '../../src/auth/scopes.js';
-import type { Context } from '../../src/schema/context.js';
-import type { ReaderCredentials } from '../../src/services/recordings.js';
+import { requestBaseUrl } from '../../src/core/base-url.js';
+import { requireScope } from '../../src/core/identity/scopes.js';
+import type { Context } from '../../src/core/context.js';
+import type { ReaderCredentials } from '../../src/recordings/service.js';
 import {
   ArchiveRecordingDocument,
   PurgeRecordingDocument,
@@ -21,7 +21,7 @@ import {
   StartRecordingJobDocument,
 } from '../../src/generated/graphql.js';
 import type { CropWindowInput } from '../../src/generated/graphql.js';
-import { parseCropWindow } from '../../src/services/transcriptions.js';
+import { parseCropWindow } from '../../src/transcriptions/service.js';
 import { INT32_MAX, intParam, single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { jobSchema } from './transcriptions.js';
@@ -206,7 +206,7 @@ export const recordingRoutes: RouteEntry[] = [
       const signed = await ctx.services.recordings.audioUrl(String(req.params.id), credentialsOf(ctx, req.query, true), { kind: single(req.query.kind), format: single(req.query.format) });
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('X-Expires-At', signed.expiresAt);
-      res.redirect(302, `${baseUrlOf(req, ctx.config)}${signed.path}`);
+      res.redirect(302, `${requestBaseUrl(req, ctx.config.publicUrl)}${signed.path}`);
     },
   },
   {

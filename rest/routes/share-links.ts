@@ -1,7 +1,7 @@
 /** Share links of file and link transcriptions: list, create, change, revoke. */
 import { CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinksDocument, UpdateShareLinkDocument } from '../../src/generated/graphql.js';
 import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
-import { parseShareLinkInput } from '../../src/services/share-links.js';
+import { parseShareLinkInput } from '../../src/share-links/service.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
 export const shareLinkSchema: JsonSchema = {

@@ -4,9 +4,9 @@
  * as it arrives (never held in memory); everything else runs its GraphQL operation.
  */
 import type { Request, Response } from 'express';
-import { requireScope } from '../../src/auth/scopes.js';
-import { ApiError, errors } from '../../src/errors.js';
-import type { Context } from '../../src/schema/context.js';
+import { requireScope } from '../../src/core/identity/scopes.js';
+import { ApiError, errors } from '../../src/core/errors.js';
+import type { Context } from '../../src/core/context.js';
 import {
   ArchiveTranscriptionDocument,
   CreateTranscriptionDocument,
@@ -19,9 +19,9 @@ import {
   TranscriptionsDocument,
   UpdateTranscriptionDocument,
 } from '../../src/generated/graphql.js';
-import { refuseNulCharacters } from '../../src/text-input.js';
-import { canonicalJson, fingerprintOf } from '../../src/services/idempotency.js';
-import { parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/services/transcriptions.js';
+import { refuseNulCharacters } from '../../src/core/text-input.js';
+import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
+import { parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';

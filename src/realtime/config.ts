@@ -1,40 +1,9 @@
 /**
- * Settings of the realtime part. `loadRealtimeSettings(env)` reads the realtime env vars (the gateway's
- * `loadConfig` keeps the result as `config.realtime`); `realtimeConfig()` joins them with the shared ones
- * (models, `REALTIME_MAX_DURATION_S`) from the gateway's `Config`. The README's "Realtime" section lists them.
+ * What a realtime session needs to know: the REALTIME_* settings (read by `loadConfig`, src/core/config/realtime.ts)
+ * joined with the shared ones (models, `REALTIME_MAX_DURATION_S`) from the gateway's `Config`.
  */
-import { availableParallelism } from 'node:os';
-import type { Config } from '../config.js';
-import { envPositive as positive, type Env } from '../env.js';
-import type { SessionTuning } from './engine-messages.js';
-
-export interface RealtimeSettings {
-  /** HMAC secret of the stream tokens (`REALTIME_SECRET`); see `realtimeSigningKey` for the fallbacks. */
-  secret: string | null;
-  /** A server-wide secret the token key is derived from when `REALTIME_SECRET` is unset (`SERVER_SECRET`). */
-  serverSecret: string | null;
-  /** How long a created session may wait before its socket connects (`REALTIME_TOKEN_TTL_S`). */
-  tokenTtlS: number;
-  /** Sessions transcribing at once on this gateway (`REALTIME_MAX_SESSIONS`). */
-  maxSessions: number;
-  /** Sockets that may wait silently for a slot before upgrades are refused with 503 (`REALTIME_MAX_WAITING`). */
-  maxWaiting: number;
-  /** Engine worker threads (`REALTIME_ENGINE_THREADS`), each with its own loaded model. */
-  engineThreads: number;
-  /** onnxruntime threads per operator in one engine thread (`REALTIME_INTRA_OP_THREADS`, 0 = its default). */
-  intraOpThreads: number;
-  /** A client whose unread output passes this many bytes is a slow consumer (`REALTIME_SLOW_CONSUMER_BYTES`). */
-  slowConsumerBytes: number;
-  /** ... or who leaves a ping unanswered this long (`REALTIME_SLOW_CONSUMER_S`): it has not read what came before. */
-  slowConsumerS: number;
-  /** Drafts are skipped (commits never) while this many bytes are still unsent to the client. */
-  draftDropBytes: number;
-  /** Close a socket still waiting for a slot after this long; the client gave up at 30 s anyway. */
-  waitTimeoutS: number;
-  tuning: SessionTuning;
-  /** Seconds between `session.loading` heartbeats. */
-  loadingHeartbeatS: number;
-}
+import type { Config } from '../core/config/index.js';
+import type { RealtimeSettings } from '../core/config/realtime.js';
 
 export interface RealtimeConfig extends RealtimeSettings {
   dataDir: string;
@@ -59,30 +28,5 @@ export function realtimeConfig(config: GatewayConfigPart): RealtimeConfig {
     model: config.models.fast,
     models: config.models,
     maxDurationS: config.limits.realtimeMaxDurationS,
-  };
-}
-
-/** Called by the gateway's `loadConfig(env)`. */
-export function loadRealtimeSettings(env: Env): RealtimeSettings {
-  const cores = availableParallelism();
-  const engineThreads = positive(env, 'REALTIME_ENGINE_THREADS', Math.max(1, Math.floor(cores / 2)), { integer: true });
-  return {
-    secret: env.REALTIME_SECRET || null,
-    serverSecret: env.SERVER_SECRET || null,
-    tokenTtlS: positive(env, 'REALTIME_TOKEN_TTL_S', 300, { integer: true }),
-    maxSessions: positive(env, 'REALTIME_MAX_SESSIONS', Math.max(2, cores), { integer: true }),
-    maxWaiting: positive(env, 'REALTIME_MAX_WAITING', 16, { integer: true, allowZero: true }),
-    engineThreads,
-    intraOpThreads: positive(env, 'REALTIME_INTRA_OP_THREADS', 0, { integer: true, allowZero: true }),
-    slowConsumerBytes: positive(env, 'REALTIME_SLOW_CONSUMER_BYTES', 1024 * 1024, { integer: true }),
-    slowConsumerS: positive(env, 'REALTIME_SLOW_CONSUMER_S', 10),
-    draftDropBytes: positive(env, 'REALTIME_DRAFT_DROP_BYTES', 64 * 1024, { integer: true }),
-    waitTimeoutS: positive(env, 'REALTIME_WAIT_TIMEOUT_S', 35),
-    tuning: {
-      minStepS: positive(env, 'REALTIME_MIN_STEP_S', 0.3),
-      catchupLagS: positive(env, 'REALTIME_CATCHUP_LAG_S', 3),
-      resumeLagS: positive(env, 'REALTIME_RESUME_LAG_S', 1),
-    },
-    loadingHeartbeatS: 1,
   };
 }

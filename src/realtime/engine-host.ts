@@ -12,7 +12,7 @@
  * and a `Retry-After` until the next attempt.
  */
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../core/errors.js';
 import type { EngineLoadOptions, HostToWorker, LatencyMode, SessionTuning, WorkerToHost } from './engine-messages.js';
 
 export type LoadingStage = 'download' | 'model';

@@ -6,7 +6,7 @@
  * session keeps the language it had), `translate: []` turns translation off, `voiceByLang: {}` clears every
  * pin. Everything else that is malformed in an update is still `invalid_options`.
  */
-import { errors } from '../errors.js';
+import { errors } from '../core/errors.js';
 
 export const LATENCY_MODES = ['auto', 'fast', 'accuracy'] as const;
 export type LatencyMode = (typeof LATENCY_MODES)[number];

@@ -4,8 +4,8 @@
  * (capabilities, create a session). The REST routes and the realtime service use it; the benchmark builds
  * one without the rest of the gateway.
  */
-import { ApiError } from '../errors.js';
-import type { RealtimeCapabilities } from '../services/capabilities.js';
+import { ApiError } from '../core/errors.js';
+import type { RealtimeCapabilities } from '../meta/service.js';
 import { realtimeConfig, type GatewayConfigPart, type RealtimeConfig } from './config.js';
 import { resolveModelDir, SAMPLE_RATE } from '../../workers/engine/index.js';
 import { WhisperTokenizer } from '../../workers/engine/tokenizer.js';

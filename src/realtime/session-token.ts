@@ -10,7 +10,7 @@
 import { createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError, errors } from '../errors.js';
+import { ApiError, errors } from '../core/errors.js';
 import type { RealtimeSessionOptions } from './options.js';
 
 const VERSION = 'rt1';

@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { ApiError, errors, rawHttpAnswer, toApiError } from '../errors.js';
+import { ApiError, errors, rawHttpAnswer, toApiError } from '../core/errors.js';
 import type { RealtimeConfig } from './config.js';
 import type { EngineHost, HostedSession, SessionListener, SessionUpdate, SlotLease } from './engine-host.js';
 import { SAMPLE_RATE } from '../../workers/engine/mel.js';

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/db/migrate.js';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { FILE_BEAM_SIZE } from '../../workers/transcription-worker.js';
 import { CLI_DEFAULTS, parseArgs } from '../../workers/engine/cli.js';
 import { DEFAULT_MODELS, modelNameFor, resolveModelDir } from '../../workers/engine/index.js';

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { knownError } from '../../src/core/errors.js';
+import { EngineError } from '../../workers/engine/errors.js';
 import { ffmpegPath, probeAudio, SpeechEngine, type TranscribeResult, type WindowInfo } from '../../workers/engine/index.js';
 import { fixture } from '../helpers/fixtures.js';
 import { expectWellFormedWords, normaliseWords, wordErrors } from './text.js';
@@ -134,9 +135,10 @@ describe('containers', () => {
     const file = join(scratch, 'notes.mp3');
     writeFileSync(file, 'These are meeting notes, not audio.\n'.repeat(50));
     const failure = await engine.transcribeFile(file).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ApiError);
-    expect((failure as ApiError).code).toBe('invalid_audio');
-    expect((failure as ApiError).status).toBe(400);
+    // The engine's own error; the gateway answers it as 400 invalid_audio.
+    expect(failure).toBeInstanceOf(EngineError);
+    expect((failure as EngineError).code).toBe('invalid_audio');
+    expect(knownError(failure)).toMatchObject({ code: 'invalid_audio', status: 400 });
     await expect(probeAudio(file)).rejects.toMatchObject({ code: 'invalid_audio' });
   });
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
-import { ApiError, errors } from '../../src/errors.js';
-import type { Logger } from '../../src/logger.js';
+import { ApiError, errors } from '../../src/core/errors.js';
+import type { Logger } from '../../src/core/logger.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { upgradeRefusal } from '../helpers/sockets.js';
 

@@ -6,7 +6,7 @@
 import { getNamedType, isInputObjectType, type GraphQLArgument, type GraphQLInputField } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
-import { schema } from '../../src/schema/index.js';
+import { schema } from '../../src/graphql-schema.js';
 
 /** method + path of the routes served by a handler, and why (README "binary routes are the exceptions"). */
 const HANDLER_EXCEPTIONS: Record<string, string> = {

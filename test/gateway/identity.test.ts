@@ -11,9 +11,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { REPO_ROOT } from '../../src/db/migrate.js';
+import { createApp } from '../../src/entry/app.js';
+import { loadConfig } from '../../src/core/config/index.js';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -215,7 +215,7 @@ describe('bootstrap on several processes at once', () => {
 
 describe('admin command', () => {
   it('creates an account and an API key that the API accepts', async () => {
-    const { stdout } = await promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/scripts/admin.ts', 'create-account', 'Acme', '--scopes', 'read'], {
+    const { stdout } = await promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/admin.ts', 'create-account', 'Acme', '--scopes', 'read'], {
       cwd: REPO_ROOT, env: { ...process.env, ...server.env },
     });
     const created = JSON.parse(stdout) as { accountId: string; apiKey: string };

@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedDatabaseInUseError } from '../../src/db/embedded.js';
-import { openDatabase } from '../../src/db/index.js';
-import { applyMigrations, createMigration, MIGRATIONS_DIR, pendingSchemaChanges, readMigrations } from '../../src/db/migrate.js';
-import { withDatabase } from '../../src/db/pg-pool.js';
+import { EmbeddedDatabaseInUseError } from '../../src/core/db/embedded.js';
+import { openDatabase } from '../../src/core/db/index.js';
+import { applyMigrations, createMigration, MIGRATIONS_DIR, pendingSchemaChanges, readMigrations } from '../../src/core/db/migrate.js';
+import { withDatabase } from '../../src/core/db/pg-pool.js';
 import { TEST_POSTGRES_URL, createTestDatabase, dropTestDatabase } from '../helpers/db.js';
 
 const MODELS = ['Account', 'Principal', 'Transcription', 'Recording', 'Job', 'Segment', 'RecordingEvent', 'ShareLink', 'IdempotencyRecord'];

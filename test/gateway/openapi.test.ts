@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
-import { errors } from '../../src/errors.js';
+import { errors } from '../../src/core/errors.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { upgradeRefusal } from '../helpers/sockets.js';
 

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/db/migrate.js';
-import { ensureRedis, redisAnswers, RedisUnavailableError } from '../../src/redis-server.js';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
+import { ensureRedis, redisAnswers, RedisUnavailableError } from '../../src/core/redis-server.js';
 
 async function freePort(): Promise<number> {
   const probe = net.createServer();
@@ -42,7 +42,7 @@ describe('Redis for npm start', () => {
   it('otherwise stops with one line saying how to provide Redis', async () => {
     const redisUrl = `redis://127.0.0.1:${await freePort()}`;
     await expect(ensureRedis({ redisUrl, dataDir: os.tmpdir(), allowStart: false, log: () => undefined })).rejects.toBeInstanceOf(RedisUnavailableError);
-    const run = promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+    const run = promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/main.ts'], {
       cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: redisUrl, START_REDIS: 'false', DATABASE_URL: 'postgres://unused@127.0.0.1:1/none' },
     });
     const failure = await run.then(() => null, (error: { code: number; stderr: string }) => error);

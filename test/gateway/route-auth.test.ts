@@ -6,7 +6,7 @@ import { Kind, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
 import type { GraphQLRoute } from '../../rest/types.js';
-import { schema } from '../../src/schema/index.js';
+import { schema } from '../../src/graphql-schema.js';
 
 const CREDENTIAL_SCOPES = ['read', 'write', 'recordings:publish', '*'];
 

@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { buildSchema, parse, printSchema, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/db/migrate.js';
-import { schema } from '../../src/schema/index.js';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
+import { schema } from '../../src/graphql-schema.js';
 
 describe('GraphQL SDL', () => {
   it('schema/schema.graphql is up to date (run `npm run generate` and commit it)', async () => {

@@ -9,16 +9,16 @@ import path from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { REPO_ROOT } from '../../src/db/migrate.js';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let other: { process: ChildProcess; url: string; dataDir: string };
 
-/** A second gateway as its own OS process (`tsx src/main.ts`), same database and Redis prefix. */
+/** A second gateway as its own OS process (`tsx src/entry/main.ts`), same database and Redis prefix. */
 async function startSecondProcess(env: Record<string, string>) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-second-'));
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/main.ts'], {
+  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, PORT: '0', DATA_DIR: dataDir, RUN_WORKERS: 'false', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

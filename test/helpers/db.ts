@@ -4,8 +4,8 @@
  */
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { applyMigrations } from '../../src/db/migrate.js';
-import { withDatabase } from '../../src/db/pg-pool.js';
+import { applyMigrations } from '../../src/core/db/migrate.js';
+import { withDatabase } from '../../src/core/db/pg-pool.js';
 
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 

@@ -10,9 +10,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { createApp, type App, type AppOptions } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { LOCAL_ISSUER } from '../../src/auth/jwt.js';
+import { createApp, type App, type AppOptions } from '../../src/entry/app.js';
+import { loadConfig } from '../../src/core/config/index.js';
+import { LOCAL_ISSUER } from '../../src/core/identity/jwt.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export interface TestServerOptions extends AppOptions {

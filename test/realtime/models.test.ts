@@ -3,7 +3,7 @@
  * not keep real time on a 2-core CPU, README "Accuracy"); the server's configuration names both models.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config/index.js';
 import { RealtimeRuntime } from '../../src/realtime/runtime.js';
 
 describe('models of the configuration', () => {

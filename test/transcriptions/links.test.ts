@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/core/config/index.js';
 import {
   fetchLinkToFile,
   linkFetchPolicyOf,
@@ -12,7 +12,7 @@ import {
   refusedAddressReason,
   type FetchProgress,
   type LinkFetchPolicy,
-} from '../../src/services/links/index.js';
+} from '../../src/transcriptions/links/index.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const speech = await readFile(fixture('goforward.wav'));

@@ -12,7 +12,7 @@ import {
   verifyMediaToken,
   waveformPeaks,
   wavClip,
-} from '../../src/services/media.js';
+} from '../../src/recordings/media.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const source = fixture('goforward.wav');

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/db/migrate.js';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { json, uploadForm, waitForJob } from './helpers.js';
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** `npm run worker` as its own OS process against the server's database, Redis prefix and media folder. */
 async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/worker-main.ts'], {
+  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/worker-main.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...server.env, ...workerEnv, LOG_LEVEL: 'info', RUN_WORKERS: 'true' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errors } from '../../src/errors.js';
+import { engineErrors } from './errors.js';
 import { SAMPLE_RATE } from './mel.js';
 
 const require = createRequire(import.meta.url);
@@ -37,13 +37,13 @@ async function assertReadable(path: string): Promise<void> {
   try {
     await access(path);
   } catch {
-    throw errors.invalidAudio('The audio file cannot be read.');
+    throw engineErrors.invalidAudio('The audio file cannot be read.');
   }
 }
 
 /**
  * Decodes a file to 16 kHz mono float32 chunks (any chunk length). A file ffmpeg cannot read as audio ends
- * the iteration with ApiError `invalid_audio`. Breaking out of the loop or aborting the signal kills ffmpeg.
+ * the iteration with EngineError `invalid_audio`. Breaking out of the loop or aborting the signal kills ffmpeg.
  */
 export async function* decodeFile(path: string, options: DecodeOptions = {}): AsyncIterable<Float32Array> {
   await assertReadable(path);
@@ -87,10 +87,10 @@ export async function* decodeFile(path: string, options: DecodeOptions = {}): As
     const { code, error } = await exited;
     if (error) throw new Error(`ffmpeg could not start (${ffmpegPath()}): ${error.message}`);
     if (code !== 0) {
-      throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, path)}`);
+      throw engineErrors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, path)}`);
     }
     if (samplesOut === 0 && !options.startS) {
-      throw errors.invalidAudio('The file has no audio samples.');
+      throw engineErrors.invalidAudio('The file has no audio samples.');
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
@@ -123,7 +123,7 @@ function parseClock(text: string): number {
 
 /**
  * Duration and whether the file has an audio stream, from ffmpeg's header probe (the npm ffmpeg ships no
- * ffprobe). A file ffmpeg cannot open as media throws ApiError `invalid_audio`. When the container does not
+ * ffprobe). A file ffmpeg cannot open as media throws EngineError `invalid_audio`. When the container does not
  * state a duration (raw streams), the audio is decoded once to count its samples.
  */
 export async function probeAudio(path: string): Promise<{ durationS: number; hasAudio: boolean }> {
@@ -139,7 +139,7 @@ export async function probeAudio(path: string): Promise<{ durationS: number; has
   // With no output file ffmpeg always exits 1; what it printed about the input is what matters.
   const streams = stderr.match(/Stream #\d+:\d+.*?: (Audio|Video|Subtitle|Data):/g) ?? [];
   if (!/Input #0/.test(stderr) || streams.length === 0) {
-    throw errors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, path, 1)}`);
+    throw engineErrors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, path, 1)}`);
   }
   const hasAudio = streams.some((line) => line.endsWith('Audio:'));
   const duration = stderr.match(/Duration: (\d+:\d+:\d+(?:\.\d+)?)/);

@@ -9,7 +9,7 @@
  * terminal. With --json, prints the whole result as one JSON document at the end instead.
  */
 import { pathToFileURL } from 'node:url';
-import { ApiError } from '../../src/errors.js';
+import { EngineError } from './errors.js';
 import { SpeechEngine, type ModelRole, type Progress, type Segment, type TranscribeOptions } from './index.js';
 
 /** What the CLI decodes with when no flag says otherwise: the file jobs' settings. */
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((error: unknown) => {
-    if (error instanceof ApiError) console.error(`${error.code}: ${error.message}`);
+    if (error instanceof EngineError) console.error(`${error.code}: ${error.message}`);
     else console.error((error as Error).message ?? error);
     process.exit(1);
   });

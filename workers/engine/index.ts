@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { decodeFile, installedPackageDir, probeAudio } from './audio.js';
-import { errors } from '../../src/errors.js';
+import { engineErrors } from './errors.js';
 import { SAMPLE_RATE } from './mel.js';
 import { WhisperOnnx } from './model.js';
 import {
@@ -136,7 +136,7 @@ export class SpeechEngine implements PipelineModel {
   /** Transcribes a file of any container ffmpeg reads; the audio is decoded and processed as a stream. */
   async transcribeFile(path: string, options: TranscribeOptions = {}): Promise<TranscribeResult> {
     const probe = await probeAudio(path);
-    if (!probe.hasAudio) throw errors.invalidAudio('The file has no audio stream.', { path });
+    if (!probe.hasAudio) throw engineErrors.invalidAudio('The file has no audio stream.', { path });
     const startS = options.startS ?? 0;
     const endS = Math.min(options.endS ?? probe.durationS, probe.durationS || Infinity);
     const totalS = Math.max(0, (Number.isFinite(endS) ? endS : probe.durationS) - startS);

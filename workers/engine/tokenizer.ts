@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errors } from '../../src/errors.js';
+import { engineErrors } from './errors.js';
 
 /** GPT-2's reversible byte ↔ printable-character table, inverted: character code → byte. */
 function unicodeToByteTable(): Map<number, number> {
@@ -106,7 +106,7 @@ export class WhisperTokenizer {
    */
   forcedLanguage(language: string | undefined): string | undefined {
     if (!language || language === 'auto') return undefined;
-    if (!this.languageTokens.has(language)) throw errors.invalidOptions(`language '${language}' is not one the model knows`, { field: 'language' });
+    if (!this.languageTokens.has(language)) throw engineErrors.invalidOptions(`language '${language}' is not one the model knows`, { field: 'language' });
     return language;
   }
 

@@ -1,0 +1,57 @@
+/**
+ * The layer rules, checked by `npm test` (`npm run check:layers`). Imports point one way:
+ *
+ *   src/entry (the process entry points: the only code that wires rest/ and workers/ together)
+ *     -> rest/ (the REST adapter)  and  workers/ (Bull processors: thin, they call module services)
+ *       -> src/<module>/ (one folder per resource: graphql.ts + service.ts) and src/graphql-schema.ts (assembles them)
+ *         -> src/core/ (builder, context, errors, identity, pub/sub, config, database, plugins)
+ *           -> src/generated/ (Prisma client, codegen output)
+ *
+ *   workers/engine/ is a leaf (speech: audio, VAD, Whisper, decoding, streaming): it imports nothing from src/,
+ *   rest/ or the rest of workers/; anything may use it as it would an npm package.
+ * Type-only imports count: a cycle through types is still a cycle a newcomer has to untangle.
+ */
+const MODULES = '^src/(?!core/|entry/|generated/|graphql-schema\\.ts$)[^/]+/';
+
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'No import cycles, through types either.', from: { path: '^(src|rest|workers)/' }, to: { circular: true } },
+    {
+      name: 'engine-is-a-leaf', severity: 'error',
+      comment: 'The speech engine imports nothing from the gateway; its errors are its own (mapped to the envelope at the edge).',
+      from: { path: '^workers/engine/' }, to: { path: '^(src|rest)/|^workers/(?!engine/)' },
+    },
+    {
+      name: 'core-below-modules', severity: 'error',
+      comment: 'src/core is below every module: it never imports a module, the schema, rest/, the processors or the entry points.',
+      from: { path: '^src/core/' }, to: { path: `${MODULES}|^src/(entry/|graphql-schema\\.ts$)|^rest/|^workers/(?!engine/)` },
+    },
+    {
+      name: 'modules-do-not-wire', severity: 'error',
+      comment: 'Modules never import rest/, the processors in workers/, the entry points or the assembled schema; the queue is injected.',
+      from: { path: MODULES }, to: { path: '^rest/|^workers/(?!engine/)|^src/(entry/|graphql-schema\\.ts$)' },
+    },
+    {
+      name: 'rest-is-an-adapter', severity: 'error',
+      comment: 'rest/ calls modules and core; it never imports processors or the entry points.',
+      from: { path: '^rest/' }, to: { path: '^workers/(?!engine/)|^src/entry/' },
+    },
+    {
+      name: 'workers-are-processors', severity: 'error',
+      comment: 'Processors call module services; they never import rest/ or the entry points.',
+      from: { path: '^workers/' }, to: { path: '^rest/|^src/entry/' },
+    },
+    {
+      name: 'only-entry-wires', severity: 'error',
+      comment: 'Nothing imports the entry points.',
+      from: { path: '^(src|rest|workers)/', pathNot: '^src/entry/' }, to: { path: '^src/entry/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/generated/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.json'] },
+  },
+};

@@ -1,0 +1,39 @@
+/**
+ * Settings of the GraphQL endpoint (/graphql over HTTP and graphql-ws), read by `loadConfig` (src/core/config/index.ts) into
+ * `config.graphql`. Every variable has a row in the README's configuration table. The limits apply to documents
+ * clients send; the REST adapter's own operations (schema/operations/*.graphql) are trusted and not checked.
+ */
+import { envInt as int, envString as str, type Env } from './env.js';
+
+/** `authenticated`: introspection needs a valid credential (GraphiQL users add an Authorization header); `public`: anyone; `off`: nobody. */
+export type IntrospectionPolicy = 'authenticated' | 'public' | 'off';
+
+export interface GraphQLSettings {
+  introspection: IntrospectionPolicy;
+  /** Aliased fields in one operation (`__typename` aliases are free). */
+  maxAliases: number;
+  /** Field nesting depth (introspection's own nesting is not counted). */
+  maxDepth: number;
+  /** GraphQL Armor's static cost: 2 per object field, 1 per scalar, times 1.5 per level. */
+  maxCost: number;
+  /** Lexer tokens in a document (a GraphiQL introspection query is about 190). */
+  maxTokens: number;
+  /** Directives in one operation. */
+  maxDirectives: number;
+  /** Items an operation may ask for across its paged lists: each list counts its `limit` (or its largest when given by a variable), nested lists multiply. */
+  maxListItems: number;
+}
+
+export function loadGraphQLSettings(env: Env): GraphQLSettings {
+  const introspection = (str(env, 'GRAPHQL_INTROSPECTION') ?? 'authenticated') as IntrospectionPolicy;
+  if (!['authenticated', 'public', 'off'].includes(introspection)) throw new Error(`GRAPHQL_INTROSPECTION must be authenticated, public or off, got "${introspection}"`);
+  return {
+    introspection,
+    maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 15),
+    maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 10),
+    maxCost: int(env, 'GRAPHQL_MAX_COST', 5000),
+    maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000),
+    maxDirectives: int(env, 'GRAPHQL_MAX_DIRECTIVES', 20),
+    maxListItems: int(env, 'GRAPHQL_MAX_LIST_ITEMS', 2000),
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * `createApp(config)`: the whole gateway in one process — express with the REST /v1 route table, graphql-yoga at
+ * /graphql (GraphiQL included), graphql-ws and the REST WebSockets on the same port, Redis pub/sub, the database,
+ * and the background workers. `main.ts` runs it; tests run it on a random port (test/helpers/server.ts).
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import type { DocumentNode, ExecutionResult } from 'graphql';
+import { Redis } from 'ioredis';
+import type { ConfigByField } from '@envelop/rate-limiter';
+import { RedisRateLimitStore } from '../core/rate-limit-store.js';
+import type { Config } from '../core/config/index.js';
+import { errors } from '../core/errors.js';
+import { openDatabase, type Database } from '../core/db/index.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { createRedisPubSub, type PubSub } from '../core/pubsub.js';
+import { closeServices, type Services } from '../core/services.js';
+import { createServices } from './services.js';
+import { schema } from '../graphql-schema.js';
+import type { Context } from '../core/context.js';
+import { createGraphQLServer } from './graphql-server.js';
+import { backgroundWorkers } from './background-workers.js';
+import type { BackgroundWorker, RunningWorker } from '../core/background.js';
+import { routeTable } from '../../rest/route-table.js';
+import type { RouteEntry } from '../../rest/types.js';
+import { createRestRouter } from '../../rest/router.js';
+import { createSocketRouter } from '../../rest/sockets.js';
+import { answerClientError, errorHandler } from '../../rest/envelope.js';
+import { newRequestId, useRequestId } from '../../rest/middleware/request-id.js';
+import { credentialSourceOf, judgeCredential, useIdentity } from '../../rest/middleware/identity.js';
+import { useRateLimit } from '../../rest/middleware/rate-limit.js';
+import { useIdempotency } from '../../rest/middleware/idempotency.js';
+import { useGraphqlContentType } from '../../rest/middleware/graphql-content-type.js';
+import type { RequestState } from '../../rest/request-state.js';
+import '../../rest/request-state.js';
+
+export interface AppOptions {
+  /** Routes to serve (default: the whole route table). */
+  routes?: RouteEntry[];
+  /** Background workers to run in this process (default: all registered; [] for none). */
+  workers?: BackgroundWorker[];
+  logger?: Logger;
+  /** Per-field GraphQL limits (default: `fieldRateLimits` of src/core/plugins/use-field-rate-limits.ts). */
+  fieldRateLimits?: ConfigByField[];
+}
+
+export interface App {
+  config: Config;
+  db: Database;
+  prisma: Database['prisma'];
+  pubsub: PubSub;
+  services: Services;
+  logger: Logger;
+  server: http.Server;
+  /** The bootstrap account, and its key when one was made on this start (print it once). */
+  bootstrap: { accountId: string; printKey: string | null };
+  /** Runs a GraphQL operation with a context, through the same plugins as /graphql (REST routes use this). */
+  runOperation(document: DocumentNode | unknown, variables: Record<string, unknown>, ctx: Context): Promise<ExecutionResult>;
+  listen(): Promise<{ url: string; port: number }>;
+  close(): Promise<void>;
+}
+
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const routes = options.routes ?? routeTable;
+  const db = await openDatabase(config, { onIdleError: (error) => logger.warn({ err: error }, 'database connection lost; it is replaced on next use') });
+  const prisma = db.prisma;
+  const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
+  const services = createServices({ config, prisma, pubsub });
+  const rateLimitRedis = new Redis(config.redisUrl, { keyPrefix: `${config.redisPrefix}ratelimit:`, maxRetriesPerRequest: 2 });
+  const rateLimitStore = new RedisRateLimitStore(rateLimitRedis);
+  const bootstrap = await services.accounts.ensureBootstrap(config.bootstrapApiKey);
+
+  const contextFrom = (state: RequestState): Context => ({
+    requestId: state.requestId,
+    config, prisma, pubsub, services,
+    identity: state.identity,
+    credentialError: state.credentialError,
+    loaders: new Map(),
+  });
+
+  /** A socket's credential: the upgrade request's headers, or `authorization` in graphql-ws connection params. */
+  const stateForSocket = async (req: http.IncomingMessage, connectionParams?: Record<string, unknown>): Promise<RequestState> => {
+    const requestId = newRequestId();
+    const source = credentialSourceOf(req);
+    const fromParams = connectionParams?.authorization ?? connectionParams?.Authorization;
+    if (typeof fromParams === 'string') source.authorization = fromParams;
+    // Unlike HTTP (useIdentity), a failure on our side is kept as the credential error, not thrown.
+    return { requestId, ...(await judgeCredential(services.auth.resolver, source, { serverErrors: 'keep' })) };
+  };
+
+  const graphql = createGraphQLServer({
+    schema, logger, rateLimitStore, fieldRateLimits: options.fieldRateLimits, contextFrom, stateForSocket, settings: config.graphql,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.locals.routes = routes;
+  app.set('trust proxy', 'loopback');
+  app.set('json spaces', 0);
+  app.use(useRequestId());
+  app.use(useIdentity(services.auth.resolver));
+  app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
+  app.use('/graphql', useGraphqlContentType(), graphql.handle);
+  app.use(createRestRouter({
+    routes,
+    contextFor: (req) => contextFrom(req.sg),
+    runOperation: graphql.runOperation,
+    idempotency: useIdempotency(services.idempotency),
+  }));
+  app.use((req, _res, next) => next(errors.notFound(`${req.method} ${req.path}`)));
+  app.use(errorHandler(logger));
+
+  const server = http.createServer(app);
+  server.on('clientError', answerClientError(logger));
+  // Uploads of long recordings over slow links outlast Node's 5-minute default for a whole request; idle sockets are
+  // still cut by the headers and keep-alive timeouts.
+  server.requestTimeout = 0;
+  const restSockets = createSocketRouter({ routes, logger, contextFor: async (req) => contextFrom(await stateForSocket(req)) });
+  server.on('upgrade', (req, socket, head) => {
+    if (new URL(req.url ?? '/', 'http://localhost').pathname === '/graphql') graphql.handleUpgrade(req, socket, head);
+    else void restSockets.handleUpgrade(req, socket, head);
+  });
+
+  const running: { name: string; worker: RunningWorker }[] = [];
+  for (const worker of options.workers ?? (config.runWorkers ? backgroundWorkers : [])) {
+    running.push({ name: worker.name, worker: await worker.start({ config, prisma, pubsub, services, logger }) });
+  }
+
+  let closed = false;
+  return {
+    config, db, prisma, pubsub, services, logger, server, bootstrap, runOperation: graphql.runOperation,
+    listen: () => new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        const { port } = server.address() as AddressInfo;
+        const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+        resolve({ port, url: `http://${host}:${port}` });
+      });
+    }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const { worker } of running.reverse()) await worker.stop().catch((error) => logger.warn({ err: error }, 'worker did not stop cleanly'));
+      await graphql.close();
+      restSockets.close();
+      server.closeAllConnections?.();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Services holding resources of their own (engine threads, queues) expose close().
+      await closeServices(services, (error, name) => logger.warn({ err: error, service: name }, 'service did not close cleanly'));
+      await pubsub.close();
+      rateLimitRedis.disconnect();
+      await db.close();
+    },
+  };
+}
+

@@ -1,0 +1,9 @@
+/** Every background worker of the service; add yours here (one line). See src/core/background.ts. */
+import type { BackgroundWorker } from '../core/background.js';
+import { idempotencySweeper } from '../core/idempotency-sweeper.js';
+import { transcriptionWorker } from '../../workers/transcription-background.js';
+
+export const backgroundWorkers: BackgroundWorker[] = [
+  idempotencySweeper,
+  transcriptionWorker,
+];

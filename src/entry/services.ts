@@ -1,0 +1,31 @@
+/**
+ * Constructs every module's service from the shared dependencies, and injects what a module must not import
+ * itself: the job queue (Bull, from workers/queue.ts). A new module adds its line here and its field to
+ * `Services` from its own service.ts.
+ */
+import { AccountsService } from '../account/service.js';
+import { AuthService } from '../auth/service.js';
+import { IdempotencyService } from '../core/idempotency.js';
+import type { ServiceDeps, Services } from '../core/services.js';
+import { CapabilitiesService } from '../meta/service.js';
+import { RealtimeService } from '../realtime/service.js';
+import { RecordingsService } from '../recordings/service.js';
+import { ShareLinksService } from '../share-links/service.js';
+import { TranscriptionsService } from '../transcriptions/service.js';
+import { lazyJobQueue } from '../../workers/queue.js';
+
+export function createServices(deps: ServiceDeps): Services {
+  const capabilities = new CapabilitiesService(deps);
+  const shareLinks = new ShareLinksService(deps);
+  const queue = lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix });
+  return {
+    transcriptions: new TranscriptionsService(deps, capabilities, queue),
+    recordings: new RecordingsService(deps, shareLinks),
+    shareLinks,
+    idempotency: new IdempotencyService(deps),
+    accounts: new AccountsService(deps),
+    auth: new AuthService(deps),
+    capabilities,
+    realtime: new RealtimeService(deps, capabilities),
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * `npm run worker`: the background workers alone (no HTTP), for deployments that scale workers apart from gateways.
+ * Gateways started with RUN_WORKERS=false then only serve requests.
+ */
+import { loadConfig } from '../core/config/index.js';
+import { openDatabase } from '../core/db/index.js';
+import { createLogger } from '../core/logger.js';
+import { createRedisPubSub } from '../core/pubsub.js';
+import { closeServices } from '../core/services.js';
+import { createServices } from './services.js';
+import { backgroundWorkers } from './background-workers.js';
+import type { RunningWorker } from '../core/background.js';
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+if (!config.databaseUrl) {
+  console.error('npm run worker needs DATABASE_URL: the embedded database belongs to the single `npm start` process.');
+  process.exit(1);
+}
+const db = await openDatabase(config);
+const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
+const services = createServices({ config, prisma: db.prisma, pubsub });
+const running: RunningWorker[] = [];
+for (const worker of backgroundWorkers) {
+  running.push(await worker.start({ config, prisma: db.prisma, pubsub, services, logger }));
+  logger.info({ worker: worker.name }, 'worker started');
+}
+const stop = async () => {
+  for (const worker of running.reverse()) await worker.stop();
+  await closeServices(services, (error, name) => logger.warn({ err: error, service: name }, 'service did not close cleanly'));
+  await pubsub.close();
+  await db.close();
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());

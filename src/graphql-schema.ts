@@ -1,0 +1,13 @@
+/**
+ * The GraphQL schema: the builder plus one import per resource module. Add yours here (one line).
+ */
+import { builder } from './core/builder.js';
+import './meta/graphql.js';
+import './account/graphql.js';
+import './share-links/graphql.js';
+import './transcriptions/graphql.js';
+import './recordings/graphql.js';
+import './realtime/graphql.js';
+import './auth/graphql.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,45 @@
+/**
+ * Realtime sessions: `createRealtimeSession` validates the options and signs them into an expiring stream URL
+ * (nothing is stored). API keys only (servers); the service refuses persons' tokens. The stream URL is built from
+ * the address the request reached (`ctx.baseUrl`). `POST /v1/realtime/sessions` runs this mutation.
+ */
+import { builder } from '../core/builder.js';
+import { errors } from '../core/errors.js';
+import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
+import type { CreateSessionResponse } from './service.js';
+
+export const RealtimeSessionOptionsInput = builder.inputType('RealtimeSessionOptionsInput', {
+  description: 'Realtime session options; absent fields take their defaults.',
+  fields: (t) => ({
+    spokenLanguage: t.string({ description: 'A language code of `realtimeCapabilities.languages`; absent, empty or `auto`: detect.' }),
+    translate: t.stringList({ description: 'Target language codes (at most 10); `[]` is off.' }),
+    speakerLabels: t.field({ type: SpeakerLabels }),
+    latencyMode: t.field({ type: LatencyMode }),
+    llmFix: t.boolean({ description: 'AI-assisted auto-fix.' }),
+    voice: t.stringList({ description: 'Languages to speak, or `lang:voice` pairs.' }),
+    voiceByLang: t.field({ type: 'JSON', description: 'An open map: language code → voice name; `{}` clears every pin.' }),
+  }),
+});
+
+const RealtimeSessionType = builder.objectRef<CreateSessionResponse>('RealtimeSession').implement({
+  description: 'CreateSessionResponse: connect to `streamUrl` as given before `expiresAt`.',
+  fields: (t) => ({
+    sessionId: t.exposeString('sessionId'),
+    streamUrl: t.exposeString('streamUrl', { description: 'The socket, with its own signed token (no header needed).' }),
+    expiresAt: t.exposeString('expiresAt'),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createRealtimeSession: t.field({
+    type: RealtimeSessionType,
+    description: 'Create a realtime session: API keys with `write` only (a browser streams through a session its server created).',
+    // Also `key` (an API key): the service refuses persons' tokens with 403 naming it.
+    authScopes: { write: true },
+    args: { options: t.arg({ type: RealtimeSessionOptionsInput }) },
+    resolve: (_root, args, ctx) => {
+      if (!ctx.baseUrl) throw errors.internal(new Error('createRealtimeSession without the request\'s address'));
+      return ctx.services.realtime.createSession(ctx, args.options ?? {}, ctx.baseUrl);
+    },
+  }),
+}));

@@ -1,0 +1,95 @@
+/**
+ * Realtime sessions (spec "Realtime"): creating a session signs its options into a stream token (nothing is
+ * stored), and the socket runs on this process's engine threads. The runtime (engine threads, signer,
+ * sockets) is built on first use, so a gateway that never serves a realtime session never loads a model.
+ */
+import { requireIdentity, requireScope, type Caller } from '../core/identity/scopes.js';
+import { errors } from '../core/errors.js';
+import { createLogger } from '../core/logger.js';
+import { RealtimeRuntime } from './runtime.js';
+import { parseSessionOptions } from './options.js';
+import type { Identity } from '../core/identity/identity.js';
+import type { CapabilitiesService, CapabilityProvider } from '../meta/service.js';
+import type { Closable, ServiceDeps } from '../core/services.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    realtime: RealtimeService;
+  }
+}
+
+export interface CreateSessionResponse {
+  sessionId: string;
+  streamUrl: string;
+  expiresAt: string;
+}
+
+const NEEDS_API_KEY = 'Creating a realtime session needs an API key: send "Authorization: Bearer <API key>".';
+
+export class RealtimeService implements Closable {
+  private runtimeInstance: RealtimeRuntime | null = null;
+
+  constructor(private readonly deps: ServiceDeps, capabilities: CapabilitiesService) {
+    capabilities.register(this.capabilityProvider());
+  }
+
+  get runtime(): RealtimeRuntime {
+    if (!this.runtimeInstance) {
+      const logger = createLogger(this.deps.config.logLevel);
+      this.runtimeInstance = new RealtimeRuntime(this.deps.config, (level, message, fields = {}) => logger[level](fields, message));
+    }
+    return this.runtimeInstance;
+  }
+
+  /**
+   * `POST /v1/realtime/sessions`: API keys only (a browser streams through a session its server created),
+   * scope `write`. `baseUrl` is the address the client reached us at; the stream URL uses its ws(s) twin.
+   * Checked in order: a refused credential, no credential (401), not an API key (403), the scope (403).
+   */
+  createSession(caller: Caller, body: unknown, baseUrl: string): CreateSessionResponse {
+    const identity = this.checkSession(caller, body);
+    const created = this.runtime.createSession(identity.account.id, body);
+    return {
+      sessionId: created.sessionId,
+      streamUrl: `${baseUrl.replace(/^http/, 'ws')}${created.socketPath}`,
+      expiresAt: created.expiresAt,
+    };
+  }
+
+  /**
+   * The checks of `createSession` without making one: the caller, then the options (SessionOptions; every bad
+   * field is `invalid_options` naming it). The REST route runs this on the raw body before GraphQL coerces it.
+   */
+  checkSession(caller: Caller, body: unknown): Identity {
+    const identity = requireIdentity(caller, NEEDS_API_KEY);
+    if (identity.principal.kind !== 'api_key') {
+      throw errors.forbidden('Realtime sessions are created with an API key by a server; a signed-in person cannot create one.', { needs: 'api_key' });
+    }
+    requireScope(caller, 'write', NEEDS_API_KEY);
+    parseSessionOptions(body, this.runtime.optionRules());
+    return identity;
+  }
+
+  /** Fills the realtime part of `GET /v1/realtime/capabilities` from the engine. */
+  capabilityProvider(): CapabilityProvider {
+    return {
+      realtime: (base) => {
+        const own = this.runtime.capabilities();
+        return {
+          ...base,
+          languages: own.languages,
+          speakerLabelModes: own.speakerLabelModes,
+          latencyModes: own.latencyModes,
+          audio: own.audio,
+          limits: { ...base.limits, maxDurationS: own.maxDurationS },
+        };
+      },
+    };
+  }
+
+  /** Ends the sessions of this process and stops its engine threads. */
+  async close(): Promise<void> {
+    await this.runtimeInstance?.close();
+    this.runtimeInstance = null;
+  }
+}

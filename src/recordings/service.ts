@@ -1,0 +1,316 @@
+/**
+ * Reading a file or link recording: the transcript snapshot, exports, audio (signed URLs and the files behind
+ * them), WAV clips and the media token. Who may read what is decided here, in one place:
+ *
+ * | reader                  | transcript | export        | audio delivery/source | audio master | clip          | media token |
+ * |-------------------------|------------|---------------|-----------------------|--------------|---------------|-------------|
+ * | owner (credential)      | yes        | yes           | yes                   | yes          | yes           | yes         |
+ * | owner (media token)     | no         | no            | yes                   | yes          | yes           | no          |
+ *
+ * The cropping preview (`/job/preview`) is read by the owner, with a credential or the media token.
+ * | share link (`shareCode`)| yes        | allowExport   | allowDownload         | no           | allowDownload | no          |
+ *
+ * Anything else is 404 (not the owner, revoked link, archived transcription) or 403 `forbidden` (a link
+ * without the permission), never a silently reduced answer.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { Prisma } from '../generated/prisma/client.js';
+import { errors } from '../core/errors.js';
+import type { ServiceDeps } from '../core/services.js';
+import { renderExport, parseExportFormat, type ExportSnapshot, type RenderedExport } from './exports/index.js';
+import {
+  CONTENT_TYPES,
+  ensureRendition,
+  mediaPath,
+  mediaToken,
+  parseAudioFormat,
+  parseAudioKind,
+  recordingMediaDir,
+  signMedia,
+  verifyMediaSignature,
+  verifyMediaToken,
+  wavClip,
+  MAX_CLIP_S,
+  type AudioFormat,
+  type AudioKind,
+} from './media.js';
+import { buildSentences, confidencePolicyOf, isUnclear } from './sentences.js';
+import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    recordings: RecordingsService;
+  }
+}
+
+export type Reader =
+  | { kind: 'owner'; accountId: string }
+  /** An owner's media token: reads this recording's media only. */
+  | { kind: 'mediaToken'; recordingId: string }
+  | { kind: 'shareLink'; link: ShareLinkRow };
+
+export interface ReaderCredentials {
+  /** The caller's account when a credential was sent. */
+  accountId?: string | null;
+  shareCode?: string | null;
+  /** `media=` on media URLs. */
+  media?: string | null;
+}
+
+type RecordingRow = Prisma.RecordingGetPayload<{ include: { transcription: true; job: true } }>;
+
+export interface TranscriptSnapshot {
+  recordingId: string;
+  transcriptionId: string;
+  state: string;
+  language: string | null;
+  durationS: number | null;
+  /** Highest committed segment seq (-1: none yet); a socket frame with `cursor` at or below it is already here. */
+  lastSeq: number;
+  /** True while the job runs: later segments will follow. */
+  partial: boolean;
+  job: { state: string; pct: number } | null;
+  sentences: Array<{ id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null; unclear?: true }>;
+  segments: Array<{ seq: number; speaker: number; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null }>;
+  speakers: Array<{ index: number; name: string | null }>;
+}
+
+export class RecordingsService {
+  private secretPromise: Promise<string> | null = null;
+
+  constructor(private readonly deps: ServiceDeps, private readonly shareLinks: ShareLinksService) {}
+
+  /**
+   * The key that signs media URLs and media tokens. MEDIA_SIGNING_SECRET in production (every gateway must
+   * share it); otherwise one random secret is made once and kept in DATA_DIR, so restarts keep URLs valid.
+   */
+  mediaSecret(): Promise<string> {
+    return (this.secretPromise ??= (async () => {
+      if (this.deps.config.transcriptions.mediaSigningSecret) return this.deps.config.transcriptions.mediaSigningSecret;
+      const file = path.join(this.deps.config.dataDir, 'media-signing-secret');
+      if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+      await mkdir(this.deps.config.dataDir, { recursive: true });
+      const secret = crypto.randomBytes(32).toString('base64url');
+      await writeFile(file, secret, { flag: 'wx' }).catch(() => undefined);
+      return (await readFile(file, 'utf8')).trim();
+    })());
+  }
+
+  /** Works out who is reading: a share code wins over a credential (the link's permissions apply, not the owner's). */
+  async reader(recordingId: string, credentials: ReaderCredentials): Promise<{ reader: Reader; recording: RecordingRow }> {
+    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true } });
+    if (credentials.shareCode) {
+      const link = await this.shareLinks.resolve(credentials.shareCode);
+      if (!recording || recording.transcriptionId !== link.transcriptionId || recording.lifecycle !== 'active') throw errors.notFound('The recording');
+      return { reader: { kind: 'shareLink', link }, recording };
+    }
+    if (credentials.accountId) {
+      if (!recording || recording.accountId !== credentials.accountId) throw errors.notFound('The recording');
+      return { reader: { kind: 'owner', accountId: credentials.accountId }, recording };
+    }
+    if (credentials.media) {
+      if (!recording || !verifyMediaToken(await this.mediaSecret(), recordingId, credentials.media)) {
+        throw errors.invalidToken('The media token is not valid for this recording (wrong recording, or past the end of the day after it was issued).');
+      }
+      return { reader: { kind: 'mediaToken', recordingId }, recording };
+    }
+    throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode, or a media token (media=).');
+  }
+
+  private requireOwner(reader: Reader, what: string): void {
+    if (reader.kind === 'owner') return;
+    throw errors.forbidden(`${what} is for the recording's owner only.`, { needs: 'owner' });
+  }
+
+  private refuseLang(reader: Reader, recording: RecordingRow, lang: string | null | undefined): void {
+    if (!lang || lang === recording.spokenLanguage) return;
+    if (reader.kind === 'shareLink' && !reader.link.allowTranslate) {
+      throw errors.forbidden(`lang: this share link does not allow translation; only the spoken language (${recording.spokenLanguage ?? 'not yet known'}) can be read.`, { field: 'lang', permission: 'allowTranslate' });
+    }
+    throw errors.invalidOptions(`lang: translations are not available on this server; read the spoken language (${recording.spokenLanguage ?? 'not yet known'}) or leave lang out.`, { field: 'lang' });
+  }
+
+  async transcript(recordingId: string, credentials: ReaderCredentials, query: { after?: unknown; lang?: string | null }): Promise<TranscriptSnapshot> {
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode for the transcript.');
+    this.refuseLang(reader, recording, query.lang);
+    let after = -1;
+    if (query.after !== undefined && query.after !== null && query.after !== '') {
+      after = Number(query.after);
+      if (!Number.isInteger(after) || after < -1) throw errors.invalidOptions('after must be a segment seq (an integer at or above -1).', { field: 'after' });
+    }
+    return this.snapshot(recording, after);
+  }
+
+  private async snapshot(recording: RecordingRow, after = -1): Promise<TranscriptSnapshot> {
+    // One read of segments and lastSeq together, so the snapshot and its lastSeq always agree.
+    const [segments, fresh] = await this.deps.prisma.$transaction([
+      this.deps.prisma.segment.findMany({ where: { recordingId: recording.id }, orderBy: { seq: 'asc' } }),
+      this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recording.id }, include: { job: true } }),
+    ]);
+    const policy = confidencePolicyOf({ ...(recording.transcription.settings as object), ...(recording.settings as object) });
+    const sources = segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence }));
+    const sentences = buildSentences(sources)
+      .filter((sentence) => sentence.seqs.some((seq) => seq > after))
+      .map((sentence) => ({
+        id: sentence.id,
+        speaker: sentence.speaker,
+        start: sentence.start,
+        end: sentence.end,
+        text: sentence.text,
+        translations: {},
+        confidence: sentence.confidence,
+        ...(isUnclear(sentence, policy) ? { unclear: true as const } : {}),
+      }));
+    const job = fresh.job;
+    return {
+      recordingId: recording.id,
+      transcriptionId: recording.transcriptionId,
+      state: fresh.state,
+      language: fresh.spokenLanguage ?? segments[0]?.language ?? null,
+      durationS: fresh.durationS,
+      lastSeq: fresh.lastSeq,
+      // Partial only while the job runs (spec): a done or failed job adds nothing more until it is retried.
+      partial: !!job && job.state !== 'done' && job.state !== 'failed',
+      job: job ? { state: job.state, pct: Number((job.progress as { pct?: number }).pct ?? 0) } : null,
+      sentences,
+      segments: segments
+        .filter((s) => s.seq > after)
+        .map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words, confidence: s.confidence, language: s.language, decoder: s.decoder })),
+      speakers: (fresh.speakers as Array<{ index: number; name: string | null }>) ?? [],
+    };
+  }
+
+  async export(recordingId: string, credentials: ReaderCredentials, query: { format?: unknown; lang?: string | null }): Promise<RenderedExport> {
+    const format = parseExportFormat(query.format);
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode to export.');
+    if (reader.kind === 'shareLink' && !reader.link.allowExport) throw errors.forbidden('This share link does not allow exports.', { permission: 'allowExport' });
+    this.refuseLang(reader, recording, query.lang);
+    const snapshot = await this.snapshot(recording);
+    const exportable: ExportSnapshot = {
+      recordingId,
+      name: recording.transcription.name,
+      language: snapshot.language,
+      durationS: snapshot.durationS,
+      partial: snapshot.partial,
+      createdAt: recording.createdAt,
+      lastSeq: snapshot.lastSeq,
+      sentences: snapshot.sentences,
+      segments: snapshot.segments.map((s) => ({ ...s, words: s.words as never })),
+      speakers: snapshot.speakers,
+    };
+    return renderExport(exportable, format, { pdfFontPath: this.deps.config.pdfFontPath });
+  }
+
+  private audioPermission(reader: Reader, kind: AudioKind): void {
+    if (reader.kind === 'shareLink') {
+      if (kind === 'master') throw errors.forbidden('kind master is for the recording\'s owner only.', { field: 'kind' });
+      if (!reader.link.allowDownload) throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
+    }
+  }
+
+  /** Where `/audio` redirects: a URL path signed for this recording, kind and format (1 h delivery, 5 min master/source). */
+  async audioUrl(recordingId: string, credentials: ReaderCredentials, query: { kind?: unknown; format?: unknown }): Promise<{ path: string; expiresAt: string }> {
+    const kind = parseAudioKind(query.kind);
+    const format = parseAudioFormat(query.format);
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    this.audioPermission(reader, kind);
+    this.audioInput(recording, kind); // 404 now rather than after the redirect
+    const { exp, sig } = signMedia(await this.mediaSecret(), { recordingId, kind, format });
+    return { path: `/v1/media/${recordingId}/${kind}.${format}?exp=${exp}&sig=${sig}`, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  private audioInput(recording: RecordingRow, kind: AudioKind): string {
+    const relative = kind === 'source' ? recording.sourcePath : (recording.masterPath ?? null);
+    if (!relative) throw errors.notFound(kind === 'source' ? 'The stored source of this recording' : 'Audio of this recording (the job has not reached transcription yet)');
+    return mediaPath(this.deps.config.dataDir, relative);
+  }
+
+  /** Serves a signed media URL: checks the signature, makes the rendition once, returns the file to stream. */
+  async signedMediaFile(recordingId: string, file: string, query: { exp?: unknown; sig?: unknown }): Promise<{ path: string; contentType: string }> {
+    const match = /^(delivery|source|master)\.(ogg|caf|mp3)$/.exec(file);
+    if (!match) throw errors.notFound('The media file');
+    const kind = match[1] as AudioKind;
+    const format = match[2] as AudioFormat;
+    const exp = Number(query.exp);
+    if (typeof query.sig !== 'string' || !verifyMediaSignature(await this.mediaSecret(), { recordingId, kind, format, expiresAt: exp }, query.sig)) {
+      throw errors.forbidden('This media URL is not valid or has expired; ask /audio for a new one.');
+    }
+    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true } });
+    if (!recording || recording.lifecycle !== 'active') throw errors.notFound('The recording');
+    const rendition = await ensureRendition(this.audioInput(recording, kind), recordingMediaDir(this.deps.config.dataDir, recordingId), kind, format);
+    return { path: rendition, contentType: CONTENT_TYPES[format] };
+  }
+
+  /** WAV (16-bit, 16 kHz, mono) of [startS, endS) of what was transcribed, at most 120 s; times as in the transcript. */
+  async clip(recordingId: string, credentials: ReaderCredentials, query: { startS?: unknown; endS?: unknown }): Promise<Buffer> {
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    if (reader.kind === 'shareLink' && !reader.link.allowDownload) throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
+    const startS = query.startS === undefined || query.startS === '' ? 0 : Number(query.startS);
+    const endS = query.endS === undefined || query.endS === '' ? Math.min(startS + MAX_CLIP_S, recording.durationS ?? startS + MAX_CLIP_S) : Number(query.endS);
+    return wavClip(this.audioInput(recording, 'master'), startS, endS);
+  }
+
+  async mediaToken(recordingId: string, credentials: ReaderCredentials): Promise<{ token: string; expiresAt: string }> {
+    const { reader } = await this.reader(recordingId, credentials);
+    this.requireOwner(reader, 'The media token');
+    const { token, expiresAt } = mediaToken(await this.mediaSecret(), recordingId);
+    return { token, expiresAt: expiresAt.toISOString() };
+  }
+
+  /** One recording: its owner, or anyone holding a share link of its transcription. */
+  async get(recordingId: string, credentials: ReaderCredentials): Promise<RecordingView> {
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only.');
+    return recordingView(recording);
+  }
+
+  /** The cropping preview: the stored source while the job is `cropping` (a link's copy only for ten minutes). */
+  async previewFile(recordingId: string, credentials: ReaderCredentials): Promise<{ path: string; contentType: string }> {
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    // The owner's media token reads it too (an <audio> element cannot send a header), as it does `/audio`.
+    if (reader.kind === 'shareLink') this.requireOwner(reader, 'The job preview');
+    const job = recording.job;
+    if (!job || job.state !== 'cropping' || !job.previewPath || (job.previewExpiresAt && job.previewExpiresAt.getTime() < Date.now())) {
+      throw errors.notFound('The job preview (it exists only while the job is cropping, and a link\'s copy for ten minutes)');
+    }
+    const dir = recordingMediaDir(this.deps.config.dataDir, recordingId);
+    const rendition = await ensureRendition(mediaPath(this.deps.config.dataDir, job.previewPath), path.join(dir, 'preview'), 'delivery', 'ogg');
+    return { path: rendition, contentType: CONTENT_TYPES.ogg };
+  }
+}
+
+export interface RecordingView {
+  id: string;
+  transcriptionId: string;
+  name: string | null;
+  /** processing → ended (job failed) / finalized (transcript complete) for file recordings. */
+  state: string;
+  lifecycle: 'active' | 'archived';
+  durationS: number | null;
+  spokenLanguage: string | null;
+  lastSeq: number;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+}
+
+export function recordingView(row: Prisma.RecordingGetPayload<{}>): RecordingView {
+  return {
+    id: row.id,
+    transcriptionId: row.transcriptionId,
+    name: row.name,
+    state: row.state,
+    lifecycle: row.lifecycle as RecordingView['lifecycle'],
+    durationS: row.durationS,
+    spokenLanguage: row.spokenLanguage,
+    lastSeq: row.lastSeq,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    archivedAt: row.archivedAt?.toISOString() ?? null,
+  };
+}

@@ -1,4 +1,0 @@
-import './types.js';
-import './queries.js';
-import './mutations.js';
-import './subscriptions.js';

@@ -1,2 +1,0 @@
-// Share links have no events of their own: a revoked link simply stops answering.
-export {};

@@ -1,5 +1,0 @@
-import './inputs.js';
-import './types.js';
-import './queries.js';
-import './mutations.js';
-import './subscriptions.js';

@@ -1,0 +1,76 @@
+import { builder } from '../core/builder.js';
+import type { ShareLinkView } from './service.js';
+
+/** Typed inputs of share links (CreateShareLink, and its PATCH where every field is optional). */
+
+export const CreateShareLinkInput = builder.inputType('CreateShareLinkInput', {
+  description: 'CreateShareLink: who the link is for; permissions default to on.',
+  fields: (t) => ({
+    label: t.string({ required: true, description: 'Who the link is for.' }),
+    allowDownload: t.boolean({ description: 'Default true.' }),
+    allowExport: t.boolean({ description: 'Default true.' }),
+    allowTranslate: t.boolean({ description: 'Default true.' }),
+  }),
+});
+
+export const UpdateShareLinkInput = builder.inputType('UpdateShareLinkInput', {
+  description: 'Any of label, allowDownload, allowExport, allowTranslate; fields left out stay.',
+  fields: (t) => ({
+    label: t.string(),
+    allowDownload: t.boolean(),
+    allowExport: t.boolean(),
+    allowTranslate: t.boolean(),
+  }),
+});
+
+export const ShareLinkType = builder.objectRef<ShareLinkView>('ShareLink').implement({
+  description: 'A link that lets anyone holding its `code` (passed as `shareCode`) read one transcription with these permissions.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    code: t.exposeString('code', { description: 'The secret readers pass as `shareCode`.' }),
+    label: t.exposeString('label', { description: 'Who the link is for.' }),
+    transcriptionId: t.exposeID('transcriptionId', { nullable: true }),
+    allowDownload: t.exposeBoolean('allowDownload'),
+    allowExport: t.exposeBoolean('allowExport'),
+    allowTranslate: t.exposeBoolean('allowTranslate'),
+    isDefault: t.exposeBoolean('isDefault', { description: 'Made with the transcription (unless `shareLink: false`).' }),
+    createdAt: t.exposeString('createdAt'),
+    updatedAt: t.exposeString('updatedAt'),
+  }),
+});
+
+builder.queryFields((t) => ({
+  shareLinks: t.field({
+    type: [ShareLinkType],
+    description: 'Active share links of a transcription, oldest first.',
+    authScopes: { read: true },
+    args: { transcriptionId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.list(ctx.identity!.account.id, String(args.transcriptionId)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createShareLink: t.field({
+    type: ShareLinkType,
+    description: 'Share a transcription: body CreateShareLink (`label`; `allowDownload`, `allowExport`, `allowTranslate` default true).',
+    authScopes: { write: true },
+    args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: CreateShareLinkInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(ctx.identity!.account.id, String(args.transcriptionId), args.input),
+  }),
+  updateShareLink: t.field({
+    type: ShareLinkType,
+    description: 'Change any of label, allowDownload, allowExport, allowTranslate; omitted fields stay; applies from the next request.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateShareLinkInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.update(ctx.identity!.account.id, String(args.id), args.input),
+  }),
+  revokeShareLink: t.field({
+    type: ShareLinkType,
+    description: 'Revoke: every read with its code answers 404 from now on.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.revoke(ctx.identity!.account.id, String(args.id)),
+  }),
+}));
+
+// Share links have no events of their own: a revoked link simply stops answering.

@@ -1,0 +1,134 @@
+/**
+ * Share links: a secret `code` that lets anyone holding it read one transcription's recordings with exactly
+ * the link's permissions (download, export, translate). Revoking is immediate: the next read with the code is
+ * 404, as is every read while the transcription is archived (its links are dead until restored).
+ */
+import crypto from 'node:crypto';
+import type { Prisma } from '../generated/prisma/client.js';
+import { errors } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { ServiceDeps } from '../core/services.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    shareLinks: ShareLinksService;
+  }
+}
+
+export type ShareLinkRow = Prisma.ShareLinkGetPayload<{}>;
+
+export interface ShareLinkView {
+  id: string;
+  code: string;
+  label: string;
+  transcriptionId: string | null;
+  allowDownload: boolean;
+  allowExport: boolean;
+  allowTranslate: boolean;
+  isDefault: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ShareLinkInput { label?: unknown; allowDownload?: unknown; allowExport?: unknown; allowTranslate?: unknown }
+
+const PERMISSIONS = ['allowDownload', 'allowExport', 'allowTranslate'] as const;
+const FIELDS = new Set(['label', ...PERMISSIONS]);
+
+export function shareLinkView(link: ShareLinkRow): ShareLinkView {
+  return {
+    id: link.id,
+    code: link.code,
+    label: link.label,
+    transcriptionId: link.transcriptionId,
+    allowDownload: link.allowDownload,
+    allowExport: link.allowExport,
+    allowTranslate: link.allowTranslate,
+    isDefault: link.isDefault,
+    createdAt: link.createdAt.toISOString(),
+    updatedAt: link.updatedAt.toISOString(),
+  };
+}
+
+/** 128 bits, URL-safe: the code is the whole credential, so it must not be guessable. */
+export const newShareCode = () => crypto.randomBytes(16).toString('base64url');
+
+/** Validates CreateShareLink (creating) or a PATCH body (partial); unknown fields are refused by name. */
+export function parseShareLinkInput(body: unknown, mode: 'create' | 'patch'): { label?: string } & Partial<Record<(typeof PERMISSIONS)[number], boolean>> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
+  const input = body as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!FIELDS.has(key)) throw errors.invalidOptions(`${key} is not a share link field (label, allowDownload, allowExport, allowTranslate).`, { field: key });
+  }
+  const out: { label?: string } & Partial<Record<(typeof PERMISSIONS)[number], boolean>> = {};
+  if (input.label !== undefined || mode === 'create') {
+    if (typeof input.label !== 'string' || !input.label.trim()) throw errors.invalidOptions('label must be a non-empty string (who the link is for).', { field: 'label' });
+    if (input.label.length > 200) throw errors.invalidOptions('label must be at most 200 characters.', { field: 'label' });
+    out.label = input.label.trim();
+  }
+  for (const permission of PERMISSIONS) {
+    const value = input[permission];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'boolean') throw errors.invalidOptions(`${permission} must be true, false or null.`, { field: permission });
+    out[permission] = value;
+  }
+  return out;
+}
+
+export class ShareLinksService {
+  constructor(private readonly deps: Pick<ServiceDeps, 'prisma'>) {}
+
+  private async ownedTranscription(accountId: string, transcriptionId: string) {
+    const transcription = await this.deps.prisma.transcription.findFirst({ where: { id: transcriptionId, accountId } });
+    if (!transcription) throw errors.notFound('The transcription');
+    return transcription;
+  }
+
+  private async ownedLink(accountId: string, id: string) {
+    const link = await this.deps.prisma.shareLink.findFirst({ where: { id, accountId, revokedAt: null } });
+    if (!link) throw errors.notFound('The share link');
+    return link;
+  }
+
+  async create(accountId: string, transcriptionId: string, body: unknown): Promise<ShareLinkView> {
+    const input = parseShareLinkInput(body, 'create');
+    const transcription = await this.ownedTranscription(accountId, transcriptionId);
+    if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it before sharing.');
+    const link = await this.deps.prisma.shareLink.create({
+      data: { id: newId('shl'), code: newShareCode(), accountId, transcriptionId, label: input.label!, ...pickPermissions(input) },
+    });
+    return shareLinkView(link);
+  }
+
+  async list(accountId: string, transcriptionId: string): Promise<ShareLinkView[]> {
+    await this.ownedTranscription(accountId, transcriptionId);
+    const links = await this.deps.prisma.shareLink.findMany({ where: { transcriptionId, revokedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    return links.map(shareLinkView);
+  }
+
+  async update(accountId: string, id: string, body: unknown): Promise<ShareLinkView> {
+    const input = parseShareLinkInput(body, 'patch');
+    await this.ownedLink(accountId, id);
+    const link = await this.deps.prisma.shareLink.update({ where: { id }, data: { ...(input.label ? { label: input.label } : {}), ...pickPermissions(input) } });
+    return shareLinkView(link);
+  }
+
+  async revoke(accountId: string, id: string): Promise<ShareLinkView> {
+    await this.ownedLink(accountId, id);
+    return shareLinkView(await this.deps.prisma.shareLink.update({ where: { id }, data: { revokedAt: new Date() } }));
+  }
+
+  /** The live link behind a code, or 404: revoked, unknown, or its transcription archived all look the same to a reader. */
+  async resolve(code: string): Promise<ShareLinkRow & { transcriptionId: string }> {
+    const link = await this.deps.prisma.shareLink.findUnique({ where: { code }, include: { transcription: { select: { lifecycle: true } } } });
+    if (!link || link.revokedAt || !link.transcriptionId || link.transcription?.lifecycle !== 'active') throw errors.notFound('The share link');
+    const { transcription: _unused, ...row } = link;
+    return row as ShareLinkRow & { transcriptionId: string };
+  }
+}
+
+function pickPermissions(input: Partial<Record<(typeof PERMISSIONS)[number], boolean>>) {
+  const out: Partial<Record<(typeof PERMISSIONS)[number], boolean>> = {};
+  for (const permission of PERMISSIONS) if (input[permission] !== undefined) out[permission] = input[permission];
+  return out;
+}

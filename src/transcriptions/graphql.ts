@@ -1,0 +1,298 @@
+import { builder } from '../core/builder.js';
+import { SpeakerLabels } from '../meta/graphql.js';
+import type { JobView } from '../jobs/service.js';
+import type { ProbeRecord } from './links/index.js';
+import type { TranscriptionPage, TranscriptionView } from './service.js';
+import { ShareLinkType } from '../share-links/graphql.js';
+import { Readable } from 'node:stream';
+import { errors } from '../core/errors.js';
+
+/**
+ * Typed inputs of file and link transcriptions, with the spec's field names (CreateTranscription, SettingsPatch,
+ * ConfidencePolicy, CropWindow). The service validates the values (ranges, codes, combinations) and names the
+ * field it refuses; the REST routes run the same validation on the raw body first, so an unknown field or a
+ * wrong type answers `400 invalid_options` naming it rather than GraphQL's coercion message.
+ */
+
+export const ConfidencePolicyInput = builder.inputType('ConfidencePolicyInput', {
+  description: 'ConfidencePolicy: when a line is hidden as unclear and which words are low confidence.',
+  fields: (t) => ({
+    hideBelow: t.float({ description: '0..1, default 0.60: a line whose confidence is below it is flagged unclear.' }),
+    lowThreshold: t.float({ description: '0..1: words with `prob` below it are low confidence.' }),
+    suppressCount: t.int({ description: 'No longer read; accepted so stored settings round-trip.' }),
+  }),
+});
+
+export const SettingsPatchInput = builder.inputType('SettingsPatchInput', {
+  description: 'SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one.',
+  fields: (t) => ({
+    spokenLanguage: t.string({ description: 'A language code; absent, empty, `auto` or null: detect.' }),
+    speakerLabels: t.field({ type: SpeakerLabels }),
+    confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'null clears a stored policy (back to the default).' }),
+  }),
+});
+
+export const CreateTranscriptionInput = builder.inputType('CreateTranscriptionInput', {
+  description: 'CreateTranscription: a link (`url`) or, with an uploaded file, its options.',
+  fields: (t) => ({
+    url: t.string({ description: 'Fetched server-side; absent for a file upload.' }),
+    name: t.string({ description: 'Default: the file name or the URL.' }),
+    settings: t.field({ type: SettingsPatchInput }),
+    crop: t.boolean({ description: 'Default false: open the cropping step (waveform, preview) before transcribing.' }),
+    startS: t.float({ description: 'Window to transcribe (seconds); not together with `crop`.' }),
+    endS: t.float(),
+    durationS: t.float({ description: 'Source length as measured by the client.' }),
+    shareLink: t.boolean({ description: 'Default true: make the default share link (download, export, translate on).' }),
+  }),
+});
+
+export const UpdateTranscriptionInput = builder.inputType('UpdateTranscriptionInput', {
+  description: 'Rename (`name`) or change the default settings (`settings`, merged key by key; null clears a key).',
+  fields: (t) => ({
+    name: t.string(),
+    settings: t.field({ type: SettingsPatchInput }),
+  }),
+});
+
+export const CropWindowInput = builder.inputType('CropWindowInput', {
+  description: 'CropWindow: the part of the source to transcribe (seconds); transcript times count from `startS`.',
+  fields: (t) => ({
+    startS: t.float({ description: 'Default 0.' }),
+    endS: t.float({ description: 'Absent or null: to the end.' }),
+  }),
+});
+
+export const JobQueueType = builder.objectRef<{ position: number }>('JobQueue').implement({
+  description: 'Where a queued job waits behind the account\'s other transcriptions.',
+  fields: (t) => ({ position: t.exposeInt('position', { description: '1 is the next job to start.' }) }),
+});
+
+export const JobPreviewType = builder.objectRef<NonNullable<JobView['preview']>>('JobPreview').implement({
+  description: 'The cropping step: the waveform and whether `/job/preview` media is available.',
+  fields: (t) => ({
+    peaks: t.floatList({ nullable: true, resolve: (p) => p.peaks, description: 'Peak amplitude 0..1 per bucket; null until the file is measured.' }),
+    bucketS: t.exposeFloat('bucketS', { nullable: true, description: 'Seconds per peak.' }),
+    durationS: t.exposeFloat('durationS', { nullable: true }),
+    expiresAt: t.exposeString('expiresAt', { nullable: true, description: 'A link\'s fetched copy is kept ten minutes.' }),
+    available: t.exposeBoolean('available'),
+  }),
+});
+
+export const JobWindowType = builder.objectRef<NonNullable<JobView['window']>>('JobWindow').implement({
+  fields: (t) => ({ startS: t.exposeFloat('startS'), endS: t.exposeFloat('endS', { nullable: true }) }),
+});
+
+export const JobType = builder.objectRef<JobView>('TranscriptionJob').implement({
+  description: 'The server-owned job that turns a file or link recording into a transcript.',
+  fields: (t) => ({
+    recordingId: t.exposeID('recordingId'),
+    state: t.exposeString('state', { description: 'cropping, queued, fetching, transcribing, done or failed.' }),
+    progress: t.field({
+      type: 'JSON',
+      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`.',
+      resolve: (job) => job.progress,
+    }),
+    error: t.exposeString('error', { nullable: true }),
+    errorCode: t.exposeString('errorCode', { nullable: true }),
+    source: t.exposeString('source', { nullable: true, description: 'The link the job came from.' }),
+    queue: t.field({ type: JobQueueType, nullable: true, resolve: (job) => job.queue }),
+    preview: t.field({ type: JobPreviewType, nullable: true, resolve: (job) => job.preview }),
+    window: t.field({ type: JobWindowType, nullable: true, resolve: (job) => job.window }),
+    attempts: t.exposeInt('attempts'),
+    createdAt: t.exposeString('createdAt'),
+    startedAt: t.exposeString('startedAt', { nullable: true }),
+    finishedAt: t.exposeString('finishedAt', { nullable: true }),
+  }),
+});
+
+export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcription').implement({
+  description: 'A transcription of a file or a link (one recording, one job), or a live transcription.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    kind: t.exposeString('kind', { description: 'file, link or live.' }),
+    name: t.exposeString('name'),
+    state: t.exposeString('state', { description: 'Lifecycle: active or archived.' }),
+    settings: t.field({ type: 'JSON', resolve: (tr) => tr.settings }),
+    sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
+    recordingId: t.exposeID('recordingId', { nullable: true }),
+    job: t.field({ type: JobType, nullable: true, resolve: (tr) => tr.job }),
+    durationS: t.exposeFloat('durationS', { nullable: true }),
+    spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
+    shareLink: t.field({ type: ShareLinkType, nullable: true, resolve: (tr) => tr.shareLink }),
+    createdAt: t.exposeString('createdAt'),
+    updatedAt: t.exposeString('updatedAt'),
+    archivedAt: t.exposeString('archivedAt', { nullable: true }),
+    purgeAfter: t.exposeString('purgeAfter', { nullable: true }),
+  }),
+});
+
+export const TranscriptionPageType = builder.objectRef<TranscriptionPage>('TranscriptionPage').implement({
+  fields: (t) => ({
+    items: t.field({ type: [TranscriptionType], resolve: (page) => page.items }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Absent on the last page.' }),
+  }),
+});
+
+export const ProbeMediaType = builder.objectRef<ProbeRecord['media'][number]>('ProbeMedia').implement({
+  fields: (t) => ({ url: t.exposeString('url'), title: t.exposeString('title', { nullable: true }) }),
+});
+
+export const ProbeRecordType = builder.objectRef<ProbeRecord>('ProbeRecord').implement({
+  description: 'What a link is: a file to transcribe, a live stream, a page with recordings on it, or nothing usable.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'file, live or unknown.' }),
+    ok: t.exposeBoolean('ok'),
+    problem: t.exposeString('problem', { nullable: true }),
+    source: t.exposeString('source', { nullable: true, description: 'radio, or the video platform\'s name.' }),
+    media: t.field({ type: [ProbeMediaType], resolve: (p) => p.media }),
+    contentType: t.exposeString('contentType', { nullable: true }),
+    bytes: t.exposeFloat('bytes', { nullable: true }),
+    url: t.exposeString('url', { description: 'The address after redirects.' }),
+  }),
+});
+
+export interface JobEventFrame { type: string; recordingId?: string; seq?: number; at?: string; [key: string]: unknown }
+
+export const JobEventType = builder.objectRef<JobEventFrame>('TranscriptionEvent').implement({
+  description: 'A frame of the transcription\'s events socket: `job.state` (state changes) and `job.progress` (each step).',
+  fields: (t) => ({
+    type: t.string({ resolve: (f) => f.type }),
+    recordingId: t.id({ nullable: true, resolve: (f) => f.recordingId ?? null }),
+    seq: t.int({ nullable: true, resolve: (f) => f.seq ?? null, description: 'Durable event seq; absent on queue-position updates.' }),
+    at: t.string({ nullable: true, resolve: (f) => f.at ?? null }),
+    state: t.string({ nullable: true, resolve: (f) => (typeof f.state === 'string' ? f.state : null) }),
+    frame: t.field({ type: 'JSON', description: 'The whole frame as the REST socket sends it.', resolve: (f) => f }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  transcriptions: t.field({
+    type: TranscriptionPageType,
+    description: 'The caller\'s transcriptions, newest first, paged with `cursor`; `lifecycle` active (default), archived or all.',
+    authScopes: { read: true },
+    args: { cursor: t.arg.string(), lifecycle: t.arg.string(), limit: t.arg.int() },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.list(ctx.identity!.account.id, args),
+  }),
+  transcription: t.field({
+    type: TranscriptionType,
+    authScopes: { read: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.get(ctx.identity!.account.id, String(args.id)),
+  }),
+  transcriptionProbe: t.field({
+    type: ProbeRecordType,
+    description: 'Looks at a link without storing anything. Private, loopback and cloud-metadata addresses are refused.',
+    authScopes: { read: true },
+    args: { url: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.probe(args.url),
+  }),
+  recordingJob: t.field({
+    type: JobType,
+    description: 'Job state and progress; a queued job carries its place in the account\'s queue.',
+    authScopes: { read: true },
+    args: { recordingId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.job(ctx.identity!.account.id, String(args.recordingId)),
+  }),
+}));
+
+/** The GraphQL multipart request spec's file (graphql-yoga hands resolvers a WHATWG File). */
+interface UploadedFileValue { name: string; type: string; stream(): ReadableStream<Uint8Array> }
+
+/** Reads a WHATWG stream chunk by chunk; yoga's may be a ponyfill that Readable.fromWeb refuses. */
+async function* readChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+// The builder declares DateTime and JSON; `Upload` is added here because only file transcriptions take files.
+(builder as unknown as { scalarType: (name: string, options: object) => void }).scalarType('Upload', {
+  description: 'A file sent with the GraphQL multipart request spec.',
+  serialize: () => {
+    throw new Error('Upload is an input-only scalar.');
+  },
+  parseValue: (value: unknown) => value,
+});
+
+builder.mutationFields((t) => ({
+  createTranscription: t.field({
+    type: TranscriptionType,
+    description: 'Transcribe an uploaded file (`file`) or a link (`options.url`). `options` holds the CreateTranscription fields. Answers at once; follow `job`.',
+    authScopes: { write: true },
+    args: {
+      options: t.arg({ type: CreateTranscriptionInput }),
+      file: t.arg({ type: 'Upload' as never }),
+    },
+    resolve: (_root, args, ctx) => {
+      const file = args.file as unknown as UploadedFileValue | null | undefined;
+      if (file && typeof file.stream !== 'function') throw errors.invalidOptions('file must be sent as a multipart upload.', { field: 'file' });
+      const upload = file
+        ? { stream: Readable.from(readChunks(file.stream())), fileName: file.name || null, mimeType: file.type || null }
+        : null;
+      return ctx.services.transcriptions.create({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.options ?? {}, upload);
+    },
+  }),
+  updateTranscription: t.field({
+    type: TranscriptionType,
+    description: 'Rename (`name`) or change default settings (`settings`, merged; null clears a key).',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateTranscriptionInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.update(ctx.identity!.account.id, String(args.id), args.input),
+  }),
+  archiveTranscription: t.field({
+    type: TranscriptionType,
+    description: 'Hide it; its share links stop working; data kept until restored or purged.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.archive(ctx.identity!.account.id, String(args.id)),
+  }),
+  restoreTranscription: t.field({
+    type: TranscriptionType,
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.restore(ctx.identity!.account.id, String(args.id)),
+  }),
+  purgeTranscription: t.field({
+    type: 'JSON',
+    description: 'Delete an archived transcription and its media for good: `{id, purged: true}`.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.purge(ctx.identity!.account.id, String(args.id)),
+  }),
+  startRecordingJob: t.field({
+    type: JobType,
+    description: 'Release a cropping job with a window (`startS`, optional `endS`); transcript times count from `startS`.',
+    authScopes: { write: true },
+    args: { recordingId: t.arg.id({ required: true }), window: t.arg({ type: CropWindowInput }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.startJob(ctx.identity!.account.id, String(args.recordingId), args.window ?? {}),
+  }),
+  retryRecordingJob: t.field({
+    type: JobType,
+    description: 'Re-queue a failed job (a link whose fetch failed is fetched again).',
+    authScopes: { write: true },
+    args: { recordingId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.retryJob(ctx.identity!.account.id, String(args.recordingId)),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  transcriptionEvents: t.field({
+    type: JobEventType,
+    description: 'The events socket\'s frames as a subscription: `job.state` on every state change and `job.progress` per step.',
+    authScopes: { read: true },
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: async (_root, args, ctx) => {
+      // Ownership is checked before listening: another account's id is 404, not a silent empty stream.
+      await ctx.services.transcriptions.get(ctx.identity!.account.id, String(args.id));
+      return ctx.pubsub.subscribe(`transcription:${String(args.id)}`);
+    },
+    resolve: (frame) => frame as JobEventFrame,
+  }),
+}));

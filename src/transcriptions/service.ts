@@ -1,0 +1,653 @@
+/**
+ * File and link transcriptions: creation (upload or link), listing, renaming, lifecycle moves, the probe, and
+ * the job moves a client can make (start a cropped job, retry a failed one). The heavy work happens in the
+ * workers (workers/transcription-worker.ts); the rules of job states live in ./jobs.ts.
+ *
+ * A file or link transcription holds exactly one recording, and that recording has one job.
+ */
+import crypto from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Prisma } from '../generated/prisma/client.js';
+import { ApiError, errors, knownError } from '../core/errors.js';
+import { probeAudio } from '../../workers/engine/audio.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { newId } from '../core/ids.js';
+import type { CapabilitiesService } from '../meta/service.js';
+import type { Closable, ServiceDeps } from '../core/services.js';
+import { dispatchQueued, inTransaction, jobView, queueJob, stateFrame, type JobsContext, type JobView } from '../jobs/service.js';
+import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
+import { recordingMediaDir } from '../recordings/media.js';
+import { recordingView, type RecordingView } from '../recordings/service.js';
+import { newShareCode, shareLinkView, type ShareLinkView } from '../share-links/service.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    transcriptions: TranscriptionsService;
+  }
+}
+
+export type Lifecycle = 'active' | 'archived';
+export type LifecycleFilter = Lifecycle | 'all';
+
+export interface TranscriptionSettings {
+  spokenLanguage?: string | null;
+  speakerLabels?: 'auto' | 'on' | 'off';
+  /** null in a PATCH clears a stored policy (back to the default `hideBelow` 0.60). */
+  confidencePolicy?: { hideBelow?: number; lowThreshold?: number; suppressCount?: number } | null;
+}
+
+export interface CreateTranscriptionOptions {
+  url: string | null;
+  name: string | null;
+  settings: TranscriptionSettings;
+  crop: boolean;
+  startS: number | null;
+  endS: number | null;
+  durationS: number | null;
+  shareLink: boolean;
+}
+
+export interface UploadedFile {
+  /** The bytes as they arrive; written straight to storage with the size cap applied while streaming. */
+  stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream;
+  fileName: string | null;
+  mimeType: string | null;
+}
+
+/**
+ * An upload already written to its recording's folder (size-capped while it arrived), with the sha256 of its
+ * bytes: what an Idempotency-Key fingerprint needs before anything is created. `create` takes it over; a request
+ * refused before that hands it to `discardUpload`.
+ */
+export interface StagedUpload {
+  recordingId: string;
+  bytes: number;
+  sha256: string;
+  fileName: string | null;
+  mimeType: string | null;
+}
+
+const isStaged = (upload: UploadedFile | StagedUpload): upload is StagedUpload => 'sha256' in upload;
+
+export interface TranscriptionView {
+  id: string;
+  kind: 'file' | 'link' | 'live';
+  name: string;
+  /** `active` or `archived` (the lifecycle). */
+  state: Lifecycle;
+  settings: TranscriptionSettings;
+  sourceUrl: string | null;
+  recordingId: string | null;
+  job: JobView | null;
+  durationS: number | null;
+  spokenLanguage: string | null;
+  /** The default share link made at creation (null when `shareLink: false` or since revoked). */
+  shareLink: ShareLinkView | null;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  purgeAfter: string | null;
+}
+
+export interface TranscriptionPage { items: TranscriptionView[]; nextCursor: string | null }
+
+const CREATE_FIELDS = ['url', 'name', 'settings', 'crop', 'startS', 'endS', 'durationS', 'shareLink'] as const;
+const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy']);
+const LIST_MAX = 500;
+const LIST_DEFAULT = 50;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalNumber(input: Record<string, unknown>, field: string, prefix = ''): number | null {
+  const value = input[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw errors.invalidOptions(`${prefix}${field} must be a number of seconds at or above 0, or null.`, { field: `${prefix}${field}` });
+  return value;
+}
+
+/** SettingsPatch: the capture settings a file job reads. Unknown keys are refused by name so typos are not silently ignored. */
+export function parseSettings(value: unknown, field = 'settings'): TranscriptionSettings {
+  if (value === undefined || value === null) return {};
+  if (!isObject(value)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
+  const out: TranscriptionSettings = {};
+  for (const key of Object.keys(value)) {
+    if (!SETTINGS_FIELDS.has(key)) throw errors.invalidOptions(`${field}.${key} is not a setting of file transcriptions (spokenLanguage, speakerLabels, confidencePolicy).`, { field: `${field}.${key}` });
+  }
+  if (value.spokenLanguage !== undefined) {
+    const language = value.spokenLanguage;
+    if (language !== null && (typeof language !== 'string' || !/^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$/.test(language))) {
+      throw errors.invalidOptions(`${field}.spokenLanguage must be a language code such as "en", "auto" or null.`, { field: `${field}.spokenLanguage` });
+    }
+    out.spokenLanguage = language === '' || language === 'auto' ? null : (language as string | null);
+  }
+  if (value.speakerLabels !== undefined) {
+    if (!['auto', 'on', 'off'].includes(value.speakerLabels as string)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
+    out.speakerLabels = value.speakerLabels as 'auto' | 'on' | 'off';
+  }
+  if (value.confidencePolicy === null) out.confidencePolicy = null;
+  else if (value.confidencePolicy !== undefined) {
+    const policy = value.confidencePolicy;
+    if (!isObject(policy)) throw errors.invalidOptions(`${field}.confidencePolicy must be an object.`, { field: `${field}.confidencePolicy` });
+    const parsed: NonNullable<TranscriptionSettings['confidencePolicy']> = {};
+    for (const [key, raw] of Object.entries(policy)) {
+      const name = `${field}.confidencePolicy.${key}`;
+      if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) throw errors.invalidOptions(`${name} is not a confidence policy field.`, { field: name });
+      if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1) || (key === 'suppressCount' && !Number.isInteger(raw))) {
+        throw errors.invalidOptions(`${name} must be ${key === 'suppressCount' ? 'a whole number at or above 0' : 'a number from 0 to 1'}.`, { field: name });
+      }
+      parsed[key as keyof typeof parsed] = raw;
+    }
+    out.confidencePolicy = parsed;
+  }
+  return out;
+}
+
+/** CreateTranscription (no extra properties). `hasFile` tells whether the body came with a `file` part. */
+export function parseCreateOptions(body: unknown, hasFile: boolean): CreateTranscriptionOptions {
+  const input = body === undefined || body === null ? {} : body;
+  if (!isObject(input)) throw errors.invalidOptions('options must be a JSON object.', { field: 'options' });
+  for (const key of Object.keys(input)) {
+    if (!(CREATE_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a field of CreateTranscription.`, { field: key });
+  }
+  const url = input.url === undefined || input.url === null ? null : input.url;
+  if (url !== null && typeof url !== 'string') throw errors.invalidOptions('url must be a string or null.', { field: 'url' });
+  if (hasFile && url) throw errors.invalidOptions('url must be absent when a file is uploaded.', { field: 'url' });
+  if (!hasFile && !url) throw errors.invalidOptions('url is required without a file part (send multipart with `file`, or JSON with `url`).', { field: 'url' });
+  const name = input.name === undefined || input.name === null ? null : input.name;
+  if (name !== null && (typeof name !== 'string' || !name.trim() || name.length > 300)) throw errors.invalidOptions('name must be a non-empty string of at most 300 characters, or null.', { field: 'name' });
+  for (const flag of ['crop', 'shareLink'] as const) {
+    if (input[flag] !== undefined && input[flag] !== null && typeof input[flag] !== 'boolean') throw errors.invalidOptions(`${flag} must be true, false or null.`, { field: flag });
+  }
+  const crop = input.crop === true;
+  const startS = optionalNumber(input, 'startS');
+  const endS = optionalNumber(input, 'endS');
+  if (crop && (startS !== null || endS !== null)) throw errors.invalidOptions(`${startS !== null ? 'startS' : 'endS'} cannot be given together with crop: the window is chosen in the cropping step.`, { field: startS !== null ? 'startS' : 'endS' });
+  if (startS !== null && endS !== null && endS <= startS) throw errors.invalidOptions('endS must be after startS.', { field: 'endS' });
+  return {
+    url: url as string | null,
+    name: name ? (name as string).trim() : null,
+    settings: parseSettings(input.settings),
+    crop,
+    startS,
+    endS,
+    durationS: optionalNumber(input, 'durationS'),
+    shareLink: input.shareLink !== false,
+  };
+}
+
+/** The PATCH of a transcription (UpdateTranscription: `name`, `settings` as a SettingsPatch); unknown fields are refused by name. */
+export function parseTranscriptionPatch(body: unknown): { name?: string; settings?: TranscriptionSettings } {
+  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
+  for (const key of Object.keys(body)) if (key !== 'name' && key !== 'settings') throw errors.invalidOptions(`${key} cannot be changed (name, settings).`, { field: key });
+  const out: { name?: string; settings?: TranscriptionSettings } = {};
+  if (body.name !== undefined) {
+    if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > 300) throw errors.invalidOptions('name must be a non-empty string of at most 300 characters.', { field: 'name' });
+    out.name = body.name.trim();
+  }
+  if (body.settings !== undefined) out.settings = parseSettings(body.settings);
+  return out;
+}
+
+/** A window for `POST /job/start` (CropWindow: `startS` required, `endS` optional). */
+export function parseCropWindow(body: unknown): { startS: number; endS: number | null } {
+  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object with startS (and optionally endS).', { field: 'startS' });
+  for (const key of Object.keys(body)) if (key !== 'startS' && key !== 'endS') throw errors.invalidOptions(`${key} is not a field of the crop window (startS, endS).`, { field: key });
+  const startS = optionalNumber(body, 'startS') ?? 0;
+  const endS = optionalNumber(body, 'endS');
+  if (endS !== null && endS <= startS) throw errors.invalidOptions('endS must be after startS.', { field: 'endS' });
+  return { startS, endS };
+}
+
+interface Cursor { createdAt: string; id: string }
+const encodeCursor = (cursor: Cursor) => Buffer.from(`${cursor.createdAt}|${cursor.id}`).toString('base64url');
+function decodeCursor(raw: string): Cursor {
+  const text = Buffer.from(raw, 'base64url').toString('utf8');
+  const [createdAt, id] = text.split('|');
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
+  return { createdAt, id };
+}
+
+type TranscriptionWithRecording = Prisma.TranscriptionGetPayload<{ include: { recordings: { include: { job: true } }; shareLinks: true } }>;
+
+export class TranscriptionsService implements Closable {
+  private loggerInstance: Logger | null = null;
+  readonly linkPolicy: LinkFetchPolicy;
+
+  /** `queue`: where admitted work goes (Bull; adds only, processing happens in workers), injected by the entry point. */
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly capabilities: CapabilitiesService,
+    private readonly queue: JobQueue,
+  ) {
+    this.linkPolicy = linkFetchPolicyOf(deps.config.transcriptions);
+  }
+
+  /**
+   * A spoken language the model does not know is refused now rather than failing the job later (a region suffix,
+   * `en-US`, is judged by its language). When the model cannot be read yet, the job is where it will be judged.
+   */
+  private async checkSpokenLanguage(settings: TranscriptionSettings, field = 'settings.spokenLanguage'): Promise<void> {
+    const language = settings.spokenLanguage;
+    if (!language) return;
+    const known = await this.capabilities.transcriptionLanguages().catch(() => null);
+    if (known && !known.includes(language.split('-')[0]!.toLowerCase())) {
+      throw errors.invalidOptions(`${field} "${language}" is not a language the speech model knows (GET /v1/languages lists them).`, { field });
+    }
+  }
+
+  private get logger(): Logger {
+    return (this.loggerInstance ??= createLogger(this.deps.config.logLevel));
+  }
+
+  get jobs(): JobsContext {
+    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub, queue: this.queue };
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+
+  private mediaDir(recordingId: string) {
+    return recordingMediaDir(this.deps.config.dataDir, recordingId);
+  }
+
+  async view(row: TranscriptionWithRecording): Promise<TranscriptionView> {
+    const recording = row.recordings[0] ?? null;
+    const defaultLink = row.shareLinks.find((link) => link.isDefault && !link.revokedAt) ?? null;
+    return {
+      id: row.id,
+      kind: row.kind as TranscriptionView['kind'],
+      name: row.name,
+      state: row.lifecycle as Lifecycle,
+      settings: row.settings as TranscriptionSettings,
+      sourceUrl: row.sourceUrl,
+      recordingId: recording?.id ?? null,
+      job: recording?.job ? await jobView(this.deps.prisma, recording.job) : null,
+      durationS: recording?.durationS ?? null,
+      spokenLanguage: recording?.spokenLanguage ?? null,
+      shareLink: defaultLink ? shareLinkView(defaultLink) : null,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+      archivedAt: row.archivedAt?.toISOString() ?? null,
+      purgeAfter: row.purgeAfter?.toISOString() ?? null,
+    };
+  }
+
+  private readonly include = {
+    recordings: { include: { job: true }, orderBy: { createdAt: 'desc' as const }, take: 1 },
+    shareLinks: { where: { isDefault: true, revokedAt: null } },
+  };
+
+  private async owned(accountId: string, id: string): Promise<TranscriptionWithRecording> {
+    const row = await this.deps.prisma.transcription.findFirst({ where: { id, accountId }, include: this.include });
+    if (!row) throw errors.notFound('The transcription');
+    return row;
+  }
+
+  async get(accountId: string, id: string): Promise<TranscriptionView> {
+    return this.view(await this.owned(accountId, id));
+  }
+
+  /**
+   * Creates a transcription from an upload or a link and answers at once. An upload is streamed to storage
+   * with the size cap applied while it arrives and checked to be audio; on any refusal nothing is kept.
+   */
+  async create(actor: { accountId: string; principalId: string }, rawOptions: unknown, upload: UploadedFile | StagedUpload | null): Promise<TranscriptionView> {
+    let options: CreateTranscriptionOptions;
+    try {
+      options = parseCreateOptions(rawOptions, upload !== null);
+      await this.checkSpokenLanguage(options.settings);
+    } catch (error) {
+      if (upload && isStaged(upload)) await this.discardUpload(upload);
+      throw error;
+    }
+    const file = upload && !isStaged(upload) ? await this.stageUpload(upload) : upload;
+    const transcriptionId = newId('trn');
+    const recordingId = file?.recordingId ?? newId('rec');
+    const jobId = newId('job');
+    const dir = this.mediaDir(recordingId);
+    let stored: { bytes: number; durationS: number } | null = null;
+    if (options.url) {
+      // Refuse what can be refused without DNS now (a typo'd scheme, a literal private address, a metadata host);
+      // names are checked again on every connection while fetching.
+      const url = parseLinkUrl(options.url);
+      const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+      if (!this.linkPolicy.allowHosts.includes(host)) {
+        const reason = refusedHostNameReason(host) ?? (/^[\d.]+$|:/.test(host) ? refusedAddressReason(host) : null);
+        if (reason) throw new LinkError('link_refused', `url points to an address the server does not fetch from (${reason}): ${url.hostname}.`, { host: url.hostname, reason });
+      }
+    } else if (file) {
+      stored = await this.probeUpload(file, options);
+    }
+    const name = options.name ?? (options.url ? options.url : file?.fileName) ?? 'Untitled transcription';
+    const window = { windowStartS: options.startS, windowEndS: options.endS };
+    const initialState = options.url ? 'fetching' : options.crop ? 'cropping' : 'queued';
+    try {
+      await inTransaction(this.deps, recordingId, async (tx) => {
+        await tx.transcription.create({
+          data: {
+            id: transcriptionId,
+            accountId: actor.accountId,
+            ownerPrincipalId: actor.principalId,
+            kind: options.url ? 'link' : 'file',
+            name,
+            // A null in the create body means "no value": nothing to store.
+            settings: Object.fromEntries(Object.entries(options.settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue,
+            sourceUrl: options.url,
+          },
+        });
+        await tx.recording.create({
+          data: {
+            id: recordingId,
+            transcriptionId,
+            accountId: actor.accountId,
+            state: 'processing',
+            name,
+            durationS: stored?.durationS ?? options.durationS,
+            sourcePath: stored ? path.join(recordingId, 'source') : null,
+            sourceMime: file?.mimeType ?? null,
+            sourceBytes: stored?.bytes ?? null,
+          },
+        });
+        const job = await tx.job.create({
+          data: {
+            id: jobId,
+            recordingId,
+            accountId: actor.accountId,
+            state: initialState,
+            sourceUrl: options.url,
+            ...window,
+            queuedAt: initialState === 'queued' ? new Date() : null,
+            progress: { pct: 0 },
+          },
+        });
+        if (options.shareLink) {
+          await tx.shareLink.create({
+            data: { id: newId('shl'), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true },
+          });
+        }
+        return { result: job, frames: [stateFrame(job)] };
+      });
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+    // Committed: from here a failure to hand the work on must not fail the request. The worker's sweeper
+    // admits queued jobs and re-adds missing Bull work within seconds.
+    try {
+      if (initialState === 'fetching') await this.queue.add('fetch', { jobId, attempt: 0, crop: options.crop });
+      else if (initialState === 'cropping') await this.queue.add('prepare', { jobId, attempt: 0 });
+      else await dispatchQueued(this.jobs, actor.accountId);
+    } catch (error) {
+      this.logger.warn({ jobId, error: String(error) }, 'handing a new job to the queue failed; the sweeper will');
+    }
+    return this.get(actor.accountId, transcriptionId);
+  }
+
+  /**
+   * Streams an upload into a new recording's folder with the size cap applied while it arrives, hashing it on the
+   * way. A refused or broken upload leaves nothing behind.
+   */
+  async stageUpload(file: UploadedFile): Promise<StagedUpload> {
+    const limit = this.deps.config.limits.maxUploadBytes;
+    const recordingId = newId('rec');
+    const dir = this.mediaDir(recordingId);
+    const hash = crypto.createHash('sha256');
+    let bytes = 0;
+    const cap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        if (bytes > limit) {
+          done(new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${limit} bytes).`, { details: { field: 'file', limit } }));
+          return;
+        }
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await mkdir(dir, { recursive: true });
+      await pipeline(file.stream as NodeJS.ReadableStream, cap, createWriteStream(path.join(dir, 'source')));
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+    return { recordingId, bytes, sha256: hash.digest('hex'), fileName: file.fileName, mimeType: file.mimeType };
+  }
+
+  /** Removes a staged upload that no transcription took over. */
+  async discardUpload(upload: StagedUpload): Promise<void> {
+    await rm(this.mediaDir(upload.recordingId), { recursive: true, force: true });
+  }
+
+  /** Checks a staged upload is audio, and that a window asked for lies inside it; refused uploads are removed. */
+  private async probeUpload(upload: StagedUpload, options: CreateTranscriptionOptions): Promise<{ bytes: number; durationS: number }> {
+    try {
+      if (upload.bytes === 0) throw errors.invalidAudio('file is empty.', { field: 'file' });
+      const probe = await probeAudio(path.join(this.mediaDir(upload.recordingId), 'source')).catch((error: unknown) => {
+        const known = knownError(error);
+        throw known ? new ApiError(known.code, known.status, `file: ${known.message}`, { details: { field: 'file' } }) : error;
+      });
+      if (!probe.hasAudio) throw errors.invalidAudio('file has no audio stream.', { field: 'file' });
+      if (options.startS !== null && probe.durationS > 0 && options.startS >= probe.durationS) {
+        throw errors.invalidOptions(`startS (${options.startS}) is at or past the end of the file (${probe.durationS.toFixed(2)} s).`, { field: 'startS', durationS: probe.durationS });
+      }
+      return { bytes: upload.bytes, durationS: probe.durationS };
+    } catch (error) {
+      await this.discardUpload(upload);
+      throw error;
+    }
+  }
+
+  /**
+   * Newest first; the cursor is the last item's (createdAt, id), so changes while paging neither repeat nor skip items.
+   * `limit` counts per lifecycle: with `lifecycle=all` a page holds up to `limit` active and up to `limit` archived
+   * transcriptions (the spec's "up to 500 of each"), merged newest first and cut where the first lifecycle that has more
+   * ends, so the next page (from that item) skips nothing of either.
+   */
+  async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }): Promise<TranscriptionPage> {
+    const lifecycle = (query.lifecycle ?? 'active') as LifecycleFilter;
+    if (!['active', 'archived', 'all'].includes(lifecycle)) throw errors.invalidOptions('lifecycle must be active, archived or all.', { field: 'lifecycle' });
+    const limit = query.limit ?? LIST_DEFAULT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+    const where: Prisma.TranscriptionWhereInput = { accountId };
+    if (query.cursor) {
+      const cursor = decodeCursor(query.cursor);
+      const at = new Date(cursor.createdAt);
+      where.OR = [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: cursor.id } }];
+    }
+    const lifecycles: Lifecycle[] = lifecycle === 'all' ? ['active', 'archived'] : [lifecycle];
+    const streams = await Promise.all(lifecycles.map((each) => this.deps.prisma.transcription.findMany({
+      where: { ...where, lifecycle: each }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1,
+    })));
+    const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+      b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+    // Where a lifecycle has more than `limit`, its last kept item bounds the page; the newest such bound wins.
+    const bound = streams.filter((rows) => rows.length > limit).map((rows) => rows[limit - 1]!).sort(newestFirst)[0];
+    const page = streams.flatMap((rows) => rows.slice(0, limit)).sort(newestFirst).filter((row) => !bound || newestFirst(row, bound) <= 0);
+    return {
+      items: await Promise.all(page.map((row) => this.view(row))),
+      nextCursor: bound ? encodeCursor({ createdAt: bound.createdAt.toISOString(), id: bound.id }) : null,
+    };
+  }
+
+  /** PATCH: rename, or change the default capture settings (merged key by key; null clears a key). */
+  async update(accountId: string, id: string, body: unknown): Promise<TranscriptionView> {
+    const { name, settings: patch } = parseTranscriptionPatch(body);
+    const row = await this.owned(accountId, id);
+    const data: Prisma.TranscriptionUpdateInput = {};
+    if (name !== undefined) data.name = name;
+    if (patch !== undefined) {
+      await this.checkSpokenLanguage(patch);
+      const merged: Record<string, unknown> = { ...(row.settings as Record<string, unknown>), ...patch };
+      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+      data.settings = merged as Prisma.InputJsonValue;
+    }
+    await this.deps.prisma.transcription.update({ where: { id }, data });
+    return this.get(accountId, id);
+  }
+
+  async archive(accountId: string, id: string): Promise<TranscriptionView> {
+    const row = await this.owned(accountId, id);
+    if (row.lifecycle !== 'archived') {
+      await this.deps.prisma.$transaction([
+        this.deps.prisma.transcription.update({ where: { id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
+        this.deps.prisma.recording.updateMany({ where: { transcriptionId: id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
+      ]);
+      // Archiving does not stop a running job: its Bull run goes on storing segments and finishes (the worker
+      // checks only the job's state and attempt). What changes is that archived work no longer counts against the
+      // account's concurrency limit, so its slot is freed and the next queued job may be admitted now.
+      await dispatchQueued(this.jobs, accountId);
+    }
+    return this.get(accountId, id);
+  }
+
+  async restore(accountId: string, id: string): Promise<TranscriptionView> {
+    const row = await this.owned(accountId, id);
+    if (row.lifecycle !== 'active') {
+      await this.deps.prisma.$transaction([
+        this.deps.prisma.transcription.update({ where: { id }, data: { lifecycle: 'active', archivedAt: null, purgeAfter: null } }),
+        this.deps.prisma.recording.updateMany({ where: { transcriptionId: id }, data: { lifecycle: 'active', archivedAt: null } }),
+      ]);
+      // Restored work counts again: a job still running holds its slot again, a queued one rejoins the line (and
+      // is admitted now if a slot is free), and one stranded while archived is seen by the sweeper again.
+      await dispatchQueued(this.jobs, accountId);
+    }
+    return this.get(accountId, id);
+  }
+
+  /** Irreversible; only an archived transcription. Deletes rows (cascade) and the stored media. */
+  async purge(accountId: string, id: string): Promise<{ id: string; purged: true }> {
+    const row = await this.owned(accountId, id);
+    if (row.lifecycle !== 'archived') throw errors.invalidState('Only an archived transcription can be purged; archive it first.', { state: row.lifecycle });
+    const recordings = await this.deps.prisma.recording.findMany({ where: { transcriptionId: id }, select: { id: true } });
+    await this.deps.prisma.transcription.delete({ where: { id } });
+    await Promise.all(recordings.map((recording) => rm(this.mediaDir(recording.id), { recursive: true, force: true })));
+    await dispatchQueued(this.jobs, accountId);
+    return { id, purged: true };
+  }
+
+  async probe(url: unknown): Promise<ProbeRecord> {
+    if (typeof url !== 'string' || !url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
+    return probeLink(url, { policy: this.linkPolicy });
+  }
+
+  // ---- the job of a recording ----
+
+  private async ownedJob(accountId: string, recordingId: string) {
+    const job = await this.deps.prisma.job.findFirst({ where: { recordingId, accountId }, include: { recording: { select: { lifecycle: true } } } });
+    if (!job || job.recording.lifecycle !== 'active') throw errors.notFound('The job of this recording');
+    return job;
+  }
+
+  async job(accountId: string, recordingId: string): Promise<JobView> {
+    const { recording: _r, ...job } = await this.ownedJob(accountId, recordingId);
+    return jobView(this.deps.prisma, job);
+  }
+
+  /** Releases a `cropping` job with its window; transcript timestamps then count from the window's start. */
+  async startJob(accountId: string, recordingId: string, body: unknown): Promise<JobView> {
+    const window = parseCropWindow(body ?? {});
+    const job = await this.ownedJob(accountId, recordingId);
+    if (job.state !== 'cropping') throw errors.invalidState(`The job is ${job.state}; only a cropping job can be started.`, { state: job.state });
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
+    if (!recording.sourcePath) throw errors.invalidState('The job has no stored source yet; wait for its waveform.', { state: job.state });
+    if (recording.durationS !== null && window.startS >= recording.durationS) {
+      throw errors.invalidOptions(`startS must be before the end of the audio (${recording.durationS.toFixed(2)} s).`, { field: 'startS' });
+    }
+    await this.deps.prisma.job.update({ where: { id: job.id }, data: { previewPath: null, previewExpiresAt: null } });
+    await queueJob(this.jobs, job.id, { windowStartS: window.startS, windowEndS: window.endS }, ['cropping']);
+    return this.job(accountId, recordingId);
+  }
+
+  /**
+   * Re-queues a failed job. With a stored source it goes back to `queued` (and waits its turn past the
+   * concurrency limit); a link whose fetch failed is fetched again.
+   */
+  async retryJob(accountId: string, recordingId: string): Promise<JobView> {
+    const job = await this.ownedJob(accountId, recordingId);
+    if (job.state !== 'failed') throw errors.invalidState(`The job is ${job.state}; only a failed job can be retried.`, { state: job.state });
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
+    await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { state: 'processing' } });
+    if (recording.sourcePath) {
+      await queueJob(this.jobs, job.id, {}, ['failed']);
+    } else if (job.sourceUrl) {
+      const updated = await inTransaction(this.deps, recordingId, async (tx) => {
+        const moved = await tx.job.update({
+          where: { id: job.id },
+          data: { state: 'fetching', error: null, errorCode: null, finishedAt: null, progress: { pct: 0, phase: 'fetching' } },
+        });
+        return { result: moved, frames: [stateFrame(moved)] };
+      });
+      await this.queue.add('fetch', { jobId: job.id, attempt: updated.attempts });
+    } else {
+      throw errors.invalidState('The job has no stored source to retry from.', { state: job.state });
+    }
+    return this.job(accountId, recordingId);
+  }
+
+  // ---- the lifecycle of one recording (a file transcription's only recording) ----
+
+  private async ownedRecording(accountId: string, recordingId: string) {
+    const recording = await this.deps.prisma.recording.findFirst({ where: { id: recordingId, accountId } });
+    if (!recording) throw errors.notFound('The recording');
+    return recording;
+  }
+
+  /** Hidden (share-link reads answer 404), its job leaves the queue; data kept until restored or purged. */
+  async archiveRecording(accountId: string, recordingId: string): Promise<RecordingView> {
+    const recording = await this.ownedRecording(accountId, recordingId);
+    if (recording.lifecycle === 'archived') return recordingView(recording);
+    const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'archived', archivedAt: new Date() } });
+    await dispatchQueued(this.jobs, accountId);
+    return recordingView(updated);
+  }
+
+  async restoreRecording(accountId: string, recordingId: string): Promise<RecordingView> {
+    const recording = await this.ownedRecording(accountId, recordingId);
+    if (recording.lifecycle === 'active') return recordingView(recording);
+    const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'active', archivedAt: null } });
+    await dispatchQueued(this.jobs, accountId);
+    return recordingView(updated);
+  }
+
+  /** Irreversible; only an archived recording: its transcript, events, job and media go. */
+  async purgeRecording(accountId: string, recordingId: string): Promise<{ id: string; purged: true }> {
+    const recording = await this.ownedRecording(accountId, recordingId);
+    if (recording.lifecycle !== 'archived') throw errors.invalidState('Only an archived recording can be purged; archive it first.', { state: recording.lifecycle });
+    await this.deps.prisma.recording.delete({ where: { id: recordingId } });
+    await rm(this.mediaDir(recordingId), { recursive: true, force: true });
+    return { id: recordingId, purged: true };
+  }
+
+  /** The durable event log of a recording, oldest first; `cursor` (from a previous page) or `after` (a seq), not both. */
+  async events(accountId: string, recordingId: string, query: { cursor?: string | null; after?: number | null; limit?: number | null }) {
+    const recording = await this.ownedRecording(accountId, recordingId);
+    if (query.cursor && query.after !== undefined && query.after !== null) throw errors.invalidOptions('after cannot be combined with cursor; send one.', { field: 'after' });
+    const limit = query.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+    let after = -1;
+    if (query.cursor) {
+      const decoded = Number(Buffer.from(query.cursor, 'base64url').toString('utf8').replace(/^seq:/, ''));
+      if (!Number.isInteger(decoded)) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
+      after = decoded;
+    } else if (query.after !== undefined && query.after !== null) {
+      if (!Number.isInteger(query.after) || query.after < -1) throw errors.invalidOptions('after must be an event seq (an integer at or above -1).', { field: 'after' });
+      after = query.after;
+    }
+    const rows = await this.deps.prisma.recordingEvent.findMany({ where: { recordingId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1 });
+    const page = rows.slice(0, limit);
+    return {
+      events: page.map((row) => ({ seq: row.seq, type: row.type, at: row.createdAt.toISOString(), frame: row.payload })),
+      lastSeq: recording.lastEventSeq,
+      nextCursor: rows.length > limit ? Buffer.from(`seq:${page[page.length - 1]!.seq}`).toString('base64url') : null,
+    };
+  }
+}
