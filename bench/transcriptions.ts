@@ -9,18 +9,16 @@
  * Needs PostgreSQL and Redis like the tests (TEST_POSTGRES_URL, REDIS_URL). Knobs: BENCH_FILES (20),
  * BENCH_WORKER_CONCURRENCY (engine threads in the worker, default 2), BENCH_FILE (a one-minute recording).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createTestDatabase } from '../test/helpers/db.js';
 import { fixture } from '../test/helpers/fixtures.js';
+import { startEntryProcess, type EntryProcess } from '../test/helpers/processes.js';
 import { probeAudio } from '../workers/engine/audio.js';
 
-const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface TranscriptionBenchOptions {
   files?: number;
@@ -29,29 +27,6 @@ export interface TranscriptionBenchOptions {
   log?: (line: string) => void;
 }
 
-interface Started { child: ChildProcess; output: () => string }
-
-function startProcess(entry: string, env: Record<string, string>, ready: RegExp): Promise<Started> {
-  // `node --import tsx` rather than the tsx CLI: one process, so its pid's memory is the service's memory.
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (ready.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${entry} exited ${code}:\n${output}`));
-    });
-  });
-}
 
 /** Peak resident set size of a live process in MiB (Linux /proc). */
 async function peakRssMiB(pid: number): Promise<number> {
@@ -82,12 +57,12 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
   };
-  const started: Started[] = [];
+  const started: EntryProcess[] = [];
   try {
-    const gateway = await startProcess('src/entry/main.ts', { ...env, RUN_WORKERS: 'false' }, /REST API:\s+http:\/\/\S+\/v1/);
+    const gateway = await startEntryProcess('src/entry/main.ts', { ...env, RUN_WORKERS: 'false' }, /REST API:\s+http:\/\/\S+\/v1/);
     started.push(gateway);
     const base = /REST API:\s+(http:\/\/\S+)\/v1/.exec(gateway.output())![1]!;
-    const worker = await startProcess('src/entry/worker-main.ts', { ...env, WORKER_CONCURRENCY: String(concurrency) }, /"worker":"transcriptions"/);
+    const worker = await startEntryProcess('src/entry/worker-main.ts', { ...env, WORKER_CONCURRENCY: String(concurrency) }, /"worker":"transcriptions"/);
     started.push(worker);
     // The account may run as many jobs as the worker has engine threads: the rest wait `queued` in order, as
     // they would in production, and "mean job run" is the time a job actually spends transcribing.

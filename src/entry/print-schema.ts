@@ -1,4 +1,4 @@
-/** Prints the SDL to schema/schema.graphql (checked in; test/gateway/schema.test.ts fails when it is stale). */
+/** Prints the SDL to schema/schema.graphql (checked in; test/core/schema.test.ts fails when it is stale). */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { printSchema } from 'graphql';

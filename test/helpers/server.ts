@@ -10,6 +10,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import WebSocket from 'ws';
 import { createApp, type App, type AppOptions } from '../../src/entry/app.js';
 import { loadConfig } from '../../src/core/config/index.js';
 import { LOCAL_ISSUER } from '../../src/core/identity/jwt.js';
@@ -44,7 +46,19 @@ export interface TestServer {
   createAccount(name?: string): Promise<string>;
   /** fetch with this server's key (or `auth: null` for none, or another token). */
   request(pathname: string, init?: RequestInit & { auth?: string | null }): Promise<Response>;
+  /** A JSON body (POST unless `method` says otherwise), with this server's key unless `auth` says otherwise. */
+  postJson(pathname: string, body: unknown, init?: JsonRequestInit): Promise<Response>;
+  /** `POST /graphql` with `{query, variables}`; the answer as fetch gives it (status and body unread). */
+  graphql(query: string, variables?: Record<string, unknown>, init?: Omit<JsonRequestInit, 'method'>): Promise<Response>;
+  /** A WebSocket to `pathname` on this server, with this server's key in `Authorization` unless `auth` says otherwise. */
+  socket(pathname: string, init?: { auth?: string | null; headers?: Record<string, string> }): WebSocket;
   close(): Promise<void>;
+}
+
+export interface JsonRequestInit {
+  method?: string;
+  auth?: string | null;
+  headers?: Record<string, string>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -52,7 +66,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const redisPrefix = `sgtest:${crypto.randomBytes(5).toString('hex')}:`;
   const givenDatabase = options.env?.DATABASE_URL;
   let database: TestDatabase | null = null;
-  // TEST_DATABASE=embedded runs every suite on the embedded database (`TEST_DATABASE=embedded npx vitest run test/gateway`).
+  // TEST_DATABASE=embedded runs every suite on the embedded database (`TEST_DATABASE=embedded npx vitest run test/core`).
   const kind = options.database ?? (process.env.TEST_DATABASE === 'embedded' ? 'embedded' : 'postgres');
   if (givenDatabase === undefined && kind !== 'embedded') database = await createTestDatabase();
   const env: Record<string, string> = Object.fromEntries(Object.entries({
@@ -109,6 +123,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (token !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
       return fetch(`${url}${pathname}`, { ...rest, headers });
     },
+    postJson(pathname, body, init = {}) {
+      return server.request(pathname, {
+        method: init.method ?? 'POST', auth: init.auth, headers: { 'content-type': 'application/json', ...init.headers }, body: JSON.stringify(body),
+      });
+    },
+    graphql(query, variables, init = {}) {
+      return server.postJson('/graphql', variables ? { query, variables } : { query }, init);
+    },
+    socket(pathname, init = {}) {
+      const token = init.auth === undefined ? apiKey : init.auth;
+      return new WebSocket(`${url.replace(/^http/, 'ws')}${pathname}`, { headers: { ...(token !== null ? { authorization: `Bearer ${token}` } : {}), ...init.headers } });
+    },
     async close() {
       await app.close();
       await database?.drop();
@@ -131,4 +157,25 @@ export async function deleteRedisKeys(redisUrl: string, prefix: string) {
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * One server for the whole test file: started in `beforeAll`, closed in `afterAll`. The returned object stands
+ * for it once started (`const server = useTestServer({ workers: [] })`, then `server.request(...)` in tests).
+ */
+export function useTestServer(options: TestServerOptions = {}): TestServer {
+  let started: TestServer | undefined;
+  beforeAll(async () => {
+    started = await startTestServer(options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, key) {
+      if (!started) throw new Error('The test server starts in beforeAll; use it inside a test or hook.');
+      const value = Reflect.get(started, key) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(started) : value;
+    },
+  });
 }

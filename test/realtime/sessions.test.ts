@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeClientError, RealtimeConnection, streamFile } from '../../src/realtime/client.js';
+import { expectUnavailable } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createStreamUrl, expectGapless, fileChunks, GO_FORWARD, LECTURE, normalise, sleep } from './support.js';
+import { createStreamUrl, expectGapless, fileChunks, GO_FORWARD, LECTURE, normalise, sleep } from '../helpers/realtime.js';
 
 /** One engine slot, one socket allowed to wait, 2 s sessions, tokens valid for 2 s. */
 let server: TestServer;
@@ -210,10 +211,7 @@ describe('a server without its model', () => {
   it('answers session creation with 503 unavailable and Retry-After', async () => {
     const bare = await startTestServer({ workers: [], database: 'embedded', env: { MODEL: 'whisper-not-installed', REALTIME_SECRET: 'bare-suite-secret-0123456789abcdef' } });
     try {
-      const response = await bare.request('/v1/realtime/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      expect(response.status).toBe(503);
-      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(await response.json()).toMatchObject({ code: 'unavailable', data: { retryable: true } });
+      await expectUnavailable(await bare.postJson('/v1/realtime/sessions', {}));
     } finally {
       await bare.app.services.realtime.close();
       await bare.close();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wordErrorRate } from '../../workers/engine/wer.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { json, uploadForm, waitForJob } from './helpers.js';
+import { json, uploadForm, waitForJob } from '../helpers/http.js';
 
 let server: TestServer;
 beforeAll(async () => {

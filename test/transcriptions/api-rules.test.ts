@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { upgradeRefusal } from '../helpers/sockets.js';
-import { goForward, json, postJson, upload, uploadForm } from './helpers.js';
+import { goForward, json, upload, uploadForm } from '../helpers/http.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -52,7 +52,7 @@ describe('creating', () => {
       [{ url: 'ftp://example.org/a.mp3' }, 'url'],
     ];
     for (const [body, field] of cases) {
-      const res = await postJson(server, '/v1/transcriptions', body);
+      const res = await server.postJson('/v1/transcriptions', body);
       const envelope = await json(res);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(envelope.code).toBe('invalid_options');
@@ -65,7 +65,7 @@ describe('creating', () => {
 
   it('refuses links to private, loopback and metadata addresses at once', async () => {
     for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:9/a.mp3', 'http://[::1]/a.mp3', 'http://metadata.google.internal/', 'http://10.0.0.8/a.wav', 'http://[::127.0.0.1]/a.mp3', 'http://[::ffff:0:7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b:1::1]/', 'http://[2001::1]/']) {
-      const res = await postJson(server, '/v1/transcriptions', { url });
+      const res = await server.postJson('/v1/transcriptions', { url });
       expect(res.status, url).toBe(400);
       expect(await json(res)).toMatchObject({ code: 'invalid_options', data: { details: { field: 'url', problem: 'link_refused' } } });
     }
@@ -87,11 +87,11 @@ describe('creating', () => {
 describe('listing and lifecycle', () => {
   it('pages newest first without repeats or gaps while items are created and archived between pages', async () => {
     const made: string[] = [];
-    for (let i = 0; i < 5; i++) made.push((await json(await postJson(server, '/v1/transcriptions', { url: `https://example.org/page-${i}.mp3`, name: `page ${i}` }))).id);
+    for (let i = 0; i < 5; i++) made.push((await json(await server.postJson('/v1/transcriptions', { url: `https://example.org/page-${i}.mp3`, name: `page ${i}` }))).id);
     const first = await json(await server.request('/v1/transcriptions?limit=2'));
     expect(first.transcriptions.map((t: { id: string }) => t.id)).toEqual([made[4], made[3]]);
     // Between pages: a new one appears (newer than the cursor: not in later pages) and one already seen is archived.
-    await postJson(server, '/v1/transcriptions', { url: 'https://example.org/late.mp3', name: 'late' });
+    await server.postJson('/v1/transcriptions', { url: 'https://example.org/late.mp3', name: 'late' });
     await server.request(`/v1/transcriptions/${made[4]}/archive`, { method: 'POST' });
     const seen = [...first.transcriptions.map((t: { id: string }) => t.id)];
     let cursor = first.nextCursor;
@@ -112,13 +112,13 @@ describe('listing and lifecycle', () => {
   });
 
   it('renames, archives, restores, and purges only archived transcriptions', async () => {
-    const created = await json(await postJson(server, '/v1/transcriptions', { url: 'https://example.org/life.mp3' }));
+    const created = await json(await server.postJson('/v1/transcriptions', { url: 'https://example.org/life.mp3' }));
     expect(created.name).toBe('https://example.org/life.mp3');
-    const renamed = await json(await postJson(server, `/v1/transcriptions/${created.id}`, { name: 'Life', settings: { spokenLanguage: 'de' } }, { method: 'PATCH' }));
+    const renamed = await json(await server.postJson(`/v1/transcriptions/${created.id}`, { name: 'Life', settings: { spokenLanguage: 'de' } }, { method: 'PATCH' }));
     expect(renamed).toMatchObject({ name: 'Life', settings: { spokenLanguage: 'de' } });
-    const cleared = await json(await postJson(server, `/v1/transcriptions/${created.id}`, { settings: { spokenLanguage: null } }, { method: 'PATCH' }));
+    const cleared = await json(await server.postJson(`/v1/transcriptions/${created.id}`, { settings: { spokenLanguage: null } }, { method: 'PATCH' }));
     expect(cleared.settings).toEqual({});
-    expect((await postJson(server, `/v1/transcriptions/${created.id}`, { kind: 'live' }, { method: 'PATCH' })).status).toBe(400);
+    expect((await server.postJson(`/v1/transcriptions/${created.id}`, { kind: 'live' }, { method: 'PATCH' })).status).toBe(400);
     const early = await server.request(`/v1/transcriptions/${created.id}/purge`, { method: 'POST' });
     expect(early.status).toBe(409);
     expect((await json(early)).code).toBe('invalid_state');
@@ -132,12 +132,12 @@ describe('listing and lifecycle', () => {
   it('keeps accounts apart', async () => {
     const other = await server.createAccount();
     const { key } = await server.createKey(['*'], { accountId: other });
-    const mine = await json(await postJson(server, '/v1/transcriptions', { url: 'https://example.org/mine.mp3' }));
+    const mine = await json(await server.postJson('/v1/transcriptions', { url: 'https://example.org/mine.mp3' }));
     expect((await server.request(`/v1/transcriptions/${mine.id}`, { auth: key })).status).toBe(404);
     expect((await server.request(`/v1/recordings/${mine.recordingId}/job`, { auth: key })).status).toBe(404);
     expect((await server.request(`/v1/recordings/${mine.recordingId}/transcript`, { auth: key })).status).toBe(404);
     const { key: readOnly } = await server.createKey(['read']);
-    const refused = await postJson(server, '/v1/transcriptions', { url: 'https://example.org/x.mp3' }, { auth: readOnly });
+    const refused = await server.postJson('/v1/transcriptions', { url: 'https://example.org/x.mp3' }, { auth: readOnly });
     expect(refused.status).toBe(403);
     expect((await json(refused)).message).toContain('write');
   });
@@ -154,15 +154,15 @@ describe('share links', () => {
     expect(await json(await server.request(`/v1/transcriptions/${noLink.id}/share-links`))).toEqual({ shareLinks: [] });
 
     const make = async (body: Record<string, unknown>) => {
-      const res = await postJson(server, `/v1/transcriptions/${created.id}/share-links`, body);
+      const res = await server.postJson(`/v1/transcriptions/${created.id}/share-links`, body);
       expect(res.status).toBe(201);
       return json(res);
     };
     const viewOnly = await make({ label: 'viewer', allowDownload: false, allowExport: false, allowTranslate: false });
     const exporter = await make({ label: 'exporter', allowDownload: false, allowExport: true });
     const downloader = await make({ label: 'downloader', allowExport: false });
-    expect((await postJson(server, `/v1/transcriptions/${created.id}/share-links`, {})).status).toBe(400);
-    expect((await postJson(server, `/v1/transcriptions/${created.id}/share-links`, { label: 'x', allowExport: 'yes' })).status).toBe(400);
+    expect((await server.postJson(`/v1/transcriptions/${created.id}/share-links`, {})).status).toBe(400);
+    expect((await server.postJson(`/v1/transcriptions/${created.id}/share-links`, { label: 'x', allowExport: 'yes' })).status).toBe(400);
 
     const read = (code: string, what: string) => server.request(`/v1/recordings/${recordingId}/${what}${what.includes('?') ? '&' : '?'}shareCode=${code}`, { auth: null, redirect: 'manual' });
     const matrix: Array<[string, string, number]> = [
@@ -183,7 +183,7 @@ describe('share links', () => {
     expect((await server.request(`/v1/recordings/${noLink.recordingId}/transcript?shareCode=${defaultLink.code}`, { auth: null })).status).toBe(404);
 
     // PATCH applies from the next request; omitted fields stay.
-    const patched = await json(await postJson(server, `/v1/share-links/${viewOnly.id}`, { allowExport: true }, { method: 'PATCH' }));
+    const patched = await json(await server.postJson(`/v1/share-links/${viewOnly.id}`, { allowExport: true }, { method: 'PATCH' }));
     expect(patched).toMatchObject({ label: 'viewer', allowExport: true, allowDownload: false });
     expect((await read(viewOnly.code, 'export?format=json')).status).toBe(200);
     expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toHaveLength(4);
@@ -223,7 +223,7 @@ describe('spec details', () => {
     const made: { id: string; archived: boolean }[] = [];
     for (let i = 0; i < 3; i++) {
       for (const archived of [true, false]) {
-        const created = await json(await postJson(server, '/v1/transcriptions', { url: `https://example.org/all-${i}-${archived}.mp3` }, { auth: key }));
+        const created = await json(await server.postJson('/v1/transcriptions', { url: `https://example.org/all-${i}-${archived}.mp3` }, { auth: key }));
         if (archived) await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST', auth: key });
         made.push({ id: created.id, archived });
       }
@@ -274,7 +274,7 @@ describe('events socket', () => {
   const refusal = async (url: string, headers: Record<string, string>) => (await upgradeRefusal(url, headers)).status;
 
   it('refuses the upgrade without a credential or for another account\'s transcription, and opens with the job', async () => {
-    const created = await json(await postJson(server, '/v1/transcriptions', { url: 'https://example.org/socket.mp3' }));
+    const created = await json(await server.postJson('/v1/transcriptions', { url: 'https://example.org/socket.mp3' }));
     const url = `${server.wsUrl}/v1/transcriptions/${created.id}/events`;
     expect(await refusal(url, {})).toBe(401);
     const other = await server.createAccount();

@@ -8,7 +8,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { goForward, json, upload, uploadForm, waitForJob as waitFor } from './helpers.js';
+import { goForward, json, upload, uploadForm, waitForJob as waitFor } from '../helpers/http.js';
 
 let server: TestServer;
 const speech = goForward;

@@ -5,18 +5,12 @@
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { goForward, json, uploadForm } from './helpers.js';
+import { useTestServer } from '../helpers/server.js';
+import { goForward, json, uploadForm } from '../helpers/http.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ workers: [] });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer({ workers: [] });
 
 /** The recordings' media folders on disk: one per transcription kept, none for a refused upload. */
 const storedMedia = () => readdir(path.join(server.env.DATA_DIR!, 'media')).catch(() => [] as string[]);

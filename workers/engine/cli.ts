@@ -9,6 +9,7 @@
  * terminal. With --json, prints the whole result as one JSON document at the end instead.
  */
 import { pathToFileURL } from 'node:url';
+import { commandLineFlags } from './command-line.js';
 import { EngineError } from './errors.js';
 import { SpeechEngine, type ModelRole, type Progress, type Segment, type TranscribeOptions } from './index.js';
 
@@ -34,13 +35,7 @@ const USAGE =
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = { file: '', json: false, verbose: false, role: CLI_DEFAULTS.role, options: { beamSize: CLI_DEFAULTS.beamSize } };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      const next = argv[++i];
-      if (next === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
-      return next;
-    };
+  for (const { arg, value } of commandLineFlags(argv, USAGE)) {
     if (arg === '--language' || arg === '-l') args.options.language = value();
     else if (arg === '--json') args.json = true;
     else if (arg === '--beam') {

@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pathToFileURL } from 'node:url';
+import { commandLineFlags } from './command-line.js';
 
 export const DEFAULT_BASE_URL = 'https://huggingface.co';
 
@@ -108,13 +109,7 @@ export async function downloadModel(options: DownloadOptions): Promise<DownloadR
 
 function parseArgs(argv: string[]): DownloadOptions {
   const options: DownloadOptions = { model: '' };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      const next = argv[++i];
-      if (next === undefined) throw new Error(`${arg} needs a value`);
-      return next;
-    };
+  for (const { arg, value } of commandLineFlags(argv)) {
     if (arg === '--dir') options.modelsDir = value();
     else if (arg === '--base-url') options.baseUrl = value();
     else if (arg === '--revision') options.revision = value();

@@ -2,12 +2,12 @@
  * Every failure answers the spec's envelope with the request id (body and X-Request-Id), never a bare 500 or HTML:
  * 400, 401, 403, 404, 405, 415, 422, 500 — on REST routes, unknown paths and the upgrade path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 import { ApiError, errors } from '../../src/core/errors.js';
 import type { Logger } from '../../src/core/logger.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { upgradeRefusal } from '../helpers/sockets.js';
 
 /** Test-only routes: an unexpected exception in a handler and in a GraphQL route's result mapping. */
@@ -41,9 +41,7 @@ const logged: { level: string; fields: Record<string, unknown>; message: string 
 const capture = (level: string) => (fields: Record<string, unknown>, message: string) => { logged.push({ level, fields, message }); };
 const logger: Logger = { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') };
 
-let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ routes: [...routeTable, ...failingRoutes], logger }); });
-afterAll(async () => { await server?.close(); });
+const server = useTestServer({ routes: [...routeTable, ...failingRoutes], logger });
 
 async function expectEnvelope(response: Response, status: number, code: string) {
   expect(response.status).toBe(status);

@@ -2,16 +2,10 @@
  * Every page we serve works without internet: GraphiQL (GET /graphql from a browser) and the API reference (/docs)
  * load their scripts, styles, fonts and workers from this server only, and each of those answers 200.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ workers: [] });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer({ workers: [] });
 
 /** Hosts that serve page assets (scripts, styles, fonts): naming one in a served page or asset means loading from the internet. */
 const CDN = /\b(unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|fonts\.googleapis\.com|fonts\.gstatic\.com|raw\.githubusercontent\.com|esm\.sh)\b/g;

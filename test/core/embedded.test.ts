@@ -1,10 +1,8 @@
 /** The whole gateway on the embedded database (no DATABASE_URL): the start command's default. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ database: 'embedded', workers: [] }); });
-afterAll(async () => { await server?.close(); });
+const server = useTestServer({ database: 'embedded', workers: [] });
 
 describe('embedded database', () => {
   it('serves identity, creates with idempotency and listings', async () => {

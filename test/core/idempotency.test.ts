@@ -3,10 +3,10 @@
  * per account.
  */
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 /** A test-only create that holds its answer until the test releases it, to catch a repeat mid-flight. */
 let release: () => void = () => undefined;
@@ -24,9 +24,7 @@ const slowCreate: RouteEntry = {
   },
 };
 
-let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ routes: [...routeTable, slowCreate] }); });
-afterAll(async () => { await server?.close(); });
+const server = useTestServer({ routes: [...routeTable, slowCreate] });
 
 const create = (key: string, body: unknown, auth?: string) => server.request('/v1/api-keys', {
   method: 'POST', auth, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body),

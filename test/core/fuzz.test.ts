@@ -15,8 +15,8 @@
  *
  * Each operation first sends a few fixed requests (a NUL byte in each path id, string query parameter and string body
  * field), then FUZZ_RUNS generated ones (default 20) from seed FUZZ_SEED (default 20240909). A failure prints the
- * request (method, URL, headers, body) and the answer. Run alone: `npx vitest run test/gateway/fuzz.test.ts`;
- * more runs by hand: `FUZZ_RUNS=300 npx vitest run test/gateway/fuzz.test.ts`.
+ * request (method, URL, headers, body) and the answer. Run alone: `npx vitest run test/core/fuzz.test.ts`;
+ * more runs by hand: `FUZZ_RUNS=300 npx vitest run test/core/fuzz.test.ts`.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

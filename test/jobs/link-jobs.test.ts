@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { goForward, json, postJson, waitForJob } from './helpers.js';
+import { goForward, json, waitForJob } from '../helpers/http.js';
 
 let server: TestServer;
 let media: http.Server;
@@ -58,7 +58,7 @@ async function events(recordingId: string) {
 
 describe('link transcriptions', () => {
   it('fetches (phases fetching then extracting, with bytes), transcribes and reads back the text', async () => {
-    const res = await postJson(server, '/v1/transcriptions', { url: `${base}/speech.wav` });
+    const res = await server.postJson('/v1/transcriptions', { url: `${base}/speech.wav` });
     expect(res.status).toBe(201);
     const created = await json(res);
     expect(created).toMatchObject({ kind: 'link', sourceUrl: `${base}/speech.wav`, job: { state: 'fetching', source: `${base}/speech.wav` } });
@@ -75,7 +75,7 @@ describe('link transcriptions', () => {
   });
 
   it('fails with error and errorCode when the link answers an error, and a retry fetches again and finishes', async () => {
-    const created = await json(await postJson(server, '/v1/transcriptions', { url: `${base}/flaky.wav`, name: 'Flaky' }));
+    const created = await json(await server.postJson('/v1/transcriptions', { url: `${base}/flaky.wav`, name: 'Flaky' }));
     const failed = await waitForJob(server, created.recordingId, ['failed', 'done']);
     expect(failed).toMatchObject({ state: 'failed', errorCode: 'link_http_error' });
     expect(failed.error).toContain('503');
@@ -92,7 +92,7 @@ describe('link transcriptions', () => {
   });
 
   it('opens cropping after the fetch with a ten-minute preview of the fetched copy, then transcribes the window', async () => {
-    const created = await json(await postJson(server, '/v1/transcriptions', { url: `${base}/speech.wav`, crop: true }));
+    const created = await json(await server.postJson('/v1/transcriptions', { url: `${base}/speech.wav`, crop: true }));
     const cropping = await waitForJob(server, created.recordingId, ['cropping', 'failed']);
     expect(cropping.state).toBe('cropping');
     expect(cropping.preview.peaks.length).toBeGreaterThan(100);
@@ -100,7 +100,7 @@ describe('link transcriptions', () => {
     expect(ttlMs).toBeGreaterThan(9 * 60_000);
     expect(ttlMs).toBeLessThanOrEqual(10 * 60_000);
     expect((await server.request(`/v1/recordings/${created.recordingId}/job/preview`)).status).toBe(200);
-    await postJson(server, `/v1/recordings/${created.recordingId}/job/start`, { startS: 0, endS: 2 });
+    await server.postJson(`/v1/recordings/${created.recordingId}/job/start`, { startS: 0, endS: 2 });
     const done = await waitForJob(server, created.recordingId, ['done', 'failed']);
     expect(done).toMatchObject({ state: 'done', window: { startS: 0, endS: 2 } });
     const transcript = await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`));
@@ -109,17 +109,17 @@ describe('link transcriptions', () => {
   });
 
   it('fails a link that is not audio with invalid_audio', async () => {
-    const created = await json(await postJson(server, '/v1/transcriptions', { url: `${base}/notes.txt` }));
+    const created = await json(await server.postJson('/v1/transcriptions', { url: `${base}/notes.txt` }));
     const failed = await waitForJob(server, created.recordingId, ['failed', 'done']);
     expect(failed).toMatchObject({ state: 'failed', errorCode: 'invalid_audio' });
   });
 
   it('refuses internal host names at once, and redirects to them while fetching', async () => {
-    const byName = await postJson(server, '/v1/transcriptions', { url: `http://localhost:${port}/speech.wav` });
+    const byName = await server.postJson('/v1/transcriptions', { url: `http://localhost:${port}/speech.wav` });
     expect(byName.status).toBe(400);
     expect(await json(byName)).toMatchObject({ code: 'invalid_options', data: { details: { field: 'url', problem: 'link_refused' } } });
     // The first hop is allowed (127.0.0.1 is on this server's allow-list); its redirect to localhost is not.
-    const created = await json(await postJson(server, '/v1/transcriptions', { url: `${base}/to-localhost` }));
+    const created = await json(await server.postJson('/v1/transcriptions', { url: `${base}/to-localhost` }));
     const failed = await waitForJob(server, created.recordingId, ['failed', 'done']);
     expect(failed).toMatchObject({ state: 'failed', errorCode: 'link_refused' });
     expect(failed.error).toContain('localhost');

@@ -2,12 +2,10 @@
  * The auth matrix against a protected route (GET /v1/me needs any credential; GET /v1/api-keys needs `read`;
  * POST /v1/api-keys needs `write`), through REST and GraphQL: each refusal is the spec's exact code.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => { server = await startTestServer(); });
-afterAll(async () => { await server?.close(); });
+const server = useTestServer();
 
 async function envelopeOf(response: Response) {
   const body = await response.json() as { code: string; status: number; message: string; requestId: string };

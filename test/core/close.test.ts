@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { streamFile } from '../../src/realtime/client.js';
 import { startTestServer } from '../helpers/server.js';
-import { createStreamUrl, GO_FORWARD, sleep } from '../realtime/support.js';
-import { json, upload } from '../transcriptions/helpers.js';
+import { createStreamUrl, GO_FORWARD, sleep } from '../helpers/realtime.js';
+import { json, upload } from '../helpers/http.js';
 
 /** What holds this process open, by kind, for the kinds the app opens: sockets (PostgreSQL, Redis, HTTP), the listener, worker threads' ports. */
 const KINDS = ['TCPSocketWrap', 'TCPServerWrap', 'MessagePort'] as const;

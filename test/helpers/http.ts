@@ -1,7 +1,8 @@
 /** Shared by the transcription suites: multipart bodies, JSON reading with a useful failure, job polling. */
 import { readFile } from 'node:fs/promises';
-import { fixture } from '../helpers/fixtures.js';
-import type { TestServer } from '../helpers/server.js';
+import { expect } from 'vitest';
+import { fixture } from './fixtures.js';
+import type { TestServer } from './server.js';
 
 export const goForward = await readFile(fixture('goforward.wav'));
 
@@ -35,5 +36,10 @@ export async function upload(server: TestServer, options?: Record<string, unknow
   return server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(bytes, options), headers });
 }
 
-export const postJson = (server: TestServer, path: string, body: unknown, init: { method?: string; auth?: string | null; headers?: Record<string, string> } = {}) =>
-  server.request(path, { method: init.method ?? 'POST', auth: init.auth, headers: { 'content-type': 'application/json', ...init.headers }, body: JSON.stringify(body) });
+
+/** The service is not ready (spec: 503 `unavailable`, retry after `Retry-After`), never a 500. */
+export async function expectUnavailable(response: Response): Promise<void> {
+  expect(response.status).toBe(503);
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(await response.json()).toMatchObject({ code: 'unavailable', data: { retryable: true } });
+}

@@ -131,13 +131,17 @@ describe('requests the HTTP parser refuses, as envelopes', () => {
 });
 
 describe('sockets', () => {
-  const eventsUrl = () => `${server.wsUrl}/v1/transcriptions/${transcriptionId}/events`;
+  /** The events socket of the test's transcription, once its first frame (`events.ready`) arrived. */
+  const openEventsSocket = async () => {
+    const ws = server.socket(`/v1/transcriptions/${transcriptionId}/events`);
+    ws.on('error', () => undefined);
+    await new Promise((resolve) => ws.once('message', resolve));
+    return ws;
+  };
   const closed = (ws: WebSocket) => new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
 
   it('a frame over the socket\'s limit closes that socket (1009), and the server lives on', async () => {
-    const ws = new WebSocket(eventsUrl(), { headers: { authorization: `Bearer ${server.apiKey}` } });
-    ws.on('error', () => undefined);
-    await new Promise((resolve) => ws.once('message', resolve));
+    const ws = await openEventsSocket();
     const code = closed(ws);
     ws.send(Buffer.alloc(1024 * 1024));
     expect(await code).toBe(1009);
@@ -145,9 +149,7 @@ describe('sockets', () => {
   });
 
   it('a malformed frame (a reserved opcode) closes that socket, and the server lives on', async () => {
-    const ws = new WebSocket(eventsUrl(), { headers: { authorization: `Bearer ${server.apiKey}` } });
-    ws.on('error', () => undefined);
-    await new Promise((resolve) => ws.once('message', resolve));
+    const ws = await openEventsSocket();
     const code = closed(ws);
     // A masked frame with opcode 0x3 (reserved): the server's parser refuses it with a protocol error.
     (ws as unknown as { _socket: net.Socket })._socket.write(Buffer.from([0x83, 0x80, 0, 0, 0, 0]));

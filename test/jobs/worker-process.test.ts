@@ -3,14 +3,13 @@
  * a worker process does the job; killed mid-job, another worker process takes the job over (Bull's stalled-job
  * recovery) and resumes after the last committed segment, so nothing is lost or repeated.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { fixture } from '../helpers/fixtures.js';
+import { startEntryProcess } from '../helpers/processes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { json, uploadForm, waitForJob } from './helpers.js';
+import { json, uploadForm, waitForJob } from '../helpers/http.js';
 
 let server: TestServer;
 const children: ChildProcess[] = [];
@@ -28,29 +27,13 @@ afterAll(async () => {
 
 /** `npm run worker` as its own OS process against the server's database, Redis prefix and media folder. */
 async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/worker-main.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...server.env, ...workerEnv, LOG_LEVEL: 'info', RUN_WORKERS: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child } = await startEntryProcess(
+    'src/entry/worker-main.ts',
+    { ...server.env, ...workerEnv, LOG_LEVEL: 'info', RUN_WORKERS: 'true' },
+    /"worker":"transcriptions"[\s\S]*worker started|worker started[\s\S]*"worker":"transcriptions"/,
+    90_000,
+  );
   children.push(child);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/"worker":"transcriptions"/.test(output) && /worker started/.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited ${code}:\n${output}`));
-    });
-  });
   return child;
 }
 

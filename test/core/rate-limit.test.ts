@@ -1,15 +1,11 @@
 /** RateLimit-* on every response; 429 rate_limited with Retry-After past the limit; budgets are per account. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_S: '60' },
-    fieldRateLimits: [{ type: 'Query', field: 'languages', max: 1, window: '2m' }],
-  });
+const server = useTestServer({
+  env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_S: '60' },
+  fieldRateLimits: [{ type: 'Query', field: 'languages', max: 1, window: '2m' }],
 });
-afterAll(async () => { await server?.close(); });
 
 describe('rate limits', () => {
   it('counts down on every answer, errors included, then refuses with 429 and Retry-After', async () => {

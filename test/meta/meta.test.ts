@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectUnavailable } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** `server` runs the configured model (the npm-installed whisper-tiny by default); `ownModel` a model dir of ours. */
@@ -75,13 +76,6 @@ describe('meta routes', () => {
 });
 
 describe('a server whose model is missing or unloadable', () => {
-  /** The service is not ready (spec: 503 `unavailable`, retry after `Retry-After`), never a 500. */
-  async function expectUnavailable(bare: TestServer, pathname: string, init?: RequestInit) {
-    const response = await bare.request(pathname, init);
-    expect(response.status).toBe(503);
-    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await response.json()).toMatchObject({ code: 'unavailable', data: { retryable: true } });
-  }
 
   it.each([
     ['a model name found nowhere', 'missing'],
@@ -100,11 +94,11 @@ describe('a server whose model is missing or unloadable', () => {
       env: { MODELS_DIR: dir, MODEL: kind === 'missing' ? 'whisper-not-installed' : 'broken-model', REALTIME_SECRET: 'meta-suite-secret-0123456789abcdef' },
     });
     try {
-      await expectUnavailable(bare, '/v1/realtime/capabilities');
-      await expectUnavailable(bare, '/v1/languages');
+      await expectUnavailable(await bare.request('/v1/realtime/capabilities'));
+      await expectUnavailable(await bare.request('/v1/languages'));
       // Asked again (nothing cached from the failure), still the same answer.
-      await expectUnavailable(bare, '/v1/realtime/capabilities');
-      await expectUnavailable(bare, '/v1/realtime/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await expectUnavailable(await bare.request('/v1/realtime/capabilities'));
+      await expectUnavailable(await bare.postJson('/v1/realtime/sessions', {}));
       // Not ready is expected, not a fault of ours: nothing is logged as an error.
       expect(logged.filter((entry) => entry.level === 'error')).toEqual([]);
     } finally {

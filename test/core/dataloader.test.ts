@@ -1,10 +1,8 @@
 /** DataLoader batches per request: listing N keys with their creators costs the same few queries for any N. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => { server = await startTestServer({ workers: [] }); });
-afterAll(async () => { await server?.close(); });
+const server = useTestServer({ workers: [] });
 
 /** Each of `n` new creator keys makes one key through the API, so every listed key has its own creator. */
 async function addKeysWithCreators(n: number) {

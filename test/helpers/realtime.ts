@@ -1,8 +1,8 @@
 /** Shared pieces of the realtime suites: fixtures, session creation through REST, text checks. */
 import { expect } from 'vitest';
 import { decodeToChunks, SAMPLE_RATE, type CommittedSegment } from '../../src/realtime/client.js';
-import { fixture } from '../helpers/fixtures.js';
-import type { TestServer } from '../helpers/server.js';
+import { fixture } from './fixtures.js';
+import type { TestServer } from './server.js';
 
 export const GO_FORWARD = fixture('goforward.wav');
 export const LECTURE = fixture('political-philosophy-60s.wav');

@@ -2,14 +2,14 @@
  * GraphQL subscriptions over graphql-ws on the gateway's port, delivered across two gateway processes through the
  * Redis pub/sub: a subscriber on this process hears an API key created through another `npm start` process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { REPO_ROOT } from '../../src/core/db/migrate.js';
+import { startEntryProcess } from '../helpers/processes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -18,24 +18,13 @@ let other: { process: ChildProcess; url: string; dataDir: string };
 /** A second gateway as its own OS process (`tsx src/entry/main.ts`), same database and Redis prefix. */
 async function startSecondProcess(env: Record<string, string>) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-second-'));
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/main.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env, PORT: '0', DATA_DIR: dataDir, RUN_WORKERS: 'false', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`second gateway did not start:\n${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /REST API:\s+(http:\/\/\S+)\/v1/.exec(output);
-      if (match) { clearTimeout(timer); resolve(match[1]!); }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`second gateway exited ${code}:\n${output}`)); });
-  });
-  return { process: child, url, dataDir };
+  const started = await startEntryProcess(
+    'src/entry/main.ts',
+    { ...env, PORT: '0', DATA_DIR: dataDir, RUN_WORKERS: 'false', LOG_LEVEL: 'warn' },
+    /REST API:\s+(http:\/\/\S+)\/v1/,
+    90_000,
+  );
+  return { process: started.child, url: started.match!, dataDir };
 }
 
 function subscribe(client: Client, query: string) {

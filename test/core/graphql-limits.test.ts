@@ -4,16 +4,10 @@
  * adapter's own operations go through the same schema and are never refused by these limits.
  */
 import { getIntrospectionQuery } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { startTestServer, useTestServer, type TestServer } from '../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer({ workers: [] });
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useTestServer({ workers: [] });
 
 interface GraphQLAnswer { status: number; bytes: number; body: { data?: unknown; errors?: { message: string; extensions: { code: string; status: number; details?: Record<string, unknown> } }[] } }
 

@@ -1,0 +1,40 @@
+/**
+ * A process entry point (`src/entry/main.ts`, `src/entry/worker-main.ts`) as its own OS process, for tests and
+ * benchmarks that need more than one gateway or worker: resolves once its output matches `ready`, rejects with
+ * that output if it exits or does not get there in time.
+ *
+ *   const worker = await startEntryProcess('src/entry/worker-main.ts', env, /worker started/);
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
+
+export interface EntryProcess {
+  child: ChildProcess;
+  /** What it printed so far (stdout and stderr together). */
+  output(): string;
+  /** The first capture group of `ready`, when it has one (e.g. the URL it listens on). */
+  match: string | undefined;
+}
+
+export function startEntryProcess(entry: string, env: Record<string, string>, ready: RegExp, timeoutMs = 120_000): Promise<EntryProcess> {
+  // `node --import tsx` rather than the tsx CLI: one process, so its pid's memory is the service's memory.
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = ready.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output, match: found[1] });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited ${code}:\n${output}`));
+    });
+  });
+}
