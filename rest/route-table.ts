@@ -6,6 +6,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { docsRoutes } from './routes/docs.js';
 import { graphiqlRoutes } from './routes/graphiql.js';
+import { jobRoutes } from './routes/jobs.js';
 import { metaRoutes } from './routes/meta.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
@@ -15,6 +16,7 @@ import type { RouteEntry } from './types.js';
 
 export const routeTable: RouteEntry[] = [
   ...transcriptionRoutes,
+  ...jobRoutes,
   ...recordingRoutes,
   ...shareLinkRoutes,
   ...metaRoutes,

@@ -5,6 +5,7 @@ import { builder } from './core/builder.js';
 import './meta/graphql.js';
 import './account/graphql.js';
 import './share-links/graphql.js';
+import './jobs/graphql.js';
 import './transcriptions/graphql.js';
 import './recordings/graphql.js';
 import './realtime/graphql.js';

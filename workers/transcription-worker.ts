@@ -20,12 +20,17 @@ import {
   ACTIVE_WORK,
   beginTranscribing,
   dispatchQueued,
+  expirePreviews,
   failJob,
-  inTransaction,
-  progressFrame,
+  finishTranscribing,
+  openCropping,
   queueJob,
-  stateFrame,
+  recordFetchProgress,
+  recordSegment,
+  recordWaveform,
+  StaleJob,
   type JobProgress,
+  type JobRef,
   type JobsContext,
 } from '../src/jobs/service.js';
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcriptions/links/index.js';
@@ -94,18 +99,14 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   async function processFetch(data: TranscriptionJobData): Promise<void> {
     const job = await current(data, ['fetching']);
     if (!job || !job.sourceUrl) return;
+    const ref: JobRef = { id: job.id, recordingId: job.recordingId, attempt: data.attempt };
     const dir = recordingMediaDir(options.dataDir, job.recordingId);
     await mkdir(dir, { recursive: true });
     const destination = path.join(dir, 'source');
     let lastWrite = 0;
     let writing: Promise<unknown> = Promise.resolve();
     const writeProgress = (progress: JobProgress) => {
-      writing = writing.then(() =>
-        inTransaction(ctx, job.recordingId, async (tx) => {
-          const updated = await tx.job.updateMany({ where: { id: job.id, state: 'fetching', attempts: data.attempt }, data: { progress: progress as object } });
-          return { result: null, frames: updated.count ? [progressFrame('fetching', progress)] : [] };
-        }),
-      );
+      writing = writing.then(() => recordFetchProgress(ctx, ref, progress));
       // Observed here so a failed write is not an unhandled rejection before the fetch awaits `writing`.
       writing.catch(() => undefined);
       return writing;
@@ -133,19 +134,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       });
       if (data.crop) {
         const waveform = await waveformPeaks(destination, { durationS: probe.durationS });
-        await inTransaction(ctx, job.recordingId, async (tx) => {
-          const updated = await tx.job.update({
-            where: { id: job.id },
-            data: {
-              state: 'cropping',
-              peaks: { peaks: waveform.peaks, bucketS: waveform.bucketS, durationS: waveform.durationS },
-              previewPath: relative(job.recordingId, 'source'),
-              previewExpiresAt: new Date(Date.now() + LINK_PREVIEW_TTL_MS),
-              progress: { pct: 0 },
-            },
-          });
-          return { result: updated, frames: [stateFrame(updated)] };
-        });
+        await openCropping(ctx, ref, waveform, { path: relative(job.recordingId, 'source'), expiresAt: new Date(Date.now() + LINK_PREVIEW_TTL_MS) });
       } else {
         await queueJob(ctx, job.id, {}, ['fetching']);
       }
@@ -164,13 +153,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       if (!probe.hasAudio) throw errors.invalidAudio('The file has no audio stream.');
       const waveform = await waveformPeaks(source, { durationS: probe.durationS });
       await prisma.recording.update({ where: { id: job.recordingId }, data: { durationS: probe.durationS } });
-      await inTransaction(ctx, job.recordingId, async (tx) => {
-        const updated = await tx.job.update({
-          where: { id: job.id },
-          data: { peaks: { peaks: waveform.peaks, bucketS: waveform.bucketS, durationS: waveform.durationS }, previewPath: job.recording.sourcePath },
-        });
-        return { result: null, frames: [{ type: 'job.progress', audience: 'job', body: { state: 'cropping', progress: updated.progress, peaksReady: true } }] };
-      });
+      await recordWaveform(ctx, { id: job.id, recordingId: job.recordingId, attempt: data.attempt }, waveform, job.recording.sourcePath);
     } catch (error) {
       await failJob(ctx, job.id, failureOf(error), data.attempt);
     }
@@ -206,54 +189,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       const speakerLabels = -1;
       let segmentsDone = last ? last.seq + 1 : 0;
 
+      const ref: JobRef = { id: job.id, recordingId: recording.id, attempt: data.attempt };
       const storeSegment = async (segment: Segment) => {
-        await inTransaction(ctx, recording.id, async (tx) => {
-          const still = await tx.job.findFirst({ where: { id: job.id, state: 'transcribing', attempts: data.attempt }, select: { id: true } });
-          if (!still) throw new StaleJob();
-          const { lastSeq } = await tx.recording.update({ where: { id: recording.id }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
-          const stored = await tx.segment.create({
-            data: {
-              id: `${recording.id}:${lastSeq}`,
-              recordingId: recording.id,
-              seq: lastSeq,
-              speaker: speakerLabels,
-              start: segment.start,
-              end: segment.end,
-              text: segment.text,
-              words: segment.words as object[],
-              confidence: segment.confidence,
-              language: segment.language,
-              decoder: 'accuracy',
-            },
-          });
-          segmentsDone = lastSeq + 1;
-          const progress: JobProgress = {
-            pct: totalS > 0 ? Math.min(99.9, Math.round((segment.end / totalS) * 1000) / 10) : 0,
-            processedS: segment.end,
-            totalS,
-            segmentsDone,
-            segmentsTotal: segmentsDone,
-          };
-          await tx.job.update({ where: { id: job.id }, data: { progress: progress as object } });
-          const committed = {
-            seq: stored.seq,
-            speaker: stored.speaker,
-            start: stored.start,
-            end: stored.end,
-            text: stored.text,
-            words: segment.words,
-            confidence: stored.confidence,
-            language: stored.language,
-            decoder: 'accuracy',
-          };
-          return {
-            result: null,
-            frames: [
-              { type: 'transcript.committed', audience: 'log', body: { cursor: stored.seq, seq: stored.seq, segment: committed } },
-              progressFrame('transcribing', progress),
-            ],
-          };
-        });
+        segmentsDone = await recordSegment(ctx, ref, { ...segment, speaker: speakerLabels, decoder: 'accuracy' }, totalS);
       };
 
       const result = await engines.transcribe({
@@ -264,18 +202,14 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         onSegment: storeSegment,
       });
 
-      await inTransaction(ctx, recording.id, async (tx) => {
-        const updated = await tx.job.updateMany({
-          where: { id: job.id, state: 'transcribing', attempts: data.attempt },
-          data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone } },
-        });
-        if (!updated.count) return { result: null, frames: [] };
-        await tx.recording.update({ where: { id: recording.id }, data: { state: 'finalized', spokenLanguage: result.language ?? language ?? null } });
-        const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
-        // What decoded the file (model, beam width) goes with the `done` frame and the durable event.
-        return { result: null, frames: [stateFrame(done, { language: result.language, lastSeq: segmentsDone - 1, model: result.model, beamSize: result.beamSize })] };
+      await finishTranscribing(ctx, { ...ref, accountId: job.accountId }, {
+        totalS,
+        segmentsDone,
+        spokenLanguage: result.language ?? language ?? null,
+        language: result.language,
+        model: result.model,
+        beamSize: result.beamSize,
       });
-      await dispatchQueued(ctx, job.accountId);
     } catch (error) {
       if (error instanceof StaleJob) return;
       await failJob(ctx, job.id, failureOf(error), data.attempt);
@@ -317,7 +251,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     const unmeasured = await prisma.job.findMany({ where: { state: 'cropping', peaks: { equals: Prisma.DbNull }, sourceUrl: null, updatedAt: { lt: new Date(Date.now() - 5_000) }, recording: { lifecycle: 'active' } } });
     for (const job of unmeasured) await enqueue(queue, 'prepare', { jobId: job.id, attempt: job.attempts });
     // A link's fetched copy is offered for cropping for ten minutes only.
-    await prisma.job.updateMany({ where: { previewExpiresAt: { lt: new Date() }, previewPath: { not: null } }, data: { previewPath: null } });
+    await expirePreviews(prisma);
   }
 
   let sweeping: Promise<void> | null = null;
@@ -335,10 +269,4 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     },
   };
 }
-
-/**
- * Thrown inside a segment write when the job moved on (retried, failed, taken over by another attempt): the run
- * stops quietly. Archiving is not one of these: an archived job's run goes on and finishes.
- */
-class StaleJob extends Error {}
 

@@ -1,49 +1,34 @@
 /**
- * Reading and driving file/link recordings: the job (state, start a cropped job, retry), transcript, exports,
+ * Reading file/link recordings (their job: rest/routes/jobs.ts): transcript, exports,
  * audio (302 to a signed URL, and the signed files themselves), WAV clips, the media token and the durable
  * event log. Media and exports are handler routes (binary answers and redirects); the rest run GraphQL.
  * Who may read what is decided in src/recordings/service.ts.
  */
 import { requestBaseUrl } from '../../src/core/base-url.js';
-import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Context } from '../../src/core/context.js';
-import type { ReaderCredentials } from '../../src/recordings/service.js';
+import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import {
   ArchiveRecordingDocument,
   PurgeRecordingDocument,
   RecordingDocument,
   RestoreRecordingDocument,
   RecordingEventsDocument,
-  RecordingJobDocument,
   RecordingMediaTokenDocument,
   RecordingTranscriptDocument,
-  RetryRecordingJobDocument,
-  StartRecordingJobDocument,
 } from '../../src/generated/graphql.js';
-import type { CropWindowInput } from '../../src/generated/graphql.js';
-import { parseCropWindow } from '../../src/transcriptions/service.js';
 import { INT32_MAX, intParam, single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { jobSchema } from './transcriptions.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
-const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
+export const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
 /** A seq to read past: -1 (or left out) is from the start; GraphQL's 32-bit Int bounds it, as the seq columns. */
 const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what} seq; -1 or absent: from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
-const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
+export const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
 const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
 
-/**
- * Who reads: a share code wins over a credential; a bad credential is refused (never silently ignored); a
- * media token only where media is served.
- */
-function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
-  const shareCode = single(query.shareCode);
-  if (shareCode) return { shareCode };
-  const media = allowMedia ? single(query.media) : undefined;
-  if (media && !ctx.identity && !ctx.credentialError) return { media };
-  const identity = requireScope(ctx, 'read', 'This read needs a credential: a bearer token, a shareCode' + (allowMedia ? ' or a media token (media=).' : '.'));
-  return { accountId: identity.account.id };
+/** The reader of a recording route, by the recordings module's rule (`readerOf`). */
+export function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
+  return readerOf(ctx, { shareCode: single(query.shareCode), media: single(query.media) }, { allowMedia });
 }
 
 const recordingSchema: JsonSchema = {
@@ -94,62 +79,6 @@ export const recordingRoutes: RouteEntry[] = [
       errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived recording can be purged.' }] : [notFound],
     }),
   ),
-  graphqlRoute({
-    method: 'get', path: '/v1/recordings/{id}/job', operationId: 'getRecordingJob', tags: ['recordings'],
-    summary: 'Job state and progress; a queued job carries `queue.position` behind the account\'s other transcriptions.',
-    auth: { mode: 'userOrKey', scopes: ['read'] },
-    document: RecordingJobDocument,
-    variables: ({ params }) => ({ recordingId: params.id! }),
-    result: (data) => ({ status: 200, body: data.recordingJob }),
-    response: { status: 200, description: 'The job.', schema: jobSchema },
-    errors: [notFound],
-  }),
-  {
-    method: 'get', path: '/v1/recordings/{id}/job/preview', operationId: 'getRecordingJobPreview', tags: ['recordings'],
-    summary: 'Media for the trim step while `cropping` (Ogg/Opus). A link\'s fetched copy is kept until the job starts or ten minutes; 404 once gone.',
-    description: 'The owner\'s: a bearer token, or the media token as `media=` (an audio element cannot send a header).',
-    auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [mediaParam],
-    response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
-    errors: [notFound, { status: 401, code: 'invalid_token', description: 'No credential, or a media token that is not this recording\'s or has expired.' }, { status: 403, code: 'forbidden', description: 'A share link: the preview is the owner\'s only.' }],
-    handler: async (req, res, ctx) => {
-      const file = await ctx.services.recordings.previewFile(String(req.params.id), credentialsOf(ctx, req.query, true));
-      res.type(file.contentType);
-      res.sendFile(file.path);
-    },
-  },
-  graphqlRoute({
-    method: 'post', path: '/v1/recordings/{id}/job/start', operationId: 'startRecordingJob', tags: ['recordings'],
-    summary: 'Release a `cropping` job with its window (`startS`, optional `endS`); transcript times count from `startS`.',
-    auth: { mode: 'userOrKey', scopes: ['write'] },
-    document: StartRecordingJobDocument,
-    variables: ({ params, body }) => {
-      parseCropWindow(body ?? {});
-      return { recordingId: params.id!, window: (body ?? {}) as CropWindowInput };
-    },
-    result: (data) => ({ status: 200, body: data.startRecordingJob }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false,
-        properties: {
-          startS: { type: 'number', nullable: true, minimum: 0, default: 0, description: 'Seconds; absent or null: the start.' },
-          endS: { type: 'number', nullable: true, minimum: 0, description: 'Seconds, greater than `startS`; absent or null: the end.' },
-        },
-      },
-    },
-    response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A negative time, `endS` not after `startS`, or another field.' }, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
-  }),
-  graphqlRoute({
-    method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],
-    summary: 'Re-queue a failed job; past the concurrency limit it waits queued. A link whose fetch failed is fetched again.',
-    auth: { mode: 'userOrKey', scopes: ['write'] },
-    document: RetryRecordingJobDocument,
-    variables: ({ params }) => ({ recordingId: params.id! }),
-    result: (data) => ({ status: 200, body: data.retryRecordingJob }),
-    response: { status: 200, description: 'The job.', schema: jobSchema },
-    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The job has not failed.' }],
-  }),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/transcript', operationId: 'getRecordingTranscript', tags: ['recordings'],
     summary: 'Transcript snapshot: sentences, segments with words, speakers, `lastSeq`; `after` returns what follows a segment seq.',

@@ -1,12 +1,13 @@
 /**
  * Constructs every module's service from the shared dependencies, and injects what a module must not import
- * itself: the job queue (Bull, from workers/queue.ts). A new module adds its line here and its field to
+ * itself: the job queue (Bull, from workers/queue.ts) goes to the jobs service. A new module adds its line here and its field to
  * `Services` from its own service.ts.
  */
 import { AccountsService } from '../account/service.js';
 import { AuthService } from '../auth/service.js';
 import { IdempotencyService } from '../core/idempotency.js';
 import type { ServiceDeps, Services } from '../core/services.js';
+import { JobsService } from '../jobs/service.js';
 import { CapabilitiesService } from '../meta/service.js';
 import { RealtimeService } from '../realtime/service.js';
 import { RecordingsService } from '../recordings/service.js';
@@ -17,9 +18,10 @@ import { lazyJobQueue } from '../../workers/queue.js';
 export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
   const shareLinks = new ShareLinksService(deps);
-  const queue = lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix });
+  const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
   return {
-    transcriptions: new TranscriptionsService(deps, capabilities, queue),
+    jobs,
+    transcriptions: new TranscriptionsService(deps, capabilities, jobs),
     recordings: new RecordingsService(deps, shareLinks),
     shareLinks,
     idempotency: new IdempotencyService(deps),

@@ -1,25 +1,28 @@
 /**
- * The rules of file and link jobs: state moves, per-account admission, queue positions, and the durable event
- * log. Every state change is one database transaction that also appends its RecordingEvent rows (gapless `seq`
- * per recording, counted on Recording.lastEventSeq under that row's lock); the frames are published only after
- * the commit, so a subscriber never sees a change the database does not have.
+ * The one owner of file and link job state: every state move (creation's first state aside, which the
+ * transcription writes with its rows), per-account admission, queue positions. Each move is one database
+ * transaction that also appends the recording's durable events (src/recordings/events.ts); the work it causes
+ * goes to the injected `JobQueue`. Processors (workers/transcription-worker.ts) do the work and call the moves
+ * named here; they write no job row themselves.
  *
  * States: cropping → queued → transcribing → done | failed; links start in fetching. Past the account's
  * concurrency limit a job waits `queued` (never refused); `dispatchQueued` admits the oldest queued jobs when
  * slots are free, under a per-account advisory lock so two processes never admit past the limit.
  */
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
-import type { Frame, PubSub, Topic } from '../core/pubsub.js';
+import type { Frame, PubSub } from '../core/pubsub.js';
 import { errors } from '../core/errors.js';
+import { isObject, optionalNumber } from '../core/validate.js';
+import type { ServiceDeps } from '../core/services.js';
+import { commitSegment, inTransaction, TX_OPTIONS, type PendingFrame, type SegmentToCommit, type Tx } from '../recordings/events.js';
 import type { JobQueue } from './queue.js';
 
-export type Tx = Prisma.TransactionClient;
+declare module '../core/services.js' {
+  interface Services {
+    jobs: JobsService;
+  }
+}
 
-/**
- * Interactive transactions wait for locks (the account's admission lock, a recording row) while the machine may
- * be saturated by transcription; Prisma's 5 s default turns a slow moment into a failed state change.
- */
-export const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
 export type JobState = 'cropping' | 'queued' | 'fetching' | 'transcribing' | 'done' | 'failed';
 
 export interface JobProgress {
@@ -40,18 +43,6 @@ export interface JobsContext {
   queue: JobQueue;
 }
 
-/** A frame headed for the durable log and then the sockets. */
-export interface PendingFrame {
-  type: string;
-  /**
-   * Who hears it besides the durable log: `job` frames are published on the transcription's topic (its events
-   * socket and `transcriptionEvents`); `log` frames (a file job's committed segments) are only written to the log
-   * (`GET /v1/recordings/{id}/events`): no socket or subscription reads them live.
-   */
-  audience: 'job' | 'log';
-  body: Record<string, unknown>;
-}
-
 type JobRow = Prisma.JobGetPayload<{}>;
 
 /**
@@ -59,48 +50,6 @@ type JobRow = Prisma.JobGetPayload<{}>;
  * recording nor its transcription archived. Archived work waits where it was until restored.
  */
 export const ACTIVE_WORK = { lifecycle: 'active', transcription: { lifecycle: 'active' } } as const satisfies Prisma.RecordingWhereInput;
-
-/**
- * Appends frames to a recording's durable log inside `tx` and returns them stamped with `seq` and `at`.
- * The increment takes the recording row's lock, so concurrent writers serialise and `seq` stays gapless.
- */
-export async function appendEvents(tx: Tx, recordingId: string, frames: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
-  if (frames.length === 0) return [];
-  const recording = await tx.recording.update({
-    where: { id: recordingId },
-    data: { lastEventSeq: { increment: frames.length } },
-    select: { lastEventSeq: true, transcriptionId: true },
-  });
-  const firstSeq = recording.lastEventSeq - frames.length + 1;
-  const at = new Date();
-  const stamped = frames.map((pending, index) => {
-    const frame: Frame = { type: pending.type, recordingId, ...pending.body, seq: firstSeq + index, at: at.toISOString() };
-    const topics: Topic[] = pending.audience === 'job' ? [`transcription:${recording.transcriptionId}`] : [];
-    return { frame, topics };
-  });
-  await tx.recordingEvent.createMany({
-    data: stamped.map(({ frame }) => ({ recordingId, seq: frame.seq as number, type: frame.type, payload: frame as Prisma.InputJsonValue, createdAt: at })),
-  });
-  return stamped;
-}
-
-export function publishAll(pubsub: Pick<PubSub, 'publish'>, published: Array<{ frame: Frame; topics: Topic[] }>): void {
-  for (const { frame, topics } of published) for (const topic of topics) pubsub.publish(topic, frame);
-}
-
-/** One state change: `change` runs in a transaction and returns the frames it caused; they are published after commit. */
-export async function inTransaction<T>(
-  ctx: Pick<JobsContext, 'prisma' | 'pubsub'>,
-  recordingId: string,
-  change: (tx: Tx) => Promise<{ result: T; frames: PendingFrame[] }>,
-): Promise<T> {
-  const { result, published } = await ctx.prisma.$transaction(async (tx) => {
-    const { result, frames } = await change(tx);
-    return { result, published: await appendEvents(tx, recordingId, frames) };
-  }, TX_OPTIONS);
-  publishAll(ctx.pubsub, published);
-  return result;
-}
 
 /** The frame every job state change sends: the state and the fields that changed with it. */
 export function stateFrame(job: Pick<JobRow, 'state' | 'error' | 'errorCode' | 'progress' | 'attempts'>, extra: Record<string, unknown> = {}): PendingFrame {
@@ -286,4 +235,197 @@ export async function jobView(prisma: PrismaClient, job: JobRow): Promise<JobVie
     startedAt: job.state === 'queued' ? null : (job.startedAt?.toISOString() ?? null),
     finishedAt: job.finishedAt?.toISOString() ?? null,
   };
+}
+
+// ---- the moves processors make (workers/transcription-worker.ts) ----
+
+/** The job of one piece of queued work: which job, which attempt, which recording. */
+export interface JobRef {
+  id: string;
+  recordingId: string;
+  attempt: number;
+}
+
+/** Fetch progress of a link (`fetching`); nothing when the job moved on meanwhile. */
+export async function recordFetchProgress(ctx: JobsContext, job: JobRef, progress: JobProgress): Promise<void> {
+  await inTransaction(ctx, job.recordingId, async (tx) => {
+    const updated = await tx.job.updateMany({ where: { id: job.id, state: 'fetching', attempts: job.attempt }, data: { progress: progress as object } });
+    return { result: null, frames: updated.count ? [progressFrame('fetching', progress)] : [] };
+  });
+}
+
+export interface Waveform {
+  peaks: number[];
+  bucketS: number;
+  durationS: number;
+}
+
+/** A fetched link opened for cropping (`fetching` → `cropping`): its waveform and a preview until `previewExpiresAt`. */
+export async function openCropping(ctx: JobsContext, job: JobRef, waveform: Waveform, preview: { path: string; expiresAt: Date }): Promise<void> {
+  await inTransaction(ctx, job.recordingId, async (tx) => {
+    const updated = await tx.job.update({
+      where: { id: job.id },
+      data: { state: 'cropping', peaks: { ...waveform }, previewPath: preview.path, previewExpiresAt: preview.expiresAt, progress: { pct: 0 } },
+    });
+    return { result: updated, frames: [stateFrame(updated)] };
+  });
+}
+
+/** An upload opened for cropping has been measured: its waveform, and its source as the preview. */
+export async function recordWaveform(ctx: JobsContext, job: JobRef, waveform: Waveform, previewPath: string): Promise<void> {
+  await inTransaction(ctx, job.recordingId, async (tx) => {
+    const updated = await tx.job.update({ where: { id: job.id }, data: { peaks: { ...waveform }, previewPath } });
+    return { result: null, frames: [{ type: 'job.progress', audience: 'job', body: { state: 'cropping', progress: updated.progress, peaksReady: true } }] };
+  });
+}
+
+/**
+ * Thrown by `recordSegment` when the job moved on (retried, failed, taken over by another attempt): the run
+ * stops quietly. Archiving is not one of these: an archived job's run goes on and finishes.
+ */
+export class StaleJob extends Error {}
+
+/**
+ * One transcribed segment of a `transcribing` job: stored by `commitSegment` with the job's progress, in one
+ * transaction. Throws StaleJob when this attempt no longer owns the job.
+ */
+export async function recordSegment(ctx: JobsContext, job: JobRef, segment: SegmentToCommit, totalS: number): Promise<number> {
+  return inTransaction(ctx, job.recordingId, async (tx) => {
+    const still = await tx.job.findFirst({ where: { id: job.id, state: 'transcribing', attempts: job.attempt }, select: { id: true } });
+    if (!still) throw new StaleJob();
+    const committed = await commitSegment(tx, job.recordingId, segment);
+    const segmentsDone = committed.seq + 1;
+    const progress: JobProgress = {
+      pct: totalS > 0 ? Math.min(99.9, Math.round((segment.end / totalS) * 1000) / 10) : 0,
+      processedS: segment.end,
+      totalS,
+      segmentsDone,
+      segmentsTotal: segmentsDone,
+    };
+    await tx.job.update({ where: { id: job.id }, data: { progress: progress as object } });
+    return { result: segmentsDone, frames: [committed.frame, progressFrame('transcribing', progress)] };
+  });
+}
+
+/** `transcribing` → `done`; the `done` frame says what decoded the file (model, beam width) and the language heard. */
+export async function finishTranscribing(
+  ctx: JobsContext,
+  job: JobRef & { accountId: string },
+  outcome: { totalS: number; segmentsDone: number; spokenLanguage: string | null; language: string | null; model: string; beamSize: number },
+): Promise<void> {
+  const { totalS, segmentsDone } = outcome;
+  await inTransaction(ctx, job.recordingId, async (tx) => {
+    const updated = await tx.job.updateMany({
+      where: { id: job.id, state: 'transcribing', attempts: job.attempt },
+      data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone } },
+    });
+    if (!updated.count) return { result: null, frames: [] };
+    await tx.recording.update({ where: { id: job.recordingId }, data: { state: 'finalized', spokenLanguage: outcome.spokenLanguage } });
+    const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
+    return { result: null, frames: [stateFrame(done, { language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize })] };
+  });
+  await dispatchQueued(ctx, job.accountId);
+}
+
+/** Cropping previews past their time are no longer served (the fetched copy stays as the job's source). */
+export async function expirePreviews(prisma: PrismaClient): Promise<void> {
+  await prisma.job.updateMany({ where: { previewExpiresAt: { lt: new Date() }, previewPath: { not: null } }, data: { previewPath: null } });
+}
+
+/** The first row of a job, written by its transcription in the same transaction as its other rows. */
+export async function createJob(
+  tx: Tx,
+  data: { id: string; recordingId: string; accountId: string; state: 'fetching' | 'cropping' | 'queued'; sourceUrl: string | null; windowStartS: number | null; windowEndS: number | null },
+): Promise<{ job: JobRow; frame: PendingFrame }> {
+  const job = await tx.job.create({ data: { ...data, queuedAt: data.state === 'queued' ? new Date() : null, progress: { pct: 0 } } });
+  return { job, frame: stateFrame(job) };
+}
+
+// ---- the moves a caller asks for (GraphQL and REST: /v1/recordings/{id}/job) ----
+
+/** A window for `POST /job/start` (CropWindow: `startS` required, `endS` optional). */
+export function parseCropWindow(body: unknown): { startS: number; endS: number | null } {
+  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object with startS (and optionally endS).', { field: 'startS' });
+  for (const key of Object.keys(body)) if (key !== 'startS' && key !== 'endS') throw errors.invalidOptions(`${key} is not a field of the crop window (startS, endS).`, { field: key });
+  const startS = optionalNumber(body, 'startS') ?? 0;
+  const endS = optionalNumber(body, 'endS');
+  if (endS !== null && endS <= startS) throw errors.invalidOptions('endS must be after startS.', { field: 'endS' });
+  return { startS, endS };
+}
+
+export class JobsService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly queue: JobQueue,
+  ) {}
+
+  get context(): JobsContext {
+    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub, queue: this.queue };
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+
+  /**
+   * After a new job's rows are committed: a link goes to be fetched, an upload opened for cropping to be
+   * measured, a queued job to admission.
+   */
+  async handOver(job: { id: string; accountId: string; state: 'fetching' | 'cropping' | 'queued'; crop: boolean }): Promise<void> {
+    if (job.state === 'fetching') await this.queue.add('fetch', { jobId: job.id, attempt: 0, crop: job.crop });
+    else if (job.state === 'cropping') await this.queue.add('prepare', { jobId: job.id, attempt: 0 });
+    else await dispatchQueued(this.context, job.accountId);
+  }
+
+  private async owned(accountId: string, recordingId: string) {
+    const job = await this.deps.prisma.job.findFirst({ where: { recordingId, accountId }, include: { recording: { select: { lifecycle: true } } } });
+    if (!job || job.recording.lifecycle !== 'active') throw errors.notFound('The job of this recording');
+    return job;
+  }
+
+  async get(accountId: string, recordingId: string): Promise<JobView> {
+    const { recording: _r, ...job } = await this.owned(accountId, recordingId);
+    return jobView(this.deps.prisma, job);
+  }
+
+  /** Releases a `cropping` job with its window; transcript timestamps then count from the window's start. */
+  async start(accountId: string, recordingId: string, body: unknown): Promise<JobView> {
+    const window = parseCropWindow(body ?? {});
+    const job = await this.owned(accountId, recordingId);
+    if (job.state !== 'cropping') throw errors.invalidState(`The job is ${job.state}; only a cropping job can be started.`, { state: job.state });
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
+    if (!recording.sourcePath) throw errors.invalidState('The job has no stored source yet; wait for its waveform.', { state: job.state });
+    if (recording.durationS !== null && window.startS >= recording.durationS) {
+      throw errors.invalidOptions(`startS must be before the end of the audio (${recording.durationS.toFixed(2)} s).`, { field: 'startS' });
+    }
+    await this.deps.prisma.job.update({ where: { id: job.id }, data: { previewPath: null, previewExpiresAt: null } });
+    await queueJob(this.context, job.id, { windowStartS: window.startS, windowEndS: window.endS }, ['cropping']);
+    return this.get(accountId, recordingId);
+  }
+
+  /**
+   * Re-queues a failed job. With a stored source it goes back to `queued` (and waits its turn past the
+   * concurrency limit); a link whose fetch failed is fetched again.
+   */
+  async retry(accountId: string, recordingId: string): Promise<JobView> {
+    const job = await this.owned(accountId, recordingId);
+    if (job.state !== 'failed') throw errors.invalidState(`The job is ${job.state}; only a failed job can be retried.`, { state: job.state });
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
+    await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { state: 'processing' } });
+    if (recording.sourcePath) {
+      await queueJob(this.context, job.id, {}, ['failed']);
+    } else if (job.sourceUrl) {
+      const updated = await inTransaction(this.deps, recordingId, async (tx) => {
+        const moved = await tx.job.update({
+          where: { id: job.id },
+          data: { state: 'fetching', error: null, errorCode: null, finishedAt: null, progress: { pct: 0, phase: 'fetching' } },
+        });
+        return { result: moved, frames: [stateFrame(moved)] };
+      });
+      await this.queue.add('fetch', { jobId: job.id, attempt: updated.attempts });
+    } else {
+      throw errors.invalidState('The job has no stored source to retry from.', { state: job.state });
+    }
+    return this.get(accountId, recordingId);
+  }
 }

@@ -9,23 +9,11 @@
 import { spawn } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { ffmpegPath } from '../../workers/engine/audio.js';
+import type { CommittedSegment } from '../core/segments.js';
 
 export const SAMPLE_RATE = 16_000;
 
-export interface CommittedSegment {
-  seq: number;
-  speaker: number;
-  start: number;
-  end: number;
-  text: string;
-  words: { start: number; end: number; text: string; prob: number }[];
-  confidence?: number | null;
-  language?: string | null;
-  latencyS?: number | null;
-  decoder?: 'fast' | 'accuracy' | null;
-  catchup?: boolean | null;
-  gapBefore?: number | null;
-}
+export type { CommittedSegment };
 
 export interface DraftSegment { start: number; text: string; speaker: number; tentative: boolean }
 

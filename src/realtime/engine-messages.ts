@@ -2,20 +2,13 @@
  * Messages between the gateway thread (engine-host.ts) and an engine worker thread (engine-worker.ts).
  * Everything here is structured-cloneable; PCM travels as a transferred ArrayBuffer (no copy).
  */
+import type { Segment } from '../core/segments.js';
 
 export type EngineMode = 'fast' | 'accuracy';
 export type LatencyMode = 'auto' | EngineMode;
 
-export interface EngineWord { start: number; end: number; text: string; prob: number }
-
 /** A committed segment as the worker reports it: times on the session's audio timeline, plus which pass decoded it. */
-export interface WorkerSegment {
-  start: number;
-  end: number;
-  text: string;
-  words: EngineWord[];
-  confidence: number;
-  language: string;
+export interface WorkerSegment extends Segment {
   decoder: EngineMode;
 }
 

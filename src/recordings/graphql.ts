@@ -1,7 +1,5 @@
 import { builder } from '../core/builder.js';
-import type { TranscriptSnapshot } from './service.js';
-import { requireScope } from '../core/identity/scopes.js';
-import type { Context } from '../core/context.js';
+import { readerOf, type TranscriptSnapshot } from './service.js';
 
 type Sentence = TranscriptSnapshot['sentences'][number];
 type SegmentRow = TranscriptSnapshot['segments'][number];
@@ -111,10 +109,7 @@ builder.queryFields((t) => ({
     description: 'One recording: its owner, or anyone with a `shareCode` of its transcription.',
     authScopes: { public: true },
     args: { id: t.arg.id({ required: true }), shareCode: t.arg.string() },
-    resolve: (_root, args, ctx) => {
-      if (!args.shareCode) requireRead(ctx);
-      return ctx.services.recordings.get(String(args.id), { accountId: ctx.identity?.account.id, shareCode: args.shareCode });
-    },
+    resolve: (_root, args, ctx) => ctx.services.recordings.get(String(args.id), readerOf(ctx, args)),
   }),
   recordingTranscript: t.field({
     type: TranscriptSnapshotType,
@@ -122,10 +117,7 @@ builder.queryFields((t) => ({
     // A share code is a credential of its own: the service decides between owner and link.
     authScopes: { public: true },
     args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string() },
-    resolve: (_root, args, ctx) => {
-      if (!args.shareCode) requireRead(ctx);
-      return ctx.services.recordings.transcript(String(args.recordingId), { accountId: ctx.identity?.account.id, shareCode: args.shareCode }, { after: args.after, lang: args.lang });
-    },
+    resolve: (_root, args, ctx) => ctx.services.recordings.transcript(String(args.recordingId), readerOf(ctx, args), { after: args.after, lang: args.lang }),
   }),
   recordingEvents: t.field({
     type: RecordingEventPageType,
@@ -143,10 +135,6 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** Without a share code the caller needs a credential with `read`, exactly as the scoped fields demand. */
-const requireRead = (ctx: Context) => requireScope(ctx, 'read', 'This read needs a credential: a bearer token, or a shareCode.');
-
-// Job moves of a file recording (start, retry) live with the transcriptions module, whose service owns jobs.
 builder.mutationFields((t) => ({
   archiveRecording: t.field({
     type: RecordingType,

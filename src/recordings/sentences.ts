@@ -3,8 +3,9 @@
  * work on them. Whisper segments cut wherever the decoder paused, so a sentence may span segments (same speaker)
  * and a segment may hold several sentences; words carry the timings that let us cut precisely.
  */
-export interface SentenceWord { start: number; end: number; text: string; prob: number }
-export interface SentenceSource { seq: number; speaker: number; start: number; end: number; text: string; words: SentenceWord[]; confidence: number | null }
+import type { CommittedSegment, Word } from '../core/segments.js';
+/** What a sentence is cut from: committed segments (the fields it reads). */
+export type SentenceSource = Pick<CommittedSegment, 'seq' | 'speaker' | 'start' | 'end' | 'text' | 'words' | 'confidence'>;
 
 export interface Sentence {
   /** `<seq of the first segment>.<index of its first word>`: stable while later segments are appended. */
@@ -26,7 +27,7 @@ const SENTENCE_END = /[.!?…。？！]["')\]]*$/;
 
 export function buildSentences(segments: SentenceSource[]): Sentence[] {
   const sentences: Sentence[] = [];
-  let open: { id: string; speaker: number; words: SentenceWord[]; seqs: number[] } | null = null;
+  let open: { id: string; speaker: number; words: Word[]; seqs: number[] } | null = null;
   const close = () => {
     if (open && open.words.length) sentences.push(finish(open));
     open = null;
@@ -39,7 +40,7 @@ export function buildSentences(segments: SentenceSource[]): Sentence[] {
         [{ start: segment.start, end: segment.end, text: segment.text, prob: segment.confidence ?? 1 }];
     words.forEach((word, index) => {
       if (!open) open = { id: `${segment.seq}.${index}`, speaker: segment.speaker, words: [], seqs: [] };
-      const current = open as { words: SentenceWord[]; seqs: number[] };
+      const current = open as { words: Word[]; seqs: number[] };
       current.words.push(word);
       if (!current.seqs.includes(segment.seq)) current.seqs.push(segment.seq);
       if (SENTENCE_END.test(word.text.trim())) close();
@@ -49,7 +50,7 @@ export function buildSentences(segments: SentenceSource[]): Sentence[] {
   return sentences;
 }
 
-function finish(open: { id: string; speaker: number; words: SentenceWord[]; seqs: number[] }): Sentence {
+function finish(open: { id: string; speaker: number; words: Word[]; seqs: number[] }): Sentence {
   const text = joinWords(open.words.map((w) => w.text));
   const probs = open.words.map((w) => w.prob).filter((p) => Number.isFinite(p));
   return {

@@ -19,6 +19,9 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
+import type { Context } from '../core/context.js';
+import type { CommittedSegment, Word } from '../core/segments.js';
+import { requireScope } from '../core/identity/scopes.js';
 import type { ServiceDeps } from '../core/services.js';
 import { renderExport, parseExportFormat, type ExportSnapshot, type RenderedExport } from './exports/index.js';
 import {
@@ -58,6 +61,18 @@ export interface ReaderCredentials {
   shareCode?: string | null;
   /** `media=` on media URLs. */
   media?: string | null;
+}
+
+/**
+ * Who reads a recording, decided here and nowhere else (REST routes and GraphQL fields ask this): a share code
+ * wins over a credential; without one the caller needs `read`, and a presented credential that is bad is
+ * refused, never silently ignored; a media token (`media=`) counts only where media is served.
+ */
+export function readerOf(ctx: Context, given: { shareCode?: string | null; media?: string | null }, options: { allowMedia?: boolean } = {}): ReaderCredentials {
+  if (given.shareCode) return { shareCode: given.shareCode };
+  if (options.allowMedia && given.media && !ctx.identity && !ctx.credentialError) return { media: given.media };
+  const identity = requireScope(ctx, 'read', 'This read needs a credential: a bearer token, a shareCode' + (options.allowMedia ? ' or a media token (media=).' : '.'));
+  return { accountId: identity.account.id };
 }
 
 type RecordingRow = Prisma.RecordingGetPayload<{ include: { transcription: true; job: true } }>;
@@ -200,7 +215,7 @@ export class RecordingsService {
       createdAt: recording.createdAt,
       lastSeq: snapshot.lastSeq,
       sentences: snapshot.sentences,
-      segments: snapshot.segments.map((s) => ({ ...s, words: s.words as never })),
+      segments: snapshot.segments.map((s) => ({ ...s, words: s.words as Word[], decoder: s.decoder as CommittedSegment['decoder'] })),
       speakers: snapshot.speakers,
     };
     return renderExport(exportable, format, { pdfFontPath: this.deps.config.pdfFontPath });

@@ -1,6 +1,6 @@
 import { builder } from '../core/builder.js';
 import { SpeakerLabels } from '../meta/graphql.js';
-import type { JobView } from '../jobs/service.js';
+import { CropWindowInput, JobType } from '../jobs/graphql.js';
 import type { ProbeRecord } from './links/index.js';
 import type { TranscriptionPage, TranscriptionView } from './service.js';
 import { ShareLinkType } from '../share-links/graphql.js';
@@ -51,57 +51,6 @@ export const UpdateTranscriptionInput = builder.inputType('UpdateTranscriptionIn
   fields: (t) => ({
     name: t.string(),
     settings: t.field({ type: SettingsPatchInput }),
-  }),
-});
-
-export const CropWindowInput = builder.inputType('CropWindowInput', {
-  description: 'CropWindow: the part of the source to transcribe (seconds); transcript times count from `startS`.',
-  fields: (t) => ({
-    startS: t.float({ description: 'Default 0.' }),
-    endS: t.float({ description: 'Absent or null: to the end.' }),
-  }),
-});
-
-export const JobQueueType = builder.objectRef<{ position: number }>('JobQueue').implement({
-  description: 'Where a queued job waits behind the account\'s other transcriptions.',
-  fields: (t) => ({ position: t.exposeInt('position', { description: '1 is the next job to start.' }) }),
-});
-
-export const JobPreviewType = builder.objectRef<NonNullable<JobView['preview']>>('JobPreview').implement({
-  description: 'The cropping step: the waveform and whether `/job/preview` media is available.',
-  fields: (t) => ({
-    peaks: t.floatList({ nullable: true, resolve: (p) => p.peaks, description: 'Peak amplitude 0..1 per bucket; null until the file is measured.' }),
-    bucketS: t.exposeFloat('bucketS', { nullable: true, description: 'Seconds per peak.' }),
-    durationS: t.exposeFloat('durationS', { nullable: true }),
-    expiresAt: t.exposeString('expiresAt', { nullable: true, description: 'A link\'s fetched copy is kept ten minutes.' }),
-    available: t.exposeBoolean('available'),
-  }),
-});
-
-export const JobWindowType = builder.objectRef<NonNullable<JobView['window']>>('JobWindow').implement({
-  fields: (t) => ({ startS: t.exposeFloat('startS'), endS: t.exposeFloat('endS', { nullable: true }) }),
-});
-
-export const JobType = builder.objectRef<JobView>('TranscriptionJob').implement({
-  description: 'The server-owned job that turns a file or link recording into a transcript.',
-  fields: (t) => ({
-    recordingId: t.exposeID('recordingId'),
-    state: t.exposeString('state', { description: 'cropping, queued, fetching, transcribing, done or failed.' }),
-    progress: t.field({
-      type: 'JSON',
-      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`.',
-      resolve: (job) => job.progress,
-    }),
-    error: t.exposeString('error', { nullable: true }),
-    errorCode: t.exposeString('errorCode', { nullable: true }),
-    source: t.exposeString('source', { nullable: true, description: 'The link the job came from.' }),
-    queue: t.field({ type: JobQueueType, nullable: true, resolve: (job) => job.queue }),
-    preview: t.field({ type: JobPreviewType, nullable: true, resolve: (job) => job.preview }),
-    window: t.field({ type: JobWindowType, nullable: true, resolve: (job) => job.window }),
-    attempts: t.exposeInt('attempts'),
-    createdAt: t.exposeString('createdAt'),
-    startedAt: t.exposeString('startedAt', { nullable: true }),
-    finishedAt: t.exposeString('finishedAt', { nullable: true }),
   }),
 });
 
@@ -186,13 +135,6 @@ builder.queryFields((t) => ({
     args: { url: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.transcriptions.probe(args.url),
   }),
-  recordingJob: t.field({
-    type: JobType,
-    description: 'Job state and progress; a queued job carries its place in the account\'s queue.',
-    authScopes: { read: true },
-    args: { recordingId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.transcriptions.job(ctx.identity!.account.id, String(args.recordingId)),
-  }),
 }));
 
 /** The GraphQL multipart request spec's file (graphql-yoga hands resolvers a WHATWG File). */
@@ -265,20 +207,6 @@ builder.mutationFields((t) => ({
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.transcriptions.purge(ctx.identity!.account.id, String(args.id)),
-  }),
-  startRecordingJob: t.field({
-    type: JobType,
-    description: 'Release a cropping job with a window (`startS`, optional `endS`); transcript times count from `startS`.',
-    authScopes: { write: true },
-    args: { recordingId: t.arg.id({ required: true }), window: t.arg({ type: CropWindowInput }) },
-    resolve: (_root, args, ctx) => ctx.services.transcriptions.startJob(ctx.identity!.account.id, String(args.recordingId), args.window ?? {}),
-  }),
-  retryRecordingJob: t.field({
-    type: JobType,
-    description: 'Re-queue a failed job (a link whose fetch failed is fetched again).',
-    authScopes: { write: true },
-    args: { recordingId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.transcriptions.retryJob(ctx.identity!.account.id, String(args.recordingId)),
   }),
 }));
 

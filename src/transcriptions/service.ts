@@ -14,12 +14,13 @@ import { pipeline } from 'node:stream/promises';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, knownError } from '../core/errors.js';
 import { probeAudio } from '../../workers/engine/audio.js';
-import type { JobQueue } from '../jobs/queue.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
 import type { CapabilitiesService } from '../meta/service.js';
-import type { Closable, ServiceDeps } from '../core/services.js';
-import { dispatchQueued, inTransaction, jobView, queueJob, stateFrame, type JobsContext, type JobView } from '../jobs/service.js';
+import type { ServiceDeps } from '../core/services.js';
+import { isObject, optionalNumber } from '../core/validate.js';
+import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
+import { inTransaction } from '../recordings/events.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
 import { recordingMediaDir } from '../recordings/media.js';
 import { recordingView, type RecordingView } from '../recordings/service.js';
@@ -100,17 +101,6 @@ const CREATE_FIELDS = ['url', 'name', 'settings', 'crop', 'startS', 'endS', 'dur
 const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy']);
 const LIST_MAX = 500;
 const LIST_DEFAULT = 50;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function optionalNumber(input: Record<string, unknown>, field: string, prefix = ''): number | null {
-  const value = input[field];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw errors.invalidOptions(`${prefix}${field} must be a number of seconds at or above 0, or null.`, { field: `${prefix}${field}` });
-  return value;
-}
 
 /** SettingsPatch: the capture settings a file job reads. Unknown keys are refused by name so typos are not silently ignored. */
 export function parseSettings(value: unknown, field = 'settings'): TranscriptionSettings {
@@ -195,16 +185,6 @@ export function parseTranscriptionPatch(body: unknown): { name?: string; setting
   return out;
 }
 
-/** A window for `POST /job/start` (CropWindow: `startS` required, `endS` optional). */
-export function parseCropWindow(body: unknown): { startS: number; endS: number | null } {
-  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object with startS (and optionally endS).', { field: 'startS' });
-  for (const key of Object.keys(body)) if (key !== 'startS' && key !== 'endS') throw errors.invalidOptions(`${key} is not a field of the crop window (startS, endS).`, { field: key });
-  const startS = optionalNumber(body, 'startS') ?? 0;
-  const endS = optionalNumber(body, 'endS');
-  if (endS !== null && endS <= startS) throw errors.invalidOptions('endS must be after startS.', { field: 'endS' });
-  return { startS, endS };
-}
-
 interface Cursor { createdAt: string; id: string }
 const encodeCursor = (cursor: Cursor) => Buffer.from(`${cursor.createdAt}|${cursor.id}`).toString('base64url');
 function decodeCursor(raw: string): Cursor {
@@ -216,15 +196,15 @@ function decodeCursor(raw: string): Cursor {
 
 type TranscriptionWithRecording = Prisma.TranscriptionGetPayload<{ include: { recordings: { include: { job: true } }; shareLinks: true } }>;
 
-export class TranscriptionsService implements Closable {
+export class TranscriptionsService {
   private loggerInstance: Logger | null = null;
   readonly linkPolicy: LinkFetchPolicy;
 
-  /** `queue`: where admitted work goes (Bull; adds only, processing happens in workers), injected by the entry point. */
+  /** `jobs`: the owner of job state; a transcription writes only its job's first row, in its own transaction. */
   constructor(
     private readonly deps: ServiceDeps,
     private readonly capabilities: CapabilitiesService,
-    private readonly queue: JobQueue,
+    private readonly jobs: JobsService,
   ) {
     this.linkPolicy = linkFetchPolicyOf(deps.config.transcriptions);
   }
@@ -244,14 +224,6 @@ export class TranscriptionsService implements Closable {
 
   private get logger(): Logger {
     return (this.loggerInstance ??= createLogger(this.deps.config.logLevel));
-  }
-
-  get jobs(): JobsContext {
-    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub, queue: this.queue };
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
   }
 
   private mediaDir(recordingId: string) {
@@ -356,24 +328,13 @@ export class TranscriptionsService implements Closable {
             sourceBytes: stored?.bytes ?? null,
           },
         });
-        const job = await tx.job.create({
-          data: {
-            id: jobId,
-            recordingId,
-            accountId: actor.accountId,
-            state: initialState,
-            sourceUrl: options.url,
-            ...window,
-            queuedAt: initialState === 'queued' ? new Date() : null,
-            progress: { pct: 0 },
-          },
-        });
+        const { job, frame } = await createJob(tx, { id: jobId, recordingId, accountId: actor.accountId, state: initialState, sourceUrl: options.url, ...window });
         if (options.shareLink) {
           await tx.shareLink.create({
             data: { id: newId('shl'), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true },
           });
         }
-        return { result: job, frames: [stateFrame(job)] };
+        return { result: job, frames: [frame] };
       });
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
@@ -382,9 +343,7 @@ export class TranscriptionsService implements Closable {
     // Committed: from here a failure to hand the work on must not fail the request. The worker's sweeper
     // admits queued jobs and re-adds missing Bull work within seconds.
     try {
-      if (initialState === 'fetching') await this.queue.add('fetch', { jobId, attempt: 0, crop: options.crop });
-      else if (initialState === 'cropping') await this.queue.add('prepare', { jobId, attempt: 0 });
-      else await dispatchQueued(this.jobs, actor.accountId);
+      await this.jobs.handOver({ id: jobId, accountId: actor.accountId, state: initialState, crop: options.crop });
     } catch (error) {
       this.logger.warn({ jobId, error: String(error) }, 'handing a new job to the queue failed; the sweeper will');
     }
@@ -504,7 +463,7 @@ export class TranscriptionsService implements Closable {
       // Archiving does not stop a running job: its Bull run goes on storing segments and finishes (the worker
       // checks only the job's state and attempt). What changes is that archived work no longer counts against the
       // account's concurrency limit, so its slot is freed and the next queued job may be admitted now.
-      await dispatchQueued(this.jobs, accountId);
+      await dispatchQueued(this.jobs.context, accountId);
     }
     return this.get(accountId, id);
   }
@@ -518,7 +477,7 @@ export class TranscriptionsService implements Closable {
       ]);
       // Restored work counts again: a job still running holds its slot again, a queued one rejoins the line (and
       // is admitted now if a slot is free), and one stranded while archived is seen by the sweeper again.
-      await dispatchQueued(this.jobs, accountId);
+      await dispatchQueued(this.jobs.context, accountId);
     }
     return this.get(accountId, id);
   }
@@ -530,67 +489,13 @@ export class TranscriptionsService implements Closable {
     const recordings = await this.deps.prisma.recording.findMany({ where: { transcriptionId: id }, select: { id: true } });
     await this.deps.prisma.transcription.delete({ where: { id } });
     await Promise.all(recordings.map((recording) => rm(this.mediaDir(recording.id), { recursive: true, force: true })));
-    await dispatchQueued(this.jobs, accountId);
+    await dispatchQueued(this.jobs.context, accountId);
     return { id, purged: true };
   }
 
   async probe(url: unknown): Promise<ProbeRecord> {
     if (typeof url !== 'string' || !url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
     return probeLink(url, { policy: this.linkPolicy });
-  }
-
-  // ---- the job of a recording ----
-
-  private async ownedJob(accountId: string, recordingId: string) {
-    const job = await this.deps.prisma.job.findFirst({ where: { recordingId, accountId }, include: { recording: { select: { lifecycle: true } } } });
-    if (!job || job.recording.lifecycle !== 'active') throw errors.notFound('The job of this recording');
-    return job;
-  }
-
-  async job(accountId: string, recordingId: string): Promise<JobView> {
-    const { recording: _r, ...job } = await this.ownedJob(accountId, recordingId);
-    return jobView(this.deps.prisma, job);
-  }
-
-  /** Releases a `cropping` job with its window; transcript timestamps then count from the window's start. */
-  async startJob(accountId: string, recordingId: string, body: unknown): Promise<JobView> {
-    const window = parseCropWindow(body ?? {});
-    const job = await this.ownedJob(accountId, recordingId);
-    if (job.state !== 'cropping') throw errors.invalidState(`The job is ${job.state}; only a cropping job can be started.`, { state: job.state });
-    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
-    if (!recording.sourcePath) throw errors.invalidState('The job has no stored source yet; wait for its waveform.', { state: job.state });
-    if (recording.durationS !== null && window.startS >= recording.durationS) {
-      throw errors.invalidOptions(`startS must be before the end of the audio (${recording.durationS.toFixed(2)} s).`, { field: 'startS' });
-    }
-    await this.deps.prisma.job.update({ where: { id: job.id }, data: { previewPath: null, previewExpiresAt: null } });
-    await queueJob(this.jobs, job.id, { windowStartS: window.startS, windowEndS: window.endS }, ['cropping']);
-    return this.job(accountId, recordingId);
-  }
-
-  /**
-   * Re-queues a failed job. With a stored source it goes back to `queued` (and waits its turn past the
-   * concurrency limit); a link whose fetch failed is fetched again.
-   */
-  async retryJob(accountId: string, recordingId: string): Promise<JobView> {
-    const job = await this.ownedJob(accountId, recordingId);
-    if (job.state !== 'failed') throw errors.invalidState(`The job is ${job.state}; only a failed job can be retried.`, { state: job.state });
-    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
-    await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { state: 'processing' } });
-    if (recording.sourcePath) {
-      await queueJob(this.jobs, job.id, {}, ['failed']);
-    } else if (job.sourceUrl) {
-      const updated = await inTransaction(this.deps, recordingId, async (tx) => {
-        const moved = await tx.job.update({
-          where: { id: job.id },
-          data: { state: 'fetching', error: null, errorCode: null, finishedAt: null, progress: { pct: 0, phase: 'fetching' } },
-        });
-        return { result: moved, frames: [stateFrame(moved)] };
-      });
-      await this.queue.add('fetch', { jobId: job.id, attempt: updated.attempts });
-    } else {
-      throw errors.invalidState('The job has no stored source to retry from.', { state: job.state });
-    }
-    return this.job(accountId, recordingId);
   }
 
   // ---- the lifecycle of one recording (a file transcription's only recording) ----
@@ -606,7 +511,7 @@ export class TranscriptionsService implements Closable {
     const recording = await this.ownedRecording(accountId, recordingId);
     if (recording.lifecycle === 'archived') return recordingView(recording);
     const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'archived', archivedAt: new Date() } });
-    await dispatchQueued(this.jobs, accountId);
+    await dispatchQueued(this.jobs.context, accountId);
     return recordingView(updated);
   }
 
@@ -614,7 +519,7 @@ export class TranscriptionsService implements Closable {
     const recording = await this.ownedRecording(accountId, recordingId);
     if (recording.lifecycle === 'active') return recordingView(recording);
     const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'active', archivedAt: null } });
-    await dispatchQueued(this.jobs, accountId);
+    await dispatchQueued(this.jobs.context, accountId);
     return recordingView(updated);
   }
 

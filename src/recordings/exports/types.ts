@@ -3,19 +3,9 @@
  * reader (lines under the confidence threshold flagged). Renderers never read the database, so a partial
  * snapshot of a running job renders the same way as a finished one, only flagged.
  */
-export interface ExportWord { start: number; end: number; text: string; prob: number }
+import type { CommittedSegment } from '../../core/segments.js';
 
-export interface ExportSegment {
-  seq: number;
-  speaker: number;
-  start: number;
-  end: number;
-  text: string;
-  words: ExportWord[];
-  confidence: number | null;
-  language: string | null;
-}
-
+export type { CommittedSegment };
 export interface ExportSentence {
   id: string;
   speaker: number;
@@ -39,7 +29,7 @@ export interface ExportSnapshot {
   createdAt: Date;
   lastSeq: number;
   sentences: ExportSentence[];
-  segments: ExportSegment[];
+  segments: CommittedSegment[];
   speakers: ExportSpeaker[];
 }
 

@@ -1,0 +1,69 @@
+/**
+ * The job of a file or link recording: its state and progress, the cropping preview, starting a cropped job and
+ * retrying a failed one. The JSON routes run src/jobs/graphql.ts; the preview is a handler (binary media).
+ */
+import type { CropWindowInput } from '../../src/generated/graphql.js';
+import { RecordingJobDocument, RetryRecordingJobDocument, StartRecordingJobDocument } from '../../src/generated/graphql.js';
+import { parseCropWindow } from '../../src/jobs/service.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
+import { credentialsOf, mediaParam, notFound } from './recordings.js';
+import { jobSchema } from './transcriptions.js';
+
+export const jobRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/job', operationId: 'getRecordingJob', tags: ['recordings'],
+    summary: 'Job state and progress; a queued job carries `queue.position` behind the account\'s other transcriptions.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: RecordingJobDocument,
+    variables: ({ params }) => ({ recordingId: params.id! }),
+    result: (data) => ({ status: 200, body: data.recordingJob }),
+    response: { status: 200, description: 'The job.', schema: jobSchema },
+    errors: [notFound],
+  }),
+  {
+    method: 'get', path: '/v1/recordings/{id}/job/preview', operationId: 'getRecordingJobPreview', tags: ['recordings'],
+    summary: 'Media for the trim step while `cropping` (Ogg/Opus). A link\'s fetched copy is kept until the job starts or ten minutes; 404 once gone.',
+    description: 'The owner\'s: a bearer token, or the media token as `media=` (an audio element cannot send a header).',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [mediaParam],
+    response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
+    errors: [notFound, { status: 401, code: 'invalid_token', description: 'No credential, or a media token that is not this recording\'s or has expired.' }, { status: 403, code: 'forbidden', description: 'A share link: the preview is the owner\'s only.' }],
+    handler: async (req, res, ctx) => {
+      const file = await ctx.services.recordings.previewFile(String(req.params.id), credentialsOf(ctx, req.query, true));
+      res.type(file.contentType);
+      res.sendFile(file.path);
+    },
+  },
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/job/start', operationId: 'startRecordingJob', tags: ['recordings'],
+    summary: 'Release a `cropping` job with its window (`startS`, optional `endS`); transcript times count from `startS`.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: StartRecordingJobDocument,
+    variables: ({ params, body }) => {
+      parseCropWindow(body ?? {});
+      return { recordingId: params.id!, window: (body ?? {}) as CropWindowInput };
+    },
+    result: (data) => ({ status: 200, body: data.startRecordingJob }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          startS: { type: 'number', nullable: true, minimum: 0, default: 0, description: 'Seconds; absent or null: the start.' },
+          endS: { type: 'number', nullable: true, minimum: 0, description: 'Seconds, greater than `startS`; absent or null: the end.' },
+        },
+      },
+    },
+    response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A negative time, `endS` not after `startS`, or another field.' }, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],
+    summary: 'Re-queue a failed job; past the concurrency limit it waits queued. A link whose fetch failed is fetched again.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: RetryRecordingJobDocument,
+    variables: ({ params }) => ({ recordingId: params.id! }),
+    result: (data) => ({ status: 200, body: data.retryRecordingJob }),
+    response: { status: 200, description: 'The job.', schema: jobSchema },
+    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The job has not failed.' }],
+  }),
+];

@@ -1,0 +1,14 @@
+/** Checks shared by the services' parsers of raw JSON input (REST bodies and the JSON they run as GraphQL). */
+import { errors } from './errors.js';
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A number of seconds ≥ 0, or null when absent; anything else is `invalid_options` naming `prefix + field`. */
+export function optionalNumber(input: Record<string, unknown>, field: string, prefix = ''): number | null {
+  const value = input[field];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw errors.invalidOptions(`${prefix}${field} must be a number of seconds at or above 0, or null.`, { field: `${prefix}${field}` });
+  return value;
+}

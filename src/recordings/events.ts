@@ -1,0 +1,120 @@
+/**
+ * A recording's durable event log and its committed segments. Every change that users may follow (a job state
+ * change, a committed segment) is one database transaction that also appends its RecordingEvent rows (gapless
+ * `seq` per recording, counted on Recording.lastEventSeq under that row's lock); the frames are published only
+ * after the commit, so a subscriber never sees a change the database does not have.
+ */
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { Frame, PubSub, Topic } from '../core/pubsub.js';
+import type { CommittedSegment } from '../core/segments.js';
+
+export type Tx = Prisma.TransactionClient;
+
+/**
+ * Interactive transactions wait for locks (the account's admission lock, a recording row) while the machine may
+ * be saturated by transcription; Prisma's 5 s default turns a slow moment into a failed state change.
+ */
+export const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
+
+export interface EventLogContext {
+  prisma: PrismaClient;
+  pubsub: Pick<PubSub, 'publish'>;
+}
+
+/** A frame headed for the durable log and then the sockets. */
+export interface PendingFrame {
+  type: string;
+  /**
+   * Who hears it besides the durable log: `job` frames are published on the transcription's topic (its events
+   * socket and `transcriptionEvents`); `log` frames (a file job's committed segments) are only written to the log
+   * (`GET /v1/recordings/{id}/events`): no socket or subscription reads them live.
+   */
+  audience: 'job' | 'log';
+  body: Record<string, unknown>;
+}
+
+/**
+ * Appends frames to a recording's durable log inside `tx` and returns them stamped with `seq` and `at`.
+ * The increment takes the recording row's lock, so concurrent writers serialise and `seq` stays gapless.
+ */
+export async function appendEvents(tx: Tx, recordingId: string, frames: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
+  if (frames.length === 0) return [];
+  const recording = await tx.recording.update({
+    where: { id: recordingId },
+    data: { lastEventSeq: { increment: frames.length } },
+    select: { lastEventSeq: true, transcriptionId: true },
+  });
+  const firstSeq = recording.lastEventSeq - frames.length + 1;
+  const at = new Date();
+  const stamped = frames.map((pending, index) => {
+    const frame: Frame = { type: pending.type, recordingId, ...pending.body, seq: firstSeq + index, at: at.toISOString() };
+    const topics: Topic[] = pending.audience === 'job' ? [`transcription:${recording.transcriptionId}`] : [];
+    return { frame, topics };
+  });
+  await tx.recordingEvent.createMany({
+    data: stamped.map(({ frame }) => ({ recordingId, seq: frame.seq as number, type: frame.type, payload: frame as Prisma.InputJsonValue, createdAt: at })),
+  });
+  return stamped;
+}
+
+export function publishAll(pubsub: Pick<PubSub, 'publish'>, published: Array<{ frame: Frame; topics: Topic[] }>): void {
+  for (const { frame, topics } of published) for (const topic of topics) pubsub.publish(topic, frame);
+}
+
+/** One state change: `change` runs in a transaction and returns the frames it caused; they are published after commit. */
+export async function inTransaction<T>(
+  ctx: EventLogContext,
+  recordingId: string,
+  change: (tx: Tx) => Promise<{ result: T; frames: PendingFrame[] }>,
+): Promise<T> {
+  const { result, published } = await ctx.prisma.$transaction(async (tx) => {
+    const { result, frames } = await change(tx);
+    return { result, published: await appendEvents(tx, recordingId, frames) };
+  }, TX_OPTIONS);
+  publishAll(ctx.pubsub, published);
+  return result;
+}
+
+/** A segment as the engine (file job or live session) hands it over, before it has a `seq`. */
+export type SegmentToCommit = Omit<CommittedSegment, 'seq' | 'decoder' | 'confidence' | 'language'> & {
+  confidence: number;
+  language: string | null;
+  /** Which decoding path produced it (`accuracy` for file jobs). */
+  decoder: NonNullable<CommittedSegment['decoder']>;
+};
+
+/**
+ * Stores one committed segment with the next `seq` of its recording (gapless: the increment takes the recording
+ * row's lock) and returns the `transcript.committed` frame for the durable log. Every path that commits text
+ * (file jobs now, live sessions next) stores it here, inside the caller's transaction.
+ */
+export async function commitSegment(tx: Tx, recordingId: string, segment: SegmentToCommit): Promise<{ seq: number; frame: PendingFrame }> {
+  const { lastSeq: seq } = await tx.recording.update({ where: { id: recordingId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
+  const stored = await tx.segment.create({
+    data: {
+      id: `${recordingId}:${seq}`,
+      recordingId,
+      seq,
+      speaker: segment.speaker,
+      start: segment.start,
+      end: segment.end,
+      text: segment.text,
+      words: segment.words as object[],
+      confidence: segment.confidence,
+      language: segment.language,
+      decoder: segment.decoder,
+    },
+  });
+  const committed = {
+    seq: stored.seq,
+    speaker: stored.speaker,
+    start: stored.start,
+    end: stored.end,
+    text: stored.text,
+    words: segment.words,
+    confidence: stored.confidence,
+    language: stored.language,
+    decoder: stored.decoder,
+  };
+  return { seq, frame: { type: 'transcript.committed', audience: 'log', body: { cursor: seq, seq, segment: committed } } };
+}
