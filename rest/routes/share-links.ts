@@ -47,6 +47,7 @@ export const shareLinkRoutes: RouteEntry[] = [
     summary: 'Create a share link (CreateShareLink); permissions default to on.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CreateShareLinkDocument,
+    idempotent: true,
     // The service's parser first: an unknown field or a wrong type is refused naming it, before GraphQL coercion.
     variables: ({ params, body }) => {
       parseShareLinkInput(body ?? {}, 'create');

@@ -1,7 +1,6 @@
 /**
  * The rules of the transcriptions API that need no transcription (workers off: jobs stay queued): upload limits
- * with nothing half-stored, validation envelopes, Idempotency-Key, listing and paging, lifecycle moves, and the
- * share-link permission matrix.
+ * with nothing half-stored, validation envelopes, Idempotency-Key, listing and paging, lifecycle moves.
  */
 import crypto from 'node:crypto';
 import { readdir } from 'node:fs/promises';
@@ -143,66 +142,6 @@ describe('listing and lifecycle', () => {
   });
 });
 
-describe('share links', () => {
-  it('enforces exactly each link\'s permissions on transcript, export and audio', async () => {
-    const created = await json(await upload(server, { name: 'Shared' }));
-    const recordingId = created.recordingId;
-    const defaultLink = created.shareLink;
-    expect(defaultLink).toMatchObject({ isDefault: true, allowDownload: true, allowExport: true, allowTranslate: true });
-    const noLink = await json(await upload(server, { name: 'Unshared', shareLink: false }));
-    expect(noLink.shareLink).toBeNull();
-    expect(await json(await server.request(`/v1/transcriptions/${noLink.id}/share-links`))).toEqual({ shareLinks: [] });
-
-    const make = async (body: Record<string, unknown>) => {
-      const res = await server.postJson(`/v1/transcriptions/${created.id}/share-links`, body);
-      expect(res.status).toBe(201);
-      return json(res);
-    };
-    const viewOnly = await make({ label: 'viewer', allowDownload: false, allowExport: false, allowTranslate: false });
-    const exporter = await make({ label: 'exporter', allowDownload: false, allowExport: true });
-    const downloader = await make({ label: 'downloader', allowExport: false });
-    expect((await server.postJson(`/v1/transcriptions/${created.id}/share-links`, {})).status).toBe(400);
-    expect((await server.postJson(`/v1/transcriptions/${created.id}/share-links`, { label: 'x', allowExport: 'yes' })).status).toBe(400);
-
-    const read = (code: string, what: string) => server.request(`/v1/recordings/${recordingId}/${what}${what.includes('?') ? '&' : '?'}shareCode=${code}`, { auth: null, redirect: 'manual' });
-    const matrix: Array<[string, string, number]> = [
-      // [link, read, status]
-      [defaultLink.code, 'transcript', 200], [defaultLink.code, 'export?format=json', 200], [defaultLink.code, 'audio?kind=source', 302],
-      [viewOnly.code, 'transcript', 200], [viewOnly.code, 'export?format=json', 403], [viewOnly.code, 'audio?kind=source', 403],
-      [viewOnly.code, 'transcript?lang=fr', 403],
-      [exporter.code, 'export?format=srt', 200], [exporter.code, 'audio?kind=delivery', 403], [exporter.code, 'audio/clip?startS=0&endS=1', 403],
-      [downloader.code, 'export?format=pdf', 403], [downloader.code, 'audio?kind=source', 302], [downloader.code, 'audio?kind=master', 403],
-      [downloader.code, 'events', 401], [downloader.code, 'media-token', 401],
-    ];
-    for (const [code, what, status] of matrix) {
-      const res = await read(code, what);
-      expect(res.status, `${what} with ${code === viewOnly.code ? 'viewer' : code === exporter.code ? 'exporter' : code === downloader.code ? 'downloader' : 'default'}`).toBe(status);
-      if (status === 403) expect((await json(res)).code).toBe('forbidden');
-    }
-    // A link reads only its own transcription.
-    expect((await server.request(`/v1/recordings/${noLink.recordingId}/transcript?shareCode=${defaultLink.code}`, { auth: null })).status).toBe(404);
-
-    // PATCH applies from the next request; omitted fields stay.
-    const patched = await json(await server.postJson(`/v1/share-links/${viewOnly.id}`, { allowExport: true }, { method: 'PATCH' }));
-    expect(patched).toMatchObject({ label: 'viewer', allowExport: true, allowDownload: false });
-    expect((await read(viewOnly.code, 'export?format=json')).status).toBe(200);
-    expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toHaveLength(4);
-
-    // DELETE: 404 at once.
-    expect((await server.request(`/v1/share-links/${exporter.id}`, { method: 'DELETE' })).status).toBe(200);
-    const revoked = await read(exporter.code, 'transcript');
-    expect(revoked.status).toBe(404);
-    expect((await json(revoked)).code).toBe('not_found');
-    expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toHaveLength(3);
-
-    // Archived: every link is dead until restored.
-    await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST' });
-    expect((await read(defaultLink.code, 'transcript')).status).toBe(404);
-    await server.request(`/v1/transcriptions/${created.id}/restore`, { method: 'POST' });
-    expect((await read(defaultLink.code, 'transcript')).status).toBe(200);
-  });
-});
-
 describe('exports before the job finishes', () => {
   it('are partial: flagged in the file and its name', async () => {
     const created = await json(await upload(server, { name: 'Still running' }));
@@ -287,51 +226,5 @@ describe('events socket', () => {
     });
     socket.close();
     expect(first).toMatchObject({ type: 'events.ready', transcriptionId: created.id, job: { state: 'fetching', recordingId: created.recordingId } });
-  });
-});
-
-describe('the queue and the lifecycle', () => {
-  it('archived jobs leave the line (those behind move up) and return to their place when restored', async () => {
-    const other = await server.createAccount('queue owner');
-    const { key } = await server.createKey(['*'], { accountId: other });
-    const made: Array<{ id: string; recordingId: string }> = [];
-    for (let i = 0; i < 4; i++) {
-      const res = await server.request('/v1/transcriptions', { method: 'POST', auth: key, body: uploadForm(goForward, { name: `line ${i}` }) });
-      made.push(await json(res));
-    }
-    const positions = async () =>
-      Promise.all(made.map(async (t) => (await json(await server.request(`/v1/recordings/${t.recordingId}/job`, { auth: key }))).queue?.position ?? null));
-    // Nothing transcribes here (no workers): every job waits in creation order.
-    expect(await positions()).toEqual([1, 2, 3, 4]);
-    await server.request(`/v1/transcriptions/${made[1].id}/archive`, { method: 'POST', auth: key });
-    expect((await positions()).filter((_, i) => i !== 1)).toEqual([1, 2, 3]);
-    await server.request(`/v1/transcriptions/${made[1].id}/restore`, { method: 'POST', auth: key });
-    expect(await positions()).toEqual([1, 2, 3, 4]);
-  });
-});
-
-describe('GET /v1/recordings/{id} and the recording lifecycle', () => {
-  it('reads the recording as owner or through a link; archive hides it from links, purge only when archived', async () => {
-    const created = await json(await upload(server, { name: 'Recording life' }));
-    const id = created.recordingId;
-    const own = await json(await server.request(`/v1/recordings/${id}`));
-    expect(own).toMatchObject({ id, transcriptionId: created.id, state: 'processing', lifecycle: 'active', lastSeq: -1 });
-    expect(own.durationS).toBeCloseTo(2.8, 0);
-    expect((await server.request(`/v1/recordings/${id}?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(200);
-    expect((await server.request(`/v1/recordings/${id}`, { auth: null })).status).toBe(401);
-
-    const early = await server.request(`/v1/recordings/${id}/purge`, { method: 'POST' });
-    expect(early.status).toBe(409);
-    expect((await json(await server.request(`/v1/recordings/${id}/archive`, { method: 'POST' }))).lifecycle).toBe('archived');
-    expect((await server.request(`/v1/recordings/${id}/transcript?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(404);
-    expect((await json(await server.request(`/v1/recordings/${id}/restore`, { method: 'POST' }))).lifecycle).toBe('active');
-    expect((await server.request(`/v1/recordings/${id}/transcript?shareCode=${created.shareLink.code}`, { auth: null })).status).toBe(200);
-    await server.request(`/v1/recordings/${id}/archive`, { method: 'POST' });
-    // Archived keeps the data: the media is still there until the purge.
-    expect(await mediaFiles()).toContain(id);
-    expect(await json(await server.request(`/v1/recordings/${id}/purge`, { method: 'POST' }))).toEqual({ id, purged: true });
-    expect((await server.request(`/v1/recordings/${id}`)).status).toBe(404);
-    expect(await mediaFiles()).not.toContain(id);
-    expect((await json(await server.request(`/v1/transcriptions/${created.id}`))).recordingId).toBeNull();
   });
 });
