@@ -30,8 +30,6 @@ export interface ShareLinkView {
   updatedAt: string;
 }
 
-export interface ShareLinkInput { label?: unknown; allowDownload?: unknown; allowExport?: unknown; allowTranslate?: unknown }
-
 const PERMISSIONS = ['allowDownload', 'allowExport', 'allowTranslate'] as const;
 const FIELDS = new Set(['label', ...PERMISSIONS]);
 
