@@ -1,11 +1,13 @@
 /**
  * The route table publishes each route's auth mode and scopes (OpenAPI `x-auth-mode`, `x-auth-scopes`); the GraphQL
- * fields the route runs enforce theirs (`authScopes`). This keeps the two from telling different stories.
+ * fields the route runs enforce theirs (`authScopes`), and the router enforces the declared ones for handler routes,
+ * which run no field. This keeps the published and the enforced rules from telling different stories.
  */
 import { Kind, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
-import type { GraphQLRoute } from '../../rest/types.js';
+import type { GraphQLRoute, HandlerRoute } from '../../rest/types.js';
+import { useTestServer } from '../helpers/server.js';
 import { schema } from '../../src/graphql-schema.js';
 
 const CREDENTIAL_SCOPES = ['read', 'write', 'recordings:publish', '*'];
@@ -40,6 +42,34 @@ describe('route auth matches field auth', () => {
         if (!isPublic) expect([...route.auth.scopes].sort(), 'x-auth-scopes vs field scopes').toEqual(fieldScopes.sort());
         if (scopes.user === true) expect(route.auth.mode).toBe('user');
         if (scopes.key === true) expect(route.auth.mode).toBe('key');
+      }
+    });
+  }
+});
+
+describe('handler routes: the router enforces the declared auth', () => {
+  const server = useTestServer({ workers: [] });
+  const protectedHandlers = routeTable.filter(
+    (route): route is HandlerRoute => 'handler' in route && route.auth.mode !== 'public' && route.auth.mode !== 'optional',
+  );
+  const pathOf = (route: HandlerRoute) => route.path.replace(/\{\w+\}/g, 'nothing_here');
+
+  it('there are protected handler routes to check', () => {
+    expect(protectedHandlers.length).toBeGreaterThan(0);
+  });
+
+  for (const route of protectedHandlers) {
+    it(`${route.method.toUpperCase()} ${route.path}: 401 without a credential, 403 without its scopes, before anything else`, async () => {
+      const init = { method: route.method.toUpperCase(), headers: { 'content-type': 'application/json' }, body: route.method === 'get' ? undefined : '{}' };
+      const anonymous = await server.request(pathOf(route), { ...init, auth: null });
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.json()).toMatchObject({ code: 'invalid_token' });
+      const other = CREDENTIAL_SCOPES.filter((scope) => scope !== '*' && !(route.auth.scopes as string[]).includes(scope));
+      if (route.auth.scopes.length && route.auth.mode !== 'user') {
+        const { key } = await server.createKey(other);
+        const unscoped = await server.request(pathOf(route), { ...init, auth: key });
+        expect(unscoped.status).toBe(403);
+        expect(await unscoped.json()).toMatchObject({ code: 'forbidden' });
       }
     });
   }
