@@ -101,7 +101,11 @@ describe('forced prefix and text-only decoding', () => {
     const prefix = whole.tokens.slice(0, 2);
     expect(engine.tokenizer.decode(prefix).trim().toLowerCase()).toBe('go forward');
     const rest = await decodeWithFallback(engine.tokenizer, window, { ...base, prefix });
-    expect(rest.tokens).toEqual(whole.tokens.slice(2));
+    // The same words as the free decoding's tail. Not always the same tokens: the forced prefix goes through the
+    // uncached first call, whose float sums differ in the last bits, and a near-tie (" ten" / " 10") can flip
+    // with the CPU's instruction set.
+    expect(rest.tokens.every((t) => !engine.tokenizer.isTimestamp(t))).toBe(true);
+    expect(normaliseWords(engine.tokenizer.decode(rest.tokens))).toEqual(normaliseWords(engine.tokenizer.decode(whole.tokens.slice(2))));
     // maxNewTokens caps what is decoded after the prefix.
     const capped = await decodeWithFallback(engine.tokenizer, window, { ...base, maxNewTokens: 2 });
     expect(capped.tokens).toEqual(whole.tokens.slice(0, 2));

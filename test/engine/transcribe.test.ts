@@ -151,9 +151,11 @@ describe('containers', () => {
 
 describe('language', () => {
   const windowsByLanguage = new Map<string, WindowInfo[]>();
-  // espeak-ng voices are robotic, so whisper-tiny's text is rough; the language must still be right.
+  // espeak-ng voices are robotic, so whisper-tiny's text is rough; the language must still be right, and the
+  // English words it hears must be the sentence's (which of the rough ones it gets moves with the CPU's float
+  // rounding: "today" was heard on one machine and not on another).
   for (const [language, words] of [
-    ['en', ['park', 'football', 'today']],
+    ['en', ['park', 'football']],
     ['es', []],
     ['it', []],
   ] as const) {
