@@ -115,7 +115,7 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   const { port } = server.address() as AddressInfo;
   const rows: RealtimeBenchRow[] = [];
   try {
-    const info = await runtime.host.warm();
+    const info = await runtime.engine.warm();
     log(`realtime bench: ${info.modelName}, ${runtime.config.engineThreads} engine thread(s), ${durationS} s of ${file.split('/').pop()} per session, latencyMode ${latencyMode}`);
     const level = async (sessions: number, mode: RealtimeBenchRow['latencyMode']): Promise<RealtimeBenchRow> => {
       const cpuBefore = process.cpuUsage();

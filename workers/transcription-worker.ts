@@ -36,7 +36,7 @@ import {
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcriptions/links/index.js';
 import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
-import { EngineHost } from './engine-host.js';
+import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
 
 export interface TranscriptionWorkerOptions {
@@ -76,7 +76,7 @@ const FETCH_PROGRESS_EVERY_MS = 500;
 export function startTranscriptionWorker(options: TranscriptionWorkerOptions): TranscriptionWorker {
   const queue = createTranscriptionQueue(options.queueSettings);
   const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue: bullJobQueue(queue) };
-  const engines = new EngineHost({ threads: options.concurrency, engine: options.engine });
+  const engines = new EngineThreads({ threads: options.concurrency, engine: options.engine });
   const { prisma, logger } = options;
   const absolute = (relative: string) => mediaPath(options.dataDir, relative);
   const relative = (recordingId: string, file: string) => path.join(recordingId, file);
@@ -194,7 +194,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         segmentsDone = await recordSegment(ctx, ref, { ...segment, speaker: speakerLabels, decoder: 'accuracy' }, totalS);
       };
 
-      const result = await engines.transcribe({
+      const result = await engines.transcribeFile({
         path: absolute(masterRelative),
         language,
         startS: resumeFromS > 0 ? resumeFromS : undefined,

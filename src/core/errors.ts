@@ -98,11 +98,17 @@ export function toApiError(error: unknown): ApiError {
 
 /**
  * The ApiError a failure stands for when it was raised on purpose: an ApiError itself, or the speech engine's
- * own refusal (`EngineError`, a 400 with the same code: the input is the caller's). Null for anything else.
+ * own refusal (`EngineError`: a 400 with the same code, the input is the caller's; or a 503 `unavailable` with
+ * its Retry-After). Null for anything else.
  */
 export function knownError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
-  if (error instanceof EngineError) return new ApiError(error.code, 400, error.message, { details: error.details, cause: error });
+  if (error instanceof EngineError) {
+    if (error.code === 'unavailable') {
+      return new ApiError('unavailable', 503, error.message, { cause: error, headers: { 'Retry-After': String(error.details.retryAfterS ?? 5) } });
+    }
+    return new ApiError(error.code, 400, error.message, { details: error.details, cause: error });
+  }
   return null;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Everything a gateway process needs for realtime sessions, built once from the configuration: the engine
- * host (worker threads), the token signer, the socket protocol, and the two questions REST asks
+ * threads, the admission (slots and wait line), the token signer, the socket protocol, and the two questions REST asks
  * (capabilities, create a session). The REST routes and the realtime service use it; the benchmark builds
  * one without the rest of the gateway.
  */
@@ -8,8 +8,9 @@ import { ApiError } from '../core/errors.js';
 import type { RealtimeCapabilities } from '../meta/service.js';
 import { realtimeConfig, type GatewayConfigPart, type RealtimeConfig } from './config.js';
 import { resolveModelDir, SAMPLE_RATE } from '../../workers/engine/index.js';
+import { EngineThreads } from '../../workers/engine/threads.js';
 import { WhisperTokenizer } from '../../workers/engine/tokenizer.js';
-import { EngineHost } from './engine-host.js';
+import { Admission } from './admission.js';
 import { LATENCY_MODES, parseSessionOptions, type OptionRules } from './options.js';
 import { realtimeSigningKey, SessionTokenSigner } from './session-token.js';
 import { RealtimeSockets, type RealtimeSocketDeps } from './socket.js';
@@ -26,23 +27,22 @@ export type RealtimeCapabilitiesPart = Omit<RealtimeCapabilities, 'limits'> & { 
 
 export class RealtimeRuntime {
   readonly config: RealtimeConfig;
-  readonly host: EngineHost;
+  readonly engine: EngineThreads;
+  readonly admission: Admission;
   readonly signer: SessionTokenSigner;
   readonly sockets: RealtimeSockets;
 
   constructor(gatewayConfig: GatewayConfigPart, log?: RealtimeSocketDeps['log']) {
     this.config = realtimeConfig(gatewayConfig);
-    this.host = new EngineHost({
+    this.engine = new EngineThreads({
       engine: { modelsDir: this.config.modelsDir, model: this.config.model, ...(this.config.intraOpThreads > 0 ? { intraOpThreads: this.config.intraOpThreads } : {}) },
       threads: this.config.engineThreads,
-      maxSessions: this.config.maxSessions,
-      maxWaiting: this.config.maxWaiting,
-      tuning: this.config.tuning,
       retryAfterS: 30,
     });
+    this.admission = new Admission(this.config.maxSessions, this.config.maxWaiting);
     const { key, source } = realtimeSigningKey({ realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir });
     this.signer = new SessionTokenSigner(key);
-    this.sockets = new RealtimeSockets({ host: this.host, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), log });
+    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), log });
     if (source === 'DATA_DIR') {
       log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will refuse them.');
     }
@@ -56,7 +56,7 @@ export class RealtimeRuntime {
    * the model to load.
    */
   languages(): string[] {
-    const loaded = this.host.loadedEngine();
+    const loaded = this.engine.loadedEngine();
     if (loaded) return loaded.languages;
     if (!this.tokenizerLanguages) {
       try {
@@ -104,7 +104,8 @@ export class RealtimeRuntime {
   }
 
   async close(): Promise<void> {
+    this.admission.drain();
     await this.sockets.close();
-    await this.host.close();
+    await this.engine.close();
   }
 }

@@ -25,7 +25,7 @@ describe('the realtime engine', () => {
     const config = loadConfig({ REALTIME_ENGINE_THREADS: '1', REALTIME_SECRET: 'models-suite-secret-0123456789abcdef', DATA_DIR: '/tmp' });
     runtime = new RealtimeRuntime(config);
     expect(runtime.config.model).toBe('whisper-tiny');
-    const info = await runtime.host.warm();
+    const info = await runtime.engine.warm();
     expect(info.modelName).toBe('whisper-tiny');
     expect(runtime.capabilities().latencyModes).toEqual(['auto', 'fast', 'accuracy']);
   }, 120_000);

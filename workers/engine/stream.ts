@@ -74,12 +74,13 @@ export class StreamingTranscriber {
   private bufferStartS = 0;
   private pushedSamples = 0;
   private language: string | undefined;
-  private readonly beamSize: number;
+  private decoder: 'fast' | 'accuracy' = 'fast';
+  private beamSize = 1;
   /**
    * Fast: temperature 0 only. A pass must stay short, a hotter retry of a few uncommitted words is rarely
    * better, and LocalAgreement already keeps a one-off bad pass from being committed.
    */
-  private readonly temperatures: number[];
+  private temperatures: number[] = [0];
   private committedWords: StreamWord[] = [];
   private lastCommittedEndS = 0;
   /** The previous pass's words after the committed point (the "hypothesis" to agree with). */
@@ -97,14 +98,34 @@ export class StreamingTranscriber {
     options: StreamOptions = {},
   ) {
     this.language = engine.tokenizer.forcedLanguage(options.language);
-    this.beamSize = options.mode === 'accuracy' ? 5 : 1;
-    this.temperatures = options.mode === 'accuracy' ? [0, 0.2, 0.4, 0.6, 0.8, 1.0] : [0];
+    this.setMode(options.mode ?? 'fast');
     this.vadStream = engine.vad.createStream();
+  }
+
+  /** The decoder of the passes to come. */
+  get mode(): 'fast' | 'accuracy' {
+    return this.decoder;
+  }
+
+  /**
+   * Switches the decoder from the next pass on. The buffer, the committed words (the next pass's prefix) and the
+   * hypothesis to agree with stay: a hand-over neither replays audio nor loses any, and words committed before it
+   * are never said again.
+   */
+  setMode(mode: 'fast' | 'accuracy'): void {
+    this.decoder = mode;
+    this.beamSize = mode === 'accuracy' ? 5 : 1;
+    this.temperatures = mode === 'accuracy' ? [0, 0.2, 0.4, 0.6, 0.8, 1.0] : [0];
   }
 
   /** Seconds of audio pushed so far. */
   get audioS(): number {
     return this.pushedSamples / SAMPLE_RATE;
+  }
+
+  /** Seconds of audio the next pass will hear (pushed and not cut away yet). */
+  get bufferedS(): number {
+    return this.buffer.length / SAMPLE_RATE;
   }
 
   /** Forces a language from the next pass on; undefined or 'auto' detects it again. */
@@ -297,6 +318,9 @@ export class StreamingTranscriber {
       const sentenceEnd = inBuffer.filter((w) => /[.?!。？！]$/.test(w.text)).pop();
       if (sentenceEnd) this.trimTo(sentenceEnd.end);
       else if (forced && inBuffer.length) this.trimTo(this.lastCommittedEndS);
+      // Voice activity heard speech but the model says nothing of the older audio (music, noise): it goes, or the
+      // buffer would outgrow the model's window and keep growing.
+      else if (forced) this.trimTo(this.audioS - 5);
     }
     // Keep the committed-word list (only its tail is used as the prompt) from growing without end.
     if (this.committedWords.length > 400) this.committedWords = this.committedWords.slice(-200);

@@ -29,7 +29,7 @@ export interface RealtimeSettings {
   draftDropBytes: number;
   /** Close a socket still waiting for a slot after this long; the client gave up at 30 s anyway. */
   waitTimeoutS: number;
-  /** How live passes are paced and when `auto` hands over (the engine's SessionTuning). */
+  /** How live passes are paced and when `auto` hands over (the engine's LiveTuning). */
   tuning: { minStepS: number; catchupLagS: number; resumeLagS: number };
   /** Seconds between `session.loading` heartbeats. */
   loadingHeartbeatS: number;

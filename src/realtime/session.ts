@@ -1,0 +1,347 @@
+/**
+ * A live session as the spec's realtime protocol describes it, knowing no transport: client frames and audio
+ * in, the spec's server events out (spec: "Realtime socket, server to client"). The realtime WebSocket is a thin
+ * adapter around it, and so are the live paths to come (a recording's publisher socket, pulled streams, RTMP).
+ *
+ * Life: wait silently for a slot (admission.ts), `session.loading` heartbeats while the engine warms, then
+ * `session.ready`; drafts and commits (gapless `seq`, words, latency) as the engine's passes answer; `eof` and
+ * `max_duration` flush what is left, `cancel` drops it; `session.done` with stats, or `error` when the engine is
+ * lost. The streaming policy itself (agreement, decoder hand-over, capture loss) is the engine's (live.ts).
+ */
+import { SAMPLE_RATE } from '../../workers/engine/index.js';
+import type { LiveSegment, LiveUpdate } from '../../workers/engine/live.js';
+import type { EngineThreads, LiveHandle, LiveListener, LoadingStage } from '../../workers/engine/threads.js';
+import { toApiError } from '../core/errors.js';
+import type { SlotLease, Admission } from './admission.js';
+import type { RealtimeConfig } from './config.js';
+import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
+import type { SessionClaims } from './session-token.js';
+
+const BYTES_PER_SAMPLE = 4;
+/** Largest audio chunk accepted: 2 s, well above the spec's 250 ms chunks. */
+export const MAX_CHUNK_BYTES = 2 * SAMPLE_RATE * BYTES_PER_SAMPLE;
+
+/** A server event of the spec (`session.ready`, `transcript.committed`, `error`, …). */
+export type LiveEvent = { type: string } & Record<string, unknown>;
+
+/** How the session ended, for the transport to close accordingly. */
+export type LiveOutcome = 'done' | 'failed' | 'no_slot';
+
+/** What the session needs from its transport. */
+export interface LiveOutput {
+  /** Delivers one event, in order. False once the client can take no more (the session then stops sending). */
+  send(event: LiveEvent): boolean;
+  /** True while the client is behind: drafts are skipped, commits never are. */
+  behind(): boolean;
+  /** The session is over; nothing more will be sent. */
+  finished(outcome: LiveOutcome): void;
+}
+
+export interface LiveSessionDeps {
+  engine: EngineThreads;
+  admission: Admission;
+  config: RealtimeConfig;
+  /** Languages and speaker label modes, for `session.update` validation. */
+  optionRules: () => Promise<OptionRules>;
+  log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+type EndReason = 'eof' | 'max_duration' | 'cancelled';
+
+export class LiveSession implements LiveListener {
+  private state: 'waiting' | 'loading' | 'ready' | 'ending' | 'closed' = 'waiting';
+  private options: RealtimeSessionOptions;
+  private readonly waitAbort = new AbortController();
+  private lease: SlotLease | null = null;
+  private live: LiveHandle | null = null;
+  private endReason: EndReason | null = null;
+
+  private seq = 0;
+  private receivedSamples = 0;
+  /** Wall time at which each received chunk's last sample arrived: a commit's latency is measured from here. */
+  private arrivals: { endSample: number; wallMs: number }[] = [];
+  private processingS = 0;
+  private lastDraftJson = '[]';
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly claims: SessionClaims,
+    private readonly deps: LiveSessionDeps,
+    private readonly output: LiveOutput,
+  ) {
+    this.options = claims.options;
+  }
+
+  /** True once `session.ready` was sent and until the session ends. */
+  get streaming(): boolean {
+    return this.state === 'ready';
+  }
+
+  async start(): Promise<void> {
+    // Silence while every slot is busy: the client's 30-second deadline reports `capacity_exceeded`.
+    const waitTimer = setTimeout(() => this.waitAbort.abort(new Error('no engine slot in time')), this.deps.config.waitTimeoutS * 1000);
+    try {
+      this.lease = await this.deps.admission.acquire(this.waitAbort.signal);
+    } catch {
+      if (this.state === 'waiting') this.finish('no_slot');
+      return;
+    } finally {
+      clearTimeout(waitTimer);
+    }
+    if (this.state !== 'waiting') {
+      // The client left (or ended) while waiting.
+      this.releaseSlot();
+      return;
+    }
+    this.state = 'loading';
+    try {
+      const settings = { language: this.options.spokenLanguage, latencyMode: this.options.latencyMode };
+      this.live = this.deps.engine.openLive(settings, this.deps.config.tuning, this);
+    } catch (error) {
+      this.failed(toApiError(error).message);
+    }
+  }
+
+  // ---- client input -----------------------------------------------------------------------------------------
+
+  /** A client's text frame, parsed: `eof`, `cancel`, `session.update` or `clock`. */
+  frame(frame: unknown): void {
+    if (this.state === 'closed') return;
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame) || typeof (frame as { type?: unknown }).type !== 'string') {
+      this.sendError('invalid_body', 'A text frame must be a JSON object with a "type".');
+      return;
+    }
+    const typed = frame as Record<string, unknown> & { type: string };
+    switch (typed.type) {
+      case 'eof':
+        this.end('eof');
+        break;
+      case 'cancel':
+        this.end('cancelled');
+        break;
+      case 'session.update':
+        void this.sessionUpdate(typed);
+        break;
+      case 'clock':
+        this.clock(typed);
+        break;
+      default:
+        this.sendError('invalid_body', `Unknown frame type "${typed.type}" (expected eof, cancel, session.update or clock).`);
+    }
+  }
+
+  /** A chunk of pcm_f32le audio. */
+  audio(bytes: Uint8Array): void {
+    // Audio before `session.ready` is not expected (the spec) and is dropped without a word, so a socket
+    // waiting for a slot stays silent; after the end it has nowhere to go.
+    if (this.state !== 'ready' || !this.live) return;
+    if (bytes.byteLength > MAX_CHUNK_BYTES) {
+      this.sendError('invalid_audio', `A binary frame carries at most ${MAX_CHUNK_BYTES} bytes (2 s); send 100 to 250 ms chunks.`);
+      return;
+    }
+    if (bytes.byteLength % BYTES_PER_SAMPLE !== 0) {
+      this.sendError('invalid_audio', `Binary frames are pcm_f32le: ${bytes.byteLength} bytes is not a whole number of 4-byte samples.`);
+      return;
+    }
+    let samples = bytes.byteLength / BYTES_PER_SAMPLE;
+    const room = Math.floor(this.deps.config.maxDurationS * SAMPLE_RATE) - this.receivedSamples;
+    const overLimit = samples >= room;
+    if (overLimit) samples = Math.max(0, room);
+    if (samples > 0) {
+      // Copy into an aligned buffer of its own: it is transferred to the engine thread.
+      const pcm = new Float32Array(samples);
+      new Uint8Array(pcm.buffer).set(bytes.subarray(0, samples * BYTES_PER_SAMPLE));
+      this.receivedSamples += samples;
+      this.arrivals.push({ endSample: this.receivedSamples, wallMs: Date.now() });
+      this.live.push(pcm);
+    }
+    if (overLimit) this.end('max_duration');
+  }
+
+  /** The transport is going away (a gateway shutting down): the session ends the way a lost engine ends it. */
+  shutdown(): void {
+    this.live?.cancel();
+    this.failed('This gateway is shutting down; create a new session.');
+  }
+
+  /** The client left: a dropped connection ends the session (no resume). */
+  clientLeft(): void {
+    const wasOpen = this.state !== 'closed';
+    this.state = 'closed';
+    this.stopHeartbeat();
+    this.waitAbort.abort(new Error('client left'));
+    // Stop the engine; its `done` frees the slot.
+    if (wasOpen && this.live) this.live.cancel();
+  }
+
+  /** The client cannot keep up (the transport's judgement): stop transcribing; the slot frees once the engine stops. */
+  abandon(): void {
+    if (this.endReason !== 'cancelled') this.live?.cancel();
+    this.endReason = 'cancelled';
+    this.state = 'closed';
+    this.stopHeartbeat();
+  }
+
+  // ---- engine events ----------------------------------------------------------------------------------------
+
+  loading(stage: LoadingStage): void {
+    if (this.state !== 'loading') return;
+    this.output.send({ type: 'session.loading', stage });
+    this.stopHeartbeat();
+    this.heartbeat = setInterval(() => this.output.send({ type: 'session.loading', stage }), this.deps.config.loadingHeartbeatS * 1000);
+  }
+
+  ready(): void {
+    if (this.state !== 'loading') return;
+    this.stopHeartbeat();
+    this.state = 'ready';
+    this.output.send({ type: 'session.ready', sessionId: this.claims.sessionId, audio: { encoding: 'pcm_f32le', sampleRate: SAMPLE_RATE, channels: 1 } });
+  }
+
+  update(update: LiveUpdate): void {
+    if (this.state !== 'ready' && this.state !== 'ending') return;
+    if (this.endReason === 'cancelled') return; // cancel drops the rest
+    this.processingS += update.processingS;
+    const now = Date.now();
+    for (const segment of update.committed) {
+      const committed = this.committedFrame(segment, now);
+      if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
+      if (segment.words.length > 0) this.output.send({ type: 'transcript.words', seq: committed.seq, words: committed.words });
+    }
+    if (update.committed.length > 0) this.forgetArrivalsBefore(update.committed[update.committed.length - 1]!.end);
+
+    const draft = update.draft.map((item) => ({ start: round(item.start), text: item.text, speaker: SPEAKER_LABELS_OFF, tentative: true }));
+    const draftJson = JSON.stringify(draft);
+    if (draftJson !== this.lastDraftJson && !this.output.behind()) {
+      this.lastDraftJson = draftJson;
+      this.output.send({ type: 'transcript.draft', segments: draft, audioS: round(update.coveredS) });
+    }
+  }
+
+  done(reason: 'eof' | 'cancelled'): void {
+    this.releaseSlot();
+    if (this.state === 'closed') return;
+    const audioS = this.receivedSamples / SAMPLE_RATE;
+    this.output.send({
+      type: 'session.done',
+      reason: this.endReason ?? reason,
+      stats: { audioS: round(audioS), processingS: round(this.processingS), realtimeFactor: audioS > 0 ? round(this.processingS / audioS) : 0 },
+    });
+    this.finish('done');
+  }
+
+  failed(message: string): void {
+    this.releaseSlot();
+    if (this.state === 'closed') return;
+    this.output.send({ type: 'error', code: 'engine_unavailable', message, retryable: true });
+    this.finish('failed');
+  }
+
+  // ---- the rest -----------------------------------------------------------------------------------------------
+
+  /** `eof` and `max_duration` flush and commit what is left; `cancel` stops at once and drops it. */
+  private end(reason: EndReason): void {
+    if (this.state === 'closed' || this.endReason === 'cancelled') return;
+    if (this.state === 'ending' && reason !== 'cancelled') return;
+    this.endReason = reason;
+    if (this.state === 'waiting') {
+      // Nothing was transcribed: stop waiting for a slot and report the end at once.
+      this.waitAbort.abort(new Error('ended while waiting'));
+      this.done(reason === 'cancelled' ? 'cancelled' : 'eof');
+      return;
+    }
+    this.state = 'ending';
+    this.stopHeartbeat();
+    if (reason === 'cancelled') this.live?.cancel();
+    else this.live?.endOfAudio();
+  }
+
+  private async sessionUpdate(frame: Record<string, unknown>): Promise<void> {
+    let result;
+    try {
+      result = applySessionUpdate(this.options, frame, await this.deps.optionRules());
+    } catch (error) {
+      const apiError = toApiError(error);
+      this.sendError(apiError.code, apiError.message, apiError.retryable);
+      return;
+    }
+    this.options = result.options;
+    const change: { language?: string | null; latencyMode?: RealtimeSessionOptions['latencyMode'] } = {};
+    if (result.changed.includes('spokenLanguage')) change.language = result.options.spokenLanguage;
+    if (result.changed.includes('latencyMode')) change.latencyMode = result.options.latencyMode;
+    if (Object.keys(change).length > 0) this.live?.update(change);
+    this.deps.log?.('info', 'realtime session updated', { sessionId: this.claims.sessionId, changed: result.changed });
+    // Not a spec frame (clients ignore unknown types): tells the client what took effect and what was ignored.
+    this.output.send({ type: 'session.updated', options: result.options, changed: result.changed, ignored: result.ignored });
+  }
+
+  /** `clock`: `pcm` samples the client captured so far, `wall` seconds since capture started (engine: capture loss). */
+  private clock(frame: Record<string, unknown>): void {
+    const { pcm, wall } = frame;
+    if (typeof pcm !== 'number' || !Number.isInteger(pcm) || pcm < 0 || typeof wall !== 'number' || !Number.isFinite(wall) || wall < 0) {
+      this.sendError('invalid_body', 'clock: "pcm" must be a whole number of samples and "wall" a number of seconds, both ≥ 0.');
+      return;
+    }
+    this.live?.clock(pcm, wall);
+  }
+
+  private committedFrame(segment: LiveSegment, now: number): Record<string, unknown> & { seq: number; words: unknown[] } {
+    const words = segment.words.map((word) => ({ start: round(word.start), end: round(word.end), text: word.text, prob: round(word.prob) }));
+    return {
+      seq: this.seq++,
+      speaker: SPEAKER_LABELS_OFF,
+      start: round(segment.start),
+      end: round(segment.end),
+      text: segment.text,
+      words,
+      confidence: round(segment.confidence),
+      language: segment.language,
+      latencyS: round(Math.max(0.001, (now - this.arrivalWallMs(segment.end)) / 1000)),
+      decoder: segment.decoder,
+      ...(segment.decoder === 'fast' ? { catchup: true } : {}),
+      ...(segment.gapBefore ? { gapBefore: round(segment.gapBefore) } : {}),
+    };
+  }
+
+  private arrivalWallMs(endS: number): number {
+    const endSample = Math.ceil(endS * SAMPLE_RATE);
+    const entry = this.arrivals.find((candidate) => candidate.endSample >= endSample) ?? this.arrivals[this.arrivals.length - 1];
+    return entry?.wallMs ?? Date.now();
+  }
+
+  private forgetArrivalsBefore(endS: number): void {
+    const endSample = Math.floor(endS * SAMPLE_RATE);
+    while (this.arrivals.length > 1 && this.arrivals[0]!.endSample < endSample) this.arrivals.shift();
+  }
+
+  private sendError(code: string, message: string, retryable = false): void {
+    this.output.send({ type: 'error', code, message, retryable });
+  }
+
+  private releaseSlot(): void {
+    this.lease?.release();
+    this.lease = null;
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  private finish(outcome: LiveOutcome): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.stopHeartbeat();
+    this.output.finished(outcome);
+  }
+}
+
+/**
+ * -1 while labels are off (the spec). The engine has no diarization model yet, so capabilities offer no speaker
+ * label modes and a session can only ask for `auto` (labels where offered) or `off`: -1 either way.
+ */
+const SPEAKER_LABELS_OFF = -1;
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

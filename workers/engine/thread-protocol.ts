@@ -1,0 +1,51 @@
+/**
+ * The one message protocol between an engine host (threads.ts) and its engine threads (thread.ts), for file
+ * transcriptions and live transcriptions alike. Everything is structured-cloneable; PCM travels as a transferred
+ * ArrayBuffer (no copy). Every task has an id of the host's choosing; messages about one task keep their order.
+ */
+import type { LatencyMode, LiveSettings, LiveTuning, LiveUpdate } from './live.js';
+import type { Progress, Segment } from './pipeline.js';
+
+export interface FileTaskOptions {
+  language?: string;
+  startS?: number;
+  /** Beam width (1 = greedy); the temperature fallback applies either way. */
+  beamSize?: number;
+}
+
+/** What a thread reports at the end of a file, including what actually decoded it (model and beam width). */
+export interface FileTranscriptionResult {
+  language: string;
+  durationS: number;
+  processingS: number;
+  segments: number;
+  /** The loaded model's name ('whisper-base'). */
+  model: string;
+  beamSize: number;
+}
+
+/** A failure crossing the thread boundary: the engine's own refusals keep their code and details. */
+export interface ThreadFailure {
+  code: string | null;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export type HostToThread =
+  | { type: 'file'; id: string; path: string; options: FileTaskOptions }
+  | { type: 'live'; id: string; settings: LiveSettings; tuning: LiveTuning }
+  | { type: 'audio'; id: string; pcm: ArrayBuffer }
+  | { type: 'clock'; id: string; pcm: number; wall: number }
+  | { type: 'update'; id: string; language?: string | null; latencyMode?: LatencyMode }
+  | { type: 'eof'; id: string }
+  | { type: 'cancel'; id: string };
+
+export type ThreadToHost =
+  | { type: 'loading'; stage: 'download' | 'model' }
+  | { type: 'ready'; modelName: string; languages: string[] }
+  | { type: 'load_failed'; message: string }
+  | { type: 'segment'; id: string; segment: Segment; progress: Progress }
+  | { type: 'live_update'; id: string; update: LiveUpdate }
+  | { type: 'file_done'; id: string; result: FileTranscriptionResult }
+  | { type: 'live_done'; id: string; reason: 'eof' | 'cancelled' }
+  | { type: 'failed'; id: string; failure: ThreadFailure };

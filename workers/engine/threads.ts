@@ -1,0 +1,314 @@
+/**
+ * The engine host: inference off the calling process's event loop, for file jobs and live sessions alike.
+ *
+ * It keeps up to `threads` engine threads (thread.ts), each holding one loaded `SpeechEngine`, all speaking one
+ * protocol (thread-protocol.ts). A file takes a thread to itself (a file keeps a thread busy; more files wait, in
+ * order); live transcriptions share threads, each going to the least busy ready one. Threads start on first use
+ * (or `warm()`) and keep their model between tasks; a thread that dies fails its tasks and is replaced on the next
+ * use, except during `retryAfterS` after a model that failed to load, when the host says it is unavailable.
+ *
+ * Who may run how many sessions (slots, wait lines) is the caller's policy, not the host's.
+ */
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { EngineError, engineErrors } from './errors.js';
+import type { EngineOptions } from './index.js';
+import type { LatencyMode, LiveSettings, LiveTuning, LiveUpdate } from './live.js';
+import type { Progress, Segment } from './pipeline.js';
+import type { FileTaskOptions, FileTranscriptionResult, HostToThread, ThreadFailure, ThreadToHost } from './thread-protocol.js';
+
+export type { FileTranscriptionResult } from './thread-protocol.js';
+export type LoadingStage = 'download' | 'model';
+
+export interface EngineThreadsOptions {
+  engine: EngineOptions;
+  /** Engine threads, each with its own loaded model. */
+  threads: number;
+  /** After a failed model load: seconds before the next attempt (default 30). */
+  retryAfterS?: number;
+}
+
+export interface FileTranscription extends FileTaskOptions {
+  path: string;
+  /** Awaited in order: the next segment is handed over only once the previous one is stored. */
+  onSegment: (segment: Segment, progress: Progress) => Promise<void>;
+}
+
+/** What a live transcription's owner hears: loading stages, ready, every pass's update, and the end. */
+export interface LiveListener {
+  loading(stage: LoadingStage): void;
+  ready(): void;
+  update(update: LiveUpdate): void;
+  done(reason: 'eof' | 'cancelled'): void;
+  failed(message: string): void;
+}
+
+export interface LiveHandle {
+  push(pcm: Float32Array): void;
+  clock(pcm: number, wall: number): void;
+  update(change: { language?: string | null; latencyMode?: LatencyMode }): void;
+  endOfAudio(): void;
+  cancel(): void;
+}
+
+export interface EngineInfo {
+  modelName: string;
+  languages: string[];
+}
+
+/** What the host does with a thread's messages about one task. */
+interface Task {
+  kind: 'file' | 'live';
+  receive(message: ThreadToHost): void;
+  /** The thread is gone or could not load its model. */
+  lost(message: string): void;
+}
+
+const THREAD_BOOT = new URL('./thread-boot.mjs', import.meta.url);
+const THREAD_ENTRY = new URL('./thread.ts', import.meta.url).href;
+
+class EngineThread {
+  readonly worker: Worker;
+  readonly tasks = new Map<string, Task>();
+  state: 'loading' | 'ready' | 'failed' | 'exited' = 'loading';
+  stage: LoadingStage = 'model';
+  info: EngineInfo | null = null;
+  failure: string | null = null;
+  readonly settled: Promise<void>;
+  private settle!: () => void;
+
+  constructor(engine: EngineOptions, private readonly onGone: (thread: EngineThread) => void) {
+    this.settled = new Promise((resolve) => (this.settle = resolve));
+    this.worker = new Worker(THREAD_BOOT, { workerData: { entry: THREAD_ENTRY, engine }, name: 'speechgate-engine' });
+    // The process decides when to exit; idle engine threads must not keep it alive on their own.
+    this.worker.unref();
+    this.worker.on('message', (message: ThreadToHost) => this.receive(message));
+    this.worker.on('error', (error) => this.gone(`engine thread crashed: ${error.message}`));
+    this.worker.on('exit', (code) => this.gone(`engine thread exited (code ${code})`));
+  }
+
+  get fileBusy(): boolean {
+    for (const task of this.tasks.values()) if (task.kind === 'file') return true;
+    return false;
+  }
+
+  get usable(): boolean {
+    return this.state === 'loading' || this.state === 'ready';
+  }
+
+  send(message: HostToThread, transfer?: ArrayBuffer[]): void {
+    if (this.state === 'exited') return;
+    this.worker.postMessage(message, transfer);
+  }
+
+  private receive(message: ThreadToHost): void {
+    switch (message.type) {
+      case 'loading':
+        this.stage = message.stage;
+        for (const task of this.tasks.values()) task.receive(message);
+        return;
+      case 'ready':
+        this.state = 'ready';
+        this.info = { modelName: message.modelName, languages: message.languages };
+        this.settle();
+        for (const task of this.tasks.values()) task.receive(message);
+        return;
+      case 'load_failed':
+        this.state = 'failed';
+        this.failure = message.message;
+        this.settle();
+        this.loseTasks(`The speech model could not be loaded: ${message.message}`);
+        void this.worker.terminate();
+        return;
+      default: {
+        const task = this.tasks.get(message.id);
+        if (message.type === 'file_done' || message.type === 'live_done' || message.type === 'failed') this.tasks.delete(message.id);
+        task?.receive(message);
+      }
+    }
+  }
+
+  private loseTasks(reason: string): void {
+    const tasks = [...this.tasks.values()];
+    this.tasks.clear();
+    for (const task of tasks) task.lost(reason);
+  }
+
+  private gone(reason: string): void {
+    if (this.state === 'exited') return;
+    if (this.state !== 'failed') this.failure = reason;
+    this.state = 'exited';
+    this.settle();
+    this.loseTasks(reason);
+    this.onGone(this);
+  }
+}
+
+/** A thread's failure as the error it stands for: the engine's own refusals keep their code. */
+function errorOf(failure: ThreadFailure): Error {
+  if (failure.code === 'invalid_audio' || failure.code === 'invalid_options' || failure.code === 'unavailable') {
+    return new EngineError(failure.code, failure.message, failure.details);
+  }
+  return new Error(failure.message);
+}
+
+export class EngineThreads {
+  private threads: EngineThread[] = [];
+  private readonly fileWaiting: Array<() => void> = [];
+  private failedAt = 0;
+  private lastFailure: string | null = null;
+  private info: EngineInfo | null = null;
+  private closing = false;
+  private readonly retryAfterS: number;
+
+  constructor(private readonly options: EngineThreadsOptions) {
+    if (options.threads < 1) throw new Error('An engine host needs at least one thread.');
+    this.retryAfterS = options.retryAfterS ?? 30;
+  }
+
+  /** Starts every thread (models load in parallel) and resolves once one is ready; rejects if none can load. */
+  async warm(): Promise<EngineInfo> {
+    this.fillThreads();
+    if (this.info) return this.info;
+    await Promise.all(this.threads.map((thread) => thread.settled));
+    if (this.info) return this.info;
+    throw engineErrors.unavailable(`The speech engine could not start: ${this.lastFailure ?? 'unknown failure'}`, this.retryAfterS);
+  }
+
+  /** The loaded engine's model and languages, or null while none has loaded. */
+  loadedEngine(): EngineInfo | null {
+    return this.info;
+  }
+
+  /** Null while the host can take work; otherwise why not, and when to ask again. */
+  unavailable(): EngineError | null {
+    if (this.closing) return engineErrors.unavailable('This server is shutting down; connect again to reach another one.', 1);
+    const sinceFailureS = (Date.now() - this.failedAt) / 1000;
+    if (this.lastFailure && this.threads.every((thread) => thread.state !== 'ready') && sinceFailureS < this.retryAfterS) {
+      return engineErrors.unavailable(`The speech engine is not available (${this.lastFailure}).`, this.retryAfterS - sinceFailureS);
+    }
+    return null;
+  }
+
+  /** Transcribes a file on a thread of its own, handing each committed segment to `onSegment` in order. */
+  async transcribeFile(job: FileTranscription): Promise<FileTranscriptionResult> {
+    const thread = await this.threadForFile();
+    const id = randomUUID();
+    try {
+      return await new Promise<FileTranscriptionResult>((resolve, reject) => {
+        // Segments are stored one after another even though the thread posts them as fast as it decodes.
+        let chain = Promise.resolve();
+        const fail = (error: unknown) => {
+          thread.tasks.delete(id);
+          thread.send({ type: 'cancel', id });
+          reject(error);
+        };
+        thread.tasks.set(id, {
+          kind: 'file',
+          receive: (message) => {
+            if (message.type === 'segment') chain = chain.then(() => job.onSegment(message.segment, message.progress));
+            else if (message.type === 'file_done') chain = chain.then(() => resolve(message.result));
+            else if (message.type === 'failed') chain = chain.then(() => reject(errorOf(message.failure)));
+            chain = chain.catch(fail);
+          },
+          lost: (reason) => chain.then(() => reject(new Error(`The engine thread stopped: ${reason}.`)), reject),
+        });
+        const { path, language, startS, beamSize } = job;
+        thread.send({ type: 'file', id, path, options: { language, startS, beamSize } });
+      });
+    } finally {
+      this.fileWaiting.shift()?.();
+    }
+  }
+
+  /** Starts a live transcription on the least busy thread; `listener` hears loading, ready, updates and the end. */
+  openLive(settings: LiveSettings, tuning: LiveTuning, listener: LiveListener): LiveHandle {
+    const refusal = this.unavailable();
+    if (refusal) throw refusal;
+    this.fillThreads();
+    const thread = this.pickLiveThread();
+    const id = randomUUID();
+    thread.tasks.set(id, {
+      kind: 'live',
+      receive: (message) => {
+        if (message.type === 'loading') listener.loading(message.stage);
+        else if (message.type === 'ready') listener.ready();
+        else if (message.type === 'live_update') listener.update(message.update);
+        else if (message.type === 'live_done') listener.done(message.reason);
+        else if (message.type === 'failed') listener.failed(message.failure.message);
+      },
+      lost: (reason) => listener.failed(reason),
+    });
+    thread.send({ type: 'live', id, settings, tuning });
+    const stage = thread.stage;
+    queueMicrotask(() => thread.tasks.has(id) && (thread.state === 'ready' ? listener.ready() : listener.loading(stage)));
+    return {
+      push: (pcm) => {
+        // A Buffer slice may share (and misalign) its ArrayBuffer: transfer an exact copy.
+        const owned = pcm.byteOffset === 0 && pcm.byteLength === pcm.buffer.byteLength ? pcm : pcm.slice();
+        thread.send({ type: 'audio', id, pcm: owned.buffer as ArrayBuffer }, [owned.buffer as ArrayBuffer]);
+      },
+      clock: (pcm, wall) => thread.send({ type: 'clock', id, pcm, wall }),
+      update: (change) => thread.send({ type: 'update', id, ...change }),
+      endOfAudio: () => thread.send({ type: 'eof', id }),
+      cancel: () => thread.send({ type: 'cancel', id }),
+    };
+  }
+
+  /** Stops every thread: running tasks fail, waiting files are refused. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const wake of this.fileWaiting.splice(0)) wake();
+    await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
+    this.threads = [];
+  }
+
+  /** A thread with no file on it, started if there is room, else the first one to finish its file (in order). */
+  private async threadForFile(): Promise<EngineThread> {
+    for (;;) {
+      const refusal = this.closing ? this.unavailable() : null;
+      if (refusal) throw refusal;
+      this.fillThreads();
+      const free = this.threads.find((thread) => thread.usable && !thread.fileBusy);
+      if (free) return free;
+      if (this.threads.length === 0) throw this.unavailable() ?? engineErrors.unavailable('No speech engine thread is running.', 5);
+      await new Promise<void>((resolve) => this.fileWaiting.push(resolve));
+    }
+  }
+
+  /** Keeps `threads` engine threads alive, except while a failed load is inside its retry pause. */
+  private fillThreads(): void {
+    if (this.closing) return;
+    const retryPaused = this.lastFailure !== null && (Date.now() - this.failedAt) / 1000 < this.retryAfterS;
+    while (this.threads.length < this.options.threads) {
+      if (retryPaused && this.threads.length > 0) break;
+      const thread = new EngineThread(this.options.engine, (gone) => this.threadGone(gone));
+      void thread.settled.then(() => {
+        if (thread.state === 'ready') {
+          this.info = thread.info;
+          this.lastFailure = null;
+        }
+      });
+      this.threads.push(thread);
+    }
+  }
+
+  private threadGone(thread: EngineThread): void {
+    this.threads = this.threads.filter((candidate) => candidate !== thread);
+    if (!this.closing && thread.failure) {
+      this.lastFailure = thread.failure;
+      this.failedAt = Date.now();
+    }
+    // A file waiting for a thread tries again (a new thread, or the refusal).
+    this.fileWaiting.shift()?.();
+  }
+
+  private pickLiveThread(): EngineThread {
+    const live = this.threads.filter((thread) => thread.usable);
+    const pool = live.length > 0 ? live : this.threads;
+    if (pool.length === 0) throw engineErrors.unavailable('No speech engine thread is running.', 5);
+    // Prefer a ready thread; among equals, the one running the fewest tasks.
+    const rank = (thread: EngineThread) => (thread.state === 'ready' ? 0 : 1000) + thread.tasks.size;
+    return pool.reduce((best, thread) => (rank(thread) < rank(best) ? thread : best));
+  }
+}
