@@ -19,7 +19,9 @@ function derivedErrors(route: RouteEntry): { status: number; line: string }[] {
   const readsPath = /\{\w+\}/.test(route.path);
   if (readsPath) out.push({ status: 400, line: '`invalid_options`: a path parameter holds a NUL character (`%00`), which no field accepts; `details.field` names it.' });
   if (readsQuery) out.push({ status: 400, line: '`invalid_options`: a query parameter is not of its declared type, range or values, is missing, or is given twice; `details.field` names it.' });
-  if (readsJson) out.push({ status: 400, line: '`invalid_options`: the body is not valid JSON, or a field is invalid; the message and `details.field` name it.' });
+  // The router refuses a body that is not an object (null, an array, a scalar) where the schema is one (rest/router.ts).
+  const takesObject = route.method !== 'ws' && route.request?.schema.type === 'object';
+  if (readsJson) out.push({ status: 400, line: `\`invalid_options\`: the body is not valid JSON${takesObject ? ' or not a JSON object (null, an array, a scalar)' : ''}, or a field is invalid; the message and \`details.field\` name it.` });
   if (idempotent) out.push({ status: 400, line: '`invalid_options`: an `Idempotency-Key` longer than 255 characters.' });
   if (route.auth.mode !== 'public') {
     const credential = route.auth.mode === 'key' ? 'an API key' : route.auth.mode === 'user' ? 'a signed-in person\'s token' : 'a credential';

@@ -1,12 +1,13 @@
 /** The caller and the account's API keys. */
 import { ApiKeysDocument, CreateApiKeyDocument, MeDocument, RevokeApiKeyDocument } from '../../src/generated/graphql.js';
 import { errors } from '../../src/core/errors.js';
+import { MAX_KEY_NAME } from '../../src/account/service.js';
 import { ref } from '../schemas.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
+/** A body that is not a JSON object never gets here: the router refuses it first (400 `invalid_options` naming `body`). */
 function createKeyInput(body: unknown) {
   if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw errors.invalidBody('The body must be a JSON object.');
   const { name, scopes, expiresAt, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length) throw errors.invalidBody(`Unknown field: ${unknown[0]}.`, { field: unknown[0] });
@@ -62,7 +63,7 @@ export const accountRoutes: RouteEntry[] = [
       schema: {
         type: 'object', additionalProperties: false,
         properties: {
-          name: { type: 'string', nullable: true, description: 'Label shown in listings (default: the key prefix).' },
+          name: { type: 'string', nullable: true, minLength: 1, maxLength: MAX_KEY_NAME, pattern: '\\S', description: `Label shown in listings (default: the key prefix). Not blank; at most ${MAX_KEY_NAME} characters.` },
           scopes: { type: 'array', nullable: true, minItems: 1, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] }, description: 'Default: the creator\'s own; never more (403).' },
           expiresAt: { type: 'string', format: 'date-time', nullable: true, description: 'RFC 3339, in the future; absent or null: never expires.' },
         },
@@ -70,9 +71,9 @@ export const accountRoutes: RouteEntry[] = [
     },
     response: { status: 201, description: 'The new key.', schema: { type: 'object', required: ['key', 'apiKey'], properties: { key: { type: 'string' }, apiKey: ref('ApiKey') } } },
     errors: [
-      { status: 400, code: 'invalid_options', description: 'An unknown scope or none, or `expiresAt` not in the future; `details.field` names it.' },
+      { status: 400, code: 'invalid_options', description: `An unknown scope or none, a blank name or one over ${MAX_KEY_NAME} characters, or \`expiresAt\` not in the future; \`details.field\` names it.` },
       { status: 403, code: 'forbidden', description: 'A scope the creating credential lacks.' },
-      { status: 422, code: 'invalid_body', description: 'The body is not a JSON object, has an unknown field, or a field of the wrong type; `details.field` names it.' },
+      { status: 422, code: 'invalid_body', description: 'The body has an unknown field, or a field of the wrong type; `details.field` names it.' },
     ],
   }),
   graphqlRoute({

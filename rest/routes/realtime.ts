@@ -6,6 +6,8 @@
  * request reached (PUBLIC_URL or the Host header), which the router puts in the context (`ctx.baseUrl`).
  */
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
+import { LATENCY_MODES } from '../../src/realtime/options.js';
+import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
@@ -17,8 +19,11 @@ const sessionOptionsSchema = {
   properties: {
     spokenLanguage: { type: 'string', nullable: true, description: 'Absent, empty or `auto`: detect.' },
     translate: { type: 'array', items: languageCode, maxItems: 10, description: 'Target languages; `[]` is off.' },
-    speakerLabels: { type: 'string', enum: ['auto', 'on', 'off'] },
-    latencyMode: { type: 'string', enum: ['auto', 'fast', 'accuracy'] },
+    speakerLabels: {
+      type: 'string', enum: ACCEPTED_SPEAKER_LABELS,
+      description: '`auto`: labels where offered; `off` (the default at creation): none. `on` is refused with `invalid_options` naming `speakerLabels` (400 at creation, an `error` frame on `session.update`) while no diarization model is installed, as now: `GET /v1/realtime/capabilities` `speakerLabelModes` is then empty.',
+    },
+    latencyMode: { type: 'string', enum: LATENCY_MODES },
     llmFix: { type: 'boolean' },
     voice: { type: 'array', items: { type: 'string' }, description: 'Languages to speak, or `lang:voice` pairs.' },
     voiceByLang: { type: 'object', additionalProperties: { type: 'string' }, description: 'Language code → voice; `{}` clears every pin.' },
@@ -55,7 +60,7 @@ export const realtimeRoutes: RouteEntry[] = [
       status: 201, description: 'The session.',
       schema: { type: 'object', required: ['sessionId', 'streamUrl', 'expiresAt'], properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
     },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A session option is invalid; the message names the field.' }],
+    errors: [{ status: 400, code: 'invalid_options', description: 'A session option is invalid (a language the model does not know, `speakerLabels` `on` while no diarization model is installed, an unknown field); the message and `details.field` name it.' }],
     document: CreateRealtimeSessionDocument,
     // The caller and the options are checked on the raw body first (the same checks the mutation makes), so a
     // bad field is refused by name rather than coerced (GraphQL would read `translate: "de"` as `["de"]`).

@@ -22,6 +22,7 @@ import {
 import { refuseNulCharacters } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
+import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
@@ -90,7 +91,10 @@ export const settingsPatchSchema: JsonSchema = {
   description: 'Capture settings; unknown keys are refused (400 naming `settings.<key>`).',
   properties: {
     spokenLanguage: { type: 'string', nullable: true, pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$', description: 'A language code such as `en`; empty, `auto` or null: detect.' },
-    speakerLabels: { type: 'string', enum: ['auto', 'on', 'off'] },
+    speakerLabels: {
+      type: 'string', enum: ACCEPTED_SPEAKER_LABELS,
+      description: '`auto`: labels where offered; `off`: none. `on` is refused with `invalid_options` naming `settings.speakerLabels` while no diarization model is installed (as now: `GET /v1/realtime/capabilities` `speakerLabelModes` is empty, and every segment\'s `speaker` is -1).',
+    },
     confidencePolicy: {
       type: 'object', nullable: true, additionalProperties: false, description: 'ConfidencePolicy; null clears it.',
       properties: {
@@ -189,7 +193,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     },
     response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
     errors: [
-      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown field, `endS` not after `startS`, a window with `crop`, no `url` without a file, a part other than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) (`details.problem` `link_refused`).' },
+      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown field, a blank `name` or one over 300 characters, `endS` not after `startS`, a window with `crop`, no `url` without a file, an `options` part or JSON body that is an array or a scalar (`details.field` `options`; null counts as `{}`), a part other than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) (`details.problem` `link_refused`).' },
       { status: 400, code: 'invalid_audio', description: 'The file is not audio or video with an audio stream.' },
       { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
       { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },

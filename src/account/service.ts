@@ -19,8 +19,8 @@ declare module '../core/services.js' {
 /** The client or a transaction of it. */
 type Db = Pick<PrismaClient, 'account' | 'principal'>;
 
-/** Longest label of an API key (what listings show). */
-const MAX_KEY_NAME = 200;
+/** Longest label of an API key (what listings show); the REST route declares it as the name's `maxLength`. */
+export const MAX_KEY_NAME = 200;
 
 /** Advisory lock id serialising bootstrap between processes (any constant; "sgboot" in ASCII). */
 const BOOTSTRAP_LOCK = 0x7367626f6f74n;

@@ -28,6 +28,14 @@ export interface Language {
   nativeName: string;
 }
 
+/**
+ * Speaker label modes this server offers (capabilities' `speakerLabelModes`): none while the engine has no
+ * diarization model. A realtime session or a file transcription asking for `on` is refused by name rather than
+ * left silently unlabelled; `auto` (labels where offered) and `off` are always accepted.
+ */
+export const OFFERED_SPEAKER_LABEL_MODES: ReadonlyArray<'auto' | 'on' | 'off'> = [];
+export const ACCEPTED_SPEAKER_LABELS = (['auto', 'on', 'off'] as const).filter((mode) => mode !== 'on' || OFFERED_SPEAKER_LABEL_MODES.includes('on'));
+
 export interface RealtimeCapabilities {
   languages: string[];
   speakerLabelModes: ('auto' | 'on' | 'off')[];
@@ -109,7 +117,7 @@ export class CapabilitiesService {
   async realtime(): Promise<RealtimeCapabilities> {
     const base: RealtimeCapabilities = {
       languages: await this.transcriptionLanguages(),
-      speakerLabelModes: [],
+      speakerLabelModes: [...OFFERED_SPEAKER_LABEL_MODES],
       latencyModes: ['auto'],
       audio: { encodings: ['pcm_f32le'], sampleRates: [16000], channels: [1] },
       limits: { maxUploadBytes: this.deps.config.limits.maxUploadBytes, maxDurationS: this.deps.config.limits.realtimeMaxDurationS },

@@ -72,11 +72,6 @@ export class LiveSession implements LiveListener {
     this.options = claims.options;
   }
 
-  /** True once `session.ready` was sent and until the session ends. */
-  get streaming(): boolean {
-    return this.state === 'ready';
-  }
-
   async start(): Promise<void> {
     // Silence while every slot is busy: the client's 30-second deadline reports `capacity_exceeded`.
     const waitTimer = setTimeout(() => this.waitAbort.abort(new Error('no engine slot in time')), this.deps.config.waitTimeoutS * 1000);

@@ -16,7 +16,7 @@ import { ApiError, errors, knownError } from '../core/errors.js';
 import { probeAudio } from '../../workers/engine/audio.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
-import type { CapabilitiesService } from '../meta/service.js';
+import { ACCEPTED_SPEAKER_LABELS, type CapabilitiesService } from '../meta/service.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
@@ -119,6 +119,9 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
   }
   if (value.speakerLabels !== undefined) {
     if (!['auto', 'on', 'off'].includes(value.speakerLabels as string)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
+    if (!(ACCEPTED_SPEAKER_LABELS as readonly unknown[]).includes(value.speakerLabels)) {
+      throw errors.invalidOptions(`${field}.speakerLabels: speaker labels are not offered by this server (capabilities.speakerLabelModes); use auto or off.`, { field: `${field}.speakerLabels` });
+    }
     out.speakerLabels = value.speakerLabels as 'auto' | 'on' | 'off';
   }
   if (value.confidencePolicy === null) out.confidencePolicy = null;

@@ -1,7 +1,8 @@
 /**
  * /v1/openapi.json is generated from the route table: valid OpenAPI 3.0, this host in `servers`, every route of
- * the table listed with its auth vendor extensions, WebSocket routes with their frames under `x-websocket`.
- * Also /docs, its assets, and RFC 9728 metadata.
+ * the table listed with its auth vendor extensions, WebSocket routes with their frames under `x-websocket`. What it
+ * declares is what the server does: a walk of every JSON operation sends each declared enum value and each declared
+ * string length (and one character more) in an otherwise valid request. Also /docs, its assets, and RFC 9728 metadata.
  */
 import crypto from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -10,6 +11,7 @@ import WebSocket from 'ws';
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 import { errors } from '../../src/core/errors.js';
+import { resolveSchema, type OpenApiDocument, type Operation, type Schema } from '../helpers/openapi.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { upgradeRefusal } from '../helpers/sockets.js';
 
@@ -35,7 +37,7 @@ const echoSocket: RouteEntry = {
 let server: TestServer;
 let document: Record<string, any>;
 beforeAll(async () => {
-  server = await startTestServer({ routes: [...routeTable, echoSocket] });
+  server = await startTestServer({ routes: [...routeTable, echoSocket], workers: [] });
   const response = await server.request('/v1/openapi.json', { auth: null });
   expect(response.status).toBe(200);
   document = await response.json() as Record<string, any>;
@@ -105,6 +107,15 @@ describe('what the document declares is what the server does', () => {
     expect(link.additionalProperties).toBe(false);
   });
 
+  it('describes a body that is not a JSON object as the 400 it is answered with, not a 422', async () => {
+    const { responses } = document.paths['/v1/api-keys'].post;
+    expect(responses['400'].description).toContain('not a JSON object (null, an array, a scalar)');
+    expect(responses['422'].description).not.toContain('JSON object');
+    for (const body of ['null', '[]', '3']) {
+      expect((await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status, body).toBe(400);
+    }
+  });
+
   it('declares the ranges the server enforces, and enforces them naming the field', async () => {
     const limit = document.paths['/v1/transcriptions'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 500 });
@@ -153,6 +164,160 @@ describe('what the document declares is what the server does', () => {
       expect(response.status, `${method} ${path}`).toBe(status);
       expect(declared(path, method), `${method} ${path} answered ${status}`).toContain(String(status));
     }
+  });
+});
+
+/** One field a request declares: where it sits (`settings.speakerLabels`; `[]` an array's items) and its schema. */
+interface DeclaredField { in: 'body' | 'query'; path: string[]; schema: Schema }
+
+const schemaOf = (schema: Schema | undefined) => resolveSchema(document as OpenApiDocument, schema);
+
+/** The leaves of a body schema, objects and arrays walked into. */
+function bodyFields(schema: Schema, path: string[] = []): DeclaredField[] {
+  const resolved = schemaOf(schema);
+  if (resolved.type === 'array' && resolved.items) return bodyFields(resolved.items, [...path, '[]']);
+  if (resolved.properties) return Object.entries(resolved.properties as Record<string, Schema>).flatMap(([name, property]) => bodyFields(property, [...path, name]));
+  return [{ in: 'body', path, schema: resolved }];
+}
+
+/** What the walk checks against the server: declared values (enums) and declared string lengths of a body. */
+const hasEnum = (field: DeclaredField) => Array.isArray(field.schema.enum);
+const hasMaxLength = (field: DeclaredField) => field.in === 'body' && field.schema.type === 'string' && field.schema.maxLength !== undefined;
+
+/** The field as the server names it in `details.field` and messages: `settings.speakerLabels`, `scopes`. */
+const fieldName = (field: DeclaredField) => field.path.filter((part) => part !== '[]').join('.');
+
+/** `body` with `value` at `path` (an array's items: a one-item array). */
+function withValue(body: unknown, path: string[], value: unknown): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  if (head === '[]') return [withValue(undefined, rest, value)];
+  const object = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  return { ...object, [head]: withValue(object[head], rest, value) };
+}
+
+/** Values for required fields that are not enums, by name; an operation requiring another one has to add it here. */
+const requiredExamples: Record<string, unknown> = { url: 'https://example.org/openapi-walk.mp3', label: 'openapi walk' };
+
+interface WalkedOperation { name: string; path: string; method: string; operation: Operation; fields: DeclaredField[]; body?: Record<string, unknown>; query: Record<string, string> }
+
+/**
+ * Every JSON operation of the document that declares an enum or a string length, with its body and query fields and
+ * the smallest valid request: path ids that exist (named by the collection before them), required fields filled.
+ */
+function walkOperations(ids: Record<string, string>): WalkedOperation[] {
+  const out: WalkedOperation[] = [];
+  for (const [template, item] of Object.entries((document as OpenApiDocument).paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (operation['x-websocket']) continue;
+      const name = `${method.toUpperCase()} ${template}`;
+      const queryParameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
+      const fields: DeclaredField[] = queryParameters.map((parameter) => ({ in: 'query', path: [parameter.name], schema: schemaOf(parameter.schema) }));
+      const json = operation.requestBody?.content['application/json'];
+      const bodySchema = json ? schemaOf(json.schema) : undefined;
+      if (bodySchema) fields.push(...bodyFields(bodySchema));
+      if (!fields.some((field) => hasEnum(field) || hasMaxLength(field))) continue;
+
+      const required = (field: string, schema: Schema | undefined) => {
+        const resolved = schemaOf(schema);
+        const value = Array.isArray(resolved.enum) ? resolved.enum[0] : requiredExamples[field];
+        if (value === undefined) throw new Error(`${name} requires ${field}: add a valid value to requiredExamples`);
+        return value;
+      };
+      const path = template.replace(/\/([^/{}]+)\/\{\w+\}/g, (_match, collection: string) => {
+        if (!ids[collection]) throw new Error(`${name}: no ${collection} id to call it with`);
+        return `/${collection}/${ids[collection]}`;
+      });
+      const query = Object.fromEntries(queryParameters.filter((parameter) => parameter.required).map((parameter) => [parameter.name, String(required(parameter.name, parameter.schema))]));
+      const body = bodySchema && Object.fromEntries(((bodySchema.required ?? []) as string[]).map((field) => [field, required(field, bodySchema.properties?.[field])]));
+      out.push({ name, path, method, operation, fields, body, query });
+    }
+  }
+  return out;
+}
+
+describe('every declared value is accepted, every declared length enforced', () => {
+  let walked: WalkedOperation[];
+  let userToken: string;
+  beforeAll(async () => {
+    const created = await server.postJson('/v1/transcriptions', { url: 'https://example.org/openapi-walk.mp3' });
+    expect(created.status).toBe(201);
+    const transcription = await created.json() as { id: string; recordingId: string; shareLink: { id: string } };
+    const key = await server.createKey(['read']);
+    walked = walkOperations({ transcriptions: transcription.id, recordings: transcription.recordingId, 'share-links': transcription.shareLink.id, 'api-keys': key.id });
+    userToken = (await server.createUser()).token;
+  });
+
+  /** The operation's valid request with `field` set to `value`, with the credential its auth mode takes. */
+  function send(walk: WalkedOperation, field: DeclaredField, value: unknown): Promise<Response> {
+    const query = new URLSearchParams(walk.query);
+    if (field.in === 'query') query.set(field.path[0]!, String(value));
+    const search = query.size ? `?${query}` : '';
+    const auth = walk.operation['x-auth-mode'] === 'user' ? userToken : undefined;
+    if (!walk.body) return server.request(`${walk.path}${search}`, { method: walk.method.toUpperCase(), auth, redirect: 'manual' });
+    const body = field.in === 'body' ? withValue(walk.body, field.path, value) : walk.body;
+    return server.postJson(`${walk.path}${search}`, body, { method: walk.method.toUpperCase(), auth });
+  }
+
+  const refusal = async (response: Response) => {
+    if (response.status !== 400 && response.status !== 422) return null;
+    const envelope = await response.json() as { code: string; message: string; data: { details: { field?: string } } };
+    return { status: response.status, code: envelope.code, field: envelope.data.details.field, message: envelope.message };
+  };
+
+  it('sends each enum value a body property or query parameter declares, and none is refused', async () => {
+    const sent: string[] = [];
+    for (const walk of walked) {
+      for (const field of walk.fields.filter(hasEnum)) {
+        for (const value of field.schema.enum as unknown[]) {
+          const what = `${walk.name} ${field.in} ${fieldName(field)}=${JSON.stringify(value)}`;
+          // The rest of the request is valid, so any refusal here is one of a value the document offers.
+          expect(await refusal(await send(walk, field, value)), what).toBeNull();
+          sent.push(what);
+        }
+      }
+    }
+    expect(sent).toEqual(expect.arrayContaining([
+      'POST /v1/realtime/sessions body speakerLabels="auto"',
+      'POST /v1/transcriptions body settings.speakerLabels="auto"',
+      'POST /v1/api-keys body scopes="recordings:publish"',
+      'GET /v1/recordings/{id}/export query format="pdf"',
+    ]));
+    expect(sent).not.toContain('POST /v1/realtime/sessions body speakerLabels="on"');
+    expect(sent).not.toContain('POST /v1/transcriptions body settings.speakerLabels="on"');
+  });
+
+  it('says why speakerLabels leaves out `on` (no diarization model), and the server refuses it as described', async () => {
+    const speakerLabels = schemaOf(document.paths['/v1/realtime/sessions'].post.requestBody.content['application/json'].schema).properties.speakerLabels;
+    expect(speakerLabels.enum).toEqual(['auto', 'off']);
+    expect(speakerLabels.description).toMatch(/`on` is refused with `invalid_options`/);
+    const refused = await refusal(await server.postJson('/v1/realtime/sessions', { speakerLabels: 'on' }));
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_options', field: 'speakerLabels' });
+    // A file transcription refuses it the same way rather than storing a promise no job keeps.
+    const fileSettings = schemaOf(schemaOf(document.paths['/v1/transcriptions'].post.requestBody.content['application/json'].schema).properties.settings);
+    expect(fileSettings.properties.speakerLabels.enum).toEqual(['auto', 'off']);
+    const fileRefused = await refusal(await server.postJson('/v1/transcriptions', { url: 'https://example.com/a.mp3', settings: { speakerLabels: 'on' } }));
+    expect(fileRefused).toMatchObject({ status: 400, code: 'invalid_options', field: 'settings.speakerLabels' });
+  });
+
+  it('accepts each declared maxLength of a string body field and refuses one character more, naming the field', async () => {
+    const checked: string[] = [];
+    for (const walk of walked) {
+      for (const field of walk.fields.filter(hasMaxLength)) {
+        const what = `${walk.name} ${fieldName(field)}`;
+        const longest = field.schema.maxLength as number;
+        expect(await refusal(await send(walk, field, 'n'.repeat(longest))), `${what} of ${longest} characters`).toBeNull();
+        expect(await refusal(await send(walk, field, 'n'.repeat(longest + 1))), `${what} of ${longest + 1} characters`).toMatchObject({ status: 400, field: fieldName(field) });
+        checked.push(`${what} ≤ ${longest}`);
+      }
+    }
+    expect(checked).toEqual(expect.arrayContaining([
+      'POST /v1/api-keys name ≤ 200',
+      'POST /v1/transcriptions name ≤ 300',
+      'PATCH /v1/transcriptions/{id} name ≤ 300',
+      'POST /v1/transcriptions/{id}/share-links label ≤ 200',
+      'PATCH /v1/share-links/{id} label ≤ 200',
+    ]));
   });
 });
 

@@ -36,6 +36,13 @@ export async function upload(server: TestServer, options?: Record<string, unknow
   return server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(bytes, options), headers });
 }
 
+/** A `400 invalid_options` naming `field` in `details.field`; answers the envelope for further checks. */
+export async function expectInvalidOption(response: Response, field: string) {
+  const envelope = await json(response);
+  expect(response.status, JSON.stringify(envelope)).toBe(400);
+  expect(envelope).toMatchObject({ code: 'invalid_options', data: { details: { field } } });
+  return envelope;
+}
 
 /** The service is not ready (spec: 503 `unavailable`, retry after `Retry-After`), never a 500. */
 export async function expectUnavailable(response: Response): Promise<void> {

@@ -1,11 +1,15 @@
 /**
  * Link transcriptions through REST against a real HTTP server on loopback (allowed for this server only by
- * LINK_FETCH_ALLOW_HOSTS=127.0.0.1): fetching with its phases, failure with an errorCode, retry, refusals that
- * only show when fetching (DNS names, redirects), and the probe with its 60-a-minute limit.
+ * LINK_FETCH_ALLOW_HOSTS=127.0.0.1): fetching with its phases, failure with an errorCode (an error status, a hang-up
+ * mid-body), retry, refusals that only show when fetching (DNS names, redirects), and the probe with its 60-a-minute
+ * limit.
  */
+import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordingMediaDir } from '../../src/recordings/media.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { goForward, json, waitForJob } from '../helpers/http.js';
 
@@ -30,6 +34,11 @@ beforeAll(async () => {
       }
       res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': goForward.length });
       return res.end(goForward);
+    }
+    if (url.pathname === '/cut.wav') {
+      // Content-Length promises the whole file; half of it is sent, then the connection is dropped mid-body.
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': goForward.length });
+      return res.write(goForward.subarray(0, goForward.length >> 1), () => res.socket?.destroy());
     }
     if (url.pathname === '/notes.txt') {
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -106,6 +115,16 @@ describe('link transcriptions', () => {
     const transcript = await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`));
     expect(transcript.durationS).toBeCloseTo(2, 1);
     expect(transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase()).toContain('forward');
+  });
+
+  it('fails with link_unreachable when the link hangs up in the middle of the body, keeping nothing, and the gateway answers on', async () => {
+    const created = await json(await server.postJson('/v1/transcriptions', { url: `${base}/cut.wav` }));
+    const failed = await waitForJob(server, created.recordingId, ['failed', 'done']);
+    expect(failed).toMatchObject({ state: 'failed', errorCode: 'link_unreachable' });
+    expect(failed.error).toMatch(/stopped answering after \d+ bytes/);
+    await expect(stat(path.join(recordingMediaDir(server.app.config.dataDir, created.recordingId), 'source'))).rejects.toThrow();
+    expect((await server.request('/v1/health')).status).toBe(200);
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}`))).job).toMatchObject({ state: 'failed', errorCode: 'link_unreachable' });
   });
 
   it('fails a link that is not audio with invalid_audio', async () => {

@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { json, upload } from '../helpers/http.js';
+import { expectInvalidOption, json, upload } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer({ workers: [] });
@@ -66,6 +66,21 @@ describe('share links', () => {
     expect((await read(defaultLink.code, 'transcript')).status).toBe(404);
     await server.request(`/v1/transcriptions/${created.id}/restore`, { method: 'POST' });
     expect((await read(defaultLink.code, 'transcript')).status).toBe(200);
+  });
+});
+
+describe('share link labels', () => {
+  it('takes a label of up to 200 characters and refuses a longer one naming it, at create and on change', async () => {
+    const created = await json(await upload(server, { name: 'Labelled', shareLink: false }));
+    const longest = 'l'.repeat(200);
+    const link = await json(await server.postJson(`/v1/transcriptions/${created.id}/share-links`, { label: longest }));
+    expect(link.label).toBe(longest);
+    const refused = [
+      await server.postJson(`/v1/transcriptions/${created.id}/share-links`, { label: `${longest}l` }),
+      await server.postJson(`/v1/share-links/${link.id}`, { label: `${longest}l` }, { method: 'PATCH' }),
+    ];
+    for (const res of refused) expect((await expectInvalidOption(res, 'label')).message).toContain('200');
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toEqual([expect.objectContaining({ id: link.id, label: longest })]);
   });
 });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { upgradeRefusal } from '../helpers/sockets.js';
-import { goForward, json, upload, uploadForm } from '../helpers/http.js';
+import { expectInvalidOption, goForward, json, upload, uploadForm } from '../helpers/http.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -60,6 +60,20 @@ describe('creating', () => {
     }
     const wrongType = await server.request('/v1/transcriptions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
     expect(wrongType.status).toBe(415);
+  });
+
+  it('takes a name of up to 300 characters and refuses a longer one naming it: link, upload and rename', async () => {
+    const longest = 'n'.repeat(300);
+    const created = await json(await server.postJson('/v1/transcriptions', { url: 'https://example.org/named.mp3', name: longest }));
+    expect(created.name).toBe(longest);
+    const tooLong = `${longest}n`;
+    const refused = [
+      await server.postJson('/v1/transcriptions', { url: 'https://example.org/named.mp3', name: tooLong }),
+      await upload(server, { name: tooLong }),
+      await server.postJson(`/v1/transcriptions/${created.id}`, { name: tooLong }, { method: 'PATCH' }),
+    ];
+    for (const res of refused) expect((await expectInvalidOption(res, 'name')).message).toContain('300');
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}`))).name).toBe(longest);
   });
 
   it('refuses links to private, loopback and metadata addresses at once', async () => {
