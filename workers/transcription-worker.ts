@@ -35,6 +35,7 @@ import {
 } from '../src/jobs/service.js';
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcriptions/links/index.js';
 import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
+import { finalizeRecording } from '../src/recordings/live.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -223,6 +224,8 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   void queue.process('transcribe', options.concurrency, run(processTranscribe));
   void queue.process('fetch', 2, run(processFetch));
   void queue.process('prepare', 2, run(processPrepare));
+  // A live recording that ended: its data is `jobId` (the recording's id; a live recording has no job row).
+  void queue.process('finalize', 1, run((data) => finalizeRecording({ ...ctx, dataDir: options.dataDir }, data.jobId)));
 
   async function sweep(): Promise<void> {
     // Jobs left queued while slots are free (a dispatch lost in a crash).
@@ -252,6 +255,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     for (const job of unmeasured) await enqueue(queue, 'prepare', { jobId: job.id, attempt: job.attempts });
     // A link's fetched copy is offered for cropping for ten minutes only.
     await expirePreviews(prisma);
+    // Live recordings that ended but were not finalized (the finalize work lost with a process).
+    const unfinalized = await prisma.recording.findMany({ where: { kind: 'live', state: 'ended', updatedAt: { lt: new Date(Date.now() - 30_000) } }, select: { id: true } });
+    for (const { id } of unfinalized) await enqueue(queue, 'finalize', { jobId: id, attempt: 0 });
   }
 
   let sweeping: Promise<void> | null = null;

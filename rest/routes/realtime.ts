@@ -9,7 +9,7 @@ import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { LATENCY_MODES } from '../../src/realtime/options.js';
 import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';
 
 const languageCode = { type: 'string', description: 'A language code from `GET /v1/realtime/capabilities` `languages`.' };
 
@@ -49,6 +49,26 @@ const committedSegmentSchema = {
   },
 };
 
+/** The realtime socket's frames, also those of a live recording's publisher socket (rest/routes/recordings.ts). */
+export const realtimeFrames: SocketRoute['frames'] = {
+      server: [
+        { type: 'session.loading', description: '`stage`: `download` then `model`; heartbeat while the engine warms.' },
+        { type: 'session.ready', description: 'Audio may now be sent.' },
+        { type: 'transcript.draft', description: '`segments` [{start, text, speaker, tentative}]: the live tail, each a full replacement; `audioS` is the audio it reflects.' },
+        { type: 'transcript.committed', description: '`segment` (CommittedSegment): final, `seq` gapless from 0.', schema: { type: 'object', properties: { segment: committedSegmentSchema } } },
+        { type: 'transcript.words', description: '`seq`, `words`: word timings of the newest committed text.' },
+        { type: 'session.updated', description: 'Answer to `session.update`: the `options` now in force, `changed`, and `ignored` (an unsupported language).' },
+        { type: 'session.done', description: '`reason` (`eof`, `max_duration`, `cancelled`) and `stats` (`audioS`, `processingS`, `realtimeFactor`); then the socket closes.' },
+        { type: 'error', description: '`code`, `message`, `retryable`; `slow_consumer` closes the socket (commits are never dropped before it, drafts may be).' },
+      ],
+      client: [
+        { type: 'eof', description: 'Flush, final commits, `session.done`, close.' },
+        { type: 'cancel', description: 'Stop at once and drop the rest.' },
+        { type: 'session.update', description: 'Any of the session options; left-out fields are unchanged.', schema: sessionOptionsSchema },
+        { type: 'clock', description: '`pcm` cumulative captured samples (16 kHz), `wall` seconds since capture start: lost capture becomes `gapBefore`.' },
+      ],
+};
+
 export const realtimeRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'post', path: '/v1/realtime/sessions', operationId: 'createRealtimeSession', tags: ['realtime'],
@@ -84,24 +104,7 @@ export const realtimeRoutes: RouteEntry[] = [
       { status: 410, code: 'session_expired', description: 'The session is past `expiresAt`.' },
       { status: 503, code: 'unavailable', description: 'The engine cannot take sessions now (shutting down, model failed, wait line full); retry after `Retry-After`.' },
     ],
-    frames: {
-      server: [
-        { type: 'session.loading', description: '`stage`: `download` then `model`; heartbeat while the engine warms.' },
-        { type: 'session.ready', description: 'Audio may now be sent.' },
-        { type: 'transcript.draft', description: '`segments` [{start, text, speaker, tentative}]: the live tail, each a full replacement; `audioS` is the audio it reflects.' },
-        { type: 'transcript.committed', description: '`segment` (CommittedSegment): final, `seq` gapless from 0.', schema: { type: 'object', properties: { segment: committedSegmentSchema } } },
-        { type: 'transcript.words', description: '`seq`, `words`: word timings of the newest committed text.' },
-        { type: 'session.updated', description: 'Answer to `session.update`: the `options` now in force, `changed`, and `ignored` (an unsupported language).' },
-        { type: 'session.done', description: '`reason` (`eof`, `max_duration`, `cancelled`) and `stats` (`audioS`, `processingS`, `realtimeFactor`); then the socket closes.' },
-        { type: 'error', description: '`code`, `message`, `retryable`; `slow_consumer` closes the socket (commits are never dropped before it, drafts may be).' },
-      ],
-      client: [
-        { type: 'eof', description: 'Flush, final commits, `session.done`, close.' },
-        { type: 'cancel', description: 'Stop at once and drop the rest.' },
-        { type: 'session.update', description: 'Any of the session options; left-out fields are unchanged.', schema: sessionOptionsSchema },
-        { type: 'clock', description: '`pcm` cumulative captured samples (16 kHz), `wall` seconds since capture start: lost capture becomes `gapBefore`.' },
-      ],
-    },
+    frames: realtimeFrames,
     authorize: (_req, params, ctx) => {
       ctx.services.realtime.runtime.sockets.authorize(params.token ?? '');
     },

@@ -15,7 +15,17 @@ import {
   RecordingEventsDocument,
   RecordingMediaTokenDocument,
   RecordingTranscriptDocument,
+  PauseRecordingDocument,
+  ResumeRecordingDocument,
+  StartRecordingDocument,
+  StopRecordingDocument,
+  TranscriptionRecordingsDocument,
+  type StartRecordingInput,
 } from '../../src/generated/graphql.js';
+import { parseStartRecording } from '../../src/recordings/live.js';
+import { acceptPublisher, authorizePublisher } from '../../src/recordings/publisher.js';
+import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
+import { realtimeFrames } from './realtime.js';
 import { INT32_MAX, intParam, single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
@@ -31,18 +41,29 @@ export function credentialsOf(ctx: Context, query: Record<string, unknown>, allo
   return readerOf(ctx, { shareCode: single(query.shareCode), media: single(query.media) }, { allowMedia });
 }
 
-const recordingSchema: JsonSchema = {
+export const recordingSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'transcriptionId', 'state', 'lifecycle', 'lastSeq', 'createdAt', 'updatedAt'],
+  required: ['id', 'transcriptionId', 'kind', 'state', 'lifecycle', 'lastSeq', 'captureSpans', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string' },
     transcriptionId: { type: 'string' },
+    kind: { type: 'string', enum: ['file', 'live'] },
     name: { type: 'string', nullable: true },
-    state: { type: 'string', description: 'File recordings: processing, ended (job failed) or finalized.' },
+    state: { type: 'string', enum: ['processing', 'live', 'paused', 'ended', 'finalized'], description: 'File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.' },
     lifecycle: { type: 'string', enum: ['active', 'archived'] },
     durationS: { type: 'number', nullable: true },
     spokenLanguage: { type: 'string', nullable: true },
     lastSeq: { type: 'integer' },
+    scriptText: { type: 'string', nullable: true },
+    captureSpans: {
+      type: 'array', description: 'Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it).',
+      items: {
+        type: 'object', required: ['idx', 'wallStart', 'mediaStart', 'reason'],
+        properties: { idx: { type: 'integer' }, wallStart: { type: 'number' }, mediaStart: { type: 'number' }, reason: { type: 'string', description: 'start, resume or attach.' }, mediaEnd: { type: 'number', nullable: true }, wallEnd: { type: 'number', nullable: true } },
+      },
+    },
+    endedAt: { type: 'string', format: 'date-time', nullable: true },
+    finalizedAt: { type: 'string', format: 'date-time', nullable: true },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     archivedAt: { type: 'string', format: 'date-time', nullable: true },
@@ -204,4 +225,83 @@ export const recordingRoutes: RouteEntry[] = [
     },
     errors: [notFound, { status: 400, code: 'invalid_options', description: '`after` together with `cursor`, or a cursor this endpoint did not return.' }],
   }),
+  // ---- live recordings (src/recordings/live.ts) ----
+  graphqlRoute({
+    method: 'post', path: '/v1/transcriptions/{id}/recordings', operationId: 'startRecording', tags: ['recordings'],
+    summary: 'Start a recording of a live transcription: answers the publisher grant (`streamUrl`, `sessionId`, the recording).',
+    description: 'Connect to `streamUrl` as given: the realtime socket protocol, whose committed segments are stored (gapless `seq` per recording) before their frame is sent. `recording.started` goes out on the transcription\'s events socket.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: StartRecordingDocument,
+    idempotent: true,
+    variables: ({ params, body }) => {
+      parseStartRecording(body);
+      return { transcriptionId: params.id!, input: (body ?? null) as StartRecordingInput | null };
+    },
+    result: (data) => ({ status: 201, body: data.startRecording }),
+    request: { required: false, schema: { type: 'object', nullable: true, additionalProperties: false, properties: { scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' } } } },
+    response: {
+      status: 201, description: 'The publisher grant.',
+      schema: {
+        type: 'object', required: ['sessionId', 'expiresAt', 'recording'],
+        properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string', nullable: true, description: 'Absent for a stream-URL source.' }, expiresAt: { type: 'string', format: 'date-time' }, recording: recordingSchema },
+      },
+    },
+    errors: [
+      { status: 404, code: 'not_found', description: 'No such transcription in this account.' },
+      { status: 400, code: 'invalid_options', description: 'A field other than `scriptText`, or a script over 100,000 characters; `details.field` names it.' },
+      { status: 409, code: 'conflict', description: 'Another device is recording this transcription: `details.takeover` names the recording and the publish-token route to take it over.' },
+      { status: 409, code: 'invalid_state', description: 'The transcription is archived, or is a file or link transcription (they do not record live).' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/transcriptions/{id}/recordings', operationId: 'listTranscriptionRecordings', tags: ['recordings'],
+    summary: 'The recordings of a transcription, newest first, paged with `cursor`.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [
+      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
+      { name: 'limit', in: 'query', description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+    ],
+    document: TranscriptionRecordingsDocument,
+    variables: ({ params, query }) => ({ transcriptionId: params.id!, cursor: single(query.cursor), limit: query.limit === undefined ? null : Number(query.limit) }),
+    result: (data) => {
+      const page = data.transcriptionRecordings;
+      return { status: 200, body: { recordings: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+    },
+    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['recordings'], properties: { recordings: { type: 'array', items: recordingSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    errors: [{ status: 404, code: 'not_found', description: 'No such transcription in this account.' }, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return.' }],
+  }),
+  ...(['pause', 'resume', 'stop'] as const).map((move) =>
+    graphqlRoute({
+      method: 'post', path: `/v1/recordings/{id}/${move}`, operationId: `${move}Recording`, tags: ['recordings'],
+      summary: {
+        pause: 'live → paused (idempotent): what was said is committed; audio sent while paused is neither transcribed nor kept.',
+        resume: 'paused → live: a new capture span starts.',
+        stop: 'paused → ended (only from paused); the publisher\'s session ends and finalization (→ finalized) runs in the background.',
+      }[move],
+      auth: { mode: 'userOrKey', scopes: ['write'] },
+      document: (move === 'pause' ? PauseRecordingDocument : move === 'resume' ? ResumeRecordingDocument : StopRecordingDocument) as typeof PauseRecordingDocument,
+      variables: ({ params }) => ({ id: params.id! }),
+      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Recording`] }),
+      response: { status: 200, description: 'The recording.', schema: recordingSchema },
+      errors: [notFound, { status: 409, code: 'invalid_state', description: { pause: 'The recording is not live (ended, finalized) or is a file recording.', resume: 'The recording is not paused.', stop: 'The recording is not paused: stop only from paused.' }[move] }],
+    }),
+  ),
+  {
+    method: 'ws', path: '/v1/recordings/{id}/publish/{token}', operationId: 'recordingPublisherSocket', tags: ['recordings'],
+    summary: 'A live recording\'s publisher: the realtime socket protocol, whose commits are stored.',
+    description: 'Connect to the grant\'s `streamUrl` as given. Frames as on the realtime socket; `transcript.committed` carries the recording\'s gapless `seq` and times on its media time line. A pause elsewhere commits what was said and drops audio until resume; a stop ends the session (`session.done`); a takeover closes this socket with `error` `conflict`.',
+    auth: { mode: 'public', scopes: [] },
+    maxPayload: REALTIME_MAX_PAYLOAD,
+    parameters: [{ name: 'token', in: 'path', required: true, description: 'The signed grant from `streamUrl`.', schema: { type: 'string' } }],
+    errors: [
+      { status: 401, code: 'invalid_token', description: 'The token is not this recording\'s publish grant.' },
+      { status: 410, code: 'session_expired', description: 'The grant is past `expiresAt`; ask for a publish token.' },
+      { status: 409, code: 'conflict', description: 'The grant was replaced by a newer one (a takeover).' },
+      { status: 409, code: 'invalid_state', description: 'The recording has ended.' },
+      { status: 503, code: 'unavailable', description: 'The engine cannot take a session now; retry after `Retry-After`.' },
+    ],
+    frames: realtimeFrames,
+    authorize: (req, params, ctx) => authorizePublisher(ctx.services, req, params.id!, params.token ?? ''),
+    onConnection: (ws, req, _params, ctx) => acceptPublisher(ctx.services, ctx.config.dataDir, ws, req),
+  },
 ];

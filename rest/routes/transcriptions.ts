@@ -9,6 +9,8 @@ import { ApiError, errors } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import {
   ArchiveTranscriptionDocument,
+  CreateLiveTranscriptionDocument,
+  type CreateLiveTranscriptionInput,
   CreateTranscriptionDocument,
   type CreateTranscriptionInput,
   type UpdateTranscriptionInput,
@@ -21,7 +23,7 @@ import {
 } from '../../src/generated/graphql.js';
 import { refuseNulCharacters } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
-import { parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
+import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
 import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
@@ -59,6 +61,15 @@ export const jobSchema: JsonSchema = {
   },
 };
 
+/** CaptureSource: a publisher's microphone, or a live stream the server pulls. */
+const captureSourceSchema: JsonSchema = {
+  type: 'object', additionalProperties: false, required: ['kind'],
+  properties: {
+    kind: { type: 'string', enum: ['mic', 'stream'] },
+    url: { type: 'string', description: 'For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`).' },
+  },
+};
+
 export const transcriptionSchema: JsonSchema = {
   type: 'object',
   required: ['id', 'kind', 'name', 'state', 'settings', 'createdAt', 'updatedAt'],
@@ -69,7 +80,9 @@ export const transcriptionSchema: JsonSchema = {
     state: { type: 'string', enum: ['active', 'archived'], description: 'Lifecycle.' },
     settings: { type: 'object', additionalProperties: true, description: 'spokenLanguage, speakerLabels, confidencePolicy.' },
     sourceUrl: { type: 'string', nullable: true },
-    recordingId: { type: 'string', nullable: true },
+    source: { ...captureSourceSchema, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).' },
+    broadcasts: { type: 'array', items: { type: 'string' }, description: 'Live: the broadcasts it feeds.' },
+    recordingId: { type: 'string', nullable: true, description: 'The newest recording; a live transcription has none until one starts.' },
     job: { ...jobSchema, nullable: true },
     durationS: { type: 'number', nullable: true },
     spokenLanguage: { type: 'string', nullable: true },
@@ -232,6 +245,32 @@ export const transcriptionRoutes: RouteEntry[] = [
     },
   },
   graphqlRoute({
+    method: 'post', path: '/v1/transcriptions/live', operationId: 'createLiveTranscription', tags: ['transcriptions'],
+    summary: 'Create a live transcription (CreateLiveTranscription): idle, with no recording until one is started.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: CreateLiveTranscriptionDocument,
+    idempotent: true,
+    // The service's parser first: an unknown field or a wrong type is refused naming it, before GraphQL coercion.
+    variables: ({ body }) => {
+      parseCreateLiveOptions(body);
+      return { input: body as CreateLiveTranscriptionInput };
+    },
+    result: (data) => ({ status: 201, body: data.createLiveTranscription }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['name'],
+        properties: {
+          name: nameSchema,
+          settings: settingsPatchSchema,
+          source: { ...captureSourceSchema, nullable: true, description: 'Default `{kind: "mic"}`.' },
+          broadcasts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Broadcast ids to feed from the start (default none).' },
+        },
+      },
+    },
+    response: { status: 201, description: 'The live transcription.', schema: transcriptionSchema },
+    errors: [{ status: 400, code: 'invalid_options', description: 'A field is invalid (an unknown field, a missing, blank or too long `name`, an unknown setting or language, a `source` without `url` for `stream`, a stream address the server does not fetch from); `details.field` names it.' }],
+  }),
+  graphqlRoute({
     method: 'get', path: '/v1/transcriptions', operationId: 'listTranscriptions', tags: ['transcriptions'],
     summary: 'The caller\'s transcriptions, newest first by createdAt, paged with `cursor`; `lifecycle` active (default), archived or all.',
     description: 'Items created, changed or archived while paging are neither repeated nor skipped. `limit` counts per lifecycle: with `lifecycle=all` a page holds up to `limit` active and up to `limit` archived transcriptions (up to 500 of each), newest first, each item\'s `state` saying which.',
@@ -332,6 +371,8 @@ export const transcriptionRoutes: RouteEntry[] = [
     frames: {
       server: [
         { type: 'events.ready', description: 'First frame: `transcriptionId` and the current `job`.' },
+        { type: 'recording.started', description: '`recordingId` the moment a live recording begins, `state` (`live`), `seq`, `at`.' },
+        { type: 'recording.state', description: '`recordingId`, `state` (paused, live, ended, finalized) on every move of a live recording, `seq`, `at`.' },
         { type: 'job.state', description: '`recordingId`, `state`, `progress`, `error`, `errorCode`, `attempt`, `seq` (durable event seq), `at`; `queue` when queued.' },
         { type: 'job.progress', description: '`recordingId`, `state`, `progress` (pct, processedS, segmentsDone; phase, fetchedBytes, fetchTotalBytes while fetching), `seq`, `at`; queue moves carry `queue.position` and no `seq`.' },
       ],

@@ -11,6 +11,7 @@ import { JobsService } from '../jobs/service.js';
 import { CapabilitiesService } from '../meta/service.js';
 import { RealtimeService } from '../realtime/service.js';
 import { RecordingsService } from '../recordings/service.js';
+import { LiveRecordingsService } from '../recordings/live.js';
 import { ShareLinksService } from '../share-links/service.js';
 import { TranscriptionsService } from '../transcriptions/service.js';
 import { lazyJobQueue } from '../../workers/queue.js';
@@ -19,6 +20,7 @@ export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
   const shareLinks = new ShareLinksService(deps);
   const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
+  const realtime = new RealtimeService(deps, capabilities);
   return {
     jobs,
     transcriptions: new TranscriptionsService(deps, capabilities, jobs),
@@ -28,6 +30,7 @@ export function createServices(deps: ServiceDeps): Services {
     accounts: new AccountsService(deps),
     auth: new AuthService(deps),
     capabilities,
-    realtime: new RealtimeService(deps, capabilities),
+    realtime,
+    liveRecordings: new LiveRecordingsService(deps, realtime, jobs.context.queue),
   };
 }

@@ -55,13 +55,13 @@ export const ACTIVE_WORK = { lifecycle: 'active', transcription: { lifecycle: 'a
 export function stateFrame(job: Pick<JobRow, 'state' | 'error' | 'errorCode' | 'progress' | 'attempts'>, extra: Record<string, unknown> = {}): PendingFrame {
   return {
     type: 'job.state',
-    audience: 'job',
+    audience: 'transcription',
     body: { state: job.state, progress: job.progress, error: job.error, errorCode: job.errorCode, attempt: job.attempts, ...extra },
   };
 }
 
 export function progressFrame(state: JobState, progress: JobProgress): PendingFrame {
-  return { type: 'job.progress', audience: 'job', body: { state, progress } };
+  return { type: 'job.progress', audience: 'transcription', body: { state, progress } };
 }
 
 /** 1 for the next job of the account to start; null unless queued. Ties on `queuedAt` break by id, as admission does. */
@@ -275,7 +275,7 @@ export async function openCropping(ctx: JobsContext, job: JobRef, waveform: Wave
 export async function recordWaveform(ctx: JobsContext, job: JobRef, waveform: Waveform, previewPath: string): Promise<void> {
   await inTransaction(ctx, job.recordingId, async (tx) => {
     const updated = await tx.job.update({ where: { id: job.id }, data: { peaks: { ...waveform }, previewPath } });
-    return { result: null, frames: [{ type: 'job.progress', audience: 'job', body: { state: 'cropping', progress: updated.progress, peaksReady: true } }] };
+    return { result: null, frames: [{ type: 'job.progress', audience: 'transcription', body: { state: 'cropping', progress: updated.progress, peaksReady: true } }] };
   });
 }
 

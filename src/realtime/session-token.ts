@@ -15,10 +15,18 @@ import type { RealtimeSessionOptions } from './options.js';
 
 const VERSION = 'rt1';
 
+/** A live recording's publisher grant: which recording, and which grant of it (a newer one demotes older sockets). */
+export interface RecordingClaim {
+  id: string;
+  epoch: number;
+}
+
 export interface SessionClaims {
   sessionId: string;
   accountId: string;
   options: RealtimeSessionOptions;
+  /** Set on a live recording's publisher token; such a token opens only that recording's publish socket. */
+  recording?: RecordingClaim;
   /** Seconds since the epoch: connect before this. */
   expiresAt: number;
   issuedAt: number;
@@ -30,6 +38,7 @@ interface WirePayload {
   iat: number;
   exp: number;
   opts: RealtimeSessionOptions;
+  rec?: { id: string; ep: number };
 }
 
 export interface IssuedSession {
@@ -47,9 +56,12 @@ export class SessionTokenSigner {
     this.key = key;
   }
 
-  issue(accountId: string, options: RealtimeSessionOptions, ttlS: number): IssuedSession {
+  issue(accountId: string, options: RealtimeSessionOptions, ttlS: number, recording?: RecordingClaim): IssuedSession {
     const issuedAt = Math.floor(this.now() / 1000);
-    const payload: WirePayload = { sid: `rts_${randomUUID().replaceAll('-', '')}`, acct: accountId, iat: issuedAt, exp: issuedAt + ttlS, opts: options };
+    const payload: WirePayload = {
+      sid: `rts_${randomUUID().replaceAll('-', '')}`, acct: accountId, iat: issuedAt, exp: issuedAt + ttlS, opts: options,
+      ...(recording ? { rec: { id: recording.id, ep: recording.epoch } } : {}),
+    };
     const body = `${VERSION}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
     return { sessionId: payload.sid, token: `${body}.${this.sign(body)}`, expiresAt: new Date(payload.exp * 1000) };
   }
@@ -76,7 +88,8 @@ export class SessionTokenSigner {
         details: { sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000).toISOString() },
       });
     }
-    return { sessionId: payload.sid, accountId: payload.acct, options: payload.opts, expiresAt: payload.exp, issuedAt: payload.iat };
+    const recording = payload.rec && typeof payload.rec.id === 'string' && typeof payload.rec.ep === 'number' ? { id: payload.rec.id, epoch: payload.rec.ep } : undefined;
+    return { sessionId: payload.sid, accountId: payload.acct, options: payload.opts, expiresAt: payload.exp, issuedAt: payload.iat, ...(recording ? { recording } : {}) };
   }
 
   private sign(body: string): string {

@@ -27,6 +27,25 @@ export type LiveEvent = { type: string } & Record<string, unknown>;
 /** How the session ended, for the transport to close accordingly. */
 export type LiveOutcome = 'done' | 'failed' | 'no_slot';
 
+/** A committed segment as the session sends it, before it has a `seq`. */
+export type CommittedBody = Record<string, unknown> & { start: number; end: number; text: string; words: Array<{ start: number; end: number; text: string; prob: number }> };
+
+/**
+ * Where commits go before their frame does (a live recording's store): it gives each its `seq` (and may move its
+ * times onto the recording's time line); the frame goes out only once it resolved. Without one, `seq` counts
+ * from 0 in the session (a realtime session stores nothing).
+ */
+export interface CommitStore {
+  commit(segment: CommittedBody): Promise<CommittedBody & { seq: number }>;
+}
+
+/** What a live recording adds to a session: its commits stored, its audio kept. */
+export interface LiveRecordingHooks {
+  store?: CommitStore;
+  /** The audio taken for transcription, in order, as a copy of its own (paused audio is not handed over). */
+  keep?(pcm: Float32Array): void;
+}
+
 /** What the session needs from its transport. */
 export interface LiveOutput {
   /** Delivers one event, in order. False once the client can take no more (the session then stops sending). */
@@ -63,11 +82,16 @@ export class LiveSession implements LiveListener {
   private processingS = 0;
   private lastDraftJson = '[]';
   private heartbeat: NodeJS.Timeout | null = null;
+  /** While paused, audio is neither transcribed nor kept (a live recording's pause). */
+  private paused = false;
+  /** Frames in the order produced; a stored commit holds back what follows it until it is stored. */
+  private outbox: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly claims: SessionClaims,
     private readonly deps: LiveSessionDeps,
     private readonly output: LiveOutput,
+    private readonly hooks: LiveRecordingHooks = {},
   ) {
     this.options = claims.options;
   }
@@ -78,7 +102,7 @@ export class LiveSession implements LiveListener {
     try {
       this.lease = await this.deps.admission.acquire(this.waitAbort.signal);
     } catch {
-      if (this.state === 'waiting') this.finish('no_slot');
+      if (this.state === 'waiting') this.close('no_slot');
       return;
     } finally {
       clearTimeout(waitTimer);
@@ -128,8 +152,8 @@ export class LiveSession implements LiveListener {
   /** A chunk of pcm_f32le audio. */
   audio(bytes: Uint8Array): void {
     // Audio before `session.ready` is not expected (the spec) and is dropped without a word, so a socket
-    // waiting for a slot stays silent; after the end it has nowhere to go.
-    if (this.state !== 'ready' || !this.live) return;
+    // waiting for a slot stays silent; after the end it has nowhere to go; while paused it is not taken.
+    if (this.state !== 'ready' || !this.live || this.paused) return;
     if (bytes.byteLength > MAX_CHUNK_BYTES) {
       this.sendError('invalid_audio', `A binary frame carries at most ${MAX_CHUNK_BYTES} bytes (2 s); send 100 to 250 ms chunks.`);
       return;
@@ -143,9 +167,10 @@ export class LiveSession implements LiveListener {
     const overLimit = samples >= room;
     if (overLimit) samples = Math.max(0, room);
     if (samples > 0) {
-      // Copy into an aligned buffer of its own: it is transferred to the engine thread.
+      // Copy into an aligned buffer of its own: it is transferred to the engine thread (a keeper gets its own copy).
       const pcm = new Float32Array(samples);
       new Uint8Array(pcm.buffer).set(bytes.subarray(0, samples * BYTES_PER_SAMPLE));
+      this.hooks.keep?.(pcm.slice());
       this.receivedSamples += samples;
       this.arrivals.push({ endSample: this.receivedSamples, wallMs: Date.now() });
       this.live.push(pcm);
@@ -153,10 +178,38 @@ export class LiveSession implements LiveListener {
     if (overLimit) this.end('max_duration');
   }
 
+  /** Stops transcribing: what was said so far is committed, audio that comes until `resume` is dropped. */
+  pause(): void {
+    if (this.paused || this.state === 'closed') return;
+    this.paused = true;
+    this.live?.flush();
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
+  /** Tells the client something outside the spec's frames (a live recording's state), after what is queued before it. */
+  notice(event: LiveEvent): void {
+    this.enqueue(() => {
+      if (this.state !== 'closed') this.output.send(event);
+    });
+  }
+
+  /** Ends the session as `eof` would (a live recording stopped from elsewhere). */
+  finish(): void {
+    this.end('eof');
+  }
+
   /** The transport is going away (a gateway shutting down): the session ends the way a lost engine ends it. */
   shutdown(): void {
+    this.terminate('This gateway is shutting down; create a new session.');
+  }
+
+  /** Ends the session at once with an `error` frame (the engine stops; what was not committed is dropped). */
+  terminate(message: string, code = 'engine_unavailable', retryable = true): void {
     this.live?.cancel();
-    this.failed('This gateway is shutting down; create a new session.');
+    this.failed(message, code, retryable);
   }
 
   /** The client left: a dropped connection ends the session (no resume). */
@@ -198,38 +251,52 @@ export class LiveSession implements LiveListener {
     if (this.endReason === 'cancelled') return; // cancel drops the rest
     this.processingS += update.processingS;
     const now = Date.now();
-    for (const segment of update.committed) {
-      const committed = this.committedFrame(segment, now);
-      if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
-      if (segment.words.length > 0) this.output.send({ type: 'transcript.words', seq: committed.seq, words: committed.words });
-    }
+    const bodies = update.committed.map((segment) => this.committedBody(segment, now));
     if (update.committed.length > 0) this.forgetArrivalsBefore(update.committed[update.committed.length - 1]!.end);
+    this.enqueue(async () => {
+      for (const body of bodies) {
+        const committed = this.hooks.store ? await this.hooks.store.commit(body) : { ...body, seq: this.seq++ };
+        if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
+        if (committed.words.length > 0) this.output.send({ type: 'transcript.words', seq: committed.seq, words: committed.words });
+      }
+      const draft = update.draft.map((item) => ({ start: round(item.start), text: item.text, speaker: SPEAKER_LABELS_OFF, tentative: true }));
+      const draftJson = JSON.stringify(draft);
+      if (draftJson !== this.lastDraftJson && !this.output.behind()) {
+        this.lastDraftJson = draftJson;
+        this.output.send({ type: 'transcript.draft', segments: draft, audioS: round(update.coveredS) });
+      }
+    });
+  }
 
-    const draft = update.draft.map((item) => ({ start: round(item.start), text: item.text, speaker: SPEAKER_LABELS_OFF, tentative: true }));
-    const draftJson = JSON.stringify(draft);
-    if (draftJson !== this.lastDraftJson && !this.output.behind()) {
-      this.lastDraftJson = draftJson;
-      this.output.send({ type: 'transcript.draft', segments: draft, audioS: round(update.coveredS) });
-    }
+  /** Runs `step` after everything queued before it; a commit that cannot be stored ends the session. */
+  private enqueue(step: () => Promise<void> | void): void {
+    this.outbox = this.outbox.then(step).catch((error: unknown) => {
+      this.deps.log?.('error', 'live session could not store a commit', { sessionId: this.claims.sessionId, error: String(error) });
+      this.live?.cancel();
+      this.failed('A committed segment could not be stored; the session ended. Reconnect to go on.');
+    });
   }
 
   done(reason: 'eof' | 'cancelled'): void {
     this.releaseSlot();
-    if (this.state === 'closed') return;
-    const audioS = this.receivedSamples / SAMPLE_RATE;
-    this.output.send({
-      type: 'session.done',
-      reason: this.endReason ?? reason,
-      stats: { audioS: round(audioS), processingS: round(this.processingS), realtimeFactor: audioS > 0 ? round(this.processingS / audioS) : 0 },
+    // After the commits still being stored.
+    this.enqueue(() => {
+      if (this.state === 'closed') return;
+      const audioS = this.receivedSamples / SAMPLE_RATE;
+      this.output.send({
+        type: 'session.done',
+        reason: this.endReason ?? reason,
+        stats: { audioS: round(audioS), processingS: round(this.processingS), realtimeFactor: audioS > 0 ? round(this.processingS / audioS) : 0 },
+      });
+      this.close('done');
     });
-    this.finish('done');
   }
 
-  failed(message: string): void {
+  failed(message: string, code = 'engine_unavailable', retryable = true): void {
     this.releaseSlot();
     if (this.state === 'closed') return;
-    this.output.send({ type: 'error', code: 'engine_unavailable', message, retryable: true });
-    this.finish('failed');
+    this.output.send({ type: 'error', code, message, retryable });
+    this.close('failed');
   }
 
   // ---- the rest -----------------------------------------------------------------------------------------------
@@ -280,10 +347,9 @@ export class LiveSession implements LiveListener {
     this.live?.clock(pcm, wall);
   }
 
-  private committedFrame(segment: LiveSegment, now: number): Record<string, unknown> & { seq: number; words: unknown[] } {
+  private committedBody(segment: LiveSegment, now: number): CommittedBody {
     const words = segment.words.map((word) => ({ start: round(word.start), end: round(word.end), text: word.text, prob: round(word.prob) }));
     return {
-      seq: this.seq++,
       speaker: SPEAKER_LABELS_OFF,
       start: round(segment.start),
       end: round(segment.end),
@@ -323,7 +389,7 @@ export class LiveSession implements LiveListener {
     this.heartbeat = null;
   }
 
-  private finish(outcome: LiveOutcome): void {
+  private close(outcome: LiveOutcome): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.stopHeartbeat();

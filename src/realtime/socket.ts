@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { ApiError, errors, rawHttpAnswer, toApiError } from '../core/errors.js';
-import { LiveSession, MAX_CHUNK_BYTES, type LiveEvent, type LiveOutcome, type LiveOutput, type LiveSessionDeps } from './session.js';
+import { LiveSession, MAX_CHUNK_BYTES, type LiveEvent, type LiveOutcome, type LiveOutput, type LiveRecordingHooks, type LiveSessionDeps } from './session.js';
 import type { SessionClaims, SessionTokenSigner } from './session-token.js';
 
 /** The socket's frame limit: an audio frame over MAX_CHUNK_BYTES is refused with an error frame, one over twice that closes the socket. */
@@ -32,6 +32,11 @@ export const SOCKET_PATH = /^\/v1\/realtime\/sessions\/([^/?#]+)\/socket(?:\?.*)
 
 export interface RealtimeSocketDeps extends LiveSessionDeps {
   signer: SessionTokenSigner;
+}
+
+/** What a live recording's publisher socket adds to a realtime session: commits stored, audio kept, a close hook. */
+export interface SocketAttachment extends LiveRecordingHooks {
+  closed?(): void;
 }
 
 /** Writes an upgrade refusal as an HTTP answer with the error envelope, then closes the TCP socket. */
@@ -54,8 +59,12 @@ export class RealtimeSockets {
    * Before the upgrade: the token (401 `invalid_token`, 410 `session_expired`), the engine and the admission
    * (503 `unavailable` with `Retry-After`). Throws what to refuse with (`toApiError` makes it the envelope).
    */
-  authorize(token: string): SessionClaims {
+  authorize(token: string, recordingId: string | null = null): SessionClaims {
     const claims = this.deps.signer.verify(token);
+    // A recording's publish token opens that recording's socket only, and a realtime token no recording's.
+    if ((claims.recording?.id ?? null) !== recordingId) {
+      throw errors.invalidToken(recordingId ? 'This stream URL is not this recording\'s publish grant; start a recording or ask for a publish token.' : 'This stream URL belongs to a live recording; connect to it as it was given.');
+    }
     const engineRefusal = this.deps.engine.unavailable();
     if (engineRefusal) throw engineRefusal;
     if (this.deps.admission.full) {
@@ -64,12 +73,13 @@ export class RealtimeSockets {
     return claims;
   }
 
-  /** After the upgrade: runs the session on this socket. */
-  accept(ws: WebSocket, claims: SessionClaims): void {
-    const socket = new RealtimeSocket(ws, claims, this.deps);
+  /** After the upgrade: runs the session on this socket (a live recording's publisher adds its attachment). */
+  accept(ws: WebSocket, claims: SessionClaims, attachment: SocketAttachment = {}): LiveSession {
+    const socket = new RealtimeSocket(ws, claims, this.deps, attachment);
     this.sockets.add(socket);
     ws.once('close', () => this.sockets.delete(socket));
     void socket.session.start();
+    return socket.session;
   }
 
   /** Serves an upgrade request on its own (the benchmark's bare HTTP server; the gateway uses its route table). */
@@ -114,8 +124,9 @@ class RealtimeSocket implements LiveOutput {
     private readonly ws: WebSocket,
     claims: SessionClaims,
     private readonly deps: RealtimeSocketDeps,
+    private readonly attachment: SocketAttachment,
   ) {
-    this.session = new LiveSession(claims, deps, this);
+    this.session = new LiveSession(claims, deps, this, attachment);
     ws.on('message', (data, isBinary) => this.receive(data, isBinary));
     ws.on('pong', () => this.unansweredPings.shift());
     ws.on('close', () => this.socketClosed());
@@ -200,5 +211,6 @@ class RealtimeSocket implements LiveOutput {
     this.closed = true;
     this.stopPings();
     this.session.clientLeft();
+    this.attachment.closed?.();
   }
 }

@@ -1,9 +1,10 @@
 /**
- * `npm run stream -- <file> [--language en] [--latency-mode fast|accuracy|auto] [--fast]`
+ * `npm run stream -- <file> [--language en] [--latency-mode fast|accuracy|auto] [--fast] [--stream-url URL]`
  *
  * Creates a realtime session with an API key (SPEECHGATE_API_KEY, against SPEECHGATE_URL, default
  * http://localhost:8080), streams the file at real-time speed (`--fast`: as fast as possible) in 200 ms
- * chunks, and prints the live draft on one line and every commit as it lands.
+ * chunks, and prints the live draft on one line and every commit as it lands. `--stream-url` publishes to a socket
+ * given instead (a live recording's grant: no key needed, its token is in the URL).
  */
 import { parseArgs } from 'node:util';
 import { createSession, streamFile, type CommittedSegment, type DraftSegment } from './client.js';
@@ -15,13 +16,14 @@ const { values, positionals } = parseArgs({
     'latency-mode': { type: 'string' },
     fast: { type: 'boolean', default: false },
     url: { type: 'string', default: process.env.SPEECHGATE_URL ?? 'http://localhost:8080' },
+    'stream-url': { type: 'string' },
   },
 });
 
 const file = positionals[0];
 const apiKey = process.env.SPEECHGATE_API_KEY;
-if (!file || !apiKey) {
-  console.error('usage: SPEECHGATE_API_KEY=... npm run stream -- <audio file> [--language en] [--latency-mode auto|fast|accuracy] [--fast] [--url http://host:port]');
+if (!file || (!apiKey && !values['stream-url'])) {
+  console.error('usage: SPEECHGATE_API_KEY=... npm run stream -- <audio file> [--language en] [--latency-mode auto|fast|accuracy] [--fast] [--url http://host:port] [--stream-url ws://…]');
   process.exit(2);
 }
 
@@ -29,7 +31,7 @@ const options: Record<string, unknown> = {};
 if (values.language) options.spokenLanguage = values.language;
 if (values['latency-mode']) options.latencyMode = values['latency-mode'];
 
-const session = await createSession(values.url!, apiKey, options);
+const session = values['stream-url'] ? { streamUrl: values['stream-url'], sessionId: 'given stream URL' } : await createSession(values.url!, apiKey!, options);
 const tty = process.stdout.isTTY;
 let draftShown = false;
 const clearDraft = () => {

@@ -25,11 +25,12 @@ export interface EventLogContext {
 export interface PendingFrame {
   type: string;
   /**
-   * Who hears it besides the durable log: `job` frames are published on the transcription's topic (its events
-   * socket and `transcriptionEvents`); `log` frames (a file job's committed segments) are only written to the log
-   * (`GET /v1/recordings/{id}/events`): no socket or subscription reads them live.
+   * Who hears it besides the durable log: `transcription` frames (job and recording states, `recording.started`) are
+   * published on the transcription's topic (its events socket and `transcriptionEvents`); `log` frames (committed
+   * segments) are only written to the log (`GET /v1/recordings/{id}/events`); a live recording's publisher gets its
+   * commits on its own socket.
    */
-  audience: 'job' | 'log';
+  audience: 'transcription' | 'log';
   body: Record<string, unknown>;
 }
 
@@ -48,7 +49,7 @@ export async function appendEvents(tx: Tx, recordingId: string, frames: PendingF
   const at = new Date();
   const stamped = frames.map((pending, index) => {
     const frame: Frame = { type: pending.type, recordingId, ...pending.body, seq: firstSeq + index, at: at.toISOString() };
-    const topics: Topic[] = pending.audience === 'job' ? [`transcription:${recording.transcriptionId}`] : [];
+    const topics: Topic[] = pending.audience === 'transcription' ? [`transcription:${recording.transcriptionId}`] : [];
     return { frame, topics };
   });
   await tx.recordingEvent.createMany({
@@ -86,7 +87,7 @@ export type SegmentToCommit = Omit<CommittedSegment, 'seq' | 'decoder' | 'confid
 /**
  * Stores one committed segment with the next `seq` of its recording (gapless: the increment takes the recording
  * row's lock) and returns the `transcript.committed` frame for the durable log. Every path that commits text
- * (file jobs now, live sessions next) stores it here, inside the caller's transaction.
+ * (file jobs, live recordings) stores it here, inside the caller's transaction.
  */
 export async function commitSegment(tx: Tx, recordingId: string, segment: SegmentToCommit): Promise<{ seq: number; frame: PendingFrame }> {
   const { lastSeq: seq } = await tx.recording.update({ where: { id: recordingId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
@@ -103,6 +104,9 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
       confidence: segment.confidence,
       language: segment.language,
       decoder: segment.decoder,
+      catchup: segment.catchup ?? null,
+      gapBefore: segment.gapBefore ?? null,
+      latencyS: segment.latencyS ?? null,
     },
   });
   const committed = {
@@ -115,6 +119,9 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
     confidence: stored.confidence,
     language: stored.language,
     decoder: stored.decoder,
+    ...(stored.catchup ? { catchup: true } : {}),
+    ...(stored.gapBefore !== null ? { gapBefore: stored.gapBefore } : {}),
+    ...(stored.latencyS !== null ? { latencyS: stored.latencyS } : {}),
   };
   return { seq, frame: { type: 'transcript.committed', audience: 'log', body: { cursor: seq, seq, segment: committed } } };
 }

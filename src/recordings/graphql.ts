@@ -1,4 +1,5 @@
 import { builder } from '../core/builder.js';
+import { errors } from '../core/errors.js';
 import { readerOf, type TranscriptSnapshot } from './service.js';
 
 type Sentence = TranscriptSnapshot['sentences'][number];
@@ -86,17 +87,34 @@ export const MediaTokenType = builder.objectRef<{ token: string; expiresAt: stri
   }),
 });
 
+export const CaptureSpanType = builder.objectRef<import('./service.js').CaptureSpanView>('CaptureSpan').implement({
+  description: 'CaptureSpan: wall and media seconds from the recording\'s start; `mediaEnd`/`wallEnd` absent while it runs.',
+  fields: (t) => ({
+    idx: t.exposeInt('idx'),
+    wallStart: t.exposeFloat('wallStart'),
+    mediaStart: t.exposeFloat('mediaStart'),
+    reason: t.exposeString('reason'),
+    mediaEnd: t.exposeFloat('mediaEnd', { nullable: true }),
+    wallEnd: t.exposeFloat('wallEnd', { nullable: true }),
+  }),
+});
+
 export const RecordingType = builder.objectRef<import('./service.js').RecordingView>('Recording').implement({
-  description: 'The unit that holds a transcript. A file or link transcription has exactly one.',
+  description: 'The unit that holds a transcript. A file or link transcription has exactly one; a live one, one per start.',
   fields: (t) => ({
     id: t.exposeID('id'),
     transcriptionId: t.exposeID('transcriptionId'),
+    kind: t.exposeString('kind', { description: 'file (a file or link job) or live.' }),
     name: t.exposeString('name', { nullable: true }),
-    state: t.exposeString('state', { description: 'File recordings: processing, ended (job failed) or finalized.' }),
+    state: t.exposeString('state', { description: 'File recordings: processing, ended (job failed) or finalized. Live: live, paused, ended, finalized.' }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     durationS: t.exposeFloat('durationS', { nullable: true }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
     lastSeq: t.exposeInt('lastSeq'),
+    scriptText: t.exposeString('scriptText', { nullable: true }),
+    captureSpans: t.field({ type: [CaptureSpanType], description: 'Live: the stretches of capture (start, resume, attach) and where they ended.', resolve: (r) => r.captureSpans }),
+    endedAt: t.exposeString('endedAt', { nullable: true }),
+    finalizedAt: t.exposeString('finalizedAt', { nullable: true }),
     createdAt: t.exposeString('createdAt'),
     updatedAt: t.exposeString('updatedAt'),
     archivedAt: t.exposeString('archivedAt', { nullable: true }),
@@ -159,3 +177,58 @@ builder.mutationFields((t) => ({
 }));
 
 // No recording subscription yet: the live recordings module adds one (and publishes its topic) with the subscribe socket.
+
+// ---- live recordings (src/recordings/live.ts) ----------------------------------------------------------------
+
+export const RecordingGrantType = builder.objectRef<import('./live.js').RecordingGrant>('RecordingGrant').implement({
+  description: 'A publisher grant: connect to `streamUrl` as given (the realtime socket protocol) before `expiresAt`; commits are stored.',
+  fields: (t) => ({
+    sessionId: t.exposeString('sessionId'),
+    streamUrl: t.exposeString('streamUrl', { nullable: true, description: 'Absent for a stream-URL source: the server pulls it itself.' }),
+    expiresAt: t.exposeString('expiresAt'),
+    recording: t.field({ type: RecordingType, resolve: (grant) => grant.recording }),
+  }),
+});
+
+export const RecordingPageType = builder.objectRef<import('./live.js').RecordingPage>('RecordingPage').implement({
+  fields: (t) => ({
+    items: t.field({ type: [RecordingType], resolve: (page) => page.items }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Absent on the last page.' }),
+  }),
+});
+
+export const StartRecordingInput = builder.inputType('StartRecordingInput', {
+  fields: (t) => ({
+    scriptText: t.string({ description: 'Words to follow like a teleprompter (stored with the recording).' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  transcriptionRecordings: t.field({
+    type: RecordingPageType,
+    description: 'The recordings of a transcription, newest first, paged with `cursor`.',
+    authScopes: { read: true },
+    args: { transcriptionId: t.arg.id({ required: true }), cursor: t.arg.string(), limit: t.arg.int() },
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings.list(ctx.identity!.account.id, String(args.transcriptionId), args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  startRecording: t.field({
+    type: RecordingGrantType,
+    description: 'Start a recording of a live transcription and get the publisher grant. 409 `conflict` with `details.takeover` while another device records.',
+    authScopes: { write: true },
+    args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: StartRecordingInput }) },
+    resolve: (_root, args, ctx) => {
+      if (!ctx.baseUrl) throw errors.internal(new Error('startRecording without the request\'s address'));
+      return ctx.services.liveRecordings.start({ accountId: ctx.identity!.account.id }, String(args.transcriptionId), args.input ?? {}, ctx.baseUrl);
+    },
+  }),
+  ...Object.fromEntries((['pause', 'resume', 'stop'] as const).map((move) => [`${move}Recording`, t.field({
+    type: RecordingType,
+    description: { pause: 'live → paused (idempotent): audio sent while paused is not transcribed or kept.', resume: 'paused → live.', stop: 'paused → ended (only from paused); finalization follows.' }[move],
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings[move](ctx.identity!.account.id, String(args.id)),
+  })])),
+}));

@@ -75,10 +75,16 @@ export function mediaPath(dataDir: string, relative: string): string {
  * The normalised master: the job window of the source as 16 kHz mono 16-bit WAV, which the engine reads, clips
  * cut from, and other renditions encode from. Written to a temporary name first so a reader never sees half a file.
  */
-export async function makeMaster(sourcePath: string, masterPath: string, window: { startS?: number | null; endS?: number | null } = {}): Promise<void> {
+export async function makeMaster(
+  sourcePath: string,
+  masterPath: string,
+  window: { startS?: number | null; endS?: number | null; rawPcm?: boolean } = {},
+): Promise<void> {
   await mkdir(path.dirname(masterPath), { recursive: true });
   const args: string[] = [];
   if (window.startS && window.startS > 0) args.push('-ss', window.startS.toFixed(3));
+  // A live recording's capture is headerless 16 kHz mono float32.
+  if (window.rawPcm) args.push('-f', 'f32le', '-ar', '16000', '-ac', '1');
   args.push('-i', sourcePath);
   if (window.endS !== undefined && window.endS !== null) args.push('-t', Math.max(0.01, window.endS - (window.startS ?? 0)).toFixed(3));
   const partial = `${masterPath}.part`;

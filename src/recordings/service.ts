@@ -75,7 +75,7 @@ export function readerOf(ctx: Context, given: { shareCode?: string | null; media
   return { accountId: identity.account.id };
 }
 
-type RecordingRow = Prisma.RecordingGetPayload<{ include: { transcription: true; job: true } }>;
+type RecordingRow = Prisma.RecordingGetPayload<{ include: { transcription: true; job: true; captureSpans: true } }>;
 
 export interface TranscriptSnapshot {
   recordingId: string;
@@ -116,7 +116,7 @@ export class RecordingsService {
 
   /** Works out who is reading: a share code wins over a credential (the link's permissions apply, not the owner's). */
   async reader(recordingId: string, credentials: ReaderCredentials): Promise<{ reader: Reader; recording: RecordingRow }> {
-    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true } });
+    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true, captureSpans: true } });
     if (credentials.shareCode) {
       const link = await this.shareLinks.resolve(credentials.shareCode);
       if (!recording || recording.transcriptionId !== link.transcriptionId || recording.lifecycle !== 'active') throw errors.notFound('The recording');
@@ -239,7 +239,7 @@ export class RecordingsService {
     return { path: `/v1/media/${recordingId}/${kind}.${format}?exp=${exp}&sig=${sig}`, expiresAt: new Date(exp * 1000).toISOString() };
   }
 
-  private audioInput(recording: RecordingRow, kind: AudioKind): string {
+  private audioInput(recording: Pick<RecordingRow, 'sourcePath' | 'masterPath'>, kind: AudioKind): string {
     const relative = kind === 'source' ? recording.sourcePath : (recording.masterPath ?? null);
     if (!relative) throw errors.notFound(kind === 'source' ? 'The stored source of this recording' : 'Audio of this recording (the job has not reached transcription yet)');
     return mediaPath(this.deps.config.dataDir, relative);
@@ -299,31 +299,53 @@ export class RecordingsService {
   }
 }
 
+export interface CaptureSpanView {
+  idx: number;
+  wallStart: number;
+  mediaStart: number;
+  reason: string;
+  mediaEnd: number | null;
+  wallEnd: number | null;
+}
+
 export interface RecordingView {
   id: string;
   transcriptionId: string;
+  kind: 'file' | 'live';
   name: string | null;
-  /** processing → ended (job failed) / finalized (transcript complete) for file recordings. */
+  /** File recordings: processing → ended (job failed) / finalized. Live: live ⇄ paused → ended → finalized. */
   state: string;
   lifecycle: 'active' | 'archived';
   durationS: number | null;
   spokenLanguage: string | null;
   lastSeq: number;
+  scriptText: string | null;
+  captureSpans: CaptureSpanView[];
+  endedAt: string | null;
+  finalizedAt: string | null;
   createdAt: string;
   updatedAt: string;
   archivedAt: string | null;
 }
 
-export function recordingView(row: Prisma.RecordingGetPayload<{}>): RecordingView {
+/** A recording row as the API shows it; a live recording's spans when the row was read with them. */
+export function recordingView(row: Prisma.RecordingGetPayload<{}> & { captureSpans?: Prisma.CaptureSpanGetPayload<{}>[] }): RecordingView {
   return {
     id: row.id,
     transcriptionId: row.transcriptionId,
+    kind: row.kind as RecordingView['kind'],
     name: row.name,
     state: row.state,
     lifecycle: row.lifecycle as RecordingView['lifecycle'],
     durationS: row.durationS,
     spokenLanguage: row.spokenLanguage,
     lastSeq: row.lastSeq,
+    scriptText: row.scriptText,
+    captureSpans: [...(row.captureSpans ?? [])]
+      .sort((a, b) => a.idx - b.idx)
+      .map(({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd }) => ({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd })),
+    endedAt: row.endedAt?.toISOString() ?? null,
+    finalizedAt: row.finalizedAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     archivedAt: row.archivedAt?.toISOString() ?? null,

@@ -46,6 +46,26 @@ export const CreateTranscriptionInput = builder.inputType('CreateTranscriptionIn
   }),
 });
 
+export const CaptureSourceKind = builder.enumType('CaptureSourceKind', { values: ['mic', 'stream'] as const });
+
+export const CaptureSourceInput = builder.inputType('CaptureSourceInput', {
+  description: 'CaptureSource: a publisher\'s microphone (`mic`, the default) or a live stream the server pulls (`stream` with `url`).',
+  fields: (t) => ({
+    kind: t.field({ type: CaptureSourceKind, required: true }),
+    url: t.string({ description: 'For `stream`: the http(s) address of the live audio (private, loopback and metadata addresses are refused).' }),
+  }),
+});
+
+export const CreateLiveTranscriptionInput = builder.inputType('CreateLiveTranscriptionInput', {
+  description: 'CreateLiveTranscription: created idle, with no recording until one is started.',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    settings: t.field({ type: SettingsPatchInput }),
+    source: t.field({ type: CaptureSourceInput, description: 'Default: mic.' }),
+    broadcasts: t.stringList({ description: 'Broadcast ids to feed from the start (default none).' }),
+  }),
+});
+
 export const UpdateTranscriptionInput = builder.inputType('UpdateTranscriptionInput', {
   description: 'Rename (`name`) or change the default settings (`settings`, merged key by key; null clears a key).',
   fields: (t) => ({
@@ -63,7 +83,9 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     state: t.exposeString('state', { description: 'Lifecycle: active or archived.' }),
     settings: t.field({ type: 'JSON', resolve: (tr) => tr.settings }),
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
-    recordingId: t.exposeID('recordingId', { nullable: true }),
+    source: t.field({ type: 'JSON', nullable: true, description: 'Live: the CaptureSource (`{kind: "mic"}` or `{kind: "stream", url}`).', resolve: (tr) => tr.source }),
+    broadcasts: t.stringList({ description: 'Live: the broadcasts it feeds.', resolve: (tr) => tr.broadcasts }),
+    recordingId: t.exposeID('recordingId', { nullable: true, description: 'The newest recording; a live transcription has none until one starts.' }),
     job: t.field({ type: JobType, nullable: true, resolve: (tr) => tr.job }),
     durationS: t.exposeFloat('durationS', { nullable: true }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
@@ -180,6 +202,13 @@ builder.mutationFields((t) => ({
         : null;
       return ctx.services.transcriptions.create({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.options ?? {}, upload);
     },
+  }),
+  createLiveTranscription: t.field({
+    type: TranscriptionType,
+    description: 'A live transcription (CreateLiveTranscription), created idle: start a recording to capture.',
+    authScopes: { write: true },
+    args: { input: t.arg({ type: CreateLiveTranscriptionInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.createLive({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.input),
   }),
   updateTranscription: t.field({
     type: TranscriptionType,

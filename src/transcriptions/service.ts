@@ -53,6 +53,16 @@ export interface CreateTranscriptionOptions {
   shareLink: boolean;
 }
 
+/** CaptureSource: where a live transcription's audio comes from. */
+export type CaptureSource = { kind: 'mic' } | { kind: 'stream'; url: string };
+
+export interface CreateLiveTranscriptionOptions {
+  name: string;
+  settings: TranscriptionSettings;
+  source: CaptureSource;
+  broadcasts: string[];
+}
+
 export interface UploadedFile {
   /** The bytes as they arrive; written straight to storage with the size cap applied while streaming. */
   stream: AsyncIterable<Uint8Array> | NodeJS.ReadableStream;
@@ -83,6 +93,11 @@ export interface TranscriptionView {
   state: Lifecycle;
   settings: TranscriptionSettings;
   sourceUrl: string | null;
+  /** Live transcriptions: where the audio comes from (null for file and link ones). */
+  source: CaptureSource | null;
+  /** Live transcriptions: the broadcasts it feeds. */
+  broadcasts: string[];
+  /** The newest recording (a file or link transcription's only one; a live one's latest, null until one starts). */
   recordingId: string | null;
   job: JobView | null;
   durationS: number | null;
@@ -98,6 +113,8 @@ export interface TranscriptionView {
 export interface TranscriptionPage { items: TranscriptionView[]; nextCursor: string | null }
 
 const CREATE_FIELDS = ['url', 'name', 'settings', 'crop', 'startS', 'endS', 'durationS', 'shareLink'] as const;
+const CREATE_LIVE_FIELDS = ['name', 'settings', 'source', 'broadcasts'] as const;
+const MAX_NAME = 300;
 const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy']);
 const LIST_MAX = 500;
 const LIST_DEFAULT = 50;
@@ -175,6 +192,36 @@ export function parseCreateOptions(body: unknown, hasFile: boolean): CreateTrans
   };
 }
 
+/** CreateLiveTranscription (no extra properties): `name` required, `settings`, `source` (default mic), `broadcasts`. */
+export function parseCreateLiveOptions(body: unknown): CreateLiveTranscriptionOptions {
+  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object (CreateLiveTranscription).', { field: 'body' });
+  for (const key of Object.keys(body)) {
+    if (!(CREATE_LIVE_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a field of CreateLiveTranscription.`, { field: key });
+  }
+  if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > MAX_NAME) {
+    throw errors.invalidOptions(`name is required: a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
+  }
+  let source: CaptureSource = { kind: 'mic' };
+  if (body.source !== undefined && body.source !== null) {
+    const raw = body.source;
+    if (!isObject(raw)) throw errors.invalidOptions('source must be an object ({kind: "mic"} or {kind: "stream", url}) or null.', { field: 'source' });
+    for (const key of Object.keys(raw)) if (key !== 'kind' && key !== 'url') throw errors.invalidOptions(`source.${key} is not a field of CaptureSource (kind, url).`, { field: `source.${key}` });
+    if (raw.kind === 'mic') {
+      if (raw.url !== undefined && raw.url !== null) throw errors.invalidOptions('source.url is only for kind "stream".', { field: 'source.url' });
+    } else if (raw.kind === 'stream') {
+      if (typeof raw.url !== 'string' || !raw.url) throw errors.invalidOptions('source.url is required for kind "stream": the http(s) address of the live audio.', { field: 'source.url' });
+      source = { kind: 'stream', url: raw.url };
+    } else {
+      throw errors.invalidOptions('source.kind must be "mic" or "stream".', { field: 'source.kind' });
+    }
+  }
+  const broadcasts = body.broadcasts ?? [];
+  if (!Array.isArray(broadcasts) || broadcasts.some((id) => typeof id !== 'string' || !id || id.length > 100)) {
+    throw errors.invalidOptions('broadcasts must be a list of broadcast ids.', { field: 'broadcasts' });
+  }
+  return { name: body.name.trim(), settings: parseSettings(body.settings), source, broadcasts: [...new Set(broadcasts as string[])] };
+}
+
 /** The PATCH of a transcription (UpdateTranscription: `name`, `settings` as a SettingsPatch); unknown fields are refused by name. */
 export function parseTranscriptionPatch(body: unknown): { name?: string; settings?: TranscriptionSettings } {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
@@ -243,6 +290,8 @@ export class TranscriptionsService {
       state: row.lifecycle as Lifecycle,
       settings: row.settings as TranscriptionSettings,
       sourceUrl: row.sourceUrl,
+      source: (row.source as CaptureSource | null) ?? null,
+      broadcasts: row.kind === 'live' ? (row.broadcastIds as string[]) : [],
       recordingId: recording?.id ?? null,
       job: recording?.job ? await jobView(this.deps.prisma, recording.job) : null,
       durationS: recording?.durationS ?? null,
@@ -290,14 +339,7 @@ export class TranscriptionsService {
     const dir = this.mediaDir(recordingId);
     let stored: { bytes: number; durationS: number } | null = null;
     if (options.url) {
-      // Refuse what can be refused without DNS now (a typo'd scheme, a literal private address, a metadata host);
-      // names are checked again on every connection while fetching.
-      const url = parseLinkUrl(options.url);
-      const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-      if (!this.linkPolicy.allowHosts.includes(host)) {
-        const reason = refusedHostNameReason(host) ?? (/^[\d.]+$|:/.test(host) ? refusedAddressReason(host) : null);
-        if (reason) throw new LinkError('link_refused', `url points to an address the server does not fetch from (${reason}): ${url.hostname}.`, { host: url.hostname, reason });
-      }
+      this.refuseUnfetchable(options.url, 'url');
     } else if (file) {
       stored = await this.probeUpload(file, options);
     }
@@ -351,6 +393,39 @@ export class TranscriptionsService {
       this.logger.warn({ jobId, error: String(error) }, 'handing a new job to the queue failed; the sweeper will');
     }
     return this.get(actor.accountId, transcriptionId);
+  }
+
+  /**
+   * Refuses now a link that can be refused without DNS (a typo'd scheme, a literal private address, a metadata
+   * host); names are checked again on every connection while fetching.
+   */
+  private refuseUnfetchable(link: string, field: string): void {
+    const url = parseLinkUrl(link, field);
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (this.linkPolicy.allowHosts.includes(host)) return;
+    const reason = refusedHostNameReason(host) ?? (/^[\d.]+$|:/.test(host) ? refusedAddressReason(host) : null);
+    if (reason) throw new LinkError('link_refused', `${field} points to an address the server does not fetch from (${reason}): ${url.hostname}.`, { host: url.hostname, reason, field });
+  }
+
+  /** A live transcription, created idle: it has no recording until one is started. */
+  async createLive(actor: { accountId: string; principalId: string }, body: unknown): Promise<TranscriptionView> {
+    const options = parseCreateLiveOptions(body);
+    await this.checkSpokenLanguage(options.settings);
+    if (options.source.kind === 'stream') this.refuseUnfetchable(options.source.url, 'source.url');
+    const id = newId('trn');
+    await this.deps.prisma.transcription.create({
+      data: {
+        id,
+        accountId: actor.accountId,
+        ownerPrincipalId: actor.principalId,
+        kind: 'live',
+        name: options.name,
+        settings: Object.fromEntries(Object.entries(options.settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue,
+        source: options.source as Prisma.InputJsonValue,
+        broadcastIds: options.broadcasts,
+      },
+    });
+    return this.get(actor.accountId, id);
   }
 
   /**

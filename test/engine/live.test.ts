@@ -191,6 +191,26 @@ describe('live transcription policy', () => {
     expect(transcriber.pushedSamples).toBe(SAMPLE_RATE);
   });
 
+  it('a flush (a pause) commits what was said before it, and only that; audio after it goes on in later passes', async () => {
+    const { transcriber, live, ended } = start('fast');
+    live.push(seconds(1));
+    await tick();
+    live.flush();
+    live.push(seconds(0.5)); // arrives after the flush point, while the first pass runs
+    await transcriber.finish();
+    await tick();
+    expect(transcriber.passKinds).toEqual(['step', 'flush']);
+    expect(transcriber.pushedS.map((s) => +s.toFixed(3))).toEqual([1]);
+    await transcriber.finish();
+    await tick();
+    // The half second after the flush point is the next pass's.
+    expect(transcriber.passKinds).toEqual(['step', 'flush', 'step']);
+    expect(transcriber.pushedS.map((s) => +s.toFixed(3))).toEqual([1, 0.5]);
+    live.cancel();
+    await transcriber.finish();
+    expect(await ended).toBe('cancelled');
+  });
+
   it('never gives the transcriber more than its window holds: a long backlog goes in by passes, none of it skipped', async () => {
     const { transcriber, live, updates, ended } = start('fast');
     live.push(seconds(0.5));
@@ -209,6 +229,23 @@ describe('live transcription policy', () => {
     // The end is a step while audio still waited, then the flush once all of it was in.
     expect(transcriber.passKinds).toEqual(['step', 'step', 'flush']);
     expect(updates.at(-1)!.coveredS).toBeCloseTo(30.5, 5);
+  });
+
+  it('with the real engine: the same words said again after a flush are kept, not taken for a re-decoded tail', async () => {
+    const engine = await SpeechEngine.load();
+    const pcm = await decodeFileToPcm(fixture('goforward.wav'));
+    const live = new LiveTranscription(engine.createStream({ language: 'en' }), { language: 'en', latencyMode: 'fast' }, TUNING);
+    const updates: LiveUpdate[] = [];
+    const ended = live.run((update) => updates.push(update));
+    // All of it at once, the end too: the flush still commits the audio before it on its own.
+    live.push(pcm);
+    live.flush();
+    live.push(pcm);
+    live.endOfAudio();
+    expect(await ended).toBe('eof');
+    const commits = updates.flatMap((update) => update.committed);
+    expect(commits.map((part) => normaliseWords(part.text).filter((said) => said === 'forward').length)).toEqual([1, 1]);
+    expect(commits[1]!.start).toBeGreaterThanOrEqual(pcm.length / SAMPLE_RATE - 0.5);
   });
 
   it('with the real engine: a hand-over mid-sentence says every word once', async () => {

@@ -92,6 +92,11 @@ export class LiveTranscription {
   private lostReportedS = 0;
   private ended = false;
   private cancelled = false;
+  /**
+   * A flush asked for while audio goes on (a pause): the next pass commits everything said before it, and only
+   * that (audio after it, once the capture resumes, is the next passes'). Null when none is pending.
+   */
+  private flushAtSamples: number | null = null;
   private wake: (() => void) | null = null;
 
   constructor(
@@ -142,6 +147,15 @@ export class LiveTranscription {
     }
   }
 
+  /**
+   * Commits everything said so far (a pause: the words before it must not wait for speech to resume), then goes on
+   * taking audio.
+   */
+  flush(): void {
+    this.flushAtSamples = this.receivedSamples;
+    this.signal();
+  }
+
   /** No more audio: the last pass commits everything said. */
   endOfAudio(): void {
     this.ended = true;
@@ -159,6 +173,18 @@ export class LiveTranscription {
     while (!this.cancelled) {
       if (this.requestedMode) this.transcriber.setMode(this.requestedMode);
       this.requestedMode = null;
+      // A pending flush first, the end too: audio before a pause is committed on its own.
+      if (this.flushAtSamples !== null) {
+        const upTo = this.flushAtSamples;
+        this.feed(upTo);
+        // What the window could not take goes in by steps first; the flush commits once all of it is in.
+        if (this.fedSamples < upTo) await this.pass(emit, () => this.transcriber.step());
+        else {
+          this.flushAtSamples = null;
+          await this.pass(emit, () => this.transcriber.flush());
+        }
+        continue;
+      }
       if (this.ended) {
         this.applyBacklogRule();
         this.feed();
@@ -190,13 +216,15 @@ export class LiveTranscription {
   /**
    * Gives the transcriber what arrived, in one push (each push copies its buffer once), but never more than its
    * buffer can hold: a pass hears at most the model's window, so audio past it would be skipped, not transcribed.
-   * What does not fit waits for the next pass (after which the transcriber has committed and cut).
+   * What does not fit waits for the next pass (after which the transcriber has committed and cut); so does what
+   * came after `upToSamples` (a flush's point).
    */
-  private feed(): void {
+  private feed(upToSamples = Infinity): void {
     if (this.incoming.length === 0) return;
     const pending = concatSamples(this.incoming);
     const roomS = Math.max(MAX_BUFFER_S - this.transcriber.bufferedS, this.tuning.minStepS);
-    const take = Math.min(pending.length, Math.round(roomS * SAMPLE_RATE));
+    const take = Math.min(pending.length, Math.round(roomS * SAMPLE_RATE), Math.max(0, upToSamples - this.fedSamples));
+    if (take === 0) return;
     this.transcriber.push(pending.subarray(0, take));
     this.incoming = take < pending.length ? [pending.slice(take)] : [];
     this.fedSamples += take;

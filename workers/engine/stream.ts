@@ -92,6 +92,11 @@ export class StreamingTranscriber {
   private vadChunks = 0;
   /** Source seconds of the last chunk the VAD heard as speech (−1: none yet). */
   private lastSpeechS = -1;
+  /**
+   * True after a flush until the next commit: the committed words ended at a real boundary (a pause), so words
+   * after it that repeat them were said again, not re-decoded from the prompt.
+   */
+  private afterBoundary = false;
 
   constructor(
     private readonly engine: PipelineModel,
@@ -195,6 +200,7 @@ export class StreamingTranscriber {
     }
     this.previousHypothesis = [];
     this.trimTo(this.audioS);
+    this.afterBoundary = true;
     return { committed, draft: [] };
   }
 
@@ -285,6 +291,7 @@ export class StreamingTranscriber {
         i += run;
       }
     }
+    if (this.afterBoundary) return kept;
     const tail = this.committedWords.slice(-5).map((w) => normalise(w.text));
     for (let n = Math.min(5, tail.length, kept.length); n >= 1; n--) {
       if (kept.slice(0, n).map((w) => normalise(w.text)).join(' ') === tail.slice(-n).join(' ')) return kept.slice(n);
@@ -294,6 +301,7 @@ export class StreamingTranscriber {
 
   private commit(words: StreamWord[]): Segment[] {
     if (words.length === 0) return [];
+    this.afterBoundary = false;
     this.committedWords.push(...words);
     this.lastCommittedEndS = Math.max(this.lastCommittedEndS, words[words.length - 1].end);
     const publicWords: Word[] = words.map(({ start, end, text, prob }) => ({ start, end, text, prob }));

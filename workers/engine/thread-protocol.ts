@@ -37,6 +37,7 @@ export type HostToThread =
   | { type: 'audio'; id: string; pcm: ArrayBuffer }
   | { type: 'clock'; id: string; pcm: number; wall: number }
   | { type: 'update'; id: string; language?: string | null; latencyMode?: LatencyMode }
+  | { type: 'flush'; id: string }
   | { type: 'eof'; id: string }
   | { type: 'cancel'; id: string };
 

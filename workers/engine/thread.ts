@@ -76,6 +76,7 @@ function handle(engine: SpeechEngine, message: HostToThread): void {
     if (message.type === 'audio') live.push(new Float32Array(message.pcm));
     else if (message.type === 'clock') live.clock(message.pcm, message.wall);
     else if (message.type === 'update') live.update(message);
+    else if (message.type === 'flush') live.flush();
     else if (message.type === 'eof') live.endOfAudio();
     else if (message.type === 'cancel') live.cancel();
   } catch (error) {

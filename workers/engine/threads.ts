@@ -47,6 +47,8 @@ export interface LiveHandle {
   push(pcm: Float32Array): void;
   clock(pcm: number, wall: number): void;
   update(change: { language?: string | null; latencyMode?: LatencyMode }): void;
+  /** Commits what was said so far and goes on (a pause). */
+  flush(): void;
   endOfAudio(): void;
   cancel(): void;
 }
@@ -250,6 +252,7 @@ export class EngineThreads {
       },
       clock: (pcm, wall) => thread.send({ type: 'clock', id, pcm, wall }),
       update: (change) => thread.send({ type: 'update', id, ...change }),
+      flush: () => thread.send({ type: 'flush', id }),
       endOfAudio: () => thread.send({ type: 'eof', id }),
       cancel: () => thread.send({ type: 'cancel', id }),
     };

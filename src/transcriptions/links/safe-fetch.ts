@@ -67,19 +67,19 @@ function normaliseHost(host: string): string {
   return host.toLowerCase().replace(/^\[|\]$/g, '');
 }
 
-/** Parses and checks a user's link before anything touches the network. */
-export function parseLinkUrl(raw: string): URL {
+/** Parses and checks a user's link before anything touches the network; `field` names it in refusals. */
+export function parseLinkUrl(raw: string, field = 'url'): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new LinkError('link_refused', 'url is not a valid absolute http or https address.', { url: raw });
+    throw new LinkError('link_refused', `${field} is not a valid absolute http or https address.`, { url: raw, field });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new LinkError('link_refused', `url must use http or https, not ${url.protocol.replace(':', '')}.`, { url: raw });
+    throw new LinkError('link_refused', `${field} must use http or https, not ${url.protocol.replace(':', '')}.`, { url: raw, field });
   }
   if (url.username || url.password) {
-    throw new LinkError('link_refused', 'url must not carry a user name or password.', { url: url.origin });
+    throw new LinkError('link_refused', `${field} must not carry a user name or password.`, { url: url.origin, field });
   }
   return url;
 }

@@ -1,0 +1,319 @@
+/**
+ * Live recordings (spec: "Recording (live transcription)"): the state machine and the publisher's side of it.
+ *
+ * | state      | moved by                                   | next       |
+ * |------------|--------------------------------------------|------------|
+ * | (none)     | start (POST /v1/transcriptions/{id}/recordings) | `live` (a publisher grant is minted) |
+ * | `live`     | pause (idempotent)                         | `paused`   |
+ * | `paused`   | resume                                     | `live`     |
+ * | `paused`   | stop (only from paused)                    | `ended`    |
+ * | `ended`    | the finalize job completes                 | `finalized`|
+ *
+ * Every move is one transaction that appends its `recording.state` event (published on the transcription's topic
+ * after commit), then a control frame on `recording:<id>` tells the process holding the publisher's socket (any
+ * gateway) to pause, resume or end its session. Committed segments are stored by `commitSegment` before their
+ * frame goes to the publisher; the capture audio is kept as it arrives (`capture.f32`, 16 kHz mono float32: the
+ * media time line). Paused audio is neither transcribed nor kept, and capture spans map media time to wall time.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { SAMPLE_RATE } from '../../workers/engine/index.js';
+import type { Prisma } from '../generated/prisma/client.js';
+import { errors } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { Frame } from '../core/pubsub.js';
+import type { ServiceDeps } from '../core/services.js';
+import { isObject } from '../core/validate.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { RealtimeService } from '../realtime/service.js';
+import type { CommittedBody } from '../realtime/session.js';
+import { parseSessionOptions } from '../realtime/options.js';
+import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
+import { makeMaster, mediaPath, recordingMediaDir } from './media.js';
+import { recordingView, type RecordingView } from './service.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    liveRecordings: LiveRecordingsService;
+  }
+}
+
+export type LiveState = 'live' | 'paused' | 'ended' | 'finalized';
+/** What a live recording's publisher is told through `recording:<id>`. */
+export type ControlAction = 'pause' | 'resume' | 'stop' | 'demote';
+
+/** The capture audio of a live recording, relative to its media folder. */
+export const CAPTURE_FILE = 'capture.f32';
+const BYTES_PER_SAMPLE = 4;
+const MAX_SCRIPT_CHARS = 100_000;
+const LIST_MAX = 500;
+
+export interface RecordingGrant {
+  sessionId: string;
+  /** The publisher's socket (the realtime protocol); null for a stream-URL source, which the server pulls itself. */
+  streamUrl: string | null;
+  expiresAt: string;
+  recording: RecordingView;
+}
+
+export interface RecordingPage {
+  items: RecordingView[];
+  nextCursor: string | null;
+}
+
+/** The body of a recording start: `scriptText` (no extra properties). */
+export function parseStartRecording(body: unknown): { scriptText: string | null } {
+  const input = body === undefined || body === null ? {} : body;
+  if (!isObject(input)) throw errors.invalidOptions('The body must be a JSON object or absent.', { field: 'body' });
+  for (const key of Object.keys(input)) if (key !== 'scriptText') throw errors.invalidOptions(`${key} is not a field of a recording start (scriptText).`, { field: key });
+  const script = input.scriptText;
+  if (script !== undefined && script !== null && (typeof script !== 'string' || script.length > MAX_SCRIPT_CHARS)) {
+    throw errors.invalidOptions(`scriptText must be a string of at most ${MAX_SCRIPT_CHARS} characters, or null.`, { field: 'scriptText' });
+  }
+  return { scriptText: typeof script === 'string' && script.trim() ? script : null };
+}
+
+/** Seconds of capture audio kept for a recording (the media time line's end). */
+export function capturedSeconds(dataDir: string, recordingId: string): number {
+  const file = path.join(recordingMediaDir(dataDir, recordingId), CAPTURE_FILE);
+  return existsSync(file) ? statSync(file).size / BYTES_PER_SAMPLE / SAMPLE_RATE : 0;
+}
+
+const stateFrame = (state: LiveState, extra: Record<string, unknown> = {}): PendingFrame => ({ type: 'recording.state', audience: 'transcription', body: { state, ...extra } });
+
+/**
+ * `ended → finalized`, the finalize job's move (workers call it): the capture audio becomes the master (16 kHz
+ * mono WAV, what `/audio` and clips are made from) and the recording's length is known.
+ */
+export async function finalizeRecording(ctx: EventLogContext & { dataDir: string }, recordingId: string): Promise<void> {
+  const recording = await ctx.prisma.recording.findUnique({ where: { id: recordingId } });
+  if (!recording || recording.kind !== 'live' || recording.state !== 'ended') return;
+  const capture = path.join(recording.id, CAPTURE_FILE);
+  let masterPath: string | null = null;
+  const durationS = capturedSeconds(ctx.dataDir, recording.id);
+  if (durationS > 0) {
+    masterPath = path.join(recording.id, 'master.wav');
+    await makeMaster(mediaPath(ctx.dataDir, capture), mediaPath(ctx.dataDir, masterPath), { rawPcm: true });
+  }
+  await inTransaction(ctx, recordingId, async (tx) => {
+    const moved = await tx.recording.updateMany({ where: { id: recordingId, state: 'ended' }, data: { state: 'finalized', finalizedAt: new Date(), masterPath, durationS, mediaS: durationS } });
+    return { result: null, frames: moved.count ? [stateFrame('finalized', { durationS })] : [] };
+  });
+}
+
+export class LiveRecordingsService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly realtime: RealtimeService,
+    private readonly queue: Pick<JobQueue, 'add'>,
+  ) {}
+
+  private get events(): EventLogContext {
+    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub };
+  }
+
+  private control(recordingId: string, action: ControlAction, extra: Record<string, unknown> = {}): void {
+    this.deps.pubsub.publish(`recording:${recordingId}`, { type: 'recording.control', action, ...extra });
+  }
+
+  /**
+   * Starts a recording of a live transcription and mints the publisher's grant. Refused: a transcription of
+   * another account (404), one archived or not live (409 `invalid_state`), and while another recording of it is
+   * live or paused (409 `conflict`, `details.takeover` says how to take it over). Concurrent starts serialise on
+   * the transcription's row, so only one wins.
+   */
+  async start(actor: { accountId: string }, transcriptionId: string, body: unknown, baseUrl: string): Promise<RecordingGrant> {
+    const { scriptText } = parseStartRecording(body);
+    const recordingId = newId('rec');
+    const recording = await this.deps.prisma.$transaction(async (tx) => {
+      const transcription = await lockTranscription(tx, actor.accountId, transcriptionId);
+      if (transcription.kind !== 'live') {
+        throw errors.invalidState('Only a live transcription records live; a file or link transcription has its one recording already.', { kind: transcription.kind });
+      }
+      if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
+      const running = await tx.recording.findFirst({ where: { transcriptionId, kind: 'live', state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } });
+      if (running) {
+        throw errors.conflict('Another device is recording this transcription; take it over with the publish token route.', {
+          takeover: { recordingId: running.id, state: running.state, publishToken: `/v1/recordings/${running.id}/publish-token?takeover=true` },
+        });
+      }
+      return tx.recording.create({
+        data: {
+          id: recordingId, transcriptionId, accountId: actor.accountId, kind: 'live', state: 'live', name: transcription.name,
+          settings: transcription.settings as Prisma.InputJsonValue, scriptText, publisherEpoch: 1,
+        },
+      });
+    });
+    // The event after the row: `recording.started` names the recording the moment it exists.
+    await inTransaction(this.events, recordingId, async () => ({ result: null, frames: [{ type: 'recording.started', audience: 'transcription', body: { state: 'live' } }] }));
+    return this.grant(recording, baseUrl);
+  }
+
+  /** A publisher grant for the recording's current epoch: a realtime stream token bound to this recording. */
+  private grant(recording: Prisma.RecordingGetPayload<{}>, baseUrl: string): RecordingGrant {
+    const settings = recording.settings as { spokenLanguage?: string | null };
+    const runtime = this.realtime.runtime;
+    const options = parseSessionOptions({ spokenLanguage: settings.spokenLanguage ?? null }, runtime.optionRules());
+    const issued = runtime.signer.issue(recording.accountId, options, runtime.config.tokenTtlS, { id: recording.id, epoch: recording.publisherEpoch });
+    return {
+      sessionId: issued.sessionId,
+      streamUrl: `${baseUrl.replace(/^http/, 'ws')}/v1/recordings/${recording.id}/publish/${issued.token}`,
+      expiresAt: issued.expiresAt.toISOString(),
+      recording: recordingView(recording),
+    };
+  }
+
+  /** The live recordings of a transcription, newest first; the cursor is the last item's (createdAt, id). */
+  async list(accountId: string, transcriptionId: string, query: { cursor?: string | null; limit?: number | null }): Promise<RecordingPage> {
+    const transcription = await this.deps.prisma.transcription.findFirst({ where: { id: transcriptionId, accountId }, select: { id: true } });
+    if (!transcription) throw errors.notFound('The transcription');
+    const limit = query.limit ?? 50;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+    const where: Prisma.RecordingWhereInput = { transcriptionId };
+    if (query.cursor) {
+      const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split('|');
+      if (!at || !id || Number.isNaN(Date.parse(at))) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
+      where.OR = [{ createdAt: { lt: new Date(at) } }, { createdAt: new Date(at), id: { lt: id } }];
+    }
+    const rows = await this.deps.prisma.recording.findMany({ where, include: { captureSpans: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(recordingView),
+      nextCursor: rows.length > limit && last ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null,
+    };
+  }
+
+  /** `live → paused` (pausing a paused recording changes nothing). */
+  async pause(accountId: string, recordingId: string): Promise<RecordingView> {
+    return this.move(accountId, recordingId, { from: ['live'], same: 'paused', to: 'paused', action: 'pause', closeSpan: true });
+  }
+
+  /** `paused → live`: a new capture span starts where the media time line stands. */
+  async resume(accountId: string, recordingId: string): Promise<RecordingView> {
+    return this.move(accountId, recordingId, { from: ['paused'], to: 'live', action: 'resume', openSpan: 'resume' });
+  }
+
+  /** `paused → ended` (only from paused), then the finalize job runs. */
+  async stop(accountId: string, recordingId: string): Promise<RecordingView> {
+    const view = await this.move(accountId, recordingId, { from: ['paused'], to: 'ended', action: 'stop' });
+    await this.queue.add('finalize', { jobId: recordingId, attempt: 0 });
+    return view;
+  }
+
+  private async move(
+    accountId: string,
+    recordingId: string,
+    rule: { from: LiveState[]; to: LiveState; same?: LiveState; action: ControlAction; closeSpan?: boolean; openSpan?: string },
+  ): Promise<RecordingView> {
+    const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
+    const row = await inTransaction(this.events, recordingId, async (tx) => {
+      const recording = await lockRecording(tx, accountId, recordingId);
+      if (recording.kind !== 'live') throw errors.invalidState(`A file or link recording is not paused, resumed or stopped; only live recordings are.`, { kind: recording.kind });
+      if (rule.same === recording.state) return { result: await tx.recording.findUniqueOrThrow({ where: { id: recordingId }, include: { captureSpans: true } }), frames: [] };
+      if (!rule.from.includes(recording.state as LiveState)) {
+        throw errors.invalidState(`${rule.action} moves a recording from ${rule.from.join(' or ')}; this one is ${recording.state}.`, { state: recording.state });
+      }
+      const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
+      if (rule.closeSpan) await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
+      if (rule.openSpan) await openSpan(tx, recordingId, rule.openSpan, wall, mediaS);
+      const updated = await tx.recording.update({
+        where: { id: recordingId },
+        data: { state: rule.to, mediaS, ...(rule.to === 'ended' ? { endedAt: new Date() } : {}) },
+        include: { captureSpans: true },
+      });
+      return { result: updated, frames: [stateFrame(rule.to)] };
+    });
+    // Also when nothing moved (a second pause): the publisher may have missed the first one.
+    this.control(recordingId, rule.action);
+    return recordingView(row);
+  }
+
+  // ---- the publisher's side ---------------------------------------------------------------------------------
+
+  /**
+   * A publisher socket attaches: the grant must be the recording's current one and the recording still open.
+   * Opens a capture span (`start` on the first attach, `attach` after) and answers where its audio starts on the
+   * media time line, and whether the recording is paused now.
+   */
+  async attach(recordingId: string, epoch: number): Promise<{ offsetS: number; paused: boolean }> {
+    const offsetS = capturedSeconds(this.deps.config.dataDir, recordingId);
+    return this.deps.prisma.$transaction(async (tx) => {
+      const recording = await tx.recording.findUnique({ where: { id: recordingId } });
+      if (!recording || recording.kind !== 'live') throw errors.notFound('The recording');
+      if (recording.state === 'ended' || recording.state === 'finalized') throw errors.invalidState('The recording has ended; start a new one.', { state: recording.state });
+      if (recording.publisherEpoch !== epoch) {
+        throw errors.conflict('This publish grant was replaced by a newer one (another device took over); ask for a new publish token.', { takeover: { recordingId } });
+      }
+      const spans = await tx.captureSpan.count({ where: { recordingId } });
+      await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: offsetS, wallEnd: (Date.now() - recording.createdAt.getTime()) / 1000 } });
+      if (recording.state === 'live') await openSpan(tx, recordingId, spans === 0 ? 'start' : 'attach', (Date.now() - recording.createdAt.getTime()) / 1000, offsetS);
+      return { offsetS, paused: recording.state === 'paused' };
+    });
+  }
+
+  /**
+   * Stores a publisher's commit on the recording's time line (its session started `offsetS` into it): the segment
+   * and its `transcript.committed` event in one transaction, with the next gapless `seq`. A grant that was
+   * replaced stores nothing (409).
+   */
+  async storeCommit(recordingId: string, epoch: number, offsetS: number, body: CommittedBody): Promise<CommittedBody & { seq: number }> {
+    const shift = (t: number) => Math.round((t + offsetS) * 1000) / 1000;
+    const words = body.words.map((word) => ({ ...word, start: shift(word.start), end: shift(word.end) }));
+    const segment = { ...body, start: shift(body.start), end: shift(body.end), words };
+    return inTransaction(this.events, recordingId, async (tx) => {
+      const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { publisherEpoch: true } });
+      if (!recording || recording.publisherEpoch !== epoch) throw errors.conflict('This publisher was replaced; its commits are no longer stored.');
+      const { seq, frame } = await commitSegment(tx, recordingId, {
+        speaker: Number(body.speaker ?? -1),
+        start: segment.start,
+        end: segment.end,
+        text: body.text,
+        words,
+        confidence: Number(body.confidence ?? 0),
+        language: (body.language as string | null) ?? null,
+        decoder: (body.decoder as 'fast' | 'accuracy') ?? 'fast',
+        ...(body.catchup ? { catchup: true } : {}),
+        ...(typeof body.gapBefore === 'number' ? { gapBefore: body.gapBefore } : {}),
+        ...(typeof body.latencyS === 'number' ? { latencyS: body.latencyS } : {}),
+      });
+      return { result: { ...segment, seq }, frames: [frame] };
+    });
+  }
+
+  /** The publisher's socket closed: its capture span ends where the media time line stands. */
+  async detach(recordingId: string): Promise<void> {
+    const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
+    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId } });
+    if (!recording) return;
+    const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
+    await this.deps.prisma.$transaction([
+      this.deps.prisma.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } }),
+      this.deps.prisma.recording.update({ where: { id: recordingId }, data: { mediaS } }),
+    ]);
+  }
+
+  /** Control frames for one recording's publisher (pause, resume, stop, demote), from any process. */
+  controls(recordingId: string): AsyncIterableIterator<Frame> {
+    return this.deps.pubsub.subscribe(`recording:${recordingId}`);
+  }
+}
+
+async function openSpan(tx: Tx, recordingId: string, reason: string, wallStart: number, mediaStart: number): Promise<void> {
+  const idx = await tx.captureSpan.count({ where: { recordingId } });
+  await tx.captureSpan.create({ data: { id: newId('spn'), recordingId, idx, wallStart, mediaStart, reason } });
+}
+
+/** The transcription's row, locked for this transaction (starts serialise on it); 404 for another account's. */
+async function lockTranscription(tx: Tx, accountId: string, transcriptionId: string) {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Transcription" WHERE id = ${transcriptionId} AND "accountId" = ${accountId} FOR UPDATE`;
+  if (rows.length === 0) throw errors.notFound('The transcription');
+  return tx.transcription.findUniqueOrThrow({ where: { id: transcriptionId } });
+}
+
+/** The recording's row, locked for this transaction (moves serialise on it); 404 for another account's. */
+async function lockRecording(tx: Tx, accountId: string, recordingId: string) {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Recording" WHERE id = ${recordingId} AND "accountId" = ${accountId} FOR UPDATE`;
+  if (rows.length === 0) throw errors.notFound('The recording');
+  return tx.recording.findUniqueOrThrow({ where: { id: recordingId } });
+}

@@ -1,0 +1,272 @@
+/**
+ * Live transcriptions and their recordings through the public interface: created idle, a recording started with a
+ * publisher grant, real speech streamed through the grant's socket and read back from REST and GraphQL, the state
+ * table's moves and refusals, a pause that drops audio and keeps segment times true, finalization, and events.
+ */
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
+import { json, upload } from '../helpers/http.js';
+import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { REALTIME_SECRET: 'live-suite-secret-0123456789abcdef' } });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function createLive(body: Record<string, unknown> = { name: 'Morning meeting' }) {
+  const response = await server.postJson('/v1/transcriptions/live', body);
+  expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
+  return (await response.json()) as { id: string; kind: string; recordingId: string | null; source: unknown; broadcasts: string[] };
+}
+
+interface Grant { sessionId: string; streamUrl: string; expiresAt: string; recording: { id: string; state: string; kind: string } }
+
+async function startRecording(transcriptionId: string, body: unknown = {}): Promise<Grant> {
+  const response = await server.postJson(`/v1/transcriptions/${transcriptionId}/recordings`, body);
+  expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
+  return (await response.json()) as Grant;
+}
+
+const move = (recordingId: string, action: 'pause' | 'resume' | 'stop', auth?: string) =>
+  server.postJson(`/v1/recordings/${recordingId}/${action}`, {}, auth ? { auth } : {});
+
+async function recording(recordingId: string) {
+  return json(await server.request(`/v1/recordings/${recordingId}`));
+}
+
+async function waitForState(recordingId: string, state: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const current = await recording(recordingId);
+    if (current.state === state) return current;
+    if (Date.now() > deadline) throw new Error(`recording ${recordingId} stayed ${current.state}, never ${state}`);
+    await sleep(200);
+  }
+}
+
+/** Waits for a frame of `type` (and `state`, when given) on a publisher connection. */
+async function frameOf(connection: RealtimeConnection, type: string, state?: string, timeoutMs = 30_000): Promise<ServerFrame> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = connection.result.frames.find(({ frame }) => frame.type === type && (state === undefined || (frame as { state?: string }).state === state));
+    if (found) return found.frame;
+    if (Date.now() > deadline) throw new Error(`no ${type} ${state ?? ''} frame`);
+    await sleep(50);
+  }
+}
+
+describe('live transcriptions', () => {
+  it('are created idle, with no recording, and listed with the file transcriptions', async () => {
+    const created = await createLive({ name: '  Standup  ', settings: { spokenLanguage: 'en' }, broadcasts: ['brd_1', 'brd_1'] });
+    expect(created).toMatchObject({ kind: 'live', recordingId: null, source: { kind: 'mic' }, broadcasts: ['brd_1'], name: 'Standup', state: 'active' });
+    const list = await json(await server.request('/v1/transcriptions'));
+    expect(list.transcriptions.find((item: { id: string }) => item.id === created.id)).toMatchObject({ kind: 'live' });
+    const again = await json(await server.request(`/v1/transcriptions/${created.id}`));
+    expect(again).toMatchObject({ id: created.id, kind: 'live', job: null });
+    const stream = await createLive({ name: 'Radio', source: { kind: 'stream', url: 'https://radio.example.com/live.mp3' } });
+    expect(stream.source).toEqual({ kind: 'stream', url: 'https://radio.example.com/live.mp3' });
+  });
+
+  it.each([
+    [{ name: 'x', extra: 1 }, 'extra'],
+    [{}, 'name'],
+    [{ name: '   ' }, 'name'],
+    [{ name: 'x', source: { kind: 'tape' } }, 'source.kind'],
+    [{ name: 'x', source: { kind: 'stream' } }, 'source.url'],
+    [{ name: 'x', source: { kind: 'stream', url: 'http://127.0.0.1/live' } }, 'source.url'],
+    [{ name: 'x', source: { kind: 'stream', url: 'http://169.254.169.254/latest' } }, 'source.url'],
+    [{ name: 'x', settings: { spokenLanguage: 'xx' } }, 'settings.spokenLanguage'],
+    [{ name: 'x', broadcasts: 'brd_1' }, 'broadcasts'],
+  ])('refuses %j naming %s', async (body, field) => {
+    const response = await server.postJson('/v1/transcriptions/live', body);
+    expect(response.status).toBe(400);
+    const envelope = await response.json();
+    expect(envelope.code).toBe('invalid_options');
+    expect(envelope.data.details.field).toBe(field);
+  });
+
+  it('through GraphQL too', async () => {
+    const response = await server.graphql('mutation($input: CreateLiveTranscriptionInput!) { createLiveTranscription(input: $input) { id kind recordingId source } }', {
+      input: { name: 'From GraphQL', source: { kind: 'mic' } },
+    });
+    const body = await response.json();
+    expect(body.errors).toBeUndefined();
+    expect(body.data.createLiveTranscription).toMatchObject({ kind: 'live', recordingId: null, source: { kind: 'mic' } });
+  });
+});
+
+describe('live recordings', () => {
+  it('store what the publisher says: real speech streamed through the grant, read back from REST and GraphQL', async () => {
+    const live = await createLive({ name: 'Go forward', settings: { spokenLanguage: 'en' } });
+    // The events socket hears `recording.started` the moment the recording begins.
+    const events = server.socket(`/v1/transcriptions/${live.id}/events`);
+    const heard: Array<Record<string, unknown>> = [];
+    events.on('message', (data) => heard.push(JSON.parse(data.toString())));
+    await new Promise((resolve) => events.once('message', resolve));
+
+    const grant = await startRecording(live.id, { scriptText: 'go forward ten meters' });
+    expect(grant.streamUrl).toMatch(new RegExp(`^ws://.*/v1/recordings/${grant.recording.id}/publish/`));
+    expect(grant.recording).toMatchObject({ kind: 'live', state: 'live' });
+
+    const result = await streamFile(grant.streamUrl, GO_FORWARD, { realtime: false });
+    expect(result.errors).toEqual([]);
+    expect(result.done?.reason).toBe('eof');
+    expectGapless(result.commits);
+    expect(normalise(result.commits.map((segment) => segment.text).join(' '))).toMatch(GO_FORWARD_TEXT);
+
+    // Every commit the publisher saw is stored, with the same seq and times.
+    const transcript = await json(await server.request(`/v1/recordings/${grant.recording.id}/transcript`));
+    expect(transcript.segments.map((s: { seq: number; text: string; start: number }) => [s.seq, s.text, s.start])).toEqual(result.commits.map((s) => [s.seq, s.text, s.start]));
+    expect(transcript.lastSeq).toBe(result.commits.length - 1);
+    const viaGraphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { lastSeq segments { seq text } } }', { id: grant.recording.id })).json();
+    expect(viaGraphql.data.recordingTranscript.segments.map((s: { text: string }) => s.text)).toEqual(result.commits.map((s) => s.text));
+    // The durable log has the commits in order.
+    const log = await json(await server.request(`/v1/recordings/${grant.recording.id}/events`));
+    expect(log.events.filter((e: { type: string }) => e.type === 'transcript.committed').map((e: { frame: { segment: { seq: number } } }) => e.frame.segment.seq)).toEqual(result.commits.map((s) => s.seq));
+
+    // A dropped connection does not end the recording; the transcription now names it.
+    const after = await recording(grant.recording.id);
+    expect(after).toMatchObject({ state: 'live', scriptText: 'go forward ten meters' });
+    expect(after.captureSpans[0]).toMatchObject({ idx: 0, reason: 'start', mediaStart: 0 });
+    expect((await json(await server.request(`/v1/transcriptions/${live.id}`))).recordingId).toBe(grant.recording.id);
+    expect(heard.find((frame) => frame.type === 'recording.started')).toMatchObject({ recordingId: grant.recording.id, state: 'live' });
+    events.close();
+  });
+
+  it('move through the state table: pause (idempotent), resume, stop only from paused, then finalized', async () => {
+    const live = await createLive({ name: 'Moves' });
+    const grant = await startRecording(live.id);
+    const id = grant.recording.id;
+    const refused = await move(id, 'stop');
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('invalid_state');
+    expect((await move(id, 'resume')).status).toBe(409);
+
+    expect(await json(await move(id, 'pause'))).toMatchObject({ state: 'paused' });
+    expect(await json(await move(id, 'pause'))).toMatchObject({ state: 'paused' });
+    expect(await json(await move(id, 'resume'))).toMatchObject({ state: 'live' });
+    expect(await json(await move(id, 'pause'))).toMatchObject({ state: 'paused' });
+    expect(await json(await move(id, 'stop'))).toMatchObject({ state: 'ended' });
+    expect((await move(id, 'stop')).status).toBe(409);
+    expect((await move(id, 'pause')).status).toBe(409);
+    const finalized = await waitForState(id, 'finalized');
+    expect(finalized.finalizedAt).toBeTruthy();
+    expect(finalized.captureSpans.map((span: { reason: string }) => span.reason)).toEqual(['resume']);
+
+    // The durable log tells the moves in order.
+    const log = await json(await server.request(`/v1/recordings/${id}/events`));
+    expect(log.events.filter((e: { type: string }) => e.type === 'recording.state').map((e: { frame: { state: string } }) => e.frame.state)).toEqual(['paused', 'live', 'paused', 'ended', 'finalized']);
+    // An ended recording takes no publisher.
+    const late = new RealtimeConnection(grant.streamUrl);
+    await expect(late.ready()).rejects.toMatchObject({ status: 409, code: 'invalid_state' });
+  });
+
+  it('a pause drops the audio sent while paused and keeps segment times on the media time line', async () => {
+    const live = await createLive({ name: 'Pause', settings: { spokenLanguage: 'en' } });
+    const grant = await startRecording(live.id);
+    const id = grant.recording.id;
+    const publisher = new RealtimeConnection(grant.streamUrl);
+    await publisher.ready();
+    const sentence = await fileChunks(GO_FORWARD);
+    const sentenceS = sentence.reduce((sum, chunk) => sum + chunk.length, 0) / 16_000;
+    for (const chunk of sentence) publisher.sendPcm(chunk);
+
+    expect(await json(await move(id, 'pause'))).toMatchObject({ state: 'paused' });
+    await frameOf(publisher, 'recording.state', 'paused');
+    // Said while paused: neither transcribed nor kept.
+    for (const chunk of (await fileChunks(LECTURE)).slice(0, 40)) publisher.sendPcm(chunk);
+    await sleep(300);
+    expect(await json(await move(id, 'resume'))).toMatchObject({ state: 'live' });
+    await frameOf(publisher, 'recording.state', 'live');
+    for (const chunk of sentence) publisher.sendPcm(chunk);
+    publisher.eof();
+    const result = await publisher.closed;
+    expect(result.errors).toEqual([]);
+    expectGapless(result.commits);
+
+    const transcript = await json(await server.request(`/v1/recordings/${id}/transcript`));
+    const text = normalise(transcript.segments.map((s: { text: string }) => s.text).join(' '));
+    expect(text.match(/forward/g)).toHaveLength(2);
+    expect(text).not.toMatch(/dublin|philosophy/);
+    // The second sentence starts where the first ended on the media time line: the paused audio is not on it.
+    const second = transcript.segments.find((s: { start: number; text: string }) => s.start > sentenceS * 0.5 && /go|forward/i.test(s.text));
+    expect(second.start).toBeGreaterThan(sentenceS - 1);
+    expect(second.start).toBeLessThan(sentenceS + 1.5);
+
+    expect(await json(await move(id, 'pause'))).toMatchObject({ state: 'paused' });
+    await move(id, 'stop');
+    const finalized = await waitForState(id, 'finalized');
+    expect(finalized.durationS).toBeCloseTo(sentenceS * 2, 0);
+    expect(finalized.captureSpans.map((span: { reason: string }) => span.reason)).toEqual(['start', 'resume']);
+    expect(finalized.captureSpans[1].mediaStart).toBeCloseTo(sentenceS, 1);
+    // The master made at finalization serves the audio.
+    const audio = await server.request(`/v1/recordings/${id}/audio?kind=master&format=ogg`, { redirect: 'manual' });
+    expect(audio.status).toBe(302);
+  });
+
+  it('refuse a second device while one records (conflict with details.takeover), file transcriptions and archived ones', async () => {
+    const live = await createLive({ name: 'Two devices' });
+    const first = await startRecording(live.id);
+    const [a, b] = await Promise.all([server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}), server.postJson(`/v1/transcriptions/${live.id}/recordings`, {})]);
+    for (const second of [a, b]) {
+      expect(second.status).toBe(409);
+      const envelope = await second.json();
+      expect(envelope.code).toBe('conflict');
+      expect(envelope.data.details.takeover).toMatchObject({ recordingId: first.recording.id });
+    }
+    const listed = await json(await server.request(`/v1/transcriptions/${live.id}/recordings`));
+    expect(listed.recordings.map((r: { id: string }) => r.id)).toEqual([first.recording.id]);
+
+    const file = await json(await upload(server, { name: 'a file' }));
+    const onFile = await server.postJson(`/v1/transcriptions/${file.id}/recordings`, {});
+    expect(onFile.status).toBe(409);
+    expect((await onFile.json()).code).toBe('invalid_state');
+    expect((await move(file.recordingId, 'pause')).status).toBe(409);
+
+    const archived = await createLive({ name: 'Archived' });
+    await server.postJson(`/v1/transcriptions/${archived.id}/archive`, {});
+    const onArchived = await server.postJson(`/v1/transcriptions/${archived.id}/recordings`, {});
+    expect(onArchived.status).toBe(409);
+    expect((await onArchived.json()).code).toBe('invalid_state');
+
+    const badBody = await server.postJson(`/v1/transcriptions/${live.id}/recordings`, { script: 'x' });
+    expect(badBody.status).toBe(400);
+    expect((await badBody.json()).data.details.field).toBe('script');
+  });
+
+  it('another account sees none of it: 404, never a hint', async () => {
+    const live = await createLive({ name: 'Private' });
+    const grant = await startRecording(live.id);
+    const accountId = await server.createAccount('Stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    for (const response of [
+      await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}, { auth: key }),
+      await server.request(`/v1/transcriptions/${live.id}/recordings`, { auth: key }),
+      await move(grant.recording.id, 'pause', key),
+      await move(grant.recording.id, 'stop', key),
+    ]) {
+      expect(response.status).toBe(404);
+      expect((await response.json()).code).toBe('not_found');
+    }
+  });
+
+  it('a publish grant opens only its own recording, and a realtime token no recording', async () => {
+    const live = await createLive({ name: 'Tokens' });
+    const grant = await startRecording(live.id);
+    const other = await startRecording((await createLive({ name: 'Other' })).id);
+    const token = grant.streamUrl.split('/publish/')[1]!;
+    const wrongRecording = new WebSocket(other.streamUrl.replace(/\/publish\/.*/, `/publish/${token}`));
+    const status = await new Promise<number>((resolve) => wrongRecording.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(status).toBe(401);
+    const realtimeWithGrant = new WebSocket(grant.streamUrl.replace(/\/v1\/recordings\/.*\/publish\//, '/v1/realtime/sessions/') + '/socket');
+    const realtimeStatus = await new Promise<number>((resolve) => realtimeWithGrant.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    expect(realtimeStatus).toBe(401);
+  });
+});
