@@ -18,6 +18,7 @@ import {
   PauseRecordingDocument,
   ResumeRecordingDocument,
   StartRecordingDocument,
+  RecordingPublishTokenDocument,
   StopRecordingDocument,
   TranscriptionRecordingsDocument,
   type StartRecordingInput,
@@ -67,6 +68,17 @@ export const recordingSchema: JsonSchema = {
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     archivedAt: { type: 'string', format: 'date-time', nullable: true },
+  },
+};
+
+/** A live recording's publisher grant. */
+const grantSchema: JsonSchema = {
+  type: 'object', required: ['sessionId', 'expiresAt', 'recording'],
+  properties: {
+    sessionId: { type: 'string' },
+    streamUrl: { type: 'string', nullable: true, description: 'The publisher\'s socket, as given; absent for a stream-URL source.' },
+    expiresAt: { type: 'string', format: 'date-time', description: 'Connect before it.' },
+    recording: recordingSchema,
   },
 };
 
@@ -239,18 +251,28 @@ export const recordingRoutes: RouteEntry[] = [
     },
     result: (data) => ({ status: 201, body: data.startRecording }),
     request: { required: false, schema: { type: 'object', nullable: true, additionalProperties: false, properties: { scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' } } } },
-    response: {
-      status: 201, description: 'The publisher grant.',
-      schema: {
-        type: 'object', required: ['sessionId', 'expiresAt', 'recording'],
-        properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string', nullable: true, description: 'Absent for a stream-URL source.' }, expiresAt: { type: 'string', format: 'date-time' }, recording: recordingSchema },
-      },
-    },
+    response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [
       { status: 404, code: 'not_found', description: 'No such transcription in this account.' },
       { status: 400, code: 'invalid_options', description: 'A field other than `scriptText`, or a script over 100,000 characters; `details.field` names it.' },
       { status: 409, code: 'conflict', description: 'Another device is recording this transcription: `details.takeover` names the recording and the publish-token route to take it over.' },
       { status: 409, code: 'invalid_state', description: 'The transcription is archived, or is a file or link transcription (they do not record live).' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/publish-token', operationId: 'recordingPublishToken', tags: ['recordings'],
+    summary: 'A new publisher grant for an open live recording: re-attach after a dropped network, or take over with `takeover=true`.',
+    description: 'The new publisher continues the same recording, time line and gapless `seq`. While another publisher is attached (it reported in the last 15 s) the answer is 409 `conflict` with `details.takeover`, unless `takeover=true`: then the attached publisher gets an `error` frame (`conflict`) and its socket closes, and its grant stops working.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [{ name: 'takeover', in: 'query', description: '`true`: demote the attached publisher.', schema: { type: 'boolean', default: false } }],
+    document: RecordingPublishTokenDocument,
+    variables: ({ params, query }) => ({ id: params.id!, takeover: single(query.takeover) === 'true' }),
+    result: (data) => ({ status: 201, body: data.recordingPublishToken }),
+    response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
+    errors: [
+      notFound,
+      { status: 409, code: 'conflict', description: 'Another publisher is attached: `details.takeover` says how to take over.' },
+      { status: 409, code: 'invalid_state', description: 'The recording has ended (or is a file recording).' },
     ],
   }),
   graphqlRoute({

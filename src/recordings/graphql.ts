@@ -224,6 +224,16 @@ builder.mutationFields((t) => ({
       return ctx.services.liveRecordings.start({ accountId: ctx.identity!.account.id }, String(args.transcriptionId), args.input ?? {}, ctx.baseUrl);
     },
   }),
+  recordingPublishToken: t.field({
+    type: RecordingGrantType,
+    description: 'A new publisher grant for an open live recording (re-attach after a dropped network). 409 `conflict` with `details.takeover` while another publisher is attached, unless `takeover` is true: then that one is demoted.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }), takeover: t.arg.boolean() },
+    resolve: (_root, args, ctx) => {
+      if (!ctx.baseUrl) throw errors.internal(new Error('recordingPublishToken without the request\'s address'));
+      return ctx.services.liveRecordings.publishToken(ctx.identity!.account.id, String(args.id), args.takeover === true, ctx.baseUrl);
+    },
+  }),
   ...Object.fromEntries((['pause', 'resume', 'stop'] as const).map((move) => [`${move}Recording`, t.field({
     type: RecordingType,
     description: { pause: 'live → paused (idempotent): audio sent while paused is not transcribed or kept.', resume: 'paused → live.', stop: 'paused → ended (only from paused); finalization follows.' }[move],

@@ -45,6 +45,9 @@ export type ControlAction = 'pause' | 'resume' | 'stop' | 'demote';
 /** The capture audio of a live recording, relative to its media folder. */
 export const CAPTURE_FILE = 'capture.f32';
 const BYTES_PER_SAMPLE = 4;
+/** A publisher says it is there this often; one silent for PUBLISHER_GONE_MS is taken for gone. */
+export const PUBLISHER_HEARTBEAT_MS = 5_000;
+const PUBLISHER_GONE_MS = 15_000;
 const MAX_SCRIPT_CHARS = 100_000;
 const LIST_MAX = 500;
 
@@ -133,9 +136,7 @@ export class LiveRecordingsService {
       if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
       const running = await tx.recording.findFirst({ where: { transcriptionId, kind: 'live', state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } });
       if (running) {
-        throw errors.conflict('Another device is recording this transcription; take it over with the publish token route.', {
-          takeover: { recordingId: running.id, state: running.state, publishToken: `/v1/recordings/${running.id}/publish-token?takeover=true` },
-        });
+        throw errors.conflict('Another device is recording this transcription; take it over with the publish token route.', { takeover: takeoverDetails(running) });
       }
       return tx.recording.create({
         data: {
@@ -146,6 +147,27 @@ export class LiveRecordingsService {
     });
     // The event after the row: `recording.started` names the recording the moment it exists.
     await inTransaction(this.events, recordingId, async () => ({ result: null, frames: [{ type: 'recording.started', audience: 'transcription', body: { state: 'live' } }] }));
+    return this.grant(recording, baseUrl);
+  }
+
+  /**
+   * `POST /v1/recordings/{id}/publish-token`: a new grant for an open recording, so a publisher whose network
+   * dropped re-attaches to the same recording, time line and sequence. While another publisher is attached (it
+   * said so in the last 15 s) that is 409 `conflict` with `details.takeover`, unless `takeover` is true: then the
+   * current publisher is demoted (its socket gets an `error` frame and closes) and its grant stops working.
+   */
+  async publishToken(accountId: string, recordingId: string, takeover: boolean, baseUrl: string): Promise<RecordingGrant> {
+    const recording = await this.deps.prisma.$transaction(async (tx) => {
+      const current = await lockRecording(tx, accountId, recordingId);
+      if (current.kind !== 'live') throw errors.invalidState('A file or link recording has no publisher.', { kind: current.kind });
+      if (current.state !== 'live' && current.state !== 'paused') throw errors.invalidState('The recording has ended; start a new one.', { state: current.state });
+      const attached = current.publisherSeenAt !== null && Date.now() - current.publisherSeenAt.getTime() < PUBLISHER_GONE_MS;
+      if (attached && !takeover) {
+        throw errors.conflict('A publisher is attached to this recording; ask again with takeover=true to take it over.', { takeover: takeoverDetails(current) });
+      }
+      return tx.recording.update({ where: { id: recordingId }, data: { publisherEpoch: { increment: 1 }, publisherSeenAt: null }, include: { captureSpans: true } });
+    });
+    this.control(recordingId, 'demote', { epoch: recording.publisherEpoch });
     return this.grant(recording, baseUrl);
   }
 
@@ -245,6 +267,7 @@ export class LiveRecordingsService {
       if (recording.publisherEpoch !== epoch) {
         throw errors.conflict('This publish grant was replaced by a newer one (another device took over); ask for a new publish token.', { takeover: { recordingId } });
       }
+      await tx.recording.update({ where: { id: recordingId }, data: { publisherSeenAt: new Date() } });
       const spans = await tx.captureSpan.count({ where: { recordingId } });
       await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: offsetS, wallEnd: (Date.now() - recording.createdAt.getTime()) / 1000 } });
       if (recording.state === 'live') await openSpan(tx, recordingId, spans === 0 ? 'start' : 'attach', (Date.now() - recording.createdAt.getTime()) / 1000, offsetS);
@@ -281,22 +304,35 @@ export class LiveRecordingsService {
     });
   }
 
-  /** The publisher's socket closed: its capture span ends where the media time line stands. */
-  async detach(recordingId: string): Promise<void> {
+  /** The attached publisher is still there (every PUBLISHER_HEARTBEAT_MS while its socket is open). */
+  async heartbeat(recordingId: string, epoch: number): Promise<void> {
+    await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch }, data: { publisherSeenAt: new Date() } });
+  }
+
+  /**
+   * The publisher's socket closed: its capture span ends where the media time line stands, and the recording has
+   * no publisher (unless a newer grant's took over meanwhile: its span and presence stay).
+   */
+  async detach(recordingId: string, epoch: number): Promise<void> {
     const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
-    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId } });
-    if (!recording) return;
-    const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
-    await this.deps.prisma.$transaction([
-      this.deps.prisma.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } }),
-      this.deps.prisma.recording.update({ where: { id: recordingId }, data: { mediaS } }),
-    ]);
+    await this.deps.prisma.$transaction(async (tx) => {
+      const recording = await tx.recording.findUnique({ where: { id: recordingId } });
+      if (!recording || recording.publisherEpoch !== epoch) return;
+      const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
+      await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
+      await tx.recording.update({ where: { id: recordingId }, data: { mediaS, publisherSeenAt: null } });
+    });
   }
 
   /** Control frames for one recording's publisher (pause, resume, stop, demote), from any process. */
   controls(recordingId: string): AsyncIterableIterator<Frame> {
     return this.deps.pubsub.subscribe(`recording:${recordingId}`);
   }
+}
+
+/** What a client needs to take a recording over from the device recording it. */
+function takeoverDetails(recording: { id: string; state: string }) {
+  return { recordingId: recording.id, state: recording.state, publishToken: `/v1/recordings/${recording.id}/publish-token?takeover=true` };
 }
 
 async function openSpan(tx: Tx, recordingId: string, reason: string, wallStart: number, mediaStart: number): Promise<void> {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { WebSocket } from 'ws';
 import type { Services } from '../core/services.js';
 import type { SessionClaims } from '../realtime/session-token.js';
-import { CAPTURE_FILE } from './live.js';
+import { CAPTURE_FILE, PUBLISHER_HEARTBEAT_MS } from './live.js';
 import { recordingMediaDir } from './media.js';
 
 interface Attachment {
@@ -48,13 +48,16 @@ export function acceptPublisher(services: Services, dataDir: string, ws: WebSock
   const capture = createWriteStream(path.join(dir, CAPTURE_FILE), { flags: 'a' });
   capture.on('error', () => session.terminate('The capture audio could not be stored; reconnect to go on.'));
   const controls = live.controls(recordingId);
+  const epoch = claims.recording.epoch;
+  const heartbeat = setInterval(() => void live.heartbeat(recordingId, epoch).catch(() => undefined), PUBLISHER_HEARTBEAT_MS);
 
   const session = services.realtime.runtime.sockets.accept(ws, claims, {
-    store: { commit: (body) => live.storeCommit(recordingId, claims.recording.epoch, offsetS, body) },
+    store: { commit: (body) => live.storeCommit(recordingId, epoch, offsetS, body) },
     keep: (pcm) => capture.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)),
     closed: () => {
+      clearInterval(heartbeat);
       void controls.return?.();
-      capture.end(() => void live.detach(recordingId).catch(() => undefined));
+      capture.end(() => void live.detach(recordingId, epoch).catch(() => undefined));
     },
   });
   if (attachment.paused) session.pause();
@@ -70,7 +73,7 @@ export function acceptPublisher(services: Services, dataDir: string, ws: WebSock
         session.resume();
         session.notice({ type: 'recording.state', recordingId, state: 'live' });
       } else if (frame.action === 'stop') session.finish();
-      else if (frame.action === 'demote' && typeof frame.epoch === 'number' && frame.epoch > claims.recording.epoch) {
+      else if (frame.action === 'demote' && typeof frame.epoch === 'number' && frame.epoch > epoch) {
         session.terminate('Another device took over this recording; this publisher is closed.', 'conflict', false);
       }
     }

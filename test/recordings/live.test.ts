@@ -241,6 +241,55 @@ describe('live recordings', () => {
     expect((await badBody.json()).data.details.field).toBe('script');
   });
 
+  it('a publisher that drops re-attaches, and a second device takes over: same recording, time line and gapless seq', async () => {
+    const live = await createLive({ name: 'Takeover', settings: { spokenLanguage: 'en' } });
+    const grant = await startRecording(live.id);
+    const id = grant.recording.id;
+    // The first device publishes a sentence and drops its connection: the recording stays live.
+    const first = await streamFile(grant.streamUrl, GO_FORWARD, { realtime: false });
+    expect(first.commits.length).toBeGreaterThan(0);
+    const reattach = await server.postJson(`/v1/recordings/${id}/publish-token`, {});
+    expect(reattach.status).toBe(201);
+    const second = (await reattach.json()) as Grant;
+    expect(second.recording.id).toBe(id);
+
+    // The second device is attached; a third asking without takeover is refused, with what it needs to take over.
+    const attached = new RealtimeConnection(second.streamUrl);
+    await attached.ready();
+    const refused = await server.postJson(`/v1/recordings/${id}/publish-token`, {});
+    expect(refused.status).toBe(409);
+    const envelope = await refused.json();
+    expect(envelope.code).toBe('conflict');
+    expect(envelope.data.details.takeover).toMatchObject({ recordingId: id, publishToken: `/v1/recordings/${id}/publish-token?takeover=true` });
+
+    const takeover = await server.postJson(`/v1/recordings/${id}/publish-token?takeover=true`, {});
+    expect(takeover.status).toBe(201);
+    const third = (await takeover.json()) as Grant;
+    // The demoted publisher hears why and is closed; its grant no longer opens the socket.
+    const demoted = await attached.closed;
+    expect(demoted.errors.map((error) => error.code)).toContain('conflict');
+    const stale = new RealtimeConnection(second.streamUrl);
+    await expect(stale.ready()).rejects.toMatchObject({ status: 409, code: 'conflict' });
+
+    const last = await streamFile(third.streamUrl, GO_FORWARD, { realtime: false });
+    expect(last.errors).toEqual([]);
+    const transcript = await json(await server.request(`/v1/recordings/${id}/transcript`));
+    expectGapless(transcript.segments);
+    expect(last.commits[0]!.seq).toBe(first.commits.length);
+    // The time line goes on: the third device's words come after the first's audio.
+    const firstEnd = first.commits[first.commits.length - 1]!.end;
+    expect(last.commits[0]!.start).toBeGreaterThanOrEqual(firstEnd - 0.5);
+    const after = await recording(id);
+    expect(after.captureSpans.map((span: { reason: string }) => span.reason)).toEqual(['start', 'attach', 'attach']);
+
+    // An ended recording takes no grant.
+    await move(id, 'pause');
+    await move(id, 'stop');
+    const ended = await server.postJson(`/v1/recordings/${id}/publish-token`, {});
+    expect(ended.status).toBe(409);
+    expect((await ended.json()).code).toBe('invalid_state');
+  });
+
   it('another account sees none of it: 404, never a hint', async () => {
     const live = await createLive({ name: 'Private' });
     const grant = await startRecording(live.id);
@@ -251,6 +300,7 @@ describe('live recordings', () => {
       await server.request(`/v1/transcriptions/${live.id}/recordings`, { auth: key }),
       await move(grant.recording.id, 'pause', key),
       await move(grant.recording.id, 'stop', key),
+      await server.postJson(`/v1/recordings/${grant.recording.id}/publish-token?takeover=true`, {}, { auth: key }),
     ]) {
       expect(response.status).toBe(404);
       expect((await response.json()).code).toBe('not_found');

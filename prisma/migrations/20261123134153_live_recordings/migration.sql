@@ -4,6 +4,7 @@ ADD COLUMN     "finalizedAt" TIMESTAMP(3),
 ADD COLUMN     "kind" TEXT NOT NULL DEFAULT 'file',
 ADD COLUMN     "mediaS" DOUBLE PRECISION NOT NULL DEFAULT 0,
 ADD COLUMN     "publisherEpoch" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "publisherSeenAt" TIMESTAMP(3),
 ADD COLUMN     "scriptText" TEXT;
 
 -- AlterTable
