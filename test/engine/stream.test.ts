@@ -101,7 +101,7 @@ describe('streaming transcriber', () => {
     expect(contexts.length).toBeGreaterThan(30);
     expect(Math.max(...contexts)).toBeLessThan(3000);
     expect(Math.min(...contexts)).toBe(500);
-  });
+  }, 300_000); // ~75 passes plus an offline reference: minutes on a busy 2-core machine, not a speed check
 
   it('refuses a language the model does not know with invalid_options', () => {
     expect(() => engine.createStream({ language: 'xx' })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
