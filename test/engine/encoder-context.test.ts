@@ -1,11 +1,13 @@
 /**
- * The encoder rewritten to take less than 30 s (encoder-context.ts) and the protobuf editing under it.
+ * The encoder rewritten to take less than 30 s (encoder-context.ts), its attention in blocks of query rows
+ * (encoder-attention.ts), and the protobuf editing under both.
  * The real model from npm is rewritten; nothing here is a fixture made to fit.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { blockedAttention } from '../../workers/engine/encoder-attention.js';
 import { variableLengthEncoder } from '../../workers/engine/encoder-context.js';
 import { decodeFileToPcm, resolveModelDir, SpeechEngine } from '../../workers/engine/index.js';
 import { logMelSpectrogram } from '../../workers/engine/mel.js';
@@ -85,6 +87,23 @@ describe('variable-length encoder', () => {
     }
     for (const text of texts) expect(wordErrors(['go', 'forward', 'ten', 'meters'], normaliseWords(text)), text).toBeLessThanOrEqual(1);
     await expect(engine.model.encode([features], 501)).rejects.toThrow(/not available/);
+  });
+});
+
+describe('attention in blocks of query rows', () => {
+  it('gives the variable-length encoder’s output, bit for bit, on 30 s and on a 5 s context (empty blocks)', async () => {
+    const whole = variableLengthEncoder(readFileSync(encoderFile));
+    const sessions = await Promise.all([whole, blockedAttention(whole)].map((graph) => ort.InferenceSession.create(graph, options)));
+    for (const frames of [3000, 500]) {
+      const [a, b] = await Promise.all(sessions.map(async (s) => (await s.run({ input_features: input(frames) }, ['last_hidden_state'])).last_hidden_state));
+      expect(b.dims).toEqual([1, frames / 2, 384]);
+      expect(Buffer.from(b.data as Float32Array).equals(Buffer.from(a.data as Float32Array)), `${frames} frames`).toBe(true);
+    }
+    await Promise.all(sessions.map((s) => s.release()));
+  });
+
+  it('refuses a graph without MatMul → Softmax → MatMul attention', () => {
+    expect(() => blockedAttention(readFileSync(join(onnxDir, 'decoder_model_merged_quantized.onnx')))).toThrow(/attention/);
   });
 });
 

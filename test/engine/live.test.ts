@@ -86,6 +86,16 @@ function start(mode: 'auto' | 'fast' | 'accuracy') {
   return { transcriber, live, updates, ended };
 }
 
+/** A live transcription on the real engine, running, with goforward.wav to feed it. */
+async function withEngine(mode: 'fast' | 'accuracy') {
+  const engine = await SpeechEngine.load();
+  const pcm = await decodeFileToPcm(fixture('goforward.wav'));
+  const live = new LiveTranscription(engine.createStream({ language: 'en' }), { language: 'en', latencyMode: mode }, TUNING);
+  const updates: LiveUpdate[] = [];
+  const ended = live.run((update) => updates.push(update));
+  return { pcm, live, updates, ended };
+}
+
 describe('live transcription policy', () => {
   it('runs a pass once enough new audio arrived, and feeds what arrived during a pass in one push', async () => {
     const { transcriber, live, updates, ended } = start('fast');
@@ -232,11 +242,7 @@ describe('live transcription policy', () => {
   });
 
   it('with the real engine: the same words said again after a flush are kept, not taken for a re-decoded tail', async () => {
-    const engine = await SpeechEngine.load();
-    const pcm = await decodeFileToPcm(fixture('goforward.wav'));
-    const live = new LiveTranscription(engine.createStream({ language: 'en' }), { language: 'en', latencyMode: 'fast' }, TUNING);
-    const updates: LiveUpdate[] = [];
-    const ended = live.run((update) => updates.push(update));
+    const { pcm, live, updates, ended } = await withEngine('fast');
     // All of it at once, the end too: the flush still commits the audio before it on its own.
     live.push(pcm);
     live.flush();
@@ -249,11 +255,7 @@ describe('live transcription policy', () => {
   });
 
   it('with the real engine: a hand-over mid-sentence says every word once', async () => {
-    const engine = await SpeechEngine.load();
-    const pcm = await decodeFileToPcm(fixture('goforward.wav'));
-    const live = new LiveTranscription(engine.createStream({ language: 'en' }), { language: 'en', latencyMode: 'accuracy' }, TUNING);
-    const updates: LiveUpdate[] = [];
-    const ended = live.run((update) => updates.push(update));
+    const { pcm, live, updates, ended } = await withEngine('accuracy');
     const chunk = SAMPLE_RATE / 4;
     for (let i = 0; i < pcm.length; i += chunk) {
       if (i === Math.floor(pcm.length / 2 / chunk) * chunk) live.update({ latencyMode: 'fast' });

@@ -169,7 +169,7 @@ export async function alignWords(
         .filter((l) => l >= model.config.decoderLayers / 2)
         .flatMap((l) => Array.from({ length: model.config.decoderHeads }, (_, h): [number, number] => [l, h]));
   const layers = [...new Set(heads.map(([layer]) => layer))];
-  const out = await model.decode([tokens], encoderHidden, null, { crossAttentionLayers: layers, allLogits: true });
+  const out = await model.decode([tokens], encoderHidden, null, { crossAttentionLayers: layers, allLogits: true, keepCache: false });
 
   // Token probabilities among text tokens, at the positions that predicted each text token.
   const vocab = out.allLogits!.length / tokens.length;

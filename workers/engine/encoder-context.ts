@@ -10,32 +10,14 @@
  * Whisper was trained on 30 s windows only; a shorter context is a little less accurate, so it is for passes
  * whose text is provisional (realtime drafts), not for the text a file job keeps.
  */
-import { bytesField, messageField, readMessage, strings, stringField, varintField, writeMessage, type WireField } from './onnx-wire.js';
+import { int64Initializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, stringField, withGraph, type WireField } from './onnx-wire.js';
 
-// ONNX's field numbers (onnx.proto).
-const MODEL_GRAPH = 7;
-const GRAPH = { node: 1, initializer: 5, output: 12, valueInfo: 13 } as const;
-const NODE = { input: 1, output: 2, name: 3, opType: 4 } as const;
-const TENSOR = { dims: 1, dataType: 2, name: 8, rawData: 9 } as const;
-const VALUE_INFO_NAME = 1;
-const INT64 = 7;
+const { graph: GRAPH, node: NODE, tensor: TENSOR } = ONNX;
+const VALUE_INFO_NAME = ONNX.valueInfo.name;
 
 const PREFIX = '/speechgate_audio_ctx';
 
-function int64Initializer(name: string, value: number): WireField {
-  const raw = new Uint8Array(8);
-  new DataView(raw.buffer).setBigInt64(0, BigInt(value), true);
-  return messageField(GRAPH.initializer, [varintField(TENSOR.dims, 1), varintField(TENSOR.dataType, INT64), stringField(TENSOR.name, name), bytesField(TENSOR.rawData, raw)]);
-}
-
-function node(opType: string, name: string, inputs: string[], output: string): WireField {
-  return messageField(GRAPH.node, [
-    ...inputs.map((input) => stringField(NODE.input, input)),
-    stringField(NODE.output, output),
-    stringField(NODE.name, `${PREFIX}/${name}`),
-    stringField(NODE.opType, opType),
-  ]);
-}
+const node = (opType: string, name: string, inputs: string[], output: string): WireField => nodeField(opType, `${PREFIX}/${name}`, inputs, [output]);
 
 /**
  * The encoder graph rewritten to take any number of feature frames (even, ≤ 3000), keeping only the
@@ -43,10 +25,7 @@ function node(opType: string, name: string, inputs: string[], output: string): W
  * graph has no Add of a positional-embedding initializer, i.e. is not a Whisper encoder export.
  */
 export function variableLengthEncoder(model: Uint8Array, outputs: string[] = ['last_hidden_state']): Uint8Array {
-  const modelFields = readMessage(model);
-  const graphField = modelFields.find((f) => f.field === MODEL_GRAPH);
-  if (!graphField) throw new Error('encoder model has no graph');
-  const graph = readMessage(graphField.value);
+  const { modelFields, graph } = readGraph(model, 'encoder model');
 
   const initializerNames = new Set(graph.filter((f) => f.field === GRAPH.initializer).flatMap((f) => strings(readMessage(f.value), TENSOR.name)));
   const table = [...initializerNames].find((name) => /embed_positions/.test(name));
@@ -81,5 +60,5 @@ export function variableLengthEncoder(model: Uint8Array, outputs: string[] = ['l
     else rewritten.push(f);
   });
   rewritten.push(int64Initializer(zero, 0), int64Initializer(one, 1), int64Initializer(two, 2));
-  return writeMessage(modelFields.map((f) => (f.field === MODEL_GRAPH ? bytesField(MODEL_GRAPH, writeMessage(rewritten)) : f)));
+  return withGraph(modelFields, rewritten);
 }

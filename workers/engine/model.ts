@@ -6,6 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from './decoder-graph.js';
+import { blockedAttention } from './encoder-attention.js';
 import { variableLengthEncoder } from './encoder-context.js';
 import { N_FRAMES, N_MELS } from './mel.js';
 
@@ -25,7 +27,8 @@ export interface RuntimeOptions {
   intraOpThreads?: number;
   /**
    * Decoder threads. Default 1: a decoder step is ~20 small operators on one token, where handing work to
-   * other threads costs more than it saves (measured 14 ms/token on 1 thread, 22–44 ms on 2, 2 cores).
+   * other threads costs more than it saves (measured 14 ms/token on 1 thread, 22–44 ms on 2, 2 cores; with the
+   * rewritten decoder, 1001 ms CPU on 1 thread against 1228 on 2 for a first call and 100 steps).
    */
   decoderThreads?: number;
   interOpThreads?: number;
@@ -61,14 +64,27 @@ function pickOnnx(dir: string, stem: string): string {
   throw new Error(`No ${stem}*.onnx in ${join(dir, 'onnx')}`);
 }
 
-async function createSession(file: string | Uint8Array, runtime: RuntimeOptions, threads: number): Promise<{ session: ort.InferenceSession; provider: string }> {
+/** What one session needs beyond the shared runtime settings. */
+interface SessionSettings {
+  threads: number;
+  /** onnxruntime's CPU memory arena: freed buffers stay with the session for its next allocations. */
+  arena: boolean;
+  /** onnxruntime's memory pattern: one block per input shape, planned from the first run of that shape. */
+  memPattern: boolean;
+  /** Session config entries (`session.<key>`). */
+  config?: Record<string, string>;
+}
+
+async function createSession(file: string | Uint8Array, runtime: RuntimeOptions, settings: SessionSettings): Promise<{ session: ort.InferenceSession; provider: string }> {
   const requested = (runtime.provider ?? 'cpu').toLowerCase();
   const spin = runtime.spinning ? '1' : '0';
   const base: ort.InferenceSession.SessionOptions = {
     graphOptimizationLevel: 'all',
-    intraOpNumThreads: threads,
+    intraOpNumThreads: settings.threads,
     interOpNumThreads: runtime.interOpThreads ?? 1,
-    extra: { session: { intra_op: { allow_spinning: spin }, inter_op: { allow_spinning: spin } } },
+    enableCpuMemArena: settings.arena,
+    enableMemPattern: settings.memPattern,
+    extra: { session: { intra_op: { allow_spinning: spin }, inter_op: { allow_spinning: spin }, ...settings.config } },
   };
   if (requested !== 'cpu') {
     try {
@@ -89,18 +105,31 @@ function open(model: string | Uint8Array, options: ort.InferenceSession.SessionO
   return typeof model === 'string' ? ort.InferenceSession.create(model, options) : ort.InferenceSession.create(model, options);
 }
 
+/** `rewrite(graph)`, or `graph` as it was (with a warning saying what is lost) when the graph does not fit it. */
+function tryRewrite(file: string, graph: Uint8Array, rewrite: (graph: Uint8Array) => Uint8Array, otherwise: string): { graph: Uint8Array; rewritten: boolean } {
+  try {
+    return { graph: rewrite(graph), rewritten: true };
+  } catch (error) {
+    console.warn(`[engine] ${file}: ${(error as Error).message}; ${otherwise}`);
+    return { graph, rewritten: false };
+  }
+}
+
 /**
- * The encoder graph, rewritten when possible to take fewer than 3000 frames (see encoder-context.ts; at 3000
- * frames its output is the original's, bit for bit). `variableLength` false: only full windows work.
+ * The encoder graph, rewritten when possible to take fewer than 3000 frames (see encoder-context.ts) and to
+ * compute attention in blocks of query rows (encoder-attention.ts); at 3000 frames its output is the
+ * original's, bit for bit. `variableLength` false: only full windows work.
  */
 function loadEncoderGraph(file: string): { graph: Uint8Array; variableLength: boolean } {
-  const original = readFileSync(file);
-  try {
-    return { graph: variableLengthEncoder(original), variableLength: true };
-  } catch (error) {
-    console.warn(`[engine] ${file}: ${(error as Error).message}; the encoder takes full 30 s windows only`);
-    return { graph: original, variableLength: false };
-  }
+  const context = tryRewrite(file, readFileSync(file), (graph) => variableLengthEncoder(graph), 'the encoder takes full 30 s windows only');
+  const blocked = tryRewrite(file, context.graph, (graph) => blockedAttention(graph), 'attention runs on whole windows (more memory)');
+  return { graph: blocked.graph, variableLength: context.rewritten };
+}
+
+/** The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits. */
+function loadDecoderGraph(file: string): { graph: Uint8Array; hoisted: boolean } {
+  const { graph, rewritten } = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again (slower)');
+  return { graph, hoisted: rewritten };
 }
 
 export class WhisperOnnx {
@@ -111,6 +140,8 @@ export class WhisperOnnx {
     readonly provider: string,
     /** Whether `encode` accepts fewer than 3000 frames (a short context for short audio). */
     readonly variableLength: boolean,
+    /** Whether the decoder is the rewritten graph, which takes LOGITS_FROM. */
+    private readonly hoisted: boolean,
   ) {}
 
   static async load(modelDir: string, runtime: RuntimeOptions = {}): Promise<WhisperOnnx> {
@@ -125,11 +156,22 @@ export class WhisperOnnx {
     };
     if (config.numMelBins !== N_MELS) throw new Error(`Model wants ${config.numMelBins} mel bins; this engine computes ${N_MELS}`);
     const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model'));
+    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged'));
+    // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
+    // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
+    // planned for the whole run where the arena alone holds what one layer needs. The decoder's buffers are
+    // small once its projection is lifted (decoder-graph.ts): it needs no arena, which would keep the largest
+    // first call's (a 224-token prompt's) for good.
     const [encoder, decoder] = await Promise.all([
-      createSession(encoderGraph.graph, runtime, runtime.intraOpThreads ?? 0),
-      createSession(pickOnnx(modelDir, 'decoder_model_merged'), runtime, runtime.decoderThreads ?? 1),
+      createSession(encoderGraph.graph, runtime, { threads: runtime.intraOpThreads ?? 0, arena: true, memPattern: false }),
+      createSession(decoderGraph.graph, runtime, {
+        threads: runtime.decoderThreads ?? 1,
+        arena: false,
+        memPattern: true,
+        config: decoderGraph.hoisted ? DECODER_SESSION_CONFIG : undefined,
+      }),
     ]);
-    return new WhisperOnnx(config, encoder.session, decoder.session, decoder.provider, encoderGraph.variableLength);
+    return new WhisperOnnx(config, encoder.session, decoder.session, decoder.provider, encoderGraph.variableLength, decoderGraph.hoisted);
   }
 
   /**
@@ -174,13 +216,16 @@ export class WhisperOnnx {
    * Runs the decoder on `tokens` ([batch][seq], same length per row). Without a cache this is the first
    * call (whole prompt, `use_cache_branch=false`, empty past); with one it appends to it. Only the outputs
    * needed are fetched: the export's attention outputs are costly and only word alignment wants them.
+   * `keepCache: false` (a call nothing follows, as word alignment's) leaves the new key/value cache in
+   * onnxruntime: `cache` then comes back empty, and ~18 MB per call (whisper-tiny) are not copied out.
    */
   async decode(
     tokens: number[][],
     encoderHidden: ort.Tensor,
     cache: KvCache | null,
-    options: { crossAttentionLayers?: number[]; allLogits?: boolean } = {},
+    options: { crossAttentionLayers?: number[]; allLogits?: boolean; keepCache?: boolean } = {},
   ): Promise<DecoderOutput> {
+    const keepCache = options.keepCache ?? true;
     const { decoderLayers, decoderHeads, headDim } = this.config;
     const batch = tokens.length;
     const seq = tokens[0].length;
@@ -191,6 +236,9 @@ export class WhisperOnnx {
       encoder_hidden_states: encoderHidden,
       use_cache_branch: new ort.Tensor('bool', new Uint8Array([cache ? 1 : 0]), [1]),
     };
+    // Logits of the last position only, unless all are asked for. Two rows, not one: onnxruntime's CPU MatMul
+    // takes another kernel for a single row, whose sums differ in the last bits from the rows of a longer call.
+    if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(BigInt(options.allLogits ? 0 : Math.max(0, seq - 2))), [1]);
     const empty = new ort.Tensor('float32', new Float32Array(0), [batch, decoderHeads, 0, headDim]);
     for (let layer = 0; layer < decoderLayers; layer++) {
       feeds[`past_key_values.${layer}.decoder.key`] = cache ? cache.decoder[layer * 2] : empty;
@@ -199,18 +247,22 @@ export class WhisperOnnx {
       feeds[`past_key_values.${layer}.encoder.value`] = cache ? cache.encoder[layer * 2 + 1] : empty;
     }
     const fetches = ['logits'];
-    for (let layer = 0; layer < decoderLayers; layer++) {
+    for (let layer = 0; layer < decoderLayers && keepCache; layer++) {
       fetches.push(`present.${layer}.decoder.key`, `present.${layer}.decoder.value`);
       if (!cache) fetches.push(`present.${layer}.encoder.key`, `present.${layer}.encoder.value`);
     }
     for (const layer of options.crossAttentionLayers ?? []) fetches.push(`cross_attentions.${layer}`);
     const out = await this.decoder.run(feeds, fetches);
     const logits = out.logits.data as Float32Array;
-    const vocab = out.logits.dims[2];
-    const lastLogits = new Float32Array(batch * vocab);
-    for (let b = 0; b < batch; b++) lastLogits.set(logits.subarray((b * seq + seq - 1) * vocab, (b * seq + seq) * vocab), b * vocab);
+    const [, rows, vocab] = out.logits.dims;
+    // One row per batch entry already (a cached step): the output is the last logits, no copy needed.
+    let lastLogits = logits;
+    if (rows > 1 || options.allLogits) {
+      lastLogits = new Float32Array(batch * vocab);
+      for (let b = 0; b < batch; b++) lastLogits.set(logits.subarray((b * rows + rows - 1) * vocab, (b * rows + rows) * vocab), b * vocab);
+    }
     const next: KvCache = { decoder: [], encoder: cache ? cache.encoder : [], pastLength: (cache?.pastLength ?? 0) + seq };
-    for (let layer = 0; layer < decoderLayers; layer++) {
+    for (let layer = 0; layer < decoderLayers && keepCache; layer++) {
       next.decoder.push(out[`present.${layer}.decoder.key`], out[`present.${layer}.decoder.value`]);
       if (!cache) next.encoder.push(out[`present.${layer}.encoder.key`], out[`present.${layer}.encoder.value`]);
     }

@@ -60,14 +60,21 @@ export function readMessage(buffer: Uint8Array): WireField[] {
   return fields;
 }
 
-export function writeMessage(fields: WireField[]): Uint8Array {
-  const parts: Uint8Array[] = [];
+/** The pieces of `fields`' encoding, in order, and their total length. */
+function encodeParts(fields: WireField[], parts: Uint8Array[] = []): { parts: Uint8Array[]; length: number } {
+  let length = 0;
   for (const { field, wireType, value } of fields) {
-    parts.push(writeVarint(field * 8 + wireType));
-    if (wireType === 2) parts.push(writeVarint(value.length));
-    parts.push(value);
+    const key = writeVarint(field * 8 + wireType);
+    const size = wireType === 2 ? writeVarint(value.length) : new Uint8Array(0);
+    parts.push(key, size, value);
+    length += key.length + size.length + value.length;
   }
-  return Buffer.concat(parts);
+  return { parts, length };
+}
+
+export function writeMessage(fields: WireField[]): Uint8Array {
+  const { parts, length } = encodeParts(fields);
+  return Buffer.concat(parts, length);
 }
 
 const utf8 = new TextEncoder();
@@ -81,4 +88,59 @@ export const messageField = (field: number, fields: WireField[]): WireField => b
 /** Every string value of `field` (repeated string fields). */
 export function strings(fields: WireField[], field: number): string[] {
   return fields.filter((f) => f.field === field && f.wireType === 2).map((f) => fromUtf8.decode(f.value));
+}
+
+/** onnx.proto's field numbers, for the messages the graph rewrites touch. */
+export const ONNX = {
+  modelGraph: 7,
+  graph: { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 },
+  node: { input: 1, output: 2, name: 3, opType: 4, attribute: 5 },
+  attribute: { name: 1, graph: 6, graphs: 11 },
+  tensor: { dims: 1, dataType: 2, name: 8, rawData: 9 },
+  valueInfo: { name: 1, type: 2 },
+} as const;
+
+/** A model's fields and its graph's fields, to edit the graph and write the model back with `withGraph`. */
+export function readGraph(model: Uint8Array, what = 'model'): { modelFields: WireField[]; graph: WireField[] } {
+  const modelFields = readMessage(model);
+  const graphField = modelFields.find((f) => f.field === ONNX.modelGraph);
+  if (!graphField) throw new Error(`${what} has no graph`);
+  return { modelFields, graph: readMessage(graphField.value) };
+}
+
+/** The model with `graph` as its graph, written in one allocation (a graph holds the weights: tens of MB). */
+export function withGraph(modelFields: WireField[], graph: WireField[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  for (const f of modelFields) {
+    if (f.field !== ONNX.modelGraph) {
+      length += encodeParts([f], parts).length;
+      continue;
+    }
+    const inner = encodeParts(graph);
+    const key = writeVarint(ONNX.modelGraph * 8 + 2);
+    const size = writeVarint(inner.length);
+    parts.push(key, size, ...inner.parts);
+    length += key.length + size.length + inner.length;
+  }
+  return Buffer.concat(parts, length);
+}
+
+/** A NodeProto (as a graph's `node` field). */
+export function nodeField(opType: string, name: string, inputs: string[], outputs: string[], attributes: WireField[] = []): WireField {
+  return messageField(ONNX.graph.node, [
+    ...inputs.map((input) => stringField(ONNX.node.input, input)),
+    ...outputs.map((output) => stringField(ONNX.node.output, output)),
+    stringField(ONNX.node.name, name),
+    stringField(ONNX.node.opType, opType),
+    ...attributes,
+  ]);
+}
+
+/** A scalar int64 initializer (as a graph's `initializer` field). */
+export function int64Initializer(name: string, value: number | bigint): WireField {
+  const raw = new Uint8Array(8);
+  new DataView(raw.buffer).setBigInt64(0, BigInt(value), true);
+  const { tensor } = ONNX;
+  return messageField(ONNX.graph.initializer, [varintField(tensor.dims, 1), varintField(tensor.dataType, 7), stringField(tensor.name, name), bytesField(tensor.rawData, raw)]);
 }
