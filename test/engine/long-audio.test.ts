@@ -33,8 +33,10 @@ it('transcribes a 10-minute file with memory that does not grow with its length'
   // is an outlier of tens of MB either way, which made peaks differ by up to 43 MB between runs, while a leak
   // moves every sample, and the median with them (kept decoded audio, injected into this test once, moved it
   // by 11.5 MB; without it the medians differed by −1.6 and −1.7 MB in two runs).
-  const early = { rss: 0, buffers: [] as number[] };
-  const late = { rss: 0, buffers: [] as number[] };
+  // Resident memory likewise: its peak in a stretch depends on the moment a sample lands (an arena step, a window's
+  // outputs not yet collected; peaks differed by 53 MB in one loaded run), a leak moves every sample.
+  const early = { rss: [] as number[], buffers: [] as number[] };
+  const late = { rss: [] as number[], buffers: [] as number[] };
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   let segmentsSeen = 0;
   const sample = (processedS: number) => {
@@ -42,7 +44,7 @@ it('transcribes a 10-minute file with memory that does not grow with its length'
     collectGarbage();
     const usage = process.memoryUsage();
     const bucket = processedS < 300 ? early : late;
-    bucket.rss = Math.max(bucket.rss, usage.rss);
+    bucket.rss.push(usage.rss);
     bucket.buffers.push(usage.arrayBuffers);
   };
   const result = await engine.transcribeFile(file, {
@@ -59,15 +61,18 @@ it('transcribes a 10-minute file with memory that does not grow with its length'
   const words = result.segments.flatMap((s) => s.text.split(/\s+/)).length;
   expect(words).toBeGreaterThan(1000); // ~170 words a minute are spoken
 
-  expect(early.rss).toBeGreaterThan(0);
-  expect(late.rss).toBeGreaterThan(0);
+  expect(early.rss.length).toBeGreaterThan(0);
+  expect(late.rss.length).toBeGreaterThan(0);
   const mb = (bytes: number) => bytes / 1e6;
   console.log(
     `10 min: ${result.processingS.toFixed(1)} s (RTF ${(result.processingS / result.durationS).toFixed(3)}); ` +
-      `peak rss ${mb(early.rss).toFixed(0)} → ${mb(late.rss).toFixed(0)} MB, live array buffers (median) ${mb(median(early.buffers)).toFixed(1)} → ${mb(median(late.buffers)).toFixed(1)} MB`,
+      `rss (median) ${mb(median(early.rss)).toFixed(0)} → ${mb(median(late.rss)).toFixed(0)} MB, live array buffers (median) ${mb(median(early.buffers)).toFixed(1)} → ${mb(median(late.buffers)).toFixed(1)} MB`,
   );
   // Live buffers are one window's audio and decoder state (encoder keys/values alone are 18 MB): level
   // over time. Keeping the decoded audio would add 3.8 MB per minute, ~19 MB over the late five minutes.
   expect(mb(median(late.buffers) - median(early.buffers))).toBeLessThan(6);
-  expect(mb(late.rss - early.rss)).toBeLessThan(50);
+  // A leak of one window's tensors (18 MB of encoder keys/values each) would add hundreds of MB over the late five
+  // minutes; what moves without one is the allocator's heap and onnxruntime's encoder arena settling (+34 MB in
+  // a loaded run, with level live buffers), hence the bound.
+  expect(mb(median(late.rss) - median(early.rss))).toBeLessThan(80);
 });
