@@ -62,6 +62,10 @@ const result = await streamFile(session.streamUrl, file, {
       console.error(`error ${String(frame.code)}: ${String(frame.message)}`);
     }
   },
+}).catch((error: Error & { status?: number }) => {
+  // A refused upgrade carries the error envelope's message; a network failure its own.
+  console.error(`error: ${error.message}${error.status ? ` (HTTP ${error.status})` : ''}`);
+  process.exit(1);
 });
 clearDraft();
 if (result.done) {
