@@ -21,6 +21,7 @@ import { SAMPLE_RATE } from '../../workers/engine/index.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
+import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Frame } from '../core/pubsub.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
@@ -192,17 +193,13 @@ export class LiveRecordingsService {
     const limit = query.limit ?? 50;
     if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
     const where: Prisma.RecordingWhereInput = { transcriptionId };
-    if (query.cursor) {
-      const [at, id] = Buffer.from(query.cursor, 'base64url').toString('utf8').split('|');
-      if (!at || !id || Number.isNaN(Date.parse(at))) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
-      where.OR = [{ createdAt: { lt: new Date(at) } }, { createdAt: new Date(at), id: { lt: id } }];
-    }
+    if (query.cursor) where.OR = afterCursor(query.cursor);
     const rows = await this.deps.prisma.recording.findMany({ where, include: { captureSpans: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       items: page.map(recordingView),
-      nextCursor: rows.length > limit && last ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null,
+      nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
     };
   }
 

@@ -16,6 +16,7 @@ import { ApiError, errors, knownError } from '../core/errors.js';
 import { probeAudio } from '../../workers/engine/audio.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
+import { afterCursor, encodeCursor } from '../core/cursor.js';
 import { ACCEPTED_SPEAKER_LABELS, type CapabilitiesService } from '../meta/service.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
@@ -235,14 +236,6 @@ export function parseTranscriptionPatch(body: unknown): { name?: string; setting
   return out;
 }
 
-interface Cursor { createdAt: string; id: string }
-const encodeCursor = (cursor: Cursor) => Buffer.from(`${cursor.createdAt}|${cursor.id}`).toString('base64url');
-function decodeCursor(raw: string): Cursor {
-  const text = Buffer.from(raw, 'base64url').toString('utf8');
-  const [createdAt, id] = text.split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
-  return { createdAt, id };
-}
 
 type TranscriptionWithRecording = Prisma.TranscriptionGetPayload<{ include: { recordings: { include: { job: true } }; shareLinks: true } }>;
 
@@ -495,11 +488,7 @@ export class TranscriptionsService {
     const limit = query.limit ?? LIST_DEFAULT;
     if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
     const where: Prisma.TranscriptionWhereInput = { accountId };
-    if (query.cursor) {
-      const cursor = decodeCursor(query.cursor);
-      const at = new Date(cursor.createdAt);
-      where.OR = [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: cursor.id } }];
-    }
+    if (query.cursor) where.OR = afterCursor(query.cursor);
     const lifecycles: Lifecycle[] = lifecycle === 'all' ? ['active', 'archived'] : [lifecycle];
     const streams = await Promise.all(lifecycles.map((each) => this.deps.prisma.transcription.findMany({
       where: { ...where, lifecycle: each }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1,
@@ -511,7 +500,7 @@ export class TranscriptionsService {
     const page = streams.flatMap((rows) => rows.slice(0, limit)).sort(newestFirst).filter((row) => !bound || newestFirst(row, bound) <= 0);
     return {
       items: await Promise.all(page.map((row) => this.view(row))),
-      nextCursor: bound ? encodeCursor({ createdAt: bound.createdAt.toISOString(), id: bound.id }) : null,
+      nextCursor: bound ? encodeCursor(bound) : null,
     };
   }
 
