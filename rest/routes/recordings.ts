@@ -21,9 +21,12 @@ import {
   RecordingPublishTokenDocument,
   StopRecordingDocument,
   TranscriptionRecordingsDocument,
+  UpdateRecordingSettingsDocument,
+  type RecordingSettingsInput,
   type StartRecordingInput,
 } from '../../src/generated/graphql.js';
-import { parseStartRecording } from '../../src/recordings/live.js';
+import { CAPTURE_SETTING_FIELDS, parseCaptureSettings, parseStartRecording } from '../../src/recordings/live.js';
+import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { acceptPublisher, authorizePublisher } from '../../src/recordings/publisher.js';
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { realtimeFrames } from './realtime.js';
@@ -56,6 +59,7 @@ export const recordingSchema: JsonSchema = {
     spokenLanguage: { type: 'string', nullable: true },
     lastSeq: { type: 'integer' },
     scriptText: { type: 'string', nullable: true },
+    settings: { type: 'object', additionalProperties: true, description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording.' },
     captureSpans: {
       type: 'array', description: 'Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it).',
       items: {
@@ -308,6 +312,35 @@ export const recordingRoutes: RouteEntry[] = [
       errors: [notFound, { status: 409, code: 'invalid_state', description: { pause: 'The recording is not live (ended, finalized) or is a file recording.', resume: 'The recording is not paused.', stop: 'The recording is not paused: stop only from paused.' }[move] }],
     }),
   ),
+  graphqlRoute({
+    method: 'patch', path: '/v1/recordings/{id}/settings', operationId: 'updateRecordingSettings', tags: ['recordings'],
+    summary: 'Change the running capture of a live recording: `latencyMode`, `spokenLanguage`, `speakerLabels`, from the next segment on.',
+    description: 'Fields left out stay; null sets one back to its default (detect, `auto`, `off`). Stored on the recording (a re-attached publisher gets them, `settings` shows them) and applied by the attached publisher\'s session, which hears `session.updated` as after a `session.update` frame; a `recording.settings` event names what changed.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: UpdateRecordingSettingsDocument,
+    variables: ({ params, body }, ctx) => {
+      // The service's parser first, so a bad field is refused by name before GraphQL coercion.
+      parseCaptureSettings(body, ctx.services.realtime.runtime.optionRules());
+      return { id: params.id!, input: body as RecordingSettingsInput };
+    },
+    result: (data) => ({ status: 200, body: data.updateRecordingSettings }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          latencyMode: { type: 'string', nullable: true, enum: ['auto', 'fast', 'accuracy'] },
+          spokenLanguage: { type: 'string', nullable: true, description: 'A language of `GET /v1/languages`; empty, `auto` or null: detect.' },
+          speakerLabels: { type: 'string', nullable: true, enum: ACCEPTED_SPEAKER_LABELS, description: '`on` is refused while no diarization model is installed.' },
+        },
+      },
+    },
+    response: { status: 200, description: 'The recording, `settings` as they now stand.', schema: recordingSchema },
+    errors: [
+      notFound,
+      { status: 400, code: 'invalid_options', description: `A field other than ${CAPTURE_SETTING_FIELDS.join(', ')}, an unknown language or mode; \`details.field\` names it.` },
+      { status: 409, code: 'invalid_state', description: 'The recording has ended, or is a file recording.' },
+    ],
+  }),
   {
     method: 'ws', path: '/v1/recordings/{id}/publish/{token}', operationId: 'recordingPublisherSocket', tags: ['recordings'],
     summary: 'A live recording\'s publisher: the realtime socket protocol, whose commits are stored.',

@@ -196,6 +196,15 @@ export class LiveSession implements LiveListener {
     });
   }
 
+  /**
+   * Options changed from outside the socket (a live recording's `PATCH .../settings`): applied as a
+   * `session.update` frame would be, so the client hears `session.updated` the same way.
+   */
+  changeOptions(patch: Record<string, unknown>): void {
+    if (this.state === 'closed') return;
+    void this.sessionUpdate({ ...patch, type: 'session.update' });
+  }
+
   /** Ends the session as `eof` would (a live recording stopped from elsewhere). */
   finish(): void {
     this.end('eof');

@@ -1,5 +1,6 @@
 import { builder } from '../core/builder.js';
 import { errors } from '../core/errors.js';
+import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import { readerOf, type TranscriptSnapshot } from './service.js';
 
 type Sentence = TranscriptSnapshot['sentences'][number];
@@ -112,6 +113,7 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
     lastSeq: t.exposeInt('lastSeq'),
     scriptText: t.exposeString('scriptText', { nullable: true }),
+    settings: t.field({ type: 'JSON', description: 'The capture settings: spokenLanguage, speakerLabels, confidencePolicy; live recordings also latencyMode, as changed while recording.', resolve: (r) => r.settings }),
     captureSpans: t.field({ type: [CaptureSpanType], description: 'Live: the stretches of capture (start, resume, attach) and where they ended.', resolve: (r) => r.captureSpans }),
     endedAt: t.exposeString('endedAt', { nullable: true }),
     finalizedAt: t.exposeString('finalizedAt', { nullable: true }),
@@ -203,6 +205,15 @@ export const StartRecordingInput = builder.inputType('StartRecordingInput', {
   }),
 });
 
+export const RecordingSettingsInput = builder.inputType('RecordingSettingsInput', {
+  description: 'Capture settings of a running live recording; fields left out stay, null sets a field back to its default.',
+  fields: (t) => ({
+    latencyMode: t.field({ type: LatencyMode }),
+    spokenLanguage: t.string({ description: 'A language code; empty, `auto` or null: detect.' }),
+    speakerLabels: t.field({ type: SpeakerLabels }),
+  }),
+});
+
 builder.queryFields((t) => ({
   transcriptionRecordings: t.field({
     type: RecordingPageType,
@@ -233,6 +244,13 @@ builder.mutationFields((t) => ({
       if (!ctx.baseUrl) throw errors.internal(new Error('recordingPublishToken without the request\'s address'));
       return ctx.services.liveRecordings.publishToken(ctx.identity!.account.id, String(args.id), args.takeover === true, ctx.baseUrl);
     },
+  }),
+  updateRecordingSettings: t.field({
+    type: RecordingType,
+    description: 'Change mode, language or speaker labels of a live recording\'s running capture, from the next segment on.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: RecordingSettingsInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings.updateSettings(ctx.identity!.account.id, String(args.id), args.input),
   }),
   ...Object.fromEntries((['pause', 'resume', 'stop'] as const).map((move) => [`${move}Recording`, t.field({
     type: RecordingType,

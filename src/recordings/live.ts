@@ -15,9 +15,7 @@
  * frame goes to the publisher; the capture audio is kept as it arrives (`capture.f32`, 16 kHz mono float32: the
  * media time line). Paused audio is neither transcribed nor kept, and capture spans map media time to wall time.
  */
-import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { SAMPLE_RATE } from '../../workers/engine/index.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
@@ -28,9 +26,9 @@ import { isObject } from '../core/validate.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { RealtimeService } from '../realtime/service.js';
 import type { CommittedBody } from '../realtime/session.js';
-import { parseSessionOptions } from '../realtime/options.js';
+import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
 import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
-import { makeMaster, mediaPath, recordingMediaDir } from './media.js';
+import { CAPTURE_FILE, capturedSeconds, makeMaster, mediaPath } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
 
 declare module '../core/services.js' {
@@ -41,11 +39,8 @@ declare module '../core/services.js' {
 
 export type LiveState = 'live' | 'paused' | 'ended' | 'finalized';
 /** What a live recording's publisher is told through `recording:<id>`. */
-export type ControlAction = 'pause' | 'resume' | 'stop' | 'demote';
+export type ControlAction = 'pause' | 'resume' | 'stop' | 'demote' | 'settings';
 
-/** The capture audio of a live recording, relative to its media folder. */
-export const CAPTURE_FILE = 'capture.f32';
-const BYTES_PER_SAMPLE = 4;
 /** A publisher says it is there this often; one silent for PUBLISHER_GONE_MS is taken for gone. */
 export const PUBLISHER_HEARTBEAT_MS = 5_000;
 const PUBLISHER_GONE_MS = 15_000;
@@ -77,10 +72,23 @@ export function parseStartRecording(body: unknown): { scriptText: string | null 
   return { scriptText: typeof script === 'string' && script.trim() ? script : null };
 }
 
-/** Seconds of capture audio kept for a recording (the media time line's end). */
-export function capturedSeconds(dataDir: string, recordingId: string): number {
-  const file = path.join(recordingMediaDir(dataDir, recordingId), CAPTURE_FILE);
-  return existsSync(file) ? statSync(file).size / BYTES_PER_SAMPLE / SAMPLE_RATE : 0;
+/** What `PATCH /v1/recordings/{id}/settings` changes in the running capture, from the next segment on. */
+export const CAPTURE_SETTING_FIELDS = ['latencyMode', 'spokenLanguage', 'speakerLabels'] as const;
+export type CaptureSettings = Partial<Pick<RealtimeSessionOptions, (typeof CAPTURE_SETTING_FIELDS)[number]>>;
+
+/**
+ * The body of a capture settings change (no extra properties): each field validated as the realtime options are
+ * (a language the model knows, a speaker label mode offered); null sets a field back to its default (detect,
+ * `auto`, `off`). Only the fields sent are returned.
+ */
+export function parseCaptureSettings(body: unknown, rules: OptionRules): CaptureSettings {
+  if (!isObject(body)) throw errors.invalidOptions(`The body must be a JSON object of capture settings (${CAPTURE_SETTING_FIELDS.join(', ')}).`, { field: 'body' });
+  for (const key of Object.keys(body)) {
+    if (!(CAPTURE_SETTING_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a capture setting (${CAPTURE_SETTING_FIELDS.join(', ')}).`, { field: key });
+  }
+  const present = CAPTURE_SETTING_FIELDS.filter((field) => body[field] !== undefined);
+  const parsed = parseSessionOptions(Object.fromEntries(present.map((field) => [field, body[field]])), rules);
+  return Object.fromEntries(present.map((field) => [field, parsed[field]])) as CaptureSettings;
 }
 
 const stateFrame = (state: LiveState, extra: Record<string, unknown> = {}): PendingFrame => ({ type: 'recording.state', audience: 'transcription', body: { state, ...extra } });
@@ -174,9 +182,10 @@ export class LiveRecordingsService {
 
   /** A publisher grant for the recording's current epoch: a realtime stream token bound to this recording. */
   private grant(recording: Prisma.RecordingGetPayload<{}>, baseUrl: string): RecordingGrant {
-    const settings = recording.settings as { spokenLanguage?: string | null };
+    const settings = recording.settings as Record<string, unknown>;
     const runtime = this.realtime.runtime;
-    const options = parseSessionOptions({ spokenLanguage: settings.spokenLanguage ?? null }, runtime.optionRules());
+    // The capture settings as they stand now (a re-attach keeps what PATCH .../settings changed).
+    const options = parseSessionOptions(Object.fromEntries(CAPTURE_SETTING_FIELDS.map((field) => [field, settings[field] ?? null])), runtime.optionRules());
     const issued = runtime.signer.issue(recording.accountId, options, runtime.config.tokenTtlS, { id: recording.id, epoch: recording.publisherEpoch });
     return {
       sessionId: issued.sessionId,
@@ -218,6 +227,26 @@ export class LiveRecordingsService {
     const view = await this.move(accountId, recordingId, { from: ['paused'], to: 'ended', action: 'stop' });
     await this.queue.add('finalize', { jobId: recordingId, attempt: 0 });
     return view;
+  }
+
+  /**
+   * `PATCH /v1/recordings/{id}/settings`: mode, language and speaker labels of the running capture, stored on the
+   * recording (a re-attached publisher gets them) and applied by its publisher from the next segment on. Open
+   * recordings only (`live` or `paused`); a `recording.settings` event names what changed.
+   */
+  async updateSettings(accountId: string, recordingId: string, body: unknown): Promise<RecordingView> {
+    const patch = parseCaptureSettings(body, this.realtime.runtime.optionRules());
+    const row = await inTransaction(this.events, recordingId, async (tx) => {
+      const recording = await lockRecording(tx, accountId, recordingId);
+      if (recording.kind !== 'live') throw errors.invalidState('A file or link recording has no running capture; its settings are the transcription\'s.', { kind: recording.kind });
+      if (recording.state !== 'live' && recording.state !== 'paused') throw errors.invalidState('The recording has ended; its capture settings no longer change.', { state: recording.state });
+      const settings = { ...(recording.settings as Record<string, unknown>), ...patch };
+      const updated = await tx.recording.update({ where: { id: recordingId }, data: { settings: settings as Prisma.InputJsonValue }, include: { captureSpans: true } });
+      const frames: PendingFrame[] = Object.keys(patch).length ? [{ type: 'recording.settings', audience: 'transcription', body: { settings: patch } }] : [];
+      return { result: updated, frames };
+    });
+    if (Object.keys(patch).length) this.control(recordingId, 'settings', { settings: patch });
+    return recordingView(row);
   }
 
   private async move(

@@ -4,11 +4,13 @@
  * `<audio>` element cannot send a header: short-lived signed URLs and the day-stable media token.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../core/errors.js';
 import { decodeFile, ffmpegPath } from '../../workers/engine/audio.js';
+import { SAMPLE_RATE } from '../../workers/engine/index.js';
 
 export type AudioKind = 'delivery' | 'source' | 'master';
 export type AudioFormat = 'ogg' | 'caf' | 'mp3';
@@ -71,6 +73,18 @@ export function mediaPath(dataDir: string, relative: string): string {
   return path.join(dataDir, 'media', relative);
 }
 
+/** The capture audio of a live recording, relative to its media folder: headerless 16 kHz mono float32. */
+export const CAPTURE_FILE = 'capture.f32';
+const CAPTURE_BYTES_PER_SAMPLE = 4;
+/** ffmpeg's input options for the capture file. */
+const CAPTURE_INPUT = ['-f', 'f32le', '-ar', String(SAMPLE_RATE), '-ac', '1'];
+
+/** Seconds of capture audio kept for a live recording (the media time line's end). */
+export function capturedSeconds(dataDir: string, recordingId: string): number {
+  const file = path.join(recordingMediaDir(dataDir, recordingId), CAPTURE_FILE);
+  return existsSync(file) ? statSync(file).size / CAPTURE_BYTES_PER_SAMPLE / SAMPLE_RATE : 0;
+}
+
 /**
  * The normalised master: the job window of the source as 16 kHz mono 16-bit WAV, which the engine reads, clips
  * cut from, and other renditions encode from. Written to a temporary name first so a reader never sees half a file.
@@ -83,8 +97,7 @@ export async function makeMaster(
   await mkdir(path.dirname(masterPath), { recursive: true });
   const args: string[] = [];
   if (window.startS && window.startS > 0) args.push('-ss', window.startS.toFixed(3));
-  // A live recording's capture is headerless 16 kHz mono float32.
-  if (window.rawPcm) args.push('-f', 'f32le', '-ar', '16000', '-ac', '1');
+  if (window.rawPcm) args.push(...CAPTURE_INPUT);
   args.push('-i', sourcePath);
   if (window.endS !== undefined && window.endS !== null) args.push('-t', Math.max(0.01, window.endS - (window.startS ?? 0)).toFixed(3));
   const partial = `${masterPath}.part`;
@@ -110,13 +123,13 @@ export async function ensureRendition(input: string, outputDir: string, kind: Au
   return output;
 }
 
-/** A WAV clip (16-bit, 16 kHz, mono) of [startS, endS) of `input`, at most MAX_CLIP_S long. */
-export async function wavClip(input: string, startS: number, endS: number): Promise<Buffer> {
+/** A WAV clip (16-bit, 16 kHz, mono) of [startS, endS) of `input` (a live capture with `rawPcm`), at most MAX_CLIP_S long. */
+export async function wavClip(input: string, startS: number, endS: number, options: { rawPcm?: boolean } = {}): Promise<Buffer> {
   if (!Number.isFinite(startS) || startS < 0) throw errors.invalidOptions('startS must be a number of seconds at or above 0.', { field: 'startS' });
   if (!Number.isFinite(endS) || endS <= startS) throw errors.invalidOptions('endS must be a number of seconds after startS.', { field: 'endS' });
   if (endS - startS > MAX_CLIP_S) throw errors.invalidOptions(`endS - startS must be at most ${MAX_CLIP_S} s.`, { field: 'endS', maxS: MAX_CLIP_S });
   return new Promise((resolve, reject) => {
-    const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-ss', startS.toFixed(3), '-i', input, '-t', (endS - startS).toFixed(3), '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', 'pipe:1'];
+    const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-ss', startS.toFixed(3), ...(options.rawPcm ? CAPTURE_INPUT : []), '-i', input, '-t', (endS - startS).toFixed(3), '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', 'pipe:1'];
     const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let stderr = '';

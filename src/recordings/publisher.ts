@@ -11,8 +11,8 @@ import path from 'node:path';
 import type { WebSocket } from 'ws';
 import type { Services } from '../core/services.js';
 import type { SessionClaims } from '../realtime/session-token.js';
-import { CAPTURE_FILE, PUBLISHER_HEARTBEAT_MS } from './live.js';
-import { recordingMediaDir } from './media.js';
+import { PUBLISHER_HEARTBEAT_MS } from './live.js';
+import { CAPTURE_FILE, recordingMediaDir } from './media.js';
 
 interface Attachment {
   claims: SessionClaims & { recording: NonNullable<SessionClaims['recording']> };
@@ -72,6 +72,8 @@ export function acceptPublisher(services: Services, dataDir: string, ws: WebSock
       } else if (frame.action === 'resume') {
         session.resume();
         session.notice({ type: 'recording.state', recordingId, state: 'live' });
+      } else if (frame.action === 'settings' && typeof frame.settings === 'object' && frame.settings !== null) {
+        session.changeOptions(frame.settings as Record<string, unknown>);
       } else if (frame.action === 'stop') session.finish();
       else if (frame.action === 'demote' && typeof frame.epoch === 'number' && frame.epoch > epoch) {
         session.terminate('Another device took over this recording; this publisher is closed.', 'conflict', false);

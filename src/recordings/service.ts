@@ -25,6 +25,8 @@ import { requireScope } from '../core/identity/scopes.js';
 import type { ServiceDeps } from '../core/services.js';
 import { renderExport, parseExportFormat, type ExportSnapshot, type RenderedExport } from './exports/index.js';
 import {
+  CAPTURE_FILE,
+  capturedSeconds,
   CONTENT_TYPES,
   ensureRendition,
   mediaPath,
@@ -265,8 +267,16 @@ export class RecordingsService {
   async clip(recordingId: string, credentials: ReaderCredentials, query: { startS?: unknown; endS?: unknown }): Promise<Buffer> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'shareLink' && !reader.link.allowDownload) throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
+    // An open live recording has no master yet: the clip is cut from the capture as it stands.
+    const capture = recording.kind === 'live' && !recording.masterPath;
+    const lengthS = capture ? capturedSeconds(this.deps.config.dataDir, recordingId) : recording.durationS;
     const startS = query.startS === undefined || query.startS === '' ? 0 : Number(query.startS);
-    const endS = query.endS === undefined || query.endS === '' ? Math.min(startS + MAX_CLIP_S, recording.durationS ?? startS + MAX_CLIP_S) : Number(query.endS);
+    const endS = query.endS === undefined || query.endS === '' ? Math.min(startS + MAX_CLIP_S, lengthS ?? startS + MAX_CLIP_S) : Number(query.endS);
+    if (capture) {
+      if (lengthS === 0) throw errors.notFound('Audio of this recording (nothing captured yet)');
+      if (Number.isFinite(startS) && startS >= (lengthS ?? 0)) throw errors.invalidOptions(`startS (${startS}) is at or past the end of what was captured so far (${(lengthS ?? 0).toFixed(2)} s).`, { field: 'startS', capturedS: lengthS });
+      return wavClip(mediaPath(this.deps.config.dataDir, path.join(recordingId, CAPTURE_FILE)), startS, endS, { rawPcm: true });
+    }
     return wavClip(this.audioInput(recording, 'master'), startS, endS);
   }
 
@@ -320,6 +330,8 @@ export interface RecordingView {
   spokenLanguage: string | null;
   lastSeq: number;
   scriptText: string | null;
+  /** The capture settings (a live recording's as changed while recording). */
+  settings: Record<string, unknown>;
   captureSpans: CaptureSpanView[];
   endedAt: string | null;
   finalizedAt: string | null;
@@ -341,6 +353,7 @@ export function recordingView(row: Prisma.RecordingGetPayload<{}> & { captureSpa
     spokenLanguage: row.spokenLanguage,
     lastSeq: row.lastSeq,
     scriptText: row.scriptText,
+    settings: (row.settings ?? {}) as Record<string, unknown>,
     captureSpans: [...(row.captureSpans ?? [])]
       .sort((a, b) => a.idx - b.idx)
       .map(({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd }) => ({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd })),

@@ -62,6 +62,17 @@ async function frameOf(connection: RealtimeConnection, type: string, state?: str
   }
 }
 
+/** A recording of a new live transcription (English) whose publisher has sent one sentence and is still attached. */
+async function recordOneSentence(name: string) {
+  const live = await createLive({ name, settings: { spokenLanguage: 'en' } });
+  const grant = await startRecording(live.id);
+  const publisher = new RealtimeConnection(grant.streamUrl);
+  await publisher.ready();
+  const sentence = await fileChunks(GO_FORWARD);
+  for (const chunk of sentence) publisher.sendPcm(chunk);
+  return { id: grant.recording.id, publisher, sentence, sentenceS: sentence.reduce((sum, chunk) => sum + chunk.length, 0) / 16_000 };
+}
+
 describe('live transcriptions', () => {
   it('are created idle, with no recording, and listed with the file transcriptions', async () => {
     const created = await createLive({ name: '  Standup  ', settings: { spokenLanguage: 'en' }, broadcasts: ['brd_1', 'brd_1'] });
@@ -169,14 +180,7 @@ describe('live recordings', () => {
   });
 
   it('a pause drops the audio sent while paused and keeps segment times on the media time line', async () => {
-    const live = await createLive({ name: 'Pause', settings: { spokenLanguage: 'en' } });
-    const grant = await startRecording(live.id);
-    const id = grant.recording.id;
-    const publisher = new RealtimeConnection(grant.streamUrl);
-    await publisher.ready();
-    const sentence = await fileChunks(GO_FORWARD);
-    const sentenceS = sentence.reduce((sum, chunk) => sum + chunk.length, 0) / 16_000;
-    for (const chunk of sentence) publisher.sendPcm(chunk);
+    const { id, publisher, sentence, sentenceS } = await recordOneSentence('Pause');
 
     expect(await json(await move(id, 'pause'))).toMatchObject({ state: 'paused' });
     await frameOf(publisher, 'recording.state', 'paused');
@@ -319,4 +323,92 @@ describe('live recordings', () => {
     const realtimeStatus = await new Promise<number>((resolve) => realtimeWithGrant.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
     expect(realtimeStatus).toBe(401);
   });
+});
+
+/** Bytes of samples in a WAV file (its `data` chunk's size; ffmpeg puts a LIST chunk before it). */
+function wavDataBytes(wav: Buffer): number {
+  const at = wav.indexOf('data', 12, 'latin1');
+  expect(at).toBeGreaterThan(0);
+  return wav.readUInt32LE(at + 4);
+}
+
+describe('a running capture', () => {
+  const patchSettings = (recordingId: string, body: unknown) =>
+    server.request(`/v1/recordings/${recordingId}/settings`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('changes mode and language mid-recording from the next segment on, and serves clips of what was captured while open', async () => {
+    const { id, publisher, sentence, sentenceS } = await recordOneSentence('Settings');
+
+    // While open there is no master: a clip is cut from the capture as it stands.
+    let clip: Response;
+    const deadline = Date.now() + 60_000;
+    do {
+      clip = await server.request(`/v1/recordings/${id}/audio/clip?startS=0&endS=1`);
+      if (clip.status === 200 || Date.now() > deadline) break;
+      await sleep(200);
+    } while (clip.status === 404);
+    expect(clip.status).toBe(200);
+    expect(clip.headers.get('content-type')).toBe('audio/wav');
+    const wav = Buffer.from(await clip.arrayBuffer());
+    expect(wav.toString('latin1', 0, 4)).toBe('RIFF');
+    expect(wavDataBytes(wav)).toBe(16_000 * 2);
+    const pastEnd = await server.request(`/v1/recordings/${id}/audio/clip?startS=3600`);
+    expect(pastEnd.status).toBe(400);
+    expect((await pastEnd.json()).data.details.field).toBe('startS');
+
+    const changed = await patchSettings(id, { latencyMode: 'fast' });
+    expect(changed.status).toBe(200);
+    expect((await changed.json()).settings).toMatchObject({ spokenLanguage: 'en', latencyMode: 'fast' });
+    // The publisher's session applies it wherever its socket is, and says so as after a session.update frame.
+    const updated = await frameOf(publisher, 'session.updated');
+    expect(updated).toMatchObject({ changed: ['latencyMode'], options: { latencyMode: 'fast', spokenLanguage: 'en' } });
+    for (const chunk of sentence) publisher.sendPcm(chunk);
+    publisher.eof();
+    const result = await publisher.closed;
+    expect(result.errors).toEqual([]);
+    const later = result.commits.filter((segment) => segment.end > sentenceS + 0.5);
+    expect(later.length).toBeGreaterThan(0);
+    for (const segment of later) expect(segment).toMatchObject({ decoder: 'fast', catchup: true });
+
+    // Through GraphQL, and a re-attached publisher's grant carries the settings as they now stand.
+    const viaGraphql = await (await server.graphql('mutation($id: ID!, $input: RecordingSettingsInput!) { updateRecordingSettings(id: $id, input: $input) { settings } }', { id, input: { latencyMode: 'accuracy', spokenLanguage: null } })).json();
+    expect(viaGraphql.errors).toBeUndefined();
+    expect(viaGraphql.data.updateRecordingSettings.settings).toMatchObject({ latencyMode: 'accuracy', spokenLanguage: null });
+    const log = await json(await server.request(`/v1/recordings/${id}/events`));
+    expect(log.events.filter((e: { type: string }) => e.type === 'recording.settings').map((e: { frame: { settings: unknown } }) => e.frame.settings)).toEqual([
+      { latencyMode: 'fast' },
+      { latencyMode: 'accuracy', spokenLanguage: null },
+    ]);
+
+    for (const [body, field] of [
+      [{ language: 'en' }, 'language'],
+      [{ spokenLanguage: 'xx' }, 'spokenLanguage'],
+      [{ latencyMode: 'slow' }, 'latencyMode'],
+      [{ speakerLabels: 'on' }, 'speakerLabels'],
+      [[], 'body'],
+    ] as const) {
+      const refused = await patchSettings(id, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect((await refused.json()).data.details.field).toBe(field);
+    }
+
+    await move(id, 'pause');
+    await move(id, 'stop');
+    const ended = await patchSettings(id, { latencyMode: 'fast' });
+    expect(ended.status).toBe(409);
+    expect((await ended.json()).code).toBe('invalid_state');
+    const finalized = await waitForState(id, 'finalized');
+    // Once finalized the clip comes from the master, on the same time line.
+    const masterClip = await server.request(`/v1/recordings/${id}/audio/clip?startS=${(finalized.durationS - 1).toFixed(2)}`);
+    expect(masterClip.status).toBe(200);
+    expect(wavDataBytes(Buffer.from(await masterClip.arrayBuffer()))).toBeCloseTo(16_000 * 2, -3);
+
+    const file = await json(await upload(server, { name: 'a file' }));
+    const onFile = await patchSettings(file.recordingId, { latencyMode: 'fast' });
+    expect(onFile.status).toBe(409);
+    const accountId = await server.createAccount('Settings stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    const stranger = await server.request(`/v1/recordings/${id}/settings`, { method: 'PATCH', auth: key, headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    expect(stranger.status).toBe(404);
+  }, 300_000);
 });
