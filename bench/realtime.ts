@@ -22,7 +22,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../src/core/config/index.js';
-import { streamFile, type CommittedSegment } from '../src/realtime/client.js';
+import { streamFile, type CommittedSegment, type ServerFrame } from '../src/realtime/client.js';
 import { RealtimeRuntime } from '../src/realtime/runtime.js';
 import { fixture } from '../test/helpers/fixtures.js';
 
@@ -63,35 +63,47 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-async function runSession(streamUrl: string, file: string, durationS: number) {
+/**
+ * Draft and commit latencies of one socket, fed by `streamFile`'s `onSent` and `onFrame`: a frame's latency is its
+ * arrival minus the moment the chunk holding the audio it reflects (a draft's `audioS`, a commit's segment end)
+ * was sent.
+ */
+export function latencyProbe() {
   const sent: { endS: number; atMs: number }[] = [];
   const sentAt = (audioS: number) => (sent.find((entry) => entry.endS >= audioS - 1e-6) ?? sent[sent.length - 1])?.atMs ?? Number.NaN;
-  const draftLatencies: number[] = [];
-  const commitLatencies: number[] = [];
-  let lastSentMs = 0;
-  let doneMs = 0;
-  const result = await streamFile(streamUrl, file, {
-    durationS,
-    onSent: (endS, atMs) => {
+  const probe = {
+    draftLatencies: [] as number[],
+    commitLatencies: [] as number[],
+    /** When the last chunk left (performance.now() ms). */
+    lastSentMs: 0,
+    /** When `session.done` arrived (performance.now() ms; 0 before). */
+    doneMs: 0,
+    onSent: (endS: number, atMs: number) => {
       sent.push({ endS, atMs });
-      lastSentMs = atMs;
+      probe.lastSentMs = atMs;
     },
-    onFrame: (frame, atMs) => {
+    onFrame: (frame: ServerFrame, atMs: number) => {
       if (frame.type === 'transcript.draft' && typeof frame.audioS === 'number' && (frame.segments as unknown[]).length > 0) {
-        draftLatencies.push((atMs - sentAt(frame.audioS)) / 1000);
+        probe.draftLatencies.push((atMs - sentAt(frame.audioS)) / 1000);
       } else if (frame.type === 'transcript.committed') {
-        commitLatencies.push((atMs - sentAt((frame.segment as CommittedSegment).end)) / 1000);
+        probe.commitLatencies.push((atMs - sentAt((frame.segment as CommittedSegment).end)) / 1000);
       } else if (frame.type === 'session.done') {
-        doneMs = atMs;
+        probe.doneMs = atMs;
       }
     },
-  });
+  };
+  return probe;
+}
+
+async function runSession(streamUrl: string, file: string, durationS: number) {
+  const probe = latencyProbe();
+  const result = await streamFile(streamUrl, file, { durationS, onSent: probe.onSent, onFrame: probe.onFrame });
   return {
-    draftLatencies,
-    commitLatencies,
+    draftLatencies: probe.draftLatencies,
+    commitLatencies: probe.commitLatencies,
     realtimeFactor: result.done?.stats.realtimeFactor ?? Number.NaN,
     audioS: result.done?.stats.audioS ?? Number.NaN,
-    tailS: (doneMs - lastSentMs) / 1000,
+    tailS: (probe.doneMs - probe.lastSentMs) / 1000,
     words: result.commits.reduce((sum, segment) => sum + segment.words.length, 0),
     completed: result.done?.reason === 'eof',
   };

@@ -9,15 +9,11 @@
  * Needs PostgreSQL and Redis like the tests (TEST_POSTGRES_URL, REDIS_URL). Knobs: BENCH_FILES (20),
  * BENCH_WORKER_CONCURRENCY (engine threads in the worker, default 2), BENCH_FILE (a one-minute recording).
  */
-import crypto from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import { createTestDatabase } from '../test/helpers/db.js';
 import { fixture } from '../test/helpers/fixtures.js';
-import { startEntryProcess, type EntryProcess } from '../test/helpers/processes.js';
 import { probeAudio } from '../workers/engine/audio.js';
+import { withBenchServices } from './helpers/services.js';
 
 
 export interface TranscriptionBenchOptions {
@@ -43,35 +39,14 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
   const audio = await readFile(file);
   const { durationS } = await probeAudio(file);
 
-  const suffix = crypto.randomBytes(5).toString('hex');
-  // A bare database on the tests' PostgreSQL (TEST_POSTGRES_URL); the gateway applies the migrations as it starts.
-  const database = await createTestDatabase({ migrate: false });
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sg-bench-'));
-  const apiKey = `sg_live_bench${suffix}_${crypto.randomBytes(16).toString('hex')}`;
-  const env = {
-    DATABASE_URL: database.url,
-    DATA_DIR: dataDir,
-    REDIS_PREFIX: `sgbench:${suffix}:`,
-    BOOTSTRAP_API_KEY: apiKey,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-  };
-  const started: EntryProcess[] = [];
-  try {
-    const gateway = await startEntryProcess('src/entry/main.ts', { ...env, RUN_WORKERS: 'false' }, /REST API:\s+http:\/\/\S+\/v1/);
-    started.push(gateway);
-    const base = /REST API:\s+(http:\/\/\S+)\/v1/.exec(gateway.output())![1]!;
-    const worker = await startEntryProcess('src/entry/worker-main.ts', { ...env, WORKER_CONCURRENCY: String(concurrency) }, /"worker":"transcriptions"/);
-    started.push(worker);
+  return withBenchServices({ workerEnv: { WORKER_CONCURRENCY: String(concurrency) }, log }, async ({ base, headers, databaseUrl, gateway, worker }) => {
     // The account may run as many jobs as the worker has engine threads: the rest wait `queued` in order, as
     // they would in production, and "mean job run" is the time a job actually spends transcribing.
-    const db = new pg.Client({ connectionString: database.url });
+    const db = new pg.Client({ connectionString: databaseUrl! });
     await db.connect();
     await db.query('UPDATE "Account" SET "concurrencyLimit" = $1', [concurrency]);
     await db.end();
 
-    const headers = { authorization: `Bearer ${apiKey}` };
     log(`submitting ${files} × ${durationS.toFixed(1)} s to ${base} (worker: ${concurrency} engine threads)`);
     const submitAt = performance.now();
     const created = await Promise.all(
@@ -105,7 +80,7 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
     const failed = [...jobs.values()].filter((job) => job.state === 'failed').length;
     const runS = [...jobs.values()].filter((job) => job.startedAt && job.finishedAt).map((job) => (Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000);
     const gatewayPeak = await peakRssMiB(gateway.child.pid!);
-    const workerPeak = await peakRssMiB(worker.child.pid!);
+    const workerPeak = await peakRssMiB(worker!.child.pid!);
     const rows = {
       files,
       audioS: files * durationS,
@@ -123,19 +98,7 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
       `| ${files} | ${rows.audioS.toFixed(0)} s | ${concurrency} | ${wallS.toFixed(1)} s | ${rows.audioSecondsPerSecond.toFixed(2)} audio-s/s | ${submittedS.toFixed(2)} s | ${rows.meanJobRunS.toFixed(1)} s | ${gatewayPeak.toFixed(0)} MiB | ${workerPeak.toFixed(0)} MiB | ${failed} |`,
     ].join('\n').replace('all 20 submitted', `all ${files} submitted`);
     return { table, rows };
-  } catch (error) {
-    // The services' own account of what went wrong is the useful part of a failed run.
-    const logged = started.flatMap((s) => s.output().split('\n').filter((line) => line.includes('"level":"error"'))).slice(0, 5);
-    if (logged.length) log(logged.join('\n'));
-    throw error;
-  } finally {
-    for (const { child } of started.reverse()) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-    }
-    await database.drop();
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
