@@ -20,6 +20,7 @@ import {
   TranscriptionProbeDocument,
   TranscriptionsDocument,
   UpdateTranscriptionDocument,
+  UploadRecordingDocument,
 } from '../../src/generated/graphql.js';
 import { refuseNulCharacters } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
@@ -28,7 +29,7 @@ import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { shareLinkSchema } from './share-links.js';
 
 /** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
@@ -141,6 +142,11 @@ const createFromLinkSchema: JsonSchema = {
 
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription in this account.' };
 
+/** A recording upload's options: CreateTranscription without `shareLink`. */
+const { shareLink: _shareLink, ...uploadOptionsProperties } = createOptionsProperties;
+const uploadOptionsSchema: JsonSchema = { type: 'object', additionalProperties: false, properties: uploadOptionsProperties };
+const uploadFromLinkSchema: JsonSchema = { ...createFromLinkSchema, properties: { ...uploadOptionsProperties, url: (createFromLinkSchema.properties as Record<string, JsonSchema>).url } };
+
 /** The `options` part: JSON, checked as soon as it arrives so a bad one is refused before the file is read. */
 function parseOptionsPart(value: string): unknown {
   let options: unknown;
@@ -158,14 +164,14 @@ function parseOptionsPart(value: string): unknown {
  * streamed into storage as it arrives; the Idempotency-Key is claimed once the whole body is read, with a
  * fingerprint of the options and of the file's bytes.
  */
-async function createFromMultipart(req: Request, res: Response, ctx: Context, actor: { accountId: string; principalId: string }): Promise<TranscriptionView | null> {
+async function createFromMultipart(req: Request, res: Response, ctx: Context, actor: { accountId: string; principalId: string }, target: CreateTarget): Promise<TranscriptionView | null> {
   const service = ctx.services.transcriptions;
   const body = await readMultipart(req, {
     fields: ['options'],
     // Checked as if a file followed, unless the options name a link (a multipart body may carry only options).
     onField: (_name, value) => {
       const options = parseOptionsPart(value);
-      parseCreateOptions(options, !(options && typeof options === 'object' && 'url' in options && options.url));
+      parseCreateOptions(options, !(options && typeof options === 'object' && 'url' in options && options.url), target.into);
     },
     file: 'file',
     onFile: (stream, info) => service.stageUpload({ stream, ...info }),
@@ -183,7 +189,53 @@ async function createFromMultipart(req: Request, res: Response, ctx: Context, ac
     if (upload) await service.discardUpload(upload);
     throw error;
   }
-  return service.create(actor, options, upload);
+  return target.into === 'recording' ? service.uploadRecording(actor, target.transcriptionId, options, upload) : service.create(actor, options, upload);
+}
+
+/** What a create body makes: a new transcription, or a recording uploaded into a live one. */
+type CreateTarget = { into: 'transcription' } | { into: 'recording'; transcriptionId: string };
+
+/**
+ * The handler of both create routes: a file (`multipart/form-data`, streamed to storage as it arrives) or a link
+ * (JSON, which runs the typed GraphQL operation). Answers 201 with the transcription.
+ */
+function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['handler'] {
+  return async (req, res, ctx, run) => {
+    const identity = requireScope(ctx, 'write');
+    const actor = { accountId: identity.account.id, principalId: identity.principal.id };
+    const target = targetOf(req);
+    let created: TranscriptionView | null;
+    if (req.is('multipart/form-data')) {
+      const declared = Number(req.get('content-length') ?? NaN);
+      if (Number.isFinite(declared) && declared > ctx.config.limits.maxUploadBytes + MULTIPART_SLACK_BYTES) {
+        // Refused before reading: the client stops sending, and nothing was stored.
+        res.setHeader('Connection', 'close');
+        throw new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${ctx.config.limits.maxUploadBytes} bytes).`, { details: { field: 'file', limit: ctx.config.limits.maxUploadBytes } });
+      }
+      try {
+        created = await createFromMultipart(req, res, ctx, actor, target);
+      } catch (error) {
+        // The rest of a refused upload is not read: close the connection after the answer.
+        res.setHeader('Connection', 'close');
+        throw error;
+      }
+    } else if (req.is('application/json')) {
+      // Parser errors go on as they are: the envelope maps them (bad JSON 400, too large 413, bad charset 415).
+      await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+      // The link form runs the typed mutation (CreateTranscriptionInput, shared with GraphQL); the service's
+      // parser runs on the raw body first so a bad field is refused by name, not by coercion.
+      parseCreateOptions(req.body, false, target.into);
+      const fingerprint = fingerprintOf([requestLine(req), canonicalJson(req.body)]);
+      if (await holdIdempotencyKey(ctx.services.idempotency, req, res, fingerprint)) return;
+      const options = req.body as CreateTranscriptionInput;
+      created = (target.into === 'recording'
+        ? (await run(UploadRecordingDocument, { transcriptionId: target.transcriptionId, options })).uploadRecording
+        : (await run(CreateTranscriptionDocument, { options })).createTranscription) as TranscriptionView;
+    } else {
+      throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
+    }
+    if (created) res.status(201).json(created);
+  };
 }
 
 /** The JSON body of a link transcription: parsed like every other route's, its errors answered by the envelope. */
@@ -211,38 +263,32 @@ export const transcriptionRoutes: RouteEntry[] = [
       { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
       { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },
     ],
-    handler: async (req, res, ctx, run) => {
-      const identity = requireScope(ctx, 'write');
-      const actor = { accountId: identity.account.id, principalId: identity.principal.id };
-      let created: TranscriptionView | null;
-      if (req.is('multipart/form-data')) {
-        const declared = Number(req.get('content-length') ?? NaN);
-        if (Number.isFinite(declared) && declared > ctx.config.limits.maxUploadBytes + MULTIPART_SLACK_BYTES) {
-          // Refused before reading: the client stops sending, and nothing was stored.
-          res.setHeader('Connection', 'close');
-          throw new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${ctx.config.limits.maxUploadBytes} bytes).`, { details: { field: 'file', limit: ctx.config.limits.maxUploadBytes } });
-        }
-        try {
-          created = await createFromMultipart(req, res, ctx, actor);
-        } catch (error) {
-          // The rest of a refused upload is not read: close the connection after the answer.
-          res.setHeader('Connection', 'close');
-          throw error;
-        }
-      } else if (req.is('application/json')) {
-        // Parser errors go on as they are: the envelope maps them (bad JSON 400, too large 413, bad charset 415).
-        await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-        // The link form is the CreateTranscription mutation (typed CreateTranscriptionInput, shared with GraphQL);
-        // the service's parser runs on the raw body first so a bad field is refused by name, not by coercion.
-        parseCreateOptions(req.body, false);
-        const fingerprint = fingerprintOf([requestLine(req), canonicalJson(req.body)]);
-        if (await holdIdempotencyKey(ctx.services.idempotency, req, res, fingerprint)) return;
-        created = (await run(CreateTranscriptionDocument, { options: req.body as CreateTranscriptionInput })).createTranscription as TranscriptionView;
-      } else {
-        throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
-      }
-      if (created) res.status(201).json(created);
+    handler: createHandler(() => ({ into: 'transcription' })),
+  },
+  {
+    method: 'post', path: '/v1/transcriptions/{id}/recordings/upload', operationId: 'uploadRecording', tags: ['recordings'],
+    summary: 'A file or link recording inside a live transcription, with no live phase: transcribed at full speed as a file job. Answers 201 with the transcription.',
+    description: 'The body is that of `POST /v1/transcriptions` (multipart with `file` and an optional `options` part, or JSON with `url`) without `shareLink`: the transcription and its links exist. `settings` apply to this recording, over the transcription\'s. The answer\'s `job.recordingId` (and `recordingId`) name the new recording; `GET /v1/transcriptions/{id}/recordings` lists it with the live ones (`kind: file`).',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    idempotent: true,
+    ownBody: true,
+    request: {
+      contentType: 'multipart/form-data',
+      required: true,
+      description: 'As `POST /v1/transcriptions`, without `shareLink`.',
+      schema: { type: 'object', properties: { options: uploadOptionsSchema, file: { type: 'string', format: 'binary' } } },
+      alternatives: [{ contentType: 'application/json', schema: uploadFromLinkSchema }],
     },
+    response: { status: 201, description: 'The transcription; `job.recordingId` names the new recording.', schema: transcriptionSchema },
+    errors: [
+      notFound,
+      { status: 400, code: 'invalid_options', description: 'A field is invalid, as for `POST /v1/transcriptions` (`shareLink` is not a field here); `details.field` names it.' },
+      { status: 400, code: 'invalid_audio', description: 'The file is not audio or video with an audio stream.' },
+      { status: 409, code: 'invalid_state', description: 'A file or link transcription (it has its one recording), or an archived one.' },
+      { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
+      { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },
+    ],
+    handler: createHandler((req) => ({ into: 'recording', transcriptionId: String(req.params.id) })),
   },
   graphqlRoute({
     method: 'post', path: '/v1/transcriptions/live', operationId: 'createLiveTranscription', tags: ['transcriptions'],

@@ -30,6 +30,7 @@ import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } fr
 import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
 import { CAPTURE_FILE, capturedSeconds, makeMaster, mediaPath } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
+import { lockTranscription } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -364,13 +365,6 @@ function takeoverDetails(recording: { id: string; state: string }) {
 async function openSpan(tx: Tx, recordingId: string, reason: string, wallStart: number, mediaStart: number): Promise<void> {
   const idx = await tx.captureSpan.count({ where: { recordingId } });
   await tx.captureSpan.create({ data: { id: newId('spn'), recordingId, idx, wallStart, mediaStart, reason } });
-}
-
-/** The transcription's row, locked for this transaction (starts serialise on it); 404 for another account's. */
-async function lockTranscription(tx: Tx, accountId: string, transcriptionId: string) {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Transcription" WHERE id = ${transcriptionId} AND "accountId" = ${accountId} FOR UPDATE`;
-  if (rows.length === 0) throw errors.notFound('The transcription');
-  return tx.transcription.findUniqueOrThrow({ where: { id: transcriptionId } });
 }
 
 /** The recording's row, locked for this transaction (moves serialise on it); 404 for another account's. */

@@ -185,6 +185,13 @@ async function* readChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<U
   parseValue: (value: unknown) => value,
 });
 
+/** A GraphQL multipart `file` argument as the service takes an upload (a stream, its name and type). */
+function uploadOf(value: unknown) {
+  const file = value as UploadedFileValue | null | undefined;
+  if (file && typeof file.stream !== 'function') throw errors.invalidOptions('file must be sent as a multipart upload.', { field: 'file' });
+  return file ? { stream: Readable.from(readChunks(file.stream())), fileName: file.name || null, mimeType: file.type || null } : null;
+}
+
 builder.mutationFields((t) => ({
   createTranscription: t.field({
     type: TranscriptionType,
@@ -194,14 +201,19 @@ builder.mutationFields((t) => ({
       options: t.arg({ type: CreateTranscriptionInput }),
       file: t.arg({ type: 'Upload' as never }),
     },
-    resolve: (_root, args, ctx) => {
-      const file = args.file as unknown as UploadedFileValue | null | undefined;
-      if (file && typeof file.stream !== 'function') throw errors.invalidOptions('file must be sent as a multipart upload.', { field: 'file' });
-      const upload = file
-        ? { stream: Readable.from(readChunks(file.stream())), fileName: file.name || null, mimeType: file.type || null }
-        : null;
-      return ctx.services.transcriptions.create({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.options ?? {}, upload);
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.create({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.options ?? {}, uploadOf(args.file)),
+  }),
+  uploadRecording: t.field({
+    type: TranscriptionType,
+    description: 'A file (`file`) or link (`options.url`) recording inside a live transcription, with no live phase: transcribed at full speed as a file job. `options` holds the CreateTranscription fields but `shareLink`; its `settings` apply to this recording. Answers the transcription; `job.recordingId` names the new recording.',
+    authScopes: { write: true },
+    args: {
+      transcriptionId: t.arg.id({ required: true }),
+      options: t.arg({ type: CreateTranscriptionInput }),
+      file: t.arg({ type: 'Upload' as never }),
     },
+    resolve: (_root, args, ctx) =>
+      ctx.services.transcriptions.uploadRecording({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, String(args.transcriptionId), args.options ?? {}, uploadOf(args.file)),
   }),
   createLiveTranscription: t.field({
     type: TranscriptionType,

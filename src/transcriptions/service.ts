@@ -21,7 +21,7 @@ import { ACCEPTED_SPEAKER_LABELS, type CapabilitiesService } from '../meta/servi
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
-import { inTransaction } from '../recordings/events.js';
+import { inTransaction, type Tx } from '../recordings/events.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
 import { recordingMediaDir } from '../recordings/media.js';
 import { recordingView, type RecordingView } from '../recordings/service.js';
@@ -160,12 +160,17 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
   return out;
 }
 
-/** CreateTranscription (no extra properties). `hasFile` tells whether the body came with a `file` part. */
-export function parseCreateOptions(body: unknown, hasFile: boolean): CreateTranscriptionOptions {
+/**
+ * CreateTranscription (no extra properties). `hasFile` tells whether the body came with a `file` part. A recording
+ * uploaded into a live transcription (`into: 'recording'`) takes the same fields but `shareLink` (the transcription
+ * and its links exist already).
+ */
+export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'transcription' | 'recording' = 'transcription'): CreateTranscriptionOptions {
   const input = body === undefined || body === null ? {} : body;
   if (!isObject(input)) throw errors.invalidOptions('options must be a JSON object.', { field: 'options' });
+  const fields: readonly string[] = into === 'transcription' ? CREATE_FIELDS : CREATE_FIELDS.filter((field) => field !== 'shareLink');
   for (const key of Object.keys(input)) {
-    if (!(CREATE_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a field of CreateTranscription.`, { field: key });
+    if (!fields.includes(key)) throw errors.invalidOptions(`${key} is not a field of ${into === 'transcription' ? 'CreateTranscription' : 'a recording upload'}.`, { field: key });
   }
   const url = input.url === undefined || input.url === null ? null : input.url;
   if (url !== null && typeof url !== 'string') throw errors.invalidOptions('url must be a string or null.', { field: 'url' });
@@ -191,6 +196,24 @@ export function parseCreateOptions(body: unknown, hasFile: boolean): CreateTrans
     durationS: optionalNumber(input, 'durationS'),
     shareLink: input.shareLink !== false,
   };
+}
+
+/** Settings as stored: a null in a create body means "no value", so nothing is kept for it. */
+function storedSettings(settings: TranscriptionSettings): Prisma.InputJsonValue {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue;
+}
+
+/** The transcription's row, locked for this transaction (recordings added to it serialise on it); 404 for another account's. */
+export async function lockTranscription(tx: Tx, accountId: string, transcriptionId: string) {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Transcription" WHERE id = ${transcriptionId} AND "accountId" = ${accountId} FOR UPDATE`;
+  if (rows.length === 0) throw errors.notFound('The transcription');
+  return tx.transcription.findUniqueOrThrow({ where: { id: transcriptionId } });
+}
+
+/** Only a live, active transcription takes uploaded recordings (a file or link one has its one recording). */
+function refuseRecordingUpload(transcription: { kind: string; lifecycle: string }): void {
+  if (transcription.kind !== 'live') throw errors.invalidState('Only a live transcription takes uploaded recordings; a file or link transcription has its one recording already.', { kind: transcription.kind });
+  if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
 }
 
 /** CreateLiveTranscription (no extra properties): `name` required, `settings`, `source` (default mic), `broadcasts`. */
@@ -317,16 +340,73 @@ export class TranscriptionsService {
    * with the size cap applied while it arrives and checked to be audio; on any refusal nothing is kept.
    */
   async create(actor: { accountId: string; principalId: string }, rawOptions: unknown, upload: UploadedFile | StagedUpload | null): Promise<TranscriptionView> {
-    let options: CreateTranscriptionOptions;
+    const options = await this.parseOrDiscard(upload, () => parseCreateOptions(rawOptions, upload !== null));
+    const transcriptionId = newId('trn');
+    await this.addFileRecording(actor, options, upload, async (tx, name) => {
+      await tx.transcription.create({
+        data: {
+          id: transcriptionId,
+          accountId: actor.accountId,
+          ownerPrincipalId: actor.principalId,
+          kind: options.url ? 'link' : 'file',
+          name,
+          // A null in the create body means "no value": nothing to store.
+          settings: storedSettings(options.settings),
+          sourceUrl: options.url,
+        },
+      });
+      if (options.shareLink) {
+        await tx.shareLink.create({
+          data: { id: newId('shl'), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true },
+        });
+      }
+      return { transcriptionId, recordingSettings: {} };
+    });
+    return this.get(actor.accountId, transcriptionId);
+  }
+
+  /**
+   * `POST /v1/transcriptions/{id}/recordings/upload`: a file or link recording inside a live transcription, with no
+   * live phase: the file-job path transcribes it at full speed. Its `settings` apply to this recording only (over the
+   * transcription's). Refused: another account's transcription (404), a file or link one or an archived one (409).
+   */
+  async uploadRecording(actor: { accountId: string; principalId: string }, transcriptionId: string, rawOptions: unknown, upload: UploadedFile | StagedUpload | null): Promise<TranscriptionView> {
+    const options = await this.parseOrDiscard(upload, async () => {
+      const parsed = parseCreateOptions(rawOptions, upload !== null, 'recording');
+      // Refused before the upload is probed; checked again under the row's lock below.
+      refuseRecordingUpload(await this.owned(actor.accountId, transcriptionId));
+      return parsed;
+    });
+    await this.addFileRecording(actor, options, upload, async (tx) => {
+      refuseRecordingUpload(await lockTranscription(tx, actor.accountId, transcriptionId));
+      return { transcriptionId, recordingSettings: storedSettings(options.settings) };
+    });
+    return this.get(actor.accountId, transcriptionId);
+  }
+
+  /** Parses a create body; a refused one removes the upload already staged for it. */
+  private async parseOrDiscard(upload: UploadedFile | StagedUpload | null, parse: () => CreateTranscriptionOptions | Promise<CreateTranscriptionOptions>): Promise<CreateTranscriptionOptions> {
     try {
-      options = parseCreateOptions(rawOptions, upload !== null);
+      const options = await parse();
       await this.checkSpokenLanguage(options.settings);
+      return options;
     } catch (error) {
       if (upload && isStaged(upload)) await this.discardUpload(upload);
       throw error;
     }
+  }
+
+  /**
+   * A file or link recording and its job, in the transcription `owner` makes or names (inside the same
+   * transaction). The upload is checked to be audio first; on any refusal nothing is kept.
+   */
+  private async addFileRecording(
+    actor: { accountId: string },
+    options: CreateTranscriptionOptions,
+    upload: UploadedFile | StagedUpload | null,
+    owner: (tx: Tx, name: string) => Promise<{ transcriptionId: string; recordingSettings: Prisma.InputJsonValue }>,
+  ): Promise<void> {
     const file = upload && !isStaged(upload) ? await this.stageUpload(upload) : upload;
-    const transcriptionId = newId('trn');
     const recordingId = file?.recordingId ?? newId('rec');
     const jobId = newId('job');
     const dir = this.mediaDir(recordingId);
@@ -341,18 +421,7 @@ export class TranscriptionsService {
     const initialState = options.url ? 'fetching' : options.crop ? 'cropping' : 'queued';
     try {
       await inTransaction(this.deps, recordingId, async (tx) => {
-        await tx.transcription.create({
-          data: {
-            id: transcriptionId,
-            accountId: actor.accountId,
-            ownerPrincipalId: actor.principalId,
-            kind: options.url ? 'link' : 'file',
-            name,
-            // A null in the create body means "no value": nothing to store.
-            settings: Object.fromEntries(Object.entries(options.settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue,
-            sourceUrl: options.url,
-          },
-        });
+        const { transcriptionId, recordingSettings } = await owner(tx, name);
         await tx.recording.create({
           data: {
             id: recordingId,
@@ -360,6 +429,7 @@ export class TranscriptionsService {
             accountId: actor.accountId,
             state: 'processing',
             name,
+            settings: recordingSettings,
             durationS: stored?.durationS ?? options.durationS,
             sourcePath: stored ? path.join(recordingId, 'source') : null,
             sourceMime: file?.mimeType ?? null,
@@ -367,11 +437,6 @@ export class TranscriptionsService {
           },
         });
         const { job, frame } = await createJob(tx, { id: jobId, recordingId, accountId: actor.accountId, state: initialState, sourceUrl: options.url, ...window });
-        if (options.shareLink) {
-          await tx.shareLink.create({
-            data: { id: newId('shl'), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true },
-          });
-        }
         return { result: job, frames: [frame] };
       });
     } catch (error) {
@@ -385,7 +450,6 @@ export class TranscriptionsService {
     } catch (error) {
       this.logger.warn({ jobId, error: String(error) }, 'handing a new job to the queue failed; the sweeper will');
     }
-    return this.get(actor.accountId, transcriptionId);
   }
 
   /**
@@ -413,7 +477,7 @@ export class TranscriptionsService {
         ownerPrincipalId: actor.principalId,
         kind: 'live',
         name: options.name,
-        settings: Object.fromEntries(Object.entries(options.settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue,
+        settings: storedSettings(options.settings),
         source: options.source as Prisma.InputJsonValue,
         broadcastIds: options.broadcasts,
       },

@@ -6,7 +6,7 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
-import { json, upload } from '../helpers/http.js';
+import { expectInvalidOption, json, upload, uploadForm, goForward, waitForJob } from '../helpers/http.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -411,4 +411,72 @@ describe('a running capture', () => {
     const stranger = await server.request(`/v1/recordings/${id}/settings`, { method: 'PATCH', auth: key, headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(stranger.status).toBe(404);
   }, 300_000);
+});
+
+describe('recordings uploaded into a live transcription', () => {
+  const uploadInto = (transcriptionId: string, options?: Record<string, unknown>, auth?: string) =>
+    server.request(`/v1/transcriptions/${transcriptionId}/recordings/upload`, { method: 'POST', body: uploadForm(goForward, options), auth });
+
+  it('are transcribed at full speed by the file-job path and listed with the live recordings', async () => {
+    const live = await createLive({ name: 'Meeting with a take from a phone', settings: { spokenLanguage: 'en' } });
+    const grant = await startRecording(live.id);
+    // An upload is not a second device: it is taken while a live recording is open.
+    const response = await uploadInto(live.id, { name: 'Phone take', settings: { speakerLabels: 'off' } });
+    const created = await json(response);
+    expect(response.status, JSON.stringify(created)).toBe(201);
+    expect(created).toMatchObject({ id: live.id, kind: 'live', job: { state: expect.stringMatching(/queued|transcribing|done/) } });
+    const recordingId = created.job.recordingId as string;
+    expect(recordingId).not.toBe(grant.recording.id);
+    expect(created.recordingId).toBe(recordingId);
+    await waitForJob(server, recordingId, ['done'], 180_000);
+    const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+    expect(normalise(transcript.segments.map((s: { text: string }) => s.text).join(' '))).toMatch(GO_FORWARD_TEXT);
+    expect(transcript.segments[0].decoder).toBe('accuracy');
+    const uploaded = await recording(recordingId);
+    expect(uploaded).toMatchObject({ kind: 'file', state: 'finalized', name: 'Phone take', transcriptionId: live.id, settings: { speakerLabels: 'off' } });
+    const listed = await json(await server.request(`/v1/transcriptions/${live.id}/recordings`));
+    expect(listed.recordings.map((r: { id: string; kind: string }) => [r.id, r.kind])).toEqual([[recordingId, 'file'], [grant.recording.id, 'live']]);
+    // The live recording goes on beside it.
+    expect(await recording(grant.recording.id)).toMatchObject({ state: 'live' });
+  }, 240_000);
+
+  it('refuse what a file transcription would, shareLink, file and archived transcriptions, and other accounts', async () => {
+    const live = await createLive({ name: 'Refusals' });
+    await expectInvalidOption(await uploadInto(live.id, { shareLink: true }), 'shareLink');
+    await expectInvalidOption(await uploadInto(live.id, { startS: 5, crop: true }), 'startS');
+    await expectInvalidOption(await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, { url: 'http://127.0.0.1:1/a.wav' }), 'url');
+    await expectInvalidOption(await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, { url: 'https://example.com/a.wav', shareLink: false }), 'shareLink');
+    const notAudio = await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, { method: 'POST', body: uploadForm(Buffer.from('not audio at all'), undefined, 'a.txt') });
+    expect(notAudio.status).toBe(400);
+    expect((await notAudio.json()).code).toBe('invalid_audio');
+
+    const file = await json(await upload(server, { name: 'a file' }));
+    const onFile = await uploadInto(file.id);
+    expect(onFile.status).toBe(409);
+    expect((await onFile.json()).code).toBe('invalid_state');
+    const archived = await createLive({ name: 'Archived uploads' });
+    await server.postJson(`/v1/transcriptions/${archived.id}/archive`, {});
+    const onArchived = await uploadInto(archived.id);
+    expect(onArchived.status).toBe(409);
+    expect((await onArchived.json()).code).toBe('invalid_state');
+
+    const accountId = await server.createAccount('Upload stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    for (const response of [await uploadInto(live.id, undefined, key), await uploadInto('trn_missing')]) {
+      expect(response.status).toBe(404);
+      expect((await response.json()).code).toBe('not_found');
+    }
+    // Nothing refused was kept: the transcription has no recording.
+    expect((await json(await server.request(`/v1/transcriptions/${live.id}/recordings`))).recordings).toEqual([]);
+  }, 120_000);
+
+  it('through GraphQL (a link)', async () => {
+    const live = await createLive({ name: 'GraphQL upload' });
+    const response = await server.graphql('mutation($id: ID!, $options: CreateTranscriptionInput) { uploadRecording(transcriptionId: $id, options: $options) { id job { recordingId state } } }', {
+      id: live.id,
+      options: { url: 'http://10.0.0.1/a.wav' },
+    });
+    const body = await response.json();
+    expect(body.errors[0].extensions).toMatchObject({ code: 'invalid_options' });
+  });
 });
