@@ -1,21 +1,13 @@
 /** Redis for the start command: a child redis-server when nothing answers, or one clear line saying what to do. */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { ensureRedis, redisAnswers, RedisUnavailableError } from '../../src/core/redis-server.js';
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+import { freePort } from '../helpers/processes.js';
 
 describe('Redis for npm start', () => {
   it('starts redis-server with its files in DATA_DIR when nothing answers', async () => {

@@ -1,11 +1,13 @@
 /**
  * A process entry point (`src/entry/main.ts`, `src/entry/worker-main.ts`) as its own OS process, for tests and
  * benchmarks that need more than one gateway or worker: resolves once its output matches `ready`, rejects with
- * that output if it exits or does not get there in time.
+ * that output if it exits or does not get there in time (then it is killed). `freePort()` finds a port for a server
+ * the test starts itself (a redis-server).
  *
  *   const worker = await startEntryProcess('src/entry/worker-main.ts', env, /worker started/);
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { REPO_ROOT } from '../../src/core/db/migrate.js';
 
 export interface EntryProcess {
@@ -21,7 +23,11 @@ export function startEntryProcess(entry: string, env: Record<string, string>, re
   const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${output}`)), timeoutMs);
+    // Not started in time: killed, so a test that gives up on it leaves no process behind.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} did not start:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const found = ready.exec(output);
@@ -37,4 +43,13 @@ export function startEntryProcess(entry: string, env: Record<string, string>, re
       reject(new Error(`${entry} exited ${code}:\n${output}`));
     });
   });
+}
+
+/** A TCP port nothing listens on right now (127.0.0.1). */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

@@ -1,0 +1,385 @@
+/**
+ * Live recordings are durable across processes (issue "Live transcriptions and recordings"), with real gateway
+ * processes (`src/entry/main.ts`, each its own OS process) on one PostgreSQL database and one Redis:
+ *
+ * - a recording started on gateway A and moved through gateway B: the control reaches A's publisher over Redis and
+ *   B's events socket hears `recording.started` and every `recording.state`;
+ * - gateway A killed (SIGKILL) mid-recording: the publisher re-attaches through gateway B and the stored transcript
+ *   goes on with gapless `seq`, nothing committed before the kill lost;
+ * - the Redis server restarted mid-recording: the publisher's session goes on, every commit it was sent is stored,
+ *   and pause controls and events work again once Redis is back.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { RealtimeConnection, streamFile, type CommittedSegment } from '../../src/realtime/client.js';
+import { redisAnswers } from '../../src/core/redis-server.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { json } from '../helpers/http.js';
+import { freePort, startEntryProcess } from '../helpers/processes.js';
+import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
+import { deleteRedisKeys } from '../helpers/server.js';
+
+const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const apiKey = `sg_live_${crypto.randomBytes(6).toString('hex')}_${crypto.randomBytes(18).toString('base64url')}`;
+const redisPrefix = `sgtest:${crypto.randomBytes(5).toString('hex')}:`;
+
+/** Everything started here, stopped in afterAll whatever happened. */
+const children: ChildProcess[] = [];
+const tempDirs: string[] = [];
+let database: TestDatabase | undefined;
+// Belt and braces: a fork that dies without its afterAll still takes its gateways and redis-server with it.
+process.once('exit', () => { for (const child of children) if (child.exitCode === null) child.kill('SIGKILL'); });
+
+interface Gateway {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+}
+
+let a: Gateway;
+let b: Gateway;
+let sharedDataDir: string;
+
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/**
+ * `npm start` as its own process on this file's database; `env` names its Redis and media folder. No workers (no
+ * finalize runs here), no child redis-server, the same API key (BOOTSTRAP_API_KEY) and grant secret everywhere.
+ */
+async function startGateway(env: Record<string, string>): Promise<Gateway> {
+  const started = await startEntryProcess('src/entry/main.ts', {
+    PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database!.url, REDIS_URL: SHARED_REDIS, REDIS_PREFIX: redisPrefix,
+    RUN_WORKERS: 'false', START_REDIS: 'false', BOOTSTRAP_API_KEY: apiKey, REALTIME_SECRET: 'durability-suite-secret-0123456789abcdef',
+    REALTIME_ENGINE_THREADS: '1', LOG_LEVEL: 'warn', ...env,
+  }, /REST API:\s+(http:\/\/\S+)\/v1/, 240_000);
+  children.push(started.child);
+  return { child: started.child, url: started.match!, output: started.output };
+}
+
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  // One media folder for both gateways, as a deployment shares it: the capture audio is the recording's time line.
+  sharedDataDir = await tempDir('sg-durable-');
+  const started = await Promise.allSettled([startGateway({ DATA_DIR: sharedDataDir }), startGateway({ DATA_DIR: sharedDataDir })]);
+  const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  [a, b] = started.map((result) => (result as PromiseFulfilledResult<Gateway>).value) as [Gateway, Gateway];
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all(children.map((child) => stopChild(child)));
+  await database?.drop();
+  for (const dir of tempDirs) await fs.rm(dir, { recursive: true, force: true });
+  await deleteRedisKeys(SHARED_REDIS, redisPrefix);
+}, 120_000);
+
+// ---- the public interface, on a given gateway ------------------------------------------------------------------
+
+function call(gateway: Gateway, pathname: string, method = 'GET'): Promise<Response> {
+  const init: RequestInit = { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } };
+  return fetch(`${gateway.url}${pathname}`, method === 'GET' ? init : { ...init, body: '{}' });
+}
+
+async function expectStatus(response: Response, status: number) {
+  const body = await json(response);
+  expect(response.status, JSON.stringify(body)).toBe(status);
+  return body;
+}
+
+interface Grant { streamUrl: string; recording: { id: string } }
+
+/** A live English transcription, created through `gateway`: its id. */
+async function createLive(gateway: Gateway, name: string): Promise<string> {
+  const created = await fetch(`${gateway.url}/v1/transcriptions/live`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, settings: { spokenLanguage: 'en' } }),
+  });
+  return (await expectStatus(created, 201)).id as string;
+}
+
+/** A live transcription and a recording of it, started on `gateway`: the recording id and its grant. */
+async function startLiveRecording(gateway: Gateway, name: string): Promise<{ transcriptionId: string; recordingId: string; grant: Grant }> {
+  const transcriptionId = await createLive(gateway, name);
+  return { transcriptionId, ...(await startOn(gateway, transcriptionId)) };
+}
+
+async function startOn(gateway: Gateway, transcriptionId: string): Promise<{ recordingId: string; grant: Grant }> {
+  const grant = (await expectStatus(await call(gateway, `/v1/transcriptions/${transcriptionId}/recordings`, 'POST'), 201)) as Grant;
+  return { recordingId: grant.recording.id, grant };
+}
+
+const move = async (gateway: Gateway, recordingId: string, action: 'pause' | 'resume' | 'stop') =>
+  expectStatus(await call(gateway, `/v1/recordings/${recordingId}/${action}`, 'POST'), 200);
+
+const storedTranscript = async (gateway: Gateway, recordingId: string) =>
+  (await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/transcript`), 200)) as { segments: CommittedSegment[]; lastSeq: number };
+
+/** `WS /v1/transcriptions/{id}/events` on `gateway` (API key in Authorization); resolves after `events.ready`. */
+async function eventsSocket(gateway: Gateway, transcriptionId: string): Promise<{ socket: WebSocket; frames: Array<Record<string, unknown>> }> {
+  const socket = new WebSocket(`${gateway.url.replace(/^http/, 'ws')}/v1/transcriptions/${transcriptionId}/events`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const frames: Array<Record<string, unknown>> = [];
+  socket.on('message', (data) => frames.push(JSON.parse(data.toString())));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('message', () => resolve());
+    socket.once('error', reject);
+    socket.once('unexpected-response', (_req, res) => reject(new Error(`events socket refused: ${res.statusCode}`)));
+  });
+  expect(frames[0]).toMatchObject({ type: 'events.ready', transcriptionId });
+  return { socket, frames };
+}
+
+// ---- waiting without fixed sleeps ------------------------------------------------------------------------------
+
+/** Polls `probe` until it answers something other than undefined/false; past the deadline fails naming `what`. */
+async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 90_000, context = () => ''): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined && found !== false) return found;
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs / 1000} s for ${what}${context() ? `\n${context()}` : ''}`);
+    await sleep(100);
+  }
+}
+
+/** The publisher's `recording.state` frame for `state` (the n-th one, counting from 1). */
+const publisherState = (publisher: RealtimeConnection, state: string, nth = 1) =>
+  publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state' && (frame as { state?: string }).state === state)[nth - 1]?.frame;
+
+/** The tail of a gateway's output, for a failure message. */
+const tail = (gateway: Gateway) => () => `gateway output:\n${gateway.output().slice(-4000)}`;
+
+/**
+ * A publisher speaking the lecture at real time on its socket (200 ms chunks) until stopped or the file ends: a
+ * recording that goes on while the test kills things around it.
+ */
+function speak(publisher: RealtimeConnection, chunks: Float32Array[]): { stop(): void; finished: Promise<void> } {
+  let stopped = false;
+  const finished = (async () => {
+    for (const chunk of chunks) {
+      if (stopped || publisher.ws.readyState !== WebSocket.OPEN) return;
+      publisher.sendPcm(chunk);
+      await sleep(200);
+    }
+  })();
+  return { stop: () => { stopped = true; }, finished };
+}
+
+/** A publisher on `grant`, ready (the engine may be loading on a busy machine: a generous deadline of silence). */
+async function publisherOn(grant: Grant): Promise<RealtimeConnection> {
+  const publisher = new RealtimeConnection(grant.streamUrl);
+  await publisher.ready(180);
+  return publisher;
+}
+
+/** Every commit a publisher was sent is stored with the same seq, text and times. */
+function expectStored(stored: CommittedSegment[], sent: CommittedSegment[]): void {
+  const bySeq = new Map(stored.map((segment) => [segment.seq, segment]));
+  for (const segment of sent) {
+    expect(bySeq.get(segment.seq), `seq ${segment.seq} is stored`).toMatchObject({ seq: segment.seq, text: segment.text, start: segment.start, end: segment.end });
+  }
+}
+
+/**
+ * Stops the (paused) recording through `gateway`: the stop ends the publisher's session wherever its socket is
+ * (`session.done`, no error), and the stored transcript, read through `gateway`, is exactly what it was sent.
+ */
+async function stopAndReadBack(gateway: Gateway, recordingId: string, publisher: RealtimeConnection) {
+  expect(await move(gateway, recordingId, 'stop')).toMatchObject({ state: 'ended' });
+  const result = await publisher.closed;
+  expect(result.errors).toEqual([]);
+  expect(result.done?.reason).toBe('eof');
+  expectGapless(result.commits);
+  const transcript = await storedTranscript(gateway, recordingId);
+  expectGapless(transcript.segments);
+  expect(transcript.segments.map((s) => [s.seq, s.text, s.start, s.end])).toEqual(result.commits.map((s) => [s.seq, s.text, s.start, s.end]));
+  return transcript;
+}
+
+// ---- the tests ---------------------------------------------------------------------------------------------------
+
+describe('live recordings across gateway processes', () => {
+  it('a recording started on A is moved through B: the controls reach A\'s publisher over Redis, B\'s events socket hears it all', async () => {
+    const lecture = await fileChunks(LECTURE);
+    const transcriptionId = await createLive(b, 'Two gateways');
+    const events = await eventsSocket(b, transcriptionId);
+
+    const { recordingId, grant } = await startOn(a, transcriptionId);
+    // The grant's socket is on the gateway that started the recording.
+    expect(new URL(grant.streamUrl).port).toBe(new URL(a.url).port);
+    const publisher = await publisherOn(grant);
+    const speaking = speak(publisher, lecture);
+    await until('a commit on A', () => publisher.result.commits.length > 0, 180_000, tail(a));
+
+    // Paused through B: A's publisher hears it (the control went through Redis), B's events socket too.
+    expect(await move(b, recordingId, 'pause')).toMatchObject({ state: 'paused' });
+    await until('recording.state paused on the publisher at A', () => publisherState(publisher, 'paused'), 60_000, tail(a));
+    await until('recording.started and recording.state paused on B\'s events socket', () =>
+      events.frames.some((frame) => frame.type === 'recording.state' && frame.state === 'paused'), 60_000, tail(b));
+    expect(events.frames.find((frame) => frame.type === 'recording.started')).toMatchObject({ recordingId, state: 'live' });
+    expect(events.frames.find((frame) => frame.type === 'recording.state')).toMatchObject({ recordingId, state: 'paused' });
+
+    // Resumed, paused and stopped through B: the publisher at A hears each, and the stop ends its session.
+    expect(await move(b, recordingId, 'resume')).toMatchObject({ state: 'live' });
+    await until('recording.state live on the publisher at A', () => publisherState(publisher, 'live'), 60_000, tail(a));
+    expect(await move(b, recordingId, 'pause')).toMatchObject({ state: 'paused' });
+    await until('a second recording.state paused on the publisher at A', () => publisherState(publisher, 'paused', 2), 60_000, tail(a));
+    speaking.stop();
+    // What A committed is read back from B, as the publisher was sent it.
+    const transcript = await stopAndReadBack(b, recordingId, publisher);
+    expect(normalise(transcript.segments.map((s) => s.text).join(' '))).toMatch(/how do i/);
+    await until('recording.state ended on B\'s events socket', () => events.frames.some((frame) => frame.state === 'ended'), 60_000, tail(b));
+    expect(events.frames.filter((frame) => frame.type === 'recording.state').map((frame) => [frame.recordingId, frame.state])).toEqual(
+      ['paused', 'live', 'paused', 'ended'].map((state) => [recordingId, state]),
+    );
+    events.socket.close();
+  }, 600_000);
+
+  it('gateway A killed mid-recording: the publisher re-attaches through B and nothing committed is lost or repeated', async () => {
+    const lecture = await fileChunks(LECTURE);
+    const { recordingId, grant } = await startLiveRecording(a, 'Killed gateway');
+    const first = await publisherOn(grant);
+    speak(first, lecture);
+    await until('a commit on A', () => first.result.commits.length > 0, 180_000, tail(a));
+    await stopChild(a.child, 'SIGKILL');
+    const beforeKill = [...first.result.commits];
+    await first.closed;
+
+    // The dead publisher's last report is fresh for up to 15 s: until then B answers 409 with how to take over, then
+    // it is taken for gone and a plain publish token is granted.
+    const reattach = await until('a publish token on B once the dead publisher is taken for gone', async () => {
+      const response = await call(b, `/v1/recordings/${recordingId}/publish-token`, 'POST');
+      const body = await json(response);
+      if (response.status === 409) {
+        expect(body).toMatchObject({ code: 'conflict', data: { details: { takeover: { recordingId, publishToken: `/v1/recordings/${recordingId}/publish-token?takeover=true` } } } });
+        await sleep(1000);
+        return undefined;
+      }
+      expect(response.status, JSON.stringify(body)).toBe(201);
+      return body as Grant;
+    }, 120_000, tail(b));
+    expect(new URL(reattach.streamUrl).port).toBe(new URL(b.url).port);
+
+    const second = await streamFile(reattach.streamUrl, GO_FORWARD, { realtime: false });
+    expect(second.errors).toEqual([]);
+    expect(second.done?.reason).toBe('eof');
+    expect(second.commits.length).toBeGreaterThan(0);
+    expect(normalise(second.commits.map((s) => s.text).join(' '))).toMatch(GO_FORWARD_TEXT);
+
+    const transcript = await storedTranscript(b, recordingId);
+    // seq 0..n, none missing, none repeated; what the first publisher was sent before the kill is all there, and
+    // the second goes on after whatever A stored before it died.
+    expectGapless(transcript.segments);
+    expectStored(transcript.segments, beforeKill);
+    expectStored(transcript.segments, second.commits);
+    expect(second.commits.map((s) => s.seq)).toEqual(second.commits.map((_s, i) => transcript.segments.length - second.commits.length + i));
+    expect(second.commits[0]!.seq).toBeGreaterThanOrEqual(beforeKill.length);
+    expect(transcript.lastSeq).toBe(transcript.segments.length - 1);
+
+    // The re-attach is an `attach` capture span, starting where A's capture audio ends: the time line goes on.
+    const recording = await expectStatus(await call(b, `/v1/recordings/${recordingId}`), 200);
+    expect(recording.state).toBe('live');
+    expect(recording.captureSpans.map((span: { reason: string }) => span.reason)).toEqual(['start', 'attach']);
+    const [start, attach] = recording.captureSpans as Array<{ mediaStart: number; mediaEnd: number | null; wallEnd: number | null }>;
+    expect(start!.mediaEnd).toBe(attach!.mediaStart);
+    expect(attach!.mediaStart).toBeGreaterThan(0);
+    const storedBeforeKill = transcript.segments.filter((s) => s.seq < second.commits[0]!.seq);
+    expect(attach!.mediaStart).toBeGreaterThanOrEqual(storedBeforeKill.at(-1)!.end - 0.5);
+    expect(second.commits[0]!.start).toBeGreaterThanOrEqual(attach!.mediaStart);
+  }, 600_000);
+});
+
+describe('a Redis restart mid-recording', () => {
+  let redisUrl: string;
+  let redisPort: number;
+  let redis: ChildProcess | undefined;
+  let redisDir: string;
+
+  /** A redis-server of this test's own on `redisPort`, nothing kept on disk; resolves once it answers. */
+  async function startRedis(): Promise<ChildProcess> {
+    const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir], { stdio: 'ignore' });
+    children.push(child);
+    await until(`redis-server on port ${redisPort}`, async () => child.exitCode === null && (await redisAnswers(redisUrl, 500)), 60_000);
+    return child;
+  }
+
+  beforeAll(async () => {
+    redisPort = await freePort();
+    redisUrl = `redis://127.0.0.1:${redisPort}`;
+    redisDir = await tempDir('sg-redis-');
+    redis = await startRedis();
+  }, 120_000);
+
+  it('loses no committed segment, keeps the publisher\'s session, and controls and events work again once Redis is back', async () => {
+    // Two minutes of speech: commits still come while Redis is down however late the first one was.
+    const lecture = await fileChunks(LECTURE);
+    lecture.push(...lecture);
+    const gateway = await startGateway({ DATA_DIR: await tempDir('sg-durable-redis-'), REDIS_URL: redisUrl });
+    const { transcriptionId, recordingId, grant } = await startLiveRecording(gateway, 'Redis restart');
+    const events = await eventsSocket(gateway, transcriptionId);
+    const publisher = await publisherOn(grant);
+    const speaking = speak(publisher, lecture);
+    await until('a commit before the restart', () => publisher.result.commits.length > 0, 180_000, tail(gateway));
+
+    await stopChild(redis!, 'SIGKILL');
+    const beforeOutage = publisher.result.commits.length;
+    // Redis is gone: the session goes on transcribing and storing (commits are PostgreSQL's), and REST still answers.
+    await until('a commit while Redis is down', () => publisher.result.commits.length > beforeOutage, 180_000, tail(gateway));
+    expect(publisher.ws.readyState).toBe(WebSocket.OPEN);
+    expect(gateway.child.exitCode, tail(gateway)()).toBeNull();
+    expect((await expectStatus(await call(gateway, `/v1/recordings/${recordingId}`), 200)).state).toBe('live');
+
+    redis = await startRedis();
+    // Back on the same port: the gateway's subscriber connects again and subscribes again to the publisher's
+    // control topic and the events socket's topic.
+    const probe = new Redis(redisUrl);
+    try {
+      const channels = [`${redisPrefix}recording:${recordingId}`, `${redisPrefix}transcription:${transcriptionId}`];
+      await until('the gateway subscribed again to its topics', async () => {
+        const counts = (await probe.pubsub('NUMSUB', ...channels)) as Array<string | number>;
+        return channels.every((_channel, i) => Number(counts[i * 2 + 1]) >= 1);
+      }, 120_000, tail(gateway));
+    } finally {
+      probe.disconnect();
+    }
+
+    expect(await move(gateway, recordingId, 'pause')).toMatchObject({ state: 'paused' });
+    await until('recording.state paused on the publisher after the restart', () => publisherState(publisher, 'paused'), 60_000, tail(gateway));
+    await until('recording.state paused on the events socket after the restart', () =>
+      events.frames.some((frame) => frame.type === 'recording.state' && frame.state === 'paused'), 60_000, tail(gateway));
+    speaking.stop();
+    // Every commit the publisher was sent, before, during and after the outage, is stored: same seq, text, times.
+    const transcript = await stopAndReadBack(gateway, recordingId, publisher);
+    const result = publisher.result;
+    const log = await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/events?limit=500`), 200);
+    expect(log.events.filter((e: { type: string }) => e.type === 'transcript.committed').map((e: { frame: { segment: { seq: number } } }) => e.frame.segment.seq))
+      .toEqual(result.commits.map((s) => s.seq));
+    expect(gateway.child.exitCode, tail(gateway)()).toBeNull();
+    events.socket.close();
+  }, 600_000);
+
+  // Redis pub/sub delivers at most once: a move made while Redis is down is stored (state, event log), but its
+  // control frame, queued by the publishing client, goes out when that client reconnects, which may be before the
+  // subscriber (here or in another gateway) has subscribed again; then it is lost. Seen in 3 of 5 runs: the
+  // recording reads `paused` while its publisher goes on transcribing and keeping audio, and events-socket
+  // listeners miss the `recording.state` frame. Needs the publisher to re-read its recording's state when its
+  // subscription is restored (src/recordings/publisher.ts).
+  it.todo('a pause made while Redis is down reaches the publisher once Redis is back');
+});
