@@ -35,7 +35,7 @@ import {
 } from '../src/jobs/service.js';
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcriptions/links/index.js';
 import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
-import { finalizeRecording } from '../src/recordings/live.js';
+import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -225,7 +225,18 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   void queue.process('fetch', 2, run(processFetch));
   void queue.process('prepare', 2, run(processPrepare));
   // A live recording that ended: its data is `jobId` (the recording's id; a live recording has no job row).
-  void queue.process('finalize', 1, run((data) => finalizeRecording({ ...ctx, dataDir: options.dataDir }, data.jobId)));
+  // The accurate model (file jobs' engine and decoding) reads a finished live recording again: the catch-up.
+  const catchUp: CatchUp = async (path, language) => {
+    const words: TimedWord[] = [];
+    const result = await engines.transcribeFile({
+      path,
+      language: language ?? undefined,
+      beamSize: options.beamSize ?? FILE_BEAM_SIZE,
+      onSegment: async (segment) => void words.push(...segment.words),
+    });
+    return { words, language: result.language ?? null };
+  };
+  void queue.process('finalize', 1, run((data) => finalizeRecording({ ...ctx, dataDir: options.dataDir, catchUp }, data.jobId)));
 
   async function sweep(): Promise<void> {
     // Jobs left queued while slots are free (a dispatch lost in a crash).

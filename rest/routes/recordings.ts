@@ -60,6 +60,16 @@ export const recordingSchema: JsonSchema = {
     lastSeq: { type: 'integer' },
     scriptText: { type: 'string', nullable: true },
     settings: { type: 'object', additionalProperties: true, description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording.' },
+    ingest: {
+      type: 'object', nullable: true, description: 'Live, stream source (null otherwise): the server\'s pull of the stream, as `stream.ingest` frames report it.',
+      properties: {
+        state: { type: 'string', enum: ['connecting', 'streaming', 'reconnecting', 'failed'] },
+        bytes: { type: 'integer', description: 'Bytes read from the source (HLS playlists and segments included).' },
+        seconds: { type: 'number', description: 'Seconds of audio decoded from it.' },
+        reconnects: { type: 'integer' },
+        error: { type: 'string', nullable: true, description: 'Why the last connection ended or failed.' },
+      },
+    },
     captureSpans: {
       type: 'array', description: 'Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it).',
       items: {

@@ -2,7 +2,8 @@
  * Redis-backed pub/sub: every gateway process and worker sharing a Redis sees the same events, which drive
  * GraphQL subscriptions and the REST sockets. Topics (CONTRIBUTING.md): `transcription:<transcriptionId>` (job
  * frames: the events socket and `transcriptionEvents`), `recording:<recordingId>` (a live recording's control: pause,
- * resume, stop, demote, read by the process holding its publisher socket), `gateway:account:<accountId>` (`accountEvents`); payloads
+ * resume, stop, demote, read by the process holding its publisher socket), `gateway:account:<accountId>` (`accountEvents`), `gateway:stream-pulls` (a stream recording
+ * started: the processes running stream pulls sweep at once); payloads
  * are the JSON frames the sockets send. A topic is added with its first reader, never ahead of it.
  * Channels carry REDIS_PREFIX so deployments (and test files) sharing one Redis never hear each other.
  */

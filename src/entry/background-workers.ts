@@ -2,8 +2,10 @@
 import type { BackgroundWorker } from '../core/background.js';
 import { idempotencySweeper } from '../core/idempotency-sweeper.js';
 import { transcriptionWorker } from '../../workers/transcription-background.js';
+import { streamPullWorker } from '../recordings/stream-pull.js';
 
 export const backgroundWorkers: BackgroundWorker[] = [
   idempotencySweeper,
   transcriptionWorker,
+  streamPullWorker,
 ];

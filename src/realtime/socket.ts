@@ -82,6 +82,16 @@ export class RealtimeSockets {
     return socket.session;
   }
 
+  /**
+   * A session with no socket: the server is its client (a live recording's pulled stream). `output` receives the
+   * frames a socket would have sent; the session starts at once.
+   */
+  open(claims: SessionClaims, output: LiveOutput, hooks: LiveRecordingHooks = {}): LiveSession {
+    const session = new LiveSession(claims, this.deps, output, hooks);
+    void session.start();
+    return session;
+  }
+
   /** Serves an upgrade request on its own (the benchmark's bare HTTP server; the gateway uses its route table). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const requestId = headerValue(req.headers['x-request-id']) ?? `req_${randomUUID().replaceAll('-', '')}`;

@@ -114,6 +114,7 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
     lastSeq: t.exposeInt('lastSeq'),
     scriptText: t.exposeString('scriptText', { nullable: true }),
     settings: t.field({ type: 'JSON', description: 'The capture settings: spokenLanguage, speakerLabels, confidencePolicy; live recordings also latencyMode, as changed while recording.', resolve: (r) => r.settings }),
+    ingest: t.field({ type: 'JSON', nullable: true, description: 'Live, stream source: the server\'s pull of the stream: state (connecting, streaming, reconnecting, failed), bytes, seconds, reconnects, error.', resolve: (r) => r.ingest }),
     captureSpans: t.field({ type: [CaptureSpanType], description: 'Live: the stretches of capture (start, resume, attach) and where they ended.', resolve: (r) => r.captureSpans }),
     endedAt: t.exposeString('endedAt', { nullable: true }),
     finalizedAt: t.exposeString('finalizedAt', { nullable: true }),

@@ -16,7 +16,7 @@
  * media time line). Paused audio is neither transcribed nor kept, and capture spans map media time to wall time.
  */
 import path from 'node:path';
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { afterCursor, encodeCursor } from '../core/cursor.js';
@@ -41,6 +41,21 @@ declare module '../core/services.js' {
 export type LiveState = 'live' | 'paused' | 'ended' | 'finalized';
 /** What a live recording's publisher is told through `recording:<id>`. */
 export type ControlAction = 'pause' | 'resume' | 'stop' | 'demote' | 'settings';
+
+/** A stream recording started: processes running stream pulls sweep at once (stream-pull.ts). */
+export const STREAM_PULLS_TOPIC = 'gateway:stream-pulls';
+
+/** Where the server's pull of a stream source stands (`ingest` on the recording, `stream.ingest` frames). */
+export interface IngestReport {
+  state: 'connecting' | 'streaming' | 'reconnecting' | 'failed';
+  /** Bytes read from the source (playlists and segments of HLS included). */
+  bytes: number;
+  /** Seconds of audio decoded from it (paused time included: the pull goes on while paused). */
+  seconds: number;
+  reconnects: number;
+  /** Why the last connection ended or failed. */
+  error: string | null;
+}
 
 /** A publisher says it is there this often; one silent for PUBLISHER_GONE_MS is taken for gone. */
 export const PUBLISHER_HEARTBEAT_MS = 5_000;
@@ -94,12 +109,74 @@ export function parseCaptureSettings(body: unknown, rules: OptionRules): Capture
 
 const stateFrame = (state: LiveState, extra: Record<string, unknown> = {}): PendingFrame => ({ type: 'recording.state', audience: 'transcription', body: { state, ...extra } });
 
+/** A word as the accurate model heard it, on the media time line. */
+export interface TimedWord { start: number; end: number; text: string; prob: number }
+
+/** Reads the master again with the accurate model (the worker's engine): its words, and the language it heard. */
+export type CatchUp = (masterPath: string, language: string | null) => Promise<{ words: TimedWord[]; language: string | null }>;
+
+/**
+ * The accurate model's words laid over the live segments: each word goes to the segment whose stretch of the time
+ * line holds its middle (a segment's stretch runs from its start to the next one's; the first's from 0, the last's
+ * to the end), so seqs and segment boundaries stay as the listeners saw them and only the words change. A segment
+ * that gets no word keeps what the fast model said.
+ */
+export function overlayWords<S extends { seq: number; start: number }>(segments: S[], words: TimedWord[]): Map<number, TimedWord[]> {
+  const ordered = [...segments].sort((a, b) => a.start - b.start || a.seq - b.seq);
+  const bySeq = new Map<number, TimedWord[]>();
+  let at = 0;
+  for (const word of [...words].sort((a, b) => a.start - b.start)) {
+    const middle = (word.start + word.end) / 2;
+    while (at + 1 < ordered.length && middle >= ordered[at + 1]!.start) at++;
+    const segment = ordered[at];
+    if (!segment) break;
+    bySeq.set(segment.seq, [...(bySeq.get(segment.seq) ?? []), word]);
+  }
+  return bySeq;
+}
+
+/**
+ * The accurate model catches up: live segments decoded by the fast model (`catchup: true`) are read again from the
+ * master and amended in place (same seq, the accurate model's words and text, `decoder: accuracy`, no `catchup`),
+ * each with a durable `transcript.amended` event. Segments whose words come out the same are left alone.
+ */
+async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard: { words: TimedWord[]; language: string | null }): Promise<number> {
+  const segments = await ctx.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
+  const overlay = overlayWords(segments, heard.words);
+  let amended = 0;
+  for (const segment of segments) {
+    const words = overlay.get(segment.seq);
+    if (!words || words.length === 0) continue;
+    const text = words.map((word) => word.text.trim()).join(' ');
+    if (text === segment.text.trim() && segment.decoder === 'accuracy') continue;
+    const confidence = Math.round((words.reduce((sum, word) => sum + word.prob, 0) / words.length) * 1000) / 1000;
+    await inTransaction(ctx, recordingId, async (tx) => {
+      const updated = await tx.segment.update({
+        where: { id: segment.id },
+        data: { text, words: words as object[], confidence, decoder: 'accuracy', catchup: null, language: heard.language ?? segment.language },
+      });
+      const view = { seq: updated.seq, speaker: updated.speaker, start: updated.start, end: updated.end, text, words, confidence, language: updated.language, decoder: 'accuracy' };
+      return { result: null, frames: [{ type: 'transcript.amended', audience: 'log', body: { seq: updated.seq, reason: 'catchup', segment: view, previousText: segment.text } }] };
+    });
+    amended++;
+  }
+  return amended;
+}
+
 /**
  * `ended → finalized`, the finalize job's move (workers call it): the capture audio becomes the master (16 kHz
- * mono WAV, what `/audio` and clips are made from) and the recording's length is known.
+ * mono WAV, what `/audio` and clips are made from), the recording's length is known, and with `catchUp` the
+ * accurate model reads it again and amends what the fast model committed live.
  */
-export async function finalizeRecording(ctx: EventLogContext & { dataDir: string }, recordingId: string): Promise<void> {
-  const recording = await ctx.prisma.recording.findUnique({ where: { id: recordingId } });
+export async function finalizeRecording(ctx: EventLogContext & { dataDir: string; catchUp?: CatchUp }, recordingId: string): Promise<void> {
+  let recording = await ctx.prisma.recording.findUnique({ where: { id: recordingId } });
+  // A stop ends the publisher's session with a flush: its last commits may still be on their way. Wait until it has
+  // left (its detach clears the presence) or has been silent long enough to be gone.
+  const deadline = Date.now() + PUBLISHER_GONE_MS + 5_000;
+  while (recording?.publisherSeenAt && Date.now() - recording.publisherSeenAt.getTime() < PUBLISHER_GONE_MS && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    recording = await ctx.prisma.recording.findUnique({ where: { id: recordingId } });
+  }
   if (!recording || recording.kind !== 'live' || recording.state !== 'ended') return;
   const capture = path.join(recording.id, CAPTURE_FILE);
   let masterPath: string | null = null;
@@ -107,6 +184,12 @@ export async function finalizeRecording(ctx: EventLogContext & { dataDir: string
   if (durationS > 0) {
     masterPath = path.join(recording.id, 'master.wav');
     await makeMaster(mediaPath(ctx.dataDir, capture), mediaPath(ctx.dataDir, masterPath), { rawPcm: true });
+    if (ctx.catchUp && recording.lastSeq >= 0) {
+      const settings = recording.settings as { spokenLanguage?: string | null };
+      const heard = await ctx.catchUp(mediaPath(ctx.dataDir, masterPath), settings.spokenLanguage ?? recording.spokenLanguage ?? null);
+      await catchUpSegments(ctx, recordingId, heard);
+      if (heard.language && !recording.spokenLanguage) await ctx.prisma.recording.update({ where: { id: recordingId }, data: { spokenLanguage: heard.language } });
+    }
   }
   await inTransaction(ctx, recordingId, async (tx) => {
     const moved = await tx.recording.updateMany({ where: { id: recordingId, state: 'ended' }, data: { state: 'finalized', finalizedAt: new Date(), masterPath, durationS, mediaS: durationS } });
@@ -148,15 +231,22 @@ export class LiveRecordingsService {
       if (running) {
         throw errors.conflict('Another device is recording this transcription; take it over with the publish token route.', { takeover: takeoverDetails(running) });
       }
+      const pulled = streamSourceOf(transcription) !== null;
       return tx.recording.create({
         data: {
           id: recordingId, transcriptionId, accountId: actor.accountId, kind: 'live', state: 'live', name: transcription.name,
           settings: transcription.settings as Prisma.InputJsonValue, scriptText, publisherEpoch: 1,
+          ...(pulled ? { ingest: { state: 'connecting', bytes: 0, seconds: 0, reconnects: 0, error: null } } : {}),
         },
       });
     });
     // The event after the row: `recording.started` names the recording the moment it exists.
     await inTransaction(this.events, recordingId, async () => ({ result: null, frames: [{ type: 'recording.started', audience: 'transcription', body: { state: 'live' } }] }));
+    if (recording.ingest) {
+      // A stream source: the server is the publisher. Whichever process runs stream pulls claims it now.
+      this.deps.pubsub.publish(STREAM_PULLS_TOPIC, { type: 'stream-pulls.sweep', recordingId });
+      return { ...this.grant(recording, baseUrl), streamUrl: null };
+    }
     return this.grant(recording, baseUrl);
   }
 
@@ -170,6 +260,7 @@ export class LiveRecordingsService {
     const recording = await this.deps.prisma.$transaction(async (tx) => {
       const current = await lockRecording(tx, accountId, recordingId);
       if (current.kind !== 'live') throw errors.invalidState('A file or link recording has no publisher.', { kind: current.kind });
+      if (current.ingest) throw errors.invalidState('The server pulls this recording\'s stream source itself; it takes no publisher.', { source: 'stream' });
       if (current.state !== 'live' && current.state !== 'paused') throw errors.invalidState('The recording has ended; start a new one.', { state: current.state });
       const attached = current.publisherSeenAt !== null && Date.now() - current.publisherSeenAt.getTime() < PUBLISHER_GONE_MS;
       if (attached && !takeover) {
@@ -183,17 +274,90 @@ export class LiveRecordingsService {
 
   /** A publisher grant for the recording's current epoch: a realtime stream token bound to this recording. */
   private grant(recording: Prisma.RecordingGetPayload<{}>, baseUrl: string): RecordingGrant {
-    const settings = recording.settings as Record<string, unknown>;
     const runtime = this.realtime.runtime;
-    // The capture settings as they stand now (a re-attach keeps what PATCH .../settings changed).
-    const options = parseSessionOptions(Object.fromEntries(CAPTURE_SETTING_FIELDS.map((field) => [field, settings[field] ?? null])), runtime.optionRules());
-    const issued = runtime.signer.issue(recording.accountId, options, runtime.config.tokenTtlS, { id: recording.id, epoch: recording.publisherEpoch });
+    const issued = runtime.signer.issue(recording.accountId, this.optionsOf(recording.settings), runtime.config.tokenTtlS, { id: recording.id, epoch: recording.publisherEpoch });
     return {
       sessionId: issued.sessionId,
       streamUrl: `${baseUrl.replace(/^http/, 'ws')}/v1/recordings/${recording.id}/publish/${issued.token}`,
       expiresAt: issued.expiresAt.toISOString(),
       recording: recordingView(recording),
     };
+  }
+
+  /** The capture settings as they stand now, as session options (a re-attach keeps what PATCH .../settings changed). */
+  private optionsOf(stored: Prisma.JsonValue): RealtimeSessionOptions {
+    const settings = (stored ?? {}) as Record<string, unknown>;
+    return parseSessionOptions(Object.fromEntries(CAPTURE_SETTING_FIELDS.map((field) => [field, settings[field] ?? null])), this.realtime.runtime.optionRules());
+  }
+
+  /** A recording's session options now (a pulled stream's next session starts with them). */
+  async captureOptions(recordingId: string): Promise<RealtimeSessionOptions> {
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId }, select: { settings: true } });
+    return this.optionsOf(recording.settings);
+  }
+
+  // ---- stream sources (stream-pull.ts) ----------------------------------------------------------------------
+
+  /**
+   * Claims the open stream recordings that no puller reports for (none attached, or silent for PUBLISHER_GONE_MS),
+   * except those this process pulls already: each claim moves the grant's epoch on in a transaction that checks the
+   * epoch it read, so of two processes sweeping at once one wins, and a puller that was only slow is demoted.
+   */
+  async claimStreamPulls(pulling: string[]): Promise<Array<{ recordingId: string; accountId: string; url: string; epoch: number }>> {
+    const gone = new Date(Date.now() - PUBLISHER_GONE_MS);
+    const open = await this.deps.prisma.recording.findMany({
+      where: { kind: 'live', state: { in: ['live', 'paused'] }, ingest: { not: Prisma.AnyNull }, id: { notIn: pulling }, OR: [{ publisherSeenAt: null }, { publisherSeenAt: { lt: gone } }] },
+      include: { transcription: true },
+      take: 20,
+    });
+    const claimed = [];
+    for (const recording of open) {
+      const url = streamSourceOf(recording.transcription);
+      if (!url) continue;
+      const moved = await this.deps.prisma.recording.updateMany({
+        where: { id: recording.id, publisherEpoch: recording.publisherEpoch, state: { in: ['live', 'paused'] } },
+        data: { publisherEpoch: { increment: 1 }, publisherSeenAt: new Date() },
+      });
+      if (moved.count === 0) continue;
+      this.control(recording.id, 'demote', { epoch: recording.publisherEpoch + 1 });
+      claimed.push({ recordingId: recording.id, accountId: recording.accountId, url, epoch: recording.publisherEpoch + 1 });
+    }
+    return claimed;
+  }
+
+  /**
+   * The pull's progress: kept on the recording (its `ingest`), and sent on the transcription's events socket, as a
+   * `stream.ingest` frame (every few seconds, not stored) or, for a state change, a durable `recording.ingest` event.
+   */
+  async reportIngest(recordingId: string, epoch: number, report: IngestReport, durable: boolean): Promise<void> {
+    const ingest = { ...report, bytes: report.bytes, seconds: Math.round(report.seconds * 100) / 100 };
+    if (!durable) {
+      const moved = await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch }, data: { ingest } });
+      const recording = moved.count ? await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, select: { transcriptionId: true } }) : null;
+      if (recording) this.deps.pubsub.publish(`transcription:${recording.transcriptionId}`, { type: 'stream.ingest', recordingId, ...ingest, at: new Date().toISOString() });
+      return;
+    }
+    await inTransaction(this.events, recordingId, async (tx) => {
+      const moved = await tx.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch }, data: { ingest } });
+      return { result: null, frames: moved.count ? [{ type: 'recording.ingest', audience: 'transcription', body: ingest }] : [] };
+    });
+  }
+
+  /**
+   * A stream that cannot be opened (or reopened) fails its recording: `live`/`paused → ended` with a durable
+   * `recording.ingest` `failed` event naming the reason, then finalization as after a stop.
+   */
+  async failIngest(recordingId: string, epoch: number, report: IngestReport): Promise<void> {
+    const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
+    const moved = await inTransaction(this.events, recordingId, async (tx) => {
+      const recording = await tx.recording.findUnique({ where: { id: recordingId } });
+      if (!recording || recording.publisherEpoch !== epoch || (recording.state !== 'live' && recording.state !== 'paused')) return { result: false, frames: [] };
+      const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
+      await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
+      await tx.recording.update({ where: { id: recordingId }, data: { state: 'ended', endedAt: new Date(), mediaS, ingest: { ...report }, publisherSeenAt: null } });
+      return { result: true, frames: [{ type: 'recording.ingest', audience: 'transcription', body: { ...report } }, stateFrame('ended', { reason: 'source_failed', error: report.error })] };
+    });
+    if (moved) await this.queue.add('finalize', { jobId: recordingId, attempt: 0 });
   }
 
   /** The live recordings of a transcription, newest first; the cursor is the last item's (createdAt, id). */
@@ -312,8 +476,10 @@ export class LiveRecordingsService {
     const words = body.words.map((word) => ({ ...word, start: shift(word.start), end: shift(word.end) }));
     const segment = { ...body, start: shift(body.start), end: shift(body.end), words };
     return inTransaction(this.events, recordingId, async (tx) => {
-      const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { publisherEpoch: true } });
+      const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { publisherEpoch: true, state: true } });
       if (!recording || recording.publisherEpoch !== epoch) throw errors.conflict('This publisher was replaced; its commits are no longer stored.');
+      // The tail flushed after a stop is stored while `ended`; a finalized transcript takes nothing more.
+      if (recording.state === 'finalized') throw errors.invalidState('The recording is finalized; its transcript takes no more commits.', { state: recording.state });
       const { seq, frame } = await commitSegment(tx, recordingId, {
         speaker: Number(body.speaker ?? -1),
         start: segment.start,
@@ -331,9 +497,14 @@ export class LiveRecordingsService {
     });
   }
 
-  /** The attached publisher is still there (every PUBLISHER_HEARTBEAT_MS while its socket is open). */
-  async heartbeat(recordingId: string, epoch: number): Promise<void> {
+  /**
+   * The attached publisher is still there (every PUBLISHER_HEARTBEAT_MS while its socket is open); answers the
+   * recording's state and grant epoch as they stand, so a publisher that missed a control frame catches up.
+   */
+  async heartbeat(recordingId: string, epoch: number): Promise<{ state: string; epoch: number } | null> {
     await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch }, data: { publisherSeenAt: new Date() } });
+    const now = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, select: { state: true, publisherEpoch: true } });
+    return now && { state: now.state, epoch: now.publisherEpoch };
   }
 
   /**
@@ -355,6 +526,12 @@ export class LiveRecordingsService {
   controls(recordingId: string): AsyncIterableIterator<Frame> {
     return this.deps.pubsub.subscribe(`recording:${recordingId}`);
   }
+}
+
+/** The URL a live transcription's stream source pulls, or null for a microphone. */
+function streamSourceOf(transcription: { source: Prisma.JsonValue }): string | null {
+  const source = transcription.source as { kind?: string; url?: string } | null;
+  return source?.kind === 'stream' && typeof source.url === 'string' ? source.url : null;
 }
 
 /** What a client needs to take a recording over from the device recording it. */

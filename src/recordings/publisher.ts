@@ -1,23 +1,32 @@
 /**
- * `WS /v1/recordings/{id}/publish/{token}`: a live recording's publisher. The same protocol and frames as a
- * realtime session (the realtime socket adapter around a `LiveSession`), plus what makes it a recording: each
- * commit is stored (with its event, gapless `seq`) before its frame goes out, the audio taken for transcription is
- * kept (`capture.f32`), and the recording's moves made anywhere (pause, resume, stop, a takeover) reach the
- * session through `recording:<id>` control frames.
+ * A live recording's publisher: a `LiveSession` (the realtime protocol) whose commits are stored (with their event,
+ * gapless `seq`) before their frame goes out, whose audio taken for transcription is kept (`capture.f32`), and which
+ * hears the recording's moves made anywhere (pause, resume, stop, settings, a takeover) through `recording:<id>`
+ * control frames. Two transports carry one: the publisher socket, `WS /v1/recordings/{id}/publish/{token}`
+ * (`acceptPublisher`), and a stream the server pulls itself (stream-pull.ts).
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { WebSocket } from 'ws';
 import type { Services } from '../core/services.js';
+import type { LiveSession } from '../realtime/session.js';
 import type { SessionClaims } from '../realtime/session-token.js';
+import type { SocketAttachment } from '../realtime/socket.js';
 import { PUBLISHER_HEARTBEAT_MS } from './live.js';
 import { CAPTURE_FILE, recordingMediaDir } from './media.js';
 
-interface Attachment {
-  claims: SessionClaims & { recording: NonNullable<SessionClaims['recording']> };
+/** Where a publisher stands on its recording: the grant's epoch, where its audio starts on the media time line. */
+export interface PublisherPlace {
+  recordingId: string;
+  epoch: number;
   offsetS: number;
   paused: boolean;
+}
+
+interface Attachment {
+  claims: SessionClaims & { recording: NonNullable<SessionClaims['recording']> };
+  place: PublisherPlace;
 }
 
 /** What the upgrade's check found, for the connection that follows it. */
@@ -30,54 +39,84 @@ const attached = new WeakMap<IncomingMessage, Attachment>();
 export async function authorizePublisher(services: Services, req: IncomingMessage, recordingId: string, token: string): Promise<void> {
   const claims = services.realtime.runtime.sockets.authorize(token, recordingId) as Attachment['claims'];
   const { offsetS, paused } = await services.liveRecordings.attach(recordingId, claims.recording.epoch);
-  attached.set(req, { claims, offsetS, paused });
+  attached.set(req, { claims, place: { recordingId, epoch: claims.recording.epoch, offsetS, paused } });
 }
 
-/** After the upgrade: the session, storing what it commits and keeping what it hears. */
+/** After the upgrade: the session on this socket, publishing to its recording. */
 export function acceptPublisher(services: Services, dataDir: string, ws: WebSocket, req: IncomingMessage): void {
   const attachment = attached.get(req);
   if (!attachment) {
     ws.close(1011, 'not authorized');
     return;
   }
-  const { claims, offsetS } = attachment;
-  const recordingId = claims.recording.id;
+  publishToRecording(services, dataDir, attachment.place, (hooks) => services.realtime.runtime.sockets.accept(ws, attachment.claims, hooks));
+}
+
+/**
+ * Makes the session `open` starts a publisher of its recording: commits stored, audio kept, control frames obeyed,
+ * presence reported every PUBLISHER_HEARTBEAT_MS. The transport calls the hooks' `closed` when it is over; that
+ * ends the capture span (detach). `onClosed` runs after that.
+ */
+export function publishToRecording(
+  services: Services,
+  dataDir: string,
+  place: PublisherPlace,
+  open: (hooks: SocketAttachment) => LiveSession,
+  onClosed?: () => void,
+): LiveSession {
+  const { recordingId, epoch, offsetS } = place;
   const live = services.liveRecordings;
   const dir = recordingMediaDir(dataDir, recordingId);
   mkdirSync(dir, { recursive: true });
   const capture = createWriteStream(path.join(dir, CAPTURE_FILE), { flags: 'a' });
   capture.on('error', () => session.terminate('The capture audio could not be stored; reconnect to go on.'));
   const controls = live.controls(recordingId);
-  const epoch = claims.recording.epoch;
-  const heartbeat = setInterval(() => void live.heartbeat(recordingId, epoch).catch(() => undefined), PUBLISHER_HEARTBEAT_MS);
+  // Each heartbeat also reads the recording back: a control frame lost on the way (Redis restarting between a move
+  // and this process's subscription coming back) is made good within PUBLISHER_HEARTBEAT_MS.
+  // A control frame that arrives while a heartbeat is on its way wins: the heartbeat's reading may predate it.
+  let controlsSeen = 0;
+  const heartbeat = setInterval(() => {
+    const seenBefore = controlsSeen;
+    void live.heartbeat(recordingId, epoch).then((now) => now && controlsSeen === seenBefore && reconcile(now)).catch(() => undefined);
+  }, PUBLISHER_HEARTBEAT_MS);
 
-  const session = services.realtime.runtime.sockets.accept(ws, claims, {
+  const session = open({
     store: { commit: (body) => live.storeCommit(recordingId, epoch, offsetS, body) },
     keep: (pcm) => capture.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)),
     closed: () => {
       clearInterval(heartbeat);
       void controls.return?.();
-      capture.end(() => void live.detach(recordingId, epoch).catch(() => undefined));
+      capture.end(() => void live.detach(recordingId, epoch).catch(() => undefined).finally(() => onClosed?.()));
     },
   });
-  if (attachment.paused) session.pause();
+  let paused = place.paused;
+  if (paused) session.pause();
 
   // `recording.state` frames (not in the realtime protocol; clients ignore unknown types) tell the publisher when a
   // move made elsewhere took effect: audio sent after `paused` is dropped, after `live` transcribed again.
+  const pause = (wanted: boolean) => {
+    if (wanted === paused) return;
+    if (wanted) session.pause();
+    else session.resume();
+    paused = wanted;
+    session.notice({ type: 'recording.state', recordingId, state: wanted ? 'paused' : 'live' });
+  };
+  const demote = () => session.terminate('Another device took over this recording; this publisher is closed.', 'conflict', false);
+  const reconcile = (now: { state: string; epoch: number }) => {
+    if (now.epoch > epoch) demote();
+    else if (now.state === 'ended' || now.state === 'finalized') session.finish();
+    else if ((now.state === 'paused') !== paused) pause(now.state === 'paused');
+  };
   void (async () => {
     for await (const frame of controls) {
-      if (frame.action === 'pause') {
-        session.pause();
-        session.notice({ type: 'recording.state', recordingId, state: 'paused' });
-      } else if (frame.action === 'resume') {
-        session.resume();
-        session.notice({ type: 'recording.state', recordingId, state: 'live' });
-      } else if (frame.action === 'settings' && typeof frame.settings === 'object' && frame.settings !== null) {
+      controlsSeen++;
+      if (frame.action === 'pause') pause(true);
+      else if (frame.action === 'resume') pause(false);
+      else if (frame.action === 'settings' && typeof frame.settings === 'object' && frame.settings !== null) {
         session.changeOptions(frame.settings as Record<string, unknown>);
       } else if (frame.action === 'stop') session.finish();
-      else if (frame.action === 'demote' && typeof frame.epoch === 'number' && frame.epoch > epoch) {
-        session.terminate('Another device took over this recording; this publisher is closed.', 'conflict', false);
-      }
+      else if (frame.action === 'demote' && typeof frame.epoch === 'number' && frame.epoch > epoch) demote();
     }
   })();
+  return session;
 }

@@ -332,6 +332,8 @@ export interface RecordingView {
   scriptText: string | null;
   /** The capture settings (a live recording's as changed while recording). */
   settings: Record<string, unknown>;
+  /** Live, stream source: the server's pull (state, bytes, seconds, reconnects, error); null otherwise. */
+  ingest: Record<string, unknown> | null;
   captureSpans: CaptureSpanView[];
   endedAt: string | null;
   finalizedAt: string | null;
@@ -354,6 +356,7 @@ export function recordingView(row: Prisma.RecordingGetPayload<{}> & { captureSpa
     lastSeq: row.lastSeq,
     scriptText: row.scriptText,
     settings: (row.settings ?? {}) as Record<string, unknown>,
+    ingest: (row.ingest ?? null) as Record<string, unknown> | null,
     captureSpans: [...(row.captureSpans ?? [])]
       .sort((a, b) => a.idx - b.idx)
       .map(({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd }) => ({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd })),

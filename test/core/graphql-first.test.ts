@@ -11,6 +11,7 @@ import { schema } from '../../src/graphql-schema.js';
 /** method + path of the routes served by a handler, and why (README "binary routes are the exceptions"). */
 const HANDLER_EXCEPTIONS: Record<string, string> = {
   'post /v1/transcriptions': 'multipart upload streamed to storage (its JSON url form runs CreateTranscription)',
+  'post /v1/transcriptions/{id}/recordings/upload': 'multipart upload streamed to storage (its JSON url form runs UploadRecording)',
   'get /v1/recordings/{id}/job/preview': 'binary media',
   'get /v1/recordings/{id}/export': 'binary file',
   'get /v1/recordings/{id}/audio': '302 redirect to a signed URL',

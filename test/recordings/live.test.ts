@@ -6,6 +6,7 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
+import { overlayWords } from '../../src/recordings/live.js';
 import { expectInvalidOption, json, upload, uploadForm, goForward, waitForJob } from '../helpers/http.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -325,6 +326,19 @@ describe('live recordings', () => {
   });
 });
 
+describe('the accurate model catching up at finalization', () => {
+  it('lays its words over the live segments by time, keeping their seqs', () => {
+    const word = (start: number, end: number, text: string) => ({ start, end, text, prob: 0.9 });
+    const segments = [{ seq: 0, start: 0.5 }, { seq: 1, start: 3 }, { seq: 2, start: 6 }];
+    const overlay = overlayWords(segments, [word(0.1, 0.4, 'Early'), word(0.6, 1, 'go'), word(2.8, 3.4, 'forward'), word(5, 5.5, 'ten'), word(6.2, 6.6, 'meters.')]);
+    expect(overlay.get(0)!.map((w) => w.text)).toEqual(['Early', 'go']);
+    // A word belongs where its middle falls: 'forward' (middle 3.1) to the second segment.
+    expect(overlay.get(1)!.map((w) => w.text)).toEqual(['forward', 'ten']);
+    expect(overlay.get(2)!.map((w) => w.text)).toEqual(['meters.']);
+    expect(overlayWords([], [word(0, 1, 'x')]).size).toBe(0);
+  });
+});
+
 /** Bytes of samples in a WAV file (its `data` chunk's size; ffmpeg puts a LIST chunk before it). */
 function wavDataBytes(wav: Buffer): number {
   const at = wav.indexOf('data', 12, 'latin1');
@@ -397,7 +411,16 @@ describe('a running capture', () => {
     const ended = await patchSettings(id, { latencyMode: 'fast' });
     expect(ended.status).toBe(409);
     expect((await ended.json()).code).toBe('invalid_state');
-    const finalized = await waitForState(id, 'finalized');
+    const finalized = await waitForState(id, 'finalized', 180_000);
+    // At finalization the accurate model caught up: what the fast model committed live is amended in place (same
+    // seqs), each with a durable transcript.amended event.
+    const caughtUp = await json(await server.request(`/v1/recordings/${id}/transcript`));
+    expect(caughtUp.segments.map((s: { seq: number }) => s.seq)).toEqual(result.commits.map((s) => s.seq));
+    for (const segment of caughtUp.segments) expect(segment.decoder).toBe('accuracy');
+    expect(normalise(caughtUp.segments.map((s: { text: string }) => s.text).join(' '))).toMatch(GO_FORWARD_TEXT);
+    const amended = (await json(await server.request(`/v1/recordings/${id}/events`))).events.filter((e: { type: string }) => e.type === 'transcript.amended');
+    expect(amended.length).toBeGreaterThan(0);
+    expect(amended[0].frame).toMatchObject({ reason: 'catchup', segment: { decoder: 'accuracy' } });
     // Once finalized the clip comes from the master, on the same time line.
     const masterClip = await server.request(`/v1/recordings/${id}/audio/clip?startS=${(finalized.durationS - 1).toFixed(2)}`);
     expect(masterClip.status).toBe(200);
