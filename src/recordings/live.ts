@@ -28,7 +28,7 @@ import type { RealtimeService } from '../realtime/service.js';
 import type { CommittedBody } from '../realtime/session.js';
 import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
 import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
-import { CAPTURE_FILE, capturedSeconds, makeMaster, mediaPath } from './media.js';
+import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
 import { lockTranscription } from '../transcriptions/service.js';
 
@@ -165,7 +165,8 @@ async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard:
 
 /**
  * `ended → finalized`, the finalize job's move (workers call it): the capture audio becomes the master (16 kHz
- * mono WAV, what `/audio` and clips are made from), the recording's length is known, and with `catchUp` the
+ * mono WAV, what `/audio` and clips are made from) and the delivery audio (Ogg/Opus) is encoded from it, the
+ * recording's length is known, and with `catchUp` the
  * accurate model reads it again and amends what the fast model committed live.
  */
 export async function finalizeRecording(ctx: EventLogContext & { dataDir: string; catchUp?: CatchUp }, recordingId: string): Promise<void> {
@@ -184,6 +185,8 @@ export async function finalizeRecording(ctx: EventLogContext & { dataDir: string
   if (durationS > 0) {
     masterPath = path.join(recording.id, 'master.wav');
     await makeMaster(mediaPath(ctx.dataDir, capture), mediaPath(ctx.dataDir, masterPath), { rawPcm: true });
+    // The delivery audio listeners play, encoded now rather than on the first listener's request.
+    await ensureRendition(mediaPath(ctx.dataDir, masterPath), recordingMediaDir(ctx.dataDir, recording.id), 'delivery', 'ogg');
     if (ctx.catchUp && recording.lastSeq >= 0) {
       const settings = recording.settings as { spokenLanguage?: string | null };
       const heard = await ctx.catchUp(mediaPath(ctx.dataDir, masterPath), settings.spokenLanguage ?? recording.spokenLanguage ?? null);

@@ -421,6 +421,12 @@ describe('a running capture', () => {
     const amended = (await json(await server.request(`/v1/recordings/${id}/events`))).events.filter((e: { type: string }) => e.type === 'transcript.amended');
     expect(amended.length).toBeGreaterThan(0);
     expect(amended[0].frame).toMatchObject({ reason: 'catchup', segment: { decoder: 'accuracy' } });
+    // Finalization encoded the delivery audio listeners play.
+    const delivery = await server.request(`/v1/recordings/${id}/audio`, { redirect: 'manual' });
+    expect(delivery.status).toBe(302);
+    const ogg = await fetch(delivery.headers.get('location')!);
+    expect(ogg.status).toBe(200);
+    expect(Buffer.from(await ogg.arrayBuffer()).toString('latin1', 0, 4)).toBe('OggS');
     // Once finalized the clip comes from the master, on the same time line.
     const masterClip = await server.request(`/v1/recordings/${id}/audio/clip?startS=${(finalized.durationS - 1).toFixed(2)}`);
     expect(masterClip.status).toBe(200);
