@@ -238,6 +238,22 @@ function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['
   };
 }
 
+/** The two bodies of both create routes: multipart (a file and its options) or JSON (a link). */
+function fileOrLinkRequest(description: string, options: JsonSchema, link: JsonSchema) {
+  return {
+    contentType: 'multipart/form-data', required: true, description,
+    schema: { type: 'object', properties: { options, file: { type: 'string', format: 'binary' } } },
+    alternatives: [{ contentType: 'application/json', schema: link }],
+  };
+}
+
+/** What an upload or a link can be refused for besides its fields. */
+const fileOrLinkErrors = [
+  { status: 400, code: 'invalid_audio', description: 'The file is not audio or video with an audio stream.' },
+  { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
+  { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },
+];
+
 /** The JSON body of a link transcription: parsed like every other route's, its errors answered by the envelope. */
 const parseJson = useJsonBody();
 
@@ -249,19 +265,11 @@ export const transcriptionRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     idempotent: true,
     ownBody: true,
-    request: {
-      contentType: 'multipart/form-data',
-      required: true,
-      description: 'A file: `multipart/form-data` with an optional `options` part (CreateTranscription as JSON, before the file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.',
-      schema: { type: 'object', properties: { options: createOptionsSchema, file: { type: 'string', format: 'binary' } } },
-      alternatives: [{ contentType: 'application/json', schema: createFromLinkSchema }],
-    },
+    request: fileOrLinkRequest('A file: `multipart/form-data` with an optional `options` part (CreateTranscription as JSON, before the file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.', createOptionsSchema, createFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
     errors: [
       { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown field, a blank `name` or one over 300 characters, `endS` not after `startS`, a window with `crop`, no `url` without a file, an `options` part or JSON body that is an array or a scalar (`details.field` `options`; null counts as `{}`), a part other than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) (`details.problem` `link_refused`).' },
-      { status: 400, code: 'invalid_audio', description: 'The file is not audio or video with an audio stream.' },
-      { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
-      { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },
+      ...fileOrLinkErrors,
     ],
     handler: createHandler(() => ({ into: 'transcription' })),
   },
@@ -272,21 +280,13 @@ export const transcriptionRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     idempotent: true,
     ownBody: true,
-    request: {
-      contentType: 'multipart/form-data',
-      required: true,
-      description: 'As `POST /v1/transcriptions`, without `shareLink`.',
-      schema: { type: 'object', properties: { options: uploadOptionsSchema, file: { type: 'string', format: 'binary' } } },
-      alternatives: [{ contentType: 'application/json', schema: uploadFromLinkSchema }],
-    },
+    request: fileOrLinkRequest('As `POST /v1/transcriptions`, without `shareLink`.', uploadOptionsSchema, uploadFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the new recording.', schema: transcriptionSchema },
     errors: [
       notFound,
       { status: 400, code: 'invalid_options', description: 'A field is invalid, as for `POST /v1/transcriptions` (`shareLink` is not a field here); `details.field` names it.' },
-      { status: 400, code: 'invalid_audio', description: 'The file is not audio or video with an audio stream.' },
       { status: 409, code: 'invalid_state', description: 'A file or link transcription (it has its one recording), or an archived one.' },
-      { status: 413, code: 'invalid_options', description: 'The file is larger than `limits.maxUploadBytes`; nothing is kept.' },
-      { status: 415, code: 'invalid_options', description: 'Neither multipart/form-data nor application/json.' },
+      ...fileOrLinkErrors,
     ],
     handler: createHandler((req) => ({ into: 'recording', transcriptionId: String(req.params.id) })),
   },

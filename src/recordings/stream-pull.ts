@@ -214,6 +214,9 @@ async function* decodeToPcm(bytes: AsyncIterable<Buffer>, signal: AbortSignal): 
 /** The frames a pulled session would send a client: kept only for what the puller needs (the last error, the end). */
 class PullOutput implements LiveOutput {
   lastError: string | null = null;
+  lastErrorCode: string | null = null;
+  /** The session ended with `session.done` (a stop, or this pull's own finish). */
+  done = false;
   private resolveFinished!: () => void;
   private resolveReady!: (ready: boolean) => void;
   readonly finished$ = new Promise<void>((resolve) => (this.resolveFinished = resolve));
@@ -223,7 +226,11 @@ class PullOutput implements LiveOutput {
 
   send(event: LiveEvent): boolean {
     if (event.type === 'session.ready') this.resolveReady(true);
-    if (event.type === 'error') this.lastError = String(event.message ?? event.code ?? 'error');
+    if (event.type === 'error') {
+      this.lastError = String(event.message ?? event.code ?? 'error');
+      this.lastErrorCode = typeof event.code === 'string' ? event.code : null;
+    }
+    if (event.type === 'session.done') this.done = true;
     return true;
   }
 
@@ -319,8 +326,9 @@ export class StreamPull {
     this.abort.signal.addEventListener('abort', stopConnection, { once: true });
     const session = publishToRecording(this.services, this.dataDir, { recordingId, epoch, offsetS: place.offsetS, paused: place.paused }, (hooks) => {
       output.onFinished = () => {
-        // The session ended by itself (stop, a takeover, the engine lost): the connection goes with it.
-        ended = !this.over && !finishing && !connection.signal.aborted;
+        // The session ended by itself: a stop (`session.done`) or a takeover (`conflict`) ends this pull; anything
+        // else (the engine lost, no slot) is one more failed attempt, retried with backoff.
+        ended = !this.over && !finishing && !connection.signal.aborted && (output.done || output.lastErrorCode === 'conflict');
         connection.abort();
         hooks.closed?.();
       };
