@@ -136,9 +136,10 @@ export function overlayWords<S extends { seq: number; start: number }>(segments:
 }
 
 /**
- * The accurate model catches up: live segments decoded by the fast model (`catchup: true`) are read again from the
- * master and amended in place (same seq, the accurate model's words and text, `decoder: accuracy`, no `catchup`),
- * each with a durable `transcript.amended` event. Segments whose words come out the same are left alone.
+ * The accurate model catches up: every live segment came from the fast model (greedy, `catchup: true`, or beam
+ * search, `decoder: accuracy`); each is amended in place from the accurate model's reading of the master (same seq,
+ * its words and text, `decoder: accuracy`, no `catchup`), with a durable `transcript.amended` event. A segment whose
+ * text comes out the same and already says `accuracy` is left alone, so a finalize job run again amends nothing twice.
  */
 async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard: { words: TimedWord[]; language: string | null }): Promise<number> {
   const segments = await ctx.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
@@ -165,9 +166,9 @@ async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard:
 
 /**
  * `ended → finalized`, the finalize job's move (workers call it): the capture audio becomes the master (16 kHz
- * mono WAV, what `/audio` and clips are made from) and the delivery audio (Ogg/Opus) is encoded from it, the
- * recording's length is known, and with `catchUp` the
- * accurate model reads it again and amends what the fast model committed live.
+ * mono WAV, what `/audio` and clips are made from), the delivery audio (Ogg/Opus) is encoded from it, the
+ * recording's length is known, and with `catchUp` the accurate model reads it again and amends what the fast model
+ * committed live.
  */
 export async function finalizeRecording(ctx: EventLogContext & { dataDir: string; catchUp?: CatchUp }, recordingId: string): Promise<void> {
   let recording = await ctx.prisma.recording.findUnique({ where: { id: recordingId } });
@@ -333,9 +334,10 @@ export class LiveRecordingsService {
    * `stream.ingest` frame (every few seconds, not stored) or, for a state change, a durable `recording.ingest` event.
    */
   async reportIngest(recordingId: string, epoch: number, report: IngestReport, durable: boolean): Promise<void> {
-    const ingest = { ...report, bytes: report.bytes, seconds: Math.round(report.seconds * 100) / 100 };
+    const ingest = { ...report, seconds: Math.round(report.seconds * 100) / 100 };
     if (!durable) {
-      const moved = await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch }, data: { ingest } });
+      // Also the puller's presence while it waits to reopen (no session, so no publisher heartbeat).
+      const moved = await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch, state: { in: ['live', 'paused'] } }, data: { ingest, publisherSeenAt: new Date() } });
       const recording = moved.count ? await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, select: { transcriptionId: true } }) : null;
       if (recording) this.deps.pubsub.publish(`transcription:${recording.transcriptionId}`, { type: 'stream.ingest', recordingId, ...ingest, at: new Date().toISOString() });
       return;
@@ -514,14 +516,16 @@ export class LiveRecordingsService {
    * The publisher's socket closed: its capture span ends where the media time line stands, and the recording has
    * no publisher (unless a newer grant's took over meanwhile: its span and presence stay).
    */
-  async detach(recordingId: string, epoch: number): Promise<void> {
+  async detach(recordingId: string, epoch: number, options: { stayPresent?: boolean } = {}): Promise<void> {
     const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
     await this.deps.prisma.$transaction(async (tx) => {
       const recording = await tx.recording.findUnique({ where: { id: recordingId } });
       if (!recording || recording.publisherEpoch !== epoch) return;
       const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
       await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
-      await tx.recording.update({ where: { id: recordingId }, data: { mediaS, publisherSeenAt: null } });
+      // A pulled stream between two connections is still its process's: it stays present, so no other process
+      // claims it (and starts its failure count again) while this one waits to reopen.
+      await tx.recording.update({ where: { id: recordingId }, data: { mediaS, publisherSeenAt: options.stayPresent ? new Date() : null } });
     });
   }
 

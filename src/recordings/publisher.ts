@@ -55,14 +55,15 @@ export function acceptPublisher(services: Services, dataDir: string, ws: WebSock
 /**
  * Makes the session `open` starts a publisher of its recording: commits stored, audio kept, control frames obeyed,
  * presence reported every PUBLISHER_HEARTBEAT_MS. The transport calls the hooks' `closed` when it is over; that
- * ends the capture span (detach). `onClosed` runs after that.
+ * ends the capture span (detach).
  */
 export function publishToRecording(
   services: Services,
   dataDir: string,
   place: PublisherPlace,
   open: (hooks: SocketAttachment) => LiveSession,
-  onClosed?: () => void,
+  /** Asked when the session is over: true keeps the publisher present (a pulled stream about to reopen). */
+  stayPresent: () => boolean = () => false,
 ): LiveSession {
   const { recordingId, epoch, offsetS } = place;
   const live = services.liveRecordings;
@@ -86,7 +87,7 @@ export function publishToRecording(
     closed: () => {
       clearInterval(heartbeat);
       void controls.return?.();
-      capture.end(() => void live.detach(recordingId, epoch).catch(() => undefined).finally(() => onClosed?.()));
+      capture.end(() => void live.detach(recordingId, epoch, { stayPresent: stayPresent() }).catch(() => undefined));
     },
   });
   let paused = place.paused;

@@ -333,7 +333,7 @@ export class StreamPull {
         hooks.closed?.();
       };
       return runtime.sockets.open(claims, output, hooks);
-    });
+    }, () => !ended && !this.over);
     this.session = session;
     let gotAudio = false;
     let error: string | null = null;

@@ -7,11 +7,14 @@
  * - gateway A killed (SIGKILL) mid-recording: the publisher re-attaches through gateway B and the stored transcript
  *   goes on with gapless `seq`, nothing committed before the kill lost;
  * - the Redis server restarted mid-recording: the publisher's session goes on, every commit it was sent is stored,
- *   and pause controls and events work again once Redis is back.
+ *   and pause controls and events work again once Redis is back;
+ * - a stream source's pulling process killed: another process claims the recording and pulls on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -394,5 +397,48 @@ describe('a Redis restart mid-recording', () => {
       redis = await startRedis();
     }
     expect(gateway.child.exitCode, tail(gateway)()).toBeNull();
+  }, 600_000);
+});
+
+describe('a stream source whose pulling process dies', () => {
+  it('is claimed by another process, which goes on with the same recording and time line', async () => {
+    // A radio on loopback that plays the lecture to each connection (let through by LINK_FETCH_ALLOW_HOSTS).
+    const wav = await fs.readFile(LECTURE);
+    const radio = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'audio/wav' });
+      res.end(wav);
+    });
+    await new Promise<void>((resolve) => radio.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(radio.address() as AddressInfo).port}/radio.wav`;
+      // Stream pulls run where the background workers do: the first process alone pulls at first.
+      const pulling = { RUN_WORKERS: 'true', LINK_FETCH_ALLOW_HOSTS: '127.0.0.1', DATA_DIR: sharedDataDir };
+      const first = await startGateway(pulling);
+      const created = await fetch(`${first.url}/v1/transcriptions/live`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Radio', settings: { spokenLanguage: 'en' }, source: { kind: 'stream', url } }),
+      });
+      const transcriptionId = (await expectStatus(created, 201)).id as string;
+      const { recordingId, grant } = await startOn(first, transcriptionId);
+      expect(grant.streamUrl).toBeNull();
+      await until('a commit pulled by the first process', async () => (await storedTranscript(first, recordingId)).lastSeq >= 0, 240_000, tail(first));
+
+      await stopChild(first.child, 'SIGKILL');
+      const before = (await storedTranscript(b, recordingId)).lastSeq;
+      const second = await startGateway(pulling);
+      // Its sweep claims the recording once the dead puller has been silent for 15 s, and pulls on.
+      await until('commits pulled by the second process', async () => (await storedTranscript(second, recordingId)).lastSeq > before, 240_000, tail(second));
+      const recording = await expectStatus(await call(second, `/v1/recordings/${recordingId}`), 200);
+      expect(recording.state).toBe('live');
+      expect(recording.captureSpans.map((span: { reason: string }) => span.reason)).toEqual(expect.arrayContaining(['start', 'attach']));
+      const transcript = await storedTranscript(second, recordingId);
+      expectGapless(transcript.segments);
+      await move(second, recordingId, 'pause');
+      await move(second, recordingId, 'stop');
+      await stopChild(second.child, 'SIGKILL');
+    } finally {
+      await new Promise((resolve) => radio.close(resolve));
+    }
   }, 600_000);
 });
