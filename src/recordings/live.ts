@@ -507,7 +507,8 @@ export class LiveRecordingsService {
    * recording's state and grant epoch as they stand, so a publisher that missed a control frame catches up.
    */
   async heartbeat(recordingId: string, epoch: number): Promise<{ state: string; epoch: number } | null> {
-    await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch }, data: { publisherSeenAt: new Date() } });
+    // Only while present: a heartbeat still on its way when the socket closed must not bring back a detached publisher.
+    await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch, publisherSeenAt: { not: null } }, data: { publisherSeenAt: new Date() } });
     const now = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, select: { state: true, publisherEpoch: true } });
     return now && { state: now.state, epoch: now.publisherEpoch };
   }

@@ -253,7 +253,11 @@ describe('live recordings', () => {
     // The first device publishes a sentence and drops its connection: the recording stays live.
     const first = await streamFile(grant.streamUrl, GO_FORWARD, { realtime: false });
     expect(first.commits.length).toBeGreaterThan(0);
-    const reattach = await server.postJson(`/v1/recordings/${id}/publish-token`, {});
+    // Granted once the server has seen the first publisher go (its socket's close is handled asynchronously).
+    let reattach: Response;
+    const deadline = Date.now() + 30_000;
+    do reattach = await server.postJson(`/v1/recordings/${id}/publish-token`, {});
+    while (reattach.status === 409 && Date.now() < deadline && (await sleep(200), true));
     expect(reattach.status).toBe(201);
     const second = (await reattach.json()) as Grant;
     expect(second.recording.id).toBe(id);
