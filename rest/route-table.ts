@@ -4,6 +4,7 @@
  */
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
+import { broadcastRoutes } from './routes/broadcasts.js';
 import { docsRoutes } from './routes/docs.js';
 import { graphiqlRoutes } from './routes/graphiql.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -16,6 +17,7 @@ import type { RouteEntry } from './types.js';
 
 export const routeTable: RouteEntry[] = [
   ...transcriptionRoutes,
+  ...broadcastRoutes,
   ...jobRoutes,
   ...recordingRoutes,
   ...shareLinkRoutes,

@@ -7,6 +7,7 @@ import './account/graphql.js';
 import './share-links/graphql.js';
 import './jobs/graphql.js';
 import './transcriptions/graphql.js';
+import './broadcasts/graphql.js';
 import './recordings/graphql.js';
 import './realtime/graphql.js';
 import './auth/graphql.js';

@@ -63,13 +63,34 @@ export const jobSchema: JsonSchema = {
 };
 
 /** CaptureSource: a publisher's microphone, or a live stream the server pulls. */
-const captureSourceSchema: JsonSchema = {
+export const captureSourceSchema: JsonSchema = {
   type: 'object', additionalProperties: false, required: ['kind'],
   properties: {
     kind: { type: 'string', enum: ['mic', 'stream'] },
     url: { type: 'string', description: 'For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`).' },
   },
 };
+
+/** The times of a resource with a lifecycle (transcriptions, broadcasts). */
+export const lifecycleTimesSchema: Record<string, JsonSchema> = {
+  createdAt: { type: 'string', format: 'date-time' },
+  updatedAt: { type: 'string', format: 'date-time' },
+  archivedAt: { type: 'string', format: 'date-time', nullable: true },
+  purgeAfter: { type: 'string', format: 'date-time', nullable: true },
+};
+
+/** The query of a newest-first listing by lifecycle (transcriptions, broadcasts): its parameters and variables. */
+export const lifecycleListParameters = [
+  { name: 'cursor', in: 'query' as const, description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
+  { name: 'lifecycle', in: 'query' as const, description: '`active` (default), `archived`, or `all` (both).', schema: { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' } },
+  { name: 'limit', in: 'query' as const, description: 'Items per page, per lifecycle: with `all`, up to `limit` of each.', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+];
+
+export function lifecycleListVariables(query: Record<string, unknown>): { cursor?: string; lifecycle?: string; limit?: number } {
+  const limit = query.limit === undefined ? undefined : Number(query.limit);
+  if (limit !== undefined && !Number.isInteger(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+  return { cursor: query.cursor as string | undefined, lifecycle: query.lifecycle as string | undefined, limit };
+}
 
 export const transcriptionSchema: JsonSchema = {
   type: 'object',
@@ -88,15 +109,12 @@ export const transcriptionSchema: JsonSchema = {
     durationS: { type: 'number', nullable: true },
     spokenLanguage: { type: 'string', nullable: true },
     shareLink: { ...shareLinkSchema, nullable: true, description: 'The default link (absent with `shareLink: false` or once revoked).' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    archivedAt: { type: 'string', format: 'date-time', nullable: true },
-    purgeAfter: { type: 'string', format: 'date-time', nullable: true },
+    ...lifecycleTimesSchema,
   },
 };
 
 /** A name as the service takes it: not blank, at most 300 characters (trimmed when stored). */
-const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };
+export const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };
 const secondsSchema = (description: string): JsonSchema => ({ type: 'number', nullable: true, minimum: 0, description });
 
 /** SettingsPatch: the capture settings a file job reads; unknown keys are refused by name. */
@@ -106,7 +124,7 @@ export const settingsPatchSchema: JsonSchema = {
   properties: {
     spokenLanguage: { type: 'string', nullable: true, pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$', description: 'A language code such as `en`; empty, `auto` or null: detect.' },
     speakerLabels: {
-      type: 'string', enum: ACCEPTED_SPEAKER_LABELS,
+      type: 'string', nullable: true, enum: ACCEPTED_SPEAKER_LABELS,
       description: '`auto`: labels where offered; `off`: none. `on` is refused with `invalid_options` naming `settings.speakerLabels` while no diarization model is installed (as now: `GET /v1/realtime/capabilities` `speakerLabelModes` is empty, and every segment\'s `speaker` is -1).',
     },
     confidencePolicy: {
@@ -321,17 +339,9 @@ export const transcriptionRoutes: RouteEntry[] = [
     summary: 'The caller\'s transcriptions, newest first by createdAt, paged with `cursor`; `lifecycle` active (default), archived or all.',
     description: 'Items created, changed or archived while paging are neither repeated nor skipped. `limit` counts per lifecycle: with `lifecycle=all` a page holds up to `limit` active and up to `limit` archived transcriptions (up to 500 of each), newest first, each item\'s `state` saying which.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [
-      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
-      { name: 'lifecycle', in: 'query', description: '`active` (default), `archived`, or `all` (both).', schema: { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' } },
-      { name: 'limit', in: 'query', description: 'Items per page, per lifecycle (see above).', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-    ],
+    parameters: lifecycleListParameters,
     document: TranscriptionsDocument,
-    variables: ({ query }) => {
-      const limit = query.limit === undefined ? undefined : Number(query.limit);
-      if (limit !== undefined && !Number.isInteger(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
-      return { cursor: query.cursor as string | undefined, lifecycle: query.lifecycle as string | undefined, limit };
-    },
+    variables: ({ query }) => lifecycleListVariables(query),
     result: (data) => ({
       status: 200,
       body: { transcriptions: data.transcriptions.items, ...(data.transcriptions.nextCursor ? { nextCursor: data.transcriptions.nextCursor } : {}) },

@@ -24,3 +24,32 @@ export function afterCursor(raw: string): Array<{ createdAt: { lt: Date } } | { 
   const at = new Date(cursor.createdAt);
   return [{ createdAt: { lt: at } }, { createdAt: at, id: { lt: cursor.id } }];
 }
+
+export type LifecycleFilter = 'active' | 'archived' | 'all';
+const LIST_MAX = 500;
+const LIST_DEFAULT = 50;
+
+/**
+ * One page of a newest-first listing filtered by lifecycle (transcriptions, broadcasts). `limit` counts per
+ * lifecycle: with `lifecycle=all` a page holds up to `limit` active and up to `limit` archived items (the spec's
+ * "up to 500 of each"), merged newest first and cut where the first lifecycle that has more ends, so the next page
+ * (from that item) skips nothing of either. `fetch` reads one lifecycle's rows matching `where`, `take` at most.
+ */
+export async function pageByLifecycle<T extends { createdAt: Date; id: string }>(
+  query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null },
+  fetch: (where: { lifecycle: 'active' | 'archived'; OR?: ReturnType<typeof afterCursor> }, take: number) => Promise<T[]>,
+): Promise<{ rows: T[]; nextCursor: string | null }> {
+  const lifecycle = (query.lifecycle ?? 'active') as LifecycleFilter;
+  if (!['active', 'archived', 'all'].includes(lifecycle)) throw errors.invalidOptions('lifecycle must be active, archived or all.', { field: 'lifecycle' });
+  const limit = query.limit ?? LIST_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  const after = query.cursor ? { OR: afterCursor(query.cursor) } : {};
+  const lifecycles: Array<'active' | 'archived'> = lifecycle === 'all' ? ['active', 'archived'] : [lifecycle];
+  const streams = await Promise.all(lifecycles.map((each) => fetch({ ...after, lifecycle: each }, limit + 1)));
+  const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+    b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+  // Where a lifecycle has more than `limit`, its last kept item bounds the page; the newest such bound wins.
+  const bound = streams.filter((rows) => rows.length > limit).map((rows) => rows[limit - 1]!).sort(newestFirst)[0];
+  const rows = streams.flatMap((each) => each.slice(0, limit)).sort(newestFirst).filter((row) => !bound || newestFirst(row, bound) <= 0);
+  return { rows, nextCursor: bound ? encodeCursor(bound) : null };
+}

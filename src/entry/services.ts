@@ -5,6 +5,7 @@
  */
 import { AccountsService } from '../account/service.js';
 import { AuthService } from '../auth/service.js';
+import { BroadcastsService } from '../broadcasts/service.js';
 import { IdempotencyService } from '../core/idempotency.js';
 import type { ServiceDeps, Services } from '../core/services.js';
 import { JobsService } from '../jobs/service.js';
@@ -21,9 +22,11 @@ export function createServices(deps: ServiceDeps): Services {
   const shareLinks = new ShareLinksService(deps);
   const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
   const realtime = new RealtimeService(deps, capabilities);
+  const transcriptions = new TranscriptionsService(deps, capabilities, jobs);
   return {
     jobs,
-    transcriptions: new TranscriptionsService(deps, capabilities, jobs),
+    transcriptions,
+    broadcasts: new BroadcastsService(deps, transcriptions),
     recordings: new RecordingsService(deps, shareLinks),
     shareLinks,
     idempotency: new IdempotencyService(deps),

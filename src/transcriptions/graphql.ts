@@ -1,4 +1,5 @@
 import { builder } from '../core/builder.js';
+import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { SpeakerLabels } from '../meta/graphql.js';
 import { CropWindowInput, JobType } from '../jobs/graphql.js';
 import type { ProbeRecord } from './links/index.js';
@@ -76,6 +77,7 @@ export const UpdateTranscriptionInput = builder.inputType('UpdateTranscriptionIn
 
 export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcription').implement({
   description: 'A transcription of a file or a link (one recording, one job), or a live transcription.',
+  interfaces: [LifecycleTimesRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     kind: t.exposeString('kind', { description: 'file, link or live.' }),
@@ -90,10 +92,6 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     durationS: t.exposeFloat('durationS', { nullable: true }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
     shareLink: t.field({ type: ShareLinkType, nullable: true, resolve: (tr) => tr.shareLink }),
-    createdAt: t.exposeString('createdAt'),
-    updatedAt: t.exposeString('updatedAt'),
-    archivedAt: t.exposeString('archivedAt', { nullable: true }),
-    purgeAfter: t.exposeString('purgeAfter', { nullable: true }),
   }),
 });
 

@@ -16,7 +16,8 @@ import { ApiError, errors, knownError } from '../core/errors.js';
 import { probeAudio } from '../../workers/engine/audio.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
-import { afterCursor, encodeCursor } from '../core/cursor.js';
+import { pageByLifecycle } from '../core/cursor.js';
+import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import { ACCEPTED_SPEAKER_LABELS, type CapabilitiesService } from '../meta/service.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
@@ -34,11 +35,11 @@ declare module '../core/services.js' {
 }
 
 export type Lifecycle = 'active' | 'archived';
-export type LifecycleFilter = Lifecycle | 'all';
 
 export interface TranscriptionSettings {
   spokenLanguage?: string | null;
-  speakerLabels?: 'auto' | 'on' | 'off';
+  /** null in a PATCH clears it (back to the default). */
+  speakerLabels?: 'auto' | 'on' | 'off' | null;
   /** null in a PATCH clears a stored policy (back to the default `hideBelow` 0.60). */
   confidencePolicy?: { hideBelow?: number; lowThreshold?: number; suppressCount?: number } | null;
 }
@@ -86,7 +87,7 @@ export interface StagedUpload {
 
 const isStaged = (upload: UploadedFile | StagedUpload): upload is StagedUpload => 'sha256' in upload;
 
-export interface TranscriptionView {
+export interface TranscriptionView extends LifecycleTimes {
   id: string;
   kind: 'file' | 'link' | 'live';
   name: string;
@@ -105,10 +106,6 @@ export interface TranscriptionView {
   spokenLanguage: string | null;
   /** The default share link made at creation (null when `shareLink: false` or since revoked). */
   shareLink: ShareLinkView | null;
-  createdAt: string;
-  updatedAt: string;
-  archivedAt: string | null;
-  purgeAfter: string | null;
 }
 
 export interface TranscriptionPage { items: TranscriptionView[]; nextCursor: string | null }
@@ -117,8 +114,6 @@ const CREATE_FIELDS = ['url', 'name', 'settings', 'crop', 'startS', 'endS', 'dur
 const CREATE_LIVE_FIELDS = ['name', 'settings', 'source', 'broadcasts'] as const;
 const MAX_NAME = 300;
 const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy']);
-const LIST_MAX = 500;
-const LIST_DEFAULT = 50;
 
 /** SettingsPatch: the capture settings a file job reads. Unknown keys are refused by name so typos are not silently ignored. */
 export function parseSettings(value: unknown, field = 'settings'): TranscriptionSettings {
@@ -135,7 +130,8 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
     }
     out.spokenLanguage = language === '' || language === 'auto' ? null : (language as string | null);
   }
-  if (value.speakerLabels !== undefined) {
+  if (value.speakerLabels === null) out.speakerLabels = null;
+  else if (value.speakerLabels !== undefined) {
     if (!['auto', 'on', 'off'].includes(value.speakerLabels as string)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
     if (!(ACCEPTED_SPEAKER_LABELS as readonly unknown[]).includes(value.speakerLabels)) {
       throw errors.invalidOptions(`${field}.speakerLabels: speaker labels are not offered by this server (capabilities.speakerLabelModes); use auto or off.`, { field: `${field}.speakerLabels` });
@@ -216,6 +212,22 @@ function refuseRecordingUpload(transcription: { kind: string; lifecycle: string 
   if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
 }
 
+/** CaptureSource (no extra properties): `{kind: 'mic'}` (the default, also for null) or `{kind: 'stream', url}`. */
+export function parseCaptureSource(raw: unknown): CaptureSource {
+  if (raw === undefined || raw === null) return { kind: 'mic' };
+  if (!isObject(raw)) throw errors.invalidOptions('source must be an object ({kind: "mic"} or {kind: "stream", url}) or null.', { field: 'source' });
+  for (const key of Object.keys(raw)) if (key !== 'kind' && key !== 'url') throw errors.invalidOptions(`source.${key} is not a field of CaptureSource (kind, url).`, { field: `source.${key}` });
+  if (raw.kind === 'mic') {
+    if (raw.url !== undefined && raw.url !== null) throw errors.invalidOptions('source.url is only for kind "stream".', { field: 'source.url' });
+    return { kind: 'mic' };
+  }
+  if (raw.kind === 'stream') {
+    if (typeof raw.url !== 'string' || !raw.url) throw errors.invalidOptions('source.url is required for kind "stream": the http(s) address of the live audio.', { field: 'source.url' });
+    return { kind: 'stream', url: raw.url };
+  }
+  throw errors.invalidOptions('source.kind must be "mic" or "stream".', { field: 'source.kind' });
+}
+
 /** CreateLiveTranscription (no extra properties): `name` required, `settings`, `source` (default mic), `broadcasts`. */
 export function parseCreateLiveOptions(body: unknown): CreateLiveTranscriptionOptions {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object (CreateLiveTranscription).', { field: 'body' });
@@ -225,20 +237,7 @@ export function parseCreateLiveOptions(body: unknown): CreateLiveTranscriptionOp
   if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > MAX_NAME) {
     throw errors.invalidOptions(`name is required: a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
   }
-  let source: CaptureSource = { kind: 'mic' };
-  if (body.source !== undefined && body.source !== null) {
-    const raw = body.source;
-    if (!isObject(raw)) throw errors.invalidOptions('source must be an object ({kind: "mic"} or {kind: "stream", url}) or null.', { field: 'source' });
-    for (const key of Object.keys(raw)) if (key !== 'kind' && key !== 'url') throw errors.invalidOptions(`source.${key} is not a field of CaptureSource (kind, url).`, { field: `source.${key}` });
-    if (raw.kind === 'mic') {
-      if (raw.url !== undefined && raw.url !== null) throw errors.invalidOptions('source.url is only for kind "stream".', { field: 'source.url' });
-    } else if (raw.kind === 'stream') {
-      if (typeof raw.url !== 'string' || !raw.url) throw errors.invalidOptions('source.url is required for kind "stream": the http(s) address of the live audio.', { field: 'source.url' });
-      source = { kind: 'stream', url: raw.url };
-    } else {
-      throw errors.invalidOptions('source.kind must be "mic" or "stream".', { field: 'source.kind' });
-    }
-  }
+  const source = parseCaptureSource(body.source);
   const broadcasts = body.broadcasts ?? [];
   if (!Array.isArray(broadcasts) || broadcasts.some((id) => typeof id !== 'string' || !id || id.length > 100)) {
     throw errors.invalidOptions('broadcasts must be a list of broadcast ids.', { field: 'broadcasts' });
@@ -279,7 +278,7 @@ export class TranscriptionsService {
    * A spoken language the model does not know is refused now rather than failing the job later (a region suffix,
    * `en-US`, is judged by its language). When the model cannot be read yet, the job is where it will be judged.
    */
-  private async checkSpokenLanguage(settings: TranscriptionSettings, field = 'settings.spokenLanguage'): Promise<void> {
+  async checkSpokenLanguage(settings: TranscriptionSettings, field = 'settings.spokenLanguage'): Promise<void> {
     const language = settings.spokenLanguage;
     if (!language) return;
     const known = await this.capabilities.transcriptionLanguages().catch(() => null);
@@ -313,10 +312,7 @@ export class TranscriptionsService {
       durationS: recording?.durationS ?? null,
       spokenLanguage: recording?.spokenLanguage ?? null,
       shareLink: defaultLink ? shareLinkView(defaultLink) : null,
-      createdAt: row.createdAt.toISOString(),
-      updatedAt: row.updatedAt.toISOString(),
-      archivedAt: row.archivedAt?.toISOString() ?? null,
-      purgeAfter: row.purgeAfter?.toISOString() ?? null,
+      ...lifecycleTimes(row),
     };
   }
 
@@ -456,7 +452,7 @@ export class TranscriptionsService {
    * Refuses now a link that can be refused without DNS (a typo'd scheme, a literal private address, a metadata
    * host); names are checked again on every connection while fetching.
    */
-  private refuseUnfetchable(link: string, field: string): void {
+  refuseUnfetchable(link: string, field: string): void {
     const url = parseLinkUrl(link, field);
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (this.linkPolicy.allowHosts.includes(host)) return;
@@ -547,26 +543,11 @@ export class TranscriptionsService {
    * ends, so the next page (from that item) skips nothing of either.
    */
   async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }): Promise<TranscriptionPage> {
-    const lifecycle = (query.lifecycle ?? 'active') as LifecycleFilter;
-    if (!['active', 'archived', 'all'].includes(lifecycle)) throw errors.invalidOptions('lifecycle must be active, archived or all.', { field: 'lifecycle' });
-    const limit = query.limit ?? LIST_DEFAULT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
-    const where: Prisma.TranscriptionWhereInput = { accountId };
-    if (query.cursor) where.OR = afterCursor(query.cursor);
-    const lifecycles: Lifecycle[] = lifecycle === 'all' ? ['active', 'archived'] : [lifecycle];
-    const streams = await Promise.all(lifecycles.map((each) => this.deps.prisma.transcription.findMany({
-      where: { ...where, lifecycle: each }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1,
-    })));
-    const newestFirst = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
-      b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
-    // Where a lifecycle has more than `limit`, its last kept item bounds the page; the newest such bound wins.
-    const bound = streams.filter((rows) => rows.length > limit).map((rows) => rows[limit - 1]!).sort(newestFirst)[0];
-    const page = streams.flatMap((rows) => rows.slice(0, limit)).sort(newestFirst).filter((row) => !bound || newestFirst(row, bound) <= 0);
-    return {
-      items: await Promise.all(page.map((row) => this.view(row))),
-      nextCursor: bound ? encodeCursor(bound) : null,
-    };
+    const { rows, nextCursor } = await pageByLifecycle(query, (where, take) =>
+      this.deps.prisma.transcription.findMany({ where: { ...where, accountId }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take }));
+    return { items: await Promise.all(rows.map((row) => this.view(row))), nextCursor };
   }
+
 
   /** PATCH: rename, or change the default capture settings (merged key by key; null clears a key). */
   async update(accountId: string, id: string, body: unknown): Promise<TranscriptionView> {

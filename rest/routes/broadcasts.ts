@@ -1,0 +1,142 @@
+/** Broadcasts: create, list, read, change (name, access and password, code, settings), archive, restore, purge. */
+import {
+  ArchiveBroadcastDocument,
+  BroadcastDocument,
+  BroadcastsDocument,
+  CreateBroadcastDocument,
+  PurgeBroadcastDocument,
+  RestoreBroadcastDocument,
+  UpdateBroadcastDocument,
+  type CreateBroadcastInput,
+  type UpdateBroadcastInput,
+} from '../../src/generated/graphql.js';
+import { parseBroadcastFields } from '../../src/broadcasts/service.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { captureSourceSchema, lifecycleListParameters, lifecycleListVariables, lifecycleTimesSchema, nameSchema, settingsPatchSchema } from './transcriptions.js';
+
+const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
+const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove it; only its hash is kept.' };
+
+export const broadcastSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'code', 'name', 'kind', 'source', 'access', 'lifecycle', 'ownerPrincipalId', 'shareUrl', 'settings', 'recordingCount', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    code: { type: 'string', description: 'The link listeners open; globally unique. Every code the broadcast had keeps opening it.' },
+    name: { type: 'string' },
+    kind: { type: 'string', enum: ['broadcast'] },
+    source: captureSourceSchema,
+    access: { type: 'string', enum: ['public', 'private'] },
+    lifecycle: { type: 'string', enum: ['active', 'archived'] },
+    ownerPrincipalId: { type: 'string' },
+    shareUrl: { type: 'string', description: 'The listener page (`/b/{code}`).' },
+    settings: { type: 'object', additionalProperties: true, description: 'Default capture settings: spokenLanguage, speakerLabels, confidencePolicy.' },
+    recordingCount: { type: 'integer', description: 'Recordings made in the live transcriptions feeding it.' },
+    audioSources: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' } } } },
+    transcriptions: { type: 'array', description: 'Live transcriptions feeding it.', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } },
+    currentRecording: {
+      type: 'object', nullable: true, description: 'The recording in flight in a feeding transcription.',
+      properties: { recordingId: { type: 'string' }, state: { type: 'string' }, startedAt: { type: 'string', nullable: true }, transcriptionId: { type: 'string', nullable: true } },
+    },
+    lastRecordedAt: { type: 'string', format: 'date-time', nullable: true },
+    ...lifecycleTimesSchema,
+  },
+};
+
+const notFound = { status: 404, code: 'not_found', description: 'No such broadcast in this account.' };
+const invalid = (what: string) => ({ status: 400, code: 'invalid_options', description: `${what}; \`details.field\` names it.` });
+const codeTaken = { status: 409, code: 'conflict', description: 'The `code` is taken by a broadcast (now or before: old codes keep opening their broadcast).' };
+
+export const broadcastRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'post', path: '/v1/broadcasts', operationId: 'createBroadcast', tags: ['broadcasts'],
+    summary: 'Create a broadcast (CreateBroadcast): `code` creator-chosen or derived from `name`; a private one needs `password`.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: CreateBroadcastDocument,
+    idempotent: true,
+    variables: ({ body }) => {
+      parseBroadcastFields(body, 'create');
+      return { input: body as CreateBroadcastInput };
+    },
+    result: (data) => ({ status: 201, body: data.createBroadcast }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['name'],
+        properties: {
+          name: nameSchema,
+          access: { type: 'string', nullable: true, enum: ['public', 'private'], default: 'public' },
+          code: { ...codeSchema, nullable: true, description: 'Default: derived from `name` (a short suffix when that is taken).' },
+          password: { ...passwordSchema, nullable: true, description: 'Required when `access` is private.' },
+          settings: settingsPatchSchema,
+          source: { ...captureSourceSchema, nullable: true, description: 'Default `{kind: "mic"}`; set at creation, never changed.' },
+        },
+      },
+    },
+    response: { status: 201, description: 'The broadcast.', schema: broadcastSchema },
+    errors: [invalid('An unknown field, a missing or blank `name`, a malformed `code`, a private broadcast without `password`, an unknown setting, a stream address the server does not fetch from'), codeTaken],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/broadcasts', operationId: 'listBroadcasts', tags: ['broadcasts'],
+    summary: 'The caller\'s broadcasts, newest first, paged with `cursor`; `lifecycle` active (default), archived or all (up to `limit` of each).',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: lifecycleListParameters,
+    document: BroadcastsDocument,
+    variables: ({ query }) => lifecycleListVariables(query),
+    result: (data) => ({ status: 200, body: { broadcasts: data.broadcasts.items, ...(data.broadcasts.nextCursor ? { nextCursor: data.broadcasts.nextCursor } : {}) } }),
+    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['broadcasts'], properties: { broadcasts: { type: 'array', items: broadcastSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    errors: [invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/broadcasts/{id}', operationId: 'getBroadcast', tags: ['broadcasts'],
+    summary: 'One broadcast.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: BroadcastDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.broadcast }),
+    response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
+    errors: [notFound],
+  }),
+  graphqlRoute({
+    method: 'patch', path: '/v1/broadcasts/{id}', operationId: 'updateBroadcast', tags: ['broadcasts'],
+    summary: 'Rename, change access or password, change `code` (every code it had keeps opening it), or merge default settings.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: UpdateBroadcastDocument,
+    variables: ({ params, body }) => {
+      parseBroadcastFields(body, 'patch');
+      return { id: params.id!, input: body as UpdateBroadcastInput };
+    },
+    result: (data) => ({ status: 200, body: data.updateBroadcast }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          name: nameSchema,
+          access: { type: 'string', enum: ['public', 'private'] },
+          code: codeSchema,
+          password: { ...passwordSchema, nullable: true, description: 'A new password; null clears it (only while public).' },
+          settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to null is cleared.' },
+        },
+      },
+    },
+    response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
+    errors: [notFound, invalid('An unknown field (`source` never changes), a blank `name`, a malformed `code`, private without a password'), codeTaken],
+  }),
+  ...(['archive', 'restore', 'purge'] as const).map((move) =>
+    graphqlRoute({
+      method: 'post', path: `/v1/broadcasts/{id}/${move}`, operationId: `${move}Broadcast`, tags: ['broadcasts'],
+      summary: {
+        archive: 'Archive: hidden from the default listing, its links dead at once, data kept.',
+        restore: 'Restore an archived broadcast.',
+        purge: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay.',
+      }[move],
+      auth: { mode: 'userOrKey', scopes: ['write'] },
+      document: (move === 'archive' ? ArchiveBroadcastDocument : move === 'restore' ? RestoreBroadcastDocument : PurgeBroadcastDocument) as typeof ArchiveBroadcastDocument,
+      variables: ({ params }) => ({ id: params.id! }),
+      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Broadcast`] }),
+      response: move === 'purge'
+        ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
+        : { status: 200, description: 'The broadcast.', schema: broadcastSchema },
+      errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived broadcast can be purged.' }] : [notFound],
+    }),
+  ),
+];

@@ -1,0 +1,138 @@
+import { builder } from '../core/builder.js';
+import { LifecycleTimesRef } from '../core/lifecycle.js';
+import { errors } from '../core/errors.js';
+import type { Context } from '../core/context.js';
+import { CaptureSourceInput, SettingsPatchInput } from '../transcriptions/graphql.js';
+import type { BroadcastPage, BroadcastView } from './service.js';
+
+export const Access = builder.enumType('Access', { values: ['public', 'private'] as const });
+
+export const CreateBroadcastInput = builder.inputType('CreateBroadcastInput', {
+  description: 'CreateBroadcast: `name`; `code` (derived from the name when left out), `access` (public), `password` (required when private), `settings`, `source` (mic).',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    access: t.field({ type: Access }),
+    code: t.string({ description: 'The link listeners open: 3 to 64 lower-case letters, digits and hyphens; globally unique.' }),
+    password: t.string({ description: 'Required when `access` is private (4 to 200 characters); only its hash is kept.' }),
+    settings: t.field({ type: SettingsPatchInput }),
+    source: t.field({ type: CaptureSourceInput, description: 'Default: mic.' }),
+  }),
+});
+
+export const UpdateBroadcastInput = builder.inputType('UpdateBroadcastInput', {
+  description: 'Fields left out stay: `name`, `access`, `password` (null clears it on a public broadcast), `code` (the old one keeps opening it), `settings` (merged; null clears a key).',
+  fields: (t) => ({
+    name: t.string(),
+    access: t.field({ type: Access }),
+    code: t.string(),
+    password: t.string(),
+    settings: t.field({ type: SettingsPatchInput }),
+  }),
+});
+
+const CurrentRecordingType = builder.objectRef<NonNullable<BroadcastView['currentRecording']>>('CurrentRecording').implement({
+  fields: (t) => ({
+    recordingId: t.exposeID('recordingId'),
+    state: t.exposeString('state'),
+    startedAt: t.exposeString('startedAt', { nullable: true }),
+    transcriptionId: t.exposeID('transcriptionId', { nullable: true, description: 'The live transcription the recording is made in.' }),
+  }),
+});
+
+const AudioSourceType = builder.objectRef<BroadcastView['audioSources'][number]>('AudioSource').implement({
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), url: t.exposeString('url') }),
+});
+
+const TranscriptionRefType = builder.objectRef<BroadcastView['transcriptions'][number]>('TranscriptionRef').implement({
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name') }),
+});
+
+export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').implement({
+  description: 'A link (`code`) that listeners open, fed by the live transcriptions attached to it.',
+  interfaces: [LifecycleTimesRef],
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    code: t.exposeString('code', { description: 'The link listeners open; globally unique.' }),
+    name: t.exposeString('name'),
+    kind: t.exposeString('kind', { description: 'Always `broadcast`.' }),
+    source: t.field({ type: 'JSON', description: 'The CaptureSource: `{kind: "mic"}` or `{kind: "stream", url}`.', resolve: (b) => b.source }),
+    access: t.field({ type: Access, resolve: (b) => b.access }),
+    lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
+    ownerPrincipalId: t.exposeString('ownerPrincipalId'),
+    shareUrl: t.exposeString('shareUrl', { description: 'The listener page.' }),
+    settings: t.field({ type: 'JSON', resolve: (b) => b.settings }),
+    recordingCount: t.exposeInt('recordingCount', { description: 'Recordings made in the transcriptions feeding it.' }),
+    audioSources: t.field({ type: [AudioSourceType], resolve: (b) => b.audioSources }),
+    transcriptions: t.field({ type: [TranscriptionRefType], description: 'Live transcriptions feeding it.', resolve: (b) => b.transcriptions }),
+    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, resolve: (b) => b.currentRecording }),
+    lastRecordedAt: t.exposeString('lastRecordedAt', { nullable: true }),
+  }),
+});
+
+export const BroadcastPageType = builder.objectRef<BroadcastPage>('BroadcastPage').implement({
+  fields: (t) => ({
+    items: t.field({ type: [BroadcastType], resolve: (page) => page.items }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Absent on the last page.' }),
+  }),
+});
+
+/** The server's public address: share URLs are absolute. */
+function baseUrlOf(ctx: Context): string {
+  if (!ctx.baseUrl) throw errors.internal(new Error('a broadcast read without the request\'s address'));
+  return ctx.baseUrl;
+}
+
+const actorOf = (ctx: Context) => ({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id });
+
+builder.queryFields((t) => ({
+  broadcasts: t.field({
+    type: BroadcastPageType,
+    description: 'The caller\'s broadcasts, newest first, paged with `cursor`; `lifecycle` active (default), archived or all (up to `limit` of each).',
+    authScopes: { read: true },
+    args: { cursor: t.arg.string(), lifecycle: t.arg.string(), limit: t.arg.int() },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.list(ctx.identity!.account.id, args, baseUrlOf(ctx)),
+  }),
+  broadcast: t.field({
+    type: BroadcastType,
+    authScopes: { read: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.get(ctx.identity!.account.id, String(args.id), baseUrlOf(ctx)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createBroadcast: t.field({
+    type: BroadcastType,
+    description: 'Create a broadcast (CreateBroadcast). A `code` taken by any broadcast is 409 `conflict`.',
+    authScopes: { write: true },
+    args: { input: t.arg({ type: CreateBroadcastInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.create(actorOf(ctx), args.input, baseUrlOf(ctx)),
+  }),
+  updateBroadcast: t.field({
+    type: BroadcastType,
+    description: 'Rename, change access or password, change `code` (every code it had keeps opening it), or merge default settings.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateBroadcastInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.update(ctx.identity!.account.id, String(args.id), args.input, baseUrlOf(ctx)),
+  }),
+  archiveBroadcast: t.field({
+    type: BroadcastType,
+    description: 'Hidden from the default listing; its links dead at once; data kept.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.archive(ctx.identity!.account.id, String(args.id), baseUrlOf(ctx)),
+  }),
+  restoreBroadcast: t.field({
+    type: BroadcastType,
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.restore(ctx.identity!.account.id, String(args.id), baseUrlOf(ctx)),
+  }),
+  purgeBroadcast: t.field({
+    type: 'JSON',
+    description: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay. `{id, purged: true}`.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.purge(ctx.identity!.account.id, String(args.id)),
+  }),
+}));

@@ -1,0 +1,290 @@
+/**
+ * Broadcasts (spec: "Broadcast", "Broadcasts and share links"): a link (`code`) that listeners open, fed by the
+ * live transcriptions attached to it. This module owns the broadcast itself: create (a creator-chosen `code` or
+ * one derived from `name`, globally unique), list by lifecycle, read, PATCH (name, access and password, code,
+ * default settings), archive, restore, purge.
+ *
+ * Codes: lower-case letters, digits and hyphens. Every code a broadcast ever had is a BroadcastCode row (the
+ * primary key makes it globally unique, so a taken code is `409 conflict` from the database itself, whatever races)
+ * and keeps opening that broadcast after a rename of its code. A private broadcast stores only an scrypt hash of its
+ * password.
+ */
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Prisma } from '../generated/prisma/client.js';
+import { errors } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import { pageByLifecycle } from '../core/cursor.js';
+import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
+import type { ServiceDeps } from '../core/services.js';
+import { isObject } from '../core/validate.js';
+import { parseCaptureSource, parseSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    broadcasts: BroadcastsService;
+  }
+}
+
+const scrypt = promisify(crypto.scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+
+export const ACCESS_MODES = ['public', 'private'] as const;
+export type Access = (typeof ACCESS_MODES)[number];
+const CREATE_FIELDS = ['name', 'access', 'code', 'password', 'settings', 'source'] as const;
+const PATCH_FIELDS = ['name', 'access', 'code', 'password', 'settings'] as const;
+const MAX_NAME = 300;
+/** A code as listeners type it into a link: 3 to 64 lower-case letters, digits and inner hyphens. */
+const CODE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$/;
+const MIN_PASSWORD = 4;
+const MAX_PASSWORD = 200;
+
+export interface BroadcastRefView { id: string; name: string; code: string; access: Access; shareUrl: string }
+
+export interface BroadcastView extends LifecycleTimes {
+  id: string;
+  code: string;
+  name: string;
+  kind: 'broadcast';
+  source: CaptureSource;
+  access: Access;
+  lifecycle: 'active' | 'archived';
+  ownerPrincipalId: string;
+  shareUrl: string;
+  settings: Record<string, unknown>;
+  /** Recordings made in the live transcriptions feeding it. */
+  recordingCount: number;
+  audioSources: Array<{ id: string; name: string; url: string }>;
+  transcriptions: Array<{ id: string; name: string }>;
+  currentRecording: { recordingId: string; state: string; startedAt: string | null; transcriptionId: string | null } | null;
+  lastRecordedAt: string | null;
+}
+
+export interface BroadcastPage { items: BroadcastView[]; nextCursor: string | null }
+
+interface BroadcastFields {
+  name?: string;
+  access?: Access;
+  code?: string;
+  password?: string | null;
+  settings?: TranscriptionSettings;
+  source?: CaptureSource;
+}
+
+function parseName(value: unknown): string {
+  if (typeof value !== 'string' || !value.trim() || value.length > MAX_NAME) throw errors.invalidOptions(`name must be a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
+  return value.trim();
+}
+
+function parseCode(value: unknown): string {
+  if (typeof value !== 'string' || !CODE_PATTERN.test(value)) {
+    throw errors.invalidOptions('code must be 3 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit.', { field: 'code' });
+  }
+  return value;
+}
+
+function parsePassword(value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string' || value.length < MIN_PASSWORD || value.length > MAX_PASSWORD) {
+    throw errors.invalidOptions(`password must be a string of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`, { field: 'password' });
+  }
+  return value;
+}
+
+/** CreateBroadcast (no extra properties) or its PATCH: each field checked and named when refused. */
+export function parseBroadcastFields(body: unknown, kind: 'create' | 'patch'): BroadcastFields {
+  if (!isObject(body)) throw errors.invalidOptions(`The body must be a JSON object (${kind === 'create' ? 'CreateBroadcast' : 'the fields to change'}).`, { field: 'body' });
+  const allowed: readonly string[] = kind === 'create' ? CREATE_FIELDS : PATCH_FIELDS;
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) throw errors.invalidOptions(kind === 'patch' && key === 'source' ? 'source is set at creation and never changed.' : `${key} is not a field of ${kind === 'create' ? 'CreateBroadcast' : 'a broadcast change'} (${allowed.join(', ')}).`, { field: key });
+  }
+  const present = (field: string) => body[field] !== undefined && (kind === 'patch' || body[field] !== null);
+  const out: BroadcastFields = {};
+  if (kind === 'create' || present('name')) out.name = parseName(body.name);
+  if (present('access')) {
+    if (!(ACCESS_MODES as readonly unknown[]).includes(body.access)) throw errors.invalidOptions('access must be public or private.', { field: 'access' });
+    out.access = body.access as Access;
+  }
+  if (present('code')) out.code = parseCode(body.code);
+  if (body.password !== undefined) out.password = parsePassword(body.password);
+  if (present('settings')) out.settings = parseSettings(body.settings);
+  if (kind === 'create') out.source = parseCaptureSource(body.source);
+  return out;
+}
+
+/** A code from a name: its letters and digits (accents dropped), hyphen-joined, at most 48 characters. */
+export function codeFromName(name: string): string {
+  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  return slug.length >= 3 ? slug : `broadcast${slug ? `-${slug}` : ''}`;
+}
+
+async function hashPassword(password: string): Promise<string> {
+  const salt = crypto.randomBytes(16);
+  return `scrypt$${salt.toString('base64url')}$${(await scrypt(password, salt, 32)).toString('base64url')}`;
+}
+
+/** A unique violation on BroadcastCode's key: the code is taken (now or once) by some broadcast. */
+function isCodeTaken(error: unknown): boolean {
+  return (error as { code?: string }).code === 'P2002';
+}
+
+type BroadcastRow = Prisma.BroadcastGetPayload<{}>;
+
+export class BroadcastsService {
+  constructor(private readonly deps: ServiceDeps, private readonly transcriptions: TranscriptionsService) {}
+
+  /** Where listeners open a broadcast: the listener page at `/b/{code}` on the server's public address. */
+  shareUrl(code: string, baseUrl: string): string {
+    return `${baseUrl}/b/${encodeURIComponent(code)}`;
+  }
+
+  private async owned(accountId: string, id: string): Promise<BroadcastRow> {
+    const row = await this.deps.prisma.broadcast.findFirst({ where: { id, accountId } });
+    if (!row) throw errors.notFound('The broadcast');
+    return row;
+  }
+
+  async get(accountId: string, id: string, baseUrl: string): Promise<BroadcastView> {
+    return this.view(await this.owned(accountId, id), baseUrl);
+  }
+
+  /**
+   * POST /v1/broadcasts (CreateBroadcast). A `code` given and taken is `409 conflict`; one derived from `name` that
+   * is taken gets a short random suffix instead. A private broadcast needs a password.
+   */
+  async create(actor: { accountId: string; principalId: string }, body: unknown, baseUrl: string): Promise<BroadcastView> {
+    const fields = parseBroadcastFields(body, 'create');
+    if (fields.settings) await this.transcriptions.checkSpokenLanguage(fields.settings);
+    const access = fields.access ?? 'public';
+    if (access === 'private' && !fields.password) throw errors.invalidOptions('password is required for a private broadcast.', { field: 'password' });
+    if (fields.source?.kind === 'stream') this.transcriptions.refuseUnfetchable(fields.source.url, 'source.url');
+    const passwordHash = fields.password ? await hashPassword(fields.password) : null;
+    const id = newId('brd');
+    const derived = codeFromName(fields.name!);
+    for (let attempt = 0; ; attempt++) {
+      const code = fields.code ?? (attempt === 0 ? derived : `${derived.slice(0, 43)}-${crypto.randomBytes(3).toString('hex').slice(0, 4)}`);
+      try {
+        await this.deps.prisma.$transaction(async (tx) => {
+          await tx.broadcast.create({
+            data: {
+              id, accountId: actor.accountId, ownerPrincipalId: actor.principalId, name: fields.name!, code, access, passwordHash,
+              settings: Object.fromEntries(Object.entries(fields.settings ?? {}).filter(([, value]) => value !== null)) as Prisma.InputJsonValue,
+              source: fields.source as Prisma.InputJsonValue,
+            },
+          });
+          await tx.broadcastCode.create({ data: { code, broadcastId: id } });
+        });
+        break;
+      } catch (error) {
+        if (!isCodeTaken(error)) throw error;
+        if (fields.code) throw errors.conflict(`code "${fields.code}" is taken; choose another.`, { field: 'code' });
+        if (attempt >= 5) throw errors.conflict('No free code could be derived from the name; give one in `code`.', { field: 'code' });
+      }
+    }
+    return this.get(actor.accountId, id, baseUrl);
+  }
+
+  async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }, baseUrl: string): Promise<BroadcastPage> {
+    const { rows, nextCursor } = await pageByLifecycle(query, (where, take) =>
+      this.deps.prisma.broadcast.findMany({ where: { ...where, accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take }));
+    return { items: await Promise.all(rows.map((row) => this.view(row, baseUrl))), nextCursor };
+  }
+
+  /**
+   * PATCH: `name`, `access` (private needs a password, given now or already set), `password` (null clears it, only
+   * on a public broadcast), `code` (the old one keeps opening it; a code taken by any broadcast is `409 conflict`),
+   * `settings` (merged key by key; null clears a key).
+   */
+  async update(accountId: string, id: string, body: unknown, baseUrl: string): Promise<BroadcastView> {
+    const fields = parseBroadcastFields(body, 'patch');
+    const row = await this.owned(accountId, id);
+    if (fields.settings) await this.transcriptions.checkSpokenLanguage(fields.settings);
+    const access = fields.access ?? (row.access as Access);
+    const data: Prisma.BroadcastUpdateInput = {};
+    if (fields.name !== undefined) data.name = fields.name;
+    if (fields.access !== undefined) data.access = fields.access;
+    if (fields.password !== undefined) data.passwordHash = fields.password === null ? null : await hashPassword(fields.password);
+    const hasPassword = fields.password !== undefined ? fields.password !== null : row.passwordHash !== null;
+    if (access === 'private' && !hasPassword) {
+      throw errors.invalidOptions(fields.password === null ? 'password cannot be cleared while the broadcast is private.' : 'password is required to make a broadcast private.', { field: 'password' });
+    }
+    if (fields.settings !== undefined) {
+      const merged: Record<string, unknown> = { ...(row.settings as Record<string, unknown>), ...fields.settings };
+      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+      data.settings = merged as Prisma.InputJsonValue;
+    }
+    const newCode = fields.code !== undefined && fields.code !== row.code ? fields.code : null;
+    if (newCode) data.code = newCode;
+    try {
+      await this.deps.prisma.$transaction(async (tx) => {
+        if (newCode) {
+          // A code this broadcast had before is its own again; any other broadcast's (now or once) is taken.
+          const before = await tx.broadcastCode.findUnique({ where: { code: newCode } });
+          if (before && before.broadcastId !== id) throw errors.conflict(`code "${newCode}" is taken; choose another.`, { field: 'code' });
+          if (!before) await tx.broadcastCode.create({ data: { code: newCode, broadcastId: id } });
+        }
+        await tx.broadcast.update({ where: { id }, data });
+      });
+    } catch (error) {
+      if (isCodeTaken(error)) throw errors.conflict(`code "${newCode}" is taken; choose another.`, { field: 'code' });
+      throw error;
+    }
+    return this.get(accountId, id, baseUrl);
+  }
+
+  /** Hidden from the default listing and its links dead at once (every code answers 404); data kept. */
+  async archive(accountId: string, id: string, baseUrl: string): Promise<BroadcastView> {
+    const row = await this.owned(accountId, id);
+    if (row.lifecycle !== 'archived') await this.deps.prisma.broadcast.update({ where: { id }, data: { lifecycle: 'archived', archivedAt: new Date() } });
+    return this.get(accountId, id, baseUrl);
+  }
+
+  async restore(accountId: string, id: string, baseUrl: string): Promise<BroadcastView> {
+    const row = await this.owned(accountId, id);
+    if (row.lifecycle !== 'active') await this.deps.prisma.broadcast.update({ where: { id }, data: { lifecycle: 'active', archivedAt: null, purgeAfter: null } });
+    return this.get(accountId, id, baseUrl);
+  }
+
+  /**
+   * Irreversible; only an archived broadcast. Its codes go with it (free to take again); the live transcriptions
+   * that fed it and their recordings stay.
+   */
+  async purge(accountId: string, id: string): Promise<{ id: string; purged: true }> {
+    const row = await this.owned(accountId, id);
+    if (row.lifecycle !== 'archived') throw errors.invalidState('Only an archived broadcast can be purged; archive it first.', { state: row.lifecycle });
+    await this.deps.prisma.broadcast.delete({ where: { id } });
+    return { id, purged: true };
+  }
+
+  /** The broadcast as the API shows it; what feeds it from the live transcriptions that name it. */
+  private async view(row: BroadcastRow, baseUrl: string): Promise<BroadcastView> {
+    const feeding = await this.deps.prisma.transcription.findMany({
+      where: { accountId: row.accountId, kind: 'live', broadcastIds: { array_contains: [row.id] } },
+      select: { id: true, name: true },
+      orderBy: { createdAt: 'asc' },
+    });
+    const ids = feeding.map((transcription) => transcription.id);
+    const [recordingCount, current, last] = ids.length === 0 ? [0, null, null] : await Promise.all([
+      this.deps.prisma.recording.count({ where: { transcriptionId: { in: ids } } }),
+      this.deps.prisma.recording.findFirst({ where: { transcriptionId: { in: ids }, kind: 'live', state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } }),
+      this.deps.prisma.recording.findFirst({ where: { transcriptionId: { in: ids } }, orderBy: { createdAt: 'desc' }, select: { createdAt: true } }),
+    ]);
+    return {
+      id: row.id,
+      code: row.code,
+      name: row.name,
+      kind: 'broadcast',
+      source: row.source as unknown as CaptureSource,
+      access: row.access as Access,
+      lifecycle: row.lifecycle as BroadcastView['lifecycle'],
+      ownerPrincipalId: row.ownerPrincipalId,
+      shareUrl: this.shareUrl(row.code, baseUrl),
+      settings: row.settings as Record<string, unknown>,
+      recordingCount,
+      audioSources: [],
+      transcriptions: feeding,
+      currentRecording: current ? { recordingId: current.id, state: current.state, startedAt: current.createdAt.toISOString(), transcriptionId: current.transcriptionId } : null,
+      lastRecordedAt: last?.createdAt.toISOString() ?? null,
+      ...lifecycleTimes(row),
+    };
+  }
+}

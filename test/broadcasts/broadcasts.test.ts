@@ -1,0 +1,188 @@
+/**
+ * Broadcasts through REST and GraphQL: codes (derived, chosen, taken, changed — old codes stay the broadcast's),
+ * access and passwords, settings, listing by lifecycle, archive/restore/purge, other accounts, and what the live
+ * transcriptions feeding a broadcast show on it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectInvalidOption, json } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const unique = () => Math.random().toString(36).slice(2, 8);
+
+async function create(body: Record<string, unknown>) {
+  const response = await server.postJson('/v1/broadcasts', body);
+  const created = await json(response);
+  expect(response.status, JSON.stringify(created)).toBe(201);
+  return created;
+}
+
+const patch = (id: string, body: unknown, auth?: string) =>
+  server.request(`/v1/broadcasts/${id}`, { method: 'PATCH', auth, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+
+async function expectStatus(response: Response, status: number, code?: string) {
+  const body = await json(response);
+  expect(response.status, JSON.stringify(body)).toBe(status);
+  if (code) expect(body.code).toBe(code);
+  return body;
+}
+
+describe('broadcasts', () => {
+  it('are created with a code derived from the name, public and fed by the microphone by default', async () => {
+    const name = `Sunday Service — Main Hall ${unique()}`;
+    const created = await create({ name, settings: { spokenLanguage: 'en' } });
+    const slug = name.toLowerCase().replace('— ', '').replace(/ /g, '-');
+    expect(created).toMatchObject({
+      kind: 'broadcast', name, code: slug, access: 'public', lifecycle: 'active', source: { kind: 'mic' },
+      settings: { spokenLanguage: 'en' }, recordingCount: 0, transcriptions: [], audioSources: [], currentRecording: null, lastRecordedAt: null,
+    });
+    expect(created.id).toMatch(/^brd_/);
+    expect(created.shareUrl).toMatch(new RegExp(`^http://[^/]+/b/${slug}$`));
+    expect(created).not.toHaveProperty('password');
+    expect(created).not.toHaveProperty('passwordHash');
+    // The same name again: the derived code is taken, so it gets a short suffix rather than a refusal.
+    const again = await create({ name });
+    expect(again.code).toMatch(new RegExp(`^${slug.slice(0, 43)}-[a-z0-9]{4}$`));
+    expect((await json(await server.request(`/v1/broadcasts/${created.id}`))).code).toBe(slug);
+    const accented = await create({ name: 'Ça va? Ünïcode!' });
+    expect(accented.code).toMatch(/^ca-va-unicode(-[a-z0-9]{4})?$/);
+    const stream = await create({ name: 'Radio', source: { kind: 'stream', url: 'https://radio.example.com/live.mp3' } });
+    expect(stream.source).toEqual({ kind: 'stream', url: 'https://radio.example.com/live.mp3' });
+  });
+
+  it('refuse a chosen code that is taken, once under concurrent creates too', async () => {
+    const code = `choir-${unique()}`;
+    await create({ name: 'Choir', code });
+    const taken = await expectStatus(await server.postJson('/v1/broadcasts', { name: 'Other choir', code }), 409, 'conflict');
+    expect(taken.data.details.field).toBe('code');
+    const race = `race-${unique()}`;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => server.postJson('/v1/broadcasts', { name: 'Race', code: race })));
+    expect(answers.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+  });
+
+  it.each([
+    [{ name: 'x', extra: 1 }, 'extra'],
+    [{}, 'name'],
+    [{ name: '  ' }, 'name'],
+    [{ name: 'x', code: 'AB' }, 'code'],
+    [{ name: 'x', code: '-starts-with-hyphen' }, 'code'],
+    [{ name: 'x', code: 'a'.repeat(65) }, 'code'],
+    [{ name: 'x', access: 'secret' }, 'access'],
+    [{ name: 'x', access: 'private' }, 'password'],
+    [{ name: 'x', access: 'private', password: 'abc' }, 'password'],
+    [{ name: 'x', settings: { spokenLanguage: 'xx' } }, 'settings.spokenLanguage'],
+    [{ name: 'x', settings: { colour: 'red' } }, 'settings.colour'],
+    [{ name: 'x', source: { kind: 'stream', url: 'http://169.254.169.254/latest' } }, 'source.url'],
+    [{ name: 'x', source: { kind: 'tape' } }, 'source.kind'],
+  ])('refuse %j naming %s', async (body, field) => {
+    await expectInvalidOption(await server.postJson('/v1/broadcasts', body), field);
+  });
+
+  it('change name, access and password, settings and code; every code they had keeps being theirs', async () => {
+    const first = `first-${unique()}`;
+    const broadcast = await create({ name: 'Lecture', code: first, settings: { spokenLanguage: 'en', speakerLabels: 'off' } });
+    const second = `second-${unique()}`;
+    const changed = await expectStatus(await patch(broadcast.id, { name: 'Lecture hall', code: second, settings: { speakerLabels: null, spokenLanguage: 'fr' } }), 200);
+    expect(changed).toMatchObject({ name: 'Lecture hall', code: second, settings: { spokenLanguage: 'fr' } });
+    expect(changed.settings).not.toHaveProperty('speakerLabels');
+    expect(changed.shareUrl).toMatch(new RegExp(`/b/${second}$`));
+    // The old code still belongs to it: nobody else may take it, and it may go back to it.
+    const other = await create({ name: 'Other' });
+    await expectStatus(await patch(other.id, { code: first }), 409, 'conflict');
+    await expectStatus(await server.postJson('/v1/broadcasts', { name: 'Thief', code: first }), 409, 'conflict');
+    expect((await expectStatus(await patch(broadcast.id, { code: first }), 200)).code).toBe(first);
+
+    await expectInvalidOption(await patch(broadcast.id, { access: 'private' }), 'password');
+    expect((await expectStatus(await patch(broadcast.id, { access: 'private', password: 'open sesame' }), 200)).access).toBe('private');
+    await expectInvalidOption(await patch(broadcast.id, { password: null }), 'password');
+    expect((await expectStatus(await patch(broadcast.id, { access: 'public', password: null }), 200)).access).toBe('public');
+    await expectInvalidOption(await patch(broadcast.id, { source: { kind: 'mic' } }), 'source');
+    await expectInvalidOption(await patch(broadcast.id, { name: '' }), 'name');
+    await expectInvalidOption(await patch(broadcast.id, { code: 'No Spaces' }), 'code');
+    await expectInvalidOption(await patch(broadcast.id, null), 'body');
+  });
+
+  it('are listed newest first by lifecycle, paged, and archived, restored and purged (a purged one\'s code is free again)', async () => {
+    const accountId = await server.createAccount('Lister');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    const made = [];
+    for (const name of ['One', 'Two', 'Three']) {
+      const response = await server.postJson('/v1/broadcasts', { name, code: `${name.toLowerCase()}-${unique()}` }, { auth: key });
+      made.push(await expectStatus(response, 201));
+    }
+    const [one, two, three] = made;
+    await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/purge`, {}, { auth: key }), 409, 'invalid_state');
+    expect((await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/archive`, {}, { auth: key }), 200)).lifecycle).toBe('archived');
+    const active = await json(await server.request('/v1/broadcasts', { auth: key }));
+    expect(active.broadcasts.map((b: { id: string }) => b.id)).toEqual([three.id, one.id]);
+    const archived = await json(await server.request('/v1/broadcasts?lifecycle=archived', { auth: key }));
+    expect(archived.broadcasts.map((b: { id: string; archivedAt: string | null }) => [b.id, Boolean(b.archivedAt)])).toEqual([[two.id, true]]);
+    // Paged one at a time over both lifecycles: every broadcast once, newest first.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await json(await server.request(`/v1/broadcasts?lifecycle=all&limit=1${cursor ? `&cursor=${cursor}` : ''}`, { auth: key }));
+      seen.push(...page.broadcasts.map((b: { id: string }) => b.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual([three.id, two.id, one.id]);
+    await expectInvalidOption(await server.request('/v1/broadcasts?lifecycle=gone', { auth: key }), 'lifecycle');
+    await expectInvalidOption(await server.request('/v1/broadcasts?limit=0', { auth: key }), 'limit');
+    await expectInvalidOption(await server.request('/v1/broadcasts?cursor=nope', { auth: key }), 'cursor');
+
+    expect((await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/restore`, {}, { auth: key }), 200)).lifecycle).toBe('active');
+    await server.postJson(`/v1/broadcasts/${two.id}/archive`, {}, { auth: key });
+    expect(await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/purge`, {}, { auth: key }), 200)).toEqual({ id: two.id, purged: true });
+    await expectStatus(await server.request(`/v1/broadcasts/${two.id}`, { auth: key }), 404, 'not_found');
+    expect((await create({ name: 'Reuse', code: two.code })).code).toBe(two.code);
+  });
+
+  it('another account sees none of it: 404, never a hint', async () => {
+    const broadcast = await create({ name: 'Private matters' });
+    const accountId = await server.createAccount('Stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    for (const response of [
+      await server.request(`/v1/broadcasts/${broadcast.id}`, { auth: key }),
+      await patch(broadcast.id, { name: 'Mine now' }, key),
+      await server.postJson(`/v1/broadcasts/${broadcast.id}/archive`, {}, { auth: key }),
+      await server.postJson(`/v1/broadcasts/${broadcast.id}/purge`, {}, { auth: key }),
+    ]) {
+      await expectStatus(response, 404, 'not_found');
+    }
+    expect((await json(await server.request('/v1/broadcasts', { auth: key }))).broadcasts).toEqual([]);
+    await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}`, { auth: null }), 401);
+  });
+
+  it('show the live transcriptions that feed them, their recordings and the one in flight', async () => {
+    const broadcast = await create({ name: 'Fed' });
+    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Feeding', broadcasts: [broadcast.id] }));
+    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
+    const fed = await json(await server.request(`/v1/broadcasts/${broadcast.id}`));
+    expect(fed).toMatchObject({
+      transcriptions: [{ id: live.id, name: 'Feeding' }],
+      recordingCount: 1,
+      currentRecording: { recordingId: grant.recording.id, state: 'live', transcriptionId: live.id },
+    });
+    expect(fed.lastRecordedAt).toBeTruthy();
+  });
+
+  it('through GraphQL too', async () => {
+    const code = `graphql-${unique()}`;
+    const created = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id code access kind createdAt } }', { input: { name: 'From GraphQL', code, access: 'private', password: 'secret words' } })).json();
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createBroadcast).toMatchObject({ code, access: 'private', kind: 'broadcast' });
+    const listed = await (await server.graphql('{ broadcasts(limit: 500) { items { id code } } }')).json();
+    expect(listed.data.broadcasts.items.map((b: { code: string }) => b.code)).toContain(code);
+    const taken = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id } }', { input: { name: 'Again', code } })).json();
+    expect(taken.errors[0].extensions).toMatchObject({ code: 'conflict' });
+  });
+});
