@@ -1,6 +1,8 @@
 /** Broadcasts: create, list, read, change (name, access and password, code, settings), archive, restore, purge. */
 import {
   ArchiveBroadcastDocument,
+  AttachTranscriptionBroadcastDocument,
+  DetachTranscriptionBroadcastDocument,
   BroadcastDocument,
   BroadcastsDocument,
   CreateBroadcastDocument,
@@ -12,7 +14,7 @@ import {
 } from '../../src/generated/graphql.js';
 import { parseBroadcastFields } from '../../src/broadcasts/service.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { captureSourceSchema, lifecycleListParameters, lifecycleListVariables, lifecycleTimesSchema, nameSchema, settingsPatchSchema } from './transcriptions.js';
+import { captureSourceSchema, lifecycleListParameters, lifecycleListVariables, lifecycleTimesSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
 
 const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
 const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove it; only its hash is kept.' };
@@ -137,6 +139,24 @@ export const broadcastRoutes: RouteEntry[] = [
         ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
         : { status: 200, description: 'The broadcast.', schema: broadcastSchema },
       errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived broadcast can be purged.' }] : [notFound],
+    }),
+  ),
+  ...(['put', 'delete'] as const).map((method) =>
+    graphqlRoute({
+      method, path: '/v1/transcriptions/{id}/broadcasts/{broadcast}', operationId: method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast', tags: ['broadcasts'],
+      summary: method === 'put'
+        ? 'Attach: the live transcription feeds the broadcast (one transcription feeds several broadcasts, a broadcast is fed by several); repeating changes nothing.'
+        : 'Detach: the transcription stops feeding the broadcast; repeating changes nothing.',
+      auth: { mode: 'userOrKey', scopes: ['write'] },
+      parameters: [{ name: 'broadcast', in: 'path', required: true, description: 'The broadcast\'s id.', schema: { type: 'string' } }],
+      document: (method === 'put' ? AttachTranscriptionBroadcastDocument : DetachTranscriptionBroadcastDocument) as typeof AttachTranscriptionBroadcastDocument,
+      variables: ({ params }) => ({ transcriptionId: params.id!, broadcastId: params.broadcast! }),
+      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast'] }),
+      response: { status: 200, description: 'The transcription, `broadcasts` as they now stand.', schema: transcriptionSchema },
+      errors: [
+        { status: 404, code: 'not_found', description: 'No such transcription or broadcast in this account.' },
+        ...(method === 'put' ? [{ status: 409, code: 'invalid_state', description: 'A file or link transcription (only live ones feed), or an archived transcription or broadcast.' }] : []),
+      ],
     }),
   ),
 ];

@@ -103,7 +103,10 @@ export const transcriptionSchema: JsonSchema = {
     settings: { type: 'object', additionalProperties: true, description: 'spokenLanguage, speakerLabels, confidencePolicy.' },
     sourceUrl: { type: 'string', nullable: true },
     source: { ...captureSourceSchema, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).' },
-    broadcasts: { type: 'array', items: { type: 'string' }, description: 'Live: the broadcasts it feeds.' },
+    broadcasts: {
+      type: 'array', description: 'Live: the broadcasts it feeds (BroadcastRef), in the order they were attached.',
+      items: { type: 'object', required: ['id', 'name', 'code', 'access', 'shareUrl'], properties: { id: { type: 'string' }, name: { type: 'string' }, code: { type: 'string' }, access: { type: 'string', enum: ['public', 'private'] }, shareUrl: { type: 'string' } } },
+    },
     recordingId: { type: 'string', nullable: true, description: 'The newest recording; a live transcription has none until one starts.' },
     job: { ...jobSchema, nullable: true },
     durationS: { type: 'number', nullable: true },
@@ -222,7 +225,7 @@ function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['
     const identity = requireScope(ctx, 'write');
     const actor = { accountId: identity.account.id, principalId: identity.principal.id };
     const target = targetOf(req);
-    let created: TranscriptionView | null;
+    let created: { id: string } | null;
     if (req.is('multipart/form-data')) {
       const declared = Number(req.get('content-length') ?? NaN);
       if (Number.isFinite(declared) && declared > ctx.config.limits.maxUploadBytes + MULTIPART_SLACK_BYTES) {
@@ -246,13 +249,14 @@ function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['
       const fingerprint = fingerprintOf([requestLine(req), canonicalJson(req.body)]);
       if (await holdIdempotencyKey(ctx.services.idempotency, req, res, fingerprint)) return;
       const options = req.body as CreateTranscriptionInput;
-      created = (target.into === 'recording'
+      created = target.into === 'recording'
         ? (await run(UploadRecordingDocument, { transcriptionId: target.transcriptionId, options })).uploadRecording
-        : (await run(CreateTranscriptionDocument, { options })).createTranscription) as TranscriptionView;
+        : (await run(CreateTranscriptionDocument, { options })).createTranscription;
     } else {
       throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
     }
-    if (created) res.status(201).json(created);
+    // The upload went to the service directly (its file streams to storage): answered as every read of it is.
+    if (created) res.status(201).json(req.is('multipart/form-data') ? (await run(TranscriptionDocument, { id: created.id })).transcription : created);
   };
 }
 
@@ -327,7 +331,7 @@ export const transcriptionRoutes: RouteEntry[] = [
           name: nameSchema,
           settings: settingsPatchSchema,
           source: { ...captureSourceSchema, nullable: true, description: 'Default `{kind: "mic"}`.' },
-          broadcasts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Broadcast ids to feed from the start (default none).' },
+          broadcasts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Broadcast ids to feed from the start (default none): active broadcasts of this account, otherwise 404 naming `broadcasts`.' },
         },
       },
     },

@@ -2,8 +2,8 @@ import { builder } from '../core/builder.js';
 import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { errors } from '../core/errors.js';
 import type { Context } from '../core/context.js';
-import { CaptureSourceInput, SettingsPatchInput } from '../transcriptions/graphql.js';
-import type { BroadcastPage, BroadcastView } from './service.js';
+import { CaptureSourceInput, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
+import type { BroadcastPage, BroadcastRefView, BroadcastView } from './service.js';
 
 export const Access = builder.enumType('Access', { values: ['public', 'private'] as const });
 
@@ -135,4 +135,41 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.purge(ctx.identity!.account.id, String(args.id)),
   }),
+}));
+
+// ---- the transcriptions feeding broadcasts: both directions --------------------------------------------------------
+
+const BroadcastRefType = builder.objectRef<BroadcastRefView>('BroadcastRef').implement({
+  description: 'A broadcast a live transcription feeds.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    code: t.exposeString('code'),
+    access: t.field({ type: Access, resolve: (ref) => ref.access }),
+    shareUrl: t.exposeString('shareUrl'),
+  }),
+});
+
+builder.objectField(TranscriptionType, 'broadcasts', (t) =>
+  t.field({
+    type: [BroadcastRefType],
+    description: 'Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions).',
+    resolve: (transcription, _args, ctx) => ctx.services.broadcasts.refs(ctx.identity!.account.id, transcription.broadcastIds, baseUrlOf(ctx)),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  ...Object.fromEntries((['attach', 'detach'] as const).map((move) => [`${move}TranscriptionBroadcast`, t.field({
+    type: TranscriptionType,
+    description: move === 'attach'
+      ? 'The live transcription feeds the broadcast (many to many; repeating changes nothing). Returns the transcription.'
+      : 'The transcription stops feeding the broadcast (repeating changes nothing). Returns the transcription.',
+    authScopes: { write: true },
+    args: { transcriptionId: t.arg.id({ required: true }), broadcastId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const accountId = ctx.identity!.account.id;
+      await ctx.services.broadcasts.feed(accountId, String(args.transcriptionId), String(args.broadcastId), move === 'attach');
+      return ctx.services.transcriptions.get(accountId, String(args.transcriptionId));
+    },
+  })])),
 }));

@@ -18,7 +18,7 @@ import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
-import { parseCaptureSource, parseSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
+import { lockTranscription, parseCaptureSource, parseSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -253,6 +253,40 @@ export class BroadcastsService {
     if (row.lifecycle !== 'archived') throw errors.invalidState('Only an archived broadcast can be purged; archive it first.', { state: row.lifecycle });
     await this.deps.prisma.broadcast.delete({ where: { id } });
     return { id, purged: true };
+  }
+
+  /**
+   * `PUT`/`DELETE /v1/transcriptions/{id}/broadcasts/{broadcast}`: the live transcription feeds the broadcast (or
+   * stops). Both must be the caller's (404 otherwise); only a live, active transcription feeds, and only an active
+   * broadcast is fed (409 `invalid_state`); detaching needs neither. Repeating either changes nothing. Moves on one
+   * transcription serialise on its row, so concurrent attaches all land.
+   */
+  async feed(accountId: string, transcriptionId: string, broadcastId: string, attach: boolean): Promise<void> {
+    await this.deps.prisma.$transaction(async (tx) => {
+      const transcription = await lockTranscription(tx, accountId, transcriptionId);
+      const broadcast = await tx.broadcast.findFirst({ where: { id: broadcastId, accountId } });
+      if (!broadcast) throw errors.notFound('The broadcast');
+      const ids = transcription.broadcastIds as string[];
+      if (attach) {
+        if (transcription.kind !== 'live') throw errors.invalidState('Only a live transcription feeds a broadcast.', { kind: transcription.kind });
+        if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
+        if (broadcast.lifecycle !== 'active') throw errors.invalidState('The broadcast is archived; restore it first.', { state: broadcast.lifecycle });
+        if (!ids.includes(broadcastId)) await tx.transcription.update({ where: { id: transcriptionId }, data: { broadcastIds: [...ids, broadcastId] } });
+      } else if (ids.includes(broadcastId)) {
+        await tx.transcription.update({ where: { id: transcriptionId }, data: { broadcastIds: ids.filter((id) => id !== broadcastId) } });
+      }
+    });
+  }
+
+  /** BroadcastRef of the broadcasts a transcription feeds (purged ones left out), in the order they were attached. */
+  async refs(accountId: string, broadcastIds: string[], baseUrl: string): Promise<BroadcastRefView[]> {
+    if (broadcastIds.length === 0) return [];
+    const rows = await this.deps.prisma.broadcast.findMany({ where: { id: { in: broadcastIds }, accountId } });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return broadcastIds.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [{ id: row.id, name: row.name, code: row.code, access: row.access as Access, shareUrl: this.shareUrl(row.code, baseUrl) }] : [];
+    });
   }
 
   /** The broadcast as the API shows it; what feeds it from the live transcriptions that name it. */

@@ -86,7 +86,6 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     settings: t.field({ type: 'JSON', resolve: (tr) => tr.settings }),
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
     source: t.field({ type: 'JSON', nullable: true, description: 'Live: the CaptureSource (`{kind: "mic"}` or `{kind: "stream", url}`).', resolve: (tr) => tr.source }),
-    broadcasts: t.stringList({ description: 'Live: the broadcasts it feeds.', resolve: (tr) => tr.broadcasts }),
     recordingId: t.exposeID('recordingId', { nullable: true, description: 'The newest recording; a live transcription has none until one starts.' }),
     job: t.field({ type: JobType, nullable: true, resolve: (tr) => tr.job }),
     durationS: t.exposeFloat('durationS', { nullable: true }),

@@ -97,8 +97,8 @@ export interface TranscriptionView extends LifecycleTimes {
   sourceUrl: string | null;
   /** Live transcriptions: where the audio comes from (null for file and link ones). */
   source: CaptureSource | null;
-  /** Live transcriptions: the broadcasts it feeds. */
-  broadcasts: string[];
+  /** Live transcriptions: ids of the broadcasts it feeds (the API shows them as BroadcastRef: src/broadcasts). */
+  broadcastIds: string[];
   /** The newest recording (a file or link transcription's only one; a live one's latest, null until one starts). */
   recordingId: string | null;
   job: JobView | null;
@@ -306,7 +306,7 @@ export class TranscriptionsService {
       settings: row.settings as TranscriptionSettings,
       sourceUrl: row.sourceUrl,
       source: (row.source as CaptureSource | null) ?? null,
-      broadcasts: row.kind === 'live' ? (row.broadcastIds as string[]) : [],
+      broadcastIds: row.kind === 'live' ? (row.broadcastIds as string[]) : [],
       recordingId: recording?.id ?? null,
       job: recording?.job ? await jobView(this.deps.prisma, recording.job) : null,
       durationS: recording?.durationS ?? null,
@@ -465,6 +465,12 @@ export class TranscriptionsService {
     const options = parseCreateLiveOptions(body);
     await this.checkSpokenLanguage(options.settings);
     if (options.source.kind === 'stream') this.refuseUnfetchable(options.source.url, 'source.url');
+    if (options.broadcasts.length > 0) {
+      const found = await this.deps.prisma.broadcast.count({ where: { id: { in: options.broadcasts }, accountId: actor.accountId, lifecycle: 'active' } });
+      if (found !== options.broadcasts.length) {
+        throw new ApiError('not_found', 404, 'A broadcast in broadcasts was not found (not one of this account\'s active broadcasts).', { details: { field: 'broadcasts' } });
+      }
+    }
     const id = newId('trn');
     await this.deps.prisma.transcription.create({
       data: {

@@ -175,6 +175,42 @@ describe('broadcasts', () => {
     expect(fed.lastRecordedAt).toBeTruthy();
   });
 
+  it('are fed by live transcriptions attached and detached either way, many to many', async () => {
+    const [a, b] = [await create({ name: 'Hall A' }), await create({ name: 'Hall B' })];
+    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Keynote' }));
+    const other = await json(await server.postJson('/v1/transcriptions/live', { name: 'Panel' }));
+    const attach = (transcriptionId: string, broadcastId: string, auth?: string) => server.request(`/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, { method: 'PUT', auth });
+    const detach = (transcriptionId: string, broadcastId: string) => server.request(`/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, { method: 'DELETE' });
+    // Concurrent attaches to one transcription all land; repeating one changes nothing.
+    await Promise.all([attach(live.id, a.id), attach(live.id, b.id), attach(live.id, a.id)]);
+    const both = await expectStatus(await attach(live.id, b.id), 200);
+    expect(both.broadcasts.map((ref: { id: string }) => ref.id).sort()).toEqual([a.id, b.id].sort());
+    expect(both.broadcasts[0]).toMatchObject({ name: expect.any(String), code: expect.any(String), access: 'public', shareUrl: expect.stringMatching(/\/b\//) });
+    await expectStatus(await attach(other.id, a.id), 200);
+    expect((await json(await server.request(`/v1/broadcasts/${a.id}`))).transcriptions.map((t: { id: string }) => t.id)).toEqual([live.id, other.id]);
+
+    const after = await expectStatus(await detach(live.id, a.id), 200);
+    expect(after.broadcasts.map((ref: { id: string }) => ref.id)).toEqual([b.id]);
+    await expectStatus(await detach(live.id, a.id), 200);
+    expect((await json(await server.request(`/v1/broadcasts/${a.id}`))).transcriptions.map((t: { id: string }) => t.id)).toEqual([other.id]);
+    // GraphQL, the same move.
+    const viaGraphql = await (await server.graphql('mutation($t: ID!, $b: ID!) { attachTranscriptionBroadcast(transcriptionId: $t, broadcastId: $b) { broadcasts { id } } }', { t: live.id, b: a.id })).json();
+    expect(viaGraphql.data.attachTranscriptionBroadcast.broadcasts.map((ref: { id: string }) => ref.id)).toEqual([b.id, a.id]);
+
+    // Refusals: a file transcription, archived ends, and other accounts' ids (404 either way).
+    const file = await json(await server.postJson('/v1/transcriptions', { url: 'https://example.org/a.mp3' }));
+    await expectStatus(await attach(file.id, a.id), 409, 'invalid_state');
+    await server.postJson(`/v1/broadcasts/${b.id}/archive`, {});
+    await expectStatus(await attach(other.id, b.id), 409, 'invalid_state');
+    await expectStatus(await attach(live.id, 'brd_missing'), 404, 'not_found');
+    await expectStatus(await attach('trn_missing', a.id), 404, 'not_found');
+    const accountId = await server.createAccount('Feed stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    await expectStatus(await attach(live.id, a.id, key), 404, 'not_found');
+    const theirs = await json(await server.postJson('/v1/transcriptions/live', { name: 'Theirs' }, { auth: key }));
+    await expectStatus(await attach(theirs.id, a.id, key), 404, 'not_found');
+  });
+
   it('through GraphQL too', async () => {
     const code = `graphql-${unique()}`;
     const created = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id code access kind createdAt } }', { input: { name: 'From GraphQL', code, access: 'private', password: 'secret words' } })).json();

@@ -24,7 +24,7 @@ afterAll(async () => {
 async function createLive(body: Record<string, unknown> = { name: 'Morning meeting' }) {
   const response = await server.postJson('/v1/transcriptions/live', body);
   expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
-  return (await response.json()) as { id: string; kind: string; recordingId: string | null; source: unknown; broadcasts: string[] };
+  return (await response.json()) as { id: string; kind: string; recordingId: string | null; source: unknown; broadcasts: Array<{ id: string }> };
 }
 
 interface Grant { sessionId: string; streamUrl: string; expiresAt: string; recording: { id: string; state: string; kind: string } }
@@ -76,8 +76,14 @@ async function recordOneSentence(name: string) {
 
 describe('live transcriptions', () => {
   it('are created idle, with no recording, and listed with the file transcriptions', async () => {
-    const created = await createLive({ name: '  Standup  ', settings: { spokenLanguage: 'en' }, broadcasts: ['brd_1', 'brd_1'] });
-    expect(created).toMatchObject({ kind: 'live', recordingId: null, source: { kind: 'mic' }, broadcasts: ['brd_1'], name: 'Standup', state: 'active' });
+    const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Standup room' }));
+    const created = await createLive({ name: '  Standup  ', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id, broadcast.id] });
+    expect(created).toMatchObject({ kind: 'live', recordingId: null, source: { kind: 'mic' }, name: 'Standup', state: 'active' });
+    expect(created.broadcasts).toEqual([{ id: broadcast.id, name: 'Standup room', code: broadcast.code, access: 'public', shareUrl: broadcast.shareUrl }]);
+    // Only the account's own active broadcasts: anything else is 404, naming the field.
+    const unknown = await server.postJson('/v1/transcriptions/live', { name: 'x', broadcasts: ['brd_missing'] });
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).data.details.field).toBe('broadcasts');
     const list = await json(await server.request('/v1/transcriptions'));
     expect(list.transcriptions.find((item: { id: string }) => item.id === created.id)).toMatchObject({ kind: 'live' });
     const again = await json(await server.request(`/v1/transcriptions/${created.id}`));
