@@ -2,6 +2,8 @@
 import {
   ArchiveBroadcastDocument,
   AttachTranscriptionBroadcastDocument,
+  StartBroadcastRecordingDocument,
+  type StartBroadcastRecordingInput,
   DetachTranscriptionBroadcastDocument,
   BroadcastDocument,
   BroadcastsDocument,
@@ -13,6 +15,8 @@ import {
   type UpdateBroadcastInput,
 } from '../../src/generated/graphql.js';
 import { parseBroadcastFields } from '../../src/broadcasts/service.js';
+import { parseStartRecording } from '../../src/recordings/live.js';
+import { grantSchema } from './recordings.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { captureSourceSchema, lifecycleListParameters, lifecycleListVariables, lifecycleTimesSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
 
@@ -159,4 +163,34 @@ export const broadcastRoutes: RouteEntry[] = [
       ],
     }),
   ),
+  graphqlRoute({
+    method: 'post', path: '/v1/broadcasts/{id}/recordings', operationId: 'startBroadcastRecording', tags: ['broadcasts'],
+    summary: 'Start a recording made in a new live transcription that hears the broadcast (its settings and source) and feeds it: answers the publisher grant.',
+    description: 'The recording\'s `transcriptionId` names the new live transcription; the broadcast shows it as `currentRecording`. Connect to `streamUrl` as for a live transcription\'s recording (absent for a stream source, which the server pulls).',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: StartBroadcastRecordingDocument,
+    idempotent: true,
+    variables: ({ params, body }) => {
+      parseStartRecording(body, ['audioSource']);
+      return { broadcastId: params.id!, input: (body ?? null) as StartBroadcastRecordingInput | null };
+    },
+    result: (data) => ({ status: 201, body: data.startBroadcastRecording }),
+    request: {
+      required: false,
+      schema: {
+        type: 'object', nullable: true, additionalProperties: false,
+        properties: {
+          scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' },
+          audioSource: { type: 'string', nullable: true, description: 'One of the broadcast\'s audio sources instead of the microphone (none can be added yet: 404).' },
+        },
+      },
+    },
+    response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
+    errors: [
+      { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it.' },
+      invalid('A field other than `scriptText` and `audioSource`, or a script over 100,000 characters'),
+      { status: 409, code: 'conflict', description: 'Another device is recording this broadcast: `details.takeover` names the recording and the publish-token route to take it over.' },
+      { status: 409, code: 'invalid_state', description: 'The broadcast is archived.' },
+    ],
+  }),
 ];

@@ -86,7 +86,7 @@ export const recordingSchema: JsonSchema = {
 };
 
 /** A live recording's publisher grant. */
-const grantSchema: JsonSchema = {
+export const grantSchema: JsonSchema = {
   type: 'object', required: ['sessionId', 'expiresAt', 'recording'],
   properties: {
     sessionId: { type: 'string' },

@@ -3,6 +3,7 @@ import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { errors } from '../core/errors.js';
 import type { Context } from '../core/context.js';
 import { CaptureSourceInput, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
+import { RecordingGrantType } from '../recordings/graphql.js';
 import type { BroadcastPage, BroadcastRefView, BroadcastView } from './service.js';
 
 export const Access = builder.enumType('Access', { values: ['public', 'private'] as const });
@@ -172,4 +173,21 @@ builder.mutationFields((t) => ({
       return ctx.services.transcriptions.get(accountId, String(args.transcriptionId));
     },
   })])),
+}));
+
+export const StartBroadcastRecordingInput = builder.inputType('StartBroadcastRecordingInput', {
+  fields: (t) => ({
+    scriptText: t.string({ description: 'Words to follow like a teleprompter (stored with the recording).' }),
+    audioSource: t.string({ description: 'One of the broadcast\'s audio sources to record instead of the microphone.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  startBroadcastRecording: t.field({
+    type: RecordingGrantType,
+    description: 'Start a recording made in a new live transcription that hears the broadcast and feeds it; answers the publisher grant. 409 `conflict` with `details.takeover` while another device records it.',
+    authScopes: { write: true },
+    args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: StartBroadcastRecordingInput }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.startRecording(actorOf(ctx), String(args.broadcastId), args.input ?? {}, baseUrlOf(ctx)),
+  }),
 }));

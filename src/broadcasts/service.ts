@@ -12,7 +12,8 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Prisma } from '../generated/prisma/client.js';
-import { errors } from '../core/errors.js';
+import { ApiError, errors } from '../core/errors.js';
+import { takeoverDetails, type LiveRecordingsService, type RecordingGrant } from '../recordings/live.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
@@ -130,7 +131,7 @@ function isCodeTaken(error: unknown): boolean {
 type BroadcastRow = Prisma.BroadcastGetPayload<{}>;
 
 export class BroadcastsService {
-  constructor(private readonly deps: ServiceDeps, private readonly transcriptions: TranscriptionsService) {}
+  constructor(private readonly deps: ServiceDeps, private readonly transcriptions: TranscriptionsService, private readonly liveRecordings: LiveRecordingsService) {}
 
   /** Where listeners open a broadcast: the listener page at `/b/{code}` on the server's public address. */
   shareUrl(code: string, baseUrl: string): string {
@@ -275,6 +276,41 @@ export class BroadcastsService {
       } else if (ids.includes(broadcastId)) {
         await tx.transcription.update({ where: { id: transcriptionId }, data: { broadcastIds: ids.filter((id) => id !== broadcastId) } });
       }
+    });
+  }
+
+  /**
+   * `POST /v1/broadcasts/{id}/recordings`: a recording made in a new live transcription that hears the broadcast's
+   * capture (its settings and source) and feeds it, started with the publisher grant. Serialised on the broadcast's
+   * row: while a feeding transcription has a recording `live` or `paused`, another start is `409 conflict` with
+   * `details.takeover`. `audioSource` names one of its audio sources (none can be added yet: always 404).
+   */
+  async startRecording(actor: { accountId: string; principalId: string }, broadcastId: string, body: unknown, baseUrl: string): Promise<RecordingGrant> {
+    const input = (isObject(body) ? body : {}) as Record<string, unknown>;
+    if (input.audioSource !== undefined && input.audioSource !== null) {
+      if (typeof input.audioSource !== 'string') throw errors.invalidOptions('audioSource must be the id of one of the broadcast\'s audio sources.', { field: 'audioSource' });
+      throw new ApiError('not_found', 404, 'audioSource was not found: this broadcast has no audio sources.', { details: { field: 'audioSource' } });
+    }
+    const transcriptionId = newId('trn');
+    return this.liveRecordings.start(actor, transcriptionId, body, baseUrl, {
+      fields: ['audioSource'],
+      before: async (tx) => {
+        const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Broadcast" WHERE id = ${broadcastId} AND "accountId" = ${actor.accountId} FOR UPDATE`;
+        if (rows.length === 0) throw errors.notFound('The broadcast');
+        const broadcast = await tx.broadcast.findUniqueOrThrow({ where: { id: broadcastId } });
+        if (broadcast.lifecycle !== 'active') throw errors.invalidState('The broadcast is archived; restore it first.', { state: broadcast.lifecycle });
+        const running = await tx.recording.findFirst({
+          where: { kind: 'live', state: { in: ['live', 'paused'] }, transcription: { accountId: actor.accountId, broadcastIds: { array_contains: [broadcastId] } } },
+          orderBy: { createdAt: 'desc' },
+        });
+        if (running) throw errors.conflict('Another device is recording this broadcast; take it over with the publish token route.', { takeover: takeoverDetails(running) });
+        await tx.transcription.create({
+          data: {
+            id: transcriptionId, accountId: actor.accountId, ownerPrincipalId: actor.principalId, kind: 'live', name: broadcast.name,
+            settings: broadcast.settings as Prisma.InputJsonValue, source: broadcast.source as Prisma.InputJsonValue, broadcastIds: [broadcastId],
+          },
+        });
+      },
     });
   }
 

@@ -23,10 +23,11 @@ export function createServices(deps: ServiceDeps): Services {
   const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
   const realtime = new RealtimeService(deps, capabilities);
   const transcriptions = new TranscriptionsService(deps, capabilities, jobs);
+  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue);
   return {
     jobs,
     transcriptions,
-    broadcasts: new BroadcastsService(deps, transcriptions),
+    broadcasts: new BroadcastsService(deps, transcriptions, liveRecordings),
     recordings: new RecordingsService(deps, shareLinks),
     shareLinks,
     idempotency: new IdempotencyService(deps),
@@ -34,6 +35,6 @@ export function createServices(deps: ServiceDeps): Services {
     auth: new AuthService(deps),
     capabilities,
     realtime,
-    liveRecordings: new LiveRecordingsService(deps, realtime, jobs.context.queue),
+    liveRecordings,
   };
 }

@@ -76,11 +76,20 @@ export interface RecordingPage {
   nextCursor: string | null;
 }
 
-/** The body of a recording start: `scriptText` (no extra properties). */
-export function parseStartRecording(body: unknown): { scriptText: string | null } {
+/** How a start made elsewhere (a broadcast's) extends it. */
+export interface StartOptions {
+  /** Runs first inside the start's transaction: locks, checks and makes what the start needs (its transcription). */
+  before?: (tx: Tx) => Promise<void>;
+  /** Body fields besides `scriptText` that the caller reads itself. */
+  fields?: readonly string[];
+}
+
+/** The body of a recording start: `scriptText` (no extra properties but `extra`, which the caller reads). */
+export function parseStartRecording(body: unknown, extra: readonly string[] = []): { scriptText: string | null } {
   const input = body === undefined || body === null ? {} : body;
   if (!isObject(input)) throw errors.invalidOptions('The body must be a JSON object or absent.', { field: 'body' });
-  for (const key of Object.keys(input)) if (key !== 'scriptText') throw errors.invalidOptions(`${key} is not a field of a recording start (scriptText).`, { field: key });
+  const fields = ['scriptText', ...extra];
+  for (const key of Object.keys(input)) if (!fields.includes(key)) throw errors.invalidOptions(`${key} is not a field of a recording start (${fields.join(', ')}).`, { field: key });
   const script = input.scriptText;
   if (script !== undefined && script !== null && (typeof script !== 'string' || script.length > MAX_SCRIPT_CHARS)) {
     throw errors.invalidOptions(`scriptText must be a string of at most ${MAX_SCRIPT_CHARS} characters, or null.`, { field: 'scriptText' });
@@ -222,10 +231,11 @@ export class LiveRecordingsService {
    * live or paused (409 `conflict`, `details.takeover` says how to take it over). Concurrent starts serialise on
    * the transcription's row, so only one wins.
    */
-  async start(actor: { accountId: string }, transcriptionId: string, body: unknown, baseUrl: string): Promise<RecordingGrant> {
-    const { scriptText } = parseStartRecording(body);
+  async start(actor: { accountId: string }, transcriptionId: string, body: unknown, baseUrl: string, options: StartOptions = {}): Promise<RecordingGrant> {
+    const { scriptText } = parseStartRecording(body, options.fields);
     const recordingId = newId('rec');
     const recording = await this.deps.prisma.$transaction(async (tx) => {
+      await options.before?.(tx);
       const transcription = await lockTranscription(tx, actor.accountId, transcriptionId);
       if (transcription.kind !== 'live') {
         throw errors.invalidState('Only a live transcription records live; a file or link transcription has its one recording already.', { kind: transcription.kind });
@@ -543,7 +553,7 @@ function streamSourceOf(transcription: { source: Prisma.JsonValue }): string | n
 }
 
 /** What a client needs to take a recording over from the device recording it. */
-function takeoverDetails(recording: { id: string; state: string }) {
+export function takeoverDetails(recording: { id: string; state: string }) {
   return { recordingId: recording.id, state: recording.state, publishToken: `/v1/recordings/${recording.id}/publish-token?takeover=true` };
 }
 

@@ -211,6 +211,47 @@ describe('broadcasts', () => {
     await expectStatus(await attach(theirs.id, a.id, key), 404, 'not_found');
   });
 
+  it('start recordings in a new live transcription that feeds them, one device at a time', async () => {
+    const broadcast = await create({ name: 'Town hall', settings: { spokenLanguage: 'en' } });
+    const [first, second] = await Promise.all([
+      server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, { scriptText: 'welcome everyone' }),
+      server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}),
+    ]);
+    // Of two starts at once exactly one wins; the other is told how to take over.
+    const [won, lost] = first.status === 201 ? [first, second] : [second, first];
+    const grant = await expectStatus(won, 201);
+    const conflict = await expectStatus(lost, 409, 'conflict');
+    expect(conflict.data.details.takeover).toMatchObject({ recordingId: grant.recording.id });
+    expect(grant.streamUrl).toMatch(/^ws:\/\/.*\/publish\//);
+    expect(grant.recording).toMatchObject({ kind: 'live', state: 'live', scriptText: expect.anything() });
+    const transcription = await json(await server.request(`/v1/transcriptions/${grant.recording.transcriptionId}`));
+    expect(transcription).toMatchObject({ kind: 'live', name: 'Town hall', settings: { spokenLanguage: 'en' }, broadcasts: [{ id: broadcast.id }] });
+    const fed = await json(await server.request(`/v1/broadcasts/${broadcast.id}`));
+    expect(fed.currentRecording).toMatchObject({ recordingId: grant.recording.id, state: 'live', transcriptionId: transcription.id });
+    expect(fed.recordingCount).toBe(1);
+    // The broadcast's own transcriptions: only the winner's was made.
+    expect(fed.transcriptions.map((t: { id: string }) => t.id)).toEqual([transcription.id]);
+
+    // Once that recording ends, the next start makes another transcription.
+    await server.postJson(`/v1/recordings/${grant.recording.id}/pause`, {});
+    await server.postJson(`/v1/recordings/${grant.recording.id}/stop`, {});
+    const next = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}), 201);
+    expect(next.recording.transcriptionId).not.toBe(transcription.id);
+
+    await expectInvalidOption(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, { script: 'x' }), 'script');
+    const noSource = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, { audioSource: 'src_1' }), 404, 'not_found');
+    expect(noSource.data.details.field).toBe('audioSource');
+    await expectStatus(await server.postJson('/v1/broadcasts/brd_missing/recordings', {}), 404, 'not_found');
+    const archived = await create({ name: 'Closed hall' });
+    await server.postJson(`/v1/broadcasts/${archived.id}/archive`, {});
+    await expectStatus(await server.postJson(`/v1/broadcasts/${archived.id}/recordings`, {}), 409, 'invalid_state');
+    const accountId = await server.createAccount('Hall stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}, { auth: key }), 404, 'not_found');
+    const viaGraphql = await (await server.graphql('mutation($id: ID!) { startBroadcastRecording(broadcastId: $id) { sessionId } }', { id: broadcast.id })).json();
+    expect(viaGraphql.errors[0].extensions).toMatchObject({ code: 'conflict' });
+  });
+
   it('through GraphQL too', async () => {
     const code = `graphql-${unique()}`;
     const created = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id code access kind createdAt } }', { input: { name: 'From GraphQL', code, access: 'private', password: 'secret words' } })).json();
