@@ -1,5 +1,5 @@
-/** Share links of file and link transcriptions: list, create, change, revoke. */
-import { CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinksDocument, UpdateShareLinkDocument } from '../../src/generated/graphql.js';
+/** Share links of transcriptions and broadcasts: list, create, change, revoke. */
+import { BroadcastShareLinksDocument, CreateBroadcastShareLinkDocument, CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinksDocument, UpdateShareLinkDocument } from '../../src/generated/graphql.js';
 import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
 import { parseShareLinkInput } from '../../src/share-links/service.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
@@ -12,6 +12,7 @@ export const shareLinkSchema: JsonSchema = {
     code: { type: 'string', description: 'The secret readers pass as `shareCode`.' },
     label: { type: 'string' },
     transcriptionId: { type: 'string', nullable: true },
+    broadcastId: { type: 'string', nullable: true, description: 'A broadcast\'s link (then `transcriptionId` is null).' },
     allowDownload: { type: 'boolean' },
     allowExport: { type: 'boolean' },
     allowTranslate: { type: 'boolean' },
@@ -30,34 +31,39 @@ const permissions = {
 const label = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', description: 'Who the link is for. Not blank; at most 200 characters; trimmed.' };
 const invalid = { status: 400, code: 'invalid_options', description: 'An unknown field, a blank or too long `label`, a permission that is not a boolean; `details.field` names it.' };
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).' };
+const notFoundOf = (kind: 'transcription' | 'broadcast') => ({ status: 404, code: 'not_found', description: `No such ${kind} in this account.` });
 
 export const shareLinkRoutes: RouteEntry[] = [
-  graphqlRoute({
-    method: 'get', path: '/v1/transcriptions/{id}/share-links', operationId: 'listShareLinks', tags: ['share links'],
-    summary: 'Active share links of a transcription.',
-    auth: { mode: 'userOrKey', scopes: ['read'] },
-    document: ShareLinksDocument,
-    variables: ({ params }) => ({ transcriptionId: params.id! }),
-    result: (data) => ({ status: 200, body: { shareLinks: data.shareLinks } }),
-    response: { status: 200, description: 'The links.', schema: { type: 'object', required: ['shareLinks'], properties: { shareLinks: { type: 'array', items: shareLinkSchema } } } },
-    errors: [notFound],
-  }),
-  graphqlRoute({
-    method: 'post', path: '/v1/transcriptions/{id}/share-links', operationId: 'createShareLink', tags: ['share links'],
-    summary: 'Create a share link (CreateShareLink); permissions default to on.',
-    auth: { mode: 'userOrKey', scopes: ['write'] },
-    document: CreateShareLinkDocument,
-    idempotent: true,
-    // The service's parser first: an unknown field or a wrong type is refused naming it, before GraphQL coercion.
-    variables: ({ params, body }) => {
-      parseShareLinkInput(body ?? {}, 'create');
-      return { transcriptionId: params.id!, input: (body ?? {}) as CreateShareLinkInput };
-    },
-    result: (data) => ({ status: 201, body: data.createShareLink }),
-    request: { schema: { type: 'object', additionalProperties: false, required: ['label'], properties: { label, ...permissions } } },
-    response: { status: 201, description: 'The link.', schema: shareLinkSchema },
-    errors: [notFound, invalid, { status: 409, code: 'invalid_state', description: 'The transcription is archived.' }],
-  }),
+  // The links of a transcription and of a broadcast: the same two routes under each.
+  ...(['transcription', 'broadcast'] as const).flatMap((kind) => [
+    graphqlRoute({
+      method: 'get', path: `/v1/${kind}s/{id}/share-links`, operationId: kind === 'transcription' ? 'listShareLinks' : 'listBroadcastShareLinks', tags: ['share links'],
+      summary: `Active share links of a ${kind}, oldest first.`,
+      auth: { mode: 'userOrKey', scopes: ['read'] },
+      document: (kind === 'transcription' ? ShareLinksDocument : BroadcastShareLinksDocument) as typeof ShareLinksDocument,
+      variables: ({ params }) => (kind === 'transcription' ? { transcriptionId: params.id! } : { broadcastId: params.id! }) as { transcriptionId: string },
+      result: (data) => ({ status: 200, body: { shareLinks: (data as Record<string, unknown>)[kind === 'transcription' ? 'shareLinks' : 'broadcastShareLinks'] } }),
+      response: { status: 200, description: 'The links.', schema: { type: 'object', required: ['shareLinks'], properties: { shareLinks: { type: 'array', items: shareLinkSchema } } } },
+      errors: [notFoundOf(kind)],
+    }),
+    graphqlRoute({
+      method: 'post', path: `/v1/${kind}s/{id}/share-links`, operationId: kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink', tags: ['share links'],
+      summary: `Create a share link of a ${kind} (CreateShareLink); permissions default to on.`,
+      auth: { mode: 'userOrKey', scopes: ['write'] },
+      document: (kind === 'transcription' ? CreateShareLinkDocument : CreateBroadcastShareLinkDocument) as typeof CreateShareLinkDocument,
+      idempotent: true,
+      // The service's parser first: an unknown field or a wrong type is refused naming it, before GraphQL coercion.
+      variables: ({ params, body }) => {
+        parseShareLinkInput(body ?? {}, 'create');
+        const input = (body ?? {}) as CreateShareLinkInput;
+        return (kind === 'transcription' ? { transcriptionId: params.id!, input } : { broadcastId: params.id!, input }) as { transcriptionId: string; input: CreateShareLinkInput };
+      },
+      result: (data) => ({ status: 201, body: (data as Record<string, unknown>)[kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink'] }),
+      request: { schema: { type: 'object', additionalProperties: false, required: ['label'], properties: { label, ...permissions } } },
+      response: { status: 201, description: 'The link.', schema: shareLinkSchema },
+      errors: [notFoundOf(kind), invalid, { status: 409, code: 'invalid_state', description: `The ${kind} is archived.` }],
+    }),
+  ]),
   graphqlRoute({
     method: 'patch', path: '/v1/share-links/{id}', operationId: 'updateShareLink', tags: ['share links'],
     summary: 'Change any of label, allowDownload, allowExport, allowTranslate; omitted fields stay. Applies from the next request.',

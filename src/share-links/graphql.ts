@@ -30,6 +30,7 @@ export const ShareLinkType = builder.objectRef<ShareLinkView>('ShareLink').imple
     code: t.exposeString('code', { description: 'The secret readers pass as `shareCode`.' }),
     label: t.exposeString('label', { description: 'Who the link is for.' }),
     transcriptionId: t.exposeID('transcriptionId', { nullable: true }),
+    broadcastId: t.exposeID('broadcastId', { nullable: true, description: 'A broadcast\'s link (then `transcriptionId` is null).' }),
     allowDownload: t.exposeBoolean('allowDownload'),
     allowExport: t.exposeBoolean('allowExport'),
     allowTranslate: t.exposeBoolean('allowTranslate'),
@@ -45,7 +46,7 @@ builder.queryFields((t) => ({
     description: 'Active share links of a transcription, oldest first.',
     authScopes: { read: true },
     args: { transcriptionId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.shareLinks.list(ctx.identity!.account.id, String(args.transcriptionId)),
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.list(ctx.identity!.account.id, { transcriptionId: String(args.transcriptionId) }),
   }),
 }));
 
@@ -55,7 +56,7 @@ builder.mutationFields((t) => ({
     description: 'Share a transcription: body CreateShareLink (`label`; `allowDownload`, `allowExport`, `allowTranslate` default true).',
     authScopes: { write: true },
     args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: CreateShareLinkInput, required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(ctx.identity!.account.id, String(args.transcriptionId), args.input),
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(ctx.identity!.account.id, { transcriptionId: String(args.transcriptionId) }, args.input),
   }),
   updateShareLink: t.field({
     type: ShareLinkType,
@@ -74,3 +75,23 @@ builder.mutationFields((t) => ({
 }));
 
 // Share links have no events of their own: a revoked link simply stops answering.
+
+builder.queryFields((t) => ({
+  broadcastShareLinks: t.field({
+    type: [ShareLinkType],
+    description: 'Active share links of a broadcast, oldest first.',
+    authScopes: { read: true },
+    args: { broadcastId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.list(ctx.identity!.account.id, { broadcastId: String(args.broadcastId) }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createBroadcastShareLink: t.field({
+    type: ShareLinkType,
+    description: 'Share a broadcast: body CreateShareLink (`label`; `allowDownload`, `allowExport`, `allowTranslate` default true).',
+    authScopes: { write: true },
+    args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: CreateShareLinkInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(ctx.identity!.account.id, { broadcastId: String(args.broadcastId) }, args.input),
+  }),
+}));

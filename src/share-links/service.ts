@@ -1,7 +1,8 @@
 /**
- * Share links: a secret `code` that lets anyone holding it read one transcription's recordings with exactly
- * the link's permissions (download, export, translate). Revoking is immediate: the next read with the code is
- * 404, as is every read while the transcription is archived (its links are dead until restored).
+ * Share links: a secret `code` that lets anyone holding it read one transcription's recordings (or follow one
+ * broadcast's) with exactly the link's permissions (download, export, translate). Revoking is immediate: the next
+ * read with the code is 404, as is every read while the transcription is archived (its links are dead until
+ * restored).
  */
 import crypto from 'node:crypto';
 import type { Prisma } from '../generated/prisma/client.js';
@@ -22,6 +23,8 @@ export interface ShareLinkView {
   code: string;
   label: string;
   transcriptionId: string | null;
+  /** A broadcast's link (then `transcriptionId` is null). */
+  broadcastId: string | null;
   allowDownload: boolean;
   allowExport: boolean;
   allowTranslate: boolean;
@@ -39,6 +42,7 @@ export function shareLinkView(link: ShareLinkRow): ShareLinkView {
     code: link.code,
     label: link.label,
     transcriptionId: link.transcriptionId,
+    broadcastId: link.broadcastId,
     allowDownload: link.allowDownload,
     allowExport: link.allowExport,
     allowTranslate: link.allowTranslate,
@@ -73,13 +77,19 @@ export function parseShareLinkInput(body: unknown, mode: 'create' | 'patch'): { 
   return out;
 }
 
+/** What a link shares. */
+export type ShareTarget = { transcriptionId: string } | { broadcastId: string };
+
 export class ShareLinksService {
   constructor(private readonly deps: Pick<ServiceDeps, 'prisma'>) {}
 
-  private async ownedTranscription(accountId: string, transcriptionId: string) {
-    const transcription = await this.deps.prisma.transcription.findFirst({ where: { id: transcriptionId, accountId } });
-    if (!transcription) throw errors.notFound('The transcription');
-    return transcription;
+  /** What a link shares: one of the account's transcriptions or broadcasts (404 for anything else). */
+  private async ownedTarget(accountId: string, target: ShareTarget): Promise<{ lifecycle: string }> {
+    const found = 'broadcastId' in target
+      ? await this.deps.prisma.broadcast.findFirst({ where: { id: target.broadcastId, accountId } })
+      : await this.deps.prisma.transcription.findFirst({ where: { id: target.transcriptionId, accountId } });
+    if (!found) throw errors.notFound('broadcastId' in target ? 'The broadcast' : 'The transcription');
+    return found;
   }
 
   private async ownedLink(accountId: string, id: string) {
@@ -88,19 +98,20 @@ export class ShareLinksService {
     return link;
   }
 
-  async create(accountId: string, transcriptionId: string, body: unknown): Promise<ShareLinkView> {
+  async create(accountId: string, target: ShareTarget, body: unknown): Promise<ShareLinkView> {
     const input = parseShareLinkInput(body, 'create');
-    const transcription = await this.ownedTranscription(accountId, transcriptionId);
-    if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it before sharing.');
+    const shared = await this.ownedTarget(accountId, target);
+    if (shared.lifecycle !== 'active') throw errors.invalidState(`The ${'broadcastId' in target ? 'broadcast' : 'transcription'} is archived; restore it before sharing.`);
     const link = await this.deps.prisma.shareLink.create({
-      data: { id: newId('shl'), code: newShareCode(), accountId, transcriptionId, label: input.label!, ...pickPermissions(input) },
+      data: { id: newId('shl'), code: newShareCode(), accountId, ...target, label: input.label!, ...pickPermissions(input) },
     });
     return shareLinkView(link);
   }
 
-  async list(accountId: string, transcriptionId: string): Promise<ShareLinkView[]> {
-    await this.ownedTranscription(accountId, transcriptionId);
-    const links = await this.deps.prisma.shareLink.findMany({ where: { transcriptionId, revokedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  /** The active links of a transcription or a broadcast, oldest first. */
+  async list(accountId: string, target: ShareTarget): Promise<ShareLinkView[]> {
+    await this.ownedTarget(accountId, target);
+    const links = await this.deps.prisma.shareLink.findMany({ where: { ...target, revokedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
     return links.map(shareLinkView);
   }
 

@@ -252,6 +252,30 @@ describe('broadcasts', () => {
     expect(viaGraphql.errors[0].extensions).toMatchObject({ code: 'conflict' });
   });
 
+  it('have share links: listed, created, changed and revoked with the same permission model as transcriptions', async () => {
+    const broadcast = await create({ name: 'Shared hall' });
+    const link = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Press', allowTranslate: false }), 201);
+    expect(link).toMatchObject({ label: 'Press', broadcastId: broadcast.id, transcriptionId: null, allowDownload: true, allowExport: true, allowTranslate: false, isDefault: false });
+    expect(link.code).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const second = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Family' }), 201);
+    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`))).shareLinks.map((l: { id: string }) => l.id)).toEqual([link.id, second.id]);
+    expect((await expectStatus(await server.request(`/v1/share-links/${link.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ allowExport: false }) }), 200)).allowExport).toBe(false);
+    await expectStatus(await server.request(`/v1/share-links/${second.id}`, { method: 'DELETE' }), 200);
+    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`))).shareLinks.map((l: { id: string }) => l.id)).toEqual([link.id]);
+    await expectInvalidOption(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'x', allowDownload: 'yes' }), 'allowDownload');
+    await expectInvalidOption(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, {}), 'label');
+    const viaGraphql = await (await server.graphql('query($id: ID!) { broadcastShareLinks(broadcastId: $id) { id broadcastId } }', { id: broadcast.id })).json();
+    expect(viaGraphql.data.broadcastShareLinks).toEqual([{ id: link.id, broadcastId: broadcast.id }]);
+
+    await server.postJson(`/v1/broadcasts/${broadcast.id}/archive`, {});
+    await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Late' }), 409, 'invalid_state');
+    const accountId = await server.createAccount('Link stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`, { auth: key }), 404, 'not_found');
+    await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Mine' }, { auth: key }), 404, 'not_found');
+    await expectStatus(await server.request(`/v1/share-links/${link.id}`, { method: 'DELETE', auth: key }), 404, 'not_found');
+  });
+
   it('through GraphQL too', async () => {
     const code = `graphql-${unique()}`;
     const created = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id code access kind createdAt } }', { input: { name: 'From GraphQL', code, access: 'private', password: 'secret words' } })).json();
