@@ -17,6 +17,7 @@ import {
 import { parseBroadcastFields } from '../../src/broadcasts/service.js';
 import { parseStartRecording } from '../../src/recordings/live.js';
 import { grantSchema } from './recordings.js';
+import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { captureSourceSchema, lifecycleListParameters, lifecycleListVariables, lifecycleTimesSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
 
@@ -127,24 +128,15 @@ export const broadcastRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
     errors: [notFound, invalid('An unknown field (`source` never changes), a blank `name`, a malformed `code`, private without a password'), codeTaken],
   }),
-  ...(['archive', 'restore', 'purge'] as const).map((move) =>
-    graphqlRoute({
-      method: 'post', path: `/v1/broadcasts/{id}/${move}`, operationId: `${move}Broadcast`, tags: ['broadcasts'],
-      summary: {
-        archive: 'Archive: hidden from the default listing, its links dead at once, data kept.',
-        restore: 'Restore an archived broadcast.',
-        purge: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay.',
-      }[move],
-      auth: { mode: 'userOrKey', scopes: ['write'] },
-      document: (move === 'archive' ? ArchiveBroadcastDocument : move === 'restore' ? RestoreBroadcastDocument : PurgeBroadcastDocument) as typeof ArchiveBroadcastDocument,
-      variables: ({ params }) => ({ id: params.id! }),
-      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Broadcast`] }),
-      response: move === 'purge'
-        ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
-        : { status: 200, description: 'The broadcast.', schema: broadcastSchema },
-      errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived broadcast can be purged.' }] : [notFound],
-    }),
-  ),
+  ...lifecycleMoveRoutes({
+    collection: 'broadcasts', type: 'Broadcast', tag: 'broadcasts', schema: broadcastSchema, notFound,
+    documents: { archive: ArchiveBroadcastDocument, restore: RestoreBroadcastDocument, purge: PurgeBroadcastDocument },
+    summaries: {
+      archive: 'Archive: hidden from the default listing, its links dead at once, data kept.',
+      restore: 'Restore an archived broadcast.',
+      purge: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay.',
+    },
+  }),
   ...(['put', 'delete'] as const).map((method) =>
     graphqlRoute({
       method, path: '/v1/transcriptions/{id}/broadcasts/{broadcast}', operationId: method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast', tags: ['broadcasts'],

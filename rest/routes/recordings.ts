@@ -31,6 +31,7 @@ import { acceptPublisher, authorizePublisher } from '../../src/recordings/publis
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { realtimeFrames } from './realtime.js';
 import { INT32_MAX, intParam, single } from '../query.js';
+import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
@@ -108,24 +109,15 @@ export const recordingRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The recording.', schema: recordingSchema },
     errors: [notFound],
   }),
-  ...(['archive', 'restore', 'purge'] as const).map((move) =>
-    graphqlRoute({
-      method: 'post', path: `/v1/recordings/{id}/${move}`, operationId: `${move}Recording`, tags: ['recordings'],
-      summary: {
-        archive: 'Archive a recording: share-link reads answer 404, its job leaves the queue; data kept.',
-        restore: 'Restore an archived recording.',
-        purge: 'Delete an archived recording (transcript, events, job, media) for good.',
-      }[move],
-      auth: { mode: 'userOrKey', scopes: ['write'] },
-      document: (move === 'archive' ? ArchiveRecordingDocument : move === 'restore' ? RestoreRecordingDocument : PurgeRecordingDocument) as typeof ArchiveRecordingDocument,
-      variables: ({ params }) => ({ id: params.id! }),
-      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Recording`] }),
-      response: move === 'purge'
-        ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
-        : { status: 200, description: 'The recording.', schema: recordingSchema },
-      errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived recording can be purged.' }] : [notFound],
-    }),
-  ),
+  ...lifecycleMoveRoutes({
+    collection: 'recordings', type: 'Recording', tag: 'recordings', schema: recordingSchema, notFound,
+    documents: { archive: ArchiveRecordingDocument, restore: RestoreRecordingDocument, purge: PurgeRecordingDocument },
+    summaries: {
+      archive: 'Archive a recording: share-link reads answer 404, its job leaves the queue; data kept.',
+      restore: 'Restore an archived recording.',
+      purge: 'Delete an archived recording (transcript, events, job, media) for good.',
+    },
+  }),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/transcript', operationId: 'getRecordingTranscript', tags: ['recordings'],
     summary: 'Transcript snapshot: sentences, segments with words, speakers, `lastSeq`; `after` returns what follows a segment seq.',

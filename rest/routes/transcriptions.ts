@@ -29,6 +29,7 @@ import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
+import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { shareLinkSchema } from './share-links.js';
 
@@ -405,24 +406,15 @@ export const transcriptionRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
     errors: [notFound, { status: 400, code: 'invalid_options', description: 'A field other than `name` and `settings`, a blank or too long name, an invalid setting; `details.field` names it.' }],
   }),
-  ...(['archive', 'restore', 'purge'] as const).map((move) =>
-    graphqlRoute({
-      method: 'post', path: `/v1/transcriptions/{id}/${move}`, operationId: `${move}Transcription`, tags: ['transcriptions'],
-      summary: {
-        archive: 'Archive: hidden from the default listing, share links dead, data kept.',
-        restore: 'Restore an archived transcription.',
-        purge: 'Delete an archived transcription and its media for good.',
-      }[move],
-      auth: { mode: 'userOrKey', scopes: ['write'] },
-      document: (move === 'archive' ? ArchiveTranscriptionDocument : move === 'restore' ? RestoreTranscriptionDocument : PurgeTranscriptionDocument) as typeof ArchiveTranscriptionDocument,
-      variables: ({ params }) => ({ id: params.id! }),
-      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Transcription`] }),
-      response: move === 'purge'
-        ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
-        : { status: 200, description: 'The transcription.', schema: transcriptionSchema },
-      errors: move === 'purge' ? [notFound, { status: 409, code: 'invalid_state', description: 'Only an archived transcription can be purged.' }] : [notFound],
-    }),
-  ),
+  ...lifecycleMoveRoutes({
+    collection: 'transcriptions', type: 'Transcription', tag: 'transcriptions', schema: transcriptionSchema, notFound,
+    documents: { archive: ArchiveTranscriptionDocument, restore: RestoreTranscriptionDocument, purge: PurgeTranscriptionDocument },
+    summaries: {
+      archive: 'Archive: hidden from the default listing, share links dead, data kept.',
+      restore: 'Restore an archived transcription.',
+      purge: 'Delete an archived transcription and its media for good.',
+    },
+  }),
   {
     method: 'ws', path: '/v1/transcriptions/{id}/events', operationId: 'transcriptionEvents', tags: ['transcriptions'],
     summary: 'Events of a transcription: `events.ready` with the job, then `job.state` on each state change and `job.progress` per step.',
