@@ -17,9 +17,9 @@ import {
 import { parseBroadcastFields } from '../../src/broadcasts/service.js';
 import { parseStartRecording } from '../../src/recordings/live.js';
 import { grantSchema } from './recordings.js';
-import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
+import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { captureSourceSchema, lifecycleListParameters, lifecycleListVariables, lifecycleTimesSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
+import { captureSourceSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
 
 const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
 const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove it; only its hash is kept.' };

@@ -29,7 +29,7 @@ import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
-import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
+import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
 import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { shareLinkSchema } from './share-links.js';
 
@@ -71,27 +71,6 @@ export const captureSourceSchema: JsonSchema = {
     url: { type: 'string', description: 'For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`).' },
   },
 };
-
-/** The times of a resource with a lifecycle (transcriptions, broadcasts). */
-export const lifecycleTimesSchema: Record<string, JsonSchema> = {
-  createdAt: { type: 'string', format: 'date-time' },
-  updatedAt: { type: 'string', format: 'date-time' },
-  archivedAt: { type: 'string', format: 'date-time', nullable: true },
-  purgeAfter: { type: 'string', format: 'date-time', nullable: true },
-};
-
-/** The query of a newest-first listing by lifecycle (transcriptions, broadcasts): its parameters and variables. */
-export const lifecycleListParameters = [
-  { name: 'cursor', in: 'query' as const, description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
-  { name: 'lifecycle', in: 'query' as const, description: '`active` (default), `archived`, or `all` (both).', schema: { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' } },
-  { name: 'limit', in: 'query' as const, description: 'Items per page, per lifecycle: with `all`, up to `limit` of each.', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-];
-
-export function lifecycleListVariables(query: Record<string, unknown>): { cursor?: string; lifecycle?: string; limit?: number } {
-  const limit = query.limit === undefined ? undefined : Number(query.limit);
-  if (limit !== undefined && !Number.isInteger(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
-  return { cursor: query.cursor as string | undefined, lifecycle: query.lifecycle as string | undefined, limit };
-}
 
 export const transcriptionSchema: JsonSchema = {
   type: 'object',

@@ -1,7 +1,6 @@
 import { builder } from '../core/builder.js';
 import { LifecycleTimesRef } from '../core/lifecycle.js';
-import { errors } from '../core/errors.js';
-import type { Context } from '../core/context.js';
+import { baseUrlOf, type Context } from '../core/context.js';
 import { CaptureSourceInput, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
 import { RecordingGrantType } from '../recordings/graphql.js';
 import type { BroadcastPage, BroadcastRefView, BroadcastView } from './service.js';
@@ -76,12 +75,6 @@ export const BroadcastPageType = builder.objectRef<BroadcastPage>('BroadcastPage
     nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Absent on the last page.' }),
   }),
 });
-
-/** The server's public address: share URLs are absolute. */
-function baseUrlOf(ctx: Context): string {
-  if (!ctx.baseUrl) throw errors.internal(new Error('a broadcast read without the request\'s address'));
-  return ctx.baseUrl;
-}
 
 const actorOf = (ctx: Context) => ({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id });
 

@@ -12,14 +12,14 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Prisma } from '../generated/prisma/client.js';
-import { ApiError, errors } from '../core/errors.js';
+import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
 import { takeoverDetails, type LiveRecordingsService, type RecordingGrant } from '../recordings/live.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
-import { lockTranscription, parseCaptureSource, parseSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
+import { lockTranscription, mergeSettings, parseCaptureSource, parseName, parseSettings, storedSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -33,7 +33,6 @@ export const ACCESS_MODES = ['public', 'private'] as const;
 export type Access = (typeof ACCESS_MODES)[number];
 const CREATE_FIELDS = ['name', 'access', 'code', 'password', 'settings', 'source'] as const;
 const PATCH_FIELDS = ['name', 'access', 'code', 'password', 'settings'] as const;
-const MAX_NAME = 300;
 /** A code as listeners type it into a link: 3 to 64 lower-case letters, digits and inner hyphens. */
 const CODE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$/;
 const MIN_PASSWORD = 4;
@@ -69,11 +68,6 @@ interface BroadcastFields {
   password?: string | null;
   settings?: TranscriptionSettings;
   source?: CaptureSource;
-}
-
-function parseName(value: unknown): string {
-  if (typeof value !== 'string' || !value.trim() || value.length > MAX_NAME) throw errors.invalidOptions(`name must be a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
-  return value.trim();
 }
 
 function parseCode(value: unknown): string {
@@ -123,11 +117,6 @@ async function hashPassword(password: string): Promise<string> {
   return `scrypt$${salt.toString('base64url')}$${(await scrypt(password, salt, 32)).toString('base64url')}`;
 }
 
-/** A unique violation on BroadcastCode's key: the code is taken (now or once) by some broadcast. */
-function isCodeTaken(error: unknown): boolean {
-  return (error as { code?: string }).code === 'P2002';
-}
-
 type BroadcastRow = Prisma.BroadcastGetPayload<{}>;
 
 export class BroadcastsService {
@@ -168,7 +157,7 @@ export class BroadcastsService {
           await tx.broadcast.create({
             data: {
               id, accountId: actor.accountId, ownerPrincipalId: actor.principalId, name: fields.name!, code, access, passwordHash,
-              settings: Object.fromEntries(Object.entries(fields.settings ?? {}).filter(([, value]) => value !== null)) as Prisma.InputJsonValue,
+              settings: storedSettings(fields.settings ?? {}),
               source: fields.source as Prisma.InputJsonValue,
             },
           });
@@ -176,7 +165,7 @@ export class BroadcastsService {
         });
         break;
       } catch (error) {
-        if (!isCodeTaken(error)) throw error;
+        if (!isUniqueViolation(error)) throw error;
         if (fields.code) throw errors.conflict(`code "${fields.code}" is taken; choose another.`, { field: 'code' });
         if (attempt >= 5) throw errors.conflict('No free code could be derived from the name; give one in `code`.', { field: 'code' });
       }
@@ -208,11 +197,7 @@ export class BroadcastsService {
     if (access === 'private' && !hasPassword) {
       throw errors.invalidOptions(fields.password === null ? 'password cannot be cleared while the broadcast is private.' : 'password is required to make a broadcast private.', { field: 'password' });
     }
-    if (fields.settings !== undefined) {
-      const merged: Record<string, unknown> = { ...(row.settings as Record<string, unknown>), ...fields.settings };
-      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
-      data.settings = merged as Prisma.InputJsonValue;
-    }
+    if (fields.settings !== undefined) data.settings = mergeSettings(row.settings, fields.settings);
     const newCode = fields.code !== undefined && fields.code !== row.code ? fields.code : null;
     if (newCode) data.code = newCode;
     try {
@@ -226,7 +211,7 @@ export class BroadcastsService {
         await tx.broadcast.update({ where: { id }, data });
       });
     } catch (error) {
-      if (isCodeTaken(error)) throw errors.conflict(`code "${newCode}" is taken; choose another.`, { field: 'code' });
+      if (isUniqueViolation(error)) throw errors.conflict(`code "${newCode}" is taken; choose another.`, { field: 'code' });
       throw error;
     }
     return this.get(accountId, id, baseUrl);

@@ -3,7 +3,7 @@
  * routes run their GraphQL operation with the same context shape.
  */
 import type { Config } from './config/index.js';
-import type { ApiError } from './errors.js';
+import { errors, type ApiError } from './errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Identity } from './identity/identity.js';
 import type { PubSub } from './pubsub.js';
@@ -23,4 +23,10 @@ export interface Context {
   baseUrl?: string;
   /** Per-request loaders beyond the ones the dataloader plugin keeps on this object itself. */
   loaders: Map<string, unknown>;
+}
+
+/** The address the request reached, for URLs a resolver answers (grants, share URLs); absent only outside a request. */
+export function baseUrlOf(ctx: Context): string {
+  if (!ctx.baseUrl) throw errors.internal(new Error('a resolver that answers URLs ran without the request\'s address'));
+  return ctx.baseUrl;
 }

@@ -127,3 +127,8 @@ export function rawHttpAnswer(error: ApiError, requestId: string): string {
   };
   return `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`;
 }
+
+/** Prisma's unique-constraint violation: a concurrent writer took the key first (idempotency keys, broadcast codes). */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === 'P2002';
+}

@@ -5,7 +5,7 @@
  * (rest/middleware/idempotency.ts) decides what the fingerprint covers and when to claim; the records live here.
  */
 import crypto from 'node:crypto';
-import { ApiError, errors } from './errors.js';
+import { ApiError, errors, isUniqueViolation } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { newId } from './ids.js';
 import type { ServiceDeps } from './services.js';
@@ -63,7 +63,7 @@ export class IdempotencyService {
         });
         return 'claimed';
       } catch (error) {
-        if ((error as { code?: string }).code !== 'P2002') throw error;
+        if (!isUniqueViolation(error)) throw error;
       }
       const existing = await prisma.idempotencyRecord.findUnique({ where: { accountId_key: { accountId, key } } });
       if (!existing) continue; // released between our insert and read: try again

@@ -4,7 +4,7 @@
  * the address the request reached (`ctx.baseUrl`). `POST /v1/realtime/sessions` runs this mutation.
  */
 import { builder } from '../core/builder.js';
-import { errors } from '../core/errors.js';
+import { baseUrlOf } from '../core/context.js';
 import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import type { CreateSessionResponse } from './service.js';
 
@@ -38,8 +38,7 @@ builder.mutationFields((t) => ({
     authScopes: { write: true },
     args: { options: t.arg({ type: RealtimeSessionOptionsInput }) },
     resolve: (_root, args, ctx) => {
-      if (!ctx.baseUrl) throw errors.internal(new Error('createRealtimeSession without the request\'s address'));
-      return ctx.services.realtime.createSession(ctx, args.options ?? {}, ctx.baseUrl);
+      return ctx.services.realtime.createSession(ctx, args.options ?? {}, baseUrlOf(ctx));
     },
   }),
 }));

@@ -1,5 +1,5 @@
 import { builder } from '../core/builder.js';
-import { errors } from '../core/errors.js';
+import { baseUrlOf } from '../core/context.js';
 import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import { readerOf, type TranscriptSnapshot } from './service.js';
 
@@ -231,20 +231,14 @@ builder.mutationFields((t) => ({
     description: 'Start a recording of a live transcription and get the publisher grant. 409 `conflict` with `details.takeover` while another device records.',
     authScopes: { write: true },
     args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: StartRecordingInput }) },
-    resolve: (_root, args, ctx) => {
-      if (!ctx.baseUrl) throw errors.internal(new Error('startRecording without the request\'s address'));
-      return ctx.services.liveRecordings.start({ accountId: ctx.identity!.account.id }, String(args.transcriptionId), args.input ?? {}, ctx.baseUrl);
-    },
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings.start({ accountId: ctx.identity!.account.id }, String(args.transcriptionId), args.input ?? {}, baseUrlOf(ctx)),
   }),
   recordingPublishToken: t.field({
     type: RecordingGrantType,
     description: 'A new publisher grant for an open live recording (re-attach after a dropped network). 409 `conflict` with `details.takeover` while another publisher is attached, unless `takeover` is true: then that one is demoted.',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }), takeover: t.arg.boolean() },
-    resolve: (_root, args, ctx) => {
-      if (!ctx.baseUrl) throw errors.internal(new Error('recordingPublishToken without the request\'s address'));
-      return ctx.services.liveRecordings.publishToken(ctx.identity!.account.id, String(args.id), args.takeover === true, ctx.baseUrl);
-    },
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings.publishToken(ctx.identity!.account.id, String(args.id), args.takeover === true, baseUrlOf(ctx)),
   }),
   updateRecordingSettings: t.field({
     type: RecordingType,

@@ -57,6 +57,9 @@ export interface IngestReport {
   error: string | null;
 }
 
+/** A stream recording's pull before its first connection. */
+export const INGEST_CONNECTING: IngestReport = { state: 'connecting', bytes: 0, seconds: 0, reconnects: 0, error: null };
+
 /** A publisher says it is there this often; one silent for PUBLISHER_GONE_MS is taken for gone. */
 export const PUBLISHER_HEARTBEAT_MS = 5_000;
 const PUBLISHER_GONE_MS = 15_000;
@@ -250,7 +253,7 @@ export class LiveRecordingsService {
         data: {
           id: recordingId, transcriptionId, accountId: actor.accountId, kind: 'live', state: 'live', name: transcription.name,
           settings: transcription.settings as Prisma.InputJsonValue, scriptText, publisherEpoch: 1,
-          ...(pulled ? { ingest: { state: 'connecting', bytes: 0, seconds: 0, reconnects: 0, error: null } } : {}),
+          ...(pulled ? { ingest: { ...INGEST_CONNECTING } } : {}),
         },
       });
     });

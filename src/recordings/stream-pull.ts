@@ -17,19 +17,18 @@
  * starts) claims open stream recordings that no live puller reports for (the publisher presence rule: 15 s), by
  * moving the grant's epoch on, so a process that died mid-recording is replaced and two never pull one stream.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SAMPLE_RATE } from '../../workers/engine/index.js';
-import { ffmpegPath } from '../../workers/engine/audio.js';
+import { decodeStream } from '../../workers/engine/audio.js';
 import type { BackgroundWorker } from '../core/background.js';
 import type { Services } from '../core/services.js';
 import { toApiError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { LiveEvent, LiveOutput, LiveSession } from '../realtime/session.js';
-import { LinkError, openLink, type LinkFetchPolicy } from '../transcriptions/links/index.js';
+import { LinkError, openLink, type LinkFetchPolicy, type OpenedLink } from '../transcriptions/links/index.js';
 import { publishToRecording } from './publisher.js';
-import { STREAM_PULLS_TOPIC, type IngestReport } from './live.js';
+import { INGEST_CONNECTING, STREAM_PULLS_TOPIC, type IngestReport } from './live.js';
 
 const OPEN_ATTEMPTS = 3;
 const REOPEN_ATTEMPTS = 20;
@@ -44,12 +43,7 @@ const STALE_PLAYLIST_TARGETS = 6;
 
 /** The bytes of a live source, as they arrive: the body of an HTTP stream, or an HLS playlist's segments in order. */
 export async function* sourceBytes(url: string, policy: LinkFetchPolicy, signal: AbortSignal): AsyncGenerator<Buffer> {
-  const opened = await openLink(url, { policy, signal, headers: { 'icy-metadata': '0' } });
-  const status = opened.response.statusCode ?? 0;
-  if (status >= 400) {
-    opened.response.resume();
-    throw new LinkError('link_http_error', `source.url answered HTTP ${status}.`, { httpStatus: status, field: 'source.url' });
-  }
+  const opened = await openSource(url, policy, signal, 'source.url');
   const type = String(opened.response.headers['content-type'] ?? '').toLowerCase();
   if (type.includes('mpegurl') || /\.m3u8$/i.test(opened.url.pathname)) {
     yield* hlsSegments(opened.url, await readText(opened.response), policy, signal);
@@ -69,13 +63,22 @@ async function readText(response: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function fetchText(url: URL, policy: LinkFetchPolicy, signal: AbortSignal): Promise<string> {
-  const opened = await openLink(url.toString(), { policy, signal });
-  if ((opened.response.statusCode ?? 0) >= 400) {
+/**
+ * One request of a pull (the stream, a playlist, a segment) through the link policy; an HTTP error status is a
+ * `link_http_error` naming `what` (`source.url`, or the playlist or segment of it that failed).
+ */
+async function openSource(url: string, policy: LinkFetchPolicy, signal: AbortSignal, what: string): Promise<OpenedLink> {
+  const opened = await openLink(url, { policy, signal, headers: { 'icy-metadata': '0' } });
+  const status = opened.response.statusCode ?? 0;
+  if (status >= 400) {
     opened.response.resume();
-    throw new LinkError('link_http_error', `source.url: ${url.pathname} answered HTTP ${opened.response.statusCode}.`, { httpStatus: opened.response.statusCode, field: 'source.url' });
+    throw new LinkError('link_http_error', `${what} answered HTTP ${status}.`, { httpStatus: status, field: 'source.url' });
   }
-  return readText(opened.response);
+  return opened;
+}
+
+async function fetchText(url: URL, policy: LinkFetchPolicy, signal: AbortSignal): Promise<string> {
+  return readText((await openSource(url.toString(), policy, signal, `source.url: ${url.pathname}`)).response);
 }
 
 export interface MediaPlaylist {
@@ -142,11 +145,7 @@ async function* hlsSegments(playlistUrl: URL, first: string, policy: LinkFetchPo
 }
 
 async function* segmentBytes(url: URL, policy: LinkFetchPolicy, signal: AbortSignal): AsyncGenerator<Buffer> {
-  const opened = await openLink(url.toString(), { policy, signal });
-  if ((opened.response.statusCode ?? 0) >= 400) {
-    opened.response.resume();
-    throw new LinkError('link_http_error', `source.url: segment ${url.pathname} answered HTTP ${opened.response.statusCode}.`, { httpStatus: opened.response.statusCode, field: 'source.url' });
-  }
+  const opened = await openSource(url.toString(), policy, signal, `source.url: segment ${url.pathname}`);
   for await (const chunk of opened.response) yield chunk as Buffer;
 }
 
@@ -160,55 +159,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
-}
-
-/** Decodes any audio ffmpeg reads (MP3, AAC, Ogg, MPEG-TS, fragmented MP4 …) from `bytes` to 16 kHz mono float32. */
-async function* decodeToPcm(bytes: AsyncIterable<Buffer>, signal: AbortSignal): AsyncGenerator<Float32Array> {
-  const child: ChildProcessWithoutNullStreams = spawn(ffmpegPath(), ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', 'pipe:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', 'pipe:1']);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    if (stderr.length < 4096) stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-  child.on('error', () => undefined);
-  child.stdin.on('error', () => undefined); // ffmpeg gave up on the input: its exit says why
-  const kill = () => child.kill('SIGKILL');
-  signal.addEventListener('abort', kill, { once: true });
-  let feedError: unknown = null;
-  const feeding = (async () => {
-    try {
-      for await (const chunk of bytes) {
-        if (!child.stdin.write(chunk)) await new Promise((resolve) => child.stdin.once('drain', resolve));
-        if (child.stdin.destroyed) break;
-      }
-    } catch (error) {
-      feedError = error;
-    } finally {
-      child.stdin.end();
-    }
-  })();
-  try {
-    let carry: Buffer = Buffer.alloc(0);
-    for await (const chunk of child.stdout) {
-      const all = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
-      const whole = all.length - (all.length % 4);
-      carry = all.subarray(whole);
-      if (whole > 0) {
-        const pcm = new Float32Array(whole / 4);
-        new Uint8Array(pcm.buffer).set(all.subarray(0, whole));
-        yield pcm;
-      }
-    }
-    await feeding;
-    const code = await exited;
-    if (feedError) throw feedError;
-    if (code !== 0 && !signal.aborted) {
-      throw new LinkError('link_http_error', `source.url is not audio ffmpeg can decode: ${stderr.trim().split('\n').pop() || `ffmpeg exited ${code}`}.`, { field: 'source.url' });
-    }
-  } finally {
-    signal.removeEventListener('abort', kill);
-    kill();
-  }
 }
 
 /** The frames a pulled session would send a client: kept only for what the puller needs (the last error, the end). */
@@ -260,7 +210,7 @@ interface PullTarget {
 export class StreamPull {
   private readonly abort = new AbortController();
   private session: LiveSession | null = null;
-  private report: IngestReport = { state: 'connecting', bytes: 0, seconds: 0, reconnects: 0, error: null };
+  private report: IngestReport = { ...INGEST_CONNECTING };
   private over = false;
 
   constructor(private readonly services: Services, private readonly dataDir: string, private readonly policy: LinkFetchPolicy, private readonly target: PullTarget, private readonly logger: Logger) {}
@@ -340,7 +290,7 @@ export class StreamPull {
     try {
       if (!(await output.ready$)) throw new Error(output.lastError ?? 'the engine took no session (every slot busy)');
       const counted = countBytes(sourceBytes(this.target.url, this.policy, connection.signal), (bytes) => (this.report.bytes += bytes));
-      for await (const pcm of decodeToPcm(counted, connection.signal)) {
+      for await (const pcm of decodeStream(counted, { signal: connection.signal, what: 'source.url' })) {
         if (!gotAudio) {
           gotAudio = true;
           this.report = { ...this.report, state: 'streaming', error: null };
@@ -360,6 +310,7 @@ export class StreamPull {
     if (!connection.signal.aborted) {
       // The source ended or dropped: what was heard is committed, then this session ends; the next one continues.
       finishing = true;
+      connection.abort();
       session.finish();
     }
     await output.finished$;

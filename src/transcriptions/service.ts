@@ -195,7 +195,7 @@ export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'trans
 }
 
 /** Settings as stored: a null in a create body means "no value", so nothing is kept for it. */
-function storedSettings(settings: TranscriptionSettings): Prisma.InputJsonValue {
+export function storedSettings(settings: TranscriptionSettings): Prisma.InputJsonValue {
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue;
 }
 
@@ -204,6 +204,11 @@ export async function lockTranscription(tx: Tx, accountId: string, transcription
   const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Transcription" WHERE id = ${transcriptionId} AND "accountId" = ${accountId} FOR UPDATE`;
   if (rows.length === 0) throw errors.notFound('The transcription');
   return tx.transcription.findUniqueOrThrow({ where: { id: transcriptionId } });
+}
+
+/** A settings PATCH merged key by key into what is stored; a key set to null is cleared. */
+export function mergeSettings(stored: Prisma.JsonValue, patch: TranscriptionSettings): Prisma.InputJsonValue {
+  return storedSettings({ ...(stored as TranscriptionSettings), ...patch });
 }
 
 /** Only a live, active transcription takes uploaded recordings (a file or link one has its one recording). */
@@ -245,15 +250,18 @@ export function parseCreateLiveOptions(body: unknown): CreateLiveTranscriptionOp
   return { name: body.name.trim(), settings: parseSettings(body.settings), source, broadcasts: [...new Set(broadcasts as string[])] };
 }
 
+/** A name (transcriptions, broadcasts): not blank, at most MAX_NAME characters; trimmed. */
+export function parseName(value: unknown): string {
+  if (typeof value !== 'string' || !value.trim() || value.length > MAX_NAME) throw errors.invalidOptions(`name must be a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
+  return value.trim();
+}
+
 /** The PATCH of a transcription (UpdateTranscription: `name`, `settings` as a SettingsPatch); unknown fields are refused by name. */
 export function parseTranscriptionPatch(body: unknown): { name?: string; settings?: TranscriptionSettings } {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
   for (const key of Object.keys(body)) if (key !== 'name' && key !== 'settings') throw errors.invalidOptions(`${key} cannot be changed (name, settings).`, { field: key });
   const out: { name?: string; settings?: TranscriptionSettings } = {};
-  if (body.name !== undefined) {
-    if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > 300) throw errors.invalidOptions('name must be a non-empty string of at most 300 characters.', { field: 'name' });
-    out.name = body.name.trim();
-  }
+  if (body.name !== undefined) out.name = parseName(body.name);
   if (body.settings !== undefined) out.settings = parseSettings(body.settings);
   return out;
 }
@@ -563,9 +571,7 @@ export class TranscriptionsService {
     if (name !== undefined) data.name = name;
     if (patch !== undefined) {
       await this.checkSpokenLanguage(patch);
-      const merged: Record<string, unknown> = { ...(row.settings as Record<string, unknown>), ...patch };
-      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
-      data.settings = merged as Prisma.InputJsonValue;
+      data.settings = mergeSettings(row.settings, patch);
     }
     await this.deps.prisma.transcription.update({ where: { id }, data });
     return this.get(accountId, id);

@@ -47,7 +47,7 @@ async function assertReadable(path: string): Promise<void> {
  */
 export async function* decodeFile(path: string, options: DecodeOptions = {}): AsyncIterable<Float32Array> {
   await assertReadable(path);
-  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error'];
+  const args: string[] = [];
   if (options.startS && options.startS > 0) args.push('-ss', options.startS.toFixed(3));
   args.push('-i', path);
   if (options.endS !== undefined) {
@@ -55,11 +55,29 @@ export async function* decodeFile(path: string, options: DecodeOptions = {}): As
     if (duration <= 0) return;
     args.push('-t', duration.toFixed(3));
   }
-  args.push('-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1');
-  const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  yield* runDecoder(args, null, { signal: options.signal, what: 'The file', hide: path, mayBeEmpty: Boolean(options.startS) });
+}
+
+/**
+ * Decodes audio arriving as bytes (a live stream: MP3, AAC, Ogg, MPEG-TS, fragmented MP4 …) to 16 kHz mono float32
+ * chunks as it comes. Audio ffmpeg cannot read ends the iteration with EngineError `invalid_audio`; an error of
+ * `bytes` ends it with that error once ffmpeg has decoded what came before.
+ */
+export async function* decodeStream(bytes: AsyncIterable<Uint8Array>, options: { signal?: AbortSignal; what?: string } = {}): AsyncIterable<Float32Array> {
+  yield* runDecoder(['-i', 'pipe:0'], bytes, { signal: options.signal, what: options.what ?? 'The stream' });
+}
+
+/** ffmpeg reading `input` (stdin) or the input its args name, writing f32le to stdout, read back in chunks. */
+async function* runDecoder(
+  inputArgs: string[],
+  input: AsyncIterable<Uint8Array> | null,
+  options: { signal?: AbortSignal; what: string; hide?: string; mayBeEmpty?: boolean },
+): AsyncIterable<Float32Array> {
+  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', ...inputArgs, '-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'];
+  const child = spawn(ffmpegPath(), args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (text: string) => {
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (text: string) => {
     if (stderr.length < 8192) stderr += text;
   });
   const exited = new Promise<{ code: number | null; error?: Error }>((resolve) => {
@@ -68,6 +86,9 @@ export async function* decodeFile(path: string, options: DecodeOptions = {}): As
   });
   const onAbort = () => child.kill('SIGKILL');
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Not awaited: a live input never ends by itself; ffmpeg's exit (at the input's end or on bad data) is the end.
+  let inputError: unknown = null;
+  if (input) void feed(input, child.stdin!).catch((error: unknown) => void (inputError = error));
   // f32le samples can straddle stdout chunks: keep the odd 1–3 bytes for the next chunk.
   let carry = Buffer.alloc(0);
   let samplesOut = 0;
@@ -85,16 +106,32 @@ export async function* decodeFile(path: string, options: DecodeOptions = {}): As
     }
     options.signal?.throwIfAborted();
     const { code, error } = await exited;
+    // The input failing (a dropped connection) ends ffmpeg's input early: that, not what ffmpeg made of it, is why.
+    if (inputError) throw inputError;
     if (error) throw new Error(`ffmpeg could not start (${ffmpegPath()}): ${error.message}`);
     if (code !== 0) {
-      throw engineErrors.invalidAudio(`The file is not audio ffmpeg can decode: ${lastLines(stderr, path)}`);
+      const said = options.hide ? lastLines(stderr, options.hide) : stderr.trim().split('\n').slice(-3).join(' | ');
+      throw engineErrors.invalidAudio(`${options.what} is not audio ffmpeg can decode: ${said}`);
     }
-    if (samplesOut === 0 && !options.startS) {
-      throw engineErrors.invalidAudio('The file has no audio samples.');
+    if (samplesOut === 0 && !options.mayBeEmpty) {
+      throw engineErrors.invalidAudio(`${options.what} has no audio samples.`);
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** Writes `input` into ffmpeg's stdin as fast as ffmpeg takes it, then closes it; ffmpeg giving up ends it quietly. */
+async function feed(input: AsyncIterable<Uint8Array>, stdin: NodeJS.WritableStream & { destroyed: boolean }): Promise<void> {
+  stdin.on('error', () => undefined); // ffmpeg stopped reading: its exit status says why
+  try {
+    for await (const chunk of input) {
+      if (stdin.destroyed) break;
+      if (!stdin.write(chunk)) await new Promise((resolve) => (stdin.once('drain', resolve), stdin.once('close', resolve)));
+    }
+  } finally {
+    stdin.end();
   }
 }
 

@@ -10,5 +10,6 @@ export {
   type LinkFetchPolicy,
   type LinkProblem,
   type OpenLinkOptions,
+  type OpenedLink,
 } from './safe-fetch.js';
 export { findMediaOnPage, probeLink, sniffMedia, type ProbeRecord } from './probe.js';
