@@ -1,6 +1,14 @@
-/** Broadcasts: create, list, read, change (name, access and password, code, settings), archive, restore, purge. */
+/**
+ * Broadcasts: create, list, read, change (name, access and password, code, settings), archive, restore, purge; the
+ * live transcriptions feeding them and their recordings; their audio sources and the check of one.
+ */
 import {
   ArchiveBroadcastDocument,
+  BroadcastAudioSourceCheckDocument,
+  BroadcastRecordingsDocument,
+  CreateBroadcastAudioSourceDocument,
+  DeleteBroadcastAudioSourceDocument,
+  type CreateAudioSourceInput,
   AttachTranscriptionBroadcastDocument,
   StartBroadcastRecordingDocument,
   type StartBroadcastRecordingInput,
@@ -14,9 +22,11 @@ import {
   type CreateBroadcastInput,
   type UpdateBroadcastInput,
 } from '../../src/generated/graphql.js';
-import { parseBroadcastFields } from '../../src/broadcasts/service.js';
-import { parseStartRecording } from '../../src/recordings/live.js';
-import { grantSchema } from './recordings.js';
+import { parseBroadcastFields, parseBroadcastStart } from '../../src/broadcasts/service.js';
+import { MAX_SOURCE_URL, parseAudioSourceInput } from '../../src/broadcasts/audio-sources.js';
+import { CHECK_MS, FIX_KINDS, SOURCE_PROBLEMS } from '../../src/broadcasts/source-check.js';
+import { single } from '../query.js';
+import { grantSchema, recordingSchema } from './recordings.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { captureSourceSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
@@ -39,11 +49,26 @@ export const broadcastSchema: JsonSchema = {
     shareUrl: { type: 'string', description: 'The listener page (`/b/{code}`).' },
     settings: { type: 'object', additionalProperties: true, description: 'Default capture settings: spokenLanguage, speakerLabels, confidencePolicy.' },
     recordingCount: { type: 'integer', description: 'Recordings made in the live transcriptions feeding it.' },
-    audioSources: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' } } } },
+    audioSources: { type: 'array', description: 'Streams it can record besides the microphone, oldest first.', items: { type: 'object', required: ['id', 'name', 'url'], properties: { id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' } } } },
     transcriptions: { type: 'array', description: 'Live transcriptions feeding it.', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } },
     currentRecording: {
       type: 'object', nullable: true, description: 'The recording in flight in a feeding transcription.',
       properties: { recordingId: { type: 'string' }, state: { type: 'string' }, startedAt: { type: 'string', nullable: true }, transcriptionId: { type: 'string', nullable: true } },
+    },
+    lastRecording: {
+      type: 'object', nullable: true, description: 'LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`).',
+      required: ['recordingId', 'transcriptionId', 'kind', 'state', 'lifecycle', 'startedAt'],
+      properties: {
+        recordingId: { type: 'string' },
+        transcriptionId: { type: 'string', description: 'The live transcription it was made in.' },
+        kind: { type: 'string', enum: ['live', 'file'], description: '`file`: uploaded into a feeding live transcription.' },
+        name: { type: 'string', nullable: true },
+        state: { type: 'string', enum: ['processing', 'live', 'paused', 'ended', 'finalized'], description: 'Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.' },
+        lifecycle: { type: 'string', enum: ['active', 'archived'] },
+        startedAt: { type: 'string', format: 'date-time' },
+        endedAt: { type: 'string', format: 'date-time', nullable: true },
+        durationS: { type: 'number', nullable: true, description: 'Seconds of audio, once finalized.' },
+      },
     },
     lastRecordedAt: { type: 'string', format: 'date-time', nullable: true },
     ...lifecycleTimesSchema,
@@ -51,6 +76,31 @@ export const broadcastSchema: JsonSchema = {
 };
 
 const notFound = { status: 404, code: 'not_found', description: 'No such broadcast in this account.' };
+const sourceParameter = { name: 'source', in: 'path' as const, required: true, description: 'The audio source\'s id (`AudioSource.id`).', schema: { type: 'string' } };
+const noSuchSource = { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` `source`).' };
+
+const audioSourceCheckSchema: JsonSchema = {
+  type: 'object', required: ['state', 'checkedAt'],
+  properties: {
+    state: { type: 'string', enum: ['ready', 'error'], description: '`ready`: the address as given was opened and audio came back, so a recording from it pulls it. `error`: it could not be opened or gave nothing playable.' },
+    checkedAt: { type: 'string', format: 'date-time', description: 'When the source was opened; a cached answer keeps its time.' },
+    problem: {
+      type: 'string', nullable: true, enum: [...SOURCE_PROBLEMS],
+      description: 'SourceProblem, when `error`: `address_refused` (the address, a redirect or what its name resolves to is private, loopback or cloud metadata), `unreachable` (DNS, connection, TLS, too many redirects), `http_error` (it answered an HTTP error: `httpStatus`), `not_audio` (nothing ffmpeg decodes as audio), `playlist` (a playlist file such as .m3u or .pls, not the stream; an HLS playlist is the stream and is `ready` when its segments play), `page` (a web page), `timeout` (no second of audio within the check\'s time).',
+    },
+    message: { type: 'string', nullable: true, description: 'The failure in the server\'s words.' },
+    httpStatus: { type: 'integer', nullable: true, minimum: 100, maximum: 599, description: 'The HTTP status the source answered, when that is the failure.' },
+    fix: {
+      type: 'object', nullable: true, required: ['url', 'kind', 'label'],
+      description: 'AudioSourceFix: a corrected address that was opened and gave audio (add it as a source to use it).',
+      properties: {
+        url: { type: 'string' },
+        kind: { type: 'string', enum: [...FIX_KINDS], description: 'FixKind: `https` (the http address over https, after `unreachable`, `http_error` or `not_audio`), `playlist` (the first stream the playlist lists that plays), `page` (the first audio or video the page names, by `<audio>`/`<video>`/`<source>`, `og:audio`/`og:video` or a link to a media file, that plays).' },
+        label: { type: 'string', description: 'Short text of what changed.' },
+      },
+    },
+  },
+};
 const invalid = (what: string) => ({ status: 400, code: 'invalid_options', description: `${what}; \`details.field\` names it.` });
 const codeTaken = { status: 409, code: 'conflict', description: 'The `code` is taken by a broadcast (now or before: old codes keep opening their broadcast).' };
 
@@ -163,7 +213,7 @@ export const broadcastRoutes: RouteEntry[] = [
     document: StartBroadcastRecordingDocument,
     idempotent: true,
     variables: ({ params, body }) => {
-      parseStartRecording(body, ['audioSource']);
+      parseBroadcastStart(body);
       return { broadcastId: params.id!, input: (body ?? null) as StartBroadcastRecordingInput | null };
     },
     result: (data) => ({ status: 201, body: data.startBroadcastRecording }),
@@ -173,16 +223,82 @@ export const broadcastRoutes: RouteEntry[] = [
         type: 'object', nullable: true, additionalProperties: false,
         properties: {
           scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' },
-          audioSource: { type: 'string', nullable: true, description: 'One of the broadcast\'s audio sources instead of the microphone (none can be added yet: 404).' },
+          audioSource: { type: 'string', nullable: true, description: 'The id of one of the broadcast\'s audio sources, recorded instead of the microphone: the new transcription\'s source is `{kind: "stream", url}` with its address, which the server pulls (the grant has no `streamUrl`).' },
         },
       },
     },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [
-      { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it.' },
+      { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` `audioSource`).' },
       invalid('A field other than `scriptText` and `audioSource`, or a script over 100,000 characters'),
       { status: 409, code: 'conflict', description: 'Another device is recording this broadcast: `details.takeover` names the recording and the publish-token route to take it over.' },
       { status: 409, code: 'invalid_state', description: 'The broadcast is archived.' },
     ],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/broadcasts/{id}/recordings', operationId: 'listBroadcastRecordings', tags: ['broadcasts'],
+    summary: 'The recordings made in the live transcriptions feeding the broadcast (those `recordingCount` counts), newest first, paged with `cursor`.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: lifecycleListParameters,
+    document: BroadcastRecordingsDocument,
+    variables: ({ params, query }) => ({ broadcastId: params.id!, ...lifecycleListVariables(query) }),
+    result: (data) => {
+      const page = data.broadcastRecordings;
+      return { status: 200, body: { recordings: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+    },
+    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['recordings'], properties: { recordings: { type: 'array', items: recordingSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    errors: [notFound, invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/broadcasts/{id}/audio-sources', operationId: 'createBroadcastAudioSource', tags: ['broadcasts'],
+    summary: 'Keep a stream with the broadcast (CreateAudioSource) that a recording can pull instead of the microphone; answers the broadcast.',
+    description: 'The source is listed in `audioSources`, oldest first; start a recording from it with `POST /v1/broadcasts/{id}/recordings` and `audioSource`. `GET .../audio-sources/{source}/check` says whether it gives audio.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: CreateBroadcastAudioSourceDocument,
+    idempotent: true,
+    variables: ({ params, body }) => {
+      parseAudioSourceInput(body);
+      return { broadcastId: params.id!, input: body as CreateAudioSourceInput };
+    },
+    result: (data) => ({ status: 201, body: data.createBroadcastAudioSource }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['url'],
+        properties: {
+          url: { type: 'string', minLength: 1, description: `The http or https address of the stream (an internet radio, an HLS playlist, a platform's live stream), at most ${MAX_SOURCE_URL} characters. Private, loopback and cloud-metadata addresses are refused (400, \`details.problem\` \`link_refused\`).` },
+          name: { ...nameSchema, nullable: true, description: 'Default: the address\'s host.' },
+        },
+      },
+    },
+    response: { status: 201, description: 'The broadcast, the new source last in `audioSources`.', schema: broadcastSchema },
+    errors: [
+      notFound,
+      invalid('An unknown field, a missing `url`, one that is not http or https or that the server does not fetch from, a blank or too long `name`'),
+      { status: 409, code: 'conflict', description: 'The address is already one of the broadcast\'s audio sources (`details.field` `url`).' },
+      { status: 409, code: 'invalid_state', description: 'The broadcast is archived.' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'delete', path: '/v1/broadcasts/{id}/audio-sources/{source}', operationId: 'deleteBroadcastAudioSource', tags: ['broadcasts'],
+    summary: 'Remove an audio source; what was recorded from it stays (a recording from it in flight goes on). Answers the broadcast.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [sourceParameter],
+    document: DeleteBroadcastAudioSourceDocument,
+    variables: ({ params }) => ({ broadcastId: params.id!, sourceId: params.source! }),
+    result: (data) => ({ status: 200, body: data.deleteBroadcastAudioSource }),
+    response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
+    errors: [noSuchSource],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/broadcasts/{id}/audio-sources/{source}/check', operationId: 'checkBroadcastAudioSource', tags: ['broadcasts'],
+    summary: 'Open the audio source and say whether audio comes back (AudioSourceCheck); records nothing.',
+    description: `The address is opened as a recording from it would open it (through the link policy; an HLS playlist is followed) and decoded until a second of audio comes back, for at most ${CHECK_MS / 1000} s. \`ready\` only when the address as given plays; otherwise \`error\` with \`problem\`, and \`fix\` when a corrected address (https, the stream a playlist lists, the audio a page plays) was opened and gave audio. Answers are cached, shared by every gateway: a ready one for a minute, a failed one for 20 s, unless \`fresh=true\`.`,
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [sourceParameter, { name: 'fresh', in: 'query', description: '`true`: open the source now rather than answer a cached check.', schema: { type: 'boolean', default: false } }],
+    document: BroadcastAudioSourceCheckDocument,
+    variables: ({ params, query }) => ({ broadcastId: params.id!, sourceId: params.source!, fresh: single(query.fresh) === 'true' }),
+    result: (data) => ({ status: 200, body: data.broadcastAudioSourceCheck }),
+    response: { status: 200, description: 'The check (a failing source is a 200 with `state: error`).', schema: audioSourceCheckSchema },
+    errors: [noSuchSource],
   }),
 ];

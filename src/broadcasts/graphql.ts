@@ -2,8 +2,9 @@ import { builder } from '../core/builder.js';
 import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { baseUrlOf, type Context } from '../core/context.js';
 import { CaptureSourceInput, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
-import { RecordingGrantType } from '../recordings/graphql.js';
-import type { BroadcastPage, BroadcastRefView, BroadcastView } from './service.js';
+import { RecordingGrantType, RecordingPageType } from '../recordings/graphql.js';
+import type { BroadcastPage, BroadcastRefView, BroadcastView, LastRecordingView } from './service.js';
+import { FIX_KINDS, SOURCE_PROBLEMS, type AudioSourceCheck, type AudioSourceFix } from './source-check.js';
 
 export const Access = builder.enumType('Access', { values: ['public', 'private'] as const });
 
@@ -30,7 +31,7 @@ export const UpdateBroadcastInput = builder.inputType('UpdateBroadcastInput', {
   }),
 });
 
-const CurrentRecordingType = builder.objectRef<NonNullable<BroadcastView['currentRecording']>>('CurrentRecording').implement({
+export const CurrentRecordingType = builder.objectRef<NonNullable<BroadcastView['currentRecording']>>('CurrentRecording').implement({
   fields: (t) => ({
     recordingId: t.exposeID('recordingId'),
     state: t.exposeString('state'),
@@ -40,7 +41,23 @@ const CurrentRecordingType = builder.objectRef<NonNullable<BroadcastView['curren
 });
 
 const AudioSourceType = builder.objectRef<BroadcastView['audioSources'][number]>('AudioSource').implement({
+  description: 'A stream the broadcast can record besides the microphone (an internet radio, a platform\'s live stream).',
   fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), url: t.exposeString('url') }),
+});
+
+const LastRecordingType = builder.objectRef<LastRecordingView>('LastRecording').implement({
+  description: 'The newest recording among those of the live transcriptions feeding the broadcast.',
+  fields: (t) => ({
+    recordingId: t.exposeID('recordingId'),
+    transcriptionId: t.exposeID('transcriptionId', { description: 'The live transcription it was made in.' }),
+    kind: t.exposeString('kind', { description: '`live`, or `file` for one uploaded into a feeding transcription.' }),
+    name: t.exposeString('name', { nullable: true }),
+    state: t.exposeString('state', { description: 'Live: live, paused, ended or finalized; file: processing, ended or finalized.' }),
+    lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
+    startedAt: t.exposeString('startedAt'),
+    endedAt: t.exposeString('endedAt', { nullable: true }),
+    durationS: t.exposeFloat('durationS', { nullable: true, description: 'Seconds of audio, once finalized.' }),
+  }),
 });
 
 const TranscriptionRefType = builder.objectRef<BroadcastView['transcriptions'][number]>('TranscriptionRef').implement({
@@ -65,6 +82,7 @@ export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').imple
     audioSources: t.field({ type: [AudioSourceType], resolve: (b) => b.audioSources }),
     transcriptions: t.field({ type: [TranscriptionRefType], description: 'Live transcriptions feeding it.', resolve: (b) => b.transcriptions }),
     currentRecording: t.field({ type: CurrentRecordingType, nullable: true, resolve: (b) => b.currentRecording }),
+    lastRecording: t.field({ type: LastRecordingType, nullable: true, resolve: (b) => b.lastRecording }),
     lastRecordedAt: t.exposeString('lastRecordedAt', { nullable: true }),
   }),
 });
@@ -171,7 +189,7 @@ builder.mutationFields((t) => ({
 export const StartBroadcastRecordingInput = builder.inputType('StartBroadcastRecordingInput', {
   fields: (t) => ({
     scriptText: t.string({ description: 'Words to follow like a teleprompter (stored with the recording).' }),
-    audioSource: t.string({ description: 'One of the broadcast\'s audio sources to record instead of the microphone.' }),
+    audioSource: t.string({ description: 'One of the broadcast\'s audio sources to record instead of the microphone: the server pulls it (no `streamUrl`).' }),
   }),
 });
 
@@ -182,5 +200,80 @@ builder.mutationFields((t) => ({
     authScopes: { write: true },
     args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: StartBroadcastRecordingInput }) },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.startRecording(actorOf(ctx), String(args.broadcastId), args.input ?? {}, baseUrlOf(ctx)),
+  }),
+}));
+
+// ---- audio sources and the broadcast's recordings -----------------------------------------------------------------
+
+export const CreateAudioSourceInput = builder.inputType('CreateAudioSourceInput', {
+  description: 'CreateAudioSource: `url` (http or https address of the stream), `name` (the address\'s host when left out).',
+  fields: (t) => ({
+    url: t.string({ required: true }),
+    name: t.string(),
+  }),
+});
+
+const AudioSourceState = builder.enumType('AudioSourceState', { values: ['ready', 'error'] as const });
+const SourceProblem = builder.enumType('SourceProblem', {
+  description: 'Why a source check failed: address_refused (a private, loopback or metadata address), unreachable, http_error (`httpStatus`), not_audio, playlist (a playlist file, not the stream), page (a web page), timeout (no audio within 10 s).',
+  values: SOURCE_PROBLEMS,
+});
+const FixKind = builder.enumType('FixKind', {
+  description: 'What a fix changed: https (the http address over https), playlist (the stream a playlist lists), page (the audio a web page plays).',
+  values: FIX_KINDS,
+});
+
+const AudioSourceFixType = builder.objectRef<AudioSourceFix>('AudioSourceFix').implement({
+  description: 'A corrected address that was opened and gave audio.',
+  fields: (t) => ({
+    url: t.exposeString('url'),
+    kind: t.field({ type: FixKind, resolve: (fix) => fix.kind }),
+    label: t.exposeString('label', { description: 'Short text of what changed.' }),
+  }),
+});
+
+const AudioSourceCheckType = builder.objectRef<AudioSourceCheck>('AudioSourceCheck').implement({
+  description: '`ready`: the address as given was opened and audio came back (a recording from it will pull it). `error`: `problem`, `message`, `httpStatus` when it answered an HTTP error, and `fix` when a corrected address gave audio.',
+  fields: (t) => ({
+    state: t.field({ type: AudioSourceState, resolve: (check) => check.state }),
+    checkedAt: t.exposeString('checkedAt', { description: 'When the source was opened (a cached answer keeps its time).' }),
+    problem: t.field({ type: SourceProblem, nullable: true, resolve: (check) => check.problem }),
+    message: t.exposeString('message', { nullable: true }),
+    httpStatus: t.exposeInt('httpStatus', { nullable: true }),
+    fix: t.field({ type: AudioSourceFixType, nullable: true, resolve: (check) => check.fix }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  broadcastAudioSourceCheck: t.field({
+    type: AudioSourceCheckType,
+    description: 'Open one of the broadcast\'s audio sources and say whether audio comes back (cached a minute when ready, 20 s when not, unless `fresh`). Records nothing.',
+    authScopes: { read: true },
+    args: { broadcastId: t.arg.id({ required: true }), sourceId: t.arg.id({ required: true }), fresh: t.arg.boolean() },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.checkAudioSource(ctx.identity!.account.id, String(args.broadcastId), String(args.sourceId), args.fresh ?? false),
+  }),
+  broadcastRecordings: t.field({
+    type: RecordingPageType,
+    description: 'The recordings made in the live transcriptions feeding the broadcast, newest first, paged with `cursor`; `lifecycle` active (default), archived or all.',
+    authScopes: { read: true },
+    args: { broadcastId: t.arg.id({ required: true }), cursor: t.arg.string(), lifecycle: t.arg.string(), limit: t.arg.int() },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.recordings(ctx.identity!.account.id, String(args.broadcastId), args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createBroadcastAudioSource: t.field({
+    type: BroadcastType,
+    description: 'Keep a stream with the broadcast (CreateAudioSource); answers the broadcast. An archived broadcast is 409 `invalid_state`.',
+    authScopes: { write: true },
+    args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: CreateAudioSourceInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.addAudioSource(ctx.identity!.account.id, String(args.broadcastId), args.input, baseUrlOf(ctx)),
+  }),
+  deleteBroadcastAudioSource: t.field({
+    type: BroadcastType,
+    description: 'Remove an audio source; what was recorded from it stays. Answers the broadcast.',
+    authScopes: { write: true },
+    args: { broadcastId: t.arg.id({ required: true }), sourceId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.removeAudioSource(ctx.identity!.account.id, String(args.broadcastId), String(args.sourceId), baseUrlOf(ctx)),
   }),
 }));

@@ -13,13 +13,16 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
-import { takeoverDetails, type LiveRecordingsService, type RecordingGrant } from '../recordings/live.js';
+import { parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage } from '../recordings/live.js';
+import { recordingView } from '../recordings/service.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
 import { lockTranscription, mergeSettings, parseCaptureSource, parseName, parseSettings, storedSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
+import { AudioSourceCheckCache, parseAudioSourceInput, type AudioSourceView } from './audio-sources.js';
+import { checkSource, type AudioSourceCheck } from './source-check.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -53,10 +56,28 @@ export interface BroadcastView extends LifecycleTimes {
   settings: Record<string, unknown>;
   /** Recordings made in the live transcriptions feeding it. */
   recordingCount: number;
-  audioSources: Array<{ id: string; name: string; url: string }>;
+  /** Streams it can record besides the microphone, oldest first. */
+  audioSources: AudioSourceView[];
   transcriptions: Array<{ id: string; name: string }>;
   currentRecording: { recordingId: string; state: string; startedAt: string | null; transcriptionId: string | null } | null;
+  /** The newest recording among those feeding it (archived ones included, as in `recordingCount`). */
+  lastRecording: LastRecordingView | null;
   lastRecordedAt: string | null;
+}
+
+/** LastRecording: enough to show "last recorded … for … " and to open it, without reading the recording. */
+export interface LastRecordingView {
+  recordingId: string;
+  transcriptionId: string;
+  /** `live`, or `file` for one uploaded into a feeding transcription. */
+  kind: string;
+  name: string | null;
+  state: string;
+  lifecycle: string;
+  startedAt: string;
+  endedAt: string | null;
+  /** Seconds of audio once finalized; null before. */
+  durationS: number | null;
 }
 
 export interface BroadcastPage { items: BroadcastView[]; nextCursor: string | null }
@@ -106,6 +127,14 @@ export function parseBroadcastFields(body: unknown, kind: 'create' | 'patch'): B
   return out;
 }
 
+/** The body of `POST /v1/broadcasts/{id}/recordings`: a recording start's (`scriptText`) and `audioSource`, one of its sources' ids. */
+export function parseBroadcastStart(body: unknown): { audioSourceId: string | null } {
+  parseStartRecording(body, ['audioSource']);
+  const audioSourceId = isObject(body) ? (body.audioSource ?? null) : null;
+  if (audioSourceId !== null && typeof audioSourceId !== 'string') throw errors.invalidOptions('audioSource must be the id of one of the broadcast\'s audio sources, or null.', { field: 'audioSource' });
+  return { audioSourceId };
+}
+
 /** A code from a name: its letters and digits (accents dropped), hyphen-joined, at most 48 characters. */
 export function codeFromName(name: string): string {
   const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
@@ -117,10 +146,32 @@ async function hashPassword(password: string): Promise<string> {
   return `scrypt$${salt.toString('base64url')}$${(await scrypt(password, salt, 32)).toString('base64url')}`;
 }
 
+/** Whether `password` is the one behind a stored `scrypt$<salt>$<hash>` (compared in constant time). */
+export async function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
+  const [scheme, salt, hash] = passwordHash.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const given = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length);
+  return crypto.timingSafeEqual(given, expected);
+}
+
 type BroadcastRow = Prisma.BroadcastGetPayload<{}>;
 
+/** The live transcriptions feeding a broadcast: their recordings are the broadcast's (`recordingCount`, listing, last). */
+const feedingWhere = (accountId: string, broadcastId: string): Prisma.TranscriptionWhereInput => ({ accountId, kind: 'live', broadcastIds: { array_contains: [broadcastId] } });
+
 export class BroadcastsService {
-  constructor(private readonly deps: ServiceDeps, private readonly transcriptions: TranscriptionsService, private readonly liveRecordings: LiveRecordingsService) {}
+  private readonly checks: AudioSourceCheckCache;
+  /** Checks running in this process, by source: a second caller waits for the same answer rather than opening it again. */
+  private readonly checking = new Map<string, Promise<AudioSourceCheck>>();
+
+  constructor(private readonly deps: ServiceDeps, private readonly transcriptions: TranscriptionsService, private readonly liveRecordings: LiveRecordingsService) {
+    this.checks = new AudioSourceCheckCache(deps.config.redisUrl, deps.config.redisPrefix);
+  }
+
+  async close(): Promise<void> {
+    await this.checks.close();
+  }
 
   /** Where listeners open a broadcast: the listener page at `/b/{code}` on the server's public address. */
   shareUrl(code: string, baseUrl: string): string {
@@ -268,14 +319,12 @@ export class BroadcastsService {
    * `POST /v1/broadcasts/{id}/recordings`: a recording made in a new live transcription that hears the broadcast's
    * capture (its settings and source) and feeds it, started with the publisher grant. Serialised on the broadcast's
    * row: while a feeding transcription has a recording `live` or `paused`, another start is `409 conflict` with
-   * `details.takeover`. `audioSource` names one of its audio sources (none can be added yet: always 404).
+   * `details.takeover`. `audioSource` names one of its audio sources: the new transcription's source is then that
+   * stream (`{kind: 'stream', url}`), which the server pulls, so the grant has no `streamUrl`; an id that is not one
+   * of this broadcast's sources is 404 naming it.
    */
   async startRecording(actor: { accountId: string; principalId: string }, broadcastId: string, body: unknown, baseUrl: string): Promise<RecordingGrant> {
-    const input = (isObject(body) ? body : {}) as Record<string, unknown>;
-    if (input.audioSource !== undefined && input.audioSource !== null) {
-      if (typeof input.audioSource !== 'string') throw errors.invalidOptions('audioSource must be the id of one of the broadcast\'s audio sources.', { field: 'audioSource' });
-      throw new ApiError('not_found', 404, 'audioSource was not found: this broadcast has no audio sources.', { details: { field: 'audioSource' } });
-    }
+    const { audioSourceId } = parseBroadcastStart(body);
     const transcriptionId = newId('trn');
     return this.liveRecordings.start(actor, transcriptionId, body, baseUrl, {
       fields: ['audioSource'],
@@ -284,6 +333,12 @@ export class BroadcastsService {
         if (rows.length === 0) throw errors.notFound('The broadcast');
         const broadcast = await tx.broadcast.findUniqueOrThrow({ where: { id: broadcastId } });
         if (broadcast.lifecycle !== 'active') throw errors.invalidState('The broadcast is archived; restore it first.', { state: broadcast.lifecycle });
+        let source = broadcast.source as Prisma.InputJsonValue;
+        if (audioSourceId !== null) {
+          const audioSource = await tx.audioSource.findFirst({ where: { id: audioSourceId, broadcastId } });
+          if (!audioSource) throw new ApiError('not_found', 404, `audioSource ${audioSourceId} is not one of this broadcast's audio sources.`, { details: { field: 'audioSource' } });
+          source = { kind: 'stream', url: audioSource.url };
+        }
         const running = await tx.recording.findFirst({
           where: { kind: 'live', state: { in: ['live', 'paused'] }, transcription: { accountId: actor.accountId, broadcastIds: { array_contains: [broadcastId] } } },
           orderBy: { createdAt: 'desc' },
@@ -292,11 +347,88 @@ export class BroadcastsService {
         await tx.transcription.create({
           data: {
             id: transcriptionId, accountId: actor.accountId, ownerPrincipalId: actor.principalId, kind: 'live', name: broadcast.name,
-            settings: broadcast.settings as Prisma.InputJsonValue, source: broadcast.source as Prisma.InputJsonValue, broadcastIds: [broadcastId],
+            settings: broadcast.settings as Prisma.InputJsonValue, source, broadcastIds: [broadcastId],
           },
         });
       },
     });
+  }
+
+  // ---- audio sources ---------------------------------------------------------------------------------------------
+
+  /**
+   * `POST /v1/broadcasts/{id}/audio-sources` (CreateAudioSource): kept with the broadcast, listed oldest first; an
+   * address the server does not fetch from is refused as a stream source's is (400 naming `url`), the same address
+   * twice is `409 conflict`, and an archived broadcast takes none (`409 invalid_state`). Answers the broadcast.
+   */
+  async addAudioSource(accountId: string, broadcastId: string, body: unknown, baseUrl: string): Promise<BroadcastView> {
+    const input = parseAudioSourceInput(body);
+    this.transcriptions.refuseUnfetchable(input.url, 'url');
+    const row = await this.owned(accountId, broadcastId);
+    if (row.lifecycle !== 'active') throw errors.invalidState('The broadcast is archived; restore it first.', { state: row.lifecycle });
+    try {
+      await this.deps.prisma.audioSource.create({ data: { id: newId('aus'), broadcastId, name: input.name, url: input.url } });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw errors.conflict('url is already one of this broadcast\'s audio sources.', { field: 'url' });
+      throw error;
+    }
+    return this.view(row, baseUrl);
+  }
+
+  /**
+   * `DELETE /v1/broadcasts/{id}/audio-sources/{source}`: the source goes; recordings made from it stay (their
+   * transcription keeps its own copy of the address, so one in flight goes on). Answers the broadcast.
+   */
+  async removeAudioSource(accountId: string, broadcastId: string, sourceId: string, baseUrl: string): Promise<BroadcastView> {
+    const row = await this.owned(accountId, broadcastId);
+    const removed = await this.deps.prisma.audioSource.deleteMany({ where: { id: sourceId, broadcastId } });
+    if (removed.count === 0) throw this.noSuchSource(sourceId);
+    return this.view(row, baseUrl);
+  }
+
+  /**
+   * `GET /v1/broadcasts/{id}/audio-sources/{source}/check`: opens the source and answers AudioSourceCheck
+   * (source-check.ts). The answer is cached (a minute when ready, 20 s when not) unless `fresh`; nothing is stored.
+   */
+  async checkAudioSource(accountId: string, broadcastId: string, sourceId: string, fresh: boolean): Promise<AudioSourceCheck> {
+    await this.owned(accountId, broadcastId);
+    const source = await this.deps.prisma.audioSource.findFirst({ where: { id: sourceId, broadcastId } });
+    if (!source) throw this.noSuchSource(sourceId);
+    if (!fresh) {
+      const cached = await this.checks.get(sourceId);
+      if (cached) return cached;
+      const running = this.checking.get(sourceId);
+      if (running) return running;
+    }
+    const check = checkSource(source.url, this.transcriptions.linkPolicy).then(async (answer) => {
+      await this.checks.set(sourceId, answer);
+      return answer;
+    });
+    this.checking.set(sourceId, check);
+    try {
+      return await check;
+    } finally {
+      if (this.checking.get(sourceId) === check) this.checking.delete(sourceId);
+    }
+  }
+
+  private noSuchSource(sourceId: string): ApiError {
+    return new ApiError('not_found', 404, `Audio source ${sourceId} is not one of this broadcast's.`, { details: { field: 'source' } });
+  }
+
+  /**
+   * `GET /v1/broadcasts/{id}/recordings`: the recordings made in the live transcriptions feeding it (those counted in
+   * `recordingCount`), newest first, by lifecycle (`active` by default, `archived`, `all`), paged with `cursor`.
+   */
+  async recordings(accountId: string, broadcastId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }): Promise<RecordingPage> {
+    await this.owned(accountId, broadcastId);
+    const { rows, nextCursor } = await pageByLifecycle(query, (where, take) => this.deps.prisma.recording.findMany({
+      where: { ...where, transcription: feedingWhere(accountId, broadcastId) },
+      include: { captureSpans: true },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take,
+    }));
+    return { items: rows.map(recordingView), nextCursor };
   }
 
   /** BroadcastRef of the broadcasts a transcription feeds (purged ones left out), in the order they were attached. */
@@ -312,16 +444,15 @@ export class BroadcastsService {
 
   /** The broadcast as the API shows it; what feeds it from the live transcriptions that name it. */
   private async view(row: BroadcastRow, baseUrl: string): Promise<BroadcastView> {
-    const feeding = await this.deps.prisma.transcription.findMany({
-      where: { accountId: row.accountId, kind: 'live', broadcastIds: { array_contains: [row.id] } },
-      select: { id: true, name: true },
-      orderBy: { createdAt: 'asc' },
-    });
+    const [feeding, audioSources] = await Promise.all([
+      this.deps.prisma.transcription.findMany({ where: feedingWhere(row.accountId, row.id), select: { id: true, name: true }, orderBy: { createdAt: 'asc' } }),
+      this.deps.prisma.audioSource.findMany({ where: { broadcastId: row.id }, select: { id: true, name: true, url: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    ]);
     const ids = feeding.map((transcription) => transcription.id);
     const [recordingCount, current, last] = ids.length === 0 ? [0, null, null] : await Promise.all([
       this.deps.prisma.recording.count({ where: { transcriptionId: { in: ids } } }),
       this.deps.prisma.recording.findFirst({ where: { transcriptionId: { in: ids }, kind: 'live', state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } }),
-      this.deps.prisma.recording.findFirst({ where: { transcriptionId: { in: ids } }, orderBy: { createdAt: 'desc' }, select: { createdAt: true } }),
+      this.deps.prisma.recording.findFirst({ where: { transcriptionId: { in: ids } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
     ]);
     return {
       id: row.id,
@@ -335,9 +466,13 @@ export class BroadcastsService {
       shareUrl: this.shareUrl(row.code, baseUrl),
       settings: row.settings as Record<string, unknown>,
       recordingCount,
-      audioSources: [],
+      audioSources,
       transcriptions: feeding,
       currentRecording: current ? { recordingId: current.id, state: current.state, startedAt: current.createdAt.toISOString(), transcriptionId: current.transcriptionId } : null,
+      lastRecording: last && {
+        recordingId: last.id, transcriptionId: last.transcriptionId, kind: last.kind, name: last.name, state: last.state, lifecycle: last.lifecycle,
+        startedAt: last.createdAt.toISOString(), endedAt: last.endedAt?.toISOString() ?? null, durationS: last.durationS,
+      },
       lastRecordedAt: last?.createdAt.toISOString() ?? null,
       ...lifecycleTimes(row),
     };

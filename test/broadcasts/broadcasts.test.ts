@@ -4,7 +4,7 @@
  * transcriptions feeding a broadcast show on it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectInvalidOption, json } from '../helpers/http.js';
+import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -29,13 +29,6 @@ async function create(body: Record<string, unknown>) {
 const patch = (id: string, body: unknown, auth?: string) =>
   server.request(`/v1/broadcasts/${id}`, { method: 'PATCH', auth, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
-async function expectStatus(response: Response, status: number, code?: string) {
-  const body = await json(response);
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  if (code) expect(body.code).toBe(code);
-  return body;
-}
-
 describe('broadcasts', () => {
   it('are created with a code derived from the name, public and fed by the microphone by default', async () => {
     const name = `Sunday Service — Main Hall ${unique()}`;
@@ -43,7 +36,7 @@ describe('broadcasts', () => {
     const slug = name.toLowerCase().replace('— ', '').replace(/ /g, '-');
     expect(created).toMatchObject({
       kind: 'broadcast', name, code: slug, access: 'public', lifecycle: 'active', source: { kind: 'mic' },
-      settings: { spokenLanguage: 'en' }, recordingCount: 0, transcriptions: [], audioSources: [], currentRecording: null, lastRecordedAt: null,
+      settings: { spokenLanguage: 'en' }, recordingCount: 0, transcriptions: [], audioSources: [], currentRecording: null, lastRecording: null, lastRecordedAt: null,
     });
     expect(created.id).toMatch(/^brd_/);
     expect(created.shareUrl).toMatch(new RegExp(`^http://[^/]+/b/${slug}$`));
@@ -250,6 +243,74 @@ describe('broadcasts', () => {
     await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}, { auth: key }), 404, 'not_found');
     const viaGraphql = await (await server.graphql('mutation($id: ID!) { startBroadcastRecording(broadcastId: $id) { sessionId } }', { id: broadcast.id })).json();
     expect(viaGraphql.errors[0].extensions).toMatchObject({ code: 'conflict' });
+  });
+
+  it('list the recordings of the transcriptions feeding them, newest first, paged, by lifecycle; the newest is lastRecording', async () => {
+    const broadcast = await create({ name: 'Archive hall' });
+    const record = async () => {
+      const grant = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}), 201);
+      await server.postJson(`/v1/recordings/${grant.recording.id}/pause`, {});
+      await expectStatus(await server.postJson(`/v1/recordings/${grant.recording.id}/stop`, {}), 200);
+      return grant.recording as { id: string; transcriptionId: string };
+    };
+    const first = await record();
+    const second = await record();
+    // A live transcription attached later feeds it too, with the recordings it made before.
+    const attached = await json(await server.postJson('/v1/transcriptions/live', { name: 'Attached later' }));
+    const third = (await expectStatus(await server.postJson(`/v1/transcriptions/${attached.id}/recordings`, {}), 201)).recording;
+    await server.request(`/v1/transcriptions/${attached.id}/broadcasts/${broadcast.id}`, { method: 'PUT' });
+    // Not fed by this broadcast: another transcription's recording.
+    const elsewhere = await json(await server.postJson('/v1/transcriptions/live', { name: 'Elsewhere' }));
+    await expectStatus(await server.postJson(`/v1/transcriptions/${elsewhere.id}/recordings`, {}), 201);
+
+    const listed = await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`), 200);
+    expect(listed.recordings.map((r: { id: string }) => r.id)).toEqual([third.id, second.id, first.id]);
+    expect(listed).not.toHaveProperty('nextCursor');
+    expect(listed.recordings[1]).toMatchObject({ id: second.id, transcriptionId: second.transcriptionId, kind: 'live', state: expect.stringMatching(/^(ended|finalized)$/) });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?limit=1${cursor ? `&cursor=${cursor}` : ''}`), 200);
+      seen.push(...page.recordings.map((r: { id: string }) => r.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual([third.id, second.id, first.id]);
+
+    const fed = await json(await server.request(`/v1/broadcasts/${broadcast.id}`));
+    expect(fed.recordingCount).toBe(3);
+    expect(fed.lastRecording).toEqual({
+      recordingId: third.id, transcriptionId: attached.id, kind: 'live', name: 'Attached later', state: 'live', lifecycle: 'active',
+      startedAt: third.createdAt, endedAt: null, durationS: null,
+    });
+    expect(fed.lastRecordedAt).toBe(third.createdAt);
+    await server.postJson(`/v1/recordings/${third.id}/pause`, {});
+    await server.postJson(`/v1/recordings/${third.id}/stop`, {});
+    const ended = (await json(await server.request(`/v1/broadcasts/${broadcast.id}`))).lastRecording;
+    expect(ended.state).toMatch(/^(ended|finalized)$/);
+    expect(Date.parse(ended.endedAt)).toBeGreaterThanOrEqual(Date.parse(ended.startedAt));
+
+    // Archived recordings are listed apart.
+    await expectStatus(await server.postJson(`/v1/recordings/${first.id}/archive`, {}), 200);
+    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`))).recordings.map((r: { id: string }) => r.id)).toEqual([third.id, second.id]);
+    const archived = await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?lifecycle=archived`));
+    expect(archived.recordings.map((r: { id: string; lifecycle: string }) => [r.id, r.lifecycle])).toEqual([[first.id, 'archived']]);
+    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?lifecycle=all`))).recordings).toHaveLength(3);
+    // Detached, a transcription's recordings are no longer the broadcast's.
+    await server.request(`/v1/transcriptions/${attached.id}/broadcasts/${broadcast.id}`, { method: 'DELETE' });
+    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`))).recordings.map((r: { id: string }) => r.id)).toEqual([second.id]);
+    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}`))).lastRecording.recordingId).toBe(second.id);
+
+    await expectInvalidOption(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?lifecycle=gone`), 'lifecycle');
+    await expectInvalidOption(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?limit=501`), 'limit');
+    await expectInvalidOption(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?cursor=nope`), 'cursor');
+    await expectStatus(await server.request('/v1/broadcasts/brd_missing/recordings'), 404, 'not_found');
+    const accountId = await server.createAccount('Recordings stranger');
+    const { key } = await server.createKey(['read', 'write'], { accountId });
+    await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`, { auth: key }), 404, 'not_found');
+    const viaGraphql = await (await server.graphql('query($id: ID!) { broadcastRecordings(broadcastId: $id, lifecycle: "all") { items { id } nextCursor } broadcast(id: $id) { lastRecording { recordingId state } } }', { id: broadcast.id })).json();
+    expect(viaGraphql.errors).toBeUndefined();
+    expect(viaGraphql.data.broadcastRecordings).toEqual({ items: [{ id: second.id }, { id: first.id }], nextCursor: null });
+    expect(viaGraphql.data.broadcast.lastRecording.recordingId).toBe(second.id);
   });
 
   it('have share links: listed, created, changed and revoked with the same permission model as transcriptions', async () => {

@@ -22,6 +22,14 @@ export async function json(res: Response) {
   }
 }
 
+/** The answer has `status` (and the envelope `code`, when given); answers the parsed body for further checks. */
+export async function expectStatus(response: Response, status: number, code?: string) {
+  const body = await json(response);
+  expect(response.status, JSON.stringify(body)).toBe(status);
+  if (code) expect(body.code).toBe(code);
+  return body;
+}
+
 export async function waitForJob(server: TestServer, recordingId: string, states: string[], timeoutMs = 90_000, auth?: string) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
