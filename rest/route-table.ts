@@ -8,6 +8,7 @@ import { broadcastRoutes } from './routes/broadcasts.js';
 import { docsRoutes } from './routes/docs.js';
 import { graphiqlRoutes } from './routes/graphiql.js';
 import { jobRoutes } from './routes/jobs.js';
+import { listenerRoutes } from './routes/listeners.js';
 import { metaRoutes } from './routes/meta.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
@@ -18,6 +19,7 @@ import type { RouteEntry } from './types.js';
 export const routeTable: RouteEntry[] = [
   ...transcriptionRoutes,
   ...broadcastRoutes,
+  ...listenerRoutes,
   ...jobRoutes,
   ...recordingRoutes,
   ...shareLinkRoutes,

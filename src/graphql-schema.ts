@@ -8,6 +8,7 @@ import './share-links/graphql.js';
 import './jobs/graphql.js';
 import './transcriptions/graphql.js';
 import './broadcasts/graphql.js';
+import './listeners/graphql.js';
 import './recordings/graphql.js';
 import './realtime/graphql.js';
 import './auth/graphql.js';

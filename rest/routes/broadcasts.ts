@@ -71,6 +71,7 @@ export const broadcastSchema: JsonSchema = {
       },
     },
     lastRecordedAt: { type: 'string', format: 'date-time', nullable: true },
+    listenersNow: { type: 'integer', nullable: true, description: 'People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.' },
     ...lifecycleTimesSchema,
   },
 };

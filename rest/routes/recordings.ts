@@ -35,15 +35,16 @@ import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
+const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener (`POST /v1/listen/{code}/token`); a public broadcast\'s listener sends nothing.' };
 export const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
 /** A seq to read past: -1 (or left out) is from the start; GraphQL's 32-bit Int bounds it, as the seq columns. */
-const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what} seq; -1 or absent: from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
+const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what}; -1 or absent: from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
 export const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
 const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
 
 /** The reader of a recording route, by the recordings module's rule (`readerOf`). */
 export function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
-  return readerOf(ctx, { shareCode: single(query.shareCode), media: single(query.media) }, { allowMedia });
+  return readerOf(ctx, { shareCode: single(query.shareCode), media: single(query.media), listenerToken: single(query.listenerToken) }, { allowMedia });
 }
 
 export const recordingSchema: JsonSchema = {
@@ -100,11 +101,11 @@ export const grantSchema: JsonSchema = {
 export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}', operationId: 'getRecording', tags: ['recordings'],
-    summary: 'One recording: its owner, or anyone with a `shareCode` of its transcription.',
+    summary: 'One recording: its owner, a `shareCode` of its transcription or of a broadcast it feeds, or that broadcast\'s listener.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam],
+    parameters: [shareCodeParam, listenerTokenParam],
     document: RecordingDocument,
-    variables: ({ params, query }) => ({ id: params.id!, shareCode: single(query.shareCode) }),
+    variables: ({ params, query }) => ({ id: params.id!, shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) }),
     result: (data) => ({ status: 200, body: data.recording }),
     response: { status: 200, description: 'The recording.', schema: recordingSchema },
     errors: [notFound],
@@ -120,14 +121,14 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/transcript', operationId: 'getRecordingTranscript', tags: ['recordings'],
-    summary: 'Transcript snapshot: sentences, segments with words, speakers, `lastSeq`; `after` returns what follows a segment seq.',
-    description: 'A sentence below the confidence policy\'s `hideBelow` carries `unclear: true` with every word kept. Through a share link, a `lang` other than the spoken one needs `allowTranslate` (else 403).',
+    summary: 'Transcript snapshot: sentences, segments with words, speakers, and `lastSeq`, the cursor of the durable log it reflects; `after` (a cursor) answers what changed since.',
+    description: 'A sentence below the confidence policy\'s `hideBelow` carries `unclear: true` with every word kept; a broadcast listener gets it (and each segment under the policy) `suppressed: true` with the text blank. Through a share link, a `lang` other than the spoken one needs `allowTranslate` (else 403). Subscribers (`WS /v1/recordings/{id}/subscribe`) discard frames whose `cursor` is at or below `lastSeq`.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, afterParam('segment'), { name: 'lang', in: 'query', description: 'Read in this language (a translation); through a share link another language than the spoken one needs `allowTranslate`.', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, listenerTokenParam, afterParam('cursor'), { name: 'lang', in: 'query', description: 'Read in this language (a translation); through a share link another language than the spoken one needs `allowTranslate`.', schema: { type: 'string' } }],
     document: RecordingTranscriptDocument,
     variables: ({ params, query }) => {
-      const after = intParam(query, 'after', `after must be a segment seq (an integer from -1 to ${INT32_MAX}).`, { minimum: -1 });
-      return { recordingId: params.id!, after, lang: single(query.lang), shareCode: single(query.shareCode) };
+      const after = intParam(query, 'after', `after must be a cursor (an integer from -1 to ${INT32_MAX}).`, { minimum: -1 });
+      return { recordingId: params.id!, after, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) };
     },
     result: (data) => ({ status: 200, body: data.recordingTranscript }),
     response: {
@@ -136,10 +137,10 @@ export const recordingRoutes: RouteEntry[] = [
         type: 'object', required: ['recordingId', 'lastSeq', 'partial', 'sentences', 'segments', 'speakers'],
         properties: {
           recordingId: { type: 'string' }, transcriptionId: { type: 'string' }, state: { type: 'string' }, language: { type: 'string', nullable: true },
-          durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer' }, partial: { type: 'boolean', description: 'The job still runs.' },
+          durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer', description: 'The durable log\'s cursor this snapshot reflects (-1: nothing yet).' }, partial: { type: 'boolean', description: 'The job still runs.' },
           job: { type: 'object', nullable: true, properties: { state: { type: 'string' }, pct: { type: 'number' } } },
-          sentences: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translations: { type: 'object' }, confidence: { type: 'number', nullable: true }, unclear: { type: 'boolean', nullable: true } } } },
-          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object' } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true } } } },
+          sentences: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translations: { type: 'object' }, confidence: { type: 'number', nullable: true }, unclear: { type: 'boolean', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
+          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object' } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
           speakers: { type: 'array', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
         },
       },
@@ -151,7 +152,7 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'The transcript as a file: `format` srt, json, xlsx or pdf (paragraphs). While the job runs the file is partial (name suffixed `-partial`, header `X-Export-Partial: true`); a finished or failed job\'s is not.',
     description: 'Owner, or a share link that allows export (`shareCode`). Corrections included. A media token is refused (403).',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language; through a share link only the spoken one without `allowTranslate`.', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language; through a share link only the spoken one without `allowTranslate`.', schema: { type: 'string' } }],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language where no translation is available.' }],
     handler: async (req, res, ctx) => {
@@ -167,7 +168,7 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min); `format` ogg (default), caf or mp3.',
     description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only. Renditions are encoded on first request and kept.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'], default: 'delivery' } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
+    parameters: [shareCodeParam, listenerTokenParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'], default: 'delivery' } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
     response: { status: 302, description: 'Location: the signed URL.' },
     errors: [notFound, forbidden],
     handler: async (req, res, ctx) => {
@@ -199,7 +200,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
     summary: 'WAV (16-bit, 16 kHz, mono) of `startS`..`endS` (seconds on the transcript\'s timeline), at most 120 s.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', description: 'Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end.', schema: { type: 'number', minimum: 0 } }],
+    parameters: [shareCodeParam, listenerTokenParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', description: 'Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end.', schema: { type: 'number', minimum: 0 } }],
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A window longer than 120 s or out of order.' }],
     handler: async (req, res, ctx) => {
@@ -224,7 +225,7 @@ export const recordingRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
       { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page; not with `after`.', schema: { type: 'string' } },
-      afterParam('event'),
+      afterParam('event seq'),
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
     ],
     document: RecordingEventsDocument,

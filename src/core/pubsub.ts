@@ -2,7 +2,10 @@
  * Redis-backed pub/sub: every gateway process and worker sharing a Redis sees the same events, which drive
  * GraphQL subscriptions and the REST sockets. Topics (CONTRIBUTING.md): `transcription:<transcriptionId>` (job
  * frames: the events socket and `transcriptionEvents`), `recording:<recordingId>` (a live recording's control: pause,
- * resume, stop, demote, read by the process holding its publisher socket), `gateway:account:<accountId>` (`accountEvents`), `gateway:stream-pulls` (a stream recording
+ * resume, stop, demote, read by the process holding its publisher socket), `recording:<recordingId>:log` (every
+ * durable frame of a recording: the subscribe sockets), `recording:<recordingId>:audio` (live audio while someone
+ * listens), `broadcast:<broadcastId>` (`recording.started`/`recording.state` of the recordings feeding it: the
+ * broadcast's events socket), `gateway:account:<accountId>` (`accountEvents`), `gateway:stream-pulls` (a stream recording
  * started: the processes running stream pulls sweep at once); payloads
  * are the JSON frames the sockets send. A topic is added with its first reader, never ahead of it.
  * Channels carry REDIS_PREFIX so deployments (and test files) sharing one Redis never hear each other.
@@ -11,7 +14,7 @@ import { Redis } from 'ioredis';
 import { createPubSub } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 
-export type Topic = `transcription:${string}` | `recording:${string}` | `gateway:${string}`;
+export type Topic = `transcription:${string}` | `recording:${string}` | `broadcast:${string}` | `gateway:${string}`;
 export type Frame = Record<string, unknown> & { type: string };
 
 export interface PubSub {

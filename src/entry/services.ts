@@ -14,6 +14,8 @@ import { RealtimeService } from '../realtime/service.js';
 import { RecordingsService } from '../recordings/service.js';
 import { LiveRecordingsService } from '../recordings/live.js';
 import { ShareLinksService } from '../share-links/service.js';
+import { ListenerAccess } from '../listeners/access.js';
+import { ListenersService } from '../listeners/service.js';
 import { TranscriptionsService } from '../transcriptions/service.js';
 import { lazyJobQueue } from '../../workers/queue.js';
 
@@ -24,11 +26,14 @@ export function createServices(deps: ServiceDeps): Services {
   const realtime = new RealtimeService(deps, capabilities);
   const transcriptions = new TranscriptionsService(deps, capabilities, jobs);
   const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue);
+  const listenerAccess = new ListenerAccess(deps);
+  const recordings = new RecordingsService(deps, shareLinks, listenerAccess);
   return {
     jobs,
     transcriptions,
     broadcasts: new BroadcastsService(deps, transcriptions, liveRecordings),
-    recordings: new RecordingsService(deps, shareLinks),
+    recordings,
+    listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),

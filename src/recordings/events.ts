@@ -25,36 +25,55 @@ export interface EventLogContext {
 export interface PendingFrame {
   type: string;
   /**
-   * Who hears it besides the durable log: `transcription` frames (job and recording states, `recording.started`) are
-   * published on the transcription's topic (its events socket and `transcriptionEvents`); `log` frames (committed
-   * segments) are only written to the log (`GET /v1/recordings/{id}/events`); a live recording's publisher gets its
-   * commits on its own socket.
+   * Who hears it besides the durable log and the recording's subscribers (every frame goes to both):
+   * `transcription` frames (job and recording states, `recording.started`) are also published on the transcription's
+   * topic (its events socket and `transcriptionEvents`); `log` frames (committed segments) are not (a live
+   * recording's publisher gets its commits on its own socket).
    */
   audience: 'transcription' | 'log';
   body: Record<string, unknown>;
 }
 
+/** Frames about one segment: storing them moves the segment's `cursor` (what `transcript?after=` answers). */
+const SEGMENT_FRAMES = new Set(['transcript.committed', 'transcript.amended', 'transcript.corrected']);
+
+/** Frames the events sockets of the broadcasts a recording feeds also carry. */
+const BROADCAST_FRAMES = new Set(['recording.started', 'recording.state']);
+
+/** Every durable frame of a recording, for its subscribers (`WS /v1/recordings/{id}/subscribe`) in every process. */
+export const recordingLogTopic = (recordingId: string): Topic => `recording:${recordingId}:log`;
+
 /**
- * Appends frames to a recording's durable log inside `tx` and returns them stamped with `seq` and `at`.
- * The increment takes the recording row's lock, so concurrent writers serialise and `seq` stays gapless.
+ * Appends frames to a recording's durable log inside `tx` and returns them stamped with `cursor` (their place in
+ * the log, gapless per recording), `seq` (the segment's for segment frames, else the cursor) and `at`.
+ * The increment takes the recording row's lock, so concurrent writers serialise and the cursor stays gapless.
  */
 export async function appendEvents(tx: Tx, recordingId: string, frames: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
   if (frames.length === 0) return [];
   const recording = await tx.recording.update({
     where: { id: recordingId },
     data: { lastEventSeq: { increment: frames.length } },
-    select: { lastEventSeq: true, transcriptionId: true },
+    select: { lastEventSeq: true, transcriptionId: true, transcription: { select: { broadcastIds: true } } },
   });
-  const firstSeq = recording.lastEventSeq - frames.length + 1;
+  const broadcastIds = Array.isArray(recording.transcription.broadcastIds) ? (recording.transcription.broadcastIds as string[]) : [];
+  const firstCursor = recording.lastEventSeq - frames.length + 1;
   const at = new Date();
   const stamped = frames.map((pending, index) => {
-    const frame: Frame = { type: pending.type, recordingId, ...pending.body, seq: firstSeq + index, at: at.toISOString() };
-    const topics: Topic[] = pending.audience === 'transcription' ? [`transcription:${recording.transcriptionId}`] : [];
+    const cursor = firstCursor + index;
+    const frame: Frame = { type: pending.type, recordingId, ...pending.body, cursor, seq: typeof pending.body.seq === 'number' ? pending.body.seq : cursor, at: at.toISOString() };
+    // A broadcast's listeners follow recordings of several transcriptions: the frame says which.
+    if (BROADCAST_FRAMES.has(pending.type)) frame.transcriptionId = recording.transcriptionId;
+    const topics: Topic[] = [recordingLogTopic(recordingId)];
+    if (pending.audience === 'transcription') topics.push(`transcription:${recording.transcriptionId}`);
+    if (BROADCAST_FRAMES.has(pending.type)) for (const broadcastId of broadcastIds) topics.push(`broadcast:${broadcastId}`);
     return { frame, topics };
   });
   await tx.recordingEvent.createMany({
-    data: stamped.map(({ frame }) => ({ recordingId, seq: frame.seq as number, type: frame.type, payload: frame as Prisma.InputJsonValue, createdAt: at })),
+    data: stamped.map(({ frame }) => ({ recordingId, seq: frame.cursor as number, type: frame.type, payload: frame as Prisma.InputJsonValue, createdAt: at })),
   });
+  for (const { frame } of stamped) {
+    if (SEGMENT_FRAMES.has(frame.type)) await tx.segment.updateMany({ where: { recordingId, seq: frame.seq as number }, data: { cursor: frame.cursor as number } });
+  }
   return stamped;
 }
 
@@ -123,5 +142,5 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
     ...(stored.gapBefore !== null ? { gapBefore: stored.gapBefore } : {}),
     ...(stored.latencyS !== null ? { latencyS: stored.latencyS } : {}),
   };
-  return { seq, frame: { type: 'transcript.committed', audience: 'log', body: { cursor: seq, seq, segment: committed } } };
+  return { seq, frame: { type: 'transcript.committed', audience: 'log', body: { seq, segment: committed } } };
 }

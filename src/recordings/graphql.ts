@@ -20,7 +20,8 @@ export const TranscriptSentenceType = builder.objectRef<Sentence>('TranscriptSen
     text: t.exposeString('text'),
     translations: t.field({ type: 'JSON', resolve: (s) => s.translations }),
     confidence: t.exposeFloat('confidence', { nullable: true }),
-    unclear: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow; every word is kept.', resolve: (s) => s.unclear ?? null }),
+    unclear: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow; every word is kept (owner and share-link readers).', resolve: (s) => s.unclear ?? null }),
+    suppressed: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow, read by a broadcast listener: the text is blank ("Audio unclear").', resolve: (s) => s.suppressed ?? null }),
   }),
 });
 
@@ -35,6 +36,7 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
     confidence: t.exposeFloat('confidence', { nullable: true }),
     language: t.exposeString('language', { nullable: true }),
     decoder: t.exposeString('decoder', { nullable: true }),
+    suppressed: t.boolean({ nullable: true, description: 'Below the confidence policy, read by a broadcast listener: text blank, no words.', resolve: (s) => s.suppressed ?? null }),
   }),
 });
 
@@ -127,17 +129,17 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
 builder.queryFields((t) => ({
   recording: t.field({
     type: RecordingType,
-    description: 'One recording: its owner, or anyone with a `shareCode` of its transcription.',
+    description: 'One recording: its owner, anyone with a `shareCode` of its transcription or of a broadcast it feeds, or that broadcast\'s listener (nothing for a public broadcast, a `listenerToken` for a private one).',
     authScopes: { public: true },
-    args: { id: t.arg.id({ required: true }), shareCode: t.arg.string() },
+    args: { id: t.arg.id({ required: true }), shareCode: t.arg.string(), listenerToken: t.arg.string() },
     resolve: (_root, args, ctx) => ctx.services.recordings.get(String(args.id), readerOf(ctx, args)),
   }),
   recordingTranscript: t.field({
     type: TranscriptSnapshotType,
-    description: 'Transcript snapshot (sentences, segments with words, speakers, lastSeq). `after` returns segments past a seq. Owner, or anyone with a `shareCode`.',
+    description: 'Transcript snapshot (sentences, segments with words, speakers) up to `lastSeq`, the durable log\'s cursor it reflects; `after` (a cursor) returns what changed since. Owner, a `shareCode`, or a broadcast listener (nothing for a public broadcast, a `listenerToken` for a private one; lines under the confidence policy come `suppressed`).',
     // A share code is a credential of its own: the service decides between owner and link.
     authScopes: { public: true },
-    args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string() },
+    args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string(), listenerToken: t.arg.string() },
     resolve: (_root, args, ctx) => ctx.services.recordings.transcript(String(args.recordingId), readerOf(ctx, args), { after: args.after, lang: args.lang }),
   }),
   recordingEvents: t.field({

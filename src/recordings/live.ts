@@ -15,6 +15,7 @@
  * frame goes to the publisher; the capture audio is kept as it arrives (`capture.f32`, 16 kHz mono float32: the
  * media time line). Paused audio is neither transcribed nor kept, and capture spans map media time to wall time.
  */
+import { liveAudioRelay } from './live-audio.js';
 import path from 'node:path';
 import { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
@@ -40,7 +41,7 @@ declare module '../core/services.js' {
 
 export type LiveState = 'live' | 'paused' | 'ended' | 'finalized';
 /** What a live recording's publisher is told through `recording:<id>`. */
-export type ControlAction = 'pause' | 'resume' | 'stop' | 'demote' | 'settings';
+export type ControlAction = 'pause' | 'resume' | 'stop' | 'demote' | 'settings' | 'audio';
 
 /** A stream recording started: processes running stream pulls sweep at once (stream-pull.ts). */
 export const STREAM_PULLS_TOPIC = 'gateway:stream-pulls';
@@ -222,6 +223,11 @@ export class LiveRecordingsService {
 
   private get events(): EventLogContext {
     return { prisma: this.deps.prisma, pubsub: this.deps.pubsub };
+  }
+
+  /** The publisher's relay of its live audio to listeners who ask for it (live-audio.ts). */
+  audioRelay(recordingId: string): ReturnType<typeof liveAudioRelay> {
+    return liveAudioRelay(this.deps.pubsub, recordingId);
   }
 
   private control(recordingId: string, action: ControlAction, extra: Record<string, unknown> = {}): void {

@@ -72,6 +72,7 @@ export function publishToRecording(
   const capture = createWriteStream(path.join(dir, CAPTURE_FILE), { flags: 'a' });
   capture.on('error', () => session.terminate('The capture audio could not be stored; reconnect to go on.'));
   const controls = live.controls(recordingId);
+  const audio = live.audioRelay(recordingId);
   // Each heartbeat also reads the recording back: a control frame lost on the way (Redis restarting between a move
   // and this process's subscription coming back) is made good within PUBLISHER_HEARTBEAT_MS.
   // A control frame that arrives while a heartbeat is on its way wins: the heartbeat's reading may predate it.
@@ -83,7 +84,10 @@ export function publishToRecording(
 
   const session = open({
     store: { commit: (body) => live.storeCommit(recordingId, epoch, offsetS, body) },
-    keep: (pcm) => capture.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)),
+    keep: (pcm) => {
+      capture.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+      audio.push(pcm);
+    },
     closed: () => {
       clearInterval(heartbeat);
       void controls.return?.();
@@ -116,6 +120,7 @@ export function publishToRecording(
       else if (frame.action === 'settings' && typeof frame.settings === 'object' && frame.settings !== null) {
         session.changeOptions(frame.settings as Record<string, unknown>);
       } else if (frame.action === 'stop') session.finish();
+      else if (frame.action === 'audio') audio.wanted();
       else if (frame.action === 'demote' && typeof frame.epoch === 'number' && frame.epoch > epoch) demote();
     }
   })();

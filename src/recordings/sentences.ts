@@ -92,6 +92,16 @@ export function isUnclear(sentence: { confidence: number | null }, policy: Confi
   return sentence.confidence !== null && sentence.confidence < policy.hideBelow;
 }
 
+/**
+ * A segment judged on its own, as a listener's live line is (the subscribe socket withholds it as `noop`): by its
+ * words' mean probability, or the segment's confidence when it has no word timings.
+ */
+export function isUnclearSegment(segment: { words: unknown; confidence: number | null }, policy: ConfidencePolicy = DEFAULT_CONFIDENCE_POLICY): boolean {
+  const probs = (Array.isArray(segment.words) ? (segment.words as Array<{ prob?: unknown }>) : []).map((w) => w.prob).filter((p): p is number => typeof p === 'number' && Number.isFinite(p));
+  const confidence = probs.length ? probs.reduce((a, b) => a + b, 0) / probs.length : segment.confidence;
+  return isUnclear({ confidence }, policy);
+}
+
 /** Reads a stored policy leniently: only valid numbers override the defaults. */
 export function confidencePolicyOf(settings: unknown): ConfidencePolicy {
   const raw = (settings as { confidencePolicy?: Partial<ConfidencePolicy> } | null)?.confidencePolicy;

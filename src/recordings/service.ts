@@ -13,12 +13,10 @@
  * Anything else is 404 (not the owner, revoked link, archived transcription) or 403 `forbidden` (a link
  * without the permission), never a silently reduced answer.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
+import { signingSecret } from '../core/signing-secret.js';
 import type { Context } from '../core/context.js';
 import type { CommittedSegment, Word } from '../core/segments.js';
 import { requireScope } from '../core/identity/scopes.js';
@@ -42,8 +40,9 @@ import {
   type AudioFormat,
   type AudioKind,
 } from './media.js';
-import { buildSentences, confidencePolicyOf, isUnclear } from './sentences.js';
+import { buildSentences, confidencePolicyOf, isUnclear, isUnclearSegment } from './sentences.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
+import { broadcastIdsOf, type ListenerAccess } from '../listeners/access.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -55,7 +54,9 @@ export type Reader =
   | { kind: 'owner'; accountId: string }
   /** An owner's media token: reads this recording's media only. */
   | { kind: 'mediaToken'; recordingId: string }
-  | { kind: 'shareLink'; link: ShareLinkRow };
+  | { kind: 'shareLink'; link: ShareLinkRow }
+  /** A broadcast's listener: public, or with a listener token (the broadcasts through which it reached the recording). */
+  | { kind: 'listener'; broadcastIds: string[] };
 
 export interface ReaderCredentials {
   /** The caller's account when a credential was sent. */
@@ -63,6 +64,10 @@ export interface ReaderCredentials {
   shareCode?: string | null;
   /** `media=` on media URLs. */
   media?: string | null;
+  /** A private broadcast's listener (`POST /v1/listen/{code}/token`). */
+  listenerToken?: string | null;
+  /** Nothing was sent: only a public broadcast's listener may read. */
+  anonymous?: boolean;
 }
 
 /**
@@ -70,9 +75,12 @@ export interface ReaderCredentials {
  * wins over a credential; without one the caller needs `read`, and a presented credential that is bad is
  * refused, never silently ignored; a media token (`media=`) counts only where media is served.
  */
-export function readerOf(ctx: Context, given: { shareCode?: string | null; media?: string | null }, options: { allowMedia?: boolean } = {}): ReaderCredentials {
+export function readerOf(ctx: Context, given: { shareCode?: string | null; media?: string | null; listenerToken?: string | null }, options: { allowMedia?: boolean } = {}): ReaderCredentials {
   if (given.shareCode) return { shareCode: given.shareCode };
+  if (given.listenerToken) return { listenerToken: given.listenerToken };
   if (options.allowMedia && given.media && !ctx.identity && !ctx.credentialError) return { media: given.media };
+  // Nothing at all: a public broadcast's listener, or a refusal that names what to send (RecordingsService.reader).
+  if (!ctx.identity && !ctx.credentialError) return { anonymous: true };
   const identity = requireScope(ctx, 'read', 'This read needs a credential: a bearer token, a shareCode' + (options.allowMedia ? ' or a media token (media=).' : '.'));
   return { accountId: identity.account.id };
 }
@@ -85,44 +93,42 @@ export interface TranscriptSnapshot {
   state: string;
   language: string | null;
   durationS: number | null;
-  /** Highest committed segment seq (-1: none yet); a socket frame with `cursor` at or below it is already here. */
+  /** The durable log's cursor this snapshot reflects (-1: nothing yet); a subscribe frame at or below it is already here. */
   lastSeq: number;
   /** True while the job runs: later segments will follow. */
   partial: boolean;
   job: { state: string; pct: number } | null;
-  sentences: Array<{ id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null; unclear?: true }>;
-  segments: Array<{ seq: number; speaker: number; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null }>;
+  sentences: Array<{ id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null; unclear?: true; suppressed?: true }>;
+  segments: Array<{ seq: number; speaker: number; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null; suppressed?: true }>;
   speakers: Array<{ index: number; name: string | null }>;
 }
 
 export class RecordingsService {
-  private secretPromise: Promise<string> | null = null;
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly shareLinks: ShareLinksService,
+    private readonly listenerAccess: ListenerAccess,
+  ) {}
 
-  constructor(private readonly deps: ServiceDeps, private readonly shareLinks: ShareLinksService) {}
-
-  /**
-   * The key that signs media URLs and media tokens. MEDIA_SIGNING_SECRET in production (every gateway must
-   * share it); otherwise one random secret is made once and kept in DATA_DIR, so restarts keep URLs valid.
-   */
+  /** The key that signs media URLs and media tokens (src/core/signing-secret.ts). */
   mediaSecret(): Promise<string> {
-    return (this.secretPromise ??= (async () => {
-      if (this.deps.config.transcriptions.mediaSigningSecret) return this.deps.config.transcriptions.mediaSigningSecret;
-      const file = path.join(this.deps.config.dataDir, 'media-signing-secret');
-      if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-      await mkdir(this.deps.config.dataDir, { recursive: true });
-      const secret = crypto.randomBytes(32).toString('base64url');
-      await writeFile(file, secret, { flag: 'wx' }).catch(() => undefined);
-      return (await readFile(file, 'utf8')).trim();
-    })());
+    return signingSecret(this.deps.config);
   }
 
-  /** Works out who is reading: a share code wins over a credential (the link's permissions apply, not the owner's). */
+  /**
+   * Works out who is reading: a share code wins over a credential (the link's permissions apply, not the owner's);
+   * a listener (no credential, or a listener token) reads what a broadcast it reaches is fed.
+   */
   async reader(recordingId: string, credentials: ReaderCredentials): Promise<{ reader: Reader; recording: RecordingRow }> {
     const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true, captureSpans: true } });
+    const readable = recording?.lifecycle === 'active' && recording.transcription.lifecycle === 'active' ? recording : null;
     if (credentials.shareCode) {
       const link = await this.shareLinks.resolve(credentials.shareCode);
-      if (!recording || recording.transcriptionId !== link.transcriptionId || recording.lifecycle !== 'active') throw errors.notFound('The recording');
-      return { reader: { kind: 'shareLink', link }, recording };
+      const reaches = link.transcriptionId
+        ? readable?.transcriptionId === link.transcriptionId
+        : !!readable && broadcastIdsOf(readable.transcription).includes(link.broadcastId!);
+      if (!readable || !reaches) throw errors.notFound('The recording');
+      return { reader: { kind: 'shareLink', link }, recording: readable };
     }
     if (credentials.accountId) {
       if (!recording || recording.accountId !== credentials.accountId) throw errors.notFound('The recording');
@@ -134,7 +140,12 @@ export class RecordingsService {
       }
       return { reader: { kind: 'mediaToken', recordingId }, recording };
     }
-    throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode, or a media token (media=).');
+    if (credentials.listenerToken || credentials.anonymous) {
+      const reach = readable ? await this.listenerAccess.reach(broadcastIdsOf(readable.transcription), credentials.listenerToken ?? null) : null;
+      if (reach) return { reader: { kind: 'listener', broadcastIds: reach.broadcastIds }, recording: readable! };
+      if (credentials.listenerToken) throw errors.notFound('The recording');
+    }
+    throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode, a listenerToken, or a media token (media=).');
   }
 
   private requireOwner(reader: Reader, what: string): void {
@@ -150,6 +161,19 @@ export class RecordingsService {
     throw errors.invalidOptions(`lang: translations are not available on this server; read the spoken language (${recording.spokenLanguage ?? 'not yet known'}) or leave lang out.`, { field: 'lang' });
   }
 
+  /**
+   * Who may follow a recording on the subscribe socket, and what they see there: `listener` (unclear lines withheld)
+   * for a broadcast's listeners, `full` for the owner and share-link readers. `broadcastIds`: the broadcasts whose
+   * link the reader came through (counted in their `listenersNow`).
+   */
+  async subscriber(recordingId: string, credentials: ReaderCredentials, lang: string | null): Promise<{ view: 'full' | 'listener'; broadcastIds: string[] }> {
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or listenerToken to subscribe.');
+    this.refuseLang(reader, recording, lang);
+    if (reader.kind === 'listener') return { view: 'listener', broadcastIds: reader.broadcastIds };
+    return { view: 'full', broadcastIds: reader.kind === 'shareLink' && reader.link.broadcastId ? [reader.link.broadcastId] : [] };
+  }
+
   async transcript(recordingId: string, credentials: ReaderCredentials, query: { after?: unknown; lang?: string | null }): Promise<TranscriptSnapshot> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode for the transcript.');
@@ -157,31 +181,41 @@ export class RecordingsService {
     let after = -1;
     if (query.after !== undefined && query.after !== null && query.after !== '') {
       after = Number(query.after);
-      if (!Number.isInteger(after) || after < -1) throw errors.invalidOptions('after must be a segment seq (an integer at or above -1).', { field: 'after' });
+      if (!Number.isInteger(after) || after < -1) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
     }
-    return this.snapshot(recording, after);
+    return this.snapshot(recording, { after, listener: reader.kind === 'listener' });
   }
 
-  private async snapshot(recording: RecordingRow, after = -1): Promise<TranscriptSnapshot> {
-    // One read of segments and lastSeq together, so the snapshot and its lastSeq always agree.
+  /**
+   * The transcript as it stands. `after` (a cursor) keeps the segments changed since that place in the log (and the
+   * sentences holding them); a `listener` gets the lines under the confidence policy blank and `suppressed`, where
+   * the owner and share-link readers get them whole and `unclear`.
+   */
+  private async snapshot(recording: RecordingRow, options: { after?: number; listener?: boolean } = {}): Promise<TranscriptSnapshot> {
+    const after = options.after ?? -1;
+    // One read of segments and the log's cursor together, so the snapshot and its lastSeq always agree.
     const [segments, fresh] = await this.deps.prisma.$transaction([
       this.deps.prisma.segment.findMany({ where: { recordingId: recording.id }, orderBy: { seq: 'asc' } }),
       this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recording.id }, include: { job: true } }),
     ]);
     const policy = confidencePolicyOf({ ...(recording.transcription.settings as object), ...(recording.settings as object) });
+    const changed = new Set(segments.filter((s) => s.cursor > after).map((s) => s.seq));
     const sources = segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence }));
     const sentences = buildSentences(sources)
-      .filter((sentence) => sentence.seqs.some((seq) => seq > after))
-      .map((sentence) => ({
-        id: sentence.id,
-        speaker: sentence.speaker,
-        start: sentence.start,
-        end: sentence.end,
-        text: sentence.text,
-        translations: {},
-        confidence: sentence.confidence,
-        ...(isUnclear(sentence, policy) ? { unclear: true as const } : {}),
-      }));
+      .filter((sentence) => sentence.seqs.some((seq) => changed.has(seq)))
+      .map((sentence) => {
+        const unclear = isUnclear(sentence, policy);
+        return {
+          id: sentence.id,
+          speaker: sentence.speaker,
+          start: sentence.start,
+          end: sentence.end,
+          text: unclear && options.listener ? '' : sentence.text,
+          translations: {},
+          confidence: sentence.confidence,
+          ...(unclear ? (options.listener ? { suppressed: true as const } : { unclear: true as const }) : {}),
+        };
+      });
     const job = fresh.job;
     return {
       recordingId: recording.id,
@@ -189,14 +223,17 @@ export class RecordingsService {
       state: fresh.state,
       language: fresh.spokenLanguage ?? segments[0]?.language ?? null,
       durationS: fresh.durationS,
-      lastSeq: fresh.lastSeq,
+      lastSeq: fresh.lastEventSeq,
       // Partial only while the job runs (spec): a done or failed job adds nothing more until it is retried.
       partial: !!job && job.state !== 'done' && job.state !== 'failed',
       job: job ? { state: job.state, pct: Number((job.progress as { pct?: number }).pct ?? 0) } : null,
       sentences,
       segments: segments
-        .filter((s) => s.seq > after)
-        .map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words, confidence: s.confidence, language: s.language, decoder: s.decoder })),
+        .filter((s) => changed.has(s.seq))
+        .map((s) => {
+          const segment = { seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words, confidence: s.confidence, language: s.language, decoder: s.decoder };
+          return options.listener && isUnclearSegment(segment, policy) ? { ...segment, text: '', words: [], suppressed: true as const } : segment;
+        }),
       speakers: (fresh.speakers as Array<{ index: number; name: string | null }>) ?? [],
     };
   }
@@ -206,8 +243,11 @@ export class RecordingsService {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode to export.');
     if (reader.kind === 'shareLink' && !reader.link.allowExport) throw errors.forbidden('This share link does not allow exports.', { permission: 'allowExport' });
+    if (reader.kind === 'listener' && recording.state !== 'ended' && recording.state !== 'finalized') {
+      throw errors.forbidden('A listener may export a recording once it has ended.', { state: recording.state });
+    }
     this.refuseLang(reader, recording, query.lang);
-    const snapshot = await this.snapshot(recording);
+    const snapshot = await this.snapshot(recording, { listener: reader.kind === 'listener' });
     const exportable: ExportSnapshot = {
       recordingId,
       name: recording.transcription.name,
@@ -224,6 +264,7 @@ export class RecordingsService {
   }
 
   private audioPermission(reader: Reader, kind: AudioKind): void {
+    if (reader.kind === 'listener' && kind !== 'delivery') throw errors.forbidden(`kind ${kind} is not for listeners; they hear the delivery audio.`, { field: 'kind' });
     if (reader.kind === 'shareLink') {
       if (kind === 'master') throw errors.forbidden('kind master is for the recording\'s owner only.', { field: 'kind' });
       if (!reader.link.allowDownload) throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
@@ -298,7 +339,7 @@ export class RecordingsService {
   async previewFile(recordingId: string, credentials: ReaderCredentials): Promise<{ path: string; contentType: string }> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     // The owner's media token reads it too (an <audio> element cannot send a header), as it does `/audio`.
-    if (reader.kind === 'shareLink') this.requireOwner(reader, 'The job preview');
+    if (reader.kind === 'shareLink' || reader.kind === 'listener') this.requireOwner(reader, 'The job preview');
     const job = recording.job;
     if (!job || job.state !== 'cropping' || !job.previewPath || (job.previewExpiresAt && job.previewExpiresAt.getTime() < Date.now())) {
       throw errors.notFound('The job preview (it exists only while the job is cropping, and a link\'s copy for ten minutes)');

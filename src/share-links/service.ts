@@ -127,12 +127,19 @@ export class ShareLinksService {
     return shareLinkView(await this.deps.prisma.shareLink.update({ where: { id }, data: { revokedAt: new Date() } }));
   }
 
-  /** The live link behind a code, or 404: revoked, unknown, or its transcription archived all look the same to a reader. */
-  async resolve(code: string): Promise<ShareLinkRow & { transcriptionId: string }> {
-    const link = await this.deps.prisma.shareLink.findUnique({ where: { code }, include: { transcription: { select: { lifecycle: true } } } });
-    if (!link || link.revokedAt || !link.transcriptionId || link.transcription?.lifecycle !== 'active') throw errors.notFound('The share link');
-    const { transcription: _unused, ...row } = link;
-    return row as ShareLinkRow & { transcriptionId: string };
+  /**
+   * The live link behind a code, or 404: revoked, unknown, or what it shares (transcription or broadcast) archived
+   * all look the same to a reader.
+   */
+  async resolve(code: string): Promise<ShareLinkRow> {
+    const link = await this.deps.prisma.shareLink.findUnique({
+      where: { code },
+      include: { transcription: { select: { lifecycle: true } }, broadcast: { select: { lifecycle: true } } },
+    });
+    const shared = link?.transcription ?? link?.broadcast;
+    if (!link || link.revokedAt || shared?.lifecycle !== 'active') throw errors.notFound('The share link');
+    const { transcription: _transcription, broadcast: _broadcast, ...row } = link;
+    return row;
   }
 }
 

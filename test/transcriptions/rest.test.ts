@@ -47,7 +47,10 @@ describe('POST /v1/transcriptions with a file', () => {
     const text = transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase();
     expect(text).toContain('forward');
     expect(text).toMatch(/\b(ten|10)\b/);
-    expect(transcript).toMatchObject({ partial: false, language: 'en', lastSeq: transcript.segments.length - 1 });
+    expect(transcript).toMatchObject({ partial: false, language: 'en' });
+    // lastSeq is the durable log's cursor the snapshot reflects (job frames count too), not the last segment's seq.
+    const log = await json(await server.request(`/v1/recordings/${transcription.recordingId}/events?limit=500`));
+    expect(transcript.lastSeq).toBe(log.lastSeq);
     expect(transcript.segments[0].words.length).toBeGreaterThan(1);
     // The confidence policy: a sentence under `hideBelow` is flagged unclear, its words kept.
     const strict = await server.request(`/v1/transcriptions/${transcription.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { confidencePolicy: { hideBelow: 1 } } }) });
@@ -60,6 +63,12 @@ describe('POST /v1/transcriptions with a file', () => {
     // `after` returns only what follows.
     const after = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript?after=${transcript.lastSeq}`));
     expect(after.segments).toEqual([]);
+    // After the cursor of the first commit: every later segment, and the sentences holding them.
+    const firstCommit = log.events.find((e: { type: string }) => e.type === 'transcript.committed');
+    expect(firstCommit.frame).toMatchObject({ cursor: firstCommit.seq, seq: 0 });
+    const rest = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript?after=${firstCommit.seq}`));
+    expect(rest.segments.map((s: { seq: number }) => s.seq)).toEqual(transcript.segments.slice(1).map((s: { seq: number }) => s.seq));
+    expect(rest.lastSeq).toBe(transcript.lastSeq);
   });
 
   it('sent the state changes and progress on the events socket and keeps them in the durable log', async () => {

@@ -1,0 +1,256 @@
+/**
+ * Broadcast listeners: the listen view and listener tokens, the subscribe socket that follows one recording, and a
+ * broadcast's events socket (which recording to follow next).
+ */
+import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
+import { CreateListenerTokenDocument, ListenerBroadcastDocument } from '../../src/generated/graphql.js';
+import { errors, toApiError } from '../../src/core/errors.js';
+import type { Context } from '../../src/core/context.js';
+import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
+import { parseTokenRequest } from '../../src/listeners/service.js';
+import type { Subscriber } from '../../src/listeners/fanout.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+
+const recordingRefSchema: JsonSchema = {
+  type: 'object', nullable: true,
+  properties: { recordingId: { type: 'string' }, state: { type: 'string' }, startedAt: { type: 'string', nullable: true }, transcriptionId: { type: 'string', nullable: true } },
+};
+const listenerBroadcastSchema: JsonSchema = {
+  type: 'object',
+  required: ['broadcastId', 'code', 'name', 'access', 'authorized', 'languages'],
+  properties: {
+    broadcastId: { type: 'string' },
+    code: { type: 'string', description: 'The broadcast\'s code now (the one opened may be older).' },
+    name: { type: 'string' },
+    access: { type: 'string', enum: ['public', 'private'] },
+    authorized: { type: 'boolean', description: 'This listener may follow it: public, or a valid `listenerToken` or `shareCode` of it was sent. A private broadcast\'s listener without one proves the password at `POST /v1/listen/{code}/token`.' },
+    spokenLanguage: { type: 'string', nullable: true },
+    languages: { type: 'array', items: { type: 'string' }, description: 'What `lang` may ask for on the subscribe socket: the spoken language.' },
+    currentRecording: { ...recordingRefSchema, description: 'The recording in flight (only when authorized).' },
+    lastRecording: { ...recordingRefSchema, description: 'The newest recording a listener can read (only when authorized).' },
+  },
+};
+const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener token.' };
+const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'A share link of the broadcast.' };
+const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its links are dead).' };
+const single = (value: unknown) => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined);
+
+/** What the upgrade's check decided, for the connection that follows it. */
+interface SubscribePlan { view: Subscriber['view']; broadcastIds: string[]; after: number | null; audio: boolean; presence: string; credentials: ReaderCredentials }
+const plans = new WeakMap<IncomingMessage, SubscribePlan>();
+const broadcastPlans = new WeakMap<IncomingMessage, { listener: boolean; presence: string }>();
+
+/** The socket's credential from its query: a share code or listener token there, else the Authorization header (never a key in the URL). */
+function socketCredentials(ctx: Context, query: URLSearchParams): ReaderCredentials {
+  return readerOf(ctx, { shareCode: query.get('shareCode'), listenerToken: query.get('listenerToken') });
+}
+
+/** A page's presence id (shared by its sockets so it counts once on the link), or one of this socket's own. */
+function presenceOf(query: URLSearchParams): string {
+  const given = query.get('presence');
+  if (given === null) return `sock_${crypto.randomBytes(9).toString('base64url')}`;
+  if (!/^[A-Za-z0-9_-]{8,64}$/.test(given)) throw errors.invalidOptions('presence must be 8 to 64 letters, digits, "-" or "_".', { field: 'presence' });
+  return `page_${given}`;
+}
+
+function flag(query: URLSearchParams, name: string): boolean {
+  const value = query.get(name);
+  if (value === null || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1' || value === '') return true;
+  throw errors.invalidOptions(`${name} must be true or false.`, { field: name });
+}
+
+function parseAfter(query: URLSearchParams): number | null {
+  const value = query.get('after');
+  if (value === null || value === '') return null;
+  const after = Number(value);
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(after) || after < -1) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
+  return after;
+}
+
+const errorFrame = (error: unknown) => {
+  const apiError = toApiError(error);
+  return JSON.stringify({ type: 'error', code: apiError.code, message: apiError.message, retryable: apiError.retryable, details: apiError.details });
+};
+
+function subscriberOn(ws: WebSocket, plan: SubscribePlan): Subscriber {
+  return {
+    view: plan.view,
+    audio: false,
+    sendText: (text) => ws.readyState === ws.OPEN && ws.send(text),
+    sendBinary: (data) => ws.readyState === ws.OPEN && ws.send(data, { binary: true }),
+    buffered: () => ws.bufferedAmount,
+    drop: (code, message) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'error', code, message, retryable: true }));
+      ws.close(1008, code);
+      // A client that reads nothing never completes the close handshake either.
+      setTimeout(() => ws.terminate(), 5_000).unref();
+    },
+  };
+}
+
+export const listenerRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/listen/{code}', operationId: 'getListenerBroadcast', tags: ['broadcasts'],
+    summary: 'A broadcast as its listeners see it, by any code it ever had: name, access, whether this listener may follow it, the recording in flight.',
+    description: 'No credential needed. A private broadcast answers `authorized: false` (and no recordings) until a `listenerToken` or `shareCode` of it is sent.',
+    auth: { mode: 'public', scopes: [] },
+    parameters: [listenerTokenParam, shareCodeParam],
+    document: ListenerBroadcastDocument,
+    variables: ({ params, query }) => ({ code: params.code!, listenerToken: single(query.listenerToken), shareCode: single(query.shareCode) }),
+    result: (data) => ({ status: 200, body: data.listenerBroadcast }),
+    response: { status: 200, description: 'The broadcast.', schema: listenerBroadcastSchema },
+    errors: [broadcastNotFound, { status: 401, code: 'invalid_token', description: 'The `listenerToken` is not valid (expired, or the password or access changed since).' }],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/listen/{code}/token', operationId: 'createListenerToken', tags: ['broadcasts'],
+    summary: 'A listener token: a private broadcast\'s password proven once. Valid a day, for this broadcast only, until its password or access changes.',
+    description: 'Send it as `listenerToken` on `WS /v1/recordings/{id}/subscribe`, `GET /v1/recordings/{id}/transcript`, `/export` (once the recording has ended) and the delivery audio. A public broadcast answers a token without a password.',
+    auth: { mode: 'public', scopes: [] },
+    document: CreateListenerTokenDocument,
+    variables: ({ params, body }) => ({ code: params.code!, password: parseTokenRequest(body).password }),
+    result: (data) => ({ status: 201, body: data.createListenerToken }),
+    request: { schema: { type: 'object', additionalProperties: false, properties: { password: { type: 'string', nullable: true, description: 'Required for a private broadcast.' } } } },
+    response: {
+      status: 201, description: 'The token.',
+      schema: { type: 'object', required: ['listenerToken', 'broadcastId', 'expiresAt'], properties: { listenerToken: { type: 'string' }, broadcastId: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
+    },
+    errors: [
+      broadcastNotFound,
+      { status: 400, code: 'invalid_options', description: 'No `password` for a private broadcast, or an unknown field; `details.field` names it.' },
+      { status: 403, code: 'forbidden', description: 'Wrong password (`details.field: password`).' },
+      { status: 429, code: 'rate_limited', description: 'Too many password tries on this broadcast in the last minute; `Retry-After`.' },
+    ],
+  }),
+  {
+    method: 'ws', path: '/v1/recordings/{id}/subscribe', operationId: 'subscribeRecording', tags: ['recordings'],
+    summary: 'Follow a recording: `subscribe.ready`, then every durable frame in `cursor` order (gapless per recording); no drafts.',
+    description:
+      'Credential: the owner\'s key in the Authorization header (never in the URL), `shareCode`, `listenerToken` (private broadcast), or nothing (public broadcast). ' +
+      'Procedure: open, take `subscribe.ready`, read `GET /v1/recordings/{id}/transcript` with the same `lang` and credential, discard frames whose `cursor` is at or below its `lastSeq`, apply the rest in order. ' +
+      'Resume a cut socket with `after=<last cursor applied>`: the frames since are replayed (or `subscribe.gap` when too far back: re-read the transcript with `after=`). ' +
+      '`audio=true` (or `subscribe.update` with `audio: true`) adds binary frames of the live audio: signed 16-bit little-endian PCM, 16 kHz, mono. ' +
+      '`presence` (8–64 letters, digits, `-`, `_`): a page\'s id shared by its sockets, so it counts once in the broadcast\'s `listenersNow`. ' +
+      'A socket that does not read is closed after an `error` frame `slow_consumer`. At `ended` the socket stays open until `finalized`; the client closes it.',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [
+      { name: 'lang', in: 'query', schema: { type: 'string' }, description: 'Read translated (the spoken language until translations exist); through a share link another language needs `allowTranslate`.' },
+      { name: 'voice', in: 'query', schema: { type: 'string' }, description: 'Who speaks a translated language (voices arrive with the translation issue; accepted and ignored).' },
+      { name: 'after', in: 'query', schema: { type: 'integer', minimum: -1 }, description: 'Replay the frames after this cursor.' },
+      { name: 'audio', in: 'query', schema: { type: 'boolean' }, description: 'Binary frames of live audio.' },
+      { name: 'presence', in: 'query', schema: { type: 'string' } },
+      shareCodeParam, listenerTokenParam,
+    ],
+    errors: [
+      { status: 404, code: 'not_found', description: 'No such recording for this reader (a listener\'s broadcast does not reach it, the link is revoked or archived).' },
+      { status: 401, code: 'invalid_token', description: 'No credential and no public broadcast reaches the recording, or a bad `listenerToken`.' },
+      { status: 400, code: 'invalid_options', description: 'A bad `after`, `audio`, `presence` or `lang`; `details.field` names it.' },
+      { status: 403, code: 'forbidden', description: 'A `lang` a share link without `allowTranslate` may not read.' },
+    ],
+    frames: {
+      server: [
+        { type: 'subscribe.ready', description: 'First frame: `recordingId`, `lastSeq` (the cursor delivered so far), `state`, `instance` (the gateway process).' },
+        { type: 'transcript.committed', description: '`cursor`, `seq`, `segment`: append a segment.' },
+        { type: 'transcript.amended', description: '`cursor`, `seq`, `segment`, `reason`: an engine rewrite of a committed segment in place.' },
+        { type: 'transcript.corrected', description: '`cursor`, `seq`, `segment`: a person\'s correction in place.' },
+        { type: 'transcript.sentence', description: '`cursor`, `sentenceId`: replaces a whole sentence.' },
+        { type: 'transcript.translated', description: '`cursor`, `seq`, `translations`.' },
+        { type: 'recording.state', description: '`cursor`, `recordingId`, `state` (live, paused, ended, finalized).' },
+        { type: 'noop', description: '`cursor`, `seq`, `reason`: a frame withheld from this subscriber so the cursor never skips. `reason: unclear` (a broadcast listener, a line under the confidence policy: `seq` is its segment, shown as "Audio unclear"); `not_for_subscribers` (a log frame such as a job or ingest report; `seq` null).' },
+        { type: 'subscribe.gap', description: '`cursor`, `after`: the frames between were not replayed; re-read the transcript with `after=<your last cursor>`, then go on.' },
+        { type: 'subscribe.updated', description: '`lang`, `audio`: a `subscribe.update` took effect (re-read the snapshot after a language change).' },
+        { type: 'error', description: '`code`, `message`, `retryable`: `slow_consumer` (then closed), or a refused `subscribe.update` (the socket stays open).' },
+      ],
+      client: [{ type: 'subscribe.update', description: '`lang` (string) and/or `audio` (boolean): change language or live audio without reopening.' }],
+    },
+    authorize: async (req, params, ctx) => {
+      const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+      const after = parseAfter(query);
+      const audio = flag(query, 'audio');
+      const presence = presenceOf(query);
+      const credentials = socketCredentials(ctx, query);
+      const { view, broadcastIds } = await ctx.services.recordings.subscriber(params.id!, credentials, query.get('lang'));
+      plans.set(req, { view, broadcastIds, after, audio, presence, credentials });
+    },
+    onConnection: async (ws, req, params, ctx) => {
+      const plan = plans.get(req)!;
+      const recordingId = params.id!;
+      const { fanout, presence } = ctx.services.listeners;
+      const subscriber = subscriberOn(ws, plan);
+      subscriber.audio = plan.audio;
+      presence.add(plan.broadcastIds, plan.presence);
+      let leave: (() => void) | null = null;
+      let closed = false;
+      ws.on('close', () => {
+        closed = true;
+        leave?.();
+        presence.remove(plan.broadcastIds, plan.presence);
+      });
+      // Client frames are answered one at a time, in the order sent.
+      let updates: Promise<void> = Promise.resolve();
+      ws.on('message', (data, isBinary) => {
+        updates = updates.then(async () => {
+          const update = isBinary ? null : (JSON.parse(data.toString()) as Record<string, unknown>);
+          if (!update || typeof update !== 'object' || update.type !== 'subscribe.update') throw errors.invalidOptions('The only client frame is {"type":"subscribe.update", "lang"?: string, "audio"?: boolean}.', { field: 'type' });
+          if (update.audio !== undefined && typeof update.audio !== 'boolean') throw errors.invalidOptions('audio must be true or false.', { field: 'audio' });
+          if (update.lang !== undefined && update.lang !== null && typeof update.lang !== 'string') throw errors.invalidOptions('lang must be a language code.', { field: 'lang' });
+          // The same check as at the upgrade: the credential may have died since, and the link must allow the language.
+          if (update.lang !== undefined) await ctx.services.recordings.subscriber(recordingId, plan.credentials, (update.lang as string | null) ?? null);
+          if (typeof update.audio === 'boolean') fanout.setAudio(recordingId, subscriber, update.audio);
+          subscriber.sendText(JSON.stringify({ type: 'subscribe.updated', lang: update.lang ?? null, audio: subscriber.audio }));
+        }).catch((error: unknown) => subscriber.sendText(errorFrame(error instanceof SyntaxError ? errors.invalidOptions('A client frame must be JSON.', { field: 'frame' }) : error)));
+      });
+      leave = await fanout.join(recordingId, subscriber, plan.after);
+      if (closed) leave();
+    },
+  },
+  {
+    method: 'ws', path: '/v1/broadcasts/{id}/events', operationId: 'broadcastEvents', tags: ['broadcasts'],
+    summary: 'Events of a broadcast: `events.ready` with the recording in flight, then `recording.started` the moment a recording of a feeding transcription begins and `recording.state` on its moves.',
+    description: 'The owner (key in the Authorization header), or a listener: nothing for a public broadcast, `listenerToken` or `shareCode` for a private one. `presence` as on the subscribe socket.',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [shareCodeParam, listenerTokenParam, { name: 'presence', in: 'query', schema: { type: 'string' } }],
+    errors: [
+      { status: 404, code: 'not_found', description: 'No such broadcast for this caller (archived: its links are dead).' },
+      { status: 401, code: 'invalid_token', description: 'A private broadcast without a listener token or share code, or a bad one.' },
+    ],
+    frames: {
+      server: [
+        { type: 'events.ready', description: 'First frame: `broadcastId`, `currentRecording` (`recordingId`, `state`, `startedAt`, `transcriptionId`) or null.' },
+        { type: 'recording.started', description: '`recordingId`, `transcriptionId`, `state`, `at`.' },
+        { type: 'recording.state', description: '`recordingId`, `transcriptionId`, `state` (paused, live, ended, finalized), `at`.' },
+      ],
+    },
+    authorize: async (req, params, ctx) => {
+      const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+      const presence = presenceOf(query);
+      const { listener } = await ctx.services.listeners.eventsAccess(params.id!, socketCredentials(ctx, query));
+      broadcastPlans.set(req, { listener, presence });
+    },
+    onConnection: async (ws, req, params, ctx) => {
+      const plan = broadcastPlans.get(req)!;
+      const broadcastId = params.id!;
+      const frames = ctx.pubsub.subscribe(`broadcast:${broadcastId}`);
+      const counted = plan.listener ? [broadcastId] : [];
+      ctx.services.listeners.presence.add(counted, plan.presence);
+      ws.on('close', () => {
+        void frames.return?.();
+        ctx.services.listeners.presence.remove(counted, plan.presence);
+      });
+      // Ask for the first frame before reading the recording in flight: that starts the subscription, so a start
+      // made meanwhile arrives as a frame after `events.ready` rather than being lost (clients compare recordingId).
+      let next = frames.next();
+      const currentRecording = await ctx.services.listeners.currentRecording(broadcastId);
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(JSON.stringify({ type: 'events.ready', broadcastId, currentRecording }));
+      for (;;) {
+        const { value, done } = await next;
+        if (done || ws.readyState !== ws.OPEN) break;
+        ws.send(JSON.stringify({ type: value.type, recordingId: value.recordingId, transcriptionId: value.transcriptionId, state: value.state, at: value.at }));
+        next = frames.next();
+      }
+    },
+  },
+];

@@ -1,0 +1,59 @@
+/**
+ * Broadcast listeners in GraphQL: what the listener page reads before following (`listenerBroadcast`), the listener
+ * token for a private broadcast (`createListenerToken`), and `Broadcast.listenersNow`.
+ */
+import { builder } from '../core/builder.js';
+import { Access, BroadcastType, CurrentRecordingType } from '../broadcasts/graphql.js';
+import type { ListenerBroadcastView } from './service.js';
+
+const ListenerBroadcastType = builder.objectRef<ListenerBroadcastView>('ListenerBroadcast').implement({
+  description: 'A broadcast as its listeners see it, by any code it ever had.',
+  fields: (t) => ({
+    broadcastId: t.exposeID('broadcastId'),
+    code: t.exposeString('code', { description: 'Its code now (the one opened may be older).' }),
+    name: t.exposeString('name'),
+    access: t.field({ type: Access, resolve: (view) => view.access }),
+    authorized: t.exposeBoolean('authorized', { description: 'This listener may follow it: public, or a valid listenerToken or shareCode of it was sent.' }),
+    spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
+    languages: t.exposeStringList('languages', { description: 'What `lang` may ask for on the subscribe socket.' }),
+    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight (only when authorized).', resolve: (view) => view.currentRecording }),
+    lastRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The newest recording a listener can read (only when authorized).', resolve: (view) => view.lastRecording }),
+  }),
+});
+
+const ListenerTokenType = builder.objectRef<{ listenerToken: string; broadcastId: string; expiresAt: string }>('ListenerToken').implement({
+  fields: (t) => ({
+    listenerToken: t.exposeString('listenerToken', { description: 'Sent as `listenerToken` on the subscribe socket, transcript, export and media reads of the broadcast\'s recordings.' }),
+    broadcastId: t.exposeID('broadcastId'),
+    expiresAt: t.exposeString('expiresAt', { description: 'A day after issue; a password or access change ends it sooner.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  listenerBroadcast: t.field({
+    type: ListenerBroadcastType,
+    description: 'The broadcast behind a code, for its listeners (no credential). 404 for an unknown code or an archived broadcast.',
+    authScopes: { public: true },
+    args: { code: t.arg.string({ required: true }), listenerToken: t.arg.string(), shareCode: t.arg.string() },
+    resolve: (_root, args, ctx) => ctx.services.listeners.view(args.code, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createListenerToken: t.field({
+    type: ListenerTokenType,
+    description: 'A listener token: a private broadcast\'s `password` proven once (403 `forbidden` when wrong; tries limited per broadcast). A public broadcast answers one without a password.',
+    authScopes: { public: true },
+    args: { code: t.arg.string({ required: true }), password: t.arg.string() },
+    resolve: (_root, args, ctx) => ctx.services.listeners.issueToken(args.code, args.password === undefined || args.password === null ? {} : { password: args.password }),
+  }),
+}));
+
+builder.objectField(BroadcastType, 'listenersNow', (t) =>
+  t.field({
+    type: 'Int',
+    nullable: true,
+    description: 'People on the link now, across every gateway process; null when nobody.',
+    resolve: (broadcast, _args, ctx) => ctx.services.listeners.listenersNow(broadcast.id),
+  }),
+);

@@ -1,0 +1,255 @@
+/**
+ * Broadcast listeners: the people who open a broadcast's link (`/b/{code}`) and follow what it is fed.
+ *
+ * - `GET /v1/listen/{code}`: what the listener page needs to start — the broadcast by any code it ever had, whether
+ *   this listener may follow it (public; or a listener token or share code of it), the recording in flight.
+ * - `POST /v1/listen/{code}/token`: a private broadcast's password, proven once, becomes a listener token (access.ts).
+ * - The subscribe socket's fan-out (fanout.ts) and `listenersNow`: who is on a broadcast's link now, across every
+ *   gateway process (ListenerPresence, a Redis sorted set per broadcast).
+ */
+import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
+import { errors } from '../core/errors.js';
+import { RedisRateLimitStore } from '../core/rate-limit-store.js';
+import type { Closable, ServiceDeps } from '../core/services.js';
+import { isObject } from '../core/validate.js';
+import { passwordMatches } from '../broadcasts/service.js';
+import type { ShareLinksService } from '../share-links/service.js';
+import type { ReaderCredentials, RecordingsService } from '../recordings/service.js';
+import { ListenerAccess } from './access.js';
+import { RecordingFanout } from './fanout.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    listeners: ListenersService;
+  }
+}
+
+/** A presence is kept PRESENCE_TTL_MS after its process last vouched for it (every PRESENCE_REFRESH_MS). */
+const PRESENCE_TTL_MS = 30_000;
+const PRESENCE_REFRESH_MS = 10_000;
+/** Password tries per broadcast a minute: enough for a crowd mistyping, too few to guess a password. */
+const PASSWORD_TRIES_PER_MINUTE = 30;
+
+export interface ListenerRecording { recordingId: string; state: string; startedAt: string | null; transcriptionId: string | null }
+
+export interface ListenerBroadcastView {
+  broadcastId: string;
+  /** The broadcast's code now (the link opened may be an older one). */
+  code: string;
+  name: string;
+  access: 'public' | 'private';
+  /** This listener may follow it: public, or a valid listener token or share code of it was sent. */
+  authorized: boolean;
+  spokenLanguage: string | null;
+  /** Languages the subscribe socket can be asked for (`lang`): the spoken one until translations exist. */
+  languages: string[];
+  /** Only when authorized. */
+  currentRecording: ListenerRecording | null;
+  lastRecording: ListenerRecording | null;
+}
+
+/**
+ * Who is on which broadcast's link. Each process adds its listeners' presences (a page's id, or a socket's) to a
+ * Redis sorted set per broadcast, scored by when they lapse, and vouches for them again every PRESENCE_REFRESH_MS;
+ * a process that dies stops vouching and its listeners lapse within PRESENCE_TTL_MS. A page with two sockets open
+ * (events and subscribe) sends one `presence` id on both and counts once.
+ */
+class ListenerPresence {
+  private readonly local = new Map<string, Map<string, number>>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly redis: Redis, private readonly prefix: string) {
+    this.timer = setInterval(() => void this.refresh().catch(() => undefined), PRESENCE_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  private key(broadcastId: string): string {
+    return `${this.prefix}listeners:${broadcastId}`;
+  }
+
+  add(broadcastIds: string[], member: string): void {
+    for (const broadcastId of broadcastIds) {
+      const members = this.local.get(broadcastId) ?? new Map<string, number>();
+      members.set(member, (members.get(member) ?? 0) + 1);
+      this.local.set(broadcastId, members);
+      void this.redis.zadd(this.key(broadcastId), Date.now() + PRESENCE_TTL_MS, member).catch(() => undefined);
+    }
+  }
+
+  remove(broadcastIds: string[], member: string): void {
+    for (const broadcastId of broadcastIds) {
+      const members = this.local.get(broadcastId);
+      const left = (members?.get(member) ?? 1) - 1;
+      if (left > 0) {
+        members!.set(member, left);
+        continue;
+      }
+      members?.delete(member);
+      if (members?.size === 0) this.local.delete(broadcastId);
+      void this.redis.zrem(this.key(broadcastId), member).catch(() => undefined);
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.local.size === 0) return;
+    const until = Date.now() + PRESENCE_TTL_MS;
+    const batch = this.redis.pipeline();
+    for (const [broadcastId, members] of this.local) {
+      const key = this.key(broadcastId);
+      batch.zadd(key, ...[...members.keys()].flatMap((member) => [until, member]));
+      batch.pexpire(key, PRESENCE_TTL_MS * 2);
+    }
+    await batch.exec();
+  }
+
+  async count(broadcastId: string): Promise<number> {
+    const key = this.key(broadcastId);
+    const [, counted] = (await this.redis.pipeline().zremrangebyscore(key, '-inf', Date.now()).zcard(key).exec()) ?? [];
+    return Number(counted?.[1] ?? 0);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
+export class ListenersService implements Closable {
+  readonly access: ListenerAccess;
+  readonly fanout: RecordingFanout;
+  /** This gateway process, as `subscribe.ready` names it. */
+  readonly instance = `gw_${crypto.randomBytes(6).toString('hex')}`;
+  private redisClient: Redis | null = null;
+  private presenceKeeper: ListenerPresence | null = null;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    readonly recordings: RecordingsService,
+    private readonly shareLinks: ShareLinksService,
+    access: ListenerAccess,
+  ) {
+    this.access = access;
+    this.fanout = new RecordingFanout({ prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance });
+  }
+
+  private get redis(): Redis {
+    return (this.redisClient ??= new Redis(this.deps.config.redisUrl, { maxRetriesPerRequest: null }));
+  }
+
+  get presence(): ListenerPresence {
+    return (this.presenceKeeper ??= new ListenerPresence(this.redis, this.deps.config.redisPrefix));
+  }
+
+  /** People on a broadcast's link now, in every process; null when nobody (the field is left out). */
+  async listenersNow(broadcastId: string): Promise<number | null> {
+    const count = await this.presence.count(broadcastId);
+    return count > 0 ? count : null;
+  }
+
+  /** The broadcast behind any code it ever had; 404 for an unknown code or an archived broadcast (links dead). */
+  private async byCode(code: string) {
+    const found = await this.deps.prisma.broadcastCode.findUnique({ where: { code: code.toLowerCase() }, include: { broadcast: true } });
+    if (!found || found.broadcast.lifecycle !== 'active') throw errors.notFound('The broadcast');
+    return found.broadcast;
+  }
+
+  async view(code: string, credentials: { listenerToken?: string | null; shareCode?: string | null }): Promise<ListenerBroadcastView> {
+    const broadcast = await this.byCode(code);
+    let authorized = broadcast.access === 'public';
+    if (credentials.shareCode) authorized = (await this.shareLinks.resolve(credentials.shareCode)).broadcastId === broadcast.id || authorized;
+    if (credentials.listenerToken) authorized = (await this.access.verify(credentials.listenerToken)).id === broadcast.id || authorized;
+    const [current, last] = authorized ? await this.recordingsOf(broadcast.id) : [null, null];
+    const settings = broadcast.settings as { spokenLanguage?: unknown };
+    const spokenLanguage = (typeof settings.spokenLanguage === 'string' && settings.spokenLanguage !== 'auto' ? settings.spokenLanguage : null) ?? current?.spokenLanguage ?? last?.spokenLanguage ?? null;
+    return {
+      broadcastId: broadcast.id,
+      code: broadcast.code,
+      name: broadcast.name,
+      access: broadcast.access as ListenerBroadcastView['access'],
+      authorized,
+      spokenLanguage,
+      languages: spokenLanguage ? [spokenLanguage] : [],
+      currentRecording: current && listenerRecording(current),
+      lastRecording: last && listenerRecording(last),
+    };
+  }
+
+  /**
+   * Who may open a broadcast's events socket: its owner (a credential), or a listener — anyone for a public
+   * broadcast, a listener token or share code of it for a private one. Answers whether the caller is a listener
+   * (counted on the link).
+   */
+  async eventsAccess(broadcastId: string, credentials: ReaderCredentials): Promise<{ listener: boolean }> {
+    const broadcast = await this.deps.prisma.broadcast.findUnique({ where: { id: broadcastId } });
+    if (!broadcast) throw errors.notFound('The broadcast');
+    let listener = true;
+    if (credentials.shareCode) {
+      if ((await this.shareLinks.resolve(credentials.shareCode)).broadcastId !== broadcastId) throw errors.notFound('The broadcast');
+    } else if (credentials.listenerToken) {
+      if ((await this.access.verify(credentials.listenerToken)).id !== broadcastId) throw errors.notFound('The broadcast');
+    } else if (credentials.accountId) {
+      if (broadcast.accountId !== credentials.accountId) throw errors.notFound('The broadcast');
+      listener = false;
+    } else if (broadcast.access !== 'public') {
+      throw errors.invalidToken('This broadcast is private: send a listenerToken (POST /v1/listen/{code}/token) or a shareCode.');
+    }
+    // Archived: its links are dead, for everyone but its owner.
+    if (listener && broadcast.lifecycle !== 'active') throw errors.notFound('The broadcast');
+    return { listener };
+  }
+
+  /** The recording in flight among those the broadcast's listeners can read. */
+  async currentRecording(broadcastId: string): Promise<ListenerRecording | null> {
+    const [current] = await this.recordingsOf(broadcastId);
+    return current && listenerRecording(current);
+  }
+
+  /** The recording in flight and the newest one among those a listener of the broadcast can read. */
+  private async recordingsOf(broadcastId: string) {
+    const where = { lifecycle: 'active', transcription: { lifecycle: 'active', kind: 'live', broadcastIds: { array_contains: [broadcastId] } } };
+    return Promise.all([
+      this.deps.prisma.recording.findFirst({ where: { ...where, state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } }),
+      this.deps.prisma.recording.findFirst({ where, orderBy: { createdAt: 'desc' } }),
+    ]);
+  }
+
+  /**
+   * `POST /v1/listen/{code}/token`: a listener token for this broadcast. A private broadcast needs its `password`
+   * (403 `forbidden` naming `password` when wrong; tries limited per broadcast, 429 past them); a public one
+   * answers a token without one, so clients treat both alike.
+   */
+  async issueToken(code: string, body: unknown): Promise<{ listenerToken: string; broadcastId: string; expiresAt: string }> {
+    const { password } = parseTokenRequest(body);
+    const broadcast = await this.byCode(code);
+    if (broadcast.access === 'private') {
+      if (!password) throw errors.invalidOptions('password is required: this broadcast is private.', { field: 'password' });
+      const hit = await new RedisRateLimitStore(this.redis).hit(`${this.deps.config.redisPrefix}listen-password:${broadcast.id}`, 60_000, PASSWORD_TRIES_PER_MINUTE);
+      if (!hit.allowed) throw errors.rateLimited(Math.max(1, Math.ceil(hit.resetMs / 1000)), { field: 'password' });
+      if (!broadcast.passwordHash || !(await passwordMatches(broadcast.passwordHash, password))) {
+        throw errors.forbidden('password: wrong password for this broadcast.', { field: 'password' });
+      }
+    }
+    const issued = await this.access.issue(broadcast);
+    return { ...issued, broadcastId: broadcast.id };
+  }
+
+  async close(): Promise<void> {
+    this.fanout.close();
+    this.presenceKeeper?.close();
+    this.redisClient?.disconnect();
+  }
+}
+
+/** The body of `POST /v1/listen/{code}/token`: `{password}` (a string; left out for a public broadcast), nothing else. */
+export function parseTokenRequest(body: unknown): { password: string | null } {
+  if (body === undefined || body === null) return { password: null };
+  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object: {"password": "..."}.', { field: 'body' });
+  for (const key of Object.keys(body)) if (key !== 'password') throw errors.invalidOptions(`${key} is not a field of this request (password).`, { field: key });
+  const password = (body as { password?: unknown }).password;
+  if (password !== undefined && password !== null && typeof password !== 'string') throw errors.invalidOptions('password must be a string.', { field: 'password' });
+  return { password: password ?? null };
+}
+
+function listenerRecording(row: { id: string; state: string; createdAt: Date; transcriptionId: string }): ListenerRecording {
+  return { recordingId: row.id, state: row.state, startedAt: row.createdAt.toISOString(), transcriptionId: row.transcriptionId };
+}
