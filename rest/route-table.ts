@@ -9,6 +9,7 @@ import { docsRoutes } from './routes/docs.js';
 import { graphiqlRoutes } from './routes/graphiql.js';
 import { jobRoutes } from './routes/jobs.js';
 import { listenerRoutes } from './routes/listeners.js';
+import { listenerPageRoutes } from './routes/listener-page.js';
 import { metaRoutes } from './routes/meta.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
@@ -29,4 +30,5 @@ export const routeTable: RouteEntry[] = [
   ...docsRoutes,
   ...graphiqlRoutes,
   ...realtimeRoutes,
+  ...listenerPageRoutes,
 ];

@@ -21,6 +21,8 @@ const HANDLER_EXCEPTIONS: Record<string, string> = {
   'get /docs': 'HTML page',
   'get /docs/{asset}': 'page asset',
   'get /graphiql/{asset}': 'page asset',
+  'get /b/{code}': 'HTML page (the listener page behind a broadcast\'s shareUrl)',
+  'get /b/_assets/{asset}': 'page asset',
 };
 
 /** Input positions where JSON is the honest type: an open map. */
