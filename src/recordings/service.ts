@@ -1,17 +1,20 @@
 /**
- * Reading a file or link recording: the transcript snapshot, exports, audio (signed URLs and the files behind
- * them), WAV clips and the media token. Who may read what is decided here, in one place:
+ * Reading a recording: the transcript snapshot, exports, audio (signed URLs and the files behind them), WAV clips,
+ * the media token, and who may follow it on the subscribe socket. Who may read what is decided here, in one place:
  *
- * | reader                  | transcript | export        | audio delivery/source | audio master | clip          | media token |
- * |-------------------------|------------|---------------|-----------------------|--------------|---------------|-------------|
- * | owner (credential)      | yes        | yes           | yes                   | yes          | yes           | yes         |
- * | owner (media token)     | no         | no            | yes                   | yes          | yes           | no          |
+ * | reader                       | transcript       | export        | audio delivery | audio source  | master | clip          | media token |
+ * |------------------------------|------------------|---------------|----------------|---------------|--------|---------------|-------------|
+ * | owner (credential)           | yes              | yes           | yes            | yes           | yes    | yes           | yes         |
+ * | owner (media token)          | no               | no            | yes            | yes           | yes    | yes           | no          |
+ * | share link (`shareCode`)     | yes              | allowExport   | allowDownload  | allowDownload | no     | allowDownload | no          |
+ * | broadcast listener           | unclear blanked  | once ended    | yes            | no            | no     | yes           | no          |
  *
- * The cropping preview (`/job/preview`) is read by the owner, with a credential or the media token.
- * | share link (`shareCode`)| yes        | allowExport   | allowDownload         | no           | allowDownload | no          |
+ * A share link is its transcription's, or a broadcast's that the recording's transcription feeds. A broadcast
+ * listener sends nothing (a public broadcast) or a listener token (a private one) and reads what its broadcast is
+ * fed. The cropping preview (`/job/preview`) is read by the owner, with a credential or the media token.
  *
- * Anything else is 404 (not the owner, revoked link, archived transcription) or 403 `forbidden` (a link
- * without the permission), never a silently reduced answer.
+ * Anything else is 404 (not the owner, revoked link, archived transcription or broadcast) or 403 `forbidden` (a
+ * link without the permission), never a silently reduced answer.
  */
 import path from 'node:path';
 import type { Prisma } from '../generated/prisma/client.js';
