@@ -7,7 +7,8 @@
  * balancer answers the same cached check and a `fresh=true` on one is seen by all. A ready answer is reused for a
  * minute, a failed one for 20 s (spec, Limits). Redis failing only costs the cache: the check then runs every time.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { requestRedis } from '../core/redis-client.js';
 import { errors } from '../core/errors.js';
 import { isObject } from '../core/validate.js';
 import { parseLinkUrl } from '../transcriptions/links/index.js';
@@ -43,8 +44,7 @@ export class AudioSourceCheckCache {
 
   private redis(): Redis {
     if (!this.client) {
-      this.client = new Redis(this.redisUrl, { lazyConnect: true, keyPrefix: `${this.prefix}audio-source-check:`, maxRetriesPerRequest: 1, commandTimeout: 2_000 });
-      this.client.on('error', () => undefined); // each command's own failure is enough; no unhandled 'error' noise
+      this.client = requestRedis(this.redisUrl, { name: 'audio source checks', lazyConnect: true, keyPrefix: `${this.prefix}audio-source-check:`, timeoutMs: 2_000 });
     }
     return this.client;
   }

@@ -11,6 +11,7 @@
  * Channels carry REDIS_PREFIX so deployments (and test files) sharing one Redis never hear each other.
  */
 import { Redis } from 'ioredis';
+import { reportOutagesOnce } from './redis-client.js';
 import { createPubSub } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 
@@ -24,9 +25,13 @@ export interface PubSub {
   close(): Promise<void>;
 }
 
-export function createRedisPubSub(options: { redisUrl: string; prefix: string }): PubSub {
+export function createRedisPubSub(options: { redisUrl: string; prefix: string; onOutage?: (error: Error, name: string) => void }): PubSub {
+  // Frames wait out an outage in the offline queue (maxRetriesPerRequest null) and subscriptions come back with the
+  // connection: what a subscriber missed meanwhile, the durable log has (src/listeners/fanout.ts reads it).
   const publishClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
   const subscribeClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
+  reportOutagesOnce(publishClient, 'pub/sub publisher', options.onOutage);
+  reportOutagesOnce(subscribeClient, 'pub/sub subscriber', options.onOutage);
   const eventTarget = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient });
   const inner = createPubSub<Record<string, [Frame]>>({ eventTarget });
   const channel = (topic: Topic) => `${options.prefix}${topic}`;

@@ -7,9 +7,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { DocumentNode, ExecutionResult } from 'graphql';
-import { Redis } from 'ioredis';
 import type { ConfigByField } from '@envelop/rate-limiter';
 import { RedisRateLimitStore } from '../core/rate-limit-store.js';
+import { requestRedis } from '../core/redis-client.js';
 import type { Config } from '../core/config/index.js';
 import { errors } from '../core/errors.js';
 import { openDatabase, type Database } from '../core/db/index.js';
@@ -66,9 +66,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const routes = options.routes ?? routeTable;
   const db = await openDatabase(config, { onIdleError: (error) => logger.warn({ err: error }, 'database connection lost; it is replaced on next use') });
   const prisma = db.prisma;
-  const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
+  const onOutage = (error: Error, name: string) => logger.warn({ err: error, client: name }, 'Redis unreachable; retrying in the background');
+  const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onOutage });
   const services = createServices({ config, prisma, pubsub });
-  const rateLimitRedis = new Redis(config.redisUrl, { keyPrefix: `${config.redisPrefix}ratelimit:`, maxRetriesPerRequest: 2 });
+  // Every request counts against its budget here: while Redis is away a count fails fast and the request goes through.
+  const rateLimitRedis = requestRedis(config.redisUrl, { name: 'rate limits', keyPrefix: `${config.redisPrefix}ratelimit:`, timeoutMs: 500, onOutage });
   const rateLimitStore = new RedisRateLimitStore(rateLimitRedis);
   const bootstrap = await services.accounts.ensureBootstrap(config.bootstrapApiKey);
 

@@ -8,7 +8,8 @@
  *   gateway process (ListenerPresence, a Redis sorted set per broadcast).
  */
 import crypto from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { requestRedis } from '../core/redis-client.js';
 import { errors } from '../core/errors.js';
 import { RedisRateLimitStore } from '../core/rate-limit-store.js';
 import type { Closable, ServiceDeps } from '../core/services.js';
@@ -133,7 +134,7 @@ export class ListenersService implements Closable {
   }
 
   private get redis(): Redis {
-    return (this.redisClient ??= new Redis(this.deps.config.redisUrl, { maxRetriesPerRequest: null }));
+    return (this.redisClient ??= requestRedis(this.deps.config.redisUrl, { name: 'listener presence', timeoutMs: 1_000 }));
   }
 
   get presence(): ListenerPresence {
@@ -142,7 +143,8 @@ export class ListenersService implements Closable {
 
   /** People on a broadcast's link now, in every process; null when nobody (the field is left out). */
   async listenersNow(broadcastId: string): Promise<number | null> {
-    const count = await this.presence.count(broadcastId);
+    // Redis away: nobody can be counted, and a broadcast read must not wait for it.
+    const count = await this.presence.count(broadcastId).catch(() => 0);
     return count > 0 ? count : null;
   }
 
@@ -223,7 +225,8 @@ export class ListenersService implements Closable {
     const broadcast = await this.byCode(code);
     if (broadcast.access === 'private') {
       if (!password) throw errors.invalidOptions('password is required: this broadcast is private.', { field: 'password' });
-      const hit = await new RedisRateLimitStore(this.redis).hit(`${this.deps.config.redisPrefix}listen-password:${broadcast.id}`, 60_000, PASSWORD_TRIES_PER_MINUTE);
+      // Redis away: the try is let through uncounted, as the request budget does (the password is still checked).
+      const hit = await new RedisRateLimitStore(this.redis).hit(`${this.deps.config.redisPrefix}listen-password:${broadcast.id}`, 60_000, PASSWORD_TRIES_PER_MINUTE).catch(() => ({ allowed: true, resetMs: 0 }));
       if (!hit.allowed) throw errors.rateLimited(Math.max(1, Math.ceil(hit.resetMs / 1000)), { field: 'password' });
       if (!broadcast.passwordHash || !(await passwordMatches(broadcast.passwordHash, password))) {
         throw errors.forbidden('password: wrong password for this broadcast.', { field: 'password' });
