@@ -10,103 +10,38 @@
  *   and pause controls and events work again once Redis is back;
  * - a stream source's pulling process killed: another process claims the recording and pulls on.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { RealtimeConnection, streamFile, type CommittedSegment } from '../../src/realtime/client.js';
-import { redisAnswers } from '../../src/core/redis-server.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { streamFile, type CommittedSegment, type RealtimeConnection } from '../../src/realtime/client.js';
+import { gatewayProcesses, speak, stopChild, type Gateway, type Grant, type OwnRedis } from '../helpers/gateways.js';
 import { json } from '../helpers/http.js';
-import { freePort, startEntryProcess } from '../helpers/processes.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
-import { deleteRedisKeys } from '../helpers/server.js';
 
-const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const apiKey = `sg_live_${crypto.randomBytes(6).toString('hex')}_${crypto.randomBytes(18).toString('base64url')}`;
-const redisPrefix = `sgtest:${crypto.randomBytes(5).toString('hex')}:`;
-
-/** Everything started here, stopped in afterAll whatever happened. */
-const children: ChildProcess[] = [];
-const tempDirs: string[] = [];
-let database: TestDatabase | undefined;
-// Belt and braces: a fork that dies without its afterAll still takes its gateways and redis-server with it.
-process.once('exit', () => { for (const child of children) if (child.exitCode === null) child.kill('SIGKILL'); });
-
-interface Gateway {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-}
+/** No workers (no finalize runs here) unless a test asks; `until` polls every 100 ms, failures show 4000 characters of output. */
+const {
+  apiKey, redisPrefix, createDatabase, tempDir, startGateway, startGateways, redisServer,
+  call, expectStatus, until, tail, publisherOn, stopAll,
+} = gatewayProcesses({ realtimeSecret: 'durability-suite-secret-0123456789abcdef', pollMs: 100, tailChars: 4000 });
 
 let a: Gateway;
 let b: Gateway;
 let sharedDataDir: string;
 
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-  tempDirs.push(dir);
-  return dir;
-}
-
-/**
- * `npm start` as its own process on this file's database; `env` names its Redis and media folder. No workers (no
- * finalize runs here), no child redis-server, the same API key (BOOTSTRAP_API_KEY) and grant secret everywhere.
- */
-async function startGateway(env: Record<string, string>): Promise<Gateway> {
-  const started = await startEntryProcess('src/entry/main.ts', {
-    PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database!.url, REDIS_URL: SHARED_REDIS, REDIS_PREFIX: redisPrefix,
-    RUN_WORKERS: 'false', START_REDIS: 'false', BOOTSTRAP_API_KEY: apiKey, REALTIME_SECRET: 'durability-suite-secret-0123456789abcdef',
-    REALTIME_ENGINE_THREADS: '1', LOG_LEVEL: 'warn', ...env,
-  }, /REST API:\s+(http:\/\/\S+)\/v1/, 240_000);
-  children.push(started.child);
-  return { child: started.child, url: started.match!, output: started.output };
-}
-
-async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
-
 beforeAll(async () => {
-  database = await createTestDatabase();
+  await createDatabase();
   // One media folder for both gateways, as a deployment shares it: the capture audio is the recording's time line.
   sharedDataDir = await tempDir('sg-durable-');
-  const started = await Promise.allSettled([startGateway({ DATA_DIR: sharedDataDir }), startGateway({ DATA_DIR: sharedDataDir })]);
-  const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failed) throw failed.reason;
-  [a, b] = started.map((result) => (result as PromiseFulfilledResult<Gateway>).value) as [Gateway, Gateway];
+  [a, b] = await startGateways({ env: { DATA_DIR: sharedDataDir } }, { env: { DATA_DIR: sharedDataDir } });
 }, 300_000);
 
-afterAll(async () => {
-  await Promise.all(children.map((child) => stopChild(child)));
-  await database?.drop();
-  for (const dir of tempDirs) await fs.rm(dir, { recursive: true, force: true });
-  await deleteRedisKeys(SHARED_REDIS, redisPrefix);
-}, 120_000);
+afterAll(() => stopAll(), 120_000);
 
 // ---- the public interface, on a given gateway ------------------------------------------------------------------
-
-function call(gateway: Gateway, pathname: string, method = 'GET'): Promise<Response> {
-  const init: RequestInit = { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } };
-  return fetch(`${gateway.url}${pathname}`, method === 'GET' ? init : { ...init, body: '{}' });
-}
-
-async function expectStatus(response: Response, status: number) {
-  const body = await json(response);
-  expect(response.status, JSON.stringify(body)).toBe(status);
-  return body;
-}
-
-interface Grant { streamUrl: string; recording: { id: string } }
 
 /** A live English transcription, created through `gateway`: its id. */
 async function createLive(gateway: Gateway, name: string): Promise<string> {
@@ -149,48 +84,11 @@ async function eventsSocket(gateway: Gateway, transcriptionId: string): Promise<
   return { socket, frames };
 }
 
-// ---- waiting without fixed sleeps ------------------------------------------------------------------------------
-
-/** Polls `probe` until it answers something other than undefined/false; past the deadline fails naming `what`. */
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 90_000, context = () => ''): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs / 1000} s for ${what}${context() ? `\n${context()}` : ''}`);
-    await sleep(100);
-  }
-}
+// ---- what the publisher was sent and what is stored ------------------------------------------------------------
 
 /** The publisher's `recording.state` frame for `state` (the n-th one, counting from 1). */
 const publisherState = (publisher: RealtimeConnection, state: string, nth = 1) =>
   publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state' && (frame as { state?: string }).state === state)[nth - 1]?.frame;
-
-/** The tail of a gateway's output, for a failure message. */
-const tail = (gateway: Gateway) => () => `gateway output:\n${gateway.output().slice(-4000)}`;
-
-/**
- * A publisher speaking the lecture at real time on its socket (200 ms chunks) until stopped or the file ends: a
- * recording that goes on while the test kills things around it.
- */
-function speak(publisher: RealtimeConnection, chunks: Float32Array[]): { stop(): void; finished: Promise<void> } {
-  let stopped = false;
-  const finished = (async () => {
-    for (const chunk of chunks) {
-      if (stopped || publisher.ws.readyState !== WebSocket.OPEN) return;
-      publisher.sendPcm(chunk);
-      await sleep(200);
-    }
-  })();
-  return { stop: () => { stopped = true; }, finished };
-}
-
-/** A publisher on `grant`, ready (the engine may be loading on a busy machine: a generous deadline of silence). */
-async function publisherOn(grant: Grant): Promise<RealtimeConnection> {
-  const publisher = new RealtimeConnection(grant.streamUrl);
-  await publisher.ready(180);
-  return publisher;
-}
 
 /** Every commit a publisher was sent is stored with the same seq, text and times. */
 function expectStored(stored: CommittedSegment[], sent: CommittedSegment[]): void {
@@ -310,24 +208,14 @@ describe('live recordings across gateway processes', () => {
 });
 
 describe('a Redis restart mid-recording', () => {
+  let ownRedis: OwnRedis;
   let redisUrl: string;
-  let redisPort: number;
   let redis: ChildProcess | undefined;
-  let redisDir: string;
-
-  /** A redis-server of this test's own on `redisPort`, nothing kept on disk; resolves once it answers. */
-  async function startRedis(): Promise<ChildProcess> {
-    const child = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir], { stdio: 'ignore' });
-    children.push(child);
-    await until(`redis-server on port ${redisPort}`, async () => child.exitCode === null && (await redisAnswers(redisUrl, 500)), 60_000);
-    return child;
-  }
 
   beforeAll(async () => {
-    redisPort = await freePort();
-    redisUrl = `redis://127.0.0.1:${redisPort}`;
-    redisDir = await tempDir('sg-redis-');
-    redis = await startRedis();
+    ownRedis = await redisServer();
+    redisUrl = ownRedis.url;
+    redis = await ownRedis.start();
   }, 120_000);
 
   it('loses no committed segment, keeps the publisher\'s session, and controls and events work again once Redis is back', async () => {
@@ -349,7 +237,7 @@ describe('a Redis restart mid-recording', () => {
     expect(gateway.child.exitCode, tail(gateway)()).toBeNull();
     expect((await expectStatus(await call(gateway, `/v1/recordings/${recordingId}`), 200)).state).toBe('live');
 
-    redis = await startRedis();
+    redis = await ownRedis.start();
     // Back on the same port: the gateway's subscriber connects again and subscribes again to the publisher's
     // control topic and the events socket's topic.
     const probe = new Redis(redisUrl);
@@ -393,7 +281,7 @@ describe('a Redis restart mid-recording', () => {
       await until('recording.state paused on the publisher with Redis down', () => publisherState(publisher, 'paused'), 60_000, tail(gateway));
     } finally {
       speaking.stop();
-      redis = await startRedis();
+      redis = await ownRedis.start();
     }
     expect(gateway.child.exitCode, tail(gateway)()).toBeNull();
   }, 600_000);
