@@ -4,6 +4,7 @@
  */
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
+import { correctionRoutes } from './routes/corrections.js';
 import { broadcastRoutes } from './routes/broadcasts.js';
 import { docsRoutes } from './routes/docs.js';
 import { graphiqlRoutes } from './routes/graphiql.js';
@@ -23,6 +24,7 @@ export const routeTable: RouteEntry[] = [
   ...listenerRoutes,
   ...jobRoutes,
   ...recordingRoutes,
+  ...correctionRoutes,
   ...shareLinkRoutes,
   ...metaRoutes,
   ...accountRoutes,

@@ -10,6 +10,7 @@ import './transcriptions/graphql.js';
 import './broadcasts/graphql.js';
 import './listeners/graphql.js';
 import './recordings/graphql.js';
+import './corrections/graphql.js';
 import './realtime/graphql.js';
 import './auth/graphql.js';
 

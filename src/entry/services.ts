@@ -6,6 +6,8 @@
 import { AccountsService } from '../account/service.js';
 import { AuthService } from '../auth/service.js';
 import { BroadcastsService } from '../broadcasts/service.js';
+import { CorrectionsService } from '../corrections/service.js';
+import { FreshReader } from '../corrections/fresh-reading.js';
 import { IdempotencyService } from '../core/idempotency.js';
 import type { ServiceDeps, Services } from '../core/services.js';
 import { JobsService } from '../jobs/service.js';
@@ -33,6 +35,8 @@ export function createServices(deps: ServiceDeps): Services {
     transcriptions,
     broadcasts: new BroadcastsService(deps, transcriptions, liveRecordings),
     recordings,
+    // Fresh readings of a line's audio decode on this process's realtime engine threads.
+    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine)),
     listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
     idempotency: new IdempotencyService(deps),

@@ -160,7 +160,8 @@ async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard:
   let amended = 0;
   for (const segment of segments) {
     const words = overlay.get(segment.seq);
-    if (!words || words.length === 0) continue;
+    // A person's correction (src/corrections) wins over the accurate model's re-reading: corrected segments stay.
+    if (!words || words.length === 0 || segment.recognizedText !== null) continue;
     const text = words.map((word) => word.text.trim()).join(' ');
     if (text === segment.text.trim() && segment.decoder === 'accuracy') continue;
     const confidence = Math.round((words.reduce((sum, word) => sum + word.prob, 0) / words.length) * 1000) / 1000;

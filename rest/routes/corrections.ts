@@ -1,0 +1,114 @@
+/** Corrections of a recording's settled text: apply a batch, list them, revert one (src/corrections/service.ts). */
+import { CorrectRecordingDocument, RecordingCorrectionsDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
+import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
+import { parseCorrectionBatch } from '../../src/corrections/service.js';
+import { intParam, single } from '../query.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+
+const nullableInt = { type: 'integer', nullable: true };
+
+export const correctionSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'batchId', 'kind', 'from', 'to', 'actor', 'appliedAt'],
+  properties: {
+    id: { type: 'string' },
+    batchId: { type: 'string', description: 'The CorrectionBatch it came in.' },
+    kind: { type: 'string', enum: ['word', 'line'], description: '`word`: one word of a segment (`wordIdx`); `line`: one segment\'s part of a whole-line rewrite (a line over n segments is n corrections of one batch).' },
+    from: { type: 'string', description: 'The word (`word`) or the segment\'s text (`line`) before.' },
+    to: { type: 'string', description: 'The word or the segment\'s text after.' },
+    actor: {
+      type: 'object', required: ['apiKeyId', 'displayName', 'userId'],
+      properties: { apiKeyId: { type: 'string', nullable: true }, displayName: { type: 'string', nullable: true }, userId: { type: 'string', nullable: true } },
+    },
+    appliedAt: { type: 'string', format: 'date-time' },
+    seq: { ...nullableInt, format: 'int64' },
+    speaker: { ...nullableInt, format: 'int32' },
+    wordIdx: { ...nullableInt, format: 'int32' },
+    revertedAt: { type: 'string', format: 'date-time', nullable: true },
+    voiced: {
+      type: 'boolean', nullable: true,
+      description: 'On a correction that stands. True only when every word it says is a word of the recognizer\'s text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line\'s audio (made when the recognizer\'s text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n\'t", "no" and their equivalents).',
+    },
+    notVoicedReason: { type: 'string', enum: ['rewrite'], nullable: true, description: '`rewrite` when not voiced: voices keep speaking what the recognizer heard.' },
+  },
+};
+
+const notFound = { status: 404, code: 'not_found', description: 'No such recording in this account.' };
+
+export const correctionRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/corrections', operationId: 'listCorrections', tags: ['corrections'],
+    summary: 'A recording\'s corrections, newest first (reverted ones too, with `revertedAt`), paged with `cursor`. Owner only.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [
+      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page.', schema: { type: 'string' } },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+    ],
+    document: RecordingCorrectionsDocument,
+    variables: ({ params, query }) => ({
+      recordingId: params.id!,
+      cursor: single(query.cursor),
+      limit: intParam(query, 'limit', 'limit must be an integer from 1 to 500.', { minimum: 1, maximum: 500 }),
+    }),
+    result: (data) => ({
+      status: 200,
+      body: { corrections: data.recordingCorrections.corrections, ...(data.recordingCorrections.nextCursor ? { nextCursor: data.recordingCorrections.nextCursor } : {}) },
+    }),
+    response: {
+      status: 200, description: 'A page of corrections.',
+      schema: { type: 'object', required: ['corrections'], properties: { corrections: { type: 'array', items: correctionSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } },
+    },
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of range.' }],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/corrections', operationId: 'createCorrections', tags: ['corrections'],
+    summary: 'Apply a CorrectionBatch: word edits (`edits`), then whole-line rewrites (`lines`), atomically: one transaction, and on any refusal nothing is applied. Every target must be settled (a committed segment). A line over several segments lists neighbouring segments only (consecutive seqs). Each correction is one segment\'s change and one `transcript.corrected` frame to subscribers; snapshots and exports read the corrected text. Owner only.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: CorrectRecordingDocument,
+    idempotent: true,
+    // The service's parser first: a wrong field is refused naming it (`lines[0].seqs`), before GraphQL coercion.
+    variables: ({ params, body }) => {
+      parseCorrectionBatch(body);
+      return { recordingId: params.id!, input: body as CorrectionBatchInput };
+    },
+    result: (data) => ({ status: 201, body: data.correctRecording }),
+    // String lengths are stated in descriptions, not as maxLength: inside array items the service checks them, naming the item.
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, description: 'CorrectionBatch: at least one edit or line, at most 500 together.',
+        properties: {
+          edits: {
+            type: 'array', description: 'WordEdit: replace word `wordIdx` (from 0) of segment `seq` with `to`.',
+            items: { type: 'object', additionalProperties: false, required: ['seq', 'wordIdx', 'to'], properties: { seq: { type: 'integer', minimum: 0 }, wordIdx: { type: 'integer', minimum: 0 }, to: { type: 'string', minLength: 1, description: 'Not blank; at most 200 characters.' } } },
+          },
+          lines: {
+            type: 'array', description: 'LineEdit: rewrite segments `seqs` (consecutive, in order) as `text`; its words are spread over the segments by their duration.',
+            items: { type: 'object', additionalProperties: false, required: ['seqs', 'text'], properties: { seqs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } }, text: { type: 'string', minLength: 1, description: 'Not blank; at most 5000 characters.' } } },
+          },
+        },
+      },
+    },
+    response: {
+      status: 201, description: 'The batch: one correction per corrected segment, in the order applied.',
+      schema: { type: 'object', required: ['batchId', 'corrections'], properties: { batchId: { type: 'string' }, corrections: { type: 'array', items: correctionSchema } } },
+    },
+    errors: [
+      notFound,
+      { status: 400, code: 'invalid_options', description: 'A malformed batch, a `wordIdx` past the segment\'s words, or a line whose `seqs` are not neighbouring; `details.field` names it (`lines[0].seqs`).' },
+      { status: 409, code: 'invalid_state', description: 'A target is not settled (no committed segment has that seq; `details.field`, `details.seq`), or the recording is archived. Nothing was applied.' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/corrections/{id}/revert', operationId: 'revertCorrection', tags: ['corrections'],
+    summary: 'Undo one correction: its segment reads as it did before it, `transcript.corrected` goes out again and the correction shows `revertedAt`. Refused (409 `invalid_state`) when already reverted, or when a later correction that stands changed the same words (a later line rewrite of the segment, an edit of the same word, or any later change of a line correction\'s segment): `details.laterCorrectionId` names it; revert that one first. Owner only.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: RevertCorrectionDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.revertCorrection }),
+    response: { status: 200, description: 'The reverted correction.', schema: correctionSchema },
+    errors: [
+      { status: 404, code: 'not_found', description: 'No such correction in this account.' },
+      { status: 409, code: 'invalid_state', description: 'Already reverted, or a later correction of the same words stands (`details.laterCorrectionId`).' },
+    ],
+  }),
+];

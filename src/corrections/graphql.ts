@@ -1,0 +1,96 @@
+import { builder } from '../core/builder.js';
+import type { Actor, CorrectionView } from './service.js';
+
+export const WordEditInput = builder.inputType('WordEditInput', {
+  description: 'WordEdit: replace one word of a settled segment.',
+  fields: (t) => ({
+    seq: t.int({ required: true, description: 'The committed segment\'s seq.' }),
+    wordIdx: t.int({ required: true, description: 'The word\'s index in the segment\'s `words`, from 0.' }),
+    to: t.string({ required: true, description: 'The word as it should read.' }),
+  }),
+});
+
+export const LineEditInput = builder.inputType('LineEditInput', {
+  description: 'LineEdit: rewrite a whole line, one segment or several neighbouring ones.',
+  fields: (t) => ({
+    seqs: t.intList({ required: true, description: 'The line\'s segments: consecutive seqs in order (4, 5, 6).' }),
+    text: t.string({ required: true, description: 'The line as it should read; its words are spread over the segments by duration.' }),
+  }),
+});
+
+export const CorrectionBatchInput = builder.inputType('CorrectionBatchInput', {
+  description: 'CorrectionBatch: `edits` then `lines`, applied atomically.',
+  fields: (t) => ({
+    edits: t.field({ type: [WordEditInput], description: 'Word edits, applied first, in order.' }),
+    lines: t.field({ type: [LineEditInput], description: 'Whole-line rewrites, applied after `edits`.' }),
+  }),
+});
+
+export const ActorType = builder.objectRef<Actor>('Actor').implement({
+  description: 'Who did it: the API key or the signed-in person, and their display name.',
+  fields: (t) => ({
+    apiKeyId: t.exposeString('apiKeyId', { nullable: true }),
+    displayName: t.exposeString('displayName', { nullable: true }),
+    userId: t.exposeString('userId', { nullable: true }),
+  }),
+});
+
+export const CorrectionType = builder.objectRef<CorrectionView>('Correction').implement({
+  description: 'One segment\'s correction: a word edit (`wordIdx`) or its part of a line rewrite.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    batchId: t.exposeID('batchId', { description: 'The CorrectionBatch it came in.' }),
+    kind: t.exposeString('kind', { description: '`word` or `line`.' }),
+    from: t.exposeString('from', { description: 'The word (or the segment\'s text) before.' }),
+    to: t.exposeString('to', { description: 'The word (or the segment\'s text) after.' }),
+    actor: t.field({ type: ActorType, resolve: (c) => c.actor }),
+    appliedAt: t.exposeString('appliedAt'),
+    seq: t.exposeInt('seq', { nullable: true }),
+    speaker: t.exposeInt('speaker', { nullable: true }),
+    wordIdx: t.exposeInt('wordIdx', { nullable: true }),
+    revertedAt: t.exposeString('revertedAt', { nullable: true }),
+    voiced: t.exposeBoolean('voiced', { nullable: true, description: 'On a correction that stands: false when it says words the audio does not support or drops a negation it has; voices keep the recognizer\'s words.' }),
+    notVoicedReason: t.exposeString('notVoicedReason', { nullable: true, description: '`rewrite` when not voiced.' }),
+  }),
+});
+
+export const CorrectionPageType = builder.objectRef<{ corrections: CorrectionView[]; nextCursor: string | null }>('CorrectionPage').implement({
+  fields: (t) => ({
+    corrections: t.field({ type: [CorrectionType], resolve: (p) => p.corrections }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Absent on the last page.' }),
+  }),
+});
+
+export const CorrectionBatchResultType = builder.objectRef<{ batchId: string; corrections: CorrectionView[] }>('CorrectionBatchResult').implement({
+  fields: (t) => ({
+    batchId: t.exposeID('batchId'),
+    corrections: t.field({ type: [CorrectionType], description: 'One per corrected segment, in the order applied.', resolve: (b) => b.corrections }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  recordingCorrections: t.field({
+    type: CorrectionPageType,
+    description: 'A recording\'s corrections, newest first, paged with `cursor`. Owner only.',
+    authScopes: { read: true },
+    args: { recordingId: t.arg.id({ required: true }), cursor: t.arg.string(), limit: t.arg.int() },
+    resolve: (_root, args, ctx) => ctx.services.corrections.list(ctx.identity!.account.id, String(args.recordingId), args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  correctRecording: t.field({
+    type: CorrectionBatchResultType,
+    description: 'Apply a CorrectionBatch atomically (word edits, then line rewrites); every target must be a committed segment. Owner only.',
+    authScopes: { write: true },
+    args: { recordingId: t.arg.id({ required: true }), input: t.arg({ type: CorrectionBatchInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.corrections.apply(ctx.identity!, String(args.recordingId), args.input),
+  }),
+  revertCorrection: t.field({
+    type: CorrectionType,
+    description: 'Undo one correction: its segment reads as before it. 409 `invalid_state` when already reverted, or when a later correction that stands changed the same words (`details.laterCorrectionId`).',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.corrections.revert(ctx.identity!.account.id, String(args.id)),
+  }),
+}));

@@ -1,0 +1,347 @@
+/**
+ * Corrections: a person fixes a recording's settled text. A CorrectionBatch (word edits, then whole-line rewrites)
+ * is one transaction: every target is checked first, and on any refusal nothing is applied. Each Correction row is
+ * one segment's change and one `transcript.corrected` frame in the durable log (a line rewrite over n neighbouring
+ * segments is n `line` corrections sharing the batch); the Segment row holds the corrected text and words (so the
+ * snapshot, exports and subscribers read them) and `recognizedText` keeps what the recognizer heard, for the voiced
+ * rule (src/corrections/voiced.ts).
+ *
+ * Reverting puts the segment back as it was before that correction. When a later correction that still stands
+ * touched the same words (any later change of a line correction's segment; a later line rewrite or an edit of the
+ * same word for a word edit) the revert is refused `409 invalid_state` naming the later one
+ * (`details.laterCorrectionId`): revert that first. Reverting twice is `409 invalid_state`.
+ */
+import type { Prisma } from '../generated/prisma/client.js';
+import { decodeCursor, encodeCursor, afterCursor } from '../core/cursor.js';
+import { errors } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { Identity } from '../core/identity/identity.js';
+import type { Word } from '../core/segments.js';
+import type { ServiceDeps } from '../core/services.js';
+import { inTransaction, type PendingFrame, type Tx } from '../recordings/events.js';
+import type { FreshReader } from './fresh-reading.js';
+import { saysOnlyHeard, voicedVerdict } from './voiced.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    corrections: CorrectionsService;
+  }
+}
+
+export interface WordEdit {
+  seq: number;
+  wordIdx: number;
+  to: string;
+}
+
+export interface LineEdit {
+  seqs: number[];
+  text: string;
+}
+
+export interface CorrectionBatch {
+  edits: WordEdit[];
+  lines: LineEdit[];
+}
+
+export interface Actor {
+  apiKeyId: string | null;
+  displayName: string | null;
+  userId: string | null;
+}
+
+export interface CorrectionView {
+  id: string;
+  batchId: string;
+  kind: 'word' | 'line';
+  from: string;
+  to: string;
+  actor: Actor;
+  appliedAt: string;
+  seq: number | null;
+  speaker: number | null;
+  wordIdx: number | null;
+  revertedAt: string | null;
+  voiced: boolean | null;
+  notVoicedReason: 'rewrite' | null;
+}
+
+type CorrectionRow = Prisma.CorrectionGetPayload<{}>;
+type SegmentRow = Prisma.SegmentGetPayload<{}>;
+
+/** The part of a segment a correction changes. */
+interface SegmentText {
+  text: string;
+  words: Word[];
+}
+
+const MAX_ITEMS = 500;
+const MAX_TEXT = 5_000;
+const LIST_DEFAULT = 50;
+const LIST_MAX = 500;
+
+export function correctionView(row: CorrectionRow): CorrectionView {
+  const stands = row.revertedAt === null;
+  return {
+    id: row.id,
+    batchId: row.batchId,
+    kind: row.kind as CorrectionView['kind'],
+    from: row.from,
+    to: row.to,
+    actor: { apiKeyId: row.actorApiKeyId, displayName: row.actorName, userId: row.actorUserId },
+    appliedAt: row.createdAt.toISOString(),
+    seq: row.seq,
+    speaker: row.speaker,
+    wordIdx: row.wordIdx,
+    revertedAt: row.revertedAt?.toISOString() ?? null,
+    // The spec: present on a correction that stands.
+    voiced: stands ? row.voiced : null,
+    notVoicedReason: stands ? (row.notVoicedReason as 'rewrite' | null) : null,
+  };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSeq = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 2147483647;
+
+function onlyFields(input: Record<string, unknown>, allowed: string[], where: string): void {
+  for (const key of Object.keys(input)) {
+    if (!allowed.includes(key)) throw errors.invalidOptions(`${where}${key} is not a field here (${allowed.join(', ')}).`, { field: `${where}${key}` });
+  }
+}
+
+function nonBlank(value: unknown, field: string, max: number): string {
+  if (typeof value !== 'string' || !value.trim()) throw errors.invalidOptions(`${field} must be a non-blank string.`, { field });
+  if (value.length > max) throw errors.invalidOptions(`${field} must be at most ${max} characters.`, { field });
+  return value.trim();
+}
+
+/** Validates a CorrectionBatch; a wrong field is `400 invalid_options` naming it (`edits[0].wordIdx`). */
+export function parseCorrectionBatch(body: unknown): CorrectionBatch {
+  if (!isObject(body)) throw errors.invalidOptions('The body must be a CorrectionBatch object (edits, lines).', { field: 'body' });
+  onlyFields(body, ['edits', 'lines'], '');
+  const list = (name: 'edits' | 'lines'): unknown[] => {
+    const value = body[name] ?? [];
+    if (!Array.isArray(value)) throw errors.invalidOptions(`${name} must be an array.`, { field: name });
+    return value;
+  };
+  const edits = list('edits').map((raw, index): WordEdit => {
+    const where = `edits[${index}]`;
+    if (!isObject(raw)) throw errors.invalidOptions(`${where} must be a WordEdit (seq, wordIdx, to).`, { field: where });
+    onlyFields(raw, ['seq', 'wordIdx', 'to'], `${where}.`);
+    if (!isSeq(raw.seq)) throw errors.invalidOptions(`${where}.seq must be a segment seq (an integer at or above 0).`, { field: `${where}.seq` });
+    if (!isSeq(raw.wordIdx)) throw errors.invalidOptions(`${where}.wordIdx must be an integer at or above 0.`, { field: `${where}.wordIdx` });
+    return { seq: raw.seq, wordIdx: raw.wordIdx, to: nonBlank(raw.to, `${where}.to`, 200) };
+  });
+  const lines = list('lines').map((raw, index): LineEdit => {
+    const where = `lines[${index}]`;
+    if (!isObject(raw)) throw errors.invalidOptions(`${where} must be a LineEdit (seqs, text).`, { field: where });
+    onlyFields(raw, ['seqs', 'text'], `${where}.`);
+    const seqs = raw.seqs;
+    if (!Array.isArray(seqs) || seqs.length === 0 || !seqs.every(isSeq)) {
+      throw errors.invalidOptions(`${where}.seqs must be a non-empty array of segment seqs.`, { field: `${where}.seqs` });
+    }
+    if (seqs.some((seq, i) => i > 0 && seq !== seqs[i - 1]! + 1)) {
+      throw errors.invalidOptions(`${where}.seqs must list neighbouring segments only, in order (consecutive seqs such as 4, 5, 6).`, { field: `${where}.seqs` });
+    }
+    return { seqs: seqs as number[], text: nonBlank(raw.text, `${where}.text`, MAX_TEXT) };
+  });
+  if (edits.length + lines.length === 0) throw errors.invalidOptions('A CorrectionBatch needs at least one of edits or lines.', { field: 'edits' });
+  if (edits.length + lines.length > MAX_ITEMS) throw errors.invalidOptions(`A CorrectionBatch holds at most ${MAX_ITEMS} edits and lines together.`, { field: 'edits' });
+  return { edits, lines };
+}
+
+const joinWords = (words: Word[]) => words.map((word) => word.text.trim()).filter(Boolean).join(' ');
+
+/**
+ * A line's new words spread over its segments by their share of its duration, each segment's words evenly over its
+ * own time (a person's rewrite has no word timings of its own).
+ */
+function spreadLine(segments: SegmentRow[], text: string): SegmentText[] {
+  const said = text.split(/\s+/).filter(Boolean);
+  const durations = segments.map((s) => Math.max(s.end - s.start, 0.001));
+  const total = durations.reduce((a, b) => a + b, 0);
+  let elapsed = 0;
+  let taken = 0;
+  return segments.map((segment, index) => {
+    elapsed += durations[index]!;
+    const upTo = index === segments.length - 1 ? said.length : Math.round((said.length * elapsed) / total);
+    const own = said.slice(taken, upTo);
+    taken = upTo;
+    const step = (segment.end - segment.start) / Math.max(own.length, 1);
+    const words = own.map((word, i) => ({ start: round(segment.start + i * step), end: round(segment.start + (i + 1) * step), text: ` ${word}`, prob: 1 }));
+    return { text: own.join(' '), words };
+  });
+}
+
+const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
+
+/** A segment as committed segments look in frames (`transcript.committed`), with its corrected text. */
+function committedView(row: SegmentRow, text: SegmentText): Record<string, unknown> {
+  const { seq, speaker, start, end, confidence, language, decoder } = row;
+  return { seq, speaker, start, end, text: text.text, words: text.words, confidence, language, decoder };
+}
+
+/** The key of a line's fresh reading: its seqs. */
+const lineKey = (seqs: number[]) => seqs.join(',');
+
+export class CorrectionsService {
+  /** `reader`: fresh readings of a line's audio for the voiced rule; without one the rule has the recognizer's text only. */
+  constructor(private readonly deps: ServiceDeps, private readonly reader: FreshReader | null = null) {}
+
+  /**
+   * Fresh readings of the lines whose recognizer's text lacks a word the batch says there (read before the
+   * transaction: decoding must not hold the recording's lock). Targets that do not exist are left to the
+   * transaction to refuse.
+   */
+  private async freshReadings(recordingId: string, batch: CorrectionBatch): Promise<Map<string, string>> {
+    const readings = new Map<string, string>();
+    if (!this.reader) return readings;
+    const targets = [...batch.edits.map((e) => ({ seqs: [e.seq], said: e.to })), ...batch.lines.map((l) => ({ seqs: l.seqs, said: l.text }))];
+    const segments = new Map((await this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: targets.flatMap((t) => t.seqs) } } })).map((s) => [s.seq, s]));
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId }, select: { id: true, kind: true, masterPath: true, durationS: true, spokenLanguage: true } });
+    for (const target of targets) {
+      const lineSegments = target.seqs.map((seq) => segments.get(seq));
+      const key = lineKey(target.seqs);
+      if (readings.has(key) || lineSegments.some((s) => !s)) continue;
+      const found = lineSegments as SegmentRow[];
+      if (saysOnlyHeard(target.said, [found.map((s) => s.recognizedText ?? s.text).join(' ')])) continue;
+      const reading = await this.reader.read(recording, found[0]!.start, found[found.length - 1]!.end, found[0]!.language);
+      if (reading !== null) readings.set(key, reading);
+    }
+    return readings;
+  }
+
+  /** The caller's recording, or 404 (another account's looks the same as none). */
+  private async ownedRecording(accountId: string, recordingId: string) {
+    const recording = await this.deps.prisma.recording.findFirst({ where: { id: recordingId, accountId }, select: { id: true, lifecycle: true } });
+    if (!recording) throw errors.notFound('The recording');
+    return recording;
+  }
+
+  /** Serialises corrections of one recording: the batch reads segments as they stand under the row's lock. */
+  private async lockRecording(tx: Tx, recordingId: string): Promise<void> {
+    await tx.$queryRaw`SELECT id FROM "Recording" WHERE id = ${recordingId} FOR UPDATE`;
+  }
+
+  /** Applies a batch: word edits in order, then line rewrites; all or nothing. */
+  async apply(identity: Identity, recordingId: string, body: unknown): Promise<{ batchId: string; corrections: CorrectionView[] }> {
+    const batch = parseCorrectionBatch(body);
+    const recording = await this.ownedRecording(identity.account.id, recordingId);
+    if (recording.lifecycle !== 'active') throw errors.invalidState('The recording is archived; restore it before correcting it.');
+    const readings = await this.freshReadings(recordingId, batch);
+    const batchId = newId('cbt');
+    const actor = {
+      actorApiKeyId: identity.principal.kind === 'api_key' ? identity.principal.id : null,
+      actorUserId: identity.principal.kind === 'user' ? identity.principal.id : null,
+      actorName: identity.principal.displayName,
+    };
+    const rows = await inTransaction(this.deps, recordingId, async (tx) => {
+      await this.lockRecording(tx, recordingId);
+      const wanted = [...new Set([...batch.edits.map((e) => e.seq), ...batch.lines.flatMap((l) => l.seqs)])];
+      const stored = await tx.segment.findMany({ where: { recordingId, seq: { in: wanted } } });
+      const segments = new Map(stored.map((s) => [s.seq, s]));
+      const settled = (seq: number, field: string): SegmentRow => {
+        const segment = segments.get(seq);
+        if (!segment) throw errors.invalidState(`${field}: segment ${seq} is not settled (no committed segment of this recording has that seq); only committed text can be corrected.`, { field, seq });
+        return segment;
+      };
+      // The text of each touched segment as the batch goes, starting from what is stored.
+      const current = new Map<number, SegmentText>(stored.map((s) => [s.seq, { text: s.text, words: s.words as unknown as Word[] }]));
+      const recognized = (seq: number) => segments.get(seq)!.recognizedText ?? segments.get(seq)!.text;
+      // What the audio supports: the recognizer's text of the line, and its fresh reading when one was made.
+      const heard = (seqs: number[]) => [seqs.map(recognized).join(' '), ...(readings.has(lineKey(seqs)) ? [readings.get(lineKey(seqs))!] : [])];
+      const pending: Array<Omit<Prisma.CorrectionCreateManyInput, 'id' | 'batchId' | 'recordingId' | 'createdAt'>> = [];
+      batch.edits.forEach((edit, index) => {
+        const segment = settled(edit.seq, `edits[${index}].seq`);
+        const before = current.get(edit.seq)!;
+        const word = before.words[edit.wordIdx];
+        if (!word) throw errors.invalidOptions(`edits[${index}].wordIdx: segment ${edit.seq} has ${before.words.length} words (0 to ${before.words.length - 1}).`, { field: `edits[${index}].wordIdx` });
+        // The engine's words carry their leading space: the edited word keeps it.
+        const words = before.words.map((w, i) => (i === edit.wordIdx ? { ...w, text: `${/^\s*/.exec(w.text)![0]}${edit.to}` } : w));
+        const after = { text: joinWords(words), words };
+        current.set(edit.seq, after);
+        const verdict = voicedVerdict({ said: edit.to, heard: heard([edit.seq]), resulting: after.text });
+        pending.push({ kind: 'word', seq: edit.seq, speaker: segment.speaker, wordIdx: edit.wordIdx, from: word.text.trim(), to: edit.to, before: before as never, after: after as never, voiced: verdict.voiced, notVoicedReason: verdict.notVoicedReason });
+      });
+      batch.lines.forEach((line, index) => {
+        const lineSegments = line.seqs.map((seq) => settled(seq, `lines[${index}].seqs`));
+        const verdict = voicedVerdict({ said: line.text, heard: heard(line.seqs), resulting: line.text });
+        const spread = spreadLine(lineSegments, line.text);
+        lineSegments.forEach((segment, i) => {
+          const before = current.get(segment.seq)!;
+          current.set(segment.seq, spread[i]!);
+          pending.push({ kind: 'line', seq: segment.seq, speaker: segment.speaker, wordIdx: null, from: before.text, to: spread[i]!.text, before: before as never, after: spread[i]! as never, voiced: verdict.voiced, notVoicedReason: verdict.notVoicedReason });
+        });
+      });
+      // Distinct times, newest last, after any correction already stored: the listing's order is the order applied.
+      const latest = await tx.correction.findFirst({ where: { recordingId }, orderBy: { createdAt: 'desc' }, select: { createdAt: true } });
+      const base = Math.max(Date.now(), (latest?.createdAt.getTime() ?? 0) + 1);
+      const created = pending.map((row, index) => ({ ...row, ...actor, id: newId('cor'), batchId, recordingId, createdAt: new Date(base + index) }));
+      await tx.correction.createMany({ data: created });
+      for (const [seq, text] of current) {
+        const segment = segments.get(seq)!;
+        if (text.text === segment.text && JSON.stringify(text.words) === JSON.stringify(segment.words)) continue;
+        await tx.segment.update({ where: { id: segment.id }, data: { text: text.text, words: text.words as object[], recognizedText: segment.recognizedText ?? segment.text } });
+      }
+      const frames: PendingFrame[] = created.map((row) => ({
+        type: 'transcript.corrected', audience: 'log',
+        body: { seq: row.seq, segment: committedView(segments.get(row.seq)!, row.after as unknown as SegmentText), correctionId: row.id, batchId },
+      }));
+      return { result: created, frames };
+    });
+    const saved = await this.deps.prisma.correction.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
+    return { batchId, corrections: saved.map(correctionView) };
+  }
+
+  /** A recording's corrections, newest first, paged with `cursor`. */
+  async list(accountId: string, recordingId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{ corrections: CorrectionView[]; nextCursor: string | null }> {
+    await this.ownedRecording(accountId, recordingId);
+    const limit = query.limit ?? LIST_DEFAULT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+    if (query.cursor) decodeCursor(query.cursor);
+    const rows = await this.deps.prisma.correction.findMany({
+      where: { recordingId, ...(query.cursor ? { OR: afterCursor(query.cursor) } : {}) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { corrections: page.map(correctionView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  }
+
+  /** Undoes one correction: its segment reads as it did before it; `transcript.corrected` goes out again. */
+  async revert(accountId: string, correctionId: string): Promise<CorrectionView> {
+    const found = await this.deps.prisma.correction.findFirst({ where: { id: correctionId, recording: { accountId } }, select: { recordingId: true } });
+    if (!found) throw errors.notFound('The correction');
+    const row = await inTransaction(this.deps, found.recordingId, async (tx) => {
+      await this.lockRecording(tx, found.recordingId);
+      const correction = await tx.correction.findUniqueOrThrow({ where: { id: correctionId } });
+      if (correction.revertedAt) throw errors.invalidState(`The correction was already reverted at ${correction.revertedAt.toISOString()}.`, { revertedAt: correction.revertedAt.toISOString() });
+      const later = await tx.correction.findMany({
+        where: { recordingId: correction.recordingId, seq: correction.seq, revertedAt: null, createdAt: { gt: correction.createdAt } },
+        orderBy: { createdAt: 'desc' },
+      });
+      const blocking = later.find((other) => correction.kind === 'line' || other.kind === 'line' || other.wordIdx === correction.wordIdx);
+      if (blocking) {
+        throw errors.invalidState(`A later correction (${blocking.id}) changed the same words; revert it first.`, { laterCorrectionId: blocking.id });
+      }
+      const segment = await tx.segment.findUniqueOrThrow({ where: { recordingId_seq: { recordingId: correction.recordingId, seq: correction.seq } } });
+      const before = correction.before as unknown as SegmentText;
+      let restored = before;
+      if (correction.kind === 'word') {
+        // Only this word goes back: edits of other words (later ones that stand, earlier ones reverted since) keep
+        // their state. When the words come out as they were before it, so does the text, exactly.
+        const words = (segment.words as unknown as Word[]).map((w, i) => (i === correction.wordIdx ? before.words[i]! : w));
+        restored = JSON.stringify(words) === JSON.stringify(before.words) ? before : { text: joinWords(words), words };
+      }
+      await tx.segment.update({ where: { id: segment.id }, data: { text: restored.text, words: restored.words as object[] } });
+      const reverted = await tx.correction.update({ where: { id: correctionId }, data: { revertedAt: new Date() } });
+      const frame: PendingFrame = {
+        type: 'transcript.corrected', audience: 'log',
+        body: { seq: segment.seq, segment: committedView(segment, restored), correctionId, batchId: correction.batchId, reverted: true },
+      };
+      return { result: reverted, frames: [frame] };
+    });
+    return correctionView(row);
+  }
+}
