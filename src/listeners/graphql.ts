@@ -4,6 +4,7 @@
  */
 import { builder } from '../core/builder.js';
 import { Access, BroadcastType, CurrentRecordingType } from '../broadcasts/graphql.js';
+import { readerOf } from '../recordings/service.js';
 import type { ListenerBroadcastView } from './service.js';
 
 const ListenerBroadcastType = builder.objectRef<ListenerBroadcastView>('ListenerBroadcast').implement({
@@ -57,3 +58,21 @@ builder.objectField(BroadcastType, 'listenersNow', (t) =>
     resolve: (broadcast, _args, ctx) => ctx.services.listeners.listenersNow(broadcast.id),
   }),
 );
+
+builder.subscriptionFields((t) => ({
+  recordingFrames: t.field({
+    type: 'JSON',
+    description:
+      'WS /v1/recordings/{id}/subscribe as a subscription: `subscribe.ready`, then every durable frame in `cursor` order ' +
+      '(`noop` for one withheld from this reader), `subscribe.gap` when `after` is too far back. The owner (credential), ' +
+      'a `shareCode`, a `listenerToken`, or nothing for a public broadcast\'s listener. No live audio (that is binary, on the socket).',
+    authScopes: { public: true },
+    args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string(), listenerToken: t.arg.string() },
+    subscribe: async (_root, args, ctx) => {
+      const recordingId = String(args.recordingId);
+      const { view } = await ctx.services.recordings.subscriber(recordingId, readerOf(ctx, args), args.lang ?? null);
+      return ctx.services.listeners.frames(recordingId, view, args.after ?? null);
+    },
+    resolve: (frame) => frame,
+  }),
+}));

@@ -18,7 +18,8 @@ import { passwordMatches } from '../broadcasts/service.js';
 import type { ShareLinksService } from '../share-links/service.js';
 import type { ReaderCredentials, RecordingsService } from '../recordings/service.js';
 import { ListenerAccess } from './access.js';
-import { RecordingFanout } from './fanout.js';
+import { RecordingFanout, type Subscriber, type SubscriberView } from './fanout.js';
+import type { Frame } from '../core/pubsub.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -234,6 +235,60 @@ export class ListenersService implements Closable {
     }
     const issued = await this.access.issue(broadcast);
     return { ...issued, broadcastId: broadcast.id };
+  }
+
+  /**
+   * A recording's subscriber frames as an async iterator (the GraphQL subscription `recordingFrames`): the same hub
+   * and frames as the subscribe socket, no live audio. Frames wait in a queue the consumer drains; past
+   * SLOW_CONSUMER_BYTES queued it ends with an `error` frame `slow_consumer`, as a socket is closed.
+   */
+  async frames(recordingId: string, view: SubscriberView, after: number | null): Promise<AsyncIterableIterator<Frame>> {
+    if (after !== null && (!Number.isInteger(after) || after < -1)) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
+    const queue: Array<{ text: string }> = [];
+    let queuedBytes = 0;
+    let ended = false;
+    let wake: (() => void) | null = null;
+    const push = (text: string) => {
+      if (ended) return;
+      queue.push({ text });
+      queuedBytes += text.length;
+      wake?.();
+    };
+    const subscriber: Subscriber = {
+      view,
+      audio: false,
+      sendText: push,
+      sendBinary: () => undefined,
+      buffered: () => queuedBytes,
+      drop: (code, message) => {
+        push(JSON.stringify({ type: 'error', code, message, retryable: true }));
+        ended = true;
+      },
+    };
+    const leave = await this.fanout.join(recordingId, subscriber, after);
+    const finish = () => {
+      ended = true;
+      leave();
+      wake?.();
+    };
+    const iterator: AsyncIterableIterator<Frame> = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: async () => {
+        while (queue.length === 0 && !ended) await new Promise<void>((resolve) => (wake = resolve));
+        const item = queue.shift();
+        if (!item) {
+          finish();
+          return { done: true, value: undefined };
+        }
+        queuedBytes -= item.text.length;
+        return { done: false, value: JSON.parse(item.text) as Frame };
+      },
+      return: async () => {
+        finish();
+        return { done: true, value: undefined };
+      },
+    };
+    return iterator;
   }
 
   async close(): Promise<void> {

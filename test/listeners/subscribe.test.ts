@@ -4,6 +4,8 @@
  * resumes gapless with `after=`, a line under the confidence policy reaches listeners as `noop` — the broadcast's
  * events socket, live audio on request, and `listenersNow`.
  */
+import WebSocket from 'ws';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeConnection } from '../../src/realtime/client.js';
 import { Follower } from '../helpers/follower.js';
@@ -258,6 +260,42 @@ describe('the subscribe socket', () => {
     listener.close();
     publisher.close();
     await finish(recordingId);
+  }, 300_000);
+});
+
+describe('the recordingFrames subscription', () => {
+  it('carries the subscribe socket\'s frames over graphql-ws, for a public broadcast\'s listener with no credential', async () => {
+    const broadcast = await createBroadcast();
+    const { recordingId, publisher } = await startPublishing(broadcast.id);
+    const client = createClient({ url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, lazy: true });
+    const frames: Array<Record<string, unknown>> = [];
+    const errors: unknown[] = [];
+    const stop = client.subscribe<{ recordingFrames: Record<string, unknown> }>(
+      { query: 'subscription($id: ID!) { recordingFrames(recordingId: $id) }', variables: { id: recordingId } },
+      { next: (message) => message.data && frames.push(message.data.recordingFrames), error: (error) => errors.push(error), complete: () => undefined },
+    );
+    try {
+      await until('subscribe.ready', async () => frames.length > 0 || errors.length > 0, 30_000);
+      expect(errors).toEqual([]);
+      expect(frames[0]).toMatchObject({ type: 'subscribe.ready', recordingId, state: 'live' });
+      for (const chunk of await fileChunks(GO_FORWARD)) publisher.sendPcm(chunk);
+      await finish(recordingId);
+      await until('finalized', async () => frames.some((f) => f.type === 'recording.state' && f.state === 'finalized'), 120_000);
+      const owner = await ownerTranscript(recordingId);
+      const lines = new Map<number, string>();
+      for (const frame of frames) if (frame.type === 'transcript.committed' || frame.type === 'transcript.amended') lines.set(frame.seq as number, (frame.segment as { text: string }).text);
+      expect([...lines.entries()].sort(([a], [b]) => a - b).map(([, text]) => text)).toEqual(owner.segments.map((s: { text: string }) => s.text));
+      const cursors = frames.slice(1).map((f) => f.cursor as number);
+      expect(cursors).toEqual(cursors.map((_c, i) => (frames[0]!.lastSeq as number) + 1 + i));
+      // Another account's key finds nothing to follow.
+      const stranger = await server.createKey(['*'], { accountId: await server.createAccount('Other') });
+      const refused = await json(await server.graphql('subscription($id: ID!) { recordingFrames(recordingId: $id) }', { id: recordingId }, { auth: stranger.key }));
+      expect(JSON.stringify(refused)).toContain('not_found');
+    } finally {
+      stop();
+      await client.dispose();
+      publisher.close();
+    }
   }, 300_000);
 });
 
