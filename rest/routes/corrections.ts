@@ -1,7 +1,7 @@
 /** Corrections of a recording's settled text: apply a batch, list them, revert one (src/corrections/service.ts). */
-import { CorrectRecordingDocument, RecordingCorrectionsDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
+import { CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
-import { parseCorrectionBatch } from '../../src/corrections/service.js';
+import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
 import { intParam, single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
@@ -96,6 +96,38 @@ export const correctionRoutes: RouteEntry[] = [
       notFound,
       { status: 400, code: 'invalid_options', description: 'A malformed batch, a `wordIdx` past the segment\'s words, or a line whose `seqs` are not neighbouring; `details.field` names it (`lines[0].seqs`).' },
       { status: 409, code: 'invalid_state', description: 'A target is not settled (no committed segment has that seq; `details.field`, `details.seq`), or the recording is archived. Nothing was applied.' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/retranscribe', operationId: 'retranscribeLine', tags: ['corrections'],
+    summary: 'Read one line\'s stored audio again with the language forced and apply the result as a line rewrite. Owner only.',
+    description: 'The line is named as a LineEdit\'s `seqs` (committed segments, consecutive, in order); its audio (from the first segment\'s start to the last one\'s end, at most 120 s; a finished recording\'s master, or an open live recording\'s capture) is decoded with `language` forced and beam search (5). What the engine heard is applied exactly as `POST .../corrections` applies `lines: [{seqs, text}]`: one `line` correction per segment in one batch, voiced (its words are the audio\'s; it is still `voiced: false` if it drops a negation the recognizer heard), each revertible with `POST /v1/corrections/{id}/revert`, a `transcript.corrected` frame each, read by snapshots and exports. `language` defaults to the recording\'s spoken language, else the one the line was recognized in. 503 `engine_unavailable` with `Retry-After` means nothing was applied and a retry is worthwhile: the line\'s audio has not reached this machine yet (`details.reason: audio_not_here`, `haveS`, `needS`: a live capture shorter than the line), or the engine is unavailable or busy (`details.reason: engine`).',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: RetranscribeLineDocument,
+    idempotent: true,
+    variables: ({ params, body }) => {
+      const { seqs, language } = parseRetranscribe(body);
+      return { recordingId: params.id!, input: { seqs, language } };
+    },
+    result: (data) => ({ status: 201, body: data.retranscribeLine }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['seqs'], description: 'Retranscribe.',
+        properties: {
+          seqs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 }, description: 'The line\'s segments: consecutive seqs in order, each committed.' },
+          language: { type: 'string', nullable: true, description: 'Language code to read the line in (GET /v1/languages); absent or null: the recording\'s spoken language, else the line\'s.' },
+        },
+      },
+    },
+    response: {
+      status: 201, description: 'The corrections made (one `line` correction per segment, in order), the text the engine heard and the language it was read in.',
+      schema: { type: 'object', required: ['batchId', 'corrections', 'text', 'language'], properties: { batchId: { type: 'string' }, corrections: { type: 'array', items: correctionSchema }, text: { type: 'string' }, language: { type: 'string' } } },
+    },
+    errors: [
+      notFound,
+      { status: 400, code: 'invalid_options', description: '`seqs` malformed, not neighbouring, longer than 120 s or past the end of a finished recording\'s audio; `language` malformed or not one the model knows (the message names it). `details.field` names the field.' },
+      { status: 409, code: 'invalid_state', description: 'A segment is not settled (`details.seq`), the recording is archived, or the engine heard no speech. Nothing was applied.' },
+      { status: 503, code: 'engine_unavailable', description: 'The line\'s audio has not reached this machine yet, or the engine is unavailable or busy; retry after `Retry-After` seconds. Nothing was applied.' },
     ],
   }),
   graphqlRoute({

@@ -15,6 +15,7 @@ import {
   RecordingEventsDocument,
   RecordingMediaTokenDocument,
   RecordingTranscriptDocument,
+  NameRecordingSpeakerDocument,
   PauseRecordingDocument,
   ResumeRecordingDocument,
   StartRecordingDocument,
@@ -27,6 +28,7 @@ import {
 } from '../../src/generated/graphql.js';
 import { CAPTURE_SETTING_FIELDS, parseCaptureSettings, parseStartRecording } from '../../src/recordings/live.js';
 import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
+import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src/recordings/speakers.js';
 import { acceptPublisher, authorizePublisher } from '../../src/recordings/publisher.js';
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { realtimeFrames } from './realtime.js';
@@ -140,12 +142,34 @@ export const recordingRoutes: RouteEntry[] = [
           durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer', description: 'The durable log\'s cursor this snapshot reflects (-1: nothing yet).' }, partial: { type: 'boolean', description: 'The job still runs.' },
           job: { type: 'object', nullable: true, properties: { state: { type: 'string' }, pct: { type: 'number' } } },
           sentences: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translations: { type: 'object' }, confidence: { type: 'number', nullable: true }, unclear: { type: 'boolean', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
-          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object' } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
-          speakers: { type: 'array', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
+          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object', properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' }, low: { type: 'boolean', nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (the recording\'s, else the transcription\'s, else its broadcasts\'); null otherwise.' } } } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
+          speakers: { type: 'array', description: 'Every speaker label the segments carry and every named speaker, by index; `name` as set with `PUT .../speakers/{idx}`, or null.', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
         },
       },
     },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language where no translation is available.' }],
+  }),
+  graphqlRoute({
+    method: 'put', path: '/v1/recordings/{id}/speakers/{idx}', operationId: 'nameRecordingSpeaker', tags: ['recordings'],
+    summary: 'Name a speaker of a recording. Owner only.',
+    description: `\`idx\` is the speaker label segments carry (an integer from 0). The body is \`{"name": ...}\`: trimmed, at most ${MAX_SPEAKER_NAME} characters; \`null\` or \`""\` clears the name. The name shows in transcript snapshots (\`speakers\`) and in every export where speakers show (SRT cue prefixes, JSON \`speakers\`, the XLSX Speaker column, PDF paragraph headings; an unnamed speaker reads "Speaker n+1"). Subscribers get a durable \`transcript.speaker\` frame with \`speaker\` (the index) and \`name\` (null when cleared). Naming works on any recording, running or finished, and on an index no segment carries yet.`,
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    parameters: [{ name: 'idx', in: 'path', required: true, description: 'The speaker label: an integer from 0.', schema: { type: 'integer', minimum: 0 } }],
+    document: NameRecordingSpeakerDocument,
+    variables: ({ params, body }) => ({ recordingId: params.id!, idx: parseSpeakerIndex(params.idx), name: parseSpeakerName(body) }),
+    result: (data) => ({ status: 200, body: data.nameRecordingSpeaker }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['name'],
+        properties: { name: { type: 'string', nullable: true, maxLength: MAX_SPEAKER_NAME, description: 'The speaker\'s name; null or empty clears it.' } },
+      },
+    },
+    response: { status: 200, description: 'The speaker as it now reads: `index` and `name` (null when cleared).', schema: { type: 'object', required: ['index', 'name'], properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
+    errors: [
+      notFound,
+      { status: 400, code: 'invalid_options', description: '`idx` not an integer from 0, or `name` not a string of at most 100 characters; `details.field` names it.' },
+      { status: 409, code: 'invalid_state', description: 'The recording is archived.' },
+    ],
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],

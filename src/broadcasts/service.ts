@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
 import { parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage } from '../recordings/live.js';
+import { withoutConfidencePolicy } from '../recordings/confidence.js';
 import { recordingView } from '../recordings/service.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
@@ -347,7 +348,8 @@ export class BroadcastsService {
         await tx.transcription.create({
           data: {
             id: transcriptionId, accountId: actor.accountId, ownerPrincipalId: actor.principalId, kind: 'live', name: broadcast.name,
-            settings: broadcast.settings as Prisma.InputJsonValue, source, broadcastIds: [broadcastId],
+            // Without the confidence policy: the broadcast's applies to it while it feeds the broadcast (src/recordings/confidence.ts).
+            settings: withoutConfidencePolicy(broadcast.settings) as Prisma.InputJsonValue, source, broadcastIds: [broadcastId],
           },
         });
       },

@@ -85,10 +85,11 @@ export const errors = {
 
 /**
  * An error answered by design, not a fault of ours: the caller's (status < 500) or a temporary state the client is
- * told to wait out (503 `unavailable`: busy, waking, model not installed yet). Logged at info at most, never as an error.
+ * told to wait out (503 `unavailable`: busy, waking, model not installed yet; 503 `engine_unavailable`: a line's audio
+ * not here yet). Logged at info at most, never as an error.
  */
 export function isExpectedError(error: ApiError): boolean {
-  return error.status < 500 || (error.status === 503 && error.code === 'unavailable');
+  return error.status < 500 || (error.status === 503 && (error.code === 'unavailable' || error.code === 'engine_unavailable'));
 }
 
 /** Turns anything thrown into an ApiError; unexpected exceptions become `500 internal` (the caller logs the cause). */

@@ -68,6 +68,24 @@ export const CorrectionBatchResultType = builder.objectRef<{ batchId: string; co
   }),
 });
 
+export const RetranscribeInput = builder.inputType('RetranscribeInput', {
+  description: 'Retranscribe: one line of settled segments and the language to read it in.',
+  fields: (t) => ({
+    seqs: t.intList({ required: true, description: 'The line\'s segments, as a LineEdit\'s: consecutive seqs in order (4, 5, 6), each committed.' }),
+    language: t.string({ description: 'The language the line is read in (forced; a code GET /v1/languages lists). Absent or null: the recording\'s spoken language, else the one the line was recognized in.' }),
+  }),
+});
+
+export const RetranscribeResultType = builder.objectRef<{ batchId: string; corrections: CorrectionView[]; text: string; language: string }>('RetranscribeResult').implement({
+  description: 'What the engine heard, applied as a line rewrite: one `line` correction per segment of one batch, each revertible.',
+  fields: (t) => ({
+    batchId: t.exposeID('batchId'),
+    corrections: t.field({ type: [CorrectionType], description: 'One `line` correction per segment, in order; voiced.', resolve: (r) => r.corrections }),
+    text: t.exposeString('text', { description: 'The line as the engine read it.' }),
+    language: t.exposeString('language', { description: 'The language it was read in.' }),
+  }),
+});
+
 builder.queryFields((t) => ({
   recordingCorrections: t.field({
     type: CorrectionPageType,
@@ -85,6 +103,13 @@ builder.mutationFields((t) => ({
     authScopes: { write: true },
     args: { recordingId: t.arg.id({ required: true }), input: t.arg({ type: CorrectionBatchInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.corrections.apply(ctx.identity!, String(args.recordingId), args.input),
+  }),
+  retranscribeLine: t.field({
+    type: RetranscribeResultType,
+    description: 'Read one line\'s stored audio again with the language forced (beam search) and apply the result as a line rewrite (revertible `line` corrections). Segments must be settled. 503 `engine_unavailable` (Retry-After) while the line\'s audio has not reached this machine or the engine is unavailable. Owner only.',
+    authScopes: { write: true },
+    args: { recordingId: t.arg.id({ required: true }), input: t.arg({ type: RetranscribeInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.corrections.retranscribe(ctx.identity!, String(args.recordingId), args.input),
   }),
   revertCorrection: t.field({
     type: CorrectionType,

@@ -13,13 +13,14 @@
  */
 import type { Prisma } from '../generated/prisma/client.js';
 import { decodeCursor, encodeCursor, afterCursor } from '../core/cursor.js';
-import { errors } from '../core/errors.js';
+import { ApiError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Identity } from '../core/identity/identity.js';
 import type { Word } from '../core/segments.js';
 import type { ServiceDeps } from '../core/services.js';
 import { inTransaction, type PendingFrame, type Tx } from '../recordings/events.js';
 import type { FreshReader } from './fresh-reading.js';
+import { MAX_CLIP_S } from '../recordings/media.js';
 import { saysOnlyHeard, voicedVerdict } from './voiced.js';
 
 declare module '../core/services.js' {
@@ -115,6 +116,34 @@ function nonBlank(value: unknown, field: string, max: number): string {
   return value.trim();
 }
 
+/** A line's `seqs`: a non-empty array of consecutive segment seqs, in order; otherwise 400 naming `field`. */
+function parseLineSeqs(seqs: unknown, field: string): number[] {
+  if (!Array.isArray(seqs) || seqs.length === 0 || !seqs.every(isSeq)) {
+    throw errors.invalidOptions(`${field} must be a non-empty array of segment seqs.`, { field });
+  }
+  if (seqs.some((seq, i) => i > 0 && seq !== seqs[i - 1]! + 1)) {
+    throw errors.invalidOptions(`${field} must list neighbouring segments only, in order (consecutive seqs such as 4, 5, 6).`, { field });
+  }
+  return seqs as number[];
+}
+
+/** A Retranscribe body: the line and the language to force (null: the recording's, else the line's). */
+export interface RetranscribeRequest {
+  seqs: number[];
+  language: string | null;
+}
+
+/** Retranscribe (no extra properties): `seqs` as a LineEdit's, `language` a language code or null/absent. */
+export function parseRetranscribe(body: unknown): RetranscribeRequest {
+  if (!isObject(body)) throw errors.invalidOptions('The body must be an object: {"seqs": [4, 5], "language": "en"}.', { field: 'body' });
+  onlyFields(body, ['seqs', 'language'], '');
+  const language = body.language ?? null;
+  if (language !== null && (typeof language !== 'string' || !/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(language))) {
+    throw errors.invalidOptions(`language must be a language code such as "en" (GET /v1/languages lists them), not ${JSON.stringify(language)}.`, { field: 'language' });
+  }
+  return { seqs: parseLineSeqs(body.seqs, 'seqs'), language: language as string | null };
+}
+
 /** Validates a CorrectionBatch; a wrong field is `400 invalid_options` naming it (`edits[0].wordIdx`). */
 export function parseCorrectionBatch(body: unknown): CorrectionBatch {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a CorrectionBatch object (edits, lines).', { field: 'body' });
@@ -136,14 +165,7 @@ export function parseCorrectionBatch(body: unknown): CorrectionBatch {
     const where = `lines[${index}]`;
     if (!isObject(raw)) throw errors.invalidOptions(`${where} must be a LineEdit (seqs, text).`, { field: where });
     onlyFields(raw, ['seqs', 'text'], `${where}.`);
-    const seqs = raw.seqs;
-    if (!Array.isArray(seqs) || seqs.length === 0 || !seqs.every(isSeq)) {
-      throw errors.invalidOptions(`${where}.seqs must be a non-empty array of segment seqs.`, { field: `${where}.seqs` });
-    }
-    if (seqs.some((seq, i) => i > 0 && seq !== seqs[i - 1]! + 1)) {
-      throw errors.invalidOptions(`${where}.seqs must list neighbouring segments only, in order (consecutive seqs such as 4, 5, 6).`, { field: `${where}.seqs` });
-    }
-    return { seqs: seqs as number[], text: nonBlank(raw.text, `${where}.text`, MAX_TEXT) };
+    return { seqs: parseLineSeqs(raw.seqs, `${where}.seqs`), text: nonBlank(raw.text, `${where}.text`, MAX_TEXT) };
   });
   if (edits.length + lines.length === 0) throw errors.invalidOptions('A CorrectionBatch needs at least one of edits or lines.', { field: 'edits' });
   if (edits.length + lines.length > MAX_ITEMS) throw errors.invalidOptions(`A CorrectionBatch holds at most ${MAX_ITEMS} edits and lines together.`, { field: 'edits' });
@@ -181,12 +203,25 @@ function committedView(row: SegmentRow, text: SegmentText): Record<string, unkno
   return { seq, speaker, start, end, text: text.text, words: text.words, confidence, language, decoder };
 }
 
+/** `503 engine_unavailable` with Retry-After: the line cannot be read now, and a retry is worthwhile. */
+function engineUnavailable(message: string, retryAfterS: number, details: Record<string, unknown>): ApiError {
+  const after = Math.max(1, Math.ceil(retryAfterS));
+  return new ApiError('engine_unavailable', 503, message, { details: { retryAfterS: after, ...details }, headers: { 'Retry-After': String(after) } });
+}
+
 /** The key of a line's fresh reading: its seqs. */
 const lineKey = (seqs: number[]) => seqs.join(',');
 
 export class CorrectionsService {
-  /** `reader`: fresh readings of a line's audio for the voiced rule; without one the rule has the recognizer's text only. */
-  constructor(private readonly deps: ServiceDeps, private readonly reader: FreshReader | null = null) {}
+  /**
+   * `reader`: fresh readings of a line's audio for the voiced rule (without one the rule has the recognizer's text
+   * only) and for retranscribe (without one it answers 503). `languages`: the codes the speech model knows.
+   */
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly reader: FreshReader | null = null,
+    private readonly languages: (() => Promise<string[]>) | null = null,
+  ) {}
 
   /**
    * Fresh readings of the lines whose recognizer's text lacks a word the batch says there (read before the
@@ -225,10 +260,14 @@ export class CorrectionsService {
 
   /** Applies a batch: word edits in order, then line rewrites; all or nothing. */
   async apply(identity: Identity, recordingId: string, body: unknown): Promise<{ batchId: string; corrections: CorrectionView[] }> {
-    const batch = parseCorrectionBatch(body);
+    return this.applyBatch(identity, recordingId, parseCorrectionBatch(body), new Map());
+  }
+
+  /** A batch already parsed; `known`: fresh readings the caller already made, by line key. */
+  private async applyBatch(identity: Identity, recordingId: string, batch: CorrectionBatch, known: Map<string, string>): Promise<{ batchId: string; corrections: CorrectionView[] }> {
     const recording = await this.ownedRecording(identity.account.id, recordingId);
     if (recording.lifecycle !== 'active') throw errors.invalidState('The recording is archived; restore it before correcting it.');
-    const readings = await this.freshReadings(recordingId, batch);
+    const readings = new Map([...(await this.freshReadings(recordingId, { ...batch, lines: batch.lines.filter((l) => !known.has(lineKey(l.seqs))) })), ...known]);
     const batchId = newId('cbt');
     const actor = {
       actorApiKeyId: identity.principal.kind === 'api_key' ? identity.principal.id : null,
@@ -291,6 +330,54 @@ export class CorrectionsService {
     });
     const saved = await this.deps.prisma.correction.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
     return { batchId, corrections: saved.map(correctionView) };
+  }
+
+  /**
+   * `POST /v1/recordings/{id}/retranscribe`: reads one line's stored audio again with the language forced (beam
+   * search) and applies what the engine heard as a line rewrite: the same revertible `line` corrections as a
+   * CorrectionBatch's, one per segment, voiced (the words are the audio's own). Refused: a target not settled
+   * (409), a line over MAX_CLIP_S or past the end of a finished recording's audio (400), a language the model does
+   * not know (400), no speech heard (409); `503 engine_unavailable` with Retry-After while the line's audio has not
+   * reached this machine or the engine is unavailable or busy (nothing applied; retrying is worthwhile).
+   */
+  async retranscribe(identity: Identity, recordingId: string, body: unknown): Promise<{ batchId: string; corrections: CorrectionView[]; text: string; language: string }> {
+    const request = parseRetranscribe(body);
+    const owned = await this.ownedRecording(identity.account.id, recordingId);
+    if (owned.lifecycle !== 'active') throw errors.invalidState('The recording is archived; restore it before correcting it.');
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId }, select: { id: true, kind: true, masterPath: true, durationS: true, spokenLanguage: true } });
+    const found = new Map((await this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: request.seqs } } })).map((s) => [s.seq, s]));
+    const missing = request.seqs.find((seq) => !found.has(seq));
+    if (missing !== undefined) {
+      throw errors.invalidState(`seqs: segment ${missing} is not settled (no committed segment of this recording has that seq); only committed text can be retranscribed.`, { field: 'seqs', seq: missing });
+    }
+    const line = request.seqs.map((seq) => found.get(seq)!);
+    const language = request.language ?? recording.spokenLanguage ?? line[0]!.language;
+    if (!language) throw errors.invalidOptions('language is required: the recording has no spoken language to default to.', { field: 'language' });
+    const known = await this.languages?.().catch(() => null);
+    if (known && !known.includes(language.split('-')[0]!.toLowerCase())) {
+      throw errors.invalidOptions(`language "${language}" is not a language the speech model knows (GET /v1/languages lists them).`, { field: 'language', language });
+    }
+    const startS = line[0]!.start;
+    const endS = line[line.length - 1]!.end;
+    const reading = this.reader
+      ? await this.reader.readLine(recording, startS, endS, language, { whole: true })
+      : ({ kind: 'engine', retryAfterS: 5, message: 'This process runs no speech engine.' } as const);
+    switch (reading.kind) {
+      case 'text':
+        break;
+      case 'no_audio':
+        throw engineUnavailable(`The line's audio (to ${endS.toFixed(2)} s) has not reached this machine yet (${reading.haveS.toFixed(2)} s so far); retry shortly.`, 2, { reason: 'audio_not_here', haveS: reading.haveS, needS: endS });
+      case 'engine':
+        throw engineUnavailable(`The speech engine cannot read the line now: ${reading.message}`, reading.retryAfterS, { reason: 'engine' });
+      case 'too_long':
+        throw errors.invalidOptions(`seqs: the line is ${(endS - startS).toFixed(1)} s long; at most ${MAX_CLIP_S} s can be retranscribed at once.`, { field: 'seqs' });
+      case 'past_end':
+        throw errors.invalidOptions(`seqs: the line ends at ${endS.toFixed(2)} s, past the end of the recording's audio (${reading.haveS.toFixed(2)} s).`, { field: 'seqs' });
+    }
+    if (!reading.text) throw errors.invalidState('The engine heard no speech in the line\'s audio; nothing was applied.', { field: 'seqs' });
+    const text = reading.text.slice(0, MAX_TEXT);
+    const applied = await this.applyBatch(identity, recordingId, { edits: [], lines: [{ seqs: request.seqs, text }] }, new Map([[lineKey(request.seqs), text]]));
+    return { ...applied, text, language };
   }
 
   /** A recording's corrections, newest first, paged with `cursor`. */

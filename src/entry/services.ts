@@ -36,7 +36,7 @@ export function createServices(deps: ServiceDeps): Services {
     broadcasts: new BroadcastsService(deps, transcriptions, liveRecordings),
     recordings,
     // Fresh readings of a line's audio decode on this process's realtime engine threads.
-    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine)),
+    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages()),
     listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
     idempotency: new IdempotencyService(deps),

@@ -18,6 +18,7 @@ import type { Logger } from '../core/logger.js';
 import type { Frame, PubSub } from '../core/pubsub.js';
 import { recordingLogTopic } from '../recordings/events.js';
 import { audioOf, AUDIO_REQUEST_MS, liveAudioTopic, requestLiveAudio } from '../recordings/live-audio.js';
+import { recordingConfidencePolicy } from '../recordings/confidence.js';
 import { confidencePolicyOf, isUnclearSegment, type ConfidencePolicy } from '../recordings/sentences.js';
 
 /** Who a subscriber is decides what it sees: `listener` frames withhold unclear lines (as `noop`). */
@@ -53,7 +54,7 @@ export const SLOW_CONSUMER_BYTES = 1 << 20;
 const DEFAULTS: Required<FanoutOptions> = { pollMs: POLL_MS, slowConsumerBytes: SLOW_CONSUMER_BYTES, ringSize: 1_024, idleMs: 15_000, maxReplay: 5_000 };
 
 /** The frame types a subscriber receives as they are; every other durable frame reaches it as `noop`. */
-const SUBSCRIBER_FRAMES = new Set(['transcript.committed', 'transcript.sentence', 'transcript.translated', 'transcript.amended', 'transcript.corrected', 'recording.state']);
+const SUBSCRIBER_FRAMES = new Set(['transcript.committed', 'transcript.sentence', 'transcript.translated', 'transcript.amended', 'transcript.corrected', 'transcript.speaker', 'recording.state']);
 const SEGMENT_FRAMES = new Set(['transcript.committed', 'transcript.amended', 'transcript.corrected']);
 /** Stored fields a subscriber is not shown: the text a rewrite replaced (it may be a hidden line's), a failure's internals. */
 const WITHHELD_FIELDS = ['previousText', 'error', 'audience'];
@@ -113,7 +114,7 @@ class RecordingHub {
     const first = this.log.next();
     const row = await this.deps.prisma.recording.findUnique({
       where: { id: this.recordingId },
-      select: { lastEventSeq: true, state: true, settings: true, transcription: { select: { settings: true } } },
+      select: { lastEventSeq: true, state: true, settings: true, transcription: { select: { settings: true, broadcastIds: true } } },
     });
     if (!row) {
       this.close();
@@ -121,10 +122,18 @@ class RecordingHub {
     }
     this.delivered = row.lastEventSeq;
     this.state = row.state;
-    this.policy = confidencePolicyOf({ ...(row.transcription.settings as object), ...(row.settings as object) });
+    // The recording's policy over its transcription's over its broadcasts' (src/recordings/confidence.ts).
+    this.policy = await recordingConfidencePolicy(this.deps.prisma, row);
     void this.pump(first);
-    this.poll = setInterval(() => void this.enqueue(() => this.catchUp()), this.options.pollMs);
+    // The poll also reads the confidence policy again: a change at any level reaches subscribers within a poll.
+    this.poll = setInterval(() => void this.enqueue(async () => { await this.refreshPolicy(); await this.catchUp(); }), this.options.pollMs);
     this.poll.unref();
+  }
+
+  /** The recording's policy as it stands (src/recordings/confidence.ts); kept as it was when it cannot be read. */
+  private async refreshPolicy(): Promise<void> {
+    const row = await this.deps.prisma.recording.findUnique({ where: { id: this.recordingId }, select: { settings: true, transcription: { select: { settings: true, broadcastIds: true } } } });
+    if (row) this.policy = await recordingConfidencePolicy(this.deps.prisma, row);
   }
 
   private async pump(next: Promise<IteratorResult<Frame>>): Promise<void> {
@@ -195,6 +204,8 @@ class RecordingHub {
   join(subscriber: Subscriber, after: number | null): Promise<void> {
     return this.enqueue(async () => {
       clearTimeout(this.idle);
+      // A joiner reads under the policy as it stands now, not as it was when the hub started.
+      await this.refreshPolicy();
       subscriber.sendText(JSON.stringify({ type: 'subscribe.ready', recordingId: this.recordingId, lastSeq: this.delivered, state: this.state, instance: this.deps.instance }));
       if (after !== null && after < this.delivered) {
         const replay = await this.since(after);

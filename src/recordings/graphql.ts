@@ -2,13 +2,20 @@ import { builder } from '../core/builder.js';
 import { baseUrlOf } from '../core/context.js';
 import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import { readerOf, type TranscriptSnapshot } from './service.js';
+import { parseSpeakerName } from './speakers.js';
 
 type Sentence = TranscriptSnapshot['sentences'][number];
 type SegmentRow = TranscriptSnapshot['segments'][number];
-interface WordValue { start: number; end: number; text: string; prob: number }
+interface WordValue { start: number; end: number; text: string; prob: number; low?: true }
 
 export const WordType = builder.objectRef<WordValue>('Word').implement({
-  fields: (t) => ({ start: t.exposeFloat('start'), end: t.exposeFloat('end'), text: t.exposeString('text'), prob: t.exposeFloat('prob') }),
+  fields: (t) => ({
+    start: t.exposeFloat('start'),
+    end: t.exposeFloat('end'),
+    text: t.exposeString('text'),
+    prob: t.exposeFloat('prob'),
+    low: t.boolean({ nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (a low-confidence word); null otherwise or without a threshold.', resolve: (w) => w.low ?? null }),
+  }),
 });
 
 export const TranscriptSentenceType = builder.objectRef<Sentence>('TranscriptSentence').implement({
@@ -41,8 +48,19 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
 });
 
 export const SpeakerType = builder.objectRef<{ index: number; name: string | null }>('TranscriptSpeaker').implement({
+  description: 'A speaker of the recording: its label (`index`, from 0, as segments carry it) and the name given to it, or null.',
   fields: (t) => ({ index: t.exposeInt('index'), name: t.exposeString('name', { nullable: true }) }),
 });
+
+builder.mutationFields((t) => ({
+  nameRecordingSpeaker: t.field({
+    type: SpeakerType,
+    description: 'Name speaker `idx` (an integer from 0) of a recording: trimmed, at most 100 characters; null or empty clears the name. Shown in snapshots (`speakers`) and every export; subscribers get a `transcript.speaker` frame (`speaker`, `name`). Owner only.',
+    authScopes: { write: true },
+    args: { recordingId: t.arg.id({ required: true }), idx: t.arg.int({ required: true }), name: t.arg.string({ description: 'null or empty: clear the name.' }) },
+    resolve: (_root, args, ctx) => ctx.services.recordings.nameSpeaker(ctx.identity!.account.id, String(args.recordingId), args.idx, parseSpeakerName({ name: args.name ?? null })),
+  }),
+}));
 
 export const TranscriptJobStateType = builder.objectRef<NonNullable<TranscriptSnapshot['job']>>('TranscriptJobState').implement({
   fields: (t) => ({ state: t.exposeString('state'), pct: t.exposeFloat('pct') }),

@@ -29,6 +29,7 @@ import type { RealtimeService } from '../realtime/service.js';
 import type { CommittedBody } from '../realtime/session.js';
 import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
 import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
+import { withoutConfidencePolicy } from './confidence.js';
 import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
 import { lockTranscription } from '../transcriptions/service.js';
@@ -259,7 +260,8 @@ export class LiveRecordingsService {
       return tx.recording.create({
         data: {
           id: recordingId, transcriptionId, accountId: actor.accountId, kind: 'live', state: 'live', name: transcription.name,
-          settings: transcription.settings as Prisma.InputJsonValue, scriptText, publisherEpoch: 1,
+          // The confidence policy is left out: it is resolved when read (src/recordings/confidence.ts), not pinned here.
+          settings: withoutConfidencePolicy(transcription.settings) as Prisma.InputJsonValue, scriptText, publisherEpoch: 1,
           ...(pulled ? { ingest: { ...INGEST_CONNECTING } } : {}),
         },
       });

@@ -102,9 +102,39 @@ export function isUnclearSegment(segment: { words: unknown; confidence: number |
   return isUnclear({ confidence }, policy);
 }
 
-/** Reads a stored policy leniently: only valid numbers override the defaults. */
+/** The fields of a ConfidencePolicy, each with the range a stored value must be in to count. */
+const POLICY_FIELDS: Record<keyof ConfidencePolicy, (value: number) => boolean> = {
+  hideBelow: (v) => v >= 0 && v <= 1,
+  lowThreshold: (v) => v >= 0 && v <= 1,
+  suppressCount: (v) => Number.isInteger(v) && v >= 0,
+};
+
+/**
+ * The confidence policy that applies, field by field: each field comes from the first of `levels` (the settings
+ * objects, most specific first: the recording's, the transcription's, then its broadcasts') that sets it to a
+ * valid value; `hideBelow` defaults to 0.60. Stored settings are read leniently: an invalid value counts as unset.
+ */
+export function resolveConfidencePolicy(...levels: unknown[]): ConfidencePolicy {
+  const out: Partial<ConfidencePolicy> = {};
+  for (const level of levels) {
+    const raw = (level as { confidencePolicy?: Record<string, unknown> | null } | null | undefined)?.confidencePolicy;
+    if (!raw || typeof raw !== 'object') continue;
+    for (const [field, valid] of Object.entries(POLICY_FIELDS) as Array<[keyof ConfidencePolicy, (value: number) => boolean]>) {
+      const value = raw[field];
+      if (out[field] === undefined && typeof value === 'number' && Number.isFinite(value) && valid(value)) out[field] = value;
+    }
+  }
+  return { ...out, hideBelow: out.hideBelow ?? DEFAULT_CONFIDENCE_POLICY.hideBelow };
+}
+
+/** Reads one stored settings object's policy leniently: only valid numbers override the defaults. */
 export function confidencePolicyOf(settings: unknown): ConfidencePolicy {
-  const raw = (settings as { confidencePolicy?: Partial<ConfidencePolicy> } | null)?.confidencePolicy;
-  const hideBelow = typeof raw?.hideBelow === 'number' && raw.hideBelow >= 0 && raw.hideBelow <= 1 ? raw.hideBelow : DEFAULT_CONFIDENCE_POLICY.hideBelow;
-  return { ...raw, hideBelow };
+  return resolveConfidencePolicy(settings);
+}
+
+/** Words with `prob` under the policy's `lowThreshold` carry `low: true` (no threshold: the words as they are). */
+export function markLowWords<W extends { prob?: unknown }>(words: W[], policy: ConfidencePolicy): Array<W & { low?: true }> {
+  const threshold = policy.lowThreshold;
+  if (threshold === undefined) return words;
+  return words.map((word) => (typeof word.prob === 'number' && word.prob < threshold ? { ...word, low: true as const } : word));
 }

@@ -43,7 +43,9 @@ import {
   type AudioFormat,
   type AudioKind,
 } from './media.js';
-import { buildSentences, confidencePolicyOf, isUnclear, isUnclearSegment } from './sentences.js';
+import { nameSpeaker, parseSpeakerIndex, storedSpeakers, type SpeakerName } from './speakers.js';
+import { buildSentences, isUnclear, isUnclearSegment, markLowWords } from './sentences.js';
+import { recordingConfidencePolicy } from './confidence.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
 import { broadcastIdsOf, type ListenerAccess } from '../listeners/access.js';
 
@@ -104,6 +106,16 @@ export interface TranscriptSnapshot {
   sentences: Array<{ id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null; unclear?: true; suppressed?: true }>;
   segments: Array<{ seq: number; speaker: number; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null; suppressed?: true }>;
   speakers: Array<{ index: number; name: string | null }>;
+}
+
+/**
+ * The snapshot's `speakers`: every speaker label the segments carry (0 and up; -1 means labels were off) and every
+ * named one, by index, with its name (`PUT /v1/recordings/{id}/speakers/{idx}`) or null.
+ */
+export function speakersOf(stored: unknown, segments: Array<{ speaker: number }>): Array<{ index: number; name: string | null }> {
+  const names = new Map(storedSpeakers(stored).map((s) => [s.index, s.name]));
+  const indexes = new Set([...names.keys(), ...segments.map((s) => s.speaker).filter((speaker) => speaker >= 0)]);
+  return [...indexes].sort((a, b) => a - b).map((index) => ({ index, name: names.get(index) ?? null }));
 }
 
 export class RecordingsService {
@@ -201,7 +213,7 @@ export class RecordingsService {
       this.deps.prisma.segment.findMany({ where: { recordingId: recording.id }, orderBy: { seq: 'asc' } }),
       this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recording.id }, include: { job: true } }),
     ]);
-    const policy = confidencePolicyOf({ ...(recording.transcription.settings as object), ...(recording.settings as object) });
+    const policy = await recordingConfidencePolicy(this.deps.prisma, recording);
     const changed = new Set(segments.filter((s) => s.cursor > after).map((s) => s.seq));
     const sources = segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence }));
     const sentences = buildSentences(sources)
@@ -234,14 +246,19 @@ export class RecordingsService {
       segments: segments
         .filter((s) => changed.has(s.seq))
         .map((s) => {
-          const segment = { seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words, confidence: s.confidence, language: s.language, decoder: s.decoder };
+          const segment = { seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder };
           return options.listener && isUnclearSegment(segment, policy) ? { ...segment, text: '', words: [], suppressed: true as const } : segment;
         }),
-      speakers: (fresh.speakers as Array<{ index: number; name: string | null }>) ?? [],
+      speakers: speakersOf(fresh.speakers, segments),
     };
   }
 
   async export(recordingId: string, credentials: ReaderCredentials, query: { format?: unknown; lang?: string | null }): Promise<RenderedExport> {
+  /** `PUT /v1/recordings/{id}/speakers/{idx}`: names (or, with null, unnames) a speaker of the owner's recording. */
+  nameSpeaker(accountId: string, recordingId: string, idx: unknown, name: string | null): Promise<SpeakerName> {
+    return nameSpeaker(this.deps, accountId, recordingId, parseSpeakerIndex(idx), name);
+  }
+
     const format = parseExportFormat(query.format);
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode to export.');

@@ -245,7 +245,7 @@ describe('every declared value is accepted, every declared length enforced', () 
     const transcription = await created.json() as { id: string; recordingId: string; shareLink: { id: string } };
     const key = await server.createKey(['read']);
     const broadcast = await (await server.postJson('/v1/broadcasts', { name: 'openapi walk' })).json() as { id: string };
-    walked = walkOperations({ transcriptions: transcription.id, recordings: transcription.recordingId, 'share-links': transcription.shareLink.id, 'api-keys': key.id, broadcasts: broadcast.id });
+    walked = walkOperations({ transcriptions: transcription.id, recordings: transcription.recordingId, 'share-links': transcription.shareLink.id, 'api-keys': key.id, broadcasts: broadcast.id, speakers: '0' });
     userToken = (await server.createUser()).token;
   });
 
