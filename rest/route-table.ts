@@ -15,6 +15,7 @@ import { metaRoutes } from './routes/meta.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { shareLinkRoutes } from './routes/share-links.js';
+import { summaryRoutes } from './routes/summaries.js';
 import { transcriptionRoutes } from './routes/transcriptions.js';
 import type { RouteEntry } from './types.js';
 
@@ -25,6 +26,7 @@ export const routeTable: RouteEntry[] = [
   ...jobRoutes,
   ...recordingRoutes,
   ...correctionRoutes,
+  ...summaryRoutes,
   ...shareLinkRoutes,
   ...metaRoutes,
   ...accountRoutes,

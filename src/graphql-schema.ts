@@ -11,6 +11,7 @@ import './broadcasts/graphql.js';
 import './listeners/graphql.js';
 import './recordings/graphql.js';
 import './corrections/graphql.js';
+import './summaries/graphql.js';
 import './realtime/graphql.js';
 import './auth/graphql.js';
 

@@ -8,7 +8,7 @@ import { startTranscriptionWorker } from './transcription-worker.js';
 
 export const transcriptionWorker: BackgroundWorker = {
   name: 'transcriptions',
-  async start({ config, prisma, pubsub, logger }) {
+  async start({ config, prisma, pubsub, logger, services }) {
     const settings = config.transcriptions;
     const worker = startTranscriptionWorker({
       prisma,
@@ -27,6 +27,8 @@ export const transcriptionWorker: BackgroundWorker = {
       engine: { model: config.models.accurate, modelsDir: config.modelsDir },
       concurrency: settings.workerConcurrency,
       sweepIntervalMs: settings.workerSweepMs,
+      // Summaries are written after finalize; a failure is stored on the recording, never the job's.
+      afterFinalize: (recordingId) => services.summaries.afterFinalize(recordingId),
     });
     // Pick up what a previous process left (jobs admitted but never put on Bull, queues with free slots).
     void worker.sweep();

@@ -58,6 +58,8 @@ export interface TranscriptionWorkerOptions {
   concurrency: number;
   /** How often the sweeper looks for stranded jobs; 0 turns it off. */
   sweepIntervalMs?: number;
+  /** Told when a recording is finalized (file job `done`, live `finalized`): the summary is written (src/summaries). Never throws. */
+  afterFinalize?: (recordingId: string) => void;
 }
 
 export interface TranscriptionWorker {
@@ -211,6 +213,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         model: result.model,
         beamSize: result.beamSize,
       });
+      options.afterFinalize?.(recording.id);
     } catch (error) {
       if (error instanceof StaleJob) return;
       await failJob(ctx, job.id, failureOf(error), data.attempt);
@@ -236,7 +239,10 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     });
     return { words, language: result.language ?? null };
   };
-  void queue.process('finalize', 1, run((data) => finalizeRecording({ ...ctx, dataDir: options.dataDir, catchUp }, data.jobId)));
+  void queue.process('finalize', 1, run(async (data) => {
+    await finalizeRecording({ ...ctx, dataDir: options.dataDir, catchUp }, data.jobId);
+    options.afterFinalize?.(data.jobId);
+  }));
 
   async function sweep(): Promise<void> {
     // Jobs left queued while slots are free (a dispatch lost in a crash).

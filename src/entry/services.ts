@@ -16,6 +16,7 @@ import { RealtimeService } from '../realtime/service.js';
 import { RecordingsService } from '../recordings/service.js';
 import { LiveRecordingsService } from '../recordings/live.js';
 import { ShareLinksService } from '../share-links/service.js';
+import { SummariesService } from '../summaries/service.js';
 import { ListenerAccess } from '../listeners/access.js';
 import { ListenersService } from '../listeners/service.js';
 import { TranscriptionsService } from '../transcriptions/service.js';
@@ -39,6 +40,7 @@ export function createServices(deps: ServiceDeps): Services {
     corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages()),
     listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
+    summaries: new SummariesService(deps, recordings),
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),
     auth: new AuthService(deps),

@@ -320,7 +320,8 @@ export async function finishTranscribing(
       data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone } },
     });
     if (!updated.count) return { result: null, frames: [] };
-    await tx.recording.update({ where: { id: job.recordingId }, data: { state: 'finalized', spokenLanguage: outcome.spokenLanguage } });
+    // The summary is written next (src/summaries): pending from this moment, so it never reads as missing.
+    await tx.recording.update({ where: { id: job.recordingId }, data: { state: 'finalized', spokenLanguage: outcome.spokenLanguage, summaryState: 'pending', summaryAt: new Date() } });
     const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
     return { result: null, frames: [stateFrame(done, { language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize })] };
   });

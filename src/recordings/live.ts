@@ -211,7 +211,7 @@ export async function finalizeRecording(ctx: EventLogContext & { dataDir: string
     }
   }
   await inTransaction(ctx, recordingId, async (tx) => {
-    const moved = await tx.recording.updateMany({ where: { id: recordingId, state: 'ended' }, data: { state: 'finalized', finalizedAt: new Date(), masterPath, durationS, mediaS: durationS } });
+    const moved = await tx.recording.updateMany({ where: { id: recordingId, state: 'ended' }, data: { state: 'finalized', finalizedAt: new Date(), masterPath, durationS, mediaS: durationS, summaryState: 'pending', summaryAt: new Date() } });
     return { result: null, frames: moved.count ? [stateFrame('finalized', { durationS })] : [] };
   });
 }

@@ -168,7 +168,8 @@ export class RecordingsService {
     throw errors.forbidden(`${what} is for the recording's owner only.`, { needs: 'owner' });
   }
 
-  private refuseLang(reader: Reader, recording: RecordingRow, lang: string | null | undefined): void {
+  /** A `lang` other than the spoken one: 403 through a share link without `allowTranslate`, else 400 (no translations yet). Summaries ask it too. */
+  refuseLang(reader: Reader, recording: Pick<RecordingRow, 'spokenLanguage'>, lang: string | null | undefined): void {
     if (!lang || lang === recording.spokenLanguage) return;
     if (reader.kind === 'shareLink' && !reader.link.allowTranslate) {
       throw errors.forbidden(`lang: this share link does not allow translation; only the spoken language (${recording.spokenLanguage ?? 'not yet known'}) can be read.`, { field: 'lang', permission: 'allowTranslate' });
@@ -253,12 +254,12 @@ export class RecordingsService {
     };
   }
 
-  async export(recordingId: string, credentials: ReaderCredentials, query: { format?: unknown; lang?: string | null }): Promise<RenderedExport> {
   /** `PUT /v1/recordings/{id}/speakers/{idx}`: names (or, with null, unnames) a speaker of the owner's recording. */
   nameSpeaker(accountId: string, recordingId: string, idx: unknown, name: string | null): Promise<SpeakerName> {
     return nameSpeaker(this.deps, accountId, recordingId, parseSpeakerIndex(idx), name);
   }
 
+  async export(recordingId: string, credentials: ReaderCredentials, query: { format?: unknown; lang?: string | null }): Promise<RenderedExport> {
     const format = parseExportFormat(query.format);
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode to export.');

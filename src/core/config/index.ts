@@ -9,6 +9,7 @@ import { envBool as bool, envInt as int, envString as str, type Env } from './en
 import { loadRealtimeSettings, type RealtimeSettings } from './realtime.js';
 import { loadTranscriptionSettings, type TranscriptionSettings } from './transcriptions.js';
 import { loadGraphQLSettings, type GraphQLSettings } from './graphql.js';
+import { loadSummarySettings, type SummarySettings } from './summaries.js';
 
 export interface Config {
   /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
@@ -60,6 +61,8 @@ export interface Config {
   transcriptions: TranscriptionSettings;
   /** GraphQL endpoint: introspection policy and query limits (GRAPHQL_*; src/core/config/graphql.ts). */
   graphql: GraphQLSettings;
+  /** Recording summaries: which summariser writes them (SUMMARY_*; src/core/config/summaries.ts). */
+  summaries: SummarySettings;
 }
 
 /** `OIDC_ISSUERS=https://a.example|https://a.example/jwks.json|aud,https://b.example` (JWKS and audience optional). */
@@ -114,5 +117,6 @@ export function loadConfig(env: Env = process.env): Config {
     realtime: loadRealtimeSettings(env),
     transcriptions: loadTranscriptionSettings(env),
     graphql: loadGraphQLSettings(env),
+    summaries: loadSummarySettings(env),
   };
 }
