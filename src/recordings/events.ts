@@ -7,6 +7,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { Frame, PubSub, Topic } from '../core/pubsub.js';
 import type { CommittedSegment } from '../core/segments.js';
+import { cachedScript, followScript, type ScriptMatch } from './script.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -103,13 +104,29 @@ export type SegmentToCommit = Omit<CommittedSegment, 'seq' | 'decoder' | 'confid
   decoder: NonNullable<CommittedSegment['decoder']>;
 };
 
+/** A segment as committed: the engine's, with its script following when the recording has a script. */
+export type CommittedView = Omit<CommittedSegment, 'words'> & { words: SegmentToCommit['words'] } & Partial<Pick<ScriptMatch, 'recognizedText' | 'scriptFrom' | 'scriptPos'>>;
+
+/**
+ * A recording with a script follows it (src/recordings/script.ts): the reader is where the last matched segment
+ * left them (its `scriptPos`; 0 before any). Runs under the recording row's lock, so commits follow one by one.
+ */
+async function followRecordingScript(tx: Tx, recordingId: string, scriptText: string | null, recognized: string): Promise<ScriptMatch | null> {
+  if (!scriptText) return null;
+  const last = await tx.segment.findFirst({ where: { recordingId, scriptPos: { not: null } }, orderBy: { seq: 'desc' }, select: { scriptPos: true } });
+  return followScript(cachedScript(scriptText), recognized, last?.scriptPos ?? 0);
+}
+
 /**
  * Stores one committed segment with the next `seq` of its recording (gapless: the increment takes the recording
- * row's lock) and returns the `transcript.committed` frame for the durable log. Every path that commits text
- * (file jobs, live recordings) stores it here, inside the caller's transaction.
+ * row's lock) and returns the `transcript.committed` frame for the durable log and the segment as stored. Every
+ * path that commits text (file jobs, live recordings) stores it here, inside the caller's transaction. When the
+ * recording follows a script and the segment matches it, `text` is the script's words and `recognizedText` what
+ * was heard, with `scriptFrom`/`scriptPos`.
  */
-export async function commitSegment(tx: Tx, recordingId: string, segment: SegmentToCommit): Promise<{ seq: number; frame: PendingFrame }> {
-  const { lastSeq: seq } = await tx.recording.update({ where: { id: recordingId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true } });
+export async function commitSegment(tx: Tx, recordingId: string, segment: SegmentToCommit): Promise<{ seq: number; frame: PendingFrame; segment: CommittedView }> {
+  const { lastSeq: seq, scriptText } = await tx.recording.update({ where: { id: recordingId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true, scriptText: true } });
+  const script = await followRecordingScript(tx, recordingId, scriptText, segment.text);
   const stored = await tx.segment.create({
     data: {
       id: `${recordingId}:${seq}`,
@@ -118,8 +135,11 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
       speaker: segment.speaker,
       start: segment.start,
       end: segment.end,
-      text: segment.text,
+      text: script?.text ?? segment.text,
       words: segment.words as object[],
+      recognizedText: script?.recognizedText ?? null,
+      scriptFrom: script?.scriptFrom ?? null,
+      scriptPos: script?.scriptPos ?? null,
       confidence: segment.confidence,
       language: segment.language,
       decoder: segment.decoder,
@@ -128,7 +148,7 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
       latencyS: segment.latencyS ?? null,
     },
   });
-  const committed = {
+  const committed: CommittedView = {
     seq: stored.seq,
     speaker: stored.speaker,
     start: stored.start,
@@ -137,10 +157,11 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
     words: segment.words,
     confidence: stored.confidence,
     language: stored.language,
-    decoder: stored.decoder,
+    decoder: stored.decoder as CommittedView['decoder'],
     ...(stored.catchup ? { catchup: true } : {}),
     ...(stored.gapBefore !== null ? { gapBefore: stored.gapBefore } : {}),
     ...(stored.latencyS !== null ? { latencyS: stored.latencyS } : {}),
+    ...(script ? { recognizedText: script.recognizedText, scriptFrom: script.scriptFrom, scriptPos: script.scriptPos } : {}),
   };
-  return { seq, frame: { type: 'transcript.committed', audience: 'log', body: { seq, segment: committed } } };
+  return { seq, frame: { type: 'transcript.committed', audience: 'log', body: { seq, segment: committed } }, segment: committed };
 }

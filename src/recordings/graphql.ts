@@ -43,6 +43,9 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
     confidence: t.exposeFloat('confidence', { nullable: true }),
     language: t.exposeString('language', { nullable: true }),
     decoder: t.exposeString('decoder', { nullable: true }),
+    recognizedText: t.exposeString('recognizedText', { nullable: true, description: 'What the recognizer heard, when `text` is not it: the segment follows the recording\'s script (`text` is the script\'s words), or a person corrected it. Null otherwise.' }),
+    scriptFrom: t.exposeInt('scriptFrom', { nullable: true, description: 'Script following: the first script word matched (inclusive; script words are its whitespace-separated tokens carrying a letter or digit, from 0). Null without a script or when unmatched.' }),
+    scriptPos: t.exposeInt('scriptPos', { nullable: true, description: 'Script following: one past the last script word matched (exclusive), the teleprompter\'s position. Null without a script or when unmatched.' }),
     suppressed: t.boolean({ nullable: true, description: 'Below the confidence policy, read by a broadcast listener: text blank, no words.', resolve: (s) => s.suppressed ?? null }),
   }),
 });

@@ -161,7 +161,8 @@ async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard:
   let amended = 0;
   for (const segment of segments) {
     const words = overlay.get(segment.seq);
-    // A person's correction (src/corrections) wins over the accurate model's re-reading: corrected segments stay.
+    // A person's correction (src/corrections) wins over the accurate model's re-reading: corrected segments stay; so
+    // do segments that follow the script (their text is the script's, `recognizedText` the fast model's).
     if (!words || words.length === 0 || segment.recognizedText !== null) continue;
     const text = words.map((word) => word.text.trim()).join(' ');
     if (text === segment.text.trim() && segment.decoder === 'accuracy') continue;
@@ -495,8 +496,8 @@ export class LiveRecordingsService {
 
   /**
    * Stores a publisher's commit on the recording's time line (its session started `offsetS` into it): the segment
-   * and its `transcript.committed` event in one transaction, with the next gapless `seq`. A grant that was
-   * replaced stores nothing (409).
+   * and its `transcript.committed` event in one transaction, with the next gapless `seq`, following the recording's
+   * script when it has one (`commitSegment`). A grant that was replaced stores nothing (409).
    */
   async storeCommit(recordingId: string, epoch: number, offsetS: number, body: CommittedBody): Promise<CommittedBody & { seq: number }> {
     const shift = (t: number) => Math.round((t + offsetS) * 1000) / 1000;
@@ -507,7 +508,7 @@ export class LiveRecordingsService {
       if (!recording || recording.publisherEpoch !== epoch) throw errors.conflict('This publisher was replaced; its commits are no longer stored.');
       // The tail flushed after a stop is stored while `ended`; a finalized transcript takes nothing more.
       if (recording.state === 'finalized') throw errors.invalidState('The recording is finalized; its transcript takes no more commits.', { state: recording.state });
-      const { seq, frame } = await commitSegment(tx, recordingId, {
+      const { seq, frame, segment: stored } = await commitSegment(tx, recordingId, {
         speaker: Number(body.speaker ?? -1),
         start: segment.start,
         end: segment.end,
@@ -520,7 +521,9 @@ export class LiveRecordingsService {
         ...(typeof body.gapBefore === 'number' ? { gapBefore: body.gapBefore } : {}),
         ...(typeof body.latencyS === 'number' ? { latencyS: body.latencyS } : {}),
       });
-      return { result: { ...segment, seq }, frames: [frame] };
+      // The publisher's socket shows what was stored: a segment following the script reads as the script.
+      const script = stored.scriptPos !== undefined ? { text: stored.text, recognizedText: stored.recognizedText, scriptFrom: stored.scriptFrom, scriptPos: stored.scriptPos } : {};
+      return { result: { ...segment, ...script, seq }, frames: [frame] };
     });
   }
 

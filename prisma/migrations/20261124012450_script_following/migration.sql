@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Segment" ADD COLUMN     "scriptFrom" INTEGER,
+ADD COLUMN     "scriptPos" INTEGER;
