@@ -16,6 +16,7 @@ import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { shareLinkRoutes } from './routes/share-links.js';
 import { summaryRoutes } from './routes/summaries.js';
+import { searchRoutes } from './routes/search.js';
 import { transcriptionRoutes } from './routes/transcriptions.js';
 import type { RouteEntry } from './types.js';
 
@@ -27,6 +28,7 @@ export const routeTable: RouteEntry[] = [
   ...recordingRoutes,
   ...correctionRoutes,
   ...summaryRoutes,
+  ...searchRoutes,
   ...shareLinkRoutes,
   ...metaRoutes,
   ...accountRoutes,

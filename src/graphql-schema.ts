@@ -12,6 +12,7 @@ import './listeners/graphql.js';
 import './recordings/graphql.js';
 import './corrections/graphql.js';
 import './summaries/graphql.js';
+import './search/graphql.js';
 import './realtime/graphql.js';
 import './auth/graphql.js';
 

@@ -17,6 +17,7 @@ import { RecordingsService } from '../recordings/service.js';
 import { LiveRecordingsService } from '../recordings/live.js';
 import { ShareLinksService } from '../share-links/service.js';
 import { SummariesService } from '../summaries/service.js';
+import { SearchService } from '../search/service.js';
 import { ListenerAccess } from '../listeners/access.js';
 import { ListenersService } from '../listeners/service.js';
 import { TranscriptionsService } from '../transcriptions/service.js';
@@ -41,6 +42,7 @@ export function createServices(deps: ServiceDeps): Services {
     listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
     summaries: new SummariesService(deps, recordings),
+    search: new SearchService(deps, listenerAccess),
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),
     auth: new AuthService(deps),

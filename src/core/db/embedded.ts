@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedDatabase {
@@ -23,7 +24,8 @@ export async function startEmbeddedDatabase(dataDir: string | null): Promise<Emb
   const releaseLock = dataDir ? await lockDataDir(dataDir) : async () => {};
   let db: PGlite;
   try {
-    db = dataDir ? new PGlite(dataDir) : new PGlite();
+    // pg_trgm: search's trigram indexes (literal and misspelt words); the migrations create the extension.
+    db = new PGlite({ ...(dataDir ? { dataDir } : {}), extensions: { pg_trgm } });
     await db.waitReady;
   } catch (error) {
     await releaseLock();
