@@ -44,16 +44,17 @@ describe('worker processes', () => {
     const recordingId = created.recordingId;
 
     // Kill the worker once it has committed part of the transcript but not all of it.
+    // (Counted in segments: the transcript's lastSeq is the durable log's cursor, which job frames move too.)
     let before = -1;
     for (let i = 0; i < 2400; i++) {
       const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
-      if (transcript.lastSeq >= 0 && transcript.partial) {
-        before = transcript.lastSeq;
+      if (transcript.segments.length > 0 && transcript.partial) {
+        before = transcript.segments.length;
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(before, 'the first worker committed segments before it was killed').toBeGreaterThanOrEqual(0);
+    expect(before, 'the first worker committed segments before it was killed').toBeGreaterThan(0);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
     const stranded = await json(await server.request(`/v1/recordings/${recordingId}/job`));
@@ -66,7 +67,7 @@ describe('worker processes', () => {
     const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
     const seqs = transcript.segments.map((s: { seq: number }) => s.seq);
     expect(seqs).toEqual(seqs.map((_: number, i: number) => i));
-    expect(transcript.lastSeq).toBeGreaterThan(before);
+    expect(transcript.segments.length).toBeGreaterThan(before);
     // Resumed, not restarted: segment times only move forward.
     const starts = transcript.segments.map((s: { start: number }) => s.start);
     expect(starts).toEqual([...starts].sort((a, b) => a - b));
