@@ -188,13 +188,15 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       const resumeFromS = last ? last.end : 0;
       const settings = { ...(recording.transcription.settings as Record<string, unknown>), ...(recording.settings as Record<string, unknown>) };
       const language = typeof settings.spokenLanguage === 'string' && settings.spokenLanguage && settings.spokenLanguage !== 'auto' ? settings.spokenLanguage : undefined;
-      // The engine has no diarization yet: every segment says -1 ("speaker labels were off") rather than inventing one.
-      const speakerLabels = -1;
+      // `on` and `auto` label speakers (the engine's classical diarization, workers/engine/diarize.ts); `off` or no
+      // setting leaves every segment at -1 ("speaker labels were off").
+      const speakerLabels = settings.speakerLabels === 'on' || settings.speakerLabels === 'auto';
       let segmentsDone = last ? last.seq + 1 : 0;
 
       const ref: JobRef = { id: job.id, recordingId: recording.id, attempt: data.attempt };
       const storeSegment = async (segment: Segment) => {
-        segmentsDone = await recordSegment(ctx, ref, { ...segment, speaker: speakerLabels, decoder: 'accuracy' }, totalS);
+        const speaker = speakerLabels ? { speaker: segment.speaker ?? -1, speakerConfidence: segment.speakerConfidence ?? null } : { speaker: -1, speakerConfidence: null };
+        segmentsDone = await recordSegment(ctx, ref, { ...segment, ...speaker, decoder: 'accuracy' }, totalS);
       };
 
       const result = await engines.transcribeFile({
@@ -202,6 +204,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         language,
         startS: resumeFromS > 0 ? resumeFromS : undefined,
         beamSize: options.beamSize ?? FILE_BEAM_SIZE,
+        speakerLabels,
         onSegment: storeSegment,
       });
 

@@ -41,6 +41,7 @@ const committedSegmentSchema = {
     text: { type: 'string' },
     words: { type: 'array', items: { type: 'object', required: ['start', 'end', 'text', 'prob'], properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' } } } },
     confidence: { type: 'number', nullable: true },
+    speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; absent when speaker labels were off.' },
     language: { type: 'string', nullable: true },
     latencyS: { type: 'number', nullable: true, description: 'Seconds from the segment end arriving to its commit.' },
     decoder: { type: 'string', enum: ['fast', 'accuracy'], nullable: true },

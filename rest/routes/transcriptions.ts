@@ -25,7 +25,7 @@ import {
 import { refuseNulCharacters } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
-import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
+import { ACCEPTED_SPEAKER_LABELS, FILE_SPEAKER_LABELS } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
@@ -124,7 +124,16 @@ export const settingsPatchSchema: JsonSchema = {
 const createOptionsProperties: Record<string, JsonSchema> = {
   url: { type: 'string', nullable: true, description: 'An http or https link, fetched server-side; absent for an upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' },
   name: { ...nameSchema, nullable: true, description: 'Default: the file name or the URL. Not blank; at most 300 characters.' },
-  settings: settingsPatchSchema,
+  settings: {
+    ...settingsPatchSchema,
+    properties: {
+      ...(settingsPatchSchema.properties as Record<string, JsonSchema>),
+      speakerLabels: {
+        type: 'string', nullable: true, enum: [...FILE_SPEAKER_LABELS],
+        description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.',
+      },
+    },
+  },
   crop: { type: 'boolean', nullable: true, default: false, description: 'Open a `cropping` step (peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.' },
   startS: secondsSchema('Start of the window to transcribe, in seconds (not with `crop`).'),
   endS: secondsSchema('End of the window, in seconds; must be greater than `startS` (not with `crop`).'),

@@ -8,10 +8,12 @@ import type { Segment, Word } from '../../workers/engine/index.js';
 
 export type { Segment, Word };
 
-export interface CommittedSegment extends Omit<Segment, 'confidence' | 'language'> {
+export interface CommittedSegment extends Omit<Segment, 'confidence' | 'language' | 'speaker' | 'speakerConfidence'> {
   seq: number;
   /** -1 when speaker labels were off. */
   speaker: number;
+  /** 0..1 diarization confidence of `speaker`; absent or null when labels were off. */
+  speakerConfidence?: number | null;
   confidence?: number | null;
   language?: string | null;
   /** Which decoding path produced it: `accuracy` (beam search) or `fast` (greedy). */

@@ -29,12 +29,17 @@ export interface Language {
 }
 
 /**
- * Speaker label modes this server offers (capabilities' `speakerLabelModes`): none while the engine has no
- * diarization model. A realtime session or a file transcription asking for `on` is refused by name rather than
- * left silently unlabelled; `auto` (labels where offered) and `off` are always accepted.
+ * Speaker label modes realtime capture offers (`GET /v1/realtime/capabilities` `speakerLabelModes`): none yet,
+ * live audio is not labelled. A realtime session or a live recording asking for `on` is refused by name rather
+ * than left silently unlabelled; `auto` (labels where offered) and `off` are always accepted.
  */
 export const OFFERED_SPEAKER_LABEL_MODES: ReadonlyArray<'auto' | 'on' | 'off'> = [];
 export const ACCEPTED_SPEAKER_LABELS = (['auto', 'on', 'off'] as const).filter((mode) => mode !== 'on' || OFFERED_SPEAKER_LABEL_MODES.includes('on'));
+/**
+ * Speaker label modes of file transcriptions: all three. A file job with `on` or `auto` labels each segment's
+ * speaker by the engine's classical diarization (workers/engine/diarize.ts; measured in `npm run bench -- speakers`).
+ */
+export const FILE_SPEAKER_LABELS = ['auto', 'on', 'off'] as const;
 
 export interface RealtimeCapabilities {
   languages: string[];

@@ -133,6 +133,7 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
       recordingId,
       seq,
       speaker: segment.speaker,
+      speakerConfidence: segment.speakerConfidence ?? null,
       start: segment.start,
       end: segment.end,
       text: script?.text ?? segment.text,
@@ -151,6 +152,7 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
   const committed: CommittedView = {
     seq: stored.seq,
     speaker: stored.speaker,
+    ...(stored.speakerConfidence !== null ? { speakerConfidence: stored.speakerConfidence } : {}),
     start: stored.start,
     end: stored.end,
     text: stored.text,

@@ -36,6 +36,7 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
   fields: (t) => ({
     seq: t.exposeInt('seq'),
     speaker: t.exposeInt('speaker'),
+    speakerConfidence: t.exposeFloat('speakerConfidence', { nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }),
     start: t.exposeFloat('start'),
     end: t.exposeFloat('end'),
     text: t.exposeString('text'),

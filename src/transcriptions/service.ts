@@ -18,7 +18,7 @@ import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
-import { ACCEPTED_SPEAKER_LABELS, type CapabilitiesService } from '../meta/service.js';
+import { ACCEPTED_SPEAKER_LABELS, FILE_SPEAKER_LABELS, type CapabilitiesService } from '../meta/service.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
@@ -115,8 +115,12 @@ const CREATE_LIVE_FIELDS = ['name', 'settings', 'source', 'broadcasts'] as const
 const MAX_NAME = 300;
 const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy']);
 
-/** SettingsPatch: the capture settings a file job reads. Unknown keys are refused by name so typos are not silently ignored. */
-export function parseSettings(value: unknown, field = 'settings'): TranscriptionSettings {
+/**
+ * SettingsPatch: the capture settings a file job reads. Unknown keys are refused by name so typos are not silently
+ * ignored. `speakerModes`: the speakerLabels values offered where they apply (live capture's by default; a file
+ * transcription's are FILE_SPEAKER_LABELS).
+ */
+export function parseSettings(value: unknown, field = 'settings', speakerModes: readonly string[] = ACCEPTED_SPEAKER_LABELS): TranscriptionSettings {
   if (value === undefined || value === null) return {};
   if (!isObject(value)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
   const out: TranscriptionSettings = {};
@@ -133,7 +137,7 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
   if (value.speakerLabels === null) out.speakerLabels = null;
   else if (value.speakerLabels !== undefined) {
     if (!['auto', 'on', 'off'].includes(value.speakerLabels as string)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
-    if (!(ACCEPTED_SPEAKER_LABELS as readonly unknown[]).includes(value.speakerLabels)) {
+    if (!(speakerModes as readonly unknown[]).includes(value.speakerLabels)) {
       throw errors.invalidOptions(`${field}.speakerLabels: speaker labels are not offered by this server (capabilities.speakerLabelModes); use auto or off.`, { field: `${field}.speakerLabels` });
     }
     out.speakerLabels = value.speakerLabels as 'auto' | 'on' | 'off';
@@ -185,7 +189,7 @@ export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'trans
   return {
     url: url as string | null,
     name: name ? (name as string).trim() : null,
-    settings: parseSettings(input.settings),
+    settings: parseSettings(input.settings, 'settings', FILE_SPEAKER_LABELS),
     crop,
     startS,
     endS,

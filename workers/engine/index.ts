@@ -15,6 +15,8 @@ import {
   type TranscribeOptions,
   type TranscribeResult,
 } from './pipeline.js';
+import type { SpeakerTurn } from './diarize.js';
+import { diarizeSource } from './speakers.js';
 import { StreamingTranscriber, type StreamOptions } from './stream.js';
 import { WhisperTokenizer } from './tokenizer.js';
 import { SileroVad } from './vad.js';
@@ -23,6 +25,7 @@ export { concatSamples, decodeFile, decodeFileToPcm, ffmpegPath, probeAudio } fr
 export { SAMPLE_RATE } from './mel.js';
 export type { Progress, Segment, TranscribeOptions, TranscribeResult, WindowInfo, Word } from './pipeline.js';
 export type { StreamOptions, StreamUpdate } from './stream.js';
+export { speakerOf, type SpeakerTurn } from './diarize.js';
 export type { StreamingTranscriber } from './stream.js';
 
 /**
@@ -142,6 +145,11 @@ export class SpeechEngine implements PipelineModel {
     const totalS = Math.max(0, (Number.isFinite(endS) ? endS : probe.durationS) - startS);
     const source = decodeFile(path, { signal: options.signal, startS: options.startS, endS: options.endS });
     return transcribeSource(this, source, totalS, options);
+  }
+
+  /** Who spoke when in a file (classical diarization: diarize.ts), speakers numbered from 0 in order of appearance. */
+  async diarizeFile(path: string, options: { signal?: AbortSignal } = {}): Promise<SpeakerTurn[]> {
+    return diarizeSource(this.vad, decodeFile(path, { signal: options.signal }), options);
   }
 
   /** Transcribes 16 kHz mono float32 samples already in memory. */

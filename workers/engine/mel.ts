@@ -245,6 +245,18 @@ export function logMelSpectrogram(audio: Float32Array, out = new Float32Array(N_
 }
 
 /**
+ * Raw log10 mel energies (no Whisper normalisation) of up to 30 s of audio, laid out [80][3000] with the
+ * number of frames that hold audio: the speaker features of diarize.ts start from these.
+ */
+export function rawLogMel(audio: Float32Array): { data: Float32Array; frames: number } {
+  if (audio.length > N_SAMPLES) throw new Error(`rawLogMel takes at most ${N_SAMPLES} samples, got ${audio.length}`);
+  const data = new Float32Array(N_MELS * N_FRAMES);
+  const frames = Math.floor(audio.length / HOP_LENGTH);
+  logMelFrames(audio, 0, frames, data);
+  return { data, frames };
+}
+
+/**
  * Log-mel features of a live buffer that grows at its end and is cut at its start, recomputing only the
  * frames that changed: a frame is final once every sample it sees has arrived, and a cut by whole hops
  * shifts the final frames (but the first two, which reflect the new start). The features equal

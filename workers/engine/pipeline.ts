@@ -33,6 +33,10 @@ export interface Segment {
   words: Word[];
   confidence: number;
   language: string;
+  /** Set only when the caller asked for speaker labels (diarize.ts): numbered from 0 in order of appearance. */
+  speaker?: number;
+  /** 0..1, with `speaker`. */
+  speakerConfidence?: number;
 }
 export interface Progress {
   processedS: number;

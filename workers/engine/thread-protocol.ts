@@ -11,6 +11,8 @@ export interface FileTaskOptions {
   startS?: number;
   /** Beam width (1 = greedy); the temperature fallback applies either way. */
   beamSize?: number;
+  /** Label each segment's speaker (classical diarization of the whole file first: diarize.ts). */
+  speakerLabels?: boolean;
 }
 
 /** What a thread reports at the end of a file, including what actually decoded it (model and beam width). */

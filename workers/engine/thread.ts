@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineError } from './errors.js';
-import { SpeechEngine, type EngineOptions } from './index.js';
+import { speakerOf, SpeechEngine, type EngineOptions, type Segment } from './index.js';
 import { LiveTranscription } from './live.js';
 import type { HostToThread, ThreadFailure, ThreadToHost } from './thread-protocol.js';
 
@@ -24,10 +24,18 @@ async function transcribeFile(engine: SpeechEngine, message: Extract<HostToThrea
   const controller = new AbortController();
   fileTasks.set(message.id, controller);
   try {
+    const { speakerLabels, ...options } = message.options;
+    // Speakers are found over the whole file first (also when a resumed job starts later), so the numbering is
+    // the same for every segment; the turns are cheap next to decoding (~1 s per minute of audio).
+    const turns = speakerLabels ? await engine.diarizeFile(message.path, { signal: controller.signal }) : null;
+    const labelled = (segment: Segment): Segment => {
+      const found = turns && speakerOf(turns, segment.start, segment.end);
+      return found ? { ...segment, speaker: found.speaker, speakerConfidence: found.confidence } : segment;
+    };
     const result = await engine.transcribeFile(message.path, {
-      ...message.options,
+      ...options,
       signal: controller.signal,
-      onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment, progress }),
+      onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment: labelled(segment), progress }),
     });
     const { language, durationS, processingS, segments } = result;
     post({

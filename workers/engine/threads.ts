@@ -215,8 +215,8 @@ export class EngineThreads {
           },
           lost: (reason) => chain.then(() => reject(new Error(`The engine thread stopped: ${reason}.`)), reject),
         });
-        const { path, language, startS, beamSize } = job;
-        thread.send({ type: 'file', id, path, options: { language, startS, beamSize } });
+        const { path, language, startS, beamSize, speakerLabels } = job;
+        thread.send({ type: 'file', id, path, options: { language, startS, beamSize, speakerLabels } });
       });
     } finally {
       this.fileWaiting.shift()?.();

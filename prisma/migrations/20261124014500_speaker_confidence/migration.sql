@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Segment" ADD COLUMN     "speakerConfidence" DOUBLE PRECISION;
