@@ -11,6 +11,7 @@ import type { Context } from '../../src/core/context.js';
 import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { parseTokenRequest } from '../../src/listeners/service.js';
 import type { Subscriber } from '../../src/listeners/fanout.js';
+import { single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
 const recordingRefSchema: JsonSchema = {
@@ -35,7 +36,6 @@ const listenerBroadcastSchema: JsonSchema = {
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener token.' };
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'A share link of the broadcast.' };
 const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its links are dead).' };
-const single = (value: unknown) => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined);
 
 /** What the upgrade's check decided, for the connection that follows it. */
 interface SubscribePlan { view: Subscriber['view']; broadcastIds: string[]; after: number | null; audio: boolean; presence: string; credentials: ReaderCredentials }

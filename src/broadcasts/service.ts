@@ -16,6 +16,7 @@ import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
 import { parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage } from '../recordings/live.js';
 import { withoutConfidencePolicy } from '../recordings/confidence.js';
 import { recordingView } from '../recordings/service.js';
+import { broadcastIdsOf } from '../listeners/access.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
@@ -304,7 +305,7 @@ export class BroadcastsService {
       const transcription = await lockTranscription(tx, accountId, transcriptionId);
       const broadcast = await tx.broadcast.findFirst({ where: { id: broadcastId, accountId } });
       if (!broadcast) throw errors.notFound('The broadcast');
-      const ids = transcription.broadcastIds as string[];
+      const ids = broadcastIdsOf(transcription);
       if (attach) {
         if (transcription.kind !== 'live') throw errors.invalidState('Only a live transcription feeds a broadcast.', { kind: transcription.kind });
         if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });

@@ -6,6 +6,7 @@
  */
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { Frame, PubSub, Topic } from '../core/pubsub.js';
+import { broadcastIdsOf } from '../listeners/access.js';
 import type { CommittedSegment } from '../core/segments.js';
 import { cachedScript, followScript, type ScriptMatch } from './script.js';
 
@@ -56,7 +57,7 @@ export async function appendEvents(tx: Tx, recordingId: string, frames: PendingF
     data: { lastEventSeq: { increment: frames.length } },
     select: { lastEventSeq: true, transcriptionId: true, transcription: { select: { broadcastIds: true } } },
   });
-  const broadcastIds = Array.isArray(recording.transcription.broadcastIds) ? (recording.transcription.broadcastIds as string[]) : [];
+  const broadcastIds = broadcastIdsOf(recording.transcription);
   const firstCursor = recording.lastEventSeq - frames.length + 1;
   const at = new Date();
   const stamped = frames.map((pending, index) => {
