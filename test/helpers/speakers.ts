@@ -21,7 +21,7 @@ export interface DiarizationMeasure {
 }
 
 /** Diarizes `audio` and, given an RTTM reference, scores it with a 0.25 s collar. */
-export async function measureDiarization(audio: string, rttm?: string, options: Partial<DiarizeOptions> = {}): Promise<DiarizationMeasure> {
+export async function measureDiarization(audio: string, rttm?: string, options: DiarizeSourceOptions = {}): Promise<DiarizationMeasure> {
   const vad = await SileroVad.load();
   const started = performance.now();
   const turns = await diarizeSource(vad, decodeFile(audio), options);

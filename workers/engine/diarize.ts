@@ -269,7 +269,7 @@ export function agglomerate(turns: GaussianStats[], options: Partial<Pick<Diariz
 }
 
 /** Renumbers labels 0, 1, … in order of first appearance. */
-function firstAppearanceOrder(labels: number[]): number[] {
+export function firstAppearanceOrder(labels: number[]): number[] {
   const renumber = new Map<number, number>();
   return labels.map((l) => {
     if (!renumber.has(l)) renumber.set(l, renumber.size);
@@ -309,8 +309,24 @@ function meanLogLikelihood(turn: GaussianStats, model: GaussianStats): number {
   return total;
 }
 
-/** Who spoke when in `regions` (seconds) of audio whose features are `features`. */
-export function diarize(features: SpeakerFrames, regions: TimeRegion[], options: Partial<DiarizeOptions> = {}): SpeakerTurn[] {
+/**
+ * How sure it is that `turn` is speaker `own` among `models`: the posterior, the turn's frames counted
+ * conservatively as one observation per second (per 10 ms frame or per 100 ms it is 1.000 for nearly every turn,
+ * which says nothing). 0.5 is a toss-up between two; 1 with a single model.
+ */
+export function speakerPosterior(turn: GaussianStats, models: GaussianStats[], own: number): number {
+  if (models.length < 2) return 1;
+  const ll = models.map((m) => meanLogLikelihood(turn, m) * turn.n * FRAME_S);
+  const top = Math.max(...ll);
+  const total = ll.reduce((s, v) => s + Math.exp(v - top), 0);
+  return Math.round((Math.exp(ll[own]! - top) / total) * 1000) / 1000;
+}
+
+/**
+ * Speech turns as frame ranges [a, b) in time order: the voice-activity `regions` (seconds) cut where the spectrum
+ * changes (`changePoints`). The turns both diarizers label (this file's and diarize-embeddings.ts).
+ */
+export function speechTurns(features: SpeakerFrames, regions: TimeRegion[], options: Partial<Pick<DiarizeOptions, 'changePenalty' | 'changeWindowS'>> = {}): Array<[number, number]> {
   const opts = { ...DEFAULT_DIARIZE_OPTIONS, ...options };
   const spans = regions
     .map((r): [number, number] => [Math.max(0, Math.round(r.start / FRAME_S)), Math.min(features.frames, Math.round(r.end / FRAME_S))])
@@ -327,6 +343,14 @@ export function diarize(features: SpeakerFrames, regions: TimeRegion[], options:
     }
     turns.push([from, b]);
   }
+  return turns;
+}
+
+/** Who spoke when in `regions` (seconds) of audio whose features are `features`. */
+export function diarize(features: SpeakerFrames, regions: TimeRegion[], options: Partial<DiarizeOptions> = {}): SpeakerTurn[] {
+  const opts = { ...DEFAULT_DIARIZE_OPTIONS, ...options };
+  const turns = speechTurns(features, regions, opts);
+  if (turns.length === 0) return [];
   const stats = turns.map(([a, b]) => turnStats(features.ceps, features.energy, a, b));
   const minFrames = opts.minTurnS / FRAME_S;
   const long = turns.map((_, i) => i).filter((i) => turns[i][1] - turns[i][0] >= minFrames);

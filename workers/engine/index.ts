@@ -16,6 +16,7 @@ import {
   type TranscribeResult,
 } from './pipeline.js';
 import type { SpeakerTurn } from './diarize.js';
+import { findSpeakerEmbedding, type SpeakerEmbeddingModel } from './speaker-embedding.js';
 import { diarizeSource } from './speakers.js';
 import { StreamingTranscriber, type StreamOptions } from './stream.js';
 import { WhisperTokenizer } from './tokenizer.js';
@@ -91,6 +92,9 @@ function envNumber(name: string): number | undefined {
   return value && Number.isFinite(Number(value)) ? Number(value) : undefined;
 }
 
+/** Warnings already given (a speaker-embedding model that does not load is said once per thread). */
+const warned = new Set<string>();
+
 /** Loaded engines of this process (this thread), by model directory and runtime settings. */
 const loaded = new Map<string, Promise<SpeechEngine>>();
 
@@ -102,6 +106,8 @@ export class SpeechEngine implements PipelineModel {
     readonly tokenizer: WhisperTokenizer,
     readonly vad: SileroVad,
     readonly batchSize: number,
+    /** Where an operator's speaker-embedding model is looked for (MODELS_DIR), and its threads. */
+    private readonly speakerModels: { modelsDir?: string; threads?: number },
   ) {}
 
   /** The execution provider the sessions actually run on ('cpu' when the one asked for could not load). */
@@ -117,12 +123,13 @@ export class SpeechEngine implements PipelineModel {
       decoderThreads: options.decoderThreads ?? envNumber('ENGINE_DECODER_THREADS'),
     };
     const batchSize = Math.max(1, options.batchSize ?? envNumber('ENGINE_BATCH') ?? 1);
-    const key = JSON.stringify([modelDir, runtime, batchSize]);
+    const speakerModels = { modelsDir: options.modelsDir ?? process.env.MODELS_DIR, threads: runtime.intraOpThreads };
+    const key = JSON.stringify([modelDir, runtime, batchSize, speakerModels.modelsDir]);
     let engine = loaded.get(key);
     if (!engine) {
       engine = (async () => {
         const [model, vad] = await Promise.all([WhisperOnnx.load(modelDir, runtime), SileroVad.load()]);
-        return new SpeechEngine(basename(modelDir), modelDir, model, new WhisperTokenizer(modelDir), vad, batchSize);
+        return new SpeechEngine(basename(modelDir), modelDir, model, new WhisperTokenizer(modelDir), vad, batchSize, speakerModels);
       })();
       loaded.set(key, engine);
       // A failed load must not stay cached: the next call may find the files.
@@ -147,9 +154,28 @@ export class SpeechEngine implements PipelineModel {
     return transcribeSource(this, source, totalS, options);
   }
 
-  /** Who spoke when in a file (classical diarization: diarize.ts), speakers numbered from 0 in order of appearance. */
+  /**
+   * Who spoke when in a file, speakers numbered from 0 in order of appearance: on the operator's speaker-embedding
+   * model when MODELS_DIR has one (diarize-embeddings.ts), else classically (diarize.ts).
+   */
   async diarizeFile(path: string, options: { signal?: AbortSignal } = {}): Promise<SpeakerTurn[]> {
-    return diarizeSource(this.vad, decodeFile(path, { signal: options.signal }), options);
+    const embedding = await this.speakerEmbedding();
+    return diarizeSource(this.vad, decodeFile(path, { signal: options.signal }), { ...options, embedding });
+  }
+
+  /**
+   * The operator's speaker-embedding model (`MODELS_DIR/speaker-embedding/model.onnx`, speaker-embedding.ts), or
+   * null: without one, or with one that does not fit the contract (said once, as a warning), diarization is classical.
+   */
+  async speakerEmbedding(): Promise<SpeakerEmbeddingModel | null> {
+    try {
+      return await findSpeakerEmbedding(this.speakerModels.modelsDir, { threads: this.speakerModels.threads });
+    } catch (error) {
+      const message = (error as Error).message;
+      if (!warned.has(message)) console.warn(`[engine] ${message}; speaker labels use the classical diarizer`);
+      warned.add(message);
+      return null;
+    }
   }
 
   /** Transcribes 16 kHz mono float32 samples already in memory. */

@@ -53,11 +53,12 @@ export function melFilterBank(nMels = N_MELS): Float32Array[] {
 }
 
 /**
- * A mixed-radix complex FFT (sizes with factors 2, 3, 5), used at 200 points for the 400-point real STFT:
+ * A mixed-radix complex FFT (sizes with factors 2, 3, 5), used at 200 points for the 400-point real STFT (and at
+ * 512 by fbank.ts):
  * n_fft is not a power of two, and a plain DFT costs ~50× more. Recursive decimation in time; each stage combines its p sub-transforms with a direct p-point
  * DFT, using one shared table of the 400 roots of unity.
  */
-class MixedRadixFft {
+export class MixedRadixFft {
   private readonly factors: number[] = [];
   private readonly rootRe: Float64Array;
   private readonly rootIm: Float64Array;
