@@ -94,7 +94,7 @@ export const correctionRoutes: RouteEntry[] = [
     },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: 'A malformed batch, a `wordIdx` past the segment\'s words, or a line whose `seqs` are not neighbouring; `details.field` names it (`lines[0].seqs`).' },
+      { status: 400, code: 'invalid_options', description: 'A malformed batch, a `wordIdx` past the segment\'s words, a line whose `seqs` are not neighbouring, or a word edit of a segment that follows the recording\'s script (its `text` is the script\'s words, `wordIdx` counts the recognizer\'s: rewrite the line instead; `edits[i].seq`); `details.field` names it (`lines[0].seqs`).' },
       { status: 409, code: 'invalid_state', description: 'A target is not settled (no committed segment has that seq; `details.field`, `details.seq`), or the recording is archived. Nothing was applied.' },
     ],
   }),

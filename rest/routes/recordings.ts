@@ -26,12 +26,13 @@ import {
   type RecordingSettingsInput,
   type StartRecordingInput,
 } from '../../src/generated/graphql.js';
-import { CAPTURE_SETTING_FIELDS, parseCaptureSettings, parseStartRecording } from '../../src/recordings/live.js';
-import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
+import { RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording } from '../../src/recordings/live.js';
+import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src/recordings/speakers.js';
 import { acceptPublisher, authorizePublisher } from '../../src/recordings/publisher.js';
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { realtimeFrames } from './realtime.js';
+import { confidencePolicySchema } from './transcriptions.js';
 import { INT32_MAX, intParam, single } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
@@ -341,13 +342,14 @@ export const recordingRoutes: RouteEntry[] = [
   ),
   graphqlRoute({
     method: 'patch', path: '/v1/recordings/{id}/settings', operationId: 'updateRecordingSettings', tags: ['recordings'],
-    summary: 'Change the running capture of a live recording: `latencyMode`, `spokenLanguage`, `speakerLabels`, from the next segment on.',
-    description: 'Fields left out stay; null sets one back to its default (detect, `auto`, `off`). Stored on the recording (a re-attached publisher gets them, `settings` shows them) and applied by the attached publisher\'s session, which hears `session.updated` as after a `session.update` frame; a `recording.settings` event names what changed.',
+    summary: 'Change a recording\'s settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, from the next segment on), and the recording\'s own `confidencePolicy` (any recording, any state).',
+    description: 'Fields left out stay; null sets one back to its default (detect, `auto`, `off`). Capture settings are stored on the recording (a re-attached publisher gets them, `settings` shows them) and applied by the attached publisher\'s session, which hears `session.updated` as after a `session.update` frame; a `recording.settings` event names what changed. They change only while a live recording is `live` or `paused`. '
+      + '`confidencePolicy` is the recording\'s own ConfidencePolicy: it wins over its transcription\'s and its broadcasts\' field by field, and applies from the next read (snapshot, export, search; subscribers within a poll); it is taken from any recording in any state (a file recording, a finished one) when sent without capture settings, replaces a stored one whole, and null clears it (the transcription\'s, then the broadcasts\', then the default apply). It appends no event. Owner only.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateRecordingSettingsDocument,
     variables: ({ params, body }, ctx) => {
       // The service's parser first, so a bad field is refused by name before GraphQL coercion.
-      parseCaptureSettings(body, ctx.services.realtime.runtime.optionRules());
+      parseRecordingSettings(body, ctx.services.realtime.runtime.optionRules());
       return { id: params.id!, input: body as RecordingSettingsInput };
     },
     result: (data) => ({ status: 200, body: data.updateRecordingSettings }),
@@ -357,15 +359,16 @@ export const recordingRoutes: RouteEntry[] = [
         properties: {
           latencyMode: { type: 'string', nullable: true, enum: ['auto', 'fast', 'accuracy'] },
           spokenLanguage: { type: 'string', nullable: true, description: 'A language of `GET /v1/languages`; empty, `auto` or null: detect.' },
-          speakerLabels: { type: 'string', nullable: true, enum: ACCEPTED_SPEAKER_LABELS, description: '`on` is refused while no diarization model is installed.' },
+          speakerLabels: { type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES, description: 'From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels.' },
+          confidencePolicy: { ...confidencePolicySchema, description: 'The recording\'s own ConfidencePolicy (over its transcription\'s and broadcasts\'); null clears it. Taken in any state.' },
         },
       },
     },
     response: { status: 200, description: 'The recording, `settings` as they now stand.', schema: recordingSchema },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: `A field other than ${CAPTURE_SETTING_FIELDS.join(', ')}, an unknown language or mode; \`details.field\` names it.` },
-      { status: 409, code: 'invalid_state', description: 'The recording has ended, or is a file recording.' },
+      { status: 400, code: 'invalid_options', description: `A field other than ${RECORDING_SETTING_FIELDS.join(', ')}, an unknown language or mode, a policy value out of range or of the wrong type, a field the policy lacks; \`details.field\` names it (\`confidencePolicy.hideBelow\`).` },
+      { status: 409, code: 'invalid_state', description: 'A capture setting was sent and the recording has ended, or is a file recording (`confidencePolicy` alone is taken in any state).' },
     ],
   }),
   {

@@ -10,7 +10,7 @@ const summarySchema: JsonSchema = {
   required: ['recordingId', 'state', 'retryable'],
   properties: {
     recordingId: { type: 'string' },
-    state: { type: 'string', enum: ['ready', 'pending', 'unavailable'], description: '`ready`: title and summary present. `pending`: being written (a recording is summarised after finalize). `unavailable`: see `reason`.' },
+    state: { type: 'string', enum: ['ready', 'pending', 'unavailable'], description: '`ready`: title and summary present. `pending`: being written (a recording is summarised after finalize, and again after its text is corrected). `unavailable`: see `reason`.' },
     title: { ...nullableString, description: 'Present when `ready`.' },
     summary: { ...nullableString, description: 'Present when `ready`. From the built-in summariser: sentences of the transcript, in order.' },
     language: { ...nullableString, description: 'The language it is written in (the spoken one).' },
@@ -29,7 +29,8 @@ export const summaryRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/summary', operationId: 'getRecordingSummary', tags: ['summaries'],
     summary: 'The recording\'s title and summary: `ready`, `pending` or `unavailable`. Queues nothing, so a share-link reader may ask.',
-    description: 'Owner (`read`), or a share link (`shareCode`). Through a share link a `lang` other than the spoken language needs `allowTranslate` (else 403); translations do not exist on this server yet, so another language is 400. Which summariser wrote it is `provider`: `builtin` is extractive (the best-ranked sentences of the corrected transcript and a title from its key phrases, not a language model); `openai:<model>` is an OpenAI-compatible chat API chosen by SUMMARY_PROVIDER.',
+    description: 'Owner (`read`), or a share link (`shareCode`). Through a share link a `lang` other than the spoken language needs `allowTranslate` (else 403); translations do not exist on this server yet, so another language is 400. Which summariser wrote it is `provider`: `builtin` is extractive (the best-ranked sentences of the corrected transcript and a title from its key phrases, not a language model); `openai:<model>` is an OpenAI-compatible chat API chosen by SUMMARY_PROVIDER. '
+      + 'Summaries follow corrections: a correction batch, a retranscription or a revert of a finished recording whose summary is `ready` makes it `pending` from that moment, and it is written again from the corrected text SUMMARY_REWRITE_DELAY_MS (default 5 s) after the last correction of a burst (one rewrite per burst). While it is rewritten the old summary is not served (it may repeat what was just corrected): the answer is `pending`, then `ready` with the new one (a new `writtenAt`), or `unavailable` `failed` (retryable) if the rewrite fails. Naming a speaker does not rewrite it (the summary is made from the sentences\' text).',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       { name: 'shareCode', in: 'query', schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' },

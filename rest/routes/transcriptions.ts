@@ -100,6 +100,16 @@ export const transcriptionSchema: JsonSchema = {
 export const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };
 const secondsSchema = (description: string): JsonSchema => ({ type: 'number', nullable: true, minimum: 0, description });
 
+/** ConfidencePolicy, as a broadcast, a transcription and a recording set it. */
+export const confidencePolicySchema: JsonSchema = {
+  type: 'object', nullable: true, additionalProperties: false, description: 'ConfidencePolicy; null clears it.',
+  properties: {
+    hideBelow: { type: 'number', minimum: 0, maximum: 1, description: 'A line whose confidence is below it reads as unclear (default 0.60).' },
+    lowThreshold: { type: 'number', minimum: 0, maximum: 1, description: 'Words with `prob` below it are low confidence.' },
+    suppressCount: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'No longer read; accepted so stored settings round-trip.' },
+  },
+};
+
 /** SettingsPatch: the capture settings a file job reads; unknown keys are refused by name. */
 export const settingsPatchSchema: JsonSchema = {
   type: 'object', nullable: true, additionalProperties: false,
@@ -107,17 +117,10 @@ export const settingsPatchSchema: JsonSchema = {
   properties: {
     spokenLanguage: { type: 'string', nullable: true, pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$', description: 'A language code such as `en`; empty, `auto` or null: detect.' },
     speakerLabels: {
-      type: 'string', nullable: true, enum: ACCEPTED_SPEAKER_LABELS,
-      description: '`auto`: labels where offered; `off`: none. `on` is refused with `invalid_options` naming `settings.speakerLabels` while no diarization model is installed (as now: `GET /v1/realtime/capabilities` `speakerLabelModes` is empty, and every segment\'s `speaker` is -1).',
+      type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES,
+      description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file\'s whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.',
     },
-    confidencePolicy: {
-      type: 'object', nullable: true, additionalProperties: false, description: 'ConfidencePolicy; null clears it.',
-      properties: {
-        hideBelow: { type: 'number', minimum: 0, maximum: 1, description: 'A line whose confidence is below it reads as unclear (default 0.60).' },
-        lowThreshold: { type: 'number', minimum: 0, maximum: 1, description: 'Words with `prob` below it are low confidence.' },
-        suppressCount: { type: 'number', minimum: 0, description: 'No longer read; accepted so stored settings round-trip.' },
-      },
-    },
+    confidencePolicy: confidencePolicySchema,
   },
 };
 

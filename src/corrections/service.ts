@@ -22,6 +22,10 @@ import { inTransaction, type PendingFrame, type Tx } from '../recordings/events.
 import type { FreshReader } from './fresh-reading.js';
 import { MAX_CLIP_S } from '../recordings/media.js';
 import { saysOnlyHeard, voicedVerdict } from './voiced.js';
+import type { SummariesService } from '../summaries/service.js';
+
+/** What a correction tells the summaries (src/summaries/service.ts): the text a summary was made from changed. */
+export type SummaryFollower = Pick<SummariesService, 'markStale' | 'rewriteSoon'>;
 
 declare module '../core/services.js' {
   interface Services {
@@ -175,6 +179,21 @@ export function parseCorrectionBatch(body: unknown): CorrectionBatch {
 const joinWords = (words: Word[]) => words.map((word) => word.text.trim()).filter(Boolean).join(' ');
 
 /**
+ * A segment that follows the recording's script (src/recordings/script.ts) shows the script's words as `text`,
+ * while its `words` (what `wordIdx` counts) are the recognizer's: a word edit rebuilds `text` from the words, which
+ * would throw the script's text away for the recognizer's, and the index would not point at the word the reader
+ * sees. Refused (400 naming `edits[i].seq`): a line rewrite (`lines`) says the whole line as it should read. Once a
+ * line rewrite stands, `text` is built from the words again and word edits are taken.
+ */
+function refuseScriptWordEdit(segment: SegmentRow, current: SegmentText, index: number): void {
+  if (segment.scriptPos === null || current.text === joinWords(current.words)) return;
+  throw errors.invalidOptions(
+    `edits[${index}].seq: segment ${segment.seq} follows the recording's script: its text is the script's words, while wordIdx counts the recognizer's words (recognizedText), so a word edit would replace the script's text. Rewrite the line instead: {"lines": [{"seqs": [${segment.seq}], "text": "…"}]}.`,
+    { field: `edits[${index}].seq`, seq: segment.seq, scriptFrom: segment.scriptFrom, scriptPos: segment.scriptPos },
+  );
+}
+
+/**
  * A line's new words spread over its segments by their share of its duration, each segment's words evenly over its
  * own time (a person's rewrite has no word timings of its own).
  */
@@ -216,12 +235,24 @@ export class CorrectionsService {
   /**
    * `reader`: fresh readings of a line's audio for the voiced rule (without one the rule has the recognizer's text
    * only) and for retranscribe (without one it answers 503). `languages`: the codes the speech model knows.
+   * `summaries`: told of every change of a recording's text (batch, retranscription, revert), so its summary follows.
    */
   constructor(
     private readonly deps: ServiceDeps,
     private readonly reader: FreshReader | null = null,
     private readonly languages: (() => Promise<string[]>) | null = null,
+    private readonly summaries: SummaryFollower | null = null,
   ) {}
+
+  /** In the correction's transaction: the recording's summary, made from the text before it, is stale. */
+  private async textChanged(tx: Tx, recordingId: string): Promise<boolean> {
+    return (await this.summaries?.markStale(tx, recordingId)) ?? false;
+  }
+
+  /** After the commit: its summary is written again (debounced). */
+  private afterTextChange(recordingId: string, stale: boolean): void {
+    if (stale) this.summaries?.rewriteSoon(recordingId);
+  }
 
   /**
    * Fresh readings of the lines whose recognizer's text lacks a word the batch says there (read before the
@@ -293,6 +324,7 @@ export class CorrectionsService {
       batch.edits.forEach((edit, index) => {
         const segment = settled(edit.seq, `edits[${index}].seq`);
         const before = current.get(edit.seq)!;
+        refuseScriptWordEdit(segment, before, index);
         const word = before.words[edit.wordIdx];
         if (!word) throw errors.invalidOptions(`edits[${index}].wordIdx: segment ${edit.seq} has ${before.words.length} words (0 to ${before.words.length - 1}).`, { field: `edits[${index}].wordIdx` });
         // The engine's words carry their leading space: the edited word keeps it.
@@ -326,9 +358,10 @@ export class CorrectionsService {
         type: 'transcript.corrected', audience: 'log',
         body: { seq: row.seq, segment: committedView(segments.get(row.seq)!, row.after as unknown as SegmentText), correctionId: row.id, batchId },
       }));
-      return { result: created, frames };
+      return { result: { created, stale: await this.textChanged(tx, recordingId) }, frames };
     });
-    const saved = await this.deps.prisma.correction.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
+    this.afterTextChange(recordingId, rows.stale);
+    const saved = await this.deps.prisma.correction.findMany({ where: { id: { in: rows.created.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
     return { batchId, corrections: saved.map(correctionView) };
   }
 
@@ -427,8 +460,9 @@ export class CorrectionsService {
         type: 'transcript.corrected', audience: 'log',
         body: { seq: segment.seq, segment: committedView(segment, restored), correctionId, batchId: correction.batchId, reverted: true },
       };
-      return { result: reverted, frames: [frame] };
+      return { result: { reverted, stale: await this.textChanged(tx, found.recordingId) }, frames: [frame] };
     });
-    return correctionView(row);
+    this.afterTextChange(found.recordingId, row.stale);
+    return correctionView(row.reverted);
   }
 }

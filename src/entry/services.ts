@@ -32,16 +32,17 @@ export function createServices(deps: ServiceDeps): Services {
   const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue);
   const listenerAccess = new ListenerAccess(deps);
   const recordings = new RecordingsService(deps, shareLinks, listenerAccess);
+  const summaries = new SummariesService(deps, recordings);
   return {
     jobs,
     transcriptions,
     broadcasts: new BroadcastsService(deps, transcriptions, liveRecordings),
     recordings,
-    // Fresh readings of a line's audio decode on this process's realtime engine threads.
-    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages()),
+    // Fresh readings of a line's audio decode on this process's realtime engine threads; summaries follow corrections.
+    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages(), summaries),
     listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
-    summaries: new SummariesService(deps, recordings),
+    summaries,
     search: new SearchService(deps, listenerAccess),
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),

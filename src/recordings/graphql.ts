@@ -3,6 +3,7 @@ import { baseUrlOf } from '../core/context.js';
 import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import { readerOf, type TranscriptSnapshot } from './service.js';
 import { parseSpeakerName } from './speakers.js';
+import { ConfidencePolicyInput } from '../transcriptions/graphql.js';
 
 type Sentence = TranscriptSnapshot['sentences'][number];
 type SegmentRow = TranscriptSnapshot['segments'][number];
@@ -231,11 +232,12 @@ export const StartRecordingInput = builder.inputType('StartRecordingInput', {
 });
 
 export const RecordingSettingsInput = builder.inputType('RecordingSettingsInput', {
-  description: 'Capture settings of a running live recording; fields left out stay, null sets a field back to its default.',
+  description: 'A recording\'s settings: capture settings of a running live recording, and its own confidence policy (any recording, any state); fields left out stay, null sets a field back to its default.',
   fields: (t) => ({
     latencyMode: t.field({ type: LatencyMode }),
     spokenLanguage: t.string({ description: 'A language code; empty, `auto` or null: detect.' }),
     speakerLabels: t.field({ type: SpeakerLabels }),
+    confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'The recording\'s own policy, over its transcription\'s and broadcasts\'; taken in any state when sent without capture settings; null clears it.' }),
   }),
 });
 
@@ -266,7 +268,7 @@ builder.mutationFields((t) => ({
   }),
   updateRecordingSettings: t.field({
     type: RecordingType,
-    description: 'Change mode, language or speaker labels of a live recording\'s running capture, from the next segment on.',
+    description: 'Change mode, language or speaker labels of a live recording\'s running capture, from the next segment on; or the recording\'s own confidence policy (any recording, any state).',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: RecordingSettingsInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.liveRecordings.updateSettings(ctx.identity!.account.id, String(args.id), args.input),

@@ -32,7 +32,8 @@ import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, 
 import { withoutConfidencePolicy } from './confidence.js';
 import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
-import { lockTranscription } from '../transcriptions/service.js';
+import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
+import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -119,6 +120,29 @@ export function parseCaptureSettings(body: unknown, rules: OptionRules): Capture
   const present = CAPTURE_SETTING_FIELDS.filter((field) => body[field] !== undefined);
   const parsed = parseSessionOptions(Object.fromEntries(present.map((field) => [field, body[field]])), rules);
   return Object.fromEntries(present.map((field) => [field, parsed[field]])) as CaptureSettings;
+}
+
+/** What `PATCH /v1/recordings/{id}/settings` takes: the capture settings, and the recording's own ConfidencePolicy. */
+export const RECORDING_SETTING_FIELDS = [...CAPTURE_SETTING_FIELDS, 'confidencePolicy'] as const;
+export interface RecordingSettingsPatch {
+  capture: CaptureSettings;
+  /** Absent: unchanged; null: cleared (the transcription's, then the broadcasts', then the default apply). */
+  confidencePolicy?: TranscriptionSettings['confidencePolicy'];
+}
+
+/**
+ * The body of a recording settings change (no extra properties): the capture settings as `parseCaptureSettings`
+ * reads them, and `confidencePolicy` as every level's policy is read (src/transcriptions/service.ts).
+ */
+export function parseRecordingSettings(body: unknown, rules: OptionRules): RecordingSettingsPatch {
+  if (!isObject(body)) throw errors.invalidOptions(`The body must be a JSON object of recording settings (${RECORDING_SETTING_FIELDS.join(', ')}).`, { field: 'body' });
+  for (const key of Object.keys(body)) {
+    if (!(RECORDING_SETTING_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a recording setting (${RECORDING_SETTING_FIELDS.join(', ')}).`, { field: key });
+  }
+  const { confidencePolicy, ...capture } = body;
+  const patch: RecordingSettingsPatch = { capture: parseCaptureSettings(capture, rules) };
+  if (confidencePolicy !== undefined) patch.confidencePolicy = parseConfidencePolicy(confidencePolicy, 'confidencePolicy');
+  return patch;
 }
 
 const stateFrame = (state: LiveState, extra: Record<string, unknown> = {}): PendingFrame => ({ type: 'recording.state', audience: 'transcription', body: { state, ...extra } });
@@ -425,15 +449,21 @@ export class LiveRecordingsService {
   /**
    * `PATCH /v1/recordings/{id}/settings`: mode, language and speaker labels of the running capture, stored on the
    * recording (a re-attached publisher gets them) and applied by its publisher from the next segment on. Open
-   * recordings only (`live` or `paused`); a `recording.settings` event names what changed.
+   * recordings only (`live` or `paused`); a `recording.settings` event names what changed. `confidencePolicy` (the
+   * recording's own, over its transcription's and broadcasts') is taken in any state and kind, applies from the next
+   * read (src/recordings/confidence.ts) and appends no event; null clears it.
    */
   async updateSettings(accountId: string, recordingId: string, body: unknown): Promise<RecordingView> {
-    const patch = parseCaptureSettings(body, this.realtime.runtime.optionRules());
+    const { capture: patch, confidencePolicy } = parseRecordingSettings(body, this.realtime.runtime.optionRules());
     const row = await inTransaction(this.events, recordingId, async (tx) => {
       const recording = await lockRecording(tx, accountId, recordingId);
-      if (recording.kind !== 'live') throw errors.invalidState('A file or link recording has no running capture; its settings are the transcription\'s.', { kind: recording.kind });
-      if (recording.state !== 'live' && recording.state !== 'paused') throw errors.invalidState('The recording has ended; its capture settings no longer change.', { state: recording.state });
-      const settings = { ...(recording.settings as Record<string, unknown>), ...patch };
+      // A body of only `confidencePolicy` does not touch the capture: it is taken whatever the state.
+      const capturing = Object.keys(patch).length > 0 || confidencePolicy === undefined;
+      if (capturing && recording.kind !== 'live') throw errors.invalidState('A file or link recording has no running capture; its settings are the transcription\'s (confidencePolicy alone may be set).', { kind: recording.kind });
+      if (capturing && recording.state !== 'live' && recording.state !== 'paused') throw errors.invalidState('The recording has ended; its capture settings no longer change (confidencePolicy alone may be set).', { state: recording.state });
+      const { confidencePolicy: stored, ...rest } = recording.settings as Record<string, unknown>;
+      const policy = confidencePolicy === undefined ? stored : confidencePolicy;
+      const settings = { ...rest, ...patch, ...(policy ? { confidencePolicy: policy } : {}) };
       const updated = await tx.recording.update({ where: { id: recordingId }, data: { settings: settings as Prisma.InputJsonValue }, include: { captureSpans: true } });
       const frames: PendingFrame[] = Object.keys(patch).length ? [{ type: 'recording.settings', audience: 'transcription', body: { settings: patch } }] : [];
       return { result: updated, frames };

@@ -15,11 +15,22 @@
  *
  * Writing runs in the process that asked (the worker after finalize, the gateway for `summarize`); it never fails
  * the finalize, and a failure is stored, not thrown.
+ *
+ * Summaries follow corrections. A summary records what text it was made from: `summarySeq`, the recording's
+ * `lastEventSeq` when its segments were read, and it is stored only if no event came since (otherwise the text is
+ * read again). A correction batch, a revert or a retranscription of a finalized recording whose summary is `ready`
+ * (or being written) marks it `pending` in the correction's own transaction (`markStale`), so no read after the
+ * correction answers the old summary as `ready`; the rewrite is queued in the process that corrected
+ * (`rewriteSoon`), debounced by SUMMARY_REWRITE_DELAY_MS so a burst of corrections is one rewrite. Meanwhile
+ * `GET .../summary` answers `pending`: the old summary is not served, since it may repeat what was just corrected
+ * (a misheard name). A rewrite that fails reads `failed` (retryable) as a first attempt does. Naming a speaker does
+ * not queue one: the summariser reads the sentences' text, not the speakers' names.
  */
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ServiceDeps } from '../core/services.js';
+import type { Tx } from '../recordings/events.js';
 import { buildSentences } from '../recordings/sentences.js';
 import type { ReaderCredentials, RecordingsService } from '../recordings/service.js';
 import { extractiveSummariser } from './extractive.js';
@@ -34,6 +45,9 @@ declare module '../core/services.js' {
 
 /** A `pending` summary older than this was left by a process that died: it reads as failed and `summarize` retries. */
 export const STALE_MS = 10 * 60_000;
+
+/** Reads of the text one write makes before giving up when events keep arriving while it summarises. */
+const MAX_READS = 3;
 
 export type SummaryState = 'ready' | 'pending' | 'unavailable';
 export type UnavailableReason = 'off' | 'failed' | 'missing' | 'no_transcript';
@@ -67,6 +81,8 @@ export function summariserOf(settings: ServiceDeps['config']['summaries']): Summ
 
 export class SummariesService {
   private readonly running = new Set<Promise<void>>();
+  /** Rewrites waiting out SUMMARY_REWRITE_DELAY_MS after a correction, by recording. */
+  private readonly queued = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -108,8 +124,39 @@ export class SummariesService {
     if (this.summariser) this.start(recordingId);
   }
 
-  /** Waits for summaries being written (shutdown). */
+  /**
+   * In a correction's transaction (the recording's row locked): a finalized recording's summary made from the text
+   * before it (`ready`, or `pending` being written) reads `pending` from this commit on. True when a rewrite is due:
+   * `rewriteSoon` after the commit. A recording with no summary, a failed one, or one not finished is left alone.
+   */
+  async markStale(tx: Tx, recordingId: string): Promise<boolean> {
+    if (!this.summariser) return false;
+    const marked = await tx.recording.updateMany({
+      where: { id: recordingId, state: 'finalized', summaryState: { in: ['ready', 'pending'] } },
+      data: { summaryState: 'pending', summaryAt: new Date(), summaryError: null },
+    });
+    return marked.count > 0;
+  }
+
+  /** Writes the summary again SUMMARY_REWRITE_DELAY_MS after the last call for this recording (debounced). */
+  rewriteSoon(recordingId: string): void {
+    if (!this.summariser) return;
+    clearTimeout(this.queued.get(recordingId));
+    const timer = setTimeout(() => {
+      this.queued.delete(recordingId);
+      this.start(recordingId);
+    }, this.deps.config.summaries.rewriteDelayMs);
+    timer.unref();
+    this.queued.set(recordingId, timer);
+  }
+
+  /** Writes the queued rewrites now and waits for summaries being written (shutdown). */
   async close(): Promise<void> {
+    for (const [recordingId, timer] of this.queued) {
+      clearTimeout(timer);
+      this.start(recordingId);
+    }
+    this.queued.clear();
     await Promise.allSettled([...this.running]);
   }
 
@@ -119,11 +166,24 @@ export class SummariesService {
     void run.finally(() => this.running.delete(run));
   }
 
-  /** Writes the summary of a `pending` recording from its corrected transcript; a failure is stored as `failed`. */
+  /**
+   * Writes the summary of a `pending` recording from its corrected transcript; a failure is stored as `failed`.
+   * Stored only while the recording's log is where it was when the text was read (`summarySeq`): a correction that
+   * lands meanwhile makes it read the text again.
+   */
   private async write(recordingId: string): Promise<void> {
+    for (let read = 0; read < MAX_READS; read++) {
+      if (await this.writeOnce(recordingId)) return;
+    }
+    this.logger?.warn({ recordingId }, 'summary not stored: the transcript kept changing while it was written');
+  }
+
+  /** One read and write; false when the text may have changed since it was read (nothing stored). */
+  private async writeOnce(recordingId: string): Promise<boolean> {
     const summariser = this.summariser!;
     const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId } });
-    if (!recording || recording.state !== 'finalized' || recording.summaryState !== 'pending') return;
+    if (!recording || recording.state !== 'finalized' || recording.summaryState !== 'pending') return true;
+    const seq = recording.lastEventSeq;
     const segments = await this.deps.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
     const sentences = buildSentences(segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence })))
       .map((sentence) => sentence.text.trim())
@@ -137,7 +197,8 @@ export class SummariesService {
     } catch (error) {
       data = { summaryState: 'failed', summaryError: (error as Error).message, summaryProvider: summariser.name };
     }
-    await this.deps.prisma.recording.updateMany({ where: { id: recordingId, summaryState: 'pending' }, data: { ...data, summaryAt: new Date() } });
+    const stored = await this.deps.prisma.recording.updateMany({ where: { id: recordingId, summaryState: 'pending', lastEventSeq: seq }, data: { ...data, summarySeq: seq, summaryAt: new Date() } });
+    return stored.count > 0;
   }
 
   private view(recording: RecordingRow): SummaryView {

@@ -136,28 +136,31 @@ export function parseSettings(value: unknown, field = 'settings', speakerModes: 
   }
   if (value.speakerLabels === null) out.speakerLabels = null;
   else if (value.speakerLabels !== undefined) {
-    if (!['auto', 'on', 'off'].includes(value.speakerLabels as string)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
-    if (!(speakerModes as readonly unknown[]).includes(value.speakerLabels)) {
-      throw errors.invalidOptions(`${field}.speakerLabels: speaker labels are not offered by this server (capabilities.speakerLabelModes); use auto or off.`, { field: `${field}.speakerLabels` });
-    }
+    if (!(SPEAKER_LABEL_MODES as readonly unknown[]).includes(value.speakerLabels)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
     out.speakerLabels = value.speakerLabels as 'auto' | 'on' | 'off';
   }
-  if (value.confidencePolicy === null) out.confidencePolicy = null;
-  else if (value.confidencePolicy !== undefined) {
-    const policy = value.confidencePolicy;
-    if (!isObject(policy)) throw errors.invalidOptions(`${field}.confidencePolicy must be an object.`, { field: `${field}.confidencePolicy` });
-    const parsed: NonNullable<TranscriptionSettings['confidencePolicy']> = {};
-    for (const [key, raw] of Object.entries(policy)) {
-      const name = `${field}.confidencePolicy.${key}`;
-      if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) throw errors.invalidOptions(`${name} is not a confidence policy field.`, { field: name });
-      if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1) || (key === 'suppressCount' && !Number.isInteger(raw))) {
-        throw errors.invalidOptions(`${name} must be ${key === 'suppressCount' ? 'a whole number at or above 0' : 'a number from 0 to 1'}.`, { field: name });
-      }
-      parsed[key as keyof typeof parsed] = raw;
-    }
-    out.confidencePolicy = parsed;
-  }
+  if (value.confidencePolicy !== undefined) out.confidencePolicy = parseConfidencePolicy(value.confidencePolicy, `${field}.confidencePolicy`);
   return out;
+}
+
+/**
+ * A ConfidencePolicy (no extra properties; `hideBelow` and `lowThreshold` 0..1, `suppressCount` a uint32, accepted
+ * and kept though no longer read), or null (clears a stored one). `field` names it in a refusal
+ * (`settings.confidencePolicy.hideBelow`). Every level that sets one (broadcast, transcription, recording) parses it here.
+ */
+export function parseConfidencePolicy(policy: unknown, field: string): TranscriptionSettings['confidencePolicy'] {
+  if (policy === null) return null;
+  if (!isObject(policy)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
+  const parsed: NonNullable<TranscriptionSettings['confidencePolicy']> = {};
+  for (const [key, raw] of Object.entries(policy)) {
+    const name = `${field}.${key}`;
+    if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) throw errors.invalidOptions(`${name} is not a confidence policy field (hideBelow, lowThreshold, suppressCount).`, { field: name });
+    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1) || (key === 'suppressCount' && (!Number.isInteger(raw) || raw > 4294967295))) {
+      throw errors.invalidOptions(`${name} must be ${key === 'suppressCount' ? 'a whole number from 0 to 4294967295' : 'a number from 0 to 1'}.`, { field: name });
+    }
+    parsed[key as keyof typeof parsed] = raw;
+  }
+  return parsed;
 }
 
 /**

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { commitSegment, inTransaction } from '../../src/recordings/events.js';
 import { Follower } from '../helpers/follower.js';
 import { expectInvalidOption, expectStatus, json, upload, waitForJob } from '../helpers/http.js';
+import { commitKnown } from '../helpers/segments.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
@@ -240,5 +241,49 @@ describe('subscribers', () => {
     } finally {
       follower.close();
     }
+  });
+});
+
+describe('a segment that follows the recording\'s script', () => {
+  it('refuses word edits (wordIdx counts the recognizer\'s words, text is the script\'s) and takes a line rewrite', async () => {
+    const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Teleprompter', settings: { spokenLanguage: 'en' } }), 201);
+    const script = 'Good morning, everyone. Welcome to the quarterly review.';
+    const started = await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, { scriptText: script }), 201);
+    const scripted: string = started.recording.id;
+    const heard = 'good morning every one welcome to the quarterly review';
+    const seq = await commitKnown(server, scripted, { text: heard, start: 0 });
+    const read = async () => (await json(await server.request(`/v1/recordings/${scripted}/transcript`))).segments.find((s: { seq: number }) => s.seq === seq);
+    const correctScripted = (body: unknown) => server.postJson(`/v1/recordings/${scripted}/corrections`, body);
+    const asCommitted = await read();
+    expect(asCommitted).toMatchObject({ text: script, recognizedText: heard, scriptFrom: 0, scriptPos: 8 });
+    expect(asCommitted.words.map((w: { text: string }) => w.text.trim())).toEqual(heard.split(' '));
+
+    // wordIdx 3 is the recognizer's "one", not the script's "Welcome": refused, naming the edit, pointing to lines.
+    const refused = await expectInvalidOption(await correctScripted({ edits: [{ seq, wordIdx: 3, to: 'everyone' }] }), 'edits[0].seq');
+    expect(refused.message).toMatch(/script/);
+    expect(refused.message).toMatch(/lines/);
+    // The whole batch is refused: its line rewrite of another segment is not applied either.
+    const other = await commitKnown(server, scripted, { text: 'unscripted words said after the script', start: 10 });
+    await expectInvalidOption(await correctScripted({ edits: [{ seq: other, wordIdx: 0, to: 'Unscripted' }, { seq, wordIdx: 0, to: 'Good' }] }), 'edits[1].seq');
+    expect((await read()).text).toBe(script);
+    expect(await json(await server.request(`/v1/recordings/${scripted}/corrections`))).toMatchObject({ corrections: [] });
+
+    // A line rewrite says the line as it should read; the recognizer's text is kept.
+    const rewritten = 'Good morning, everybody. Welcome to the quarterly review.';
+    const [line] = (await expectStatus(await correctScripted({ lines: [{ seqs: [seq], text: rewritten }] }), 201)).corrections;
+    expect(line).toMatchObject({ kind: 'line', from: script, to: rewritten });
+    expect(await read()).toMatchObject({ text: rewritten, recognizedText: heard });
+    // Its text is built from its words again: word edits are taken.
+    const [word] = (await expectStatus(await correctScripted({ edits: [{ seq, wordIdx: 2, to: 'everyone.' }] }), 201)).corrections;
+    expect((await read()).text).toBe(script);
+    // Reverting both brings the script's text back, and with it the refusal.
+    await expectStatus(await server.request(`/v1/corrections/${word.id}/revert`, { method: 'POST' }), 200);
+    await expectStatus(await server.request(`/v1/corrections/${line.id}/revert`, { method: 'POST' }), 200);
+    expect((await read()).text).toBe(script);
+    await expectInvalidOption(await correctScripted({ edits: [{ seq, wordIdx: 0, to: 'Hello' }] }), 'edits[0].seq');
+    const viaGraphql = await json(await server.graphql(
+      'mutation ($id: ID!, $seq: Int!) { correctRecording(recordingId: $id, input: { edits: [{ seq: $seq, wordIdx: 0, to: "Hello" }] }) { batchId } }', { id: scripted, seq },
+    ));
+    expect(viaGraphql.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'edits[0].seq' } });
   });
 });

@@ -122,3 +122,81 @@ describe('validation', () => {
     expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'settings.confidencePolicy.hideBelow' } });
   });
 });
+
+describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () => {
+  it('is set on a finished file-job recording, wins over the transcription\'s, reaches snapshot and export, and null clears it', async () => {
+    // A transcription of its own (hideBelow 0.3) feeding a broadcast of its own (no policy), with a share link.
+    const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: `Own policy ${Date.now()}`, settings: { spokenLanguage: 'en' } }), 201);
+    const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Own policy', settings: { spokenLanguage: 'en', confidencePolicy: { hideBelow: 0.3 } } }), 201);
+    await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/broadcasts/${broadcast.id}`, {}, { method: 'PUT' }), 200);
+    const link = await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/share-links`, { label: 'reader' }), 201);
+    const uploaded = await expectStatus(await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, { method: 'POST', body: uploadForm(goForward) }), 201);
+    const recordingId: string = uploaded.recordingId;
+    await waitForJob(server, recordingId, ['done']);
+    const quiet = 'Half heard words, finished recording.';
+    const seq = await commitKnown(server, recordingId, { text: quiet, start: 200, prob: 0.5 });
+    const shared = async (): Promise<Snapshot> => expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript?shareCode=${link.code}`, { auth: null }), 200);
+    const exported = async () => (await json(await server.request(`/v1/recordings/${recordingId}/export?format=json`))).sentences.find((s: { text: string }) => s.text === quiet);
+    const patch = (body: unknown, auth?: string | null) => server.postJson(`/v1/recordings/${recordingId}/settings`, body, { method: 'PATCH', auth });
+
+    // The transcription's 0.3: the 0.5 line reads plainly for everyone.
+    expect(await line(recordingId, seq, quiet)).toMatchObject({ unclear: null, suppressed: null });
+    expect((await exported()).unclear).toBeFalsy();
+
+    // The recording's own (finished, a file job's): it wins over the transcription's, and the settings show it.
+    const policy = { hideBelow: 0.9, lowThreshold: 0.6, suppressCount: 2 };
+    const changed = await expectStatus(await patch({ confidencePolicy: policy }), 200);
+    expect(changed).toMatchObject({ id: recordingId, settings: { confidencePolicy: policy } });
+    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}`), 200)).settings.confidencePolicy).toEqual(policy);
+    expect(await line(recordingId, seq, quiet)).toMatchObject({ unclear: true, suppressed: true, lowWords: [true, true, true, true, true] });
+    // A share-link reader reads it as the owner does (unclear, words kept); a listener's is blank.
+    const throughLink = await shared();
+    expect(throughLink.sentences.find((s) => s.text === quiet)!.unclear).toBe(true);
+    expect(throughLink.segments.find((s) => s.seq === seq)).toMatchObject({ text: quiet, suppressed: null });
+    expect((await listener(recordingId)).segments.find((s) => s.seq === seq)).toMatchObject({ text: '', suppressed: true });
+    expect((await exported()).unclear).toBe(true);
+
+    // Capture settings keep their rule (a finished or file recording has no running capture): refused whole.
+    await expectStatus(await patch({ spokenLanguage: 'en' }), 409, 'invalid_state');
+    await expectStatus(await patch({ spokenLanguage: 'en', confidencePolicy: null }), 409, 'invalid_state');
+    expect((await line(recordingId, seq, quiet)).unclear).toBe(true);
+
+    // GraphQL's twin: null clears the recording's, and the transcription's 0.3 applies again.
+    const cleared = await json(await server.graphql(
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: null }) { id settings } }', { id: recordingId },
+    ));
+    expect(cleared.errors).toBeUndefined();
+    expect(cleared.data.updateRecordingSettings.settings.confidencePolicy).toBeUndefined();
+    expect(await line(recordingId, seq, quiet)).toMatchObject({ unclear: null, suppressed: null });
+    const set = await json(await server.graphql(
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.8 } }) { settings } }', { id: recordingId },
+    ));
+    expect(set.data.updateRecordingSettings.settings.confidencePolicy).toEqual({ hideBelow: 0.8 });
+    expect((await line(recordingId, seq, quiet)).unclear).toBe(true);
+
+    // Bad values refused naming the field, through REST and GraphQL; nothing changes.
+    await expectInvalidOption(await patch({ confidencePolicy: { hideBelow: 2 } }), 'confidencePolicy.hideBelow');
+    await expectInvalidOption(await patch({ confidencePolicy: { hideBelow: '0.5' } }), 'confidencePolicy.hideBelow');
+    await expectInvalidOption(await patch({ confidencePolicy: { hideBelow: 0.5, hideAbove: 0.9 } }), 'confidencePolicy.hideAbove');
+    await expectInvalidOption(await patch({ confidencePolicy: { suppressCount: -1 } }), 'confidencePolicy.suppressCount');
+    await expectInvalidOption(await patch({ confidencePolicy: 0.5 }), 'confidencePolicy');
+    await expectInvalidOption(await patch({ confidence: { hideBelow: 0.5 } }), 'confidence');
+    const refused = await json(await server.graphql(
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { lowThreshold: 7 } }) { id } }', { id: recordingId },
+    ));
+    expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'confidencePolicy.lowThreshold' } });
+    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}`), 200)).settings.confidencePolicy).toEqual({ hideBelow: 0.8 });
+
+    // Owner only: another account's recording is not found, a read-only key may not write, no credential is 401.
+    const stranger = await server.createKey(['*'], { accountId: await server.createAccount() });
+    await expectStatus(await patch({ confidencePolicy: { hideBelow: 0.1 } }, stranger.key), 404, 'not_found');
+    const readOnly = await server.createKey(['read']);
+    await expectStatus(await patch({ confidencePolicy: { hideBelow: 0.1 } }, readOnly.key), 403, 'forbidden');
+    await expectStatus(await patch({ confidencePolicy: { hideBelow: 0.1 } }, null), 401);
+    const theirs = await json(await server.graphql(
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.1 } }) { id } }', { id: recordingId }, { auth: stranger.key },
+    ));
+    expect(theirs.errors[0].extensions.code).toBe('not_found');
+    expect((await line(recordingId, seq, quiet)).unclear).toBe(true);
+  }, 240_000);
+});

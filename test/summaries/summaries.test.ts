@@ -10,7 +10,8 @@ import { expectInvalidOption, expectStatus, json, upload, waitForJob } from '../
 import { LECTURE } from '../helpers/realtime.js';
 import { useTestServer } from '../helpers/server.js';
 
-const server = useTestServer();
+// Summaries follow corrections half a second after the last one (the default is 5 s).
+const server = useTestServer({ env: { SUMMARY_REWRITE_DELAY_MS: '500' } });
 
 let recordingId = '';
 let shareCode = '';
@@ -132,5 +133,34 @@ describe('who may read and ask', () => {
     const refused = await expectStatus(await getSummary(`?lang=fr&shareCode=${shareCode}`, null), 403, 'forbidden');
     expect(refused.data.details).toMatchObject({ field: 'lang', permission: 'allowTranslate' });
     expect((await expectStatus(await getSummary(`?lang=en&shareCode=${shareCode}`, null), 200)).state).toBe('ready');
+  });
+});
+
+describe('after a correction', () => {
+  it('is written again from the corrected text', async () => {
+    const before = await ready();
+    const transcript = await expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript`), 200);
+    const seqs: number[] = transcript.segments.map((s: { seq: number }) => s.seq);
+    const sentences = [
+      'The harbour of Zanzibar opens at dawn every morning.',
+      'Fishing boats leave the harbour before the sun is high.',
+      'Traders sell cloves and cinnamon along the harbour wall.',
+      'Tourists come to see the old stone town near the harbour.',
+      'In the evening the boats return with their catch.',
+      'Everyone meets at the harbour market before dark.',
+    ];
+    await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs, text: sentences.join(' ') }] }), 201);
+    expect((await expectStatus(await getSummary(), 200)).state).toBe('pending');
+    const after = await ready();
+    expect(Date.parse(after.writtenAt)).toBeGreaterThan(Date.parse(before.writtenAt));
+    // Every sentence of the new summary is a sentence of the corrected text; the title's words come from it too.
+    let rest: string = after.summary;
+    while (rest.length) {
+      const sentence = sentences.find((s) => rest.startsWith(s));
+      expect(sentence, `"${rest}" does not start with a corrected sentence`).toBeDefined();
+      rest = rest.slice(sentence!.length).trimStart();
+    }
+    const words = new Set(sentences.join(' ').toLowerCase().match(/[\p{L}\p{N}']+/gu));
+    for (const word of after.title.toLowerCase().match(/[\p{L}\p{N}']+/gu)) expect(words).toContain(word);
   });
 });

@@ -18,6 +18,11 @@ export interface SummarySettings {
   model: string;
   /** SUMMARY_TIMEOUT_MS: one chat request's limit (default 60000). */
   timeoutMs: number;
+  /**
+   * SUMMARY_REWRITE_DELAY_MS: how long after a correction of a summarised recording its summary is written again
+   * (default 5000); each further correction within it starts the wait again, so a burst of corrections is one rewrite.
+   */
+  rewriteDelayMs: number;
 }
 
 export function loadSummarySettings(env: Env): SummarySettings {
@@ -31,5 +36,6 @@ export function loadSummarySettings(env: Env): SummarySettings {
     apiKey: str(env, 'SUMMARY_API_KEY'),
     model: str(env, 'SUMMARY_MODEL') ?? 'gpt-4o-mini',
     timeoutMs: Math.max(1, int(env, 'SUMMARY_TIMEOUT_MS', 60_000)),
+    rewriteDelayMs: Math.max(0, int(env, 'SUMMARY_REWRITE_DELAY_MS', 5_000)),
   };
 }
