@@ -5,25 +5,43 @@
  * - `two-speakers`: 42 s of two real speakers taking seven turns (test/fixtures/speakers, RTTM ground truth);
  * - `lecture`: the one-speaker 60 s lecture (no RTTM: the row says how many speakers were found; 1 is right).
  *
- * `npm run bench -- speakers` prints the table.
+ * Live capture's online labels are measured on `two-speakers` too (segments cut at the true turns, 2.5 s at most).
+ *
+ * `npm run bench -- speakers` prints the table. With a speaker-embedding model in MODELS_DIR
+ * (workers/engine/speaker-embedding.ts), both recordings are measured again with it (rows marked "embedding").
  */
+import { findSpeakerEmbedding } from '../workers/engine/speaker-embedding.js';
 import { fixture } from '../test/helpers/fixtures.js';
-import { measureDiarization, TWO_SPEAKERS } from '../test/helpers/speakers.js';
+import { readFileSync } from 'node:fs';
+import { parseRttm } from '../workers/engine/der.js';
+import { labelOnline, measureDiarization, segmentsDer, segmentsOfTurns, TWO_SPEAKERS } from '../test/helpers/speakers.js';
 
 export async function benchSpeakers(): Promise<{ table: string }> {
   const rows = [
     '| recording | true speakers | found | DER | missed s | false alarm s | confusion s | scored s | time s |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const [name, audio, rttm, truth] of [
-    ['two-speakers', TWO_SPEAKERS.audio, TWO_SPEAKERS.rttm, 2],
-    ['lecture (60 s)', fixture('political-philosophy-60s.wav'), undefined, 1],
-  ] as const) {
-    const { speakers, error, seconds } = await measureDiarization(audio, rttm);
-    const cells = error
-      ? [`${(error.der * 100).toFixed(1)}%`, error.missedS, error.falseAlarmS, error.confusionS, error.scoredS]
-      : ['—', '—', '—', '—', '—'];
-    rows.push(`| ${name} | ${truth} | ${speakers} | ${cells.join(' | ')} | ${seconds.toFixed(2)} |`);
+  const model = await findSpeakerEmbedding();
+  for (const embedding of model ? [null, model] : [null]) {
+    for (const [name, audio, rttm, truth] of [
+      ['two-speakers', TWO_SPEAKERS.audio, TWO_SPEAKERS.rttm, 2],
+      ['lecture (60 s)', fixture('political-philosophy-60s.wav'), undefined, 1],
+    ] as const) {
+      const { speakers, error, seconds } = await measureDiarization(audio, rttm, { embedding });
+      const cells = error
+        ? [`${(error.der * 100).toFixed(1)}%`, error.missedS, error.falseAlarmS, error.confusionS, error.scoredS]
+        : ['—', '—', '—', '—', '—'];
+      rows.push(`| ${name}${embedding ? ', embedding' : ''} | ${truth} | ${speakers} | ${cells.join(' | ')} | ${seconds.toFixed(2)} |`);
+    }
+  }
+  // Live capture: online labels (workers/engine/live-speakers.ts) of segments cut from the true turns, as committed
+  // (2.5 s pieces), provisional and settled.
+  const reference = parseRttm(readFileSync(TWO_SPEAKERS.rttm, 'utf8'));
+  const online = await labelOnline(TWO_SPEAKERS.audio, segmentsOfTurns(reference, 2.5));
+  const settled = online.segments.map((_, i) => online.settled.get(i)!.speaker);
+  for (const [name, labels] of [['provisional', online.provisional], ['settled', settled]] as const) {
+    const error = segmentsDer(TWO_SPEAKERS.rttm, online.segments, labels);
+    rows.push(`| two-speakers, live ${name} (2.5 s segments) | 2 | ${new Set(labels).size} | ${(error.der * 100).toFixed(1)}% | ${error.missedS} | ${error.falseAlarmS} | ${error.confusionS} | ${error.scoredS} | ${online.seconds.toFixed(2)} |`);
   }
   return { table: rows.join('\n') };
 }

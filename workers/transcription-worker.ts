@@ -36,6 +36,7 @@ import {
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcriptions/links/index.js';
 import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
 import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
+import type { SpeakerTurnOnMaster } from '../src/recordings/speakers.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -232,15 +233,22 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   void queue.process('prepare', 2, run(processPrepare));
   // A live recording that ended: its data is `jobId` (the recording's id; a live recording has no job row).
   // The accurate model (file jobs' engine and decoding) reads a finished live recording again: the catch-up.
-  const catchUp: CatchUp = async (path, language) => {
+  const catchUp: CatchUp = async (path, language, { speakerLabels }) => {
     const words: TimedWord[] = [];
+    const speakers: SpeakerTurnOnMaster[] = [];
     const result = await engines.transcribeFile({
       path,
       language: language ?? undefined,
       beamSize: options.beamSize ?? FILE_BEAM_SIZE,
-      onSegment: async (segment) => void words.push(...segment.words),
+      speakerLabels,
+      onSegment: async (segment) => {
+        words.push(...segment.words);
+        if (speakerLabels && segment.speaker !== undefined && segment.speaker >= 0) {
+          speakers.push({ start: segment.start, end: segment.end, speaker: segment.speaker, confidence: segment.speakerConfidence ?? 1 });
+        }
+      },
     });
-    return { words, language: result.language ?? null };
+    return { words, language: result.language ?? null, ...(speakerLabels ? { speakers } : {}) };
   };
   void queue.process('finalize', 1, run(async (data) => {
     await finalizeRecording({ ...ctx, dataDir: options.dataDir, catchUp }, data.jobId);

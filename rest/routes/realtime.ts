@@ -7,7 +7,7 @@
  */
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { LATENCY_MODES } from '../../src/realtime/options.js';
-import { ACCEPTED_SPEAKER_LABELS } from '../../src/meta/service.js';
+import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
 import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';
 
@@ -20,8 +20,8 @@ const sessionOptionsSchema = {
     spokenLanguage: { type: 'string', nullable: true, description: 'Absent, empty or `auto`: detect.' },
     translate: { type: 'array', items: languageCode, maxItems: 10, description: 'Target languages; `[]` is off.' },
     speakerLabels: {
-      type: 'string', enum: ACCEPTED_SPEAKER_LABELS,
-      description: '`auto`: labels where offered; `off` (the default at creation): none. `on` is refused with `invalid_options` naming `speakerLabels` (400 at creation, an `error` frame on `session.update`) while no diarization model is installed, as now: `GET /v1/realtime/capabilities` `speakerLabelModes` is then empty.',
+      type: 'string', enum: SPEAKER_LABEL_MODES,
+      description: '`on` or `auto`: each commit gets a provisional `speaker` (from 0, `speakerProvisional: true`, `speakerConfidence`), assigned online from what was heard so far; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it once about 20 s more speech was labelled, and at the end every label is settled. Drafts carry the speaker they would get now. `off` (the default at creation): -1. Turned on by `session.update`, labels start from that point; earlier segments are not labelled.',
     },
     latencyMode: { type: 'string', enum: LATENCY_MODES },
     llmFix: { type: 'boolean' },

@@ -25,7 +25,7 @@ import {
 import { refuseNulCharacters } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
-import { ACCEPTED_SPEAKER_LABELS, FILE_SPEAKER_LABELS } from '../../src/meta/service.js';
+import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
@@ -132,7 +132,7 @@ const createOptionsProperties: Record<string, JsonSchema> = {
     properties: {
       ...(settingsPatchSchema.properties as Record<string, JsonSchema>),
       speakerLabels: {
-        type: 'string', nullable: true, enum: [...FILE_SPEAKER_LABELS],
+        type: 'string', nullable: true, enum: [...SPEAKER_LABEL_MODES],
         description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.',
       },
     },

@@ -14,6 +14,8 @@ export interface CommittedSegment extends Omit<Segment, 'confidence' | 'language
   speaker: number;
   /** 0..1 diarization confidence of `speaker`; absent or null when labels were off. */
   speakerConfidence?: number | null;
+  /** Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame settles it. */
+  speakerProvisional?: boolean | null;
   confidence?: number | null;
   language?: string | null;
   /** Which decoding path produced it: `accuracy` (beam search) or `fast` (greedy). */

@@ -29,17 +29,12 @@ export interface Language {
 }
 
 /**
- * Speaker label modes realtime capture offers (`GET /v1/realtime/capabilities` `speakerLabelModes`): none yet,
- * live audio is not labelled. A realtime session or a live recording asking for `on` is refused by name rather
- * than left silently unlabelled; `auto` (labels where offered) and `off` are always accepted.
+ * Speaker label modes offered (`GET /v1/realtime/capabilities` `speakerLabelModes`), the same for files and live
+ * capture: `on` and `auto` both label (the engine's classical diarization: workers/engine/diarize.ts over a whole
+ * file, live-speakers.ts online for live audio, re-clustered when a live recording is finalized; measured in
+ * `npm run bench -- speakers`), `off` leaves every segment at -1.
  */
-export const OFFERED_SPEAKER_LABEL_MODES: ReadonlyArray<'auto' | 'on' | 'off'> = [];
-export const ACCEPTED_SPEAKER_LABELS = (['auto', 'on', 'off'] as const).filter((mode) => mode !== 'on' || OFFERED_SPEAKER_LABEL_MODES.includes('on'));
-/**
- * Speaker label modes of file transcriptions: all three. A file job with `on` or `auto` labels each segment's
- * speaker by the engine's classical diarization (workers/engine/diarize.ts; measured in `npm run bench -- speakers`).
- */
-export const FILE_SPEAKER_LABELS = ['auto', 'on', 'off'] as const;
+export const SPEAKER_LABEL_MODES = ['auto', 'on', 'off'] as const;
 
 export interface RealtimeCapabilities {
   languages: string[];
@@ -122,7 +117,7 @@ export class CapabilitiesService {
   async realtime(): Promise<RealtimeCapabilities> {
     const base: RealtimeCapabilities = {
       languages: await this.transcriptionLanguages(),
-      speakerLabelModes: [...OFFERED_SPEAKER_LABEL_MODES],
+      speakerLabelModes: [...SPEAKER_LABEL_MODES],
       latencyModes: ['auto'],
       audio: { encodings: ['pcm_f32le'], sampleRates: [16000], channels: [1] },
       limits: { maxUploadBytes: this.deps.config.limits.maxUploadBytes, maxDurationS: this.deps.config.limits.realtimeMaxDurationS },

@@ -5,7 +5,7 @@
  * one without the rest of the gateway.
  */
 import { ApiError } from '../core/errors.js';
-import { OFFERED_SPEAKER_LABEL_MODES, type RealtimeCapabilities } from '../meta/service.js';
+import { SPEAKER_LABEL_MODES, type RealtimeCapabilities } from '../meta/service.js';
 import { realtimeConfig, type GatewayConfigPart, type RealtimeConfig } from './config.js';
 import { resolveModelDir, SAMPLE_RATE } from '../../workers/engine/index.js';
 import { EngineThreads } from '../../workers/engine/threads.js';
@@ -77,7 +77,7 @@ export class RealtimeRuntime {
   }
 
   optionRules(): OptionRules {
-    return { languages: this.languages(), speakerLabelModes: OFFERED_SPEAKER_LABEL_MODES };
+    return { languages: this.languages(), speakerLabelModes: SPEAKER_LABEL_MODES };
   }
 
   /** `POST /v1/realtime/sessions`: validates the options and signs them into a token. Nothing is stored. */
@@ -96,7 +96,7 @@ export class RealtimeRuntime {
     return {
       languages: this.languages(),
       // No diarization model in the engine yet: speaker labels are not offered (the spec's empty list).
-      speakerLabelModes: [...OFFERED_SPEAKER_LABEL_MODES],
+      speakerLabelModes: [...SPEAKER_LABEL_MODES],
       latencyModes: [...LATENCY_MODES],
       audio: { encodings: ['pcm_f32le'], sampleRates: [SAMPLE_RATE], channels: [1] },
       maxDurationS: this.config.maxDurationS,

@@ -37,6 +37,16 @@ export type CommittedBody = Record<string, unknown> & { start: number; end: numb
  */
 export interface CommitStore {
   commit(segment: CommittedBody): Promise<CommittedBody & { seq: number }>;
+  /** Stores settled speaker labels of committed segments (each with its durable `transcript.speaker` event). */
+  settleSpeakers(labels: SpeakerSettled[]): Promise<void>;
+}
+
+/** A committed segment's speaker label, settled: the body of a `transcript.speaker` frame that names a `seq`. */
+export interface SpeakerSettled {
+  seq: number;
+  speaker: number;
+  speakerConfidence: number;
+  speakerProvisional: false;
 }
 
 /** What a live recording adds to a session: its commits stored, its audio kept. */
@@ -86,6 +96,8 @@ export class LiveSession implements LiveListener {
   private paused = false;
   /** Frames in the order produced; a stored commit holds back what follows it until it is stored. */
   private outbox: Promise<void> = Promise.resolve();
+  /** The seq each labelled commit got, by the engine's turn number (settlements name turns). */
+  private readonly turnSeqs = new Map<number, number>();
 
   constructor(
     private readonly claims: SessionClaims,
@@ -114,7 +126,7 @@ export class LiveSession implements LiveListener {
     }
     this.state = 'loading';
     try {
-      const settings = { language: this.options.spokenLanguage, latencyMode: this.options.latencyMode };
+      const settings = { language: this.options.spokenLanguage, latencyMode: this.options.latencyMode, speakerLabels: labelsOn(this.options) };
       this.live = this.deps.engine.openLive(settings, this.deps.config.tuning, this);
     } catch (error) {
       this.failed(toApiError(error).message);
@@ -263,18 +275,32 @@ export class LiveSession implements LiveListener {
     const bodies = update.committed.map((segment) => this.committedBody(segment, now));
     if (update.committed.length > 0) this.forgetArrivalsBefore(update.committed[update.committed.length - 1]!.end);
     this.enqueue(async () => {
-      for (const body of bodies) {
+      for (const [index, body] of bodies.entries()) {
         const committed = this.hooks.store ? await this.hooks.store.commit(body) : { ...body, seq: this.seq++ };
+        const turn = update.committed[index]!.speakerTurn;
+        if (turn !== undefined) this.turnSeqs.set(turn, committed.seq);
         if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
         if (committed.words.length > 0) this.output.send({ type: 'transcript.words', seq: committed.seq, words: committed.words });
       }
-      const draft = update.draft.map((item) => ({ start: round(item.start), text: item.text, speaker: SPEAKER_LABELS_OFF, tentative: true }));
+      if (update.speakers?.length && !(await this.settleSpeakers(update.speakers))) return;
+      const draft = update.draft.map((item) => ({ start: round(item.start), text: item.text, speaker: item.speaker ?? SPEAKER_LABELS_OFF, tentative: true }));
       const draftJson = JSON.stringify(draft);
       if (draftJson !== this.lastDraftJson && !this.output.behind()) {
         this.lastDraftJson = draftJson;
         this.output.send({ type: 'transcript.draft', segments: draft, audioS: round(update.coveredS) });
       }
     });
+  }
+
+  /** Settled labels: stored (a live recording's) and sent as `transcript.speaker` frames; false once the client can take no more. */
+  private async settleSpeakers(settlements: NonNullable<LiveUpdate['speakers']>): Promise<boolean> {
+    const labels: SpeakerSettled[] = settlements.flatMap((s) => {
+      const seq = this.turnSeqs.get(s.turn);
+      return seq === undefined ? [] : [{ seq, speaker: s.speaker, speakerConfidence: round(s.confidence), speakerProvisional: false as const }];
+    });
+    if (labels.length === 0) return true;
+    await this.hooks.store?.settleSpeakers(labels);
+    return labels.every((label) => this.output.send({ type: 'transcript.speaker', ...label }));
   }
 
   /** Runs `step` after everything queued before it; a commit that cannot be stored ends the session. */
@@ -337,9 +363,10 @@ export class LiveSession implements LiveListener {
       return;
     }
     this.options = result.options;
-    const change: { language?: string | null; latencyMode?: RealtimeSessionOptions['latencyMode'] } = {};
+    const change: Parameters<LiveHandle['update']>[0] = {};
     if (result.changed.includes('spokenLanguage')) change.language = result.options.spokenLanguage;
     if (result.changed.includes('latencyMode')) change.latencyMode = result.options.latencyMode;
+    if (result.changed.includes('speakerLabels')) change.speakerLabels = labelsOn(result.options);
     if (Object.keys(change).length > 0) this.live?.update(change);
     this.deps.log?.('info', 'realtime session updated', { sessionId: this.claims.sessionId, changed: result.changed });
     // Not a spec frame (clients ignore unknown types): tells the client what took effect and what was ignored.
@@ -358,8 +385,9 @@ export class LiveSession implements LiveListener {
 
   private committedBody(segment: LiveSegment, now: number): CommittedBody {
     const words = segment.words.map((word) => ({ start: round(word.start), end: round(word.end), text: word.text, prob: round(word.prob) }));
+    const label = segment.speaker === undefined ? { speaker: SPEAKER_LABELS_OFF } : { speaker: segment.speaker, speakerConfidence: round(segment.speakerConfidence ?? 0), speakerProvisional: true };
     return {
-      speaker: SPEAKER_LABELS_OFF,
+      ...label,
       start: round(segment.start),
       end: round(segment.end),
       text: segment.text,
@@ -406,11 +434,13 @@ export class LiveSession implements LiveListener {
   }
 }
 
-/**
- * -1 while labels are off (the spec). The engine has no diarization model yet, so capabilities offer no speaker
- * label modes and a session can only ask for `auto` (labels where offered) or `off`: -1 either way.
- */
+/** -1 while labels are off (the spec). */
 const SPEAKER_LABELS_OFF = -1;
+
+/** `auto` and `on` both label: the engine labels live audio (workers/engine/live-speakers.ts), as it does files. */
+function labelsOn(options: RealtimeSessionOptions): boolean {
+  return options.speakerLabels !== 'off';
+}
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;

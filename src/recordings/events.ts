@@ -36,8 +36,12 @@ export interface PendingFrame {
   body: Record<string, unknown>;
 }
 
-/** Frames about one segment: storing them moves the segment's `cursor` (what `transcript?after=` answers). */
+/**
+ * Frames about one segment: storing them moves the segment's `cursor` (what `transcript?after=` answers). So does
+ * a `transcript.speaker` frame that settles a segment's label (it names its `seq`; one that names a speaker does not).
+ */
 const SEGMENT_FRAMES = new Set(['transcript.committed', 'transcript.amended', 'transcript.corrected']);
+const isSegmentFrame = (type: string, body: Record<string, unknown>) => SEGMENT_FRAMES.has(type) || (type === 'transcript.speaker' && typeof body.seq === 'number');
 
 /** Frames the events sockets of the broadcasts a recording feeds also carry. */
 const BROADCAST_FRAMES = new Set(['recording.started', 'recording.state']);
@@ -74,7 +78,7 @@ export async function appendEvents(tx: Tx, recordingId: string, frames: PendingF
     data: stamped.map(({ frame }) => ({ recordingId, seq: frame.cursor as number, type: frame.type, payload: frame as Prisma.InputJsonValue, createdAt: at })),
   });
   for (const { frame } of stamped) {
-    if (SEGMENT_FRAMES.has(frame.type)) await tx.segment.updateMany({ where: { recordingId, seq: frame.seq as number }, data: { cursor: frame.cursor as number } });
+    if (isSegmentFrame(frame.type, frame)) await tx.segment.updateMany({ where: { recordingId, seq: frame.seq as number }, data: { cursor: frame.cursor as number } });
   }
   return stamped;
 }
@@ -135,6 +139,7 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
       seq,
       speaker: segment.speaker,
       speakerConfidence: segment.speakerConfidence ?? null,
+      speakerProvisional: segment.speakerProvisional ?? null,
       start: segment.start,
       end: segment.end,
       text: script?.text ?? segment.text,
@@ -154,6 +159,7 @@ export async function commitSegment(tx: Tx, recordingId: string, segment: Segmen
     seq: stored.seq,
     speaker: stored.speaker,
     ...(stored.speakerConfidence !== null ? { speakerConfidence: stored.speakerConfidence } : {}),
+    ...(stored.speakerProvisional !== null ? { speakerProvisional: stored.speakerProvisional } : {}),
     start: stored.start,
     end: stored.end,
     text: stored.text,

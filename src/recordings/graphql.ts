@@ -38,6 +38,7 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
     seq: t.exposeInt('seq'),
     speaker: t.exposeInt('speaker'),
     speakerConfidence: t.exposeFloat('speakerConfidence', { nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }),
+    speakerProvisional: t.exposeBoolean('speakerProvisional', { nullable: true, description: 'Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame settles it (false). Null for file jobs and when labels were off.' }),
     start: t.exposeFloat('start'),
     end: t.exposeFloat('end'),
     text: t.exposeString('text'),

@@ -26,7 +26,7 @@ import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { RealtimeService } from '../realtime/service.js';
-import type { CommittedBody } from '../realtime/session.js';
+import type { CommittedBody, SpeakerSettled } from '../realtime/session.js';
 import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
 import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
 import { withoutConfidencePolicy } from './confidence.js';
@@ -150,8 +150,11 @@ const stateFrame = (state: LiveState, extra: Record<string, unknown> = {}): Pend
 /** A word as the accurate model heard it, on the media time line. */
 export interface TimedWord { start: number; end: number; text: string; prob: number }
 
-/** Reads the master again with the accurate model (the worker's engine): its words, and the language it heard. */
-export type CatchUp = (masterPath: string, language: string | null) => Promise<{ words: TimedWord[]; language: string | null }>;
+/**
+ * Reads the master again with the accurate model (the worker's engine): its words, the language it heard, and with
+ * `speakerLabels` who spoke when (the whole audio's diarization, as a file job's).
+ */
+export type CatchUp = (masterPath: string, language: string | null, options: { speakerLabels: boolean }) => Promise<{ words: TimedWord[]; language: string | null; speakers?: SpeakerTurnOnMaster[] }>;
 
 /**
  * The accurate model's words laid over the live segments: each word goes to the segment whose stretch of the time
@@ -205,6 +208,18 @@ async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard:
 }
 
 /**
+ * The finalize job's speaker labels: every segment labelled live takes the speaker the whole audio's diarization
+ * gives its stretch (speakers.ts relabelSegments keeps the live numbers where they agree, so names given during
+ * the recording stay with their voice), settled, with a `transcript.speaker` event for each segment that changed.
+ */
+async function reclusterSpeakers(ctx: EventLogContext, recordingId: string, turns: SpeakerTurnOnMaster[]): Promise<void> {
+  const segments = await ctx.prisma.segment.findMany({ where: { recordingId, speaker: { gte: 0 } }, orderBy: { seq: 'asc' }, select: { seq: true, speaker: true, speakerConfidence: true, speakerProvisional: true, start: true, end: true } });
+  const labels = relabelSegments(segments, turns);
+  if (labels.length === 0) return;
+  await inTransaction(ctx, recordingId, async (tx) => ({ result: null, frames: await applySpeakerLabels(tx, recordingId, labels) }));
+}
+
+/**
  * `ended → finalized`, the finalize job's move (workers call it): the capture audio becomes the master (16 kHz
  * mono WAV, what `/audio` and clips are made from), the delivery audio (Ogg/Opus) is encoded from it, the
  * recording's length is known, and with `catchUp` the accurate model reads it again and amends what the fast model
@@ -230,8 +245,11 @@ export async function finalizeRecording(ctx: EventLogContext & { dataDir: string
     await ensureRendition(mediaPath(ctx.dataDir, masterPath), recordingMediaDir(ctx.dataDir, recording.id), 'delivery', 'ogg');
     if (ctx.catchUp && recording.lastSeq >= 0) {
       const settings = recording.settings as { spokenLanguage?: string | null };
-      const heard = await ctx.catchUp(mediaPath(ctx.dataDir, masterPath), settings.spokenLanguage ?? recording.spokenLanguage ?? null);
+      // Segments labelled live are labelled again from the whole audio (online labels only saw what came before).
+      const labelled = (await ctx.prisma.segment.count({ where: { recordingId, speaker: { gte: 0 } } })) > 0;
+      const heard = await ctx.catchUp(mediaPath(ctx.dataDir, masterPath), settings.spokenLanguage ?? recording.spokenLanguage ?? null, { speakerLabels: labelled });
       await catchUpSegments(ctx, recordingId, heard);
+      if (heard.speakers) await reclusterSpeakers(ctx, recordingId, heard.speakers);
       if (heard.language && !recording.spokenLanguage) await ctx.prisma.recording.update({ where: { id: recordingId }, data: { spokenLanguage: heard.language } });
     }
   }
@@ -540,6 +558,7 @@ export class LiveRecordingsService {
       if (recording.state === 'finalized') throw errors.invalidState('The recording is finalized; its transcript takes no more commits.', { state: recording.state });
       const { seq, frame, segment: stored } = await commitSegment(tx, recordingId, {
         speaker: Number(body.speaker ?? -1),
+        ...(typeof body.speakerConfidence === 'number' ? { speakerConfidence: body.speakerConfidence, speakerProvisional: body.speakerProvisional === true } : {}),
         start: segment.start,
         end: segment.end,
         text: body.text,
@@ -554,6 +573,19 @@ export class LiveRecordingsService {
       // The publisher's socket shows what was stored: a segment following the script reads as the script.
       const script = stored.scriptPos !== undefined ? { text: stored.text, recognizedText: stored.recognizedText, scriptFrom: stored.scriptFrom, scriptPos: stored.scriptPos } : {};
       return { result: { ...segment, ...script, seq }, frames: [frame] };
+    });
+  }
+
+  /**
+   * Settled speaker labels of a publisher's commits: each segment's speaker, confidence and `speakerProvisional:
+   * false`, with its durable `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`), in one transaction.
+   * A label the finalize job already re-clustered is left alone (the whole audio's clustering wins).
+   */
+  async settleSpeakers(recordingId: string, labels: SpeakerSettled[]): Promise<void> {
+    await inTransaction(this.events, recordingId, async (tx) => {
+      const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { state: true } });
+      if (!recording || recording.state === 'finalized') return { result: null, frames: [] };
+      return { result: null, frames: await applySpeakerLabels(tx, recordingId, labels) };
     });
   }
 

@@ -83,7 +83,10 @@ export function publishToRecording(
   }, PUBLISHER_HEARTBEAT_MS);
 
   const session = open({
-    store: { commit: (body) => live.storeCommit(recordingId, epoch, offsetS, body) },
+    store: {
+      commit: (body) => live.storeCommit(recordingId, epoch, offsetS, body),
+      settleSpeakers: (labels) => live.settleSpeakers(recordingId, labels),
+    },
     keep: (pcm) => {
       capture.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
       audio.push(pcm);

@@ -104,7 +104,7 @@ export interface TranscriptSnapshot {
   partial: boolean;
   job: { state: string; pct: number } | null;
   sentences: Array<{ id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null; unclear?: true; suppressed?: true }>;
-  segments: Array<{ seq: number; speaker: number; speakerConfidence: number | null; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null; recognizedText: string | null; scriptFrom: number | null; scriptPos: number | null; suppressed?: true }>;
+  segments: Array<{ seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null; recognizedText: string | null; scriptFrom: number | null; scriptPos: number | null; suppressed?: true }>;
   speakers: Array<{ index: number; name: string | null }>;
 }
 
@@ -247,7 +247,7 @@ export class RecordingsService {
       segments: segments
         .filter((s) => changed.has(s.seq))
         .map((s) => {
-          const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
+          const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional, start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
           return options.listener && isUnclearSegment(segment, policy) ? { ...segment, text: '', words: [], recognizedText: null, suppressed: true as const } : segment;
         }),
       speakers: speakersOf(fresh.speakers, segments),

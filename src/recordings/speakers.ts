@@ -6,7 +6,9 @@
  */
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
-import { inTransaction, type EventLogContext } from './events.js';
+import { speakerOf, type SpeakerTurn } from '../../workers/engine/diarize.js';
+import type { SpeakerSettled } from '../realtime/session.js';
+import { inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
 
 export interface SpeakerName { index: number; name: string | null }
 
@@ -56,5 +58,62 @@ export async function nameSpeaker(ctx: EventLogContext, accountId: string, recor
     const speakers = [...others, ...(name === null ? [] : [{ index, name }])].sort((a, b) => a.index - b.index);
     await tx.recording.update({ where: { id: recordingId }, data: { speakers: speakers as unknown as Prisma.InputJsonValue } });
     return { result: { index, name }, frames: [{ type: 'transcript.speaker', audience: 'log', body: { speaker: index, name } }] };
+  });
+}
+
+/**
+ * Settles speaker labels of a recording's segments inside `tx` (a live publisher's settlements, the finalize job's
+ * re-clustering): each segment's `speaker`, `speakerConfidence` and `speakerProvisional: false`, and a durable
+ * `transcript.speaker` frame per segment that names its `seq` (unlike a naming frame, which names no segment).
+ */
+export async function applySpeakerLabels(tx: Tx, recordingId: string, labels: SpeakerSettled[]): Promise<PendingFrame[]> {
+  const frames: PendingFrame[] = [];
+  for (const label of labels) {
+    const updated = await tx.segment.updateMany({ where: { recordingId, seq: label.seq }, data: { speaker: label.speaker, speakerConfidence: label.speakerConfidence, speakerProvisional: false } });
+    if (updated.count > 0) frames.push({ type: 'transcript.speaker', audience: 'log', body: { ...label } });
+  }
+  return frames;
+}
+
+/** A turn of a whole recording's diarization: who spoke from `start` to `end` (seconds), and how sure it is. */
+export type SpeakerTurnOnMaster = SpeakerTurn;
+
+interface LabelledSegment { seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null; start: number; end: number }
+
+/**
+ * The labels segments take from a whole recording's diarization (`turns`), as settlements of what changed.
+ * Diarization numbers speakers its own way; its numbers are mapped onto the segments' present ones, pairs sharing
+ * the most speech first (one to one), so a voice keeps the number it had (and its name); a speaker the segments did
+ * not have gets the smallest number no segment uses.
+ */
+export function relabelSegments(segments: LabelledSegment[], turns: SpeakerTurn[]): SpeakerSettled[] {
+  if (segments.length === 0 || turns.length === 0) return [];
+  const found = segments.map((segment) => ({ segment, label: speakerOf(turns, segment.start, segment.end)! }));
+  const shared = new Map<string, { from: number; to: number; seconds: number }>();
+  for (const { segment, label } of found) {
+    const key = `${label.speaker}:${segment.speaker}`;
+    const pair = shared.get(key) ?? { from: label.speaker, to: segment.speaker, seconds: 0 };
+    pair.seconds += segment.end - segment.start;
+    shared.set(key, pair);
+  }
+  const numbering = new Map<number, number>();
+  const taken = new Set<number>();
+  for (const pair of [...shared.values()].sort((a, b) => b.seconds - a.seconds)) {
+    if (numbering.has(pair.from) || taken.has(pair.to)) continue;
+    numbering.set(pair.from, pair.to);
+    taken.add(pair.to);
+  }
+  const used = new Set(segments.map((s) => s.speaker));
+  let free = 0;
+  for (const { label } of found) {
+    if (numbering.has(label.speaker)) continue;
+    while (used.has(free) || taken.has(free)) free++;
+    numbering.set(label.speaker, free);
+    taken.add(free);
+  }
+  return found.flatMap(({ segment, label }) => {
+    const speaker = numbering.get(label.speaker)!;
+    if (speaker === segment.speaker && label.confidence === segment.speakerConfidence && segment.speakerProvisional === false) return [];
+    return [{ seq: segment.seq, speaker, speakerConfidence: label.confidence, speakerProvisional: false as const }];
   });
 }

@@ -18,7 +18,7 @@ import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
-import { ACCEPTED_SPEAKER_LABELS, FILE_SPEAKER_LABELS, type CapabilitiesService } from '../meta/service.js';
+import { SPEAKER_LABEL_MODES, type CapabilitiesService } from '../meta/service.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
@@ -115,12 +115,8 @@ const CREATE_LIVE_FIELDS = ['name', 'settings', 'source', 'broadcasts'] as const
 const MAX_NAME = 300;
 const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy']);
 
-/**
- * SettingsPatch: the capture settings a file job reads. Unknown keys are refused by name so typos are not silently
- * ignored. `speakerModes`: the speakerLabels values offered where they apply (live capture's by default; a file
- * transcription's are FILE_SPEAKER_LABELS).
- */
-export function parseSettings(value: unknown, field = 'settings', speakerModes: readonly string[] = ACCEPTED_SPEAKER_LABELS): TranscriptionSettings {
+/** SettingsPatch: the capture settings a job or live capture reads. Unknown keys are refused by name so typos are not silently ignored. */
+export function parseSettings(value: unknown, field = 'settings'): TranscriptionSettings {
   if (value === undefined || value === null) return {};
   if (!isObject(value)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
   const out: TranscriptionSettings = {};
@@ -192,7 +188,7 @@ export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'trans
   return {
     url: url as string | null,
     name: name ? (name as string).trim() : null,
-    settings: parseSettings(input.settings, 'settings', FILE_SPEAKER_LABELS),
+    settings: parseSettings(input.settings),
     crop,
     startS,
     endS,

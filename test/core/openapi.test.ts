@@ -292,20 +292,9 @@ describe('every declared value is accepted, every declared length enforced', () 
       'POST /v1/broadcasts body access="private"',
       'PATCH /v1/broadcasts/{id} body access="private"',
     ]));
-    expect(sent).not.toContain('POST /v1/realtime/sessions body speakerLabels="on"');
-    // File jobs label speakers (classical diarization), so a file transcription takes `on`.
+    // Files and live audio are both labelled (classical diarization), so both take `on`.
+    expect(sent).toContain('POST /v1/realtime/sessions body speakerLabels="on"');
     expect(sent).toContain('POST /v1/transcriptions body settings.speakerLabels="on"');
-  });
-
-  it('says why realtime speakerLabels leaves out `on` (live audio is not labelled), and the server refuses it as described', async () => {
-    const speakerLabels = schemaOf(document.paths['/v1/realtime/sessions'].post.requestBody.content['application/json'].schema).properties.speakerLabels;
-    expect(speakerLabels.enum).toEqual(['auto', 'off']);
-    expect(speakerLabels.description).toMatch(/`on` is refused with `invalid_options`/);
-    const refused = await refusal(await server.postJson('/v1/realtime/sessions', { speakerLabels: 'on' }));
-    expect(refused).toMatchObject({ status: 400, code: 'invalid_options', field: 'speakerLabels' });
-    // A file transcription takes it: file jobs label speakers.
-    const fileSettings = schemaOf(schemaOf(document.paths['/v1/transcriptions'].post.requestBody.content['application/json'].schema).properties.settings);
-    expect(fileSettings.properties.speakerLabels.enum).toEqual(['auto', 'on', 'off']);
   });
 
   it('accepts each declared maxLength of a string body field and refuses one character more, naming the field', async () => {

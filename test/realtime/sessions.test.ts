@@ -57,7 +57,7 @@ describe('capabilities and session creation', () => {
     expect(body.languages).toContain('de');
     expect(body.languages.length).toBe(99); // whisper-tiny's language tokens
     expect(body.latencyModes).toEqual(['auto', 'fast', 'accuracy']);
-    expect(body.speakerLabelModes).toEqual([]);
+    expect(body.speakerLabelModes).toEqual(['auto', 'on', 'off']);
     expect(body.audio).toEqual({ encodings: ['pcm_f32le'], sampleRates: [16000], channels: [1] });
     expect(body.limits).toMatchObject({ maxDurationS: 2, maxUploadBytes: server.app.config.limits.maxUploadBytes });
   });
@@ -80,7 +80,7 @@ describe('capabilities and session creation', () => {
     [{ translate: 'de' }, 'translate'],
     [{ translate: Array(11).fill('de') }, 'translate'],
     [{ latencyMode: 'turbo' }, 'latencyMode'],
-    [{ speakerLabels: 'on' }, 'speakerLabels'],
+    [{ speakerLabels: 'yes' }, 'speakerLabels'],
     [{ llmFix: 'yes' }, 'llmFix'],
     [{ voice: ['de:'] }, 'voice[0]'],
     [{ voiceByLang: { qq: 'anna' } }, 'voiceByLang.qq'],

@@ -88,7 +88,7 @@ describe('streaming real speech', () => {
           updated = true;
           connection.update({ latencyMode: 'fast', spokenLanguage: 'xx', translate: ['fr', 'es'], voiceByLang: {}, llmFix: true });
           connection.update({ translate: ['zz'] });
-          connection.update({ speakerLabels: 'on' });
+          connection.update({ speakerLabels: 'always' });
         }
       },
     });

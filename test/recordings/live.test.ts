@@ -410,7 +410,7 @@ describe('a running capture', () => {
       [{ language: 'en' }, 'language'],
       [{ spokenLanguage: 'xx' }, 'spokenLanguage'],
       [{ latencyMode: 'slow' }, 'latencyMode'],
-      [{ speakerLabels: 'on' }, 'speakerLabels'],
+      [{ speakerLabels: 'sometimes' }, 'speakerLabels'],
       [[], 'body'],
     ] as const) {
       const refused = await patchSettings(id, body);

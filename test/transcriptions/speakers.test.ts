@@ -50,11 +50,11 @@ describe('speaker labels on a file transcription', () => {
     expect([...pairs].sort()).toEqual(['a→0', 'b→1']);
   }, 240_000);
 
-  it('keep -1 with speakerLabels off, and realtime capabilities still offer no mode (live audio is not labelled)', async () => {
+  it('keep -1 with speakerLabels off; realtime capabilities offer every mode', async () => {
     const { segments, speakers } = await transcribe('off');
     expect(segments.length).toBeGreaterThan(0);
     for (const segment of segments) expect(segment).toMatchObject({ speaker: -1, speakerConfidence: null });
     expect(speakers).toEqual([]);
-    expect((await json(await server.request('/v1/realtime/capabilities'))).speakerLabelModes).toEqual([]);
+    expect((await json(await server.request('/v1/realtime/capabilities'))).speakerLabelModes).toEqual(['auto', 'on', 'off']);
   }, 240_000);
 });

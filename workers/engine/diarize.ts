@@ -136,7 +136,7 @@ export class SpeakerFeatureStream {
 }
 
 /** Running sums of a frame range: [n, Σx, Σx²] per dimension, for O(1) Gaussians of any [a, b). */
-class PrefixSums {
+export class PrefixSums {
   private readonly sum: Float64Array;
   private readonly sq: Float64Array;
   constructor(private readonly x: Float32Array, private readonly frames: number, private readonly d: number) {
@@ -192,7 +192,7 @@ export interface GaussianStats {
   sq: Float64Array;
 }
 
-function mergeStats(a: GaussianStats, b: GaussianStats): GaussianStats {
+export function mergeStats(a: GaussianStats, b: GaussianStats): GaussianStats {
   const sum = new Float64Array(a.sum.length);
   const sq = new Float64Array(a.sum.length);
   for (let k = 0; k < sum.length; k++) {
@@ -296,6 +296,12 @@ export function turnStats(ceps: Float32Array, energy: Float32Array, a: number, b
   return { n: Math.max(n, 1), sum, sq };
 }
 
+/** The index of the model under which `turn` is most likely. */
+export function nearestModel(turn: GaussianStats, models: GaussianStats[]): number {
+  const ll = models.map((m) => meanLogLikelihood(turn, m));
+  return ll.indexOf(Math.max(...ll));
+}
+
 /** Mean log-likelihood per frame of `turn`'s frames under the Gaussian `model` (from the sufficient statistics). */
 function meanLogLikelihood(turn: GaussianStats, model: GaussianStats): number {
   let total = 0;
@@ -362,14 +368,8 @@ export function diarize(features: SpeakerFrames, regions: TimeRegion[], options:
   clustered.forEach((turn, i) => (models[labels[i]] = models[labels[i]] ? mergeStats(models[labels[i]], stats[turn]) : stats[turn]));
   const assigned = new Map(clustered.map((turn, i) => [turn, labels[i]]));
   const raw = turns.map(([a, b], i) => {
-    // Posterior of each speaker for the turn, its frames counted conservatively as one observation per second
-    // (per 10 ms frame or per 100 ms it is 1.000 for nearly every turn, which says nothing).
-    const ll = models.map((m) => meanLogLikelihood(stats[i], m) * stats[i].n * FRAME_S);
-    const own = assigned.get(i) ?? ll.indexOf(Math.max(...ll));
-    const top = Math.max(...ll);
-    const total = ll.reduce((s, v) => s + Math.exp(v - top), 0);
-    const confidence = speakers > 1 ? Math.exp(ll[own] - top) / total : 1;
-    return { start: a * FRAME_S, end: b * FRAME_S, speaker: own, confidence: Math.round(confidence * 1000) / 1000 };
+    const own = assigned.get(i) ?? nearestModel(stats[i], models);
+    return { start: a * FRAME_S, end: b * FRAME_S, speaker: own, confidence: speakers > 1 ? speakerPosterior(stats[i], models, own) : 1 };
   });
   const order = firstAppearanceOrder(raw.map((t) => t.speaker));
   return raw.map((t, i) => ({ ...t, speaker: order[i] }));

@@ -14,11 +14,14 @@
  *   buffer and committed words stay, so no audio is replayed, lost or transcribed twice.
  * - Capture loss: `clock(pcm, wall)` reports what the client captured; audio that never arrived and capture that
  *   stalled are lost audio. A commit spanning a loss is cut there, and the segment after it carries `gapBefore`.
+ * - Speaker labels (while asked for): each commit gets a provisional speaker online (live-speakers.ts), and an
+ *   update reports the labels that settled; the end of audio settles them all.
  */
 import { concatSamples } from './audio.js';
 import { SAMPLE_RATE } from './mel.js';
 import type { Segment, Word } from './pipeline.js';
 import type { StreamingTranscriber } from './stream.js';
+import { OnlineSpeakers, type SpeakerSettlement } from './live-speakers.js';
 
 /** What the policy needs of a transcriber (stream.ts's `StreamingTranscriber`). */
 export type LiveTranscriber = Pick<StreamingTranscriber, 'push' | 'step' | 'flush' | 'setMode' | 'mode' | 'setLanguage' | 'bufferedS'>;
@@ -30,6 +33,8 @@ export interface LiveSettings {
   /** A language code, or null to detect it. */
   language: string | null;
   latencyMode: LatencyMode;
+  /** Label each commit's speaker (absent: off). */
+  speakerLabels?: boolean;
 }
 
 export interface LiveTuning {
@@ -46,11 +51,17 @@ export interface LiveSegment extends Segment {
   decoder: LiveDecoder;
   /** Seconds of captured audio lost just before this segment (absent: none). */
   gapBefore?: number;
+  /** With speaker labels: the provisional speaker (from 0), its confidence, and the turn number settlements name. */
+  speaker?: number;
+  speakerConfidence?: number;
+  speakerTurn?: number;
 }
 
 export interface LiveDraft {
   start: number;
   text: string;
+  /** With speaker labels: the speaker it would get now (-1 before any). */
+  speaker?: number;
 }
 
 export interface LiveUpdate {
@@ -62,6 +73,8 @@ export interface LiveUpdate {
   processingS: number;
   /** The decoder of the pass. */
   decoder: LiveDecoder;
+  /** Speaker labels settled by this pass (or moved again by a later merge), by `speakerTurn`. */
+  speakers?: SpeakerSettlement[];
 }
 
 /** Consecutive small-backlog passes before `auto` goes back to the accurate decoder (avoids flapping). */
@@ -98,6 +111,10 @@ export class LiveTranscription {
    */
   private flushAtSamples: number | null = null;
   private wake: (() => void) | null = null;
+  /** Speaker labelling: null until labels are first asked for; kept while they are off (its speakers stay known). */
+  private speakers: OnlineSpeakers | null = null;
+  private speakerLabels = false;
+  private nextTurn = 0;
 
   constructor(
     private readonly transcriber: LiveTranscriber,
@@ -107,6 +124,7 @@ export class LiveTranscription {
     this.language = settings.language;
     this.latencyMode = settings.latencyMode;
     transcriber.setMode(settings.latencyMode === 'fast' ? 'fast' : 'accuracy');
+    this.setSpeakerLabels(settings.speakerLabels ?? false);
   }
 
   push(pcm: Float32Array): void {
@@ -132,7 +150,8 @@ export class LiveTranscription {
   }
 
   /** Applies from the next pass: the pass in flight keeps what it started with. */
-  update(change: { language?: string | null; latencyMode?: LatencyMode }): void {
+  update(change: { language?: string | null; latencyMode?: LatencyMode; speakerLabels?: boolean }): void {
+    if (change.speakerLabels !== undefined) this.setSpeakerLabels(change.speakerLabels);
     if (change.language !== undefined && change.language !== this.language) {
       // A detected language stays until the client names another one (or asks for detection again).
       this.language = change.language;
@@ -207,6 +226,13 @@ export class LiveTranscription {
     return 'cancelled';
   }
 
+  /** Labels from the audio not yet given to the transcriber on: earlier commits are not labelled again. */
+  private setSpeakerLabels(on: boolean): void {
+    if (on && !this.speakers) this.speakers = new OnlineSpeakers(this.fedSamples / SAMPLE_RATE);
+    else if (on && !this.speakerLabels) this.speakers!.skipTo(this.fedSamples / SAMPLE_RATE);
+    this.speakerLabels = on;
+  }
+
   private signal(): void {
     const wake = this.wake;
     this.wake = null;
@@ -226,6 +252,7 @@ export class LiveTranscription {
     const take = Math.min(pending.length, Math.round(roomS * SAMPLE_RATE), Math.max(0, upToSamples - this.fedSamples));
     if (take === 0) return;
     this.transcriber.push(pending.subarray(0, take));
+    if (this.speakerLabels) this.speakers!.push(pending.subarray(0, take));
     this.incoming = take < pending.length ? [pending.slice(take)] : [];
     this.fedSamples += take;
   }
@@ -242,9 +269,20 @@ export class LiveTranscription {
       .flatMap((segment) => this.splitAtGaps(segment))
       .map((segment): LiveSegment => {
         const gapBefore = this.takeGapsBefore(segment.end);
-        return { ...segment, decoder, ...(gapBefore > 0 ? { gapBefore } : {}) };
+        return { ...segment, decoder, ...(gapBefore > 0 ? { gapBefore } : {}), ...this.labelOf(segment) };
       });
-    emit({ committed, draft: result.draft, coveredS: coveredSamples / SAMPLE_RATE, processingS, decoder });
+    const labels = this.speakerLabels ? this.speakers! : null;
+    const draft = labels ? result.draft.map((item) => ({ ...item, speaker: labels.guess(item.start, coveredSamples / SAMPLE_RATE) })) : result.draft;
+    // The last pass (the end of audio) settles every label; one turned off settles nothing more.
+    const settled = this.speakers?.settle(this.ended && this.incoming.length === 0) ?? [];
+    emit({ committed, draft, coveredS: coveredSamples / SAMPLE_RATE, processingS, decoder, ...(settled.length ? { speakers: settled } : {}) });
+  }
+
+  private labelOf(segment: Segment): Pick<LiveSegment, 'speaker' | 'speakerConfidence' | 'speakerTurn'> {
+    if (!this.speakerLabels) return {};
+    const turn = this.nextTurn++;
+    const label = this.speakers!.assign(turn, segment.start, segment.end);
+    return { speaker: label.speaker, speakerConfidence: label.confidence, speakerTurn: turn };
   }
 
   /**

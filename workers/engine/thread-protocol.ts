@@ -38,7 +38,7 @@ export type HostToThread =
   | { type: 'live'; id: string; settings: LiveSettings; tuning: LiveTuning }
   | { type: 'audio'; id: string; pcm: ArrayBuffer }
   | { type: 'clock'; id: string; pcm: number; wall: number }
-  | { type: 'update'; id: string; language?: string | null; latencyMode?: LatencyMode }
+  | { type: 'update'; id: string; language?: string | null; latencyMode?: LatencyMode; speakerLabels?: boolean }
   | { type: 'flush'; id: string }
   | { type: 'eof'; id: string }
   | { type: 'cancel'; id: string };

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { EngineError, engineErrors } from './errors.js';
 import type { EngineOptions } from './index.js';
-import type { LatencyMode, LiveSettings, LiveTuning, LiveUpdate } from './live.js';
+import type { LiveSettings, LiveTranscription, LiveTuning, LiveUpdate } from './live.js';
 import type { Progress, Segment } from './pipeline.js';
 import type { FileTaskOptions, FileTranscriptionResult, HostToThread, ThreadFailure, ThreadToHost } from './thread-protocol.js';
 
@@ -46,7 +46,7 @@ export interface LiveListener {
 export interface LiveHandle {
   push(pcm: Float32Array): void;
   clock(pcm: number, wall: number): void;
-  update(change: { language?: string | null; latencyMode?: LatencyMode }): void;
+  update(change: Parameters<LiveTranscription['update']>[0]): void;
   /** Commits what was said so far and goes on (a pause). */
   flush(): void;
   endOfAudio(): void;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Segment" ADD COLUMN     "speakerProvisional" BOOLEAN;
