@@ -5,7 +5,8 @@
  * - `two-speakers`: 42 s of two real speakers taking seven turns (test/fixtures/speakers, RTTM ground truth);
  * - `lecture`: the one-speaker 60 s lecture (no RTTM: the row says how many speakers were found; 1 is right).
  *
- * Live capture's online labels are measured on `two-speakers` too (segments cut at the true turns, 2.5 s at most).
+ * Live capture's online labels are measured on `two-speakers` too: segments cut at the true turns (2.5 s at most),
+ * and cut blind (every 2.5 s, every 4 s), as a recognizer's segments may straddle a change of voice.
  *
  * `npm run bench -- speakers` prints the table. With a speaker-embedding model in MODELS_DIR
  * (workers/engine/speaker-embedding.ts), both recordings are measured again with it (rows marked "embedding").
@@ -34,14 +35,17 @@ export async function benchSpeakers(): Promise<{ table: string }> {
       rows.push(`| ${name}${embedding ? ', embedding' : ''} | ${truth} | ${speakers} | ${cells.join(' | ')} | ${seconds.toFixed(2)} |`);
     }
   }
-  // Live capture: online labels (workers/engine/live-speakers.ts) of segments cut from the true turns, as committed
-  // (2.5 s pieces), provisional and settled.
+  // Live capture: online labels (workers/engine/live-speakers.ts) of segments as committed, provisional and settled:
+  // cut from the true turns (2.5 s at most), and cut blind every 2.5 s and 4 s (some hold both voices).
   const reference = parseRttm(readFileSync(TWO_SPEAKERS.rttm, 'utf8'));
-  const online = await labelOnline(TWO_SPEAKERS.audio, segmentsOfTurns(reference, 2.5));
-  const settled = online.segments.map((_, i) => online.settled.get(i)!.speaker);
-  for (const [name, labels] of [['provisional', online.provisional], ['settled', settled]] as const) {
-    const error = segmentsDer(TWO_SPEAKERS.rttm, online.segments, labels);
-    rows.push(`| two-speakers, live ${name} (2.5 s segments) | 2 | ${new Set(labels).size} | ${(error.der * 100).toFixed(1)}% | ${error.missedS} | ${error.falseAlarmS} | ${error.confusionS} | ${error.scoredS} | ${online.seconds.toFixed(2)} |`);
+  const blind = (pieceS: number) => Array.from({ length: Math.ceil(42 / pieceS) }, (_, i) => ({ start: i * pieceS, end: Math.min(42.3, (i + 1) * pieceS - 0.05) }));
+  for (const [cut, segments] of [['true turns, 2.5 s', segmentsOfTurns(reference, 2.5)], ['blind, 2.5 s', blind(2.5)], ['blind, 4 s', blind(4)]] as const) {
+    const online = await labelOnline(TWO_SPEAKERS.audio, segments);
+    const settled = online.segments.map((_, i) => online.settled.get(i)!.speaker);
+    for (const [name, labels] of [['provisional', online.provisional], ['settled', settled]] as const) {
+      const error = segmentsDer(TWO_SPEAKERS.rttm, online.segments, labels);
+      rows.push(`| two-speakers, live ${name} (segments: ${cut}) | 2 | ${new Set(labels).size} | ${(error.der * 100).toFixed(1)}% | ${error.missedS} | ${error.falseAlarmS} | ${error.confusionS} | ${error.scoredS} | ${online.seconds.toFixed(2)} |`);
+    }
   }
   return { table: rows.join('\n') };
 }
