@@ -1,6 +1,7 @@
 /**
  * Token decoding for one 30 s window, after openai/whisper's decoding.py: a prompt of
- * [<|startofprev|> previous text…] <|startoftranscript|> <|lang|> <|transcribe|>, then one token at a time
+ * [<|startofprev|> previous text…] <|startoftranscript|> <|lang|> <|transcribe|> (or <|translate|>: English text
+ * from speech in any language, Whisper's own translation task), then one token at a time
  * with the decoder's key/value cache, through the same logit rules (suppressed tokens, blank start,
  * paired and non-decreasing timestamps), greedy or beam search at temperature 0 and best-of-N sampling
  * above it. `decodeWithFallback` retries at higher temperatures when the text is repetitive (gzip
@@ -11,8 +12,13 @@ import type * as ort from 'onnxruntime-node';
 import { WhisperOnnx, type DecoderOutput, type KvCache } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
 
+/** Whisper's two tasks: text in the spoken language, or its translation into English. */
+export type DecodeTask = 'transcribe' | 'translate';
+
 export interface DecodeOptions {
   language: string;
+  /** The task token after the language (default 'transcribe'). */
+  task?: DecodeTask;
   beamSize: number;
   /** Candidates sampled per temperature above 0. */
   bestOf: number;
@@ -242,10 +248,10 @@ function sampleFrom(row: Float32Array, temperature: number, random: () => number
   return argmax(row);
 }
 
-function buildSotSequence(tokenizer: WhisperTokenizer, language: string): number[] {
+function buildSotSequence(tokenizer: WhisperTokenizer, language: string, task: DecodeTask = 'transcribe'): number[] {
   const languageToken = tokenizer.languageTokens.get(language);
   if (languageToken === undefined) throw new Error(`The model does not know language '${language}'`);
-  return [tokenizer.special.startOfTranscript, languageToken, tokenizer.special.transcribe];
+  return [tokenizer.special.startOfTranscript, languageToken, task === 'translate' ? tokenizer.special.translate : tokenizer.special.transcribe];
 }
 
 /** One decoding pass at one temperature (several rows for beam search and best-of sampling). */
@@ -257,7 +263,7 @@ export async function decodeWindow(
 ): Promise<DecodeResult> {
   const { model, encoderHidden } = window;
   const { endOfText, startOfPrev, noSpeech, startOfTranscript } = tokenizer.special;
-  const sotSequence = buildSotSequence(tokenizer, options.language);
+  const sotSequence = buildSotSequence(tokenizer, options.language, options.task);
   const maxPromptTokens = Math.floor(model.config.maxTargetPositions / 2) - 1;
   const previous = options.previousTokens.filter((t) => t < endOfText).slice(-maxPromptTokens);
   const prompt = previous.length ? [startOfPrev, ...previous, ...sotSequence] : [...sotSequence];
@@ -384,11 +390,11 @@ export async function decodeGreedyBatch(
   tokenizer: WhisperTokenizer,
   encoderHidden: ort.Tensor,
   language: string,
-  options: Pick<DecodeOptions, 'maxInitialTimestampS' | 'signal'>,
+  options: Pick<DecodeOptions, 'maxInitialTimestampS' | 'signal' | 'task'>,
 ): Promise<DecodeResult[]> {
   const { endOfText, noSpeech } = tokenizer.special;
   const windows = encoderHidden.dims[0];
-  const sotSequence = buildSotSequence(tokenizer, language);
+  const sotSequence = buildSotSequence(tokenizer, language, options.task);
   const rules = new LogitRules(tokenizer, Math.round(options.maxInitialTimestampS / 0.02));
   const maxNewTokens = Math.floor(model.config.maxTargetPositions / 2);
   const first = await model.decode(Array.from({ length: windows }, () => sotSequence), encoderHidden, null, { allLogits: true });

@@ -20,6 +20,7 @@ import { findSpeakerEmbedding, type SpeakerEmbeddingModel } from './speaker-embe
 import { diarizeSource } from './speakers.js';
 import { StreamingTranscriber, type StreamOptions } from './stream.js';
 import { WhisperTokenizer } from './tokenizer.js';
+import { checkWindow, translationOf, type TranslateOptions, type TranslationResult } from './translate.js';
 import { SileroVad } from './vad.js';
 
 export { concatSamples, decodeFile, decodeFileToPcm, ffmpegPath, probeAudio } from './audio.js';
@@ -28,6 +29,7 @@ export type { Progress, Segment, TranscribeOptions, TranscribeResult, WindowInfo
 export type { StreamOptions, StreamUpdate } from './stream.js';
 export { speakerOf, type SpeakerTurn } from './diarize.js';
 export type { StreamingTranscriber } from './stream.js';
+export type { TranslateOptions, TranslationResult } from './translate.js';
 
 /**
  * The engine's two models: `fast` (whisper-tiny) for live drafts and the realtime `fast` mode, `accurate`
@@ -188,6 +190,24 @@ export class SpeechEngine implements PipelineModel {
       for (let i = 0; i < window.length; i += SAMPLE_RATE) yield window.subarray(i, Math.min(window.length, i + SAMPLE_RATE));
     })();
     return transcribeSource(this, source, window.length / SAMPLE_RATE, options);
+  }
+
+  /**
+   * Translates speech to English (Whisper's `<|translate|>` task): 16 kHz mono samples, or a file ffmpeg reads, within
+   * `startS`..`endS`. `language` is the spoken one (detected when absent); English speech comes back transcribed.
+   * A window with no audio in it is refused (`invalid_options`, `details.field` 'startS' or 'endS').
+   */
+  async translateSpeech(input: Float32Array | string, options: TranslateOptions = {}): Promise<TranslationResult> {
+    const { onSegment, ...rest } = options;
+    this.tokenizer.forcedLanguage(options.language);
+    const run: TranscribeOptions = { ...rest, task: 'translate', onSegment: onSegment && ((segment) => onSegment(segment)) };
+    if (typeof input !== 'string') {
+      checkWindow(options.startS, options.endS, input.length / SAMPLE_RATE);
+      return translationOf(await this.transcribePcm(input, run));
+    }
+    const probe = await probeAudio(input);
+    checkWindow(options.startS, options.endS, probe.durationS > 0 ? probe.durationS : undefined);
+    return translationOf(await this.transcribeFile(input, run));
   }
 
   /** A transcriber for live audio: push PCM, call step() for tentative and committed text. */

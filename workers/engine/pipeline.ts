@@ -13,6 +13,7 @@ import {
   isSilence,
   WindowDecoder,
   type DecodeResult,
+  type DecodeTask,
 } from './decoding.js';
 import { HOP_LENGTH, logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
 import { WhisperOnnx } from './model.js';
@@ -48,6 +49,12 @@ export interface Progress {
 }
 export interface TranscribeOptions {
   language?: string;
+  /**
+   * 'transcribe' (default): text in the spoken language. 'translate': English text, Whisper's <|translate|> task;
+   * speech in English is transcribed (Whisper's translation of English is its transcription). `language` stays the
+   * spoken one.
+   */
+  task?: DecodeTask;
   beamSize?: number;
   startS?: number;
   endS?: number;
@@ -161,6 +168,11 @@ function joinWindows(first: SpeechWindow, second: SpeechWindow): SpeechWindow {
   return { audio, pieces: [...first.pieces, ...shifted], sourceEnd: second.sourceEnd };
 }
 
+/** The task token a window of speech in `language` is decoded with: English is never "translated". */
+function taskFor(options: TranscribeOptions, language: string): DecodeTask {
+  return options.task === 'translate' && language !== 'en' ? 'translate' : 'transcribe';
+}
+
 /** Everything one window yields: its segments on the source timeline. */
 export async function transcribeWindow(
   engine: PipelineModel,
@@ -174,11 +186,13 @@ export async function transcribeWindow(
 ): Promise<{ segments: Segment[]; decoded: DecodeResult | null; openTail?: OpenTail }> {
   const { model, tokenizer } = engine;
   const windowS = window.audio.length / SAMPLE_RATE;
+  const task = taskFor(options, language);
   const decoded = await decodeWithFallback(
     tokenizer,
     windowDecoder,
     {
       language,
+      task,
       beamSize: options.beamSize ?? 1,
       bestOf: options.bestOf ?? 2,
       previousTokens,
@@ -201,10 +215,11 @@ export async function transcribeWindow(
   if (isSilence(decoded)) return { segments: [], decoded: null };
   const windowSegments = segmentsFromTokens(tokenizer, decoded.tokens, windowS);
   const allText = windowSegments.flatMap((s) => s.tokens);
+  // A translation's words are English: split at spaces whatever was spoken.
   const words =
     options.wordTimestamps === false
       ? []
-      : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / HOP_LENGTH), language);
+      : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / HOP_LENGTH), task === 'translate' ? 'en' : language);
 
   const segments: Segment[] = [];
   let openTail: OpenTail | undefined;
@@ -315,7 +330,7 @@ export async function transcribeSource(
     // Several windows and plain greedy search: decode them together, each step one call for all.
     const batched =
       batch.length > 1 && (options.beamSize ?? 1) === 1
-        ? await decodeGreedyBatch(model, tokenizer, hidden, language, { maxInitialTimestampS: 1, signal: options.signal })
+        ? await decodeGreedyBatch(model, tokenizer, hidden, language, { maxInitialTimestampS: 1, signal: options.signal, task: taskFor(options, language) })
         : undefined;
     for (let i = 0; i < batch.length; i++) {
       const window = batch[i];

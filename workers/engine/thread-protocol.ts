@@ -5,6 +5,7 @@
  */
 import type { LatencyMode, LiveSettings, LiveTuning, LiveUpdate } from './live.js';
 import type { Progress, Segment } from './pipeline.js';
+import type { TranslationResult } from './translate.js';
 
 export interface FileTaskOptions {
   language?: string;
@@ -26,6 +27,21 @@ export interface FileTranscriptionResult {
   beamSize: number;
 }
 
+/** A translation to English of a file's stretch of audio (translate.ts): answered once, with all its segments. */
+export interface TranslateTaskOptions {
+  /** The spoken language; absent: detected. */
+  language?: string;
+  startS?: number;
+  endS?: number;
+  beamSize?: number;
+}
+
+/** What a thread answers a translation with, including what decoded it. */
+export interface SpeechTranslation extends TranslationResult {
+  model: string;
+  beamSize: number;
+}
+
 /** A failure crossing the thread boundary: the engine's own refusals keep their code and details. */
 export interface ThreadFailure {
   code: string | null;
@@ -35,6 +51,7 @@ export interface ThreadFailure {
 
 export type HostToThread =
   | { type: 'file'; id: string; path: string; options: FileTaskOptions }
+  | { type: 'translate'; id: string; path: string; options: TranslateTaskOptions }
   | { type: 'live'; id: string; settings: LiveSettings; tuning: LiveTuning }
   | { type: 'audio'; id: string; pcm: ArrayBuffer }
   | { type: 'clock'; id: string; pcm: number; wall: number }
@@ -50,5 +67,6 @@ export type ThreadToHost =
   | { type: 'segment'; id: string; segment: Segment; progress: Progress }
   | { type: 'live_update'; id: string; update: LiveUpdate }
   | { type: 'file_done'; id: string; result: FileTranscriptionResult }
+  | { type: 'translate_done'; id: string; result: SpeechTranslation }
   | { type: 'live_done'; id: string; reason: 'eof' | 'cancelled' }
   | { type: 'failed'; id: string; failure: ThreadFailure };

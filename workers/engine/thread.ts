@@ -20,34 +20,44 @@ function failureOf(error: unknown): ThreadFailure {
   return { code: null, message: error instanceof Error ? error.message : String(error), details: {} };
 }
 
-async function transcribeFile(engine: SpeechEngine, message: Extract<HostToThread, { type: 'file' }>): Promise<void> {
+/** Runs a task over a file (a transcription, a translation): `cancel` aborts it, a failure is posted as `failed`. */
+async function fileTask(id: string, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
   const controller = new AbortController();
-  fileTasks.set(message.id, controller);
+  fileTasks.set(id, controller);
   try {
-    const { speakerLabels, ...options } = message.options;
-    // Speakers are found over the whole file first (also when a resumed job starts later), so the numbering is
-    // the same for every segment; the turns are cheap next to decoding (~1 s per minute of audio).
-    const turns = speakerLabels ? await engine.diarizeFile(message.path, { signal: controller.signal }) : null;
-    const labelled = (segment: Segment): Segment => {
-      const found = turns && speakerOf(turns, segment.start, segment.end);
-      return found ? { ...segment, speaker: found.speaker, speakerConfidence: found.confidence } : segment;
-    };
-    const result = await engine.transcribeFile(message.path, {
-      ...options,
-      signal: controller.signal,
-      onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment: labelled(segment), progress }),
-    });
-    const { language, durationS, processingS, segments } = result;
-    post({
-      type: 'file_done',
-      id: message.id,
-      result: { language, durationS, processingS, segments: segments.length, model: engine.modelName, beamSize: message.options.beamSize ?? 1 },
-    });
+    await work(controller.signal);
   } catch (error) {
-    post({ type: 'failed', id: message.id, failure: failureOf(error) });
+    post({ type: 'failed', id, failure: failureOf(error) });
   } finally {
-    fileTasks.delete(message.id);
+    fileTasks.delete(id);
   }
+}
+
+async function transcribeFile(engine: SpeechEngine, message: Extract<HostToThread, { type: 'file' }>, signal: AbortSignal): Promise<void> {
+  const { speakerLabels, ...options } = message.options;
+  // Speakers are found over the whole file first (also when a resumed job starts later), so the numbering is
+  // the same for every segment; the turns are cheap next to decoding (~1 s per minute of audio).
+  const turns = speakerLabels ? await engine.diarizeFile(message.path, { signal }) : null;
+  const labelled = (segment: Segment): Segment => {
+    const found = turns && speakerOf(turns, segment.start, segment.end);
+    return found ? { ...segment, speaker: found.speaker, speakerConfidence: found.confidence } : segment;
+  };
+  const result = await engine.transcribeFile(message.path, {
+    ...options,
+    signal,
+    onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment: labelled(segment), progress }),
+  });
+  const { language, durationS, processingS, segments } = result;
+  post({
+    type: 'file_done',
+    id: message.id,
+    result: { language, durationS, processingS, segments: segments.length, model: engine.modelName, beamSize: message.options.beamSize ?? 1 },
+  });
+}
+
+async function translateSpeech(engine: SpeechEngine, message: Extract<HostToThread, { type: 'translate' }>, signal: AbortSignal): Promise<void> {
+  const result = await engine.translateSpeech(message.path, { ...message.options, signal });
+  post({ type: 'translate_done', id: message.id, result: { ...result, model: engine.modelName, beamSize: message.options.beamSize ?? 1 } });
 }
 
 function startLive(engine: SpeechEngine, message: Extract<HostToThread, { type: 'live' }>): void {
@@ -70,7 +80,11 @@ function startLive(engine: SpeechEngine, message: Extract<HostToThread, { type: 
 
 function handle(engine: SpeechEngine, message: HostToThread): void {
   if (message.type === 'file') {
-    void transcribeFile(engine, message);
+    void fileTask(message.id, (signal) => transcribeFile(engine, message, signal));
+    return;
+  }
+  if (message.type === 'translate') {
+    void fileTask(message.id, (signal) => translateSpeech(engine, message, signal));
     return;
   }
   if (message.type === 'live') {

@@ -15,9 +15,18 @@ import { EngineError, engineErrors } from './errors.js';
 import type { EngineOptions } from './index.js';
 import type { LiveSettings, LiveTranscription, LiveTuning, LiveUpdate } from './live.js';
 import type { Progress, Segment } from './pipeline.js';
-import type { FileTaskOptions, FileTranscriptionResult, HostToThread, ThreadFailure, ThreadToHost } from './thread-protocol.js';
+import type {
+  FileTaskOptions,
+  FileTranscriptionResult,
+  HostToThread,
+  SpeechTranslation,
+  ThreadFailure,
+  ThreadToHost,
+  TranslateTaskOptions,
+} from './thread-protocol.js';
+import { checkWindow } from './translate.js';
 
-export type { FileTranscriptionResult } from './thread-protocol.js';
+export type { FileTranscriptionResult, SpeechTranslation } from './thread-protocol.js';
 export type LoadingStage = 'download' | 'model';
 
 export interface EngineThreadsOptions {
@@ -32,6 +41,12 @@ export interface FileTranscription extends FileTaskOptions {
   path: string;
   /** Awaited in order: the next segment is handed over only once the previous one is stored. */
   onSegment: (segment: Segment, progress: Progress) => Promise<void>;
+}
+
+/** A stretch of a file to translate to English (translate.ts); `signal` cancels it on its thread. */
+export interface SpeechTranslationRequest extends TranslateTaskOptions {
+  path: string;
+  signal?: AbortSignal;
 }
 
 /** What a live transcription's owner hears: loading stages, ready, every pass's update, and the end. */
@@ -124,7 +139,8 @@ class EngineThread {
         return;
       default: {
         const task = this.tasks.get(message.id);
-        if (message.type === 'file_done' || message.type === 'live_done' || message.type === 'failed') this.tasks.delete(message.id);
+        const ends = message.type === 'file_done' || message.type === 'translate_done' || message.type === 'live_done' || message.type === 'failed';
+        if (ends) this.tasks.delete(message.id);
         task?.receive(message);
       }
     }
@@ -219,6 +235,43 @@ export class EngineThreads {
         thread.send({ type: 'file', id, path, options: { language, startS, beamSize, speakerLabels } });
       });
     } finally {
+      this.fileWaiting.shift()?.();
+    }
+  }
+
+  /**
+   * Translates `startS`..`endS` of a file to English on a thread of its own (files wait in line for one, as
+   * transcriptions do). A window with no audio is refused before it takes a thread, and past the file's end by the
+   * thread (`invalid_options`); an abort cancels the task there and rejects with the signal's reason.
+   */
+  async translateSpeech(request: SpeechTranslationRequest): Promise<SpeechTranslation> {
+    const { path, signal, language, startS, endS, beamSize } = request;
+    checkWindow(startS, endS);
+    signal?.throwIfAborted();
+    const thread = await this.threadForFile();
+    const id = randomUUID();
+    let onAbort = () => {};
+    try {
+      return await new Promise<SpeechTranslation>((resolve, reject) => {
+        onAbort = () => {
+          thread.tasks.delete(id);
+          thread.send({ type: 'cancel', id });
+          reject(signal!.reason);
+        };
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        thread.tasks.set(id, {
+          kind: 'file',
+          receive: (message) => {
+            if (message.type === 'translate_done') resolve(message.result);
+            else if (message.type === 'failed') reject(errorOf(message.failure));
+          },
+          lost: (reason) => reject(new Error(`The engine thread stopped: ${reason}.`)),
+        });
+        thread.send({ type: 'translate', id, path, options: { language, startS, endS, beamSize } });
+      });
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
       this.fileWaiting.shift()?.();
     }
   }
