@@ -21,6 +21,7 @@ import { SearchService } from '../search/service.js';
 import { ListenerAccess } from '../listeners/access.js';
 import { ListenersService } from '../listeners/service.js';
 import { TranscriptionsService } from '../transcriptions/service.js';
+import { TranslationService } from '../translation/service.js';
 import { lazyJobQueue } from '../../workers/queue.js';
 
 export function createServices(deps: ServiceDeps): Services {
@@ -33,6 +34,9 @@ export function createServices(deps: ServiceDeps): Services {
   const listenerAccess = new ListenerAccess(deps);
   const recordings = new RecordingsService(deps, shareLinks, listenerAccess);
   const summaries = new SummariesService(deps, recordings);
+  const translation = new TranslationService(deps);
+  // GET /v1/languages lists the targets the configured translation providers really serve.
+  capabilities.register({ translationLanguages: () => translation.targets() });
   return {
     jobs,
     transcriptions,
@@ -43,6 +47,7 @@ export function createServices(deps: ServiceDeps): Services {
     listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
     summaries,
+    translation,
     search: new SearchService(deps, listenerAccess),
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),

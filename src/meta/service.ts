@@ -47,7 +47,8 @@ export interface RealtimeCapabilities {
 /** Each part fills what it owns; later registrations replace earlier ones field by field. */
 export interface CapabilityProvider {
   transcriptionLanguages?: () => string[];
-  translationLanguages?: () => string[];
+  /** Asynchronous: a provider may have to ask a remote API which languages it serves. */
+  translationLanguages?: () => string[] | Promise<string[]>;
   voiceLanguages?: () => string[];
   realtime?: (base: RealtimeCapabilities) => RealtimeCapabilities;
 }
@@ -109,7 +110,7 @@ export class CapabilitiesService {
   async languages() {
     return {
       transcription: (await this.transcriptionLanguages()).map(describeLanguage),
-      translation: (this.provider.translationLanguages?.() ?? []).map(describeLanguage),
+      translation: ((await this.provider.translationLanguages?.()) ?? []).map(describeLanguage),
       voice: (this.provider.voiceLanguages?.() ?? []).map(describeLanguage),
     };
   }

@@ -1,10 +1,11 @@
 /**
- * The OpenAI-compatible summariser: one `POST {base}/v1/chat/completions` (`Authorization: Bearer <key>` when a key
- * is set) asking the model for a JSON object `{"title", "summary"}` in the transcript's language. Works with OpenAI
- * and with servers that copy its API (vLLM, llama.cpp server, Ollama, LiteLLM…). Every failure — a non-2xx status
- * (the error body's `error.message` quoted), a timeout, a network error, an answer that is not that JSON — is a
+ * The OpenAI-compatible summariser: one chat-completions request (the shared client, src/core/chat-completions.ts)
+ * asking the model for a JSON object `{"title", "summary"}` in the transcript's language. Works with OpenAI and with
+ * servers that copy its API (vLLM, llama.cpp server, Ollama, LiteLLM…). Every failure — a non-2xx status (the error
+ * body's `error.message` quoted), a timeout, a network error, an answer that is not that JSON — is a
  * `SummariserError`; the service stores the summary as failed (retryable with `summarize`).
  */
+import { ChatError, chatCompletion, parseJsonContent } from '../core/chat-completions.js';
 import type { SummarySettings } from '../core/config/summaries.js';
 import { SummariserError, type Summariser, type SummaryInput, type SummaryText } from './summariser.js';
 
@@ -27,15 +28,18 @@ function transcriptText(sentences: string[]): string {
   return kept.join('\n');
 }
 
+/** The shared chat client's failures are stored as this summariser's own (`SummariserError`), same messages. */
+function summariserError(error: unknown): unknown {
+  return error instanceof ChatError ? new SummariserError(error.message) : error;
+}
+
 /** The model's content as `{title, summary}`: plain JSON, or JSON inside a ``` fence. */
 export function parseSummaryAnswer(content: unknown): SummaryText {
-  if (typeof content !== 'string') throw new SummariserError('The chat answer has no message content.');
-  const unfenced = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(unfenced);
-  } catch {
-    throw new SummariserError(`The chat answer is not JSON: ${content.slice(0, 120)}`);
+    parsed = parseJsonContent(content);
+  } catch (error) {
+    throw summariserError(error);
   }
   const { title, summary } = (parsed ?? {}) as Record<string, unknown>;
   if (typeof title !== 'string' || !title.trim() || typeof summary !== 'string' || !summary.trim()) {
@@ -45,45 +49,20 @@ export function parseSummaryAnswer(content: unknown): SummaryText {
 }
 
 export function openAiSummariser(settings: Pick<SummarySettings, 'apiUrl' | 'apiKey' | 'model' | 'timeoutMs'>, fetchImpl: typeof fetch = fetch): Summariser {
-  // `{base}/v1/chat/completions`; a base given with its `/v1` is accepted as well.
-  const endpoint = `${settings.apiUrl!.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/chat/completions`;
+  const chat = { apiUrl: settings.apiUrl!, apiKey: settings.apiKey, model: settings.model, timeoutMs: settings.timeoutMs };
   return {
     name: `openai:${settings.model}`,
     async summarise({ sentences, language }: SummaryInput): Promise<SummaryText> {
-      let response: Response;
+      let content: unknown;
       try {
-        response = await fetchImpl(endpoint, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
-          body: JSON.stringify({
-            model: settings.model,
-            messages: [
-              { role: 'system', content: INSTRUCTIONS },
-              { role: 'user', content: `Language: ${language ?? 'unknown'}\nTranscript:\n${transcriptText(sentences)}` },
-            ],
-            temperature: 0.2,
-            response_format: { type: 'json_object' },
-          }),
-          signal: AbortSignal.timeout(settings.timeoutMs),
-        });
+        content = await chatCompletion(chat, [
+          { role: 'system', content: INSTRUCTIONS },
+          { role: 'user', content: `Language: ${language ?? 'unknown'}\nTranscript:\n${transcriptText(sentences)}` },
+        ], fetchImpl);
       } catch (error) {
-        const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
-        throw new SummariserError(timedOut ? `The chat API did not answer within ${settings.timeoutMs} ms.` : `The chat API could not be reached: ${(error as Error).message}`);
+        throw summariserError(error);
       }
-      const text = await response.text().catch(() => '');
-      let body: unknown = null;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = null;
-      }
-      if (!response.ok) {
-        const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
-        throw new SummariserError(`The chat API answered ${response.status}${typeof message === 'string' ? `: ${message}` : ''}.`);
-      }
-      if (!body) throw new SummariserError(`The chat API answered ${response.status} with a body that is not JSON.`);
-      const choices = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices;
-      return parseSummaryAnswer(Array.isArray(choices) ? choices[0]?.message?.content : undefined);
+      return parseSummaryAnswer(content);
     },
   };
 }

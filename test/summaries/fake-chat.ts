@@ -2,9 +2,10 @@
  * A faithful fake of an OpenAI-compatible chat-completions API on loopback: `POST /v1/chat/completions` with a JSON
  * body, answering the shape OpenAI answers (`choices[0].message.content`, `usage`), its error envelope
  * (`{error: {message, type, code}}`) with the status, or nothing at all (a hung server). Records every request.
+ * What the model says is `answer(body)`: a summary (FAKE_ANSWER) unless a test sets its own (translation's tests).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import { listenOnLoopback } from '../helpers/loopback.js';
 
 export type FakeMode = 'ok' | 'hold' | 'unauthorized' | 'rate_limited' | 'server_error' | 'hang' | 'malformed' | 'not_json';
 
@@ -14,6 +15,8 @@ export interface FakeChat {
   url: string;
   mode: FakeMode;
   requests: FakeRequest[];
+  /** The message content of an `ok` answer, from the request's body. */
+  answer: (body: any) => string;
   /** Answers every held request (`hold`) as `ok`. */
   release(): void;
   close(): Promise<void>;
@@ -23,7 +26,6 @@ export const FAKE_ANSWER = { title: 'Moving Forward Ten Meters', summary: 'The s
 
 export async function startFakeChat(): Promise<FakeChat> {
   const held: Array<() => void> = [];
-  const open = new Set<http.ServerResponse>();
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
@@ -33,7 +35,7 @@ export async function startFakeChat(): Promise<FakeChat> {
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
     usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
   });
-  const server = http.createServer((req, res) => {
+  const loopback = await listenOnLoopback((req, res) => {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
@@ -46,30 +48,26 @@ export async function startFakeChat(): Promise<FakeChat> {
       fake.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body });
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return error(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'invalid_request_error', 'unknown_url');
       if (!body || typeof body !== 'object' || !body.model || !Array.isArray(body.messages)) return error(res, 400, 'you must provide a model parameter', 'invalid_request_error', null);
-      const ok = () => send(res, 200, completion(body.model, JSON.stringify(FAKE_ANSWER)));
+      const ok = () => send(res, 200, completion(body.model, fake.answer(body)));
       switch (fake.mode) {
         case 'ok': return ok();
         case 'hold': return void held.push(ok);
         case 'unauthorized': return error(res, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
         case 'rate_limited': return error(res, 429, 'Rate limit reached for requests.', 'requests', 'rate_limit_exceeded');
         case 'server_error': return error(res, 500, 'The server had an error while processing your request.', 'server_error', null);
-        case 'hang': return void open.add(res);
+        case 'hang': return loopback.hang(res);
         case 'malformed': return send(res, 200, completion(body.model, 'Sure! The talk is about moving forward.'));
         case 'not_json': return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>gateway</html>');
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const fake: FakeChat = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: loopback.url,
     mode: 'ok',
     requests: [],
+    answer: () => JSON.stringify(FAKE_ANSWER),
     release: () => held.splice(0).forEach((answer) => answer()),
-    close: async () => {
-      for (const res of open) res.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: loopback.close,
   };
   return fake;
 }

@@ -10,6 +10,7 @@ import { loadRealtimeSettings, type RealtimeSettings } from './realtime.js';
 import { loadTranscriptionSettings, type TranscriptionSettings } from './transcriptions.js';
 import { loadGraphQLSettings, type GraphQLSettings } from './graphql.js';
 import { loadSummarySettings, type SummarySettings } from './summaries.js';
+import { loadTranslationSettings, type TranslationSettings } from './translation.js';
 
 export interface Config {
   /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
@@ -63,6 +64,8 @@ export interface Config {
   graphql: GraphQLSettings;
   /** Recording summaries: which summariser writes them (SUMMARY_*; src/core/config/summaries.ts). */
   summaries: SummarySettings;
+  /** Text translation: providers in order of preference and their settings (TRANSLATION_*; src/core/config/translation.ts). */
+  translation: TranslationSettings;
 }
 
 /** `OIDC_ISSUERS=https://a.example|https://a.example/jwks.json|aud,https://b.example` (JWKS and audience optional). */
@@ -118,5 +121,6 @@ export function loadConfig(env: Env = process.env): Config {
     transcriptions: loadTranscriptionSettings(env),
     graphql: loadGraphQLSettings(env),
     summaries: loadSummarySettings(env),
+    translation: loadTranslationSettings(env),
   };
 }
