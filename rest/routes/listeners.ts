@@ -38,7 +38,7 @@ const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type
 const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its links are dead).' };
 
 /** What the upgrade's check decided, for the connection that follows it. */
-interface SubscribePlan { view: Subscriber['view']; broadcastIds: string[]; after: number | null; audio: boolean; presence: string; credentials: ReaderCredentials }
+interface SubscribePlan { view: Subscriber['view']; lang: string | null; broadcastIds: string[]; after: number | null; audio: boolean; presence: string; credentials: ReaderCredentials }
 const plans = new WeakMap<IncomingMessage, SubscribePlan>();
 const broadcastPlans = new WeakMap<IncomingMessage, { listener: boolean; presence: string }>();
 
@@ -78,6 +78,7 @@ const errorFrame = (error: unknown) => {
 function subscriberOn(ws: WebSocket, plan: SubscribePlan): Subscriber {
   return {
     view: plan.view,
+    lang: plan.lang,
     audio: false,
     sendText: (text) => ws.readyState === ws.OPEN && ws.send(text),
     sendBinary: (data) => ws.readyState === ws.OPEN && ws.send(data, { binary: true }),
@@ -171,8 +172,8 @@ export const listenerRoutes: RouteEntry[] = [
       const audio = flag(query, 'audio');
       const presence = presenceOf(query);
       const credentials = socketCredentials(ctx, query);
-      const { view, broadcastIds } = await ctx.services.recordings.subscriber(params.id!, credentials, query.get('lang'));
-      plans.set(req, { view, broadcastIds, after, audio, presence, credentials });
+      const { view, lang, broadcastIds } = await ctx.services.recordings.subscriber(params.id!, credentials, query.get('lang'));
+      plans.set(req, { view, lang, broadcastIds, after, audio, presence, credentials });
     },
     onConnection: async (ws, req, params, ctx) => {
       const plan = plans.get(req)!;
@@ -197,7 +198,8 @@ export const listenerRoutes: RouteEntry[] = [
           if (update.audio !== undefined && typeof update.audio !== 'boolean') throw errors.invalidOptions('audio must be true or false.', { field: 'audio' });
           if (update.lang !== undefined && update.lang !== null && typeof update.lang !== 'string') throw errors.invalidOptions('lang must be a language code.', { field: 'lang' });
           // The same check as at the upgrade: the credential may have died since, and the link must allow the language.
-          if (update.lang !== undefined) await ctx.services.recordings.subscriber(recordingId, plan.credentials, (update.lang as string | null) ?? null);
+          // A new language applies to the frames after this answer; the client reads the snapshot again in it.
+          if (update.lang !== undefined) subscriber.lang = (await ctx.services.recordings.subscriber(recordingId, plan.credentials, (update.lang as string | null) ?? null)).lang;
           if (typeof update.audio === 'boolean') fanout.setAudio(recordingId, subscriber, update.audio);
           subscriber.sendText(JSON.stringify({ type: 'subscribe.updated', lang: update.lang ?? null, audio: subscriber.audio }));
         }).catch((error: unknown) => subscriber.sendText(errorFrame(error instanceof SyntaxError ? errors.invalidOptions('A client frame must be JSON.', { field: 'frame' }) : error)));

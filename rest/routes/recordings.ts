@@ -6,7 +6,7 @@
  */
 import { requestBaseUrl } from '../../src/core/base-url.js';
 import type { Context } from '../../src/core/context.js';
-import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
+import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import {
   ArchiveRecordingDocument,
   PurgeRecordingDocument,
@@ -15,6 +15,7 @@ import {
   RecordingEventsDocument,
   RecordingMediaTokenDocument,
   RecordingTranscriptDocument,
+  RecordingTranslationDocument,
   NameRecordingSpeakerDocument,
   PauseRecordingDocument,
   ResumeRecordingDocument,
@@ -143,12 +144,50 @@ export const recordingRoutes: RouteEntry[] = [
           durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer', description: 'The durable log\'s cursor this snapshot reflects (-1: nothing yet).' }, partial: { type: 'boolean', description: 'The job still runs.' },
           job: { type: 'object', nullable: true, properties: { state: { type: 'string' }, pct: { type: 'number' } } },
           sentences: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translations: { type: 'object' }, confidence: { type: 'number', nullable: true }, unclear: { type: 'boolean', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
-          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }, speakerProvisional: { type: 'boolean', nullable: true, description: 'Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it, and finalize clusters every label again from the whole audio. Null for file jobs and when labels were off.' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object', properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' }, low: { type: 'boolean', nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (the recording\'s, else the transcription\'s, else its broadcasts\'); null otherwise.' } } } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true }, recognizedText: { type: 'string', nullable: true, description: 'What the recognizer heard when `text` is not it: the segment follows the recording\'s script (`text` is the script\'s words) or a person corrected it.' }, scriptFrom: { type: 'integer', nullable: true, description: 'Script following: first script word matched (inclusive, from 0); null without a script or unmatched.' }, scriptPos: { type: 'integer', nullable: true, description: 'Script following: one past the last script word matched (exclusive), the reader\'s position; null without a script or unmatched.' }, suppressed: { type: 'boolean', nullable: true } } } },
+          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }, translations: { type: 'object', additionalProperties: { type: 'string' }, description: 'Machine translations of `text` by language, made as it was committed (the session\'s `translate`) or later; a listener sees only its `lang`. `{}`: none.' }, translationSources: { type: 'object', additionalProperties: { type: 'string', enum: ['cache', 'apertium', 'google', 'llm', 'whisper'] }, description: 'Who made each translation, by language.' }, speakerProvisional: { type: 'boolean', nullable: true, description: 'Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it, and finalize clusters every label again from the whole audio. Null for file jobs and when labels were off.' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object', properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' }, low: { type: 'boolean', nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (the recording\'s, else the transcription\'s, else its broadcasts\'); null otherwise.' } } } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true }, recognizedText: { type: 'string', nullable: true, description: 'What the recognizer heard when `text` is not it: the segment follows the recording\'s script (`text` is the script\'s words) or a person corrected it.' }, scriptFrom: { type: 'integer', nullable: true, description: 'Script following: first script word matched (inclusive, from 0); null without a script or unmatched.' }, scriptPos: { type: 'integer', nullable: true, description: 'Script following: one past the last script word matched (exclusive), the reader\'s position; null without a script or unmatched.' }, suppressed: { type: 'boolean', nullable: true } } } },
           speakers: { type: 'array', description: 'Every speaker label the segments carry and every named speaker, by index; `name` as set with `PUT .../speakers/{idx}`, or null.', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
         },
       },
     },
-    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language where no translation is available.' }],
+    errors: [
+      notFound,
+      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for a language other than the spoken one (never a silently untranslated snapshot).' },
+      { status: 400, code: 'invalid_options', description: '`lang` is not a language code, or no translation provider serves it from the spoken language (`GET /v1/languages` lists the targets); a bad `after`.' },
+      { status: 503, code: 'unavailable', description: 'The translation provider failed (quota, timeout, unreachable); `Retry-After` says when to ask again.' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/translation', operationId: 'getRecordingTranslation', tags: ['recordings'],
+    summary: 'Sentences of a recording in a translation target (`lang`), by sentence id.',
+    description: `\`lang\` is required: a language the configured providers translate into from the spoken one (\`GET /v1/languages\` lists them; the spoken language itself is 400: read the transcript). \`sentences\` names up to ${MAX_TRANSLATION_SENTENCES} sentence ids, comma-separated, as the transcript snapshot gives them (\`4.0,5.2\`); absent, every sentence. Each comes back with its text as spoken (corrections included), its \`translation\` and \`source\` (\`cache\`, \`apertium\`, \`google\`, \`llm\`): translated now unless the cache has it. The owner, a broadcast listener (lines under the confidence policy come \`suppressed\` and blank), or a share link that allows translation.`,
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [
+      { name: 'lang', in: 'query', required: true, schema: { type: 'string' }, description: 'The language to translate into.' },
+      { name: 'sentences', in: 'query', schema: { type: 'string' }, description: 'Comma-separated sentence ids; absent: all.' },
+      shareCodeParam, listenerTokenParam,
+    ],
+    document: RecordingTranslationDocument,
+    variables: ({ params, query }) => {
+      const sentences = single(query.sentences);
+      return { recordingId: params.id!, lang: single(query.lang) ?? '', sentences: sentences === undefined || sentences === null ? null : sentences.split(',').map((id) => id.trim()).filter(Boolean), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) };
+    },
+    result: (data) => ({ status: 200, body: data.recordingTranslation }),
+    response: {
+      status: 200, description: 'The sentences in `lang`.',
+      schema: {
+        type: 'object', required: ['recordingId', 'lang', 'sentences'],
+        properties: {
+          recordingId: { type: 'string' }, lang: { type: 'string' }, language: { type: 'string', nullable: true, description: 'The spoken language translated from.' },
+          sentences: { type: 'array', items: { type: 'object', required: ['id', 'text', 'translation', 'source'], properties: { id: { type: 'string' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translation: { type: 'string' }, source: { type: 'string', enum: ['cache', 'apertium', 'google', 'llm', 'none'] }, suppressed: { type: 'boolean', nullable: true } } } },
+        },
+      },
+    },
+    errors: [
+      notFound,
+      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate`; a media token.' },
+      { status: 400, code: 'invalid_options', description: '`lang` missing, not a language code, the spoken language, or not served; `sentences` names an id the recording does not have, or more than the limit.' },
+      { status: 503, code: 'unavailable', description: 'The translation provider failed; `Retry-After` says when to ask again.' },
+    ],
   }),
   graphqlRoute({
     method: 'put', path: '/v1/recordings/{id}/speakers/{idx}', operationId: 'nameRecordingSpeaker', tags: ['recordings'],
@@ -175,11 +214,11 @@ export const recordingRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],
     summary: 'The transcript as a file: `format` srt, json, xlsx or pdf (paragraphs). While the job runs the file is partial (name suffixed `-partial`, header `X-Export-Partial: true`); a finished or failed job\'s is not.',
-    description: 'Owner, or a share link that allows export (`shareCode`). Corrections included. A media token is refused (403).',
+    description: 'Owner, or a share link that allows export (`shareCode`). Corrections included. A media token is refused (403). With `lang` other than the spoken language the file reads in that language, one line per sentence: every sentence is translated first (the translation cache answers those read before), the file name carries the language (`name.es.srt`), JSON has `translated: true`, `lang`, and each sentence\'s spoken text as `original` (segments and their words stay as spoken), the spreadsheet an `Original` column, the PDF its paragraphs in the language. The spoken language named in `lang` is the untranslated file.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language; through a share link only the spoken one without `allowTranslate`.', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language (a translation target, `GET /v1/languages`; the spoken one or absent: untranslated); through a share link without `allowTranslate` only the spoken one (another is 403 `forbidden`).', schema: { type: 'string' } }],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
-    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language where no translation is available.' }],
+    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A `format` not listed, or a `lang` that is not a language code or that no translation provider of this server serves from the spoken language; `details.field` names it.' }],
     handler: async (req, res, ctx) => {
       const rendered = await ctx.services.recordings.export(String(req.params.id), credentialsOf(ctx, req.query, false), { format: single(req.query.format), lang: single(req.query.lang) });
       res.setHeader('Content-Type', rendered.contentType);
@@ -342,7 +381,7 @@ export const recordingRoutes: RouteEntry[] = [
   ),
   graphqlRoute({
     method: 'patch', path: '/v1/recordings/{id}/settings', operationId: 'updateRecordingSettings', tags: ['recordings'],
-    summary: 'Change a recording\'s settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, from the next segment on), and the recording\'s own `confidencePolicy` (any recording, any state).',
+    summary: 'Change a recording\'s settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, `translate`, from the next segment on), and the recording\'s own `confidencePolicy` (any recording, any state).',
     description: 'Fields left out stay; null sets one back to its default (detect, `auto`, `off`). Capture settings are stored on the recording (a re-attached publisher gets them, `settings` shows them) and applied by the attached publisher\'s session, which hears `session.updated` as after a `session.update` frame; a `recording.settings` event names what changed. They change only while a live recording is `live` or `paused`. '
       + '`confidencePolicy` is the recording\'s own ConfidencePolicy: it wins over its transcription\'s and its broadcasts\' field by field, and applies from the next read (snapshot, export, search; subscribers within a poll); it is taken from any recording in any state (a file recording, a finished one) when sent without capture settings, replaces a stored one whole, and null clears it (the transcription\'s, then the broadcasts\', then the default apply). It appends no event. Owner only.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
@@ -360,6 +399,7 @@ export const recordingRoutes: RouteEntry[] = [
           latencyMode: { type: 'string', nullable: true, enum: ['auto', 'fast', 'accuracy'] },
           spokenLanguage: { type: 'string', nullable: true, description: 'A language of `GET /v1/languages`; empty, `auto` or null: detect.' },
           speakerLabels: { type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES, description: 'From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels.' },
+          translate: { type: 'array', nullable: true, maxItems: 10, items: { type: 'string' }, description: 'Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none.' },
           confidencePolicy: { ...confidencePolicySchema, description: 'The recording\'s own ConfidencePolicy (over its transcription\'s and broadcasts\'); null clears it. Taken in any state.' },
         },
       },

@@ -10,8 +10,16 @@
  * touched the same words (any later change of a line correction's segment; a later line rewrite or an edit of the
  * same word for a word edit) the revert is refused `409 invalid_state` naming the later one
  * (`details.laterCorrectionId`): revert that first. Reverting twice is `409 invalid_state`.
+ *
+ * Translations follow the text: a segment whose text a batch, a retranscription or a revert changes loses its
+ * stored translations (`Segment.translations`) in the same transaction, so no reader ever sees a translation of
+ * text that no longer stands; once the transaction is committed each such segment is translated again into the
+ * languages it had (src/recordings/translations.ts `translateSegments`: stored, and a `transcript.translated` frame
+ * for subscribers). The translation cache keys on the text, so corrected text is translated anew and a revert's
+ * text comes back from the cache. A provider's failure never fails the correction: it is logged, and that language
+ * stays cleared for the segment (a reader asking for `lang` translates the sentence on demand).
  */
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { decodeCursor, encodeCursor, afterCursor } from '../core/cursor.js';
 import { ApiError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
@@ -23,6 +31,8 @@ import type { FreshReader } from './fresh-reading.js';
 import { MAX_CLIP_S } from '../recordings/media.js';
 import { saysOnlyHeard, voicedVerdict } from './voiced.js';
 import type { SummariesService } from '../summaries/service.js';
+import { storedTranslations, translateSegments, type Translate } from '../recordings/translations.js';
+import { createLogger, type Logger } from '../core/logger.js';
 
 /** What a correction tells the summaries (src/summaries/service.ts): the text a summary was made from changed. */
 export type SummaryFollower = Pick<SummariesService, 'markStale' | 'rewriteSoon'>;
@@ -231,18 +241,59 @@ function engineUnavailable(message: string, retryAfterS: number, details: Record
 /** The key of a line's fresh reading: its seqs. */
 const lineKey = (seqs: number[]) => seqs.join(',');
 
+/** Segments whose text changed, by seq, with the languages their stored translations were in (to translate again). */
+type Retranslate = Map<number, string[]>;
+
+/**
+ * In the correction's transaction, for a segment whose text it changes: the stored translations are dropped (the
+ * text they translate no longer stands), and the languages they were in are noted to translate the new text into.
+ */
+function dropTranslations(segment: SegmentRow, retranslate: Retranslate): Prisma.SegmentUpdateInput {
+  const languages = Object.keys(storedTranslations(segment).translations);
+  if (languages.length === 0) return {};
+  retranslate.set(segment.seq, languages);
+  return { translations: Prisma.DbNull, translationSources: Prisma.DbNull };
+}
+
 export class CorrectionsService {
   /**
    * `reader`: fresh readings of a line's audio for the voiced rule (without one the rule has the recognizer's text
    * only) and for retranscribe (without one it answers 503). `languages`: the codes the speech model knows.
    * `summaries`: told of every change of a recording's text (batch, retranscription, revert), so its summary follows.
+   * `translate`: text translation (services.translation), for the segments with stored translations a change touches;
+   * without it those segments' translations are only dropped.
    */
   constructor(
     private readonly deps: ServiceDeps,
     private readonly reader: FreshReader | null = null,
     private readonly languages: (() => Promise<string[]>) | null = null,
     private readonly summaries: SummaryFollower | null = null,
+    private readonly translate: Translate | null = null,
   ) {}
+
+  private loggerInstance: Logger | null = null;
+
+  private get logger(): Logger {
+    return (this.loggerInstance ??= createLogger(this.deps.config.logLevel));
+  }
+
+  /**
+   * After the commit: the changed segments translated again into the languages they had, one language at a time
+   * (`translateSegments` stores each and appends its `transcript.translated` frame). A language that fails is logged
+   * and stays dropped; the correction stands either way.
+   */
+  private async retranslate(recordingId: string, retranslate: Retranslate): Promise<void> {
+    if (!this.translate || retranslate.size === 0) return;
+    const byLanguage = new Map<string, number[]>();
+    for (const [seq, languages] of retranslate) for (const lang of languages) byLanguage.set(lang, [...(byLanguage.get(lang) ?? []), seq]);
+    for (const [lang, seqs] of byLanguage) {
+      try {
+        await translateSegments({ prisma: this.deps.prisma, pubsub: this.deps.pubsub, translate: this.translate }, recordingId, seqs, [lang]);
+      } catch (error) {
+        this.logger.warn({ recordingId, seqs, lang, error: String(error) }, 'translating corrected segments failed; their translation stays dropped until read again');
+      }
+    }
+  }
 
   /** In the correction's transaction: the recording's summary, made from the text before it, is stale. */
   private async textChanged(tx: Tx, recordingId: string): Promise<boolean> {
@@ -305,7 +356,9 @@ export class CorrectionsService {
       actorUserId: identity.principal.kind === 'user' ? identity.principal.id : null,
       actorName: identity.principal.displayName,
     };
+    const retranslate: Retranslate = new Map();
     const rows = await inTransaction(this.deps, recordingId, async (tx) => {
+      retranslate.clear();
       await this.lockRecording(tx, recordingId);
       const wanted = [...new Set([...batch.edits.map((e) => e.seq), ...batch.lines.flatMap((l) => l.seqs)])];
       const stored = await tx.segment.findMany({ where: { recordingId, seq: { in: wanted } } });
@@ -352,7 +405,8 @@ export class CorrectionsService {
       for (const [seq, text] of current) {
         const segment = segments.get(seq)!;
         if (text.text === segment.text && JSON.stringify(text.words) === JSON.stringify(segment.words)) continue;
-        await tx.segment.update({ where: { id: segment.id }, data: { text: text.text, words: text.words as object[], recognizedText: segment.recognizedText ?? segment.text } });
+        const translations = text.text === segment.text ? {} : dropTranslations(segment, retranslate);
+        await tx.segment.update({ where: { id: segment.id }, data: { text: text.text, words: text.words as object[], recognizedText: segment.recognizedText ?? segment.text, ...translations } });
       }
       const frames: PendingFrame[] = created.map((row) => ({
         type: 'transcript.corrected', audience: 'log',
@@ -361,6 +415,7 @@ export class CorrectionsService {
       return { result: { created, stale: await this.textChanged(tx, recordingId) }, frames };
     });
     this.afterTextChange(recordingId, rows.stale);
+    await this.retranslate(recordingId, retranslate);
     const saved = await this.deps.prisma.correction.findMany({ where: { id: { in: rows.created.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
     return { batchId, corrections: saved.map(correctionView) };
   }
@@ -433,6 +488,7 @@ export class CorrectionsService {
   async revert(accountId: string, correctionId: string): Promise<CorrectionView> {
     const found = await this.deps.prisma.correction.findFirst({ where: { id: correctionId, recording: { accountId } }, select: { recordingId: true } });
     if (!found) throw errors.notFound('The correction');
+    const retranslate: Retranslate = new Map();
     const row = await inTransaction(this.deps, found.recordingId, async (tx) => {
       await this.lockRecording(tx, found.recordingId);
       const correction = await tx.correction.findUniqueOrThrow({ where: { id: correctionId } });
@@ -454,7 +510,9 @@ export class CorrectionsService {
         const words = (segment.words as unknown as Word[]).map((w, i) => (i === correction.wordIdx ? before.words[i]! : w));
         restored = JSON.stringify(words) === JSON.stringify(before.words) ? before : { text: joinWords(words), words };
       }
-      await tx.segment.update({ where: { id: segment.id }, data: { text: restored.text, words: restored.words as object[] } });
+      retranslate.clear();
+      const translations = restored.text === segment.text ? {} : dropTranslations(segment, retranslate);
+      await tx.segment.update({ where: { id: segment.id }, data: { text: restored.text, words: restored.words as object[], ...translations } });
       const reverted = await tx.correction.update({ where: { id: correctionId }, data: { revertedAt: new Date() } });
       const frame: PendingFrame = {
         type: 'transcript.corrected', audience: 'log',
@@ -463,6 +521,7 @@ export class CorrectionsService {
       return { result: { reverted, stale: await this.textChanged(tx, found.recordingId) }, frames: [frame] };
     });
     this.afterTextChange(found.recordingId, row.stale);
+    await this.retranslate(found.recordingId, retranslate);
     return correctionView(row.reverted);
   }
 }

@@ -28,13 +28,13 @@ export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
   const shareLinks = new ShareLinksService(deps);
   const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
-  const realtime = new RealtimeService(deps, capabilities);
-  const transcriptions = new TranscriptionsService(deps, capabilities, jobs);
-  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue);
-  const listenerAccess = new ListenerAccess(deps);
-  const recordings = new RecordingsService(deps, shareLinks, listenerAccess);
-  const summaries = new SummariesService(deps, recordings);
   const translation = new TranslationService(deps);
+  const realtime = new RealtimeService(deps, capabilities, translation);
+  const transcriptions = new TranscriptionsService(deps, capabilities, jobs);
+  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue, translation.translate.bind(translation));
+  const listenerAccess = new ListenerAccess(deps);
+  const recordings = new RecordingsService(deps, shareLinks, listenerAccess, translation);
+  const summaries = new SummariesService(deps, recordings, translation);
   // GET /v1/languages lists the targets the configured translation providers really serve.
   capabilities.register({ translationLanguages: () => translation.targets() });
   return {
@@ -42,13 +42,14 @@ export function createServices(deps: ServiceDeps): Services {
     transcriptions,
     broadcasts: new BroadcastsService(deps, transcriptions, liveRecordings),
     recordings,
-    // Fresh readings of a line's audio decode on this process's realtime engine threads; summaries follow corrections.
-    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages(), summaries),
+    // Fresh readings of a line's audio decode on this process's realtime engine threads; summaries and stored
+    // translations follow corrections.
+    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages(), summaries, (texts, from, to) => translation.translate(texts, from, to)),
     listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess),
     shareLinks,
     summaries,
     translation,
-    search: new SearchService(deps, listenerAccess),
+    search: new SearchService(deps, listenerAccess, translation),
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),
     auth: new AuthService(deps),

@@ -27,6 +27,8 @@ export type SubscriberView = 'full' | 'listener';
 /** A subscribe socket as the hub sees it; the transport (ws) stays outside. */
 export interface Subscriber {
   readonly view: SubscriberView;
+  /** The translation it reads (`lang`; null: the spoken language): a listener's `transcript.translated` frames carry only it. */
+  lang: string | null;
   /** Binary frames of live audio wanted. */
   audio: boolean;
   sendText(text: string): void;
@@ -61,11 +63,19 @@ const WITHHELD_FIELDS = ['previousText', 'error', 'audience'];
 
 /**
  * A durable frame as one view sees it. `noop` keeps the cursor moving for a frame withheld: `seq` names the segment
- * when it was a line hidden as unclear (`reason: unclear`), and is null for a frame subscribers never get.
+ * when it was a line hidden as unclear (`reason: unclear`) or a translation into languages a listener does not read
+ * (`reason: other_language`), and is null for a frame subscribers never get. A listener's `transcript.translated`
+ * carries its `lang` alone; the owner and share-link readers get every language.
  */
-export function subscriberFrame(frame: Frame, view: SubscriberView, policy: ConfidencePolicy): Frame {
+export function subscriberFrame(frame: Frame, view: SubscriberView, policy: ConfidencePolicy, lang: string | null = null): Frame {
   const cursor = frame.cursor as number;
   if (!SUBSCRIBER_FRAMES.has(frame.type)) return { type: 'noop', cursor, seq: null, reason: 'not_for_subscribers' };
+  if (view === 'listener' && frame.type === 'transcript.translated') {
+    const translations = (frame.translations ?? {}) as Record<string, string>;
+    const sources = (frame.translationSources ?? {}) as Record<string, string>;
+    if (!lang || !(lang in translations)) return { type: 'noop', cursor, seq: frame.seq as number, reason: 'other_language' };
+    return { ...frame, translations: { [lang]: translations[lang] }, translationSources: lang in sources ? { [lang]: sources[lang] } : {} };
+  }
   const segment = frame.segment as { words?: unknown; confidence?: number | null } | undefined;
   if (view === 'listener' && SEGMENT_FRAMES.has(frame.type) && segment && isUnclearSegment({ words: segment.words, confidence: segment.confidence ?? null }, policy)) {
     return { type: 'noop', cursor, seq: frame.seq as number, reason: 'unclear' };
@@ -181,10 +191,14 @@ class RecordingHub {
     this.ring.push(frame);
     if (this.ring.length > this.options.ringSize) this.ring.shift();
     if (frame.type === 'recording.state' && typeof frame.state === 'string') this.state = frame.state;
-    const texts: Partial<Record<SubscriberView, string>> = {};
+    // Made once per view (and, for a listener's translation, per language), not once per subscriber.
+    const texts = new Map<string, string>();
     for (const subscriber of this.subscribers) {
       if (!this.roomFor(subscriber)) continue;
-      subscriber.sendText((texts[subscriber.view] ??= JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy))));
+      const key = subscriber.view === 'listener' && frame.type === 'transcript.translated' ? `listener:${subscriber.lang}` : subscriber.view;
+      let text = texts.get(key);
+      if (text === undefined) texts.set(key, (text = JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy, subscriber.lang))));
+      subscriber.sendText(text);
     }
   }
 
@@ -210,7 +224,7 @@ class RecordingHub {
       if (after !== null && after < this.delivered) {
         const replay = await this.since(after);
         if (replay === 'gap') subscriber.sendText(JSON.stringify({ type: 'subscribe.gap', cursor: this.delivered, after }));
-        else for (const frame of replay) subscriber.sendText(JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy)));
+        else for (const frame of replay) subscriber.sendText(JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy, subscriber.lang)));
       }
       this.subscribers.add(subscriber);
       if (subscriber.audio) this.audioChanged();

@@ -70,8 +70,8 @@ builder.subscriptionFields((t) => ({
     args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string(), listenerToken: t.arg.string() },
     subscribe: async (_root, args, ctx) => {
       const recordingId = String(args.recordingId);
-      const { view } = await ctx.services.recordings.subscriber(recordingId, readerOf(ctx, args), args.lang ?? null);
-      return ctx.services.listeners.frames(recordingId, view, args.after ?? null);
+      const { view, lang } = await ctx.services.recordings.subscriber(recordingId, readerOf(ctx, args), args.lang ?? null);
+      return ctx.services.listeners.frames(recordingId, view, args.after ?? null, lang);
     },
     resolve: (frame) => frame,
   }),

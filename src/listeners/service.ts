@@ -242,7 +242,7 @@ export class ListenersService implements Closable {
    * and frames as the subscribe socket, no live audio. Frames wait in a queue the consumer drains; past
    * SLOW_CONSUMER_BYTES queued it ends with an `error` frame `slow_consumer`, as a socket is closed.
    */
-  async frames(recordingId: string, view: SubscriberView, after: number | null): Promise<AsyncIterableIterator<Frame>> {
+  async frames(recordingId: string, view: SubscriberView, after: number | null, lang: string | null = null): Promise<AsyncIterableIterator<Frame>> {
     if (after !== null && (!Number.isInteger(after) || after < -1)) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
     const queue: Array<{ text: string }> = [];
     let queuedBytes = 0;
@@ -256,6 +256,7 @@ export class ListenersService implements Closable {
     };
     const subscriber: Subscriber = {
       view,
+      lang,
       audio: false,
       sendText: push,
       sendBinary: () => undefined,

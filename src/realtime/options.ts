@@ -36,6 +36,8 @@ export interface OptionRules {
   languages: readonly string[];
   /** Speaker label modes this server offers; `off` is always accepted. */
   speakerLabelModes: readonly SpeakerLabels[];
+  /** Languages the translation providers serve (`GET /v1/languages`); absent while not known yet: any language code. */
+  translationTargets?: readonly string[];
 }
 
 export const DEFAULT_SESSION_OPTIONS: RealtimeSessionOptions = {
@@ -80,7 +82,13 @@ function translateTargets(value: unknown, rules: OptionRules): string[] {
   if (value.length > MAX_TRANSLATE_TARGETS) {
     throw invalid('translate', `at most ${MAX_TRANSLATE_TARGETS} target languages (got ${value.length}).`);
   }
-  const targets = value.map((item, index) => languageCode(item, `translate[${index}]`, rules));
+  const targets = value.map((item, index) => {
+    const code = languageCode(item, `translate[${index}]`, rules);
+    if (rules.translationTargets && !rules.translationTargets.includes(code)) {
+      throw invalid(`translate[${index}]`, `"${code}" is not a language this server translates into (GET /v1/languages lists the translation targets${rules.translationTargets.length ? `: ${rules.translationTargets.join(', ')}` : '; none are configured'}).`);
+    }
+    return code;
+  });
   return [...new Set(targets)];
 }
 

@@ -14,6 +14,7 @@ import { Admission } from './admission.js';
 import { LATENCY_MODES, parseSessionOptions, type OptionRules } from './options.js';
 import { realtimeSigningKey, SessionTokenSigner } from './session-token.js';
 import { RealtimeSockets, type RealtimeSocketDeps } from './socket.js';
+import type { LiveSessionDeps } from './session.js';
 
 export interface CreatedSession {
   sessionId: string;
@@ -32,7 +33,11 @@ export class RealtimeRuntime {
   readonly signer: SessionTokenSigner;
   readonly sockets: RealtimeSockets;
 
-  constructor(gatewayConfig: GatewayConfigPart, log?: RealtimeSocketDeps['log']) {
+  constructor(
+    gatewayConfig: GatewayConfigPart,
+    log?: RealtimeSocketDeps['log'],
+    private readonly translation: { translate?: LiveSessionDeps['translate']; translationTargets?: () => readonly string[] | undefined } = {},
+  ) {
     this.config = realtimeConfig(gatewayConfig);
     this.engine = new EngineThreads({
       engine: { modelsDir: this.config.modelsDir, model: this.config.model, ...(this.config.intraOpThreads > 0 ? { intraOpThreads: this.config.intraOpThreads } : {}) },
@@ -42,7 +47,7 @@ export class RealtimeRuntime {
     this.admission = new Admission(this.config.maxSessions, this.config.maxWaiting);
     const { key, source } = realtimeSigningKey({ realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir });
     this.signer = new SessionTokenSigner(key);
-    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), log });
+    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), translate: translation.translate, log });
     if (source === 'DATA_DIR') {
       log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will refuse them.');
     }
@@ -77,7 +82,8 @@ export class RealtimeRuntime {
   }
 
   optionRules(): OptionRules {
-    return { languages: this.languages(), speakerLabelModes: SPEAKER_LABEL_MODES };
+    const translationTargets = this.translation.translationTargets?.();
+    return { languages: this.languages(), speakerLabelModes: SPEAKER_LABEL_MODES, ...(translationTargets ? { translationTargets } : {}) };
   }
 
   /** `POST /v1/realtime/sessions`: validates the options and signs them into a token. Nothing is stored. */
@@ -95,7 +101,6 @@ export class RealtimeRuntime {
   capabilities(): RealtimeCapabilitiesPart {
     return {
       languages: this.languages(),
-      // No diarization model in the engine yet: speaker labels are not offered (the spec's empty list).
       speakerLabelModes: [...SPEAKER_LABEL_MODES],
       latencyModes: [...LATENCY_MODES],
       audio: { encodings: ['pcm_f32le'], sampleRates: [SAMPLE_RATE], channels: [1] },

@@ -11,6 +11,7 @@ import { parseSessionOptions } from './options.js';
 import type { Identity } from '../core/identity/identity.js';
 import type { CapabilitiesService, CapabilityProvider } from '../meta/service.js';
 import type { Closable, ServiceDeps } from '../core/services.js';
+import type { TranslationService } from '../translation/service.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -29,16 +30,37 @@ const NEEDS_API_KEY = 'Creating a realtime session needs an API key: send "Autho
 export class RealtimeService implements Closable {
   private runtimeInstance: RealtimeRuntime | null = null;
 
-  constructor(private readonly deps: ServiceDeps, capabilities: CapabilitiesService) {
+  /** The languages translation serves, once known (refreshed in the background; `translate` options are checked against them). */
+  private translationTargets: string[] | undefined;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    capabilities: CapabilitiesService,
+    private readonly translation?: Pick<TranslationService, 'translate' | 'targets'>,
+  ) {
     capabilities.register(this.capabilityProvider());
+    void this.refreshTranslationTargets();
   }
 
   get runtime(): RealtimeRuntime {
     if (!this.runtimeInstance) {
       const logger = createLogger(this.deps.config.logLevel);
-      this.runtimeInstance = new RealtimeRuntime(this.deps.config, (level, message, fields = {}) => logger[level](fields, message));
+      this.runtimeInstance = new RealtimeRuntime(this.deps.config, (level, message, fields = {}) => logger[level](fields, message), {
+        translate: this.translation ? this.translation.translate.bind(this.translation) : undefined,
+        translationTargets: () => this.translationTargets,
+      });
     }
     return this.runtimeInstance;
+  }
+
+  /** Asks translation which targets it serves now (a remote provider's list may change); kept for the option checks. */
+  async refreshTranslationTargets(): Promise<void> {
+    if (!this.translation) return;
+    try {
+      this.translationTargets = await this.translation.targets();
+    } catch {
+      // Not known: options are checked as language codes only, and a target that fails says so on the socket.
+    }
   }
 
   /**

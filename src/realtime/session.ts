@@ -11,7 +11,8 @@
 import { SAMPLE_RATE } from '../../workers/engine/index.js';
 import type { LiveSegment, LiveUpdate } from '../../workers/engine/live.js';
 import type { EngineThreads, LiveHandle, LiveListener, LoadingStage } from '../../workers/engine/threads.js';
-import { toApiError } from '../core/errors.js';
+import { errors, toApiError } from '../core/errors.js';
+import type { Translate } from '../translation/service.js';
 import type { SlotLease, Admission } from './admission.js';
 import type { RealtimeConfig } from './config.js';
 import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
@@ -37,8 +38,16 @@ export type CommittedBody = Record<string, unknown> & { start: number; end: numb
  */
 export interface CommitStore {
   commit(segment: CommittedBody): Promise<CommittedBody & { seq: number }>;
+  /** Translates a stored commit into `targets` and stores that (with its durable `transcript.translated` event). */
+  translate(seq: number, targets: string[]): Promise<SegmentTranslated | null>;
   /** Stores settled speaker labels of committed segments (each with its durable `transcript.speaker` event). */
   settleSpeakers(labels: SpeakerSettled[]): Promise<void>;
+}
+
+/** A committed segment's translations: the body of a `transcript.translated` frame (besides `seq`). */
+export interface SegmentTranslated {
+  translations: Record<string, string>;
+  translationSources: Record<string, string>;
 }
 
 /** A committed segment's speaker label, settled: the body of a `transcript.speaker` frame that names a `seq`. */
@@ -72,6 +81,8 @@ export interface LiveSessionDeps {
   config: RealtimeConfig;
   /** Languages and speaker label modes, for `session.update` validation. */
   optionRules: () => Promise<OptionRules>;
+  /** Translates commits into the session's `translate` targets (none configured: `translate` gets an error frame). */
+  translate?: Translate;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -98,6 +109,8 @@ export class LiveSession implements LiveListener {
   private outbox: Promise<void> = Promise.resolve();
   /** The seq each labelled commit got, by the engine's turn number (settlements name turns). */
   private readonly turnSeqs = new Map<number, number>();
+  /** Translations under way: they do not hold commits back, but `session.done` waits for them (TRANSLATION_DRAIN_MS at most). */
+  private readonly translating = new Set<Promise<void>>();
 
   constructor(
     private readonly claims: SessionClaims,
@@ -281,6 +294,7 @@ export class LiveSession implements LiveListener {
         if (turn !== undefined) this.turnSeqs.set(turn, committed.seq);
         if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
         if (committed.words.length > 0) this.output.send({ type: 'transcript.words', seq: committed.seq, words: committed.words });
+        this.translateCommit(committed);
       }
       if (update.speakers?.length && !(await this.settleSpeakers(update.speakers))) return;
       const draft = update.draft.map((item) => ({ start: round(item.start), text: item.text, speaker: item.speaker ?? SPEAKER_LABELS_OFF, tentative: true }));
@@ -303,6 +317,43 @@ export class LiveSession implements LiveListener {
     return labels.every((label) => this.output.send({ type: 'transcript.speaker', ...label }));
   }
 
+  /**
+   * Translates a commit into the `translate` targets (its own language left out) beside the commits that follow,
+   * never holding them back; its `transcript.translated` frame goes out when ready, after the commit's. A live
+   * recording's store keeps the translation with the segment. A failure is an `error` frame naming the segment; the
+   * session goes on.
+   */
+  private translateCommit(committed: CommittedBody & { seq: number }): void {
+    const language = (committed.language as string | null | undefined) ?? this.options.spokenLanguage;
+    const targets = this.options.translate.filter((target) => target !== language);
+    if (targets.length === 0 || committed.text.trim() === '') return;
+    const work = (async () => {
+      const made = this.hooks.store ? await this.hooks.store.translate(committed.seq, targets) : await this.translateText(committed.text, language, targets);
+      if (made && Object.keys(made.translations).length > 0) {
+        this.enqueue(() => {
+          if (this.state !== 'closed') this.output.send({ type: 'transcript.translated', seq: committed.seq, ...made });
+        });
+      }
+    })()
+      .catch((error: unknown) => {
+        const apiError = toApiError(error);
+        this.enqueue(() => this.sendError(apiError.code, `transcript.translated for seq ${committed.seq}: ${apiError.message}`, apiError.retryable));
+      })
+      .finally(() => this.translating.delete(work));
+    this.translating.add(work);
+  }
+
+  private async translateText(text: string, from: string | null, targets: string[]): Promise<SegmentTranslated> {
+    if (!this.deps.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET /v1/languages lists no translation targets).', { field: 'translate' });
+    const made: SegmentTranslated = { translations: {}, translationSources: {} };
+    for (const target of targets) {
+      const [result] = await this.deps.translate([text], from, target);
+      made.translations[target] = result!.text;
+      made.translationSources[target] = result!.source;
+    }
+    return made;
+  }
+
   /** Runs `step` after everything queued before it; a commit that cannot be stored ends the session. */
   private enqueue(step: () => Promise<void> | void): void {
     this.outbox = this.outbox.then(step).catch((error: unknown) => {
@@ -314,8 +365,8 @@ export class LiveSession implements LiveListener {
 
   done(reason: 'eof' | 'cancelled'): void {
     this.releaseSlot();
-    // After the commits still being stored.
-    this.enqueue(() => {
+    // After the commits still being stored, and the translations they started (a while at most).
+    void this.drainTranslations().then(() => this.enqueue(() => {
       if (this.state === 'closed') return;
       const audioS = this.receivedSamples / SAMPLE_RATE;
       this.output.send({
@@ -324,7 +375,16 @@ export class LiveSession implements LiveListener {
         stats: { audioS: round(audioS), processingS: round(this.processingS), realtimeFactor: audioS > 0 ? round(this.processingS / audioS) : 0 },
       });
       this.close('done');
-    });
+    }));
+  }
+
+  /** Waits for the commits queued so far and the translations they start, TRANSLATION_DRAIN_MS at most. */
+  private async drainTranslations(): Promise<void> {
+    const deadline = Date.now() + TRANSLATION_DRAIN_MS;
+    await this.outbox;
+    while (this.translating.size > 0 && Date.now() < deadline && this.endReason !== 'cancelled') {
+      await Promise.race([Promise.allSettled([...this.translating]), new Promise((resolve) => setTimeout(resolve, deadline - Date.now()))]);
+    }
   }
 
   failed(message: string, code = 'engine_unavailable', retryable = true): void {
@@ -433,6 +493,9 @@ export class LiveSession implements LiveListener {
     this.output.finished(outcome);
   }
 }
+
+/** How long the end of a session waits for its last commits' translations. */
+const TRANSLATION_DRAIN_MS = 15_000;
 
 /** -1 while labels are off (the spec). */
 const SPEAKER_LABELS_OFF = -1;

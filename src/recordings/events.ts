@@ -40,7 +40,7 @@ export interface PendingFrame {
  * Frames about one segment: storing them moves the segment's `cursor` (what `transcript?after=` answers). So does
  * a `transcript.speaker` frame that settles a segment's label (it names its `seq`; one that names a speaker does not).
  */
-const SEGMENT_FRAMES = new Set(['transcript.committed', 'transcript.amended', 'transcript.corrected']);
+const SEGMENT_FRAMES = new Set(['transcript.committed', 'transcript.amended', 'transcript.corrected', 'transcript.translated']);
 const isSegmentFrame = (type: string, body: Record<string, unknown>) => SEGMENT_FRAMES.has(type) || (type === 'transcript.speaker' && typeof body.seq === 'number');
 
 /** Frames the events sockets of the broadcasts a recording feeds also carry. */

@@ -1,7 +1,7 @@
 import { builder } from '../core/builder.js';
 import { baseUrlOf } from '../core/context.js';
 import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
-import { readerOf, type TranscriptSnapshot } from './service.js';
+import { MAX_TRANSLATION_SENTENCES, readerOf, type RecordingTranslation, type TranscriptSnapshot } from './service.js';
 import { parseSpeakerName } from './speakers.js';
 import { ConfidencePolicyInput } from '../transcriptions/graphql.js';
 
@@ -38,6 +38,8 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
     seq: t.exposeInt('seq'),
     speaker: t.exposeInt('speaker'),
     speakerConfidence: t.exposeFloat('speakerConfidence', { nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }),
+    translations: t.field({ type: 'JSON', description: 'Machine translations of `text` by language (`{"de": "…"}`), made as it was committed (the session\'s `translate`) or later; a listener sees only its `lang`. `{}`: none.', resolve: (s) => s.translations }),
+    translationSources: t.field({ type: 'JSON', description: 'Who made each translation, by language: `cache`, `apertium`, `google`, `llm` or `whisper`.', resolve: (s) => s.translationSources }),
     speakerProvisional: t.exposeBoolean('speakerProvisional', { nullable: true, description: 'Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame settles it (false). Null for file jobs and when labels were off.' }),
     start: t.exposeFloat('start'),
     end: t.exposeFloat('end'),
@@ -88,6 +90,38 @@ export const TranscriptSnapshotType = builder.objectRef<TranscriptSnapshot>('Tra
     speakers: t.field({ type: [SpeakerType], resolve: (s) => s.speakers }),
   }),
 });
+
+const TranslatedSentenceType = builder.objectRef<RecordingTranslation['sentences'][number]>('TranslatedSentence').implement({
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The sentence id, as the transcript snapshot gives it.' }),
+    start: t.exposeFloat('start'),
+    end: t.exposeFloat('end'),
+    text: t.exposeString('text', { description: 'The sentence as spoken (corrections included); blank when `suppressed`.' }),
+    translation: t.exposeString('translation', { description: 'The sentence in `lang`; blank when `suppressed`.' }),
+    source: t.exposeString('source', { description: 'Who translated it: `cache`, `apertium`, `google` or `llm` (`none` for a blank line).' }),
+    suppressed: t.boolean({ nullable: true, description: 'A broadcast listener\'s line under the confidence policy: blank.', resolve: (s) => s.suppressed ?? null }),
+  }),
+});
+
+const RecordingTranslationType = builder.objectRef<RecordingTranslation>('RecordingTranslation').implement({
+  description: 'Sentences of a recording in a translation target.',
+  fields: (t) => ({
+    recordingId: t.exposeID('recordingId'),
+    lang: t.exposeString('lang', { description: 'The language translated into.' }),
+    language: t.exposeString('language', { nullable: true, description: 'The spoken language translated from.' }),
+    sentences: t.field({ type: [TranslatedSentenceType], resolve: (r) => r.sentences }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  recordingTranslation: t.field({
+    type: RecordingTranslationType,
+    description: `Sentences of a recording in \`lang\` (a translation target; GET /v1/languages lists them): \`sentences\` names up to ${MAX_TRANSLATION_SENTENCES} ids as the snapshot gives them (all when absent). Owner, a broadcast listener, or a share link that allows translation.`,
+    authScopes: { public: true },
+    args: { recordingId: t.arg.id({ required: true }), lang: t.arg.string({ required: true }), sentences: t.arg.stringList(), shareCode: t.arg.string(), listenerToken: t.arg.string() },
+    resolve: (_root, args, ctx) => ctx.services.recordings.translation(String(args.recordingId), readerOf(ctx, args), { lang: args.lang, sentences: args.sentences ?? null }),
+  }),
+}));
 
 interface EventEntry { seq: number; type: string; at: string; frame: unknown }
 export const RecordingEventType = builder.objectRef<EventEntry>('RecordingEvent').implement({
@@ -238,6 +272,7 @@ export const RecordingSettingsInput = builder.inputType('RecordingSettingsInput'
     latencyMode: t.field({ type: LatencyMode }),
     spokenLanguage: t.string({ description: 'A language code; empty, `auto` or null: detect.' }),
     speakerLabels: t.field({ type: SpeakerLabels }),
+    translate: t.stringList({ description: 'Languages each commit is translated into from the next one on (`transcript.translated`, kept with the segment); `[]` or null: none.' }),
     confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'The recording\'s own policy, over its transcription\'s and broadcasts\'; taken in any state when sent without capture settings; null clears it.' }),
   }),
 });

@@ -33,6 +33,7 @@ import { withoutConfidencePolicy } from './confidence.js';
 import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
 import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
+import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
 import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
@@ -104,7 +105,7 @@ export function parseStartRecording(body: unknown, extra: readonly string[] = []
 }
 
 /** What `PATCH /v1/recordings/{id}/settings` changes in the running capture, from the next segment on. */
-export const CAPTURE_SETTING_FIELDS = ['latencyMode', 'spokenLanguage', 'speakerLabels'] as const;
+export const CAPTURE_SETTING_FIELDS = ['latencyMode', 'spokenLanguage', 'speakerLabels', 'translate'] as const;
 export type CaptureSettings = Partial<Pick<RealtimeSessionOptions, (typeof CAPTURE_SETTING_FIELDS)[number]>>;
 
 /**
@@ -264,6 +265,7 @@ export class LiveRecordingsService {
     private readonly deps: ServiceDeps,
     private readonly realtime: RealtimeService,
     private readonly queue: Pick<JobQueue, 'add'>,
+    private readonly translate?: Translate,
   ) {}
 
   private get events(): EventLogContext {
@@ -574,6 +576,16 @@ export class LiveRecordingsService {
       const script = stored.scriptPos !== undefined ? { text: stored.text, recognizedText: stored.recognizedText, scriptFrom: stored.scriptFrom, scriptPos: stored.scriptPos } : {};
       return { result: { ...segment, ...script, seq }, frames: [frame] };
     });
+  }
+
+  /**
+   * A publisher's commit translated into the session's `translate` targets (translations.ts translateSegments:
+   * stored on the segment with a durable `transcript.translated` event, so subscribers and later reads have it).
+   */
+  async translateCommit(recordingId: string, seq: number, targets: string[]): Promise<SegmentTranslations | null> {
+    if (!this.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET /v1/languages lists no translation targets).', { field: 'translate' });
+    const made = await translateSegments({ ...this.events, translate: this.translate }, recordingId, [seq], targets);
+    return made.get(seq) ?? null;
   }
 
   /**

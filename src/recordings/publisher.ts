@@ -39,7 +39,9 @@ const attached = new WeakMap<IncomingMessage, Attachment>();
 export async function authorizePublisher(services: Services, req: IncomingMessage, recordingId: string, token: string): Promise<void> {
   const claims = services.realtime.runtime.sockets.authorize(token, recordingId) as Attachment['claims'];
   const { offsetS, paused } = await services.liveRecordings.attach(recordingId, claims.recording.epoch);
-  attached.set(req, { claims, place: { recordingId, epoch: claims.recording.epoch, offsetS, paused } });
+  // The capture settings as they stand now: a PATCH .../settings made after the grant was issued applies too.
+  const options = await services.liveRecordings.captureOptions(recordingId);
+  attached.set(req, { claims: { ...claims, options }, place: { recordingId, epoch: claims.recording.epoch, offsetS, paused } });
 }
 
 /** After the upgrade: the session on this socket, publishing to its recording. */
@@ -86,6 +88,7 @@ export function publishToRecording(
     store: {
       commit: (body) => live.storeCommit(recordingId, epoch, offsetS, body),
       settleSpeakers: (labels) => live.settleSpeakers(recordingId, labels),
+      translate: (seq, targets) => live.translateCommit(recordingId, seq, targets),
     },
     keep: (pcm) => {
       capture.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));

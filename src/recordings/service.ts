@@ -48,6 +48,12 @@ import { buildSentences, isUnclear, isUnclearSegment, markLowWords } from './sen
 import { recordingConfidencePolicy } from './confidence.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
 import { broadcastIdsOf, type ListenerAccess } from '../listeners/access.js';
+import { canonicalLanguage } from '../core/config/translation.js';
+import type { TranslationService } from '../translation/service.js';
+import { storedTranslations, translateSentences } from './translations.js';
+
+/** A listener who asked for no translation gets none of the stored ones. */
+const NO_LANGUAGE = '-';
 
 declare module '../core/services.js' {
   interface Services {
@@ -92,6 +98,19 @@ export function readerOf(ctx: Context, given: { shareCode?: string | null; media
 
 type RecordingRow = Prisma.RecordingGetPayload<{ include: { transcription: true; job: true; captureSpans: true } }>;
 
+/** `GET /v1/recordings/{id}/translation`: sentences of a recording in a translation target. */
+export interface RecordingTranslation {
+  recordingId: string;
+  /** The target. */
+  lang: string;
+  /** The spoken language it was translated from (null: not known; the provider detected it). */
+  language: string | null;
+  sentences: Array<{ id: string; start: number; end: number; text: string; translation: string; source: string; suppressed?: true }>;
+}
+
+/** Most sentence ids one translation read names. */
+export const MAX_TRANSLATION_SENTENCES = 500;
+
 export interface TranscriptSnapshot {
   recordingId: string;
   transcriptionId: string;
@@ -104,7 +123,7 @@ export interface TranscriptSnapshot {
   partial: boolean;
   job: { state: string; pct: number } | null;
   sentences: Array<{ id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null; unclear?: true; suppressed?: true }>;
-  segments: Array<{ seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null; recognizedText: string | null; scriptFrom: number | null; scriptPos: number | null; suppressed?: true }>;
+  segments: Array<{ seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null; translations: Record<string, string>; translationSources: Record<string, string>; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null; recognizedText: string | null; scriptFrom: number | null; scriptPos: number | null; suppressed?: true }>;
   speakers: Array<{ index: number; name: string | null }>;
 }
 
@@ -123,6 +142,7 @@ export class RecordingsService {
     private readonly deps: ServiceDeps,
     private readonly shareLinks: ShareLinksService,
     private readonly listenerAccess: ListenerAccess,
+    private readonly translator: Pick<TranslationService, 'translate' | 'serves' | 'targets'>,
   ) {}
 
   /** The key that signs media URLs and media tokens (src/core/signing-secret.ts). */
@@ -168,13 +188,30 @@ export class RecordingsService {
     throw errors.forbidden(`${what} is for the recording's owner only.`, { needs: 'owner' });
   }
 
-  /** A `lang` other than the spoken one: 403 through a share link without `allowTranslate`, else 400 (no translations yet). Summaries ask it too. */
-  refuseLang(reader: Reader, recording: Pick<RecordingRow, 'spokenLanguage'>, lang: string | null | undefined): void {
-    if (!lang || lang === recording.spokenLanguage) return;
+  /**
+   * The language a read asks for (`lang`), when it is not the spoken one: the target to translate into, or null for
+   * the spoken language (absent, empty, or the spoken one). Through a share link without `allowTranslate` another
+   * language is 403 (never a silently untranslated answer); a code that is not a language, or one no translation
+   * provider serves from the spoken language, is 400 naming `lang`. Summaries and the subscribe socket ask it too.
+   */
+  async translationTarget(reader: Reader, recording: Pick<RecordingRow, 'spokenLanguage' | 'settings'>, lang: string | null | undefined): Promise<string | null> {
+    if (lang === undefined || lang === null || lang.trim() === '') return null;
+    const target = canonicalLanguage(lang.trim());
+    if (!target) throw errors.invalidOptions(`lang: "${lang}" is not a language code.`, { field: 'lang' });
+    // The language heard, else the one the capture was told (a live recording before its first commit).
+    const told = (recording.settings as { spokenLanguage?: unknown } | null)?.spokenLanguage;
+    const known = recording.spokenLanguage ?? (typeof told === 'string' && told && told !== 'auto' ? told : null);
+    const spoken = known ? canonicalLanguage(known) : null;
+    if (target === spoken) return null;
     if (reader.kind === 'shareLink' && !reader.link.allowTranslate) {
       throw errors.forbidden(`lang: this share link does not allow translation; only the spoken language (${recording.spokenLanguage ?? 'not yet known'}) can be read.`, { field: 'lang', permission: 'allowTranslate' });
     }
-    throw errors.invalidOptions(`lang: translations are not available on this server; read the spoken language (${recording.spokenLanguage ?? 'not yet known'}) or leave lang out.`, { field: 'lang' });
+    // Not known yet (detected from the first words): any language some provider translates into.
+    const served = spoken ? await this.translator.serves(spoken, target) : (await this.translator.targets()).includes(target);
+    if (!served) {
+      throw errors.invalidOptions(`lang: this server does not translate ${spoken ? `from ${spoken} ` : ''}into ${target} (GET /v1/languages lists the translation targets); read the spoken language (${recording.spokenLanguage ?? 'not yet known'}) or leave lang out.`, { field: 'lang' });
+    }
+    return target;
   }
 
   /**
@@ -182,32 +219,34 @@ export class RecordingsService {
    * for a broadcast's listeners, `full` for the owner and share-link readers. `broadcastIds`: the broadcasts whose
    * link the reader came through (counted in their `listenersNow`).
    */
-  async subscriber(recordingId: string, credentials: ReaderCredentials, lang: string | null): Promise<{ view: 'full' | 'listener'; broadcastIds: string[] }> {
+  async subscriber(recordingId: string, credentials: ReaderCredentials, lang: string | null): Promise<{ view: 'full' | 'listener'; lang: string | null; broadcastIds: string[] }> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or listenerToken to subscribe.');
-    this.refuseLang(reader, recording, lang);
-    if (reader.kind === 'listener') return { view: 'listener', broadcastIds: reader.broadcastIds };
-    return { view: 'full', broadcastIds: reader.kind === 'shareLink' && reader.link.broadcastId ? [reader.link.broadcastId] : [] };
+    const target = await this.translationTarget(reader, recording, lang);
+    if (reader.kind === 'listener') return { view: 'listener', lang: target, broadcastIds: reader.broadcastIds };
+    return { view: 'full', lang: target, broadcastIds: reader.kind === 'shareLink' && reader.link.broadcastId ? [reader.link.broadcastId] : [] };
   }
 
   async transcript(recordingId: string, credentials: ReaderCredentials, query: { after?: unknown; lang?: string | null }): Promise<TranscriptSnapshot> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode for the transcript.');
-    this.refuseLang(reader, recording, query.lang);
+    const lang = await this.translationTarget(reader, recording, query.lang);
     let after = -1;
     if (query.after !== undefined && query.after !== null && query.after !== '') {
       after = Number(query.after);
       if (!Number.isInteger(after) || after < -1) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
     }
-    return this.snapshot(recording, { after, listener: reader.kind === 'listener' });
+    return this.snapshot(recording, { after, listener: reader.kind === 'listener', lang });
   }
 
   /**
    * The transcript as it stands. `after` (a cursor) keeps the segments changed since that place in the log (and the
    * sentences holding them); a `listener` gets the lines under the confidence policy blank and `suppressed`, where
-   * the owner and share-link readers get them whole and `unclear`.
+   * the owner and share-link readers get them whole and `unclear`. With `lang` (a translation target) each sentence
+   * carries its translation in `translations` (made now when not cached; a provider's failure fails the read), and
+   * a listener's segments carry only that language's stored translations (owners see every stored one).
    */
-  private async snapshot(recording: RecordingRow, options: { after?: number; listener?: boolean } = {}): Promise<TranscriptSnapshot> {
+  private async snapshot(recording: RecordingRow, options: { after?: number; listener?: boolean; lang?: string | null } = {}): Promise<TranscriptSnapshot> {
     const after = options.after ?? -1;
     // One read of segments and the log's cursor together, so the snapshot and its lastSeq always agree.
     const [segments, fresh] = await this.deps.prisma.$transaction([
@@ -227,17 +266,24 @@ export class RecordingsService {
           start: sentence.start,
           end: sentence.end,
           text: unclear && options.listener ? '' : sentence.text,
-          translations: {},
+          translations: {} as Record<string, string>,
           confidence: sentence.confidence,
           ...(unclear ? (options.listener ? { suppressed: true as const } : { unclear: true as const }) : {}),
         };
       });
+    const language = fresh.spokenLanguage ?? segments[0]?.language ?? null;
+    if (options.lang) {
+      const translated = await translateSentences(this.translator.translate.bind(this.translator), sentences, language, options.lang);
+      translated.forEach((sentence, i) => {
+        if (sentence.text !== '') sentences[i]!.translations = { [options.lang!]: sentence.translation };
+      });
+    }
     const job = fresh.job;
     return {
       recordingId: recording.id,
       transcriptionId: recording.transcriptionId,
       state: fresh.state,
-      language: fresh.spokenLanguage ?? segments[0]?.language ?? null,
+      language,
       durationS: fresh.durationS,
       lastSeq: fresh.lastEventSeq,
       // Partial only while the job runs (spec): a done or failed job adds nothing more until it is retried.
@@ -247,10 +293,38 @@ export class RecordingsService {
       segments: segments
         .filter((s) => changed.has(s.seq))
         .map((s) => {
-          const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional, start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
+          const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional, ...(options.listener ? storedTranslations(s, options.lang ?? NO_LANGUAGE) : storedTranslations(s)), start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
           return options.listener && isUnclearSegment(segment, policy) ? { ...segment, text: '', words: [], recognizedText: null, suppressed: true as const } : segment;
         }),
       speakers: speakersOf(fresh.speakers, segments),
+    };
+  }
+
+  /**
+   * `GET /v1/recordings/{id}/translation`: sentences (`sentences`, ids as the snapshot gives them; all when absent)
+   * in `lang`, a translation target. The owner, a listener (lines under the confidence policy come back
+   * `suppressed` and blank), or a share link that allows translation. Each sentence is translated now unless the
+   * cache has it; a provider's failure fails the read (never an untranslated answer).
+   */
+  async translation(recordingId: string, credentials: ReaderCredentials, query: { lang?: string | null; sentences?: string[] | null }): Promise<RecordingTranslation> {
+    const { reader, recording } = await this.reader(recordingId, credentials);
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or listenerToken for translations.');
+    if (!query.lang?.trim()) throw errors.invalidOptions('lang is required: the language to translate into (GET /v1/languages lists the targets).', { field: 'lang' });
+    const lang = await this.translationTarget(reader, recording, query.lang);
+    if (!lang) throw errors.invalidOptions(`lang: ${query.lang} is the spoken language; read the transcript (GET /v1/recordings/{id}/transcript) for it.`, { field: 'lang' });
+    const wanted = query.sentences ?? null;
+    if (wanted && wanted.length > MAX_TRANSLATION_SENTENCES) throw errors.invalidOptions(`sentences: at most ${MAX_TRANSLATION_SENTENCES} sentence ids per read (got ${wanted.length}).`, { field: 'sentences' });
+    const snapshot = await this.snapshot(recording, { listener: reader.kind === 'listener' });
+    const byId = new Map(snapshot.sentences.map((s) => [s.id, s]));
+    const unknown = wanted?.find((id) => !byId.has(id));
+    if (unknown !== undefined) throw errors.invalidOptions(`sentences: "${unknown}" is not a sentence of this recording (ids as the transcript snapshot gives them, like 4.0).`, { field: 'sentences' });
+    const chosen = wanted ? [...new Set(wanted)].map((id) => byId.get(id)!) : snapshot.sentences;
+    const translated = await translateSentences(this.translator.translate.bind(this.translator), chosen, snapshot.language, lang);
+    return {
+      recordingId,
+      lang,
+      language: snapshot.language,
+      sentences: translated.map((s) => ({ id: s.id, start: s.start, end: s.end, text: s.text, translation: s.translation, source: s.source, ...(s.suppressed ? { suppressed: true as const } : {}) })),
     };
   }
 
@@ -267,8 +341,8 @@ export class RecordingsService {
     if (reader.kind === 'listener' && recording.state !== 'ended' && recording.state !== 'finalized') {
       throw errors.forbidden('A listener may export a recording once it has ended.', { state: recording.state });
     }
-    this.refuseLang(reader, recording, query.lang);
-    const snapshot = await this.snapshot(recording, { listener: reader.kind === 'listener' });
+    const lang = await this.translationTarget(reader, recording, query.lang);
+    const snapshot = await this.snapshot(recording, { listener: reader.kind === 'listener', lang });
     const exportable: ExportSnapshot = {
       recordingId,
       name: recording.transcription.name,
@@ -277,7 +351,10 @@ export class RecordingsService {
       partial: snapshot.partial,
       createdAt: recording.createdAt,
       lastSeq: snapshot.lastSeq,
-      sentences: snapshot.sentences,
+      // In another language every line reads translated (the snapshot translated them, the cache answering lines
+      // read before); the spoken text rides along as `original`.
+      lang,
+      sentences: lang ? snapshot.sentences.map((s) => ({ ...s, text: s.translations[lang] ?? s.text, original: s.text })) : snapshot.sentences,
       segments: snapshot.segments.map((s) => ({ ...s, words: s.words as Word[], decoder: s.decoder as CommittedSegment['decoder'] })),
       speakers: snapshot.speakers,
     };

@@ -10,8 +10,19 @@
  * word similarity). Ranked by
  * `ts_rank_cd` plus a literal bonus plus word similarity; paged by a keyset cursor over (score, recording, position).
  *
- * Translations do not exist yet: the English-pivot half of the spec's search joins when they do, and `lang` other
- * than a transcription's spoken language is refused as the transcript refuses it.
+ * The English pivot (the spec's "English pivot union literal match"): the query is in `lang`, English when no `lang`
+ * is given. For every other language spoken in the recordings searched, the query is translated into that language
+ * (through English when the server translates the query's language only to and from English) and matched,
+ * full-text in that language's stemming configuration, against the sentences spoken in it. Translating the query
+ * rather than indexing every sentence in English costs one short translation per language searched (the
+ * translation cache answers a query asked before), needs no translation of a recording before it can be found, and
+ * works the moment a recording is transcribed; the literal half still matches the query as typed. A language the
+ * server cannot translate the query into, or a provider that fails, leaves that language to the literal half.
+ *
+ * `lang` also says what the results read in: a hit spoken in another language comes back translated into `lang`
+ * (`text` and `snippet`; `original` keeps the spoken text), translated on demand and cached; a hit whose language
+ * the server cannot translate into `lang` stays as spoken (its `lang` says so). A `lang` that is neither a
+ * translation target of this server nor a language spoken in the recordings searched is `400` naming `lang`.
  */
 import { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
@@ -20,6 +31,8 @@ import type { ReaderCredentials } from '../recordings/service.js';
 import { recordingConfidencePolicy } from '../recordings/confidence.js';
 import { isUnclear } from '../recordings/sentences.js';
 import type { ListenerAccess } from '../listeners/access.js';
+import type { TranslationService } from '../translation/service.js';
+import { createLogger, type Logger } from '../core/logger.js';
 import { refreshIndex, scopeCondition, textSearchConfig, type IndexScope } from './index.js';
 import { FUZZY_THRESHOLD, literalText, snippet } from './highlight.js';
 
@@ -55,7 +68,12 @@ export interface SearchHit {
   /** HTML-escaped text with matched words in `<mark>`…`</mark>`. */
   snippet: string;
   score: number;
+  /** The spoken language of its recording. */
   language: string | null;
+  /** The language `text` and `snippet` read in: the search's `lang` when rendered into it, else the spoken one. */
+  lang: string | null;
+  /** The sentence as spoken when `text` is its translation into `lang`; null otherwise. */
+  original: string | null;
   /** Under the confidence policy's `hideBelow` (owners only: listeners never get such lines). */
   unclear: boolean;
 }
@@ -126,51 +144,146 @@ interface Scope {
   floors: Map<string, number> | null;
 }
 
+/** The query in another spoken language of the scope (the English pivot): matched full-text in that language. */
+interface PivotQuery { language: string; text: string }
+
+/** The language the query is taken to be in when no `lang` is given: the pivot's. */
+const PIVOT = 'en';
+
+/** The query's words for translation: web-search syntax off (quotes, `or`, `-excluded` words). */
+function pivotText(q: string): string {
+  return literalText(q.split(/\s+/).filter((word) => !word.startsWith('-') && word.toLowerCase() !== 'or').join(' '));
+}
+
 export class SearchService {
+  /** `translator`: the query's pivot into other spoken languages and hits rendered into `lang` (none: literal only). */
   constructor(
     private readonly deps: ServiceDeps,
     private readonly listenerAccess: ListenerAccess,
+    private readonly translator: Pick<TranslationService, 'translate' | 'serves' | 'targets'> | null = null,
   ) {}
+
+  private loggerInstance: Logger | null = null;
+
+  private get logger(): Logger {
+    return (this.loggerInstance ??= createLogger(this.deps.config.logLevel));
+  }
 
   async search(credentials: ReaderCredentials, query: SearchQuery): Promise<SearchPage> {
     const { q, lang, limit, codes } = parseSearchQuery(query);
     const after = query.cursor ? decodeCursor(query.cursor, q) : null;
-    const scope = await this.scope(credentials, codes, query.transcriptionId ?? null, lang);
+    const scope = await this.scope(credentials, codes, query.transcriptionId ?? null);
     if ('recordingIds' in scope.index && scope.index.recordingIds.length === 0) return { results: [], nextCursor: null };
     await refreshIndex(this.deps.prisma, scope.index);
-    const rows = await this.query(scope, q, lang, limit + 1, after);
+    const spoken = await this.spokenLanguages(scope);
+    await this.checkLang(lang, spoken);
+    const pivots = await this.pivots(q, lang ?? PIVOT, spoken);
+    const rows = await this.query(scope, q, lang ?? PIVOT, pivots, limit + 1, after);
     const page = rows.slice(0, limit);
     const unclear = await this.unclearOf(page, scope);
+    const rendered = lang ? await this.render(page, lang) : new Map<Row, string>();
+    const pivotOf = new Map(pivots.map((p) => [p.language, p.text]));
     return {
-      results: page.map((row) => ({
-        recordingId: row.recordingId,
-        transcriptionId: row.transcriptionId,
-        sentenceId: row.sentenceId,
-        start: row.start,
-        end: row.end,
-        speaker: row.speaker,
-        text: row.text,
-        snippet: snippet(row.text, q),
-        score: row.score,
-        language: row.language,
-        unclear: unclear.has(`${row.recordingId}/${row.sentenceId}`),
-      })),
+      results: page.map((row) => {
+        const translation = rendered.get(row);
+        const text = translation ?? row.text;
+        // A hit found through the pivot and left as spoken marks the words of the query as translated.
+        const marks = translation === undefined && row.language && pivotOf.has(row.language) ? `${q} ${pivotOf.get(row.language)}` : q;
+        return {
+          recordingId: row.recordingId,
+          transcriptionId: row.transcriptionId,
+          sentenceId: row.sentenceId,
+          start: row.start,
+          end: row.end,
+          speaker: row.speaker,
+          text,
+          snippet: snippet(text, marks),
+          score: row.score,
+          language: row.language,
+          lang: translation === undefined ? row.language : lang,
+          original: translation === undefined ? null : row.text,
+          unclear: unclear.has(`${row.recordingId}/${row.sentenceId}`),
+        };
+      }),
       nextCursor: rows.length > limit ? encodeCursor(page.at(-1)!, q) : null,
     };
   }
 
+  /** The spoken languages of the sentences searched. */
+  private async spokenLanguages(scope: Scope): Promise<string[]> {
+    const rows = await this.deps.prisma.$queryRaw<Array<{ language: string }>>`
+      SELECT DISTINCT s.language FROM "SearchSentence" s JOIN "Recording" r ON r.id = s."recordingId"
+      WHERE ${scopeCondition(scope.index)} AND s.language IS NOT NULL`;
+    return rows.map((row) => row.language);
+  }
+
+  /** `lang` is a language this server translates into, or one spoken in the recordings searched; else 400. */
+  private async checkLang(lang: string | null, spoken: string[]): Promise<void> {
+    if (!lang || spoken.includes(lang)) return;
+    const targets = (await this.translator?.targets().catch(() => [])) ?? [];
+    if (targets.includes(lang)) return;
+    throw errors.invalidOptions(
+      `lang: this server does not translate into ${lang} (GET /v1/languages lists the translation targets)${spoken.length ? `; the recordings searched are spoken in ${spoken.join(', ')}` : ''}.`,
+      { field: 'lang' },
+    );
+  }
+
+  /**
+   * The query in each other spoken language of the scope: translated from `from` directly, or through English when
+   * only that way is served. A language it cannot be had in is left to the literal half (a provider's failure is
+   * logged: the search still answers).
+   */
+  private async pivots(q: string, from: string, spoken: string[]): Promise<PivotQuery[]> {
+    const translator = this.translator;
+    const text = pivotText(q);
+    if (!translator || !text) return [];
+    const out: PivotQuery[] = [];
+    for (const language of spoken) {
+      if (language.split('-')[0] === from.split('-')[0]) continue;
+      try {
+        let route: string[] | null = null;
+        if (await translator.serves(from, language)) route = [language];
+        else if (from !== PIVOT && language !== PIVOT && (await translator.serves(from, PIVOT)) && (await translator.serves(PIVOT, language))) route = [PIVOT, language];
+        if (!route) continue;
+        let said = text;
+        let source = from;
+        for (const step of route) {
+          said = (await translator.translate([said], source, step))[0]!.text;
+          source = step;
+        }
+        if (said.trim()) out.push({ language, text: said.trim() });
+      } catch (error) {
+        this.logger.warn({ from, to: language, error: String(error) }, 'translating a search query failed; that language is searched literally only');
+      }
+    }
+    return out;
+  }
+
+  /** Hits spoken in another language than `lang`, translated into it (cached), by row; pairs not served stay out. */
+  private async render(rows: Row[], lang: string): Promise<Map<Row, string>> {
+    const out = new Map<Row, string>();
+    if (!this.translator) return out;
+    const byLanguage = new Map<string, Row[]>();
+    for (const row of rows) {
+      if (!row.language || row.language === lang) continue;
+      byLanguage.set(row.language, [...(byLanguage.get(row.language) ?? []), row]);
+    }
+    for (const [language, group] of byLanguage) {
+      if (!(await this.translator.serves(language, lang))) continue;
+      const translated = await this.translator.translate(group.map((row) => row.text), language, lang);
+      group.forEach((row, i) => out.set(row, translated[i]!.text));
+    }
+    return out;
+  }
+
   /** The recordings searched, decided from who asks; refusals name what is wrong. */
-  private async scope(credentials: ReaderCredentials, codes: string[], transcriptionId: string | null, lang: string | null): Promise<Scope> {
+  private async scope(credentials: ReaderCredentials, codes: string[], transcriptionId: string | null): Promise<Scope> {
     const prisma = this.deps.prisma;
     if (credentials.shareCode || credentials.media) throw errors.invalidToken('Search takes a bearer token, or (a listener) broadcast codes and a listenerToken.');
     if (transcriptionId) {
-      const transcription = await prisma.transcription.findUnique({ where: { id: transcriptionId }, select: { accountId: true, lifecycle: true, recordings: { select: { spokenLanguage: true } } } });
+      const transcription = await prisma.transcription.findUnique({ where: { id: transcriptionId }, select: { accountId: true, lifecycle: true } });
       const owned = !!credentials.accountId && transcription?.accountId === credentials.accountId;
       if (!transcription || (credentials.accountId && !owned)) throw errors.notFound('The transcription');
-      const spoken = [...new Set(transcription.recordings.map((r) => r.spokenLanguage).filter((l): l is string => !!l))];
-      if (lang && spoken.length && !spoken.includes(lang)) {
-        throw errors.invalidOptions(`lang: translations are not available on this server; search the spoken language (${spoken.join(', ')}) or leave lang out.`, { field: 'lang' });
-      }
     }
     if (credentials.accountId && codes.length === 0) {
       return { index: { accountId: credentials.accountId, ...(transcriptionId ? { transcriptionId } : {}) }, floors: null };
@@ -217,10 +330,19 @@ export class SearchService {
     return ids;
   }
 
-  private async query(scope: Scope, q: string, lang: string | null, take: number, after: CursorKey | null): Promise<Row[]> {
+  private async query(scope: Scope, q: string, queryLang: string, pivots: PivotQuery[], take: number, after: CursorKey | null): Promise<Row[]> {
     const literal = literalText(q);
     const like = `%${literal.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const config = textSearchConfig(lang ?? 'en');
+    const config = textSearchConfig(queryLang);
+    // The English pivot: the query as translated into each other spoken language, matched (and ranked) full-text
+    // against the sentences spoken in it, each language its own index scan.
+    const pivotTsq = (p: PivotQuery) => Prisma.sql`plainto_tsquery(${textSearchConfig(p.language)}::regconfig, ${p.text})`;
+    const pivotMatch = pivots.length
+      ? Prisma.join(pivots.map((p) => Prisma.sql`UNION SELECT ctid FROM "SearchSentence" WHERE language = ${p.language} AND tsv @@ ${pivotTsq(p)}`), ' ')
+      : Prisma.empty;
+    const pivotRank = pivots.length
+      ? Prisma.sql`+ CASE ${Prisma.join(pivots.map((p) => Prisma.sql`WHEN s.language = ${p.language} THEN ts_rank_cd(s.tsv, ${pivotTsq(p)})::float8`), ' ')} ELSE 0 END`
+      : Prisma.empty;
     // A quoted phrase means those words in that order: no fuzzy match (trigram similarity ignores word order).
     const fuzzy = q.includes('"') ? Prisma.empty : Prisma.sql`UNION SELECT ctid FROM "SearchSentence" WHERE ${literal} <% text`;
     const floors = scope.floors
@@ -240,7 +362,7 @@ export class SearchService {
       WITH query AS (SELECT websearch_to_tsquery('simple', ${q}) || websearch_to_tsquery(${config}::regconfig, ${q}) AS tsq)
       SELECT * FROM (
         SELECT s."recordingId", s."transcriptionId", s."sentenceId", s."firstSeq", s."firstWord", s.start, s."end", s.speaker, s.text, s.confidence, s.language,
-               (ts_rank_cd(s.tsv, query.tsq)::float8 + CASE WHEN s.text ILIKE ${like} THEN 0.5 ELSE 0 END + word_similarity(${literal}, s.text)::float8) AS score
+               (ts_rank_cd(s.tsv, query.tsq)::float8 + CASE WHEN s.text ILIKE ${like} THEN 0.5 ELSE 0 END + word_similarity(${literal}, s.text)::float8 ${pivotRank}) AS score
         FROM "SearchSentence" s CROSS JOIN query
         JOIN "Recording" r ON r.id = s."recordingId" AND r.lifecycle = 'active'
         JOIN "Transcription" t ON t.id = s."transcriptionId" AND t.lifecycle = 'active'
@@ -248,9 +370,9 @@ export class SearchService {
         WHERE s.ctid = ANY(ARRAY(
             SELECT ctid FROM "SearchSentence", query WHERE tsv @@ query.tsq
             UNION SELECT ctid FROM "SearchSentence" WHERE text ILIKE ${like}
-            ${fuzzy}))
+            ${fuzzy}
+            ${pivotMatch}))
           AND ${scopeCondition(scope.index)}
-          ${lang ? Prisma.sql`AND (s.language IS NULL OR s.language = ${lang})` : Prisma.empty}
       ) hit
       ${cursor}
       ORDER BY hit.score DESC, hit."recordingId", hit."firstSeq", hit."firstWord"

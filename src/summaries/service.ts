@@ -33,6 +33,7 @@ import type { ServiceDeps } from '../core/services.js';
 import type { Tx } from '../recordings/events.js';
 import { buildSentences } from '../recordings/sentences.js';
 import type { ReaderCredentials, RecordingsService } from '../recordings/service.js';
+import type { TranslationService } from '../translation/service.js';
 import { extractiveSummariser } from './extractive.js';
 import { openAiSummariser } from './openai.js';
 import type { Summariser } from './summariser.js';
@@ -73,6 +74,14 @@ export interface SummaryView {
 
 type RecordingRow = Prisma.RecordingGetPayload<{}>;
 
+/** A summary translated once and kept (Recording.summaryTranslations), with what it was translated from. */
+interface KeptTranslation {
+  title: string;
+  summary: string;
+  summarySeq: number | null;
+  writtenAt: string | null;
+}
+
 /** The summariser SUMMARY_PROVIDER names; null for `off`. */
 export function summariserOf(settings: ServiceDeps['config']['summaries']): Summariser | null {
   if (settings.provider === 'off') return null;
@@ -87,6 +96,7 @@ export class SummariesService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly recordings: RecordingsService,
+    private readonly translation: Pick<TranslationService, 'translate'>,
     private readonly summariser: Summariser | null = summariserOf(deps.config.summaries),
     private readonly logger?: Pick<Logger, 'warn'>,
   ) {}
@@ -95,8 +105,27 @@ export class SummariesService {
   async get(recordingId: string, credentials: ReaderCredentials, lang: string | null | undefined): Promise<SummaryView> {
     const { reader, recording } = await this.recordings.reader(recordingId, credentials);
     if (reader.kind !== 'owner' && reader.kind !== 'shareLink') throw errors.forbidden('The summary is read by the recording\'s owner or through a share link.');
-    this.recordings.refuseLang(reader, recording, lang);
-    return this.view(recording);
+    const target = await this.recordings.translationTarget(reader, recording, lang);
+    const view = this.view(recording);
+    return target && view.state === 'ready' ? this.translated(recording, view, target) : view;
+  }
+
+  /**
+   * A ready summary in another language: translated on the first ask and kept with the summary it was made from
+   * (Recording.summaryTranslations, by language, with the summary's `summarySeq`), so a rewrite after a correction
+   * is translated afresh and every later ask is answered from what was kept.
+   */
+  private async translated(recording: RecordingRow, view: SummaryView, target: string): Promise<SummaryView> {
+    const kept = (recording.summaryTranslations as Record<string, KeptTranslation> | null)?.[target];
+    const madeFrom = recording.summarySeq ?? null;
+    if (kept && kept.summarySeq === madeFrom && kept.writtenAt === view.writtenAt) return { ...view, title: kept.title, summary: kept.summary, lang: target };
+    const [title, summary] = await this.translation.translate([view.title ?? '', view.summary ?? ''], view.language, target);
+    const entry: KeptTranslation = { title: title!.text, summary: summary!.text, summarySeq: madeFrom, writtenAt: view.writtenAt };
+    // Kept only while the summary is still the one translated (a rewrite may have landed meanwhile).
+    await this.deps.prisma.$executeRaw`
+      UPDATE "Recording" SET "summaryTranslations" = COALESCE("summaryTranslations", '{}'::jsonb) || jsonb_build_object(${target}::text, ${JSON.stringify(entry)}::jsonb)
+      WHERE id = ${recording.id} AND "summaryAt" IS NOT DISTINCT FROM ${recording.summaryAt}`;
+    return { ...view, title: entry.title, summary: entry.summary, lang: target };
   }
 
   /**

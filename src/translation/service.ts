@@ -36,6 +36,9 @@ export interface Translated {
   source: TranslationSource;
 }
 
+/** What callers hold of translation: `services.translation.translate`, bound. */
+export type Translate = (texts: string[], from: string | null, to: string) => Promise<Translated[]>;
+
 /** The cache's source language of a call that let the provider detect it. */
 const DETECTED = 'auto';
 

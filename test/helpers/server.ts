@@ -75,6 +75,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATA_DIR: dataDir,
     DATABASE_URL: database?.url ?? givenDatabase ?? '',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // Where programs are found (Apertium, the default translation provider when it is installed, as on a server).
+    PATH: process.env.PATH,
     REDIS_PREFIX: redisPrefix,
     MODELS_DIR: process.env.MODELS_DIR,
     // File jobs decode on whisper-tiny (still beam 5) in tests whose point is not accuracy: whisper-base costs ~3×

@@ -26,6 +26,7 @@ function fakeSubscriber(view: Subscriber['view'] = 'full', buffered = () => 0) {
   const dropped: string[] = [];
   const subscriber: Subscriber = {
     view,
+    lang: null,
     audio: false,
     sendText: (text) => frames.push(JSON.parse(text)),
     sendBinary: () => undefined,

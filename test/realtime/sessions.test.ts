@@ -63,7 +63,7 @@ describe('capabilities and session creation', () => {
   });
 
   it('POST /v1/realtime/sessions answers sessionId, streamUrl and expiresAt; nothing is stored', async () => {
-    const { status, body } = await post({ spokenLanguage: 'en', translate: ['de'], latencyMode: 'fast', llmFix: true, voice: ['de:anna', 'fr'], voiceByLang: { de: 'anna' } });
+    const { status, body } = await post({ spokenLanguage: 'en', translate: ['es'], latencyMode: 'fast', llmFix: true, voice: ['de:anna', 'fr'], voiceByLang: { de: 'anna' } });
     expect(status).toBe(201);
     expect(Object.keys(body).sort()).toEqual(['expiresAt', 'sessionId', 'streamUrl']);
     expect(body.streamUrl).toMatch(new RegExp(`^${server.wsUrl}/v1/realtime/sessions/[^/]+/socket$`));
@@ -76,9 +76,11 @@ describe('capabilities and session creation', () => {
 
   it.each([
     [{ spokenLanguage: 'xx' }, 'spokenLanguage'],
-    [{ translate: ['de', 'zz'] }, 'translate[1]'],
-    [{ translate: 'de' }, 'translate'],
-    [{ translate: Array(11).fill('de') }, 'translate'],
+    [{ translate: ['es', 'zz'] }, 'translate[1]'],
+    // A language code the model knows, but no translation provider serves (Apertium here: ca, en, es, gl).
+    [{ translate: ['es', 'de'] }, 'translate[1]'],
+    [{ translate: 'es' }, 'translate'],
+    [{ translate: Array(11).fill('es') }, 'translate'],
     [{ latencyMode: 'turbo' }, 'latencyMode'],
     [{ speakerLabels: 'yes' }, 'speakerLabels'],
     [{ llmFix: 'yes' }, 'llmFix'],

@@ -80,13 +80,13 @@ describe('streaming real speech', () => {
   });
 
   it('session.update mid-stream: switches to the fast decoder, ignores an unsupported language, refuses bad fields', async () => {
-    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy', translate: ['de'], voiceByLang: { de: 'anna' } });
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy', translate: ['es'], voiceByLang: { de: 'anna' } });
     let updated = false;
     const result = await streamFile(streamUrl, GO_FORWARD, {
       afterChunk: (connection, sentS) => {
         if (sentS >= 0.4 && !updated) {
           updated = true;
-          connection.update({ latencyMode: 'fast', spokenLanguage: 'xx', translate: ['fr', 'es'], voiceByLang: {}, llmFix: true });
+          connection.update({ latencyMode: 'fast', spokenLanguage: 'xx', translate: ['ca', 'es'], voiceByLang: {}, llmFix: true });
           connection.update({ translate: ['zz'] });
           connection.update({ speakerLabels: 'always' });
         }
@@ -94,7 +94,7 @@ describe('streaming real speech', () => {
     });
     const frames = result.frames.map(({ frame }) => frame);
     const applied = frames.find((frame) => frame.type === 'session.updated') as Record<string, any> | undefined;
-    expect(applied?.options).toMatchObject({ latencyMode: 'fast', spokenLanguage: 'en', translate: ['fr', 'es'], voiceByLang: {}, llmFix: true });
+    expect(applied?.options).toMatchObject({ latencyMode: 'fast', spokenLanguage: 'en', translate: ['ca', 'es'], voiceByLang: {}, llmFix: true });
     expect(applied?.ignored.map((entry: { field: string }) => entry.field)).toEqual(['spokenLanguage']);
 
     const refusals = frames.filter((frame) => frame.type === 'error') as { code: string; message: string; retryable: boolean }[];

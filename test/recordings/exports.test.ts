@@ -118,3 +118,42 @@ describe('joining words', () => {
     expect(joinWords(['你好', '世界', '。'])).toBe('你好世界。');
   });
 });
+
+describe('exports in another language', () => {
+  /** The snapshot as `export()` hands it over with `lang`: each sentence's text translated, the spoken one as `original`. */
+  function translated(): ExportSnapshot {
+    const spanish = ['Avanza diez metros.', 'Entonces gira a la izquierda.', 'Saludos desde Colonia.', '¿Está claro?'];
+    const base = snapshot(false);
+    return { ...base, lang: 'es', sentences: base.sentences.map((s, i) => ({ ...s, text: spanish[i]!, original: s.text })) };
+  }
+
+  it('every format reads in the language, its file name carrying the code', async () => {
+    const srt = await renderExport(translated(), 'srt');
+    expect(srt.fileName).toBe('Directions-north-sud.es.srt');
+    expect(new SrtParser().fromSrt(srt.body.toString('utf8')).map((c) => c.text)).toEqual([
+      'Ada: Avanza diez metros.', 'Ada: Entonces gira a la izquierda.', 'Speaker 2: Saludos desde Colonia.', 'Speaker 2: ¿Está claro?',
+    ]);
+
+    const json = JSON.parse((await renderExport(translated(), 'json')).body.toString('utf8'));
+    expect(json).toMatchObject({ translated: true, lang: 'es', language: 'en' });
+    expect(json.sentences[0]).toMatchObject({ text: 'Avanza diez metros.', original: 'Go forward ten meters.' });
+    // Untranslated, the flag is false and the language the spoken one.
+    expect(JSON.parse((await renderExport(snapshot(false), 'json')).body.toString('utf8'))).toMatchObject({ translated: false, lang: 'en' });
+
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await renderExport(translated(), 'xlsx')).body as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet('Transcript')!;
+    expect(sheet.getRow(1).getCell(6).value).toBe('Original');
+    expect(sheet.getRow(2).getCell(4).value).toBe('Avanza diez metros.');
+    expect(sheet.getRow(2).getCell(6).value).toBe('Go forward ten meters.');
+    expect(workbook.getWorksheet('About')!.getRow(6).values).toEqual([undefined, 'Translated into', 'es']);
+
+    const pdf = await renderExport(translated(), 'pdf');
+    expect(pdf.fileName).toBe('Directions-north-sud.es.pdf');
+    const { text } = await extractText(await getDocumentProxy(new Uint8Array(pdf.body)), { mergePages: true });
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain('Language: es (translated from en)');
+    expect(flat).toContain('Avanza diez metros. Entonces gira a la izquierda.');
+    expect(flat).not.toContain('Go forward');
+  });
+});

@@ -164,7 +164,7 @@ describe.each(['postgres', 'embedded'] as const)('search on %s', (database) => {
     await expectInvalidOption(await server.request(`/v1/search?${new URLSearchParams(params as Record<string, string>)}`), field);
   });
 
-  it('refuses a cursor of another query, and lang other than the spoken language', async () => {
+  it('refuses a cursor of another query, and a lang the server neither translates into nor finds spoken', async () => {
     const page = await search({ q: 'harbour', limit: '2' });
     await expectInvalidOption(await server.request(`/v1/search?q=bell&cursor=${page.nextCursor}`), 'cursor');
     await expectInvalidOption(await server.request(`/v1/search?q=forward&transcriptionId=${goForwardTx}&lang=de`), 'lang');

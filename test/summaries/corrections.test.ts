@@ -13,7 +13,8 @@ import { FAKE_ANSWER, startFakeChat, type FakeChat } from './fake-chat.js';
 const fake: FakeChat = await startFakeChat();
 afterAll(() => fake.close());
 
-const DELAY_MS = 3_000;
+// Long enough that three corrections in a row land inside it on a loaded machine (each reads its line's audio afresh).
+const DELAY_MS = 8_000;
 const server = useTestServer({
   env: { SUMMARY_PROVIDER: 'openai', SUMMARY_API_URL: fake.url, SUMMARY_MODEL: 'test-model', SUMMARY_REWRITE_DELAY_MS: String(DELAY_MS) },
 });

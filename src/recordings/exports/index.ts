@@ -22,7 +22,10 @@ export function parseExportFormat(value: unknown): ExportFormat {
   throw errors.invalidOptions(`format must be one of ${EXPORT_FORMATS.join(', ')}.`, { field: 'format', allowed: EXPORT_FORMATS });
 }
 
-/** A file name safe in a Content-Disposition header on every OS: the transcription name, "-partial" while running. */
+/**
+ * A file name safe in a Content-Disposition header on every OS: the transcription name, "-partial" while running,
+ * and the language before the extension when the file reads in another one (`name.es.srt`).
+ */
 export function exportFileName(snapshot: ExportSnapshot, format: ExportFormat): string {
   const base =
     snapshot.name
@@ -32,7 +35,7 @@ export function exportFileName(snapshot: ExportSnapshot, format: ExportFormat): 
       .replace(/[^A-Za-z0-9._-]+/g, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 80) || 'transcript';
-  return `${base}${snapshot.partial ? '-partial' : ''}.${format}`;
+  return `${base}${snapshot.partial ? '-partial' : ''}${snapshot.lang ? `.${snapshot.lang}` : ''}.${format}`;
 }
 
 export interface RenderOptions {

@@ -83,7 +83,7 @@ export function renderPdf(snapshot: ExportSnapshot, options: PdfOptions = {}): P
 
     doc.fontSize(18).text(snapshot.name);
     const facts = [
-      snapshot.language ? `Language: ${snapshot.language}` : null,
+      snapshot.lang ? `Language: ${snapshot.lang} (translated${snapshot.language ? ` from ${snapshot.language}` : ''})` : snapshot.language ? `Language: ${snapshot.language}` : null,
       snapshot.durationS !== null ? `Duration: ${srtTimestamp(snapshot.durationS).slice(0, 8)}` : null,
     ].filter(Boolean);
     doc.moveDown(0.3).fontSize(9).fillColor('#555555').text(facts.join('   '));

@@ -14,6 +14,8 @@ export interface ExportSentence {
   text: string;
   /** Below the confidence policy's `hideBelow`: owners and share-link readers still see the words. */
   unclear?: boolean;
+  /** An export in another language (`lang`): the sentence as spoken; `text` is then its translation. */
+  original?: string;
 }
 
 export interface ExportSpeaker { index: number; name: string | null }
@@ -23,6 +25,11 @@ export interface ExportSnapshot {
   /** The transcription's name, used for titles and file names. */
   name: string;
   language: string | null;
+  /**
+   * The language the file reads in when it is not the spoken one (`?lang=`): every sentence's `text` is its
+   * translation (`original` the spoken text), and the file name carries the code. Absent or null: the spoken language.
+   */
+  lang?: string | null;
   durationS: number | null;
   /** True while the job still runs: the file holds what is committed so far. */
   partial: boolean;

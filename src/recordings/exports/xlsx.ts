@@ -4,7 +4,8 @@ import { speakerLabel } from './types.js';
 
 /**
  * Workbook with three sheets: "Transcript" (one row per sentence, what people edit and filter), "Words" (word
- * timings, for people who re-time captions) and "About" (name, language, whether the file is partial).
+ * timings, for people who re-time captions) and "About" (name, language, whether the file is partial). In another
+ * language (`lang`) "Text" holds each sentence's translation and an "Original" column the spoken text.
  * Times are seconds as numbers so spreadsheets can compute with them.
  */
 export async function renderXlsx(snapshot: ExportSnapshot): Promise<Buffer> {
@@ -19,6 +20,7 @@ export async function renderXlsx(snapshot: ExportSnapshot): Promise<Buffer> {
     { header: 'Speaker', key: 'speaker', width: 14 },
     { header: 'Text', key: 'text', width: 80 },
     { header: 'Unclear', key: 'unclear', width: 9 },
+    ...(snapshot.lang ? [{ header: 'Original', key: 'original', width: 80 }] : []),
   ];
   transcript.getRow(1).font = { bold: true };
   for (const sentence of snapshot.sentences) {
@@ -28,9 +30,11 @@ export async function renderXlsx(snapshot: ExportSnapshot): Promise<Buffer> {
       speaker: speakerLabel(snapshot, sentence.speaker) ?? '',
       text: sentence.text,
       unclear: sentence.unclear ? 'yes' : '',
+      ...(snapshot.lang ? { original: sentence.original ?? '' } : {}),
     });
   }
   transcript.getColumn('text').alignment = { wrapText: true, vertical: 'top' };
+  if (snapshot.lang) transcript.getColumn('original').alignment = { wrapText: true, vertical: 'top' };
 
   const words = workbook.addWorksheet('Words');
   words.columns = [
@@ -55,6 +59,7 @@ export async function renderXlsx(snapshot: ExportSnapshot): Promise<Buffer> {
     { field: 'Language', value: snapshot.language ?? '' },
     { field: 'Duration (s)', value: snapshot.durationS === null ? '' : round3(snapshot.durationS) },
     { field: 'Partial', value: snapshot.partial ? 'yes: the job is still running' : 'no' },
+    ...(snapshot.lang ? [{ field: 'Translated into', value: snapshot.lang }] : []),
   ]);
 
   const data = await workbook.xlsx.writeBuffer();

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Segment" ADD COLUMN     "translationSources" JSONB,
+ADD COLUMN     "translations" JSONB;

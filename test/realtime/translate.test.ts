@@ -1,0 +1,118 @@
+/**
+ * `translate` on live audio through the public interface, with the server's default provider (Apertium,
+ * English→Spanish/Catalan): a realtime session gets a `transcript.translated` frame for each commit, after it and
+ * before `session.done`, without commits waiting for it; `session.update` changes the targets mid-stream; a live
+ * recording keeps its translations (snapshot, durable events) and a listener who follows in Spanish gets them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
+import { expectInvalidOption, json } from '../helpers/http.js';
+import { createStreamUrl, fileChunks, GO_FORWARD, LECTURE, sleep } from '../helpers/realtime.js';
+import { Follower } from '../helpers/follower.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { REALTIME_SECRET: 'translate-suite-secret-0123456789abcdef' } });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.app.services.realtime.close();
+  await server?.close();
+});
+
+type Translated = { type: 'transcript.translated'; seq: number; translations: Record<string, string>; translationSources: Record<string, string> };
+const translatedFrames = (frames: ServerFrame[]) => frames.filter((f) => f.type === 'transcript.translated') as unknown as Translated[];
+
+describe('translate on a realtime session', () => {
+  it('sends transcript.translated for each commit, after it and before session.done', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', translate: ['es'] });
+    const result = await streamFile(streamUrl, GO_FORWARD, { realtime: false });
+    const frames = result.frames.map(({ frame }) => frame);
+    expect(result.done).toMatchObject({ type: 'session.done', reason: 'eof' });
+    const translated = translatedFrames(frames);
+    const withText = result.commits.filter((c) => c.text.trim() !== '');
+    expect(translated.map((t) => t.seq).sort()).toEqual(withText.map((c) => c.seq).sort());
+    for (const frame of translated) {
+      expect(Object.keys(frame.translations)).toEqual(['es']);
+      expect(['apertium', 'cache']).toContain(frame.translationSources.es);
+      const committedAt = frames.findIndex((f) => f.type === 'transcript.committed' && (f as unknown as { segment: { seq: number } }).segment.seq === frame.seq);
+      expect(committedAt).toBeLessThan(frames.indexOf(frame as unknown as ServerFrame));
+    }
+    expect(translated.map((t) => t.translations.es).join(' ').toLowerCase()).toMatch(/metros/);
+    expect(frames.findLastIndex((f) => f.type === 'transcript.translated')).toBeLessThan(frames.findIndex((f) => f.type === 'session.done'));
+  }, 120_000);
+
+  it('session.update replaces the targets from the next commit on; [] turns translation off', async () => {
+    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', translate: ['es'] });
+    let step = 0;
+    const result = await streamFile(streamUrl, LECTURE, {
+      durationS: 24,
+      speed: 4,
+      afterChunk: (connection, sentS) => {
+        if (sentS >= 8 && step === 0) {
+          step = 1;
+          connection.update({ translate: ['ca', 'es'] });
+        } else if (sentS >= 16 && step === 1) {
+          step = 2;
+          connection.update({ translate: [] });
+        }
+      },
+    });
+    const frames = result.frames.map(({ frame }) => frame);
+    const updates = frames.filter((f) => f.type === 'session.updated');
+    expect(updates).toHaveLength(2);
+    const [toBoth, toNone] = updates.map((u) => frames.indexOf(u));
+    const commitsBetween = (from: number, to: number) => frames.slice(from, to).filter((f) => f.type === 'transcript.committed').map((f) => (f as unknown as { segment: { seq: number; text: string } }).segment);
+    const translated = translatedFrames(frames);
+    const of = (seq: number) => translated.find((t) => t.seq === seq);
+    // Commits after the first update come in both languages; after the second, in none.
+    const both = commitsBetween(toBoth!, toNone!).filter((c) => c.text.trim());
+    expect(both.length).toBeGreaterThan(0);
+    for (const commit of both) expect(Object.keys(of(commit.seq)?.translations ?? {}).sort()).toEqual(['ca', 'es']);
+    for (const commit of commitsBetween(toNone!, frames.length)) expect(of(commit.seq)).toBeUndefined();
+  }, 180_000);
+
+  it('refuses a target no provider serves, at creation and on session.update', async () => {
+    await expectInvalidOption(await server.postJson('/v1/realtime/sessions', { translate: ['de'] }), 'translate[0]');
+  });
+});
+
+describe('translate on a live recording', () => {
+  it('keeps each commit\'s translations: snapshot, durable events, and a listener following in Spanish', async () => {
+    const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Spanish room' }));
+    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Translated', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] }));
+    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
+    const recordingId = grant.recording.id as string;
+    // The recording's capture settings carry the targets (a re-attached publisher keeps them).
+    const patched = await server.request(`/v1/recordings/${recordingId}/settings`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ translate: ['es'] }) });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    const listener = new Follower({ baseUrl: server.url, recordingId, query: { lang: 'es' } });
+    await listener.start();
+    const publisher = new RealtimeConnection(grant.streamUrl);
+    await publisher.ready();
+    for (const chunk of await fileChunks(GO_FORWARD)) publisher.sendPcm(chunk);
+    expect((await server.postJson(`/v1/recordings/${recordingId}/pause`, {})).status).toBe(200);
+
+    const deadline = Date.now() + 60_000;
+    let snapshot: { segments: Array<{ seq: number; text: string; translations: Record<string, string>; translationSources: Record<string, string> }> };
+    for (;;) {
+      snapshot = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+      if (snapshot.segments.length > 0 && snapshot.segments.every((s) => !s.text.trim() || s.translations.es)) break;
+      if (Date.now() > deadline) throw new Error(`translations never stored: ${JSON.stringify(snapshot.segments)}`);
+      await sleep(200);
+    }
+    expect(snapshot.segments.map((s) => s.translations.es).join(' ').toLowerCase()).toMatch(/metros/);
+    const publisherFrames = translatedFrames(publisher.result.frames.map(({ frame }) => frame));
+    expect(publisherFrames.length).toBeGreaterThan(0);
+    const events = (await json(await server.request(`/v1/recordings/${recordingId}/events`))).events as Array<{ type: string; frame: Translated }>;
+    expect(events.filter((e) => e.type === 'transcript.translated').map((e) => e.frame.seq)).toEqual(publisherFrames.map((f) => f.seq));
+    // The listener following in Spanish got them, filtered to Spanish.
+    const heard = () => translatedFrames(listener.frames as unknown as ServerFrame[]);
+    await listener.until('the translations', () => heard().length >= publisherFrames.length, 30_000);
+    for (const frame of heard()) expect(Object.keys(frame.translations)).toEqual(['es']);
+    listener.close();
+    publisher.close();
+  }, 120_000);
+});
