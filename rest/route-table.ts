@@ -18,6 +18,8 @@ import { shareLinkRoutes } from './routes/share-links.js';
 import { summaryRoutes } from './routes/summaries.js';
 import { searchRoutes } from './routes/search.js';
 import { transcriptionRoutes } from './routes/transcriptions.js';
+import { voiceRoutes } from './routes/voices.js';
+import { voiceTrackRoutes } from './routes/voice-tracks.js';
 import type { RouteEntry } from './types.js';
 
 export const routeTable: RouteEntry[] = [
@@ -28,6 +30,7 @@ export const routeTable: RouteEntry[] = [
   ...recordingRoutes,
   ...correctionRoutes,
   ...summaryRoutes,
+  ...voiceTrackRoutes,
   ...searchRoutes,
   ...shareLinkRoutes,
   ...metaRoutes,
@@ -37,4 +40,5 @@ export const routeTable: RouteEntry[] = [
   ...graphiqlRoutes,
   ...realtimeRoutes,
   ...listenerPageRoutes,
+  ...voiceRoutes,
 ];

@@ -10,10 +10,12 @@ import './transcriptions/graphql.js';
 import './broadcasts/graphql.js';
 import './listeners/graphql.js';
 import './recordings/graphql.js';
+import './recordings/voice-tracks-graphql.js';
 import './corrections/graphql.js';
 import './summaries/graphql.js';
 import './search/graphql.js';
 import './realtime/graphql.js';
 import './auth/graphql.js';
+import './voices/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -33,7 +33,7 @@ import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src
 import { acceptPublisher, authorizePublisher } from '../../src/recordings/publisher.js';
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { realtimeFrames } from './realtime.js';
-import { confidencePolicySchema } from './transcriptions.js';
+import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
 import { INT32_MAX, intParam, single } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
@@ -229,14 +229,17 @@ export const recordingRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/v1/recordings/{id}/audio', operationId: 'getRecordingAudio', tags: ['recordings'],
-    summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min); `format` ogg (default), caf or mp3.',
-    description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only. Renditions are encoded on first request and kept.',
+    summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min), voice (the sealed spoken track in `lang`, 1 h); `format` ogg (default), caf or mp3.',
+    description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only; `voice` in another language than the spoken one needs `allowTranslate` too. Renditions are encoded on first request and kept. `kind=voice` needs `lang` (400 without it): 404 when no track of that language was asked for (`POST /v1/recordings/{id}/voice`), 409 `invalid_state` while it is queued, rendering, failed or being rendered again after a correction (`details.state`).',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master'], default: 'delivery' } }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
+    parameters: [shareCodeParam, listenerTokenParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master', 'voice'], default: 'delivery' } }, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: '`kind=voice` only (and required there): the spoken track\'s language.' }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
     response: { status: 302, description: 'Location: the signed URL.' },
-    errors: [notFound, forbidden],
+    errors: [notFound, forbidden, { status: 409, code: 'invalid_state', description: '`kind=voice`: the track is not sealed (yet, or again after a correction).' }],
     handler: async (req, res, ctx) => {
-      const signed = await ctx.services.recordings.audioUrl(String(req.params.id), credentialsOf(ctx, req.query, true), { kind: single(req.query.kind), format: single(req.query.format) });
+      const credentials = credentialsOf(ctx, req.query, true);
+      const signed = single(req.query.kind) === 'voice'
+        ? await ctx.services.voiceTracks.audioUrl(String(req.params.id), credentials, { lang: single(req.query.lang), format: single(req.query.format) })
+        : await ctx.services.recordings.audioUrl(String(req.params.id), credentials, { kind: single(req.query.kind), format: single(req.query.format) });
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('X-Expires-At', signed.expiresAt);
       res.redirect(302, `${requestBaseUrl(req, ctx.config.publicUrl)}${signed.path}`);
@@ -247,14 +250,16 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'A signed media URL as `/audio` answers it (no credential: the signature is one). Supports ranges.',
     auth: { mode: 'public', scopes: [] },
     parameters: [
-      { name: 'file', in: 'path', required: true, description: '`<kind>.<format>`: kind delivery, source or master; format ogg, caf or mp3 (anything else is 404).', schema: { type: 'string' } },
+      { name: 'file', in: 'path', required: true, description: '`<kind>.<format>`: kind delivery, source, master or `voice-<lang>`; format ogg, caf or mp3 (anything else is 404).', schema: { type: 'string' } },
       { name: 'exp', in: 'query', required: true, description: 'Expiry (Unix seconds), as signed.', schema: { type: 'integer', minimum: 0 } },
       { name: 'sig', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
     ],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
     errors: [{ status: 403, code: 'forbidden', description: 'Bad or expired signature.' }, notFound],
     handler: async (req, res, ctx) => {
-      const file = await ctx.services.recordings.signedMediaFile(String(req.params.id), String(req.params.file), { exp: single(req.query.exp), sig: single(req.query.sig) });
+      const signed = { exp: single(req.query.exp), sig: single(req.query.sig) };
+      const name = String(req.params.file);
+      const file = name.startsWith('voice-') ? await ctx.services.voiceTracks.signedMediaFile(String(req.params.id), name, signed) : await ctx.services.recordings.signedMediaFile(String(req.params.id), name, signed);
       res.type(file.contentType);
       res.setHeader('Cache-Control', 'private, max-age=300');
       res.sendFile(file.path);
@@ -401,6 +406,7 @@ export const recordingRoutes: RouteEntry[] = [
           speakerLabels: { type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES, description: 'From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels.' },
           translate: { type: 'array', nullable: true, maxItems: 10, items: { type: 'string' }, description: 'Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none.' },
           confidencePolicy: { ...confidencePolicySchema, description: 'The recording\'s own ConfidencePolicy (over its transcription\'s and broadcasts\'); null clears it. Taken in any state.' },
+          voiceByLang: { ...voicePinsSchema, description: `${voicePinsSchema.description} Taken in any state.` },
         },
       },
     },

@@ -80,7 +80,7 @@ export const transcriptionSchema: JsonSchema = {
     kind: { type: 'string', enum: ['file', 'link', 'live'] },
     name: { type: 'string' },
     state: { type: 'string', enum: ['active', 'archived'], description: 'Lifecycle.' },
-    settings: { type: 'object', additionalProperties: true, description: 'spokenLanguage, speakerLabels, confidencePolicy.' },
+    settings: { type: 'object', additionalProperties: true, description: 'spokenLanguage, speakerLabels, confidencePolicy, voiceByLang.' },
     sourceUrl: { type: 'string', nullable: true },
     source: { ...captureSourceSchema, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).' },
     broadcasts: {
@@ -101,6 +101,12 @@ export const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength:
 const secondsSchema = (description: string): JsonSchema => ({ type: 'number', nullable: true, minimum: 0, description });
 
 /** ConfidencePolicy, as a broadcast, a transcription and a recording set it. */
+/** `settings.voiceByLang` (src/core/voice-pins.ts), on transcriptions and recordings. */
+export const voicePinsSchema: JsonSchema = {
+  type: 'object', nullable: true, additionalProperties: { type: 'string' },
+  description: 'Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account\'s cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language\'s default speaks). A recording\'s pin wins over its transcription\'s; null clears.',
+};
+
 export const confidencePolicySchema: JsonSchema = {
   type: 'object', nullable: true, additionalProperties: false, description: 'ConfidencePolicy; null clears it.',
   properties: {
@@ -121,6 +127,7 @@ export const settingsPatchSchema: JsonSchema = {
       description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file\'s whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.',
     },
     confidencePolicy: confidencePolicySchema,
+    voiceByLang: voicePinsSchema,
   },
 };
 

@@ -3,9 +3,13 @@ import type { BackgroundWorker } from '../core/background.js';
 import { idempotencySweeper } from '../core/idempotency-sweeper.js';
 import { transcriptionWorker } from '../../workers/transcription-background.js';
 import { streamPullWorker } from '../recordings/stream-pull.js';
+import { voiceTrainingWorker } from '../../workers/voice-training.js';
+import { voiceRenderWorker } from '../../workers/voice-render.js';
 
 export const backgroundWorkers: BackgroundWorker[] = [
   idempotencySweeper,
   transcriptionWorker,
   streamPullWorker,
+  voiceTrainingWorker,
+  voiceRenderWorker,
 ];

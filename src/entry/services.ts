@@ -23,6 +23,11 @@ import { ListenersService } from '../listeners/service.js';
 import { TranscriptionsService } from '../transcriptions/service.js';
 import { TranslationService } from '../translation/service.js';
 import { lazyJobQueue } from '../../workers/queue.js';
+import { VoicesService } from '../voices/service.js';
+import { VOICE_LANGUAGE_CODES } from '../voices/catalogue.js';
+import { lazyVoiceTrainingQueue } from '../../workers/voice-training.js';
+import { VoiceTracksService } from '../recordings/voice-tracks.js';
+import { lazyVoiceRenderQueue } from '../../workers/voice-render.js';
 
 export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
@@ -37,6 +42,13 @@ export function createServices(deps: ServiceDeps): Services {
   const summaries = new SummariesService(deps, recordings, translation);
   // GET /v1/languages lists the targets the configured translation providers really serve.
   capabilities.register({ translationLanguages: () => translation.targets() });
+  // GET /v1/languages lists the languages a catalogue voice speaks (every cloned voice speaks them too).
+  capabilities.register({ voiceLanguages: () => [...VOICE_LANGUAGE_CODES] });
+  // Cloned voices: trained on their own Bull queue (workers/voice-training.ts).
+  const voices = new VoicesService(deps, lazyVoiceTrainingQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
+  // Spoken-translation tracks: rendered on their own Bull queue (workers/voice-render.ts); a track pinned to a cloned
+  // voice (settings.voiceByLang) speaks with its fitted style while it is usable.
+  const voiceTracks = new VoiceTracksService(deps, recordings, (texts, from, to) => translation.translate(texts, from, to), (from, to) => translation.serves(from, to), lazyVoiceRenderQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }), (accountId, id) => voices.usableStyle(accountId, id));
   return {
     jobs,
     transcriptions,
@@ -49,6 +61,7 @@ export function createServices(deps: ServiceDeps): Services {
     shareLinks,
     summaries,
     translation,
+    voiceTracks,
     search: new SearchService(deps, listenerAccess, translation),
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),
@@ -56,5 +69,6 @@ export function createServices(deps: ServiceDeps): Services {
     capabilities,
     realtime,
     liveRecordings,
+    voices,
   };
 }

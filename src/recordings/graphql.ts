@@ -274,6 +274,7 @@ export const RecordingSettingsInput = builder.inputType('RecordingSettingsInput'
     speakerLabels: t.field({ type: SpeakerLabels }),
     translate: t.stringList({ description: 'Languages each commit is translated into from the next one on (`transcript.translated`, kept with the segment); `[]` or null: none.' }),
     confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'The recording\'s own policy, over its transcription\'s and broadcasts\'; taken in any state when sent without capture settings; null clears it.' }),
+    voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of its spoken translation (over its transcription\'s pins); taken in any state; null or {} clears.' }),
   }),
 });
 

@@ -34,6 +34,7 @@ import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, 
 import { recordingView, type RecordingView } from './service.js';
 import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
 import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
+import { parseVoicePins } from '../core/voice-pins.js';
 import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
@@ -123,12 +124,17 @@ export function parseCaptureSettings(body: unknown, rules: OptionRules): Capture
   return Object.fromEntries(present.map((field) => [field, parsed[field]])) as CaptureSettings;
 }
 
-/** What `PATCH /v1/recordings/{id}/settings` takes: the capture settings, and the recording's own ConfidencePolicy. */
-export const RECORDING_SETTING_FIELDS = [...CAPTURE_SETTING_FIELDS, 'confidencePolicy'] as const;
+/**
+ * What `PATCH /v1/recordings/{id}/settings` takes: the capture settings, and the recording's own ConfidencePolicy and
+ * voice pins (`voiceByLang`, for its spoken translation), which any recording takes in any state.
+ */
+export const RECORDING_SETTING_FIELDS = [...CAPTURE_SETTING_FIELDS, 'confidencePolicy', 'voiceByLang'] as const;
 export interface RecordingSettingsPatch {
   capture: CaptureSettings;
   /** Absent: unchanged; null: cleared (the transcription's, then the broadcasts', then the default apply). */
   confidencePolicy?: TranscriptionSettings['confidencePolicy'];
+  /** Absent: unchanged; null or {}: cleared (the transcription's pins, then each language's default, speak). */
+  voiceByLang?: Record<string, string> | null;
 }
 
 /**
@@ -140,9 +146,10 @@ export function parseRecordingSettings(body: unknown, rules: OptionRules): Recor
   for (const key of Object.keys(body)) {
     if (!(RECORDING_SETTING_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a recording setting (${RECORDING_SETTING_FIELDS.join(', ')}).`, { field: key });
   }
-  const { confidencePolicy, ...capture } = body;
+  const { confidencePolicy, voiceByLang, ...capture } = body;
   const patch: RecordingSettingsPatch = { capture: parseCaptureSettings(capture, rules) };
   if (confidencePolicy !== undefined) patch.confidencePolicy = parseConfidencePolicy(confidencePolicy, 'confidencePolicy');
+  if (voiceByLang !== undefined) patch.voiceByLang = parseVoicePins(voiceByLang, 'voiceByLang');
   return patch;
 }
 
@@ -471,19 +478,21 @@ export class LiveRecordingsService {
    * recording (a re-attached publisher gets them) and applied by its publisher from the next segment on. Open
    * recordings only (`live` or `paused`); a `recording.settings` event names what changed. `confidencePolicy` (the
    * recording's own, over its transcription's and broadcasts') is taken in any state and kind, applies from the next
-   * read (src/recordings/confidence.ts) and appends no event; null clears it.
+   * read (src/recordings/confidence.ts) and appends no event; null clears it. So is `voiceByLang` (read when a
+   * spoken translation speaks); null or {} clears it.
    */
   async updateSettings(accountId: string, recordingId: string, body: unknown): Promise<RecordingView> {
-    const { capture: patch, confidencePolicy } = parseRecordingSettings(body, this.realtime.runtime.optionRules());
+    const { capture: patch, confidencePolicy, voiceByLang } = parseRecordingSettings(body, this.realtime.runtime.optionRules());
     const row = await inTransaction(this.events, recordingId, async (tx) => {
       const recording = await lockRecording(tx, accountId, recordingId);
-      // A body of only `confidencePolicy` does not touch the capture: it is taken whatever the state.
-      const capturing = Object.keys(patch).length > 0 || confidencePolicy === undefined;
-      if (capturing && recording.kind !== 'live') throw errors.invalidState('A file or link recording has no running capture; its settings are the transcription\'s (confidencePolicy alone may be set).', { kind: recording.kind });
-      if (capturing && recording.state !== 'live' && recording.state !== 'paused') throw errors.invalidState('The recording has ended; its capture settings no longer change (confidencePolicy alone may be set).', { state: recording.state });
-      const { confidencePolicy: stored, ...rest } = recording.settings as Record<string, unknown>;
+      // A body of only `confidencePolicy` and `voiceByLang` does not touch the capture: it is taken whatever the state.
+      const capturing = Object.keys(patch).length > 0 || (confidencePolicy === undefined && voiceByLang === undefined);
+      if (capturing && recording.kind !== 'live') throw errors.invalidState('A file or link recording has no running capture; its settings are the transcription\'s (confidencePolicy and voiceByLang alone may be set).', { kind: recording.kind });
+      if (capturing && recording.state !== 'live' && recording.state !== 'paused') throw errors.invalidState('The recording has ended; its capture settings no longer change (confidencePolicy and voiceByLang alone may be set).', { state: recording.state });
+      const { confidencePolicy: stored, voiceByLang: storedPins, ...rest } = recording.settings as Record<string, unknown>;
       const policy = confidencePolicy === undefined ? stored : confidencePolicy;
-      const settings = { ...rest, ...patch, ...(policy ? { confidencePolicy: policy } : {}) };
+      const pins = voiceByLang === undefined ? storedPins : voiceByLang;
+      const settings = { ...rest, ...patch, ...(policy ? { confidencePolicy: policy } : {}), ...(pins && Object.keys(pins).length ? { voiceByLang: pins } : {}) };
       const updated = await tx.recording.update({ where: { id: recordingId }, data: { settings: settings as Prisma.InputJsonValue }, include: { captureSpans: true } });
       const frames: PendingFrame[] = Object.keys(patch).length ? [{ type: 'recording.settings', audience: 'transcription', body: { settings: patch } }] : [];
       return { result: updated, frames };

@@ -13,13 +13,15 @@ import { decodeFile, ffmpegPath } from '../../workers/engine/audio.js';
 import { SAMPLE_RATE } from '../../workers/engine/index.js';
 
 export type AudioKind = 'delivery' | 'source' | 'master';
+/** What a signed media URL may name: an AudioKind, or a spoken-translation track (`voice`, signed with its `lang`: src/recordings/voice-tracks.ts). */
+export type SignedKind = AudioKind | 'voice';
 export type AudioFormat = 'ogg' | 'caf' | 'mp3';
 export const AUDIO_KINDS: readonly AudioKind[] = ['delivery', 'source', 'master'];
 export const AUDIO_FORMATS: readonly AudioFormat[] = ['ogg', 'caf', 'mp3'];
 
 export const MAX_CLIP_S = 120;
-/** Signed URL lifetimes (spec "Limits"): delivery 1 h, master 5 min; source is the owner's original, treated like master. */
-export const SIGNED_URL_TTL_S: Record<AudioKind, number> = { delivery: 3600, source: 300, master: 300 };
+/** Signed URL lifetimes (spec "Limits"): delivery and voice 1 h, master 5 min; source is the owner's original, treated like master. */
+export const SIGNED_URL_TTL_S: Record<SignedKind, number> = { delivery: 3600, source: 300, master: 300, voice: 3600 };
 
 export const CONTENT_TYPES: Record<AudioFormat, string> = { ogg: 'audio/ogg', caf: 'audio/x-caf', mp3: 'audio/mpeg' };
 
@@ -27,8 +29,8 @@ export const CONTENT_TYPES: Record<AudioFormat, string> = { ogg: 'audio/ogg', ca
  * Encoder settings per kind. delivery: speech-grade mono for listening in a page; source: the uploaded audio at
  * high quality with its channels kept; master: what the engine heard (the job window, 16 kHz mono), lossless-ish.
  */
-function encoderArgs(kind: AudioKind, format: AudioFormat): string[] {
-  const quality = kind === 'delivery' ? { opus: '32k', mp3: '64k', channels: ['-ac', '1'] } : kind === 'source' ? { opus: '128k', mp3: '192k', channels: [] } : { opus: '96k', mp3: '128k', channels: ['-ac', '1'] };
+function encoderArgs(kind: SignedKind, format: AudioFormat): string[] {
+  const quality = kind === 'delivery' || kind === 'voice' ? { opus: '32k', mp3: '64k', channels: ['-ac', '1'] } : kind === 'source' ? { opus: '128k', mp3: '192k', channels: [] } : { opus: '96k', mp3: '128k', channels: ['-ac', '1'] };
   // Opus runs at 48 kHz internally; CAF carries Opus too, which is what Safari plays when it refuses Ogg.
   if (format === 'mp3') return [...quality.channels, '-c:a', 'libmp3lame', '-b:a', quality.mp3, '-f', 'mp3'];
   return [...quality.channels, '-ar', '48000', '-c:a', 'libopus', '-b:a', quality.opus, '-f', format === 'ogg' ? 'ogg' : 'caf'];
@@ -107,7 +109,7 @@ export async function makeMaster(
 }
 
 /** Makes (once) and returns the path of a rendition; later requests reuse the file. */
-export async function ensureRendition(input: string, outputDir: string, kind: AudioKind, format: AudioFormat): Promise<string> {
+export async function ensureRendition(input: string, outputDir: string, kind: SignedKind, format: AudioFormat): Promise<string> {
   const output = path.join(outputDir, `${kind}.${format}`);
   const existing = await stat(output).catch(() => null);
   if (existing && existing.size > 0) return output;
@@ -197,19 +199,25 @@ function safeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export interface SignedMedia { recordingId: string; kind: AudioKind; format: AudioFormat; expiresAt: number }
+/** `lang`: a `voice` track's language, signed with it (other kinds have none). */
+export interface SignedMedia { recordingId: string; kind: SignedKind; lang?: string; format: AudioFormat; expiresAt: number }
 
-/** The query a signed media URL carries: `exp` (Unix seconds) and `sig` over recording, kind, format and exp. */
+function signedText(media: Omit<SignedMedia, 'expiresAt'>, exp: number): string {
+  const kind = media.kind === 'voice' ? `voice:${media.lang ?? ''}` : media.kind;
+  return `media:${media.recordingId}:${kind}:${media.format}:${exp}`;
+}
+
+/** The query a signed media URL carries: `exp` (Unix seconds) and `sig` over recording, kind (and a voice's lang), format and exp. */
 export function signMedia(secret: string, media: Omit<SignedMedia, 'expiresAt'>, now = Date.now()): { exp: number; sig: string } {
   const exp = Math.floor(now / 1000) + SIGNED_URL_TTL_S[media.kind];
-  return { exp, sig: hmac(secret, `media:${media.recordingId}:${media.kind}:${media.format}:${exp}`) };
+  return { exp, sig: hmac(secret, signedText(media, exp)) };
 }
 
 export function verifyMediaSignature(secret: string, media: SignedMedia, sig: string, now = Date.now()): boolean {
   if (!Number.isInteger(media.expiresAt) || media.expiresAt * 1000 < now) return false;
   // A signature never outlives its kind's lifetime, even if someone signs a far `exp` with a leaked old URL.
   if (media.expiresAt - Math.floor(now / 1000) > SIGNED_URL_TTL_S[media.kind]) return false;
-  return safeEqual(sig, hmac(secret, `media:${media.recordingId}:${media.kind}:${media.format}:${media.expiresAt}`));
+  return safeEqual(sig, hmac(secret, signedText(media, media.expiresAt)));
 }
 
 function utcDay(time: number): string {

@@ -30,6 +30,7 @@ export const SettingsPatchInput = builder.inputType('SettingsPatchInput', {
     spokenLanguage: t.string({ description: 'A language code; absent, empty, `auto` or null: detect.' }),
     speakerLabels: t.field({ type: SpeakerLabels }),
     confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'null clears a stored policy (back to the default).' }),
+    voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of a spoken translation: {"es": "ef_dora", "fr": "voi_…"} (a catalogue voice of that language, or a cloned voice of the account); null clears.' }),
   }),
 });
 

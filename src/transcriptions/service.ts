@@ -19,6 +19,7 @@ import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import { SPEAKER_LABEL_MODES, type CapabilitiesService } from '../meta/service.js';
+import { parseVoicePins } from '../core/voice-pins.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
@@ -42,6 +43,8 @@ export interface TranscriptionSettings {
   speakerLabels?: 'auto' | 'on' | 'off' | null;
   /** null in a PATCH clears a stored policy (back to the default `hideBelow` 0.60). */
   confidencePolicy?: { hideBelow?: number; lowThreshold?: number; suppressCount?: number } | null;
+  /** The voice that speaks each language of a spoken translation (src/core/voice-pins.ts); null clears. */
+  voiceByLang?: Record<string, string> | null;
 }
 
 export interface CreateTranscriptionOptions {
@@ -113,7 +116,7 @@ export interface TranscriptionPage { items: TranscriptionView[]; nextCursor: str
 const CREATE_FIELDS = ['url', 'name', 'settings', 'crop', 'startS', 'endS', 'durationS', 'shareLink'] as const;
 const CREATE_LIVE_FIELDS = ['name', 'settings', 'source', 'broadcasts'] as const;
 const MAX_NAME = 300;
-const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy']);
+const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy', 'voiceByLang']);
 
 /** SettingsPatch: the capture settings a job or live capture reads. Unknown keys are refused by name so typos are not silently ignored. */
 export function parseSettings(value: unknown, field = 'settings'): TranscriptionSettings {
@@ -121,7 +124,7 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
   if (!isObject(value)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
   const out: TranscriptionSettings = {};
   for (const key of Object.keys(value)) {
-    if (!SETTINGS_FIELDS.has(key)) throw errors.invalidOptions(`${field}.${key} is not a setting of file transcriptions (spokenLanguage, speakerLabels, confidencePolicy).`, { field: `${field}.${key}` });
+    if (!SETTINGS_FIELDS.has(key)) throw errors.invalidOptions(`${field}.${key} is not a setting of file transcriptions (${[...SETTINGS_FIELDS].join(', ')}).`, { field: `${field}.${key}` });
   }
   if (value.spokenLanguage !== undefined) {
     const language = value.spokenLanguage;
@@ -136,6 +139,7 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
     out.speakerLabels = value.speakerLabels as 'auto' | 'on' | 'off';
   }
   if (value.confidencePolicy !== undefined) out.confidencePolicy = parseConfidencePolicy(value.confidencePolicy, `${field}.confidencePolicy`);
+  if (value.voiceByLang !== undefined) out.voiceByLang = parseVoicePins(value.voiceByLang, `${field}.voiceByLang`);
   return out;
 }
 

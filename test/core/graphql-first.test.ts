@@ -23,10 +23,15 @@ const HANDLER_EXCEPTIONS: Record<string, string> = {
   'get /graphiql/{asset}': 'page asset',
   'get /b/{code}': 'HTML page (the listener page behind a broadcast\'s shareUrl)',
   'get /b/_assets/{asset}': 'page asset',
+  'post /v1/voices': 'multipart upload (the sample streamed to storage, with its meta part)',
+  'get /v1/voices/preview': 'binary audio',
+  'get /v1/voices/{id}/preview': 'binary audio',
+  'get /v1/voices/{id}/sample': 'binary audio with ranges',
+  'get /v1/recordings/{id}/voice/{sentence}': 'binary audio',
 };
 
 /** Input positions where JSON is the honest type: an open map. */
-const OPEN_MAP_INPUTS = new Set(['RealtimeSessionOptionsInput.voiceByLang']);
+const OPEN_MAP_INPUTS = new Set(['RealtimeSessionOptionsInput.voiceByLang', 'SettingsPatchInput.voiceByLang', 'RecordingSettingsInput.voiceByLang']);
 
 describe('GraphQL first', () => {
   it('every JSON route runs a GraphQL operation; handlers are the listed exceptions', () => {
@@ -54,7 +59,7 @@ describe('GraphQL first', () => {
     const fields = (name: string) => Object.keys((schema.getType(name) as { getFields(): Record<string, unknown> }).getFields()).sort();
     expect(fields('CreateShareLinkInput')).toEqual(['allowDownload', 'allowExport', 'allowTranslate', 'label']);
     expect(fields('CreateTranscriptionInput')).toEqual(['crop', 'durationS', 'endS', 'name', 'settings', 'shareLink', 'startS', 'url']);
-    expect(fields('SettingsPatchInput')).toEqual(['confidencePolicy', 'speakerLabels', 'spokenLanguage']);
+    expect(fields('SettingsPatchInput')).toEqual(['confidencePolicy', 'speakerLabels', 'spokenLanguage', 'voiceByLang']);
     expect(fields('ConfidencePolicyInput')).toEqual(['hideBelow', 'lowThreshold', 'suppressCount']);
     expect(fields('CropWindowInput')).toEqual(['endS', 'startS']);
     expect(fields('RealtimeSessionOptionsInput')).toEqual(['latencyMode', 'llmFix', 'speakerLabels', 'spokenLanguage', 'translate', 'voice', 'voiceByLang']);

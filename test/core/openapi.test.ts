@@ -128,7 +128,8 @@ describe('what the document declares is what the server does', () => {
       ['/v1/transcriptions?limit=1.5', 'limit'],
       ['/v1/transcriptions?lifecycle=deleted', 'lifecycle'],
       ['/v1/transcriptions?cursor=a&cursor=b', 'cursor'],
-      ['/v1/recordings/rec_none/audio?kind=voice', 'kind'],
+      ['/v1/recordings/rec_none/audio?kind=speech', 'kind'],
+      ['/v1/recordings/rec_none/audio?kind=voice', 'lang'],
     ] as const) {
       const response = await server.request(pathname);
       const body = await response.json() as { code: string; message: string; data: { details: { field?: string } } };
@@ -197,7 +198,7 @@ function withValue(body: unknown, path: string[], value: unknown): unknown {
 }
 
 /** Values for required fields that are not enums, by name; an operation requiring another one has to add it here. */
-const requiredExamples: Record<string, unknown> = { url: 'https://example.org/openapi-walk.mp3', label: 'openapi walk', name: 'openapi walk' };
+const requiredExamples: Record<string, unknown> = { url: 'https://example.org/openapi-walk.mp3', label: 'openapi walk', name: 'openapi walk', lang: 'en', recordingId: 'rec_openapiwalk', speaker: 0 };
 
 interface WalkedOperation { name: string; path: string; method: string; operation: Operation; fields: DeclaredField[]; body?: Record<string, unknown>; query: Record<string, string> }
 
@@ -245,7 +246,7 @@ describe('every declared value is accepted, every declared length enforced', () 
     const transcription = await created.json() as { id: string; recordingId: string; shareLink: { id: string } };
     const key = await server.createKey(['read']);
     const broadcast = await (await server.postJson('/v1/broadcasts', { name: 'openapi walk' })).json() as { id: string };
-    walked = walkOperations({ transcriptions: transcription.id, recordings: transcription.recordingId, 'share-links': transcription.shareLink.id, 'api-keys': key.id, broadcasts: broadcast.id, speakers: '0' });
+    walked = walkOperations({ transcriptions: transcription.id, recordings: transcription.recordingId, 'share-links': transcription.shareLink.id, 'api-keys': key.id, broadcasts: broadcast.id, speakers: '0', voice: '0.0', voices: 'voi_openapiwalk' });
     userToken = (await server.createUser()).token;
   });
 

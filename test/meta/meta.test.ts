@@ -41,8 +41,11 @@ describe('meta routes', () => {
       { code: 'fr', name: 'French', nativeName: 'français' },
       { code: 'ja', name: 'Japanese', nativeName: '日本語' },
     ]);
-    expect(body.translation).toEqual([]);
-    expect(body.voice).toEqual([]);
+    // What the installed Apertium pairs translate into (the test machine has English with Spanish, Catalan, Galician).
+    expect((body.translation as Array<{ code: string }>).map((language) => language.code)).toEqual(['ca', 'en', 'es', 'gl']);
+    // The languages a catalogue voice speaks (src/voices registers them), with picker names.
+    expect((body.voice as Array<{ code: string }>).map((language) => language.code)).toEqual(['en-US', 'en-GB', 'es', 'fr', 'hi', 'it', 'ja', 'pt-BR', 'zh']);
+    expect(body.voice).toContainEqual({ code: 'es', name: 'Spanish', nativeName: 'español' });
   });
 
   it('GET /v1/realtime/capabilities answers the Capabilities record of the configured model', async () => {

@@ -11,6 +11,7 @@ import { loadTranscriptionSettings, type TranscriptionSettings } from './transcr
 import { loadGraphQLSettings, type GraphQLSettings } from './graphql.js';
 import { loadSummarySettings, type SummarySettings } from './summaries.js';
 import { loadTranslationSettings, type TranslationSettings } from './translation.js';
+import { loadVoiceSettings, type VoiceSettings } from './voices.js';
 
 export interface Config {
   /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
@@ -66,6 +67,8 @@ export interface Config {
   summaries: SummarySettings;
   /** Text translation: providers in order of preference and their settings (TRANSLATION_*; src/core/config/translation.ts). */
   translation: TranslationSettings;
+  /** Voices: the text-to-speech model, sample limits, training (KOKORO_*, VOICE_*; src/core/config/voices.ts). */
+  voices: VoiceSettings;
 }
 
 /** `OIDC_ISSUERS=https://a.example|https://a.example/jwks.json|aud,https://b.example` (JWKS and audience optional). */
@@ -122,5 +125,6 @@ export function loadConfig(env: Env = process.env): Config {
     graphql: loadGraphQLSettings(env),
     summaries: loadSummarySettings(env),
     translation: loadTranslationSettings(env),
+    voices: loadVoiceSettings(env, path.resolve(str(env, 'MODELS_DIR') ?? 'models')),
   };
 }

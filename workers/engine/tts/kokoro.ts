@@ -15,8 +15,8 @@ import { defaultVoice, findVoiceLanguage, voiceLanguage, type VoiceLanguage } fr
 
 export const KOKORO_SAMPLE_RATE = 24_000;
 /** Rows of a voice table (one style vector per phoneme count) and the width of a style vector. */
-const STYLE_ROWS = 510;
-const STYLE_DIM = 256;
+export const STYLE_ROWS = 510;
+export const STYLE_DIM = 256;
 
 export interface KokoroLoadOptions {
   /** The model directory itself (kokoro-quantized.onnx, tokenizer.json, voices/*.bin). */
@@ -32,6 +32,11 @@ export interface KokoroLoadOptions {
 export interface SynthesisOptions {
   /** A catalogue voice id ('af_heart'); default: the language's default voice. */
   voice?: string;
+  /**
+   * A style table of its own (510×256 float32, a cloned voice's) spoken in place of the catalogue voice's file;
+   * `voice` or `language` still choose the phonemes' language.
+   */
+  style?: Float32Array;
   /** Language code, used when no voice is given ('es' → ef_dora); default en-US. */
   language?: string;
   /** 0.5–2, default 1. */
@@ -139,10 +144,10 @@ export class Kokoro {
     return chunks;
   }
 
-  /** One model call: ≤ 510 phoneme ids → 24 kHz samples. */
-  async run(ids: number[], voice: string, speed = 1): Promise<Float32Array> {
+  /** One model call: ≤ 510 phoneme ids → 24 kHz samples, in a catalogue voice or a 510×256 style table. */
+  async run(ids: number[], voice: string | Float32Array, speed = 1): Promise<Float32Array> {
     if (ids.length === 0 || ids.length > STYLE_ROWS) throw new Error(`a model call takes 1 to ${STYLE_ROWS} phoneme ids, not ${ids.length}`);
-    const table = this.style(voice);
+    const table = typeof voice === 'string' ? this.style(voice) : voice;
     const row = Math.min(ids.length, STYLE_ROWS - 1);
     const inputIds = new BigInt64Array(ids.length + 2);
     ids.forEach((id, i) => (inputIds[i + 1] = BigInt(id)));
@@ -162,7 +167,7 @@ export class Kokoro {
   /** Speaks `text`, yielding each chunk's audio as it is made: the first sentence comes alone, so it comes first. */
   async *stream(text: string, options: SynthesisOptions = {}): AsyncGenerator<SynthesizedChunk> {
     const speed = checkSpeed(options.speed);
-    const { voice } = resolveVoice(options);
+    const voice = options.style ?? resolveVoice(options).voice;
     const chunks = await this.chunks(text, { ...options, firstSentenceAlone: true });
     for (const [index, chunk] of chunks.entries()) {
       options.signal?.throwIfAborted();
@@ -173,7 +178,7 @@ export class Kokoro {
   /** Speaks `text`: 24 kHz mono samples. */
   async synthesize(text: string, options: SynthesisOptions = {}): Promise<Float32Array> {
     const speed = checkSpeed(options.speed);
-    const { voice } = resolveVoice(options);
+    const voice = options.style ?? resolveVoice(options).voice;
     const parts: Float32Array[] = [];
     for (const chunk of await this.chunks(text, options)) {
       options.signal?.throwIfAborted();
@@ -188,6 +193,9 @@ function checkRequest(text: string, options: SynthesisOptions): void {
   if (typeof text !== 'string' || !text.trim()) throw engineErrors.invalidOptions('There is no text to speak.', { field: 'text' });
   resolveVoice(options);
   checkSpeed(options.speed);
+  if (options.style !== undefined && (!(options.style instanceof Float32Array) || options.style.length !== STYLE_ROWS * STYLE_DIM)) {
+    throw engineErrors.invalidOptions(`style must be a ${STYLE_ROWS}×${STYLE_DIM} float32 table.`, { field: 'style' });
+  }
 }
 
 function checkSpeed(speed: number | undefined): number {

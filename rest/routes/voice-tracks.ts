@@ -1,0 +1,135 @@
+/**
+ * Spoken translation: a recording's voice tracks (GraphQL), asking for them, and one sentence's clip (a handler:
+ * audio). The whole track is `/audio?kind=voice&lang=` (rest/routes/recordings.ts). Rules: src/recordings/voice-tracks.ts.
+ */
+import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument } from '../../src/generated/graphql.js';
+import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/voice-tracks.js';
+import { single } from '../query.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { credentialsOf, mediaParam, notFound } from './recordings.js';
+
+const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions: another language than the spoken one needs `allowTranslate`.' };
+const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.' };
+const nullableString = { type: 'string', nullable: true };
+
+const clipSchema: JsonSchema = {
+  type: 'object',
+  required: ['sentenceId', 'voice', 'start', 'end', 'durationS', 'text', 'textFrom', 'spoken', 'translationSource'],
+  properties: {
+    sentenceId: { type: 'string', description: 'The sentence id as the transcript snapshot gives it (`4.0`).' },
+    voice: { type: 'string', description: 'The voice that spoke it (a catalogue voice id such as `ef_dora`).' },
+    start: { type: 'number', description: 'Where the sentence starts on the recording\'s time line (seconds); the clip starts there in the track.' },
+    end: { type: 'number' },
+    durationS: { type: 'number', description: 'Seconds of speech in the clip.' },
+    text: { type: 'string', description: 'The sentence text it was made from, in the recording\'s language.' },
+    textFrom: { type: 'string', enum: ['corrected', 'recognized'], description: '`corrected`: the transcript\'s (corrected) text. `recognized`: the recognizer\'s words, because a correction of this line is not voiced (`voiced: false`): voices keep speaking what the audio supports.' },
+    spoken: { type: 'string', description: 'The words spoken: `text` translated into the language, or `text` itself in the spoken language.' },
+    translationSource: { type: 'string', description: 'Who translated it (`apertium`, `google`, `llm`, `cache`), or `none` in the spoken language.' },
+  },
+};
+
+const tracksSchema: JsonSchema = {
+  type: 'object',
+  required: ['recordingId', 'tracks'],
+  properties: {
+    recordingId: { type: 'string' },
+    language: { ...nullableString, description: 'The recording\'s spoken language.' },
+    tracks: {
+      type: 'array',
+      description: 'One row per language with a track or clips, by language code.',
+      items: {
+        type: 'object',
+        required: ['lang', 'voice', 'spokenLanguage', 'sealed', 'stale', 'staleSentences', 'clips'],
+        properties: {
+          lang: { type: 'string' },
+          voice: { type: 'string', description: 'The voice the language is spoken with: the recording\'s `settings.voiceByLang[lang]` (else its transcription\'s) when that voice speaks the language, else the language\'s default voice (`GET /v1/voices/available`).' },
+          spokenLanguage: { type: 'boolean', description: 'The recording\'s own language: spoken as is, not translated.' },
+          sealed: { type: 'boolean', description: 'The whole track is written and every sentence in it still stands: `GET /v1/recordings/{id}/audio?kind=voice&lang=` serves it.' },
+          stale: { type: 'boolean', description: 'Sentences changed since the track was sealed (a correction that changes what a sentence speaks, another pinned voice). Reading the row queues a re-render that synthesises only those sentences again; until it is sealed again `/audio?kind=voice` answers 409.' },
+          staleSentences: { type: 'array', items: { type: 'string' } },
+          sealedAt: { ...nullableString, format: 'date-time' },
+          durationS: { type: 'number', nullable: true, description: 'Seconds of the sealed track: at least the recording\'s duration.' },
+          job: {
+            type: 'object', nullable: true, description: 'The track\'s render job; null when only single clips were asked for.',
+            required: ['state', 'progress', 'attempts'],
+            properties: {
+              state: { type: 'string', enum: ['queued', 'rendering', 'done', 'failed'] },
+              progress: { type: 'number', minimum: 0, maximum: 100, description: 'Percent: synthesis up to 90, assembly the rest.' },
+              error: { ...nullableString, description: '`failed`: why.' },
+              attempts: { type: 'integer', description: 'Render runs so far.' },
+              renderS: { type: 'number', nullable: true, description: 'Seconds the last run took.' },
+              synthesizedS: { type: 'number', nullable: true, description: 'Seconds of speech the last run synthesised (clips that still stood were reused).' },
+              startedAt: { ...nullableString, format: 'date-time' },
+            },
+          },
+          clips: { type: 'array', items: clipSchema, description: 'Sentence clips that stand now (text and voice unchanged since made), in sentence order.' },
+        },
+      },
+    },
+  },
+};
+
+export const voiceTrackRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/recordings/{id}/voice', operationId: 'listRecordingVoiceTracks', tags: ['voice tracks'],
+    summary: 'The recording\'s spoken-translation tracks, one row per language: sealed or not, the render job (state, progress), and the sentence clips with the voice that spoke them.',
+    description: 'Owner (`read`), a broadcast listener, or a share link (`shareCode`). Without `allowTranslate` a share link sees only the spoken language, and asking for another `lang` is 403 `forbidden`. A sealed track whose sentences changed since (a correction) comes back `stale` and is rendered again (only the changed sentences).',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [shareCodeParam, listenerTokenParam, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'Only this language\'s row.' }],
+    document: RecordingVoiceTracksDocument,
+    variables: ({ params, query }) => ({ recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) }),
+    result: (data) => ({ status: 200, body: data.recordingVoiceTracks }),
+    response: { status: 200, description: 'One row per language.', schema: tracksSchema },
+    errors: [notFound, { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language than the spoken one; a media token.' }, { status: 400, code: 'invalid_options', description: '`lang` is not a language code.' }],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/recordings/{id}/voice', operationId: 'renderRecordingVoiceTracks', tags: ['voice tracks'],
+    summary: 'Render spoken tracks of a finished recording: one job per language (1 to 10). Answers 202 with the rows of the languages asked for; poll `GET .../voice`.',
+    description: 'Owner only. A finished recording: a live recording `ended` or `finalized`, a file recording whose job is `done` (else 409 `invalid_state`). Each language must have a voice (`GET /v1/languages` `voice`) and, unless it is the spoken language (spoken as is), a translation from the spoken language; else 400 naming `languages[i]`. '
+      + 'Every sentence (its corrected text, or the recognizer\'s words where a correction is not voiced) is translated, spoken with the pinned voice (`settings.voiceByLang[lang]`, else the language\'s default) and kept as a clip; the track puts each clip at its sentence\'s start on the recording\'s time line with silence between. A clip longer than the time to the next sentence is sped up, at most 1.25×, and beyond that runs over (the next one starts when it ends). Lines hidden as unclear are silence. The track is Ogg/Opus. '
+      + 'Idempotent: a language whose track is queued, rendering, or sealed and standing gets no second job; a `failed` or `stale` track is rendered again (only the sentences whose clips no longer stand). `force: true` renders again from scratch, every clip synthesised anew.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['languages'],
+        properties: {
+          languages: { type: 'array', minItems: 1, maxItems: MAX_VOICE_LANGUAGES, items: { type: 'string' }, description: `1 to ${MAX_VOICE_LANGUAGES} language codes (\`es\`, \`fr\`, \`pt-BR\` …); repeats count once.` },
+          force: { type: 'boolean', default: false, description: 'Render again even when the track is sealed or running.' },
+        },
+      },
+    },
+    variables: ({ params, body }) => ({ recordingId: params.id!, ...parseVoiceRender(body) }),
+    document: RenderVoiceTracksDocument,
+    result: (data) => ({ status: 202, body: data.renderVoiceTracks }),
+    response: { status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).', schema: tracksSchema },
+    errors: [
+      notFound,
+      { status: 400, code: 'invalid_options', description: '`languages` is not 1 to 10 codes, or `languages[i]` has no voice or no translation from the spoken language.' },
+      { status: 409, code: 'invalid_state', description: 'The recording is not finished.' },
+    ],
+  }),
+  {
+    method: 'get', path: '/v1/recordings/{id}/voice/{sentence}', operationId: 'getRecordingVoiceClip', tags: ['voice tracks'],
+    summary: 'One sentence spoken in `lang`: Ogg/Opus, or `format=caf`. Made on first request (and kept) when the sentence has no clip or its text changed since.',
+    description: 'Owner, the owner\'s media token (`media=`), a broadcast listener, or a share link; a language other than the spoken one needs `allowTranslate` through a share link (403). A line hidden as unclear has no clip (404). The clip speaks the corrected text, or the recognizer\'s words where a correction of the line is not voiced.',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [
+      { name: 'sentence', in: 'path', required: true, description: 'A sentence id as the transcript snapshot gives it (`4.0`); another shape is 400, an id the recording lacks 404.', schema: { type: 'string' } },
+      { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'The language to speak; default the spoken language.' },
+      { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' } },
+      shareCodeParam, listenerTokenParam, mediaParam,
+    ],
+    response: { status: 200, description: 'The clip.', contentType: 'audio/ogg' },
+    errors: [
+      { status: 404, code: 'not_found', description: 'No such recording or sentence for this reader, or the line is hidden as unclear.' },
+      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language.' },
+      { status: 400, code: 'invalid_options', description: 'A malformed sentence id; `lang` without a voice or a translation.' },
+    ],
+    handler: async (req, res, ctx) => {
+      const clip = await ctx.services.voiceTracks.clip(String(req.params.id), String(req.params.sentence), credentialsOf(ctx, req.query, true), { lang: single(req.query.lang), format: single(req.query.format) });
+      res.type(clip.contentType);
+      res.setHeader('Cache-Control', 'private, no-cache');
+      res.sendFile(clip.path);
+    },
+  },
+];

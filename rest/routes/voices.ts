@@ -1,0 +1,334 @@
+/**
+ * Voices: the catalogue per language and its previews (open to anyone), and the account's cloned voices: create from
+ * an upload (multipart, a handler route: the sample streams to storage) or from a recording's speaker, list, read,
+ * change, delete, hear (preview) and fetch the sample (ranges). Business rules live in src/voices/service.ts.
+ */
+import type { Request, Response } from 'express';
+import { errors, ApiError } from '../../src/core/errors.js';
+import type { Context } from '../../src/core/context.js';
+import { requireScope } from '../../src/core/identity/scopes.js';
+import type { Identity } from '../../src/core/identity/identity.js';
+import { refuseNulCharacters } from '../../src/core/text-input.js';
+import {
+  AvailableVoicesDocument,
+  CreateVoiceFromSpeakerDocument,
+  type CreateVoiceFromSpeakerInput,
+  DeleteVoiceDocument,
+  UpdateVoiceDocument,
+  type UpdateVoiceInput,
+  VoiceDocument,
+  VoicesDocument,
+} from '../../src/generated/graphql.js';
+import { MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
+import { readMultipart } from '../multipart.js';
+import { single } from '../query.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry, type RouteParameter, type RunTyped } from '../types.js';
+
+/** Multipart framing around the sample: a body whose Content-Length exceeds the limit by more is refused unread. */
+const MULTIPART_SLACK_BYTES = 64 * 1024;
+const nullableString = { type: 'string', nullable: true };
+
+export const voiceSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'name', 'consent', 'draft', 'enabled', 'state', 'progress', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    color: { ...nullableString, description: 'As given; null when cleared (`color: \'\'`).' },
+    gender: { type: 'string', nullable: true, enum: ['female', 'male', null], description: 'As given; training guesses it from the pitch when null.' },
+    sampleUrl: { ...nullableString, description: 'Where the sample came from, as given at creation; informational, never fetched.' },
+    consent: { type: 'boolean', description: 'The person speaking agreed to have their voice cloned; required to train.' },
+    draft: { type: 'boolean', description: 'Kept untrained: state `training` at progress 0 until a PATCH with `consent: true` and `draft: false`.' },
+    enabled: { type: 'boolean', description: 'false: switched off; kept, but not offered by `GET /v1/voices/available`.' },
+    state: { type: 'string', enum: ['training', 'ready', 'failed'] },
+    progress: { type: 'number', minimum: 0, maximum: 100, description: 'Percent: 0 when created, moving as candidate styles are tried, 100 when ready.' },
+    error: { ...nullableString, description: 'When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence).' },
+    source: { type: 'object', nullable: true, description: 'A voice made from a recording\'s speaker.', properties: { recordingId: { type: 'string' }, speaker: { type: 'integer' } } },
+    speechS: { type: 'number', nullable: true, description: 'Seconds of speech measured in the sample (once trained).' },
+    fit: { type: 'object', nullable: true, additionalProperties: true, description: 'What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`.' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const availableSchema: JsonSchema = {
+  type: 'object', required: ['lang', 'voices'],
+  properties: {
+    lang: { type: 'string', description: 'The voice language, as the catalogue writes it (`en` → `en-US`).' },
+    voices: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['id', 'kind', 'name', 'default'],
+        properties: {
+          id: { type: 'string', description: 'What `settings.voiceByLang` takes: a catalogue id (`af_heart`) or a cloned voice\'s id.' },
+          kind: { type: 'string', enum: ['catalogue', 'cloned'] },
+          name: { type: 'string' },
+          language: { ...nullableString, description: 'A catalogue voice\'s language; null for a cloned voice, which speaks every voice language.' },
+          gender: { ...nullableString, enum: ['female', 'male', null] },
+          default: { type: 'boolean', description: 'The voice a recording with no pin gets (one per language).' },
+          color: nullableString,
+        },
+      },
+    },
+  },
+};
+
+const formatParam: RouteParameter = { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' }, description: '`ogg` (Ogg/Opus) or `caf` (Opus in CAF, for browsers that do not play Ogg).' };
+const langParam = (description: string, required = false): RouteParameter => ({ name: 'lang', in: 'query', required, schema: { type: 'string', minLength: 1, maxLength: 35 }, description });
+const notFound = { status: 404, code: 'not_found', description: 'No such voice in this account.' };
+const badLang = { status: 400, code: 'invalid_options', description: '`lang` is not a language a voice speaks (`details.allowed` lists them), or `format` is not ogg or caf.' };
+
+/** The `meta` part: JSON, checked as soon as it arrives so a bad one is refused before the sample is read. */
+function parseMetaPart(value: string): unknown {
+  let meta: unknown;
+  try {
+    meta = JSON.parse(value);
+  } catch {
+    throw errors.invalidOptions('meta must be a JSON object (CreateVoice).', { field: 'meta' });
+  }
+  refuseNulCharacters(meta);
+  parseCreateVoice(meta);
+  return meta;
+}
+
+/** POST /v1/voices: `sample` streamed into the voice's folder, `meta` checked before it; 201 with the voice. */
+async function createVoice(req: Request, res: Response, ctx: Context, run: RunTyped): Promise<void> {
+  const identity = requireScope(ctx, 'write');
+  if (!req.is('multipart/form-data')) {
+    throw new ApiError('invalid_options', 415, `The body must be multipart/form-data with a "sample" audio part and a "meta" JSON part, not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
+  }
+  const limit = ctx.config.voices.sampleMaxBytes;
+  const declared = Number(req.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit + MULTIPART_SLACK_BYTES) {
+    res.setHeader('Connection', 'close');
+    throw new ApiError('invalid_options', 413, `sample is larger than ${limit} bytes (VOICE_SAMPLE_MAX_BYTES).`, { details: { field: 'sample', limit } });
+  }
+  const service = ctx.services.voices;
+  let created;
+  try {
+    const body = await readMultipart(req, {
+      fields: ['meta'],
+      onField: (_name, value) => parseMetaPart(value),
+      file: 'sample',
+      onFile: (stream, info) => service.stageSample({ stream, ...info }),
+      discard: (staged) => service.discardSample(staged),
+    });
+    if (body.fields.meta === undefined) {
+      if (body.file) await service.discardSample(body.file);
+      throw errors.invalidOptions('meta is required: a JSON part with CreateVoice (name, consent …).', { field: 'meta' });
+    }
+    created = await service.create(identity.account.id, parseMetaPart(body.fields.meta), body.file);
+  } catch (error) {
+    // The rest of a refused upload is not read: close the connection after the answer.
+    res.setHeader('Connection', 'close');
+    throw error;
+  }
+  res.status(201).json((await run(VoiceDocument, { id: created.id })).voice);
+}
+
+/** The owner of a media URL: the bearer header, else a person's token in `access_token` (an audio element sends no header). */
+async function ownerOf(req: Request, ctx: Context): Promise<Identity> {
+  const token = single(req.query.access_token);
+  if (!ctx.identity && !ctx.credentialError && token) {
+    const identity = await ctx.services.auth.resolver.resolve({ authorization: `Bearer ${token}` });
+    return requireScope({ identity, credentialError: null }, 'read');
+  }
+  return requireScope(ctx, 'read', 'This audio needs the owner\'s credential: a bearer token, or a person\'s access token in access_token=.');
+}
+
+function sendAudio(res: Response, file: { path: string; contentType: string }, cache: string): void {
+  res.type(file.contentType);
+  res.setHeader('Cache-Control', cache);
+  res.sendFile(file.path);
+}
+
+export const voiceRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/voices/available', operationId: 'listAvailableVoices', tags: ['voices'],
+    summary: 'Voices that can speak `lang`, best first; `default` marks the one a recording with no pin gets. Open to anyone (listeners too); a credential adds that account\'s ready, enabled cloned voices. This is the set `settings.voiceByLang` accepts.',
+    description: 'Order: the language\'s default, then the other catalogue voices by the grade Kokoro\'s voice notes give them, then the caller\'s cloned voices (newest first; a cloned voice speaks every voice language, its style fitted to the sample).',
+    auth: { mode: 'optional', scopes: [] },
+    parameters: [langParam('A language code (`en`, `pt-BR` …); GET /v1/languages lists the voice languages.', true)],
+    document: AvailableVoicesDocument,
+    variables: ({ query }) => ({ lang: single(query.lang)! }),
+    result: (data) => ({ status: 200, body: data.availableVoices }),
+    response: { status: 200, description: 'The voices.', schema: availableSchema },
+    errors: [badLang],
+  }),
+  {
+    method: 'get', path: '/v1/voices/preview', operationId: 'previewCatalogueVoice', tags: ['voices'],
+    summary: 'A few seconds of a catalogue voice saying the language\'s sample sentence: Ogg/Opus, or `format=caf`. Only catalogue voices (a cloned voice: `GET /v1/voices/{id}/preview`). Open to anyone.',
+    description: 'Rendered on the first ask and kept on disk (DATA_DIR/voices/previews), so later asks are served at once. `voice` defaults to the language\'s default voice; `lang` to the voice\'s language (en-US without either).',
+    auth: { mode: 'public', scopes: [] },
+    parameters: [
+      { name: 'voice', in: 'query', schema: { type: 'string', minLength: 1, maxLength: 64 }, description: 'A catalogue voice id (`af_heart`).' },
+      langParam('The language; the voice must speak it.'),
+      formatParam,
+    ],
+    response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
+    errors: [
+      { status: 400, code: 'invalid_options', description: '`voice` is not a catalogue voice or does not speak `lang`; `lang` has no voice; `format` not ogg or caf. `details.field` names it.' },
+      { status: 503, code: 'unavailable', description: 'The text-to-speech model is not installed on this server yet.' },
+    ],
+    handler: async (req, res, ctx) => {
+      sendAudio(res, await ctx.services.voices.cataloguePreview({ voice: single(req.query.voice), lang: single(req.query.lang), format: single(req.query.format) }), 'public, max-age=86400');
+    },
+  },
+  graphqlRoute({
+    method: 'get', path: '/v1/voices', operationId: 'listVoices', tags: ['voices'],
+    summary: 'The account\'s cloned voices, newest first, paged with `cursor`.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [
+      { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The `nextCursor` of the previous page.' },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+    ],
+    document: VoicesDocument,
+    variables: ({ query }) => ({ cursor: single(query.cursor), limit: query.limit === undefined ? undefined : Number(single(query.limit)) }),
+    result: (data) => ({ status: 200, body: { voices: data.voices.items, ...(data.voices.nextCursor ? { nextCursor: data.voices.nextCursor } : {}) } }),
+    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['voices'], properties: { voices: { type: 'array', items: voiceSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    errors: [{ status: 400, code: 'invalid_options', description: 'A `cursor` this endpoint did not hand out, or `limit` out of range.' }],
+  }),
+  {
+    method: 'post', path: '/v1/voices', operationId: 'createVoice', tags: ['voices'],
+    summary: 'A cloned voice from a sample: multipart with a `sample` audio part and a `meta` JSON part (CreateVoice). Answers 201 with the voice `training` at progress 0; poll `GET /v1/voices/{id}` until `ready` or `failed`.',
+    description: 'Consent: training needs `consent: true` (the person speaking agreed). Without it the request is refused (400 naming `consent`) unless `draft: true`, which keeps the sample untrained (state `training`, progress 0) until a PATCH gives `consent: true` and `draft: false`. '
+      + 'The sample: any audio ffmpeg reads (wav, flac, mp3, ogg, m4a …), up to VOICE_SAMPLE_MAX_BYTES (default 50 MB); it needs at least VOICE_MIN_SPEECH_S (default 5) seconds of speech, else training ends `failed` with `error` saying how much was found. '
+      + 'What cloning means here: no network that clones a voice from a sample is installed; training measures the sample\'s pitch and spectral envelope and keeps the Kokoro style (a catalogue voice of the sample\'s gender, or a blend of the nearest two) whose speech measures nearest. The voice resembles the sample in pitch and timbre; it is not a copy of it.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    ownBody: true,
+    request: {
+      contentType: 'multipart/form-data', required: true,
+      description: '`meta`: CreateVoice as JSON (before the sample, so a bad one is refused before the audio is read); `sample`: the audio.',
+      schema: {
+        type: 'object', required: ['meta', 'sample'],
+        properties: {
+          meta: {
+            type: 'object', additionalProperties: false, required: ['name'],
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 100 },
+              color: { ...nullableString, maxLength: 32 },
+              gender: { type: 'string', nullable: true, enum: ['female', 'male', null] },
+              sampleUrl: { ...nullableString, description: 'Where the sample came from (http or https), kept for your records; not fetched.' },
+              consent: { type: 'boolean', default: false },
+              draft: { type: 'boolean', default: false },
+            },
+          },
+          sample: { type: 'string', format: 'binary' },
+        },
+      },
+    },
+    response: { status: 201, description: 'The voice, `training` at progress 0 (a draft stays so).', schema: voiceSchema },
+    errors: [
+      { status: 400, code: 'invalid_options', description: '`meta` is not a JSON object, has an unknown field or a bad one (`name` blank or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `consent` is not true outside a draft, `meta` or `sample` is missing, a part other than these. `details.field` names it.' },
+      { status: 400, code: 'invalid_audio', description: 'The sample is empty or not audio (`details.field`: `sample`).' },
+      { status: 413, code: 'invalid_options', description: 'The sample is larger than VOICE_SAMPLE_MAX_BYTES (`details.field`: `sample`); nothing is kept.' },
+      { status: 415, code: 'invalid_options', description: 'Not multipart/form-data.' },
+    ],
+    handler: createVoice,
+  },
+  graphqlRoute({
+    method: 'post', path: '/v1/voices/from-speaker', operationId: 'createVoiceFromSpeaker', tags: ['voices'],
+    summary: 'A cloned voice from a recording\'s own audio of one speaker (CreateVoiceFromSpeaker); works on a running recording. Answers 201 with the voice `training`; naming labels the speaker in the transcript.',
+    description: `The sample is the speaker's segments (those labelled \`speaker\`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least ${MIN_SPEAKER_S} s of that speaker: the refusal (400 naming \`speaker\`) states how much exists (\`details.speechS\`, \`details.requiredS\`). \`consent\` must be true. The speaker is named \`name\` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).`,
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['recordingId', 'speaker', 'name'],
+        properties: {
+          recordingId: { type: 'string' },
+          speaker: { type: 'integer', format: 'int32', minimum: 0 },
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          color: { ...nullableString, maxLength: 32 },
+          consent: { type: 'boolean', default: false, description: 'Must be true.' },
+        },
+      },
+    },
+    document: CreateVoiceFromSpeakerDocument,
+    // The service's parser first: an unknown field or a wrong type is refused naming it, before GraphQL coercion.
+    variables: ({ body }) => {
+      parseFromSpeaker(body);
+      return { input: body as CreateVoiceFromSpeakerInput };
+    },
+    result: (data) => ({ status: 201, body: data.createVoiceFromSpeaker }),
+    response: { status: 201, description: 'The voice, `training` at progress 0.', schema: voiceSchema },
+    errors: [
+      { status: 404, code: 'not_found', description: 'No such recording in this account.' },
+      { status: 400, code: 'invalid_options', description: `A bad or unknown field; \`consent\` not true; fewer than ${MIN_SPEAKER_S} s of that speaker (\`details.field\` \`speaker\`, \`details.speechS\` how much exists).` },
+      { status: 409, code: 'invalid_state', description: 'The recording is archived, or has no audio yet.' },
+    ],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/voices/{id}', operationId: 'getVoice', tags: ['voices'],
+    summary: 'A cloned voice: state `training`/`ready`/`failed`, `progress`, `error`.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: VoiceDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.voice }),
+    response: { status: 200, description: 'The voice.', schema: voiceSchema },
+    errors: [notFound],
+  }),
+  graphqlRoute({
+    method: 'patch', path: '/v1/voices/{id}', operationId: 'updateVoice', tags: ['voices'],
+    summary: 'Rename (`name`), recolour (`color`; `\'\'` clears), switch off or on (`enabled`); fields left out are unchanged. Not a way to withdraw permission: deleting the voice does that.',
+    description: 'A draft may also be given `consent: true` with `draft: false`, which starts its training (state `training`, progress 0 again). `consent: false` is refused (delete the voice instead).',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          color: { ...nullableString, maxLength: 32, description: '`\'\'` or null clears it.' },
+          enabled: { type: 'boolean', description: 'false: not offered by `GET /v1/voices/available` (and not spoken by new renders); true again switches it back on.' },
+          consent: { type: 'boolean', enum: [true], description: 'A draft\'s consent.' },
+          draft: { type: 'boolean', enum: [false], description: 'Trains a draft (needs consent).' },
+        },
+      },
+    },
+    document: UpdateVoiceDocument,
+    variables: ({ params, body }) => {
+      parseVoicePatch(body);
+      return { id: params.id!, input: (body ?? {}) as UpdateVoiceInput };
+    },
+    result: (data) => ({ status: 200, body: data.updateVoice }),
+    response: { status: 200, description: 'The voice as it now is.', schema: voiceSchema },
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'An unknown field or a bad value (`name` blank, `enabled` not a boolean, `consent: false`, `draft: true`); `details.field` names it.' }],
+  }),
+  graphqlRoute({
+    method: 'delete', path: '/v1/voices/{id}', operationId: 'deleteVoice', tags: ['voices'],
+    summary: 'Deletes the voice, its sample and everything trained from it (its style table and previews). This is how permission is withdrawn.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: DeleteVoiceDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.deleteVoice }),
+    response: { status: 200, description: '`{id, deleted: true}`.', schema: { type: 'object', required: ['id', 'deleted'], properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } } },
+    errors: [notFound],
+  }),
+  {
+    method: 'get', path: '/v1/voices/{id}/preview', operationId: 'previewVoice', tags: ['voices'],
+    summary: 'The cloned voice saying `lang`\'s sample sentence (default en-US): Ogg/Opus, or `format=caf`. 409 `invalid_state` while not `ready`. Owner only; the owner\'s access token may ride in `access_token` (an audio element sends no header).',
+    description: 'Rendered on the first ask and kept with the voice (deleted with it).',
+    auth: { mode: 'optional', scopes: ['read'] },
+    parameters: [
+      langParam('The language to speak (every voice language; default en-US).'),
+      formatParam,
+      { name: 'access_token', in: 'query', schema: { type: 'string' }, description: 'A signed-in person\'s access token, for players that cannot send a header. API keys are refused in URLs (403 `key_from_browser`).' },
+    ],
+    response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
+    errors: [notFound, badLang, { status: 409, code: 'invalid_state', description: 'The voice is `training` (or a draft) or `failed`.' }, { status: 401, code: 'invalid_token', description: 'No credential, or a bad one.' }],
+    handler: async (req, res, ctx) => {
+      const owner = await ownerOf(req, ctx);
+      sendAudio(res, await ctx.services.voices.clonedPreview(owner.account.id, String(req.params.id), { lang: single(req.query.lang), format: single(req.query.format) }), 'private, max-age=3600');
+    },
+  },
+  {
+    method: 'get', path: '/v1/voices/{id}/sample', operationId: 'getVoiceSample', tags: ['voices'],
+    summary: 'The sample the voice was made from, as stored (an upload as sent; a recording speaker\'s as 16 kHz WAV). Owner only; supports `Range` (206 with `Content-Range`).',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    response: { status: 200, description: 'The audio (206 for a range).', contentType: 'application/octet-stream' },
+    errors: [notFound],
+    handler: async (req, res, ctx) => {
+      const owner = requireScope(ctx, 'read');
+      sendAudio(res, await ctx.services.voices.sample(owner.account.id, String(req.params.id)), 'private, no-cache');
+    },
+  },
+];

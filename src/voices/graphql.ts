@@ -1,0 +1,134 @@
+import { builder } from '../core/builder.js';
+import type { AvailableVoice, VoiceView } from './service.js';
+
+/** Typed inputs of voices (CreateVoiceFromSpeaker, and the PATCH where every field is optional). */
+
+export const CreateVoiceFromSpeakerInput = builder.inputType('CreateVoiceFromSpeakerInput', {
+  description: 'CreateVoiceFromSpeaker: a recording\'s speaker becomes a voice (at least 30 s of that speaker); naming labels the speaker in the transcript.',
+  fields: (t) => ({
+    recordingId: t.string({ required: true }),
+    speaker: t.int({ required: true, description: 'The speaker index as segments label it (from 0).' }),
+    name: t.string({ required: true }),
+    color: t.string(),
+    consent: t.boolean({ description: 'Default false; must be true (the speaker agreed to have their voice cloned).' }),
+  }),
+});
+
+export const UpdateVoiceInput = builder.inputType('UpdateVoiceInput', {
+  description: 'Any of name, color (\'\' clears), enabled; a draft also takes consent: true and draft: false (which starts training). Fields left out stay.',
+  fields: (t) => ({
+    name: t.string(),
+    color: t.string(),
+    enabled: t.boolean({ description: 'false switches the voice off: kept, but no longer offered by `availableVoices`.' }),
+    consent: t.boolean({ description: 'Only true (a draft\'s consent); consent is withdrawn by deleting the voice.' }),
+    draft: t.boolean({ description: 'Only false: trains a draft (with consent).' }),
+  }),
+});
+
+const VoiceSourceType = builder.objectRef<{ recordingId: string; speaker: number }>('VoiceSource').implement({
+  description: 'The recording speaker a voice was made from.',
+  fields: (t) => ({ recordingId: t.exposeID('recordingId'), speaker: t.exposeInt('speaker') }),
+});
+
+export const VoiceType = builder.objectRef<VoiceView>('Voice').implement({
+  description: 'A cloned voice: `training` (progress 0..100) → `ready`, or `failed` with `error`.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    color: t.exposeString('color', { nullable: true }),
+    gender: t.exposeString('gender', { nullable: true, description: '`female`, `male` or null (as given).' }),
+    sampleUrl: t.exposeString('sampleUrl', { nullable: true, description: 'Where the sample came from, as given at creation (not fetched).' }),
+    consent: t.exposeBoolean('consent'),
+    draft: t.exposeBoolean('draft', { description: 'Kept untrained (state `training`, progress 0) until given consent and `draft: false`.' }),
+    enabled: t.exposeBoolean('enabled', { description: 'Off: not offered by `availableVoices`.' }),
+    state: t.exposeString('state', { description: '`training`, `ready` or `failed`.' }),
+    progress: t.exposeFloat('progress', { description: 'Percent, 0..100.' }),
+    error: t.exposeString('error', { nullable: true, description: 'Why training failed.' }),
+    source: t.field({ type: VoiceSourceType, nullable: true, resolve: (voice) => voice.source }),
+    speechS: t.exposeFloat('speechS', { nullable: true, description: 'Seconds of speech measured in the sample.' }),
+    fit: t.field({ type: 'JSON', nullable: true, description: 'What training measured and chose (cloner, pitch, catalogue styles it is based on, distance).', resolve: (voice) => voice.fit }),
+    createdAt: t.exposeString('createdAt'),
+    updatedAt: t.exposeString('updatedAt'),
+  }),
+});
+
+const VoicePageType = builder.objectRef<{ items: VoiceView[]; nextCursor: string | null }>('VoicePage').implement({
+  fields: (t) => ({
+    items: t.field({ type: [VoiceType], resolve: (page) => page.items }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true }),
+  }),
+});
+
+const AvailableVoiceType = builder.objectRef<AvailableVoice>('AvailableVoice').implement({
+  description: 'A voice that can speak the asked language: a catalogue voice, or one of the caller\'s ready cloned voices.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'What `settings.voiceByLang` takes.' }),
+    kind: t.exposeString('kind', { description: '`catalogue` or `cloned`.' }),
+    name: t.exposeString('name'),
+    language: t.exposeString('language', { nullable: true, description: 'A catalogue voice\'s language; null for a cloned voice (it speaks every voice language).' }),
+    gender: t.exposeString('gender', { nullable: true }),
+    default: t.exposeBoolean('default', { description: 'The voice a recording with no pin gets.' }),
+    color: t.exposeString('color', { nullable: true }),
+  }),
+});
+
+const AvailableVoicesType = builder.objectRef<{ lang: string; voices: AvailableVoice[] }>('AvailableVoices').implement({
+  fields: (t) => ({
+    lang: t.exposeString('lang', { description: 'The voice language asked for, as the catalogue writes it (`en` → `en-US`).' }),
+    voices: t.field({ type: [AvailableVoiceType], resolve: (answer) => answer.voices }),
+  }),
+});
+
+const DeletedVoiceType = builder.objectRef<{ id: string; deleted: boolean }>('DeletedVoice').implement({
+  fields: (t) => ({ id: t.exposeID('id'), deleted: t.exposeBoolean('deleted') }),
+});
+
+builder.queryFields((t) => ({
+  voices: t.field({
+    type: VoicePageType,
+    description: 'The account\'s cloned voices, newest first, paged with `cursor`.',
+    authScopes: { read: true },
+    args: { cursor: t.arg.string(), limit: t.arg.int() },
+    resolve: (_root, args, ctx) => ctx.services.voices.list(ctx.identity!.account.id, args),
+  }),
+  voice: t.field({
+    type: VoiceType,
+    authScopes: { read: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.voices.get(ctx.identity!.account.id, String(args.id)),
+  }),
+  availableVoices: t.field({
+    type: AvailableVoicesType,
+    description: 'Voices that can speak `lang`, best first (`default` marks the one a recording with no pin gets). Open to anyone; a credential adds that account\'s ready cloned voices.',
+    authScopes: { public: true },
+    args: { lang: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      // A credential that was presented and refused is answered, not silently ignored.
+      if (ctx.credentialError) throw ctx.credentialError;
+      return ctx.services.voices.available(ctx.identity, args.lang);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createVoiceFromSpeaker: t.field({
+    type: VoiceType,
+    description: 'A voice from a recording\'s own audio of one speaker (at least 30 s); answers it `training`. Names the speaker in the transcript.',
+    authScopes: { write: true },
+    args: { input: t.arg({ type: CreateVoiceFromSpeakerInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.voices.createFromSpeaker(ctx.identity!.account.id, args.input),
+  }),
+  updateVoice: t.field({
+    type: VoiceType,
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateVoiceInput, required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.voices.update(ctx.identity!.account.id, String(args.id), args.input),
+  }),
+  deleteVoice: t.field({
+    type: DeletedVoiceType,
+    description: 'Deletes the voice, its sample and everything trained from it.',
+    authScopes: { write: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.voices.delete(ctx.identity!.account.id, String(args.id)),
+  }),
+}));
