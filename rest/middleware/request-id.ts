@@ -15,7 +15,7 @@ export function useRequestId(): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
     const requestId = incoming && SAFE_ID.test(incoming) ? incoming : newRequestId();
-    req.sg = { requestId, identity: null, credentialError: null };
+    req.sg = { requestId, identity: null, credentialError: null, clientAddress: req.ip };
     res.setHeader('X-Request-Id', requestId);
     next();
   };

@@ -159,7 +159,7 @@ export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/translation', operationId: 'getRecordingTranslation', tags: ['recordings'],
     summary: 'Sentences of a recording in a translation target (`lang`), by sentence id.',
-    description: `\`lang\` is required: a language the configured providers translate into from the spoken one (\`GET /v1/languages\` lists them; the spoken language itself is 400: read the transcript). \`sentences\` names up to ${MAX_TRANSLATION_SENTENCES} sentence ids, comma-separated, as the transcript snapshot gives them (\`4.0,5.2\`); absent, every sentence. Each comes back with its text as spoken (corrections included), its \`translation\` and \`source\` (\`cache\`, \`apertium\`, \`google\`, \`llm\`): translated now unless the cache has it. The owner, a broadcast listener (lines under the confidence policy come \`suppressed\` and blank), or a share link that allows translation.`,
+    description: `\`lang\` is required: a language the configured providers translate into from the spoken one, or for a recording with its audio English and what they translate English into (the English pivot; \`GET /v1/languages\` lists them; the spoken language itself is 400: read the transcript). \`sentences\` names up to ${MAX_TRANSLATION_SENTENCES} sentence ids, comma-separated, as the transcript snapshot gives them (\`4.0,5.2\`); absent, every sentence. Each comes back with its text as spoken (corrections included), its \`translation\` and \`source\` (\`cache\`, \`apertium\`, \`google\`, \`llm\`, or \`whisper\`: read in English from the sentence's audio where no text provider serves the pair, the English pivot): translated now unless the cache has it. The owner, a broadcast listener (lines under the confidence policy come \`suppressed\` and blank), or a share link that allows translation.`,
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       { name: 'lang', in: 'query', required: true, schema: { type: 'string' }, description: 'The language to translate into.' },
@@ -178,7 +178,7 @@ export const recordingRoutes: RouteEntry[] = [
         type: 'object', required: ['recordingId', 'lang', 'sentences'],
         properties: {
           recordingId: { type: 'string' }, lang: { type: 'string' }, language: { type: 'string', nullable: true, description: 'The spoken language translated from.' },
-          sentences: { type: 'array', items: { type: 'object', required: ['id', 'text', 'translation', 'source'], properties: { id: { type: 'string' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translation: { type: 'string' }, source: { type: 'string', enum: ['cache', 'apertium', 'google', 'llm', 'none'] }, suppressed: { type: 'boolean', nullable: true } } } },
+          sentences: { type: 'array', items: { type: 'object', required: ['id', 'text', 'translation', 'source'], properties: { id: { type: 'string' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translation: { type: 'string' }, source: { type: 'string', enum: ['cache', 'apertium', 'google', 'llm', 'whisper', 'none'] }, suppressed: { type: 'boolean', nullable: true } } } },
         },
       },
     },

@@ -21,6 +21,8 @@ export interface Context {
   credentialError: ApiError | null;
   /** The address this request reached (PUBLIC_URL, else its protocol and Host): stream URLs, metadata. Absent outside a request. */
   baseUrl?: string;
+  /** The caller's address, when there is a request (`req.ip`: a proxy on this machine may forward it). */
+  clientAddress?: string;
   /** Per-request loaders beyond the ones the dataloader plugin keeps on this object itself. */
   loaders: Map<string, unknown>;
 }

@@ -32,7 +32,7 @@ import { credentialSourceOf, judgeCredential, useIdentity } from '../../rest/mid
 import { useRateLimit } from '../../rest/middleware/rate-limit.js';
 import { useIdempotency } from '../../rest/middleware/idempotency.js';
 import { useGraphqlContentType } from '../../rest/middleware/graphql-content-type.js';
-import type { RequestState } from '../../rest/request-state.js';
+import { socketAddress, type RequestState } from '../../rest/request-state.js';
 import '../../rest/request-state.js';
 
 export interface AppOptions {
@@ -79,6 +79,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config, prisma, pubsub, services,
     identity: state.identity,
     credentialError: state.credentialError,
+    ...(state.clientAddress ? { clientAddress: state.clientAddress } : {}),
     loaders: new Map(),
   });
 
@@ -89,7 +90,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const fromParams = connectionParams?.authorization ?? connectionParams?.Authorization;
     if (typeof fromParams === 'string') source.authorization = fromParams;
     // Unlike HTTP (useIdentity), a failure on our side is kept as the credential error, not thrown.
-    return { requestId, ...(await judgeCredential(services.auth.resolver, source, { serverErrors: 'keep' })) };
+    return { requestId, clientAddress: socketAddress(req), ...(await judgeCredential(services.auth.resolver, source, { serverErrors: 'keep' })) };
   };
 
   const graphql = createGraphQLServer({

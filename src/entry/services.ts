@@ -22,7 +22,9 @@ import { ListenerAccess } from '../listeners/access.js';
 import { ListenersService } from '../listeners/service.js';
 import { TranscriptionsService } from '../transcriptions/service.js';
 import { TranslationService } from '../translation/service.js';
+import { SpeechTranslation } from '../translation/speech.js';
 import { lazyJobQueue } from '../../workers/queue.js';
+import { ListenerLanguages } from '../listeners/languages.js';
 import { VoicesService } from '../voices/service.js';
 import { VOICE_LANGUAGE_CODES } from '../voices/catalogue.js';
 import { lazyVoiceTrainingQueue } from '../../workers/voice-training.js';
@@ -34,11 +36,16 @@ export function createServices(deps: ServiceDeps): Services {
   const shareLinks = new ShareLinksService(deps);
   const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
   const translation = new TranslationService(deps);
+  // Languages broadcast listeners read recordings in: new pairs limited per network, translated live once asked.
+  const listenerLanguages = new ListenerLanguages({ redisUrl: deps.config.redisUrl, prefix: deps.config.redisPrefix, pairsPerHour: deps.config.rateLimit.listenerTranslationPairsPerHour });
   const realtime = new RealtimeService(deps, capabilities, translation);
   const transcriptions = new TranscriptionsService(deps, capabilities, jobs);
-  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue, translation.translate.bind(translation));
+  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue, translation.translate.bind(translation), listenerLanguages);
   const listenerAccess = new ListenerAccess(deps);
-  const recordings = new RecordingsService(deps, shareLinks, listenerAccess, translation);
+  // The English pivot: sentences read again from their audio (Whisper's speech→English) on the accurate model,
+  // on the realtime engine threads when they run it.
+  const speechTranslation = new SpeechTranslation(deps, translation, () => realtime.runtime.engine);
+  const recordings = new RecordingsService(deps, shareLinks, listenerAccess, translation, listenerLanguages, speechTranslation);
   const summaries = new SummariesService(deps, recordings, translation);
   // GET /v1/languages lists the targets the configured translation providers really serve.
   capabilities.register({ translationLanguages: () => translation.targets() });
@@ -61,7 +68,9 @@ export function createServices(deps: ServiceDeps): Services {
     shareLinks,
     summaries,
     translation,
+    speechTranslation,
     voiceTracks,
+    listenerLanguages,
     search: new SearchService(deps, listenerAccess, translation),
     idempotency: new IdempotencyService(deps),
     accounts: new AccountsService(deps),

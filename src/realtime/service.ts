@@ -25,6 +25,9 @@ export interface CreateSessionResponse {
   expiresAt: string;
 }
 
+/** How old the translation targets the options are checked against may be. */
+const TARGETS_FRESH_MS = 60_000;
+
 const NEEDS_API_KEY = 'Creating a realtime session needs an API key: send "Authorization: Bearer <API key>".';
 
 export class RealtimeService implements Closable {
@@ -32,6 +35,7 @@ export class RealtimeService implements Closable {
 
   /** The languages translation serves, once known (refreshed in the background; `translate` options are checked against them). */
   private translationTargets: string[] | undefined;
+  private targetsAskedAt = 0;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -39,10 +43,11 @@ export class RealtimeService implements Closable {
     private readonly translation?: Pick<TranslationService, 'translate' | 'targets'>,
   ) {
     capabilities.register(this.capabilityProvider());
-    void this.refreshTranslationTargets();
   }
 
   get runtime(): RealtimeRuntime {
+    // Sessions are checked against what translation serves: kept fresh while sessions are made (a minute at most old).
+    if (Date.now() - this.targetsAskedAt > TARGETS_FRESH_MS) void this.refreshTranslationTargets();
     if (!this.runtimeInstance) {
       const logger = createLogger(this.deps.config.logLevel);
       this.runtimeInstance = new RealtimeRuntime(this.deps.config, (level, message, fields = {}) => logger[level](fields, message), {
@@ -56,6 +61,7 @@ export class RealtimeService implements Closable {
   /** Asks translation which targets it serves now (a remote provider's list may change); kept for the option checks. */
   async refreshTranslationTargets(): Promise<void> {
     if (!this.translation) return;
+    this.targetsAskedAt = Date.now();
     try {
       this.translationTargets = await this.translation.targets();
     } catch {
@@ -68,7 +74,9 @@ export class RealtimeService implements Closable {
    * scope `write`. `baseUrl` is the address the client reached us at; the stream URL uses its ws(s) twin.
    * Checked in order: a refused credential, no credential (401), not an API key (403), the scope (403).
    */
-  createSession(caller: Caller, body: unknown, baseUrl: string): CreateSessionResponse {
+  async createSession(caller: Caller, body: unknown, baseUrl: string): Promise<CreateSessionResponse> {
+    // The first session after a start waits for what translation serves, so `translate` is checked against it.
+    if (this.translation && this.translationTargets === undefined) await this.refreshTranslationTargets();
     const identity = this.checkSession(caller, body);
     const created = this.runtime.createSession(identity.account.id, body);
     return {

@@ -326,7 +326,8 @@ export class LiveSession implements LiveListener {
   private translateCommit(committed: CommittedBody & { seq: number }): void {
     const language = (committed.language as string | null | undefined) ?? this.options.spokenLanguage;
     const targets = this.options.translate.filter((target) => target !== language);
-    if (targets.length === 0 || committed.text.trim() === '') return;
+    // A live recording's store also translates into the languages its listeners asked for: it is always asked.
+    if ((targets.length === 0 && !this.hooks.store) || committed.text.trim() === '') return;
     const work = (async () => {
       const made = this.hooks.store ? await this.hooks.store.translate(committed.seq, targets) : await this.translateText(committed.text, language, targets);
       if (made && Object.keys(made.translations).length > 0) {

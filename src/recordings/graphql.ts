@@ -98,7 +98,7 @@ const TranslatedSentenceType = builder.objectRef<RecordingTranslation['sentences
     end: t.exposeFloat('end'),
     text: t.exposeString('text', { description: 'The sentence as spoken (corrections included); blank when `suppressed`.' }),
     translation: t.exposeString('translation', { description: 'The sentence in `lang`; blank when `suppressed`.' }),
-    source: t.exposeString('source', { description: 'Who translated it: `cache`, `apertium`, `google` or `llm` (`none` for a blank line).' }),
+    source: t.exposeString('source', { description: 'Who translated it: `cache`, `apertium`, `google`, `llm` or `whisper` (read in English from the sentence\'s audio: the English pivot); `none` for a blank line.' }),
     suppressed: t.boolean({ nullable: true, description: 'A broadcast listener\'s line under the confidence policy: blank.', resolve: (s) => s.suppressed ?? null }),
   }),
 });

@@ -35,6 +35,7 @@ import { recordingView, type RecordingView } from './service.js';
 import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
 import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
 import { parseVoicePins } from '../core/voice-pins.js';
+import type { ListenerLanguages } from '../listeners/languages.js';
 import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
@@ -273,6 +274,7 @@ export class LiveRecordingsService {
     private readonly realtime: RealtimeService,
     private readonly queue: Pick<JobQueue, 'add'>,
     private readonly translate?: Translate,
+    private readonly listenerLanguages?: Pick<ListenerLanguages, 'of'>,
   ) {}
 
   private get events(): EventLogContext {
@@ -588,12 +590,15 @@ export class LiveRecordingsService {
   }
 
   /**
-   * A publisher's commit translated into the session's `translate` targets (translations.ts translateSegments:
-   * stored on the segment with a durable `transcript.translated` event, so subscribers and later reads have it).
+   * A publisher's commit translated into the session's `translate` targets and the languages its broadcast
+   * listeners asked for (listeners/languages.ts) (translations.ts translateSegments: stored on the segment with a
+   * durable `transcript.translated` event, so subscribers and later reads have it).
    */
   async translateCommit(recordingId: string, seq: number, targets: string[]): Promise<SegmentTranslations | null> {
+    const wanted = [...new Set([...targets, ...((await this.listenerLanguages?.of(recordingId)) ?? [])])];
+    if (wanted.length === 0) return null;
     if (!this.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET /v1/languages lists no translation targets).', { field: 'translate' });
-    const made = await translateSegments({ ...this.events, translate: this.translate }, recordingId, [seq], targets);
+    const made = await translateSegments({ ...this.events, translate: this.translate }, recordingId, [seq], wanted);
     return made.get(seq) ?? null;
   }
 

@@ -48,9 +48,11 @@ import { buildSentences, isUnclear, isUnclearSegment, markLowWords } from './sen
 import { recordingConfidencePolicy } from './confidence.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
 import { broadcastIdsOf, type ListenerAccess } from '../listeners/access.js';
+import { networkOf, type ListenerLanguages } from '../listeners/languages.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import type { TranslationService } from '../translation/service.js';
-import { storedTranslations, translateSentences } from './translations.js';
+import type { SpeechRecording, SpeechTranslation } from '../translation/speech.js';
+import { storedTranslations, translateSentences, type SpeechTranslate } from './translations.js';
 
 /** A listener who asked for no translation gets none of the stored ones. */
 const NO_LANGUAGE = '-';
@@ -67,7 +69,7 @@ export type Reader =
   | { kind: 'mediaToken'; recordingId: string }
   | { kind: 'shareLink'; link: ShareLinkRow }
   /** A broadcast's listener: public, or with a listener token (the broadcasts through which it reached the recording). */
-  | { kind: 'listener'; broadcastIds: string[] };
+  | { kind: 'listener'; broadcastIds: string[]; network: string };
 
 export interface ReaderCredentials {
   /** The caller's account when a credential was sent. */
@@ -79,6 +81,8 @@ export interface ReaderCredentials {
   listenerToken?: string | null;
   /** Nothing was sent: only a public broadcast's listener may read. */
   anonymous?: boolean;
+  /** The caller's network (listeners/languages.ts networkOf): a listener's new translation pairs are counted per network. */
+  network?: string;
 }
 
 /**
@@ -88,10 +92,10 @@ export interface ReaderCredentials {
  */
 export function readerOf(ctx: Context, given: { shareCode?: string | null; media?: string | null; listenerToken?: string | null }, options: { allowMedia?: boolean } = {}): ReaderCredentials {
   if (given.shareCode) return { shareCode: given.shareCode };
-  if (given.listenerToken) return { listenerToken: given.listenerToken };
+  if (given.listenerToken) return { listenerToken: given.listenerToken, network: networkOf(ctx.clientAddress) };
   if (options.allowMedia && given.media && !ctx.identity && !ctx.credentialError) return { media: given.media };
   // Nothing at all: a public broadcast's listener, or a refusal that names what to send (RecordingsService.reader).
-  if (!ctx.identity && !ctx.credentialError) return { anonymous: true };
+  if (!ctx.identity && !ctx.credentialError) return { anonymous: true, network: networkOf(ctx.clientAddress) };
   const identity = requireScope(ctx, 'read', 'This read needs a credential: a bearer token, a shareCode' + (options.allowMedia ? ' or a media token (media=).' : '.'));
   return { accountId: identity.account.id };
 }
@@ -143,6 +147,9 @@ export class RecordingsService {
     private readonly shareLinks: ShareLinksService,
     private readonly listenerAccess: ListenerAccess,
     private readonly translator: Pick<TranslationService, 'translate' | 'serves' | 'targets'>,
+    private readonly listenerLanguages?: Pick<ListenerLanguages, 'admit'>,
+    /** The English pivot (sentences read from their audio) for pairs no text provider serves; null: none. */
+    private readonly speech: Pick<SpeechTranslation, 'serves' | 'translate'> | null = null,
   ) {}
 
   /** The key that signs media URLs and media tokens (src/core/signing-secret.ts). */
@@ -177,7 +184,7 @@ export class RecordingsService {
     }
     if (credentials.listenerToken || credentials.anonymous) {
       const reach = readable ? await this.listenerAccess.reach(broadcastIdsOf(readable.transcription), credentials.listenerToken ?? null) : null;
-      if (reach) return { reader: { kind: 'listener', broadcastIds: reach.broadcastIds }, recording: readable! };
+      if (reach) return { reader: { kind: 'listener', broadcastIds: reach.broadcastIds, network: credentials.network ?? 'unknown' }, recording: readable! };
       if (credentials.listenerToken) throw errors.notFound('The recording');
     }
     throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode, a listenerToken, or a media token (media=).');
@@ -193,8 +200,9 @@ export class RecordingsService {
    * the spoken language (absent, empty, or the spoken one). Through a share link without `allowTranslate` another
    * language is 403 (never a silently untranslated answer); a code that is not a language, or one no translation
    * provider serves from the spoken language, is 400 naming `lang`. Summaries and the subscribe socket ask it too.
+   * `speech`: a read of sentences (transcript, translation, export), which the English pivot also serves.
    */
-  async translationTarget(reader: Reader, recording: Pick<RecordingRow, 'spokenLanguage' | 'settings'>, lang: string | null | undefined): Promise<string | null> {
+  async translationTarget(reader: Reader, recording: Pick<RecordingRow, 'id' | 'spokenLanguage' | 'settings' | 'masterPath' | 'durationS'>, lang: string | null | undefined, options: { speech?: boolean } = {}): Promise<string | null> {
     if (lang === undefined || lang === null || lang.trim() === '') return null;
     const target = canonicalLanguage(lang.trim());
     if (!target) throw errors.invalidOptions(`lang: "${lang}" is not a language code.`, { field: 'lang' });
@@ -208,10 +216,18 @@ export class RecordingsService {
     }
     // Not known yet (detected from the first words): any language some provider translates into.
     const served = spoken ? await this.translator.serves(spoken, target) : (await this.translator.targets()).includes(target);
-    if (!served) {
+    if (!served && !(options.speech && (await this.speech?.serves(recording, spoken, target)))) {
       throw errors.invalidOptions(`lang: this server does not translate ${spoken ? `from ${spoken} ` : ''}into ${target} (GET /v1/languages lists the translation targets); read the spoken language (${recording.spokenLanguage ?? 'not yet known'}) or leave lang out.`, { field: 'lang' });
     }
+    // A listener's language the recording is not yet translated into is a new pair, limited per network (429).
+    if (reader.kind === 'listener') await this.listenerLanguages?.admit(recording.id, target, reader.network);
     return target;
+  }
+
+  /** The English pivot for a recording's sentences when no text provider serves `from` → `to` (null: text does). */
+  private async speechFor<S extends { start: number; end: number; text: string }>(recording: SpeechRecording, from: string | null, to: string): Promise<SpeechTranslate<S> | null> {
+    if (!this.speech || (await this.translator.serves(from, to).catch(() => false)) || !(await this.speech.serves(recording, from, to))) return null;
+    return (sentences) => this.speech!.translate(recording, sentences, from, to);
   }
 
   /**
@@ -230,7 +246,7 @@ export class RecordingsService {
   async transcript(recordingId: string, credentials: ReaderCredentials, query: { after?: unknown; lang?: string | null }): Promise<TranscriptSnapshot> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode for the transcript.');
-    const lang = await this.translationTarget(reader, recording, query.lang);
+    const lang = await this.translationTarget(reader, recording, query.lang, { speech: true });
     let after = -1;
     if (query.after !== undefined && query.after !== null && query.after !== '') {
       after = Number(query.after);
@@ -273,7 +289,7 @@ export class RecordingsService {
       });
     const language = fresh.spokenLanguage ?? segments[0]?.language ?? null;
     if (options.lang) {
-      const translated = await translateSentences(this.translator.translate.bind(this.translator), sentences, language, options.lang);
+      const translated = await translateSentences(this.translator.translate.bind(this.translator), sentences, language, options.lang, await this.speechFor(fresh, language, options.lang));
       translated.forEach((sentence, i) => {
         if (sentence.text !== '') sentences[i]!.translations = { [options.lang!]: sentence.translation };
       });
@@ -310,7 +326,7 @@ export class RecordingsService {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or listenerToken for translations.');
     if (!query.lang?.trim()) throw errors.invalidOptions('lang is required: the language to translate into (GET /v1/languages lists the targets).', { field: 'lang' });
-    const lang = await this.translationTarget(reader, recording, query.lang);
+    const lang = await this.translationTarget(reader, recording, query.lang, { speech: true });
     if (!lang) throw errors.invalidOptions(`lang: ${query.lang} is the spoken language; read the transcript (GET /v1/recordings/{id}/transcript) for it.`, { field: 'lang' });
     const wanted = query.sentences ?? null;
     if (wanted && wanted.length > MAX_TRANSLATION_SENTENCES) throw errors.invalidOptions(`sentences: at most ${MAX_TRANSLATION_SENTENCES} sentence ids per read (got ${wanted.length}).`, { field: 'sentences' });
@@ -319,7 +335,7 @@ export class RecordingsService {
     const unknown = wanted?.find((id) => !byId.has(id));
     if (unknown !== undefined) throw errors.invalidOptions(`sentences: "${unknown}" is not a sentence of this recording (ids as the transcript snapshot gives them, like 4.0).`, { field: 'sentences' });
     const chosen = wanted ? [...new Set(wanted)].map((id) => byId.get(id)!) : snapshot.sentences;
-    const translated = await translateSentences(this.translator.translate.bind(this.translator), chosen, snapshot.language, lang);
+    const translated = await translateSentences(this.translator.translate.bind(this.translator), chosen, snapshot.language, lang, await this.speechFor(recording, snapshot.language, lang));
     return {
       recordingId,
       lang,
@@ -341,7 +357,7 @@ export class RecordingsService {
     if (reader.kind === 'listener' && recording.state !== 'ended' && recording.state !== 'finalized') {
       throw errors.forbidden('A listener may export a recording once it has ended.', { state: recording.state });
     }
-    const lang = await this.translationTarget(reader, recording, query.lang);
+    const lang = await this.translationTarget(reader, recording, query.lang, { speech: true });
     const snapshot = await this.snapshot(recording, { listener: reader.kind === 'listener', lang });
     const exportable: ExportSnapshot = {
       recordingId,

@@ -6,7 +6,7 @@
  * twice is translated once (the cache answers the second time).
  */
 import type { Prisma } from '../generated/prisma/client.js';
-import type { Translate } from '../translation/service.js';
+import type { Translate, Translated } from '../translation/service.js';
 import { inTransaction, type EventLogContext, type PendingFrame } from './events.js';
 
 export type { Translate } from '../translation/service.js';
@@ -79,10 +79,16 @@ export async function translateSegments(ctx: EventLogContext & { translate: Tran
   });
 }
 
-/** Sentences in another language: each sentence's text translated (the cache answers sentences read before). */
-export async function translateSentences<S extends { text: string }>(translate: Translate, sentences: S[], from: string | null, to: string): Promise<Array<S & { translation: string; source: string }>> {
+/** Sentences translated from their audio (the English pivot, src/translation/speech.ts), one result per sentence. */
+export type SpeechTranslate<S> = (sentences: S[]) => Promise<Translated[]>;
+
+/**
+ * Sentences in another language: each sentence's text translated (the cache answers sentences read before), or,
+ * with `speech` (the pair no text provider serves), each sentence's audio read in English and on from there.
+ */
+export async function translateSentences<S extends { text: string }>(translate: Translate, sentences: S[], from: string | null, to: string, speech?: SpeechTranslate<S> | null): Promise<Array<S & { translation: string; source: string }>> {
   const todo = sentences.filter((s) => s.text.trim() !== '');
-  const results = todo.length ? await translate(todo.map((s) => s.text), from, to) : [];
+  const results = !todo.length ? [] : speech ? await speech(todo) : await translate(todo.map((s) => s.text), from, to);
   const byText = new Map(todo.map((s, i) => [s, results[i]!]));
   return sentences.map((s) => {
     const result = byText.get(s);

@@ -9,10 +9,12 @@ import type { TranslationProviderName } from '../core/config/translation.js';
 /**
  * Where a translation came from: the spec's `translationSources` values. `cache`: a translation made earlier (by
  * any provider); `google`, `llm`: those providers; `apertium`: the local rule-based engine (this server's own value,
- * not in the spec's list, which names only `cache`, `google` and `llm`). `none`: nothing was translated, the text
- * is empty or already in the target language; a caller leaves it out of `translationSources`.
+ * not in the spec's list, which names only `cache`, `google` and `llm`); `whisper`: English read from the speech
+ * itself by the speech engine (speech.ts, the English pivot of recordings; also this server's own value). `none`:
+ * nothing was translated, the text is empty or already in the target language; a caller leaves it out of
+ * `translationSources`.
  */
-export type TranslationSource = 'cache' | TranslationProviderName | 'none';
+export type TranslationSource = 'cache' | TranslationProviderName | 'whisper' | 'none';
 
 export interface TranslationProvider {
   readonly name: TranslationProviderName;
@@ -35,7 +37,7 @@ const RETRYABLE: ReadonlySet<ProviderFailure> = new Set(['quota', 'timeout', 'un
  * (the caller did nothing wrong). `retryable` with a `Retry-After` for what passes (quota, timeouts, an outage, a
  * bad model answer); not retryable for what an operator must fix (a refused key, a missing binary).
  */
-export function providerError(provider: TranslationProviderName, reason: ProviderFailure, message: string, options: { retryAfterS?: number; cause?: unknown } = {}): ApiError {
+export function providerError(provider: TranslationProviderName | 'whisper', reason: ProviderFailure, message: string, options: { retryAfterS?: number; cause?: unknown } = {}): ApiError {
   const retryable = RETRYABLE.has(reason);
   const retryAfterS = options.retryAfterS ?? (reason === 'quota' ? 60 : 5);
   return new ApiError('unavailable', 503, message, {

@@ -17,6 +17,12 @@ export function normaliseWords(text: string): string[] {
     .map((word) => NUMBER_WORDS[word] ?? word);
 }
 
+/** How many of `words` the text holds (normalised as normaliseWords does). */
+export function countOf(text: string, words: readonly string[]): number {
+  const heard = new Set(normaliseWords(text));
+  return words.filter((word) => heard.has(word)).length;
+}
+
 /** Word-level edit distance (substitutions + insertions + deletions). */
 export function wordErrors(reference: string[], hypothesis: string[]): number {
   let previous = Array.from({ length: hypothesis.length + 1 }, (_, j) => j);

@@ -14,7 +14,7 @@ import { EngineError } from '../../workers/engine/errors.js';
 import { decodeFileToPcm, ffmpegPath, probeAudio, SpeechEngine } from '../../workers/engine/index.js';
 import { EngineThreads } from '../../workers/engine/threads.js';
 import { fixture } from '../helpers/fixtures.js';
-import { normaliseWords } from './text.js';
+import { countOf, normaliseWords } from './text.js';
 
 /** Words of each clip's English translation that whisper-base gets (greedy and beam 5), and of its own language. */
 const CLIPS = {
@@ -29,11 +29,6 @@ const CLIPS = {
 } as const;
 const ENGLISH_WORDS = [...new Set([...CLIPS.es.english, ...CLIPS.it.english])];
 
-/** How many of `words` the text holds. */
-const countOf = (text: string, words: readonly string[]) => {
-  const heard = new Set(normaliseWords(text));
-  return words.filter((word) => heard.has(word)).length;
-};
 
 let base: SpeechEngine;
 let scratch: string;

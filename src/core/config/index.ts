@@ -47,6 +47,8 @@ export interface Config {
     /** Requests per window per account (or per client address without a credential). */
     max: number;
     windowS: number;
+    /** New (recording, language) pairs broadcast listeners of one network may ask for in an hour (src/listeners/languages.ts). */
+    listenerTranslationPairsPerHour: number;
   };
   limits: {
     maxUploadBytes: number;
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       max: int(env, 'RATE_LIMIT_MAX', 600),
       windowS: int(env, 'RATE_LIMIT_WINDOW_S', 60),
+      listenerTranslationPairsPerHour: int(env, 'LISTENER_TRANSLATION_PAIRS_PER_HOUR', 20),
     },
     limits: {
       maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 * 1024 * 1024),

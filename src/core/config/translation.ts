@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { envInt as int, envString as str, type Env } from './env.js';
+import { envBool as bool, envInt as int, envString as str, type Env } from './env.js';
 
 export const TRANSLATION_PROVIDER_NAMES = ['apertium', 'google', 'llm'] as const;
 export type TranslationProviderName = (typeof TRANSLATION_PROVIDER_NAMES)[number];
@@ -52,6 +52,12 @@ export interface TranslationSettings {
     /** Where `bin` was found on this environment's PATH; null when it was not (then Apertium is not offered). */
     path: string | null;
   };
+  /**
+   * TRANSLATION_SPEECH (default on): the English pivot of recordings (src/translation/speech.ts) — a sentence's audio
+   * read again by the accurate Whisper model's speech→English task when no text provider serves the pair. `off`
+   * turns it off (a pair no text provider serves is then 400, as before).
+   */
+  speech: boolean;
 }
 
 /** The executable `bin` names: itself when it holds a slash, else the first match on PATH; null when there is none. */
@@ -123,6 +129,7 @@ export function loadTranslationSettings(env: Env): TranslationSettings {
       }),
     },
     apertium: { bin, path: apertiumPath },
+    speech: bool(env, 'TRANSLATION_SPEECH', true),
   };
   if (!settings.llm.languages.length) settings.llm.languages = [...DEFAULT_LLM_LANGUAGES];
   if (providers.includes('google') && !settings.google.apiKey) throw new Error('TRANSLATION_PROVIDERS names google, which needs TRANSLATION_GOOGLE_API_KEY');
