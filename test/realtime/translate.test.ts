@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
-import { expectInvalidOption, json } from '../helpers/http.js';
+import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';
 import { createStreamUrl, fileChunks, GO_FORWARD, LECTURE, sleep } from '../helpers/realtime.js';
 import { Follower } from '../helpers/follower.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -115,4 +115,37 @@ describe('translate on a live recording', () => {
     listener.close();
     publisher.close();
   }, 120_000);
+
+  it('a listener switches language mid-recording with subscribe.update: frames after the answer come in the new one', async () => {
+    const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Switching room' }));
+    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Switching', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] }));
+    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
+    const recordingId = grant.recording.id as string;
+    const listener = new Follower({ baseUrl: server.url, recordingId, query: { lang: 'es' } });
+    await listener.start();
+    const publisher = new RealtimeConnection(grant.streamUrl);
+    await publisher.ready();
+    const sentence = await fileChunks(GO_FORWARD);
+    const heard = () => translatedFrames(listener.frames as unknown as ServerFrame[]);
+    // The first sentence, flushed by a pause: heard in Spanish.
+    for (const chunk of sentence) publisher.sendPcm(chunk);
+    await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/pause`, {}), 200);
+    await listener.until('a Spanish translation', () => heard().length > 0, 60_000);
+    expect(heard().every((f) => Object.keys(f.translations).join() === 'es')).toBe(true);
+    // Switch to Catalan, then say it again.
+    listener.send({ type: 'subscribe.update', lang: 'ca' });
+    await listener.until('subscribe.updated', () => listener.frames.some((f) => f.type === 'subscribe.updated'), 10_000);
+    expect(listener.frames.find((f) => f.type === 'subscribe.updated')).toMatchObject({ lang: 'ca' });
+    const before = heard().length;
+    await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/resume`, {}), 200);
+    for (const chunk of sentence) publisher.sendPcm(chunk);
+    await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/pause`, {}), 200);
+    await listener.until('a Catalan translation', () => heard().length > before, 60_000);
+    for (const frame of heard().slice(before)) expect(Object.keys(frame.translations)).toEqual(['ca']);
+    // The snapshot re-read in the new language has the sentences in Catalan.
+    const snapshot = await json(await server.request(`/v1/recordings/${recordingId}/transcript?lang=ca`, { auth: null }));
+    expect(snapshot.sentences.map((s: { translations: Record<string, string> }) => s.translations.ca).join(' ').toLowerCase()).toMatch(/metres|metros/);
+    listener.close();
+    publisher.close();
+  }, 180_000);
 });
