@@ -14,6 +14,8 @@ import { expectInvalidOption, expectStatus, json, upload, uploadForm, waitForJob
 import { kokoroTestDir } from '../helpers/kokoro.js';
 import { useTestServer, type TestServer } from '../helpers/server.js';
 import { TWO_SPEAKERS } from '../helpers/speakers.js';
+import { RealtimeConnection } from '../../src/realtime/client.js';
+import { fileChunks, LECTURE } from '../helpers/realtime.js';
 
 const SAMPLE_LIMIT = 2_500_000;
 const server = useTestServer({ env: { KOKORO_DIR: await kokoroTestDir(), VOICE_SAMPLE_MAX_BYTES: String(SAMPLE_LIMIT) } });
@@ -279,5 +281,33 @@ describe('a voice from a recording\'s speaker', () => {
     expect(sample.subarray(0, 4).toString('latin1')).toBe('RIFF');
     expect((sample.length - 44) / 32_000).toBeCloseTo(Math.min(120, seconds), 0);
     expect((await waitForVoice(created.id)).voice).toMatchObject({ state: 'ready', progress: 100 });
+  }, 300_000);
+
+  it('makes a voice from a speaker of a live recording while it runs: the capture so far is the sample', async () => {
+    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Live lecture', settings: { spokenLanguage: 'en', speakerLabels: 'on' } }));
+    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
+    const recordingId = grant.recording.id as string;
+    const publisher = new RealtimeConnection(grant.streamUrl);
+    await publisher.ready();
+    // Four times faster than spoken: 60 s of one speaker in about 15 s.
+    for (const chunk of await fileChunks(LECTURE)) {
+      publisher.sendPcm(chunk);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const deadline = Date.now() + 120_000;
+    let labelled = 0;
+    while (labelled < 30) {
+      const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+      labelled = (transcript.segments as Array<{ speaker: number; start: number; end: number }>).filter((s) => s.speaker === 0).reduce((sum, s) => sum + s.end - s.start, 0);
+      if (Date.now() > deadline) throw new Error(`only ${labelled} s labelled as speaker 0`);
+      if (labelled < 30) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect((await json(await server.request(`/v1/recordings/${recordingId}`))).state).toBe('live');
+    const created = await expectStatus(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Live lecturer', consent: true }), 201);
+    expect(created).toMatchObject({ state: 'training', source: { recordingId, speaker: 0 } });
+    const sample = await audioOf(await server.request(`/v1/voices/${created.id}/sample`));
+    expect((sample.length - 44) / 32_000).toBeGreaterThanOrEqual(30);
+    expect((await waitForVoice(created.id)).voice).toMatchObject({ state: 'ready' });
+    publisher.close();
   }, 300_000);
 });
