@@ -45,6 +45,7 @@ export const mediaParam = { name: 'media', in: 'query' as const, schema: { type:
 const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what}; -1 or absent: from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
 export const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
 const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
+const translationUnavailable = { status: 503, code: 'unavailable', description: 'The translation provider failed (quota, timeout, unreachable); `Retry-After` says when to ask again.' };
 
 /** The reader of a recording route, by the recordings module's rule (`readerOf`). */
 export function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
@@ -153,7 +154,7 @@ export const recordingRoutes: RouteEntry[] = [
       notFound,
       { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for a language other than the spoken one (never a silently untranslated snapshot).' },
       { status: 400, code: 'invalid_options', description: '`lang` is not a language code, or no translation provider serves it from the spoken language (`GET /v1/languages` lists the targets); a bad `after`.' },
-      { status: 503, code: 'unavailable', description: 'The translation provider failed (quota, timeout, unreachable); `Retry-After` says when to ask again.' },
+      translationUnavailable,
     ],
   }),
   graphqlRoute({
@@ -186,7 +187,7 @@ export const recordingRoutes: RouteEntry[] = [
       notFound,
       { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate`; a media token.' },
       { status: 400, code: 'invalid_options', description: '`lang` missing, not a language code, the spoken language, or not served; `sentences` names an id the recording does not have, or more than the limit.' },
-      { status: 503, code: 'unavailable', description: 'The translation provider failed; `Retry-After` says when to ask again.' },
+      translationUnavailable,
     ],
   }),
   graphqlRoute({

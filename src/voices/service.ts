@@ -100,14 +100,7 @@ const PROGRESS_EVERY_MS = 300;
 
 type VoiceRow = Prisma.VoiceGetPayload<object>;
 
-interface CreateVoiceOptions {
-  name: string;
-  color: string | null;
-  gender: string | null;
-  sampleUrl: string | null;
-  consent: boolean;
-  draft: boolean;
-}
+type CreateVoiceOptions = Pick<VoiceView, 'name' | 'color' | 'gender' | 'sampleUrl' | 'consent' | 'draft'>;
 
 function objectBody(raw: unknown, field: string): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
