@@ -6,10 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
+import { streamFile, type ServerFrame } from '../../src/realtime/client.js';
 import { diarizationErrorRate, parseRttm } from '../../workers/engine/der.js';
 import { json } from '../helpers/http.js';
 import { createStreamUrl, fileChunks, sleep } from '../helpers/realtime.js';
+import { connectPublisher, startLiveRecording } from '../helpers/live.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { TWO_SPEAKERS } from '../helpers/speakers.js';
 
@@ -73,11 +74,8 @@ describe('speaker labels on live audio', () => {
   }, 120_000);
 
   it('a live recording stores the labels, settles them, and finalize clusters them again from the whole audio', async () => {
-    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Two voices', settings: { spokenLanguage: 'en', speakerLabels: 'on' } }));
-    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
-    const recordingId = grant.recording.id as string;
-    const publisher = new RealtimeConnection(grant.streamUrl);
-    await publisher.ready();
+    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Two voices', settings: { spokenLanguage: 'en', speakerLabels: 'on' } });
+    const publisher = await connectPublisher(streamUrl);
     // Twice as fast as spoken: passes still take small bites, as with a microphone.
     for (const chunk of await fileChunks(TWO_SPEAKERS.audio)) {
       publisher.sendPcm(chunk);

@@ -5,10 +5,11 @@
  * recording keeps its translations (snapshot, durable events) and a listener who follows in Spanish gets them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
+import { streamFile, type ServerFrame } from '../../src/realtime/client.js';
 import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';
 import { createStreamUrl, fileChunks, GO_FORWARD, LECTURE, sleep } from '../helpers/realtime.js';
 import { Follower } from '../helpers/follower.js';
+import { connectPublisher, startLiveRecording } from '../helpers/live.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -82,16 +83,13 @@ describe('translate on a realtime session', () => {
 describe('translate on a live recording', () => {
   it('keeps each commit\'s translations: snapshot, durable events, and a listener following in Spanish', async () => {
     const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Spanish room' }));
-    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Translated', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] }));
-    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
-    const recordingId = grant.recording.id as string;
+    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Translated', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] });
     // The recording's capture settings carry the targets (a re-attached publisher keeps them).
     const patched = await server.request(`/v1/recordings/${recordingId}/settings`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ translate: ['es'] }) });
     expect(patched.status, await patched.clone().text()).toBe(200);
     const listener = new Follower({ baseUrl: server.url, recordingId, query: { lang: 'es' } });
     await listener.start();
-    const publisher = new RealtimeConnection(grant.streamUrl);
-    await publisher.ready();
+    const publisher = await connectPublisher(streamUrl);
     for (const chunk of await fileChunks(GO_FORWARD)) publisher.sendPcm(chunk);
     expect((await server.postJson(`/v1/recordings/${recordingId}/pause`, {})).status).toBe(200);
 
@@ -118,13 +116,10 @@ describe('translate on a live recording', () => {
 
   it('a listener switches language mid-recording with subscribe.update: frames after the answer come in the new one', async () => {
     const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Switching room' }));
-    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Switching', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] }));
-    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
-    const recordingId = grant.recording.id as string;
+    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Switching', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] });
     const listener = new Follower({ baseUrl: server.url, recordingId, query: { lang: 'es' } });
     await listener.start();
-    const publisher = new RealtimeConnection(grant.streamUrl);
-    await publisher.ready();
+    const publisher = await connectPublisher(streamUrl);
     const sentence = await fileChunks(GO_FORWARD);
     const heard = () => translatedFrames(listener.frames as unknown as ServerFrame[]);
     // The first sentence, flushed by a pause: heard in Spanish.

@@ -14,7 +14,7 @@ import { expectInvalidOption, expectStatus, json, upload, uploadForm, waitForJob
 import { kokoroTestDir } from '../helpers/kokoro.js';
 import { useTestServer, type TestServer } from '../helpers/server.js';
 import { TWO_SPEAKERS } from '../helpers/speakers.js';
-import { RealtimeConnection } from '../../src/realtime/client.js';
+import { connectPublisher, startLiveRecording } from '../helpers/live.js';
 import { fileChunks, LECTURE } from '../helpers/realtime.js';
 
 const SAMPLE_LIMIT = 2_500_000;
@@ -284,11 +284,8 @@ describe('a voice from a recording\'s speaker', () => {
   }, 300_000);
 
   it('makes a voice from a speaker of a live recording while it runs: the capture so far is the sample', async () => {
-    const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Live lecture', settings: { spokenLanguage: 'en', speakerLabels: 'on' } }));
-    const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
-    const recordingId = grant.recording.id as string;
-    const publisher = new RealtimeConnection(grant.streamUrl);
-    await publisher.ready();
+    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Live lecture', settings: { spokenLanguage: 'en', speakerLabels: 'on' } });
+    const publisher = await connectPublisher(streamUrl);
     // Four times faster than spoken: 60 s of one speaker in about 15 s.
     for (const chunk of await fileChunks(LECTURE)) {
       publisher.sendPcm(chunk);
