@@ -4,6 +4,7 @@
  */
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
+import { connectRoutes } from './routes/connect.js';
 import { correctionRoutes } from './routes/corrections.js';
 import { broadcastRoutes } from './routes/broadcasts.js';
 import { docsRoutes } from './routes/docs.js';
@@ -11,12 +12,14 @@ import { graphiqlRoutes } from './routes/graphiql.js';
 import { jobRoutes } from './routes/jobs.js';
 import { listenerRoutes } from './routes/listeners.js';
 import { listenerPageRoutes } from './routes/listener-page.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { shareLinkRoutes } from './routes/share-links.js';
 import { summaryRoutes } from './routes/summaries.js';
 import { searchRoutes } from './routes/search.js';
+import { rtmpRoutes } from './routes/rtmp.js';
 import { transcriptionRoutes } from './routes/transcriptions.js';
 import { voiceRoutes } from './routes/voices.js';
 import { voiceTrackRoutes } from './routes/voice-tracks.js';
@@ -32,10 +35,13 @@ export const routeTable: RouteEntry[] = [
   ...summaryRoutes,
   ...voiceTrackRoutes,
   ...searchRoutes,
+  ...rtmpRoutes,
   ...shareLinkRoutes,
   ...metaRoutes,
+  ...mcpRoutes,
   ...accountRoutes,
   ...authRoutes,
+  ...connectRoutes,
   ...docsRoutes,
   ...graphiqlRoutes,
   ...realtimeRoutes,

@@ -17,5 +17,6 @@ import './search/graphql.js';
 import './realtime/graphql.js';
 import './auth/graphql.js';
 import './voices/graphql.js';
+import './rtmp/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

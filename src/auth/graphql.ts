@@ -45,7 +45,8 @@ builder.queryFields((t) => ({
       const base = ctx.baseUrl ?? ctx.config.publicUrl ?? '';
       return {
         resource: base,
-        authorizationServers: ctx.config.auth.oidcIssuers.map((issuer) => issuer.issuer),
+        // This server first: Connect (RFC 8414 at /.well-known/oauth-authorization-server) issues API keys.
+        authorizationServers: [base, ...ctx.config.auth.oidcIssuers.map((issuer) => issuer.issuer)],
         bearerMethodsSupported: ['header'],
         scopesSupported: ['read', 'write', 'recordings:publish', '*'],
         resourceDocumentation: `${base}/docs`,

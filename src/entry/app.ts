@@ -20,6 +20,7 @@ import { createServices } from './services.js';
 import { schema } from '../graphql-schema.js';
 import type { Context } from '../core/context.js';
 import { createGraphQLServer } from './graphql-server.js';
+import { startRtmpServer } from '../rtmp/server.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { BackgroundWorker, RunningWorker } from '../core/background.js';
 import { routeTable } from '../../rest/route-table.js';
@@ -32,6 +33,7 @@ import { credentialSourceOf, judgeCredential, useIdentity } from '../../rest/mid
 import { useRateLimit } from '../../rest/middleware/rate-limit.js';
 import { useIdempotency } from '../../rest/middleware/idempotency.js';
 import { useGraphqlContentType } from '../../rest/middleware/graphql-content-type.js';
+import { MCP_PATH, useBearerChallenge } from '../../rest/routes/mcp.js';
 import { socketAddress, type RequestState } from '../../rest/request-state.js';
 import '../../rest/request-state.js';
 
@@ -106,6 +108,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.use(useIdentity(services.auth.resolver));
   app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
   app.use('/graphql', useGraphqlContentType(), graphql.handle);
+  app.use(MCP_PATH, useBearerChallenge(config.publicUrl));
   app.use(createRestRouter({
     routes,
     contextFor: (req) => contextFrom(req.sg),
@@ -131,6 +134,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     running.push({ name: worker.name, worker: await worker.start({ config, prisma, pubsub, services, logger }) });
   }
 
+  // RTMP ingest (RTMP_PORT; `off` runs none): encoders publish to it with an account's stream key (src/rtmp/server.ts).
+  const rtmp = config.rtmp.port === null ? null : await startRtmpServer({ services, config, logger });
+
   let closed = false;
   return {
     config, db, prisma, pubsub, services, logger, server, bootstrap, runOperation: graphql.runOperation,
@@ -146,6 +152,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       if (closed) return;
       closed = true;
       for (const { worker } of running.reverse()) await worker.stop().catch((error) => logger.warn({ err: error }, 'worker did not stop cleanly'));
+      await rtmp?.close().catch((error: unknown) => logger.warn({ err: error }, 'RTMP server did not stop cleanly'));
       await graphql.close();
       restSockets.close();
       server.closeAllConnections?.();

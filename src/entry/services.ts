@@ -5,6 +5,7 @@
  */
 import { AccountsService } from '../account/service.js';
 import { AuthService } from '../auth/service.js';
+import { ConnectService } from '../connect/service.js';
 import { BroadcastsService } from '../broadcasts/service.js';
 import { CorrectionsService } from '../corrections/service.js';
 import { FreshReader } from '../corrections/fresh-reading.js';
@@ -30,6 +31,7 @@ import { VOICE_LANGUAGE_CODES } from '../voices/catalogue.js';
 import { lazyVoiceTrainingQueue } from '../../workers/voice-training.js';
 import { VoiceTracksService } from '../recordings/voice-tracks.js';
 import { lazyVoiceRenderQueue } from '../../workers/voice-render.js';
+import { RtmpService } from '../rtmp/service.js';
 
 export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
@@ -56,6 +58,7 @@ export function createServices(deps: ServiceDeps): Services {
   // Spoken-translation tracks: rendered on their own Bull queue (workers/voice-render.ts); a track pinned to a cloned
   // voice (settings.voiceByLang) speaks with its fitted style while it is usable.
   const voiceTracks = new VoiceTracksService(deps, recordings, (texts, from, to) => translation.translate(texts, from, to), (from, to) => translation.serves(from, to), lazyVoiceRenderQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }), (accountId, id) => voices.usableStyle(accountId, id));
+  const accounts = new AccountsService(deps);
   return {
     jobs,
     transcriptions,
@@ -73,11 +76,15 @@ export function createServices(deps: ServiceDeps): Services {
     listenerLanguages,
     search: new SearchService(deps, listenerAccess, translation),
     idempotency: new IdempotencyService(deps),
-    accounts: new AccountsService(deps),
+    accounts,
+    // Connect (OAuth 2.0 code with PKCE): its access token is a new API key of the approving person's account.
+    connect: new ConnectService(deps, accounts),
     auth: new AuthService(deps),
     capabilities,
     realtime,
     liveRecordings,
     voices,
+    // RTMP ingest: the account's stream key and status; the RTMP server itself runs with the app (src/rtmp/server.ts).
+    rtmp: new RtmpService(deps, transcriptions),
   };
 }

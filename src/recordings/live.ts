@@ -393,7 +393,8 @@ export class LiveRecordingsService {
     const claimed = [];
     for (const recording of open) {
       const url = streamSourceOf(recording.transcription);
-      if (!url) continue;
+      // An RTMP ingest address is pushed to this server, not pulled: its RTMP server publishes it (src/rtmp).
+      if (!url || url.startsWith('rtmp://')) continue;
       const moved = await this.deps.prisma.recording.updateMany({
         where: { id: recording.id, publisherEpoch: recording.publisherEpoch, state: { in: ['live', 'paused'] } },
         data: { publisherEpoch: { increment: 1 }, publisherSeenAt: new Date() },

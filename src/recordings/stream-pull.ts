@@ -203,6 +203,16 @@ interface PullTarget {
 }
 
 /**
+ * How a pull gets its bytes. Default: it opens `url` itself (sourceBytes) and reopens it with backoff when it ends.
+ * A source pushed to this server (RTMP ingest, src/rtmp) brings its own `bytes` and is pulled `once`: when the
+ * pushed stream ends, what was heard is committed and the pull is over (the pusher decides what happens next).
+ */
+export interface PullOptions {
+  bytes?: (signal: AbortSignal) => AsyncIterable<Buffer>;
+  once?: boolean;
+}
+
+/**
  * One recording's pull, for as long as this process holds its grant: sessions one after another (a new one after
  * each drop, on the same recording and time line), until the recording ends, another process takes it over, or
  * this process stops.
@@ -213,7 +223,7 @@ export class StreamPull {
   private report: IngestReport = { ...INGEST_CONNECTING };
   private over = false;
 
-  constructor(private readonly services: Services, private readonly dataDir: string, private readonly policy: LinkFetchPolicy, private readonly target: PullTarget, private readonly logger: Logger) {}
+  constructor(private readonly services: Services, private readonly dataDir: string, private readonly policy: LinkFetchPolicy, private readonly target: PullTarget, private readonly logger: Logger, private readonly options: PullOptions = {}) {}
 
   /** Stops pulling (the process is shutting down): the session ends as a dropped publisher's does. */
   stop(): void {
@@ -247,7 +257,7 @@ export class StreamPull {
       }
       const attempt = await this.pullOnce(place);
       if (this.over) return;
-      if (attempt.ended) return;
+      if (attempt.ended || this.options.once) return;
       everStreamed ||= attempt.gotAudio;
       failures = attempt.gotAudio ? 0 : failures + 1;
       const limit = everStreamed ? REOPEN_ATTEMPTS : OPEN_ATTEMPTS;
@@ -289,7 +299,8 @@ export class StreamPull {
     let error: string | null = null;
     try {
       if (!(await output.ready$)) throw new Error(output.lastError ?? 'the engine took no session (every slot busy)');
-      const counted = countBytes(sourceBytes(this.target.url, this.policy, connection.signal), (bytes) => (this.report.bytes += bytes));
+      const source = this.options.bytes ? this.options.bytes(connection.signal) : sourceBytes(this.target.url, this.policy, connection.signal);
+      const counted = countBytes(source, (bytes) => (this.report.bytes += bytes));
       for await (const pcm of decodeStream(counted, { signal: connection.signal, what: 'source.url' })) {
         if (!gotAudio) {
           gotAudio = true;

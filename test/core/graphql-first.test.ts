@@ -28,6 +28,12 @@ const HANDLER_EXCEPTIONS: Record<string, string> = {
   'get /v1/voices/{id}/preview': 'binary audio',
   'get /v1/voices/{id}/sample': 'binary audio with ranges',
   'get /v1/recordings/{id}/voice/{sentence}': 'binary audio',
+  'get /v1/rtmp/monitor': 'live MP3 stream of the incoming RTMP audio',
+  'get /connect/authorize': 'HTML page (the Connect consent page)',
+  'post /connect/authorize': 'HTML form post answered with a 303 redirect to the app',
+  'get /.well-known/oauth-authorization-server': 'RFC 8414 document (Connect)',
+  'post /v1/connect/token': 'OAuth 2.0 token endpoint: form-encoded body, OAuth error form',
+  'post /v1/mcp': 'MCP JSON-RPC over Streamable HTTP (the SDK reads the body); its tools run the GraphQL operations through `run`',
 };
 
 /** Input positions where JSON is the honest type: an open map. */

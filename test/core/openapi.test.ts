@@ -159,6 +159,8 @@ describe('what the document declares is what the server does', () => {
       ['/v1/transcriptions/{id}/events', 'get', () => server.request('/v1/transcriptions/tr_none/events'), 404],
       ['/v1/recordings/{id}/job/preview', 'get', () => server.request('/v1/recordings/rec_none/job/preview?media=nope', { auth: null }), 401],
       ['/v1/realtime/sessions', 'post', () => server.request('/v1/realtime/sessions', { ...json({}), auth: userToken }), 403],
+      ['/v1/mcp', 'post', () => server.request('/v1/mcp', { ...json({}), auth: null }), 401],
+      ['/v1/mcp', 'post', () => server.request('/v1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{' }), 400],
     ];
     for (const [path, method, pending, status] of cases) {
       const response = await pending();

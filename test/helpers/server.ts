@@ -75,6 +75,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATA_DIR: dataDir,
     DATABASE_URL: database?.url ?? givenDatabase ?? '',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // No RTMP server unless a test asks for one (RTMP_PORT: '0' picks a free port): test servers share one host.
+    RTMP_PORT: 'off',
     // Where programs are found (Apertium, the default translation provider when it is installed, as on a server).
     PATH: process.env.PATH,
     REDIS_PREFIX: redisPrefix,

@@ -42,6 +42,8 @@ export interface Config {
     localIssuer: boolean;
     /** Extra OIDC issuers whose JWTs are accepted: issuer URL → JWKS URL (discovered when not given). */
     oidcIssuers: { issuer: string; jwksUrl: string | null; audience: string | null }[];
+    /** Connect (OAuth 2.0 code with PKCE): how long an approved code may be redeemed (CONNECT_CODE_TTL_S, default 120). */
+    connectCodeTtlS: number;
   };
   rateLimit: {
     /** Requests per window per account (or per client address without a credential). */
@@ -71,6 +73,20 @@ export interface Config {
   translation: TranslationSettings;
   /** Voices: the text-to-speech model, sample limits, training (KOKORO_*, VOICE_*; src/core/config/voices.ts). */
   voices: VoiceSettings;
+  /**
+   * RTMP ingest (src/rtmp): the RTMP server's port (RTMP_PORT, default 1935; 0 picks a free one; `off` runs none),
+   * on HOST; RTMP_PUBLIC_URL is the `serverUrl` answered (default `rtmp://<API host>:<port>/live`).
+   */
+  rtmp: { port: number | null; publicUrl: string | null };
+}
+
+/** RTMP_PORT: a port number, or `off` (also `false`, `none`) for no RTMP server. */
+function rtmpPort(raw: string | null): number | null {
+  if (raw === null) return 1935;
+  if (['off', 'false', 'none'].includes(raw.toLowerCase())) return null;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('RTMP_PORT must be a port number (0 picks a free one) or off');
+  return port;
 }
 
 /** `OIDC_ISSUERS=https://a.example|https://a.example/jwks.json|aud,https://b.example` (JWKS and audience optional). */
@@ -110,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     auth: {
       localIssuer: bool(env, 'LOCAL_ISSUER', true),
       oidcIssuers: parseIssuers(str(env, 'OIDC_ISSUERS')),
+      connectCodeTtlS: int(env, 'CONNECT_CODE_TTL_S', 120),
     },
     rateLimit: {
       max: int(env, 'RATE_LIMIT_MAX', 600),
@@ -129,5 +146,6 @@ export function loadConfig(env: Env = process.env): Config {
     summaries: loadSummarySettings(env),
     translation: loadTranslationSettings(env),
     voices: loadVoiceSettings(env, path.resolve(str(env, 'MODELS_DIR') ?? 'models')),
+    rtmp: { port: rtmpPort(str(env, 'RTMP_PORT')), publicUrl: str(env, 'RTMP_PUBLIC_URL')?.replace(/\/+$/, '') ?? null },
   };
 }
