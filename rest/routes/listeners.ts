@@ -28,7 +28,7 @@ const listenerBroadcastSchema: JsonSchema = {
     access: { type: 'string', enum: ['public', 'private'] },
     authorized: { type: 'boolean', description: 'This listener may follow it: public, or a valid `listenerToken` or `shareCode` of it was sent. A private broadcast\'s listener without one proves the password at `POST /v1/listen/{code}/token`.' },
     spokenLanguage: { type: 'string', nullable: true },
-    languages: { type: 'array', items: { type: 'string' }, description: 'What `lang` may ask for on the subscribe socket: the spoken language.' },
+    languages: { type: 'array', items: { type: 'string' }, description: 'What `lang` may ask for on the subscribe socket: the spoken language first, then every language translation serves.' },
     currentRecording: { ...recordingRefSchema, description: 'The recording in flight (only when authorized).' },
     lastRecording: { ...recordingRefSchema, description: 'The newest recording a listener can read (only when authorized).' },
   },

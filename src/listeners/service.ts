@@ -129,6 +129,8 @@ export class ListenersService implements Closable {
     readonly recordings: RecordingsService,
     private readonly shareLinks: ShareLinksService,
     access: ListenerAccess,
+    /** The languages translation serves (a listener may read in any of them: listeners/languages.ts). */
+    private readonly translationTargets: () => Promise<string[]> = async () => [],
   ) {
     this.access = access;
     this.fanout = new RecordingFanout({ prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance });
@@ -171,7 +173,8 @@ export class ListenersService implements Closable {
       access: broadcast.access as ListenerBroadcastView['access'],
       authorized,
       spokenLanguage,
-      languages: spokenLanguage ? [spokenLanguage] : [],
+      // The spoken language first, then every language a listener may read it in.
+      languages: [...new Set([...(spokenLanguage ? [spokenLanguage] : []), ...(await this.translationTargets().catch(() => []))])],
       currentRecording: current && listenerRecording(current),
       lastRecording: last && listenerRecording(last),
     };

@@ -67,7 +67,7 @@ describe('the listen view and listener tokens', () => {
   it('open a broadcast by any code it had; a private one asks its password once and the token opens it', async () => {
     const open = await createBroadcast();
     const view = await expectStatus(await server.request(`/v1/listen/${open.code}`, { auth: null }), 200);
-    expect(view).toMatchObject({ broadcastId: open.id, code: open.code, name: open.name, access: 'public', authorized: true, spokenLanguage: 'en', languages: ['en'], currentRecording: null, lastRecording: null });
+    expect(view).toMatchObject({ broadcastId: open.id, code: open.code, name: open.name, access: 'public', authorized: true, spokenLanguage: 'en', languages: ['en', 'ca', 'es', 'gl'], currentRecording: null, lastRecording: null });
     await expectStatus(await server.request(`/v1/listen/no-such-code-${unique()}`, { auth: null }), 404, 'not_found');
 
     const password = 'open sesame';
