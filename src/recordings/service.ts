@@ -306,14 +306,27 @@ export class RecordingsService {
       partial: !!job && job.state !== 'done' && job.state !== 'failed',
       job: job ? { state: job.state, pct: Number((job.progress as { pct?: number }).pct ?? 0) } : null,
       sentences,
-      segments: segments
+      segments: await this.withSegmentTranslations(segments
         .filter((s) => changed.has(s.seq))
         .map((s) => {
           const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional, ...(options.listener ? storedTranslations(s, options.lang ?? NO_LANGUAGE) : storedTranslations(s)), start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
           return options.listener && isUnclearSegment(segment, policy) ? { ...segment, text: '', words: [], recognizedText: null, suppressed: true as const } : segment;
-        }),
+        }), language, options.lang ?? null),
       speakers: speakersOf(fresh.speakers, segments),
     };
+  }
+
+  /**
+   * Segments read in `lang` carry it in `translations` even when it was not made as they were committed (a language
+   * asked for later): translated now, through the cache, when a text provider serves the pair; stored ones stay.
+   */
+  private async withSegmentTranslations<S extends { text: string; language: string | null; translations: Record<string, string>; suppressed?: true }>(segments: S[], language: string | null, lang: string | null): Promise<S[]> {
+    if (!lang) return segments;
+    const missing = segments.filter((s) => !s.suppressed && s.text.trim() !== '' && !(lang in s.translations));
+    if (missing.length === 0 || !(await this.translator.serves(language, lang))) return segments;
+    const translated = await translateSentences(this.translator.translate.bind(this.translator), missing, language, lang);
+    const byText = new Map(translated.map((s, i) => [missing[i]!, s.translation]));
+    return segments.map((s) => (byText.has(s) ? { ...s, translations: { ...s.translations, [lang]: byText.get(s)! } } : s));
   }
 
   /**

@@ -209,7 +209,8 @@ describe('the listener page', () => {
     await page.locator('#player').waitFor({ state: 'visible' });
     await eventually(async () => expect(await statusText(page)).toMatch(/Waiting for the broadcast to start/), 60_000);
     expect(await page.getAttribute('#captions', 'aria-live')).toBe('polite');
-    expect(await page.$$eval('#lang option', (options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['en']);
+    // The spoken language first, then what translation serves (Apertium here).
+    expect(await page.$$eval('#lang option', (options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['en', 'ca', 'es', 'gl']);
 
     // The recording starts after the page opened: the broadcast's events socket tells the page to follow it.
     const grant = await startRecording(broadcast);
@@ -256,6 +257,10 @@ describe('the listener page', () => {
     expect(shot.length).toBeGreaterThan(10_000); // lines of text, not a blank page
     const captionShot = await page.locator('#captions').screenshot();
     expect(pngSize(captionShot).height).toBeGreaterThan((final.length + 1) * 20);
+
+    // Another language: the page reads the transcript again in it, and the lines read in Spanish.
+    await page.selectOption('#lang', 'es');
+    await eventually(async () => expect((await pageLines(page, next.recording.id)).map((line) => line.text).join(' ').toLowerCase()).toMatch(/metros/), 60_000, 250);
 
     expectOnlyThisServer(opened);
   }, 240_000);

@@ -209,7 +209,8 @@ class LiveAudio {
 // ---------------------------------------------------------------------------------------------------------------
 // One recording followed through its subscribe socket
 
-const lineText = (segment) => (segment.suppressed ? 'Audio unclear' : (segment.text ?? '').trim());
+/** A line as this listener reads it: in its language when the segment has that translation, else as spoken. */
+const lineText = (segment, lang) => (segment.suppressed ? 'Audio unclear' : ((lang && segment.translations?.[lang]) || segment.text || '').trim());
 
 class RecordingFollower {
   constructor(page, recording, first) {
@@ -217,6 +218,7 @@ class RecordingFollower {
     this.id = recording.recordingId;
     this.state = recording.state ?? null;
     this.lines = new Map(); // seq → <li>
+    this.segments = new Map(); // seq → what is known of the segment (its text, its translations)
     this.lastSeq = undefined; // the highest seq with a line
     this.applied = -1; // the last applied cursor
     this.synced = false; // a snapshot was applied: reconnects resume with after=
@@ -377,6 +379,9 @@ class RecordingFollower {
       case 'noop':
         if (frame.reason === 'unclear' && typeof frame.seq === 'number') this.upsert({ seq: frame.seq, suppressed: true });
         break;
+      case 'transcript.translated':
+        if (typeof frame.seq === 'number' && this.lines.has(frame.seq)) this.upsert({ seq: frame.seq, translations: frame.translations ?? {} });
+        break;
       case 'recording.state':
         this.setState(frame.state);
         if (frame.state === 'finalized') this.finish();
@@ -386,7 +391,7 @@ class RecordingFollower {
         void this.readTranscript(this.applied, false);
         break;
       default:
-        break; // transcript.sentence, translations and anything newer: the cursor moves on
+        break; // transcript.sentence and anything newer: the cursor moves on
     }
   }
 
@@ -394,7 +399,11 @@ class RecordingFollower {
   upsert(segment) {
     const seq = Number(segment.seq);
     if (!Number.isInteger(seq)) return;
-    const text = lineText(segment);
+    // A translation that arrives alone (transcript.translated) keeps the line's spoken text for a later language.
+    const known = this.segments.get(seq);
+    const merged = { ...known, ...segment, translations: { ...known?.translations, ...segment.translations } };
+    this.segments.set(seq, merged);
+    const text = lineText(merged, this.lang);
     let line = this.lines.get(seq);
     if (!line) {
       line = document.createElement('li');
