@@ -135,7 +135,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
 
   // RTMP ingest (RTMP_PORT; `off` runs none): encoders publish to it with an account's stream key (src/rtmp/server.ts).
-  const rtmp = config.rtmp.port === null ? null : await startRtmpServer({ services, config, logger });
+  // A port another process holds (a second gateway on this machine) is logged, not fatal: that one takes the encoders.
+  const rtmp = config.rtmp.port === null ? null : await startRtmpServer({ services, config, logger }).catch((error: unknown) => {
+    logger.error({ err: error, port: config.rtmp.port }, 'RTMP ingest not started: its port could not be opened (another gateway on this machine may hold it; set RTMP_PORT, or off)');
+    return null;
+  });
 
   let closed = false;
   return {

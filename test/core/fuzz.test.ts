@@ -285,6 +285,15 @@ async function send(request: FuzzRequest): Promise<{ status: number; headers: He
   return { status: response.status, headers: response.headers, text: Buffer.from(await response.arrayBuffer()).toString('utf8') };
 }
 
+/**
+ * Error bodies a protocol defines: OAuth's `{error, error_description}` at the token endpoint (429 and 503 keep the
+ * envelope), JSON-RPC's `{jsonrpc, error: {code, message}}` at the MCP endpoint.
+ */
+const PROTOCOL_ERRORS: Record<string, (body: Record<string, any>, status: number) => boolean> = {
+  '/v1/connect/token': (body, status) => status !== 429 && status !== 503 && typeof body.error === 'string' && typeof body.error_description === 'string',
+  '/v1/mcp': (body) => body.jsonrpc === '2.0' && typeof body.error?.code === 'number' && typeof body.error?.message === 'string',
+};
+
 /** The problems with one answer (empty: it is fine). */
 function judge(request: FuzzRequest, operation: Operation, answer: { status: number; headers: Headers; text: string }): string[] {
   const problems: string[] = [];
@@ -298,6 +307,8 @@ function judge(request: FuzzRequest, operation: Operation, answer: { status: num
     }
   }
   if (status >= 500 && !(status === 503 && envelope?.code === 'unavailable')) problems.push(`a ${status}${envelope?.code ? ` ${envelope.code}` : ''}`);
+  // Two routes answer in their protocol's error form instead of the envelope (README "Connect", "MCP").
+  if (envelope && PROTOCOL_ERRORS[request.path]?.(envelope, status)) envelope = null;
   if (envelope) {
     const requestId = answer.headers.get('x-request-id');
     if (envelope.defined !== true) problems.push('envelope: `defined` is not true');
