@@ -93,13 +93,27 @@ export async function inTransaction<T>(
   recordingId: string,
   change: (tx: Tx) => Promise<{ result: T; frames: PendingFrame[] }>,
 ): Promise<T> {
-  const { result, published } = await ctx.prisma.$transaction(async (tx) => {
-    const { result, frames } = await change(tx);
-    return { result, published: await appendEvents(tx, recordingId, frames) };
-  }, TX_OPTIONS);
-  publishAll(ctx.pubsub, published);
-  return result;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { result, published } = await ctx.prisma.$transaction(async (tx) => {
+        // Every writer of a recording's log takes the recording's row first: one lock order for all of them (a
+        // commit, a translation, a settled label, a pause), so they queue instead of deadlocking over its segments.
+        await tx.$queryRaw`SELECT id FROM "Recording" WHERE id = ${recordingId} FOR UPDATE`;
+        const { result, frames } = await change(tx);
+        return { result, published: await appendEvents(tx, recordingId, frames) };
+      }, TX_OPTIONS);
+      publishAll(ctx.pubsub, published);
+      return result;
+    } catch (error) {
+      // PostgreSQL may still abort one of two transactions as a write conflict; nothing of it was kept: run it again.
+      if (attempt < WRITE_CONFLICT_TRIES && (error as { code?: unknown } | null)?.code === 'P2034') continue;
+      throw error;
+    }
+  }
 }
+
+/** How often a transaction aborted as a write conflict or deadlock (Prisma P2034) is tried. */
+const WRITE_CONFLICT_TRIES = 3;
 
 /** A segment as the engine (file job or live session) hands it over, before it has a `seq`. */
 export type SegmentToCommit = Omit<CommittedSegment, 'seq' | 'decoder' | 'confidence' | 'language'> & {
