@@ -132,7 +132,14 @@ describe('translate on a live recording', () => {
     await listener.until('subscribe.updated', () => listener.frames.some((f) => f.type === 'subscribe.updated'), 10_000);
     expect(listener.frames.find((f) => f.type === 'subscribe.updated')).toMatchObject({ lang: 'ca' });
     const before = heard().length;
+    // Audio sent while paused is dropped: speak once the publisher hears that the recording is live again.
+    const statesBefore = publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state').length;
     await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/resume`, {}), 200);
+    const deadline = Date.now() + 30_000;
+    while (!publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state').slice(statesBefore).some(({ frame }) => (frame as { state?: string }).state === 'live')) {
+      if (Date.now() > deadline) throw new Error('the publisher never heard the resume');
+      await sleep(50);
+    }
     for (const chunk of sentence) publisher.sendPcm(chunk);
     await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/pause`, {}), 200);
     await listener.until('a Catalan translation', () => heard().length > before, 60_000);
