@@ -54,8 +54,6 @@ import type { TranslationService } from '../translation/service.js';
 import type { SpeechRecording, SpeechTranslation } from '../translation/speech.js';
 import { storedTranslations, translateSentences, type SpeechTranslate } from './translations.js';
 
-/** A listener who asked for no translation gets none of the stored ones. */
-const NO_LANGUAGE = '-';
 
 declare module '../core/services.js' {
   interface Services {
@@ -309,7 +307,7 @@ export class RecordingsService {
       segments: await this.withSegmentTranslations(segments
         .filter((s) => changed.has(s.seq))
         .map((s) => {
-          const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional, ...(options.listener ? storedTranslations(s, options.lang ?? NO_LANGUAGE) : storedTranslations(s)), start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
+          const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional, ...(options.listener ? storedTranslations(s, options.lang ?? null) : storedTranslations(s)), start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
           return options.listener && isUnclearSegment(segment, policy) ? { ...segment, text: '', words: [], recognizedText: null, suppressed: true as const } : segment;
         }), language, options.lang ?? null),
       speakers: speakersOf(fresh.speakers, segments),

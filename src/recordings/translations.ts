@@ -19,11 +19,15 @@ export interface SegmentTranslations {
 
 const asRecord = (value: unknown): Record<string, string> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {});
 
-/** The translations stored on a segment row, `lang` alone when given (a listener's; one no segment has gives none). */
-export function storedTranslations(segment: { translations: unknown; translationSources: unknown }, lang?: string | null): SegmentTranslations {
+/**
+ * The translations stored on a segment row: every language (`only` left out: the owner's), `only` alone (a
+ * listener's `lang`), or none (`only` null: a listener reading the spoken language).
+ */
+export function storedTranslations(segment: { translations: unknown; translationSources: unknown }, only?: string | null): SegmentTranslations {
   const translations = asRecord(segment.translations);
   const translationSources = asRecord(segment.translationSources);
-  if (!lang) return { translations, translationSources };
+  if (only === undefined) return { translations, translationSources };
+  const lang = only ?? '';
   return {
     translations: lang in translations ? { [lang]: translations[lang]! } : {},
     translationSources: lang in translationSources ? { [lang]: translationSources[lang]! } : {},
