@@ -9,6 +9,7 @@
  *
  *   workers/engine/ is a leaf (speech: audio, VAD, Whisper, decoding, streaming): it imports nothing from src/,
  *   rest/ or the rest of workers/; anything may use it as it would an npm package.
+ *   src/sdk/ (the client SDK) is a leaf too: it imports only the generated OpenAPI types (src/generated/openapi*).
  * Type-only imports count: a cycle through types is still a cycle a newcomer has to untangle.
  */
 const MODULES = '^src/(?!core/|entry/|generated/|graphql-schema\\.ts$)[^/]+/';
@@ -20,6 +21,11 @@ module.exports = {
       name: 'engine-is-a-leaf', severity: 'error',
       comment: 'The speech engine imports nothing from the gateway; its errors are its own (mapped to the envelope at the edge).',
       from: { path: '^workers/engine/' }, to: { path: '^(src|rest)/|^workers/(?!engine/)' },
+    },
+    {
+      name: 'sdk-is-a-leaf', severity: 'error',
+      comment: 'The SDK (src/sdk, shipped as `speechgate/sdk` to Node and browsers) imports nothing from the server; only the generated OpenAPI types.',
+      from: { path: '^src/sdk/' }, to: { path: '^(rest|workers)/|^src/(?!sdk/|generated/openapi)' },
     },
     {
       name: 'core-below-modules', severity: 'error',

@@ -6,6 +6,10 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { connectRoutes } from './routes/connect.js';
 import { correctionRoutes } from './routes/corrections.js';
+import { billingRoutes } from './routes/billing.js';
+import { billingPaymentRoutes } from './routes/billing-payments.js';
+import { billingSettingsRoutes } from './routes/billing-settings.js';
+import { billingStatementRoutes } from './routes/billing-statements.js';
 import { broadcastRoutes } from './routes/broadcasts.js';
 import { docsRoutes } from './routes/docs.js';
 import { graphiqlRoutes } from './routes/graphiql.js';
@@ -14,6 +18,7 @@ import { listenerRoutes } from './routes/listeners.js';
 import { listenerPageRoutes } from './routes/listener-page.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { realtimeRoutes } from './routes/realtime.js';
 import { recordingRoutes } from './routes/recordings.js';
 import { shareLinkRoutes } from './routes/share-links.js';
@@ -38,8 +43,13 @@ export const routeTable: RouteEntry[] = [
   ...rtmpRoutes,
   ...shareLinkRoutes,
   ...metaRoutes,
+  ...metricsRoutes,
   ...mcpRoutes,
   ...accountRoutes,
+  ...billingRoutes,
+  ...billingPaymentRoutes,
+  ...billingSettingsRoutes,
+  ...billingStatementRoutes,
   ...authRoutes,
   ...connectRoutes,
   ...docsRoutes,

@@ -21,12 +21,16 @@ export interface SocketRouterOptions {
 
 export interface SocketRouter {
   handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
-  close(): void;
+  /** Tells every socket the server is going away (1001) and ends those still open after `graceMs`. */
+  close(graceMs?: number): Promise<void>;
 }
 
 function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string) {
   socket.end(rawHttpAnswer(error, requestId));
 }
+
+/** How long a socket may take to close after being told the server is going away. */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 /** Client frames of a socket that declares no limit of its own (they send small JSON control frames, if any). */
 const DEFAULT_MAX_PAYLOAD = 64 * 1024;
@@ -97,8 +101,20 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
         refuseUpgrade(socket, apiError, requestId);
       }
     },
-    close() {
-      for (const server of servers.values()) for (const client of server.clients) client.terminate();
+    async close(graceMs = SHUTDOWN_GRACE_MS) {
+      // 1001 "going away": clients reconnect (to another gateway behind the balancer) and resume from their cursor.
+      const open = [...servers.values()].flatMap((server) => [...server.clients]);
+      await Promise.all(open.map((client) => new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          client.terminate();
+          resolve();
+        }, graceMs);
+        client.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        client.close(1001, 'server shutting down');
+      })));
     },
   };
 }

@@ -18,5 +18,9 @@ import './realtime/graphql.js';
 import './auth/graphql.js';
 import './voices/graphql.js';
 import './rtmp/graphql.js';
+import './billing/graphql.js';
+import './billing/settings-graphql.js';
+import './billing/payments-graphql.js';
+import './billing/statements-graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

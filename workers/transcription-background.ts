@@ -27,6 +27,7 @@ export const transcriptionWorker: BackgroundWorker = {
       engine: { model: config.models.accurate, modelsDir: config.modelsDir },
       concurrency: settings.workerConcurrency,
       sweepIntervalMs: settings.workerSweepMs,
+      metering: services.metering,
       // Summaries are written after finalize; a failure is stored on the recording, never the job's.
       afterFinalize: (recordingId) => services.summaries.afterFinalize(recordingId),
     });

@@ -22,6 +22,7 @@ import {
   dispatchQueued,
   expirePreviews,
   failJob,
+  handBackJob,
   finishTranscribing,
   openCropping,
   queueJob,
@@ -37,6 +38,7 @@ import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcr
 import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
 import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
 import type { SpeakerTurnOnMaster } from '../src/recordings/speakers.js';
+import type { Metering } from '../src/billing/metering.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -59,6 +61,8 @@ export interface TranscriptionWorkerOptions {
   concurrency: number;
   /** How often the sweeper looks for stranded jobs; 0 turns it off. */
   sweepIntervalMs?: number;
+  /** Charges file jobs as they start, finish or fail (src/billing/metering.ts); absent where nothing is billed. */
+  metering?: Metering;
   /** Told when a recording is finalized (file job `done`, live `finalized`): the summary is written (src/summaries). Never throws. */
   afterFinalize?: (recordingId: string) => void;
 }
@@ -79,8 +83,10 @@ const FETCH_PROGRESS_EVERY_MS = 500;
 
 export function startTranscriptionWorker(options: TranscriptionWorkerOptions): TranscriptionWorker {
   const queue = createTranscriptionQueue(options.queueSettings);
-  const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue: bullJobQueue(queue) };
+  const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue: bullJobQueue(queue), metering: options.metering };
   const engines = new EngineThreads({ threads: options.concurrency, engine: options.engine });
+  /** Set by close(): a job whose engine stops under it is handed back, not failed. */
+  let closing = false;
   const { prisma, logger } = options;
   const absolute = (relative: string) => mediaPath(options.dataDir, relative);
   const relative = (recordingId: string, file: string) => path.join(recordingId, file);
@@ -220,14 +226,24 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       options.afterFinalize?.(recording.id);
     } catch (error) {
       if (error instanceof StaleJob) return;
+      // This process is shutting down (its engine threads were stopped under the job): another worker goes on.
+      if (closing) {
+        await handBackJob(ctx, job.id, data.attempt);
+        return;
+      }
       await failJob(ctx, job.id, failureOf(error), data.attempt);
     }
   }
 
   // Failures are recorded on the job itself; a processor that still throws (the database gone mid-failure) is
   // logged, and the sweeper repairs the job once the database answers again.
-  const run = (handler: (data: TranscriptionJobData) => Promise<void>) => (bullJob: Bull.Job<TranscriptionJobData>) =>
-    handler(bullJob.data).catch((error) => logger.error({ bullJob: bullJob.id, error: String(error) }, 'transcription job processor failed'));
+  const running = new Set<Promise<void>>();
+  const run = (handler: (data: TranscriptionJobData) => Promise<void>) => (bullJob: Bull.Job<TranscriptionJobData>) => {
+    const processing = handler(bullJob.data).catch((error) => logger.error({ bullJob: bullJob.id, error: String(error) }, 'transcription job processor failed'));
+    running.add(processing);
+    void processing.finally(() => running.delete(processing));
+    return processing;
+  };
   void queue.process('transcribe', options.concurrency, run(processTranscribe));
   void queue.process('fetch', 2, run(processFetch));
   void queue.process('prepare', 2, run(processPrepare));
@@ -296,10 +312,16 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   return {
     sweep: () => runSweep(),
     async close() {
+      // Graceful: take no new work here, stop the engine threads (a running file job is handed back to the queue
+      // for another worker, not failed), then wait for the processors to return.
+      closing = true;
       if (timer) clearInterval(timer);
       await sweeping;
-      await queue.close();
+      await queue.pause(true, true);
       await engines.close();
+      // The processors whose engine stopped hand their jobs back now, while the database is still open.
+      await Promise.all([...running]);
+      await queue.close();
     },
   };
 }

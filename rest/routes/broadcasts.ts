@@ -30,6 +30,7 @@ import { grantSchema, recordingSchema } from './recordings.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { captureSourceSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
+import { liveCreationRefusals } from './billing.js';
 
 const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
 const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove it; only its hash is kept.' };
@@ -229,7 +230,7 @@ export const broadcastRoutes: RouteEntry[] = [
       },
     },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
-    errors: [
+    errors: [...liveCreationRefusals, 
       { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` `audioSource`).' },
       invalid('A field other than `scriptText` and `audioSource`, or a script over 100,000 characters'),
       { status: 409, code: 'conflict', description: 'Another device is recording this broadcast: `details.takeover` names the recording and the publish-token route to take it over.' },

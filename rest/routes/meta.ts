@@ -1,7 +1,74 @@
-/** Meta routes: liveness, language lists, realtime capabilities. */
+/** Meta routes: liveness, readiness, language lists, realtime capabilities. */
 import { HealthDocument, LanguagesDocument, RealtimeCapabilitiesDocument } from '../../src/generated/graphql.js';
+import type { Context } from '../../src/core/context.js';
+import { requestRedis } from '../../src/core/redis-client.js';
 import { ref } from '../schemas.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
+
+/** Longest one readiness check may take: a probe that hangs is a failed probe. */
+const READY_CHECK_TIMEOUT_MS = 2_000;
+
+interface CheckResult {
+  ok: boolean;
+  ms: number;
+  error?: string;
+  [detail: string]: unknown;
+}
+
+/** Runs one check within READY_CHECK_TIMEOUT_MS: its details when it passes, its error message when it fails. */
+async function timedCheck(check: () => Promise<Record<string, unknown>>): Promise<CheckResult> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${READY_CHECK_TIMEOUT_MS} ms`)), READY_CHECK_TIMEOUT_MS);
+  });
+  try {
+    const details = await Promise.race([check(), timeout]);
+    return { ok: true, ms: Math.round(performance.now() - started), ...details };
+  } catch (error) {
+    return { ok: false, ms: Math.round(performance.now() - started), error: (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Redis answers PING on a connection of its own (the shared clients queue commands through an outage instead). */
+async function pingRedis(redisUrl: string): Promise<Record<string, unknown>> {
+  const client = requestRedis(redisUrl, { name: 'readiness', timeoutMs: READY_CHECK_TIMEOUT_MS, lazyConnect: true });
+  try {
+    await client.ping();
+    return {};
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * Database, Redis and the speech models, checked at once. The models check reads both configured models' language
+ * lists (cached once read), and says whether this process's engine has loaded one or last failed to.
+ */
+async function readiness(ctx: Context) {
+  const [database, redis, models] = await Promise.all([
+    timedCheck(async () => {
+      await ctx.prisma.$queryRaw`SELECT 1`;
+      return {};
+    }),
+    timedCheck(() => pingRedis(ctx.config.redisUrl)),
+    timedCheck(async () => {
+      const languages = await ctx.services.capabilities.transcriptionLanguages();
+      const engine = ctx.services.realtime.runtime.engine;
+      const failure = engine.unavailable();
+      if (failure) throw failure;
+      return { languages: languages.length, loaded: engine.loadedEngine() !== null };
+    }),
+  ]);
+  return { ready: database.ok && redis.ok && models.ok, checks: { database, redis, models } };
+}
+
+const checkSchema = {
+  type: 'object', required: ['ok', 'ms'],
+  properties: { ok: { type: 'boolean' }, ms: { type: 'integer' }, error: { type: 'string', description: 'Why the check failed.' } },
+};
 
 export const metaRoutes: RouteEntry[] = [
   graphqlRoute({
@@ -15,6 +82,34 @@ export const metaRoutes: RouteEntry[] = [
       schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] }, version: { type: 'string' }, time: { type: 'string', format: 'date-time' } } },
     },
   }),
+  {
+    method: 'get', path: '/v1/health/ready', operationId: 'getReadiness', tags: ['meta'],
+    summary: 'Readiness: the database, Redis and the speech models, each checked now.',
+    description: 'For a load balancer or orchestrator deciding whether to send traffic here. 200 when every check passes; 503 with the same body, `ready: false`, when one fails (its `error` says why). Liveness is GET /v1/health.',
+    auth: { mode: 'public', scopes: [] },
+    response: {
+      status: 200, description: 'Every check passed (503 with the same shape when one failed).',
+      schema: {
+        type: 'object', required: ['ready', 'checks'],
+        properties: {
+          ready: { type: 'boolean' },
+          checks: {
+            type: 'object', required: ['database', 'redis', 'models'],
+            properties: {
+              database: checkSchema,
+              redis: checkSchema,
+              models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' }, loaded: { type: 'boolean', description: 'This process\'s engine has loaded a model (it loads on first use).' } } },
+            },
+          },
+        },
+      },
+    },
+    handler: async (_req, res, ctx) => {
+      const answer = await readiness(ctx);
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(answer.ready ? 200 : 503).json(answer);
+    },
+  },
   graphqlRoute({
     method: 'get', path: '/v1/languages', operationId: 'listLanguages', tags: ['meta'],
     summary: 'Transcription, translation and voice language lists with picker metadata.',

@@ -10,6 +10,7 @@ import { LATENCY_MODES } from '../../src/realtime/options.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
 import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';
+import { liveCreationRefusals } from './billing.js';
 
 const languageCode = { type: 'string', description: 'A language code from `GET /v1/realtime/capabilities` `languages`.' };
 
@@ -81,7 +82,7 @@ export const realtimeRoutes: RouteEntry[] = [
       status: 201, description: 'The session.',
       schema: { type: 'object', required: ['sessionId', 'streamUrl', 'expiresAt'], properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
     },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A session option is invalid (a language the model does not know, `speakerLabels` `on` while no diarization model is installed, an unknown field); the message and `details.field` name it.' }],
+    errors: [...liveCreationRefusals, { status: 400, code: 'invalid_options', description: 'A session option is invalid (a language the model does not know, `speakerLabels` `on` while no diarization model is installed, an unknown field); the message and `details.field` name it.' }],
     document: CreateRealtimeSessionDocument,
     // The caller and the options are checked on the raw body first (the same checks the mutation makes), so a
     // bad field is refused by name rather than coerced (GraphQL would read `translate: "de"` as `["de"]`).

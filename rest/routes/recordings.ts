@@ -37,6 +37,7 @@ import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
 import { INT32_MAX, intParam, single } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { liveCreationRefusals } from './billing.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener (`POST /v1/listen/{code}/token`); a public broadcast\'s listener sends nothing.' };
@@ -329,7 +330,7 @@ export const recordingRoutes: RouteEntry[] = [
     result: (data) => ({ status: 201, body: data.startRecording }),
     request: { required: false, schema: { type: 'object', nullable: true, additionalProperties: false, properties: { scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' } } } },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
-    errors: [
+    errors: [...liveCreationRefusals, 
       { status: 404, code: 'not_found', description: 'No such transcription in this account.' },
       { status: 400, code: 'invalid_options', description: 'A field other than `scriptText`, or a script over 100,000 characters; `details.field` names it.' },
       { status: 409, code: 'conflict', description: 'Another device is recording this transcription: `details.takeover` names the recording and the publish-token route to take it over.' },

@@ -6,7 +6,8 @@
 import type { Request, Response } from 'express';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import { ApiError, errors } from '../../src/core/errors.js';
-import type { Context } from '../../src/core/context.js';
+import { baseUrlOf, type Context } from '../../src/core/context.js';
+import { actorOf, type Actor } from '../../src/billing/service.js';
 import {
   ArchiveTranscriptionDocument,
   CreateLiveTranscriptionDocument,
@@ -32,6 +33,7 @@ import { useJsonBody } from '../middleware/json-body.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
 import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { shareLinkSchema } from './share-links.js';
+import { creationRefusals } from './billing.js';
 
 /** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
 const MULTIPART_SLACK_BYTES = 64 * 1024;
@@ -184,7 +186,7 @@ function parseOptionsPart(value: string): unknown {
  * streamed into storage as it arrives; the Idempotency-Key is claimed once the whole body is read, with a
  * fingerprint of the options and of the file's bytes.
  */
-async function createFromMultipart(req: Request, res: Response, ctx: Context, actor: { accountId: string; principalId: string }, target: CreateTarget): Promise<TranscriptionView | null> {
+async function createFromMultipart(req: Request, res: Response, ctx: Context, actor: Actor, target: CreateTarget): Promise<TranscriptionView | null> {
   const service = ctx.services.transcriptions;
   const body = await readMultipart(req, {
     fields: ['options'],
@@ -209,7 +211,8 @@ async function createFromMultipart(req: Request, res: Response, ctx: Context, ac
     if (upload) await service.discardUpload(upload);
     throw error;
   }
-  return target.into === 'recording' ? service.uploadRecording(actor, target.transcriptionId, options, upload) : service.create(actor, options, upload);
+  const baseUrl = baseUrlOf(ctx);
+  return target.into === 'recording' ? service.uploadRecording(actor, target.transcriptionId, options, upload, baseUrl) : service.create(actor, options, upload, baseUrl);
 }
 
 /** What a create body makes: a new transcription, or a recording uploaded into a live one. */
@@ -222,7 +225,7 @@ type CreateTarget = { into: 'transcription' } | { into: 'recording'; transcripti
 function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['handler'] {
   return async (req, res, ctx, run) => {
     const identity = requireScope(ctx, 'write');
-    const actor = { accountId: identity.account.id, principalId: identity.principal.id };
+    const actor = actorOf(identity);
     const target = targetOf(req);
     let created: { id: string } | null;
     if (req.is('multipart/form-data')) {
@@ -289,6 +292,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     request: fileOrLinkRequest('A file: `multipart/form-data` with an optional `options` part (CreateTranscription as JSON, before the file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.', createOptionsSchema, createFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
     errors: [
+      ...creationRefusals,
       { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown field, a blank `name` or one over 300 characters, `endS` not after `startS`, a window with `crop`, no `url` without a file, an `options` part or JSON body that is an array or a scalar (`details.field` `options`; null counts as `{}`), a part other than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) (`details.problem` `link_refused`).' },
       ...fileOrLinkErrors,
     ],
@@ -304,6 +308,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     request: fileOrLinkRequest('As `POST /v1/transcriptions`, without `shareLink`.', uploadOptionsSchema, uploadFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the new recording.', schema: transcriptionSchema },
     errors: [
+      ...creationRefusals,
       notFound,
       { status: 400, code: 'invalid_options', description: 'A field is invalid, as for `POST /v1/transcriptions` (`shareLink` is not a field here); `details.field` names it.' },
       { status: 409, code: 'invalid_state', description: 'A file or link transcription (it has its one recording), or an archived one.' },

@@ -94,7 +94,8 @@ export const BroadcastPageType = builder.objectRef<BroadcastPage>('BroadcastPage
   }),
 });
 
-const actorOf = (ctx: Context) => ({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id });
+/** The acting principal, with its kind (billing's usage source of the recordings it starts). */
+const actorOf = (ctx: Context) => ({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id, principalKind: ctx.identity!.principal.kind });
 
 builder.queryFields((t) => ({
   broadcasts: t.field({

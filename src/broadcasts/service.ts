@@ -13,6 +13,7 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
+import type { Actor } from '../billing/service.js';
 import { parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage } from '../recordings/live.js';
 import { withoutConfidencePolicy } from '../recordings/confidence.js';
 import { recordingView } from '../recordings/service.js';
@@ -325,7 +326,7 @@ export class BroadcastsService {
    * stream (`{kind: 'stream', url}`), which the server pulls, so the grant has no `streamUrl`; an id that is not one
    * of this broadcast's sources is 404 naming it.
    */
-  async startRecording(actor: { accountId: string; principalId: string }, broadcastId: string, body: unknown, baseUrl: string): Promise<RecordingGrant> {
+  async startRecording(actor: Actor, broadcastId: string, body: unknown, baseUrl: string): Promise<RecordingGrant> {
     const { audioSourceId } = parseBroadcastStart(body);
     const transcriptionId = newId('trn');
     return this.liveRecordings.start(actor, transcriptionId, body, baseUrl, {

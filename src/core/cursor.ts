@@ -53,3 +53,19 @@ export async function pageByLifecycle<T extends { createdAt: Date; id: string }>
   const rows = streams.flatMap((each) => each.slice(0, limit)).sort(newestFirst).filter((row) => !bound || newestFirst(row, bound) <= 0);
   return { rows, nextCursor: bound ? encodeCursor(bound) : null };
 }
+
+/**
+ * One page of a plain newest-first listing: checks `limit` (1..LIST_MAX, default LIST_DEFAULT) and `cursor`, reads
+ * `limit + 1` rows after the cursor (ordered newest first by `fetch`) to know whether a next page follows.
+ */
+export async function pageNewestFirst<T extends { createdAt: Date; id: string }>(
+  query: { cursor?: string | null; limit?: number | null },
+  fetch: (after: { OR?: ReturnType<typeof afterCursor> }, take: number) => Promise<T[]>,
+): Promise<{ rows: T[]; nextCursor: string | null }> {
+  const limit = query.limit ?? LIST_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  const rows = await fetch(query.cursor ? { OR: afterCursor(query.cursor) } : {}, limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { rows: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}

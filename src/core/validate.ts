@@ -12,3 +12,11 @@ export function optionalNumber(input: Record<string, unknown>, field: string, pr
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw errors.invalidOptions(`${prefix}${field} must be a number of seconds at or above 0, or null.`, { field: `${prefix}${field}` });
   return value;
 }
+
+/** A JSON object body holding only `fields`; otherwise 422 `invalid_body` naming `body` or the first unknown field. */
+export function bodyWithFields(body: unknown, fields: readonly string[], shape: string): Record<string, unknown> {
+  if (!isObject(body)) throw errors.invalidBody(`The body must be ${shape}.`, { field: 'body' });
+  const unknown = Object.keys(body).find((key) => !fields.includes(key));
+  if (unknown) throw errors.invalidBody(`Unknown field: ${unknown}.`, { field: unknown });
+  return body;
+}

@@ -20,7 +20,7 @@
  * stays cleared for the segment (a reader asking for `lang` translates the sentence on demand).
  */
 import { Prisma } from '../generated/prisma/client.js';
-import { decodeCursor, encodeCursor, afterCursor } from '../core/cursor.js';
+import { pageNewestFirst } from '../core/cursor.js';
 import { ApiError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Identity } from '../core/identity/identity.js';
@@ -92,8 +92,6 @@ interface SegmentText {
 
 const MAX_ITEMS = 500;
 const MAX_TEXT = 5_000;
-const LIST_DEFAULT = 50;
-const LIST_MAX = 500;
 
 export function correctionView(row: CorrectionRow): CorrectionView {
   const stands = row.revertedAt === null;
@@ -471,17 +469,12 @@ export class CorrectionsService {
   /** A recording's corrections, newest first, paged with `cursor`. */
   async list(accountId: string, recordingId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{ corrections: CorrectionView[]; nextCursor: string | null }> {
     await this.ownedRecording(accountId, recordingId);
-    const limit = query.limit ?? LIST_DEFAULT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
-    if (query.cursor) decodeCursor(query.cursor);
-    const rows = await this.deps.prisma.correction.findMany({
-      where: { recordingId, ...(query.cursor ? { OR: afterCursor(query.cursor) } : {}) },
+    const page = await pageNewestFirst(query, (after, take) => this.deps.prisma.correction.findMany({
+      where: { recordingId, ...after },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit + 1,
-    });
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { corrections: page.map(correctionView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+      take,
+    }));
+    return { corrections: page.rows.map(correctionView), nextCursor: page.nextCursor };
   }
 
   /** Undoes one correction: its segment reads as it did before it; `transcript.corrected` goes out again. */

@@ -7,6 +7,8 @@
  *   create-user <accountId> <email>                                                a person of the built-in issuer + a token
  *   user-token <userId>                                                            a fresh access token for that person
  *   suspend <accountId> | unsuspend <accountId>
+ *   billing-credit <accountId> <dollars> [description]                            credit added (or taken back, negative) by hand
+ *   billing-plan <accountId> <planId>                                              move an account to a plan of the plans file
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config/index.js';
@@ -14,6 +16,7 @@ import { openDatabase } from '../core/db/index.js';
 import { EmbeddedDatabaseInUseError } from '../core/db/embedded.js';
 import { LOCAL_ISSUER } from '../core/identity/jwt.js';
 import { createServices } from './services.js';
+import { assignPlan, grantCredit } from '../billing/operator.js';
 import type { PubSub } from '../core/pubsub.js';
 
 const { positionals, values } = parseArgs({
@@ -65,12 +68,32 @@ try {
       await services.accounts.setSuspended(required(args[0], 'accountId'), command === 'suspend');
       console.log(`${command}ed`);
       break;
+    case 'billing-credit': {
+      const dollars = Number(required(args[1], 'dollars'));
+      const cents = Math.round(dollars * 100);
+      if (!Number.isFinite(dollars) || Math.abs(cents - dollars * 100) > 1e-6) throw new Error('<dollars> must be an amount with at most two decimals');
+      const after = await grantCredit(db.prisma, billingOn(), required(args[0], 'accountId'), cents, args[2] ?? (cents > 0 ? 'Credit added by the operator' : 'Credit taken back by the operator'));
+      console.log(JSON.stringify({ balance: after / 100 }));
+      break;
+    }
+    case 'billing-plan':
+      await assignPlan(db.prisma, billingOn(), required(args[0], 'accountId'), required(args[1], 'planId'));
+      console.log('moved');
+      break;
     default:
-      console.error('usage: npm run admin -- create-account <name> [--scopes read,write] [--expires <RFC 3339>] | create-key <accountId> | revoke-key <id> | create-user <accountId> <email> | user-token <userId> | suspend|unsuspend <accountId>');
+      console.error('usage: npm run admin -- create-account <name> [--scopes read,write] [--expires <RFC 3339>] | create-key <accountId> | revoke-key <id> | create-user <accountId> <email> | user-token <userId> | suspend|unsuspend <accountId> | billing-credit <accountId> <dollars> [description] | billing-plan <accountId> <planId>');
       process.exitCode = 1;
   }
 } finally {
   await db.close();
+}
+
+function billingOn() {
+  if (!config.billing.enabled) {
+    console.error('billing is off: set BILLING_CONFIG to the plans file');
+    process.exit(1);
+  }
+  return config.billing;
 }
 
 function required(value: string | undefined, name: string): string {

@@ -29,6 +29,7 @@ import { createRestRouter } from '../../rest/router.js';
 import { createSocketRouter } from '../../rest/sockets.js';
 import { answerClientError, errorHandler } from '../../rest/envelope.js';
 import { newRequestId, useRequestId } from '../../rest/middleware/request-id.js';
+import { useHttpMetrics } from '../../rest/middleware/http-metrics.js';
 import { credentialSourceOf, judgeCredential, useIdentity } from '../../rest/middleware/identity.js';
 import { useRateLimit } from '../../rest/middleware/rate-limit.js';
 import { useIdempotency } from '../../rest/middleware/idempotency.js';
@@ -46,6 +47,9 @@ export interface AppOptions {
   /** Per-field GraphQL limits (default: `fieldRateLimits` of src/core/plugins/use-field-rate-limits.ts). */
   fieldRateLimits?: ConfigByField[];
 }
+
+/** How long requests in flight may take to finish once the server is shutting down. */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 export interface App {
   config: Config;
@@ -104,6 +108,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.locals.routes = routes;
   app.set('trust proxy', 'loopback');
   app.set('json spaces', 0);
+  app.use(useHttpMetrics());
   app.use(useRequestId());
   app.use(useIdentity(services.auth.resolver));
   app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
@@ -123,6 +128,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Uploads of long recordings over slow links outlast Node's 5-minute default for a whole request; idle sockets are
   // still cut by the headers and keep-alive timeouts.
   server.requestTimeout = 0;
+  // An idle keep-alive connection is closed by the client (undici: 4 s) or the load balancer in front (often 60 s)
+  // before the server closes it: a server that closes first races the client's next request on that connection, which
+  // then fails with ECONNRESET (seen when a busy event loop delays both sides' timers).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const restSockets = createSocketRouter({ routes, logger, contextFor: async (req) => contextFrom(await stateForSocket(req)) });
   server.on('upgrade', (req, socket, head) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname === '/graphql') graphql.handleUpgrade(req, socket, head);
@@ -157,10 +167,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       closed = true;
       for (const { worker } of running.reverse()) await worker.stop().catch((error) => logger.warn({ err: error }, 'worker did not stop cleanly'));
       await rtmp?.close().catch((error: unknown) => logger.warn({ err: error }, 'RTMP server did not stop cleanly'));
-      await graphql.close();
-      restSockets.close();
-      server.closeAllConnections?.();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Graceful: no new connections; sockets told (1001) and given a moment to close; requests in flight may finish
+      // within the grace, idle keep-alive connections are closed at once; what is left after it is cut.
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections?.();
+      await Promise.all([graphql.close(), restSockets.close()]);
+      const cut = setTimeout(() => server.closeAllConnections?.(), SHUTDOWN_GRACE_MS);
+      await drained;
+      clearTimeout(cut);
       // Services holding resources of their own (engine threads, queues) expose close().
       await closeServices(services, (error, name) => logger.warn({ err: error, service: name }, 'service did not close cleanly'));
       await pubsub.close();

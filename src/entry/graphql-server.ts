@@ -18,6 +18,7 @@ import { useApiErrorCodes, useApiErrorMasking } from '../core/plugins/use-api-er
 import { useFieldRateLimits } from '../core/plugins/use-field-rate-limits.js';
 import { useTextInput } from '../core/plugins/use-text-input.js';
 import { useQueryLimits } from '../core/plugins/use-query-limits.js';
+import { useMetrics } from '../core/plugins/use-metrics.js';
 import { renderGraphiQLPage } from '../core/graphiql.js';
 import { requestBaseUrl } from '../core/base-url.js';
 import type { GraphQLSettings } from '../core/config/graphql.js';
@@ -57,6 +58,7 @@ export function createGraphQLServer(options: GraphQLServerOptions): GraphQLServe
     plugins: [
       useApiErrorCodes(),
       useTextInput(),
+      useMetrics(),
       useFieldRateLimits({ store: options.rateLimitStore, limits: options.fieldRateLimits }),
       ...useQueryLimits(options.settings),
     ],

@@ -32,17 +32,26 @@ import { lazyVoiceTrainingQueue } from '../../workers/voice-training.js';
 import { VoiceTracksService } from '../recordings/voice-tracks.js';
 import { lazyVoiceRenderQueue } from '../../workers/voice-render.js';
 import { RtmpService } from '../rtmp/service.js';
+import { BillingService } from '../billing/service.js';
+import { Metering } from '../billing/metering.js';
+import { LowBalanceAlerts } from '../billing/alerts.js';
+import { createPaymentProvider, PaymentsService } from '../billing/payments/service.js';
+import { RedisHourlyLimiter } from '../core/hourly-limiter.js';
+import { createLogger } from '../core/logger.js';
 
 export function createServices(deps: ServiceDeps): Services {
   const capabilities = new CapabilitiesService(deps);
   const shareLinks = new ShareLinksService(deps);
-  const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
+  // Prepaid credit (off unless BILLING_CONFIG): admission at every creation point, metering, payments.
+  const billing = new BillingService(deps, new RedisHourlyLimiter({ redisUrl: deps.config.redisUrl, prefix: deps.config.redisPrefix }));
+  const metering = new Metering(deps, billing);
+  const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }), metering);
   const translation = new TranslationService(deps);
   // Languages broadcast listeners read recordings in: new pairs limited per network, translated live once asked.
   const listenerLanguages = new ListenerLanguages({ redisUrl: deps.config.redisUrl, prefix: deps.config.redisPrefix, pairsPerHour: deps.config.rateLimit.listenerTranslationPairsPerHour });
-  const realtime = new RealtimeService(deps, capabilities, translation);
-  const transcriptions = new TranscriptionsService(deps, capabilities, jobs);
-  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue, translation.translate.bind(translation), listenerLanguages);
+  const realtime = new RealtimeService(deps, capabilities, translation, metering);
+  const transcriptions = new TranscriptionsService(deps, capabilities, jobs, metering);
+  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue, translation.translate.bind(translation), listenerLanguages, metering);
   const listenerAccess = new ListenerAccess(deps);
   // The English pivot: sentences read again from their audio (Whisper's speech→English) on the accurate model,
   // on the realtime engine threads when they run it.
@@ -59,7 +68,16 @@ export function createServices(deps: ServiceDeps): Services {
   // voice (settings.voiceByLang) speaks with its fitted style while it is usable.
   const voiceTracks = new VoiceTracksService(deps, recordings, (texts, from, to) => translation.translate(texts, from, to), (from, to) => translation.serves(from, to), lazyVoiceRenderQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }), (accountId, id) => voices.usableStyle(accountId, id));
   const accounts = new AccountsService(deps);
+  // Low-balance alert emails: told of every fall of a balance, one email per fall to the account's threshold.
+  new LowBalanceAlerts(deps, billing).listen();
+  // Checkouts, subscriptions, cards, auto top-up: through the provider the plans file names (Stripe or manual).
+  const payments = new PaymentsService(deps, billing, createPaymentProvider(billing.settings), billing.hourly, createLogger(deps.config.logLevel));
+  // A fall of the balance to the account's auto top-up threshold charges its card (at most perDay a day).
+  billing.onBalanceFell((accountId) => payments.autoTopUp(accountId, 'threshold'));
   return {
+    billing,
+    metering,
+    payments,
     jobs,
     transcriptions,
     broadcasts: new BroadcastsService(deps, transcriptions, liveRecordings),

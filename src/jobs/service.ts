@@ -16,6 +16,7 @@ import { isObject, optionalNumber } from '../core/validate.js';
 import type { ServiceDeps } from '../core/services.js';
 import { commitSegment, inTransaction, TX_OPTIONS, type PendingFrame, type SegmentToCommit, type Tx } from '../recordings/events.js';
 import type { JobQueue } from './queue.js';
+import type { Metering } from '../billing/metering.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -41,6 +42,8 @@ export interface JobsContext {
   prisma: PrismaClient;
   pubsub: Pick<PubSub, 'publish'>;
   queue: JobQueue;
+  /** Charges the moves open, settle and void (src/billing/metering.ts); absent where nothing is billed. */
+  metering?: Metering;
 }
 
 type JobRow = Prisma.JobGetPayload<{}>;
@@ -123,10 +126,20 @@ export async function beginTranscribing(ctx: JobsContext, jobId: string, attempt
     });
     if (!moved.count) return { result: null, frames: [] };
     const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
-    return { result: job, frames: [stateFrame(job, { queue: null })] };
+    // The charge opens as the job starts; a file costing more than the account can spend fails instead, uncharged.
+    const charge = await ctx.metering?.openFile(tx, job);
+    if (charge?.refused) {
+      const failed = await tx.job.update({ where: { id: jobId }, data: { state: 'failed', error: charge.refused.message, errorCode: charge.refused.code, finishedAt: new Date() } });
+      await tx.recording.update({ where: { id: recordingId }, data: { state: 'ended' } });
+      return { result: { job: failed, started: false, charge }, frames: [stateFrame(failed)] };
+    }
+    return { result: { job, started: true, charge }, frames: [stateFrame(job, { queue: null })] };
   });
-  if (begun) await announceQueuePositions(ctx, begun.accountId);
-  return begun !== null;
+  if (!begun) return false;
+  if (begun.charge) await ctx.metering?.after(begun.job.accountId, begun.charge.metered);
+  if (begun.started) await announceQueuePositions(ctx, begun.job.accountId);
+  else await dispatchQueued(ctx, begun.job.accountId);
+  return begun.started;
 }
 
 /** Sends each still-queued job of the account a `job.progress` frame with its new queue position (not durable: positions are derived). */
@@ -171,6 +184,23 @@ async function recordingOf(prisma: PrismaClient, jobId: string): Promise<string>
   return job.recordingId;
 }
 
+/**
+ * A worker shutting down gives its running job back instead of failing it: `transcribing` → `queued` (its place in
+ * the line kept), then admitted again for another worker, which resumes after the last committed segment. Its charge
+ * stays open (the next run finds it and charges nothing twice).
+ */
+export async function handBackJob(ctx: JobsContext, jobId: string, attempt: number): Promise<boolean> {
+  const recordingId = await recordingOf(ctx.prisma, jobId);
+  const handed = await inTransaction(ctx, recordingId, async (tx) => {
+    const moved = await tx.job.updateMany({ where: { id: jobId, state: 'transcribing', attempts: attempt }, data: { state: 'queued', startedAt: null } });
+    if (!moved.count) return { result: null, frames: [] };
+    const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
+    return { result: job, frames: [stateFrame(job, { queue: { position: await queuePosition(tx, job) } })] };
+  });
+  if (handed) await dispatchQueued(ctx, handed.accountId);
+  return handed !== null;
+}
+
 /** Ends a job `failed` with a message and, when machine-readable, a code; frees its slot for the next. */
 export async function failJob(ctx: JobsContext, jobId: string, error: { message: string; code: string | null }, attempt?: number): Promise<boolean> {
   const recordingId = await recordingOf(ctx.prisma, jobId);
@@ -184,6 +214,8 @@ export async function failJob(ctx: JobsContext, jobId: string, error: { message:
       data: { state: 'failed', error: error.message, errorCode: error.code, finishedAt: new Date() },
     });
     await tx.recording.update({ where: { id: recordingId }, data: { state: 'ended' } });
+    // What the failed run was charged comes back (a retry opens a new charge); credit still held is released.
+    await ctx.metering?.voidFile(tx, recordingId, 'the transcription failed');
     return { result: updated, frames: [stateFrame(updated)] };
   });
   if (failed) await dispatchQueued(ctx, failed.accountId);
@@ -314,7 +346,7 @@ export async function finishTranscribing(
   outcome: { totalS: number; segmentsDone: number; spokenLanguage: string | null; language: string | null; model: string; beamSize: number },
 ): Promise<void> {
   const { totalS, segmentsDone } = outcome;
-  await inTransaction(ctx, job.recordingId, async (tx) => {
+  const settled = await inTransaction(ctx, job.recordingId, async (tx) => {
     const updated = await tx.job.updateMany({
       where: { id: job.id, state: 'transcribing', attempts: job.attempt },
       data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone } },
@@ -322,9 +354,12 @@ export async function finishTranscribing(
     if (!updated.count) return { result: null, frames: [] };
     // The summary is written next (src/summaries): pending from this moment, so it never reads as missing.
     await tx.recording.update({ where: { id: job.recordingId }, data: { state: 'finalized', spokenLanguage: outcome.spokenLanguage, summaryState: 'pending', summaryAt: new Date() } });
+    // Settled at the exact length transcribed (at least the minimum billed).
+    const metered = await ctx.metering?.settleFile(tx, job.recordingId, totalS);
     const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
-    return { result: null, frames: [stateFrame(done, { language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize })] };
+    return { result: metered ?? null, frames: [stateFrame(done, { language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize })] };
   });
+  if (settled) await ctx.metering?.after(job.accountId, settled);
   await dispatchQueued(ctx, job.accountId);
 }
 
@@ -358,10 +393,11 @@ export class JobsService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly queue: JobQueue,
+    private readonly metering?: Metering,
   ) {}
 
   get context(): JobsContext {
-    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub, queue: this.queue };
+    return { prisma: this.deps.prisma, pubsub: this.deps.pubsub, queue: this.queue, metering: this.metering };
   }
 
   async close(): Promise<void> {

@@ -37,6 +37,7 @@ export class RealtimeRuntime {
     gatewayConfig: GatewayConfigPart,
     log?: RealtimeSocketDeps['log'],
     private readonly translation: { translate?: LiveSessionDeps['translate']; translationTargets?: () => readonly string[] | undefined } = {},
+    meter?: LiveSessionDeps['meter'],
   ) {
     this.config = realtimeConfig(gatewayConfig);
     this.engine = new EngineThreads({
@@ -47,7 +48,7 @@ export class RealtimeRuntime {
     this.admission = new Admission(this.config.maxSessions, this.config.maxWaiting);
     const { key, source } = realtimeSigningKey({ realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir });
     this.signer = new SessionTokenSigner(key);
-    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), translate: translation.translate, log });
+    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), translate: translation.translate, log, meter });
     if (source === 'DATA_DIR') {
       log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will refuse them.');
     }

@@ -12,6 +12,10 @@ import type { Identity } from '../core/identity/identity.js';
 import type { CapabilitiesService, CapabilityProvider } from '../meta/service.js';
 import type { Closable, ServiceDeps } from '../core/services.js';
 import type { TranslationService } from '../translation/service.js';
+import type { SessionMeter } from './session.js';
+import { actorOf } from '../billing/service.js';
+import type { Metering } from '../billing/metering.js';
+import { TX_OPTIONS } from '../recordings/events.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -28,6 +32,9 @@ export interface CreateSessionResponse {
 /** How old the translation targets the options are checked against may be. */
 const TARGETS_FRESH_MS = 60_000;
 
+/** How a realtime session's charge is named in the usage report. */
+const SESSION_CHARGE_NAME = 'Realtime session';
+
 const NEEDS_API_KEY = 'Creating a realtime session needs an API key: send "Authorization: Bearer <API key>".';
 
 export class RealtimeService implements Closable {
@@ -41,6 +48,8 @@ export class RealtimeService implements Closable {
     private readonly deps: ServiceDeps,
     capabilities: CapabilitiesService,
     private readonly translation?: Pick<TranslationService, 'translate' | 'targets'>,
+    /** Admits sessions against the account's credit and meters their audio (src/billing); absent: free. */
+    private readonly metering?: Metering,
   ) {
     capabilities.register(this.capabilityProvider());
   }
@@ -53,7 +62,7 @@ export class RealtimeService implements Closable {
       this.runtimeInstance = new RealtimeRuntime(this.deps.config, (level, message, fields = {}) => logger[level](fields, message), {
         translate: this.translation ? this.translation.translate.bind(this.translation) : undefined,
         translationTargets: () => this.translationTargets,
-      });
+      }, this.sessionMeter());
     }
     return this.runtimeInstance;
   }
@@ -79,6 +88,15 @@ export class RealtimeService implements Closable {
     if (this.translation && this.translationTargets === undefined) await this.refreshTranslationTargets();
     const identity = this.checkSession(caller, body);
     const created = this.runtime.createSession(identity.account.id, body);
+    // Admitted with its charge opened before the token is handed out: a refusal leaves nothing usable behind.
+    const metering = this.metering;
+    if (metering?.billing.enabled) {
+      await this.deps.prisma.$transaction(async (tx) => {
+        const creator = actorOf(identity);
+        await metering.billing.admit(tx, creator, { kind: 'live', workId: created.sessionId }, baseUrl);
+        await metering.openSession(tx, created.sessionId, creator, SESSION_CHARGE_NAME);
+      }, TX_OPTIONS);
+    }
     return {
       sessionId: created.sessionId,
       streamUrl: `${baseUrl.replace(/^http/, 'ws')}${created.socketPath}`,
@@ -98,6 +116,16 @@ export class RealtimeService implements Closable {
     requireScope(caller, 'write', NEEDS_API_KEY);
     parseSessionOptions(body, this.runtime.optionRules());
     return identity;
+  }
+
+  /** What this process's realtime sessions tell billing (nothing with billing off). */
+  private sessionMeter(): SessionMeter | undefined {
+    const metering = this.metering;
+    if (!metering?.billing.enabled) return undefined;
+    return {
+      audio: (sessionId, receivedS) => metering.meterSession(sessionId, receivedS),
+      ended: (sessionId, receivedS, ran) => metering.settleSession(sessionId, receivedS, ran),
+    };
   }
 
   /** Fills the realtime part of `GET /v1/realtime/capabilities` from the engine. */

@@ -17,6 +17,7 @@ import type { SlotLease, Admission } from './admission.js';
 import type { RealtimeConfig } from './config.js';
 import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
 import type { SessionClaims } from './session-token.js';
+import { commitLatency, realtimeFactor } from '../core/metrics.js';
 
 const BYTES_PER_SAMPLE = 4;
 /** Largest audio chunk accepted: 2 s, well above the spec's 250 ms chunks. */
@@ -75,6 +76,17 @@ export interface LiveOutput {
   finished(outcome: LiveOutcome): void;
 }
 
+/**
+ * Billing of a realtime session (src/billing/metering.ts), told of its audio as it arrives; a live recording's
+ * publisher session is not told (the recording's capture is metered instead).
+ */
+export interface SessionMeter {
+  /** Audio received so far (0 when the engine takes the session: its minimum is billed); true: out of credit, stop. */
+  audio(sessionId: string, receivedS: number): Promise<boolean>;
+  /** The session is over: settled at what it received (`ran`: the engine took it). */
+  ended(sessionId: string, receivedS: number, ran: boolean): Promise<void>;
+}
+
 export interface LiveSessionDeps {
   engine: EngineThreads;
   admission: Admission;
@@ -84,6 +96,7 @@ export interface LiveSessionDeps {
   /** Translates commits into the session's `translate` targets (none configured: `translate` gets an error frame). */
   translate?: Translate;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  meter?: SessionMeter;
 }
 
 type EndReason = 'eof' | 'max_duration' | 'cancelled';
@@ -111,6 +124,11 @@ export class LiveSession implements LiveListener {
   private readonly turnSeqs = new Map<number, number>();
   /** Translations under way: they do not hold commits back, but `session.done` waits for them (TRANSLATION_DRAIN_MS at most). */
   private readonly translating = new Set<Promise<void>>();
+  /** Billing steps in order (each waits for the one before); the end's settlement comes last. */
+  private metering: Promise<void> = Promise.resolve();
+  /** Whole minutes of audio told to billing so far (-1: not yet started). */
+  private meteredMinutes = -1;
+  private meterEnded = false;
 
   constructor(
     private readonly claims: SessionClaims,
@@ -197,6 +215,7 @@ export class LiveSession implements LiveListener {
       new Uint8Array(pcm.buffer).set(bytes.subarray(0, samples * BYTES_PER_SAMPLE));
       this.hooks.keep?.(pcm.slice());
       this.receivedSamples += samples;
+      if (Math.floor(this.receivedSamples / SAMPLE_RATE / 60) > this.meteredMinutes) this.meterAudio();
       this.arrivals.push({ endSample: this.receivedSamples, wallMs: Date.now() });
       this.live.push(pcm);
     }
@@ -254,6 +273,7 @@ export class LiveSession implements LiveListener {
     this.waitAbort.abort(new Error('client left'));
     // Stop the engine; its `done` frees the slot.
     if (wasOpen && this.live) this.live.cancel();
+    this.meterEnd();
   }
 
   /** The client cannot keep up (the transport's judgement): stop transcribing; the slot frees once the engine stops. */
@@ -262,6 +282,7 @@ export class LiveSession implements LiveListener {
     this.endReason = 'cancelled';
     this.state = 'closed';
     this.stopHeartbeat();
+    this.meterEnd();
   }
 
   // ---- engine events ----------------------------------------------------------------------------------------
@@ -277,6 +298,7 @@ export class LiveSession implements LiveListener {
     if (this.state !== 'loading') return;
     this.stopHeartbeat();
     this.state = 'ready';
+    this.meterAudio();
     this.output.send({ type: 'session.ready', sessionId: this.claims.sessionId, audio: { encoding: 'pcm_f32le', sampleRate: SAMPLE_RATE, channels: 1 } });
   }
 
@@ -290,6 +312,7 @@ export class LiveSession implements LiveListener {
     this.enqueue(async () => {
       for (const [index, body] of bodies.entries()) {
         const committed = this.hooks.store ? await this.hooks.store.commit(body) : { ...body, seq: this.seq++ };
+        if (typeof body.latencyS === 'number') commitLatency.observe({ session: this.hooks.store ? 'live_recording' : 'realtime' }, body.latencyS);
         const turn = update.committed[index]!.speakerTurn;
         if (turn !== undefined) this.turnSeqs.set(turn, committed.seq);
         if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
@@ -370,6 +393,7 @@ export class LiveSession implements LiveListener {
     void this.drainTranslations().then(() => this.enqueue(() => {
       if (this.state === 'closed') return;
       const audioS = this.receivedSamples / SAMPLE_RATE;
+      if (audioS > 0) realtimeFactor.observe({ kind: this.hooks.store ? 'live_recording' : 'realtime' }, this.processingS / audioS);
       this.output.send({
         type: 'session.done',
         reason: this.endReason ?? reason,
@@ -491,7 +515,36 @@ export class LiveSession implements LiveListener {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.stopHeartbeat();
+    this.meterEnd();
     this.output.finished(outcome);
+  }
+
+  /** The meter of a realtime session; a live recording's publisher has none (its capture is metered). */
+  private get meter(): SessionMeter | null {
+    return this.claims.recording ? null : (this.deps.meter ?? null);
+  }
+
+  /** Tells billing the audio so far (the minimum once started, then each whole minute); out of credit ends the session. */
+  private meterAudio(): void {
+    const meter = this.meter;
+    if (!meter) return;
+    const receivedS = this.receivedSamples / SAMPLE_RATE;
+    this.meteredMinutes = Math.floor(receivedS / 60);
+    this.metering = this.metering.then(async () => {
+      if (await meter.audio(this.claims.sessionId, receivedS)) {
+        this.terminate('The account ran out of credit; add credit and create a new session.', 'insufficient_credit', false);
+      }
+    }).catch((error: unknown) => this.deps.log?.('error', 'a realtime session could not be metered', { sessionId: this.claims.sessionId, error: String(error) }));
+  }
+
+  private meterEnd(): void {
+    const meter = this.meter;
+    if (!meter || this.meterEnded) return;
+    this.meterEnded = true;
+    const receivedS = this.receivedSamples / SAMPLE_RATE;
+    const ran = this.meteredMinutes >= 0;
+    this.metering = this.metering.then(() => meter.ended(this.claims.sessionId, receivedS, ran))
+      .catch((error: unknown) => this.deps.log?.('error', 'a realtime session could not be settled', { sessionId: this.claims.sessionId, error: String(error) }));
   }
 }
 

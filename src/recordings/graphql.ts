@@ -4,6 +4,7 @@ import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type RecordingTranslation, type TranscriptSnapshot } from './service.js';
 import { parseSpeakerName } from './speakers.js';
 import { ConfidencePolicyInput } from '../transcriptions/graphql.js';
+import { actorOf } from '../billing/service.js';
 
 type Sentence = TranscriptSnapshot['sentences'][number];
 type SegmentRow = TranscriptSnapshot['segments'][number];
@@ -294,7 +295,7 @@ builder.mutationFields((t) => ({
     description: 'Start a recording of a live transcription and get the publisher grant. 409 `conflict` with `details.takeover` while another device records.',
     authScopes: { write: true },
     args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: StartRecordingInput }) },
-    resolve: (_root, args, ctx) => ctx.services.liveRecordings.start({ accountId: ctx.identity!.account.id }, String(args.transcriptionId), args.input ?? {}, baseUrlOf(ctx)),
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings.start(actorOf(ctx.identity!), String(args.transcriptionId), args.input ?? {}, baseUrlOf(ctx)),
   }),
   recordingPublishToken: t.field({
     type: RecordingGrantType,

@@ -18,7 +18,7 @@
 import { liveAudioRelay } from './live-audio.js';
 import path from 'node:path';
 import { Prisma } from '../generated/prisma/client.js';
-import { errors } from '../core/errors.js';
+import { ApiError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Frame } from '../core/pubsub.js';
@@ -28,7 +28,9 @@ import type { JobQueue } from '../jobs/queue.js';
 import type { RealtimeService } from '../realtime/service.js';
 import type { CommittedBody, SpeakerSettled } from '../realtime/session.js';
 import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
-import { commitSegment, inTransaction, type EventLogContext, type PendingFrame, type Tx } from './events.js';
+import { commitSegment, inTransaction, TX_OPTIONS, type EventLogContext, type PendingFrame, type Tx } from './events.js';
+import type { Actor } from '../billing/service.js';
+import type { Metering } from '../billing/metering.js';
 import { withoutConfidencePolicy } from './confidence.js';
 import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
@@ -275,6 +277,8 @@ export class LiveRecordingsService {
     private readonly queue: Pick<JobQueue, 'add'>,
     private readonly translate?: Translate,
     private readonly listenerLanguages?: Pick<ListenerLanguages, 'of'>,
+    /** Admits new recordings against the account's credit and meters what they capture (src/billing); absent: free. */
+    private readonly metering?: Metering,
   ) {}
 
   private get events(): EventLogContext {
@@ -294,9 +298,12 @@ export class LiveRecordingsService {
    * Starts a recording of a live transcription and mints the publisher's grant. Refused: a transcription of
    * another account (404), one archived or not live (409 `invalid_state`), and while another recording of it is
    * live or paused (409 `conflict`, `details.takeover` says how to take it over). Concurrent starts serialise on
-   * the transcription's row, so only one wins.
+   * the transcription's row, so only one wins. With billing on it is admitted in the same transaction (402
+   * `insufficient_credit`, 402 `quota_exceeded` past the plan's concurrent transcriptions, 429 past the hour's
+   * creations: nothing is created) and its charge opens. Its usage source is the actor's principal, or (an RTMP
+   * publish, acting for the key's owner) the transcription's owner.
    */
-  async start(actor: { accountId: string }, transcriptionId: string, body: unknown, baseUrl: string, options: StartOptions = {}): Promise<RecordingGrant> {
+  async start(actor: { accountId: string; principalId?: string; principalKind?: Actor['principalKind'] }, transcriptionId: string, body: unknown, baseUrl: string, options: StartOptions = {}): Promise<RecordingGrant> {
     const { scriptText } = parseStartRecording(body, options.fields);
     const recordingId = newId('rec');
     const recording = await this.deps.prisma.$transaction(async (tx) => {
@@ -311,7 +318,7 @@ export class LiveRecordingsService {
         throw errors.conflict('Another device is recording this transcription; take it over with the publish token route.', { takeover: takeoverDetails(running) });
       }
       const pulled = streamSourceOf(transcription) !== null;
-      return tx.recording.create({
+      const created = await tx.recording.create({
         data: {
           id: recordingId, transcriptionId, accountId: actor.accountId, kind: 'live', state: 'live', name: transcription.name,
           // The confidence policy is left out: it is resolved when read (src/recordings/confidence.ts), not pinned here.
@@ -319,7 +326,15 @@ export class LiveRecordingsService {
           ...(pulled ? { ingest: { ...INGEST_CONNECTING } } : {}),
         },
       });
-    });
+      if (this.metering?.billing.enabled) {
+        const creator = await this.metering.billing.creatorOf(tx, actor.principalId
+          ? { accountId: actor.accountId, principalId: actor.principalId, principalKind: actor.principalKind }
+          : { accountId: actor.accountId, principalId: transcription.ownerPrincipalId });
+        await this.metering.billing.admit(tx, creator, { kind: 'live', workId: recordingId }, baseUrl);
+        await this.metering.openLive(tx, { id: recordingId, accountId: actor.accountId, name: transcription.name }, creator);
+      }
+      return created;
+    }, TX_OPTIONS);
     // The event after the row: `recording.started` names the recording the moment it exists.
     await inTransaction(this.events, recordingId, async () => ({ result: null, frames: [{ type: 'recording.started', audience: 'transcription', body: { state: 'live' } }] }));
     if (recording.ingest) {
@@ -347,7 +362,7 @@ export class LiveRecordingsService {
         throw errors.conflict('A publisher is attached to this recording; ask again with takeover=true to take it over.', { takeover: takeoverDetails(current) });
       }
       return tx.recording.update({ where: { id: recordingId }, data: { publisherEpoch: { increment: 1 }, publisherSeenAt: null }, include: { captureSpans: true } });
-    });
+    }, TX_OPTIONS);
     this.control(recordingId, 'demote', { epoch: recording.publisherEpoch });
     return this.grant(recording, baseUrl);
   }
@@ -433,13 +448,16 @@ export class LiveRecordingsService {
     const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
     const moved = await inTransaction(this.events, recordingId, async (tx) => {
       const recording = await tx.recording.findUnique({ where: { id: recordingId } });
-      if (!recording || recording.publisherEpoch !== epoch || (recording.state !== 'live' && recording.state !== 'paused')) return { result: false, frames: [] };
+      if (!recording || recording.publisherEpoch !== epoch || (recording.state !== 'live' && recording.state !== 'paused')) return { result: null, frames: [] };
       const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
       await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
       await tx.recording.update({ where: { id: recordingId }, data: { state: 'ended', endedAt: new Date(), mediaS, ingest: { ...report }, publisherSeenAt: null } });
-      return { result: true, frames: [{ type: 'recording.ingest', audience: 'transcription', body: { ...report } }, stateFrame('ended', { reason: 'source_failed', error: report.error })] };
+      const settled = await this.metering?.settleLive(tx, recordingId, mediaS);
+      return { result: { accountId: recording.accountId, settled }, frames: [{ type: 'recording.ingest', audience: 'transcription', body: { ...report } }, stateFrame('ended', { reason: 'source_failed', error: report.error })] };
     });
-    if (moved) await this.queue.add('finalize', { jobId: recordingId, attempt: 0 });
+    if (!moved) return;
+    if (moved.settled) await this.metering?.after(moved.accountId, moved.settled);
+    await this.queue.add('finalize', { jobId: recordingId, attempt: 0 });
   }
 
   /** The live recordings of a transcription, newest first; the cursor is the last item's (createdAt, id). */
@@ -477,6 +495,23 @@ export class LiveRecordingsService {
   }
 
   /**
+   * The metering sweeper found the account out of credit (src/billing/metering.ts): the recording ends at once from
+   * `live` or `paused` (its capture span closes, its charge settles at the seconds captured), with
+   * `reason: 'insufficient_credit'` on its `recording.state` event; the publisher is stopped and finalization runs as
+   * after a stop. A recording that ended meanwhile is left as it is.
+   */
+  async endForCredit(accountId: string, recordingId: string): Promise<void> {
+    const error = 'The account ran out of credit; add credit and start a new recording.';
+    try {
+      await this.move(accountId, recordingId, { from: ['live', 'paused'], to: 'ended', action: 'stop', closeSpan: true, reason: 'insufficient_credit', error });
+    } catch (refused) {
+      if (refused instanceof ApiError) return;
+      throw refused;
+    }
+    await this.queue.add('finalize', { jobId: recordingId, attempt: 0 });
+  }
+
+  /**
    * `PATCH /v1/recordings/{id}/settings`: mode, language and speaker labels of the running capture, stored on the
    * recording (a re-attached publisher gets them) and applied by its publisher from the next segment on. Open
    * recordings only (`live` or `paused`); a `recording.settings` event names what changed. `confidencePolicy` (the
@@ -507,13 +542,13 @@ export class LiveRecordingsService {
   private async move(
     accountId: string,
     recordingId: string,
-    rule: { from: LiveState[]; to: LiveState; same?: LiveState; action: ControlAction; closeSpan?: boolean; openSpan?: string },
+    rule: { from: LiveState[]; to: LiveState; same?: LiveState; action: ControlAction; closeSpan?: boolean; openSpan?: string; reason?: string; error?: string },
   ): Promise<RecordingView> {
     const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
-    const row = await inTransaction(this.events, recordingId, async (tx) => {
+    const moved = await inTransaction(this.events, recordingId, async (tx) => {
       const recording = await lockRecording(tx, accountId, recordingId);
       if (recording.kind !== 'live') throw errors.invalidState(`A file or link recording is not paused, resumed or stopped; only live recordings are.`, { kind: recording.kind });
-      if (rule.same === recording.state) return { result: await tx.recording.findUniqueOrThrow({ where: { id: recordingId }, include: { captureSpans: true } }), frames: [] };
+      if (rule.same === recording.state) return { result: { row: await tx.recording.findUniqueOrThrow({ where: { id: recordingId }, include: { captureSpans: true } }), settled: undefined }, frames: [] };
       if (!rule.from.includes(recording.state as LiveState)) {
         throw errors.invalidState(`${rule.action} moves a recording from ${rule.from.join(' or ')}; this one is ${recording.state}.`, { state: recording.state });
       }
@@ -525,11 +560,14 @@ export class LiveRecordingsService {
         data: { state: rule.to, mediaS, ...(rule.to === 'ended' ? { endedAt: new Date() } : {}) },
         include: { captureSpans: true },
       });
-      return { result: updated, frames: [stateFrame(rule.to)] };
+      // An ended recording's charge settles at the seconds it captured, in the same transaction.
+      const settled = rule.to === 'ended' ? await this.metering?.settleLive(tx, recordingId, mediaS) : undefined;
+      return { result: { row: updated, settled }, frames: [stateFrame(rule.to, rule.reason ? { reason: rule.reason, error: rule.error } : {})] };
     });
+    if (moved.settled) await this.metering?.after(moved.row.accountId, moved.settled);
     // Also when nothing moved (a second pause): the publisher may have missed the first one.
     this.control(recordingId, rule.action);
-    return recordingView(row);
+    return recordingView(moved.row);
   }
 
   // ---- the publisher's side ---------------------------------------------------------------------------------
@@ -553,7 +591,7 @@ export class LiveRecordingsService {
       await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: offsetS, wallEnd: (Date.now() - recording.createdAt.getTime()) / 1000 } });
       if (recording.state === 'live') await openSpan(tx, recordingId, spans === 0 ? 'start' : 'attach', (Date.now() - recording.createdAt.getTime()) / 1000, offsetS);
       return { offsetS, paused: recording.state === 'paused' };
-    });
+    }, TX_OPTIONS);
   }
 
   /**
@@ -641,7 +679,7 @@ export class LiveRecordingsService {
       // A pulled stream between two connections is still its process's: it stays present, so no other process
       // claims it (and starts its failure count again) while this one waits to reopen.
       await tx.recording.update({ where: { id: recordingId }, data: { mediaS, publisherSeenAt: options.stayPresent ? new Date() : null } });
-    });
+    }, TX_OPTIONS);
   }
 
   /** Control frames for one recording's publisher (pause, resume, stop, demote), from any process. */

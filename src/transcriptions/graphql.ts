@@ -7,6 +7,8 @@ import type { TranscriptionPage, TranscriptionView } from './service.js';
 import { ShareLinkType } from '../share-links/graphql.js';
 import { Readable } from 'node:stream';
 import { errors } from '../core/errors.js';
+import { baseUrlOf } from '../core/context.js';
+import { actorOf } from '../billing/service.js';
 
 /**
  * Typed inputs of file and link transcriptions, with the spec's field names (CreateTranscription, SettingsPatch,
@@ -153,7 +155,7 @@ builder.queryFields((t) => ({
     description: 'Looks at a link without storing anything. Private, loopback and cloud-metadata addresses are refused.',
     authScopes: { read: true },
     args: { url: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.transcriptions.probe(args.url),
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.probe(ctx.identity!.account.id, args.url),
   }),
 }));
 
@@ -199,7 +201,7 @@ builder.mutationFields((t) => ({
       options: t.arg({ type: CreateTranscriptionInput }),
       file: t.arg({ type: 'Upload' as never }),
     },
-    resolve: (_root, args, ctx) => ctx.services.transcriptions.create({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.options ?? {}, uploadOf(args.file)),
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.create(actorOf(ctx.identity!), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx)),
   }),
   uploadRecording: t.field({
     type: TranscriptionType,
@@ -211,7 +213,7 @@ builder.mutationFields((t) => ({
       file: t.arg({ type: 'Upload' as never }),
     },
     resolve: (_root, args, ctx) =>
-      ctx.services.transcriptions.uploadRecording({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, String(args.transcriptionId), args.options ?? {}, uploadOf(args.file)),
+      ctx.services.transcriptions.uploadRecording(actorOf(ctx.identity!), String(args.transcriptionId), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx)),
   }),
   createLiveTranscription: t.field({
     type: TranscriptionType,

@@ -24,6 +24,8 @@ import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
 import { inTransaction, type Tx } from '../recordings/events.js';
+import type { Actor } from '../billing/service.js';
+import { windowSeconds, type Metering } from '../billing/metering.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
 import { recordingMediaDir } from '../recordings/media.js';
 import { recordingView, type RecordingView } from '../recordings/service.js';
@@ -285,6 +287,8 @@ export class TranscriptionsService {
     private readonly deps: ServiceDeps,
     private readonly capabilities: CapabilitiesService,
     private readonly jobs: JobsService,
+    /** Admits each new file or link recording against the account's credit (src/billing); absent: all admitted. */
+    private readonly metering?: Metering,
   ) {
     this.linkPolicy = linkFetchPolicyOf(deps.config.transcriptions);
   }
@@ -350,10 +354,10 @@ export class TranscriptionsService {
    * Creates a transcription from an upload or a link and answers at once. An upload is streamed to storage
    * with the size cap applied while it arrives and checked to be audio; on any refusal nothing is kept.
    */
-  async create(actor: { accountId: string; principalId: string }, rawOptions: unknown, upload: UploadedFile | StagedUpload | null): Promise<TranscriptionView> {
+  async create(actor: Actor, rawOptions: unknown, upload: UploadedFile | StagedUpload | null, baseUrl: string): Promise<TranscriptionView> {
     const options = await this.parseOrDiscard(upload, () => parseCreateOptions(rawOptions, upload !== null));
     const transcriptionId = newId('trn');
-    await this.addFileRecording(actor, options, upload, async (tx, name) => {
+    await this.addFileRecording(actor, options, upload, baseUrl, async (tx, name) => {
       await tx.transcription.create({
         data: {
           id: transcriptionId,
@@ -381,14 +385,14 @@ export class TranscriptionsService {
    * live phase: the file-job path transcribes it at full speed. Its `settings` apply to this recording only (over the
    * transcription's). Refused: another account's transcription (404), a file or link one or an archived one (409).
    */
-  async uploadRecording(actor: { accountId: string; principalId: string }, transcriptionId: string, rawOptions: unknown, upload: UploadedFile | StagedUpload | null): Promise<TranscriptionView> {
+  async uploadRecording(actor: Actor, transcriptionId: string, rawOptions: unknown, upload: UploadedFile | StagedUpload | null, baseUrl: string): Promise<TranscriptionView> {
     const options = await this.parseOrDiscard(upload, async () => {
       const parsed = parseCreateOptions(rawOptions, upload !== null, 'recording');
       // Refused before the upload is probed; checked again under the row's lock below.
       refuseRecordingUpload(await this.owned(actor.accountId, transcriptionId));
       return parsed;
     });
-    await this.addFileRecording(actor, options, upload, async (tx) => {
+    await this.addFileRecording(actor, options, upload, baseUrl, async (tx) => {
       refuseRecordingUpload(await lockTranscription(tx, actor.accountId, transcriptionId));
       return { transcriptionId, recordingSettings: storedSettings(options.settings) };
     });
@@ -409,12 +413,14 @@ export class TranscriptionsService {
 
   /**
    * A file or link recording and its job, in the transcription `owner` makes or names (inside the same
-   * transaction). The upload is checked to be audio first; on any refusal nothing is kept.
+   * transaction). The upload is checked to be audio first; on any refusal nothing is kept. Billing admits the
+   * recording in that transaction (402/429 refuse it whole); an upload's cost is checked whole (its window's length).
    */
   private async addFileRecording(
-    actor: { accountId: string },
+    actor: Actor,
     options: CreateTranscriptionOptions,
     upload: UploadedFile | StagedUpload | null,
+    baseUrl: string,
     owner: (tx: Tx, name: string) => Promise<{ transcriptionId: string; recordingSettings: Prisma.InputJsonValue }>,
   ): Promise<void> {
     const file = upload && !isStaged(upload) ? await this.stageUpload(upload) : upload;
@@ -447,6 +453,9 @@ export class TranscriptionsService {
             sourceBytes: stored?.bytes ?? null,
           },
         });
+        // A cropped upload's window is chosen later: its cost is not known up front.
+        const knownSeconds = stored && !options.crop ? windowSeconds(stored.durationS, window) : null;
+        await this.metering?.billing.admitActor(tx, actor, { kind: 'file', workId: recordingId, knownSeconds }, baseUrl);
         const { job, frame } = await createJob(tx, { id: jobId, recordingId, accountId: actor.accountId, state: initialState, sourceUrl: options.url, ...window });
         return { result: job, frames: [frame] };
       });
@@ -617,16 +626,37 @@ export class TranscriptionsService {
   async purge(accountId: string, id: string): Promise<{ id: string; purged: true }> {
     const row = await this.owned(accountId, id);
     if (row.lifecycle !== 'archived') throw errors.invalidState('Only an archived transcription can be purged; archive it first.', { state: row.lifecycle });
-    const recordings = await this.deps.prisma.recording.findMany({ where: { transcriptionId: id }, select: { id: true } });
-    await this.deps.prisma.transcription.delete({ where: { id } });
-    await Promise.all(recordings.map((recording) => rm(this.mediaDir(recording.id), { recursive: true, force: true })));
-    await dispatchQueued(this.jobs.context, accountId);
+    await this.deleteWithMedia(accountId, [id]);
     return { id, purged: true };
   }
 
-  async probe(url: unknown): Promise<ProbeRecord> {
+  /**
+   * The plan's retention (src/billing): deletes the account's transcriptions created before `cutoff` whose every
+   * recording is older too and none is still running, with their media. Answers how many were deleted.
+   */
+  async deleteOlderThan(accountId: string, cutoff: Date): Promise<number> {
+    const old = await this.deps.prisma.transcription.findMany({
+      where: { accountId, createdAt: { lt: cutoff }, recordings: { none: { OR: [{ createdAt: { gte: cutoff } }, { state: { in: ['live', 'paused', 'processing'] } }] } } },
+      select: { id: true },
+    });
+    if (old.length) await this.deleteWithMedia(accountId, old.map((row) => row.id));
+    return old.length;
+  }
+
+  private async deleteWithMedia(accountId: string, ids: string[]): Promise<void> {
+    const recordings = await this.deps.prisma.recording.findMany({ where: { transcriptionId: { in: ids } }, select: { id: true } });
+    await this.deps.prisma.transcription.deleteMany({ where: { id: { in: ids }, accountId } });
+    // Credit held for work that will now never run is free again.
+    await this.deps.prisma.creditHold.deleteMany({ where: { workId: { in: recordings.map((recording) => recording.id) } } });
+    await Promise.all(recordings.map((recording) => rm(this.mediaDir(recording.id), { recursive: true, force: true })));
+    await dispatchQueued(this.jobs.context, accountId);
+  }
+
+
+  /** Searching a web page for recordings counts against the account's hourly allowance (src/billing); files and streams do not. */
+  async probe(accountId: string, url: unknown): Promise<ProbeRecord> {
     if (typeof url !== 'string' || !url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
-    return probeLink(url, { policy: this.linkPolicy });
+    return probeLink(url, { policy: this.linkPolicy, beforePageSearch: () => this.metering?.billing.admitPageSearch(accountId) ?? Promise.resolve() });
   }
 
   // ---- the lifecycle of one recording (a file transcription's only recording) ----
@@ -659,6 +689,7 @@ export class TranscriptionsService {
     const recording = await this.ownedRecording(accountId, recordingId);
     if (recording.lifecycle !== 'archived') throw errors.invalidState('Only an archived recording can be purged; archive it first.', { state: recording.lifecycle });
     await this.deps.prisma.recording.delete({ where: { id: recordingId } });
+    await this.deps.prisma.creditHold.deleteMany({ where: { workId: recordingId } });
     await rm(this.mediaDir(recordingId), { recursive: true, force: true });
     return { id: recordingId, purged: true };
   }

@@ -27,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
 import { resolveSchema, type OpenApiDocument, type Operation, type Schema } from '../helpers/openapi.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { billingEnv } from '../helpers/billing.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = Number(process.env.FUZZ_SEED ?? 20240909);
@@ -54,7 +55,9 @@ let badTokens: string[];
 let deadline: number;
 
 beforeAll(async () => {
-  server = await startTestServer({ workers: [], env: { RATE_LIMIT_MAX: '1000000' } });
+  // Billing on (the manual provider): every billing route and every creation point's admission is fuzzed too; the
+  // credit and the creation rate are large enough that generated creates are rarely refused for money.
+  server = await startTestServer({ workers: [], env: { RATE_LIMIT_MAX: '1000000', ...billingEnv({ signupCredit: 100_000, topUp: { presets: [10], range: { min: 5, max: 100_000 } }, plans: [{ id: 'payg', name: 'Fuzz', rates: { file: 0.01, live: 0.01, minimumSeconds: 1 }, limits: { concurrentTranscriptions: 50, createsPerHour: 1_000_000, createsPerHourUnpaid: 1_000_000 } }] }) } });
   const response = await server.request('/v1/openapi.json', { auth: null });
   expect(response.status).toBe(200);
   documentJson = await response.json() as typeof documentJson;

@@ -33,6 +33,9 @@ const HANDLER_EXCEPTIONS: Record<string, string> = {
   'post /connect/authorize': 'HTML form post answered with a 303 redirect to the app',
   'get /.well-known/oauth-authorization-server': 'RFC 8414 document (Connect)',
   'post /v1/connect/token': 'OAuth 2.0 token endpoint: form-encoded body, OAuth error form',
+  'get /metrics': 'Prometheus text format for a scraper, not JSON; outside /v1',
+  'get /v1/health/ready': 'readiness probe: its answer is 200 or 503 with the same body (a load balancer reads the status)',
+  'post /v1/billing/webhooks/stripe': 'Stripe webhook: the signature covers the raw body bytes, verified before anything is parsed',
   'post /v1/mcp': 'MCP JSON-RPC over Streamable HTTP (the SDK reads the body); its tools run the GraphQL operations through `run`',
 };
 

@@ -200,7 +200,7 @@ function withValue(body: unknown, path: string[], value: unknown): unknown {
 }
 
 /** Values for required fields that are not enums, by name; an operation requiring another one has to add it here. */
-const requiredExamples: Record<string, unknown> = { url: 'https://example.org/openapi-walk.mp3', label: 'openapi walk', name: 'openapi walk', lang: 'en', recordingId: 'rec_openapiwalk', speaker: 0 };
+const requiredExamples: Record<string, unknown> = { url: 'https://example.org/openapi-walk.mp3', label: 'openapi walk', name: 'openapi walk', lang: 'en', recordingId: 'rec_openapiwalk', speaker: 0, startDate: '2026-11-01', endDate: '2026-11-24', code: 'OPENAPI-WALK' };
 
 interface WalkedOperation { name: string; path: string; method: string; operation: Operation; fields: DeclaredField[]; body?: Record<string, unknown>; query: Record<string, string> }
 

@@ -123,13 +123,25 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
    * no workers, no child redis-server, the same API key (BOOTSTRAP_API_KEY) and grant secret everywhere.
    */
   async function startGateway(env: Record<string, string>, name?: string): Promise<Gateway> {
-    const started = await startEntryProcess('src/entry/main.ts', {
-      PORT: '0', HOST: '127.0.0.1', DATABASE_URL: database!.url, REDIS_URL: sharedRedis, REDIS_PREFIX: redisPrefix,
-      RUN_WORKERS: 'false', START_REDIS: 'false', BOOTSTRAP_API_KEY: apiKey, REALTIME_SECRET: realtimeSecret,
-      REALTIME_ENGINE_THREADS: '1', LOG_LEVEL: 'warn', ...fileEnv, ...env,
-    }, /REST API:\s+(http:\/\/\S+)\/v1/, 240_000);
+    const started = await startEntryProcess('src/entry/main.ts', { PORT: '0', HOST: '127.0.0.1', ...processEnv(env) }, /REST API:\s+(http:\/\/\S+)\/v1/, 240_000);
     children.push(started.child);
     return { name, child: started.child, url: started.match!, output: started.output };
+  }
+
+  /** What every process of the file shares (database, Redis and prefix, key, grant secret), under `env`. */
+  function processEnv(env: Record<string, string>): Record<string, string> {
+    return {
+      DATABASE_URL: database!.url, REDIS_URL: sharedRedis, REDIS_PREFIX: redisPrefix,
+      RUN_WORKERS: 'false', START_REDIS: 'false', BOOTSTRAP_API_KEY: apiKey, REALTIME_SECRET: realtimeSecret,
+      REALTIME_ENGINE_THREADS: '1', LOG_LEVEL: 'warn', ...fileEnv, ...env,
+    };
+  }
+
+  /** `npm run worker` as its own process on the file's database and Redis (every background worker, no HTTP). */
+  async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+    const started = await startEntryProcess('src/entry/worker-main.ts', processEnv({ LOG_LEVEL: 'info', ...env }), /worker started[\s\S]*"worker":"transcriptions"|"worker":"transcriptions"[\s\S]*worker started/, 240_000);
+    children.push(started.child);
+    return started.child;
   }
 
   /** Two gateways started at once (a busy machine takes a while to start each); fails if either does. */
@@ -205,7 +217,7 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
 
   return {
     sharedRedis, apiKey, redisPrefix,
-    createDatabase, tempDir, startGateway, startGateways, redisServer,
+    createDatabase, tempDir, startGateway, startGateways, startWorker, redisServer,
     call, expectStatus, until, tail, publisherOn, closePublishers, stopAll,
   };
 }

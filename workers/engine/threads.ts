@@ -118,6 +118,17 @@ class EngineThread {
     this.worker.postMessage(message, transfer);
   }
 
+  /**
+   * Cancels every task on the thread and waits (at most `graceMs`) until the thread has ended them: each task's
+   * owner hears how it ended (a file task fails, a live one ends). Terminating a thread inside an onnxruntime call
+   * aborts the whole process, so a thread is only terminated once drained.
+   */
+  async drain(graceMs: number): Promise<void> {
+    for (const id of this.tasks.keys()) this.send({ type: 'cancel', id });
+    const deadline = Date.now() + graceMs;
+    while (this.tasks.size > 0 && this.state !== 'exited' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
   private receive(message: ThreadToHost): void {
     switch (message.type) {
       case 'loading':
@@ -311,10 +322,11 @@ export class EngineThreads {
     };
   }
 
-  /** Stops every thread: running tasks fail, waiting files are refused. */
-  async close(): Promise<void> {
+  /** Stops every thread: running tasks are cancelled (files fail, live sessions end), waiting files are refused. */
+  async close(graceMs = 10_000): Promise<void> {
     this.closing = true;
     for (const wake of this.fileWaiting.splice(0)) wake();
+    await Promise.all(this.threads.map((thread) => thread.drain(graceMs)));
     await Promise.all(this.threads.map((thread) => thread.worker.terminate()));
     this.threads = [];
   }

@@ -12,6 +12,8 @@ import { loadGraphQLSettings, type GraphQLSettings } from './graphql.js';
 import { loadSummarySettings, type SummarySettings } from './summaries.js';
 import { loadTranslationSettings, type TranslationSettings } from './translation.js';
 import { loadVoiceSettings, type VoiceSettings } from './voices.js';
+import { loadBillingSettings, type BillingConfig } from './billing.js';
+import { loadMetricsSettings, type MetricsSettings } from './metrics.js';
 
 export interface Config {
   /** HTTP port (REST, GraphQL, WebSockets share it); 0 picks a free one (tests). */
@@ -78,6 +80,10 @@ export interface Config {
    * on HOST; RTMP_PUBLIC_URL is the `serverUrl` answered (default `rtmp://<API host>:<port>/live`).
    */
   rtmp: { port: number | null; publicUrl: string | null };
+  /** Billing (src/billing): off unless BILLING_CONFIG names the operator's plans file (src/core/config/billing.ts). */
+  billing: BillingConfig;
+  /** Who may read GET /metrics: METRICS (`local` default, `open`, `off`) and METRICS_TOKEN (src/core/config/metrics.ts). */
+  metrics: MetricsSettings;
 }
 
 /** RTMP_PORT: a port number, or `off` (also `false`, `none`) for no RTMP server. */
@@ -146,6 +152,8 @@ export function loadConfig(env: Env = process.env): Config {
     summaries: loadSummarySettings(env),
     translation: loadTranslationSettings(env),
     voices: loadVoiceSettings(env, path.resolve(str(env, 'MODELS_DIR') ?? 'models')),
+    billing: loadBillingSettings(env),
+    metrics: loadMetricsSettings(env),
     rtmp: { port: rtmpPort(str(env, 'RTMP_PORT')), publicUrl: str(env, 'RTMP_PUBLIC_URL')?.replace(/\/+$/, '') ?? null },
   };
 }

@@ -96,7 +96,7 @@ async function readHead(response: import('node:http').IncomingMessage, limit: nu
  * recordings on it, or nothing usable. Address-policy refusals are thrown (400 naming `url`); everything
  * else the link does wrong is reported in the record with `ok: false`.
  */
-export async function probeLink(raw: string, options: OpenLinkOptions): Promise<ProbeRecord> {
+export async function probeLink(raw: string, options: OpenLinkOptions & { beforePageSearch?: () => Promise<void> }): Promise<ProbeRecord> {
   const base: Omit<ProbeRecord, 'kind' | 'ok' | 'problem'> = { source: null, media: [], contentType: null, bytes: null, url: raw };
   const host = (() => {
     try {
@@ -139,6 +139,11 @@ export async function probeLink(raw: string, options: OpenLinkOptions): Promise<
     return { ...record, kind: 'live', ok: true, source: 'radio', problem: null };
   }
   if (contentType === 'text/html' || contentType === 'application/xhtml+xml') {
+    // Searching a page is what the hourly page-search allowance limits; a refusal leaves the page unread.
+    await options.beforePageSearch?.().catch((error: unknown) => {
+      response.destroy();
+      throw error;
+    });
     const html = (await readHead(response, PAGE_SCAN_BYTES)).toString('utf8');
     const media = findMediaOnPage(html, url);
     return {

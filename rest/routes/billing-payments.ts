@@ -1,0 +1,240 @@
+/**
+ * Payments (src/billing/payments): checkouts, promo codes, saved cards and the provider's portal, payments and their
+ * documents, subscription changes, auto top-up retries, and the provider's webhook.
+ */
+import express from 'express';
+import {
+  CancelSubscriptionDocument, CancelSubscriptionIntervalDocument, CheckPromoCodeDocument, CheckoutDocument, CreateCheckoutDocument,
+  DeletePaymentMethodDocument, ManagePaymentMethodsDocument, PaymentDocumentDocument, PaymentMethodsDocument, PaymentsDocument,
+  BillingPortalDocument, RetryAutoTopUpDocument, ScheduleSubscriptionIntervalDocument, UncancelSubscriptionDocument,
+  type CreateCheckoutInput,
+} from '../../src/generated/graphql.js';
+import { errors } from '../../src/core/errors.js';
+import { checkoutFields, intervalField, promoFields } from '../../src/billing/payments/service.js';
+import { single } from '../query.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
+import { autoTopUpView, record } from './billing.js';
+
+const str = { type: 'string' };
+const nullableStr = { type: 'string', nullable: true };
+const num = { type: 'number' };
+const nullableNum = { type: 'number', nullable: true };
+const bool = { type: 'boolean' };
+
+const checkoutView = record({
+  checkoutId: str, kind: { type: 'string', enum: ['topup', 'subscribe'] }, status: { type: 'string', enum: ['open', 'succeeded', 'expired', 'failed'] }, createdAt: str,
+  amount: nullableNum, completedAt: nullableStr, expiresAt: nullableStr, interval: nullableStr, planId: nullableStr, url: nullableStr, providerId: nullableStr,
+}, { description: 'CheckoutView.' });
+const paymentMethod = record({ id: str, brand: str, last4: str, expMonth: { type: 'integer', nullable: true }, expYear: { type: 'integer', nullable: true }, wallet: nullableStr, isDefault: bool, declined: bool });
+const paymentMethods = record({ paymentMethods: { type: 'array', items: paymentMethod } });
+const link = record({ url: str }, { description: 'A short-lived link to the provider\'s pages.' });
+const subscriptionState = record({
+  plan: record({ id: str, name: str }, { nullable: true }),
+  subscription: record({ id: str, planId: str, interval: str, status: str, currentPeriodStart: str, currentPeriodEnd: str, cancelAtPeriodEnd: bool, pendingInterval: nullableStr }, { nullable: true }),
+  pendingChange: record({ kind: str, at: str, planId: nullableStr, interval: nullableStr }, { nullable: true }),
+}, { description: 'The plan, the subscription and the change scheduled for it.' });
+const noSubscription = { status: 409, code: 'invalid_state', description: 'The account has no subscription (or nothing of this kind is scheduled).' };
+const providerDown = { status: 503, code: 'unavailable', description: 'The payment provider did not answer; retry after `Retry-After`.' };
+const billingOff = { status: 409, code: 'invalid_state', description: 'The server does not bill.' };
+
+export const billingPaymentRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'post', path: '/v1/billing/checkouts', operationId: 'createCheckout', tags: ['billing'],
+    summary: 'Open a checkout (top-up or subscription); send the customer to `url`, the provider returns them with `?checkout=<id>`.',
+    description: 'Signed-in person only, never an API key (there are no organization roles in this build: any person of the account). A top-up credits its `amount` once paid (plus a promo code\'s bonus credit); a subscription moves the account onto the plan, grants its monthly credit at each paid invoice and lifts the creation rate. Idempotent with `Idempotency-Key`.',
+    auth: { mode: 'user', scopes: [] },
+    document: CreateCheckoutDocument,
+    idempotent: true,
+    variables: ({ body }) => {
+      checkoutFields(body);
+      return { input: body as CreateCheckoutInput };
+    },
+    result: (data) => ({ status: 201, body: data.createCheckout }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['kind'],
+        properties: {
+          kind: { type: 'string', enum: ['topup', 'subscribe'] },
+          amount: { ...nullableNum, description: 'Top-up: whole cents inside `topUpRange` of GET /v1/billing/plans.' },
+          planId: { ...nullableStr, description: 'Subscription: a visible plan with prices.' },
+          interval: { type: 'string', nullable: true, enum: ['month', 'year', null] },
+          promoCode: { type: 'string', nullable: true, description: 'A promo code (1 to 100 characters; refused with 422 naming the field otherwise).' },
+          acceptTerms: { type: 'boolean', default: false, description: 'Must be true.' },
+          waiveWithdrawal: { type: 'boolean', default: false, deprecated: true, description: 'Deprecated and ignored.' },
+        },
+      },
+    },
+    response: { status: 201, description: 'The checkout.', schema: checkoutView },
+    errors: [
+      { status: 422, code: 'invalid_body', description: '`acceptTerms` not true, an amount outside the range or not whole cents, an unknown plan or interval, an unknown field; `details.field` names it.' },
+      { status: 404, code: 'promo_code_invalid', description: 'The promo code does not exist, expired, is used up, was redeemed by this account, or gives nothing for this purchase.' },
+      { status: 409, code: 'invalid_state', description: 'An active subscription (for a subscription checkout), a plan billed by hand, the provider refused (reason in `message`), or the server does not bill.' },
+      { status: 429, code: 'rate_limited', description: 'Promo checks (checkouts carrying a code count) past the hourly limit.' },
+      providerDown,
+    ],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/billing/checkouts/{id}', operationId: 'getCheckout', tags: ['billing'],
+    summary: 'A checkout by `checkoutId` or the provider\'s id; an open one is checked with the provider (a paid one is credited now if its webhook has not come yet).',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: CheckoutDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: data.checkout }),
+    response: { status: 200, description: 'The checkout.', schema: checkoutView },
+    errors: [{ status: 404, code: 'not_found', description: 'No checkout of this account has this id.' }, billingOff],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/billing/promo-codes/check', operationId: 'checkPromoCode', tags: ['billing'],
+    summary: 'What a promo code gives a top-up or a subscription; rate-limited per account, sharing the limit with checkouts carrying a code.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: CheckPromoCodeDocument,
+    variables: ({ body }) => ({ input: promoFields(body) }),
+    result: (data) => ({ status: 200, body: data.checkPromoCode }),
+    request: {
+      schema: { type: 'object', additionalProperties: false, required: ['code', 'for'], properties: { code: { type: 'string', description: '1 to 100 characters (422 naming `code` otherwise); matched without regard to case.' }, for: { type: 'string', enum: ['topup', 'subscribe'] } } },
+    },
+    response: { status: 200, description: 'The code\'s terms for this purchase.', schema: record({ code: str, for: str, percentOff: { type: 'integer', nullable: true }, amountOff: nullableNum, bonusCredit: nullableNum }) },
+    errors: [
+      { status: 404, code: 'promo_code_invalid', description: 'Unknown, expired, used up, already redeemed by this account, or nothing for this purchase.' },
+      { status: 422, code: 'invalid_body', description: 'A missing or mistyped field; `details.field` names it.' },
+      { status: 429, code: 'rate_limited', description: 'Past the hourly promo-check limit.' },
+      billingOff,
+    ],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/billing/payment-methods', operationId: 'listPaymentMethods', tags: ['billing'],
+    summary: 'Saved cards: brand, last 4, expiry, wallet, default flag, declined flag; empty before the first payment.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: PaymentMethodsDocument,
+    result: (data) => ({ status: 200, body: { paymentMethods: data.paymentMethods } }),
+    response: { status: 200, description: 'The cards, default first.', schema: paymentMethods },
+    errors: [providerDown],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/billing/payment-methods/manage', operationId: 'managePaymentMethods', tags: ['billing'],
+    summary: 'A link to the provider\'s portal to add, replace or default a card; works before the first payment.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: ManagePaymentMethodsDocument,
+    result: (data) => ({ status: 200, body: data.managePaymentMethods }),
+    response: { status: 200, description: 'The link.', schema: link },
+    errors: [billingOff, providerDown],
+  }),
+  graphqlRoute({
+    method: 'delete', path: '/v1/billing/payment-methods/{id}', operationId: 'deletePaymentMethod', tags: ['billing'],
+    summary: 'Remove a saved card; removing the last turns auto top-up off. Answers the cards left.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: DeletePaymentMethodDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => ({ status: 200, body: { paymentMethods: data.deletePaymentMethod } }),
+    response: { status: 200, description: 'The cards left.', schema: paymentMethods },
+    errors: [{ status: 404, code: 'not_found', description: 'No saved card of this account has this id.' }, { status: 409, code: 'payment_method_in_use', description: 'The card pays the subscription.' }, billingOff, providerDown],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/billing/payments', operationId: 'listPayments', tags: ['billing'],
+    summary: 'Payment history newest first, `cursor` paged; each names the `document` it has (`invoice` or `receipt`), `businessPurchase` and `taxId`.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    parameters: [
+      { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 200 }, description: '`nextCursor` of the previous page.' },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+    ],
+    document: PaymentsDocument,
+    variables: ({ query }) => ({ cursor: single(query.cursor) ?? null, limit: query.limit === undefined ? null : Number(single(query.limit)) }),
+    result: (data) => ({ status: 200, body: data.payments }),
+    response: {
+      status: 200, description: 'A page of payments.',
+      schema: record({
+        payments: { type: 'array', items: record({ id: str, kind: str, status: { type: 'string', enum: ['paid', 'pending', 'failed', 'refunded', 'credit'] }, amount: num, currency: str, createdAt: str, document: { type: 'string', enum: ['invoice', 'receipt'] }, businessPurchase: bool, taxId: nullableStr }) },
+        nextCursor: nullableStr,
+      }),
+    },
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/billing/payments/{id}/document', operationId: 'getPaymentDocument', tags: ['billing'],
+    summary: 'A short-lived link to the invoice (subscription) or receipt (top-up); 202 `{pending: true}` until the provider has made it, then ask again. Signed-in person only.',
+    auth: { mode: 'user', scopes: [] },
+    document: PaymentDocumentDocument,
+    variables: ({ params }) => ({ id: params.id! }),
+    result: (data) => (data.paymentDocument.pending
+      ? { status: 202, body: { pending: true }, headers: { 'Retry-After': '5' } }
+      : { status: 200, body: { pending: false, url: data.paymentDocument.url, document: data.paymentDocument.document } }),
+    response: { status: 200, description: 'The link (202 `{pending: true}` while it is being made).', schema: record({ pending: bool, url: str, document: { type: 'string', enum: ['invoice', 'receipt'] } }, { optional: ['url', 'document'] }) },
+    errors: [{ status: 404, code: 'not_found', description: 'No payment of this account has this id (or it has no document).' }, { status: 409, code: 'billing_details_required', description: 'An invoice needs the billing details\' name, line1, city, postalCode and country saved first.' }, billingOff, providerDown],
+  }),
+  graphqlRoute({
+    method: 'get', path: '/v1/billing/portal', operationId: 'getBillingPortal', tags: ['billing'],
+    summary: 'A short-lived customer portal link.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: BillingPortalDocument,
+    result: (data) => ({ status: 200, body: data.billingPortal }),
+    response: { status: 200, description: 'The link.', schema: link },
+    errors: [{ status: 409, code: 'payment_method_required', description: 'Before the first checkout saved a card.' }, billingOff, providerDown],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/billing/subscription/cancel', operationId: 'cancelSubscription', tags: ['billing'],
+    summary: 'Cancel at period end: then the account moves to the default plan and unspent monthly credit is removed.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: CancelSubscriptionDocument,
+    result: (data) => ({ status: 200, body: data.cancelSubscription }),
+    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionState },
+    errors: [noSubscription, providerDown],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/billing/subscription/uncancel', operationId: 'uncancelSubscription', tags: ['billing'],
+    summary: 'Take back a scheduled cancellation.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: UncancelSubscriptionDocument,
+    result: (data) => ({ status: 200, body: data.uncancelSubscription }),
+    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionState },
+    errors: [noSubscription, providerDown],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/billing/subscription/interval', operationId: 'scheduleSubscriptionInterval', tags: ['billing'],
+    summary: 'Switch to `month` or `year` from the next period; nothing is charged now.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: ScheduleSubscriptionIntervalDocument,
+    variables: ({ body }) => ({ interval: intervalField(body) }),
+    result: (data) => ({ status: 200, body: data.scheduleSubscriptionInterval }),
+    request: { schema: { type: 'object', additionalProperties: false, required: ['interval'], properties: { interval: { type: 'string', enum: ['month', 'year'] } } } },
+    response: { status: 200, description: 'The plan and subscription now (`pendingInterval`).', schema: subscriptionState },
+    errors: [{ status: 422, code: 'invalid_body', description: '`interval` missing or not month/year, or an unknown field; `details.field` names it.' }, { status: 409, code: 'invalid_state', description: 'No subscription, it ends at period end, or it is already on that interval.' }, providerDown],
+  }),
+  graphqlRoute({
+    method: 'delete', path: '/v1/billing/subscription/interval', operationId: 'cancelSubscriptionInterval', tags: ['billing'],
+    summary: 'Take back a scheduled interval switch.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: CancelSubscriptionIntervalDocument,
+    result: (data) => ({ status: 200, body: data.cancelSubscriptionInterval }),
+    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionState },
+    errors: [noSubscription, providerDown],
+  }),
+  graphqlRoute({
+    method: 'post', path: '/v1/billing/auto-top-up/retry', operationId: 'retryAutoTopUp', tags: ['billing'],
+    summary: 'Charge the configured auto top-up amount now; counts against the day\'s cap. Answers the auto top-up with `last`.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: RetryAutoTopUpDocument,
+    result: (data) => ({ status: 200, body: data.retryAutoTopUp }),
+    response: { status: 200, description: 'AutoTopUpView; `last.outcome` says how the charge went.', schema: autoTopUpView },
+    errors: [
+      { status: 409, code: 'auto_top_up_off', description: 'Auto top-up is off.' },
+      { status: 409, code: 'invalid_state', description: 'Another charge is in progress, or the provider takes no automatic charges.' },
+      { status: 409, code: 'payment_method_required', description: 'No card is saved.' },
+      { status: 429, code: 'rate_limited', description: 'The day\'s automatic charges are used.' },
+      providerDown,
+    ],
+  }),
+  {
+    method: 'post', path: '/v1/billing/webhooks/stripe', operationId: 'stripeWebhook', tags: ['billing'],
+    summary: 'Stripe\'s webhook endpoint: signed events (checkout completed or expired, invoice paid, subscription updated or deleted, payment succeeded or failed).',
+    description: 'Point a Stripe webhook endpoint here; its signing secret is STRIPE_WEBHOOK_SECRET. The `Stripe-Signature` header is the credential: a missing, wrong or stale signature is 400 and changes nothing. An event delivered twice is applied once.',
+    auth: { mode: 'public', scopes: [] },
+    ownBody: true,
+    request: { contentType: 'application/json', schema: { type: 'object', additionalProperties: true, description: 'A Stripe event, as Stripe signs it.' } },
+    response: { status: 200, description: 'Received.', schema: record({ received: bool, applied: bool, type: str }) },
+    errors: [{ status: 400, code: 'invalid_signature', description: 'The signature is missing, wrong or too old.' }, { status: 422, code: 'invalid_body', description: 'The body could not be read (over 1 MB).' }, billingOff],
+    handler: async (req, res, ctx) => {
+      const raw = await new Promise<Buffer>((resolve, reject) => express.raw({ type: () => true, limit: '1mb' })(req, res, (error?: unknown) => (error ? reject(errors.invalidBody('The body could not be read (at most 1 MB).', { field: 'body' })) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))));
+      const outcome = await ctx.services.payments.handleWebhook(raw, single(req.headers['stripe-signature']));
+      res.status(200).json({ received: true, ...outcome });
+    },
+  },
+];

@@ -1,0 +1,122 @@
+/**
+ * The account's billing settings (src/billing/details.ts, alerts.ts, auto-top-up-settings.ts): billing details,
+ * the low-balance alert, auto top-up. Bodies are checked by the module's parsers first, so a bad field is a 422
+ * `invalid_body` naming `details.field` before GraphQL coerces anything.
+ */
+import { parseLowBalanceAlert } from '../../src/billing/alerts.js';
+import { parseAutoTopUpSettings } from '../../src/billing/auto-top-up-settings.js';
+import { parseBillingDetails } from '../../src/billing/details.js';
+import {
+  BillingDetailsDocument, SetAutoTopUpDocument, SetLowBalanceAlertDocument, UpdateBillingDetailsDocument,
+  type AutoTopUpSettingsInput, type BillingDetailsInput, type LowBalanceAlertInput,
+} from '../../src/generated/graphql.js';
+import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { autoTopUpView, lowBalanceAlertView, record } from './billing.js';
+
+/**
+ * Longest values are stated in words rather than as `maxLength`: a string at a declared maxLength must be accepted
+ * and one longer refused with 400, but this body is refused with 422 `invalid_body` (the spec's rule for details),
+ * and a country, an email or a tax ID of any length can still be wrong for what it is.
+ */
+const text = (maxLength: number, description?: string): JsonSchema => ({ type: 'string', description: `${description ? `${description} ` : ''}At most ${maxLength} characters.` });
+const money = (description: string): JsonSchema => ({ type: 'number', nullable: true, description });
+
+const COUNTRY = 'ISO 3166-1 alpha-2 (any case; answered uppercase); required with a `taxId`.';
+const TAX_ID = 'Normalised (spaces, dots and dashes dropped, uppercase). With an EU `country`: that country\'s VAT ID, its prefix (Greece: `EL`, not `GR`) and 8 to 12 letters or digits after it; with any other country: 4 to 20 letters or digits.';
+
+const detailsBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'BillingDetails. Replaces the saved record: a field left out takes its default (empty string; null for `country` and `taxId`).',
+  properties: {
+    name: text(200, 'Invoice addressee.'),
+    email: text(254, 'Empty: the sign-in email is used.'),
+    line1: text(200),
+    city: text(100),
+    postalCode: text(20),
+    country: { type: 'string', nullable: true, description: COUNTRY },
+    taxId: { type: 'string', nullable: true, description: `${TAX_ID} At most 40 characters as typed.` },
+  },
+};
+
+const detailsView = record({
+  name: { type: 'string' }, email: { type: 'string', description: 'The sign-in email until one is saved.' }, line1: { type: 'string' }, city: { type: 'string' }, postalCode: { type: 'string' },
+  country: { type: 'string', nullable: true, description: COUNTRY }, taxId: { type: 'string', nullable: true, description: TAX_ID },
+}, { description: 'BillingDetails.' });
+
+const offline = { status: 409, code: 'invalid_state', description: 'This server does not bill.' };
+const bodyError = (what: string) => ({ status: 422, code: 'invalid_body', description: `${what}; \`details.field\` names the field.` });
+
+export const billingSettingsRoutes: RouteEntry[] = [
+  graphqlRoute({
+    method: 'get', path: '/v1/billing/details', operationId: 'getBillingDetails', tags: ['billing'],
+    summary: 'The billing details invoices and receipts are made out to; `email` is the sign-in email until one is saved. Also readable when the server does not bill.',
+    auth: { mode: 'userOrKey', scopes: ['read'] },
+    document: BillingDetailsDocument,
+    result: (data) => ({ status: 200, body: data.billingDetails }),
+    response: { status: 200, description: 'BillingDetails.', schema: detailsView },
+  }),
+  graphqlRoute({
+    method: 'put', path: '/v1/billing/details', operationId: 'updateBillingDetails', tags: ['billing'],
+    summary: 'Save the billing details (the whole record). An EU VAT ID starts with its country prefix (Greece: `EL`) and has 8 to 12 letters or digits after it, spaces, dots and dashes dropped.',
+    description: 'A tax ID needs a `country`: it is checked against it. Every bad field is named: `details.field` is the first, `details.fields` all of them.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: UpdateBillingDetailsDocument,
+    variables: ({ body }) => {
+      parseBillingDetails(body);
+      return { input: body as BillingDetailsInput };
+    },
+    result: (data) => ({ status: 200, body: data.updateBillingDetails }),
+    request: { schema: detailsBody },
+    response: { status: 200, description: 'BillingDetails as saved.', schema: detailsView },
+    errors: [bodyError('An unknown field, a wrong type, an overlong string, an unknown country, a tax ID that does not fit its country'), { ...offline, description: 'This server does not bill: no invoices, no details kept.' }],
+  }),
+  graphqlRoute({
+    method: 'put', path: '/v1/billing/low-balance-alert', operationId: 'setLowBalanceAlert', tags: ['billing'],
+    summary: 'Turn the low-balance email on or off and set `threshold` inside the plan list\'s `lowBalanceAlert.range`; one email each time the balance falls to it.',
+    description: 'Turning it off keeps the saved threshold unless another is given. A change re-arms the alert.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: SetLowBalanceAlertDocument,
+    variables: ({ body }, ctx) => {
+      parseLowBalanceAlert(body, ctx.services.billing.requireOn('low-balance alert to set'));
+      return { input: body as LowBalanceAlertInput };
+    },
+    result: (data) => ({ status: 200, body: data.setLowBalanceAlert }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['enabled'],
+        properties: { enabled: { type: 'boolean' }, threshold: money('Dollars, whole cents inside `lowBalanceAlert.range`; required when enabling.') },
+      },
+    },
+    response: { status: 200, description: 'LowBalanceAlertView.', schema: lowBalanceAlertView },
+    errors: [bodyError('`enabled` missing, `threshold` missing when enabling, not whole cents or outside the range, or an unknown field'), offline],
+  }),
+  graphqlRoute({
+    method: 'put', path: '/v1/billing/auto-top-up', operationId: 'setAutoTopUp', tags: ['billing'],
+    summary: 'Auto top-up: when the balance falls to `threshold`, `amount` is charged to the saved payment method, at most a few times a day. Turning it on records consent (time, hashed address, terms version).',
+    description: 'Turning it off is always allowed and keeps the saved threshold and amount.',
+    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: SetAutoTopUpDocument,
+    variables: ({ body }, ctx) => {
+      parseAutoTopUpSettings(body, ctx.services.billing.requireOn('auto top-up to set'));
+      return { input: body as AutoTopUpSettingsInput };
+    },
+    result: (data) => ({ status: 200, body: data.setAutoTopUp }),
+    request: {
+      schema: {
+        type: 'object', additionalProperties: false, required: ['enabled'], description: 'AutoTopUpSettings.',
+        properties: {
+          enabled: { type: 'boolean' },
+          threshold: money('Dollars, whole cents inside `autoTopUp.thresholdRange`; required when enabling.'),
+          amount: money('Dollars, whole cents inside `autoTopUp.amountRange`; required when enabling.'),
+        },
+      },
+    },
+    response: { status: 200, description: 'AutoTopUpView.', schema: autoTopUpView },
+    errors: [
+      bodyError('`enabled` missing, `threshold` or `amount` missing when enabling, not whole cents or outside its range, or an unknown field'),
+      { status: 409, code: 'payment_method_required', description: 'Turning it on before a payment method is saved.' },
+      { status: 409, code: 'invalid_state', description: 'This server does not bill, or (turning it on) its payment provider takes no automatic charges.' },
+    ],
+  }),
+];

@@ -1,0 +1,140 @@
+/**
+ * Every Prometheus metric of a speechgate process, defined once here (prom-client). The registry is per process:
+ * each gateway and each worker process exposes its own counts at its own `GET /metrics`, and Prometheus scrapes
+ * each of them (its `instance` label tells them apart). Counters and histograms are moved where the thing happens
+ * (one line there); gauges of state that lives elsewhere (jobs and live recordings in the database, sessions and
+ * listeners in this process) are read when scraped, by `scrapeMetrics`, so nothing keeps them in step in between.
+ *
+ * Label values are bounded: an HTTP route is its OpenAPI path template (never the raw URL), a GraphQL operation
+ * name past `MAX_OPERATION_NAMES` distinct ones is counted as `other`.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PrismaClient } from '../generated/prisma/client.js';
+
+export const metricsRegistry = new Registry();
+// Node's own: CPU, memory, event-loop lag, handles, GC (process_*, nodejs_*).
+collectDefaultMetrics({ register: metricsRegistry });
+
+export const httpRequestDuration = new Histogram({
+  name: 'speechgate_http_request_duration_seconds',
+  help: 'HTTP requests by method, route template (the OpenAPI path; /graphql; unmatched) and status, until the response is sent.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
+export const graphqlOperations = new Counter({
+  name: 'speechgate_graphql_operations_total',
+  help: 'GraphQL operations executed (over /graphql, its socket, and the REST routes that run them) by name, type and outcome (ok, partial, error).',
+  labelNames: ['operation', 'type', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Distinct GraphQL operation names counted under their own name; clients choose names, so the rest are `other`. */
+export const MAX_OPERATION_NAMES = 200;
+
+export const jobsByState = new Gauge({
+  name: 'speechgate_jobs',
+  help: 'Transcription jobs not yet finished, by state (database); state="queued" is the queue depth.',
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+});
+
+export const liveRecordingsByState = new Gauge({
+  name: 'speechgate_live_recordings',
+  help: 'Live recordings not yet finalized, by state (database).',
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+});
+
+export const engineSlotsBusy = new Gauge({
+  name: 'speechgate_engine_slots_busy',
+  help: 'Realtime engine slots held by a session in this process.',
+  registers: [metricsRegistry],
+});
+
+export const engineSlots = new Gauge({
+  name: 'speechgate_engine_slots',
+  help: 'Realtime engine slots of this process (REALTIME_MAX_SESSIONS).',
+  registers: [metricsRegistry],
+});
+
+export const engineSlotsWaiting = new Gauge({
+  name: 'speechgate_engine_slots_waiting',
+  help: 'Realtime sessions of this process waiting in line for a slot.',
+  registers: [metricsRegistry],
+});
+
+export const realtimeSessionsOpen = new Gauge({
+  name: 'speechgate_realtime_sessions_open',
+  help: 'Realtime session sockets open in this process (waiting, loading or streaming; live recordings\' publishers included).',
+  registers: [metricsRegistry],
+});
+
+export const listenersConnected = new Gauge({
+  name: 'speechgate_listeners_connected',
+  help: 'Subscribe sockets (listeners, share-link readers, owners) connected to this process.',
+  registers: [metricsRegistry],
+});
+
+export const commitLatency = new Histogram({
+  name: 'speechgate_commit_latency_seconds',
+  help: 'From the arrival of a committed segment\'s last audio to its commit, by where the session runs (realtime, or a live recording\'s publisher).',
+  labelNames: ['session'] as const,
+  buckets: [0.25, 0.5, 1, 1.5, 2, 3, 5, 8, 13, 20],
+  registers: [metricsRegistry],
+});
+
+export const realtimeFactor = new Histogram({
+  name: 'speechgate_realtime_factor',
+  help: 'Processing time over audio time of finished realtime sessions (below 1 keeps up).',
+  labelNames: ['kind'] as const,
+  buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 5],
+  registers: [metricsRegistry],
+});
+
+export const ledgerErrors = new Counter({
+  name: 'speechgate_ledger_errors_total',
+  help: 'Billing ledger work that failed after the credit was spent (a balance-fell listener such as auto top-up, a metering sweep).',
+  labelNames: ['stage'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Job states before `done`/`failed`: finished jobs grow without end and are not counted on every scrape. */
+const ACTIVE_JOB_STATES = ['cropping', 'queued', 'fetching', 'transcribing'] as const;
+/** Live recording states before `finalized`. */
+const OPEN_LIVE_STATES = ['live', 'paused', 'ended'] as const;
+
+/** What a scrape reads besides the counters: the database, and this process's sessions and sockets. */
+export interface ScrapeSources {
+  prisma: PrismaClient;
+  /** This process's realtime admission and sockets. */
+  realtime(): { slotsBusy: number; slots: number; waiting: number; sessionsOpen: number };
+  listenersConnected(): number;
+}
+
+/** Sets each state's gauge from a GROUP BY, zero for the states with no row (so every series is always there). */
+function setByState(gauge: Gauge<'state'>, states: readonly string[], rows: { state: string; _count: { _all: number } }[]): void {
+  gauge.reset();
+  for (const state of states) gauge.set({ state }, 0);
+  for (const row of rows) gauge.set({ state: row.state }, row._count._all);
+}
+
+/** The Prometheus text of this process: the gauges read now, then every metric. */
+export async function scrapeMetrics(sources: ScrapeSources): Promise<string> {
+  const [jobs, recordings] = await Promise.all([
+    sources.prisma.job.groupBy({ by: ['state'], where: { state: { in: [...ACTIVE_JOB_STATES] } }, _count: { _all: true } }),
+    sources.prisma.recording.groupBy({ by: ['state'], where: { kind: 'live', state: { in: [...OPEN_LIVE_STATES] } }, _count: { _all: true } }),
+  ]);
+  setByState(jobsByState, ACTIVE_JOB_STATES, jobs);
+  setByState(liveRecordingsByState, OPEN_LIVE_STATES, recordings);
+  const realtime = sources.realtime();
+  engineSlotsBusy.set(realtime.slotsBusy);
+  engineSlots.set(realtime.slots);
+  engineSlotsWaiting.set(realtime.waiting);
+  realtimeSessionsOpen.set(realtime.sessionsOpen);
+  listenersConnected.set(sources.listenersConnected());
+  return metricsRegistry.metrics();
+}
+
+export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
