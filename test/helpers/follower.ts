@@ -130,11 +130,18 @@ export class Follower {
     } else if (frame.type === 'recording.state') this.state = frame.state as string;
   }
 
-  /** Resolves when `check` holds (checked on every frame), or fails after `timeoutMs`. */
-  async until(what: string, check: () => boolean, timeoutMs = 120_000): Promise<void> {
+  /**
+   * Resolves when `check` holds (checked on every frame), or fails after `timeoutMs` with the follower's state, the
+   * socket's, the frame types it got and `context()` (the gateways' output, say).
+   */
+  async until(what: string, check: () => boolean, timeoutMs = 120_000, context: () => string | Promise<string> = () => ''): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
-      if (Date.now() > deadline) throw new Error(`follower: timed out waiting for ${what} (state ${this.state}, cursor ${this.lastCursor}, ${this.lines.size} lines)`);
+      if (Date.now() > deadline) {
+        const types = [...new Set(this.frames.map((frame) => frame.type))].join(', ');
+        const extra = await context();
+        throw new Error(`follower: timed out waiting for ${what} (state ${this.state}, cursor ${this.lastCursor}, ${this.lines.size} lines, socket ${this.isOpen ? 'open' : 'closed'}, ${this.frames.length} frames: ${types})${extra ? `\n${extra}` : ''}`);
+      }
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 500);
