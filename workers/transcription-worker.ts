@@ -39,6 +39,7 @@ import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/
 import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
 import type { SpeakerTurnOnMaster } from '../src/recordings/speakers.js';
 import type { Metering } from '../src/billing/metering.js';
+import { countQueueJobs, realtimeFactor } from '../src/core/metrics.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -83,6 +84,8 @@ const FETCH_PROGRESS_EVERY_MS = 500;
 
 export function startTranscriptionWorker(options: TranscriptionWorkerOptions): TranscriptionWorker {
   const queue = createTranscriptionQueue(options.queueSettings);
+  // Bull's own counts of this queue, read on each scrape of this process while the worker runs.
+  const uncountQueue = countQueueJobs(queue);
   const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue: bullJobQueue(queue), metering: options.metering };
   const engines = new EngineThreads({ threads: options.concurrency, engine: options.engine });
   /** Set by close(): a job whose engine stops under it is handed back, not failed. */
@@ -175,6 +178,8 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
     if (!job || (job.state === 'queued' && !job.startedAt)) return;
     if (job.state === 'queued' && !(await beginTranscribing(ctx, job.id, data.attempt))) return;
     const recording = job.recording;
+    // The job's real-time factor: this worker's time on it (master, engine, stored segments) over the audio it read.
+    const processingFrom = performance.now();
     try {
       if (!recording.sourcePath || !existsSync(absolute(recording.sourcePath))) {
         // Storage lost the file (a volume not shared with this worker, a cleanup gone wrong): say so plainly.
@@ -214,6 +219,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         speakerLabels,
         onSegment: storeSegment,
       });
+      const processingS = (performance.now() - processingFrom) / 1000;
 
       await finishTranscribing(ctx, { ...ref, accountId: job.accountId }, {
         totalS,
@@ -223,6 +229,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         model: result.model,
         beamSize: result.beamSize,
       });
+      // A job taken over from a dead worker counts the audio after its resume point only.
+      const audioS = totalS - resumeFromS;
+      if (audioS > 0) realtimeFactor.observe({ kind: 'file' }, processingS / audioS);
       options.afterFinalize?.(recording.id);
     } catch (error) {
       if (error instanceof StaleJob) return;
@@ -317,6 +326,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       closing = true;
       if (timer) clearInterval(timer);
       await sweeping;
+      uncountQueue();
       await queue.pause(true, true);
       await engines.close();
       // The processors whose engine stopped hand their jobs back now, while the database is still open.

@@ -8,6 +8,7 @@ import Bull from 'bull';
 import type { BackgroundWorker } from '../src/core/background.js';
 import type { VoiceRenderQueue, VoiceRenderWork } from '../src/recordings/voice-tracks.js';
 import type { QueueSettings } from './queue.js';
+import { countQueueJobs } from '../src/core/metrics.js';
 
 type VoiceQueue = Bull.Queue<VoiceRenderWork>;
 
@@ -39,11 +40,17 @@ export const voiceRenderWorker: BackgroundWorker = {
   name: 'voice-render',
   async start({ config, services, logger }) {
     const queue = createVoiceQueue({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix });
+    const uncountQueue = countQueueJobs(queue);
     // One track at a time per process: Kokoro's model calls already use every core.
     void queue.process('render', 1, (job: Bull.Job<VoiceRenderWork>) =>
       services.voiceTracks.render(job.data).catch((error: unknown) => logger.error({ bullJob: job.id, error: String(error) }, 'voice render processor failed')));
     // Runs left queued or rendering by a process that stopped are put on the queue again.
     void services.voiceTracks.resumeUnfinished().catch((error: unknown) => logger.error({ err: error }, 'voice render resume failed'));
-    return { stop: () => queue.close() };
+    return {
+      stop: () => {
+        uncountQueue();
+        return queue.close();
+      },
+    };
   },
 };

@@ -7,6 +7,7 @@
 import Bull from 'bull';
 import type { BackgroundWorker } from '../src/core/background.js';
 import type { VoiceTrainingQueue } from '../src/voices/service.js';
+import { countQueueJobs } from '../src/core/metrics.js';
 
 interface TrainingData {
   voiceId: string;
@@ -50,11 +51,17 @@ export const voiceTrainingWorker: BackgroundWorker = {
   name: 'voice-training',
   async start({ config, services, logger }) {
     const queue = createQueue({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix });
+    const uncountQueue = countQueueJobs(queue);
     // `train` never throws: the voice itself ends `failed` with its error.
     void queue.process('train', 1, (job) => services.voices.train(job.data.voiceId, job.data.attempt));
     queue.on('error', (error) => logger.warn({ err: error }, 'voice training queue error'));
     // Voices a dead process left training are queued again.
     void services.voices.resumeTraining().catch((error: unknown) => logger.warn({ err: error }, 'voice training resume failed'));
-    return { stop: () => queue.close() };
+    return {
+      stop: () => {
+        uncountQueue();
+        return queue.close();
+      },
+    };
   },
 };

@@ -3,7 +3,8 @@
  * each gateway and each worker process exposes its own counts at its own `GET /metrics`, and Prometheus scrapes
  * each of them (its `instance` label tells them apart). Counters and histograms are moved where the thing happens
  * (one line there); gauges of state that lives elsewhere (jobs and live recordings in the database, sessions and
- * listeners in this process) are read when scraped, by `scrapeMetrics`, so nothing keeps them in step in between.
+ * listeners in this process, the Bull queues in Redis) are read when scraped, by `scrapeMetrics` and the queue
+ * gauge's `collect`, so nothing keeps them in step in between.
  *
  * Label values are bounded: an HTTP route is its OpenAPI path template (never the raw URL), a GraphQL operation
  * name past `MAX_OPERATION_NAMES` distinct ones is counted as `other`.
@@ -87,7 +88,7 @@ export const commitLatency = new Histogram({
 
 export const realtimeFactor = new Histogram({
   name: 'speechgate_realtime_factor',
-  help: 'Processing time over audio time of finished realtime sessions (below 1 keeps up).',
+  help: 'Processing time over audio time (below 1 keeps up): of finished realtime sessions and live recordings\' publishers, and of file jobs as their worker finishes them (kind="file").',
   labelNames: ['kind'] as const,
   buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 5],
   registers: [metricsRegistry],
@@ -95,22 +96,81 @@ export const realtimeFactor = new Histogram({
 
 export const ledgerErrors = new Counter({
   name: 'speechgate_ledger_errors_total',
-  help: 'Billing ledger work that failed after the credit was spent (a balance-fell listener such as auto top-up, a metering sweep).',
+  help: 'Billing ledger work that failed after the credit was spent (a balance-fell listener such as auto top-up, a metering sweep, a realtime session metered or settled).',
   labelNames: ['stage'] as const,
   registers: [metricsRegistry],
 });
+
+/** Bull's states of queued work; `completed` is left out (finished work is removed from the queues). */
+const QUEUE_JOB_STATES = ['waiting', 'paused', 'active', 'delayed', 'failed'] as const;
+type QueueJobState = (typeof QUEUE_JOB_STATES)[number];
+
+/** A Bull queue as its counts are read (described by shape: src/core does not depend on the processors' Bull). */
+export interface CountedQueue {
+  name: string;
+  /** Bull's `getJobCounts()`: the length of each of its lists (`paused` too, though Bull's types leave it out). */
+  getJobCounts(): Promise<Partial<Record<QueueJobState, number>>>;
+}
+
+/** How long a scrape waits for Redis' counts: Redis away must not hang the scrape (its series are left out instead). */
+export const QUEUE_COUNT_TIMEOUT_MS = 2_000;
+
+/** The queues whose workers run in this process, counted on each scrape. */
+const countedQueues = new Set<CountedQueue>();
+
+/** The queue's counts, or null when Redis did not answer in time. */
+async function countsOf(queue: CountedQueue): Promise<Partial<Record<QueueJobState, number>> | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), QUEUE_COUNT_TIMEOUT_MS); });
+  const counts = queue.getJobCounts().catch(() => null);
+  try {
+    return await Promise.race([counts, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const queueJobs = new Gauge({
+  name: 'speechgate_queue_jobs',
+  help: 'Work on the Bull queues whose workers run in this process, by queue and Bull state (Redis, read on scrape): waiting is the queue depth, paused waits on a paused queue, failed is what Bull keeps of failed work.',
+  labelNames: ['queue', 'state'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    const read = await Promise.all([...countedQueues].map(async (queue) => ({ queue: queue.name, counts: await countsOf(queue) })));
+    this.reset();
+    for (const { queue, counts } of read) {
+      // A queue Redis did not count in time has no series this scrape rather than stale ones.
+      if (!counts) continue;
+      for (const state of QUEUE_JOB_STATES) this.set({ queue, state }, counts[state] ?? 0);
+    }
+  },
+});
+
+/**
+ * Counts `queue` in `speechgate_queue_jobs` on every scrape, until the answered function is called (before the queue
+ * is closed). The counts are Redis', the same from every process running that queue's workers (take `max`).
+ */
+export function countQueueJobs(queue: CountedQueue): () => void {
+  countedQueues.add(queue);
+  return () => {
+    countedQueues.delete(queue);
+  };
+}
 
 /** Job states before `done`/`failed`: finished jobs grow without end and are not counted on every scrape. */
 const ACTIVE_JOB_STATES = ['cropping', 'queued', 'fetching', 'transcribing'] as const;
 /** Live recording states before `finalized`. */
 const OPEN_LIVE_STATES = ['live', 'paused', 'ended'] as const;
 
-/** What a scrape reads besides the counters: the database, and this process's sessions and sockets. */
+/**
+ * What a scrape reads besides the counters: the database, and this process's sessions and sockets. A worker
+ * process serves no sockets and gives neither: its slot, session and listener gauges stay 0.
+ */
 export interface ScrapeSources {
   prisma: PrismaClient;
   /** This process's realtime admission and sockets. */
-  realtime(): { slotsBusy: number; slots: number; waiting: number; sessionsOpen: number };
-  listenersConnected(): number;
+  realtime?(): { slotsBusy: number; slots: number; waiting: number; sessionsOpen: number };
+  listenersConnected?(): number;
 }
 
 /** Sets each state's gauge from a GROUP BY, zero for the states with no row (so every series is always there). */
@@ -128,12 +188,12 @@ export async function scrapeMetrics(sources: ScrapeSources): Promise<string> {
   ]);
   setByState(jobsByState, ACTIVE_JOB_STATES, jobs);
   setByState(liveRecordingsByState, OPEN_LIVE_STATES, recordings);
-  const realtime = sources.realtime();
+  const realtime = sources.realtime?.() ?? { slotsBusy: 0, slots: 0, waiting: 0, sessionsOpen: 0 };
   engineSlotsBusy.set(realtime.slotsBusy);
   engineSlots.set(realtime.slots);
   engineSlotsWaiting.set(realtime.waiting);
   realtimeSessionsOpen.set(realtime.sessionsOpen);
-  listenersConnected.set(sources.listenersConnected());
+  listenersConnected.set(sources.listenersConnected?.() ?? 0);
   return metricsRegistry.metrics();
 }
 

@@ -1,6 +1,7 @@
 /**
- * `npm run worker`: the background workers alone (no HTTP), for deployments that scale workers apart from gateways.
- * Gateways started with RUN_WORKERS=false then only serve requests.
+ * `npm run worker`: the background workers alone (no API), for deployments that scale workers apart from gateways.
+ * Gateways started with RUN_WORKERS=false then only serve requests. With METRICS_PORT set, the process listens there
+ * for Prometheus (`GET /metrics`, same METRICS and METRICS_TOKEN rules as a gateway's) and liveness (`GET /v1/health`).
  */
 import { loadConfig } from '../core/config/index.js';
 import { openDatabase } from '../core/db/index.js';
@@ -10,6 +11,7 @@ import { closeServices } from '../core/services.js';
 import { createServices } from './services.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { RunningWorker } from '../core/background.js';
+import { listenForScrapes, type ScrapeListener } from '../../rest/routes/metrics.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -20,12 +22,24 @@ if (!config.databaseUrl) {
 const db = await openDatabase(config);
 const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
 const services = createServices({ config, prisma: db.prisma, pubsub });
+// Listening before the workers start: liveness answers while a slow start (a model loading) goes on.
+let scrapes: ScrapeListener | null = null;
+if (config.metrics.workerPort !== null) {
+  try {
+    scrapes = await listenForScrapes({ settings: config.metrics, host: config.host, port: config.metrics.workerPort, sources: { prisma: db.prisma }, logger });
+  } catch (error) {
+    console.error(`npm run worker cannot listen for metrics on ${config.host}:${config.metrics.workerPort} (METRICS_PORT): ${(error as Error).message}`);
+    process.exit(1);
+  }
+  logger.info({ url: `${scrapes.url}/metrics` }, 'metrics listening');
+}
 const running: RunningWorker[] = [];
 for (const worker of backgroundWorkers) {
   running.push(await worker.start({ config, prisma: db.prisma, pubsub, services, logger }));
   logger.info({ worker: worker.name }, 'worker started');
 }
 const stop = async () => {
+  await scrapes?.close();
   for (const worker of running.reverse()) await worker.stop();
   await closeServices(services, (error, name) => logger.warn({ err: error, service: name }, 'service did not close cleanly'));
   await pubsub.close();

@@ -17,7 +17,7 @@ import type { SlotLease, Admission } from './admission.js';
 import type { RealtimeConfig } from './config.js';
 import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
 import type { SessionClaims } from './session-token.js';
-import { commitLatency, realtimeFactor } from '../core/metrics.js';
+import { commitLatency, ledgerErrors, realtimeFactor } from '../core/metrics.js';
 
 const BYTES_PER_SAMPLE = 4;
 /** Largest audio chunk accepted: 2 s, well above the spec's 250 ms chunks. */
@@ -534,7 +534,10 @@ export class LiveSession implements LiveListener {
       if (await meter.audio(this.claims.sessionId, receivedS)) {
         this.terminate('The account ran out of credit; add credit and create a new session.', 'insufficient_credit', false);
       }
-    }).catch((error: unknown) => this.deps.log?.('error', 'a realtime session could not be metered', { sessionId: this.claims.sessionId, error: String(error) }));
+    }).catch((error: unknown) => {
+      ledgerErrors.inc({ stage: 'session_meter' });
+      this.deps.log?.('error', 'a realtime session could not be metered', { sessionId: this.claims.sessionId, error: String(error) });
+    });
   }
 
   private meterEnd(): void {
@@ -544,7 +547,10 @@ export class LiveSession implements LiveListener {
     const receivedS = this.receivedSamples / SAMPLE_RATE;
     const ran = this.meteredMinutes >= 0;
     this.metering = this.metering.then(() => meter.ended(this.claims.sessionId, receivedS, ran))
-      .catch((error: unknown) => this.deps.log?.('error', 'a realtime session could not be settled', { sessionId: this.claims.sessionId, error: String(error) }));
+      .catch((error: unknown) => {
+        ledgerErrors.inc({ stage: 'session_settle' });
+        this.deps.log?.('error', 'a realtime session could not be settled', { sessionId: this.claims.sessionId, error: String(error) });
+      });
   }
 }
 

@@ -9,18 +9,15 @@ import { RealtimeConnection } from '../../src/realtime/client.js';
 import { eventually } from '../helpers/fixtures.js';
 import { expectStatus, json, upload } from '../helpers/http.js';
 import { createStreamUrl, fileChunks, GO_FORWARD } from '../helpers/realtime.js';
-import { parsePrometheusText, sampleValue, type MetricFamily } from '../helpers/prometheus.js';
+import { familiesOf, sampleValue, type MetricFamily } from '../helpers/prometheus.js';
+import { loadMetricsSettings } from '../../src/core/config/metrics.js';
 import { startTestServer, useTestServer, type TestServer } from '../helpers/server.js';
 
 // No background workers: an uploaded file's job stays queued, as it does behind busy workers.
 const server = useTestServer({ workers: [] });
 
-async function scrape(target: TestServer, headers: Record<string, string> = {}): Promise<Map<string, MetricFamily>> {
-  const response = await target.request('/metrics', { auth: null, headers });
-  expect(response.status, await response.clone().text()).toBe(200);
-  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  return parsePrometheusText(await response.text());
-}
+const scrape = async (target: TestServer, headers: Record<string, string> = {}): Promise<Map<string, MetricFamily>> =>
+  familiesOf(await target.request('/metrics', { auth: null, headers }));
 
 describe('GET /metrics', () => {
   it('exposes every family with its help and type, Node process metrics included', async () => {
@@ -29,6 +26,7 @@ describe('GET /metrics', () => {
       speechgate_http_request_duration_seconds: 'histogram',
       speechgate_graphql_operations_total: 'counter',
       speechgate_jobs: 'gauge',
+      speechgate_queue_jobs: 'gauge',
       speechgate_live_recordings: 'gauge',
       speechgate_engine_slots_busy: 'gauge',
       speechgate_engine_slots: 'gauge',
@@ -50,6 +48,8 @@ describe('GET /metrics', () => {
     expect(families.get('speechgate_live_recordings')!.samples.map((sample) => sample.labels.state).sort()).toEqual(['ended', 'live', 'paused']);
     expect(sampleValue(families, 'speechgate_engine_slots')).toBeGreaterThan(0);
     expect(sampleValue(families, 'speechgate_engine_slots_busy')).toBe(0);
+    // This gateway runs no workers: no queue of its own is counted (worker processes count theirs).
+    expect(families.get('speechgate_queue_jobs')!.samples).toEqual([]);
   });
 
   it('times REST requests by route template and status, never by the raw URL', async () => {
@@ -152,5 +152,16 @@ describe('GET /metrics behind configuration', () => {
 
   it('is not served with METRICS=off', async () => {
     await expectStatus(await off.request('/metrics', { auth: null }), 404, 'not_found');
+  });
+});
+
+describe('metrics settings', () => {
+  it('reads METRICS, METRICS_TOKEN and the worker\'s METRICS_PORT, refusing what is not one of them', () => {
+    expect(loadMetricsSettings({})).toEqual({ access: 'local', token: null, workerPort: null });
+    expect(loadMetricsSettings({ METRICS: 'OPEN', METRICS_TOKEN: 't0ken', METRICS_PORT: '9464' })).toEqual({ access: 'open', token: 't0ken', workerPort: 9464 });
+    expect(loadMetricsSettings({ METRICS_PORT: '0' }).workerPort).toBe(0);
+    expect(loadMetricsSettings({ METRICS_PORT: 'off' }).workerPort).toBeNull();
+    for (const port of ['-1', '65536', '9100.5', 'metrics']) expect(() => loadMetricsSettings({ METRICS_PORT: port }), port).toThrow(/METRICS_PORT/);
+    expect(() => loadMetricsSettings({ METRICS: 'public' })).toThrow(/METRICS must be/);
   });
 });

@@ -154,6 +154,15 @@ export function parsePrometheusText(text: string): Map<string, MetricFamily> {
   return families;
 }
 
+/** A scrape's answer read as Prometheus reads it: 200, the text format's content type, then the text parsed strictly. */
+export async function familiesOf(response: Response): Promise<Map<string, MetricFamily>> {
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`the scrape answered ${response.status}: ${text.slice(0, 500)}`);
+  const type = response.headers.get('content-type') ?? '';
+  if (!/^text\/plain; version=0\.0\.4/.test(type)) throw new Error(`the scrape answered content-type "${type}", not the text format 0.0.4`);
+  return parsePrometheusText(text);
+}
+
 /** The value of the one sample named `name` whose labels include `labels` (0 when there is none yet). */
 export function sampleValue(families: Map<string, MetricFamily>, name: string, labels: Record<string, string> = {}): number {
   const family = familyOf(name, families);
