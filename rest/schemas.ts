@@ -1,5 +1,6 @@
 /** JSON Schemas shared by route entries (OpenAPI 3.0 dialect: `nullable`, no type arrays). */
 import type { JsonSchema } from './types.js';
+import { frameSchemas } from './frame-schemas.js';
 
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -75,4 +76,6 @@ export const components: Record<string, JsonSchema> = {
       },
     },
   },
+  // The sockets' frames (rest/frame-schemas.ts): the SDK's frame types are generated from them.
+  ...frameSchemas,
 };

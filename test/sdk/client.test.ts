@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, SpeechgateError, type ClientOptions, type UploadProgress } from 'speechgate/sdk';
+import { createClient, graphqlDocuments, SpeechgateError, type ClientOptions, type UploadProgress } from 'speechgate/sdk';
 import { listenOnLoopback, type Loopback } from '../helpers/loopback.js';
 import { fixture } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
@@ -235,6 +235,16 @@ describe('GraphQL helper', () => {
     const created = await client.POST('/v1/transcriptions/live', { body: { name: 'Through GraphQL' } });
     const data = await client.graphql<{ transcription: { id: string; name: string } }>('query One($id: ID!) { transcription(id: $id) { id name } }', { id: created.data!.id });
     expect(data.transcription).toEqual({ id: created.data!.id, name: 'Through GraphQL' });
+  });
+
+  it('types a generated operation document: its variables and data', async () => {
+    const client = sdk();
+    const data = await client.graphql(graphqlDocuments.MeDocument);
+    // `data.me` is typed MeQuery['me']: the key's own principal and account, as the server answers them.
+    expect(data.me.apiKeyId).toMatch(/\S/);
+    expect(data.me.principal.kind).toBe('api_key');
+    const created = await client.graphql(graphqlDocuments.CreateLiveTranscriptionDocument, { input: { name: 'Typed document' } });
+    expect(created.createLiveTranscription.name).toBe('Typed document');
   });
 
   it('maps a GraphQL error to a SpeechgateError with the same fields as the envelope', async () => {
