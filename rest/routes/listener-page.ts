@@ -1,10 +1,14 @@
 /**
  * The listener page behind a broadcast's `shareUrl` (`<server>/b/<code>`): plain HTML, CSS and one ES module checked
- * in under rest/pages/listener/, no build step, nothing loaded from another host (the Content-Security-Policy says
- * so to the browser too). The page reads the code from its own path and talks to `/v1/listen/{code}`, the
- * broadcast's events socket and the recording's subscribe socket like any other client.
+ * in under rest/pages/listener/, nothing loaded from another host (the Content-Security-Policy says so to the
+ * browser too). The page reads the code from its own path and talks to `/v1/listen/{code}` and the broadcast's
+ * events socket itself; each recording it follows through the SDK's subscribe procedure (src/sdk/subscribe.ts),
+ * served next to the page's script as one same-origin ES module that esbuild bundles once per process: the page
+ * runs the procedure every SDK user runs, with no build step of its own.
  */
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import type { Response } from 'express';
 import { requestBaseUrl } from '../../src/core/base-url.js';
 import { errors } from '../../src/core/errors.js';
@@ -12,11 +16,35 @@ import type { RouteEntry } from '../types.js';
 
 const PAGE_DIR = new URL('../pages/listener/', import.meta.url);
 
-/** The assets the page loads, by the name it asks for. */
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+
+/** The checked-in assets the page loads, by the name it asks for. */
 const ASSETS: Record<string, string> = {
-  'listener.js': 'text/javascript; charset=utf-8',
+  'listener.js': JAVASCRIPT,
   'listener.css': 'text/css; charset=utf-8',
 };
+
+/** The SDK's subscribe module as the page imports it (`./sdk-subscribe.js` from listener.js). */
+const SDK_SUBSCRIBE_ASSET = 'sdk-subscribe.js';
+const SDK_SUBSCRIBE_SOURCE = fileURLToPath(new URL('../../src/sdk/subscribe.ts', import.meta.url));
+
+/**
+ * The bundle, built on first request and kept for the process (the source is part of the deploy). A failed build is
+ * not kept: the request answers a logged 500 and the next one tries again, the process goes on.
+ */
+let sdkSubscribeBuild: Promise<string> | null = null;
+function sdkSubscribeModule(): Promise<string> {
+  if (!sdkSubscribeBuild) {
+    const building = build({
+      entryPoints: [SDK_SUBSCRIBE_SOURCE], bundle: true, format: 'esm', platform: 'browser', target: 'es2020', write: false, logLevel: 'silent',
+    }).then((result) => result.outputFiles[0]!.text);
+    sdkSubscribeBuild = building;
+    building.catch(() => {
+      if (sdkSubscribeBuild === building) sdkSubscribeBuild = null;
+    });
+  }
+  return sdkSubscribeBuild;
+}
 
 /** Read once and kept: the files are part of the checked-in source. */
 const files = new Map<string, Buffer>();
@@ -90,11 +118,16 @@ export const listenerPageRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/b/_assets/{asset}', operationId: 'getListenerPageAsset', tags: ['broadcasts'], undocumented: true,
-    summary: 'The listener page\'s script and styles.',
+    summary: 'The listener page\'s script and styles, and the SDK\'s subscribe module it imports.',
     auth: { mode: 'public', scopes: [] },
-    response: { status: 200, description: '`listener.js` (an ES module) or `listener.css`.', contentType: 'text/javascript' },
-    handler: ({ params }, res) => {
+    response: { status: 200, description: '`listener.js` and `sdk-subscribe.js` (ES modules) or `listener.css`.', contentType: 'text/javascript' },
+    handler: async ({ params }, res) => {
       const name = String(params.asset);
+      if (name === SDK_SUBSCRIBE_ASSET) {
+        // A build failure throws: the error handler logs it and answers `500 internal`.
+        sendPageFile(res, JAVASCRIPT, await sdkSubscribeModule());
+        return;
+      }
       if (!Object.hasOwn(ASSETS, name)) throw errors.notFound('Listener page asset');
       sendPageFile(res, ASSETS[name]!, pageFile(name));
     },

@@ -8,9 +8,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeConnection, streamFile } from '../../src/realtime/client.js';
+import { launchChromium } from '../helpers/browser.js';
 import { eventually } from '../helpers/fixtures.js';
 import { json } from '../helpers/http.js';
 import { fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise } from '../helpers/realtime.js';
@@ -19,7 +20,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /** What the page exposes for tests (rest/pages/listener/listener.js). */
 declare global {
   interface Window {
-    __listener: { dropSocket(): void; reconnects: number; connected: boolean; page: { audio: { context: AudioContext | null }; current: { socket: WebSocket | null } | null } };
+    __listener: { dropSocket(): void; reconnects: number; connected: boolean; page: { audio: { context: AudioContext | null }; current: { subscription: { status: string } | null } | null } };
   }
 }
 
@@ -30,7 +31,7 @@ const opened: BrowserContext[] = [];
 beforeAll(async () => {
   [server, browser] = await Promise.all([
     startTestServer({ env: { REALTIME_SECRET: 'listener-page-secret-0123456789abcdef' } }),
-    chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] }),
+    launchChromium(),
   ]);
 }, 180_000);
 
@@ -184,6 +185,18 @@ describe('the listener page', () => {
       expect(served.headers.get('content-type')).toMatch(type);
       expect(await served.text()).not.toMatch(/https?:\/\//);
     }
+    // The SDK's subscribe module, bundled for the page and imported by its script: the page follows recordings with it.
+    expect(html).toContain('/b/_assets/sdk-subscribe.js');
+    expect(await (await fetch(`${server.url}/b/_assets/listener.js`)).text()).toMatch(/import \{ subscribeRecording \} from '\.\/sdk-subscribe\.js'/);
+    const sdk = await fetch(`${server.url}/b/_assets/sdk-subscribe.js`);
+    expect(sdk.status).toBe(200);
+    expect(sdk.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(sdk.headers.get('cache-control')).toBe('no-cache');
+    const sdkSource = await sdk.text();
+    expect(sdkSource).toMatch(/^export \{[^}]*\bsubscribeRecording\b[^}]*\};?\s*$/m);
+    expect(sdkSource).toContain('subscribe.update'); // the procedure itself, not a stub
+    expect(sdkSource).not.toMatch(/^\s*import\b/m); // one module: the page's policy loads nothing else
+    expect(await (await fetch(`${server.url}/b/_assets/sdk-subscribe.js`)).text()).toBe(sdkSource); // built once, kept
     const unknown = await fetch(`${server.url}/b/_assets/secrets.json`);
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).code).toBe('not_found');
@@ -207,6 +220,8 @@ describe('the listener page', () => {
     const opened = await openPage(broadcast.shareUrl);
     const { page } = opened;
     await page.locator('#player').waitFor({ state: 'visible' });
+    // The page's script imported the SDK's subscribe module: what follows runs the SDK's procedure.
+    expect(opened.requests).toContain(`${server.url}/b/_assets/sdk-subscribe.js`);
     await eventually(async () => expect(await statusText(page)).toMatch(/Waiting for the broadcast to start/), 60_000);
     expect(await page.getAttribute('#captions', 'aria-live')).toBe('polite');
     // The spoken language first, then what translation serves (Apertium here).
@@ -234,7 +249,7 @@ describe('the listener page', () => {
     expect(await page.isDisabled('#listen')).toBe(true);
     const final = await expectSameLines(page, grant.recording.id, PUBLIC, lines.length);
     expectWords(final);
-    expect(await page.evaluate(() => window.__listener.page.current?.socket)).toBeNull();
+    expect(await page.evaluate(() => window.__listener.page.current?.subscription?.status)).toBe('closed');
 
     // The next recording of the broadcast: the page follows it under a divider, and the first one's lines stay.
     const next = await startRecording(broadcast);

@@ -1,7 +1,10 @@
 // The listener page of a broadcast (`/b/<code>`): asks `/v1/listen/<code>` what it may show, asks a private
 // broadcast's password, follows the broadcast's recordings through its events socket and each recording through
-// the subscribe socket (snapshot, then frames after the snapshot's cursor; resumes with `after=` after a drop), and
-// plays the live audio on a tap. No framework, no build step, nothing from another host.
+// the SDK's subscription (snapshot, then frames after the snapshot's cursor; resumes with `after=` after a drop), and
+// plays the live audio on a tap. No framework, no build step of its own, nothing from another host: the SDK's
+// subscribe module is served next to this script (rest/routes/listener-page.ts bundles it).
+
+import { subscribeRecording } from './sdk-subscribe.js';
 
 /** The server's root as this page sees it: the script lives at `<root>/b/_assets/listener.js`. */
 const ROOT = new URL('../../', import.meta.url);
@@ -207,10 +210,11 @@ class LiveAudio {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// One recording followed through its subscribe socket
+// One recording followed through the SDK's subscribe procedure (src/sdk/subscribe.ts, served as sdk-subscribe.js):
+// the SDK keeps the recording's lines right (snapshot, cursor order, after=, gaps, reconnects); the page shows them.
 
 /** A line as this listener reads it: in its language when the segment has that translation, else as spoken. */
-const lineText = (segment, lang) => (segment.suppressed ? 'Audio unclear' : ((lang && segment.translations?.[lang]) || segment.text || '').trim());
+const lineText = (segment, lang) => (segment.unclear ? 'Audio unclear' : ((lang && segment.translations?.[lang]) || segment.text || '').trim());
 
 class RecordingFollower {
   constructor(page, recording, first) {
@@ -218,17 +222,15 @@ class RecordingFollower {
     this.id = recording.recordingId;
     this.state = recording.state ?? null;
     this.lines = new Map(); // seq → <li>
-    this.segments = new Map(); // seq → what is known of the segment (its text, its translations)
     this.lastSeq = undefined; // the highest seq with a line
-    this.applied = -1; // the last applied cursor
-    this.synced = false; // a snapshot was applied: reconnects resume with after=
-    this.pending = [];
-    this.busy = false; // a transcript read is under way: frames wait in `pending`
+    this.subscription = null;
+    /** Bumped when a subscription is replaced: events of the one before are dropped. */
     this.generation = 0;
-    this.socket = null;
-    this.attempt = 0;
-    this.reconnects = 0;
-    this.reconnectTimer = null;
+    this.lastError = null;
+    /** Reconnects of the subscriptions this follower replaced (the SDK counts those of the current one). */
+    this.earlierReconnects = 0;
+    this.restartAttempt = 0;
+    this.restartTimer = null;
     this.done = false;
     this.stopped = false;
     this.divider = document.createElement('li');
@@ -245,165 +247,125 @@ class RecordingFollower {
     return this.page.lang && this.page.lang !== this.page.broadcast?.spokenLanguage ? this.page.lang : undefined;
   }
 
+  get reconnects() {
+    return this.earlierReconnects + (this.subscription?.reconnects ?? 0);
+  }
+
   start() {
-    this.connect();
+    this.subscribe();
+  }
+
+  /** A subscription with the page's credential and language; live audio when this is the recording listened to. */
+  subscribe() {
+    const generation = ++this.generation;
+    const token = listenerToken();
+    this.subscription = subscribeRecording({
+      baseUrl: ROOT.href,
+      recordingId: this.id,
+      listenerToken: token,
+      shareCode: token ? null : shareCode,
+      lang: this.lang ?? null,
+      audio: this.page.current === this && this.page.audio.on,
+      query: { presence },
+      fetch: (request) => fetch(request, { credentials: 'omit', cache: 'no-store' }),
+      // Refused before it was ready: perhaps the credential ran out or the broadcast went away.
+      shouldReconnect: ({ wasReady }) => wasReady || this.page.stillAllowed(),
+      onEvent: (event) => {
+        if (generation === this.generation) this.onEvent(event);
+      },
+    });
+  }
+
+  onEvent(event) {
+    switch (event.type) {
+      case 'segment': {
+        const wasAtBottom = atBottom();
+        this.show(event.segment);
+        followBottom(wasAtBottom);
+        break;
+      }
+      case 'snapshot':
+        this.showAll();
+        break;
+      case 'state':
+        this.setState(event.state);
+        break;
+      case 'audio':
+        if (this.page.current === this) this.page.audio.play(event.data);
+        break;
+      case 'error':
+        this.lastError = event.error;
+        // A language change the server refused: the subscription stays in the language it had.
+        if (this.page.current === this && (this.lang ?? null) !== this.subscription.lang) this.page.languageRefused();
+        break;
+      case 'connection':
+        if (event.status === 'open') {
+          this.restartAttempt = 0;
+          this.page.connectionBack(this);
+        } else if (event.status === 'reconnecting') {
+          if (this.page.current === this) this.page.connectionLost();
+        } else if (event.status === 'closed') {
+          void this.closed();
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  /**
+   * The subscription ended. At `finalized` that is the end; otherwise it gave up on a failure it does not retry (a
+   * refused snapshot read): a refused language falls back to the spoken one, a refused credential is checked,
+   * anything else is tried again with a fresh subscription.
+   */
+  async closed() {
+    if (this.stopped) return;
+    if (this.state === 'finalized') {
+      this.finish();
+      return;
+    }
+    const status = this.lastError?.status;
+    if ((status === 400 || status === 403) && this.lang !== undefined) {
+      // A language this listener may not read: back to the spoken one (the current recording restarts in it).
+      if (this.page.current === this) this.page.languageRefused();
+      else this.restart();
+      return;
+    }
+    if (this.page.current === this) this.page.connectionLost();
+    if ((status === 401 || status === 403 || status === 404) && !(await this.page.stillAllowed())) return;
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => this.restart(), backoffMs(this.restartAttempt++));
+  }
+
+  /** A fresh subscription (its full snapshot puts the lines right); the lines shown stay meanwhile. */
+  restart() {
+    if (this.stopped) return;
+    clearTimeout(this.restartTimer);
+    const previous = this.subscription;
+    this.generation += 1;
+    this.earlierReconnects += previous?.reconnects ?? 0;
+    previous?.close();
+    this.lastError = null;
+    this.done = false;
+    this.subscribe();
   }
 
   stop() {
     this.stopped = true;
-    clearTimeout(this.reconnectTimer);
-    this.socket?.close();
-    this.socket = null;
+    clearTimeout(this.restartTimer);
+    this.subscription?.close();
   }
 
-  connect() {
-    if (this.stopped || this.done) return;
-    const params = credential({ lang: this.lang, after: this.synced ? this.applied : undefined, presence });
-    const socket = new WebSocket(socketUrl(`v1/recordings/${encodeURIComponent(this.id)}/subscribe`, params));
-    socket.binaryType = 'arraybuffer';
-    this.socket = socket;
-    let ready = false;
-    socket.onmessage = (event) => {
-      if (socket !== this.socket) return;
-      if (typeof event.data !== 'string') {
-        if (this.page.current === this) this.page.audio.play(event.data);
-        return;
-      }
-      let frame;
-      try {
-        frame = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      if (frame.type === 'subscribe.ready') {
-        ready = true;
-        this.attempt = 0;
-        this.onReady(frame);
-      } else if (frame.type === 'error') {
-        // The server closes after an error (slow_consumer and the like): the close handler reconnects.
-        this.lastError = frame;
-      } else {
-        this.pending.push(frame);
-        this.pump();
-      }
-    };
-    socket.onclose = () => {
-      if (socket !== this.socket) return;
-      this.socket = null;
-      if (this.stopped || this.done) return;
-      this.scheduleReconnect(ready);
-    };
-  }
-
-  scheduleReconnect(wasReady) {
-    this.reconnects += 1;
-    if (this.page.current === this) this.page.connectionLost();
-    const attempt = this.attempt++;
-    clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(async () => {
-      // Refused before it was ready: perhaps the credential ran out or the broadcast went away.
-      if (!wasReady && attempt >= 1 && !(await this.page.stillAllowed())) return;
-      this.connect();
-    }, backoffMs(attempt));
-  }
-
-  send(frame) {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(frame));
-  }
-
-  onReady(frame) {
-    this.setState(frame.state);
-    if (this.page.current === this && this.page.audio.on) this.send({ type: 'subscribe.update', audio: true });
-    this.page.connectionBack(this);
-    if (this.synced) this.pump(); // resumed with after=: the server replays what followed
-    else void this.readTranscript(undefined);
-  }
-
-  /**
-   * Reads the transcript (all of it, or what changed after a cursor) while frames wait, merges it by seq, then
-   * applies the waiting frames past its `lastSeq`.
-   */
-  async readTranscript(after, full = after === undefined) {
-    const generation = ++this.generation;
-    this.busy = true;
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        const snapshot = await requestJson(`v1/recordings/${encodeURIComponent(this.id)}/transcript`, credential({ lang: this.lang, after }));
-        if (generation !== this.generation || this.stopped) return;
-        const wasAtBottom = atBottom();
-        this.merge(snapshot.segments ?? [], full);
-        if (typeof snapshot.lastSeq === 'number') this.applied = Math.max(this.applied, snapshot.lastSeq);
-        if (!this.synced && snapshot.state) this.setState(snapshot.state);
-        this.synced = true;
-        followBottom(wasAtBottom);
-        break;
-      } catch (error) {
-        if (generation !== this.generation || this.stopped) return;
-        if (error instanceof HttpError && (error.status === 400 || error.status === 403) && this.lang !== undefined) {
-          // A language this listener may not read: back to the spoken one, read again at once.
-          this.page.languageRefused();
-          continue;
-        }
-        if (error instanceof HttpError && (error.status === 401 || error.status === 403 || error.status === 404)) {
-          if (!(await this.page.stillAllowed())) return;
-        }
-        await sleep(backoffMs(attempt));
-        if (generation !== this.generation || this.stopped) return;
-      }
-    }
-    this.busy = false;
-    this.pump();
-    if (this.state === 'finalized') this.finish();
-  }
-
-  pump() {
-    if (this.busy) return;
-    const wasAtBottom = atBottom();
-    while (this.pending.length && !this.busy) {
-      const frame = this.pending.shift();
-      const cursor = typeof frame.cursor === 'number' ? frame.cursor : null;
-      if (cursor !== null && cursor <= this.applied) continue; // already in the snapshot or applied
-      this.apply(frame);
-      if (cursor !== null && frame.type !== 'subscribe.gap') this.applied = Math.max(this.applied, cursor);
-    }
-    followBottom(wasAtBottom);
-  }
-
-  apply(frame) {
-    switch (frame.type) {
-      case 'transcript.committed':
-      case 'transcript.amended':
-      case 'transcript.corrected':
-        if (frame.segment) this.upsert({ ...frame.segment, seq: frame.segment.seq ?? frame.seq });
-        break;
-      case 'noop':
-        if (frame.reason === 'unclear' && typeof frame.seq === 'number') this.upsert({ seq: frame.seq, suppressed: true });
-        break;
-      case 'transcript.translated':
-        if (typeof frame.seq === 'number' && this.lines.has(frame.seq)) this.upsert({ seq: frame.seq, translations: frame.translations ?? {} });
-        break;
-      case 'recording.state':
-        this.setState(frame.state);
-        if (frame.state === 'finalized') this.finish();
-        break;
-      case 'subscribe.gap':
-        // The server could not replay everything after our cursor: read what changed since it, by seq.
-        void this.readTranscript(this.applied, false);
-        break;
-      default:
-        break; // transcript.sentence and anything newer: the cursor moves on
-    }
+  /** Live audio on or off for this recording. */
+  setAudio(on) {
+    this.subscription?.update({ audio: on });
   }
 
   /** A line per seq, in seq order: a committed seq again replaces its line, never doubles it. */
-  upsert(segment) {
+  show(segment) {
     const seq = Number(segment.seq);
     if (!Number.isInteger(seq)) return;
-    // A translation that arrives alone (transcript.translated) keeps the line's spoken text for a later language.
-    const known = this.segments.get(seq);
-    const merged = { ...known, ...segment, translations: { ...known?.translations, ...segment.translations } };
-    this.segments.set(seq, merged);
-    const text = lineText(merged, this.lang);
+    const text = lineText(segment, this.subscription?.lang);
     let line = this.lines.get(seq);
     if (!line) {
       line = document.createElement('li');
@@ -414,8 +376,23 @@ class RecordingFollower {
       this.page.lineAdded();
     }
     if (line.textContent !== text) line.textContent = text;
-    line.classList.toggle('unclear', Boolean(segment.suppressed));
+    line.classList.toggle('unclear', segment.unclear);
     if (typeof segment.speaker === 'number') line.dataset.speaker = String(segment.speaker);
+  }
+
+  /** After a snapshot: every line as the subscription now has it, and none it does not have. */
+  showAll() {
+    const wasAtBottom = atBottom();
+    const segments = this.subscription.segments;
+    for (const [seq, line] of this.lines) {
+      if (!segments.has(seq)) {
+        line.remove();
+        this.lines.delete(seq);
+      }
+    }
+    this.lastSeq = this.lines.size ? Math.max(...this.lines.keys()) : undefined;
+    for (const segment of [...segments.values()].sort((a, b) => a.seq - b.seq)) this.show(segment);
+    followBottom(wasAtBottom);
   }
 
   insert(line, seq) {
@@ -436,22 +413,6 @@ class RecordingFollower {
     else after.after(line);
   }
 
-  merge(segments, full) {
-    const seen = new Set();
-    for (const segment of [...segments].sort((a, b) => a.seq - b.seq)) {
-      seen.add(segment.seq);
-      this.upsert(segment);
-    }
-    if (!full) return;
-    for (const [seq, line] of this.lines) {
-      if (!seen.has(seq)) {
-        line.remove();
-        this.lines.delete(seq);
-      }
-    }
-    this.lastSeq = this.lines.size ? Math.max(...this.lines.keys()) : undefined;
-  }
-
   setState(state) {
     if (!state) return;
     this.state = state;
@@ -460,19 +421,19 @@ class RecordingFollower {
 
   finish() {
     this.done = true;
-    this.socket?.close();
-    this.socket = null;
     if (this.page.current === this) this.page.showState();
   }
 
+  /** The page's language changed: the SDK asks the server for it and reads the snapshot in it. */
   changeLanguage() {
-    this.send({ type: 'subscribe.update', lang: this.page.lang || null });
-    void this.readTranscript(undefined);
+    // A finished or given-up subscription reads the transcript again in the language through a fresh one.
+    if (!this.subscription || this.subscription.status === 'closed') this.restart();
+    else this.subscription.update({ lang: this.lang ?? null });
   }
 
-  /** Test hook: drop the socket as a network would; the follower reconnects with after=<cursor>. */
+  /** Test hook: drop the socket as a network would; the SDK reconnects with after=<cursor>. */
   drop() {
-    this.socket?.close(4000, 'dropped by the page');
+    this.subscription?.cut();
   }
 }
 
@@ -630,7 +591,7 @@ class ListenerPage {
     const refused = this.lang;
     this.lang = this.broadcast?.spokenLanguage ?? '';
     ui.lang.value = this.lang;
-    this.current?.send({ type: 'subscribe.update', lang: this.lang || null });
+    this.current?.changeLanguage();
     setStatus(`${languageName(refused)} is not available here; showing the spoken language.`);
   }
 
@@ -639,7 +600,7 @@ class ListenerPage {
     const follower = new RecordingFollower(this, recording, this.followers.length === 0);
     this.followers.push(follower);
     // The earlier recording keeps its socket until it is finalized (its last lines may still change); the audio moves on.
-    if (this.audio.on) this.current?.send({ type: 'subscribe.update', audio: false });
+    if (this.audio.on) this.current?.setAudio(false);
     this.current = follower;
     follower.start();
     this.showState();
@@ -737,10 +698,10 @@ class ListenerPage {
   toggleAudio() {
     if (this.audio.on) {
       this.audio.stop();
-      this.current?.send({ type: 'subscribe.update', audio: false });
+      this.current?.setAudio(false);
     } else {
       this.audio.start(); // inside the click: the browser lets this context play
-      this.current?.send({ type: 'subscribe.update', audio: true });
+      this.current?.setAudio(true);
     }
     this.showListen();
   }
@@ -758,13 +719,13 @@ window.__listener = {
     page.current?.drop();
   },
   get cursor() {
-    return page.current?.applied ?? null;
+    return page.current?.subscription?.lastCursor ?? null;
   },
   get reconnects() {
     return page.followers.reduce((sum, follower) => sum + follower.reconnects, 0);
   },
   get connected() {
-    return page.current?.socket?.readyState === WebSocket.OPEN && !page.offline;
+    return page.current?.subscription?.status === 'open' && !page.offline;
   },
 };
 
