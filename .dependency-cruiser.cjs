@@ -24,8 +24,13 @@ module.exports = {
     },
     {
       name: 'sdk-is-a-leaf', severity: 'error',
-      comment: 'The SDK (src/sdk, shipped as `speechgate/sdk` to Node and browsers) imports nothing from the server; only the generated OpenAPI types.',
-      from: { path: '^src/sdk/' }, to: { path: '^(rest|workers)/|^src/(?!sdk/|generated/openapi)' },
+      comment: 'The SDK (src/sdk, shipped as `speechgate/sdk` to Node and browsers) imports nothing from the server; only what is generated for clients: the OpenAPI types and the GraphQL operations as typed strings.',
+      from: { path: '^src/sdk/' }, to: { path: '^(rest|workers)/|^src/(?!sdk/|generated/openapi|generated/graphql-documents)' },
+    },
+    {
+      name: 'cli-uses-the-sdk', severity: 'error',
+      comment: 'The command line (src/cli, the `speechgate` bin) is a client of the server like any other: it imports the SDK (src/sdk), npm packages and Node\'s own modules, nothing else (not the server, not even the generated types but through the SDK). A bare name the cruiser cannot resolve (`tsx/esm/api`, whose exports are conditional) is a package too.',
+      from: { path: '^src/cli/' }, to: { pathNot: '^(src/(cli|sdk)/|node_modules/)', dependencyTypesNot: ['core', 'unknown'] },
     },
     {
       name: 'core-below-modules', severity: 'error',
