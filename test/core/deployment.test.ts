@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Follower } from '../helpers/follower.js';
-import { gatewayProcesses, type Gateway, type Grant } from '../helpers/gateways.js';
+import { gatewayProcesses, speak, type Gateway, type Grant } from '../helpers/gateways.js';
 import { fixture } from '../helpers/fixtures.js';
 import { json } from '../helpers/http.js';
 import { fileChunks, GO_FORWARD_TEXT, LECTURE } from '../helpers/realtime.js';
@@ -63,8 +63,12 @@ describe('two gateways and two workers', () => {
     await follower.start();
 
     const publisher = await publisherOn(grant);
-    // Twenty seconds of the lecture, as fast as the socket takes it.
-    for (const chunk of (await fileChunks(LECTURE)).slice(0, 100)) publisher.sendPcm(chunk);
+    // Twenty seconds of the lecture as fast as the socket takes it, then the rest at real time as a microphone goes
+    // on. The engine commits words two passes agree on and runs a pass when new audio comes: a burst that all
+    // arrives before its first pass, followed by nothing, is one pass, drafts and no commit.
+    const chunks = await fileChunks(LECTURE);
+    for (const chunk of chunks.slice(0, 100)) publisher.sendPcm(chunk);
+    const microphone = speak(publisher, chunks.slice(100));
     // On failure: what the publisher heard on A and what A stored, to tell "A never committed" from "B never heard".
     const diagnosis = async () => {
       const { frames, errors, closeCode } = publisher.result;
@@ -73,6 +77,8 @@ describe('two gateways and two workers', () => {
         `A's transcript: ${JSON.stringify(stored).slice(0, 600)}\n${tail(a, b)()}`;
     };
     await follower.until('a committed line on B', () => follower!.lines.size > 0, 240_000, diagnosis);
+    microphone.stop();
+    await microphone.finished;
     expect(await expectStatus(await call(a, `/v1/recordings/${recordingId}/pause`, 'POST'), 200, tail(a))).toMatchObject({ state: 'paused' });
     expect(await expectStatus(await call(b, `/v1/recordings/${recordingId}/stop`, 'POST'), 200, tail(b))).toMatchObject({ state: 'ended' });
     await follower.until('finalized, heard on B', () => follower!.state === 'finalized', 300_000, diagnosis);
