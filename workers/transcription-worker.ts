@@ -39,7 +39,7 @@ import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/
 import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
 import type { SpeakerTurnOnMaster } from '../src/recordings/speakers.js';
 import type { Metering } from '../src/billing/metering.js';
-import { countQueueJobs, realtimeFactor } from '../src/core/metrics.js';
+import { countQueueJobs, realtimeFactor, recordEngineProvider } from '../src/core/metrics.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -87,7 +87,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   // Bull's own counts of this queue, read on each scrape of this process while the worker runs.
   const uncountQueue = countQueueJobs(queue);
   const ctx: JobsContext = { prisma: options.prisma, pubsub: options.pubsub, queue: bullJobQueue(queue), metering: options.metering };
-  const engines = new EngineThreads({ threads: options.concurrency, engine: options.engine });
+  const engines = new EngineThreads({ threads: options.concurrency, engine: options.engine, onReady: recordEngineProvider('file') });
   /** Set by close(): a job whose engine stops under it is handed back, not failed. */
   let closing = false;
   const { prisma, logger } = options;

@@ -59,7 +59,8 @@ async function readiness(ctx: Context) {
       const engine = ctx.services.realtime.runtime.engine;
       const failure = engine.unavailable();
       if (failure) throw failure;
-      return { languages: languages.length, loaded: engine.loadedEngine() !== null };
+      const loaded = engine.loadedEngine();
+      return { languages: languages.length, loaded: loaded !== null, ...(loaded ? { provider: loaded.provider, requestedProvider: loaded.requestedProvider } : {}) };
     }),
   ]);
   return { ready: database.ok && redis.ok && models.ok, checks: { database, redis, models } };
@@ -98,7 +99,10 @@ export const metaRoutes: RouteEntry[] = [
             properties: {
               database: checkSchema,
               redis: checkSchema,
-              models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' }, loaded: { type: 'boolean', description: 'This process\'s engine has loaded a model (it loads on first use).' } } },
+              models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' }, loaded: { type: 'boolean', description: 'This process\'s engine has loaded a model (it loads on first use).' },
+                provider: { type: 'string', description: 'Once loaded: the execution provider it runs on (`cpu`, `cuda`); `cpu` when the one asked for could not load.' },
+                requestedProvider: { type: 'string', description: 'Once loaded: the one asked for (ENGINE_PROVIDER).' },
+              } },
             },
           },
         },

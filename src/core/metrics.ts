@@ -94,6 +94,18 @@ export const realtimeFactor = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const engineProviders = new Gauge({
+  name: 'speechgate_engine_provider',
+  help: 'Set to 1 once an engine thread of this process loaded its model: by what the engine does (realtime, file, translation), the execution provider asked for (ENGINE_PROVIDER) and the one it runs on (cpu when the one asked for could not load).',
+  labelNames: ['use', 'requested', 'provider'] as const,
+  registers: [metricsRegistry],
+});
+
+/** An EngineThreads `onReady`: records which provider the engine threads doing `use` run on. */
+export function recordEngineProvider(use: 'realtime' | 'file' | 'translation') {
+  return (info: { provider: string; requestedProvider: string }) => engineProviders.set({ use, requested: info.requestedProvider, provider: info.provider }, 1);
+}
+
 export const ledgerErrors = new Counter({
   name: 'speechgate_ledger_errors_total',
   help: 'Billing ledger work that failed after the credit was spent (a balance-fell listener such as auto top-up, a metering sweep, a realtime session metered or settled).',

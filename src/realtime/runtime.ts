@@ -5,6 +5,7 @@
  * one without the rest of the gateway.
  */
 import { ApiError } from '../core/errors.js';
+import { recordEngineProvider } from '../core/metrics.js';
 import { SPEAKER_LABEL_MODES, type RealtimeCapabilities } from '../meta/service.js';
 import { realtimeConfig, type GatewayConfigPart, type RealtimeConfig } from './config.js';
 import { resolveModelDir, SAMPLE_RATE } from '../../workers/engine/index.js';
@@ -44,6 +45,7 @@ export class RealtimeRuntime {
       engine: { modelsDir: this.config.modelsDir, model: this.config.model, ...(this.config.intraOpThreads > 0 ? { intraOpThreads: this.config.intraOpThreads } : {}) },
       threads: this.config.engineThreads,
       retryAfterS: 30,
+      onReady: recordEngineProvider('realtime'),
     });
     this.admission = new Admission(this.config.maxSessions, this.config.maxWaiting);
     const { key, source } = realtimeSigningKey({ realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir });

@@ -23,6 +23,7 @@
  * nothing is kept. TRANSLATION_SPEECH=off turns the pivot off.
  */
 import { createHash } from 'node:crypto';
+import { recordEngineProvider } from '../core/metrics.js';
 import type { ServiceDeps } from '../core/services.js';
 import { EngineError } from '../../workers/engine/errors.js';
 import { resolveModelDir } from '../../workers/engine/index.js';
@@ -182,6 +183,7 @@ export class SpeechTranslation {
       engine: { modelsDir, model: models.accurate, ...(realtime.intraOpThreads > 0 ? { intraOpThreads: realtime.intraOpThreads } : {}) },
       threads: 1,
       retryAfterS: 30,
+      onReady: recordEngineProvider('translation'),
     });
     return this.own;
   }

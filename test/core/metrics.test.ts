@@ -36,6 +36,7 @@ describe('GET /metrics', () => {
       speechgate_commit_latency_seconds: 'histogram',
       speechgate_realtime_factor: 'histogram',
       speechgate_ledger_errors_total: 'counter',
+      speechgate_engine_provider: 'gauge',
       process_cpu_user_seconds_total: 'counter',
       nodejs_eventloop_lag_seconds: 'gauge',
     };
@@ -110,6 +111,8 @@ describe('GET /metrics', () => {
     expect(moved('speechgate_commit_latency_seconds_count', { session: 'realtime' })).toBe(result.commits.length);
     expect(moved('speechgate_realtime_factor_count', { kind: 'realtime' })).toBe(1);
     expect(moved('speechgate_realtime_factor_sum', { kind: 'realtime' })).toBeCloseTo(result.done!.stats.realtimeFactor, 2);
+    // The engine that ran it says which execution provider it asked for and which it runs on.
+    expect(sampleValue(after, 'speechgate_engine_provider', { use: 'realtime', requested: 'cpu', provider: 'cpu' })).toBe(1);
     await eventually(async () => {
       const idle = await scrape(server);
       expect(sampleValue(idle, 'speechgate_engine_slots_busy')).toBe(0);

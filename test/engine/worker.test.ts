@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { SpeechEngine } from '../../workers/engine/index.js';
+import { EngineThreads, type EngineInfo } from '../../workers/engine/threads.js';
 import { fixture } from '../helpers/fixtures.js';
 import { normaliseWords } from './text.js';
 
@@ -36,6 +37,19 @@ describe('engine hosting', () => {
     expect(engine.provider).toBe('cpu');
     const result = await engine.transcribeFile(fixture('goforward.wav'), { beamSize: 4 });
     expect(normaliseWords(result.segments.map((s) => s.text).join(' '))).toEqual(expect.arrayContaining(['go', 'forward', 'meters']));
+  });
+
+  it('engine threads report the provider asked for and the one they run on, once each thread is ready', async () => {
+    const ready: EngineInfo[] = [];
+    const threads = new EngineThreads({ threads: 1, engine: { model: 'whisper-tiny', provider: 'CUDA' }, onReady: (info) => ready.push(info) });
+    try {
+      const info = await threads.warm();
+      expect(info).toMatchObject({ modelName: 'whisper-tiny', requestedProvider: 'cuda', provider: 'cpu' });
+      expect(threads.loadedEngine()).toEqual(info);
+      expect(ready).toEqual([info]);
+    } finally {
+      await threads.close();
+    }
   });
 
   it('caches the loaded model per process and settings', async () => {

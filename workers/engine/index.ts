@@ -97,6 +97,11 @@ function envNumber(name: string): number | undefined {
 /** Warnings already given (a speaker-embedding model that does not load is said once per thread). */
 const warned = new Set<string>();
 
+/** The execution provider asked for: the option, else ENGINE_PROVIDER, else 'cpu' (what runs may differ: SpeechEngine.provider). */
+export function requestedProvider(options: Pick<EngineOptions, 'provider'> = {}): string {
+  return (options.provider ?? process.env.ENGINE_PROVIDER ?? 'cpu').toLowerCase();
+}
+
 /** Loaded engines of this process (this thread), by model directory and runtime settings. */
 const loaded = new Map<string, Promise<SpeechEngine>>();
 
@@ -120,7 +125,7 @@ export class SpeechEngine implements PipelineModel {
   static load(options: EngineOptions = {}): Promise<SpeechEngine> {
     const modelDir = resolveModelDir(options);
     const runtime = {
-      provider: options.provider ?? process.env.ENGINE_PROVIDER ?? 'cpu',
+      provider: requestedProvider(options),
       intraOpThreads: options.intraOpThreads ?? envNumber('ENGINE_THREADS'),
       decoderThreads: options.decoderThreads ?? envNumber('ENGINE_DECODER_THREADS'),
     };

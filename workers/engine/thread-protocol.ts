@@ -62,7 +62,7 @@ export type HostToThread =
 
 export type ThreadToHost =
   | { type: 'loading'; stage: 'download' | 'model' }
-  | { type: 'ready'; modelName: string; languages: string[] }
+  | { type: 'ready'; modelName: string; languages: string[]; provider: string; requestedProvider: string }
   | { type: 'load_failed'; message: string }
   | { type: 'segment'; id: string; segment: Segment; progress: Progress }
   | { type: 'live_update'; id: string; update: LiveUpdate }

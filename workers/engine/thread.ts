@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineError } from './errors.js';
-import { speakerOf, SpeechEngine, type EngineOptions, type Segment } from './index.js';
+import { requestedProvider, speakerOf, SpeechEngine, type EngineOptions, type Segment } from './index.js';
 import { LiveTranscription } from './live.js';
 import type { HostToThread, ThreadFailure, ThreadToHost } from './thread-protocol.js';
 
@@ -110,17 +110,18 @@ function handle(engine: SpeechEngine, message: HostToThread): void {
 }
 
 async function main(): Promise<void> {
+  const options = (workerData as { engine: EngineOptions }).engine;
   const early: HostToThread[] = [];
   let engine: SpeechEngine | null = null;
   port.on('message', (message: HostToThread) => (engine ? handle(engine, message) : early.push(message)));
   try {
     post({ type: 'loading', stage: 'model' });
-    engine = await SpeechEngine.load((workerData as { engine: EngineOptions }).engine);
+    engine = await SpeechEngine.load(options);
   } catch (error) {
     post({ type: 'load_failed', message: error instanceof Error ? error.message : String(error) });
     return;
   }
-  post({ type: 'ready', modelName: engine.modelName, languages: engine.languages() });
+  post({ type: 'ready', modelName: engine.modelName, languages: engine.languages(), provider: engine.provider, requestedProvider: requestedProvider(options) });
   for (const message of early.splice(0)) handle(engine, message);
 }
 

@@ -35,6 +35,8 @@ export interface EngineThreadsOptions {
   threads: number;
   /** After a failed model load: seconds before the next attempt (default 30). */
   retryAfterS?: number;
+  /** Each thread that loads its model (the provider it runs on is in `info`: metrics say which). */
+  onReady?(info: EngineInfo): void;
 }
 
 export interface FileTranscription extends FileTaskOptions {
@@ -71,6 +73,10 @@ export interface LiveHandle {
 export interface EngineInfo {
   modelName: string;
   languages: string[];
+  /** The execution provider its sessions run on ('cpu' when the one asked for could not load). */
+  provider: string;
+  /** The one asked for (ENGINE_PROVIDER). */
+  requestedProvider: string;
 }
 
 /** What the host does with a thread's messages about one task. */
@@ -137,7 +143,7 @@ class EngineThread {
         return;
       case 'ready':
         this.state = 'ready';
-        this.info = { modelName: message.modelName, languages: message.languages };
+        this.info = { modelName: message.modelName, languages: message.languages, provider: message.provider, requestedProvider: message.requestedProvider };
         this.settle();
         for (const task of this.tasks.values()) task.receive(message);
         return;
@@ -355,6 +361,7 @@ export class EngineThreads {
         if (thread.state === 'ready') {
           this.info = thread.info;
           this.lastFailure = null;
+          if (thread.info) this.options.onReady?.(thread.info);
         }
       });
       this.threads.push(thread);
