@@ -17,8 +17,8 @@
  * 2 providers in place but CUDA libraries missing (the engine falls back to the CPU and says so until they are).
  */
 import { execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, readdirSync, type WriteStream } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { createReadStream, existsSync, readdirSync } from 'node:fs';
+import { chmod, copyFile, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -26,7 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { createGunzip } from 'node:zlib';
 import { commandLineFlags } from './command-line.js';
 import { registryTarballUrl, verifiedTarball } from './registry-tarball.js';
-import { readTar } from './tts/tar.js';
+import { fileSink, readTar } from './tts/tar.js';
 
 export const PROVIDER_PACKAGE = 'com.github.asus4.onnxruntime.linux-x64-gpu';
 export const PROVIDER_PACKAGE_VERSION = '0.4.9';
@@ -150,14 +150,8 @@ async function extractProviders(tarball: string, dir: string): Promise<string[]>
   await readTar(createReadStream(tarball).pipe(createGunzip()) as AsyncIterable<Buffer>, (entry) => {
     const file = entry.name.startsWith(PROVIDER_DIR_IN_TARBALL) ? entry.name.slice(PROVIDER_DIR_IN_TARBALL.length) : '';
     if (entry.type !== 'file' || !PROVIDER_LIBRARIES.includes(file)) return null;
-    const out: WriteStream = createWriteStream(join(dir, file));
     written.push(file);
-    return {
-      write: async (chunk) => {
-        if (!out.write(chunk)) await new Promise<void>((done) => out.once('drain', () => done()));
-      },
-      end: () => new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done()))),
-    };
+    return fileSink(join(dir, file));
   });
   return written;
 }
@@ -186,10 +180,8 @@ export async function installGpuProviders(options: GpuInstallOptions = {}): Prom
     if (missing.length > 0) throw new Error(`the tarball has no ${missing.join(', ')} under ${PROVIDER_DIR_IN_TARBALL}`);
     for (const file of PROVIDER_LIBRARIES) {
       const target = join(before.bindingDir, file);
-      await rename(join(staging, file), `${target}.partial`).catch(async () => {
-        // Another file system (a tmpfs /tmp): copy through a stream instead of renaming across.
-        await new Promise<void>((done, fail) => createReadStream(join(staging, file)).pipe(createWriteStream(`${target}.partial`)).on('finish', done).on('error', fail));
-      });
+      // Copied, not renamed: the staging folder is under the OS temp folder, often another file system.
+      await copyFile(join(staging, file), `${target}.partial`);
       await chmod(`${target}.partial`, 0o755);
       await rename(`${target}.partial`, target);
     }

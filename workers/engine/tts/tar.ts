@@ -3,6 +3,7 @@
  * package tarballs: each entry's bytes go to the sink its callback returns, or are skipped; nothing is held
  * beyond one chunk of the input.
  */
+import { createWriteStream } from 'node:fs';
 
 export interface TarEntry {
   /** Path inside the archive ('package/build/tokenizer.json'). */
@@ -16,6 +17,18 @@ export interface TarEntry {
 export interface TarSink {
   write(chunk: Buffer): Promise<void> | void;
   end(): Promise<void> | void;
+}
+
+/** A sink writing an entry to `file` (waiting on the stream's drain), telling `onChunk` of each piece first. */
+export function fileSink(file: string, onChunk?: (chunk: Buffer) => void): TarSink {
+  const out = createWriteStream(file);
+  return {
+    write: async (chunk) => {
+      onChunk?.(chunk);
+      if (!out.write(chunk)) await new Promise<void>((done) => out.once('drain', () => done()));
+    },
+    end: () => new Promise<void>((done, fail) => out.end((error?: Error | null) => (error ? fail(error) : done()))),
+  };
 }
 
 const BLOCK = 512;
