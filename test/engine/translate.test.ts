@@ -80,9 +80,16 @@ describe('the translate task (whisper-base)', () => {
     expect(italian.language).toBe('it');
     expect(italian.durationS).toBeCloseTo((await probeAudio(both)).durationS - italianAtS, 1);
     expect(countOf(italian.text, CLIPS.it.english), italian.text).toBeGreaterThanOrEqual(3);
-    // Both halves say the same thing: the whole file's translation greets twice, the window's once.
+    // The window is the Italian half and nothing else: its translation is that of the Italian samples cut out in
+    // memory, word for word. (How often it says "good morning" is not the check: for "Oggi" after the greeting,
+    // whisper-base's greedy choice between "Good" and "Today" is a near tie — 0.071 against 0.072 on
+    // onnxruntime 1.30, 0.082 against 0.050 on 1.29, which greets twice, as both do without voice activity.)
+    const pcm = await decodeFileToPcm(both);
+    const italianAlone = await base.translateSpeech(pcm.subarray(Math.round(italianAtS * 16000)), { language: 'it' });
+    expect(italian.text).toBe(italianAlone.text);
+    // Both halves say the same thing: the whole file's translation greets in each.
     const greetings = (text: string) => normaliseWords(text).filter((word) => word === 'morning').length;
-    expect(greetings(italian.text), italian.text).toBe(1);
+    expect(greetings(italian.text), italian.text).toBeGreaterThanOrEqual(1);
     const whole = await base.translateSpeech(both);
     expect(greetings(whole.text), whole.text).toBe(2);
     for (const segment of italian.segments) expect(segment.start).toBeGreaterThanOrEqual(italianAtS - 1e-6);

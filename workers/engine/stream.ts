@@ -47,6 +47,10 @@ const MAX_TOKENS_PER_S = 8;
 /** A word aligned to less than this has no audio of its own; SQUEEZED_RUN of them in a row are not speech. */
 const SQUEEZED_S = 0.05;
 const SQUEEZED_RUN = 3;
+/** A word farther than this from speech the VAD heard is not speech (the file path's windows keep this padding). */
+const SPEECH_PAD_S = DEFAULT_VAD_OPTIONS.speechPadMs / 1000;
+/** Word times come from cross-attention frames of 20 ms: a word's edges move by one from pass to pass. */
+const ALIGNMENT_FRAME_S = 0.02;
 /** Silence after the buffered audio in the encoder's context. */
 const CONTEXT_PADDING_S = 2;
 /** The shortest encoder context. */
@@ -92,6 +96,8 @@ export class StreamingTranscriber {
   private vadChunks = 0;
   /** Source seconds of the last chunk the VAD heard as speech (−1: none yet). */
   private lastSpeechS = -1;
+  /** Stretches of source seconds the VAD heard as speech (merged chunks), from a little before the buffer on. */
+  private speech: { start: number; end: number }[] = [];
   /**
    * True after a flush until the next commit: the committed words ended at a real boundary (a pause), so words
    * after it that repeat them were said again, not re-decoded from the prompt.
@@ -150,7 +156,13 @@ export class StreamingTranscriber {
       // The VAD keeps a partial chunk until the next push: probabilities come for whole chunks, in order.
       for (const probability of await this.vadStream.push(pcm)) {
         this.vadChunks++;
-        if (probability >= DEFAULT_VAD_OPTIONS.threshold) this.lastSpeechS = (this.vadChunks * VAD_CHUNK) / SAMPLE_RATE;
+        if (probability < DEFAULT_VAD_OPTIONS.threshold) continue;
+        const end = (this.vadChunks * VAD_CHUNK) / SAMPLE_RATE;
+        const start = end - VAD_CHUNK / SAMPLE_RATE;
+        const last = this.speech[this.speech.length - 1];
+        if (last && last.end >= start - 1e-9) last.end = end;
+        else this.speech.push({ start, end });
+        this.lastSpeechS = end;
       }
     }
   }
@@ -278,9 +290,17 @@ export class StreamingTranscriber {
    * left to align to, so the alignment squeezes them into one instant: runs of SQUEEZED_RUN words shorter
    * than a frame are dropped wherever they are. A pass that starts by repeating the committed tail (1–5
    * words, e.g. just after a cut) loses that repeat too.
+   *
+   * The model may also reject the prefix and say the committed audio again in other words (a prefix "I was
+   * just saying, much of" for speech that was "That is to say, much of …"): prefix and tail are aligned
+   * together, the prefix is squeezed and the repeat gets the committed words' audio. A word lying mostly in
+   * audio already committed (its middle before the committed end, less one alignment frame of jitter) is
+   * not new, whatever it says: it is dropped (whisper_streaming keeps only words after the last committed
+   * time too). Words in audio voice activity heard as silence are dropped (`inSilence`).
    */
   private afterCommitted(words: StreamWord[]): StreamWord[] {
     const squeezed = (w: StreamWord) => w.end - w.start < SQUEEZED_S;
+    const committedAudio = (w: StreamWord) => (w.start + w.end) / 2 < this.lastCommittedEndS - ALIGNMENT_FRAME_S;
     const kept: StreamWord[] = [];
     for (let i = 0; i < words.length; ) {
       let run = 0;
@@ -291,12 +311,25 @@ export class StreamingTranscriber {
         i += run;
       }
     }
+    for (let i = kept.length - 1; i >= 0; i--) if (committedAudio(kept[i]) || this.inSilence(kept[i])) kept.splice(i, 1);
     if (this.afterBoundary) return kept;
     const tail = this.committedWords.slice(-5).map((w) => normalise(w.text));
     for (let n = Math.min(5, tail.length, kept.length); n >= 1; n--) {
       if (kept.slice(0, n).map((w) => normalise(w.text)).join(' ') === tail.slice(-n).join(' ')) return kept.slice(n);
     }
     return kept;
+  }
+
+  /**
+   * Whether voice activity heard no speech within SPEECH_PAD_S of a word: the model filled a pause (e.g. it said
+   * the committed text again into the silence after it). The file path never decodes such audio (its windows
+   * are speech regions with the same padding). A word near audio the VAD has not scored yet is not judged.
+   */
+  private inSilence(word: StreamWord): boolean {
+    const from = word.start - SPEECH_PAD_S;
+    const to = word.end + SPEECH_PAD_S;
+    if (to > (this.vadChunks * VAD_CHUNK) / SAMPLE_RATE) return false;
+    return !this.speech.some((r) => r.start < to && r.end > from);
   }
 
   private commit(words: StreamWord[]): Segment[] {
@@ -342,5 +375,8 @@ export class StreamingTranscriber {
     this.mel.cut(drop);
     this.buffer = this.buffer.slice(drop);
     this.bufferStartS += drop / SAMPLE_RATE;
+    // Speech heard before the buffer (less the padding a word there could still reach) is no longer asked about.
+    const keepFrom = this.bufferStartS - SPEECH_PAD_S - 1;
+    while (this.speech.length > 0 && this.speech[0].end < keepFrom) this.speech.shift();
   }
 }
