@@ -59,6 +59,8 @@ export interface EngineOptions {
   intraOpThreads?: number;
   /** Decoder threads per operator; default ENGINE_DECODER_THREADS env, else 1 (see model.ts for why). */
   decoderThreads?: number;
+  /** The graphs a GPU runs, on whatever provider (model.ts RuntimeOptions.gpuGraphs; for tests). */
+  gpuGraphs?: boolean;
   /** VAD windows per encoder call; default ENGINE_BATCH env, else 1. */
   batchSize?: number;
 }
@@ -128,6 +130,7 @@ export class SpeechEngine implements PipelineModel {
       provider: requestedProvider(options),
       intraOpThreads: options.intraOpThreads ?? envNumber('ENGINE_THREADS'),
       decoderThreads: options.decoderThreads ?? envNumber('ENGINE_DECODER_THREADS'),
+      gpuGraphs: options.gpuGraphs,
     };
     const batchSize = Math.max(1, options.batchSize ?? envNumber('ENGINE_BATCH') ?? 1);
     const speakerModels = { modelsDir: options.modelsDir ?? process.env.MODELS_DIR, threads: runtime.intraOpThreads };

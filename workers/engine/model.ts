@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from './decoder-graph.js';
+import { dequantizedGraph } from './dequantize.js';
 import { blockedAttention } from './encoder-attention.js';
 import { variableLengthEncoder } from './encoder-context.js';
 import { N_FRAMES, N_MELS } from './mel.js';
@@ -34,6 +35,11 @@ export interface RuntimeOptions {
   interOpThreads?: number;
   /** Let idle onnxruntime threads spin (default false: spinning steals the CPU from other work on small hosts). */
   spinning?: boolean;
+  /**
+   * Load the graphs a GPU runs (float products, whole-window attention) whatever the provider: the tests run
+   * them on the CPU against the 8-bit graphs, since CI has no GPU.
+   */
+  gpuGraphs?: boolean;
 }
 
 /** Per-layer decoder self-attention cache plus the encoder (cross-attention) keys/values. */
@@ -55,9 +61,14 @@ export interface DecoderOutput {
   crossAttentions?: Map<number, ort.Tensor>;
 }
 
-function pickOnnx(dir: string, stem: string): string {
-  // Prefer the 8-bit export the npm packages ship, then whatever full-precision file a download brought.
-  for (const name of [`${stem}_quantized.onnx`, `${stem}_int8.onnx`, `${stem}.onnx`, `${stem}_fp16.onnx`]) {
+/**
+ * The graph file of `stem`. On the CPU: the 8-bit export the npm packages ship, then whatever full-precision file
+ * a download brought. On a GPU: a full-precision file first (a float graph runs every product on the GPU), else
+ * the 8-bit one, which `load` makes float (dequantize.ts).
+ */
+function pickOnnx(dir: string, stem: string, gpu: boolean): string {
+  const quantized = [`${stem}_quantized.onnx`, `${stem}_int8.onnx`];
+  for (const name of gpu ? [`${stem}.onnx`, ...quantized] : [...quantized, `${stem}.onnx`, `${stem}_fp16.onnx`]) {
     const file = join(dir, 'onnx', name);
     if (existsSync(file)) return file;
   }
@@ -75,34 +86,18 @@ interface SessionSettings {
   config?: Record<string, string>;
 }
 
-async function createSession(file: string | Uint8Array, runtime: RuntimeOptions, settings: SessionSettings): Promise<{ session: ort.InferenceSession; provider: string }> {
-  const requested = (runtime.provider ?? 'cpu').toLowerCase();
+/** A session on `provider` (nodes it has no kernel for run on the CPU), or an error when the provider cannot load. */
+function createSession(graph: Uint8Array, provider: string, runtime: RuntimeOptions, settings: SessionSettings): Promise<ort.InferenceSession> {
   const spin = runtime.spinning ? '1' : '0';
-  const base: ort.InferenceSession.SessionOptions = {
+  return ort.InferenceSession.create(graph, {
     graphOptimizationLevel: 'all',
     intraOpNumThreads: settings.threads,
     interOpNumThreads: runtime.interOpThreads ?? 1,
     enableCpuMemArena: settings.arena,
     enableMemPattern: settings.memPattern,
     extra: { session: { intra_op: { allow_spinning: spin }, inter_op: { allow_spinning: spin }, ...settings.config } },
-  };
-  if (requested !== 'cpu') {
-    try {
-      const session = await open(file, { ...base, executionProviders: [requested, 'cpu'] });
-      return { session, provider: requested };
-    } catch (error) {
-      // The npm build bundles only the CPU (and WebGPU) providers; CUDA needs onnxruntime's GPU build.
-      // Say so once and carry on on the CPU rather than refusing to start.
-      console.warn(`[engine] execution provider '${requested}' unavailable (${(error as Error).message.split('\n')[0]}); using cpu`);
-    }
-  }
-  const session = await open(file, { ...base, executionProviders: ['cpu'] });
-  return { session, provider: 'cpu' };
-}
-
-/** A session from a file or from a graph held in memory (onnxruntime's overloads take one or the other). */
-function open(model: string | Uint8Array, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
-  return typeof model === 'string' ? ort.InferenceSession.create(model, options) : ort.InferenceSession.create(model, options);
+    executionProviders: provider === 'cpu' ? ['cpu'] : [provider, 'cpu'],
+  });
 }
 
 /** `rewrite(graph)`, or `graph` as it was (with a warning saying what is lost) when the graph does not fit it. */
@@ -115,21 +110,28 @@ function tryRewrite(file: string, graph: Uint8Array, rewrite: (graph: Uint8Array
   }
 }
 
+/** An 8-bit export on a GPU: made float (dequantize.ts), else left to run its products on the CPU. */
+function floatForGpu(file: string, graph: Uint8Array, gpu: boolean): Uint8Array {
+  if (!gpu || !/_(quantized|int8)\.onnx$/.test(file)) return graph;
+  return tryRewrite(file, graph, dequantizedGraph, 'its 8-bit products run on the CPU').graph;
+}
+
 /**
- * The encoder graph, rewritten when possible to take fewer than 3000 frames (see encoder-context.ts) and to
- * compute attention in blocks of query rows (encoder-attention.ts); at 3000 frames its output is the
- * original's, bit for bit. `variableLength` false: only full windows work.
+ * The encoder graph, rewritten when possible to take fewer than 3000 frames (see encoder-context.ts) and, on the
+ * CPU, to compute attention in blocks of query rows (encoder-attention.ts: a memory saving a GPU does not need,
+ * paid for in more, smaller kernels); at 3000 frames its output is the original's, bit for bit.
+ * `variableLength` false: only full windows work.
  */
-function loadEncoderGraph(file: string): { graph: Uint8Array; variableLength: boolean } {
+function loadEncoderGraph(file: string, gpu: boolean): { graph: Uint8Array; variableLength: boolean } {
   const context = tryRewrite(file, readFileSync(file), (graph) => variableLengthEncoder(graph), 'the encoder takes full 30 s windows only');
-  const blocked = tryRewrite(file, context.graph, (graph) => blockedAttention(graph), 'attention runs on whole windows (more memory)');
-  return { graph: blocked.graph, variableLength: context.rewritten };
+  const blocked = gpu ? context : tryRewrite(file, context.graph, (graph) => blockedAttention(graph), 'attention runs on whole windows (more memory)');
+  return { graph: floatForGpu(file, blocked.graph, gpu), variableLength: context.rewritten };
 }
 
 /** The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits. */
-function loadDecoderGraph(file: string): { graph: Uint8Array; hoisted: boolean } {
+function loadDecoderGraph(file: string, gpu: boolean): { graph: Uint8Array; hoisted: boolean } {
   const { graph, rewritten } = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again (slower)');
-  return { graph, hoisted: rewritten };
+  return { graph: floatForGpu(file, graph, gpu), hoisted: rewritten };
 }
 
 export class WhisperOnnx {
@@ -155,23 +157,43 @@ export class WhisperOnnx {
       numMelBins: raw.num_mel_bins ?? N_MELS,
     };
     if (config.numMelBins !== N_MELS) throw new Error(`Model wants ${config.numMelBins} mel bins; this engine computes ${N_MELS}`);
-    const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model'));
-    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged'));
+    const requested = (runtime.provider ?? 'cpu').toLowerCase();
+    if (requested !== 'cpu') {
+      try {
+        return await WhisperOnnx.open(modelDir, config, runtime, requested);
+      } catch (error) {
+        // The npm build has no CUDA provider libraries until `npm run gpu:install` places them, and they need the
+        // CUDA libraries and a GPU. Say why once and carry on on the CPU rather than refusing to start.
+        console.warn(`[engine] execution provider '${requested}' unavailable (${(error as Error).message.trim().split('\n')[0]}); using cpu`);
+      }
+    }
+    return WhisperOnnx.open(modelDir, config, runtime, 'cpu');
+  }
+
+  /** Both sessions on `provider`, or an error (and nothing left loaded) when either cannot run there. */
+  private static async open(modelDir: string, config: ModelConfig, runtime: RuntimeOptions, provider: string): Promise<WhisperOnnx> {
+    const gpu = provider !== 'cpu' || runtime.gpuGraphs === true;
+    const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model', gpu), gpu);
+    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu);
     // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
     // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
     // planned for the whole run where the arena alone holds what one layer needs. The decoder's buffers are
     // small once its projection is lifted (decoder-graph.ts): it needs no arena, which would keep the largest
     // first call's (a 224-token prompt's) for good.
-    const [encoder, decoder] = await Promise.all([
-      createSession(encoderGraph.graph, runtime, { threads: runtime.intraOpThreads ?? 0, arena: true, memPattern: false }),
-      createSession(decoderGraph.graph, runtime, {
+    const [encoder, decoder] = await Promise.allSettled([
+      createSession(encoderGraph.graph, provider, runtime, { threads: runtime.intraOpThreads ?? 0, arena: true, memPattern: false }),
+      createSession(decoderGraph.graph, provider, runtime, {
         threads: runtime.decoderThreads ?? 1,
         arena: false,
         memPattern: true,
         config: decoderGraph.hoisted ? DECODER_SESSION_CONFIG : undefined,
       }),
     ]);
-    return new WhisperOnnx(config, encoder.session, decoder.session, decoder.provider, encoderGraph.variableLength, decoderGraph.hoisted);
+    if (encoder.status === 'rejected' || decoder.status === 'rejected') {
+      await Promise.all([encoder, decoder].map((s) => (s.status === 'fulfilled' ? s.value.release() : undefined)));
+      throw encoder.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason;
+    }
+    return new WhisperOnnx(config, encoder.value, decoder.value, provider, encoderGraph.variableLength, decoderGraph.hoisted);
   }
 
   /**

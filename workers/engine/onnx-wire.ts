@@ -85,6 +85,18 @@ export const stringField = (field: number, value: string): WireField => bytesFie
 export const varintField = (field: number, value: number): WireField => ({ field, wireType: 0, value: writeVarint(value) });
 export const messageField = (field: number, fields: WireField[]): WireField => bytesField(field, writeMessage(fields));
 
+/** The numbers of a varint field: one for a plain field, several for a packed repeated one. */
+export function varints(field: WireField): number[] {
+  if (field.wireType === 0) return [readVarint(field.value, 0).value];
+  const values: number[] = [];
+  for (let offset = 0; offset < field.value.length; ) {
+    const { value, next } = readVarint(field.value, offset);
+    values.push(value);
+    offset = next;
+  }
+  return values;
+}
+
 /** Every string value of `field` (repeated string fields). */
 export function strings(fields: WireField[], field: number): string[] {
   return fields.filter((f) => f.field === field && f.wireType === 2).map((f) => fromUtf8.decode(f.value));
@@ -96,7 +108,7 @@ export const ONNX = {
   graph: { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 },
   node: { input: 1, output: 2, name: 3, opType: 4, attribute: 5 },
   attribute: { name: 1, graph: 6, graphs: 11 },
-  tensor: { dims: 1, dataType: 2, name: 8, rawData: 9 },
+  tensor: { dims: 1, dataType: 2, floatData: 4, int32Data: 5, name: 8, rawData: 9, externalData: 13 },
   valueInfo: { name: 1, type: 2 },
 } as const;
 
@@ -135,6 +147,13 @@ export function nodeField(opType: string, name: string, inputs: string[], output
     stringField(ONNX.node.opType, opType),
     ...attributes,
   ]);
+}
+
+/** A float32 initializer of shape `dims` (as a graph's `initializer` field). */
+export function floatInitializer(name: string, dims: number[], values: Float32Array): WireField {
+  const { tensor } = ONNX;
+  const raw = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  return messageField(ONNX.graph.initializer, [...dims.map((d) => varintField(tensor.dims, d)), varintField(tensor.dataType, 1), stringField(tensor.name, name), bytesField(tensor.rawData, raw)]);
 }
 
 /** A scalar int64 initializer (as a graph's `initializer` field). */
