@@ -21,6 +21,10 @@
  * gives medians, and each ratio is the median of the ratios within a round. The load average is recorded
  * before every run.
  *
+ * On a GPU machine, `BENCH_ENGINE_PROVIDERS=cpu,cuda` adds our engine on CUDA beside the CPU in the same rounds:
+ * its rows say the provider that ran (cpu after a fallback) and the GPU memory the process held (nvidia-smi), and
+ * a ratio line per provider gives CUDA against the CPU. `BENCH_ENGINE_BASELINE=off` leaves transformers.js out.
+ *
  * `npm run bench` runs it through bench/index.ts; `tsx bench/engine.ts` runs it alone.
  */
 import { execFile } from 'node:child_process';
@@ -33,6 +37,8 @@ const here = fileURLToPath(import.meta.url);
 
 export interface EngineBenchRow {
   engine: string;
+  /** The execution provider the engine's sessions ran on (what ran, not what was asked: 'cpu' after a fallback). */
+  provider: string;
   loadS: number;
   audioS: number;
   processingS: number;
@@ -44,6 +50,8 @@ export interface EngineBenchRow {
   text: string;
   /** 1-minute load average of the host when the run started. */
   loadAverage: number;
+  /** GPU memory this process held after the timed run (MiB, nvidia-smi), null on the CPU or without nvidia-smi. */
+  gpuMemMb: number | null;
 }
 
 interface ChildOptions {
@@ -56,11 +64,31 @@ interface ChildOptions {
   batchSize?: number;
   /** The like-for-like settings (see the file's comment) instead of each engine's own. */
   likeForLike?: boolean;
+  /** Execution provider asked of our engine ('cpu' unless set; transformers.js always runs on the CPU). */
+  provider?: string;
 }
 
 function label(options: ChildOptions): string {
   const threads = options.threads ? ` (${options.threads} thread${options.threads > 1 ? 's' : ''})` : '';
-  return `${options.engine}${threads}, ${options.likeForLike ? 'like for like' : 'as shipped'}`;
+  const provider = options.provider && options.provider !== 'cpu' ? ` on ${options.provider}` : '';
+  return `${options.engine}${provider}${threads}, ${options.likeForLike ? 'like for like' : 'as shipped'}`;
+}
+
+/**
+ * GPU memory held by process `pid` (MiB) as nvidia-smi reports it, or null (no nvidia-smi, no GPU, or the
+ * process holds none). onnxruntime's CUDA arena keeps what it allocated, so after a run this is its peak.
+ */
+async function gpuMemoryOf(pid: number): Promise<number | null> {
+  try {
+    const { stdout } = await run('nvidia-smi', ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits'], { timeout: 10_000 });
+    const mine = stdout
+      .split('\n')
+      .map((line) => line.split(',').map((field) => Number(field.trim())))
+      .filter(([owner]) => owner === pid);
+    return mine.length ? mine.reduce((sum, [, mib]) => sum + mib, 0) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs inside the child process: one engine, one measurement, JSON on stdout. */
@@ -70,9 +98,11 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
   const loadStarted = performance.now();
   /** Prepares the run of one file (decoding it first where the engine is handed samples); the run gives its text and audio seconds. */
   let transcribe: (file: string) => Promise<() => Promise<{ text: string; audioS: number }>>;
+  let provider = 'cpu';
   if (options.engine === 'speechgate') {
     const { SpeechEngine } = await import('../workers/engine/index.js');
-    const engine = await SpeechEngine.load({ model, intraOpThreads: options.threads, batchSize: options.batchSize });
+    const engine = await SpeechEngine.load({ model, intraOpThreads: options.threads, batchSize: options.batchSize, provider: options.provider ?? 'cpu' });
+    provider = engine.provider;
     const joined = (result: { segments: { text: string }[]; durationS: number }) => ({ text: result.segments.map((s) => s.text).join(' '), audioS: result.durationS });
     transcribe = options.likeForLike
       ? async (file) => {
@@ -110,6 +140,7 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
   const used = process.cpuUsage(cpuBefore);
   return {
     engine: label(options),
+    provider,
     loadS,
     audioS,
     processingS,
@@ -120,6 +151,7 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
     words: text.split(/\s+/).filter(Boolean).length,
     text: text.trim(),
     loadAverage: 0,
+    gpuMemMb: provider === 'cpu' ? null : await gpuMemoryOf(process.pid),
   };
 }
 
@@ -140,6 +172,13 @@ export interface EngineBenchOptions {
   batchSize?: number;
   /** Runs of each configuration, in turn (default BENCH_ENGINE_ROUNDS, else 3). */
   rounds?: number;
+  /**
+   * Execution providers our engine runs on, each beside the CPU (default BENCH_ENGINE_PROVIDERS, comma-separated,
+   * else 'cpu' alone): `cpu,cuda` on a GPU machine puts the CUDA rows beside the CPU rows of the same file.
+   */
+  providers?: string[];
+  /** Whether transformers.js runs as the baseline (default true; BENCH_ENGINE_BASELINE=off leaves it out). */
+  baseline?: boolean;
   log?: (line: string) => void;
 }
 
@@ -149,9 +188,10 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-/** The runs of one configuration, summarised: medians, and the largest peak RSS. */
+/** The runs of one configuration, summarised: medians, and the largest peak RSS and GPU memory. */
 function summarise(runs: EngineBenchRow[]): EngineBenchRow {
   const of = (key: 'loadS' | 'processingS' | 'cpuS' | 'rtf' | 'loadAverage') => median(runs.map((r) => r[key]));
+  const gpu = runs.map((r) => r.gpuMemMb).filter((mib): mib is number => mib !== null);
   return {
     ...runs[0],
     loadS: of('loadS'),
@@ -160,6 +200,7 @@ function summarise(runs: EngineBenchRow[]): EngineBenchRow {
     rtf: of('rtf'),
     loadAverage: of('loadAverage'),
     peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+    gpuMemMb: gpu.length ? Math.max(...gpu) : null,
   };
 }
 
@@ -168,54 +209,74 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ r
   const model = options.model ?? process.env.BENCH_ENGINE_MODEL ?? 'whisper-tiny';
   const rounds = Math.max(1, options.rounds ?? (Number(process.env.BENCH_ENGINE_ROUNDS) || 3));
   const log = options.log ?? ((line: string) => console.error(line));
+  const listed = options.providers ?? (process.env.BENCH_ENGINE_PROVIDERS ?? 'cpu').split(',');
+  // The CPU always runs: every other provider's ratio is taken against it, in the same rounds.
+  const providers = ['cpu', ...listed.map((p) => p.trim().toLowerCase()).filter((p) => p && p !== 'cpu')];
+  const baseline = options.baseline ?? process.env.BENCH_ENGINE_BASELINE !== 'off';
   const { cpus } = await import('node:os');
-  log(`engine bench: ${cpus().length} cores, ${rounds} rounds`);
-  const configurations: ChildOptions[] = [
-    { engine: 'speechgate', file, model, threads: options.threads, batchSize: options.batchSize, likeForLike: true },
-    { engine: 'transformers.js', file, model, threads: options.threads, likeForLike: true },
-    { engine: 'speechgate', file, model, threads: options.threads, batchSize: options.batchSize },
-    { engine: 'transformers.js', file, model, threads: options.threads },
-  ];
+  log(`engine bench: ${cpus().length} cores, ${rounds} rounds, providers ${providers.join(', ')}`);
+  const common = { file, model, threads: options.threads };
+  const configurations: ChildOptions[] = [];
+  for (const likeForLike of [true, false]) {
+    for (const provider of providers) configurations.push({ ...common, engine: 'speechgate', batchSize: options.batchSize, likeForLike, provider });
+    if (baseline) configurations.push({ ...common, engine: 'transformers.js', likeForLike });
+  }
   const runs: EngineBenchRow[][] = configurations.map(() => []);
   for (let round = 1; round <= rounds; round++) {
     for (const [i, configuration] of configurations.entries()) {
       const result = await inChild(configuration);
+      const gpu = result.gpuMemMb === null ? '' : `, GPU ${result.gpuMemMb} MiB`;
       log(
         `engine bench: round ${round}, ${result.engine}: ${result.processingS.toFixed(2)} s, ${result.cpuS.toFixed(2)} CPU s, ` +
-          `${result.peakRssMb.toFixed(0)} MB (load average ${result.loadAverage.toFixed(1)})`,
+          `${result.peakRssMb.toFixed(0)} MB${gpu} (load average ${result.loadAverage.toFixed(1)})`,
       );
+      if (configuration.provider && result.provider !== configuration.provider) log(`engine bench: asked for ${configuration.provider}, ran on ${result.provider}`);
       runs[i].push(result);
     }
   }
   const rows = runs.map(summarise);
-  return { rows, runs, table: formatTable(rows, runs, model) };
+  return { rows, runs, table: formatTable(configurations, rows, runs, model) };
 }
 
-function formatTable(rows: EngineBenchRow[], runs: EngineBenchRow[][], model: string): string {
+function formatTable(configurations: ChildOptions[], rows: EngineBenchRow[], runs: EngineBenchRow[][], model: string): string {
+  const showGpu = rows.some((r) => r.gpuMemMb !== null);
   const lines = [
-    `${model} q8, greedy; medians of ${runs[0].length} runs each (configurations in turn); peak RSS: the largest of the runs`,
+    `${model} q8, greedy; medians of ${runs[0].length} runs each (configurations in turn); peak RSS${showGpu ? ' and GPU memory' : ''}: the largest of the runs`,
     '',
-    '| engine, settings | load s | audio s | processing s | real-time factor | CPU s (all threads) | peak RSS MB | words | load average |',
-    '|---|---|---|---|---|---|---|---|---|',
+    `| engine, settings | provider | load s | audio s | processing s | real-time factor | CPU s (all threads) | peak RSS MB |${showGpu ? ' GPU MiB |' : ''} words | load average |`,
+    `|---|---|---|---|---|---|---|---|${showGpu ? '---|' : ''}---|---|`,
     ...rows.map(
       (r) =>
-        `| ${r.engine} | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.cpuS.toFixed(2)} | ` +
-        `${r.peakRssMb.toFixed(0)} | ${r.words} | ${r.loadAverage.toFixed(1)} |`,
+        `| ${r.engine} | ${r.provider} | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.cpuS.toFixed(2)} | ` +
+        `${r.peakRssMb.toFixed(0)} |${showGpu ? ` ${r.gpuMemMb ?? '—'} |` : ''} ${r.words} | ${r.loadAverage.toFixed(1)} |`,
     ),
     '',
   ];
-  // Pairs: (ours, baseline) = rows (0, 1) like for like, (2, 3) as shipped. Ratios within each round, then the median.
-  for (const [ours, baseline] of [
-    [0, 1],
-    [2, 3],
-  ]) {
-    const perRound = runs[ours].map((r, i) => runs[baseline][i].processingS / r.processingS);
-    const cpu = median(runs[ours].map((r, i) => runs[baseline][i].cpuS / r.cpuS));
-    lines.push(
-      `${rows[ours].engine.replace('speechgate, ', '')}: speechgate ${median(perRound).toFixed(2)}× faster than transformers.js ` +
-        `(rounds: ${perRound.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 1.5×), ${cpu.toFixed(2)}× less CPU, ` +
-        `peak memory ${rows[ours].peakRssMb.toFixed(0)} MB (goal ≤ 500) vs ${rows[baseline].peakRssMb.toFixed(0)} MB`,
-    );
+  /** Median over rounds of `slower / faster` processing time (and CPU time), each round's pair taken together. */
+  const ratio = (faster: number, slower: number, key: 'processingS' | 'cpuS') => runs[faster].map((r, i) => runs[slower][i][key] / r[key]);
+  for (const likeForLike of [true, false]) {
+    const index = (engine: ChildOptions['engine'], provider?: string) =>
+      configurations.findIndex((c) => c.engine === engine && c.likeForLike === likeForLike && (provider === undefined || c.provider === provider));
+    const ours = index('speechgate', 'cpu');
+    const settings = likeForLike ? 'like for like' : 'as shipped';
+    const baseline = index('transformers.js');
+    if (baseline >= 0) {
+      const perRound = ratio(ours, baseline, 'processingS');
+      lines.push(
+        `${settings}: speechgate ${median(perRound).toFixed(2)}× faster than transformers.js ` +
+          `(rounds: ${perRound.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 1.5×), ${median(ratio(ours, baseline, 'cpuS')).toFixed(2)}× less CPU, ` +
+          `peak memory ${rows[ours].peakRssMb.toFixed(0)} MB (goal ≤ 500) vs ${rows[baseline].peakRssMb.toFixed(0)} MB`,
+      );
+    }
+    for (const [i, configuration] of configurations.entries()) {
+      if (configuration.engine !== 'speechgate' || configuration.likeForLike !== likeForLike || configuration.provider === 'cpu') continue;
+      const perRound = ratio(i, ours, 'processingS');
+      lines.push(
+        `${settings}: speechgate on ${rows[i].provider} (asked: ${configuration.provider}) ${median(perRound).toFixed(2)}× faster than on the CPU ` +
+          `(rounds: ${perRound.map((x) => x.toFixed(2)).join(', ')}), real-time factor ${rows[i].rtf.toFixed(4)} vs ${rows[ours].rtf.toFixed(4)}, ` +
+          `${median(ratio(i, ours, 'cpuS')).toFixed(2)}× less CPU, GPU memory ${rows[i].gpuMemMb ?? '—'} MiB`,
+      );
+    }
   }
   lines.push('');
   for (const r of rows) lines.push(`${r.engine}: "${r.text.slice(0, 160)}${r.text.length > 160 ? '…' : ''}"`);

@@ -16,7 +16,12 @@
  * one session runs in each other latency mode.
  *
  * It drives the realtime runtime (engine threads + socket) on a bare HTTP server: no database or Redis is
- * involved in a realtime session, so none is started.
+ * involved in a realtime session, so none is started. The engine is the gateway's: REALTIME_ENGINE_THREADS and
+ * ENGINE_PROVIDER (cuda on a GPU machine) apply as they do there.
+ *
+ * Knobs: BENCH_REALTIME_SECONDS (30), BENCH_REALTIME_MAX_SESSIONS (4) or BENCH_REALTIME_LEVELS (`1,2,4,8,16`),
+ * BENCH_REALTIME_MODE (fast), BENCH_REALTIME_OTHER_MODES=none (skip the one-session runs in the other modes),
+ * BENCH_FILE (the lecture).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +37,11 @@ export interface RealtimeBenchOptions {
   durationS?: number;
   /** Highest number of concurrent sessions tried. */
   maxConcurrent?: number;
+  /**
+   * Numbers of concurrent sessions tried, in order, until one does not hold (default 1, 2, … maxConcurrent). A GPU
+   * holds dozens: `1,2,4,8,16,32` finds the order of magnitude in a few levels.
+   */
+  levels?: number[];
   latencyMode?: 'auto' | 'fast' | 'accuracy';
   holdCommitP95S?: number;
   /** Modes measured with one session after the concurrency run (default: the two others). */
@@ -110,12 +120,19 @@ async function runSession(streamUrl: string, file: string, durationS: number) {
 }
 
 export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Promise<{ rows: RealtimeBenchRow[]; table: string }> {
-  const file = options.file ?? fixture('political-philosophy-60s.wav');
-  const durationS = options.durationS ?? 30;
-  const maxConcurrent = options.maxConcurrent ?? 4;
-  const latencyMode = options.latencyMode ?? 'fast';
+  const env = process.env;
+  const file = options.file ?? env.BENCH_FILE ?? fixture('political-philosophy-60s.wav');
+  const durationS = options.durationS ?? Number(env.BENCH_REALTIME_SECONDS ?? 30);
+  const levels =
+    options.levels ??
+    env.BENCH_REALTIME_LEVELS?.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0) ??
+    Array.from({ length: options.maxConcurrent ?? Number(env.BENCH_REALTIME_MAX_SESSIONS ?? 4) }, (_, i) => i + 1);
+  const maxConcurrent = Math.max(...levels);
+  const latencyMode = options.latencyMode ?? (env.BENCH_REALTIME_MODE as RealtimeBenchOptions['latencyMode']) ?? 'fast';
   const holdCommitP95S = options.holdCommitP95S ?? 5;
-  const otherModes = options.otherModes ?? (['auto', 'fast', 'accuracy'] as const).filter((mode) => mode !== latencyMode);
+  const otherModes =
+    options.otherModes ??
+    (env.BENCH_REALTIME_OTHER_MODES === 'none' ? [] : (['auto', 'fast', 'accuracy'] as const).filter((mode) => mode !== latencyMode));
   // Progress goes to stderr: `npm run bench` prints the returned table on stdout.
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
 
@@ -128,7 +145,7 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   const rows: RealtimeBenchRow[] = [];
   try {
     const info = await runtime.engine.warm();
-    log(`realtime bench: ${info.modelName}, ${runtime.config.engineThreads} engine thread(s), ${durationS} s of ${file.split('/').pop()} per session, latencyMode ${latencyMode}`);
+    log(`realtime bench: ${info.modelName} on ${info.provider} (asked: ${info.requestedProvider}), ${runtime.config.engineThreads} engine thread(s), ${durationS} s of ${file.split('/').pop()} per session, latencyMode ${latencyMode}`);
     const level = async (sessions: number, mode: RealtimeBenchRow['latencyMode']): Promise<RealtimeBenchRow> => {
       const cpuBefore = process.cpuUsage();
       const runs = await Promise.all(
@@ -159,7 +176,7 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
       return row;
     };
     // More concurrent sessions until one level no longer keeps up with real time.
-    for (let sessions = 1; sessions <= maxConcurrent; sessions++) {
+    for (const sessions of levels) {
       if (!(await level(sessions, latencyMode)).holds) break;
     }
     // One session in each other mode, for comparison.
@@ -183,11 +200,6 @@ function formatTable(rows: RealtimeBenchRow[]): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const mode = (process.env.BENCH_REALTIME_MODE as RealtimeBenchOptions['latencyMode']) ?? 'fast';
-  const { table } = await runRealtimeBench({
-    latencyMode: mode,
-    durationS: Number(process.env.BENCH_REALTIME_SECONDS ?? 30),
-    maxConcurrent: Number(process.env.BENCH_REALTIME_MAX_SESSIONS ?? 4),
-  });
+  const { table } = await runRealtimeBench();
   console.log(table);
 }
