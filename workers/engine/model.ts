@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from './decoder-graph.js';
+import { crossKeysPerStep } from './decoder-cross-kv.js';
 import { dequantizedGraph } from './dequantize.js';
 import { blockedAttention } from './encoder-attention.js';
 import { variableLengthEncoder } from './encoder-context.js';
@@ -46,7 +47,11 @@ export interface RuntimeOptions {
 export interface KvCache {
   /** present.{i}.decoder.key / .value, [batch, heads, pastLength, headDim] */
   decoder: ort.Tensor[];
-  /** present.{i}.encoder.key / .value from the first call, [batch, heads, encoder frames (1500 for 30 s), headDim] */
+  /**
+   * present.{i}.encoder.key / .value from the first call, [batch, heads, encoder frames (1500 for 30 s), headDim];
+   * for a decoder that computes those at every step (GPU sessions, decoder-cross-kv.ts), the one tensor of
+   * encoder states its rows decode, [batch, frames, dModel].
+   */
   encoder: ort.Tensor[];
   pastLength: number;
 }
@@ -128,10 +133,17 @@ function loadEncoderGraph(file: string, gpu: boolean): { graph: Uint8Array; vari
   return { graph: floatForGpu(file, blocked.graph, gpu), variableLength: context.rewritten };
 }
 
-/** The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits. */
-function loadDecoderGraph(file: string, gpu: boolean): { graph: Uint8Array; hoisted: boolean } {
-  const { graph, rewritten } = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again (slower)');
-  return { graph: floatForGpu(file, graph, gpu), hoisted: rewritten };
+/**
+ * The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits; on a GPU
+ * also computing the cross-attention keys and values at every step (decoder-cross-kv.ts) instead of taking them
+ * back from the host.
+ */
+function loadDecoderGraph(file: string, gpu: boolean): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean } {
+  const hoisted = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again (slower)');
+  const float = floatForGpu(file, hoisted.graph, gpu);
+  if (!gpu) return { graph: float, hoisted: hoisted.rewritten, crossKeysPerStep: false };
+  const cross = tryRewrite(file, float, crossKeysPerStep, 'each step copies the cross-attention keys and values in from the host');
+  return { graph: cross.graph, hoisted: hoisted.rewritten, crossKeysPerStep: cross.rewritten };
 }
 
 export class WhisperOnnx {
@@ -144,6 +156,8 @@ export class WhisperOnnx {
     readonly variableLength: boolean,
     /** Whether the decoder is the rewritten graph, which takes LOGITS_FROM. */
     private readonly hoisted: boolean,
+    /** Whether the decoder computes the cross-attention keys and values at every step (no encoder past inputs). */
+    private readonly crossKeysPerStep = false,
   ) {}
 
   static async load(modelDir: string, runtime: RuntimeOptions = {}): Promise<WhisperOnnx> {
@@ -193,7 +207,7 @@ export class WhisperOnnx {
       await Promise.all([encoder, decoder].map((s) => (s.status === 'fulfilled' ? s.value.release() : undefined)));
       throw encoder.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason;
     }
-    return new WhisperOnnx(config, encoder.value, decoder.value, provider, encoderGraph.variableLength, decoderGraph.hoisted);
+    return new WhisperOnnx(config, encoder.value, decoder.value, provider, encoderGraph.variableLength, decoderGraph.hoisted, decoderGraph.crossKeysPerStep);
   }
 
   /**
@@ -253,9 +267,11 @@ export class WhisperOnnx {
     const seq = tokens[0].length;
     const ids = new BigInt64Array(batch * seq);
     tokens.forEach((row, b) => row.forEach((id, s) => (ids[b * seq + s] = BigInt(id))));
+    // A decoder computing the cross-attention keys and values per step reads each row's encoder states instead.
+    const perStep = this.crossKeysPerStep;
     const feeds: Record<string, ort.Tensor> = {
       input_ids: new ort.Tensor('int64', ids, [batch, seq]),
-      encoder_hidden_states: encoderHidden,
+      encoder_hidden_states: cache && perStep ? cache.encoder[0] : encoderHidden,
       use_cache_branch: new ort.Tensor('bool', new Uint8Array([cache ? 1 : 0]), [1]),
     };
     // Logits of the last position only, unless all are asked for. Two rows, not one: onnxruntime's CPU MatMul
@@ -265,13 +281,14 @@ export class WhisperOnnx {
     for (let layer = 0; layer < decoderLayers; layer++) {
       feeds[`past_key_values.${layer}.decoder.key`] = cache ? cache.decoder[layer * 2] : empty;
       feeds[`past_key_values.${layer}.decoder.value`] = cache ? cache.decoder[layer * 2 + 1] : empty;
+      if (perStep) continue;
       feeds[`past_key_values.${layer}.encoder.key`] = cache ? cache.encoder[layer * 2] : empty;
       feeds[`past_key_values.${layer}.encoder.value`] = cache ? cache.encoder[layer * 2 + 1] : empty;
     }
     const fetches = ['logits'];
     for (let layer = 0; layer < decoderLayers && keepCache; layer++) {
       fetches.push(`present.${layer}.decoder.key`, `present.${layer}.decoder.value`);
-      if (!cache) fetches.push(`present.${layer}.encoder.key`, `present.${layer}.encoder.value`);
+      if (!cache && !perStep) fetches.push(`present.${layer}.encoder.key`, `present.${layer}.encoder.value`);
     }
     for (const layer of options.crossAttentionLayers ?? []) fetches.push(`cross_attentions.${layer}`);
     const out = await this.decoder.run(feeds, fetches);
@@ -283,10 +300,11 @@ export class WhisperOnnx {
       lastLogits = new Float32Array(batch * vocab);
       for (let b = 0; b < batch; b++) lastLogits.set(logits.subarray((b * rows + rows - 1) * vocab, (b * rows + rows) * vocab), b * vocab);
     }
-    const next: KvCache = { decoder: [], encoder: cache ? cache.encoder : [], pastLength: (cache?.pastLength ?? 0) + seq };
+    const encoder = cache ? cache.encoder : perStep ? [encoderHidden] : [];
+    const next: KvCache = { decoder: [], encoder, pastLength: (cache?.pastLength ?? 0) + seq };
     for (let layer = 0; layer < decoderLayers && keepCache; layer++) {
       next.decoder.push(out[`present.${layer}.decoder.key`], out[`present.${layer}.decoder.value`]);
-      if (!cache) next.encoder.push(out[`present.${layer}.encoder.key`], out[`present.${layer}.encoder.value`]);
+      if (!cache && !perStep) next.encoder.push(out[`present.${layer}.encoder.key`], out[`present.${layer}.encoder.value`]);
     }
     const result: DecoderOutput = { lastLogits, cache: next };
     if (options.allLogits) result.allLogits = logits;
