@@ -10,7 +10,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { crossKeysPerStep } from '../../workers/engine/decoder-cross-kv.js';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/decoder-graph.js';
 import { dequantizedGraph } from '../../workers/engine/dequantize.js';
-import { resolveModelDir } from '../../workers/engine/index.js';
+import { decodeFileToPcm } from '../../workers/engine/audio.js';
+import { resolveModelDir, SpeechEngine } from '../../workers/engine/index.js';
+import { editCounts, normaliseText } from '../../workers/engine/wer.js';
+import { fixture } from '../helpers/fixtures.js';
 
 const decoderFile = join(resolveModelDir({ model: 'whisper-tiny' }), 'onnx', 'decoder_model_merged_quantized.onnx');
 const LAYERS = 4;
@@ -94,5 +97,25 @@ describe('crossKeysPerStep', () => {
 
   it('refuses a graph that is not a merged decoder (the caller keeps it as it is)', () => {
     expect(() => crossKeysPerStep(rewritten)).toThrow('decoder If branches are not the merged export’s');
+  });
+});
+
+describe('the engine on the per-step decoder (the graphs GPU sessions load, run here on the CPU)', () => {
+  it('beam search and batched windows carry each row’s encoder states in the cache, and say what the 8-bit graphs say', async () => {
+    const pcm = await decodeFileToPcm(fixture('political-philosophy-60s.wav'), { endS: 35 });
+    const text = async (options: { gpuGraphs: boolean; batchSize: number; beamSize: number }) => {
+      const engine = await SpeechEngine.load({ model: 'whisper-tiny', gpuGraphs: options.gpuGraphs, batchSize: options.batchSize, intraOpThreads: 1 });
+      return (await engine.transcribePcm(pcm, { beamSize: options.beamSize })).segments.map((s) => s.text).join(' ');
+    };
+    const reference = normaliseText(await text({ gpuGraphs: false, batchSize: 1, beamSize: 1 }));
+    expect(reference.length).toBeGreaterThan(50);
+    for (const options of [
+      { gpuGraphs: true, batchSize: 1, beamSize: 3 },
+      { gpuGraphs: true, batchSize: 2, beamSize: 1 },
+    ]) {
+      const hypothesis = await text(options);
+      const counts = editCounts(reference, normaliseText(hypothesis));
+      expect(counts.errors / reference.length, `${JSON.stringify(options)}: ${hypothesis}`).toBeLessThanOrEqual(0.15);
+    }
   });
 });
