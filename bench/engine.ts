@@ -113,9 +113,13 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
       : async (file) => async () => joined(await engine.transcribeFile(file, { beamSize: 1 }));
   } else {
     const { pipeline, env } = await import('@huggingface/transformers');
-    const { resolveModelDir } = await import('../workers/engine/index.js');
-    const { dirname } = await import('node:path');
-    env.localModelPath = dirname(dirname(resolveModelDir({ model }))); // …/models/Xenova/<model>
+    // transformers.js brings its own onnxruntime-node (1.30); the engine's is pinned to 1.29, and two builds of
+    // libonnxruntime.so.1 cannot share a process: this child loads nothing of the engine but its ffmpeg decoding.
+    const { installedPackageDir } = await import('../workers/engine/audio.js');
+    const { join } = await import('node:path');
+    const packageDir = installedPackageDir(`sts-${model}`);
+    if (!packageDir) throw new Error(`the baseline reads the npm package sts-${model}, which is not installed`);
+    env.localModelPath = join(packageDir, 'models'); // …/models/Xenova/<model>
     env.allowRemoteModels = false;
     const transcriber = await pipeline('automatic-speech-recognition', `Xenova/${model}`, {
       dtype: 'q8',
