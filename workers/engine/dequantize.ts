@@ -296,6 +296,12 @@ export function dequantizedGraph(model: Uint8Array): Uint8Array {
   const rewrite: Rewrite = { initializers, floatWeights: new Map(), rewritten: 0, kept: 0 };
   rewriteScope(main, rewrite);
   if (rewrite.rewritten === 0) throw new Error('no 8-bit products to make float');
+  // onnxruntime reads a model held in memory as one protobuf message, which cannot pass 2 GB (a large model's
+  // encoder, four times its 8-bit size, can).
+  const floatBytes = [...rewrite.floatWeights.values()].reduce((sum, w) => sum + w.field.value.length, 0);
+  if (model.length + floatBytes >= 2 ** 31) {
+    throw new Error(`its float weights (${Math.round(floatBytes / 2 ** 20)} MB) would pass protobuf's 2 GB limit; download the float export (npm run models:download -- <model> --dtype fp32)`);
+  }
   if (rewrite.kept > 0) throw new Error(`${rewrite.kept} 8-bit products of a shape this rewrite does not know`);
   while (prune(main));
   const removedNames = allRemovedOutputs(main);
