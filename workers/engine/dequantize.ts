@@ -178,7 +178,7 @@ function rewriteScope(scope: Scope, rewrite: Rewrite): void {
     for (const branch of node.branches) rewriteScope(branch.scope, rewrite);
     const floatOp = FLOAT_OF[node.opType] as 'MatMul' | 'Conv' | undefined;
     if (!floatOp || node.removed) continue;
-    const [quantizedInput, weightName, , weightZeroName] = node.inputs;
+    const [quantizedInput, weightName, inputZeroName, weightZeroName] = node.inputs;
     const quantize = producer(scope, quantizedInput);
     const cast = onlyConsumer(scope, node.outputs[0], 'Cast');
     const scaled = cast && onlyConsumer(scope, cast.outputs[0], 'Mul');
@@ -187,7 +187,13 @@ function rewriteScope(scope: Scope, rewrite: Rewrite): void {
     const weightScaleName = scales?.opType === 'Mul' ? scales.inputs.find((input) => rewrite.initializers.has(input)) : undefined;
     const weight = rewrite.initializers.get(weightName);
     const weightZero = rewrite.initializers.get(weightZeroName);
-    if (quantize?.opType !== 'DynamicQuantizeLinear' || quantize.outputs[0] !== quantizedInput || !scaled || !weightScaleName || !weight || !weightZero) {
+    // The chain is exactly x's quantisation, the product, and its rescaling by x's scale times the weight's.
+    const isChain =
+      quantize?.opType === 'DynamicQuantizeLinear' &&
+      quantize.outputs[0] === quantizedInput &&
+      quantize.outputs[2] === inputZeroName &&
+      scales?.inputs.includes(quantize.outputs[1]) === true;
+    if (!isChain || !scaled || !weightScaleName || !weight || !weightZero) {
       rewrite.kept++;
       continue;
     }
