@@ -137,6 +137,8 @@ export function segmentsFromTokens(tokenizer: WhisperTokenizer, tokens: number[]
 
 /** Seconds at the end of a window the model may leave untranscribed before they are decoded again. */
 const UNCOVERED_TAIL_S = 1.5;
+/** A last segment whose timestamps run this far past its last aligned word skipped speech (see transcribeWindow). */
+const SKIPPED_SPEECH_S = 3;
 
 /** The end of a window that was not (completely) transcribed: an open last segment, or audio after the last one. */
 interface OpenTail {
@@ -256,10 +258,16 @@ export async function transcribeWindow(
     });
     openTail = windowSegment.closed ? undefined : { startS: windowSegment.start, tokenIndex: windowSegment.tokenIndex, holdsSegment: true };
   }
-  // The model closed its last segment well before the window's end and said nothing after: the rest of
-  // the window (speech by voice activity) is decoded again with the next window rather than lost.
   const lastSegment = windowSegments[windowSegments.length - 1];
-  if (!openTail && lastSegment && windowS - lastSegment.end > UNCOVERED_TAIL_S) {
+  const lastWords = segments[segments.length - 1]?.words ?? [];
+  if (lastSegment && lastWords.length > 0 && lastSegment.end - previousEnd > SKIPPED_SPEECH_S && windowS - previousEnd > UNCOVERED_TAIL_S) {
+    // The last segment's timestamps claim seconds its words do not reach (one word "spanning" 17 s of speech):
+    // the model skipped that speech. The segment ends at its last word; the audio after it is decoded again.
+    segments[segments.length - 1] = { ...segments[segments.length - 1], end: lastWords[lastWords.length - 1].end };
+    openTail = { startS: previousEnd, tokenIndex: decoded.tokens.length, holdsSegment: false };
+  } else if (!openTail && lastSegment && windowS - lastSegment.end > UNCOVERED_TAIL_S) {
+    // The model closed its last segment well before the window's end and said nothing after: the rest of
+    // the window (speech by voice activity) is decoded again with the next window rather than lost.
     openTail = { startS: lastSegment.end, tokenIndex: decoded.tokens.length, holdsSegment: false };
   }
   return { segments, decoded, openTail };
@@ -316,14 +324,34 @@ export async function transcribeSource(
     carry = null;
   };
 
+  /**
+   * A held tail goes with the next window when both fit in 30 s. When they do not, a held segment is kept as it
+   * was, and audio the model did not transcribe is decoded as a window of its own (which may hold a shorter tail
+   * of its own: each hold starts ≥ 1 s into its window, so this ends). Audio the model skipped or left is decoded
+   * without the previous text as prompt: conditioned on it, the model tends to skip the same speech again.
+   */
   const runBatch = async (batch: SpeechWindow[]) => {
-    options.signal?.throwIfAborted();
-    if (carry) {
+    while (carry) {
       if (batch.length === 1 && carry.window.audio.length + batch[0].audio.length <= N_SAMPLES) {
+        if (!carry.segment) previousTokens = [];
         batch = [joinWindows(carry.window, batch[0])];
         carry = null;
-      } else flushCarry();
+      } else if (carry.segment) flushCarry();
+      else await decodeUncovered();
     }
+    await decodeBatch(batch);
+  };
+  const holdsUncovered = (): boolean => carry !== null && carry.segment === null;
+  /** The held audio nothing transcribed yet, decoded alone (at a batch that cannot take it, and at the end). */
+  const decodeUncovered = async () => {
+    const alone = carry!.window;
+    carry = null;
+    previousTokens = [];
+    await decodeBatch([alone]);
+  };
+
+  const decodeBatch = async (batch: SpeechWindow[]) => {
+    options.signal?.throwIfAborted();
     const hidden = await model.encode(batch.map((w) => logMelSpectrogram(w.audio)));
     const windowDecoders = batch.map((_, i) => new WindowDecoder(model, WhisperOnnx.sliceBatch(hidden, i, 1)));
     if (!language) language = (await detectLanguage(tokenizer, windowDecoders[0])).language;
@@ -385,6 +413,7 @@ export async function transcribeSource(
   }
   sourceDone = true;
   if (batch.length) await runBatch(batch);
+  while (holdsUncovered()) await decodeUncovered();
   flushCarry();
   processedS = sourceSamples / SAMPLE_RATE;
   options.onProgress?.(progress());
