@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeConnection } from '../../src/realtime/client.js';
+import { isUnclearSegment } from '../../src/recordings/sentences.js';
 import { Follower } from '../helpers/follower.js';
 import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';
 import { fileChunks, LECTURE, GO_FORWARD, sleep } from '../helpers/realtime.js';
@@ -155,18 +156,22 @@ describe('the subscribe socket', () => {
     const owner = await ownerTranscript(recordingId);
     const ownerLines = owner.segments.map((s: { text: string }) => s.text);
     expect(ownerLines.length).toBeGreaterThan(3);
-    expect(listener.texts()).toEqual(ownerLines);
-    expect(events.texts()).toEqual(ownerLines);
+    // Both follow as listeners: the owner's lines, but a line under the default policy's hideBelow (0.60) withheld
+    // as unclear (the accurate model's catch-up can leave one there).
+    const listenerLines = owner.segments.map((s: { text: string; words: unknown; confidence: number | null }) => (isUnclearSegment(s) ? '' : s.text));
+    expect(listenerLines.filter(Boolean).length).toBeGreaterThan(3);
+    expect(listener.texts()).toEqual(listenerLines);
+    expect(events.texts()).toEqual(listenerLines);
     // Every cursor after the snapshot exactly once, in order, across the cut.
     for (const follower of [listener, events]) {
       const first = follower.applied[0]!;
       expect(follower.applied).toEqual(follower.applied.map((_c, i) => first + i));
       expect(follower.lastCursor).toBe(owner.lastSeq);
     }
-    // Ended: the listener's export reads as the owner's, and the delivery audio is theirs to hear (not the source).
+    // Ended: the listener's export reads as the listener's lines (unclear ones blank), and the delivery audio is theirs to hear (not the source).
     const exported = await server.request(`/v1/recordings/${recordingId}/export?format=json`, { auth: null });
     expect(exported.status).toBe(200);
-    expect((await exported.json()).segments.map((s: { text: string }) => s.text)).toEqual(ownerLines);
+    expect((await exported.json()).segments.map((s: { text: string }) => s.text)).toEqual(listenerLines);
     const delivery = await server.request(`/v1/recordings/${recordingId}/audio?kind=delivery`, { auth: null, redirect: 'manual' });
     expect(delivery.status).toBe(302);
     await expectStatus(await server.request(`/v1/recordings/${recordingId}/audio?kind=source`, { auth: null, redirect: 'manual' }), 403, 'forbidden');
