@@ -16,58 +16,39 @@
  *
  * A graph that does not have this shape is refused with an error; the caller then keeps the export as it is.
  */
-import { messageField, ONNX, readGraph, readMessage, stringField, strings, withGraph, type WireField } from './onnx-wire.js';
+import { messageField, nodesOf, ONNX, readGraph, readMessage, rewire, stringField, strings, valueName, withGraph, type GraphNode, type WireField } from './onnx-wire.js';
 
-const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE, valueInfo: VALUE_INFO } = ONNX;
+const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE } = ONNX;
 const ENCODER_KV = /^present\.(\d+)\.encoder\.(key|value)$/;
 const RENAMED = '/speechgate_cross';
 
-interface BranchNode {
-  fields: WireField[];
-  inputs: string[];
-  outputs: string[];
-}
-
-function nodesOf(graph: WireField[]): BranchNode[] {
-  return graph
-    .filter((f) => f.field === GRAPH.node)
-    .map((f) => {
-      const fields = readMessage(f.value);
-      return { fields, inputs: strings(fields, NODE.input), outputs: strings(fields, NODE.output) };
-    });
-}
-
-const valueInfoNames = (graph: WireField[], field: number) => graph.filter((f) => f.field === field).map((f) => strings(readMessage(f.value), VALUE_INFO.name)[0]);
-
-/** The node with its inputs, outputs and name replaced through `rename` (attributes as they were). */
-function renamed(node: BranchNode, rename: (name: string) => string): WireField {
-  const rest = node.fields.filter((f) => f.field !== NODE.input && f.field !== NODE.output && f.field !== NODE.name);
-  const name = strings(node.fields, NODE.name)[0] ?? node.outputs[0];
-  return messageField(GRAPH.node, [
-    ...node.inputs.map((i) => stringField(NODE.input, i === '' ? '' : rename(i))),
-    ...node.outputs.map((o) => stringField(NODE.output, rename(o))),
-    stringField(NODE.name, `${name}${RENAMED}`),
-    ...rest,
-  ]);
+/** A copy of `node` with every name `rename` maps renamed, its own name marked (attributes as they were). */
+function cloned(node: GraphNode, rename: (name: string) => string): WireField {
+  const name = strings(readMessage(node.field.value), NODE.name)[0] ?? node.outputs[0];
+  const renamed = readMessage(rewire(node, node.inputs.map(rename), node.outputs.map(rename)).value);
+  return messageField(GRAPH.node, [...renamed.filter((f) => f.field !== NODE.name), stringField(NODE.name, `${name}${RENAMED}`)]);
 }
 
 /** The decoder graph whose cached branch computes the cross-attention keys and values itself (see the file's comment). */
 export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   const { modelFields, graph } = readGraph(model, 'decoder');
-  const ifIndex = graph.findIndex((f) => f.field === GRAPH.node && strings(readMessage(f.value), NODE.opType)[0] === 'If');
-  if (ifIndex < 0) throw new Error('decoder has no use_cache_branch If');
-  const ifFields = readMessage(graph[ifIndex].value);
+  const topNodes = nodesOf(graph);
+  const ifNode = topNodes.find((n) => n.opType === 'If');
+  if (!ifNode) throw new Error('decoder has no use_cache_branch If');
+  const ifFields = readMessage(ifNode.field.value);
   const branches = ifFields.flatMap((field, position) => {
     if (field.field !== NODE.attribute) return [];
     const attribute = readMessage(field.value);
     const graphAt = attribute.findIndex((a) => a.field === ATTRIBUTE.graph);
     return graphAt < 0 ? [] : [{ position, attribute, graphAt, graph: readMessage(attribute[graphAt].value) }];
   });
-  const pastInputs = valueInfoNames(graph, GRAPH.input).filter((name) => /^past_key_values\.\d+\.encoder\.(key|value)$/.test(name));
+  const pastInputs = graph.filter((f) => f.field === GRAPH.input).map(valueName).filter((name) => /^past_key_values\.\d+\.encoder\.(key|value)$/.test(name));
   const readsPast = (branch: (typeof branches)[number]) => nodesOf(branch.graph).some((n) => n.inputs.some((i) => pastInputs.includes(i)));
   const cached = branches.find(readsPast);
   const first = branches.find((b) => b !== cached);
   if (branches.length !== 2 || !cached || !first || pastInputs.length === 0) throw new Error('decoder If branches are not the merged export’s');
+  // Nothing else may read the inputs about to go.
+  if (readsPast(first) || topNodes.some((n) => n.inputs.some((i) => pastInputs.includes(i)))) throw new Error('the decoder reads the encoder keys and values elsewhere');
 
   // The first-call branch's nodes that compute the encoder keys and values: a backward slice from its outputs,
   // stopping at names from outside the branch (encoder_hidden_states, initialisers).
@@ -75,7 +56,7 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   const producerIndex = new Map<string, number>();
   firstNodes.forEach((node, index) => node.outputs.forEach((output) => producerIndex.set(output, index)));
   const sliced = new Set<number>();
-  const wanted = valueInfoNames(first.graph, GRAPH.output).filter((name) => ENCODER_KV.test(name));
+  const wanted = first.graph.filter((f) => f.field === GRAPH.output).map(valueName).filter((name) => ENCODER_KV.test(name));
   const stack = [...wanted];
   while (stack.length > 0) {
     const index = producerIndex.get(stack.pop()!);
@@ -89,43 +70,29 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   }
   const inBranch = new Set([...sliced].flatMap((index) => firstNodes[index].outputs));
   const rename = (name: string) => (inBranch.has(name) ? `${name}${RENAMED}` : name);
-  const clones = firstNodes.flatMap((node, index) => (sliced.has(index) ? [renamed(node, rename)] : []));
+  const clones = firstNodes.flatMap((node, index) => (sliced.has(index) ? [cloned(node, rename)] : []));
 
   // The cached branch reads the computed values where it read the inputs.
   const computedFor = new Map(wanted.map((name) => [name.replace('present.', 'past_key_values.'), rename(name)]));
-  const cachedGraph: WireField[] = [];
-  let inserted = false;
-  for (const field of cached.graph) {
-    if (field.field !== GRAPH.node) {
-      cachedGraph.push(field);
-      continue;
-    }
-    if (!inserted) {
-      cachedGraph.push(...clones);
-      inserted = true;
-    }
-    const node = nodesOf([field])[0];
-    cachedGraph.push(node.inputs.some((i) => computedFor.has(i)) ? rewired(node, computedFor) : field);
-  }
+  // The clones go before the branch's first node: they read only names from outside it.
+  const cachedNodes = new Map(nodesOf(cached.graph).map((n) => [n.index, n]));
+  const firstNode = Math.min(...cachedNodes.keys());
+  const cachedGraph = cached.graph.flatMap((field, index) => {
+    const node = cachedNodes.get(index);
+    if (!node) return [field];
+    const read = node.inputs.some((i) => computedFor.has(i)) ? rewire(node, node.inputs.map((i) => computedFor.get(i) ?? i), node.outputs) : field;
+    return index === firstNode ? [...clones, read] : [read];
+  });
 
   const branchAttribute = messageField(
     NODE.attribute,
     cached.attribute.map((a, i) => (i === cached.graphAt ? messageField(ATTRIBUTE.graph, cachedGraph) : a)),
   );
-  const ifNode = messageField(GRAPH.node, ifFields.map((f, i) => (i === cached.position ? branchAttribute : f)));
+  const newIf = messageField(GRAPH.node, ifFields.map((f, i) => (i === cached.position ? branchAttribute : f)));
   const rewritten = graph.flatMap((field, index) => {
-    if (index === ifIndex) return [ifNode];
-    if (field.field === GRAPH.input && pastInputs.includes(strings(readMessage(field.value), VALUE_INFO.name)[0])) return [];
+    if (index === ifNode.index) return [newIf];
+    if (field.field === GRAPH.input && pastInputs.includes(valueName(field))) return [];
     return [field];
   });
-  // Nothing may read the removed inputs any more (the main graph's own nodes included).
-  const stillRead = nodesOf(rewritten).some((n) => n.inputs.some((i) => pastInputs.includes(i)));
-  if (stillRead) throw new Error('the main graph reads the encoder keys and values');
   return withGraph(modelFields, rewritten);
-}
-
-/** The node with each input found in `replacements` replaced (everything else as it was). */
-function rewired(node: BranchNode, replacements: Map<string, string>): WireField {
-  const rest = node.fields.filter((f) => f.field !== NODE.input);
-  return messageField(GRAPH.node, [...node.inputs.map((i) => stringField(NODE.input, replacements.get(i) ?? i)), ...rest]);
 }

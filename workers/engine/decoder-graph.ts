@@ -16,7 +16,25 @@
  * so cached steps no longer quantise 1500 × dModel values each. A graph that does not have this shape is
  * refused with an error; the caller then keeps the export as it is.
  */
-import { bytesField, int64Initializer, messageField, nodeField, ONNX, readGraph, readMessage, stringField, strings, varintField, withGraph, writeMessage, type WireField } from './onnx-wire.js';
+import {
+  bytesField,
+  int64Initializer,
+  messageField,
+  nodeField,
+  nodesOf,
+  ONNX,
+  readGraph,
+  readMessage,
+  rewire,
+  stringField,
+  strings,
+  valueName,
+  varintField,
+  withGraph,
+  writeMessage,
+  type GraphNode,
+  type WireField,
+} from './onnx-wire.js';
 
 const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE, valueInfo: VALUE_INFO } = ONNX;
 const HIDDEN = '/speechgate_decoder/hidden';
@@ -35,31 +53,6 @@ export const LOGITS_FROM = 'speechgate_logits_from';
  * bits in the logits). Without pre-packing the decoder was no slower here.
  */
 export const DECODER_SESSION_CONFIG: Record<string, string> = { disable_quant_qdq: '1', disable_prepacking: '1' };
-
-interface GraphNode {
-  /** Position among the graph's fields. */
-  index: number;
-  field: WireField;
-  opType: string;
-  inputs: string[];
-  outputs: string[];
-}
-
-function nodesOf(graph: WireField[]): GraphNode[] {
-  return graph.flatMap((field, index) => {
-    if (field.field !== GRAPH.node) return [];
-    const fields = readMessage(field.value);
-    return [{ index, field, opType: strings(fields, NODE.opType)[0] ?? '', inputs: strings(fields, NODE.input), outputs: strings(fields, NODE.output) }];
-  });
-}
-
-/** The node with its inputs and outputs replaced (everything else, attributes included, as it was). */
-function rewire(node: GraphNode, inputs: string[], outputs: string[]): WireField {
-  const rest = readMessage(node.field.value).filter((f) => f.field !== NODE.input && f.field !== NODE.output);
-  return messageField(GRAPH.node, [...inputs.map((i) => stringField(NODE.input, i)), ...outputs.map((o) => stringField(NODE.output, o)), ...rest]);
-}
-
-const graphName = (field: WireField) => strings(readMessage(field.value), VALUE_INFO.name)[0] ?? '';
 
 interface Branch {
   attribute: WireField[];
@@ -91,7 +84,7 @@ function readBranches(ifNode: GraphNode): Branch[] {
 function projection(branch: Branch, constants: Set<string>): { matmul: GraphNode; weightChain: GraphNode[] } {
   const outputs = branch.graph.filter((f) => f.field === GRAPH.output);
   const producer = new Map(branch.nodes.flatMap((n) => n.outputs.map((o) => [o, n] as const)));
-  const matmul = producer.get(graphName(outputs[0]));
+  const matmul = producer.get(valueName(outputs[0]));
   if (!matmul || matmul.opType !== 'MatMul') throw new Error('decoder branch output 0 is not made by a MatMul');
   const chain = new Set<GraphNode>();
   const visit = (name: string) => {
@@ -136,7 +129,7 @@ export function hoistedDecoder(model: Uint8Array): Uint8Array {
 
   // Top-level nodes read only inside one branch move into it (only that branch's calls pay for them).
   const readBy = (names: string[], nodes: GraphNode[]) => nodes.some((n) => n.inputs.some((i) => names.includes(i)));
-  const graphOutputs = new Set(graph.filter((f) => f.field === GRAPH.output).map(graphName));
+  const graphOutputs = new Set(graph.filter((f) => f.field === GRAPH.output).map(valueName));
   const moves = new Map<GraphNode, number>();
   for (const node of topNodes) {
     if (node === ifNode || node.outputs.some((o) => graphOutputs.has(o)) || readBy(node.outputs, topNodes)) continue;
@@ -152,7 +145,7 @@ export function hoistedDecoder(model: Uint8Array): Uint8Array {
     const rewritten: WireField[] = [...topNodes.filter((n) => moves.get(n) === b).map((n) => n.field)];
     branch.graph.forEach((f, index) => {
       if (dropped.has(index)) return;
-      if (f.field === GRAPH.valueInfo && droppedNames.has(graphName(f))) return;
+      if (f.field === GRAPH.valueInfo && droppedNames.has(valueName(f))) return;
       if (f.field === GRAPH.output && firstOutput) {
         firstOutput = false;
         rewritten.push(messageField(GRAPH.output, [stringField(VALUE_INFO.name, matmul.inputs[0]), ...elementTypeOnly(f)]));

@@ -16,9 +16,9 @@
  * with one this code does not understand (weights not initialisers, per-channel zero points), is refused with
  * an error: the caller then keeps the export as it is.
  */
-import { floatInitializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, varints, withGraph, type WireField } from './onnx-wire.js';
+import { floatInitializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, valueName, varints, withGraph, type WireField } from './onnx-wire.js';
 
-const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE, tensor: TENSOR, valueInfo: VALUE_INFO } = ONNX;
+const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE, tensor: TENSOR } = ONNX;
 
 /** Integer products and the float op each becomes. */
 const FLOAT_OF: Record<string, string> = { MatMulInteger: 'MatMul', ConvInteger: 'Conv' };
@@ -59,7 +59,7 @@ const INT8 = 3;
 function parseScope(fields: WireField[], parent: Scope | null): Scope {
   const scope: Scope = { fields, nodes: [], parent, outputs: new Set() };
   fields.forEach((field, index) => {
-    if (field.field === GRAPH.output) scope.outputs.add(strings(readMessage(field.value), VALUE_INFO.name)[0]);
+    if (field.field === GRAPH.output) scope.outputs.add(valueName(field));
     if (field.field !== GRAPH.node) return;
     const nodeFields = readMessage(field.value);
     const node: ScopeNode = {
@@ -165,11 +165,14 @@ function onlyConsumer(scope: Scope, name: string, opType: string): ScopeNode | u
 }
 
 interface Rewrite {
-  initializers: Map<string, Tensor>;
+  /** The main graph's initialisers by name, as read (decoded only for the chains that use them). */
+  initializers: Map<string, WireField[]>;
   /** Float weights made so far, by the 8-bit weight's name (both If branches read the same weights). */
   floatWeights: Map<string, { name: string; field: WireField }>;
   rewritten: number;
   kept: number;
+  /** Outputs of the replaced integer products: their value types go with them. */
+  replacedOutputs: Set<string>;
 }
 
 /** Replaces each integer-product chain of `scope` (and of the graphs nested in it) by its float product. */
@@ -185,22 +188,23 @@ function rewriteScope(scope: Scope, rewrite: Rewrite): void {
     const scalesName = scaled?.inputs.find((input) => input !== cast!.outputs[0]);
     const scales = scalesName ? producer(scope, scalesName) : undefined;
     const weightScaleName = scales?.opType === 'Mul' ? scales.inputs.find((input) => rewrite.initializers.has(input)) : undefined;
-    const weight = rewrite.initializers.get(weightName);
-    const weightZero = rewrite.initializers.get(weightZeroName);
+    const weightFields = rewrite.initializers.get(weightName);
+    const weightZeroFields = rewrite.initializers.get(weightZeroName);
     // The chain is exactly x's quantisation, the product, and its rescaling by x's scale times the weight's.
     const isChain =
       quantize?.opType === 'DynamicQuantizeLinear' &&
       quantize.outputs[0] === quantizedInput &&
       quantize.outputs[2] === inputZeroName &&
       scales?.inputs.includes(quantize.outputs[1]) === true;
-    if (!isChain || !scaled || !weightScaleName || !weight || !weightZero) {
+    if (!isChain || !scaled || !weightScaleName || !weightFields || !weightZeroFields) {
       rewrite.kept++;
       continue;
     }
     let float = rewrite.floatWeights.get(weightName);
     if (!float) {
       const name = `${weightName}/speechgate_float`;
-      const values = dequantizeWeight(weight, weightZero, rewrite.initializers.get(weightScaleName)!, floatOp);
+      const weight = readTensor(weightFields);
+      const values = dequantizeWeight(weight, readTensor(weightZeroFields), readTensor(rewrite.initializers.get(weightScaleName)!), floatOp);
       float = { name, field: floatInitializer(name, weight.dims, values) };
       rewrite.floatWeights.set(weightName, float);
     }
@@ -208,6 +212,7 @@ function rewriteScope(scope: Scope, rewrite: Rewrite): void {
     const attributes = node.fields.filter((f) => f.field === NODE.attribute);
     const name = strings(node.fields, NODE.name)[0] ?? `${scaled.outputs[0]}/speechgate_float`;
     node.replacement = nodeField(floatOp, name, [quantize.inputs[0], float.name], [scaled.outputs[0]], attributes);
+    for (const output of node.outputs) rewrite.replacedOutputs.add(output);
     node.inputs = [quantize.inputs[0], float.name];
     node.outputs = [scaled.outputs[0]];
     cast.removed = true;
@@ -256,14 +261,17 @@ function serialize(scope: Scope, removedNames: Set<string>): WireField[] {
     }
     // Types of values no node makes any more (the integer products, the quantisers' outputs).
     if (field.field === GRAPH.valueInfo) {
-      const name = strings(readMessage(field.value), VALUE_INFO.name)[0];
+      const name = valueName(field);
       if (removedNames.has(name) && !produced.has(name)) return [];
     }
     return [field];
   });
 }
 
-function allRemovedOutputs(scope: Scope, into = new Set<string>()): Set<string> {
+const initializerName = (field: WireField) => strings(readMessage(field.value), TENSOR.name)[0];
+
+/** Outputs of every removed node, added to `into`. */
+function allRemovedOutputs(scope: Scope, into: Set<string>): Set<string> {
   for (const node of scope.nodes) {
     if (node.removed) for (const output of node.outputs) into.add(output);
     for (const branch of node.branches) allRemovedOutputs(branch.scope, into);
@@ -286,20 +294,13 @@ function readNames(scope: Scope, into = new Set<string>()): Set<string> {
 export function dequantizedGraph(model: Uint8Array): Uint8Array {
   const { modelFields, graph } = readGraph(model);
   const main = parseScope(graph, null);
-  const initializers = new Map<string, Tensor>();
-  graph.forEach((field) => {
-    if (field.field !== GRAPH.initializer) return;
-    const fields = readMessage(field.value);
-    const name = strings(fields, TENSOR.name)[0];
-    const dataType = varints(fields.find((f) => f.field === TENSOR.dataType)!)[0];
-    // Only the small and 8-bit tensors a product chain can use are decoded here (not every float weight).
-    if (dataType === UINT8 || dataType === INT8 || (dataType === FLOAT && fields.filter((f) => f.field === TENSOR.dims).flatMap(varints).reduce((a, b) => a * b, 1) <= 4096)) {
-      initializers.set(name, readTensor(fields));
-    }
-  });
-  // The outputs of the nodes about to be replaced, taken before the rewrite renames them.
-  const before = new Map(collectNodes(main).map((n) => [n, n.outputs]));
-  const rewrite: Rewrite = { initializers, floatWeights: new Map(), rewritten: 0, kept: 0 };
+  const initializers = new Map(
+    graph.filter((f) => f.field === GRAPH.initializer).map((f) => {
+      const fields = readMessage(f.value);
+      return [strings(fields, TENSOR.name)[0], fields] as const;
+    }),
+  );
+  const rewrite: Rewrite = { initializers, floatWeights: new Map(), rewritten: 0, kept: 0, replacedOutputs: new Set() };
   rewriteScope(main, rewrite);
   if (rewrite.rewritten === 0) throw new Error('no 8-bit products to make float');
   // onnxruntime reads a model held in memory as one protobuf message, which cannot pass 2 GB (a large model's
@@ -310,22 +311,9 @@ export function dequantizedGraph(model: Uint8Array): Uint8Array {
   }
   if (rewrite.kept > 0) throw new Error(`${rewrite.kept} 8-bit products of a shape this rewrite does not know`);
   while (prune(main));
-  const removedNames = allRemovedOutputs(main);
-  for (const [node, outputs] of before) if (node.replacement) for (const output of outputs) removedNames.add(output);
+  const removedNames = allRemovedOutputs(main, rewrite.replacedOutputs);
   const read = readNames(main);
-  const graphInputs = new Set(graph.filter((f) => f.field === GRAPH.input).map((f) => strings(readMessage(f.value), VALUE_INFO.name)[0]));
-  const fields = serialize(main, removedNames).filter((field) => {
-    if (field.field !== GRAPH.initializer) return true;
-    const name = strings(readMessage(field.value), TENSOR.name)[0];
-    return read.has(name) || graphInputs.has(name);
-  });
+  const graphInputs = new Set(graph.filter((f) => f.field === GRAPH.input).map(valueName));
+  const fields = serialize(main, removedNames).filter((field) => field.field !== GRAPH.initializer || read.has(initializerName(field)) || graphInputs.has(initializerName(field)));
   return withGraph(modelFields, [...fields, ...[...rewrite.floatWeights.values()].map((w) => w.field)]);
-}
-
-function collectNodes(scope: Scope, into: ScopeNode[] = []): ScopeNode[] {
-  for (const node of scope.nodes) {
-    into.push(node);
-    for (const branch of node.branches) collectNodes(branch.scope, into);
-  }
-  return into;
 }

@@ -23,7 +23,7 @@ export interface ModelConfig {
 }
 
 export interface RuntimeOptions {
-  /** 'cpu' (default), 'cuda', 'webgpu' …: tried in order given, CPU always last. */
+  /** 'cpu' (default), 'cuda', 'webgpu' …: both sessions run there, or both on the CPU when either cannot load. */
   provider?: string;
   /** Encoder threads inside one operator (0 = onnxruntime's default: one per core). */
   intraOpThreads?: number;
@@ -71,8 +71,11 @@ export interface DecoderOutput {
  * a download brought. On a GPU: a full-precision file first (a float graph runs every product on the GPU), else
  * the 8-bit one, which `load` makes float (dequantize.ts).
  */
+/** The 8-bit exports' file name endings (the npm packages' `_quantized`, some downloads' `_int8`). */
+const QUANTIZED_SUFFIXES = ['_quantized', '_int8'];
+
 function pickOnnx(dir: string, stem: string, gpu: boolean): string {
-  const quantized = [`${stem}_quantized.onnx`, `${stem}_int8.onnx`];
+  const quantized = QUANTIZED_SUFFIXES.map((suffix) => `${stem}${suffix}.onnx`);
   for (const name of gpu ? [`${stem}.onnx`, ...quantized] : [...quantized, `${stem}.onnx`, `${stem}_fp16.onnx`]) {
     const file = join(dir, 'onnx', name);
     if (existsSync(file)) return file;
@@ -117,7 +120,7 @@ function tryRewrite(file: string, graph: Uint8Array, rewrite: (graph: Uint8Array
 
 /** An 8-bit export on a GPU: made float (dequantize.ts), else left to run its products on the CPU. */
 function floatForGpu(file: string, graph: Uint8Array, gpu: boolean): Uint8Array {
-  if (!gpu || !/_(quantized|int8)\.onnx$/.test(file)) return graph;
+  if (!gpu || !QUANTIZED_SUFFIXES.some((suffix) => file.endsWith(`${suffix}.onnx`))) return graph;
   return tryRewrite(file, graph, dequantizedGraph, 'its 8-bit products run on the CPU').graph;
 }
 

@@ -138,6 +138,35 @@ export function withGraph(modelFields: WireField[], graph: WireField[]): Uint8Ar
   return Buffer.concat(parts, length);
 }
 
+/** A graph's node as the rewrites read it: where it sits, its raw field, and its op type, inputs and outputs. */
+export interface GraphNode {
+  /** Position among the graph's fields. */
+  index: number;
+  field: WireField;
+  opType: string;
+  inputs: string[];
+  outputs: string[];
+}
+
+export function nodesOf(graph: WireField[]): GraphNode[] {
+  return graph.flatMap((field, index) => {
+    if (field.field !== ONNX.graph.node) return [];
+    const fields = readMessage(field.value);
+    const { node } = ONNX;
+    return [{ index, field, opType: strings(fields, node.opType)[0] ?? '', inputs: strings(fields, node.input), outputs: strings(fields, node.output) }];
+  });
+}
+
+/** The node with its inputs and outputs replaced (everything else, attributes included, as it was). */
+export function rewire(node: GraphNode, inputs: string[], outputs: string[]): WireField {
+  const { node: NODE } = ONNX;
+  const rest = readMessage(node.field.value).filter((f) => f.field !== NODE.input && f.field !== NODE.output);
+  return messageField(ONNX.graph.node, [...inputs.map((i) => stringField(NODE.input, i)), ...outputs.map((o) => stringField(NODE.output, o)), ...rest]);
+}
+
+/** The name of a ValueInfoProto field (a graph's input, output or value_info). */
+export const valueName = (field: WireField): string => strings(readMessage(field.value), ONNX.valueInfo.name)[0] ?? '';
+
 /** A NodeProto (as a graph's `node` field). */
 export function nodeField(opType: string, name: string, inputs: string[], outputs: string[], attributes: WireField[] = []): WireField {
   return messageField(ONNX.graph.node, [
