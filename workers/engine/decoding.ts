@@ -334,18 +334,27 @@ export async function decodeWindow(
     if (beam) candidates.sort((a, b) => b.sumLogprob - a.sumLogprob);
     const nextLive: Hypothesis[] = [];
     const parents: number[] = [];
+    const newlyFinished: Hypothesis[] = [];
     for (const candidate of candidates) {
       const hypothesis = { tokens: [...live[candidate.parent].tokens, candidate.token], sumLogprob: candidate.sumLogprob };
       if (candidate.token === endOfText) {
         hypothesis.tokens.pop();
-        finished.push(hypothesis);
-      } else if (!beam || nextLive.length < rows) {
+        newlyFinished.push(hypothesis);
+      } else {
         nextLive.push(hypothesis);
         parents.push(candidate.parent);
+        // The reference's BeamSearchDecoder looks no further once the beam is full: an end of text ranked below
+        // the beam's last live hypothesis does not finish. Counting those too filled the finished list with
+        // weak early endings and stopped the search before the whole utterance was read (lost last words).
+        if (beam && nextLive.length >= rows) break;
       }
-      if (beam && nextLive.length >= rows && finished.length >= rows) break;
     }
-    if (beam && finished.length >= rows) break; // patience 1: as many finished as the beam is wide
+    // Best first, up to the beam's width (patience 1), as the reference keeps its finished sequences.
+    for (const hypothesis of beam ? newlyFinished.sort((a, b) => b.sumLogprob - a.sumLogprob) : newlyFinished) {
+      if (beam && finished.length >= rows) break;
+      finished.push(hypothesis);
+    }
+    if (beam && finished.length >= rows) break;
     if (options.stopOnRepetition && step >= 40 && step % 10 === 0) {
       for (let i = nextLive.length - 1; i >= 0; i--) {
         if (compressionRatio(tokenizer.decode(nextLive[i].tokens)) > COMPRESSION_RATIO_THRESHOLD) {
@@ -362,7 +371,11 @@ export async function decodeWindow(
     cache = out.cache;
     logitsBatch = out.lastLogits;
   }
-  finished.push(...live); // ran out of length: unfinished hypotheses still count
+  // Ran out of length (or every row ended): unfinished hypotheses count while the beam has too few finished ones.
+  for (const hypothesis of beam ? [...live].sort((a, b) => b.sumLogprob - a.sumLogprob) : live) {
+    if (beam && finished.length >= rows) break;
+    finished.push(hypothesis);
+  }
 
   // Length-normalised score, as the reference's MaximumLikelihoodRanker without a length penalty.
   const score = (h: Hypothesis) => h.sumLogprob / Math.max(1, h.tokens.length + 1);
