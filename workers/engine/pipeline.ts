@@ -19,7 +19,7 @@ import { HOP_LENGTH, logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js'
 import { WhisperOnnx } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
 import type { SileroVad, VadOptions } from './vad.js';
-import { speechWindows, windowTimeToSource, type SpeechWindow, type WindowPiece } from './windows.js';
+import { speechWindows, windowTimeToSource, type Interval, type SpeechWindow, type WindowPiece } from './windows.js';
 
 export interface Word {
   start: number;
@@ -87,11 +87,25 @@ export interface WindowInfo {
   /** True when the window was judged silence and produced no segments. */
   silence: boolean;
 }
+/** Speech no word covers, after the engine decoded it again: source seconds, and how much of it is speech. */
+export interface UncoveredSpeech extends Interval {
+  speechS: number;
+}
+
 export interface TranscribeResult {
   segments: Segment[];
   language: string;
   durationS: number;
   processingS: number;
+  /**
+   * Seconds of speech (by voice activity) that no transcribed word covers even after the engine decoded those
+   * stretches again: 0 when every word heard is in the transcript. Always 0 without voice activity (`vad: false`).
+   */
+  uncoveredSpeechS: number;
+  /** Where that speech is (stretches of over MIN_UNCOVERED_SPEECH_S each). */
+  uncoveredSpeech: UncoveredSpeech[];
+  /** Stretches of uncovered speech that were decoded again (alone, without the previous text as prompt). */
+  redecodedGaps: number;
 }
 
 /** What the loop needs from a loaded engine. */
@@ -150,24 +164,30 @@ interface OpenTail {
   holdsSegment: boolean;
 }
 
-/** The part of a window from `fromS` (window seconds) on, as a window of its own. */
-function windowTail(window: SpeechWindow, fromS: number): SpeechWindow {
+/** The part of a window from `fromS` to `toS` (window seconds; the end by default), as a window of its own. */
+function windowSlice(window: SpeechWindow, fromS: number, toS = window.audio.length / SAMPLE_RATE): SpeechWindow {
   const from = Math.round(fromS * SAMPLE_RATE);
+  const to = Math.min(window.audio.length, Math.round(toS * SAMPLE_RATE));
   const pieces: WindowPiece[] = [];
   for (const piece of window.pieces) {
-    const end = piece.offset + piece.length;
-    if (end <= from) continue;
-    const skip = Math.max(0, from - piece.offset);
-    pieces.push({ offset: piece.offset + skip - from, sourceStart: piece.sourceStart + skip, length: piece.length - skip });
+    const start = Math.max(piece.offset, from);
+    const end = Math.min(piece.offset + piece.length, to);
+    if (end <= start) continue;
+    pieces.push({ offset: start - from, sourceStart: piece.sourceStart + start - piece.offset, length: end - start });
   }
-  return { audio: window.audio.slice(from), pieces, sourceEnd: window.sourceEnd };
+  const speech = window.speech
+    ?.map((s) => ({ start: Math.max(s.start, fromS) - fromS, end: Math.min(s.end, toS) - fromS }))
+    .filter((s) => s.end > s.start);
+  return { audio: window.audio.slice(from, to), pieces, sourceEnd: window.sourceEnd, speech };
 }
 
 /** `first` followed by `second` as one window. */
 function joinWindows(first: SpeechWindow, second: SpeechWindow): SpeechWindow {
   const audio = concatSamples([first.audio, second.audio]);
   const shifted = second.pieces.map((p) => ({ ...p, offset: p.offset + first.audio.length }));
-  return { audio, pieces: [...first.pieces, ...shifted], sourceEnd: second.sourceEnd };
+  const firstS = first.audio.length / SAMPLE_RATE;
+  const speech = first.speech && second.speech ? [...first.speech, ...second.speech.map((s) => ({ start: s.start + firstS, end: s.end + firstS }))] : undefined;
+  return { audio, pieces: [...first.pieces, ...shifted], sourceEnd: second.sourceEnd, speech };
 }
 
 /** The task token a window of speech in `language` is decoded with: English is never "translated". */
@@ -175,7 +195,80 @@ function taskFor(options: TranscribeOptions, language: string): DecodeTask {
   return options.task === 'translate' && language !== 'en' ? 'translate' : 'transcribe';
 }
 
-/** Everything one window yields: its segments on the source timeline. */
+/** Speech stretches longer than this that no word covers are decoded again (and reported if still uncovered). */
+export const MIN_UNCOVERED_SPEECH_S = 1;
+/** A word covers its aligned time and this much on each side: DTW edges move by frames, and speech pads a word. */
+const WORD_REACH_S = 0.25;
+/**
+ * The most a word is taken to cover: 0.4 s and 80 ms a letter (a slow speaker's "respectable" takes ~1.1 s). DTW
+ * stretches a last word over speech the model skipped ("spills" over 8 s); the speech past this is not covered.
+ */
+function longestWordS(text: string): number {
+  return 0.4 + 0.08 * text.replace(/[^\p{L}\p{N}]/gu, '').length;
+}
+/** An uncovered stretch is decoded with this much audio around it (context for its first and last words). */
+const REDECODE_MARGIN_S = 0.3;
+/** A segment of at least SQUEEZED_RUN words each aligned to less than SQUEEZED_S has no audio: made up, not heard. */
+const SQUEEZED_S = 0.05;
+const SQUEEZED_RUN = 3;
+/** Languages written without spaces between words: recovered words are joined as they are. */
+const UNSPACED_LANGUAGES = new Set(['zh', 'ja', 'th', 'lo', 'my', 'km', 'yue', 'bo']);
+
+/** Stretches of `speech` no word covers, with their seconds of speech, up to `untilS` (window seconds, in order). */
+export function uncoveredStretches(speech: Interval[], words: Interval[], untilS: number): UncoveredSpeech[] {
+  const covered = words
+    .map((word) => ({ start: word.start - WORD_REACH_S, end: word.end + WORD_REACH_S }))
+    .sort((a, b) => a.start - b.start);
+  const stretches: UncoveredSpeech[] = [];
+  let from = 0;
+  const close = (to: number) => {
+    let speechS = 0;
+    let first = Infinity;
+    let last = -Infinity;
+    for (const run of speech) {
+      const start = Math.max(run.start, from);
+      const end = Math.min(run.end, to);
+      if (end <= start) continue;
+      speechS += end - start;
+      first = Math.min(first, start);
+      last = Math.max(last, end);
+    }
+    if (speechS > MIN_UNCOVERED_SPEECH_S) stretches.push({ start: first, end: last, speechS });
+  };
+  for (const cover of covered) {
+    if (cover.start > from) close(Math.min(cover.start, untilS));
+    from = Math.max(from, cover.end);
+    if (from >= untilS) return stretches;
+  }
+  close(untilS);
+  return stretches;
+}
+
+/** A window's segments on the source timeline, with each word's span in window seconds (what coverage is read from). */
+interface WindowTranscript {
+  segments: Segment[];
+  spans: Interval[][];
+}
+
+/** What one window yields. */
+interface WindowOutcome extends WindowTranscript {
+  decoded: DecodeResult | null;
+  /** The end the model left open, held for the next window (only when the caller can hold one). */
+  openTail?: OpenTail;
+  /** Speech still uncovered after decoding it again (source seconds). */
+  uncovered: UncoveredSpeech[];
+  redecodedGaps: number;
+}
+
+/** How a window's result is checked against its speech. */
+interface WindowChecks {
+  /** The caller carries an open end into the next window (one window at a time). */
+  canHold: boolean;
+  /** Decode uncovered speech again (false for such a decode itself). */
+  recover: boolean;
+}
+
+/** Everything one window yields: its segments on the source timeline, checked against the speech it holds. */
 export async function transcribeWindow(
   engine: PipelineModel,
   window: SpeechWindow,
@@ -185,7 +278,8 @@ export async function transcribeWindow(
   previousTokens: number[],
   /** A temperature-0 decode already made for this window (batched greedy decoding). */
   firstAttempt?: DecodeResult,
-): Promise<{ segments: Segment[]; decoded: DecodeResult | null; openTail?: OpenTail }> {
+  checks: WindowChecks = { canHold: false, recover: true },
+): Promise<WindowOutcome> {
   const { model, tokenizer } = engine;
   const windowS = window.audio.length / SAMPLE_RATE;
   const task = taskFor(options, language);
@@ -214,16 +308,17 @@ export async function transcribeWindow(
     noSpeechProb: decoded.noSpeechProb,
     silence: isSilence(decoded),
   });
-  if (isSilence(decoded)) return { segments: [], decoded: null };
-  const windowSegments = segmentsFromTokens(tokenizer, decoded.tokens, windowS);
+  const silent = isSilence(decoded);
+  const windowSegments = silent ? [] : segmentsFromTokens(tokenizer, decoded.tokens, windowS);
   const allText = windowSegments.flatMap((s) => s.tokens);
   // A translation's words are English: split at spaces whatever was spoken.
   const words =
-    options.wordTimestamps === false
+    options.wordTimestamps === false || silent
       ? []
       : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / HOP_LENGTH), task === 'translate' ? 'en' : language);
 
   const segments: Segment[] = [];
+  const spans: Interval[][] = [];
   let openTail: OpenTail | undefined;
   let wordIndex = 0;
   let previousEnd = 0;
@@ -231,6 +326,7 @@ export async function transcribeWindow(
     // Words belong to the segment whose tokens they consume.
     let tokensLeft = windowSegment.tokens.length;
     const segmentWords: Word[] = [];
+    const segmentSpans: Interval[] = [];
     while (wordIndex < words.length && tokensLeft > 0) {
       const word = words[wordIndex++];
       tokensLeft -= word.tokens.length;
@@ -238,6 +334,8 @@ export async function transcribeWindow(
       const start = Math.min(Math.max(word.start, windowSegment.start, previousEnd), windowSegment.end);
       const end = Math.min(Math.max(word.end, start), windowSegment.end);
       previousEnd = end;
+      // What a word covers stops at what it could take to say: DTW stretches a word over speech the model skipped.
+      segmentSpans.push({ start, end: Math.min(end, start + longestWordS(word.text)) });
       segmentWords.push({
         start: windowTimeToSource(window, start),
         end: windowTimeToSource(window, end),
@@ -246,7 +344,8 @@ export async function transcribeWindow(
       });
     }
     const text = tokenizer.decode(windowSegment.tokens).trim();
-    if (!text) continue;
+    const squeezed = segmentSpans.length >= SQUEEZED_RUN && segmentSpans.every((span) => span.end - span.start < SQUEEZED_S);
+    if (!text || squeezed) continue;
     const confidence = segmentWords.length ? segmentWords.reduce((sum, w) => sum + w.prob, 0) / segmentWords.length : Math.exp(decoded.avgLogprob);
     segments.push({
       start: windowTimeToSource(window, windowSegment.start),
@@ -256,6 +355,7 @@ export async function transcribeWindow(
       confidence,
       language,
     });
+    spans.push(segmentSpans);
     openTail = windowSegment.closed ? undefined : { startS: windowSegment.start, tokenIndex: windowSegment.tokenIndex, holdsSegment: true };
   }
   const lastSegment = windowSegments[windowSegments.length - 1];
@@ -270,7 +370,89 @@ export async function transcribeWindow(
     // the window (speech by voice activity) is decoded again with the next window rather than lost.
     openTail = { startS: lastSegment.end, tokenIndex: decoded.tokens.length, holdsSegment: false };
   }
-  return { segments, decoded, openTail };
+  // Carry the open end into the next window when the caller can and what is kept makes progress (starts ≥ 1 s in).
+  if (openTail && !(checks.canHold && openTail.startS >= 1 && segments.length > 0)) openTail = undefined;
+
+  const outcome: WindowOutcome = { segments, spans, decoded: silent ? null : decoded, openTail, uncovered: [], redecodedGaps: 0 };
+  if (options.wordTimestamps === false) return outcome;
+  // Speech before the held end (which the next window reads again) is checked now.
+  const checked = await recoverUncovered(engine, window, outcome, openTail?.startS ?? windowS, language, options, checks.recover);
+  return { ...outcome, ...checked };
+}
+
+/**
+ * The engine checks its own output: speech (by voice activity) that no word of `transcript` covers before `untilS`
+ * (window seconds) is decoded again, alone and without the previous text as prompt (conditioned on it, the model
+ * tends to skip the same speech again), and the words of that stretch join the transcript in time order. What even
+ * that leaves uncovered is returned, on the source timeline. `transcript` is updated in place.
+ */
+async function recoverUncovered(
+  engine: PipelineModel,
+  window: SpeechWindow,
+  transcript: WindowTranscript,
+  untilS: number,
+  language: string,
+  options: TranscribeOptions,
+  recover = true,
+): Promise<{ uncovered: UncoveredSpeech[]; redecodedGaps: number }> {
+  if (!window.speech) return { uncovered: [], redecodedGaps: 0 };
+  let redecodedGaps = 0;
+  for (const stretch of recover ? uncoveredStretches(window.speech, transcript.spans.flat(), untilS) : []) {
+    const fromS = Math.max(0, stretch.start - REDECODE_MARGIN_S);
+    const recovered = await decodeAlone(engine, windowSlice(window, fromS, Math.min(untilS, stretch.end + REDECODE_MARGIN_S)), language, options);
+    redecodedGaps++;
+    // Only the words of the stretch itself: the margins repeat words the transcript already has.
+    const inStretch = (span: Interval) => {
+      const middle = (span.start + span.end) / 2 + fromS;
+      return middle >= stretch.start - WORD_REACH_S / 2 && middle <= stretch.end + WORD_REACH_S / 2;
+    };
+    recovered.segments.forEach((segment, i) => {
+      const keep = recovered.spans[i].map(inStretch);
+      const kept = segmentOfWords(segment, keep, language);
+      if (!kept) return;
+      transcript.segments.push(kept);
+      transcript.spans.push(recovered.spans[i].filter((_, j) => keep[j]).map((span) => ({ start: span.start + fromS, end: span.end + fromS })));
+    });
+  }
+  if (redecodedGaps > 0) sortSegments(transcript);
+  const uncovered = uncoveredStretches(window.speech, transcript.spans.flat(), untilS).map((stretch) => ({
+    start: windowTimeToSource(window, stretch.start),
+    end: windowTimeToSource(window, stretch.end),
+    speechS: stretch.speechS,
+  }));
+  return { uncovered, redecodedGaps };
+}
+
+/** Segments (with their spans) in time order. A held open segment starts where the check stops: it stays last. */
+function sortSegments(transcript: WindowTranscript): void {
+  const order = transcript.segments.map((_, i) => i).sort((a, b) => transcript.segments[a].start - transcript.segments[b].start);
+  transcript.segments = order.map((i) => transcript.segments[i]);
+  transcript.spans = order.map((i) => transcript.spans[i]);
+  // A segment whose timestamps ran over speech it skipped ends at its last word where recovered speech follows.
+  transcript.segments.forEach((segment, i) => {
+    const next = transcript.segments[i + 1];
+    const lastWord = segment.words[segment.words.length - 1];
+    if (!next || segment.end <= next.start) return;
+    const end = Math.max(next.start, lastWord?.start ?? segment.start);
+    transcript.segments[i] = { ...segment, end, words: segment.words.map((word) => ({ ...word, end: Math.max(word.start, Math.min(word.end, end)) })) };
+  });
+}
+
+/** `segment` with only the words `keep` marks (null when none): recovered speech without the margins' repeats. */
+function segmentOfWords(segment: Segment, keep: boolean[], language: string): Segment | null {
+  const words = segment.words.filter((_, i) => keep[i]);
+  if (words.length === 0) return null;
+  if (words.length === segment.words.length) return segment;
+  const text = words.map((word) => word.text).join(UNSPACED_LANGUAGES.has(language) ? '' : ' ');
+  return { ...segment, start: words[0].start, end: words[words.length - 1].end, text, words, confidence: words.reduce((sum, w) => sum + w.prob, 0) / words.length };
+}
+
+/** A stretch of a window decoded as a window of its own, without the previous text as prompt and not checked again. */
+async function decodeAlone(engine: PipelineModel, window: SpeechWindow, language: string, options: TranscribeOptions): Promise<WindowTranscript> {
+  options.signal?.throwIfAborted();
+  const hidden = await engine.model.encode([logMelSpectrogram(window.audio)]);
+  const { segments, spans } = await transcribeWindow(engine, window, new WindowDecoder(engine.model, hidden), language, options, [], undefined, { canHold: false, recover: false });
+  return { segments, spans };
 }
 
 /** Runs the whole loop over a PCM source whose length is `totalS` seconds (0 when unknown). */
@@ -286,6 +468,8 @@ export async function transcribeSource(
   const offsetS = options.startS ?? 0;
   const segments: Segment[] = [];
   let previousTokens: number[] = [];
+  const uncovered: UncoveredSpeech[] = [];
+  let redecodedGaps = 0;
   let sourceSamples = 0;
   let processedS = 0;
   let sourceDone = false;
@@ -313,15 +497,26 @@ export async function transcribeSource(
    * back and its audio decoded again at the start of the next window, as the reference's seek does: the
    * words then get their whole context. If the two do not fit in 30 s, the held segment is kept as it was.
    */
-  let carry: { window: SpeechWindow; segment: Segment | null } | null = null;
+  let carry: { window: SpeechWindow; segment: Segment | null; spans: Interval[] } | null = null;
   const emit = (segment: Segment) => {
-    const shifted = shiftSegment(segment, offsetS);
+    const kept = withoutRepeatedWord(segments[segments.length - 1], segment, language ?? '');
+    if (!kept) return;
+    const shifted = shiftSegment(kept, offsetS);
     segments.push(shifted);
     options.onSegment?.(shifted, progress());
   };
-  const flushCarry = () => {
-    if (carry?.segment) emit(carry.segment);
+  /** A held segment that cannot join the next window is kept as it was, once its audio is checked for skipped speech. */
+  const flushCarry = async () => {
+    if (!carry?.segment) {
+      carry = null;
+      return;
+    }
+    const held: WindowTranscript = { segments: [carry.segment], spans: [carry.spans] };
+    const checked = await recoverUncovered(engine, carry.window, held, carry.window.audio.length / SAMPLE_RATE, language!, options, options.wordTimestamps !== false);
+    uncovered.push(...checked.uncovered);
+    redecodedGaps += checked.redecodedGaps;
     carry = null;
+    for (const segment of held.segments) emit(segment);
   };
 
   /**
@@ -336,7 +531,7 @@ export async function transcribeSource(
         if (!carry.segment) previousTokens = [];
         batch = [joinWindows(carry.window, batch[0])];
         carry = null;
-      } else if (carry.segment) flushCarry();
+      } else if (carry.segment) await flushCarry();
       else await decodeUncovered();
     }
     await decodeBatch(batch);
@@ -362,25 +557,24 @@ export async function transcribeSource(
         : undefined;
     for (let i = 0; i < batch.length; i++) {
       const window = batch[i];
-      const { segments: windowSegments, decoded, openTail } = await transcribeWindow(
-        engine,
-        window,
-        windowDecoders[i],
-        language,
-        options,
-        batched ? [] : previousTokens,
-        batched?.[i],
-      );
-      // Carry the open end into the next window, when what is kept makes progress (starts ≥ 1 s in).
-      const hold = batch.length === 1 && openTail !== undefined && openTail.startS >= 1 && windowSegments.length > 0;
-      const keptTokens = decoded ? (hold ? decoded.tokens.slice(0, openTail!.tokenIndex) : decoded.tokens) : [];
+      const outcome = await transcribeWindow(engine, window, windowDecoders[i], language, options, batched ? [] : previousTokens, batched?.[i], {
+        canHold: batch.length === 1,
+        recover: true,
+      });
+      const { segments: windowSegments, decoded, openTail } = outcome;
+      uncovered.push(...outcome.uncovered);
+      redecodedGaps += outcome.redecodedGaps;
+      const keptTokens = decoded ? (openTail ? decoded.tokens.slice(0, openTail.tokenIndex) : decoded.tokens) : [];
       // Text the model produced while falling back to high temperatures is a poor prompt (reference rule).
       previousTokens =
         options.conditionOnPreviousText === false || !decoded || decoded.temperature > 0.5
           ? []
           : [...previousTokens, ...keptTokens.filter((t) => !tokenizer.isTimestamp(t))];
       processedS = window.sourceEnd / SAMPLE_RATE;
-      if (hold) carry = { window: windowTail(window, openTail!.startS), segment: openTail!.holdsSegment ? windowSegments.pop()! : null };
+      if (openTail) {
+        const heldSpans = openTail.holdsSegment ? outcome.spans.pop()!.map((span) => ({ start: span.start - openTail.startS, end: span.end - openTail.startS })) : [];
+        carry = { window: windowSlice(window, openTail.startS), segment: openTail.holdsSegment ? windowSegments.pop()! : null, spans: heldSpans };
+      }
       for (const segment of windowSegments) emit(segment);
       options.onProgress?.(progress());
     }
@@ -414,7 +608,7 @@ export async function transcribeSource(
   sourceDone = true;
   if (batch.length) await runBatch(batch);
   while (holdsUncovered()) await decodeUncovered();
-  flushCarry();
+  await flushCarry();
   processedS = sourceSamples / SAMPLE_RATE;
   options.onProgress?.(progress());
   return {
@@ -423,7 +617,29 @@ export async function transcribeSource(
     language: language ?? 'en',
     durationS: sourceSamples / SAMPLE_RATE,
     processingS: (performance.now() - started) / 1000,
+    uncoveredSpeechS: uncovered.reduce((sum, stretch) => sum + stretch.speechS, 0),
+    uncoveredSpeech: uncovered.map((stretch) => shiftInterval(stretch, offsetS)),
+    redecodedGaps,
   };
+}
+
+/** Seconds apart at which the same word at the end of one window and the start of the next is one word said once. */
+const REPEAT_GAP_S = 0.3;
+
+/**
+ * `segment` without its first word when that word is the one `previous` ended with, said at the same time: a
+ * window cut inside a word (speech longer than 30 s) lets both windows hear it. Null when nothing is left.
+ */
+function withoutRepeatedWord(previous: Segment | undefined, segment: Segment, language: string): Segment | null {
+  const last = previous?.words[previous.words.length - 1];
+  const first = segment.words[0];
+  const bare = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  if (!last || !first || bare(last.text) !== bare(first.text) || !bare(first.text) || first.start - last.end > REPEAT_GAP_S) return segment;
+  return segmentOfWords(segment, segment.words.map((_, i) => i > 0), language);
+}
+
+function shiftInterval<T extends Interval>(interval: T, offsetS: number): T {
+  return { ...interval, start: interval.start + offsetS, end: interval.end + offsetS };
 }
 
 function shiftSegment(segment: Segment, offsetS: number): Segment {

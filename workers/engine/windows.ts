@@ -5,7 +5,7 @@
  * still need is kept, so memory stays bounded however long the input is.
  */
 import { N_SAMPLES, SAMPLE_RATE } from './mel.js';
-import { DEFAULT_VAD_OPTIONS, SpeechDetector, type SileroVad, type SpeechRegion, type VadOptions } from './vad.js';
+import { DEFAULT_VAD_OPTIONS, SpeechDetector, VAD_CHUNK, type SileroVad, type SpeechRegion, type VadOptions } from './vad.js';
 
 /** A stretch of source audio placed at `offset` (samples) inside a window. */
 export interface WindowPiece {
@@ -14,12 +14,23 @@ export interface WindowPiece {
   length: number;
 }
 
+/** A stretch of time in seconds. */
+export interface Interval {
+  start: number;
+  end: number;
+}
+
 export interface SpeechWindow {
   /** Concatenated speech, at most 30 s of 16 kHz samples. */
   audio: Float32Array;
   pieces: WindowPiece[];
   /** Source position (samples) up to which the audio has been examined when this window was made. */
   sourceEnd: number;
+  /**
+   * Window seconds the voice-activity detector calls speech (its 32 ms chunks at or above the threshold, short
+   * dips bridged): what the words must cover (pipeline.ts checks it). Absent without voice activity.
+   */
+  speech?: Interval[];
 }
 
 /** Seconds inside a window → seconds on the source timeline. */
@@ -70,6 +81,48 @@ class SourceBuffer {
   }
 }
 
+/** Speech dips shorter than this (between two syllables) are bridged: speech frames are runs of sound, not phones. */
+const SPEECH_BRIDGE_SAMPLES = Math.round(0.25 * SAMPLE_RATE);
+
+/**
+ * The chunks voice activity scored as speech, as runs of source samples: a window's `speech`. Kept only as far
+ * back as the audio buffer is, so memory stays bounded.
+ */
+class SpeechFrames {
+  private runs: { start: number; end: number }[] = [];
+  private chunks = 0;
+
+  constructor(private readonly threshold: number) {}
+
+  push(probabilities: Float32Array): void {
+    for (const probability of probabilities) {
+      const start = this.chunks++ * VAD_CHUNK;
+      if (probability < this.threshold) continue;
+      const last = this.runs[this.runs.length - 1];
+      if (last && start - last.end <= SPEECH_BRIDGE_SAMPLES) last.end = start + VAD_CHUNK;
+      else this.runs.push({ start, end: start + VAD_CHUNK });
+    }
+  }
+
+  discardBefore(sample: number): void {
+    const keep = this.runs.findIndex((run) => run.end > sample);
+    this.runs = keep < 0 ? [] : this.runs.slice(keep);
+  }
+
+  /** The speech inside `pieces`, in window seconds. */
+  inWindow(pieces: WindowPiece[]): Interval[] {
+    const speech: Interval[] = [];
+    for (const piece of pieces) {
+      for (const run of this.runs) {
+        const start = Math.max(run.start, piece.sourceStart);
+        const end = Math.min(run.end, piece.sourceStart + piece.length);
+        if (end > start) speech.push({ start: (piece.offset + start - piece.sourceStart) / SAMPLE_RATE, end: (piece.offset + end - piece.sourceStart) / SAMPLE_RATE });
+      }
+    }
+    return speech;
+  }
+}
+
 export interface WindowOptions {
   /** Silero VAD, or null to cut the audio into plain consecutive 30 s windows. */
   vad: SileroVad | null;
@@ -85,6 +138,7 @@ export async function* speechWindows(source: AsyncIterable<Float32Array>, option
   }
   const vadOptions = { ...DEFAULT_VAD_OPTIONS, ...options.vadOptions };
   const detector = new SpeechDetector(vadOptions);
+  const frames = new SpeechFrames(vadOptions.threshold);
   const vadStream = options.vad.createStream();
   const pad = Math.round((SAMPLE_RATE * vadOptions.speechPadMs) / 1000);
   // A window also ends when the next speech is this far away, so silence never piles up in memory.
@@ -109,14 +163,16 @@ export async function* speechWindows(source: AsyncIterable<Float32Array>, option
     const audio = new Float32Array(offset);
     for (const piece of pieces) buffer.copy(piece.sourceStart, piece.sourceStart + piece.length, audio, piece.offset);
     previousEnd = regions[regions.length - 1].end;
-    return { audio, pieces, sourceEnd };
+    return { audio, pieces, sourceEnd, speech: frames.inWindow(pieces) };
   };
   const paddedLength = (regions: SpeechRegion[]) => regions.reduce((sum, r) => sum + r.end - r.start + 2 * pad, 0);
 
   for await (const chunk of source) {
     options.signal?.throwIfAborted();
     buffer.append(chunk);
-    const closed = detector.push(await vadStream.push(chunk));
+    const probabilities = await vadStream.push(chunk);
+    frames.push(probabilities);
+    const closed = detector.push(probabilities);
     for (const region of closed) {
       if (pending.length && (paddedLength([...pending, region]) > N_SAMPLES || region.start - pending[pending.length - 1].end > maxGap)) {
         yield build(pending, region.start, buffer.end);
@@ -130,6 +186,7 @@ export async function* speechWindows(source: AsyncIterable<Float32Array>, option
     }
     const keepFrom = Math.min(pending.length ? pending[0].start : Infinity, detector.openFrom) - pad;
     buffer.discardBefore(Math.max(keepFrom, previousEnd - pad));
+    frames.discardBefore(Math.max(keepFrom, previousEnd - pad));
   }
   const total = buffer.end;
   pending.push(...detector.finish(total));
