@@ -4,7 +4,7 @@
  * setting changes between passes, capture loss, cancel. Then once with the real engine.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/index.js';
+import { concatSamples, decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/index.js';
 import { LiveTranscription, type LiveTranscriber, type LiveUpdate } from '../../workers/engine/live.js';
 import { fixture } from '../helpers/fixtures.js';
 import { normaliseWords } from './text.js';
@@ -94,6 +94,29 @@ async function withEngine(mode: 'fast' | 'accuracy') {
   const updates: LiveUpdate[] = [];
   const ended = live.run((update) => updates.push(update));
   return { pcm, live, updates, ended };
+}
+
+let loaded: Promise<SpeechEngine> | null = null;
+
+/**
+ * A live transcription on the real engine (beam search), running, and a read sentence that ends "… more respectable
+ * than he was" with 3 s of silence after it (`take`), to push all at once: one bite, as a busy machine takes it.
+ */
+async function withTake() {
+  const engine = await (loaded ??= SpeechEngine.load());
+  const speech = await decodeFileToPcm(fixture('librivox/sense_and_sensibility_01_austen_64kb-0920.wav'));
+  const live = new LiveTranscription(engine.createStream({ language: 'en' }), { language: 'en', latencyMode: 'accuracy' }, TUNING);
+  const updates: LiveUpdate[] = [];
+  const ended = live.run((update) => updates.push(update));
+  const take = concatSamples([speech, seconds(3)]);
+  const committedWords = () => normaliseWords(updates.flatMap((update) => update.committed).map((part) => part.text).join(' '));
+  /** Waits for `count` updates, then cancels. */
+  const cancelAfter = async (count: number) => {
+    while (updates.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
+    live.cancel();
+    expect(await ended).toBe('cancelled');
+  };
+  return { take, speechS: speech.length / SAMPLE_RATE, live, updates, ended, committedWords, cancelAfter };
 }
 
 describe('live transcription policy', () => {
@@ -252,6 +275,42 @@ describe('live transcription policy', () => {
     const commits = updates.flatMap((update) => update.committed);
     expect(commits.map((part) => normaliseWords(part.text).filter((said) => said === 'forward').length)).toEqual([1, 1]);
     expect(commits[1]!.start).toBeGreaterThanOrEqual(pcm.length / SAMPLE_RATE - 0.5);
+  });
+
+  // Beam search ends this sentence's text at "than", before "he was": a take's end decodes the speech after it too.
+  it('with the real engine: a pause commits the last words said before it', async () => {
+    const { take, live, updates, committedWords, cancelAfter } = await withTake();
+    // In the same turn: the first pass is the flush's.
+    live.push(take);
+    live.flush();
+    await cancelAfter(1);
+    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
+  });
+
+  it('with the real engine: a stop (a pause, then the end) commits the last words said before it', async () => {
+    const { take, live, ended, committedWords } = await withTake();
+    live.push(take);
+    live.flush();
+    live.endOfAudio();
+    expect(await ended).toBe('eof');
+    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
+  });
+
+  it('with the real engine: the end of audio commits the last words', async () => {
+    const { take, live, ended, committedWords } = await withTake();
+    live.push(take);
+    live.endOfAudio();
+    expect(await ended).toBe('eof');
+    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
+  });
+
+  it('with the real engine: 3 s of silence after a take commits its last words, with no pause or end', async () => {
+    const { take, live, updates, speechS, committedWords, cancelAfter } = await withTake();
+    live.push(take);
+    await cancelAfter(1);
+    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
+    expect(updates[0]!.draft).toEqual([]);
+    expect(updates[0]!.committed.flatMap((part) => part.words).every((word) => word.end <= speechS + 0.3)).toBe(true);
   });
 
   it('with the real engine: a hand-over mid-sentence says every word once', async () => {

@@ -3,7 +3,7 @@
  * step() between them, flush() at the end. What it commits must be the words that were said, each once.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeFileToPcm, SpeechEngine, type Segment } from '../../workers/engine/index.js';
+import { concatSamples, decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/index.js';
 import { fixture } from '../helpers/fixtures.js';
 import { expectWellFormedWords, normaliseWords, wordErrors } from './text.js';
 
@@ -32,6 +32,24 @@ async function stream(pcm: Float32Array, chunksPerStep: number, language?: strin
   expect(last.draft).toEqual([]);
   expect(transcriber.audioS).toBeCloseTo(pcm.length / 16000, 3);
   return { committed, drafts };
+}
+
+/** A read sentence, "… he might have been made still more respectable than he was", and 3 s of silence after it. */
+async function takeThenSilence() {
+  const speech = await decodeFileToPcm(fixture('librivox/sense_and_sensibility_01_austen_64kb-0920.wav'));
+  return { pcm: concatSamples([speech, new Float32Array(3 * SAMPLE_RATE)]), speechS: speech.length / SAMPLE_RATE };
+}
+
+/** Pushes `pcm` in bites of `biteS`, a step after each (as a machine that takes that long a pass does); no flush. */
+async function streamInBites(pcm: Float32Array, biteS: number, mode: 'fast' | 'accuracy') {
+  const transcriber = engine.createStream({ language: 'en', mode });
+  const committed: Segment[] = [];
+  const bite = Math.round(biteS * SAMPLE_RATE);
+  for (let i = 0; i < pcm.length; i += bite) {
+    transcriber.push(pcm.subarray(i, i + bite));
+    committed.push(...(await transcriber.step()).committed);
+  }
+  return committed;
 }
 
 function expectOrderedTimeline(committed: Segment[], durationS: number) {
@@ -108,6 +126,25 @@ describe('streaming transcriber', () => {
     const transcriber = engine.createStream();
     expect(() => transcriber.setLanguage('klingon')).toThrow(expect.objectContaining({ code: 'invalid_options' }));
     expect(() => transcriber.setLanguage('auto')).not.toThrow();
+  });
+
+  it('commits a take\'s last words once the speaker has been silent 1.5 s, with no pause or end (beam search, a pass every 2 s)', async () => {
+    // Beam search ends this sentence's text at "than" while "he was" is still ahead: two passes agree on that much,
+    // and without a pass that decodes the speech after it, "he was" waited for a pause that never came.
+    const { pcm, speechS } = await takeThenSilence();
+    const committed = await streamInBites(pcm, 2, 'accuracy');
+    const words = normaliseWords(committed.map((s) => s.text).join(' '));
+    expect(words.slice(-5), words.join(' ')).toEqual(['more', 'respectable', 'than', 'he', 'was']);
+    expect(committed.flatMap((s) => s.words).every((w) => w.end <= speechS + 0.3)).toBe(true);
+  });
+
+  it('commits the last words of a take and nothing of the silence after it (greedy, a pass every 0.5 s)', async () => {
+    // Passes kept running over the growing silence until one said a word into it ("Hadith") that two agreed on.
+    const { pcm, speechS } = await takeThenSilence();
+    const committed = await streamInBites(pcm, 0.5, 'fast');
+    const words = normaliseWords(committed.map((s) => s.text).join(' '));
+    expect(words.slice(-3), words.join(' ')).toEqual(['than', 'he', 'was']);
+    expect(committed.flatMap((s) => s.words).every((w) => w.end <= speechS + 0.3)).toBe(true);
   });
 
   it('commits nothing for silence', async () => {

@@ -3,6 +3,7 @@
  * transcribes the audio not yet cut from the buffer; words that two consecutive passes agree on (same words,
  * same order, after what is already committed) are committed for good, the rest is a draft that may still
  * change. Once enough is committed the audio buffer is cut after a committed sentence so each pass stays short.
+ * When a take ends (a pause, the end of audio, or TAKE_ENDED_S of silence) everything it said is committed at once.
  *
  * Two things keep a pass short enough for sub-second drafts:
  * - The committed words still inside the buffer are forced as the transcript's prefix (one decoder call),
@@ -42,6 +43,18 @@ const MIN_PASS_S = 0.5;
 const COMMIT_MARGIN_S = 0.6;
 /** Trailing audio without speech after which the last words count as whole. */
 const SPEECH_STOPPED_S = 0.3;
+/**
+ * Trailing audio without speech after which the take is over: what it said is committed from one pass, as a pause
+ * would commit it, instead of waiting for a second pass to agree (passes come only as audio does, and a busy
+ * machine takes a few seconds a bite).
+ */
+const TAKE_ENDED_S = 1.5;
+/** Speech heard this far past the last committed word was not transcribed yet (word ends jitter by ~0.2 s). */
+const UNCOVERED_SPEECH_S = 0.3;
+/** Passes a take's end may add to decode speech the model left after its last word. */
+const TAIL_PASSES = 2;
+/** Audio kept before the next speech once a take has ended on silence (its first word may start in it). */
+const LEAD_IN_S = 1;
 /** Tokens a pass may decode per second of uncommitted audio. */
 const MAX_TOKENS_PER_S = 8;
 /** A word aligned to less than this has no audio of its own; SQUEEZED_RUN of them in a row are not speech. */
@@ -99,8 +112,8 @@ export class StreamingTranscriber {
   /** Stretches of source seconds the VAD heard as speech (merged chunks), from a little before the buffer on. */
   private speech: { start: number; end: number }[] = [];
   /**
-   * True after a flush until the next commit: the committed words ended at a real boundary (a pause), so words
-   * after it that repeat them were said again, not re-decoded from the prompt.
+   * True after a take's end until the next commit: the committed words ended at a real boundary (a pause, a long
+   * silence), so words after it that repeat them were said again, not re-decoded from the prompt.
    */
   private afterBoundary = false;
 
@@ -174,9 +187,15 @@ export class StreamingTranscriber {
     if (bufferS < MIN_PASS_S) return { committed: [], draft: this.draft() };
     if (this.lastSpeechS < this.bufferStartS) {
       // No speech in the buffer at all: keep only a second of lead-in for the next word.
-      this.trimTo(Math.max(this.bufferStartS, this.audioS - 1));
+      this.trimTo(Math.max(this.bufferStartS, this.audioS - LEAD_IN_S));
       this.previousHypothesis = [];
       return { committed: [], draft: [] };
+    }
+    if (this.lastSpeechS <= this.audioS - TAKE_ENDED_S) {
+      // The speaker stopped a while ago: more silence will not change what the take said, so it is all committed.
+      const committed = await this.commitTake();
+      this.trimTo(Math.max(this.bufferStartS, this.audioS - LEAD_IN_S));
+      return { committed, draft: [] };
     }
     const words = await this.pass();
     const fresh = this.afterCommitted(words);
@@ -202,18 +221,33 @@ export class StreamingTranscriber {
     return { committed, draft: this.draft() };
   }
 
-  /** End of audio: one last pass, and everything it says is committed. */
+  /** End of audio (or a pause): everything said is committed. */
   async flush(): Promise<StreamUpdate> {
     await this.updateVoiceActivity();
-    let committed: Segment[] = [];
-    if (this.buffer.length / SAMPLE_RATE >= 0.1 && this.lastSpeechS >= this.bufferStartS) {
-      const words = await this.pass();
-      committed = this.commit(this.afterCommitted(words));
-    }
+    const committed = this.buffer.length / SAMPLE_RATE >= 0.1 && this.lastSpeechS >= this.bufferStartS ? await this.commitTake() : [];
     this.previousHypothesis = [];
     this.trimTo(this.audioS);
     this.afterBoundary = true;
     return { committed, draft: [] };
+  }
+
+  /**
+   * The take is over (a pause, the end of audio, a long silence): one pass, and everything it says is committed.
+   * Beam search may end the text before the speech ends (an early end of text outranks the last words: "… more
+   * respectable than" for "… than he was"); while voice activity heard speech after the last committed word, another
+   * pass, with what was just committed as its prefix, decodes only that speech.
+   */
+  private async commitTake(): Promise<Segment[]> {
+    const taken: StreamWord[] = [];
+    for (let passes = 0; passes <= TAIL_PASSES; passes++) {
+      const words = this.afterCommitted(await this.pass());
+      this.record(words);
+      taken.push(...words);
+      if (words.length === 0 || this.lastSpeechS <= this.lastCommittedEndS + UNCOVERED_SPEECH_S) break;
+    }
+    this.previousHypothesis = [];
+    this.afterBoundary = true;
+    return this.segmentOf(taken);
   }
 
   private draft(): { start: number; text: string }[] {
@@ -323,20 +357,34 @@ export class StreamingTranscriber {
   /**
    * Whether voice activity heard no speech within SPEECH_PAD_S of a word: the model filled a pause (e.g. it said
    * the committed text again into the silence after it). The file path never decodes such audio (its windows
-   * are speech regions with the same padding). A word near audio the VAD has not scored yet is not judged.
+   * are speech regions with the same padding). A word starting too near the end of what the VAD scored is not judged
+   * (a hallucination stretched over the trailing silence to the end of the audio is).
    */
   private inSilence(word: StreamWord): boolean {
+    const scoredS = (this.vadChunks * VAD_CHUNK) / SAMPLE_RATE;
+    if (word.start + SPEECH_PAD_S > scoredS) return false;
+    // Judged on the audio scored so far: a real word heard for SPEECH_PAD_S from its start has had speech heard in it.
     const from = word.start - SPEECH_PAD_S;
-    const to = word.end + SPEECH_PAD_S;
-    if (to > (this.vadChunks * VAD_CHUNK) / SAMPLE_RATE) return false;
+    const to = Math.min(word.end + SPEECH_PAD_S, scoredS);
     return !this.speech.some((r) => r.start < to && r.end > from);
   }
 
   private commit(words: StreamWord[]): Segment[] {
-    if (words.length === 0) return [];
+    this.record(words);
+    return this.segmentOf(words);
+  }
+
+  /** Words committed for good: the next passes' prefix. */
+  private record(words: StreamWord[]): void {
+    if (words.length === 0) return;
     this.afterBoundary = false;
     this.committedWords.push(...words);
     this.lastCommittedEndS = Math.max(this.lastCommittedEndS, words[words.length - 1].end);
+  }
+
+  /** Committed words as the segment that reports them (none for no words). */
+  private segmentOf(words: StreamWord[]): Segment[] {
+    if (words.length === 0) return [];
     const publicWords: Word[] = words.map(({ start, end, text, prob }) => ({ start, end, text, prob }));
     return [
       {
