@@ -39,7 +39,7 @@ import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/
 import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
 import type { SpeakerTurnOnMaster } from '../src/recordings/speakers.js';
 import type { Metering } from '../src/billing/metering.js';
-import { countQueueJobs, realtimeFactor, recordEngineProvider } from '../src/core/metrics.js';
+import { countQueueJobs, realtimeFactor, recordEngineProvider, redecodedGaps, uncoveredSpeech } from '../src/core/metrics.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
 import { EngineThreads } from './engine/threads.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
@@ -228,7 +228,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         language: result.language,
         model: result.model,
         beamSize: result.beamSize,
+        uncoveredSpeechS: result.uncoveredSpeechS,
       });
+      countCoverage('file', result);
       // A job taken over from a dead worker counts the audio after its resume point only.
       const audioS = totalS - resumeFromS;
       if (audioS > 0) realtimeFactor.observe({ kind: 'file' }, processingS / audioS);
@@ -242,6 +244,13 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       }
       await failJob(ctx, job.id, failureOf(error), data.attempt);
     }
+  }
+
+  /** What the engine's own check found: speech it decoded again, and speech no word covers even then. */
+  function countCoverage(kind: 'file' | 'catchup', result: { uncoveredSpeechS: number; redecodedGaps: number }): void {
+    redecodedGaps.inc({ kind }, result.redecodedGaps);
+    uncoveredSpeech.inc({ kind }, result.uncoveredSpeechS);
+    if (result.uncoveredSpeechS > 0) logger.warn({ kind, uncoveredSpeechS: result.uncoveredSpeechS }, 'speech no transcribed word covers');
   }
 
   // Failures are recorded on the job itself; a processor that still throws (the database gone mid-failure) is
@@ -273,6 +282,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
         }
       },
     });
+    countCoverage('catchup', result);
     return { words, language: result.language ?? null, ...(speakerLabels ? { speakers } : {}) };
   };
   void queue.process('finalize', 1, run(async (data) => {

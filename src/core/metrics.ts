@@ -94,6 +94,20 @@ export const realtimeFactor = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const uncoveredSpeech = new Counter({
+  name: 'speechgate_uncovered_speech_seconds_total',
+  help: 'Seconds of speech (by voice activity) that no transcribed word covers even after the engine decoded it again: words a transcript may have lost. By what was transcribed (file: file and link jobs; catchup: the accurate reading of a finalized live recording). Should stay at 0.',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const redecodedGaps = new Counter({
+  name: 'speechgate_redecoded_gaps_total',
+  help: 'Stretches of speech the engine found no word for and decoded again, alone (each may have recovered words the model first skipped). By what was transcribed (file, catchup).',
+  labelNames: ['kind'] as const,
+  registers: [metricsRegistry],
+});
+
 export const engineProviders = new Gauge({
   name: 'speechgate_engine_provider',
   help: 'Set to 1 once an engine thread of this process loaded its model: by what the engine does (realtime, file, translation), the execution provider asked for (ENGINE_PROVIDER) and the one it runs on (cpu when the one asked for could not load).',

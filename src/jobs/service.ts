@@ -343,13 +343,15 @@ export async function recordSegment(ctx: JobsContext, job: JobRef, segment: Segm
 export async function finishTranscribing(
   ctx: JobsContext,
   job: JobRef & { accountId: string },
-  outcome: { totalS: number; segmentsDone: number; spokenLanguage: string | null; language: string | null; model: string; beamSize: number },
+  outcome: { totalS: number; segmentsDone: number; spokenLanguage: string | null; language: string | null; model: string; beamSize: number; uncoveredSpeechS: number },
 ): Promise<void> {
   const { totalS, segmentsDone } = outcome;
+  // Speech the engine heard but no word covers, even after decoding it again (0 when nothing was lost), rounded to ms.
+  const uncoveredSpeechS = Math.round(outcome.uncoveredSpeechS * 1000) / 1000;
   const settled = await inTransaction(ctx, job.recordingId, async (tx) => {
     const updated = await tx.job.updateMany({
       where: { id: job.id, state: 'transcribing', attempts: job.attempt },
-      data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone } },
+      data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone, uncoveredSpeechS } },
     });
     if (!updated.count) return { result: null, frames: [] };
     // The summary is written next (src/summaries): pending from this moment, so it never reads as missing.
@@ -357,7 +359,7 @@ export async function finishTranscribing(
     // Settled at the exact length transcribed (at least the minimum billed).
     const metered = await ctx.metering?.settleFile(tx, job.recordingId, totalS);
     const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
-    return { result: metered ?? null, frames: [stateFrame(done, { language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize })] };
+    return { result: metered ?? null, frames: [stateFrame(done, { language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize, uncoveredSpeechS })] };
   });
   if (settled) await ctx.metering?.after(job.accountId, settled);
   await dispatchQueued(ctx, job.accountId);

@@ -232,7 +232,7 @@ describe('file charges through the job moves', () => {
     expect(second?.id).not.toBe(first!.id);
     // The voided charge stays in the ledger, detached from the recording.
     expect(await server.prisma.charge.findUniqueOrThrow({ where: { id: first!.id } })).toMatchObject({ state: 'void', recordingId: null });
-    await finishTranscribing(ctx, { id: retried.id, recordingId, attempt: retried.attempts, accountId }, { totalS: 2.5, segmentsDone: 0, spokenLanguage: 'en', language: 'en', model: 'test', beamSize: 1 });
+    await finishTranscribing(ctx, { id: retried.id, recordingId, attempt: retried.attempts, accountId }, { totalS: 2.5, segmentsDone: 0, spokenLanguage: 'en', language: 'en', model: 'test', beamSize: 1, uncoveredSpeechS: 0 });
     expect(await chargeOf(server, recordingId)).toMatchObject({ state: 'settled', billedSeconds: 2.5, costCents: costCents(2.5, FILE_MICROS) });
     expect(await balanceOf(server, accountId)).toBe(1000 - costCents(2.5, FILE_MICROS));
   });

@@ -108,6 +108,12 @@ describe('a worker process\'s metrics (METRICS_PORT)', () => {
       return families;
     });
     expect(sampleValue(after, 'speechgate_realtime_factor_sum', { kind: 'file' })).toBeGreaterThan(0);
+    // The engine's own check of the transcript: every stretch of speech has words, so nothing is counted as lost.
+    for (const name of ['speechgate_uncovered_speech_seconds_total', 'speechgate_redecoded_gaps_total']) {
+      expect(after.get(name)?.type, name).toBe('counter');
+      expect(after.get(name)!.samples.map((sample) => sample.labels.kind), name).toContain('file');
+    }
+    expect(sampleValue(after, 'speechgate_uncovered_speech_seconds_total', { kind: 'file' })).toBe(0);
     // Finished work leaves Bull (removeOnComplete) and the database's unfinished states.
     for (const state of ['waiting', 'paused', 'active', 'failed']) expect(queued(after, state), state).toBe(queued(before, state));
     expect(sampleValue(after, 'speechgate_jobs', { state: 'queued' })).toBe(0);

@@ -25,6 +25,10 @@ export interface FileTranscriptionResult {
   /** The loaded model's name ('whisper-base'). */
   model: string;
   beamSize: number;
+  /** Speech no word covers after the engine decoded it again (pipeline.ts TranscribeResult), seconds and where. */
+  uncoveredSpeechS: number;
+  uncoveredSpeech: { start: number; end: number; speechS: number }[];
+  redecodedGaps: number;
 }
 
 /** A translation to English of a file's stretch of audio (translate.ts): answered once, with all its segments. */

@@ -47,11 +47,11 @@ async function transcribeFile(engine: SpeechEngine, message: Extract<HostToThrea
     signal,
     onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment: labelled(segment), progress }),
   });
-  const { language, durationS, processingS, segments } = result;
+  const { language, durationS, processingS, segments, uncoveredSpeechS, uncoveredSpeech, redecodedGaps } = result;
   post({
     type: 'file_done',
     id: message.id,
-    result: { language, durationS, processingS, segments: segments.length, model: engine.modelName, beamSize: message.options.beamSize ?? 1 },
+    result: { language, durationS, processingS, segments: segments.length, model: engine.modelName, beamSize: message.options.beamSize ?? 1, uncoveredSpeechS, uncoveredSpeech, redecodedGaps },
   });
 }
 
