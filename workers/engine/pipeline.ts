@@ -99,7 +99,8 @@ export interface TranscribeResult {
   processingS: number;
   /**
    * Seconds of speech (by voice activity) that no transcribed word covers even after the engine decoded those
-   * stretches again: 0 when every word heard is in the transcript. Always 0 without voice activity (`vad: false`).
+   * stretches again: 0 when every word heard is in the transcript (also checked with `vad: false`, whose windows
+   * are plain 30 s cuts).
    */
   uncoveredSpeechS: number;
   /** Where that speech is (stretches of over MIN_UNCOVERED_SPEECH_S each). */
@@ -583,7 +584,9 @@ export async function transcribeSource(
   // The next window is found (ffmpeg, voice activity on its own thread) while the model works on this one:
   // asking the generator for it before awaiting the batch lets the two overlap on a multi-core host.
   const windows = speechWindows(countingSource, {
-    vad: options.vad === false ? null : engine.vad,
+    // Without voice activity the windows are plain 30 s cuts; it still scores the speech the words must cover.
+    vad: engine.vad,
+    fixed: options.vad === false,
     vadOptions: options.vadOptions,
     signal: options.signal,
   });

@@ -5,7 +5,7 @@
  * still need is kept, so memory stays bounded however long the input is.
  */
 import { N_SAMPLES, SAMPLE_RATE } from './mel.js';
-import { DEFAULT_VAD_OPTIONS, SpeechDetector, VAD_CHUNK, type SileroVad, type SpeechRegion, type VadOptions } from './vad.js';
+import { DEFAULT_VAD_OPTIONS, SpeechDetector, VAD_CHUNK, type SileroVad, type SpeechRegion, type VadOptions, type VadStream } from './vad.js';
 
 /** A stretch of source audio placed at `offset` (samples) inside a window. */
 export interface WindowPiece {
@@ -124,19 +124,21 @@ class SpeechFrames {
 }
 
 export interface WindowOptions {
-  /** Silero VAD, or null to cut the audio into plain consecutive 30 s windows. */
+  /** Silero VAD (what each window's `speech` comes from), or null for windows without it. */
   vad: SileroVad | null;
+  /** Cut the audio into plain consecutive 30 s windows instead of packing the speech voice activity finds. */
+  fixed?: boolean;
   vadOptions?: Partial<VadOptions>;
   signal?: AbortSignal;
 }
 
 /** Yields speech windows as soon as each is complete; the last ones when the source ends. */
 export async function* speechWindows(source: AsyncIterable<Float32Array>, options: WindowOptions): AsyncGenerator<SpeechWindow> {
-  if (!options.vad) {
-    yield* fixedWindows(source, options.signal);
+  const vadOptions = { ...DEFAULT_VAD_OPTIONS, ...options.vadOptions };
+  if (!options.vad || options.fixed) {
+    yield* fixedWindows(source, options.signal, options.vad ? { stream: options.vad.createStream(), frames: new SpeechFrames(vadOptions.threshold) } : null);
     return;
   }
-  const vadOptions = { ...DEFAULT_VAD_OPTIONS, ...options.vadOptions };
   const detector = new SpeechDetector(vadOptions);
   const frames = new SpeechFrames(vadOptions.threshold);
   const vadStream = options.vad.createStream();
@@ -202,13 +204,27 @@ export async function* speechWindows(source: AsyncIterable<Float32Array>, option
   if (group.length) yield build(group, total + 2 * pad, total);
 }
 
-/** Without voice activity: consecutive 30 s windows of everything. */
-async function* fixedWindows(source: AsyncIterable<Float32Array>, signal?: AbortSignal): AsyncGenerator<SpeechWindow> {
+/**
+ * Consecutive 30 s windows of everything, each with the speech voice activity heard in it when `vad` is given
+ * (every 512-sample chunk is scored as it arrives, so a window's speech is known when the window is full).
+ */
+async function* fixedWindows(
+  source: AsyncIterable<Float32Array>,
+  signal: AbortSignal | undefined,
+  vad: { stream: VadStream; frames: SpeechFrames } | null,
+): AsyncGenerator<SpeechWindow> {
   let current = new Float32Array(N_SAMPLES);
   let filled = 0;
   let windowStart = 0;
+  const window = (length: number): SpeechWindow => {
+    const pieces = [{ offset: 0, sourceStart: windowStart, length }];
+    const speech = vad?.frames.inWindow(pieces);
+    vad?.frames.discardBefore(windowStart + length);
+    return { audio: length === N_SAMPLES ? current : current.slice(0, length), pieces, sourceEnd: windowStart + length, speech };
+  };
   for await (const chunk of source) {
     signal?.throwIfAborted();
+    if (vad) vad.frames.push(await vad.stream.push(chunk));
     let used = 0;
     while (used < chunk.length) {
       const take = Math.min(chunk.length - used, N_SAMPLES - filled);
@@ -216,14 +232,12 @@ async function* fixedWindows(source: AsyncIterable<Float32Array>, signal?: Abort
       filled += take;
       used += take;
       if (filled === N_SAMPLES) {
-        yield { audio: current, pieces: [{ offset: 0, sourceStart: windowStart, length: N_SAMPLES }], sourceEnd: windowStart + N_SAMPLES };
+        yield window(N_SAMPLES);
         windowStart += N_SAMPLES;
         current = new Float32Array(N_SAMPLES);
         filled = 0;
       }
     }
   }
-  if (filled > 0) {
-    yield { audio: current.slice(0, filled), pieces: [{ offset: 0, sourceStart: windowStart, length: filled }], sourceEnd: windowStart + filled };
-  }
+  if (filled > 0) yield window(filled);
 }
