@@ -119,6 +119,10 @@ async function main(): Promise<void> {
       `${result.segments.length} segments, language ${result.language}, ${result.durationS.toFixed(1)} s of audio in ` +
         `${result.processingS.toFixed(1)} s (real-time factor ${(result.processingS / Math.max(result.durationS, 1e-9)).toFixed(3)})`,
     );
+    if (result.redecodedGaps > 0) console.error(`${result.redecodedGaps} stretch(es) of speech the model skipped were decoded again`);
+    for (const stretch of result.uncoveredSpeech) {
+      console.error(`warning: ${stretch.speechS.toFixed(1)} s of speech at ${clock(stretch.start)}–${clock(stretch.end)} has no words (it may be lost)`);
+    }
   }
 }
 
