@@ -8,7 +8,7 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { decodeFile, installedPackageDir, probeAudio } from './audio.js';
 import { engineErrors } from './errors.js';
 import { SAMPLE_RATE } from './mel.js';
-import { WhisperOnnx } from './model.js';
+import { FLOAT_PRODUCTS, WhisperOnnx, type FloatProducts } from './model.js';
 import {
   transcribeSource,
   type PipelineModel,
@@ -61,6 +61,11 @@ export interface EngineOptions {
   decoderThreads?: number;
   /** The graphs a GPU runs, on whatever provider (model.ts RuntimeOptions.gpuGraphs; for tests). */
   gpuGraphs?: boolean;
+  /**
+   * Which products of the 8-bit export run float on the CPU (model.ts FloatProducts: 'none', 'gelu', 'encoder',
+   * 'all'); default ENGINE_FLOAT env, else 'gelu' for whisper-tiny and 'none' for larger models.
+   */
+  floatProducts?: FloatProducts;
   /** VAD windows per encoder call; default ENGINE_BATCH env, else 1. */
   batchSize?: number;
 }
@@ -94,6 +99,14 @@ export function resolveModelDir(options: EngineOptions = {}): string {
 function envNumber(name: string): number | undefined {
   const value = process.env[name];
   return value && Number.isFinite(Number(value)) ? Number(value) : undefined;
+}
+
+/** ENGINE_FLOAT, when set: one of model.ts FLOAT_PRODUCTS (anything else is an error, not a silent default). */
+function envFloatProducts(): FloatProducts | undefined {
+  const value = process.env.ENGINE_FLOAT?.trim().toLowerCase();
+  if (!value) return undefined;
+  if (!(FLOAT_PRODUCTS as readonly string[]).includes(value)) throw new Error(`ENGINE_FLOAT=${value}: one of ${FLOAT_PRODUCTS.join(', ')}`);
+  return value as FloatProducts;
 }
 
 /** Warnings already given (a speaker-embedding model that does not load is said once per thread). */
@@ -131,6 +144,7 @@ export class SpeechEngine implements PipelineModel {
       intraOpThreads: options.intraOpThreads ?? envNumber('ENGINE_THREADS'),
       decoderThreads: options.decoderThreads ?? envNumber('ENGINE_DECODER_THREADS'),
       gpuGraphs: options.gpuGraphs,
+      floatProducts: options.floatProducts ?? envFloatProducts(),
     };
     const batchSize = Math.max(1, options.batchSize ?? envNumber('ENGINE_BATCH') ?? 1);
     const speakerModels = { modelsDir: options.modelsDir ?? process.env.MODELS_DIR, threads: runtime.intraOpThreads };

@@ -41,6 +41,29 @@ export interface RuntimeOptions {
    * them on the CPU against the 8-bit graphs, since CI has no GPU.
    */
   gpuGraphs?: boolean;
+  /** Which products of an 8-bit export run float on the CPU (FloatProducts); default `defaultFloatProducts`. */
+  floatProducts?: FloatProducts;
+}
+
+/**
+ * The products of an 8-bit export that run float on the CPU (dequantize.ts: the same 8-bit weights, the
+ * activations no longer rounded to 8 bits at run time; a GPU runs them all float whatever this says):
+ * - 'none': the export as shipped, every product 8-bit;
+ * - 'gelu': the encoder's products that read a GELU (conv2, each layer's fc2), whose inputs 8-bit rounding crushes;
+ * - 'encoder': every encoder product;
+ * - 'all': every product of both graphs (the decoder's float products gain nothing measured, at 4× its weights).
+ */
+export type FloatProducts = 'none' | 'gelu' | 'encoder' | 'all';
+export const FLOAT_PRODUCTS: readonly FloatProducts[] = ['none', 'gelu', 'encoder', 'all'];
+
+/**
+ * 'gelu' for whisper-tiny-sized models (d_model ≤ 384), 'none' for larger ones. On the read-speech clips
+ * whisper-tiny greedy goes from 9.9 % WER to 2.2 % with its GELU readers float (every encoder product float:
+ * the same), its encoder costing ~5 % more CPU; whisper-base stays where it was (7/91 words wrong either way) for
+ * ~8 % more encoder CPU (workers/engine/README.md, "8-bit activations").
+ */
+export function defaultFloatProducts(config: Pick<ModelConfig, 'dModel'>): FloatProducts {
+  return config.dModel <= 384 ? 'gelu' : 'none';
 }
 
 /** Per-layer decoder self-attention cache plus the encoder (cross-attention) keys/values. */
@@ -118,10 +141,14 @@ function tryRewrite(file: string, graph: Uint8Array, rewrite: (graph: Uint8Array
   }
 }
 
-/** An 8-bit export on a GPU: made float (dequantize.ts), else left to run its products on the CPU. */
-function floatForGpu(file: string, graph: Uint8Array, gpu: boolean): Uint8Array {
-  if (!gpu || !QUANTIZED_SUFFIXES.some((suffix) => file.endsWith(`${suffix}.onnx`))) return graph;
-  return tryRewrite(file, graph, dequantizedGraph, 'its 8-bit products run on the CPU').graph;
+/** Which products of one graph are made float: all, those reading a GELU, or none. */
+type GraphFloat = 'all' | 'gelu' | 'none';
+
+/** An 8-bit export with the products `float` names made float (dequantize.ts); a GPU gets them all. */
+function floatProducts(file: string, graph: Uint8Array, float: GraphFloat, gpu: boolean): Uint8Array {
+  const only = gpu ? 'all' : float;
+  if (only === 'none' || !QUANTIZED_SUFFIXES.some((suffix) => file.endsWith(`${suffix}.onnx`))) return graph;
+  return tryRewrite(file, graph, (g) => dequantizedGraph(g, { only }), gpu ? 'its 8-bit products run on the CPU' : 'its products stay 8-bit').graph;
 }
 
 /**
@@ -130,10 +157,10 @@ function floatForGpu(file: string, graph: Uint8Array, gpu: boolean): Uint8Array 
  * paid for in more, smaller kernels); at 3000 frames its output is the original's, bit for bit.
  * `variableLength` false: only full windows work.
  */
-function loadEncoderGraph(file: string, gpu: boolean): { graph: Uint8Array; variableLength: boolean } {
+function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat): { graph: Uint8Array; variableLength: boolean } {
   const context = tryRewrite(file, readFileSync(file), (graph) => variableLengthEncoder(graph), 'the encoder takes full 30 s windows only');
   const blocked = gpu ? context : tryRewrite(file, context.graph, (graph) => blockedAttention(graph), 'attention runs on whole windows (more memory)');
-  return { graph: floatForGpu(file, blocked.graph, gpu), variableLength: context.rewritten };
+  return { graph: floatProducts(file, blocked.graph, float, gpu), variableLength: context.rewritten };
 }
 
 /**
@@ -141,11 +168,11 @@ function loadEncoderGraph(file: string, gpu: boolean): { graph: Uint8Array; vari
  * also computing the cross-attention keys and values at every step (decoder-cross-kv.ts) instead of taking them
  * back from the host.
  */
-function loadDecoderGraph(file: string, gpu: boolean): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean } {
+function loadDecoderGraph(file: string, gpu: boolean, float: GraphFloat): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean } {
   const hoisted = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again (slower)');
-  const float = floatForGpu(file, hoisted.graph, gpu);
-  if (!gpu) return { graph: float, hoisted: hoisted.rewritten, crossKeysPerStep: false };
-  const cross = tryRewrite(file, float, crossKeysPerStep, 'each step copies the cross-attention keys and values in from the host');
+  const graph = floatProducts(file, hoisted.graph, float, gpu);
+  if (!gpu) return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false };
+  const cross = tryRewrite(file, graph, crossKeysPerStep, 'each step copies the cross-attention keys and values in from the host');
   return { graph: cross.graph, hoisted: hoisted.rewritten, crossKeysPerStep: cross.rewritten };
 }
 
@@ -161,6 +188,8 @@ export class WhisperOnnx {
     private readonly hoisted: boolean,
     /** Whether the decoder computes the cross-attention keys and values at every step (no encoder past inputs). */
     private readonly crossKeysPerStep = false,
+    /** Which products were asked to run float ('all' on a GPU; an export without 8-bit products has only float ones). */
+    readonly floatProducts: FloatProducts = 'none',
   ) {}
 
   static async load(modelDir: string, runtime: RuntimeOptions = {}): Promise<WhisperOnnx> {
@@ -190,8 +219,11 @@ export class WhisperOnnx {
   /** Both sessions on `provider`, or an error (and nothing left loaded) when either cannot run there. */
   private static async open(modelDir: string, config: ModelConfig, runtime: RuntimeOptions, provider: string): Promise<WhisperOnnx> {
     const gpu = provider !== 'cpu' || runtime.gpuGraphs === true;
-    const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model', gpu), gpu);
-    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu);
+    const float = runtime.floatProducts ?? defaultFloatProducts(config);
+    if (!FLOAT_PRODUCTS.includes(float)) throw new Error(`float products '${float}': one of ${FLOAT_PRODUCTS.join(', ')}`);
+    const encoderFloat: GraphFloat = float === 'gelu' ? 'gelu' : float === 'none' ? 'none' : 'all';
+    const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model', gpu), gpu, encoderFloat);
+    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu, float === 'all' ? 'all' : 'none');
     // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
     // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
     // planned for the whole run where the arena alone holds what one layer needs. The decoder's buffers are
@@ -210,7 +242,7 @@ export class WhisperOnnx {
       await Promise.all([encoder, decoder].map((s) => (s.status === 'fulfilled' ? s.value.release() : undefined)));
       throw encoder.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason;
     }
-    return new WhisperOnnx(config, encoder.value, decoder.value, provider, encoderGraph.variableLength, decoderGraph.hoisted, decoderGraph.crossKeysPerStep);
+    return new WhisperOnnx(config, encoder.value, decoder.value, provider, encoderGraph.variableLength, decoderGraph.hoisted, decoderGraph.crossKeysPerStep, gpu ? 'all' : float);
   }
 
   /**
