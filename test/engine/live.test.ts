@@ -277,7 +277,8 @@ describe('live transcription policy', () => {
     expect(commits[1]!.start).toBeGreaterThanOrEqual(pcm.length / SAMPLE_RATE - 0.5);
   });
 
-  // Beam search ends this sentence's text at "than", before "he was": a take's end decodes the speech after it too.
+  // Beam search ended this sentence's text at "than" (before decoding.ts stopped as the reference does), and the take's
+  // end committed only that: it now decodes again speech voice activity heard after the last word.
   it('with the real engine: a pause commits the last words said before it', async () => {
     const { take, live, updates, committedWords, cancelAfter } = await withTake();
     // In the same turn: the first pass is the flush's.

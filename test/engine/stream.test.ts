@@ -129,8 +129,8 @@ describe('streaming transcriber', () => {
   });
 
   it('commits a take\'s last words once the speaker has been silent 1.5 s, with no pause or end (beam search, a pass every 2 s)', async () => {
-    // Beam search ends this sentence's text at "than" while "he was" is still ahead: two passes agree on that much,
-    // and without a pass that decodes the speech after it, "he was" waited for a pause that never came.
+    // Beam search ended this sentence's text at "than" (before decoding.ts stopped as the reference does): two passes
+    // agreed on that much, and "he was" waited for a pause that never came.
     const { pcm, speechS } = await takeThenSilence();
     const committed = await streamInBites(pcm, 2, 'accuracy');
     const words = normaliseWords(committed.map((s) => s.text).join(' '));
