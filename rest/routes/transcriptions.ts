@@ -46,7 +46,7 @@ export const jobSchema: JsonSchema = {
     state: { type: 'string', enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] },
     progress: {
       type: 'object',
-      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`.',
+      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost).',
       additionalProperties: true,
     },
     error: { type: 'string', nullable: true },
@@ -431,7 +431,7 @@ export const transcriptionRoutes: RouteEntry[] = [
         { type: 'recording.settings', description: '`recordingId`, `settings` (the fields changed by `PATCH /v1/recordings/{id}/settings`), `seq`, `at`.' },
         { type: 'recording.ingest', description: 'A stream source\'s pull changed state: `recordingId`, `state` (streaming, reconnecting, failed), `bytes`, `seconds`, `reconnects`, `error`, `seq`, `at` (stored).' },
         { type: 'stream.ingest', description: 'A stream source\'s pull progress every 2 s: `recordingId`, `state`, `bytes`, `seconds`, `reconnects`, `error`, `at` (not stored, no `seq`).' },
-        { type: 'job.state', description: '`recordingId`, `state`, `progress`, `error`, `errorCode`, `attempt`, `seq` (durable event seq), `at`; `queue` when queued.' },
+        { type: 'job.state', description: '`recordingId`, `state`, `progress`, `error`, `errorCode`, `attempt`, `seq` (durable event seq), `at`; `queue` when queued; `done` also says `language`, `model`, `beamSize` and `uncoveredSpeechS`.' },
         { type: 'job.progress', description: '`recordingId`, `state`, `progress` (pct, processedS, segmentsDone; phase, fetchedBytes, fetchTotalBytes while fetching), `seq`, `at`; queue moves carry `queue.position` and no `seq`.' },
       ],
     },

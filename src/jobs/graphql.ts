@@ -41,7 +41,7 @@ export const JobType = builder.objectRef<JobView>('TranscriptionJob').implement(
     state: t.exposeString('state', { description: 'cropping, queued, fetching, transcribing, done or failed.' }),
     progress: t.field({
       type: 'JSON',
-      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`.',
+      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost).',
       resolve: (job) => job.progress,
     }),
     error: t.exposeString('error', { nullable: true }),

@@ -36,6 +36,8 @@ export interface JobProgress {
   phasePct?: number | null;
   fetchedBytes?: number;
   fetchTotalBytes?: number | null;
+  /** Once done: speech no word covers after the engine decoded it again (workers/engine/pipeline.ts). */
+  uncoveredSpeechS?: number;
 }
 
 export interface JobsContext {
@@ -339,7 +341,7 @@ export async function recordSegment(ctx: JobsContext, job: JobRef, segment: Segm
   });
 }
 
-/** `transcribing` → `done`; the `done` frame says what decoded the file (model, beam width) and the language heard. */
+/** `transcribing` → `done`; the `done` frame says what decoded the file (model, beam width), the language heard and the speech left without words. */
 export async function finishTranscribing(
   ctx: JobsContext,
   job: JobRef & { accountId: string },
