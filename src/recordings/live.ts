@@ -187,13 +187,32 @@ export function overlayWords<S extends { seq: number; start: number }>(segments:
   return bySeq;
 }
 
+/** A live word this far from every word of the accurate reading lies in audio that reading did not cover. */
+const COVERED_WITHIN_S = 0.3;
+
+const wordCount = (words: { text: string }[]) => words.filter((word) => word.text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '') !== '').length;
+
+/**
+ * Whether the accurate reading of a live segment (`accurate`: its words laid over it) lost speech the live text holds:
+ * it has fewer words than the live text, and some live word's middle lies in audio no word of the whole reading
+ * (`heard`) covers. The live words are the evidence of speech there; an accurate reading with fewer words that covers
+ * that audio merely reads it differently ("ill disposed" as "ill-disposed", a word moved to the next segment).
+ */
+export function lostSpeech(live: TimedWord[], accurate: TimedWord[], heard: TimedWord[]): boolean {
+  if (wordCount(accurate) >= wordCount(live)) return false;
+  const covered = (at: number) => heard.some((word) => word.start - COVERED_WITHIN_S <= at && at <= word.end + COVERED_WITHIN_S);
+  return live.some((word) => wordCount([word]) > 0 && !covered((word.start + word.end) / 2));
+}
+
 /**
  * The accurate model catches up: every live segment came from the fast model (greedy, `catchup: true`, or beam
  * search, `decoder: accuracy`); each is amended in place from the accurate model's reading of the master (same seq,
  * its words and text, `decoder: accuracy`, no `catchup`), with a durable `transcript.amended` event. A segment whose
  * text comes out the same and already says `accuracy` is left alone, so a finalize job run again amends nothing twice.
+ * A catch-up only improves: a segment whose accurate reading lost speech its live text holds (`lostSpeech`) keeps
+ * the live text. Answers how many segments were amended.
  */
-async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard: { words: TimedWord[]; language: string | null }): Promise<number> {
+export async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard: { words: TimedWord[]; language: string | null }): Promise<number> {
   const segments = await ctx.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
   const overlay = overlayWords(segments, heard.words);
   let amended = 0;
@@ -202,6 +221,7 @@ async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard:
     // A person's correction (src/corrections) wins over the accurate model's re-reading: corrected segments stay; so
     // do segments that follow the script (their text is the script's, `recognizedText` the fast model's).
     if (!words || words.length === 0 || segment.recognizedText !== null) continue;
+    if (lostSpeech(segment.words as unknown as TimedWord[], words, heard.words)) continue;
     const text = words.map((word) => word.text.trim()).join(' ');
     if (text === segment.text.trim() && segment.decoder === 'accuracy') continue;
     const confidence = Math.round((words.reduce((sum, word) => sum + word.prob, 0) / words.length) * 1000) / 1000;

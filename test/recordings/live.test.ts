@@ -6,10 +6,11 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/realtime/client.js';
-import { overlayWords } from '../../src/recordings/live.js';
+import { catchUpSegments, overlayWords, type TimedWord } from '../../src/recordings/live.js';
 import { expectInvalidOption, json, upload, uploadForm, goForward, waitForJob } from '../helpers/http.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { fixture } from '../helpers/fixtures.js';
 
 let server: TestServer;
 
@@ -224,6 +225,29 @@ describe('live recordings', () => {
     expect(audio.status).toBe(302);
   });
 
+  it('a pause commits the last words said before it', async () => {
+    const live = await createLive({ name: 'Last words', settings: { spokenLanguage: 'en' } });
+    const grant = await startRecording(live.id);
+    const publisher = new RealtimeConnection(grant.streamUrl);
+    await publisher.ready();
+    // Beam search all along (`auto` hands a backlog to the greedy decoder).
+    const accurate = await server.request(`/v1/recordings/${grant.recording.id}/settings`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ latencyMode: 'accuracy' }) });
+    expect(accurate.status).toBe(200);
+    await frameOf(publisher, 'session.updated');
+    // A read sentence ending "… more respectable than he was" and 3 s of silence, sent at once in 2 s frames (the
+    // engine takes it in big bites, as a busy machine does): beam search ended its text at "than" (before decoding.ts
+    // stopped as the reference does), and the pause's pass committed that much, never "he was".
+    const take = [...(await fileChunks(fixture('librivox/sense_and_sensibility_01_austen_64kb-0920.wav'), 2)), ...Array.from({ length: 3 }, () => new Float32Array(16_000))];
+    for (const chunk of take) publisher.sendPcm(chunk);
+    expect(await json(await move(grant.recording.id, 'pause'))).toMatchObject({ state: 'paused' });
+    const stored = async () => normalise((await json(await server.request(`/v1/recordings/${grant.recording.id}/transcript`))).segments.map((s: { text: string }) => s.text).join(' '));
+    const deadline = Date.now() + 60_000;
+    while (!/than he was$/.test(await stored()) && Date.now() < deadline) await sleep(250);
+    expect(await stored()).toMatch(/more respectable than he was$/);
+    publisher.eof();
+    expect((await publisher.closed).errors).toEqual([]);
+  }, 120_000);
+
   it('refuse a second device while one records (conflict with details.takeover), file transcriptions and archived ones', async () => {
     const live = await createLive({ name: 'Two devices' });
     const first = await startRecording(live.id);
@@ -348,6 +372,34 @@ describe('the accurate model catching up at finalization', () => {
     expect(overlay.get(1)!.map((w) => w.text)).toEqual(['forward', 'ten']);
     expect(overlay.get(2)!.map((w) => w.text)).toEqual(['meters.']);
     expect(overlayWords([], [word(0, 1, 'x')]).size).toBe(0);
+  });
+
+  it('only improves: a segment whose accurate reading lost speech its live text holds keeps the live text', async () => {
+    const live = await createLive({ name: 'Catch-up guard', settings: { spokenLanguage: 'en' } });
+    const grant = await startRecording(live.id);
+    const id = grant.recording.id;
+    const { publisherEpoch } = await server.prisma.recording.findUniqueOrThrow({ where: { id } });
+    const word = (text: string, start: number, end: number): TimedWord => ({ text, start, end, prob: 0.9 });
+    const liveSegments = [
+      [word('go', 0.5, 0.8), word('forward', 0.8, 1.3)],
+      [word('spills', 3, 3.4), word('over', 3.4, 3.6), word('into', 3.6, 3.8), word('normative', 3.8, 4.3), word('arguments', 4.3, 4.9)],
+      [word('an', 6, 6.2), word('ill', 6.2, 6.5), word('disposed', 6.5, 7), word('man', 7, 7.4)],
+    ];
+    for (const words of liveSegments) {
+      const text = words.map((w) => w.text).join(' ');
+      await server.app.services.liveRecordings.storeCommit(id, publisherEpoch, 0, { start: words[0]!.start, end: words.at(-1)!.end, text, words, confidence: 0.9, language: 'en', decoder: 'fast', catchup: true });
+    }
+    // The accurate reading lost the speech after "spills" (3.4–4.9 s); "ill-disposed" is one word over two live ones.
+    const heard = [word('Go', 0.5, 0.8), word('forward.', 0.8, 1.3), word('Spills', 3, 3.4), word('An', 6, 6.2), word('ill-disposed', 6.2, 7), word('man.', 7, 7.4)];
+    expect(await catchUpSegments({ prisma: server.prisma, pubsub: server.app.pubsub }, id, { words: heard, language: 'en' })).toBe(2);
+    const transcript = await json(await server.request(`/v1/recordings/${id}/transcript`));
+    expect(transcript.segments.map((s: { text: string; decoder: string }) => [s.text, s.decoder])).toEqual([
+      ['Go forward.', 'accuracy'],
+      ['spills over into normative arguments', 'fast'],
+      ['An ill-disposed man.', 'accuracy'],
+    ]);
+    const amended = (await json(await server.request(`/v1/recordings/${id}/events`))).events.filter((e: { type: string }) => e.type === 'transcript.amended');
+    expect(amended.map((e: { frame: { seq: number } }) => e.frame.seq)).toEqual([0, 2]);
   });
 });
 
