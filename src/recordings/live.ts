@@ -190,7 +190,15 @@ export function overlayWords<S extends { seq: number; start: number }>(segments:
 /** A live word this far from every word of the accurate reading lies in audio that reading did not cover. */
 const COVERED_WITHIN_S = 0.3;
 
-const wordCount = (words: { text: string }[]) => words.filter((word) => word.text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '') !== '').length;
+const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
+const wordCount = (words: { text: string }[]) => words.filter((word) => letters(word.text) !== '').length;
+
+/**
+ * The most audio a word of the accurate reading is taken to cover from its start: 0.4 s and 80 ms a letter, as the
+ * engine's own check (workers/engine/pipeline.ts). Alignment stretches a last word over speech the model skipped
+ * ("spills" over the 8 s of "over into normative arguments made by other …"), which it did not read.
+ */
+const coveredS = (text: string) => 0.4 + 0.08 * letters(text).length;
 
 /**
  * Whether the accurate reading of a live segment (`accurate`: its words laid over it) lost speech the live text holds:
@@ -200,7 +208,8 @@ const wordCount = (words: { text: string }[]) => words.filter((word) => word.tex
  */
 export function lostSpeech(live: TimedWord[], accurate: TimedWord[], heard: TimedWord[]): boolean {
   if (wordCount(accurate) >= wordCount(live)) return false;
-  const covered = (at: number) => heard.some((word) => word.start - COVERED_WITHIN_S <= at && at <= word.end + COVERED_WITHIN_S);
+  const covered = (at: number) =>
+    heard.some((word) => word.start - COVERED_WITHIN_S <= at && at <= Math.min(word.end, word.start + coveredS(word.text)) + COVERED_WITHIN_S);
   return live.some((word) => wordCount([word]) > 0 && !covered((word.start + word.end) / 2));
 }
 
