@@ -30,10 +30,9 @@ function referenceFilter(bin: number): number[] {
 /** log10 mel energy of frame t, bin m, straight from the definition. */
 function referenceLogMel(audio: Float32Array, t: number, filters: number[][]): number[] {
   const padded = (i: number) => {
-    // zero-extend to 30 s, then reflect 200 samples at both ends (torch.stft center=True)
+    // reflect 200 samples at the start (torch.stft center=True); at the end, whisper's 30 s of zero padding
     let j = i - NFFT / 2;
     if (j < 0) j = -j;
-    if (j >= SR * 30) j = 2 * (SR * 30 - 1) - j;
     return j < audio.length ? audio[j] : 0;
   };
   const frame = Array.from({ length: NFFT }, (_, n) => padded(t * HOP + n) * (0.5 - 0.5 * Math.cos((2 * Math.PI * n) / NFFT)));
@@ -73,6 +72,27 @@ describe('log-mel features', () => {
     }
     // Beyond the audio only padding: the floor value everywhere.
     for (const m of bins) expect(features[m * N_FRAMES + 2500]).toBeCloseTo(normalised(-10), 5);
+  });
+
+  it("end a full 30 s window on whisper's zero padding: its last frame sees zeros after the audio, not the audio reflected", () => {
+    // 30 s of a 440 Hz tone whose last 100 ms are silent but for a 3 kHz burst in the last 5 ms: reflected, the
+    // burst would be counted twice in the last frame; zero-padded (whisper pads 30 s of zeros before its STFT), once.
+    const audio = new Float32Array(SR * 30);
+    for (let i = 0; i < audio.length - SR / 10; i++) audio[i] = 0.3 * Math.sin((2 * Math.PI * 440 * i) / SR);
+    for (let i = audio.length - 80; i < audio.length; i++) audio[i] = 0.5 * Math.sin((2 * Math.PI * 3000 * i) / SR);
+    const features = logMelSpectrogram(audio);
+    const filters = Array.from({ length: N_MELS }, (_, m) => referenceFilter(m));
+    const last = referenceLogMel(audio, N_FRAMES - 1, filters);
+    const band = last.indexOf(Math.max(...last));
+    // The clamp's maximum, read back from the features: the loudest value is (max + 4) / 4.
+    const maxLog = 4 * features.reduce((a, b) => Math.max(a, b), -Infinity) - 4;
+    expect(last[band]).toBeGreaterThan(maxLog - 8);
+    expect(features[band * N_FRAMES + N_FRAMES - 1]).toBeCloseTo((last[band] + 4) / 4, 4);
+    // What a reflection would have given instead (its mirror meets the Hann window's tail: 0.024 in log10, far
+    // more than the 4 decimals checked above).
+    const reflected = Float32Array.from({ length: audio.length + NFFT / 2 }, (_, i) => (i < audio.length ? audio[i] : audio[2 * (audio.length - 1) - i]));
+    const mirrored = referenceLogMel(reflected, N_FRAMES - 1, filters)[band];
+    expect(Math.abs(mirrored - last[band]) / 4).toBeGreaterThan(1e-3);
   });
 
   it('puts a 1 kHz tone in the mel band centred on 1 kHz (mel 15)', () => {

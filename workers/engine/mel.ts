@@ -1,6 +1,7 @@
 /**
  * Whisper's log-mel spectrogram, with the reference implementation's constants (openai/whisper audio.py):
- * 16 kHz, n_fft 400, hop 160, periodic Hann window, centred STFT with reflect padding, power spectrum,
+ * 16 kHz, n_fft 400, hop 160, periodic Hann window, centred STFT (reflect padding at the start; at the end the
+ * zeros of Whisper's 30 s padding), power spectrum,
  * 80 Slaney-normalised mel filters over 0–8000 Hz, log10 of max(x, 1e-10), floor at (max − 8), then
  * (x + 4) / 4. Input is padded with zeros to 30 s and gives 3000 frames (the STFT's last frame is dropped).
  */
@@ -162,16 +163,16 @@ function melTables(): MelTables {
 /**
  * log10 mel energies of frames [from, to) of `audio` (≤ 30 s) into `raw`, laid out [80][3000]; returns the
  * largest value written. Frame t sees samples t·160 − 200 … t·160 + 199 (reflected before the start, zeros
- * after the end).
+ * after the end, also past 30 s: Whisper pads the audio with 30 s of zeros before its STFT, so the last frame of
+ * a full window sees zeros, not the window's audio reflected).
  */
 function logMelFrames(audio: Float32Array, from: number, to: number, raw: Float32Array, frameMax?: Float64Array): number {
   const { window, fft, unpackRe, unpackIm, filters, filterRange } = melTables();
   const pad = N_FFT / 2;
-  // Sample i of the reflect-padded, zero-extended signal (index into the 30 s padded audio, then reflected).
+  // Sample i of the signal reflected at its start and zero-extended at its end.
   const paddedSample = (i: number): number => {
     let j = i - pad;
     if (j < 0) j = -j; // reflect: x[-1] = x[1]
-    else if (j >= N_SAMPLES) j = 2 * (N_SAMPLES - 1) - j;
     return j < audio.length ? audio[j] : 0;
   };
   const frame = new Float64Array(N_FFT);
