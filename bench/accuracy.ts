@@ -1,166 +1,452 @@
 /**
- * Accuracy benchmark: word error rate and real-time factor of each model (the fast and the accurate one) ×
- * decoding (greedy, beam search 5; both with the temperature fallback), on clips with reference texts:
+ * Accuracy benchmark on the held-out corpus (test/fixtures/bench/clips.json: 34 clips of public test speech the
+ * engine was never tuned on; licences in test/fixtures/README.md). Two parts, both run by
+ * `npm run bench -- accuracy` (one export, `benchAccuracy`; each part prints its own table):
  *
- * - `fixtures`: the test fixtures with a known text (goforward.wav, espeak-en/es/it.wav);
- * - `librivox`: five sentences of a public-domain LibriVox audiobook (Sense and Sensibility, chapter 1);
- * - `cards`: five recordings of card names read aloud ("eight of spades four of clubs seven of hearts");
+ * File part: `transcribeFile` on every clip, for each model (whisper-tiny, whisper-base) × decoding (greedy,
+ * beam search 5; both with the temperature fallback), the language given (each clip's own), so the numbers
+ * measure recognition, not language detection. Columns:
+ *  - WER <subset>: corpus word error rate (all substitutions + deletions + insertions over all reference words)
+ *    after Whisper's own normaliser (workers/engine/wer.ts: the English one for `en`, the basic one otherwise),
+ *    with errors/words. Subsets by the clips' tags: clean en (tag clean, language en; the edge clips too),
+ *    degraded (noisy + telephone), multilingual (de, es, fr; each language's WER in brackets), edges (edge-30s +
+ *    edge-60s: speech across a 30 s window boundary, and a 60 s one), end-200ms (the clip ends at most 200 ms
+ *    after the last word), all (every clip).
+ *  - lost endings: clips whose hypothesis misses the end of the reference. Definition: the normalised reference
+ *    and hypothesis words are aligned by minimum word edit distance (Levenshtein), traced back from the end
+ *    preferring, among the cheapest moves, a match or substitution, then a deletion, then an insertion; a clip
+ *    has a lost ending when either of the reference's last two words (its only word, if one) is a deletion —
+ *    aligned to no hypothesis word. A misheard last word (a substitution) is an error, not a lost ending; a
+ *    hypothesis one word short whose last word is wrong counts (the missing word falls in the last two), and so
+ *    does a hypothesis that merges the last two words into one ("mer jaune" → "mergeonne"): word alignment cannot
+ *    tell that from a lost word, so the list below the table shows each clip's end for the reader to judge.
+ *  - uncovered speech: the sum of `uncoveredSpeechS` (seconds of speech by voice activity that no transcribed
+ *    word covers after the engine decoded such stretches again), and in brackets the clips with any;
+ *    re-decoded: the sum of `redecodedGaps` (stretches the engine decoded again).
+ *  - real-time factor: wall seconds per audio second over the clips (ffmpeg and VAD start-up per file count
+ *    too); CPU s / audio s: the process's CPU time per audio second (steadier on a shared host); real-time
+ *    factor (60 s lecture): on test/fixtures/political-philosophy-60s.wav (no reference; as the README's table).
+ * Below the table: per configuration, each clip with a lost ending, its reference's last words and its
+ * hypothesis' last words (as written, before normalisation).
  *
- * (librivox and cards come from Debian's pocketsphinx-testdata; see test/fixtures/README.md). The language is
- * given (each clip's own), so the numbers measure recognition, not language detection. WER is the corpus
- * rate after Whisper-style normalisation (workers/engine/wer.ts). Real-time factor is wall seconds per audio
- * second over the clips (short clips: ffmpeg and VAD start-up per file count too), CPU s / audio s the
- * process's CPU time per audio second (steadier on a shared host), and the last column the real-time factor
- * on the 60 s lecture (no reference text; what a longer file costs).
+ * Live part: the English clean clips (the edge clips included) recorded live through a real gateway and worker
+ * (`withBenchServices`, bench/helpers/live-recording.ts): each clip streamed at real time into a live recording
+ * with no `eof`, then 3 s of silence, then `pause`; the stored transcript then is the paused text (the live,
+ * fast model's); then `stop`, and once the recording is `finalized` the stored transcript again is the
+ * finalized text (the worker's catch-up with the accurate model amends segments). BENCH_ACCURACY_LIVE_CONCURRENCY
+ * recordings at once (2). Columns: WER paused / finalized (as above); lost endings of each (as above); missed
+ * words (finalized): deletions over reference words; inserted words: insertions (words the reference does not
+ * have, e.g. a word said once written twice) in the paused and in the finalized texts; catch-up shortened: clips
+ * whose finalized text has fewer normalised words than the paused text; stop → finalized: median and worst
+ * seconds; failed recordings. Below it the clips with a lost ending or a shortened text, the reference's, the
+ * paused and the finalized text's last words side by side.
  *
- * `npm run bench -- accuracy` prints the table. BENCH_ACCURACY_MODELS=whisper-tiny,whisper-small picks other
- * models; BENCH_ACCURACY_LECTURE=0 skips the lecture.
+ * Knobs: BENCH_ACCURACY_MODELS=whisper-tiny,whisper-base; BENCH_ACCURACY_BEAMS=1,5; BENCH_ACCURACY_LECTURE=0
+ * skips the lecture; BENCH_ACCURACY_FILE=0 / BENCH_ACCURACY_LIVE=0 skip a part; BENCH_ACCURACY_LIVE_CONCURRENCY;
+ * BENCH_ACCURACY_SET=fixtures scores the old debug clips instead (goforward, espeak-en/es/it, Debian's
+ * pocketsphinx-testdata librivox and cards) in the file part; BENCH_ACCURACY_OUT=path.json writes every
+ * hypothesis, its counts and ending, per configuration and for the live part. The live part needs PostgreSQL
+ * and Redis like bench/live.ts (TEST_POSTGRES_URL, REDIS_URL). Machine load average is printed before and after.
  */
-import { readFileSync } from 'node:fs';
-import { loadavg, cpus } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_MODELS, SpeechEngine } from '../workers/engine/index.js';
-import { loadSpellings, wordErrorRate, type Spellings } from '../workers/engine/wer.js';
+import { DEFAULT_MODELS, resolveModelDir, SpeechEngine } from '../workers/engine/index.js';
+import { editCounts, isEnglish, loadSpellings, normaliseText, type EditCounts, type Spellings } from '../workers/engine/wer.js';
 import { fixture } from '../test/helpers/fixtures.js';
+import { recordClipLive } from './helpers/live-recording.js';
+import { withBenchServices } from './helpers/services.js';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Clips and subsets
 
 export interface Clip {
-  set: string;
+  /** File name, e.g. `en-jfk.flac`. */
+  name: string;
   file: string;
   language: string;
   reference: string;
+  tags: string[];
 }
 
-/** `<s> words </s> (id)` lines of a Sphinx transcription file → id → words. */
-function sphinxTranscription(path: string): Map<string, string> {
-  const texts = new Map<string, string>();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    const match = /^\s*(?:<s>)?(.*?)(?:<\/s>)?\s*\(([^)]+)\)\s*$/.exec(line);
-    if (match) texts.set(match[2]!.trim(), match[1]!.trim());
-  }
-  return texts;
+/** The held-out corpus. */
+export function heldOutClips(): Clip[] {
+  const entries = JSON.parse(readFileSync(fixture('bench/clips.json'), 'utf8')) as { file: string; language: string; reference: string; tags: string[] }[];
+  return entries.map((entry) => ({ name: entry.file, file: fixture(`bench/${entry.file}`), language: entry.language, reference: entry.reference, tags: entry.tags }));
 }
 
-/** Every clip with a reference text, by set. */
-export function accuracyClips(): Clip[] {
-  const clips: Clip[] = [
-    { set: 'fixtures', file: fixture('goforward.wav'), language: 'en', reference: 'go forward ten meters' },
-    { set: 'fixtures', file: fixture('espeak-en.wav'), language: 'en', reference: 'The weather is nice today. We are going to the park to play football with our friends.' },
-    { set: 'fixtures', file: fixture('espeak-es.wav'), language: 'es', reference: 'Buenos días. Hoy hace muy buen tiempo y vamos al parque a jugar al fútbol con nuestros amigos.' },
-    { set: 'fixtures', file: fixture('espeak-it.wav'), language: 'it', reference: 'Buongiorno. Oggi il tempo è molto bello e andiamo al parco a giocare a calcio con i nostri amici.' },
+/** The old debug clips (tagged with their set: fixtures, librivox, cards). */
+export function fixtureClips(): Clip[] {
+  const clip = (set: string, name: string, language: string, reference: string): Clip => ({ name, file: fixture(name), language, reference, tags: [set] });
+  const clips = [
+    clip('fixtures', 'goforward.wav', 'en', 'go forward ten meters'),
+    clip('fixtures', 'espeak-en.wav', 'en', 'The weather is nice today. We are going to the park to play football with our friends.'),
+    clip('fixtures', 'espeak-es.wav', 'es', 'Buenos días. Hoy hace muy buen tiempo y vamos al parque a jugar al fútbol con nuestros amigos.'),
+    clip('fixtures', 'espeak-it.wav', 'it', 'Buongiorno. Oggi il tempo è molto bello e andiamo al parco a giocare a calcio con i nostri amici.'),
   ];
-  for (const [id, text] of sphinxTranscription(fixture('librivox/transcription'))) {
-    clips.push({ set: 'librivox', file: fixture(`librivox/${id}.wav`), language: 'en', reference: text });
-  }
-  for (const [id, text] of sphinxTranscription(fixture('cards/cards.transcription'))) {
-    clips.push({ set: 'cards', file: fixture(`cards/${id}.wav`), language: 'en', reference: text });
+  // Sphinx transcription files: `<s> words </s> (id)` lines.
+  for (const [set, listing] of [['librivox', 'librivox/transcription'], ['cards', 'cards/cards.transcription']] as const) {
+    for (const line of readFileSync(fixture(listing), 'utf8').split('\n')) {
+      const match = /^\s*(?:<s>)?(.*?)(?:<\/s>)?\s*\(([^)]+)\)\s*$/.exec(line);
+      if (match) clips.push(clip(set, `${set}/${match[2]!.trim()}.wav`, 'en', match[1]!.trim()));
+    }
   }
   return clips;
 }
 
-export interface AccuracyRow {
+interface Subset {
+  name: string;
+  has: (clip: Clip) => boolean;
+  /** Show each language's WER too. */
+  byLanguage?: boolean;
+}
+
+const tagged = (...tags: string[]) => (clip: Clip) => tags.some((tag) => clip.tags.includes(tag));
+
+const HELD_OUT_SUBSETS: Subset[] = [
+  { name: 'clean en', has: (clip) => clip.tags.includes('clean') && isEnglish(clip.language) },
+  { name: 'degraded', has: tagged('noisy', 'telephone') },
+  { name: 'multilingual', has: tagged('multilingual'), byLanguage: true },
+  { name: 'edges', has: tagged('edge-30s', 'edge-60s') },
+  { name: 'end-200ms', has: tagged('end-200ms') },
+  { name: 'all', has: () => true },
+];
+
+const FIXTURE_SUBSETS: Subset[] = [
+  { name: 'fixtures', has: tagged('fixtures') },
+  { name: 'librivox', has: tagged('librivox') },
+  { name: 'cards', has: tagged('cards') },
+  { name: 'read speech', has: tagged('librivox', 'cards') },
+];
+
+/** The clips of the live part: English, clean (the edge clips are). */
+const isLiveClip = (clip: Clip) => clip.tags.includes('clean') && isEnglish(clip.language);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Scoring one hypothesis
+
+type Edit = 'match' | 'substitution' | 'deletion' | 'insertion';
+
+/**
+ * The edit of each reference word in a minimum word-edit alignment, traced back from the end preferring a match
+ * or substitution, then a deletion, then an insertion among the cheapest moves (insertions are left out: they
+ * belong to no reference word).
+ */
+export function referenceEdits(reference: readonly string[], hypothesis: readonly string[]): Edit[] {
+  // distance[r][h]: edits between the first r reference words and the first h hypothesis words.
+  const distance: number[][] = [];
+  for (let r = 0; r <= reference.length; r++) {
+    const row = [r];
+    for (let h = 1; h <= hypothesis.length; h++) {
+      row.push(r === 0 ? h : Math.min(distance[r - 1]![h - 1]! + (reference[r - 1] === hypothesis[h - 1] ? 0 : 1), distance[r - 1]![h]! + 1, row[h - 1]! + 1));
+    }
+    distance.push(row);
+  }
+  const edits: Edit[] = [];
+  let [r, h] = [reference.length, hypothesis.length];
+  while (r > 0) {
+    const here = distance[r]![h]!;
+    const same = h > 0 && reference[r - 1] === hypothesis[h - 1];
+    if (h > 0 && here === distance[r - 1]![h - 1]! + (same ? 0 : 1)) {
+      edits.push(same ? 'match' : 'substitution');
+      [r, h] = [r - 1, h - 1];
+    } else if (here === distance[r - 1]![h]! + 1) {
+      edits.push('deletion');
+      r -= 1;
+    } else {
+      h -= 1; // an inserted hypothesis word
+    }
+  }
+  return edits.reverse();
+}
+
+/** The header's definition: either of the reference's last two words is a deletion. */
+export const hasLostEnding = (edits: readonly Edit[]) => edits.slice(-2).includes('deletion');
+
+export interface ClipScore extends EditCounts {
+  clip: string;
+  language: string;
+  tags: string[];
+  reference: string;
+  hypothesis: string;
+  /** Normalised hypothesis words. */
+  hypothesisWords: number;
+  lostEnding: boolean;
+}
+
+function scoreClip(clip: Clip, hypothesis: string, spellings: Spellings): ClipScore {
+  const referenceWords = normaliseText(clip.reference, spellings, clip.language);
+  const hypothesisWords = normaliseText(hypothesis, spellings, clip.language);
+  return {
+    clip: clip.name,
+    language: clip.language,
+    tags: clip.tags,
+    reference: clip.reference,
+    hypothesis,
+    hypothesisWords: hypothesisWords.length,
+    ...editCounts(referenceWords, hypothesisWords),
+    lostEnding: hasLostEnding(referenceEdits(referenceWords, hypothesisWords)),
+  };
+}
+
+const total = (scores: readonly ClipScore[], count: 'words' | 'errors' | 'deletions' | 'insertions') => scores.reduce((sum, score) => sum + score[count], 0);
+
+/** `part` of `whole` as `12.3 % (4/33)` (without the counts: `12.3 %`), or — of nothing. */
+const ratioCell = (part: number, whole: number, counts = true) =>
+  whole === 0 ? '—' : `${((part / whole) * 100).toFixed(1)} %${counts ? ` (${part}/${whole})` : ''}`;
+
+/** Corpus WER of some scored clips: all their edits over all their reference words. */
+const werCell = (scores: readonly ClipScore[], counts = true) => ratioCell(total(scores, 'errors'), total(scores, 'words'), counts);
+
+function subsetCell(subset: Subset, scores: readonly ClipScore[], clips: readonly Clip[]): string {
+  const members = scores.filter((_, i) => subset.has(clips[i]!));
+  if (!subset.byLanguage) return werCell(members);
+  const languages = [...new Set(members.map((score) => score.language))];
+  return `${werCell(members)} [${languages.map((language) => `${language} ${werCell(members.filter((score) => score.language === language), false)}`).join(', ')}]`;
+}
+
+const lastWords = (text: string, count = 6) => {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  return `${words.length > count ? '… ' : ''}${words.slice(-count).join(' ')}`;
+};
+
+const orNone = (lines: string[]) => (lines.length ? lines : ['  none']);
+
+/** `name: reference "… last words" / hypothesis "… last words"` for each clip with a lost ending. */
+const endingLines = (scores: readonly ClipScore[], label = 'hypothesis') =>
+  scores.filter((score) => score.lostEnding).map((score) => `  ${score.clip}: reference "${lastWords(score.reference)}" / ${label} "${lastWords(score.hypothesis)}"`);
+
+// ---------------------------------------------------------------------------------------------------------------
+// File part
+
+export interface FileRow {
   model: string;
   beamSize: number;
-  /** set → WER (0..1) and reference words */
-  wer: Record<string, { wer: number; words: number; errors: number }>;
+  scores: (ClipScore & { uncoveredSpeechS: number; uncoveredSpeech: { start: number; end: number; speechS: number }[]; redecodedGaps: number })[];
   audioS: number;
   processingS: number;
   cpuS: number;
   lectureRtf: number | null;
-  /** clip file name → hypothesis text, for reading the errors */
-  hypotheses: Record<string, string>;
 }
 
-const SETS = ['fixtures', 'librivox', 'cards'] as const;
+const decoding = (beamSize: number) => (beamSize > 1 ? `beam ${beamSize}` : 'greedy');
 
-function cpuSeconds(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
+function cpuSecondsSince(before: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(before);
   return (used.user + used.system) / 1e6;
 }
 
-async function measure(engine: SpeechEngine, beamSize: number, clips: Clip[], spellings: Spellings, lecture: boolean): Promise<AccuracyRow> {
-  const hypotheses: Record<string, string> = {};
-  const pairs: (Clip & { hypothesis: string })[] = [];
-  let audioS = 0;
-  let processingS = 0;
+async function transcribeClips(engine: SpeechEngine, beamSize: number, clips: readonly Clip[], spellings: Spellings, lecture: boolean): Promise<FileRow> {
+  const row: FileRow = { model: engine.modelName, beamSize, scores: [], audioS: 0, processingS: 0, cpuS: 0, lectureRtf: null };
   const cpuBefore = process.cpuUsage();
   for (const clip of clips) {
     const started = performance.now();
     const result = await engine.transcribeFile(clip.file, { language: clip.language, beamSize });
-    processingS += (performance.now() - started) / 1000;
-    audioS += result.durationS;
+    row.processingS += (performance.now() - started) / 1000;
+    row.audioS += result.durationS;
     const hypothesis = result.segments.map((segment) => segment.text).join(' ').trim();
-    hypotheses[clip.file.split('/').slice(-2).join('/')] = hypothesis;
-    pairs.push({ ...clip, hypothesis });
+    const { uncoveredSpeechS, uncoveredSpeech, redecodedGaps } = result;
+    row.scores.push({ ...scoreClip(clip, hypothesis, spellings), uncoveredSpeechS, uncoveredSpeech, redecodedGaps });
   }
-  const cpuS = cpuSeconds(cpuBefore);
-  const wer: AccuracyRow['wer'] = {};
-  const score = (name: string, members: typeof pairs) => {
-    const result = wordErrorRate(members, spellings);
-    wer[name] = { wer: result.wer, words: result.words, errors: result.errors };
-  };
-  for (const set of SETS) score(set, pairs.filter((pair) => pair.set === set));
-  score('read speech', pairs.filter((pair) => pair.set === 'librivox' || pair.set === 'cards'));
-  let lectureRtf: number | null = null;
+  row.cpuS = cpuSecondsSince(cpuBefore);
   if (lecture) {
     const result = await engine.transcribeFile(fixture('political-philosophy-60s.wav'), { language: 'en', beamSize });
-    lectureRtf = result.processingS / result.durationS;
+    row.lectureRtf = result.processingS / result.durationS;
   }
-  return { model: engine.modelName, beamSize, wer, audioS, processingS, cpuS, lectureRtf, hypotheses };
+  return row;
 }
 
-export interface AccuracyBenchOptions {
-  models?: string[];
-  beamSizes?: number[];
-  lecture?: boolean;
-  log?: (line: string) => void;
+function fileTableRow(row: FileRow, subsets: readonly Subset[], clips: readonly Clip[]): string {
+  const uncoveredS = row.scores.reduce((sum, score) => sum + score.uncoveredSpeechS, 0);
+  const cells = [
+    row.model,
+    decoding(row.beamSize),
+    ...subsets.map((subset) => subsetCell(subset, row.scores, clips)),
+    `${row.scores.filter((score) => score.lostEnding).length} / ${row.scores.length}`,
+    `${uncoveredS.toFixed(1)} s (${row.scores.filter((score) => score.uncoveredSpeechS > 0).length})`,
+    String(row.scores.reduce((sum, score) => sum + score.redecodedGaps, 0)),
+    (row.processingS / row.audioS).toFixed(3),
+    (row.cpuS / row.audioS).toFixed(3),
+    row.lectureRtf === null ? '—' : row.lectureRtf.toFixed(3),
+    row.audioS.toFixed(1),
+  ];
+  return `| ${cells.join(' | ')} |`;
 }
 
-export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise<{ rows: AccuracyRow[]; table: string }> {
-  const models = options.models ?? (process.env.BENCH_ACCURACY_MODELS?.split(',').filter(Boolean) ?? [DEFAULT_MODELS.fast, DEFAULT_MODELS.accurate]);
-  const beamSizes = options.beamSizes ?? [1, 5];
-  const lecture = options.lecture ?? process.env.BENCH_ACCURACY_LECTURE !== '0';
-  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  const clips = accuracyClips();
-  const loadBefore = loadavg();
-  log(`accuracy bench: ${cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')}; ${clips.length} clips`);
-  const rows: AccuracyRow[] = [];
+function fileTable(rows: readonly FileRow[], subsets: readonly Subset[], clips: readonly Clip[]): string[] {
+  const header = ['model', 'decoding', ...subsets.map((subset) => `WER ${subset.name}`), 'lost endings', 'uncovered speech (clips)', 're-decoded', 'real-time factor', 'CPU s / audio s', 'real-time factor (60 s lecture)', 'audio s'];
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((row) => fileTableRow(row, subsets, clips)),
+    '',
+    'Lost endings (reference\'s last words / hypothesis\' last words, as written):',
+    ...rows.flatMap((row) => [`- ${row.model} ${decoding(row.beamSize)}:`, ...orNone(endingLines(row.scores))]),
+  ];
+}
+
+async function filePart(clips: readonly Clip[], subsets: readonly Subset[], models: readonly string[], beamSizes: readonly number[], lecture: boolean, log: (line: string) => void): Promise<FileRow[]> {
+  const rows: FileRow[] = [];
   for (const model of models) {
     const engine = await SpeechEngine.load({ model });
     const spellings = loadSpellings(engine.modelDir);
     await engine.transcribeFile(fixture('goforward.wav'), { language: 'en' }); // warm-up
     for (const beamSize of beamSizes) {
-      log(`accuracy bench: ${engine.modelName}, ${beamSize > 1 ? `beam ${beamSize}` : 'greedy'} …`);
-      const row = await measure(engine, beamSize, clips, spellings, lecture);
+      log(`accuracy bench: ${engine.modelName}, ${decoding(beamSize)} …`);
+      const row = await transcribeClips(engine, beamSize, clips, spellings, lecture);
       rows.push(row);
-      log(formatRow(row));
+      log(fileTableRow(row, subsets, clips));
     }
     await engine.model.release();
   }
-  const loadAfter = loadavg();
-  const table = [
-    HEADER,
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map(formatRow),
-    '',
-    `${cpus().length} cores; load average ${loadBefore[0]!.toFixed(1)} at the start, ${loadAfter[0]!.toFixed(1)} at the end (1-minute).`,
-    '',
-    ...rows.map((row) => `${row.model} ${row.beamSize > 1 ? `beam ${row.beamSize}` : 'greedy'}: ${Object.entries(row.hypotheses).filter(([name]) => !name.startsWith('fixtures/')).map(([name, text]) => `${name.split('/').pop()}: "${text}"`).join('; ')}`),
-  ].join('\n');
-  return { rows, table };
+  return rows;
 }
 
-const HEADER =
-  '| model | decoding | WER fixtures | WER librivox | WER cards | WER read speech (librivox + cards) | real-time factor (clips) | CPU s / audio s | real-time factor (60 s lecture) | audio s |';
+// ---------------------------------------------------------------------------------------------------------------
+// Live part
 
-function formatRow(row: AccuracyRow): string {
-  const pct = (set: string) => {
-    const entry = row.wer[set];
-    return entry ? `${(entry.wer * 100).toFixed(1)} % (${entry.errors}/${entry.words})` : '—';
+export interface LiveClip {
+  clip: string;
+  paused: ClipScore;
+  finalized: ClipScore;
+  finalizeS: number;
+  problems: string[];
+}
+
+/** Runs `fn` on every item, at most `width` at a time; results in the items' order. */
+async function inPool<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!, index);
+    }
   };
-  return (
-    `| ${row.model} | ${row.beamSize > 1 ? `beam ${row.beamSize}` : 'greedy'} | ${pct('fixtures')} | ${pct('librivox')} | ${pct('cards')} | ${pct('read speech')} | ` +
-    `${(row.processingS / row.audioS).toFixed(3)} | ${(row.cpuS / row.audioS).toFixed(3)} | ${row.lectureRtf === null ? '—' : row.lectureRtf.toFixed(3)} | ${row.audioS.toFixed(1)} |`
-  );
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+  return results;
+}
+
+async function livePart(clips: readonly Clip[], concurrency: number, log: (line: string) => void): Promise<{ recorded: LiveClip[]; failed: string[] }> {
+  // The gateway's live model and the worker's accurate one read the spellings of their own model directory;
+  // the score uses the accurate model's (the same table in every Whisper model).
+  const spellings = loadSpellings(resolveModelDir({ model: DEFAULT_MODELS.accurate }));
+  const env = { REALTIME_MAX_SESSIONS: String(concurrency + 1), RATE_LIMIT_MAX: '100000' };
+  return withBenchServices({ gatewayEnv: env, log }, async (services) => {
+    log(`accuracy bench, live: ${clips.length} clips, ${concurrency} recordings at once, ${services.base}`);
+    // Unmeasured: the gateway loads its model and the worker makes its first master.
+    await recordClipLive(services, fixture('goforward.wav'), { name: 'warm-up', language: 'en', silenceS: 1 });
+    const failed: string[] = [];
+    const recorded = await inPool(clips, concurrency, async (clip): Promise<LiveClip | null> => {
+      try {
+        const live = await recordClipLive(services, clip.file, { name: `accuracy ${clip.name}`, language: clip.language });
+        const result = { clip: clip.name, paused: scoreClip(clip, live.pausedText, spellings), finalized: scoreClip(clip, live.finalizedText, spellings), finalizeS: live.finalizeS, problems: live.problems };
+        log(`  ${clip.name}: paused ${werCell([result.paused])}, finalized ${werCell([result.finalized])}, stop → finalized ${live.finalizeS.toFixed(1)} s${live.problems.length ? `; ${live.problems.join('; ')}` : ''}`);
+        return result;
+      } catch (error) {
+        failed.push(`${clip.name}: ${(error as Error).message}`);
+        log(`  ${clip.name}: failed: ${(error as Error).message}`);
+        return null;
+      }
+    });
+    return { recorded: recorded.filter((clip): clip is LiveClip => clip !== null), failed };
+  });
+}
+
+const shortened = (clip: LiveClip) => clip.finalized.hypothesisWords < clip.paused.hypothesisWords;
+
+function liveTable(recorded: readonly LiveClip[], failed: readonly string[]): string[] {
+  const paused = recorded.map((clip) => clip.paused);
+  const finalized = recorded.map((clip) => clip.finalized);
+  const lost = (scores: readonly ClipScore[]) => `${scores.filter((score) => score.lostEnding).length} / ${scores.length}`;
+  const waits = recorded.map((clip) => clip.finalizeS).sort((a, b) => a - b);
+  const median = waits.length ? waits[Math.floor((waits.length - 1) / 2)]! : Number.NaN;
+  const cells = [
+    String(recorded.length),
+    werCell(paused),
+    werCell(finalized),
+    lost(paused),
+    lost(finalized),
+    ratioCell(total(finalized, 'deletions'), total(finalized, 'words')),
+    `${total(paused, 'insertions')} / ${total(finalized, 'insertions')}`,
+    String(recorded.filter(shortened).length),
+    `${median.toFixed(1)} / ${(waits.at(-1) ?? Number.NaN).toFixed(1)}`,
+    String(failed.length),
+  ];
+  const ends = recorded.filter((clip) => clip.paused.lostEnding || clip.finalized.lostEnding || shortened(clip));
+  return [
+    '| clips | WER paused | WER finalized | lost endings paused | lost endings finalized | missed words (finalized) | inserted words paused / finalized | catch-up shortened | stop → finalized s (median / worst) | failed |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${cells.join(' | ')} |`,
+    '',
+    'Clips with a lost ending or a shortened finalized text (reference / paused / finalized last words):',
+    ...orNone(ends.map((clip) => `  ${clip.clip}${clip.paused.lostEnding ? ' [paused lost]' : ''}${clip.finalized.lostEnding ? ' [finalized lost]' : ''}${shortened(clip) ? ' [shortened]' : ''}: "${lastWords(clip.paused.reference)}" / "${lastWords(clip.paused.hypothesis)}" / "${lastWords(clip.finalized.hypothesis)}"`)),
+    ...recorded.flatMap((clip) => clip.problems.map((problem) => `  ${clip.clip}: ${problem}`)),
+    ...failed.map((line) => `  failed ${line}`),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The bench
+
+export interface AccuracyBenchOptions {
+  models?: string[];
+  beamSizes?: number[];
+  lecture?: boolean;
+  /** 'held-out' (default): test/fixtures/bench; 'fixtures': the old debug clips (file part only). */
+  set?: 'held-out' | 'fixtures';
+  file?: boolean;
+  live?: boolean;
+  liveConcurrency?: number;
+  /** Write every hypothesis here (JSON). */
+  out?: string;
+  log?: (line: string) => void;
+}
+
+const list = (value: string | undefined) => value?.split(',').map((item) => item.trim()).filter(Boolean);
+
+export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise<{ file: FileRow[]; live: LiveClip[]; table: string }> {
+  const env = process.env;
+  const models = options.models ?? list(env.BENCH_ACCURACY_MODELS) ?? [DEFAULT_MODELS.fast, DEFAULT_MODELS.accurate];
+  const beamSizes = options.beamSizes ?? list(env.BENCH_ACCURACY_BEAMS)?.map(Number) ?? [1, 5];
+  const lecture = options.lecture ?? env.BENCH_ACCURACY_LECTURE !== '0';
+  const set = options.set ?? (env.BENCH_ACCURACY_SET === 'fixtures' ? 'fixtures' : 'held-out');
+  const runFile = options.file ?? env.BENCH_ACCURACY_FILE !== '0';
+  const runLive = options.live ?? env.BENCH_ACCURACY_LIVE !== '0';
+  const concurrency = options.liveConcurrency ?? Number(env.BENCH_ACCURACY_LIVE_CONCURRENCY ?? 2);
+  const out = options.out ?? env.BENCH_ACCURACY_OUT;
+  // Progress goes to stderr: `npm run bench` prints the returned table on stdout.
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const load = () => loadavg().map((value) => value.toFixed(1)).join(' ');
+
+  const clips = set === 'fixtures' ? fixtureClips() : heldOutClips();
+  const subsets = set === 'fixtures' ? FIXTURE_SUBSETS : HELD_OUT_SUBSETS;
+  const liveClips = heldOutClips().filter(isLiveClip);
+  const lines: string[] = [];
+  let fileRows: FileRow[] = [];
+  let live: LiveClip[] = [];
+
+  if (runFile) {
+    const before = load();
+    log(`accuracy bench: ${cpus().length} cores, load average ${before}; ${clips.length} clips (${set})`);
+    fileRows = await filePart(clips, subsets, models, beamSizes, lecture, log);
+    lines.push(`### Files (${clips.length} clips, ${set === 'fixtures' ? 'the debug fixtures' : 'test/fixtures/bench'})`, '', ...fileTable(fileRows, subsets, clips), '');
+    lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end.`, '');
+  }
+  if (runLive) {
+    const before = load();
+    const started = performance.now();
+    const { recorded, failed } = await livePart(liveClips, concurrency, log);
+    live = recorded;
+    lines.push(`### Live (${liveClips.length} English clean clips at real time + 3 s of silence, ${concurrency} at once; live model ${DEFAULT_MODELS.fast}, catch-up ${DEFAULT_MODELS.accurate} unless MODEL_FAST / MODEL_ACCURATE say otherwise)`, '');
+    lines.push(...liveTable(recorded, failed), '');
+    lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+  }
+  if (out) {
+    writeFileSync(out, `${JSON.stringify({ set, file: fileRows, live }, null, 2)}\n`);
+    log(`accuracy bench: hypotheses written to ${out}`);
+  }
+  return { file: fileRows, live, table: lines.join('\n') };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
