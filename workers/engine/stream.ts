@@ -112,10 +112,12 @@ export class StreamingTranscriber {
   /** Stretches of source seconds the VAD heard as speech (merged chunks), from a little before the buffer on. */
   private speech: { start: number; end: number }[] = [];
   /**
-   * True after a take's end until the next commit: the committed words ended at a real boundary (a pause, a long
-   * silence), so words after it that repeat them were said again, not re-decoded from the prompt.
+   * Source seconds where the take being said began: the end of the last take's words (a pause, a long silence). Words
+   * before it are not the prompt: prompted with "Go forward 10 meters." beam search read the same sentence said again
+   * as "Go over 10 meters", shunning the repeat. Until a word after it is committed, words that repeat the last ones
+   * committed were said again, not re-decoded from the prompt.
    */
-  private afterBoundary = false;
+  private takeStartS = 0;
 
   constructor(
     private readonly engine: PipelineModel,
@@ -227,7 +229,7 @@ export class StreamingTranscriber {
     const committed = this.buffer.length / SAMPLE_RATE >= 0.1 && this.lastSpeechS >= this.bufferStartS ? await this.commitTake() : [];
     this.previousHypothesis = [];
     this.trimTo(this.audioS);
-    this.afterBoundary = true;
+    this.takeStartS = this.lastCommittedEndS;
     return { committed, draft: [] };
   }
 
@@ -246,7 +248,7 @@ export class StreamingTranscriber {
       if (words.length === 0 || this.lastSpeechS <= this.lastCommittedEndS + UNCOVERED_SPEECH_S) break;
     }
     this.previousHypothesis = [];
-    this.afterBoundary = true;
+    this.takeStartS = this.lastCommittedEndS;
     return this.segmentOf(taken);
   }
 
@@ -277,11 +279,11 @@ export class StreamingTranscriber {
       if (audio.length >= SAMPLE_RATE) this.language = detected.language;
       else return [];
     }
-    // Committed words the audio still holds are the prefix; the last of those already cut away, the prompt.
+    // Committed words the audio still holds are the prefix; the last of those already cut away (this take's), the prompt.
     const inAudio = (w: StreamWord) => w.end > audioStartS + 0.05;
     const prefix = this.committedWords.filter(inAudio).flatMap((w) => w.tokens);
     const prompt = this.committedWords
-      .filter((w) => !inAudio(w))
+      .filter((w) => !inAudio(w) && w.end > this.takeStartS)
       .flatMap((w) => w.tokens)
       .slice(-PROMPT_TOKENS);
     const audioS = audio.length / SAMPLE_RATE;
@@ -322,8 +324,10 @@ export class StreamingTranscriber {
    * The words of a pass that are new. A small model given a prefix that already covers all it hears tends
    * to say some of it again ("… to Dublin? And says, how do I get to Dublin?"). Such words have no audio
    * left to align to, so the alignment squeezes them into one instant: runs of SQUEEZED_RUN words shorter
-   * than a frame are dropped wherever they are. A pass that starts by repeating the committed tail (1–5
-   * words, e.g. just after a cut) loses that repeat too.
+   * than a frame are dropped wherever they are. Such a run is often a loop ("meters. Go forward 10 meters." over the
+   * audio of "meters."): its last word, saying the word before the run again, took the rest of that word's audio,
+   * and is taken as that word's end. A pass that starts by repeating the committed tail (1–5 words, e.g. just after a
+   * cut) loses that repeat too.
    *
    * The model may also reject the prefix and say the committed audio again in other words (a prefix "I was
    * just saying, much of" for speech that was "That is to say, much of …"): prefix and tail are aligned
@@ -341,12 +345,19 @@ export class StreamingTranscriber {
       while (i + run < words.length && squeezed(words[i + run])) run++;
       if (run === 0) kept.push(words[i++]);
       else {
+        const last = kept[kept.length - 1];
+        const next = words[i + run];
         if (run < SQUEEZED_RUN) kept.push(...words.slice(i, i + run));
+        else if (last && next && normalise(next.text) === normalise(last.text)) {
+          // A loop's last word: the end of the word it repeats, not a word said again.
+          kept[kept.length - 1] = { ...last, end: next.end };
+          run++;
+        }
         i += run;
       }
     }
     for (let i = kept.length - 1; i >= 0; i--) if (committedAudio(kept[i]) || this.inSilence(kept[i])) kept.splice(i, 1);
-    if (this.afterBoundary) return kept;
+    if (this.lastCommittedEndS <= this.takeStartS) return kept;
     const tail = this.committedWords.slice(-5).map((w) => normalise(w.text));
     for (let n = Math.min(5, tail.length, kept.length); n >= 1; n--) {
       if (kept.slice(0, n).map((w) => normalise(w.text)).join(' ') === tail.slice(-n).join(' ')) return kept.slice(n);
@@ -377,7 +388,6 @@ export class StreamingTranscriber {
   /** Words committed for good: the next passes' prefix. */
   private record(words: StreamWord[]): void {
     if (words.length === 0) return;
-    this.afterBoundary = false;
     this.committedWords.push(...words);
     this.lastCommittedEndS = Math.max(this.lastCommittedEndS, words[words.length - 1].end);
   }
