@@ -109,14 +109,18 @@ async function withTake() {
   const updates: LiveUpdate[] = [];
   const ended = live.run((update) => updates.push(update));
   const take = concatSamples([speech, seconds(3)]);
-  const committedWords = () => normaliseWords(updates.flatMap((update) => update.committed).map((part) => part.text).join(' '));
+  /** The words committed end with the sentence's last words. */
+  const expectLastWords = () => {
+    const words = normaliseWords(updates.flatMap((update) => update.committed).map((part) => part.text).join(' '));
+    expect(words.slice(-3), words.join(' ')).toEqual(['than', 'he', 'was']);
+  };
   /** Waits for `count` updates, then cancels. */
   const cancelAfter = async (count: number) => {
     while (updates.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
     live.cancel();
     expect(await ended).toBe('cancelled');
   };
-  return { take, speechS: speech.length / SAMPLE_RATE, live, updates, ended, committedWords, cancelAfter };
+  return { take, speechS: speech.length / SAMPLE_RATE, live, updates, ended, expectLastWords, cancelAfter };
 }
 
 describe('live transcription policy', () => {
@@ -280,36 +284,31 @@ describe('live transcription policy', () => {
   // Beam search ended this sentence's text at "than" (before decoding.ts stopped as the reference does), and the take's
   // end committed only that: it now decodes again speech voice activity heard after the last word.
   it('with the real engine: a pause commits the last words said before it', async () => {
-    const { take, live, updates, committedWords, cancelAfter } = await withTake();
+    const { take, live, expectLastWords, cancelAfter } = await withTake();
     // In the same turn: the first pass is the flush's.
     live.push(take);
     live.flush();
     await cancelAfter(1);
-    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
+    expectLastWords();
   });
 
-  it('with the real engine: a stop (a pause, then the end) commits the last words said before it', async () => {
-    const { take, live, ended, committedWords } = await withTake();
+  it.each([
+    ['a stop (a pause, then the end)', true],
+    ['the end of audio', false],
+  ])('with the real engine: %s commits the last words said before it', async (_, pausedFirst) => {
+    const { take, live, ended, expectLastWords } = await withTake();
     live.push(take);
-    live.flush();
+    if (pausedFirst) live.flush();
     live.endOfAudio();
     expect(await ended).toBe('eof');
-    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
-  });
-
-  it('with the real engine: the end of audio commits the last words', async () => {
-    const { take, live, ended, committedWords } = await withTake();
-    live.push(take);
-    live.endOfAudio();
-    expect(await ended).toBe('eof');
-    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
+    expectLastWords();
   });
 
   it('with the real engine: 3 s of silence after a take commits its last words, with no pause or end', async () => {
-    const { take, live, updates, speechS, committedWords, cancelAfter } = await withTake();
+    const { take, live, updates, speechS, expectLastWords, cancelAfter } = await withTake();
     live.push(take);
     await cancelAfter(1);
-    expect(committedWords().slice(-3), committedWords().join(' ')).toEqual(['than', 'he', 'was']);
+    expectLastWords();
     expect(updates[0]!.draft).toEqual([]);
     expect(updates[0]!.committed.flatMap((part) => part.words).every((word) => word.end <= speechS + 0.3)).toBe(true);
   });
