@@ -37,6 +37,7 @@ import { recordingView, type RecordingView } from './service.js';
 import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
 import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
 import { parseVoicePins } from '../core/voice-pins.js';
+import { longestWordS } from '../../workers/engine/pipeline.js';
 import type { ListenerLanguages } from '../listeners/languages.js';
 import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
 
@@ -167,22 +168,51 @@ export interface TimedWord { start: number; end: number; text: string; prob: num
  */
 export type CatchUp = (masterPath: string, language: string | null, options: { speakerLabels: boolean }) => Promise<{ words: TimedWord[]; language: string | null; speakers?: SpeakerTurnOnMaster[] }>;
 
+/** A word's letters and digits, lower case: what two readings of one word share. */
+const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
+
+/** How far (seconds, middle to middle) a word of the accurate reading may be from the live word it is taken to repeat. */
+const SAME_WORD_WITHIN_S = 1;
+
 /**
- * The accurate model's words laid over the live segments: each word goes to the segment whose stretch of the time
- * line holds its middle (a segment's stretch runs from its start to the next one's; the first's from 0, the last's
- * to the end), so seqs and segment boundaries stay as the listeners saw them and only the words change. A segment
- * that gets no word keeps what the fast model said.
+ * The accurate model's words laid over the live segments, so seqs and segment boundaries stay as the listeners saw
+ * them and only the words change. A word the live text also has nearby (the same letters, middles within 1 s, in
+ * order) goes to that live word's segment: at a boundary the two readings time a word differently, and a word given
+ * to the neighbour while its own segment kept its live text was said twice ("can do for" + "for"). Any other word
+ * goes to the segment whose stretch of the time line holds its middle (a segment's stretch runs from its start to
+ * the next one's; the first's from 0, the last's to the end), never before the segment of the word before it. A
+ * segment that gets no word keeps what the fast model said.
  */
-export function overlayWords<S extends { seq: number; start: number }>(segments: S[], words: TimedWord[]): Map<number, TimedWord[]> {
+export function overlayWords<S extends { seq: number; start: number; words?: unknown }>(segments: S[], words: TimedWord[]): Map<number, TimedWord[]> {
   const ordered = [...segments].sort((a, b) => a.start - b.start || a.seq - b.seq);
+  const liveWords = ordered.flatMap((segment, at) =>
+    (Array.isArray(segment.words) ? (segment.words as TimedWord[]) : [])
+      .filter((word) => letters(word.text) !== '')
+      .map((word) => ({ at, key: letters(word.text), middle: (word.start + word.end) / 2 })),
+  );
   const bySeq = new Map<number, TimedWord[]>();
-  let at = 0;
+  let byTime = 0;
+  let nextLive = 0;
+  let atLeast = 0;
   for (const word of [...words].sort((a, b) => a.start - b.start)) {
     const middle = (word.start + word.end) / 2;
-    while (at + 1 < ordered.length && middle >= ordered[at + 1]!.start) at++;
-    const segment = ordered[at];
-    if (!segment) break;
-    bySeq.set(segment.seq, [...(bySeq.get(segment.seq) ?? []), word]);
+    while (byTime + 1 < ordered.length && middle >= ordered[byTime + 1]!.start) byTime++;
+    if (!ordered[byTime]) break;
+    const key = letters(word.text);
+    // Live words too early for this word are too early for every later one (the words come in time order).
+    while (nextLive < liveWords.length && liveWords[nextLive]!.middle < middle - SAME_WORD_WITHIN_S) nextLive++;
+    let same = -1;
+    for (let i = nextLive; i < liveWords.length && liveWords[i]!.middle <= middle + SAME_WORD_WITHIN_S; i++) {
+      if (liveWords[i]!.key === key && key !== '' && Math.abs(liveWords[i]!.middle - middle) <= SAME_WORD_WITHIN_S) {
+        same = i;
+        break;
+      }
+    }
+    if (same >= 0) nextLive = same + 1;
+    const at = Math.max(same >= 0 ? liveWords[same]!.at : byTime, atLeast);
+    atLeast = at;
+    const seq = ordered[at]!.seq;
+    bySeq.set(seq, [...(bySeq.get(seq) ?? []), word]);
   }
   return bySeq;
 }
@@ -190,26 +220,20 @@ export function overlayWords<S extends { seq: number; start: number }>(segments:
 /** A live word this far from every word of the accurate reading lies in audio that reading did not cover. */
 const COVERED_WITHIN_S = 0.3;
 
-const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
 const wordCount = (words: { text: string }[]) => words.filter((word) => letters(word.text) !== '').length;
-
-/**
- * The most audio a word of the accurate reading is taken to cover from its start: 0.4 s and 80 ms a letter, as the
- * engine's own check (workers/engine/pipeline.ts). Alignment stretches a last word over speech the model skipped
- * ("spills" over the 8 s of "over into normative arguments made by other …"), which it did not read.
- */
-const coveredS = (text: string) => 0.4 + 0.08 * letters(text).length;
 
 /**
  * Whether the accurate reading of a live segment (`accurate`: its words laid over it) lost speech the live text holds:
  * it has fewer words than the live text, and some live word's middle lies in audio no word of the whole reading
  * (`heard`) covers. The live words are the evidence of speech there; an accurate reading with fewer words that covers
- * that audio merely reads it differently ("ill disposed" as "ill-disposed", a word moved to the next segment).
+ * that audio merely reads it differently ("ill disposed" as "ill-disposed", a word moved to the next segment). A word
+ * covers no more than the engine's own check lets it (`longestWordS`): alignment stretches a last word over speech
+ * the model skipped ("spills" over the 8 s of "over into normative arguments made by other …").
  */
 export function lostSpeech(live: TimedWord[], accurate: TimedWord[], heard: TimedWord[]): boolean {
   if (wordCount(accurate) >= wordCount(live)) return false;
   const covered = (at: number) =>
-    heard.some((word) => word.start - COVERED_WITHIN_S <= at && at <= Math.min(word.end, word.start + coveredS(word.text)) + COVERED_WITHIN_S);
+    heard.some((word) => word.start - COVERED_WITHIN_S <= at && at <= Math.min(word.end, word.start + longestWordS(word.text)) + COVERED_WITHIN_S);
   return live.some((word) => wordCount([word]) > 0 && !covered((word.start + word.end) / 2));
 }
 

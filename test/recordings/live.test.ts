@@ -374,6 +374,19 @@ describe('the accurate model catching up at finalization', () => {
     expect(overlayWords([], [word(0, 1, 'x')]).size).toBe(0);
   });
 
+  // Live finalize of the JFK clip stored "can do for for you": the accurate "for" (6.83–7.07 s, middle 6.95) went to
+  // the segment before the live "for" (6.96–7.24 s), which got no word and kept its live text.
+  it('gives a word to the segment whose live text has it when the two readings time it differently', () => {
+    const word = (start: number, end: number, text: string) => ({ start, end, text, prob: 0.9 });
+    const segments = [
+      { seq: 7, start: 6.4, words: [word(6.4, 6.7, 'can'), word(6.7, 6.96, 'do')] },
+      { seq: 8, start: 6.96, words: [word(6.96, 7.24, 'for')] },
+      { seq: 9, start: 7.22, words: [word(7.22, 8.26, 'you,'), word(8.26, 8.6, 'ask')] },
+    ];
+    const overlay = overlayWords(segments, [word(6.25, 6.61, 'can'), word(6.61, 6.83, 'do'), word(6.83, 7.07, 'for'), word(7.07, 7.37, 'you,'), word(7.59, 8.49, 'ask')]);
+    expect([...overlay.entries()].map(([seq, words]) => [seq, words.map((w) => w.text).join(' ')])).toEqual([[7, 'can do'], [8, 'for'], [9, 'you, ask']]);
+  });
+
   it('only improves: a segment whose accurate reading lost speech its live text holds keeps the live text', async () => {
     const live = await createLive({ name: 'Catch-up guard', settings: { spokenLanguage: 'en' } });
     const grant = await startRecording(live.id);

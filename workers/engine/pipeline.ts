@@ -204,7 +204,7 @@ const WORD_REACH_S = 0.25;
  * The most a word is taken to cover: 0.4 s and 80 ms a letter (a slow speaker's "respectable" takes ~1.1 s). DTW
  * stretches a last word over speech the model skipped ("spills" over 8 s); the speech past this is not covered.
  */
-function longestWordS(text: string): number {
+export function longestWordS(text: string): number {
   return 0.4 + 0.08 * text.replace(/[^\p{L}\p{N}]/gu, '').length;
 }
 /** An uncovered stretch is decoded with this much audio around it (context for its first and last words). */
