@@ -197,7 +197,7 @@ function taskFor(options: TranscribeOptions, language: string): DecodeTask {
 }
 
 /** Speech stretches longer than this that no word covers are decoded again (and reported if still uncovered). */
-export const MIN_UNCOVERED_SPEECH_S = 1;
+const MIN_UNCOVERED_SPEECH_S = 1;
 /** A word covers its aligned time and this much on each side: DTW edges move by frames, and speech pads a word. */
 const WORD_REACH_S = 0.25;
 /**
