@@ -139,6 +139,16 @@ describe('no spoken word lost (whisper-base, the accurate model)', () => {
     execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', ...takes.flatMap((take) => ['-i', fixture(take)]), '-filter_complex', filter, '-ar', '16000', '-ac', '1', endsInSpeech]);
   });
 
+  // Voice activity rises after a word's onset, and the first region's 400 ms of padding was halved as if it shared
+  // its silence with a region before it: speech starting at the file's start lost its first word ("He was not …").
+  it('keeps the first word of speech that starts right at the start of the file', async () => {
+    const startsInSpeech = join(scratch, 'starts-in-speech.wav');
+    execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-i', fixture('librivox/sense_and_sensibility_01_austen_64kb-0880.wav'), '-af', 'silenceremove=start_periods=1:start_threshold=-40dB', startsInSpeech]);
+    const result = await engine.transcribeFile(startsInSpeech, { language: 'en' });
+    expect(result.segments[0]!.words[0]!.start).toBeLessThan(0.1);
+    expect(normaliseWords(textOf(result)).slice(0, 3), textOf(result)).toEqual(['he', 'was', 'not']);
+  });
+
   // Beam search ended the file's one window at "cold-" (of "cold-hearted … seven of clubs"): it counted end-of-text
   // candidates ranked below the beam, and five weak early endings stopped the search before the utterance ended.
   it('reads speech that runs to the end of the file, after pauses, to its last word (beam 5)', async () => {

@@ -147,7 +147,10 @@ export async function* speechWindows(source: AsyncIterable<Float32Array>, option
   const maxGap = 10 * SAMPLE_RATE;
   const buffer = new SourceBuffer();
   let pending: SpeechRegion[] = [];
-  let previousEnd = 0; // raw end of the last region already emitted (bounds the next region's padding)
+  // Raw end of the last region already emitted: the silence before the next region is split between the two. The
+  // first region has no neighbour before it and gets its whole padding (Silero rises after a word's onset: halving
+  // it cut "8. The press yard" to "the press yard" in a clip whose speech starts 0.13 s in).
+  let previousEnd = -Infinity;
 
   const build = (regions: SpeechRegion[], nextStart: number, sourceEnd: number): SpeechWindow => {
     const pieces: WindowPiece[] = [];
