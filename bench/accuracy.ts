@@ -1,5 +1,5 @@
 /**
- * Accuracy benchmark on the held-out corpus (test/fixtures/bench/clips.json: 34 clips of public test speech the
+ * Accuracy benchmark on the held-out corpus (test/fixtures/bench/clips.json: 49 clips of public test speech the
  * engine was never tuned on; licences in test/fixtures/README.md). Two parts, both run by
  * `npm run bench -- accuracy` (one export, `benchAccuracy`; each part prints its own table):
  *
@@ -9,7 +9,7 @@
  *  - WER <subset>: corpus word error rate (all substitutions + deletions + insertions over all reference words)
  *    after Whisper's own normaliser (workers/engine/wer.ts: the English one for `en`, the basic one otherwise),
  *    with errors/words. Subsets by the clips' tags: clean en (tag clean, language en; the edge clips too),
- *    degraded (noisy + telephone), multilingual (de, es, fr; each language's WER in brackets), edges (edge-30s +
+ *    degraded (noisy + telephone), multilingual (de, es, fr, it; each language's WER in brackets), edges (edge-30s +
  *    edge-60s: speech across a 30 s window boundary, and a 60 s one), end-200ms (the clip ends at most 200 ms
  *    after the last word), all (every clip).
  *  - lost endings: clips whose hypothesis misses the end of the reference. Definition: the normalised reference
