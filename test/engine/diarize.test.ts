@@ -1,7 +1,7 @@
 /** Classical diarization (workers/engine/diarize.ts), the DER scorer, and the two-speaker fixture's measured DER. */
 import { describe, expect, it } from 'vitest';
 import { diarizationErrorRate, parseRttm } from '../../workers/engine/der.js';
-import { agglomerate, diarize, FRAME_S, N_CEPS, speakerOf, speakerFrames, SpeakerFeatureStream, type GaussianStats, type SpeakerFrames } from '../../workers/engine/diarize.js';
+import { agglomerate, diarize, FRAME_S, N_CEPS, speakerOf, speakerFrames, SpeakerFeatureStream, splitBySpeaker, type GaussianStats, type SpeakerFrames } from '../../workers/engine/diarize.js';
 import { fixture } from '../helpers/fixtures.js';
 import { measureDiarization, TWO_SPEAKERS } from '../helpers/speakers.js';
 
@@ -111,6 +111,28 @@ describe('speakerOf', () => {
   });
   it('lowers the confidence of a segment two speakers share', () => {
     expect(speakerOf(turns, 2, 7)!.confidence).toBeLessThan(0.8);
+  });
+  it('gives a segment across a change of speaker to whoever is heard longest in it, over all their turns', () => {
+    // Speaker 0's one turn is the longest (3 s), but speaker 1 says 2 s + 2.5 s of the segment.
+    const alternating = [{ start: 0, end: 3, speaker: 0, confidence: 1 }, { start: 3.5, end: 5.5, speaker: 1, confidence: 1 }, { start: 6, end: 8.5, speaker: 1, confidence: 1 }];
+    expect(speakerOf(alternating, 0, 10)?.speaker).toBe(1);
+  });
+});
+
+describe('splitBySpeaker', () => {
+  const turns = [
+    { start: 0, end: 4, speaker: 0, confidence: 0.9 },
+    { start: 4.5, end: 9, speaker: 1, confidence: 0.8 },
+  ];
+  const word = (start: number, text: string) => ({ start, end: start + 0.4, text, prob: 0.9 });
+  const segment = (words: ReturnType<typeof word>[]) => ({ start: 0, end: 9, text: words.map((w) => w.text).join(' '), words, confidence: 0.9, language: 'en' });
+  it('splits a segment the model read across a change of speaker into one part per speaker, each labelled', () => {
+    const parts = splitBySpeaker(turns, segment([word(1, 'where'), word(2, 'we'), word(3, 'cold'), word(3.4, '-hearted'), word(5, 'Had'), word(6, 'he'), word(7, 'married.')]));
+    expect(parts.map((p) => [p.speaker, p.text, p.start, p.end])).toEqual([[0, 'where we cold-hearted', 0, 3.8], [1, 'Had he married.', 5, 9]]);
+  });
+  it('keeps one word of another speaker at a turn\'s edge in its segment (alignment jitter)', () => {
+    const parts = splitBySpeaker(turns, segment([word(1, 'go'), word(2, 'forward'), word(3, 'ten'), word(4.3, 'meters.')]));
+    expect(parts.map((p) => [p.speaker, p.text])).toEqual([[0, 'go forward ten meters.']]);
   });
 });
 

@@ -18,6 +18,7 @@
  * Pure and synchronous apart from the audio it is given; index.ts runs it on a file.
  */
 import { HOP_LENGTH, N_FRAMES, N_MELS, N_SAMPLES, rawLogMel, SAMPLE_RATE } from './mel.js';
+import { textOfWords, type Segment, type Word } from './pipeline.js';
 
 /** Cepstral coefficients kept per frame (c1…c19). */
 export const N_CEPS = 19;
@@ -377,9 +378,18 @@ export function diarize(features: SpeakerFrames, regions: TimeRegion[], options:
 
 /** The turn that overlaps [start, end] most (else the nearest one): its speaker and confidence, or null with no turns. */
 export function speakerOf(turns: SpeakerTurn[], start: number, end: number): { speaker: number; confidence: number } | null {
+  // The speaker heard longest under the segment, summed over their turns: a segment that runs across a change of
+  // speaker belongs to whoever says most of it, not to the one longest single turn it touches.
+  const heard = new Map<number, number>();
+  for (const turn of turns) {
+    const overlap = Math.min(end, turn.end) - Math.max(start, turn.start);
+    if (overlap > 0) heard.set(turn.speaker, (heard.get(turn.speaker) ?? 0) + overlap);
+  }
   let best: SpeakerTurn | null = null;
   let bestScore = -Infinity;
+  const mostHeard = [...heard.entries()].reduce<[number, number] | null>((a, b) => (!a || b[1] > a[1] ? b : a), null);
   for (const turn of turns) {
+    if (mostHeard && turn.speaker !== mostHeard[0]) continue;
     const overlap = Math.min(end, turn.end) - Math.max(start, turn.start);
     // Overlap counts; with none, the gap (negative) ranks the nearest.
     if (overlap > bestScore) [best, bestScore] = [turn, overlap];
@@ -387,7 +397,43 @@ export function speakerOf(turns: SpeakerTurn[], start: number, end: number): { s
   if (!best) return null;
   // Several speakers under one segment: the confidence shrinks by the share the chosen one covers.
   const length = Math.max(end - start, 1e-9);
-  const covered = turns.filter((t) => t.speaker === best!.speaker).reduce((s, t) => s + Math.max(0, Math.min(end, t.end) - Math.max(start, t.start)), 0);
-  const share = bestScore > 0 ? Math.min(1, covered / length) : 1;
+  const share = mostHeard ? Math.min(1, mostHeard[1] / length) : 1;
   return { speaker: best.speaker, confidence: Math.round(best.confidence * Math.max(share, 0.5) * 1000) / 1000 };
+}
+
+/** Fewer words than this in a row from another speaker are alignment jitter at a turn's edge, not a turn of its own. */
+const MIN_SPEAKER_RUN = 2;
+
+/**
+ * `segment` labelled with its speakers: split where the speaker changes between its words (the model may read
+ * speech on both sides of a change of speaker as one segment), each part with the speaker of its words' turns.
+ */
+export function splitBySpeaker(turns: SpeakerTurn[], segment: Segment): Segment[] {
+  const runs: { speaker: number; words: Word[] }[] = [];
+  for (const word of segment.words) {
+    const speaker = speakerOf(turns, word.start, word.end)?.speaker ?? -1;
+    const last = runs[runs.length - 1];
+    if (last && last.speaker === speaker) last.words.push(word);
+    else runs.push({ speaker, words: [word] });
+  }
+  // A short run joins the run before it (the first one, the run after it).
+  for (let i = 0; i < runs.length && runs.length > 1; ) {
+    if (runs[i]!.words.length >= MIN_SPEAKER_RUN) i++;
+    else if (i > 0) (runs[i - 1]!.words.push(...runs[i]!.words), runs.splice(i, 1));
+    else (runs[1]!.words.unshift(...runs[0]!.words), runs.splice(0, 1));
+  }
+  for (let i = runs.length - 1; i > 0; i--) if (runs[i]!.speaker === runs[i - 1]!.speaker) (runs[i - 1]!.words.push(...runs[i]!.words), runs.splice(i, 1));
+  // Labelled by where its words are (a segment's own times may run into the silence around them).
+  const labelled = (part: Segment): Segment => {
+    const found = part.words.length ? speakerOf(turns, part.words[0]!.start, part.words[part.words.length - 1]!.end) : speakerOf(turns, part.start, part.end);
+    return found ? { ...part, speaker: found.speaker, speakerConfidence: found.confidence } : part;
+  };
+  if (runs.length <= 1) return [labelled(segment)];
+  return runs.map((run, i) => {
+    const words = run.words;
+    const start = i === 0 ? segment.start : words[0]!.start;
+    const end = i === runs.length - 1 ? segment.end : words[words.length - 1]!.end;
+    const text = textOfWords(words, segment.language);
+    return labelled({ ...segment, start, end, text, words, confidence: words.reduce((sum, w) => sum + w.prob, 0) / words.length });
+  });
 }

@@ -27,7 +27,7 @@ export { concatSamples, decodeFile, decodeFileToPcm, ffmpegPath, probeAudio } fr
 export { SAMPLE_RATE } from './mel.js';
 export type { Progress, Segment, TranscribeOptions, TranscribeResult, WindowInfo, Word } from './pipeline.js';
 export type { StreamOptions, StreamUpdate } from './stream.js';
-export { speakerOf, type SpeakerTurn } from './diarize.js';
+export { speakerOf, splitBySpeaker, type SpeakerTurn } from './diarize.js';
 export type { StreamingTranscriber } from './stream.js';
 export type { TranslateOptions, TranslationResult } from './translate.js';
 

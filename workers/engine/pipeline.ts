@@ -439,12 +439,21 @@ function sortSegments(transcript: WindowTranscript): void {
   });
 }
 
+/**
+ * Words (trimmed, as segments hold them) as text: spaced unless the language is written without spaces, and joined
+ * to the word before where the model wrote one word in pieces ("cold" + "-hearted", "don" + "'t").
+ */
+export function textOfWords(words: readonly Word[], language: string): string {
+  const spaced = !UNSPACED_LANGUAGES.has(language);
+  return words.map((word, i) => (i > 0 && spaced && !/^[-'’.,!?;:)]/.test(word.text) ? ` ${word.text}` : word.text)).join('');
+}
+
 /** `segment` with only the words `keep` marks (null when none): recovered speech without the margins' repeats. */
 function segmentOfWords(segment: Segment, keep: boolean[], language: string): Segment | null {
   const words = segment.words.filter((_, i) => keep[i]);
   if (words.length === 0) return null;
   if (words.length === segment.words.length) return segment;
-  const text = words.map((word) => word.text).join(UNSPACED_LANGUAGES.has(language) ? '' : ' ');
+  const text = textOfWords(words, language);
   return { ...segment, start: words[0].start, end: words[words.length - 1].end, text, words, confidence: words.reduce((sum, w) => sum + w.prob, 0) / words.length };
 }
 

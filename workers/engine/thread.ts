@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineError } from './errors.js';
-import { requestedProvider, speakerOf, SpeechEngine, type EngineOptions, type Segment } from './index.js';
+import { requestedProvider, splitBySpeaker, SpeechEngine, type EngineOptions } from './index.js';
 import { LiveTranscription } from './live.js';
 import type { HostToThread, ThreadFailure, ThreadToHost } from './thread-protocol.js';
 
@@ -38,14 +38,12 @@ async function transcribeFile(engine: SpeechEngine, message: Extract<HostToThrea
   // Speakers are found over the whole file first (also when a resumed job starts later), so the numbering is
   // the same for every segment; the turns are cheap next to decoding (~1 s per minute of audio).
   const turns = speakerLabels ? await engine.diarizeFile(message.path, { signal }) : null;
-  const labelled = (segment: Segment): Segment => {
-    const found = turns && speakerOf(turns, segment.start, segment.end);
-    return found ? { ...segment, speaker: found.speaker, speakerConfidence: found.confidence } : segment;
-  };
   const result = await engine.transcribeFile(message.path, {
     ...options,
     signal,
-    onSegment: (segment, progress) => post({ type: 'segment', id: message.id, segment: labelled(segment), progress }),
+    onSegment: (segment, progress) => {
+      for (const part of turns ? splitBySpeaker(turns, segment) : [segment]) post({ type: 'segment', id: message.id, segment: part, progress });
+    },
   });
   const { language, durationS, processingS, segments, uncoveredSpeechS, uncoveredSpeech, redecodedGaps } = result;
   post({
