@@ -37,7 +37,7 @@ import { recordingView, type RecordingView } from './service.js';
 import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
 import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
 import { parseVoicePins } from '../core/voice-pins.js';
-import { longestWordS } from '../../workers/engine/pipeline.js';
+import { longestWordS, wordKey } from '../../workers/engine/pipeline.js';
 import type { ListenerLanguages } from '../listeners/languages.js';
 import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
 
@@ -168,8 +168,6 @@ export interface TimedWord { start: number; end: number; text: string; prob: num
  */
 export type CatchUp = (masterPath: string, language: string | null, options: { speakerLabels: boolean }) => Promise<{ words: TimedWord[]; language: string | null; speakers?: SpeakerTurnOnMaster[] }>;
 
-/** A word's letters and digits, lower case: what two readings of one word share. */
-const letters = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
 
 /** How far (seconds, middle to middle) a word of the accurate reading may be from the live word it is taken to repeat. */
 const SAME_WORD_WITHIN_S = 1;
@@ -187,8 +185,8 @@ export function overlayWords<S extends { seq: number; start: number; words?: unk
   const ordered = [...segments].sort((a, b) => a.start - b.start || a.seq - b.seq);
   const liveWords = ordered.flatMap((segment, at) =>
     (Array.isArray(segment.words) ? (segment.words as TimedWord[]) : [])
-      .filter((word) => letters(word.text) !== '')
-      .map((word) => ({ at, key: letters(word.text), middle: (word.start + word.end) / 2 })),
+      .filter((word) => wordKey(word.text) !== '')
+      .map((word) => ({ at, key: wordKey(word.text), middle: (word.start + word.end) / 2 })),
   );
   const bySeq = new Map<number, TimedWord[]>();
   let byTime = 0;
@@ -198,7 +196,7 @@ export function overlayWords<S extends { seq: number; start: number; words?: unk
     const middle = (word.start + word.end) / 2;
     while (byTime + 1 < ordered.length && middle >= ordered[byTime + 1]!.start) byTime++;
     if (!ordered[byTime]) break;
-    const key = letters(word.text);
+    const key = wordKey(word.text);
     // Live words too early for this word are too early for every later one (the words come in time order).
     while (nextLive < liveWords.length && liveWords[nextLive]!.middle < middle - SAME_WORD_WITHIN_S) nextLive++;
     let same = -1;
@@ -220,7 +218,7 @@ export function overlayWords<S extends { seq: number; start: number; words?: unk
 /** A live word this far from every word of the accurate reading lies in audio that reading did not cover. */
 const COVERED_WITHIN_S = 0.3;
 
-const wordCount = (words: { text: string }[]) => words.filter((word) => letters(word.text) !== '').length;
+const wordCount = (words: { text: string }[]) => words.filter((word) => wordKey(word.text) !== '').length;
 
 /**
  * Whether the accurate reading of a live segment (`accurate`: its words laid over it) lost speech the live text holds:

@@ -200,6 +200,11 @@ function taskFor(options: TranscribeOptions, language: string): DecodeTask {
 const MIN_UNCOVERED_SPEECH_S = 1;
 /** A word covers its aligned time and this much on each side: DTW edges move by frames, and speech pads a word. */
 const WORD_REACH_S = 0.25;
+/** A word as two readings of it share it: lower case, its letters, digits and apostrophes ("Ask," and "ask"). */
+export function wordKey(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
+}
+
 /**
  * The most a word is taken to cover: 0.4 s and 80 ms a letter (a slow speaker's "respectable" takes ~1.1 s). DTW
  * stretches a last word over speech the model skipped ("spills" over 8 s); the speech past this is not covered.
@@ -645,8 +650,7 @@ const REPEAT_GAP_S = 0.3;
 function withoutRepeatedWord(previous: Segment | undefined, segment: Segment, language: string): Segment | null {
   const last = previous?.words[previous.words.length - 1];
   const first = segment.words[0];
-  const bare = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
-  if (!last || !first || bare(last.text) !== bare(first.text) || !bare(first.text) || first.start - last.end > REPEAT_GAP_S) return segment;
+  if (!last || !first || wordKey(last.text) !== wordKey(first.text) || !wordKey(first.text) || first.start - last.end > REPEAT_GAP_S) return segment;
   return segmentOfWords(segment, segment.words.map((_, i) => i > 0), language);
 }
 

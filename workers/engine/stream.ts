@@ -15,7 +15,7 @@ import { alignWords } from './alignment.js';
 import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder } from './decoding.js';
 import { concatSamples } from './audio.js';
 import { HOP_LENGTH, LiveLogMel, logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './mel.js';
-import type { PipelineModel, Segment, Word } from './pipeline.js';
+import { wordKey, type PipelineModel, type Segment, type Word } from './pipeline.js';
 import { DEFAULT_VAD_OPTIONS, VAD_CHUNK, type VadStream } from './vad.js';
 
 export interface StreamOptions {
@@ -81,7 +81,6 @@ export function contextFrames(samples: number): number {
   return Math.min(N_FRAMES, seconds * 100);
 }
 
-const normalise = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, '');
 
 export class StreamingTranscriber {
   private buffer: Float32Array = new Float32Array(0);
@@ -207,7 +206,7 @@ export class StreamingTranscriber {
     while (
       agreed < fresh.length &&
       agreed < this.previousHypothesis.length &&
-      normalise(fresh[agreed].text) === normalise(this.previousHypothesis[agreed].text) &&
+      wordKey(fresh[agreed].text) === wordKey(this.previousHypothesis[agreed].text) &&
       // A word at the very end of the audio may be cut mid-way ("son" of "sonny", "his..."): it waits for
       // the audio after it, so the prefix it becomes is whole.
       (speechStopped || fresh[agreed].end <= this.audioS - COMMIT_MARGIN_S)
@@ -348,7 +347,7 @@ export class StreamingTranscriber {
         const last = kept[kept.length - 1];
         const next = words[i + run];
         if (run < SQUEEZED_RUN) kept.push(...words.slice(i, i + run));
-        else if (last && next && normalise(next.text) === normalise(last.text)) {
+        else if (last && next && wordKey(next.text) === wordKey(last.text)) {
           // A loop's last word: the end of the word it repeats, not a word said again.
           kept[kept.length - 1] = { ...last, end: next.end };
           run++;
@@ -358,9 +357,9 @@ export class StreamingTranscriber {
     }
     for (let i = kept.length - 1; i >= 0; i--) if (committedAudio(kept[i]) || this.inSilence(kept[i])) kept.splice(i, 1);
     if (this.lastCommittedEndS <= this.takeStartS) return kept;
-    const tail = this.committedWords.slice(-5).map((w) => normalise(w.text));
+    const tail = this.committedWords.slice(-5).map((w) => wordKey(w.text));
     for (let n = Math.min(5, tail.length, kept.length); n >= 1; n--) {
-      if (kept.slice(0, n).map((w) => normalise(w.text)).join(' ') === tail.slice(-n).join(' ')) return kept.slice(n);
+      if (kept.slice(0, n).map((w) => wordKey(w.text)).join(' ') === tail.slice(-n).join(' ')) return kept.slice(n);
     }
     return kept;
   }

@@ -4,7 +4,7 @@
  * ArrayBuffer (no copy). Every task has an id of the host's choosing; messages about one task keep their order.
  */
 import type { LatencyMode, LiveSettings, LiveTuning, LiveUpdate } from './live.js';
-import type { Progress, Segment } from './pipeline.js';
+import type { Progress, Segment, UncoveredSpeech } from './pipeline.js';
 import type { TranslationResult } from './translate.js';
 
 export interface FileTaskOptions {
@@ -27,7 +27,7 @@ export interface FileTranscriptionResult {
   beamSize: number;
   /** Speech no word covers after the engine decoded it again (pipeline.ts TranscribeResult), seconds and where. */
   uncoveredSpeechS: number;
-  uncoveredSpeech: { start: number; end: number; speechS: number }[];
+  uncoveredSpeech: UncoveredSpeech[];
   redecodedGaps: number;
 }
 
