@@ -29,6 +29,7 @@ import { streamFile, type RealtimeConnection } from '../src/realtime/client.js';
 import { fixture } from '../test/helpers/fixtures.js';
 import { probeAudio } from '../workers/engine/audio.js';
 import { withBenchServices, type BenchServices } from './helpers/services.js';
+import { restClient } from './helpers/live-recording.js';
 import { latencyProbe, percentile } from './realtime.js';
 
 export interface LiveBenchOptions {
@@ -71,24 +72,11 @@ async function cpuSeconds(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function api(services: BenchServices) {
-  return async <T>(method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${services.base}${pathname}`, {
-      method,
-      headers: { ...services.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${pathname} answered ${response.status}: ${text}`);
-    return JSON.parse(text) as T;
-  };
-}
-
 /** One live recording from creation to finalized, streaming `durationS` of `file` in real time. */
 async function runRecording(services: BenchServices, name: string, file: string, durationS: number, finalizeTimeoutS: number) {
-  const call = api(services);
-  const live = await call<{ id: string }>('POST', '/v1/transcriptions/live', { name, settings: { spokenLanguage: 'en' } });
-  const grant = await call<Grant>('POST', `/v1/transcriptions/${live.id}/recordings`, {});
+  const rest = restClient(services);
+  const live = await rest.post<{ id: string }>('/v1/transcriptions/live', { name, settings: { spokenLanguage: 'en' } });
+  const grant = await rest.post<Grant>(`/v1/transcriptions/${live.id}/recordings`, {});
   const id = grant.recording.id;
   const probe = latencyProbe();
   let stopAt = 0;
@@ -98,9 +86,9 @@ async function runRecording(services: BenchServices, name: string, file: string,
   // that stop does not end is closed after a minute, and the recording reports it.
   const end = async (connection: RealtimeConnection) => {
     try {
-      await call('POST', `/v1/recordings/${id}/pause`, {});
+      await rest.post(`/v1/recordings/${id}/pause`, {});
       stopAt = performance.now();
-      await call('POST', `/v1/recordings/${id}/stop`, {});
+      await rest.post(`/v1/recordings/${id}/stop`, {});
       setTimeout(() => connection.close(), 60_000).unref();
     } catch (error) {
       endError = error;
@@ -121,12 +109,12 @@ async function runRecording(services: BenchServices, name: string, file: string,
   if (endError) throw endError;
   const deadline = performance.now() + finalizeTimeoutS * 1000;
   let state = '';
-  while ((state = (await call<{ state: string }>('GET', `/v1/recordings/${id}`)).state) !== 'finalized') {
+  while ((state = (await rest.get<{ state: string }>(`/v1/recordings/${id}`)).state) !== 'finalized') {
     if (performance.now() > deadline) throw new Error(`recording ${id} stayed ${state} for ${finalizeTimeoutS} s after stop`);
     await sleep(100);
   }
   const finalizeS = (performance.now() - stopAt) / 1000;
-  const transcript = await call<{ segments: { seq: number }[] }>('GET', `/v1/recordings/${id}/transcript`);
+  const transcript = await rest.get<{ segments: { seq: number }[] }>(`/v1/recordings/${id}/transcript`);
   const stored = transcript.segments.map((segment) => segment.seq);
   const seen = result.commits.map((segment) => segment.seq);
   const problems = [
