@@ -16,11 +16,31 @@
  *
  * A graph that does not have this shape is refused with an error; the caller then keeps the export as it is.
  */
-import { messageField, nodesOf, ONNX, readGraph, readMessage, rewire, stringField, strings, valueName, withGraph, type GraphNode, type WireField } from './onnx-wire.js';
+import { messageField, nodesOf, ONNX, readGraph, readMessage, rewire, stringField, strings, valueName, varints, withGraph, type GraphNode, type WireField } from './onnx-wire.js';
 
 const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE } = ONNX;
 const ENCODER_KV = /^present\.(\d+)\.encoder\.(key|value)$/;
 const RENAMED = '/speechgate_cross';
+const ENCODER_STATES = 'encoder_hidden_states';
+
+/** The value of a Constant node holding one int64 (a scalar or [1]), else undefined. */
+function int64Scalar(node: GraphNode): bigint | undefined {
+  if (node.opType !== 'Constant') return undefined;
+  for (const field of readMessage(node.field.value)) {
+    if (field.field !== NODE.attribute) continue;
+    const value = readMessage(field.value).find((a) => a.field === ATTRIBUTE.tensor);
+    if (!value) continue;
+    const tensor = readMessage(value.value);
+    const dims = tensor.filter((f) => f.field === ONNX.tensor.dims).flatMap(varints);
+    const type = tensor.find((f) => f.field === ONNX.tensor.dataType);
+    if (dims.some((d) => d !== 1) || !type || varints(type)[0] !== 7) return undefined;
+    const raw = tensor.find((f) => f.field === ONNX.tensor.rawData);
+    if (raw?.value.length === 8) return Buffer.from(raw.value).readBigInt64LE(0);
+    const packed = tensor.find((f) => f.field === ONNX.tensor.int64Data);
+    return packed ? BigInt(varints(packed)[0]) : undefined;
+  }
+  return undefined;
+}
 
 /** A copy of `node` with every name `rename` maps renamed, its own name marked (attributes as they were). */
 function cloned(node: GraphNode, rename: (name: string) => string): WireField {
@@ -56,13 +76,28 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   const producerIndex = new Map<string, number>();
   firstNodes.forEach((node, index) => node.outputs.forEach((output) => producerIndex.set(output, index)));
   const sliced = new Set<number>();
+  // The keys' reshape reads the batch size off the decoder's hidden state (Gather(Shape(hidden), 0)): followed back,
+  // that would copy the whole first call into every step. The encoder states have the same batch size, so such a
+  // Shape reads them instead and the slice stops there.
+  const batchShapes = new Set<number>();
+  const readers = (name: string) => firstNodes.filter((n) => n.inputs.includes(name));
+  const readsBatchOnly = (shape: GraphNode) =>
+    readers(shape.outputs[0]).every((reader) => {
+      const index = reader.opType === 'Gather' ? producerIndex.get(reader.inputs[1]) : undefined;
+      return index !== undefined && int64Scalar(firstNodes[index]) === 0n;
+    });
   const wanted = first.graph.filter((f) => f.field === GRAPH.output).map(valueName).filter((name) => ENCODER_KV.test(name));
   const stack = [...wanted];
   while (stack.length > 0) {
     const index = producerIndex.get(stack.pop()!);
     if (index === undefined || sliced.has(index)) continue;
     sliced.add(index);
-    stack.push(...firstNodes[index].inputs.filter(Boolean));
+    const node = firstNodes[index];
+    if (node.opType === 'Shape' && node.inputs[0] !== ENCODER_STATES && readsBatchOnly(node)) {
+      batchShapes.add(index);
+      continue;
+    }
+    stack.push(...node.inputs.filter(Boolean));
   }
   if (wanted.length !== pastInputs.length) throw new Error(`${wanted.length} encoder key/value outputs for ${pastInputs.length} past inputs`);
   if (firstNodes.some((node, index) => sliced.has(index) && node.inputs.some((i) => i.startsWith('past_key_values.')))) {
@@ -70,7 +105,10 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   }
   const inBranch = new Set([...sliced].flatMap((index) => firstNodes[index].outputs));
   const rename = (name: string) => (inBranch.has(name) ? `${name}${RENAMED}` : name);
-  const clones = firstNodes.flatMap((node, index) => (sliced.has(index) ? [cloned(node, rename)] : []));
+  const clones = firstNodes.flatMap((node, index) => {
+    if (!sliced.has(index)) return [];
+    return [cloned(batchShapes.has(index) ? { ...node, inputs: [ENCODER_STATES] } : node, rename)];
+  });
 
   // The cached branch reads the computed values where it read the inputs.
   const computedFor = new Map(wanted.map((name) => [name.replace('present.', 'past_key_values.'), rename(name)]));

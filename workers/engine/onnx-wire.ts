@@ -107,8 +107,8 @@ export const ONNX = {
   modelGraph: 7,
   graph: { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 },
   node: { input: 1, output: 2, name: 3, opType: 4, attribute: 5 },
-  attribute: { name: 1, graph: 6, graphs: 11 },
-  tensor: { dims: 1, dataType: 2, floatData: 4, int32Data: 5, name: 8, rawData: 9, externalData: 13 },
+  attribute: { name: 1, tensor: 5, graph: 6, graphs: 11 },
+  tensor: { dims: 1, dataType: 2, floatData: 4, int32Data: 5, int64Data: 7, name: 8, rawData: 9, externalData: 13 },
   valueInfo: { name: 1, type: 2 },
 } as const;
 
