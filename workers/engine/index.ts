@@ -68,6 +68,11 @@ export interface EngineOptions {
   floatProducts?: FloatProducts;
   /** VAD windows per encoder call; default ENGINE_BATCH env, else 1. */
   batchSize?: number;
+  /**
+   * The most decoder rows one step takes across concurrent decodes (model.ts RuntimeOptions.stepRows: GPU graphs
+   * only); default ENGINE_STEP_ROWS env, else 256; 0 steps each decode alone.
+   */
+  stepRows?: number;
 }
 
 function normaliseModelName(name: string): string {
@@ -145,6 +150,7 @@ export class SpeechEngine implements PipelineModel {
       decoderThreads: options.decoderThreads ?? envNumber('ENGINE_DECODER_THREADS'),
       gpuGraphs: options.gpuGraphs,
       floatProducts: options.floatProducts ?? envFloatProducts(),
+      stepRows: options.stepRows ?? envNumber('ENGINE_STEP_ROWS'),
     };
     const batchSize = Math.max(1, options.batchSize ?? envNumber('ENGINE_BATCH') ?? 1);
     const speakerModels = { modelsDir: options.modelsDir ?? process.env.MODELS_DIR, threads: runtime.intraOpThreads };

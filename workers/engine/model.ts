@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from './decoder-graph.js';
 import { crossKeysPerStep } from './decoder-cross-kv.js';
+import { CROSS_BIAS, POSITIONS, rowMasks, SELF_BIAS } from './decoder-masks.js';
 import { dequantizedGraph } from './dequantize.js';
 import { blockedAttention } from './encoder-attention.js';
 import { variableLengthEncoder } from './encoder-context.js';
 import { N_FRAMES, N_MELS } from './mel.js';
+import { StepBatcher, type BatchedStep, type BatchedStepOutput } from './step-batcher.js';
 
 export interface ModelConfig {
   dModel: number;
@@ -43,7 +45,16 @@ export interface RuntimeOptions {
   gpuGraphs?: boolean;
   /** Which products of an 8-bit export run float on the CPU (FloatProducts); default `defaultFloatProducts`. */
   floatProducts?: FloatProducts;
+  /**
+   * The most decoder rows one batched step takes across the decodes of this model (step-batcher.ts: the steps of
+   * every session and window ready at the same moment run as one call). Default DEFAULT_STEP_ROWS with the graphs a
+   * GPU runs; 0 steps each decode alone. The CPU's graphs step each decode alone whatever this says: they take the
+   * cross-attention keys and values from the host, which batching would copy together at every step.
+   */
+  stepRows?: number;
 }
+
+export const DEFAULT_STEP_ROWS = 256;
 
 /**
  * The products of an 8-bit export that run float on the CPU (dequantize.ts: the same 8-bit weights, the
@@ -68,7 +79,10 @@ export function defaultFloatProducts(config: Pick<ModelConfig, 'dModel'>): Float
 
 /** Per-layer decoder self-attention cache plus the encoder (cross-attention) keys/values. */
 export interface KvCache {
-  /** present.{i}.decoder.key / .value, [batch, heads, pastLength, headDim] */
+  /**
+   * present.{i}.decoder.key / .value, [batch, heads, pastLength, headDim]; a batched step's output holds other
+   * decodes' rows too (`rows`, `offset`).
+   */
   decoder: ort.Tensor[];
   /**
    * present.{i}.encoder.key / .value from the first call, [batch, heads, encoder frames (1500 for 30 s), headDim];
@@ -77,6 +91,10 @@ export interface KvCache {
    */
   encoder: ort.Tensor[];
   pastLength: number;
+  /** Which rows of `decoder` are this cache's, when it is a view of a batched step (step-batcher.ts). */
+  rows?: number[];
+  /** Where this cache's entries start along `decoder`'s length axis, when it is a view padded in front. */
+  offset?: number;
 }
 
 export interface DecoderOutput {
@@ -168,12 +186,21 @@ function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat): { grap
  * also computing the cross-attention keys and values at every step (decoder-cross-kv.ts) instead of taking them
  * back from the host.
  */
-function loadDecoderGraph(file: string, gpu: boolean, float: GraphFloat): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean } {
+function loadDecoderGraph(
+  file: string,
+  gpu: boolean,
+  float: GraphFloat,
+  batchSteps: boolean,
+): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean; rowMasks: boolean } {
   const hoisted = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again (slower)');
   const graph = floatProducts(file, hoisted.graph, float, gpu);
-  if (!gpu) return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false };
-  const cross = tryRewrite(file, graph, crossKeysPerStep, 'each step copies the cross-attention keys and values in from the host');
-  return { graph: cross.graph, hoisted: hoisted.rewritten, crossKeysPerStep: cross.rewritten };
+  if (!gpu) return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false };
+  // Row masks first: the per-step rewrite then copies first-call nodes into the cached branch, which the masks
+  // must not touch. Batched steps need both (each row brings its own encoder states).
+  const masked = batchSteps ? tryRewrite(file, graph, rowMasks, 'each decode steps alone') : { graph, rewritten: false };
+  const cross = tryRewrite(file, masked.graph, crossKeysPerStep, 'each step copies the cross-attention keys and values in from the host');
+  if (!cross.rewritten && masked.rewritten) return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false };
+  return { graph: cross.graph, hoisted: hoisted.rewritten, crossKeysPerStep: cross.rewritten, rowMasks: masked.rewritten };
 }
 
 export class WhisperOnnx {
@@ -190,7 +217,14 @@ export class WhisperOnnx {
     private readonly crossKeysPerStep = false,
     /** Which products were asked to run float ('all' on a GPU; an export without 8-bit products has only float ones). */
     readonly floatProducts: FloatProducts = 'none',
-  ) {}
+    /** The most rows a batched step takes; 0 when the decoder has no row masks (each decode steps alone). */
+    stepRows = 0,
+  ) {
+    this.steps = stepRows > 0 ? new StepBatcher((step) => this.runStep(step), { heads: config.decoderHeads, headDim: config.headDim, dModel: config.dModel }, stepRows) : null;
+  }
+
+  /** Batches the cached steps of concurrent decodes (null: each decode steps alone). */
+  readonly steps: StepBatcher | null;
 
   static async load(modelDir: string, runtime: RuntimeOptions = {}): Promise<WhisperOnnx> {
     const raw = JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')) as Record<string, number>;
@@ -223,7 +257,8 @@ export class WhisperOnnx {
     if (!FLOAT_PRODUCTS.includes(float)) throw new Error(`float products '${float}': one of ${FLOAT_PRODUCTS.join(', ')}`);
     const encoderFloat: GraphFloat = float === 'gelu' ? 'gelu' : float === 'none' ? 'none' : 'all';
     const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model', gpu), gpu, encoderFloat);
-    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu, float === 'all' ? 'all' : 'none');
+    const stepRows = Math.max(0, Math.floor(runtime.stepRows ?? DEFAULT_STEP_ROWS));
+    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu, float === 'all' ? 'all' : 'none', stepRows > 0);
     // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
     // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
     // planned for the whole run where the arena alone holds what one layer needs. The decoder's buffers are
@@ -242,7 +277,17 @@ export class WhisperOnnx {
       await Promise.all([encoder, decoder].map((s) => (s.status === 'fulfilled' ? s.value.release() : undefined)));
       throw encoder.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason;
     }
-    return new WhisperOnnx(config, encoder.value, decoder.value, provider, encoderGraph.variableLength, decoderGraph.hoisted, decoderGraph.crossKeysPerStep, gpu ? 'all' : float);
+    return new WhisperOnnx(
+      config,
+      encoder.value,
+      decoder.value,
+      provider,
+      encoderGraph.variableLength,
+      decoderGraph.hoisted,
+      decoderGraph.crossKeysPerStep,
+      gpu ? 'all' : float,
+      decoderGraph.rowMasks ? stepRows : 0,
+    );
   }
 
   /**
@@ -300,6 +345,14 @@ export class WhisperOnnx {
     const { decoderLayers, decoderHeads, headDim } = this.config;
     const batch = tokens.length;
     const seq = tokens[0].length;
+    // A cached step of one token per row waits for the other decodes ready now and runs with them.
+    if (this.steps && cache && seq === 1 && keepCache && !options.allLogits && !options.crossAttentionLayers?.length) {
+      return this.steps.step(
+        tokens.map((row) => row[0]),
+        cache,
+      );
+    }
+    if (cache?.rows || cache?.offset) throw new Error('a view of a batched step’s cache can only step with the batcher');
     const ids = new BigInt64Array(batch * seq);
     tokens.forEach((row, b) => row.forEach((id, s) => (ids[b * seq + s] = BigInt(id))));
     // A decoder computing the cross-attention keys and values per step reads each row's encoder states instead.
@@ -312,6 +365,13 @@ export class WhisperOnnx {
     // Logits of the last position only, unless all are asked for. Two rows, not one: onnxruntime's CPU MatMul
     // takes another kernel for a single row, whose sums differ in the last bits from the rows of a longer call.
     if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(BigInt(options.allLogits ? 0 : Math.max(0, seq - 2))), [1]);
+    if (this.steps) {
+      // Every row as long as the cache: positions follow it, nothing is masked (the first call's branch reads neither).
+      const past = cache?.pastLength ?? 0;
+      feeds[POSITIONS] = new ort.Tensor('int64', BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt(past + (i % seq))), [batch, seq]);
+      feeds[SELF_BIAS] = new ort.Tensor('float32', new Float32Array(1), [1, 1, 1]);
+      feeds[CROSS_BIAS] = new ort.Tensor('float32', new Float32Array(1), [1, 1, 1]);
+    }
     const empty = new ort.Tensor('float32', new Float32Array(0), [batch, decoderHeads, 0, headDim]);
     for (let layer = 0; layer < decoderLayers; layer++) {
       feeds[`past_key_values.${layer}.decoder.key`] = cache ? cache.decoder[layer * 2] : empty;
@@ -349,6 +409,30 @@ export class WhisperOnnx {
     return result;
   }
 
+  /** One batched step (step-batcher.ts) through the masked decoder's cached branch. */
+  private async runStep(step: BatchedStep): Promise<BatchedStepOutput> {
+    const { decoderLayers } = this.config;
+    const rows = step.tokens.length;
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor('int64', step.tokens, [rows, 1]),
+      encoder_hidden_states: step.encoder,
+      use_cache_branch: new ort.Tensor('bool', new Uint8Array([1]), [1]),
+      [POSITIONS]: step.positions,
+      [SELF_BIAS]: step.selfBias,
+      [CROSS_BIAS]: step.crossBias,
+    };
+    if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(0n), [1]);
+    const fetches = ['logits'];
+    for (let layer = 0; layer < decoderLayers; layer++) {
+      feeds[`past_key_values.${layer}.decoder.key`] = step.past[layer * 2];
+      feeds[`past_key_values.${layer}.decoder.value`] = step.past[layer * 2 + 1];
+      fetches.push(`present.${layer}.decoder.key`, `present.${layer}.decoder.value`);
+    }
+    const out = await this.decoder.run(feeds, fetches);
+    const present = fetches.slice(1).map((name) => out[name]);
+    return { logits: out.logits.data as Float32Array, present };
+  }
+
   /**
    * Keeps cache rows in `rows` order: beam search gives each surviving hypothesis its parent's cache;
    * batched decoding drops the rows of windows that are done. `sameAudio` says every row decodes the same
@@ -365,6 +449,11 @@ export class WhisperOnnx {
       return new ort.Tensor('float32', data, [rows.length, ...rest]);
     };
     const keepEncoder = sameAudio && cache.encoder.length > 0 && cache.encoder[0].dims[0] === rows.length;
+    // A view of a batched step's cache picks its rows by number: nothing is copied until the batcher needs it.
+    if (cache.rows) {
+      const encoder = keepEncoder ? cache.encoder : cache.encoder.map(sameAudio ? (t) => WhisperOnnx.repeatRow(t, rows.length) : pick);
+      return { decoder: cache.decoder, encoder, pastLength: cache.pastLength, rows: rows.map((row) => cache.rows![row]), offset: cache.offset };
+    }
     return {
       decoder: cache.decoder.map(pick),
       encoder: keepEncoder ? cache.encoder : cache.encoder.map(sameAudio ? (t) => WhisperOnnx.repeatRow(t, rows.length) : pick),
