@@ -6,6 +6,7 @@
  * starts. The same pass gives each token's probability, which becomes the word's `prob`.
  */
 import type * as ort from 'onnxruntime-node';
+import { logSumExp } from './decoding.js';
 import type { WhisperOnnx } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
 
@@ -71,13 +72,19 @@ function medianFilterRows(matrix: Float32Array, rows: number, cols: number, widt
   for (let r = 0; r < rows; r++) {
     row.set(matrix.subarray(r * cols, (r + 1) * cols));
     for (let c = 0; c < cols; c++) {
+      // Insertion sort: a handful of values, where a typed array's sort() costs a call into the runtime each time.
       for (let k = -half; k <= half; k++) {
         let index = c + k;
         if (index < 0) index = -index;
         else if (index >= cols) index = 2 * (cols - 1) - index;
-        window[k + half] = row[index];
+        const value = row[index];
+        let at = k + half;
+        while (at > 0 && window[at - 1] > value) {
+          window[at] = window[at - 1];
+          at--;
+        }
+        window[at] = value;
       }
-      window.sort();
       matrix[r * cols + c] = window[half];
     }
   }
@@ -158,8 +165,15 @@ export async function alignWords(
   textTokens: number[],
   numFrames: number,
   language: string,
+  /**
+   * The first text token whose probability the caller reads (a live pass reads only the words after its forced
+   * prefix): the logits of earlier positions are neither computed nor copied out, and a word wholly before it gets
+   * `prob` 0.
+   */
+  probabilitiesFrom = 0,
 ): Promise<AlignedWord[]> {
   if (textTokens.length === 0) return [];
+  const probsFrom = Math.min(Math.max(0, probabilitiesFrom), textTokens.length - 1);
   const { endOfText, noTimestamps } = tokenizer.special;
   const tokens = [...sotSequence, noTimestamps, ...textTokens, endOfText];
   const heads = tokenizer.alignmentHeads.length
@@ -169,18 +183,15 @@ export async function alignWords(
         .filter((l) => l >= model.config.decoderLayers / 2)
         .flatMap((l) => Array.from({ length: model.config.decoderHeads }, (_, h): [number, number] => [l, h]));
   const layers = [...new Set(heads.map(([layer]) => layer))];
-  const out = await model.decode([tokens], encoderHidden, null, { crossAttentionLayers: layers, allLogits: true, keepCache: false });
+  const logitsFrom = sotSequence.length + probsFrom;
+  const out = await model.decode([tokens], encoderHidden, null, { crossAttentionLayers: layers, allLogits: true, logitsFrom, keepCache: false });
 
-  // Token probabilities among text tokens, at the positions that predicted each text token.
-  const vocab = out.allLogits!.length / tokens.length;
-  const probs: number[] = [];
-  for (let i = 0; i < textTokens.length; i++) {
-    const row = out.allLogits!.subarray((sotSequence.length + i) * vocab, (sotSequence.length + i) * vocab + endOfText);
-    let max = -Infinity;
-    for (let k = 0; k < row.length; k++) if (row[k] > max) max = row[k];
-    let sum = 0;
-    for (let k = 0; k < row.length; k++) sum += Math.exp(row[k] - max);
-    probs.push(Math.exp(row[textTokens[i]] - max) / sum);
+  // Token probabilities among text tokens, at the positions that predicted each text token (NaN before probsFrom).
+  const vocab = out.allLogits!.length / (tokens.length - logitsFrom);
+  const probs: number[] = new Array<number>(probsFrom).fill(NaN);
+  for (let i = probsFrom; i < textTokens.length; i++) {
+    const row = out.allLogits!.subarray((i - probsFrom) * vocab, (i - probsFrom) * vocab + endOfText);
+    probs.push(Math.exp(row[textTokens[i]] - logSumExp(row)));
   }
 
   // Rows from <|notimestamps|> through the last text token; columns = encoder frames with real audio.
@@ -226,7 +237,7 @@ export async function alignWords(
   let boundary = 0;
   for (const word of words.slice(0, -1)) {
     const next = boundary + word.tokens.length;
-    const wordProbs = probs.slice(boundary, next);
+    const wordProbs = probs.slice(boundary, next).filter((p) => !Number.isNaN(p));
     aligned.push({
       text: word.text,
       tokens: word.tokens,

@@ -78,12 +78,28 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-function logSoftmaxInPlace(row: Float32Array): void {
+/**
+ * Terms this far below the largest are left out of a log-sum-exp: a whole vocabulary of them (50k × e^-30 ≈ 5e-9)
+ * changes the sum by less than float32 can tell, and the exp of every term was what these loops cost.
+ */
+const NEGLIGIBLE_LOG = 30;
+
+/** log Σ exp(row[i]) for i in [from, to) (-Infinity when every term is). */
+export function logSumExp(row: Float32Array, from = 0, to = row.length): number {
   let max = -Infinity;
-  for (let i = 0; i < row.length; i++) if (row[i] > max) max = row[i];
+  for (let i = from; i < to; i++) if (row[i] > max) max = row[i];
+  if (max === -Infinity) return -Infinity;
+  const floor = max - NEGLIGIBLE_LOG;
   let sum = 0;
-  for (let i = 0; i < row.length; i++) sum += Math.exp(row[i] - max);
-  const logSum = max + Math.log(sum);
+  for (let i = from; i < to; i++) {
+    const value = row[i];
+    if (value > floor) sum += Math.exp(value - max);
+  }
+  return max + Math.log(sum);
+}
+
+function logSoftmaxInPlace(row: Float32Array): void {
+  const logSum = logSumExp(row);
   for (let i = 0; i < row.length; i++) row[i] -= logSum;
 }
 
@@ -102,13 +118,13 @@ export class WindowDecoder {
 
   /**
    * Decoder output after `tokens` (a first call), shared by every caller asking for the same prefix;
-   * `allLogits` keeps every position's logits too.
+   * `logitsFrom` keeps the logits of every position from there on too (`allLogits`).
    */
-  prefix(tokens: number[], allLogits = false): Promise<DecoderOutput> {
-    const key = `${tokens.join(',')}${allLogits ? '+all' : ''}`;
+  prefix(tokens: number[], logitsFrom?: number): Promise<DecoderOutput> {
+    const key = `${tokens.join(',')}${logitsFrom !== undefined ? `+from${logitsFrom}` : ''}`;
     let result = this.prefixes.get(key);
     if (!result) {
-      result = this.model.decode([tokens], this.encoderHidden, null, { allLogits });
+      result = this.model.decode([tokens], this.encoderHidden, null, { allLogits: logitsFrom !== undefined, logitsFrom });
       this.prefixes.set(key, result);
     }
     return result;
@@ -164,12 +180,7 @@ class LogitRules {
     if (sampled.length === 0) for (const id of this.tokenizer.beginSuppressTokens) logits[id] = -Infinity;
     if (this.withoutTimestamps) {
       logits.fill(-Infinity, timestampBegin);
-      let max = -Infinity;
-      for (let i = 0; i < timestampBegin; i++) if (logits[i] > max) max = logits[i];
-      if (max === -Infinity) return -Infinity;
-      let sum = 0;
-      for (let i = 0; i < timestampBegin; i++) if (logits[i] !== -Infinity) sum += Math.exp(logits[i] - max);
-      return max + Math.log(sum);
+      return logSumExp(logits, 0, timestampBegin);
     }
 
     // Timestamps come in pairs (end of one segment, start of the next) and never go back in time.
@@ -200,16 +211,16 @@ class LogitRules {
     let max = -Infinity;
     for (let i = 0; i < vocab; i++) if (logits[i] > max) max = logits[i];
     if (max === -Infinity) return -Infinity;
+    const floor = max - NEGLIGIBLE_LOG;
     let textSum = 0;
     let maxText = -Infinity;
     for (let i = 0; i < timestampBegin; i++) {
       const value = logits[i];
-      if (value === -Infinity) continue;
-      textSum += Math.exp(value - max);
       if (value > maxText) maxText = value;
+      if (value > floor) textSum += Math.exp(value - max);
     }
     let timestampSum = 0;
-    for (let i = timestampBegin; i < vocab; i++) if (logits[i] !== -Infinity) timestampSum += Math.exp(logits[i] - max);
+    for (let i = timestampBegin; i < vocab; i++) if (logits[i] > floor) timestampSum += Math.exp(logits[i] - max);
     const logSum = max + Math.log(textSum + timestampSum);
     const timestampLogprob = Math.log(timestampSum) + max - logSum;
     if (timestampLogprob > maxText - logSum) {
@@ -287,10 +298,12 @@ export async function decodeWindow(
   const sotPrefix = prompt.slice(0, prompt.length - sotSequence.length + 1);
   if (sotPrefix[sotPrefix.length - 1] !== startOfTranscript) throw new Error('prompt prefix must end with <|startoftranscript|>');
   const withForced = forced.length > sotSequence.length - 1;
-  let state = await window.prefix(withForced ? [...sotPrefix, ...forced] : sotPrefix, withForced);
-  const vocab = tokenizer.vocabSize;
+  // With a forced text the no-speech probability is read at the SOT position of that one call: logits from there on
+  // only (the previous text's positions would cost a vocabulary-sized row each, to be thrown away).
   const sotIndex = sotPrefix.length - 1;
-  const sotLogprobs = withForced ? state.allLogits!.slice(sotIndex * vocab, (sotIndex + 1) * vocab) : Float32Array.from(state.lastLogits);
+  let state = await window.prefix(withForced ? [...sotPrefix, ...forced] : sotPrefix, withForced ? sotIndex : undefined);
+  const vocab = tokenizer.vocabSize;
+  const sotLogprobs = withForced ? state.allLogits!.slice(0, vocab) : Float32Array.from(state.lastLogits);
   logSoftmaxInPlace(sotLogprobs);
   const noSpeechProb = Math.exp(sotLogprobs[noSpeech]);
   if (!withForced) for (const token of forced) state = await model.decode([[token]], encoderHidden, state.cache);

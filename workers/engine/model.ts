@@ -339,7 +339,13 @@ export class WhisperOnnx {
     tokens: number[][],
     encoderHidden: ort.Tensor,
     cache: KvCache | null,
-    options: { crossAttentionLayers?: number[]; allLogits?: boolean; keepCache?: boolean } = {},
+    options: {
+      crossAttentionLayers?: number[];
+      allLogits?: boolean;
+      /** With `allLogits`: the first position whose logits are wanted (default 0); `allLogits` then starts there. */
+      logitsFrom?: number;
+      keepCache?: boolean;
+    } = {},
   ): Promise<DecoderOutput> {
     const keepCache = options.keepCache ?? true;
     const { decoderLayers, decoderHeads, headDim } = this.config;
@@ -364,7 +370,8 @@ export class WhisperOnnx {
     };
     // Logits of the last position only, unless all are asked for. Two rows, not one: onnxruntime's CPU MatMul
     // takes another kernel for a single row, whose sums differ in the last bits from the rows of a longer call.
-    if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(BigInt(options.allLogits ? 0 : Math.max(0, seq - 2))), [1]);
+    const logitsFrom = options.allLogits ? Math.min(Math.max(0, options.logitsFrom ?? 0), seq - 1) : 0;
+    if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(BigInt(options.allLogits ? logitsFrom : Math.max(0, seq - 2))), [1]);
     if (this.steps) {
       // Every row as long as the cache: positions follow it, nothing is masked (the first call's branch reads neither).
       const past = cache?.pastLength ?? 0;
@@ -402,7 +409,16 @@ export class WhisperOnnx {
       if (!cache && !perStep) next.encoder.push(out[`present.${layer}.encoder.key`], out[`present.${layer}.encoder.value`]);
     }
     const result: DecoderOutput = { lastLogits, cache: next };
-    if (options.allLogits) result.allLogits = logits;
+    if (options.allLogits) {
+      // Rows from `logitsFrom` on: the projection computed only those, or (an export whose projection was not lifted) all.
+      const skip = rows - (seq - logitsFrom);
+      if (skip === 0) result.allLogits = logits;
+      else {
+        const wanted = (seq - logitsFrom) * vocab;
+        result.allLogits = new Float32Array(batch * wanted);
+        for (let b = 0; b < batch; b++) result.allLogits.set(logits.subarray((b * rows + skip) * vocab, (b * rows + rows) * vocab), b * wanted);
+      }
+    }
     if (options.crossAttentionLayers?.length) {
       result.crossAttentions = new Map(options.crossAttentionLayers.map((layer) => [layer, out[`cross_attentions.${layer}`]]));
     }

@@ -305,7 +305,16 @@ export class StreamingTranscriber {
     );
     if (decoded.tokens.length === 0 || isSilence(decoded)) return [];
     // Align prefix and tail together (the prefix anchors where the tail starts), keep the tail's words.
-    const aligned = await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, [...prefix, ...decoded.tokens], Math.ceil(audio.length / HOP_LENGTH), this.language);
+    const aligned = await alignWords(
+      model,
+      tokenizer,
+      windowDecoder.encoderHidden,
+      decoded.sotSequence,
+      [...prefix, ...decoded.tokens],
+      Math.ceil(audio.length / HOP_LENGTH),
+      this.language,
+      prefix.length,
+    );
     let tokensSeen = 0;
     const words: StreamWord[] = [];
     for (const word of aligned) {
