@@ -16,7 +16,24 @@
  *
  * A graph that does not have this shape is refused with an error; the caller then keeps the export as it is.
  */
-import { messageField, nodesOf, ONNX, readGraph, readMessage, rewire, stringField, strings, valueName, varints, withGraph, type GraphNode, type WireField } from './onnx-wire.js';
+import {
+  ifBranches,
+  messageField,
+  nodesOf,
+  ONNX,
+  readGraph,
+  readMessage,
+  rewire,
+  singleIf,
+  stringField,
+  strings,
+  valueName,
+  varints,
+  withBranchGraph,
+  withGraph,
+  type GraphNode,
+  type WireField,
+} from './onnx-wire.js';
 
 const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE } = ONNX;
 const ENCODER_KV = /^present\.(\d+)\.encoder\.(key|value)$/;
@@ -52,16 +69,8 @@ function cloned(node: GraphNode, rename: (name: string) => string): WireField {
 /** The decoder graph whose cached branch computes the cross-attention keys and values itself (see the file's comment). */
 export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   const { modelFields, graph } = readGraph(model, 'decoder');
-  const topNodes = nodesOf(graph);
-  const ifNode = topNodes.find((n) => n.opType === 'If');
-  if (!ifNode) throw new Error('decoder has no use_cache_branch If');
-  const ifFields = readMessage(ifNode.field.value);
-  const branches = ifFields.flatMap((field, position) => {
-    if (field.field !== NODE.attribute) return [];
-    const attribute = readMessage(field.value);
-    const graphAt = attribute.findIndex((a) => a.field === ATTRIBUTE.graph);
-    return graphAt < 0 ? [] : [{ position, attribute, graphAt, graph: readMessage(attribute[graphAt].value) }];
-  });
+  const { topNodes, ifNode } = singleIf(graph);
+  const { fields: ifFields, branches } = ifBranches(ifNode);
   const pastInputs = graph.filter((f) => f.field === GRAPH.input).map(valueName).filter((name) => /^past_key_values\.\d+\.encoder\.(key|value)$/.test(name));
   const readsPast = (branch: (typeof branches)[number]) => nodesOf(branch.graph).some((n) => n.inputs.some((i) => pastInputs.includes(i)));
   const cached = branches.find(readsPast);
@@ -122,11 +131,7 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
     return index === firstNode ? [...clones, read] : [read];
   });
 
-  const branchAttribute = messageField(
-    NODE.attribute,
-    cached.attribute.map((a, i) => (i === cached.graphAt ? messageField(ATTRIBUTE.graph, cachedGraph) : a)),
-  );
-  const newIf = messageField(GRAPH.node, ifFields.map((f, i) => (i === cached.position ? branchAttribute : f)));
+  const newIf = withBranchGraph(ifFields, cached, cachedGraph);
   const rewritten = graph.flatMap((field, index) => {
     if (index === ifNode.index) return [newIf];
     if (field.field === GRAPH.input && pastInputs.includes(valueName(field))) return [];

@@ -26,6 +26,7 @@ import {
   readGraph,
   readMessage,
   rewire,
+  singleIf,
   stringField,
   strings,
   valueName,
@@ -114,10 +115,7 @@ function elementTypeOnly(output: WireField): WireField[] {
 /** The decoder graph with the output projection out of the If and first-call-only nodes inside its branch. */
 export function hoistedDecoder(model: Uint8Array): Uint8Array {
   const { modelFields, graph } = readGraph(model, 'decoder model');
-  const topNodes = nodesOf(graph);
-  const ifNodes = topNodes.filter((n) => n.opType === 'If');
-  if (ifNodes.length !== 1) throw new Error('decoder graph has no single If (not a merged decoder export)');
-  const ifNode = ifNodes[0];
+  const { topNodes, ifNode } = singleIf(graph);
   const branches = readBranches(ifNode);
   if (branches.length !== 2) throw new Error('decoder If does not have two branches');
   const constants = new Set(graph.filter((f) => f.field === GRAPH.initializer).flatMap((f) => strings(readMessage(f.value), ONNX.tensor.name)));

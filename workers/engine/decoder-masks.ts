@@ -18,9 +18,25 @@
  *
  * A graph that does not have this shape is refused with an error; the caller then keeps the export as it is.
  */
-import { messageField, nodeField, nodesOf, ONNX, readGraph, readMessage, rewire, stringField, valueName, varintField, withGraph, type GraphNode, type WireField } from './onnx-wire.js';
+import {
+  ifBranches,
+  messageField,
+  nodeField,
+  nodesOf,
+  ONNX,
+  readGraph,
+  rewire,
+  singleIf,
+  stringField,
+  valueName,
+  varintField,
+  withBranchGraph,
+  withGraph,
+  type GraphNode,
+  type WireField,
+} from './onnx-wire.js';
 
-const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE, valueInfo: VALUE_INFO } = ONNX;
+const { graph: GRAPH, valueInfo: VALUE_INFO } = ONNX;
 
 export const POSITIONS = 'speechgate_positions';
 export const SELF_BIAS = 'speechgate_self_bias';
@@ -68,17 +84,8 @@ function withoutUnread(branch: WireField[]): WireField[] {
 /** The decoder graph whose cached branch takes per-row positions and attention biases (see the file's comment). */
 export function rowMasks(model: Uint8Array): Uint8Array {
   const { modelFields, graph } = readGraph(model, 'decoder');
-  const topNodes = nodesOf(graph);
-  const ifNodes = topNodes.filter((n) => n.opType === 'If');
-  if (ifNodes.length !== 1) throw new Error('decoder graph has no single If (not a merged decoder export)');
-  const ifNode = ifNodes[0];
-  const ifFields = readMessage(ifNode.field.value);
-  const branches = ifFields.flatMap((field, position) => {
-    if (field.field !== NODE.attribute) return [];
-    const attribute = readMessage(field.value);
-    const graphAt = attribute.findIndex((a) => a.field === ATTRIBUTE.graph);
-    return graphAt < 0 ? [] : [{ position, attribute, graphAt, graph: readMessage(attribute[graphAt].value) }];
-  });
+  const { ifNode } = singleIf(graph);
+  const { fields: ifFields, branches } = ifBranches(ifNode);
   const cached = branches.find((b) => nodesOf(b.graph).some((n) => n.inputs.some((i) => /^past_key_values\.\d+\.decoder\.key$/.test(i))));
   if (branches.length !== 2 || !cached) throw new Error('decoder If branches are not the merged export’s');
   if (graph.some((f) => f.field === GRAPH.input && [POSITIONS, SELF_BIAS, CROSS_BIAS].includes(valueName(f)))) throw new Error('decoder already takes row masks');
@@ -115,8 +122,7 @@ export function rowMasks(model: Uint8Array): Uint8Array {
   // A value_info naming the slice's output keeps its [seq, dModel] shape; the gather's is [batch, seq, dModel].
   const withoutSliceInfo = withoutUnread(rewritten.filter((f) => !(f.field === GRAPH.valueInfo && valueName(f) === slice.outputs[0])));
 
-  const branchAttribute = messageField(NODE.attribute, cached.attribute.map((a, i) => (i === cached.graphAt ? messageField(ATTRIBUTE.graph, withoutSliceInfo) : a)));
-  const newIf = messageField(GRAPH.node, ifFields.map((f, i) => (i === cached.position ? branchAttribute : f)));
+  const newIf = withBranchGraph(ifFields, cached, withoutSliceInfo);
   const inputs = [input(POSITIONS, ONNX_INT64, 2), input(SELF_BIAS, ONNX_FLOAT, 3), input(CROSS_BIAS, ONNX_FLOAT, 3)];
   const out: WireField[] = [];
   graph.forEach((field, index) => {

@@ -157,6 +157,40 @@ export function nodesOf(graph: WireField[]): GraphNode[] {
   });
 }
 
+/** A merged decoder's one If node (its `use_cache_branch` switch) among the top-level nodes, or an error. */
+export function singleIf(graph: WireField[]): { topNodes: GraphNode[]; ifNode: GraphNode } {
+  const topNodes = nodesOf(graph);
+  const ifNodes = topNodes.filter((n) => n.opType === 'If');
+  if (ifNodes.length !== 1) throw new Error('decoder graph has no single If (not a merged decoder export)');
+  return { topNodes, ifNode: ifNodes[0] };
+}
+
+/** One branch of an If node: the attribute holding it, where that sits among the node's fields, and its graph. */
+export interface IfBranch {
+  position: number;
+  attribute: WireField[];
+  graphAt: number;
+  graph: WireField[];
+}
+
+/** The If node's fields and its branch graphs (then_branch, else_branch). */
+export function ifBranches(ifNode: GraphNode): { fields: WireField[]; branches: IfBranch[] } {
+  const fields = readMessage(ifNode.field.value);
+  const branches = fields.flatMap((field, position) => {
+    if (field.field !== ONNX.node.attribute) return [];
+    const attribute = readMessage(field.value);
+    const graphAt = attribute.findIndex((a) => a.field === ONNX.attribute.graph);
+    return graphAt < 0 ? [] : [{ position, attribute, graphAt, graph: readMessage(attribute[graphAt].value) }];
+  });
+  return { fields, branches };
+}
+
+/** The If node (its `fields`) with `branch`'s graph replaced by `graph`. */
+export function withBranchGraph(fields: WireField[], branch: IfBranch, graph: WireField[]): WireField {
+  const attribute = messageField(ONNX.node.attribute, branch.attribute.map((a, i) => (i === branch.graphAt ? messageField(ONNX.attribute.graph, graph) : a)));
+  return messageField(ONNX.graph.node, fields.map((f, i) => (i === branch.position ? attribute : f)));
+}
+
 /** The node with its inputs and outputs replaced (everything else, attributes included, as it was). */
 export function rewire(node: GraphNode, inputs: string[], outputs: string[]): WireField {
   const { node: NODE } = ONNX;
