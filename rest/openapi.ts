@@ -31,7 +31,7 @@ function derivedErrors(route: RouteEntry): { status: number; line: string }[] {
     });
     const who = route.auth.mode === 'key' ? ' (also a person\'s token: API keys only)' : route.auth.mode === 'user' ? ' (also an API key: signed-in persons only)' : '';
     const scopes = route.auth.scopes.length ? ` (needs ${route.auth.scopes.map((scope) => `\`${scope}\``).join(', ')})` : '';
-    out.push({ status: 403, line: `\`forbidden\`: a missing scope${scopes}, the message names it${who}; \`key_from_browser\`: an API key sent from a web page or in a URL; \`suspended\`: the account is suspended.` });
+    out.push({ status: 403, line: `\`forbidden\`: a missing scope${scopes}, the message names it${who}; \`key_from_browser\`: an API key sent from a web page of another site or in a URL; \`suspended\`: the account is suspended.` });
   }
   if (route.method === 'ws') out.push({ status: 404, line: '`not_found`: a plain HTTP request without `Upgrade: websocket` (this path is a WebSocket).' });
   if (idempotent) {

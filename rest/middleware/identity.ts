@@ -20,6 +20,7 @@ export function credentialSourceOf(req: IncomingMessage): CredentialSource {
     origin: header('origin'),
     secFetchSite: header('sec-fetch-site'),
     secFetchDest: header('sec-fetch-dest'),
+    host: header('host'),
     urlTokens: URL_TOKEN_PARAMS.flatMap((name) => url.searchParams.getAll(name)),
   };
 }

@@ -73,16 +73,40 @@ describe('auth matrix', () => {
     expect((await envelopeOf(create)).message).toContain('"write"');
   });
 
-  it('a key sent from a web page or placed in a URL → 403 key_from_browser', async () => {
-    const browserHints: Record<string, string>[] = [{ origin: 'https://app.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-dest': 'empty' }];
+  it('a key sent from a web page of another site or placed in a URL → 403 key_from_browser', async () => {
+    const host = new URL(server.url).host;
+    const browserHints: Record<string, string>[] = [
+      { origin: 'https://app.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-dest': 'empty' },
+      { 'sec-fetch-site': 'none' },
+      { 'sec-fetch-dest': 'empty' },
+      { origin: 'null' },
+      // An Origin naming this host does not outweigh the browser's own word that the page is another site's.
+      { origin: `http://${host}`, 'sec-fetch-site': 'cross-site' },
+    ];
     for (const headers of browserHints) {
       const response = await server.request('/v1/me', { headers });
-      expect(response.status).toBe(403);
+      expect(response.status, JSON.stringify(headers)).toBe(403);
       expect((await envelopeOf(response)).code).toBe('key_from_browser');
     }
     const inUrl = await server.request(`/v1/me?access_token=${server.apiKey}`, { auth: null });
     expect(inUrl.status).toBe(403);
     expect((await envelopeOf(inUrl)).code).toBe('key_from_browser');
+  });
+
+  it('a key from a page of the server itself (GraphiQL, /docs) is not from another site', async () => {
+    const host = new URL(server.url).host;
+    const ownPage: Record<string, string>[] = [
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' },
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-dest': 'empty', origin: `http://${host}` },
+      // A browser without fetch metadata: its Origin names the host the request went to.
+      { origin: `http://${host}` },
+    ];
+    for (const headers of ownPage) {
+      const response = await server.request('/v1/me', { headers });
+      expect(response.status, JSON.stringify(headers)).toBe(200);
+    }
   });
 
   it('a signed-in person from a browser is fine; a person holds every scope', async () => {

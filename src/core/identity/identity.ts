@@ -29,6 +29,8 @@ export interface CredentialSource {
   origin?: string | null;
   secFetchSite?: string | null;
   secFetchDest?: string | null;
+  /** The Host the request was sent to (a browser's `Origin` naming it is this server's own page). */
+  host?: string | null;
   /** Values of query parameters that can carry a token (access_token, api_key, key, token). */
   urlTokens?: string[];
 }
@@ -44,12 +46,26 @@ export const keyErrors = {
 };
 
 /**
- * Browsers mark their requests: `Origin` on cross-origin and state-changing requests, `Sec-Fetch-Site` and
- * `Sec-Fetch-Dest` on every request. Server HTTP clients (curl, Node's fetch) send none of those three
- * (Node's fetch does send `Sec-Fetch-Mode`, which therefore says nothing).
+ * Whether a key comes from a web page of another site: front-end code that would ship the key to everyone who loads
+ * it, which is what the rule guards against. Browsers mark their requests: `Origin` on cross-origin and state-changing
+ * requests and WebSocket handshakes, `Sec-Fetch-Site` and `Sec-Fetch-Dest` on every request. Server HTTP clients
+ * (curl, Node's fetch) send none of those three (Node's fetch does send `Sec-Fetch-Mode`, which therefore says
+ * nothing). A page of this server's own origin (GraphiQL at /graphql, the API reference at /docs, where an operator
+ * pastes the printed key) is not another site: the browser says `Sec-Fetch-Site: same-origin`, or, where it sends no
+ * fetch metadata, an `Origin` naming the host the request went to. Another origin cannot make the browser say that.
  */
-function sentByBrowser(source: CredentialSource): boolean {
-  return Boolean(source.origin || source.secFetchSite || source.secFetchDest);
+function sentFromAnotherSite(source: CredentialSource): boolean {
+  if (!source.origin && !source.secFetchSite && !source.secFetchDest) return false;
+  if (source.secFetchSite) return source.secFetchSite !== 'same-origin';
+  return !source.origin || !source.host || originHost(source.origin) !== source.host.toLowerCase();
+}
+
+function originHost(origin: string): string | null {
+  try {
+    return new URL(origin).host.toLowerCase();
+  } catch {
+    return null;
+  }
 }
 
 export class IdentityResolver {
@@ -72,7 +88,7 @@ export class IdentityResolver {
   }
 
   private async resolveKey(key: string, source: CredentialSource): Promise<Identity> {
-    if (sentByBrowser(source)) throw keyErrors.fromBrowser('sent from a web page');
+    if (sentFromAnotherSite(source)) throw keyErrors.fromBrowser('sent from a web page of another site');
     const principal = await this.prisma.principal.findUnique({ where: { keyHash: hashApiKey(key) }, include: { account: true } });
     if (!principal || principal.kind !== 'api_key') throw errors.invalidToken('Unknown API key.');
     if (principal.revokedAt) throw keyErrors.revoked();
