@@ -11,19 +11,54 @@
  *   billing-plan <accountId> <planId>                                              move an account to a plan of the plans file
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../core/config/index.js';
-import { openDatabase } from '../core/db/index.js';
-import { EmbeddedDatabaseInUseError } from '../core/db/embedded.js';
-import { LOCAL_ISSUER } from '../core/identity/jwt.js';
-import { createServices } from './services.js';
-import { assignPlan, grantCredit } from '../billing/operator.js';
 import type { PubSub } from '../core/pubsub.js';
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { scopes: { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' } },
-});
+const USAGE = `usage: npm run admin -- <command>
+
+  create-account <name> [--scopes read,write] [--expires <RFC 3339>]  a new account and an API key for it
+  create-key <accountId> [--scopes ...] [--name ...] [--expires ...]   another key for an account
+  revoke-key <apiKeyId>
+  create-user <accountId> <email>                                     a person of the built-in issuer and an access token (12 h)
+  user-token <userId>                                                 a fresh access token for that person
+  suspend <accountId> | unsuspend <accountId>
+  billing-credit <accountId> <dollars> [description]                  credit added (or taken back, negative) by hand
+  billing-plan <accountId> <planId>                                   move an account to a plan of the plans file
+
+It works on the configured database (DATABASE_URL, else the embedded one in DATA_DIR, which needs the server
+stopped). A running server takes POST /v1/api-keys with a key holding write.`;
+const COMMANDS = ['create-account', 'create-key', 'revoke-key', 'create-user', 'user-token', 'suspend', 'unsuspend', 'billing-credit', 'billing-plan'];
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: { scopes: { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+} catch (error) {
+  // An unknown or malformed option: say which, then how to call it (no stack trace).
+  console.error(`${(error as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const { positionals, values } = parsed;
 const [command, ...args] = positionals;
+// Usage comes before the database is opened: asking for it must not wait for (or need) the database.
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!command || !COMMANDS.includes(command)) {
+  console.error(`${command ? `unknown command '${command}'` : 'no command given'}\n\n${USAGE}`);
+  process.exit(2);
+}
+// The services load only for a command to run: usage and refusals answer at once.
+const [{ loadConfig }, { openDatabase }, { EmbeddedDatabaseInUseError }, { LOCAL_ISSUER }, { createServices }, { assignPlan, grantCredit }] = await Promise.all([
+  import('../core/config/index.js'),
+  import('../core/db/index.js'),
+  import('../core/db/embedded.js'),
+  import('../core/identity/jwt.js'),
+  import('./services.js'),
+  import('../billing/operator.js'),
+]);
 const config = loadConfig();
 const db = await openDatabase(config).catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseInUseError) {
@@ -80,10 +115,13 @@ try {
       await assignPlan(db.prisma, billingOn(), required(args[0], 'accountId'), required(args[1], 'planId'));
       console.log('moved');
       break;
-    default:
-      console.error('usage: npm run admin -- create-account <name> [--scopes read,write] [--expires <RFC 3339>] | create-key <accountId> | revoke-key <id> | create-user <accountId> <email> | user-token <userId> | suspend|unsuspend <accountId> | billing-credit <accountId> <dollars> [description] | billing-plan <accountId> <planId>');
-      process.exitCode = 1;
   }
+} catch (error) {
+  // One line, no stack: what an operator can act on (a record that is not there, a refusal with its reason).
+  const { code, message } = error as { code?: string; message?: string };
+  const reason = code === 'P2025' || code === 'P2003' ? `no such record (${args.join(' ')})` : (message ?? String(error)).trim().split('\n').pop();
+  console.error(`admin ${command}: ${reason}`);
+  process.exitCode = 1;
 } finally {
   await db.close();
 }

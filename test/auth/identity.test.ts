@@ -223,4 +223,27 @@ describe('admin command', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ account: { id: created.accountId, name: 'Acme' }, scopes: ['read'] });
   });
+
+  it('prints its usage for --help (0) and for a missing or unknown command or option (2), a record it cannot find in one line (1)', async () => {
+    const admin = (...args: string[]) =>
+      promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/admin.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...server.env } }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      );
+    const help = await admin('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run admin -- <command>/);
+    expect(help.stdout).toContain('create-account <name>');
+    for (const [args, first] of [[[], 'no command given'], [['launch'], "unknown command 'launch'"], [['create-key', '--bogus'], "Unknown option '--bogus'"]] as const) {
+      const refused = await admin(...args);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(first);
+      expect(refused.stderr).toContain('usage: npm run admin');
+    }
+    for (const args of [['revoke-key', 'key_nope'], ['create-key', 'acct_nope']]) {
+      const missing = await admin(...args);
+      expect(missing.code, args.join(' ')).toBe(1);
+      expect(missing.stderr.trim()).toBe(`admin ${args[0]}: no such record (${args[1]})`);
+    }
+  });
 });
