@@ -2,6 +2,7 @@
  * `/v1/openapi.json` from the route table: OpenAPI 3.0, this host in `servers`, WebSocket frames under
  * `x-websocket`, and the two auth vendor extensions (`x-auth-mode`, `x-auth-scopes`) on every operation.
  */
+import { VERSION as PACKAGE_VERSION } from '../src/core/version.js';
 import { components, ref } from './schemas.js';
 import type { JsonSchema, RouteEntry } from './types.js';
 
@@ -131,7 +132,7 @@ export function buildOpenApi(routes: RouteEntry[], baseUrl: string) {
     openapi: '3.0.3',
     info: {
       title: 'speechgate',
-      version: '1.0.0',
+      version: PACKAGE_VERSION,
       description: 'Self-hostable speech API. Every failure answers the error envelope (`ApiErrorBody`); every answer carries `X-Request-Id` and `RateLimit-*` headers.',
     },
     servers: [{ url: baseUrl }],

@@ -9,6 +9,7 @@ import { createClient, type SpeechgateClient, type WebSocketConstructor } from '
 import { resolveCredentials, type Credentials } from './config.js';
 import { CliError, EXIT, exitCodeOf, jsonOf, messageOf, usageError } from './errors.js';
 import { Output } from './output.js';
+import { SDK_VERSION as VERSION } from '../sdk/version.js';
 
 /** The options every command takes (declared on the program, accepted after the command's name too). */
 export interface GlobalOptions {
@@ -17,7 +18,7 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
-export const USER_AGENT = 'speechgate-cli/0.1.0';
+export const USER_AGENT = `speechgate-cli/${VERSION}`;
 
 /** Node 20 has no global WebSocket: the sockets (realtime, subscribe) go through `ws`, which also sends headers. */
 export const NODE_WEBSOCKET = WebSocket as unknown as WebSocketConstructor;

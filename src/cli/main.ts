@@ -14,6 +14,7 @@ import { logoutCommand } from './commands/logout.js';
 import { streamCommand } from './commands/stream.js';
 import { transcribeCommand } from './commands/transcribe.js';
 import { transcriptionsCommand } from './commands/transcriptions.js';
+import { SDK_VERSION as VERSION } from '../sdk/version.js';
 
 const CREDENTIAL_HELP = `Server and key: --url/--key, else SPEECHGATE_URL/SPEECHGATE_API_KEY, else what \`speechgate login\` stored
 in $XDG_CONFIG_HOME/speechgate/config.json (default ~/.config/speechgate/config.json); the URL defaults to ${DEFAULT_URL}.`;
@@ -21,7 +22,7 @@ in $XDG_CONFIG_HOME/speechgate/config.json (default ~/.config/speechgate/config.
 export function buildProgram(): Command {
   const program = new Command('speechgate')
     .description('Transcribe files and links, stream audio in real time, publish and follow live broadcasts, manage keys.')
-    .version('0.1.0')
+    .version(VERSION)
     .addOption(new Option('--url <url>', 'the server (e.g. https://speech.example.org)'))
     .addOption(new Option('--key <key>', 'the API key'))
     .option('--json', 'machine-readable output only on stdout: one JSON document (JSON lines for streaming commands)')

@@ -25,13 +25,18 @@ export interface PubSub {
   close(): Promise<void>;
 }
 
-export function createRedisPubSub(options: { redisUrl: string; prefix: string; onOutage?: (error: Error, name: string) => void }): PubSub {
+export function createRedisPubSub(options: {
+  redisUrl: string;
+  prefix: string;
+  onOutage?: (error: Error, name: string) => void;
+  onRecovered?: (name: string, outageS: number) => void;
+}): PubSub {
   // Frames wait out an outage in the offline queue (maxRetriesPerRequest null) and subscriptions come back with the
   // connection: what a subscriber missed meanwhile, the durable log has (src/listeners/fanout.ts reads it).
   const publishClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
   const subscribeClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: null });
-  reportOutagesOnce(publishClient, 'pub/sub publisher', options.onOutage);
-  reportOutagesOnce(subscribeClient, 'pub/sub subscriber', options.onOutage);
+  reportOutagesOnce(publishClient, 'pub/sub publisher', options.onOutage, options.onRecovered);
+  reportOutagesOnce(subscribeClient, 'pub/sub subscriber', options.onOutage, options.onRecovered);
   const eventTarget = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient });
   const inner = createPubSub<Record<string, [Frame]>>({ eventTarget });
   const channel = (topic: Topic) => `${options.prefix}${topic}`;

@@ -14,6 +14,8 @@ export interface RequestRedisOptions {
   timeoutMs: number;
   lazyConnect?: boolean;
   onOutage?: (error: Error, name: string) => void;
+  /** The end of an outage `onOutage` reported: the client is connected again. */
+  onRecovered?: (name: string, outageS: number) => void;
 }
 
 export function requestRedis(url: string, options: RequestRedisOptions): Redis {
@@ -24,19 +26,30 @@ export function requestRedis(url: string, options: RequestRedisOptions): Redis {
     commandTimeout: options.timeoutMs,
     connectTimeout: options.timeoutMs,
   });
-  reportOutagesOnce(client, options.name, options.onOutage);
+  reportOutagesOnce(client, options.name, options.onOutage, options.onRecovered);
   return client;
 }
 
-/** Listens for a client's errors (none goes unhandled) and reports the first of each outage. */
-export function reportOutagesOnce(client: Redis, name: string, onOutage?: (error: Error, name: string) => void): void {
-  let down = false;
+/**
+ * Listens for a client's errors (none goes unhandled) and reports the first of each outage, and its end: an outage
+ * said without its end reads as one still going on.
+ */
+export function reportOutagesOnce(
+  client: Redis,
+  name: string,
+  onOutage?: (error: Error, name: string) => void,
+  onRecovered?: (name: string, outageS: number) => void,
+): void {
+  let downSince: number | null = null;
   client.on('error', (error: Error) => {
-    if (down) return;
-    down = true;
+    if (downSince !== null) return;
+    downSince = Date.now();
     onOutage?.(error, name);
   });
   client.on('ready', () => {
-    down = false;
+    if (downSince === null) return;
+    const outageS = (Date.now() - downSince) / 1000;
+    downSince = null;
+    onRecovered?.(name, outageS);
   });
 }

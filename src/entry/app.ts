@@ -73,10 +73,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const db = await openDatabase(config, { onIdleError: (error) => logger.warn({ err: error }, 'database connection lost; it is replaced on next use') });
   const prisma = db.prisma;
   const onOutage = (error: Error, name: string) => logger.warn({ err: error, client: name }, 'Redis unreachable; retrying in the background');
-  const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onOutage });
+  const onRecovered = (name: string, outageS: number) => logger.info({ client: name, outageS: Math.round(outageS * 10) / 10 }, 'Redis reachable again');
+  const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onOutage, onRecovered });
   const services = createServices({ config, prisma, pubsub });
   // Every request counts against its budget here: while Redis is away a count fails fast and the request goes through.
-  const rateLimitRedis = requestRedis(config.redisUrl, { name: 'rate limits', keyPrefix: `${config.redisPrefix}ratelimit:`, timeoutMs: 500, onOutage });
+  const rateLimitRedis = requestRedis(config.redisUrl, { name: 'rate limits', keyPrefix: `${config.redisPrefix}ratelimit:`, timeoutMs: 500, onOutage, onRecovered });
   const rateLimitStore = new RedisRateLimitStore(rateLimitRedis);
   const bootstrap = await services.accounts.ensureBootstrap(config.bootstrapApiKey);
 

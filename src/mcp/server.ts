@@ -18,10 +18,11 @@ import { RecordingTranscriptDocument, TranscriptionsDocument } from '../generate
 import type { Run } from './operations.js';
 import { registerTools } from './tools.js';
 import { transcriptText } from './transcript.js';
+import { VERSION } from '../core/version.js';
 
 
 /** The version this server reports in `initialize`. */
-const SERVER_INFO = { name: 'speechgate', version: '0.1.0' };
+const SERVER_INFO = { name: 'speechgate', version: VERSION };
 const TRANSCRIPT_URI = 'speechgate://recordings/{recordingId}/transcript';
 /** Base64 grows a file by 4/3: a body holds an upload of this many bytes at most (below limits.maxUploadBytes). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;

@@ -1,6 +1,7 @@
 /** Meta operations: liveness, language lists, realtime capabilities. */
 import type { Language, RealtimeCapabilities } from './service.js';
 import { builder } from '../core/builder.js';
+import { VERSION } from '../core/version.js';
 
 const HealthType = builder.objectRef<{ status: 'ok'; version: string; time: Date }>('Health').implement({
   fields: (t) => ({
@@ -56,7 +57,6 @@ const CapabilitiesType = builder.objectRef<RealtimeCapabilities>('Capabilities')
   }),
 });
 
-const VERSION = '0.1.0';
 
 builder.queryFields((t) => ({
   health: t.field({

@@ -5,6 +5,7 @@
  * string length (and one character more) in an otherwise valid request. Also /docs, its assets, and RFC 9728 metadata.
  */
 import crypto from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -52,8 +53,11 @@ describe('OpenAPI document', () => {
     expect(document.openapi).toMatch(/^3\.0\./);
   });
 
-  it('names this host in servers', () => {
+  it('names this host in servers, and the package\'s version in info (as /v1/health does)', async () => {
     expect(document.servers).toEqual([{ url: server.url }]);
+    const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect((document as unknown as { info: { version: string } }).info.version).toBe(version);
+    expect(await (await fetch(`${server.url}/v1/health`)).json()).toMatchObject({ version });
   });
 
   it('lists every route of the table with both auth extensions', () => {

@@ -6,6 +6,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/core/db/migrate.js';
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import { reportOutagesOnce } from '../../src/core/redis-client.js';
 import { ensureRedis, redisAnswers, RedisUnavailableError } from '../../src/core/redis-server.js';
 import { freePort } from '../helpers/processes.js';
 
@@ -42,5 +45,26 @@ describe('Redis for npm start', () => {
     const lines = failure!.stderr.split('\n').filter((line) => line.trim() && !line.startsWith('npm warn'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`Nothing answers at REDIS_URL=${redisUrl}`);
+  });
+});
+
+describe('Redis outages in the log', () => {
+  it('are said once when they begin, and again when the client is connected again', () => {
+    const client = new EventEmitter();
+    const said: string[] = [];
+    reportOutagesOnce(client as unknown as Redis, 'rate limits', (error, name) => said.push(`down ${name}: ${error.message}`), (name, outageS) => said.push(`up ${name} after ${outageS >= 0 ? 'some' : 'no'} time`));
+    client.emit('ready'); // connecting the first time is not a recovery
+    client.emit('error', new Error('connect ECONNREFUSED'));
+    client.emit('error', new Error('connect ECONNREFUSED')); // retries of the same outage
+    client.emit('ready');
+    client.emit('ready');
+    client.emit('error', new Error('read ECONNRESET'));
+    client.emit('ready');
+    expect(said).toEqual([
+      'down rate limits: connect ECONNREFUSED',
+      'up rate limits after some time',
+      'down rate limits: read ECONNRESET',
+      'up rate limits after some time',
+    ]);
   });
 });

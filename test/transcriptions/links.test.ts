@@ -137,6 +137,8 @@ describe('link fetching', () => {
     const error = await refusal(fetchLinkToFile(`${base}/speech.wav`, tmp('x'), { policy: strict, maxBytes: 1e6 }));
     expect(error).toMatchObject({ code: 'invalid_options', status: 400 });
     expect(error.message).toMatch(/^url /);
+    // The refusal says how an operator lets the server read links on its own network.
+    expect(error.message).toContain('LINK_FETCH_ALLOW_HOSTS');
     expect(error.details).toMatchObject({ field: 'url', problem: 'link_refused', reason: 'loopback' });
   });
 

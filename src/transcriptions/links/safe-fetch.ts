@@ -84,8 +84,11 @@ export function parseLinkUrl(raw: string, field = 'url'): URL {
   return url;
 }
 
+/** Refusals of an address say how a server that must read links on its own network allows a host. */
+const ALLOW_HINT = '; the server\'s operator can allow a host with LINK_FETCH_ALLOW_HOSTS';
+
 function refuse(url: URL, reason: string): never {
-  throw new LinkError('link_refused', `url points to an address the server does not fetch from (${reason}): ${url.hostname}.`, {
+  throw new LinkError('link_refused', `url points to an address the server does not fetch from (${reason}): ${url.hostname}${ALLOW_HINT}.`, {
     host: url.hostname,
     reason,
   });
@@ -115,7 +118,7 @@ function guardedLookup(url: URL, options: OpenLinkOptions): net.LookupFunction |
         const reason = refusedAddressReason(entry.address);
         if (reason) {
           return callback(
-            new LinkError('link_refused', `url's host ${hostname} resolves to an address the server does not fetch from (${reason}).`, {
+            new LinkError('link_refused', `url's host ${hostname} resolves to an address the server does not fetch from (${reason})${ALLOW_HINT}.`, {
               host: hostname,
               reason,
             }),
