@@ -30,6 +30,7 @@ import { createSocketRouter } from '../../rest/sockets.js';
 import { answerClientError, errorHandler } from '../../rest/envelope.js';
 import { newRequestId, useRequestId } from '../../rest/middleware/request-id.js';
 import { useHttpMetrics } from '../../rest/middleware/http-metrics.js';
+import { useAccessLog } from '../../rest/middleware/access-log.js';
 import { credentialSourceOf, judgeCredential, useIdentity } from '../../rest/middleware/identity.js';
 import { useRateLimit } from '../../rest/middleware/rate-limit.js';
 import { useIdempotency } from '../../rest/middleware/idempotency.js';
@@ -111,6 +112,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.set('json spaces', 0);
   app.use(useHttpMetrics());
   app.use(useRequestId());
+  if (config.accessLog) app.use(useAccessLog(logger));
   app.use(useIdentity(services.auth.resolver));
   app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
   app.use('/graphql', useGraphqlContentType(), graphql.handle);

@@ -33,18 +33,28 @@ if (config.metrics.workerPort !== null) {
   }
   logger.info({ url: `${scrapes.url}/metrics` }, 'metrics listening');
 }
-const running: RunningWorker[] = [];
+const running: { name: string; worker: RunningWorker }[] = [];
 for (const worker of backgroundWorkers) {
-  running.push(await worker.start({ config, prisma: db.prisma, pubsub, services, logger }));
+  running.push({ name: worker.name, worker: await worker.start({ config, prisma: db.prisma, pubsub, services, logger }) });
   logger.info({ worker: worker.name }, 'worker started');
 }
-const stop = async () => {
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  // Said as the gateway says it: an operator sees the signal arrive and the workers hand their jobs back.
+  logger.info({ signal }, 'stopping: workers finish or hand back their jobs');
+  const started = Date.now();
   await scrapes?.close();
-  for (const worker of running.reverse()) await worker.stop();
+  for (const { name, worker } of running.reverse()) {
+    await worker.stop();
+    logger.info({ worker: name }, 'worker stopped');
+  }
   await closeServices(services, (error, name) => logger.warn({ err: error, service: name }, 'service did not close cleanly'));
   await pubsub.close();
   await db.close();
+  logger.info({ signal, ms: Date.now() - started }, 'stopped');
   process.exit(0);
 };
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -104,6 +104,11 @@ describe('worker processes', () => {
     expect(before, 'the first worker committed segments before it was stopped').toBeGreaterThan(0);
     first.kill('SIGTERM');
     await new Promise((resolve) => first.once('exit', resolve));
+    // It says so: the signal, each worker stopped, and the end.
+    const said = outputs.get(first)!();
+    for (const line of ['"message":"stopping: workers finish or hand back their jobs","signal":"SIGTERM"', '"message":"worker stopped","worker":"transcriptions"', '"message":"stopped","signal":"SIGTERM"']) {
+      expect(said, line).toContain(line);
+    }
     // Handed back, not stranded until its lock expires, nor failed.
     const handedBack = await json(await server.request(`/v1/recordings/${recordingId}/job`));
     expect(handedBack.state, outputs.get(first)!().slice(-3000)).toBe('queued');

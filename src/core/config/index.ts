@@ -59,6 +59,8 @@ export interface Config {
     realtimeMaxDurationS: number;
   };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** ACCESS_LOG: one log line per HTTP request answered (default off). */
+  accessLog: boolean;
   /** A TrueType font for PDF exports (PDF_FONT_PATH); null = the first system Unicode font found, else Helvetica. */
   pdfFontPath: string | null;
   /** Run the background workers inside the gateway process (default on; off when `npm run worker` runs them). */
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
       realtimeMaxDurationS: int(env, 'REALTIME_MAX_DURATION_S', 4 * 3600),
     },
     logLevel,
+    accessLog: bool(env, 'ACCESS_LOG', false),
     pdfFontPath: str(env, 'PDF_FONT_PATH'),
     runWorkers: bool(env, 'RUN_WORKERS', true),
     realtime: loadRealtimeSettings(env),
