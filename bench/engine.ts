@@ -25,9 +25,14 @@
  * its rows say the provider that ran (cpu after a fallback) and the GPU memory the process held (nvidia-smi), and
  * a ratio line per provider gives CUDA against the CPU. `BENCH_ENGINE_BASELINE=off` leaves transformers.js out.
  *
+ * transformers.js is not installed by default (445 MB with its onnxruntime-web, for this bench alone): add it with
+ * `npm install --no-save @huggingface/transformers@^4.3.1` (what TRANSFORMERS_BASELINE names). Without it the bench
+ * runs our engine alone and says how to add the baseline.
+ *
  * `npm run bench` runs it through bench/index.ts; `tsx bench/engine.ts` runs it alone.
  */
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { fixture } from '../test/helpers/fixtures.js';
@@ -112,7 +117,7 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
         }
       : async (file) => async () => joined(await engine.transcribeFile(file, { beamSize: 1 }));
   } else {
-    const { pipeline, env } = await import('@huggingface/transformers');
+    const { pipeline, env } = (await import(TRANSFORMERS_PACKAGE)) as TransformersModule;
     // transformers.js brings its own onnxruntime-node (1.30); the engine's is pinned to 1.29, and two builds of
     // libonnxruntime.so.1 cannot share a process: this child loads nothing of the engine but its ffmpeg decoding.
     const { installedPackageDir } = await import('../workers/engine/audio.js');
@@ -208,6 +213,28 @@ function summarise(runs: EngineBenchRow[]): EngineBenchRow {
   };
 }
 
+/** The baseline's package, installed on demand (see the file's comment): not a dependency, so typed here. */
+const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
+export const TRANSFORMERS_BASELINE = `${TRANSFORMERS_PACKAGE}@^4.3.1`;
+interface TransformersModule {
+  env: { localModelPath: string; allowRemoteModels: boolean };
+  pipeline(
+    task: 'automatic-speech-recognition',
+    model: string,
+    options: { dtype: string; session_options?: { intraOpNumThreads: number } },
+  ): Promise<(audio: Float32Array, options: Record<string, unknown>) => Promise<unknown>>;
+}
+
+/** Whether the baseline's package can be imported here. */
+function transformersInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve(TRANSFORMERS_PACKAGE);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ rows: EngineBenchRow[]; runs: EngineBenchRow[][]; table: string }> {
   const file = options.file ?? fixture('political-philosophy-60s.wav');
   const model = options.model ?? process.env.BENCH_ENGINE_MODEL ?? 'whisper-tiny';
@@ -216,7 +243,9 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ r
   const listed = options.providers ?? (process.env.BENCH_ENGINE_PROVIDERS ?? 'cpu').split(',');
   // The CPU always runs: every other provider's ratio is taken against it, in the same rounds.
   const providers = ['cpu', ...listed.map((p) => p.trim().toLowerCase()).filter((p) => p && p !== 'cpu')];
-  const baseline = options.baseline ?? process.env.BENCH_ENGINE_BASELINE !== 'off';
+  const wanted = options.baseline ?? process.env.BENCH_ENGINE_BASELINE !== 'off';
+  const baseline = wanted && transformersInstalled();
+  if (wanted && !baseline) log(`engine bench: the transformers.js baseline is not installed (npm install --no-save ${TRANSFORMERS_BASELINE}); our engine runs alone`);
   const { cpus } = await import('node:os');
   log(`engine bench: ${cpus().length} cores, ${rounds} rounds, providers ${providers.join(', ')}`);
   const common = { file, model, threads: options.threads };
