@@ -16,6 +16,14 @@ import { transcribeCommand } from './commands/transcribe.js';
 import { transcriptionsCommand } from './commands/transcriptions.js';
 import { SDK_VERSION as VERSION } from '../sdk/version.js';
 
+// A reader that stops early (`speechgate --help | head`) closes the pipe: that ends the output, not the command.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 const CREDENTIAL_HELP = `Server and key: --url/--key, else SPEECHGATE_URL/SPEECHGATE_API_KEY, else what \`speechgate login\` stored
 in $XDG_CONFIG_HOME/speechgate/config.json (default ~/.config/speechgate/config.json); the URL defaults to ${DEFAULT_URL}.`;
 

@@ -76,18 +76,20 @@ export function progressStream(body: MultipartBody, onProgress: (progress: Uploa
   let pending: Uint8Array | null = null;
   let sent = 0;
   let reported = -1;
+  /** The file's next bytes, or null at its end. */
+  const nextRead = async (): Promise<Uint8Array | null> => {
+    const { done, value } = await reader.read();
+    return done ? null : (value as Uint8Array);
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (!pending) {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          return;
-        }
-        pending = value;
+      const current = pending ?? (await nextRead());
+      if (!current) {
+        controller.close();
+        return;
       }
-      const chunk: Uint8Array = pending.subarray(0, PROGRESS_CHUNK_BYTES);
-      pending = pending.byteLength > PROGRESS_CHUNK_BYTES ? pending.subarray(PROGRESS_CHUNK_BYTES) : null;
+      const chunk = current.subarray(0, PROGRESS_CHUNK_BYTES);
+      pending = current.byteLength > PROGRESS_CHUNK_BYTES ? current.subarray(PROGRESS_CHUNK_BYTES) : null;
       controller.enqueue(chunk);
       sent += chunk.byteLength;
       const progress = fileProgress(body, sent);
@@ -106,18 +108,39 @@ function fileProgress(body: MultipartBody, sent: number): UploadProgress {
 }
 
 /**
+ * The part of a browser's XMLHttpRequest the upload uses, declared here: the SDK compiles (and its users type-check)
+ * without the DOM library, and Node has no XMLHttpRequest.
+ */
+interface Xhr {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  send(body: Blob): void;
+  abort(): void;
+  getAllResponseHeaders(): string;
+  responseType: string;
+  readonly response: unknown;
+  readonly status: number;
+  readonly statusText: string;
+  upload: { onprogress: ((event: { loaded: number }) => void) | null; onload: (() => void) | null };
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+  ontimeout: (() => void) | null;
+  onabort: (() => void) | null;
+}
+
+/**
  * Whether uploads go through XMLHttpRequest: in a browser (it exists there and not in Node), unless the caller gave
  * its own `fetch` (a test double, an instrumented fetch: the caller asked for every request to go through it).
  */
 export function usesXhr(customFetch: unknown): boolean {
-  return customFetch === undefined && typeof XMLHttpRequest !== 'undefined';
+  return customFetch === undefined && (globalThis as { XMLHttpRequest?: unknown }).XMLHttpRequest !== undefined;
 }
 
 /** Statuses whose Response must have no body (the constructor throws otherwise). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /** The answer's headers as `getAllResponseHeaders()` lists them (`name: value` lines). */
-function responseHeaders(xhr: XMLHttpRequest): Headers {
+function responseHeaders(xhr: Xhr): Headers {
   const headers = new Headers();
   for (const line of xhr.getAllResponseHeaders().split(/\r?\n/)) {
     const colon = line.indexOf(':');
@@ -142,7 +165,12 @@ export function sendWithXhr(url: string, headers: Record<string, string>, body: 
       reject(signal.reason);
       return;
     }
-    const xhr = new XMLHttpRequest();
+    const Request = (globalThis as { XMLHttpRequest?: new () => Xhr }).XMLHttpRequest;
+    if (!Request) {
+      reject(new TypeError('XMLHttpRequest is not available here.'));
+      return;
+    }
+    const xhr = new Request();
     let reported = -1;
     const report = (sent: number) => {
       const progress = fileProgress(body, sent);
