@@ -1,7 +1,7 @@
 /**
  * A small Node client for realtime sessions: create a session with an API key, connect to its `streamUrl`,
  * stream 16 kHz mono float32 audio in real time, and collect drafts and commits. The tests, the benchmark
- * and `npm run stream -- <file>` use it; it is also the README's example of the protocol.
+ * and `npm run stream -- <file>` use it; it is also docs/realtime.md's example of the protocol.
  *
  * Ready deadline (spec): 30 s without `session.ready` fails; with no frame at all the error is
  * `capacity_exceeded` (every engine slot busy), after loading frames `engine_unavailable`.

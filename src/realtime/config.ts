@@ -10,7 +10,7 @@ export interface RealtimeConfig extends RealtimeSettings {
   modelsDir: string;
   /**
    * The model every realtime mode decodes with: the fast one. `accuracy` is beam search (5) on it; the accurate
-   * model does not keep real time on a 2-core CPU (README, "Accuracy").
+   * model does not keep real time on a 2-core CPU (docs/benchmarks.md, "Accuracy").
    */
   model: string;
   /** The server's two models; both must be installed for the server to take sessions (503 `unavailable` otherwise). */

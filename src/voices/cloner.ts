@@ -9,7 +9,7 @@
  *   4. blends of the two nearest style tables (¼, ½, ¾), spoken and measured too;
  *   5. the nearest of all is the voice: its 510×256 float32 style table is what Kokoro speaks with.
  *
- * A real cloning model would replace all of this behind the same `VoiceCloner` interface (README, "Voices").
+ * A real cloning model would replace all of this behind the same `VoiceCloner` interface (docs/voices.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 /**
- * The README's examples run as written: every block fenced ```sh example is run by bash (-euo pipefail, in order, in
+ * The README's and docs/' examples run as written: every block fenced ```sh example (README.md first, then docs/*.md
+ * by name) is run by bash (-euo pipefail, in order, in
  * one folder that holds the repository's test/ fixtures) against a test server with workers, with KEY and BASE set
  * as a reader sets them after `npm start` (a block's own `KEY=sg_live_…`/`BASE=…` lines are the placeholders it
  * shows and are replaced). A missing credential, a wrong path or a refusal fails the block (curl -f).
@@ -14,15 +15,16 @@ import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
-const readme = await fs.readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
-const blocks = [...readme.matchAll(/^```sh example\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+const docs = (await fs.readdir(path.join(REPO_ROOT, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => path.join('docs', name));
+const texts = await Promise.all(['README.md', ...docs].map((file) => fs.readFile(path.join(REPO_ROOT, file), 'utf8')));
+const blocks = texts.flatMap((text) => [...text.matchAll(/^```sh example\n([\s\S]*?)^```$/gm)].map((match) => match[1]!));
 let work: string | null = null;
 
 afterAll(async () => {
   if (work) await fs.rm(work, { recursive: true, force: true });
 });
 
-describe('README examples', () => {
+describe('README and docs/ examples', () => {
   it('has examples to run', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(3);
   });

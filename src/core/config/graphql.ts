@@ -1,6 +1,6 @@
 /**
  * Settings of the GraphQL endpoint (/graphql over HTTP and graphql-ws), read by `loadConfig` (src/core/config/index.ts) into
- * `config.graphql`. Every variable has a row in the README's configuration table. The limits apply to documents
+ * `config.graphql`. Every variable has a row in docs/configuration.md. The limits apply to documents
  * clients send; the REST adapter's own operations (schema/operations/*.graphql) are trusted and not checked.
  */
 import { envInt as int, envString as str, type Env } from './env.js';

@@ -1,6 +1,6 @@
 /**
  * Every setting of the service, read once from the environment. Other parts add their settings here (one
- * field, one env var, one README row) rather than reading `process.env` themselves, so the README's table stays
+ * field, one env var, one row in docs/configuration.md) rather than reading `process.env` themselves, so that table stays
  * the whole truth and tests can start a server with an exact configuration.
  */
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * Settings of realtime sessions (REALTIME_*), read by `loadConfig` into `config.realtime`; the realtime module
- * joins them with the shared ones (`realtimeConfig`, src/realtime/config.ts). The README's "Realtime" section
+ * joins them with the shared ones (`realtimeConfig`, src/realtime/config.ts). docs/realtime.md
  * lists them.
  */
 import { availableParallelism } from 'node:os';

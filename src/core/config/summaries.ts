@@ -1,6 +1,6 @@
 /**
  * Settings of recording summaries (src/summaries), read by `loadConfig` into `config.summaries`. Every variable has
- * a row in the README's Summaries section.
+ * a row in docs/summaries.md.
  */
 import { envInt as int, envString as str, type Env } from './env.js';
 

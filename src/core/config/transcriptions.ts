@@ -1,6 +1,6 @@
 /**
  * Settings of file and link transcriptions, read by `loadConfig` (src/core/config/index.ts) into `config.transcriptions`.
- * Every variable has a row in the README's Transcriptions section.
+ * Every variable has a row in docs/transcriptions.md.
  */
 import { envInt as int, type Env } from './env.js';
 

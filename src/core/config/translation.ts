@@ -1,6 +1,6 @@
 /**
  * Settings of text translation (src/translation), read by `loadConfig` into `config.translation`. Every variable
- * has a row in the README's Translation section. A mistake here (an unknown provider, Google without a key, an
+ * has a row in docs/translation.md. A mistake here (an unknown provider, Google without a key, an
  * LLM without an address, Apertium named but not installed) stops the start with one line, rather than failing
  * the first listener who asks for a language.
  */

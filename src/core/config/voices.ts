@@ -1,6 +1,6 @@
 /**
  * Settings of voices (src/voices), read by `loadConfig` into `config.voices`. Every variable has a row in the
- * README's Voices section.
+ * docs/voices.md.
  */
 import os from 'node:os';
 import path from 'node:path';
