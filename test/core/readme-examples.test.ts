@@ -1,7 +1,7 @@
 /**
- * The README's and docs/' examples run as written: every block fenced ```sh example (README.md first, then docs/*.md
- * by name) is run by bash (-euo pipefail, in order, in
- * one folder that holds the repository's test/ fixtures) against a test server with workers, with KEY and BASE set
+ * The README's and docs/' examples run as written: every block fenced ```sh example (README.md first, then
+ * docs/transcriptions.md, then the other guides by name) is run by bash (-euo pipefail, in order, in
+ * one folder that looks like the checkout) against a test server with workers, with KEY and BASE set
  * as a reader sets them after `npm start` (a block's own `KEY=sg_live_…`/`BASE=…` lines are the placeholders it
  * shows and are replaced). A missing credential, a wrong path or a refusal fails the block (curl -f).
  */
@@ -15,7 +15,12 @@ import { REPO_ROOT } from '../../src/core/db/migrate.js';
 import { useTestServer } from '../helpers/server.js';
 
 const server = useTestServer();
-const docs = (await fs.readdir(path.join(REPO_ROOT, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => path.join('docs', name));
+// The guides continue the README's session: KEY and BASE, and REC, the recording of the transcription guide's example.
+const FIRST_GUIDE = 'transcriptions.md';
+const docs = (await fs.readdir(path.join(REPO_ROOT, 'docs')))
+  .filter((name) => name.endsWith('.md'))
+  .sort((a, b) => Number(b === FIRST_GUIDE) - Number(a === FIRST_GUIDE) || a.localeCompare(b))
+  .map((name) => path.join('docs', name));
 const texts = await Promise.all(['README.md', ...docs].map((file) => fs.readFile(path.join(REPO_ROOT, file), 'utf8')));
 const blocks = texts.flatMap((text) => [...text.matchAll(/^```sh example\n([\s\S]*?)^```$/gm)].map((match) => match[1]!));
 let work: string | null = null;
@@ -31,7 +36,10 @@ describe('README and docs/ examples', () => {
 
   it('run as written against a running server', async () => {
     work = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-readme-'));
-    await fs.symlink(path.join(REPO_ROOT, 'test'), path.join(work, 'test'));
+    // A folder that looks like the checkout (its entries linked) but keeps what the examples write.
+    for (const entry of await fs.readdir(REPO_ROOT)) {
+      if (entry !== '.git') await fs.symlink(path.join(REPO_ROOT, entry), path.join(work, entry));
+    }
     // The placeholders a reader replaces: the printed key and the address.
     const script = blocks.join('\n').replace(/^KEY=sg_live_….*$/m, '').replace(/^BASE=http:\/\/127\.0\.0\.1:8080.*$/m, '');
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
@@ -43,6 +51,9 @@ describe('README and docs/ examples', () => {
     expect(stdout).toContain('"scopes"'); // /v1/me
     expect(stdout).toMatch(/"key":"sg_live_[^"]+"/); // POST /v1/api-keys
     expect(stdout.toLowerCase()).toContain('forward'); // the transcript of goforward.wav
+    expect(stdout).toMatch(/"sessionId":"rts_/); // a realtime session
+    expect(stdout).toMatch(/Go forward/i); // npm run stream's transcript
+    expect(stdout).toContain('"results"'); // search
     const written = await fs.readdir(work);
     expect(written).toEqual(expect.arrayContaining(['a.mp3', expect.stringMatching(/\.pdf$/)]));
     expect((await fs.readFile(path.join(work, written.find((name) => name.endsWith('.pdf'))!))).subarray(0, 5).toString()).toBe('%PDF-');
