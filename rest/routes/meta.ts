@@ -64,6 +64,9 @@ async function readiness(ctx: Context) {
       const voices = ctx.services.voices.modelStatus();
       return {
         languages: languages.length,
+        // Both read above (a missing one fails this check): which they are.
+        fast: ctx.config.models.fast,
+        accurate: ctx.config.models.accurate,
         loaded: loaded !== null,
         ...(loaded ? { provider: loaded.provider, requestedProvider: loaded.requestedProvider } : {}),
         voices: { present: voices.present, ...(voices.download ? { download: voices.download } : {}) },
@@ -106,7 +109,10 @@ export const metaRoutes: RouteEntry[] = [
             properties: {
               database: checkSchema,
               redis: checkSchema,
-              models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' }, loaded: { type: 'boolean', description: 'This process\'s realtime engine (live sessions) has loaded its model; it loads on first use. File jobs run on the workers\' own engines, which this does not report.' },
+              models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' },
+                fast: { type: 'string', description: 'The model of live sessions (MODEL_FAST); the check fails when it is not installed.' },
+                accurate: { type: 'string', description: 'The model of file jobs and finalization (MODEL_ACCURATE); the check fails when it is not installed.' },
+                loaded: { type: 'boolean', description: 'This process\'s realtime engine (live sessions) has loaded its model; it loads on first use. File jobs run on the workers\' own engines, which this does not report.' },
                 voices: {
                   type: 'object', required: ['present'],
                   description: 'The text-to-speech model (optional: voices answer 503 without it, and this check passes either way). `download` while it is fetched on first use (`percent`), or after a failed fetch (`failure`, `retryInS`).',

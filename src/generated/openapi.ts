@@ -16351,6 +16351,10 @@ export interface operations {
                                 /** @description Why the check failed. */
                                 error?: string;
                                 languages?: number;
+                                /** @description The model of live sessions (MODEL_FAST); the check fails when it is not installed. */
+                                fast?: string;
+                                /** @description The model of file jobs and finalization (MODEL_ACCURATE); the check fails when it is not installed. */
+                                accurate?: string;
                                 /** @description This process's realtime engine (live sessions) has loaded its model; it loads on first use. File jobs run on the workers' own engines, which this does not report. */
                                 loaded?: boolean;
                                 /** @description The text-to-speech model (optional: voices answer 503 without it, and this check passes either way). `download` while it is fetched on first use (`percent`), or after a failed fetch (`failure`, `retryInS`). */

@@ -36,4 +36,11 @@ describe('messages', () => {
     expect(messageOf(envelope(503, 'unavailable'))).toContain('retry in a little while');
     expect(messageOf(envelope(400, 'invalid_options', { field: 'settings.spokenLanguage' }, 'Not a language.\nSee the list.'))).toBe('invalid_options: Not a language. See the list. (settings.spokenLanguage) [request req_1]');
   });
+
+  it('point a 404 at what was looked for: a broadcast\'s code, a key, or a transcription', () => {
+    expect(messageOf(envelope(404, 'not_found', {}, 'The broadcast was not found.'))).toContain("— check the broadcast's code (the end of the link its owner shared)");
+    expect(messageOf(envelope(404, 'not_found', {}, 'The broadcast was not found.'))).not.toContain('transcriptions list');
+    expect(messageOf(envelope(404, 'not_found', {}, 'The API key was not found.'))).toContain('`speechgate keys list`');
+    expect(messageOf(envelope(404, 'not_found', {}, 'The recording was not found.'))).toContain('`speechgate transcriptions list`');
+  });
 });

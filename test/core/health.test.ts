@@ -16,7 +16,7 @@ const server = useTestServer({ workers: [] });
 
 interface Readiness {
   ready: boolean;
-  checks: Record<'database' | 'redis' | 'models', { ok: boolean; ms: number; error?: string; languages?: number; loaded?: boolean }>;
+  checks: Record<'database' | 'redis' | 'models', { ok: boolean; ms: number; error?: string; languages?: number; loaded?: boolean; fast?: string; accurate?: string; voices?: { present: boolean } }>;
 }
 
 async function readiness(target: TestServer): Promise<{ status: number; body: Readiness }> {
@@ -36,6 +36,8 @@ describe('health', () => {
     }
     // whisper-tiny and whisper-base share their 99 languages.
     expect(body.checks.models.languages).toBe(99);
+    // Which models: the test server's file jobs run on whisper-tiny (test/helpers/server.ts), live sessions too.
+    expect(body.checks.models).toMatchObject({ fast: 'whisper-tiny', accurate: 'whisper-tiny', voices: { present: expect.any(Boolean) } });
   });
 });
 
