@@ -31,6 +31,31 @@ interface ListenerCredential {
 
 const UNCLEAR = '[audio unclear]';
 
+/** What the text mode has shown of a line: its text (as printed) and the translation it showed, if any. */
+export interface ShownLine {
+  text: string;
+  translation: string | undefined;
+}
+
+/**
+ * The text mode's lines for a transcript line seen `before` (undefined: first seen) and now `now`: the first time its
+ * text (or its translation with --lang); later a corrected text as `  ✎ <text>` (finalization's accurate pass, a
+ * correction: a reader who saw the live line sees what it became), and a translation that arrived late as
+ * `  <lang>: <translation>`. Nothing when nothing they showed changed.
+ */
+export function textOfLine(
+  before: ShownLine | undefined,
+  now: { text: string; unclear: boolean; translation: string | undefined },
+  lang: string | undefined,
+): { lines: string[]; shown: ShownLine } {
+  const text = now.unclear ? UNCLEAR : now.text;
+  if (!before) return { lines: [now.unclear ? UNCLEAR : (now.translation ?? text)], shown: { text, translation: now.translation } };
+  const lines: string[] = [];
+  if (text !== before.text) lines.push(`  ✎ ${text}`);
+  if (now.translation && now.translation !== before.translation) lines.push(`  ${lang}: ${now.translation}`);
+  return { lines, shown: { text, translation: now.translation ?? before.translation } };
+}
+
 async function listenerView(client: SpeechgateClient, code: string, credential: ListenerCredential): Promise<ListenerView> {
   return (await client.GET('/v1/listen/{code}', { params: { path: { code }, query: credential } })).data!;
 }
@@ -50,8 +75,8 @@ async function openBroadcast(ctx: CommandContext, client: SpeechgateClient, code
 
 class BroadcastFollower {
   private readonly subscriptions = new Map<string, RecordingSubscription>();
-  /** Per recording, the lines printed and the translation each showed. */
-  private readonly printed = new Map<string, Map<number, string | undefined>>();
+  /** Per recording, what the text mode showed of each line. */
+  private readonly printed = new Map<string, Map<number, ShownLine>>();
   /** A page's presence id: the broadcast counts this listener once across its sockets. */
   private readonly presence = crypto.randomBytes(12).toString('hex');
   private events: WebSocket | null = null;
@@ -91,7 +116,7 @@ class BroadcastFollower {
     if (this.stopped || this.subscriptions.has(recordingId)) return;
     this.ctx.out.jsonLine({ type: 'recording', recordingId });
     this.ctx.out.note(`following recording ${recordingId}`);
-    const printed = new Map<number, string | undefined>();
+    const printed = new Map<number, ShownLine>();
     this.printed.set(recordingId, printed);
     const subscription = this.client.recordings.subscribe(recordingId, {
       ...this.credential,
@@ -118,23 +143,21 @@ class BroadcastFollower {
     });
   }
 
-  /** Prints a line the first time it is seen, and its translation when one arrives later. */
+  /** Prints a line the first time it is seen, then what changes in it (a correction, a late translation). */
   private show(recordingId: string, segment: SubscribedSegment): void {
     const printed = this.printed.get(recordingId)!;
     const lang = this.options.lang;
     const translation = lang ? segment.translations?.[lang] : undefined;
     const text = segment.unclear ? '' : segment.text.trim();
-    if (!printed.has(segment.seq)) {
-      printed.set(segment.seq, translation);
+    const before = printed.get(segment.seq);
+    if (!before) {
       this.ctx.out.jsonLine({ type: 'line', recordingId, seq: segment.seq, text, unclear: segment.unclear, start: segment.start ?? null, end: segment.end ?? null, speaker: segment.speaker ?? null, ...(lang ? { lang, translation: translation ?? null } : {}) });
-      this.ctx.out.print(segment.unclear ? UNCLEAR : (translation ?? text));
-      return;
+    } else {
+      this.ctx.out.jsonLine({ type: 'line.updated', recordingId, seq: segment.seq, text, unclear: segment.unclear, ...(lang ? { lang, translation: translation ?? null } : {}) });
     }
-    this.ctx.out.jsonLine({ type: 'line.updated', recordingId, seq: segment.seq, text, unclear: segment.unclear, ...(lang ? { lang, translation: translation ?? null } : {}) });
-    if (translation && printed.get(segment.seq) === undefined) {
-      printed.set(segment.seq, translation);
-      this.ctx.out.print(`  ${lang}: ${translation}`);
-    }
+    const { lines, shown } = textOfLine(before, { text, unclear: segment.unclear, translation }, lang);
+    printed.set(segment.seq, shown);
+    for (const line of lines) this.ctx.out.print(line);
   }
 
   /** The broadcast's events socket: the recording in flight at `events.ready`, then each `recording.started`. */
