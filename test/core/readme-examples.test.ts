@@ -56,6 +56,7 @@ describe('README and docs/ examples', () => {
     expect(stdout).toContain('"results"'); // search
     expect(stdout).toMatch(/"state":"ready"[^\n]*"provider"/); // the recording's summary
     expect(stdout).toMatch(/"state":"ended"/); // a live recording, published to, paused and stopped
+    expect(stdout).toMatch(/"code":"[^"]+"[^\n]*"access":"private"|"access":"private"[^\n]*"code":"[^"]+"/); // a broadcast
     const written = await fs.readdir(work);
     expect(written).toEqual(expect.arrayContaining(['a.mp3', expect.stringMatching(/\.pdf$/)]));
     expect((await fs.readFile(path.join(work, written.find((name) => name.endsWith('.pdf'))!))).subarray(0, 5).toString()).toBe('%PDF-');
