@@ -318,6 +318,8 @@ export class VoicesService {
   /** Previews being rendered, by file: a second ask for the same one waits for the first. */
   private readonly rendering = new Map<string, Promise<string>>();
   private download: ModelDownload | null = null;
+  /** Once the model was found complete it stays so: each request then skips listing its 54 voice files. */
+  private modelPresent = false;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -336,7 +338,7 @@ export class VoicesService {
    */
   async kokoro(): Promise<Kokoro> {
     const { kokoroDir, kokoroDownload, kokoroThreads: threads } = this.deps.config.voices;
-    if (!isCompleteKokoroDir(kokoroDir)) {
+    if (!this.modelIsPresent()) {
       if (!kokoroDownload) {
         throw unavailable(`The text-to-speech model is not installed on this server (${kokoroDir}): run \`npm run models:download -- kokoro\`, or set KOKORO_DOWNLOAD=true.`, 60);
       }
@@ -351,11 +353,16 @@ export class VoicesService {
 
   /** What the model's download says now (starting one when none runs and a failed one's pause is over). */
   modelStatus(): { present: boolean; download: { percent: number | null } | { failure: string; retryInS: number } | null } {
-    const present = isCompleteKokoroDir(this.deps.config.voices.kokoroDir);
+    const present = this.modelIsPresent();
     const state = this.download;
     if (present || !state) return { present, download: null };
     if (state.failure) return { present, download: { failure: state.failure, retryInS: Math.max(0, (state.failedAt + DOWNLOAD_RETRY_MS - Date.now()) / 1000) } };
     return { present, download: { percent: state.percent } };
+  }
+
+  private modelIsPresent(): boolean {
+    this.modelPresent ||= isCompleteKokoroDir(this.deps.config.voices.kokoroDir);
+    return this.modelPresent;
   }
 
   /** The 503 to answer while the model downloads; starts the download when none runs (or a failed one may retry). */
