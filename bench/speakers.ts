@@ -36,10 +36,11 @@ export async function benchSpeakers(): Promise<{ table: string }> {
     }
   }
   // Live capture: online labels (workers/engine/live-speakers.ts) of segments as committed, provisional and settled:
-  // cut from the true turns (2.5 s at most), and cut blind every 2.5 s and 4 s (some hold both voices).
+  // cut from the true turns (2.5 s at most), and cut blind every 2.5, 4 and 8 s (some hold both voices; 8 s is a
+  // busy machine's live pass, whose segments run the turns together).
   const reference = parseRttm(readFileSync(TWO_SPEAKERS.rttm, 'utf8'));
   const blind = (pieceS: number) => Array.from({ length: Math.ceil(42 / pieceS) }, (_, i) => ({ start: i * pieceS, end: Math.min(42.3, (i + 1) * pieceS - 0.05) }));
-  for (const [cut, segments] of [['true turns, 2.5 s', segmentsOfTurns(reference, 2.5)], ['blind, 2.5 s', blind(2.5)], ['blind, 4 s', blind(4)]] as const) {
+  for (const [cut, segments] of [['true turns, 2.5 s', segmentsOfTurns(reference, 2.5)], ['blind, 2.5 s', blind(2.5)], ['blind, 4 s', blind(4)], ['blind, 8 s', blind(8)]] as const) {
     const online = await labelOnline(TWO_SPEAKERS.audio, segments);
     const settled = online.segments.map((_, i) => online.settled.get(i)!.speaker);
     for (const [name, labels] of [['provisional', online.provisional], ['settled', settled]] as const) {

@@ -45,6 +45,12 @@ export interface OnlineSpeakerOptions {
   maxSpeakers: number;
   /** Seconds of later labelled audio after which a turn's label is settled. */
   settleAfterS: number;
+  /**
+   * The change-point penalty (diarize.ts's `changePenalty`) for a change of voice inside one committed segment.
+   * Higher than between segments: Whisper ends segments where it hears a pause, so one that runs on is more often
+   * one voice whose spectrum moved than two voices run together.
+   */
+  segmentChangePenalty: number;
 }
 
 export const DEFAULT_ONLINE_SPEAKER_OPTIONS: OnlineSpeakerOptions = {
@@ -53,6 +59,9 @@ export const DEFAULT_ONLINE_SPEAKER_OPTIONS: OnlineSpeakerOptions = {
   minTurnS: DEFAULT_DIARIZE_OPTIONS.minTurnS,
   maxSpeakers: DEFAULT_DIARIZE_OPTIONS.maxSpeakers,
   settleAfterS: 20,
+  // On the two-speaker fixture cut in segments of 1–10 s (test/engine/live-speakers.test.ts), 6 gave the lowest DER
+  // summed over sizes; the between-segment penalty (1.3) cut one voice so often it did worse than not cutting.
+  segmentChangePenalty: 6,
 };
 
 export interface SpeakerLabel {
@@ -88,6 +97,9 @@ interface OpenTurn {
 const MAX_OPEN_TURN_S = 30;
 /** Seconds a change point may sit inside a segment's edge and still count as between segments. */
 const CHANGE_SLACK_S = 0.3;
+
+/** The `id` of a piece of a segment that holds two voices, other than the piece the segment is labelled by. */
+const PIECE_ONLY = -1;
 
 /** Audio gathered before its features are computed: about a second, in whole 10 ms hops. */
 const FEATURE_PIECE = SAMPLE_RATE;
@@ -140,8 +152,39 @@ export class OnlineSpeakers {
    * speech turn (consecutive segments with no spectral change between them, diarize.ts's ΔBIC change points); the
    * turn as a whole is matched to a speaker, and every segment in it gets that speaker. A change point closes the
    * turn (segments after it start the next one); a closed turn's statistics join its speaker's model.
+   *
+   * A long segment may hold a change of voice itself (Whisper ran two speakers' sentences together, as it does when
+   * a pass takes a big bite of audio). Such a segment goes in as its pieces between the changes: each piece joins the
+   * turns as a segment would, so no speaker model takes in the other voice, and the segment is labelled with its
+   * longest piece (the other pieces are never reported on their own).
    */
   assign(turn: number, start: number, end: number): SpeakerLabel {
+    const pieces = this.piecesOf(start, end);
+    const longest = pieces.reduce((best, piece, i) => (piece.end - piece.start > pieces[best]!.end - pieces[best]!.start ? i : best), 0);
+    let labelled: Turn | null = null;
+    pieces.forEach((piece, i) => {
+      const added = this.assignPiece(i === longest ? turn : PIECE_ONLY, piece.start, piece.end);
+      if (i === longest) labelled = added;
+    });
+    const segment = labelled as unknown as Turn;
+    const open = this.open;
+    return open?.segments.includes(segment)
+      ? { speaker: segment.speaker, confidence: this.confidenceOf(open.stats, segment.speaker, open.stats) }
+      : { speaker: segment.speaker, confidence: this.confidenceOf(segment.stats, segment.speaker) };
+  }
+
+  /** [start, end] cut at the spectral changes inside it (only a segment of two change windows or more can hold one). */
+  private piecesOf(start: number, end: number): Array<{ start: number; end: number }> {
+    if (Math.round(end / FRAME_S) > this.frames) this.computePending();
+    const a = Math.max(this.firstFrame, Math.round(start / FRAME_S));
+    const b = Math.min(this.frames, Math.round(end / FRAME_S));
+    const cuts = b - a >= 2 * Math.round(DEFAULT_DIARIZE_OPTIONS.changeWindowS / FRAME_S) ? changePoints(new PrefixSums(this.ceps.subarray((a - this.firstFrame) * N_CEPS), b - a, N_CEPS), 0, b - a, { ...DEFAULT_DIARIZE_OPTIONS, changePenalty: this.options.segmentChangePenalty }) : [];
+    const bounds = [start, ...cuts.map((cut) => (a + cut) * FRAME_S), end];
+    return bounds.slice(1).map((pieceEnd, i) => ({ start: bounds[i]!, end: pieceEnd }));
+  }
+
+  /** One piece of speech of a single voice into the open turn; `turn` is the segment it labels (PIECE_ONLY: none). */
+  private assignPiece(turn: number, start: number, end: number): Turn {
     const stats = this.statsOf(start, end);
     if (this.open && (end - this.open.start > MAX_OPEN_TURN_S || this.differs(this.open, stats, end - start) || this.changeBefore(this.open, start, end))) this.closeOpenTurn();
     const segment: Turn = { id: turn, start, end, stats, speaker: -1, settled: null };
@@ -154,7 +197,7 @@ export class OnlineSpeakers {
     for (const member of open.segments) member.speaker = speaker;
     // Features before the open turn are done with (its statistics are kept, its frames are needed for change points).
     this.dropFramesBefore(open.start);
-    return { speaker, confidence: this.confidenceOf(open.stats, speaker, open.stats) };
+    return segment;
   }
 
   /** The speaker the open turn matches: the nearest model when merging improves BIC (or the turn is too short to judge), else a new one. */
@@ -238,7 +281,7 @@ export class OnlineSpeakers {
     const out: SpeakerSettlement[] = [];
     for (const turn of this.turns) {
       // The open turn's label may still change as it grows: it settles once closed.
-      if (open.has(turn) || (turn.settled === null && turn.end > until)) continue;
+      if (turn.id === PIECE_ONLY || open.has(turn) || (turn.settled === null && turn.end > until)) continue;
       if (turn.settled !== null && turn.settled.speaker === turn.speaker) continue;
       const label = { speaker: turn.speaker, confidence: this.confidenceOf(turn.stats, turn.speaker) };
       turn.settled = label;
