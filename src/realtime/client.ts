@@ -64,6 +64,9 @@ export class RealtimeConnection {
   private sawAnyFrame = false;
   private readyWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
   private isReady = false;
+  /** How far into the audio the server has transcribed: its drafts' `audioS`, its commits' ends. */
+  private heardS = 0;
+  private frameWaiters: (() => void)[] = [];
 
   constructor(streamUrl: string, private readonly onFrame?: (frame: ServerFrame, atMs: number) => void) {
     this.ws = new WebSocket(streamUrl);
@@ -95,7 +98,11 @@ export class RealtimeConnection {
       const atMs = performance.now();
       this.sawAnyFrame = true;
       this.result.frames.push({ frame, atMs });
-      if (frame.type === 'transcript.committed') this.result.commits.push((frame as { segment: CommittedSegment }).segment);
+      if (frame.type === 'transcript.committed') {
+        const segment = (frame as { segment: CommittedSegment }).segment;
+        this.result.commits.push(segment);
+        this.heardS = Math.max(this.heardS, segment.end);
+      } else if (frame.type === 'transcript.draft' && typeof frame.audioS === 'number') this.heardS = Math.max(this.heardS, frame.audioS);
       else if (frame.type === 'session.done') this.result.done = frame as SessionResult['done'];
       else if (frame.type === 'error') this.result.errors.push(frame as SessionResult['errors'][number]);
       else if (frame.type === 'session.ready') {
@@ -103,7 +110,28 @@ export class RealtimeConnection {
         for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
       }
       this.onFrame?.(frame, atMs);
+      for (const wake of this.frameWaiters.splice(0)) wake();
     });
+    this.ws.on('close', () => {
+      for (const wake of this.frameWaiters.splice(0)) wake();
+    });
+  }
+
+  /**
+   * Resolves once the server has transcribed up to `seconds` of audio, or when no frame came for `quietMs` (it sends
+   * no draft while nothing changes, in a pause), or the socket closed.
+   */
+  async heard(seconds: number, quietMs = 5000): Promise<void> {
+    while (this.heardS < seconds && this.ws.readyState === WebSocket.OPEN) {
+      const frameCame = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), quietMs);
+        this.frameWaiters.push(() => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (!frameCame) return;
+    }
   }
 
   /** Resolves at `session.ready`; the spec's deadline: `deadlineS` of silence fails. */
@@ -201,6 +229,12 @@ export interface StreamFileOptions {
   realtime?: boolean;
   /** With `realtime`: play the file this many times faster than real time (default 1). */
   speed?: number;
+  /**
+   * Hold each chunk until the server has transcribed to within this many seconds of its start: a microphone on a
+   * machine that keeps up, so the server's passes stay small however busy this machine is (the tests use it where
+   * the size of a pass matters, as for speaker labels).
+   */
+  keepUpS?: number;
   /** Send a `clock` frame after every chunk (captured samples, wall seconds). */
   clock?: boolean;
   /** Simulated capture loss: these stretches of the file are counted as captured but never sent. */
@@ -222,13 +256,19 @@ export async function streamFile(streamUrl: string, path: string, options: Strea
   const chunkSamples = Math.round(chunkS * SAMPLE_RATE);
   const connection = new RealtimeConnection(streamUrl, options.onFrame);
   await connection.ready();
-  const started = performance.now();
+  let started = performance.now();
   let capturedSamples = 0;
   let sentChunks = 0;
   for await (const chunk of decodeToChunks(path, chunkSamples)) {
     if (connection.ws.readyState !== WebSocket.OPEN) break;
     if (options.durationS !== undefined && capturedSamples >= options.durationS * SAMPLE_RATE) break;
     sentChunks += 1;
+    if (options.keepUpS !== undefined) {
+      // Time held waiting for the server moves the schedule on (no burst of chunks afterwards).
+      const holdStarted = performance.now();
+      await connection.heard(capturedSamples / SAMPLE_RATE - options.keepUpS);
+      started += performance.now() - holdStarted;
+    }
     if (options.realtime !== false) {
       // A microphone has chunk n once n × chunkS of audio was captured; an absolute schedule keeps timer
       // jitter from accumulating.
