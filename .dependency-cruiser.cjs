@@ -57,6 +57,11 @@ module.exports = {
       comment: 'Nothing imports the entry points.',
       from: { path: '^(src|rest|workers)/', pathNot: '^src/entry/' }, to: { path: '^src/entry/' },
     },
+    {
+      name: 'runs-on-a-production-install', severity: 'error',
+      comment: 'What the server, the worker, the admin and engine commands load is in `dependencies`: a production install (`npm ci --omit=dev`) has no devDependencies. Types only are fine (they are gone at run time).',
+      from: { path: '^(src|rest|workers)/' }, to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
