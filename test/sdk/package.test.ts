@@ -73,6 +73,15 @@ describe('the packed SDK', () => {
     await expect(fs.access(path.join(packageDir, 'src', 'sdk'))).rejects.toThrow();
   });
 
+  it('holds every file its install scripts run (an install of the tarball runs them)', async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(packageDir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const installScripts = ['preinstall', 'install', 'postinstall'].map((name) => manifest.scripts[name]).filter((script) => script !== undefined);
+    expect(installScripts.length).toBeGreaterThan(0);
+    for (const script of installScripts) {
+      for (const file of script.match(/[\w./-]+\.(?:m?js|cjs|sh)\b/g) ?? []) await fs.access(path.join(packageDir, file));
+    }
+  });
+
   it('type-checks a consumer under Node without the DOM library', async () => {
     expect(await typeCheck({ module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022'], types: ['node'] })).toBe('ok');
   });
