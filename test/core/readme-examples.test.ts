@@ -1,5 +1,5 @@
 /**
- * The README's and docs/' examples run as written: every block fenced ```sh example (README.md first, then
+ * The README's and docs/' examples run as written (test/core/docs-code.test.ts checks that every block says what it is): every block fenced ```sh example (README.md first, then
  * docs/transcriptions.md, then the other guides by name) is run by bash (-euo pipefail, in order, in
  * one folder that looks like the checkout) against a test server with workers, with KEY and BASE set
  * as a reader sets them after `npm start` (a block's own `KEY=sg_live_…`/`BASE=…` lines are the placeholders it
@@ -12,9 +12,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/core/db/migrate.js';
+import { kokoroTestDir } from '../helpers/kokoro.js';
 import { useTestServer } from '../helpers/server.js';
 
-const server = useTestServer();
+// The voices model where a reader's `npm start` downloads it (the spoken translation guide speaks with it).
+const server = useTestServer({ env: { MODELS_DIR: path.dirname(await kokoroTestDir()) } });
 // The guides continue the README's session: KEY and BASE, and REC, the recording of the transcription guide's example.
 const FIRST_GUIDE = 'transcriptions.md';
 const docs = (await fs.readdir(path.join(REPO_ROOT, 'docs')))
@@ -58,7 +60,9 @@ describe('README and docs/ examples', () => {
     expect(stdout).toMatch(/"state":"ended"/); // a live recording, published to, paused and stopped
     expect(stdout).toMatch(/"code":"[^"]+"[^\n]*"access":"private"|"access":"private"[^\n]*"code":"[^"]+"/); // a broadcast
     const written = await fs.readdir(work);
-    expect(written).toEqual(expect.arrayContaining(['a.mp3', expect.stringMatching(/\.pdf$/)]));
+    expect(written).toEqual(expect.arrayContaining(['a.mp3', 'es.ogg', 's.caf', expect.stringMatching(/\.pdf$/)]));
+    expect((await fs.readFile(path.join(work, 'es.ogg'))).subarray(0, 4).toString()).toBe('OggS'); // the Spanish track
+    expect(stdout).toMatch(/"results":\[\{[^\n]*"transcriptionId":"trn_/); // search within one transcription
     expect((await fs.readFile(path.join(work, written.find((name) => name.endsWith('.pdf'))!))).subarray(0, 5).toString()).toBe('%PDF-');
   }, 330_000);
 });
