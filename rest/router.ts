@@ -9,7 +9,7 @@ import type { ExecutionResult, GraphQLError } from 'graphql';
 import { ApiError, errors } from '../src/core/errors.js';
 import type { Context } from '../src/core/context.js';
 import { requireIdentity, requireScope } from '../src/core/identity/scopes.js';
-import { refuseNulCharacters } from '../src/core/text-input.js';
+import { refuseBadInput } from '../src/core/text-input.js';
 import type { GraphQLRoute, HandlerRoute, RestInput, RouteEntry, RunTyped } from './types.js';
 import { requestBaseUrl } from '../src/core/base-url.js';
 import { useJsonBody } from './middleware/json-body.js';
@@ -56,8 +56,8 @@ function useDeclaredAuth(route: GraphQLRoute | HandlerRoute): express.RequestHan
  * that is an object when the route takes one.
  */
 function checkInput(route: GraphQLRoute | HandlerRoute, input: RestInput): void {
-  refuseNulCharacters(input.params);
-  refuseNulCharacters(input.query);
+  refuseBadInput(input.params);
+  refuseBadInput(input.query);
   checkQuery(route.parameters, input.query);
   const bodySchema = route.request?.schema;
   if (input.body !== undefined && bodySchema?.type === 'object' && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {

@@ -1,11 +1,11 @@
 /**
  * JSON request bodies for routes that take one: anything but `application/json` is `415`, malformed JSON is
- * `400 invalid_options` (through the envelope's error handler), a string holding a NUL character is `400
- * invalid_options` naming its field (src/core/text-input.ts).
+ * `400 invalid_options` (through the envelope's error handler), a string holding a NUL character or a body nested
+ * too deep is `400 invalid_options` naming its field (src/core/text-input.ts).
  */
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../../src/core/errors.js';
-import { refuseNulCharacters } from '../../src/core/text-input.js';
+import { refuseBadInput } from '../../src/core/text-input.js';
 
 export function useJsonBody(): RequestHandler {
   const parse = express.json({ limit: '1mb', strict: false });
@@ -21,7 +21,7 @@ export function useJsonBody(): RequestHandler {
     parse(req, res, (error?: unknown) => {
       if (error) return next(error);
       try {
-        refuseNulCharacters(req.body);
+        refuseBadInput(req.body);
         next();
       } catch (refusal) {
         next(refusal);

@@ -23,7 +23,7 @@ import {
   UpdateTranscriptionDocument,
   UploadRecordingDocument,
 } from '../../src/generated/graphql.js';
-import { refuseNulCharacters } from '../../src/core/text-input.js';
+import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
@@ -177,7 +177,7 @@ function parseOptionsPart(value: string): unknown {
   } catch {
     throw errors.invalidOptions('options must be a JSON object.', { field: 'options' });
   }
-  refuseNulCharacters(options);
+  refuseBadInput(options);
   return options;
 }
 

@@ -8,7 +8,7 @@ import { errors, ApiError } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
-import { refuseNulCharacters } from '../../src/core/text-input.js';
+import { refuseBadInput } from '../../src/core/text-input.js';
 import {
   AvailableVoicesDocument,
   CreateVoiceFromSpeakerDocument,
@@ -86,7 +86,7 @@ function parseMetaPart(value: string): unknown {
   } catch {
     throw errors.invalidOptions('meta must be a JSON object (CreateVoice).', { field: 'meta' });
   }
-  refuseNulCharacters(meta);
+  refuseBadInput(meta);
   parseCreateVoice(meta);
   return meta;
 }

@@ -106,6 +106,60 @@ describe('NUL characters in strings', () => {
   });
 });
 
+describe('values nested too deep', () => {
+  /** `{"a":{"a":…1…}}`, `levels` objects deep, as text (the test never walks it either). */
+  const nested = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+  it('a JSON body past 64 levels is 400 naming the top field and the limit, never 500: owner routes and anonymous ones', async () => {
+    for (const levels of [65, 3000, 8000]) {
+      const settings = await server.request(`/v1/transcriptions/${transcriptionId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: `{"settings":${nested(levels)}}` });
+      const envelope = await expectEnvelope(settings, 400, 'invalid_options');
+      expect(envelope.data.details).toMatchObject({ field: 'settings', limit: 64 });
+      expect(envelope.message).toContain('64');
+      const anonymous = await server.request('/v1/listen/some-code/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: '' }, body: `{"password":${nested(levels)}}` });
+      expect((await expectEnvelope(anonymous, 400, 'invalid_options')).data.details).toMatchObject({ field: 'password', limit: 64 });
+      const wholeBody = await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${nested(levels)}]` });
+      expect((await expectEnvelope(wholeBody, 400, 'invalid_options')).data.details).toMatchObject({ field: 'body', limit: 64 });
+    }
+    // 64 levels are judged as usual (here: settings has no field "a").
+    const deepest = await server.request(`/v1/transcriptions/${transcriptionId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: `{"settings":${nested(63)}}` });
+    expect(deepest.status).toBe(400);
+    expect((await deepest.json()).message).not.toContain('levels deep');
+  });
+
+  it('in multipart options and GraphQL variables (over HTTP, anonymous too, and over the socket)', async () => {
+    const form = new FormData();
+    form.append('options', `{"settings":${nested(5000)}}`);
+    form.append('file', new Blob([new Uint8Array(16)]), 'a.wav');
+    expect((await expectEnvelope(await server.request('/v1/transcriptions', { method: 'POST', body: form }), 400, 'invalid_options')).data.details).toMatchObject({ field: 'settings', limit: 64 });
+
+    const query = 'mutation ($id: ID!, $patch: UpdateTranscriptionInput!) { updateTranscription(id: $id, input: $patch) { id } }';
+    for (const headers of [{}, { authorization: '' }]) {
+      const res = await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: `{"query":${JSON.stringify(query)},"variables":{"id":"${transcriptionId}","patch":${nested(5000)}}}` });
+      expect(res.status).toBeLessThan(500);
+      const body = (await res.json()) as { errors?: { extensions: { code: string; details: Record<string, unknown> } }[] };
+      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'patch', limit: 64 } });
+    }
+
+    const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const messages: Array<{ type: string; payload?: unknown }> = [];
+    await new Promise<void>((resolve, reject) => {
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
+      socket.on('message', (data) => {
+        const message = JSON.parse(data.toString()) as { type: string };
+        messages.push(message);
+        if (message.type === 'connection_ack') socket.send(`{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(query)},"variables":{"id":"x","patch":${nested(5000)}}}}`);
+        if (message.type === 'error' || message.type === 'next' || message.type === 'complete') resolve();
+      });
+      socket.on('close', () => reject(new Error(`closed: ${JSON.stringify(messages)}`)));
+    });
+    socket.close();
+    const answer = JSON.stringify(messages.find((message) => message.type === 'next' || message.type === 'error'));
+    expect(answer).toContain('invalid_options');
+    expect(answer).toContain('"limit":64');
+  });
+});
+
 describe('requests the HTTP parser refuses, as envelopes', () => {
   it('a 100 KB query string is 431 with the envelope', async () => {
     const answer = await raw(`GET /v1/health?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
