@@ -134,7 +134,7 @@ describe('values nested too deep', () => {
     expect((await expectEnvelope(await server.request('/v1/transcriptions', { method: 'POST', body: form }), 400, 'invalid_options')).data.details).toMatchObject({ field: 'settings', limit: 64 });
 
     const query = 'mutation ($id: ID!, $patch: UpdateTranscriptionInput!) { updateTranscription(id: $id, input: $patch) { id } }';
-    for (const headers of [{}, { authorization: '' }]) {
+    for (const headers of [{}, { authorization: '' }] as Array<Record<string, string>>) {
       const res = await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: `{"query":${JSON.stringify(query)},"variables":{"id":"${transcriptionId}","patch":${nested(5000)}}}` });
       expect(res.status).toBeLessThan(500);
       const body = (await res.json()) as { errors?: { extensions: { code: string; details: Record<string, unknown> } }[] };
