@@ -1,12 +1,13 @@
 /**
- * `POST /graphql` bodies yoga reads: JSON (and `application/graphql+json`), multipart uploads, a bare
- * `application/graphql` query, and URL-encoded forms. Anything else is answered here as `415` with the envelope;
- * yoga's own answer to it is an empty 415.
+ * `POST /graphql` bodies yoga reads: JSON (and `application/graphql+json`), multipart uploads and a bare
+ * `application/graphql` query. Anything else is answered here as `415` with the envelope (yoga's own answer to it is
+ * an empty 415); URL-encoded forms too, which yoga would read: a form is what another site's page can post without
+ * the browser asking first, and no client of this API sends one.
  */
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../src/core/errors.js';
 
-const READ_BY_YOGA = ['application/json', 'application/graphql+json', 'multipart/form-data', 'application/graphql', 'application/x-www-form-urlencoded'];
+const READ_BY_YOGA = ['application/json', 'application/graphql+json', 'multipart/form-data', 'application/graphql'];
 
 export function useGraphqlContentType(): RequestHandler {
   return (req, _res, next) => {

@@ -14,7 +14,7 @@ import type { ConfigByField, Store } from '@envelop/rate-limiter';
 import { errors } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Context } from '../core/context.js';
-import { useApiErrorCodes, useApiErrorMasking } from '../core/plugins/use-api-errors.js';
+import { asRequestError, useApiErrorCodes, useApiErrorMasking } from '../core/plugins/use-api-errors.js';
 import { useFieldRateLimits } from '../core/plugins/use-field-rate-limits.js';
 import { useTextInput } from '../core/plugins/use-text-input.js';
 import { useQueryLimits } from '../core/plugins/use-query-limits.js';
@@ -74,11 +74,19 @@ export function createGraphQLServer(options: GraphQLServerOptions): GraphQLServe
     },
   });
 
-  const sockets = new WebSocketServer({ noServer: true });
+  // Bounded like the other sockets: a message over the payload limit closes the socket (1009) before it is buffered
+  // whole; graphql-ws closes a socket that sends anything but `connection_init` first (4401) or nothing in time (4408).
+  const { wsMaxPayload, wsMaxOperations, wsInitTimeoutS } = options.settings;
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: wsMaxPayload, perMessageDeflate: false });
   const graphqlWs = useServer<Record<string, unknown>>({
+    connectionInitWaitTimeout: wsInitTimeoutS * 1000,
     execute: (args) => (args.rootValue as { execute: (a: unknown) => unknown }).execute(args) as never,
     subscribe: (args) => (args.rootValue as { subscribe: (a: unknown) => unknown }).subscribe(args) as never,
     onSubscribe: async (ctx, _id, payload) => {
+      // This operation is counted already (graphql-ws reserves its id before asking).
+      if (Object.keys(ctx.subscriptions).length > wsMaxOperations) {
+        return [asRequestError(errors.invalidState(`This connection has ${wsMaxOperations} operations running (GRAPHQL_WS_MAX_OPERATIONS): complete one before starting another.`, { limit: wsMaxOperations }))];
+      }
       const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
         req: ctx.extra.request,
         connectionParams: ctx.connectionParams,
@@ -106,7 +114,17 @@ export function createGraphQLServer(options: GraphQLServerOptions): GraphQLServe
 
   return {
     handle: (req, res) => yoga(req, res, { req }),
-    handleUpgrade: (req, socket, head) => sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req)),
+    handleUpgrade: (req, socket, head) =>
+      sockets.handleUpgrade(req, socket, head, (ws) => {
+        sockets.emit('connection', ws, req);
+        // graphql-ws reports every socket error on the console as a failure of its own; a client's protocol error (a
+        // message over the payload limit, a malformed frame) is the client's: logged as the other sockets log it.
+        ws.removeAllListeners('error');
+        ws.on('error', (error) => {
+          options.logger.info({ err: error, path: '/graphql' }, 'socket closed on a protocol error');
+          ws.terminate();
+        });
+      }),
     async runOperation(document, variables, ctx) {
       const { execute, contextFactory, schema } = yoga.getEnveloped(ctx as never);
       const contextValue = await contextFactory();

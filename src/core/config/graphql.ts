@@ -22,6 +22,12 @@ export interface GraphQLSettings {
   maxDirectives: number;
   /** Items an operation may ask for across its paged lists: each list counts its `limit` (or its largest when given by a variable), nested lists multiply. */
   maxListItems: number;
+  /** Largest message a graphql-ws client may send, in bytes (a bigger one closes the socket with 1009). */
+  wsMaxPayload: number;
+  /** Operations one graphql-ws connection may have running at once (subscriptions, and queries still answering). */
+  wsMaxOperations: number;
+  /** Seconds a graphql-ws connection has to send `connection_init` before it is closed (4408). */
+  wsInitTimeoutS: number;
 }
 
 export function loadGraphQLSettings(env: Env): GraphQLSettings {
@@ -35,5 +41,9 @@ export function loadGraphQLSettings(env: Env): GraphQLSettings {
     maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000),
     maxDirectives: int(env, 'GRAPHQL_MAX_DIRECTIVES', 20),
     maxListItems: int(env, 'GRAPHQL_MAX_LIST_ITEMS', 2000),
+    // As a REST JSON body: a document is at most GRAPHQL_MAX_TOKENS tokens, the rest is variables.
+    wsMaxPayload: int(env, 'GRAPHQL_WS_MAX_PAYLOAD', 1024 * 1024),
+    wsMaxOperations: int(env, 'GRAPHQL_WS_MAX_OPERATIONS', 50),
+    wsInitTimeoutS: int(env, 'GRAPHQL_WS_INIT_TIMEOUT_S', 5),
   };
 }
