@@ -79,11 +79,15 @@ export const accountRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'delete', path: '/v1/api-keys/{id}', operationId: 'revokeApiKey', tags: ['account'],
     summary: 'Revoke an API key; it answers 401 key_revoked from now on.',
+    description: 'A key may revoke only keys whose every scope it holds (itself included); a person, any key of the account.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RevokeApiKeyDocument,
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.revokeApiKey }),
     response: { status: 200, description: 'The revoked key.', schema: ref('ApiKey') },
-    errors: [{ status: 404, code: 'not_found', description: 'No such key in this account.' }],
+    errors: [
+      { status: 403, code: 'forbidden', description: 'The key holds a scope the revoking credential lacks; `details.scopes` lists them.' },
+      { status: 404, code: 'not_found', description: 'No such key in this account.' },
+    ],
   }),
 ];

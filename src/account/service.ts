@@ -116,7 +116,12 @@ export class AccountsService {
     return created;
   }
 
+  /** A caller revoking a key of its own account: only a key whose every scope the caller holds (no lockout by a lesser key). */
   async revokeApiKeyFor<Q extends object>(identity: Identity, apiKeyId: string, query: Q) {
+    const target = await this.deps.prisma.principal.findFirst({ where: { id: apiKeyId, accountId: identity.account.id, kind: 'api_key' }, select: { scopes: true } });
+    if (!target) throw errors.notFound('API key');
+    const beyond = target.scopes.filter((scope) => isScope(scope) && !grants(identity.principal.scopes, scope));
+    if (beyond.length) throw errors.forbidden(`A key can revoke only keys whose scopes it holds; this one also holds ${beyond.join(', ')}.`, { scopes: beyond });
     const { count } = await this.deps.prisma.principal.updateMany({
       where: { id: apiKeyId, accountId: identity.account.id, kind: 'api_key', revokedAt: null },
       data: { revokedAt: new Date() },

@@ -1289,7 +1289,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it answers 401 key_revoked from now on. */
+        /**
+         * Revoke an API key; it answers 401 key_revoked from now on.
+         * @description A key may revoke only keys whose every scope it holds (itself included); a person, any key of the account.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -17146,7 +17149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorBody"];
                 };
             };
-            /** @description `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
+            /** @description `forbidden`: The key holds a scope the revoking credential lacks; `details.scopes` lists them. `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

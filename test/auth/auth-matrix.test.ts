@@ -59,6 +59,26 @@ describe('auth matrix', () => {
     expect((await envelopeOf(await server.request('/v1/me', { auth: second }))).code).toBe('key_revoked');
   });
 
+  it('a key revokes only keys whose scopes it holds: a write key cannot revoke a * key, a * key can revoke it', async () => {
+    const { key: writer, id: writerId } = await server.createKey(['write']);
+    const { key: full, id: fullId } = await server.createKey(['*']);
+    const { key: reader, id: readerId } = await server.createKey(['read']);
+    const refused = await server.request(`/v1/api-keys/${fullId}`, { auth: writer, method: 'DELETE' });
+    expect(refused.status).toBe(403);
+    const envelope = await envelopeOf(refused);
+    expect(envelope).toMatchObject({ code: 'forbidden', data: { details: { scopes: ['*'] } } });
+    expect((await server.request('/v1/me', { auth: full })).status).toBe(200);
+    // Through GraphQL the same rule.
+    const graphql = await server.request('/graphql', { auth: writer, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', variables: { id: fullId } }) });
+    expect(((await graphql.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('forbidden');
+    // Nor a read key: write does not grant read.
+    expect((await server.request(`/v1/api-keys/${readerId}`, { auth: writer, method: 'DELETE' })).status).toBe(403);
+    // Its own scopes: itself; the * key anything.
+    expect((await server.request(`/v1/api-keys/${writerId}`, { auth: writer, method: 'DELETE' })).status).toBe(200);
+    expect((await server.request(`/v1/api-keys/${readerId}`, { auth: full, method: 'DELETE' })).status).toBe(200);
+    expect((await envelopeOf(await server.request('/v1/me', { auth: reader }))).code).toBe('key_revoked');
+  });
+
   it('missing scope → 403 forbidden naming the scope', async () => {
     const { key } = await server.createKey(['write']);
     const response = await server.request('/v1/api-keys', { auth: key });
