@@ -4,6 +4,8 @@
  * into `extensions`, the REST adapter and the sockets render it into the spec's envelope.
  */
 import { STATUS_CODES as STATUS_TEXT } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { EngineError } from '../../workers/engine/errors.js';
 
 export interface ErrorEnvelope {
@@ -23,6 +25,36 @@ export interface ApiErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * Folders of this machine whose paths never reach a client (an error message quoting a file it could not read, a
+ * model folder, an engine failure): the working directory, the temporary and home folders, and the data and
+ * models folders the configuration adds (`hidePathsUnder`). A path under one is shown by its last name only.
+ */
+const hiddenRoots = new Set<string>();
+
+export function hidePathsUnder(...roots: Array<string | null | undefined>): void {
+  for (const root of roots) {
+    if (root && path.isAbsolute(root) && path.resolve(root) !== path.parse(root).root) hiddenRoots.add(path.resolve(root));
+  }
+}
+hidePathsUnder(process.cwd(), os.tmpdir(), os.homedir());
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `message` with every path under a hidden folder cut to `…/<last name>`. */
+export function withoutLocalPaths(message: string): string {
+  let out = message;
+  // Longest first: a data folder inside the working directory is cut as a whole.
+  for (const root of [...hiddenRoots].sort((a, b) => b.length - a.length)) {
+    if (!out.includes(root)) continue;
+    // The root where a path starts (not inside a URL or a longer name), then the rest of the path (not a sentence's
+    // closing period or colon).
+    const pattern = new RegExp(`(?<![\\w./-])${escapeRegExp(root)}(?![\\w.-])(?:/[^\\s'"()\`,;]*[^\\s'"()\`,;.:])?`, 'g');
+    out = out.replace(pattern, (found) => `…/${path.basename(found)}`);
+  }
+  return out;
+}
+
 /** Codes whose retry can succeed unless the caller says otherwise. */
 const RETRYABLE_BY_DEFAULT = new Set(['rate_limited', 'unavailable', 'engine_unavailable', 'conflict']);
 
@@ -34,7 +66,7 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: string, status: number, message: string, options: ApiErrorOptions = {}) {
-    super(message, { cause: options.cause });
+    super(withoutLocalPaths(message), { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.status = status;

@@ -38,8 +38,11 @@ import { LowBalanceAlerts } from '../billing/alerts.js';
 import { createPaymentProvider, PaymentsService } from '../billing/payments/service.js';
 import { RedisHourlyLimiter } from '../core/hourly-limiter.js';
 import { createLogger } from '../core/logger.js';
+import { hidePathsUnder } from '../core/errors.js';
 
 export function createServices(deps: ServiceDeps): Services {
+  // Every process that answers clients or writes what they read (job failures) builds its services here.
+  hidePathsUnder(deps.config.dataDir, deps.config.modelsDir, deps.config.voices.kokoroDir);
   const capabilities = new CapabilitiesService(deps);
   const shareLinks = new ShareLinksService(deps);
   // Prepaid credit (off unless BILLING_CONFIG): admission at every creation point, metering, payments.

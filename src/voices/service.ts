@@ -340,14 +340,14 @@ export class VoicesService {
     const { kokoroDir, kokoroDownload, kokoroThreads: threads } = this.deps.config.voices;
     if (!this.modelIsPresent()) {
       if (!kokoroDownload) {
-        throw unavailable(`The text-to-speech model is not installed on this server (${kokoroDir}): run \`npm run models:download -- kokoro\`, or set KOKORO_DOWNLOAD=true.`, 60);
+        throw unavailable('The text-to-speech model is not installed on this server (KOKORO_DIR): run `npm run models:download -- kokoro`, or set KOKORO_DOWNLOAD=true.', 60);
       }
       throw this.downloading(kokoroDir);
     }
     try {
       return await Kokoro.load({ modelDir: kokoroDir, threads });
     } catch (error) {
-      throw unavailable(`The text-to-speech model in ${kokoroDir} could not be loaded (${(error as Error).message}).`, 60, error);
+      throw unavailable(`The text-to-speech model (KOKORO_DIR) could not be loaded (${(error as Error).message}).`, 60, error);
     }
   }
 

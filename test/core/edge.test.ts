@@ -12,7 +12,8 @@ let server: TestServer;
 let transcriptionId: string;
 let recordingId: string;
 beforeAll(async () => {
-  server = await startTestServer({ workers: [] });
+  // No voices model where this server looks: its preview answers 503 (whatever this machine has elsewhere).
+  server = await startTestServer({ workers: [], env: { KOKORO_DIR: '/srv/no-models-here/kokoro' } });
   const created = await server.request('/v1/transcriptions', {
     method: 'POST', headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ url: 'https://example.org/a.mp3' }),
@@ -103,6 +104,15 @@ describe('NUL characters in strings', () => {
     expect(byVariable.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'id' } });
     const byLiteral = await ask('{ transcription(id: "a\\u0000") { id } }');
     expect(byLiteral.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'id' } });
+  });
+});
+
+describe('no local folder in an answer', () => {
+  it('the anonymous voice preview without its model is 503 naming the setting, not the folder', async () => {
+    const preview = await server.request('/v1/voices/preview?voice=af_heart', { auth: null });
+    const envelope = await expectEnvelope(preview, 503, 'unavailable');
+    expect(envelope.message).toContain('KOKORO_DIR');
+    expect(envelope.message).not.toContain('/srv/no-models-here');
   });
 });
 

@@ -16,6 +16,7 @@ import { createApp, type App, type AppOptions } from '../../src/entry/app.js';
 import { loadConfig } from '../../src/core/config/index.js';
 import { LOCAL_ISSUER } from '../../src/core/identity/jwt.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
+import { REPO_ROOT } from '../../src/core/db/migrate.js';
 
 export interface TestServerOptions extends AppOptions {
   /** Extra environment (wins over the defaults below). DATABASE_URL given here is used as is and not dropped. */
@@ -122,12 +123,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     async createAccount(name = 'Another account') {
       return (await accounts.createAccount(name)).id;
     },
-    request(pathname, init = {}) {
+    async request(pathname, init = {}) {
       const { auth, ...rest } = init;
       const headers = new Headers(rest.headers);
       const token = auth === undefined ? apiKey : auth;
       if (token !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
-      return fetch(`${url}${pathname}`, { ...rest, headers });
+      const response = await fetch(`${url}${pathname}`, { ...rest, headers });
+      await refuseLocalPaths(response, [dataDir, env.MODELS_DIR, REPO_ROOT]);
+      return response;
     },
     postJson(pathname, body, init = {}) {
       return server.request(pathname, {
@@ -149,6 +152,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   };
   return server;
+}
+
+/**
+ * Every error answer of every test (an envelope, GraphQL `errors`) is checked for the paths of the server's folders:
+ * no message may tell a client where the data, the models or the code live (src/core/errors.ts cuts them).
+ */
+async function refuseLocalPaths(response: Response, folders: Array<string | undefined>): Promise<void> {
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return;
+  const text = await response.clone().text();
+  if (response.ok && !text.includes('"errors"')) return;
+  const named = folders.filter((folder): folder is string => Boolean(folder) && text.includes(folder!));
+  if (named.length > 0) throw new Error(`An error answer (${response.status} ${response.url}) names a local folder (${named.join(', ')}): ${text.slice(0, 500)}`);
 }
 
 export async function deleteRedisKeys(redisUrl: string, prefix: string) {

@@ -85,11 +85,22 @@ describe('the text-to-speech model on first use', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it('with KOKORO_DOWNLOAD=false nothing is fetched: 503 naming the command that installs it', async () => {
+  it('with KOKORO_DOWNLOAD=false nothing is fetched: 503 naming the command that installs it, and not the folder', async () => {
     const { service, calls, modelsDir } = await freshService(false);
     const refused = await refusal(service.kokoro());
     expect(refused).toMatchObject({ code: 'unavailable', status: 503 });
-    expect(refused.message).toBe(`The text-to-speech model is not installed on this server (${path.join(modelsDir, 'kokoro')}): run \`npm run models:download -- kokoro\`, or set KOKORO_DOWNLOAD=true.`);
+    expect(refused.message).toBe('The text-to-speech model is not installed on this server (KOKORO_DIR): run `npm run models:download -- kokoro`, or set KOKORO_DOWNLOAD=true.');
+    expect(refused.message).not.toContain(modelsDir);
     expect(calls).toHaveLength(0);
+  });
+
+  it('a failure that quotes a file of the server is answered with its name only', async () => {
+    const { service, calls, modelsDir } = await freshService(true);
+    await refusal(service.kokoro());
+    calls[0]!.fail(`ENOENT: no such file or directory, open '${path.join(modelsDir, 'kokoro', 'model_quantized.onnx')}'`);
+    await new Promise((resolve) => setImmediate(resolve));
+    const refused = await refusal(service.kokoro());
+    expect(refused.message).toContain(`open '…/model_quantized.onnx'`);
+    expect(refused.message).not.toContain(modelsDir);
   });
 });
