@@ -3,6 +3,7 @@
  * the final error handler catches anything else (an unexpected exception becomes a logged `500 internal`), so
  * no path answers a bare 500 or an HTML page.
  */
+import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorRequestHandler, Response } from 'express';
 import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/core/errors.js';
@@ -76,4 +77,37 @@ export function answerClientError(logger: Logger) {
     logger.info({ requestId, code: apiError.code, status: apiError.status, reason: error.code }, 'request refused by the HTTP parser');
     socket.end(rawHttpAnswer(apiError, requestId));
   };
+}
+
+/**
+ * The WebSocket handshake's own requirements (RFC 6455 §4.2.1), checked before the ws library checks them and answers
+ * in plain text: a refusal here is the envelope like every other answer. GET only (405 with `Allow`), `Upgrade:
+ * websocket`, a Sec-WebSocket-Key of 16 bytes in base64, Sec-WebSocket-Version 13 (or 8; 400 with the version served).
+ * True when it answered (the socket is done).
+ */
+export function refuseBadHandshake(req: http.IncomingMessage, socket: Duplex, logger: Logger): boolean {
+  const refusal = handshakeRefusal(req);
+  if (!refusal) return false;
+  const requestId = newRequestId();
+  socket.on('error', () => socket.destroy());
+  logger.info({ requestId, code: refusal.code, status: refusal.status, path: req.url }, 'WebSocket handshake refused');
+  socket.end(rawHttpAnswer(refusal, requestId));
+  return true;
+}
+
+function handshakeRefusal(req: http.IncomingMessage): ApiError | null {
+  if (req.method !== 'GET') {
+    return new ApiError('method_not_allowed', 405, `A WebSocket opens with GET, not ${req.method}.`, { details: { allow: ['GET'] }, headers: { Allow: 'GET' } });
+  }
+  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+    return errors.invalidOptions(`The Upgrade header must be websocket, not ${JSON.stringify(req.headers.upgrade ?? '')}.`, { field: 'Upgrade' });
+  }
+  if (!/^[+/0-9A-Za-z]{22}==$/.test(req.headers['sec-websocket-key'] ?? '')) {
+    return errors.invalidOptions('Sec-WebSocket-Key must be 16 random bytes in base64.', { field: 'Sec-WebSocket-Key' });
+  }
+  const version = req.headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') {
+    return new ApiError('invalid_options', 400, `Sec-WebSocket-Version must be 13, not ${JSON.stringify(version ?? '')}.`, { details: { field: 'Sec-WebSocket-Version' }, headers: { 'Sec-WebSocket-Version': '13' } });
+  }
+  return null;
 }

@@ -27,7 +27,7 @@ import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 import { createRestRouter } from '../../rest/router.js';
 import { createSocketRouter } from '../../rest/sockets.js';
-import { answerClientError, errorHandler } from '../../rest/envelope.js';
+import { answerClientError, errorHandler, refuseBadHandshake } from '../../rest/envelope.js';
 import { newRequestId, useRequestId } from '../../rest/middleware/request-id.js';
 import { useHttpMetrics } from '../../rest/middleware/http-metrics.js';
 import { useAccessLog } from '../../rest/middleware/access-log.js';
@@ -138,6 +138,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   server.headersTimeout = 66_000;
   const restSockets = createSocketRouter({ routes, logger, contextFor: async (req) => contextFrom(await stateForSocket(req)) });
   server.on('upgrade', (req, socket, head) => {
+    if (refuseBadHandshake(req, socket, logger)) return;
     if (new URL(req.url ?? '/', 'http://localhost').pathname === '/graphql') graphql.handleUpgrade(req, socket, head);
     else void restSockets.handleUpgrade(req, socket, head);
   });

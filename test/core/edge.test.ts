@@ -189,6 +189,25 @@ describe('requests the HTTP parser refuses, as envelopes', () => {
     expect(envelope.data.details.field).toBe('Content-Type');
   });
 
+  it('a WebSocket handshake the protocol refuses is the envelope: a bad version, a bad key, an upgrade on POST', async () => {
+    const upgrade = (method: string, path: string, headers: Record<string, string>) =>
+      raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+    const key = 'dGhlIHNhbXBsZSBub25jZQ==';
+    for (const path of ['/graphql', `/v1/recordings/${recordingId}/subscribe`]) {
+      const version = await upgrade('GET', path, { 'Sec-WebSocket-Key': key, 'Sec-WebSocket-Version': '99' });
+      expect(version.status).toBe(400);
+      expect(JSON.parse(version.body)).toMatchObject({ defined: true, code: 'invalid_options', data: { details: { field: 'Sec-WebSocket-Version' } } });
+      expect(version.head).toMatch(/Sec-WebSocket-Version: 13/);
+      const badKey = await upgrade('GET', path, { 'Sec-WebSocket-Key': 'short', 'Sec-WebSocket-Version': '13' });
+      expect(JSON.parse(badKey.body)).toMatchObject({ code: 'invalid_options', status: 400, data: { details: { field: 'Sec-WebSocket-Key' } } });
+      const post = await upgrade('POST', path, { 'Sec-WebSocket-Key': key, 'Sec-WebSocket-Version': '13', 'Content-Length': '0' });
+      expect(post.status).toBe(405);
+      expect(JSON.parse(post.body)).toMatchObject({ defined: true, code: 'method_not_allowed', data: { details: { allow: ['GET'] } } });
+      expect(post.head).toMatch(/Allow: GET/);
+      expect(post.head).toMatch(/X-Request-Id: req_/);
+    }
+  });
+
   it('the server goes on answering', async () => {
     expect((await server.request('/v1/health')).status).toBe(200);
   });
