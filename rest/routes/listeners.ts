@@ -122,7 +122,7 @@ export const listenerRoutes: RouteEntry[] = [
       broadcastNotFound,
       { status: 400, code: 'invalid_options', description: 'No `password` for a private broadcast, or an unknown field; `details.field` names it.' },
       { status: 403, code: 'forbidden', description: 'Wrong password (`details.field: password`).' },
-      { status: 429, code: 'rate_limited', description: 'Too many password tries on this broadcast in the last minute; `Retry-After`.' },
+      { status: 429, code: 'rate_limited', description: 'Too many wrong passwords in the last minute: 10 from this address, or 100 to this broadcast from everyone (right ones are not counted); `Retry-After`.' },
     ],
   }),
   {

@@ -39,10 +39,22 @@ export class RedisRateLimitStore extends RedisStore {
   }
 
   async hit(identity: string, windowMs: number, max: number): Promise<Hit> {
+    return this.take(identity, windowMs, max);
+  }
+
+  /**
+   * A hit that can be taken back: counted (atomically, as `hit`) before the outcome is known, and forgiven when it
+   * turns out not to count (a right password where only wrong ones are limited). Parallel tries each take their own.
+   */
+  async tryCounted(identity: string, windowMs: number, max: number): Promise<Hit & { forgive(): Promise<void> }> {
+    const member = `${Date.now()}:${crypto.randomBytes(4).toString('hex')}`;
+    const hit = await this.take(identity, windowMs, max, member);
+    return { ...hit, forgive: async () => void (await this.redis.zrem(`window:${identity}`, member)) };
+  }
+
+  private async take(identity: string, windowMs: number, max: number, member = `${Date.now()}:${crypto.randomBytes(4).toString('hex')}`): Promise<Hit> {
     const now = Date.now();
-    const [allowed, count, oldest] = (await this.redis.eval(
-      SLIDING_WINDOW, 1, `window:${identity}`, now, windowMs, max, `${now}:${crypto.randomBytes(4).toString('hex')}`,
-    )) as [number, number, number];
+    const [allowed, count, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, `window:${identity}`, now, windowMs, max, member)) as [number, number, number];
     return { allowed: allowed === 1, count, resetMs: Math.max(0, oldest + windowMs - now) };
   }
 }

@@ -8457,7 +8457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorBody"];
                 };
             };
-            /** @description `rate_limited`: Too many password tries on this broadcast in the last minute; `Retry-After`. `rate_limited`: past the request budget of this account (of this address without a credential); wait `Retry-After` seconds. */
+            /** @description `rate_limited`: Too many wrong passwords in the last minute: 10 from this address, or 100 to this broadcast from everyone (right ones are not counted); `Retry-After`. `rate_limited`: past the request budget of this account (of this address without a credential); wait `Retry-After` seconds. */
             429: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

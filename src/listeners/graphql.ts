@@ -43,10 +43,10 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createListenerToken: t.field({
     type: ListenerTokenType,
-    description: 'A listener token: a private broadcast\'s `password` proven once (403 `forbidden` when wrong; tries limited per broadcast). A public broadcast answers one without a password.',
+    description: 'A listener token: a private broadcast\'s `password` proven once (403 `forbidden` when wrong; wrong ones limited per caller address, 10 a minute, and per broadcast, 100). A public broadcast answers one without a password.',
     authScopes: { public: true },
     args: { code: t.arg.string({ required: true }), password: t.arg.string() },
-    resolve: (_root, args, ctx) => ctx.services.listeners.issueToken(args.code, args.password === undefined || args.password === null ? {} : { password: args.password }),
+    resolve: (_root, args, ctx) => ctx.services.listeners.issueToken(args.code, args.password === undefined || args.password === null ? {} : { password: args.password }, ctx.clientAddress),
   }),
 }));
 

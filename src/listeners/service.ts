@@ -30,8 +30,13 @@ declare module '../core/services.js' {
 /** A presence is kept PRESENCE_TTL_MS after its process last vouched for it (every PRESENCE_REFRESH_MS). */
 const PRESENCE_TTL_MS = 30_000;
 const PRESENCE_REFRESH_MS = 10_000;
-/** Password tries per broadcast a minute: enough for a crowd mistyping, too few to guess a password. */
-const PASSWORD_TRIES_PER_MINUTE = 30;
+/**
+ * Wrong passwords a minute (right ones are not counted: a crowd behind one address all typing it is fine): from one
+ * address to one broadcast, enough for a person mistyping and too few to guess; and to one broadcast from everyone, a
+ * higher ceiling against guessing from many addresses, which one guesser alone cannot reach.
+ */
+const WRONG_PASSWORDS_PER_ADDRESS = 10;
+const WRONG_PASSWORDS_PER_BROADCAST = 100;
 
 export interface ListenerRecording { recordingId: string; state: string; startedAt: string | null; transcriptionId: string | null }
 
@@ -221,20 +226,31 @@ export class ListenersService implements Closable {
 
   /**
    * `POST /v1/listen/{code}/token`: a listener token for this broadcast. A private broadcast needs its `password`
-   * (403 `forbidden` naming `password` when wrong; tries limited per broadcast, 429 past them); a public one
+   * (403 `forbidden` naming `password` when wrong; wrong ones limited per caller address and per broadcast, 429
+   * past them); a public one
    * answers a token without one, so clients treat both alike.
    */
-  async issueToken(code: string, body: unknown): Promise<{ listenerToken: string; broadcastId: string; expiresAt: string }> {
+  async issueToken(code: string, body: unknown, clientAddress = 'unknown'): Promise<{ listenerToken: string; broadcastId: string; expiresAt: string }> {
     const { password } = parseTokenRequest(body);
     const broadcast = await this.byCode(code);
     if (broadcast.access === 'private') {
       if (!password) throw errors.invalidOptions('password is required: this broadcast is private.', { field: 'password' });
+      // Each try is counted before the password is checked (parallel guesses each take a place) and forgiven when right.
       // Redis away: the try is let through uncounted, as the request budget does (the password is still checked).
-      const hit = await new RedisRateLimitStore(this.redis).hit(`${this.deps.config.redisPrefix}listen-password:${broadcast.id}`, 60_000, PASSWORD_TRIES_PER_MINUTE).catch(() => ({ allowed: true, resetMs: 0 }));
-      if (!hit.allowed) throw errors.rateLimited(Math.max(1, Math.ceil(hit.resetMs / 1000)), { field: 'password' });
+      const store = new RedisRateLimitStore(this.redis);
+      const key = `${this.deps.config.redisPrefix}listen-password:${broadcast.id}`;
+      const uncounted = { allowed: true, count: 0, resetMs: 0, forgive: async () => {} };
+      const fromAddress = await store.tryCounted(`${key}:${clientAddress}`, 60_000, WRONG_PASSWORDS_PER_ADDRESS).catch(() => uncounted);
+      if (!fromAddress.allowed) throw errors.rateLimited(Math.max(1, Math.ceil(fromAddress.resetMs / 1000)), { field: 'password' });
+      const fromEveryone = await store.tryCounted(key, 60_000, WRONG_PASSWORDS_PER_BROADCAST).catch(() => uncounted);
+      if (!fromEveryone.allowed) {
+        await fromAddress.forgive().catch(() => {});
+        throw errors.rateLimited(Math.max(1, Math.ceil(fromEveryone.resetMs / 1000)), { field: 'password' });
+      }
       if (!broadcast.passwordHash || !(await passwordMatches(broadcast.passwordHash, password))) {
         throw errors.forbidden('password: wrong password for this broadcast.', { field: 'password' });
       }
+      await Promise.all([fromAddress.forgive(), fromEveryone.forgive()]).catch(() => {});
     }
     const issued = await this.access.issue(broadcast);
     return { ...issued, broadcastId: broadcast.id };
