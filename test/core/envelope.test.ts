@@ -163,6 +163,21 @@ describe('error envelope', () => {
     expect(entries.find((entry) => entry.level === 'error')!.fields.err).toMatchObject({ message: 'secret socket detail' });
   });
 
+  it('GraphQL input errors name the field: an int32 overflow in a variable, an input field or a literal', async () => {
+    const ask = async (query: string, variables?: Record<string, unknown>) => {
+      const response = await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      expect(response.status).toBe(400);
+      return ((await response.json()) as { errors: { message: string; extensions: { code: string; details: { field?: string } } }[] }).errors[0]!;
+    };
+    const byVariable = await ask('query ($limit: Int) { transcriptions(limit: $limit) { items { id } } }', { limit: 99_999_999_999 });
+    expect(byVariable.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'limit' } });
+    const byInputField = await ask('mutation ($i: CreateApiKeyInput!) { createApiKey(input: $i) { key } }', { i: { scopes: 7 } });
+    expect(byInputField.extensions.details.field).toBe('i.scopes');
+    const byLiteral = await ask('{ recordingTranscript(recordingId: "rec_x", after: 99999999999) { lastSeq } }');
+    expect(byLiteral.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'after' } });
+    expect(byLiteral.message).toMatch(/32-bit/);
+  });
+
   it('GraphQL request errors carry the code in extensions and keep their HTTP status', async () => {
     const post = (body: string) => server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const cases: [Promise<Response>, number, string][] = [

@@ -67,6 +67,13 @@ describe('query limits', () => {
     expectRefused(await graphql(directives), 'maxDirectives');
   });
 
+  it('counts __typename aliases too: 200 are refused, 15 answered', async () => {
+    expectRefused(await graphql(aliases(200, '__typename'), null), 'maxAliases');
+    const fifteen = await graphql(aliases(15, '__typename'));
+    expect(fifteen.status).toBe(200);
+    expect(Object.keys(fifteen.body.data as object)).toHaveLength(15);
+  });
+
   it('answers an ordinary query', async () => {
     const answer = await graphql('{ health { status } me { scopes } transcriptions { items { id job { state } shareLink { code } } } }');
     expect(answer.status).toBe(200);

@@ -10,7 +10,7 @@ export type IntrospectionPolicy = 'authenticated' | 'public' | 'off';
 
 export interface GraphQLSettings {
   introspection: IntrospectionPolicy;
-  /** Aliased fields in one operation (`__typename` aliases are free). */
+  /** Aliased fields in one operation (`__typename` aliases count too). */
   maxAliases: number;
   /** Field nesting depth (introspection's own nesting is not counted). */
   maxDepth: number;

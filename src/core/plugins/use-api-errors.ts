@@ -15,11 +15,27 @@ import type { Logger } from '../logger.js';
 
 type HttpExtension = { status?: number; headers?: Record<string, string> };
 
-/** A request error of GraphQL or yoga itself (no resolver involved) as the spec's error. */
-function requestError(error: GraphQLError): ApiError {
+/** A request error of GraphQL or yoga itself (no resolver involved) as the spec's error, naming the field it is about. */
+function requestError(error: GraphQLError, wrapper?: GraphQLError): ApiError {
   const http = error.extensions?.http as HttpExtension | undefined;
   const status = http?.status && http.status >= 400 ? http.status : 400;
-  return new ApiError(status === 405 ? 'method_not_allowed' : 'invalid_options', status, error.message, { headers: http?.headers });
+  const field = (wrapper && fieldOf(wrapper)) ?? fieldOf(error);
+  return new ApiError(status === 405 ? 'method_not_allowed' : 'invalid_options', status, error.message, { headers: http?.headers, details: field ? { field } : {} });
+}
+
+/**
+ * The variable, input field or argument a GraphQL request error is about: graphql-js names it in the message for
+ * variables (`Variable "$input" got invalid value … at "input.limit"`) and arguments, and only points at it for a
+ * literal (`Int cannot represent non 32-bit signed integer value`): there the name written before the value is it.
+ */
+function fieldOf(error: GraphQLError): string | null {
+  const variable = /^Variable "\$(\w+)" got invalid value .*? at "([^"]+)"/s.exec(error.message) ?? /^Variable "\$(\w+)"/.exec(error.message);
+  if (variable) return variable[2] ?? variable[1]!;
+  const named = /^(?:Argument|Field) "(?:\w+\.)?(\w+)"/.exec(error.message);
+  if (named) return named[1]!;
+  const at = error.positions?.[0];
+  if (error.source && at !== undefined) return /(\w+)\s*:\s*$/.exec(error.source.body.slice(Math.max(0, at - 200), at))?.[1] ?? null;
+  return null;
 }
 
 function withCode(error: GraphQLError | null, apiError: ApiError, isRequestError = false): GraphQLError {
@@ -58,7 +74,7 @@ export function useApiErrorMasking(logger: Logger) {
       const graphqlError = error instanceof GraphQLError ? error : null;
       const original = graphqlError ? graphqlError.originalError : error;
       if (graphqlError && !original) return withCode(graphqlError, requestError(graphqlError), true);
-      if (original instanceof GraphQLError && !original.originalError) return withCode(graphqlError ?? original, requestError(original), true);
+      if (original instanceof GraphQLError && !original.originalError) return withCode(graphqlError ?? original, requestError(original, graphqlError ?? undefined), true);
       // A request error made by asRequestError (query limits) that yoga marked on its way out: it answers its own status.
       if (original instanceof ApiError && graphqlError?.extensions?.http && !graphqlError.path) return withCode(graphqlError, original, true);
       const apiError = toApiError(original);

@@ -104,7 +104,9 @@ export function useQueryLimits(settings: GraphQLSettings): Plugin[] {
     }],
   });
   const armor = new EnvelopArmor({
-    maxAliases: { n: settings.maxAliases, ...report('maxAliases', settings.maxAliases) },
+    // Every alias counts, `__typename`'s too (Armor lets those through by default: a thousand of them is still a
+    // thousand answers to write).
+    maxAliases: { n: settings.maxAliases, allowList: [], ...report('maxAliases', settings.maxAliases) },
     maxDepth: { n: settings.maxDepth, ignoreIntrospection: true, ...report('maxDepth', settings.maxDepth) },
     costLimit: { maxCost: settings.maxCost, ignoreIntrospection: true, ...report('maxCost', settings.maxCost) },
     maxTokens: { n: settings.maxTokens, ...report('maxTokens', settings.maxTokens) },
