@@ -51,7 +51,7 @@ if (!command || !COMMANDS.includes(command)) {
   process.exit(2);
 }
 // The services load only for a command to run: usage and refusals answer at once.
-const [{ loadConfig }, { openDatabase }, { EmbeddedDatabaseInUseError }, { LOCAL_ISSUER }, { createServices }, { assignPlan, grantCredit }] = await Promise.all([
+const [{ loadConfigOrExit }, { openDatabase }, { EmbeddedDatabaseInUseError }, { LOCAL_ISSUER }, { createServices }, { assignPlan, grantCredit }] = await Promise.all([
   import('../core/config/index.js'),
   import('../core/db/index.js'),
   import('../core/db/embedded.js'),
@@ -59,7 +59,7 @@ const [{ loadConfig }, { openDatabase }, { EmbeddedDatabaseInUseError }, { LOCAL
   import('./services.js'),
   import('../billing/operator.js'),
 ]);
-const config = loadConfig();
+const config = loadConfigOrExit();
 const db = await openDatabase(config).catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseInUseError) {
     console.error(`${error.message} (run the admin command while the server is stopped)`);

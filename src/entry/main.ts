@@ -2,12 +2,12 @@
  * `npm start`: prepares Redis (child process if needed) and the database (migrations), makes the bootstrap account
  * on first start and prints its key once, then serves REST, GraphQL and the sockets on PORT.
  */
-import { loadConfig } from '../core/config/index.js';
+import { loadConfigOrExit } from '../core/config/index.js';
 import { ensureRedis, RedisUnavailableError } from '../core/redis-server.js';
 import { createApp } from './app.js';
 import { EmbeddedDatabaseInUseError } from '../core/db/embedded.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const say = (line: string) => console.log(line);
 
 let redisChild;

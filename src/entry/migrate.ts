@@ -3,13 +3,13 @@
  * `npm run migrate -- status`: prints that SQL without writing it. `npm run migrate -- apply`: applies them.
  * With DATABASE_URL the shadow database is made on that server, otherwise in an in-memory PGlite.
  */
-import { loadConfig } from '../core/config/index.js';
+import { loadConfigOrExit } from '../core/config/index.js';
 import { startEmbeddedDatabase } from '../core/db/embedded.js';
 import { createMigration, pendingSchemaChanges } from '../core/db/migrate.js';
 import { openDatabase } from '../core/db/index.js';
 
 const [command, name] = process.argv.slice(2);
-const config = loadConfig();
+const config = loadConfigOrExit();
 
 async function withScratchUrl<T>(fn: (url: string, shadow: 'server' | 'embedded') => Promise<T>): Promise<T> {
   if (config.databaseUrl) return fn(config.databaseUrl, 'server');

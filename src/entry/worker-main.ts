@@ -3,7 +3,7 @@
  * Gateways started with RUN_WORKERS=false then only serve requests. With METRICS_PORT set, the process listens there
  * for Prometheus (`GET /metrics`, same METRICS and METRICS_TOKEN rules as a gateway's) and liveness (`GET /v1/health`).
  */
-import { loadConfig } from '../core/config/index.js';
+import { loadConfigOrExit } from '../core/config/index.js';
 import { openDatabase } from '../core/db/index.js';
 import { createLogger } from '../core/logger.js';
 import { createRedisPubSub } from '../core/pubsub.js';
@@ -13,7 +13,7 @@ import { backgroundWorkers } from './background-workers.js';
 import type { RunningWorker } from '../core/background.js';
 import { listenForScrapes, type ScrapeListener } from '../../rest/routes/metrics.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
 if (!config.databaseUrl) {
   console.error('npm run worker needs DATABASE_URL: the embedded database belongs to the single `npm start` process.');

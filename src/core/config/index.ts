@@ -112,6 +112,20 @@ function bootstrapKey(value: string | null): string | null {
   return value;
 }
 
+/**
+ * `loadConfig` for a process's entry point: a setting it cannot start with (a malformed BOOTSTRAP_API_KEY, a bad
+ * LOG_LEVEL, a BILLING_CONFIG with mistakes…) is printed as what the loader says, without a stack trace, and the
+ * process exits 1.
+ */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    console.error(`speechgate cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? 'data');
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
