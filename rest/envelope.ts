@@ -9,6 +9,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/core/errors.js';
 import type { Logger } from '../src/core/logger.js';
 import { newRequestId } from './middleware/request-id.js';
+import { endAndRelease } from './connections.js';
 
 export function sendError(res: Response, error: ApiError, requestId: string | null) {
   if (res.headersSent) {
@@ -75,7 +76,7 @@ export function answerClientError(logger: Logger) {
     const apiError = fromParserError(error);
     const requestId = newRequestId();
     logger.info({ requestId, code: apiError.code, status: apiError.status, reason: error.code }, 'request refused by the HTTP parser');
-    socket.end(rawHttpAnswer(apiError, requestId));
+    endAndRelease(socket, rawHttpAnswer(apiError, requestId));
   };
 }
 
@@ -89,9 +90,8 @@ export function refuseBadHandshake(req: http.IncomingMessage, socket: Duplex, lo
   const refusal = handshakeRefusal(req);
   if (!refusal) return false;
   const requestId = newRequestId();
-  socket.on('error', () => socket.destroy());
   logger.info({ requestId, code: refusal.code, status: refusal.status, path: req.url }, 'WebSocket handshake refused');
-  socket.end(rawHttpAnswer(refusal, requestId));
+  endAndRelease(socket, rawHttpAnswer(refusal, requestId));
   return true;
 }
 

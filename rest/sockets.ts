@@ -7,6 +7,7 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { ApiError, errors, isExpectedError, rawHttpAnswer, toApiError } from '../src/core/errors.js';
+import { endAndRelease } from './connections.js';
 import type { Logger } from '../src/core/logger.js';
 import type { Context } from '../src/core/context.js';
 import { expressPath } from './router.js';
@@ -26,7 +27,7 @@ export interface SocketRouter {
 }
 
 function refuseUpgrade(socket: Duplex, error: ApiError, requestId: string) {
-  socket.end(rawHttpAnswer(error, requestId));
+  endAndRelease(socket, rawHttpAnswer(error, requestId));
 }
 
 /** How long a socket may take to close after being told the server is going away. */

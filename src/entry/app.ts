@@ -27,6 +27,7 @@ import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 import { createRestRouter } from '../../rest/router.js';
 import { createSocketRouter } from '../../rest/sockets.js';
+import { limitConnectionsPerAddress, useBodyIdleTimeout } from '../../rest/connections.js';
 import { answerClientError, errorHandler, refuseBadHandshake } from '../../rest/envelope.js';
 import { newRequestId, useRequestId } from '../../rest/middleware/request-id.js';
 import { useHttpMetrics } from '../../rest/middleware/http-metrics.js';
@@ -112,6 +113,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.set('json spaces', 0);
   app.use(useHttpMetrics());
   app.use(useRequestId());
+  app.use(useBodyIdleTimeout(config.limits.bodyIdleTimeoutS));
   if (config.accessLog) app.use(useAccessLog(logger));
   app.use(useIdentity(services.auth.resolver));
   app.use(useRateLimit({ store: rateLimitStore, max: config.rateLimit.max, windowS: config.rateLimit.windowS, logger }));
@@ -128,6 +130,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const server = http.createServer(app);
   server.on('clientError', answerClientError(logger));
+  server.on('connection', limitConnectionsPerAddress(config.limits.connectionsPerAddress, logger, newRequestId));
   // Uploads of long recordings over slow links outlast Node's 5-minute default for a whole request; idle sockets are
   // still cut by the headers and keep-alive timeouts.
   server.requestTimeout = 0;

@@ -57,6 +57,13 @@ export interface Config {
   limits: {
     maxUploadBytes: number;
     realtimeMaxDurationS: number;
+    /**
+     * Open connections one client address may hold (CONNECTIONS_PER_ADDRESS, default 256; 0 = no limit). This
+     * machine's own address (127.0.0.1, ::1: a reverse proxy here speaks for many clients) is not counted.
+     */
+    connectionsPerAddress: number;
+    /** Seconds a request body may go without a byte before the connection is answered 408 and closed (BODY_IDLE_TIMEOUT_S, 30). */
+    bodyIdleTimeoutS: number;
   };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** ACCESS_LOG: one log line per HTTP request answered (default off). */
@@ -158,6 +165,8 @@ export function loadConfig(env: Env = process.env): Config {
     limits: {
       maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 2 * 1024 * 1024 * 1024),
       realtimeMaxDurationS: int(env, 'REALTIME_MAX_DURATION_S', 4 * 3600),
+      connectionsPerAddress: int(env, 'CONNECTIONS_PER_ADDRESS', 256),
+      bodyIdleTimeoutS: int(env, 'BODY_IDLE_TIMEOUT_S', 30),
     },
     logLevel,
     accessLog: bool(env, 'ACCESS_LOG', false),
