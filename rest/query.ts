@@ -8,6 +8,12 @@ import type { JsonSchema, RouteParameter } from './types.js';
 /** GraphQL's `Int` (and the database's seq columns): the widest integer a declared parameter may allow. */
 export const INT32_MAX = 2147483647;
 
+/** A page as the convention answers it: `nextCursor` only when there is a next page (absent on the last one). */
+export function withoutLastCursor<T extends { nextCursor?: string | null }>(page: T): Omit<T, 'nextCursor'> & { nextCursor?: string } {
+  const { nextCursor, ...rest } = page;
+  return nextCursor ? { ...rest, nextCursor } : rest;
+}
+
 /** The parameter's value: the first of a repeated one, `undefined` when absent or not a string. */
 export function single(value: unknown): string | undefined {
   if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
@@ -56,9 +62,18 @@ function mismatch(name: string, value: string, schema: JsonSchema): string | nul
 /**
  * Checks the query string against the route's declared query parameters: each one given at most once, required
  * ones present, every value of its declared type, range, length and enum. The first mismatch is `400
- * invalid_options` naming the parameter (`details.field`). Parameters a route does not declare are ignored.
+ * invalid_options` naming the parameter (`details.field`). A parameter the route does not declare is refused the
+ * same way, as an unknown body field is: a misspelt `limt` would otherwise be silently ignored. Routes outside the
+ * document (`refuseUnknown` false: OAuth's authorize endpoint, whose RFC 6749 §3.1 says to ignore unknown
+ * parameters) keep that rule.
  */
-export function checkQuery(parameters: readonly RouteParameter[] | undefined, query: Record<string, unknown>): void {
+export function checkQuery(parameters: readonly RouteParameter[] | undefined, query: Record<string, unknown>, refuseUnknown = true): void {
+  const declared = (parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
+  for (const name of refuseUnknown ? Object.keys(query) : []) {
+    if (!declared.includes(name)) {
+      throw errors.invalidOptions(`${name} is not a parameter of this route (${declared.length ? `it takes ${declared.join(', ')}` : 'it takes none'}).`, { field: name });
+    }
+  }
   for (const parameter of parameters ?? []) {
     if (parameter.in !== 'query') continue;
     const raw = query[parameter.name];

@@ -58,7 +58,7 @@ function useDeclaredAuth(route: GraphQLRoute | HandlerRoute): express.RequestHan
 function checkInput(route: GraphQLRoute | HandlerRoute, input: RestInput): void {
   refuseBadInput(input.params);
   refuseBadInput(input.query);
-  checkQuery(route.parameters, input.query);
+  checkQuery(route.parameters, input.query, !('undocumented' in route && route.undocumented));
   const bodySchema = route.request?.schema;
   if (input.body !== undefined && bodySchema?.type === 'object' && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
     throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });

@@ -285,6 +285,16 @@ describe('bodies and query parameters', () => {
     expect(envelope.data.details.field).toBe('lifecycle');
     expect(envelope.message).toContain('lifecycle');
   });
+
+  it('a query parameter the route does not declare is refused by name, as an unknown body field is', async () => {
+    const misspelt = await expectEnvelope(await server.request('/v1/transcriptions?limt=5'), 400, 'invalid_options');
+    expect(misspelt.data.details.field).toBe('limt');
+    expect(misspelt.message).toMatch(/limt is not a parameter of this route \(it takes .*limit/);
+    const none = await expectEnvelope(await server.request('/v1/me?verbose=true'), 400, 'invalid_options');
+    expect(none.message).toContain('it takes none');
+    // Anonymous routes alike.
+    expect((await expectEnvelope(await server.request('/v1/health?x=1', { auth: null }), 400, 'invalid_options')).data.details.field).toBe('x');
+  });
 });
 
 describe('paths', () => {

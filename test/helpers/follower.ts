@@ -80,7 +80,8 @@ export class Follower {
 
   private async snapshot(after: number): Promise<{ lastSeq: number; segments: Array<{ seq: number; text: string; suppressed?: boolean | null }> }> {
     const url = new URL(`/v1/recordings/${this.options.recordingId}/transcript`, this.options.baseUrl);
-    for (const [key, value] of Object.entries(this.options.query ?? {})) url.searchParams.set(key, value);
+    // The procedure's snapshot: the same `lang` and credential as the socket (not its own parameters: presence, audio).
+    for (const [key, value] of Object.entries(this.options.query ?? {})) if (['lang', 'shareCode', 'listenerToken'].includes(key)) url.searchParams.set(key, value);
     if (after >= 0) url.searchParams.set('after', String(after));
     const response = await fetch(url, { headers: this.options.authorization ? { Authorization: this.options.authorization } : {} });
     if (response.status !== 200) throw new Error(`transcript: ${response.status} ${await response.text()}`);

@@ -43,6 +43,9 @@ describe('POST /v1/transcriptions with a file', () => {
     // uncoveredSpeechS: speech the engine heard that no word covers (words lost): none here.
     expect(job).toMatchObject({ state: 'done', error: null, progress: { pct: 100, uncoveredSpeechS: 0 } });
     socket.close();
+    // The recording is finalized with its time, as a live one is.
+    const recording = await json(await server.request(`/v1/recordings/${transcription.recordingId}`));
+    expect(recording).toMatchObject({ state: 'finalized', finalizedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
 
     const transcript = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript`));
     const text = transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase();
@@ -139,8 +142,10 @@ describe('POST /v1/transcriptions with a file', () => {
     expect(viaToken.status).toBe(302);
     const noCredential = await server.request(`/v1/recordings/${transcription.recordingId}/audio`, { auth: null, redirect: 'manual' });
     expect(noCredential.status).toBe(401);
-    // The token reads media only.
-    expect((await server.request(`/v1/recordings/${transcription.recordingId}/transcript?media=${token}`, { auth: null })).status).toBe(401);
+    // The token reads media only: the transcript takes no media parameter (refused by name).
+    const transcriptByToken = await server.request(`/v1/recordings/${transcription.recordingId}/transcript?media=${token}`, { auth: null });
+    expect(transcriptByToken.status).toBe(400);
+    expect(await transcriptByToken.json()).toMatchObject({ code: 'invalid_options', data: { details: { field: 'media' } } });
   });
 });
 
