@@ -220,8 +220,8 @@ export class BroadcastsService {
         break;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        if (fields.code) throw errors.conflict(`code "${fields.code}" is taken; choose another.`, { field: 'code' });
-        if (attempt >= 5) throw errors.conflict('No free code could be derived from the name; give one in `code`.', { field: 'code' });
+        if (fields.code) throw errors.taken(`code "${fields.code}" is taken; choose another.`, { field: 'code' });
+        if (attempt >= 5) throw errors.taken('No free code could be derived from the name; give one in `code`.', { field: 'code' });
       }
     }
     return this.get(actor.accountId, id, baseUrl);
@@ -259,13 +259,13 @@ export class BroadcastsService {
         if (newCode) {
           // A code this broadcast had before is its own again; any other broadcast's (now or once) is taken.
           const before = await tx.broadcastCode.findUnique({ where: { code: newCode } });
-          if (before && before.broadcastId !== id) throw errors.conflict(`code "${newCode}" is taken; choose another.`, { field: 'code' });
+          if (before && before.broadcastId !== id) throw errors.taken(`code "${newCode}" is taken; choose another.`, { field: 'code' });
           if (!before) await tx.broadcastCode.create({ data: { code: newCode, broadcastId: id } });
         }
         await tx.broadcast.update({ where: { id }, data });
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw errors.conflict(`code "${newCode}" is taken; choose another.`, { field: 'code' });
+      if (isUniqueViolation(error)) throw errors.taken(`code "${newCode}" is taken; choose another.`, { field: 'code' });
       throw error;
     }
     return this.get(accountId, id, baseUrl);
@@ -373,7 +373,7 @@ export class BroadcastsService {
     try {
       await this.deps.prisma.audioSource.create({ data: { id: newId('aus'), broadcastId, name: input.name, url: input.url } });
     } catch (error) {
-      if (isUniqueViolation(error)) throw errors.conflict('url is already one of this broadcast\'s audio sources.', { field: 'url' });
+      if (isUniqueViolation(error)) throw errors.taken('url is already one of this broadcast\'s audio sources.', { field: 'url' });
       throw error;
     }
     return this.view(row, baseUrl);

@@ -101,8 +101,12 @@ export const errors = {
   forbidden: (message: string, details: Record<string, unknown> = {}) =>
     new ApiError('forbidden', 403, message, { details }),
   notFound: (what: string) => new ApiError('not_found', 404, `${what} was not found.`),
+  /** `409 conflict`, retryable (a concurrent change: read again and retry) unless the same request can never pass. */
   conflict: (message: string, details: Record<string, unknown> = {}) =>
     new ApiError('conflict', 409, message, { details }),
+  /** `409 conflict` that the same request meets again: a value already taken (a code, a source's URL). */
+  taken: (message: string, details: Record<string, unknown> = {}) =>
+    new ApiError('conflict', 409, message, { details, retryable: false }),
   invalidState: (message: string, details: Record<string, unknown> = {}) =>
     new ApiError('invalid_state', 409, message, { details, retryable: false }),
   /** `429 rate_limited` with `Retry-After`; `details` adds to `retryAfterS` (the REST budget, the per-field limits). */

@@ -57,6 +57,8 @@ describe('broadcasts', () => {
     await create({ name: 'Choir', code });
     const taken = await expectStatus(await server.postJson('/v1/broadcasts', { name: 'Other choir', code }), 409, 'conflict');
     expect(taken.data.details.field).toBe('code');
+    // Sending the same again cannot succeed: not retryable.
+    expect(taken.data.retryable).toBe(false);
     const race = `race-${unique()}`;
     const answers = await Promise.all(Array.from({ length: 6 }, () => server.postJson('/v1/broadcasts', { name: 'Race', code: race })));
     expect(answers.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
