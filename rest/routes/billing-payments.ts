@@ -11,7 +11,7 @@ import {
 } from '../../src/generated/graphql.js';
 import { errors } from '../../src/core/errors.js';
 import { checkoutFields, intervalField, promoFields } from '../../src/billing/payments/service.js';
-import { single } from '../query.js';
+import { single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 import { autoTopUpView, record } from './billing.js';
 
@@ -139,13 +139,13 @@ export const billingPaymentRoutes: RouteEntry[] = [
     ],
     document: PaymentsDocument,
     variables: ({ query }) => ({ cursor: single(query.cursor) ?? null, limit: query.limit === undefined ? null : Number(single(query.limit)) }),
-    result: (data) => ({ status: 200, body: data.payments }),
+    result: (data) => ({ status: 200, body: withoutLastCursor(data.payments) }),
     response: {
       status: 200, description: 'A page of payments.',
       schema: record({
         payments: { type: 'array', items: record({ id: str, kind: str, status: { type: 'string', enum: ['paid', 'pending', 'failed', 'refunded', 'credit'] }, amount: num, currency: str, createdAt: str, document: { type: 'string', enum: ['invoice', 'receipt'] }, businessPurchase: bool, taxId: nullableStr }) },
-        nextCursor: nullableStr,
-      }),
+        nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' },
+      }, { optional: ['nextCursor'] }),
     },
   }),
   graphqlRoute({

@@ -5,7 +5,7 @@
  */
 import { BillingChargesDocument, BillingLedgerDocument, BillingUsageChargesDocument, BillingUsageDocument } from '../../src/generated/graphql.js';
 import { USAGE_MAX_DAYS } from '../../src/billing/statements.js';
-import { intParam, single } from '../query.js';
+import { intParam, single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type RestInput, type RouteParameter, type RouteEntry } from '../types.js';
 import { record } from './billing.js';
 
@@ -15,6 +15,8 @@ const nullableStr = { type: 'string', nullable: true };
 const dateTime = { type: 'string', format: 'date-time' };
 const kindEnum = { type: 'string', enum: ['file', 'live'] };
 const nextCursor = { type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' };
+/** The lists' convention (ChargePage's row in the spec alone says "string or null"): absent on the last page. */
+const nextCursorIfAny = { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' };
 
 const pageParameters: RouteParameter[] = [
   { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page.', schema: { type: 'string' } },
@@ -114,8 +116,8 @@ export const billingStatementRoutes: RouteEntry[] = [
     parameters: pageParameters,
     document: BillingLedgerDocument,
     variables: page,
-    result: (data) => ({ status: 200, body: data.billingLedger }),
-    response: { status: 200, description: 'A page of ledger entries.', schema: record({ entries: { type: 'array', items: ledgerEntry }, nextCursor }) },
+    result: (data) => ({ status: 200, body: withoutLastCursor(data.billingLedger) }),
+    response: { status: 200, description: 'A page of ledger entries.', schema: record({ entries: { type: 'array', items: ledgerEntry }, nextCursor: nextCursorIfAny }, { optional: ['nextCursor'] }) },
     errors: [pageError],
   }),
   graphqlRoute({
@@ -155,10 +157,10 @@ export const billingStatementRoutes: RouteEntry[] = [
     ],
     document: BillingUsageChargesDocument,
     variables: (input) => ({ ...range(input), ...page(input), kind: single(input.query.kind), source: single(input.query.source) }),
-    result: (data) => ({ status: 200, body: data.billingUsageCharges }),
+    result: (data) => ({ status: 200, body: withoutLastCursor(data.billingUsageCharges) }),
     response: {
       status: 200, description: 'A page of the charges behind the report.',
-      schema: record({ ...rangeUsed, count: { type: 'integer', description: 'Items matching, all pages.' }, total: { ...num, description: 'Dollars of all matching items.' }, seconds: { ...num, description: 'Audio seconds of all matching items.' }, charges: { type: 'array', items: usageCharge }, nextCursor }),
+      schema: record({ ...rangeUsed, count: { type: 'integer', description: 'Items matching, all pages.' }, total: { ...num, description: 'Dollars of all matching items.' }, seconds: { ...num, description: 'Audio seconds of all matching items.' }, charges: { type: 'array', items: usageCharge }, nextCursor: nextCursorIfAny }, { optional: ['nextCursor'] }),
     },
     errors: [...rangeErrors, pageError],
   }),

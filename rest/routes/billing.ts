@@ -23,7 +23,8 @@ const limits = record({
   concurrentTranscriptions: { type: 'integer' }, createsPerHour: { type: 'integer' }, createsPerHourUnpaid: { type: 'integer' }, retentionDays: { type: 'integer', nullable: true },
 });
 const startBlock = { type: 'string', nullable: true, enum: ['no_credit', 'concurrency', 'hourly_limit', null] };
-const dateRange = (nullable: boolean) => record({ start: str, end: str }, { nullable });
+const day = { type: 'string', format: 'date', description: 'A UTC day, `YYYY-MM-DD`.' } as const;
+const dateRange = (nullable: boolean) => record({ start: day, end: day }, { nullable, description: 'DateRange: both days inclusive.' });
 const autoTopUpAttempt = record({ at: str, amount: num, outcome: { type: 'string', enum: ['paid', 'declined', 'pending'] } });
 export const autoTopUpView = record({ enabled: bool, available: bool, amount: nullableNum, threshold: nullableNum, last: { ...autoTopUpAttempt, nullable: true } }, { description: 'AutoTopUpView: amounts in dollars.' });
 export const lowBalanceAlertView = record({ enabled: bool, threshold: nullableNum });

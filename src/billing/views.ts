@@ -8,7 +8,13 @@ import { dollars, ratePerHour, type BillingService, type StartBlock } from './se
 import { TX_OPTIONS } from '../recordings/events.js';
 
 export interface MoneyRangeView { min: number; max: number }
+/** The spec's DateRange: both days inclusive, `YYYY-MM-DD` (UTC). */
 export interface DateRange { start: string; end: string }
+
+/** The days of the instants [start, end): the last day is the one before `end`'s instant. */
+export function daysOf(start: Date, end: Date): DateRange {
+  return { start: start.toISOString().slice(0, 10), end: new Date(end.getTime() - 1).toISOString().slice(0, 10) };
+}
 
 export interface PlanView {
   id: string;
@@ -114,9 +120,7 @@ export function planListView(settings: BillingSettings | null, offersAutomaticCh
 
 /** The calendar month (UTC) holding `at`, and the one before it. */
 export function calendarMonth(at: Date, offset = 0): DateRange {
-  const start = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset, 1));
-  const end = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset + 1, 1));
-  return { start: start.toISOString(), end: end.toISOString() };
+  return daysOf(new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset, 1)), new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset + 1, 1)));
 }
 
 const OFF_VIEW = (topUpUrl: string): BillingView => ({
@@ -146,9 +150,9 @@ export async function billingView(prisma: PrismaClient, billing: BillingService,
     ]);
     const createsThisHour = await tx.billingAdmission.count({ where: { accountId, at: { gt: new Date(Date.now() - 3_600_000) } } });
     const now = new Date();
-    const period = subscription ? { start: subscription.currentPeriodStart.toISOString(), end: subscription.currentPeriodEnd.toISOString() } : calendarMonth(now);
+    const period = subscription ? daysOf(subscription.currentPeriodStart, subscription.currentPeriodEnd) : calendarMonth(now);
     const previousPeriod = subscription
-      ? { start: new Date(subscription.currentPeriodStart.getTime() - (subscription.currentPeriodEnd.getTime() - subscription.currentPeriodStart.getTime())).toISOString(), end: subscription.currentPeriodStart.toISOString() }
+      ? daysOf(new Date(subscription.currentPeriodStart.getTime() - (subscription.currentPeriodEnd.getTime() - subscription.currentPeriodStart.getTime())), subscription.currentPeriodStart)
       : calendarMonth(now, -1);
     let pendingChange: BillingView['pendingChange'] = null;
     if (subscription?.cancelAtPeriodEnd) pendingChange = { kind: 'cancel', at: subscription.currentPeriodEnd.toISOString(), planId: settings.defaultPlanId, interval: null };

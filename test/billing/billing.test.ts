@@ -40,7 +40,13 @@ describe('billing on', () => {
     const view = await (await server.request('/v1/billing', { auth: key })).json();
     expect(view).toMatchObject({ enabled: true, balance: 1, inGrace: false, canStart: true, startBlock: null, plan: { id: 'payg' }, rates: { file: 0.6, live: 1.2, minimumSeconds: 60, currency: 'usd' }, hasPaid: false, currency: 'usd' });
     expect(view.limits.concurrentTranscriptions).toBe(2);
-    expect(view.period.start).toMatch(/^\d{4}-\d{2}-01T00:00:00/);
+    // DateRange: inclusive days; without a subscription, this calendar month and the one before.
+    const today = new Date();
+    const month = `${today.getUTCFullYear()}-${String(today.getUTCMonth() + 1).padStart(2, '0')}`;
+    const lastDay = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 0)).getUTCDate();
+    expect(view.period).toEqual({ start: `${month}-01`, end: `${month}-${lastDay}` });
+    expect(view.previousPeriod.end).toBe(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 0)).toISOString().slice(0, 10));
+    expect(view.previousPeriod.start).toMatch(/^\d{4}-\d{2}-01$/);
     const rows = await server.prisma.ledgerEntry.findMany({ where: { accountId } });
     expect(rows).toMatchObject([{ kind: 'signup_credit', amountCents: 100, balanceAfterCents: 100 }]);
   });

@@ -323,14 +323,16 @@ describe('billing statements (billing off)', () => {
   const server = useTestServer();
 
   it('answers empty statements and a usage report of zeros, never an error', async () => {
-    expect((await getJson(server, '/v1/billing/ledger', server.apiKey)).body).toEqual({ entries: [], nextCursor: null });
+    // REST lists leave nextCursor out on the last page; ChargePage's row in the spec gives it as null.
+    expect((await getJson(server, '/v1/billing/ledger', server.apiKey)).body).toEqual({ entries: [] });
     expect((await getJson(server, '/v1/billing/charges', server.apiKey)).body).toEqual({ charges: [], nextCursor: null });
     const usage = await getJson(server, `/v1/billing/usage?startDate=${day(-3)}&endDate=${day(0)}`, server.apiKey);
     expect(usage.status).toBe(200);
     expect(usage.body).toMatchObject({ currency: null, totals: { seconds: 0, amount: 0 }, bySource: [], byKind: [{ kind: 'file', seconds: 0, amount: 0 }, { kind: 'live', seconds: 0, amount: 0 }] });
     expect(usage.body.days.every((entry: { amount: number }) => entry.amount === 0)).toBe(true);
     const charges = await getJson(server, `/v1/billing/usage/charges?startDate=${day(-3)}&endDate=${day(0)}`, server.apiKey);
-    expect(charges.body).toMatchObject({ count: 0, total: 0, seconds: 0, charges: [], nextCursor: null });
+    expect(charges.body).toMatchObject({ count: 0, total: 0, seconds: 0, charges: [] });
+    expect(charges.body).not.toHaveProperty('nextCursor');
     const graph = await gql(server, server.apiKey, '{ billingLedger { entries { id } nextCursor } billingCharges { charges { id } } }');
     expect(graph.data).toEqual({ billingLedger: { entries: [], nextCursor: null }, billingCharges: { charges: [] } });
   });
