@@ -87,6 +87,8 @@ export const recordingSchema: JsonSchema = {
     },
     endedAt: { type: 'string', format: 'date-time', nullable: true },
     finalizedAt: { type: 'string', format: 'date-time', nullable: true },
+    title: { type: 'string', nullable: true, description: 'The summary\'s title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it.' },
+    summary: { type: 'string', nullable: true, description: 'The summary\'s text once it is ready, in the spoken language.' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     archivedAt: { type: 'string', format: 'date-time', nullable: true },

@@ -615,7 +615,7 @@ export type StartBroadcastRecordingMutationVariables = Exact<{
 }>;
 
 
-export type StartBroadcastRecordingMutation = { startBroadcastRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type StartBroadcastRecordingMutation = { startBroadcastRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type CreateBroadcastAudioSourceMutationVariables = Exact<{
   broadcastId: string;
@@ -650,7 +650,7 @@ export type BroadcastRecordingsQueryVariables = Exact<{
 }>;
 
 
-export type BroadcastRecordingsQuery = { broadcastRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
+export type BroadcastRecordingsQuery = { broadcastRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
 
 export type CorrectionFieldsFragment = { id: string, batchId: string, kind: string, from: string, to: string, appliedAt: string, seq: number | null, speaker: number | null, wordIdx: number | null, revertedAt: string | null, voiced: boolean | null, notVoicedReason: string | null, actor: { apiKeyId: string | null, displayName: string | null, userId: string | null } };
 
@@ -749,7 +749,7 @@ export type CreateRealtimeSessionMutationVariables = Exact<{
 
 export type CreateRealtimeSessionMutation = { createRealtimeSession: { sessionId: string, streamUrl: string, expiresAt: string } };
 
-export type RecordingFieldsFragment = { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> };
+export type RecordingFieldsFragment = { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> };
 
 export type RecordingQueryVariables = Exact<{
   id: string;
@@ -758,21 +758,21 @@ export type RecordingQueryVariables = Exact<{
 }>;
 
 
-export type RecordingQuery = { recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RecordingQuery = { recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type ArchiveRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ArchiveRecordingMutation = { archiveRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type ArchiveRecordingMutation = { archiveRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type RestoreRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RestoreRecordingMutation = { restoreRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RestoreRecordingMutation = { restoreRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type PurgeRecordingMutationVariables = Exact<{
   id: string;
@@ -829,7 +829,7 @@ export type RecordingMediaTokenQueryVariables = Exact<{
 
 export type RecordingMediaTokenQuery = { recordingMediaToken: { token: string, expiresAt: string } };
 
-export type RecordingGrantFieldsFragment = { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RecordingGrantFieldsFragment = { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type StartRecordingMutationVariables = Exact<{
   transcriptionId: string;
@@ -837,7 +837,7 @@ export type StartRecordingMutationVariables = Exact<{
 }>;
 
 
-export type StartRecordingMutation = { startRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type StartRecordingMutation = { startRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type RecordingPublishTokenMutationVariables = Exact<{
   id: string;
@@ -845,7 +845,7 @@ export type RecordingPublishTokenMutationVariables = Exact<{
 }>;
 
 
-export type RecordingPublishTokenMutation = { recordingPublishToken: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type RecordingPublishTokenMutation = { recordingPublishToken: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type TranscriptionRecordingsQueryVariables = Exact<{
   transcriptionId: string;
@@ -854,28 +854,28 @@ export type TranscriptionRecordingsQueryVariables = Exact<{
 }>;
 
 
-export type TranscriptionRecordingsQuery = { transcriptionRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
+export type TranscriptionRecordingsQuery = { transcriptionRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
 
 export type PauseRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type PauseRecordingMutation = { pauseRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type PauseRecordingMutation = { pauseRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type ResumeRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ResumeRecordingMutation = { resumeRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type ResumeRecordingMutation = { resumeRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type StopRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type StopRecordingMutation = { stopRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type StopRecordingMutation = { stopRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type UpdateRecordingSettingsMutationVariables = Exact<{
   id: string;
@@ -883,7 +883,7 @@ export type UpdateRecordingSettingsMutationVariables = Exact<{
 }>;
 
 
-export type UpdateRecordingSettingsMutation = { updateRecordingSettings: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type UpdateRecordingSettingsMutation = { updateRecordingSettings: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type RtmpStatusFieldsFragment = { serverUrl: string, streamKey: string | null, maskedStreamKey: string, transcriptionId: string | null, monitorUrl: string, monitorExpiresAt: string, audio: { codec: string, sampleRate: number | null, channels: number | null, since: string } | null };
 
@@ -1346,6 +1346,8 @@ export const RecordingFieldsFragmentDoc = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -1383,6 +1385,8 @@ export const RecordingGrantFieldsFragmentDoc = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -2804,6 +2808,8 @@ export const StartBroadcastRecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -2975,6 +2981,8 @@ export const BroadcastRecordingsDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3310,6 +3318,8 @@ export const RecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3343,6 +3353,8 @@ export const ArchiveRecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3376,6 +3388,8 @@ export const RestoreRecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3536,6 +3550,8 @@ export const StartRecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3577,6 +3593,8 @@ export const RecordingPublishTokenDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3625,6 +3643,8 @@ export const TranscriptionRecordingsDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3658,6 +3678,8 @@ export const PauseRecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3691,6 +3713,8 @@ export const ResumeRecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3724,6 +3748,8 @@ export const StopRecordingDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt
@@ -3757,6 +3783,8 @@ export const UpdateRecordingSettingsDocument = new TypedDocumentString(`
   }
   endedAt
   finalizedAt
+  title
+  summary
   createdAt
   updatedAt
   archivedAt

@@ -7244,6 +7244,10 @@ export interface operations {
                             endedAt?: string | null;
                             /** Format: date-time */
                             finalizedAt?: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                            title?: string | null;
+                            /** @description The summary's text once it is ready, in the spoken language. */
+                            summary?: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7438,6 +7442,10 @@ export interface operations {
                             endedAt?: string | null;
                             /** Format: date-time */
                             finalizedAt?: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                            title?: string | null;
+                            /** @description The summary's text once it is ready, in the spoken language. */
+                            summary?: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -9480,6 +9488,10 @@ export interface operations {
                         endedAt?: string | null;
                         /** Format: date-time */
                         finalizedAt?: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                        title?: string | null;
+                        /** @description The summary's text once it is ready, in the spoken language. */
+                        summary?: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -9650,6 +9662,10 @@ export interface operations {
                         endedAt?: string | null;
                         /** Format: date-time */
                         finalizedAt?: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                        title?: string | null;
+                        /** @description The summary's text once it is ready, in the spoken language. */
+                        summary?: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -9846,6 +9862,10 @@ export interface operations {
                         endedAt?: string | null;
                         /** Format: date-time */
                         finalizedAt?: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                        title?: string | null;
+                        /** @description The summary's text once it is ready, in the spoken language. */
+                        summary?: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -11484,6 +11504,10 @@ export interface operations {
                             endedAt?: string | null;
                             /** Format: date-time */
                             finalizedAt?: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                            title?: string | null;
+                            /** @description The summary's text once it is ready, in the spoken language. */
+                            summary?: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11676,6 +11700,10 @@ export interface operations {
                             endedAt?: string | null;
                             /** Format: date-time */
                             finalizedAt?: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                            title?: string | null;
+                            /** @description The summary's text once it is ready, in the spoken language. */
+                            summary?: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -11924,6 +11952,10 @@ export interface operations {
                             endedAt?: string | null;
                             /** Format: date-time */
                             finalizedAt?: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                            title?: string | null;
+                            /** @description The summary's text once it is ready, in the spoken language. */
+                            summary?: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -12134,6 +12166,10 @@ export interface operations {
                         endedAt?: string | null;
                         /** Format: date-time */
                         finalizedAt?: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                        title?: string | null;
+                        /** @description The summary's text once it is ready, in the spoken language. */
+                        summary?: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -12343,6 +12379,10 @@ export interface operations {
                         endedAt?: string | null;
                         /** Format: date-time */
                         finalizedAt?: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                        title?: string | null;
+                        /** @description The summary's text once it is ready, in the spoken language. */
+                        summary?: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -12552,6 +12592,10 @@ export interface operations {
                         endedAt?: string | null;
                         /** Format: date-time */
                         finalizedAt?: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                        title?: string | null;
+                        /** @description The summary's text once it is ready, in the spoken language. */
+                        summary?: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -12790,6 +12834,10 @@ export interface operations {
                         endedAt?: string | null;
                         /** Format: date-time */
                         finalizedAt?: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
+                        title?: string | null;
+                        /** @description The summary's text once it is ready, in the spoken language. */
+                        summary?: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -17305,12 +17353,30 @@ export interface operations {
                             expMonth: number | null;
                             expYear: number | null;
                         } | null;
+                        /** @description DateRange: both days inclusive. */
                         period: {
+                            /**
+                             * Format: date
+                             * @description A UTC day, `YYYY-MM-DD`.
+                             */
                             start: string;
+                            /**
+                             * Format: date
+                             * @description A UTC day, `YYYY-MM-DD`.
+                             */
                             end: string;
                         } | null;
+                        /** @description DateRange: both days inclusive. */
                         previousPeriod: {
+                            /**
+                             * Format: date
+                             * @description A UTC day, `YYYY-MM-DD`.
+                             */
                             start: string;
+                            /**
+                             * Format: date
+                             * @description A UTC day, `YYYY-MM-DD`.
+                             */
                             end: string;
                         } | null;
                         accountCreated: string | null;
@@ -18537,7 +18603,8 @@ export interface operations {
                             businessPurchase: boolean;
                             taxId: string | null;
                         }[];
-                        nextCursor: string | null;
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -20507,8 +20574,8 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
+                        nextCursor?: string;
                     };
                 };
             };
@@ -20989,8 +21056,8 @@ export interface operations {
                              */
                             at: string;
                         }[];
-                        /** @description Pass as `cursor` for the next page; null on the last page. */
-                        nextCursor: string | null;
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
+                        nextCursor?: string;
                     };
                 };
             };

@@ -357,7 +357,7 @@ export async function finishTranscribing(
     });
     if (!updated.count) return { result: null, frames: [] };
     // The summary is written next (src/summaries): pending from this moment, so it never reads as missing.
-    await tx.recording.update({ where: { id: job.recordingId }, data: { state: 'finalized', spokenLanguage: outcome.spokenLanguage, summaryState: 'pending', summaryAt: new Date() } });
+    await tx.recording.update({ where: { id: job.recordingId }, data: { state: 'finalized', finalizedAt: new Date(), spokenLanguage: outcome.spokenLanguage, summaryState: 'pending', summaryAt: new Date() } });
     // Settled at the exact length transcribed (at least the minimum billed).
     const metered = await ctx.metering?.settleFile(tx, job.recordingId, totalS);
     const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });

@@ -179,6 +179,8 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
     captureSpans: t.field({ type: [CaptureSpanType], description: 'Live: the stretches of capture (start, resume, attach) and where they ended.', resolve: (r) => r.captureSpans }),
     endedAt: t.exposeString('endedAt', { nullable: true }),
     finalizedAt: t.exposeString('finalizedAt', { nullable: true }),
+    title: t.exposeString('title', { nullable: true, description: 'The summary\'s title once it is ready (poll the recording); recordingSummary says its state.' }),
+    summary: t.exposeString('summary', { nullable: true, description: 'The summary\'s text once it is ready, in the spoken language.' }),
     createdAt: t.exposeString('createdAt'),
     updatedAt: t.exposeString('updatedAt'),
     archivedAt: t.exposeString('archivedAt', { nullable: true }),

@@ -503,6 +503,9 @@ export interface RecordingView {
   captureSpans: CaptureSpanView[];
   endedAt: string | null;
   finalizedAt: string | null;
+  /** The summary's title and text once it is ready (null before; GET /summary says its state and translates it). */
+  title: string | null;
+  summary: string | null;
   createdAt: string;
   updatedAt: string;
   archivedAt: string | null;
@@ -528,6 +531,8 @@ export function recordingView(row: Prisma.RecordingGetPayload<{}> & { captureSpa
       .map(({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd }) => ({ idx, wallStart, mediaStart, reason, mediaEnd, wallEnd })),
     endedAt: row.endedAt?.toISOString() ?? null,
     finalizedAt: row.finalizedAt?.toISOString() ?? null,
+    title: row.summaryState === 'ready' ? row.summaryTitle : null,
+    summary: row.summaryState === 'ready' ? row.summaryText : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     archivedAt: row.archivedAt?.toISOString() ?? null,

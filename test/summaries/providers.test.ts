@@ -33,6 +33,8 @@ describe('the OpenAI-compatible summariser', () => {
   it('is pending while the API answers, then ready with its title and summary; the request is the chat-completions shape', async () => {
     await eventually(() => expect(fake.requests.length).toBe(1), 10_000);
     expect((await summaryOf(server, recordingId)).state).toBe('pending');
+    // Polling the recording works too: no title or summary on it until the summary is ready.
+    expect(await (await server.request(`/v1/recordings/${recordingId}`)).json()).toMatchObject({ title: null, summary: null });
     const [request] = fake.requests;
     expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions' });
     expect(request!.headers.authorization).toBe('Bearer sk-test-123');
@@ -46,6 +48,7 @@ describe('the OpenAI-compatible summariser', () => {
     fake.release();
     const summary = await settled(recordingId);
     expect(summary).toMatchObject({ state: 'ready', ...FAKE_ANSWER, provider: 'openai:test-model', language: 'en' });
+    expect(await (await server.request(`/v1/recordings/${recordingId}`)).json()).toMatchObject(FAKE_ANSWER);
   });
 
   const failures: Array<[FakeMode, RegExp]> = [
