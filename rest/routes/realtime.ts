@@ -59,6 +59,8 @@ export const realtimeFrames: SocketRoute['frames'] = {
         { type: 'transcript.draft', description: '`segments` [{start, text, speaker, tentative}]: the live tail, each a full replacement; `audioS` is the audio it reflects.' },
         { type: 'transcript.committed', description: '`segment` (CommittedSegment): final, `seq` gapless from 0.', schema: { type: 'object', properties: { segment: committedSegmentSchema } } },
         { type: 'transcript.words', description: '`seq`, `words`: word timings of the newest committed text.' },
+        { type: 'transcript.translated', description: '`seq`, `translations` (language → text) and `translationSources` (language → provider): a commit in the `translate` languages, sent after that commit (a live recording: also the languages its listeners asked for). A failure is an `error` frame naming the `seq`.' },
+        { type: 'transcript.speaker', description: 'With `speakerLabels`: `seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`: a commit\'s label settled (sent again if a later merge moves it), always after that commit and before `session.done`.' },
         { type: 'session.updated', description: 'Answer to `session.update`: the `options` now in force, `changed`, and `ignored` (an unsupported language).' },
         { type: 'session.done', description: '`reason` (`eof`, `max_duration`, `cancelled`) and `stats` (`audioS`, `processingS`, `realtimeFactor`); then the socket closes.' },
         { type: 'error', description: '`code`, `message`, `retryable`; `slow_consumer` closes the socket (commits are never dropped before it, drafts may be).' },

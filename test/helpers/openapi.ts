@@ -26,3 +26,14 @@ export function resolveSchema(document: OpenApiDocument, schema: Schema | undefi
   }
   return schema;
 }
+
+/**
+ * The server frame types a socket operation declares under `x-websocket` in the served document, and those of
+ * `received` it does not: a frame the server sends must be in the document (it describes what the server does).
+ */
+export async function undeclaredFrames(baseUrl: string, operationId: string, received: Array<{ type: string }>): Promise<string[]> {
+  const document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string; 'x-websocket'?: { server: Array<{ type: string }> } }>> };
+  const operation = Object.values(document.paths).flatMap((methods) => Object.values(methods)).find((candidate) => candidate.operationId === operationId);
+  const declared = new Set((operation?.['x-websocket']?.server ?? []).map((frame) => frame.type));
+  return [...new Set(received.map((frame) => frame.type))].filter((type) => !declared.has(type));
+}

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamFile, type ServerFrame } from '../../src/realtime/client.js';
 import { diarizationErrorRate, parseRttm } from '../../workers/engine/der.js';
 import { json } from '../helpers/http.js';
+import { undeclaredFrames } from '../helpers/openapi.js';
 import { createStreamUrl, fileChunks, sleep } from '../helpers/realtime.js';
 import { connectPublisher, startLiveRecording } from '../helpers/live.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -56,6 +57,8 @@ describe('speaker labels on live audio', () => {
       expect(committedAt).toBeLessThan(frames.indexOf(frame as unknown as ServerFrame));
     }
     expect(frames.findLastIndex((f) => f.type === 'transcript.speaker')).toBeLessThan(frames.findIndex((f) => f.type === 'session.done'));
+    // Every frame it sent is in the document's list for this socket.
+    expect(await undeclaredFrames(server.url, 'realtimeSocket', frames)).toEqual([]);
     const last = new Map(settled.map((s) => [s.seq, s.speaker]));
     const final = commits.map((s) => ({ ...s, speaker: last.get(s.seq)! }));
     // Both voices found. How well the labels follow them depends on where Whisper's segments end (a segment holding

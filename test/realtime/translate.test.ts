@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamFile, type ServerFrame } from '../../src/realtime/client.js';
 import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';
+import { undeclaredFrames } from '../helpers/openapi.js';
 import { createStreamUrl, fileChunks, GO_FORWARD, LECTURE, sleep } from '../helpers/realtime.js';
 import { Follower } from '../helpers/follower.js';
 import { connectPublisher, startLiveRecording } from '../helpers/live.js';
@@ -43,6 +44,7 @@ describe('translate on a realtime session', () => {
     }
     expect(translated.map((t) => t.translations.es).join(' ').toLowerCase()).toMatch(/metros/);
     expect(frames.findLastIndex((f) => f.type === 'transcript.translated')).toBeLessThan(frames.findIndex((f) => f.type === 'session.done'));
+    expect(await undeclaredFrames(server.url, 'realtimeSocket', frames)).toEqual([]);
   }, 120_000);
 
   it('session.update replaces the targets from the next commit on; [] turns translation off', async () => {
