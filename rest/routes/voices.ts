@@ -191,7 +191,7 @@ export const voiceRoutes: RouteEntry[] = [
   {
     method: 'post', path: '/v1/voices', operationId: 'createVoice', tags: ['voices'],
     summary: 'A cloned voice from a sample: multipart with a `sample` audio part and a `meta` JSON part (CreateVoice). Answers 201 with the voice `training` at progress 0; poll `GET /v1/voices/{id}` until `ready` or `failed`.',
-    description: 'Consent: training needs `consent: true` (the person speaking agreed). Without it the request is refused (400 naming `consent`) unless `draft: true`, which keeps the sample untrained (state `training`, progress 0) until a PATCH gives `consent: true` and `draft: false`. '
+    description: 'Consent: training needs `consent: true` (the person speaking agreed). Without it (false is the default) the clone is refused (403 `forbidden`, `details.reason: consent_required`) unless `draft: true`, which keeps the sample untrained (state `training`, progress 0) until a PATCH gives `consent: true` and `draft: false`. '
       + 'The sample: any audio ffmpeg reads (wav, flac, mp3, ogg, m4a …), up to VOICE_SAMPLE_MAX_BYTES (default 50 MB); it needs at least VOICE_MIN_SPEECH_S (default 5) seconds of speech, else training ends `failed` with `error` saying how much was found. '
       + 'What cloning means here: no network that clones a voice from a sample is installed; training measures the sample\'s pitch and spectral envelope and keeps the Kokoro style (a catalogue voice of the sample\'s gender, or a blend of the nearest two) whose speech measures nearest. The voice resembles the sample in pitch and timbre; it is not a copy of it.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
@@ -219,7 +219,8 @@ export const voiceRoutes: RouteEntry[] = [
     },
     response: { status: 201, description: 'The voice, `training` at progress 0 (a draft stays so).', schema: voiceSchema },
     errors: [
-      { status: 400, code: 'invalid_options', description: '`meta` is not a JSON object, has an unknown field or a bad one (`name` blank or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `consent` is not true outside a draft, `meta` or `sample` is missing, a part other than these. `details.field` names it.' },
+      { status: 403, code: 'forbidden', description: 'No `consent: true` outside a draft (`details.reason: consent_required`); or a scope the key lacks.' },
+      { status: 400, code: 'invalid_options', description: '`meta` is not a JSON object, has an unknown field or a bad one (`name` blank or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `meta` or `sample` is missing, a part other than these. `details.field` names it.' },
       { status: 400, code: 'invalid_audio', description: 'The sample is empty or not audio (`details.field`: `sample`).' },
       { status: 413, code: 'invalid_options', description: 'The sample is larger than VOICE_SAMPLE_MAX_BYTES (`details.field`: `sample`); nothing is kept.' },
       { status: 415, code: 'invalid_options', description: 'Not multipart/form-data.' },
@@ -229,7 +230,7 @@ export const voiceRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'post', path: '/v1/voices/from-speaker', operationId: 'createVoiceFromSpeaker', tags: ['voices'],
     summary: 'A cloned voice from a recording\'s own audio of one speaker (CreateVoiceFromSpeaker); works on a running recording. Answers 201 with the voice `training`; naming labels the speaker in the transcript.',
-    description: `The sample is the speaker's segments (those labelled \`speaker\`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least ${MIN_SPEAKER_S} s of that speaker: the refusal (400 naming \`speaker\`) states how much exists (\`details.speechS\`, \`details.requiredS\`). \`consent\` must be true. The speaker is named \`name\` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).`,
+    description: `The sample is the speaker's segments (those labelled \`speaker\`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least ${MIN_SPEAKER_S} s of that speaker: the refusal (400 naming \`speaker\`) states how much exists (\`details.speechS\`, \`details.requiredS\`). Without \`consent: true\` (false is the default) the clone is refused (403 \`forbidden\`, \`details.reason: consent_required\`). The speaker is named \`name\` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).`,
     auth: { mode: 'userOrKey', scopes: ['write'] },
     request: {
       schema: {
@@ -239,7 +240,7 @@ export const voiceRoutes: RouteEntry[] = [
           speaker: { type: 'integer', format: 'int32', minimum: 0 },
           name: { type: 'string', minLength: 1, maxLength: 100 },
           color: { ...nullableString, maxLength: 32 },
-          consent: { type: 'boolean', default: false, description: 'Must be true.' },
+          consent: { type: 'boolean', default: false, description: 'The person speaking agreed; without it the clone is refused (403).' },
         },
       },
     },
@@ -253,7 +254,8 @@ export const voiceRoutes: RouteEntry[] = [
     response: { status: 201, description: 'The voice, `training` at progress 0.', schema: voiceSchema },
     errors: [
       { status: 404, code: 'not_found', description: 'No such recording in this account.' },
-      { status: 400, code: 'invalid_options', description: `A bad or unknown field; \`consent\` not true; fewer than ${MIN_SPEAKER_S} s of that speaker (\`details.field\` \`speaker\`, \`details.speechS\` how much exists).` },
+      { status: 403, code: 'forbidden', description: 'No `consent: true` (`details.reason: consent_required`); or a scope the key lacks.' },
+      { status: 400, code: 'invalid_options', description: `A bad or unknown field; fewer than ${MIN_SPEAKER_S} s of that speaker (\`details.field\` \`speaker\`, \`details.speechS\` how much exists).` },
       { status: 409, code: 'invalid_state', description: 'The recording is archived, or has no audio yet.' },
     ],
   }),
@@ -291,7 +293,11 @@ export const voiceRoutes: RouteEntry[] = [
     },
     result: (data) => ({ status: 200, body: data.updateVoice }),
     response: { status: 200, description: 'The voice as it now is.', schema: voiceSchema },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'An unknown field or a bad value (`name` blank, `enabled` not a boolean, `consent: false`, `draft: true`); `details.field` names it.' }],
+    errors: [
+      notFound,
+      { status: 400, code: 'invalid_options', description: 'An unknown field or a bad value (`name` blank, `enabled` not a boolean, `consent: false`, `draft: true`); `details.field` names it.' },
+      { status: 403, code: 'forbidden', description: '`draft: false` on a draft without consent given (`details.reason: consent_required`); or a scope the key lacks.' },
+    ],
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/voices/{id}', operationId: 'deleteVoice', tags: ['voices'],

@@ -1899,7 +1899,7 @@ export interface paths {
         put?: never;
         /**
          * A cloned voice from a sample: multipart with a `sample` audio part and a `meta` JSON part (CreateVoice). Answers 201 with the voice `training` at progress 0; poll `GET /v1/voices/{id}` until `ready` or `failed`.
-         * @description Consent: training needs `consent: true` (the person speaking agreed). Without it the request is refused (400 naming `consent`) unless `draft: true`, which keeps the sample untrained (state `training`, progress 0) until a PATCH gives `consent: true` and `draft: false`. The sample: any audio ffmpeg reads (wav, flac, mp3, ogg, m4a …), up to VOICE_SAMPLE_MAX_BYTES (default 50 MB); it needs at least VOICE_MIN_SPEECH_S (default 5) seconds of speech, else training ends `failed` with `error` saying how much was found. What cloning means here: no network that clones a voice from a sample is installed; training measures the sample's pitch and spectral envelope and keeps the Kokoro style (a catalogue voice of the sample's gender, or a blend of the nearest two) whose speech measures nearest. The voice resembles the sample in pitch and timbre; it is not a copy of it.
+         * @description Consent: training needs `consent: true` (the person speaking agreed). Without it (false is the default) the clone is refused (403 `forbidden`, `details.reason: consent_required`) unless `draft: true`, which keeps the sample untrained (state `training`, progress 0) until a PATCH gives `consent: true` and `draft: false`. The sample: any audio ffmpeg reads (wav, flac, mp3, ogg, m4a …), up to VOICE_SAMPLE_MAX_BYTES (default 50 MB); it needs at least VOICE_MIN_SPEECH_S (default 5) seconds of speech, else training ends `failed` with `error` saying how much was found. What cloning means here: no network that clones a voice from a sample is installed; training measures the sample's pitch and spectral envelope and keeps the Kokoro style (a catalogue voice of the sample's gender, or a blend of the nearest two) whose speech measures nearest. The voice resembles the sample in pitch and timbre; it is not a copy of it.
          */
         post: operations["createVoice"];
         delete?: never;
@@ -1919,7 +1919,7 @@ export interface paths {
         put?: never;
         /**
          * A cloned voice from a recording's own audio of one speaker (CreateVoiceFromSpeaker); works on a running recording. Answers 201 with the voice `training`; naming labels the speaker in the transcript.
-         * @description The sample is the speaker's segments (those labelled `speaker`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least 30 s of that speaker: the refusal (400 naming `speaker`) states how much exists (`details.speechS`, `details.requiredS`). `consent` must be true. The speaker is named `name` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).
+         * @description The sample is the speaker's segments (those labelled `speaker`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least 30 s of that speaker: the refusal (400 naming `speaker`) states how much exists (`details.speechS`, `details.requiredS`). Without `consent: true` (false is the default) the clone is refused (403 `forbidden`, `details.reason: consent_required`). The speaker is named `name` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).
          */
         post: operations["createVoiceFromSpeaker"];
         delete?: never;
@@ -22273,7 +22273,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_options`: `meta` is not a JSON object, has an unknown field or a bad one (`name` blank or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `consent` is not true outside a draft, `meta` or `sample` is missing, a part other than these. `details.field` names it. `invalid_audio`: The sample is empty or not audio (`details.field`: `sample`). */
+            /** @description `invalid_options`: `meta` is not a JSON object, has an unknown field or a bad one (`name` blank or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `meta` or `sample` is missing, a part other than these. `details.field` names it. `invalid_audio`: The sample is empty or not audio (`details.field`: `sample`). */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -22299,7 +22299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorBody"];
                 };
             };
-            /** @description `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
+            /** @description `forbidden`: No `consent: true` outside a draft (`details.reason: consent_required`); or a scope the key lacks. `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -22395,7 +22395,7 @@ export interface operations {
                     name: string;
                     color?: string | null;
                     /**
-                     * @description Must be true.
+                     * @description The person speaking agreed; without it the clone is refused (403).
                      * @default false
                      */
                     consent?: boolean;
@@ -22455,7 +22455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_options`: A bad or unknown field; `consent` not true; fewer than 30 s of that speaker (`details.field` `speaker`, `details.speechS` how much exists). `invalid_options`: the body is not valid JSON or not a JSON object (null, an array, a scalar), or a field is invalid; the message and `details.field` name it. */
+            /** @description `invalid_options`: A bad or unknown field; fewer than 30 s of that speaker (`details.field` `speaker`, `details.speechS` how much exists). `invalid_options`: the body is not valid JSON or not a JSON object (null, an array, a scalar), or a field is invalid; the message and `details.field` name it. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -22481,7 +22481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorBody"];
                 };
             };
-            /** @description `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
+            /** @description `forbidden`: No `consent: true` (`details.reason: consent_required`); or a scope the key lacks. `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -22972,7 +22972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiErrorBody"];
                 };
             };
-            /** @description `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
+            /** @description `forbidden`: `draft: false` on a draft without consent given (`details.reason: consent_required`); or a scope the key lacks. `forbidden`: a missing scope (needs `write`), the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
             403: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -161,11 +161,17 @@ function parseSampleUrl(value: unknown): string | null {
   return value;
 }
 
-/** Training needs the speaker's consent; a draft keeps the sample untrained instead. */
+/**
+ * Training needs the speaker's consent; a draft keeps the sample untrained instead. `consent` is false by default, so
+ * a request without it is well formed: it is the clone that is refused (403, as any act the caller may not do), not
+ * the field.
+ */
 function requireConsent(consent: boolean, draft: boolean): void {
-  if (!consent && !draft) {
-    throw errors.invalidOptions('consent must be true: a voice is trained only with the consent of the person speaking in the sample (send draft: true to keep the sample untrained until then).', { field: 'consent' });
-  }
+  if (!consent && !draft) throw consentRefusal();
+}
+
+function consentRefusal() {
+  return errors.forbidden('A voice is trained only with the consent of the person speaking in the sample: send consent: true when you have it (or draft: true to keep the sample untrained until then).', { reason: 'consent_required', field: 'consent' });
 }
 
 /** CreateVoice (the `meta` part): no extra properties. */
@@ -560,7 +566,7 @@ export class VoicesService {
       const consent = patch.consent ?? current.consent;
       const draft = patch.draft ?? current.draft;
       const startTraining = current.draft && !draft;
-      if (startTraining && !consent) throw errors.invalidOptions('consent must be true to train the voice (send consent: true with draft: false).', { field: 'consent' });
+      if (startTraining && !consent) throw consentRefusal();
       // Written only if the voice is still as read (no other PATCH started its training meanwhile): else read again.
       const written = await this.deps.prisma.voice.updateMany({
         where: { id, accountId, draft: current.draft, attempts: current.attempts },

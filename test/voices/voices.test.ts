@@ -203,14 +203,17 @@ describe('a cloned voice from an upload', () => {
   }, 60_000);
 
   it('needs consent; a draft keeps the sample untrained until consent is given', async () => {
-    await expectInvalidOption(await createVoice({ name: 'No consent' }, lecture), 'consent');
-    await expectInvalidOption(await createVoice({ name: 'No consent', consent: false }, lecture), 'consent');
+    // consent is false by default: the request is well formed, the clone is what is refused.
+    for (const meta of [{ name: 'No consent' }, { name: 'No consent', consent: false }]) {
+      const refused = await expectStatus(await createVoice(meta, lecture), 403, 'forbidden');
+      expect(refused.data.details).toMatchObject({ reason: 'consent_required' });
+    }
     const draft = await expectStatus(await createVoice({ name: 'Draft', draft: true }, tone()), 201);
     expect(draft).toMatchObject({ state: 'training', progress: 0, draft: true, consent: false });
     await expectStatus(await server.request(`/v1/voices/${draft.id}/preview`), 409, 'invalid_state');
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await json(await server.request(`/v1/voices/${draft.id}`))).toMatchObject({ state: 'training', progress: 0 });
-    await expectInvalidOption(await server.postJson(`/v1/voices/${draft.id}`, { draft: false }, { method: 'PATCH' }), 'consent');
+    await expectStatus(await server.postJson(`/v1/voices/${draft.id}`, { draft: false }, { method: 'PATCH' }), 403, 'forbidden');
     const consented = await json(await server.postJson(`/v1/voices/${draft.id}`, { consent: true, draft: false }, { method: 'PATCH' }));
     expect(consented).toMatchObject({ consent: true, draft: false, state: 'training' });
     expect((await waitForVoice(draft.id)).voice).toMatchObject({ state: 'failed' });
@@ -268,7 +271,7 @@ describe('a voice from a recording\'s speaker', () => {
     expect(refusal.data.details.speechS).toBeLessThan(30);
     expect(refusal.data.details.requiredS).toBe(30);
     expect(refusal.message).toContain(`${refusal.data.details.speechS.toFixed(1)} s`);
-    await expectInvalidOption(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Reader' }), 'consent');
+    await expectStatus(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Reader' }), 403, 'forbidden');
     await expectInvalidOption(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 'a', name: 'Reader', consent: true }), 'speaker');
     await expectInvalidOption(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, consent: true }), 'name');
     await expectStatus(await server.postJson('/v1/voices/from-speaker', { recordingId: 'rec_nope', speaker: 0, name: 'x', consent: true }), 404, 'not_found');
