@@ -6,6 +6,7 @@
  */
 import { requestBaseUrl } from '../../src/core/base-url.js';
 import type { Context } from '../../src/core/context.js';
+import { requireScope } from '../../src/core/identity/scopes.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import {
   ArchiveRecordingDocument,
@@ -51,6 +52,22 @@ const translationUnavailable = { status: 503, code: 'unavailable', description: 
 /** The reader of a recording route, by the recordings module's rule (`readerOf`). */
 export function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
   return readerOf(ctx, { shareCode: single(query.shareCode), media: single(query.media), listenerToken: single(query.listenerToken) }, { allowMedia });
+}
+
+/** A signed-in person's access token in the URL, for players that cannot send a header (API keys in URLs are refused). */
+export const accessTokenParam = { name: 'access_token', in: 'query' as const, schema: { type: 'string' }, description: 'A signed-in person\'s access token, for players that cannot send a header (an audio element). API keys are refused in URLs (403 `key_from_browser`).' };
+
+/**
+ * The reader of a media route (an audio element's `src`: no header can be sent): as `credentialsOf`, and a person's
+ * access token in `access_token` counts as their bearer header when the request has none.
+ */
+export async function mediaCredentialsOf(ctx: Context, query: Record<string, unknown>): Promise<ReaderCredentials> {
+  const token = single(query.access_token);
+  if (token && !ctx.identity && !ctx.credentialError) {
+    const identity = await ctx.services.auth.resolver.resolve({ authorization: `Bearer ${token}` });
+    return { accountId: requireScope({ identity, credentialError: null }, 'read').account.id };
+  }
+  return credentialsOf(ctx, query, true);
 }
 
 export const recordingSchema: JsonSchema = {
@@ -236,11 +253,11 @@ export const recordingRoutes: RouteEntry[] = [
     summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min), voice (the sealed spoken track in `lang`, 1 h); `format` ogg (default), caf or mp3.',
     description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only; `voice` in another language than the spoken one needs `allowTranslate` too. Renditions are encoded on first request and kept. `kind=voice` needs `lang` (400 without it): 404 when no track of that language was asked for (`POST /v1/recordings/{id}/voice`), 409 `invalid_state` while it is queued, rendering, failed or being rendered again after a correction (`details.state`).',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, mediaParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master', 'voice'], default: 'delivery' } }, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: '`kind=voice` only (and required there): the spoken track\'s language.' }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
+    parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master', 'voice'], default: 'delivery' } }, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: '`kind=voice` only (and required there): the spoken track\'s language.' }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
     response: { status: 302, description: 'Location: the signed URL.' },
     errors: [notFound, forbidden, { status: 409, code: 'invalid_state', description: '`kind=voice`: the track is not sealed (yet, or again after a correction).' }],
     handler: async (req, res, ctx) => {
-      const credentials = credentialsOf(ctx, req.query, true);
+      const credentials = await mediaCredentialsOf(ctx, req.query);
       const signed = single(req.query.kind) === 'voice'
         ? await ctx.services.voiceTracks.audioUrl(String(req.params.id), credentials, { lang: single(req.query.lang), format: single(req.query.format) })
         : await ctx.services.recordings.audioUrl(String(req.params.id), credentials, { kind: single(req.query.kind), format: single(req.query.format) });
@@ -273,11 +290,11 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
     summary: 'WAV (16-bit, 16 kHz, mono) of `startS`..`endS` (seconds on the transcript\'s timeline), at most 120 s.',
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, mediaParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', description: 'Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end.', schema: { type: 'number', minimum: 0 } }],
+    parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', description: 'Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end.', schema: { type: 'number', minimum: 0 } }],
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A window longer than 120 s or out of order.' }],
     handler: async (req, res, ctx) => {
-      const wav = await ctx.services.recordings.clip(String(req.params.id), credentialsOf(ctx, req.query, true), { startS: single(req.query.startS), endS: single(req.query.endS) });
+      const wav = await ctx.services.recordings.clip(String(req.params.id), await mediaCredentialsOf(ctx, req.query), { startS: single(req.query.startS), endS: single(req.query.endS) });
       res.setHeader('Content-Type', 'audio/wav');
       res.status(200).end(wav);
     },

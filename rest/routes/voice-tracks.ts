@@ -6,7 +6,7 @@ import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument } from '../../s
 import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/voice-tracks.js';
 import { single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { credentialsOf, mediaParam, notFound } from './recordings.js';
+import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './recordings.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions: another language than the spoken one needs `allowTranslate`.' };
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.' };
@@ -117,7 +117,7 @@ export const voiceTrackRoutes: RouteEntry[] = [
       { name: 'sentence', in: 'path', required: true, description: 'A sentence id as the transcript snapshot gives it (`4.0`); another shape is 400, an id the recording lacks 404.', schema: { type: 'string' } },
       { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'The language to speak; default the spoken language.' },
       { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' } },
-      shareCodeParam, listenerTokenParam, mediaParam,
+      shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam,
     ],
     response: { status: 200, description: 'The clip.', contentType: 'audio/ogg' },
     errors: [
@@ -126,7 +126,7 @@ export const voiceTrackRoutes: RouteEntry[] = [
       { status: 400, code: 'invalid_options', description: 'A malformed sentence id; `lang` without a voice or a translation.' },
     ],
     handler: async (req, res, ctx) => {
-      const clip = await ctx.services.voiceTracks.clip(String(req.params.id), String(req.params.sentence), credentialsOf(ctx, req.query, true), { lang: single(req.query.lang), format: single(req.query.format) });
+      const clip = await ctx.services.voiceTracks.clip(String(req.params.id), String(req.params.sentence), await mediaCredentialsOf(ctx, req.query), { lang: single(req.query.lang), format: single(req.query.format) });
       res.type(clip.contentType);
       res.setHeader('Cache-Control', 'private, no-cache');
       res.sendFile(clip.path);

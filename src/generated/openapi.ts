@@ -10813,6 +10813,8 @@ export interface operations {
                 listenerToken?: string;
                 /** @description The owner's media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent. */
                 media?: string;
+                /** @description A signed-in person's access token, for players that cannot send a header (an audio element). API keys are refused in URLs (403 `key_from_browser`). */
+                access_token?: string;
                 kind?: "delivery" | "source" | "master" | "voice";
                 /** @description `kind=voice` only (and required there): the spoken track's language. */
                 lang?: string;
@@ -11060,6 +11062,8 @@ export interface operations {
                 listenerToken?: string;
                 /** @description The owner's media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent. */
                 media?: string;
+                /** @description A signed-in person's access token, for players that cannot send a header (an audio element). API keys are refused in URLs (403 `key_from_browser`). */
+                access_token?: string;
                 startS?: number;
                 /** @description Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end. */
                 endS?: number;
@@ -14678,6 +14682,8 @@ export interface operations {
                 listenerToken?: string;
                 /** @description The owner's media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent. */
                 media?: string;
+                /** @description A signed-in person's access token, for players that cannot send a header (an audio element). API keys are refused in URLs (403 `key_from_browser`). */
+                access_token?: string;
             };
             header?: never;
             path: {

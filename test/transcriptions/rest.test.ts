@@ -142,6 +142,17 @@ describe('POST /v1/transcriptions with a file', () => {
     expect(viaToken.status).toBe(302);
     const noCredential = await server.request(`/v1/recordings/${transcription.recordingId}/audio`, { auth: null, redirect: 'manual' });
     expect(noCredential.status).toBe(401);
+    // A signed-in person's access token rides in access_token= (an audio element sends no header); an API key may not.
+    const person = await server.createUser();
+    expect((await server.request(`/v1/recordings/${transcription.recordingId}/audio?access_token=${person.token}`, { auth: null, redirect: 'manual' })).status).toBe(302);
+    const personClip = await server.request(`/v1/recordings/${transcription.recordingId}/audio/clip?startS=0&endS=1&access_token=${person.token}`, { auth: null });
+    expect(personClip.status).toBe(200);
+    expect(personClip.headers.get('content-type')).toBe('audio/wav');
+    const keyInUrl = await server.request(`/v1/recordings/${transcription.recordingId}/audio?access_token=${server.apiKey}`, { auth: null, redirect: 'manual' });
+    expect(keyInUrl.status).toBe(403);
+    expect((await keyInUrl.json()).code).toBe('key_from_browser');
+    const otherPerson = await server.createUser({ accountId: await server.createAccount('elsewhere') });
+    expect((await server.request(`/v1/recordings/${transcription.recordingId}/audio?access_token=${otherPerson.token}`, { auth: null, redirect: 'manual' })).status).toBe(404);
     // The token reads media only: the transcript takes no media parameter (refused by name).
     const transcriptByToken = await server.request(`/v1/recordings/${transcription.recordingId}/transcript?media=${token}`, { auth: null });
     expect(transcriptByToken.status).toBe(400);
