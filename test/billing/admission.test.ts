@@ -126,9 +126,11 @@ describe('admission with billing on', () => {
     expect(await billingView(server, key)).toMatchObject({ canStartLive: false, startBlockLive: 'concurrency', startBlock: 'concurrency' });
     const refused = await expectStatus(await startLive(server, key), 402, 'quota_exceeded');
     expect(refused.data.details).toEqual({ metric: 'concurrent_transcriptions', limit: 1, used: 1, resetsAt: null, plan: 'single', topUpUrl: `${server.url}/v1/billing/plans` });
-    // A file is never refused for concurrency: it waits in the queue.
+    // A file is never refused for concurrency: it waits in the queue, not admitted while the live one holds the slot.
     const file = await expectStatus(await upload(server, undefined, goForward, { authorization: `Bearer ${key}` }), 201);
     expect(file.job.state).toBe('queued');
+    expect((await server.prisma.job.findFirstOrThrow({ where: { recordingId: file.recordingId } })).startedAt).toBeNull();
+    expect((await billingView(server, key)).limitsUsage).toMatchObject({ concurrentTranscriptions: 1 });
     // The first recording ends: a live one can start again.
     await expectStatus(await server.request(`/v1/recordings/${first.recording.id}/pause`, { method: 'POST', auth: key }), 200);
     await expectStatus(await server.request(`/v1/recordings/${first.recording.id}/stop`, { method: 'POST', auth: key }), 200);
