@@ -25,7 +25,7 @@ const sessionOptionsSchema = {
       description: '`on` or `auto`: each commit gets a provisional `speaker` (from 0, `speakerProvisional: true`, `speakerConfidence`), assigned online from what was heard so far; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it once about 20 s more speech was labelled, and at the end every label is settled. Drafts carry the speaker they would get now. `off` (the default at creation): -1. Turned on by `session.update`, labels start from that point; earlier segments are not labelled.',
     },
     latencyMode: { type: 'string', enum: LATENCY_MODES },
-    llmFix: { type: 'boolean' },
+    llmFix: { type: 'boolean', description: 'AI-assisted auto-fix: not available on this server; `true` is 400 `invalid_options` naming `llmFix` (false is accepted).' },
     voice: { type: 'array', items: { type: 'string' }, description: 'Languages to speak, or `lang:voice` pairs.' },
     voiceByLang: { type: 'object', additionalProperties: { type: 'string' }, description: 'Language code → voice; `{}` clears every pin.' },
   },

@@ -202,7 +202,7 @@ export type LowBalanceAlertInput = {
 /** Realtime session options; absent fields take their defaults. */
 export type RealtimeSessionOptionsInput = {
   latencyMode?: LatencyMode | null | undefined;
-  /** AI-assisted auto-fix. */
+  /** AI-assisted auto-fix: not available on this server; true is refused (invalid_options naming llmFix). */
   llmFix?: boolean | null | undefined;
   speakerLabels?: SpeakerLabels | null | undefined;
   /** A language code of `realtimeCapabilities.languages`; absent, empty or `auto`: detect. */

@@ -21560,6 +21560,7 @@ export interface operations {
                     speakerLabels?: "auto" | "on" | "off";
                     /** @enum {string} */
                     latencyMode?: "auto" | "fast" | "accuracy";
+                    /** @description AI-assisted auto-fix: not available on this server; `true` is 400 `invalid_options` naming `llmFix` (false is accepted). */
                     llmFix?: boolean;
                     /** @description Languages to speak, or `lang:voice` pairs. */
                     voice?: string[];

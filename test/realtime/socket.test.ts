@@ -86,7 +86,8 @@ describe('streaming real speech', () => {
       afterChunk: (connection, sentS) => {
         if (sentS >= 0.4 && !updated) {
           updated = true;
-          connection.update({ latencyMode: 'fast', spokenLanguage: 'xx', translate: ['ca', 'es'], voiceByLang: {}, llmFix: true });
+          connection.update({ latencyMode: 'fast', spokenLanguage: 'xx', translate: ['ca', 'es'], voiceByLang: {}, llmFix: false });
+          connection.update({ llmFix: true });
           connection.update({ translate: ['zz'] });
           connection.update({ speakerLabels: 'always' });
         }
@@ -94,15 +95,17 @@ describe('streaming real speech', () => {
     });
     const frames = result.frames.map(({ frame }) => frame);
     const applied = frames.find((frame) => frame.type === 'session.updated') as Record<string, any> | undefined;
-    expect(applied?.options).toMatchObject({ latencyMode: 'fast', spokenLanguage: 'en', translate: ['ca', 'es'], voiceByLang: {}, llmFix: true });
+    expect(applied?.options).toMatchObject({ latencyMode: 'fast', spokenLanguage: 'en', translate: ['ca', 'es'], voiceByLang: {}, llmFix: false });
     expect(applied?.ignored.map((entry: { field: string }) => entry.field)).toEqual(['spokenLanguage']);
 
     const refusals = frames.filter((frame) => frame.type === 'error') as { code: string; message: string; retryable: boolean }[];
-    expect(refusals).toHaveLength(2);
+    expect(refusals).toHaveLength(3);
     expect(refusals[0]).toMatchObject({ code: 'invalid_options', retryable: false });
-    expect(refusals[0]!.message).toContain('translate[0]');
-    expect(refusals[1]).toMatchObject({ code: 'invalid_options' });
-    expect(refusals[1]!.message).toContain('speakerLabels');
+    expect(refusals[0]!.message).toContain('llmFix');
+    expect(refusals[1]).toMatchObject({ code: 'invalid_options', retryable: false });
+    expect(refusals[1]!.message).toContain('translate[0]');
+    expect(refusals[2]).toMatchObject({ code: 'invalid_options' });
+    expect(refusals[2]!.message).toContain('speakerLabels');
     // Only one session.updated: the refused frames changed nothing.
     expect(frames.filter((frame) => frame.type === 'session.updated')).toHaveLength(1);
 
