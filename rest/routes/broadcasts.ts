@@ -25,7 +25,7 @@ import {
 import { parseBroadcastFields, parseBroadcastStart } from '../../src/broadcasts/service.js';
 import { MAX_SOURCE_URL, parseAudioSourceInput } from '../../src/broadcasts/audio-sources.js';
 import { CHECK_MS, FIX_KINDS, SOURCE_PROBLEMS } from '../../src/broadcasts/source-check.js';
-import { single } from '../query.js';
+import { single, withoutLastCursor } from '../query.js';
 import { grantSchema, recordingSchema } from './recordings.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
@@ -141,7 +141,7 @@ export const broadcastRoutes: RouteEntry[] = [
     parameters: lifecycleListParameters,
     document: BroadcastsDocument,
     variables: ({ query }) => lifecycleListVariables(query),
-    result: (data) => ({ status: 200, body: { broadcasts: data.broadcasts.items, ...(data.broadcasts.nextCursor ? { nextCursor: data.broadcasts.nextCursor } : {}) } }),
+    result: (data) => ({ status: 200, body: withoutLastCursor({ broadcasts: data.broadcasts.items, nextCursor: data.broadcasts.nextCursor }) }),
     response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['broadcasts'], properties: { broadcasts: { type: 'array', items: broadcastSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
     errors: [invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],
   }),
@@ -246,7 +246,7 @@ export const broadcastRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({ broadcastId: params.id!, ...lifecycleListVariables(query) }),
     result: (data) => {
       const page = data.broadcastRecordings;
-      return { status: 200, body: { recordings: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+      return { status: 200, body: withoutLastCursor({ recordings: page.items, nextCursor: page.nextCursor }) };
     },
     response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['recordings'], properties: { recordings: { type: 'array', items: recordingSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
     errors: [notFound, invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],

@@ -2,7 +2,7 @@
 import { CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
-import { intParam, single } from '../query.js';
+import { intParam, single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
 const nullableInt = { type: 'integer', nullable: true };
@@ -55,7 +55,7 @@ export const correctionRoutes: RouteEntry[] = [
     }),
     result: (data) => ({
       status: 200,
-      body: { corrections: data.recordingCorrections.corrections, ...(data.recordingCorrections.nextCursor ? { nextCursor: data.recordingCorrections.nextCursor } : {}) },
+      body: withoutLastCursor(data.recordingCorrections),
     }),
     response: {
       status: 200, description: 'A page of corrections.',

@@ -7,6 +7,7 @@
 import { requestBaseUrl } from '../../src/core/base-url.js';
 import type { Context } from '../../src/core/context.js';
 import { requireScope } from '../../src/core/identity/scopes.js';
+import type { Identity } from '../../src/core/identity/identity.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import {
   ArchiveRecordingDocument,
@@ -35,7 +36,7 @@ import { acceptPublisher, authorizePublisher } from '../../src/recordings/publis
 import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
 import { realtimeFrames } from './realtime.js';
 import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
-import { INT32_MAX, intParam, single } from '../query.js';
+import { INT32_MAX, intParam, single, withoutLastCursor } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
@@ -62,12 +63,16 @@ export const accessTokenParam = { name: 'access_token', in: 'query' as const, sc
  * access token in `access_token` counts as their bearer header when the request has none.
  */
 export async function mediaCredentialsOf(ctx: Context, query: Record<string, unknown>): Promise<ReaderCredentials> {
+  const person = await personFromAccessToken(ctx, query);
+  return person ? { accountId: person.account.id } : credentialsOf(ctx, query, true);
+}
+
+/** The person whose access token rides in `access_token` (scope `read`), when the request sent no credential of its own. */
+export async function personFromAccessToken(ctx: Context, query: Record<string, unknown>): Promise<Identity | null> {
   const token = single(query.access_token);
-  if (token && !ctx.identity && !ctx.credentialError) {
-    const identity = await ctx.services.auth.resolver.resolve({ authorization: `Bearer ${token}` });
-    return { accountId: requireScope({ identity, credentialError: null }, 'read').account.id };
-  }
-  return credentialsOf(ctx, query, true);
+  if (!token || ctx.identity || ctx.credentialError) return null;
+  const identity = await ctx.services.auth.resolver.resolve({ authorization: `Bearer ${token}` });
+  return requireScope({ identity, credentialError: null }, 'read');
 }
 
 export const recordingSchema: JsonSchema = {
@@ -326,7 +331,7 @@ export const recordingRoutes: RouteEntry[] = [
     },
     result: (data) => ({
       status: 200,
-      body: { events: data.recordingEvents.events, lastSeq: data.recordingEvents.lastSeq, ...(data.recordingEvents.nextCursor ? { nextCursor: data.recordingEvents.nextCursor } : {}) },
+      body: withoutLastCursor({ events: data.recordingEvents.events, lastSeq: data.recordingEvents.lastSeq, nextCursor: data.recordingEvents.nextCursor }),
     }),
     response: {
       status: 200, description: 'A page of events.',
@@ -384,7 +389,7 @@ export const recordingRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({ transcriptionId: params.id!, cursor: single(query.cursor), limit: query.limit === undefined ? null : Number(query.limit) }),
     result: (data) => {
       const page = data.transcriptionRecordings;
-      return { status: 200, body: { recordings: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } };
+      return { status: 200, body: withoutLastCursor({ recordings: page.items, nextCursor: page.nextCursor }) };
     },
     response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['recordings'], properties: { recordings: { type: 'array', items: recordingSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
     errors: [{ status: 404, code: 'not_found', description: 'No such transcription in this account.' }, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return.' }],

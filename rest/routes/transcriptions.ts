@@ -28,6 +28,7 @@ import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
+import { withoutLastCursor } from '../query.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
@@ -352,7 +353,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     variables: ({ query }) => lifecycleListVariables(query),
     result: (data) => ({
       status: 200,
-      body: { transcriptions: data.transcriptions.items, ...(data.transcriptions.nextCursor ? { nextCursor: data.transcriptions.nextCursor } : {}) },
+      body: withoutLastCursor({ transcriptions: data.transcriptions.items, nextCursor: data.transcriptions.nextCursor }),
     }),
     response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['transcriptions'], properties: { transcriptions: { type: 'array', items: transcriptionSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
   }),

@@ -21,7 +21,8 @@ import {
 } from '../../src/generated/graphql.js';
 import { MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { readMultipart } from '../multipart.js';
-import { single } from '../query.js';
+import { accessTokenParam, personFromAccessToken } from './recordings.js';
+import { single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry, type RouteParameter, type RunTyped } from '../types.js';
 
 /** Multipart framing around the sample: a body whose Content-Length exceeds the limit by more is refused unread. */
@@ -128,12 +129,7 @@ async function createVoice(req: Request, res: Response, ctx: Context, run: RunTy
 
 /** The owner of a media URL: the bearer header, else a person's token in `access_token` (an audio element sends no header). */
 async function ownerOf(req: Request, ctx: Context): Promise<Identity> {
-  const token = single(req.query.access_token);
-  if (!ctx.identity && !ctx.credentialError && token) {
-    const identity = await ctx.services.auth.resolver.resolve({ authorization: `Bearer ${token}` });
-    return requireScope({ identity, credentialError: null }, 'read');
-  }
-  return requireScope(ctx, 'read', 'This audio needs the owner\'s credential: a bearer token, or a person\'s access token in access_token=.');
+  return (await personFromAccessToken(ctx, req.query)) ?? requireScope(ctx, 'read', 'This audio needs the owner\'s credential: a bearer token, or a person\'s access token in access_token=.');
 }
 
 function sendAudio(res: Response, file: { path: string; contentType: string }, cache: string): void {
@@ -184,7 +180,7 @@ export const voiceRoutes: RouteEntry[] = [
     ],
     document: VoicesDocument,
     variables: ({ query }) => ({ cursor: single(query.cursor), limit: query.limit === undefined ? undefined : Number(single(query.limit)) }),
-    result: (data) => ({ status: 200, body: { voices: data.voices.items, ...(data.voices.nextCursor ? { nextCursor: data.voices.nextCursor } : {}) } }),
+    result: (data) => ({ status: 200, body: withoutLastCursor({ voices: data.voices.items, nextCursor: data.voices.nextCursor }) }),
     response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['voices'], properties: { voices: { type: 'array', items: voiceSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
     errors: [{ status: 400, code: 'invalid_options', description: 'A `cursor` this endpoint did not hand out, or `limit` out of range.' }],
   }),
@@ -317,7 +313,7 @@ export const voiceRoutes: RouteEntry[] = [
     parameters: [
       langParam('The language to speak (every voice language; default en-US).'),
       formatParam,
-      { name: 'access_token', in: 'query', schema: { type: 'string' }, description: 'A signed-in person\'s access token, for players that cannot send a header. API keys are refused in URLs (403 `key_from_browser`).' },
+      accessTokenParam,
     ],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
     errors: [notFound, badLang, { status: 409, code: 'invalid_state', description: 'The voice is `training` (or a draft) or `failed`.' }, { status: 401, code: 'invalid_token', description: 'No credential, or a bad one.' }],

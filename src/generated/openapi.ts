@@ -23079,7 +23079,7 @@ export interface operations {
                 lang?: string;
                 /** @description `ogg` (Ogg/Opus) or `caf` (Opus in CAF, for browsers that do not play Ogg). */
                 format?: "ogg" | "caf";
-                /** @description A signed-in person's access token, for players that cannot send a header. API keys are refused in URLs (403 `key_from_browser`). */
+                /** @description A signed-in person's access token, for players that cannot send a header (an audio element). API keys are refused in URLs (403 `key_from_browser`). */
                 access_token?: string;
             };
             header?: never;

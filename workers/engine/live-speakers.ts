@@ -161,12 +161,7 @@ export class OnlineSpeakers {
   assign(turn: number, start: number, end: number): SpeakerLabel {
     const pieces = this.piecesOf(start, end);
     const longest = pieces.reduce((best, piece, i) => (piece.end - piece.start > pieces[best]!.end - pieces[best]!.start ? i : best), 0);
-    let labelled: Turn | null = null;
-    pieces.forEach((piece, i) => {
-      const added = this.assignPiece(i === longest ? turn : PIECE_ONLY, piece.start, piece.end);
-      if (i === longest) labelled = added;
-    });
-    const segment = labelled as unknown as Turn;
+    const segment = pieces.map((piece, i) => this.assignPiece(i === longest ? turn : PIECE_ONLY, piece.start, piece.end))[longest]!;
     const open = this.open;
     return open?.segments.includes(segment)
       ? { speaker: segment.speaker, confidence: this.confidenceOf(open.stats, segment.speaker, open.stats) }
