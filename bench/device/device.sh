@@ -6,6 +6,11 @@
 #   check                          nvidia-smi, then check.mjs: the provider's kernels against the CPU
 #   realtime SPEC…                 bench/device/realtime.sh (live sessions held at real time; SPEC label/threads/stepRows/levels)
 #   engine-thread [stepRows…]      bench/device/engine-thread.ts (one engine thread's capacity and where its time goes)
+#   compare DIR 'levels before' 'levels after' [threads]
+#                                  before and after a change in the same call: DIR (carried) holds the engine's
+#                                  files before it (`git archive REV workers/engine | tar x -C DIR --strip-components=2`);
+#                                  engine-thread on both, then realtime.sh on the change and on a copy of the tree
+#                                  with DIR in place of workers/engine
 # Logs and nvidia-smi dmon go to $OUT.
 set -u
 STASH=/root/ship
@@ -52,4 +57,20 @@ case "${1:-stash}" in
         node --cpu-prof --cpu-prof-dir=/tmp/profile --import tsx bench/device/engine-thread.ts 2>&1 | grep -v 'W:onnxruntime'
       node bench/device/profile-summary.mjs /tmp/profile | head -20
     done 2>&1 | tee "$OUT/engine-thread.log" ;;
+  compare)
+    before_engine=$2 before_levels=$3 after_levels=$4 threads=${5:-16}
+    unpack
+    node "$G/check.mjs" 2>&1 | tail -1
+    rm -rf /tmp/before && mkdir /tmp/before && tar --exclude=./node_modules --exclude=./.gpu -cf - . | tar xf - -C /tmp/before
+    cp -r "$before_engine"/. /tmp/before/workers/engine/ && ln -sfn "$G/node_modules" /tmp/before/node_modules
+    here=$PWD
+    nvidia-smi dmon -s um -d 2 > "$OUT/dmon.txt" 2>&1 &
+    for side in before after; do
+      tree=$here; [ $side = before ] && tree=/tmp/before
+      echo "=== engine-thread $side, ENGINE_STEP_ROWS=256, streams ${N:-16}, ${S:-8} s each"
+      (cd "$tree" && ENGINE_PROVIDER=cuda ENGINE_STEP_ROWS=256 BENCH_PCM="$G/lecture.f32" timeout "${T:-75}" \
+        node --import tsx bench/device/engine-thread.ts 2>&1 | grep -v 'W:onnxruntime')
+    done 2>&1 | tee "$OUT/engine-thread.log"
+    (LEVEL_TIMEOUT=${LEVEL_TIMEOUT:-170} bash bench/device/realtime.sh "after/$threads/256/$after_levels"
+     cd /tmp/before && LEVEL_TIMEOUT=${LEVEL_TIMEOUT:-170} bash "$here/bench/device/realtime.sh" "before/$threads/256/$before_levels") 2>&1 | tee "$OUT/realtime.log" ;;
 esac

@@ -1,8 +1,8 @@
 /**
  * One engine thread's capacity for live streams, and where its time goes: N streams of the lecture fed as fast as
  * their passes go (not at real time) on one SpeechEngine, as the streams of one engine thread share it; then audio
- * seconds per wall second, and onnxruntime's calls by kind (encoder, first calls, cached steps: count, rows, time
- * including the wait for the thread). Run with `node --cpu-prof --import tsx` to see the JavaScript's share too
+ * seconds per wall second, and onnxruntime's calls by kind (encoder, first calls alone and batched (`first*`),
+ * cached steps, word alignment: count, rows, time including the wait for the thread). Run with `node --cpu-prof --import tsx` to see the JavaScript's share too
  * (profile-summary.mjs). On a GPU machine through device.sh; on the CPU it runs the graphs a GPU runs.
  *
  * Knobs: N streams (16), S seconds of audio each (8), R rounds (2: the first pays for new shapes), M model
@@ -26,14 +26,14 @@ const pcm = env.BENCH_PCM ? new Float32Array(readFileSync(env.BENCH_PCM).buffer)
 type Calls = Record<string, { calls: number; rows: number; ms: number }>;
 const calls: Calls = {};
 /** Times every run of `session` under the kind `kindOf` names. */
-function timed(session: ort.InferenceSession, kindOf: (feeds: Record<string, ort.Tensor>) => string): void {
+function timed(session: ort.InferenceSession, kindOf: (feeds: Record<string, ort.Tensor>, fetches: string[]) => string): void {
   const run = session.run.bind(session) as (feeds: Record<string, ort.Tensor>, fetches: string[]) => Promise<ort.InferenceSession.ReturnType>;
   (session as { run: typeof run }).run = async (feeds, fetches) => {
     const started = performance.now();
     try {
       return await run(feeds, fetches);
     } finally {
-      const entry = (calls[kindOf(feeds)] ??= { calls: 0, rows: 0, ms: 0 });
+      const entry = (calls[kindOf(feeds, fetches)] ??= { calls: 0, rows: 0, ms: 0 });
       entry.calls++;
       entry.ms += performance.now() - started;
       entry.rows += (feeds.input_ids ?? feeds.input_features).dims[0];
@@ -43,7 +43,13 @@ function timed(session: ort.InferenceSession, kindOf: (feeds: Record<string, ort
 // The sessions are the model's own (private fields): this bench reaches in on purpose, to time them.
 const sessions = engine.model as unknown as { encoder: ort.InferenceSession; decoder: ort.InferenceSession };
 timed(sessions.encoder, () => 'encoder');
-timed(sessions.decoder, (feeds) => ((feeds.use_cache_branch.data as Uint8Array)[0] ? 'step' : 'first'));
+// Word alignment's call fetches the cross-attention weights; first calls batched across decodes run the cached
+// branch on a whole prompt (step-batcher.ts).
+timed(sessions.decoder, (feeds, fetches) => {
+  if (fetches.some((name) => name.startsWith('cross_attentions'))) return 'align';
+  if (!(feeds.use_cache_branch.data as Uint8Array)[0]) return 'first';
+  return feeds.input_ids.dims[1] > 1 ? 'first*' : 'step';
+});
 
 for (let round = 0; round < rounds; round++) {
   for (const kind of Object.keys(calls)) delete calls[kind];
@@ -65,7 +71,8 @@ for (let round = 0; round < rounds; round++) {
   );
   const wallMs = performance.now() - started;
   const stats = engine.model.steps?.stats;
-  const batching = stats ? `batched steps: ${stats.calls - before.calls} calls for ${stats.rows - before.rows} rows` : 'each decode steps alone';
+  const firsts = stats && 'firstCalls' in stats ? `, first calls: ${Number(stats.firstCalls) - Number((before as typeof stats).firstCalls)} for ${Number(stats.firstRows) - Number((before as typeof stats).firstRows)} prompts` : '';
+  const batching = stats ? `batched steps: ${stats.calls - before.calls} calls for ${stats.rows - before.rows} rows (${stats.rebuilds - before.rebuilds} rebuilt)${firsts}` : 'each decode steps alone';
   console.log(`round ${round}: ${engine.provider}, ${streams} streams × ${seconds} s in ${(wallMs / 1000).toFixed(1)} s = ${((streams * seconds * 1000) / wallMs).toFixed(2)} audio s per s; ${words} words; ${batching}`);
   for (const [kind, entry] of Object.entries(calls)) {
     console.log(`  ${kind.padEnd(8)} ${entry.calls} calls, ${entry.rows} rows, ${(entry.ms / entry.calls).toFixed(1)} ms a call (with its wait)`);

@@ -27,19 +27,37 @@ beforeAll(async () => {
   lecture = await decodeFileToPcm(fixture('political-philosophy-60s.wav'), { endS: 40 });
 });
 
-/** Four windows of the lecture: different lengths (encoder contexts), prompts and timestamp modes. */
-function windows(): { audio: Float32Array; frames: number; previous: number[]; withoutTimestamps: boolean }[] {
+/**
+ * Five windows of the lecture: different lengths (encoder contexts), prompts, timestamp modes
+ * and forced text (a live pass's committed words: its first call returns the logits from <|startoftranscript|> on).
+ */
+function windows(): { audio: Float32Array; frames: number; previous: number[]; withoutTimestamps: boolean; prefix?: number[] }[] {
   const at = (fromS: number, toS: number) => lecture.subarray(fromS * SAMPLE_RATE, toS * SAMPLE_RATE);
   const frames = (audio: Float32Array) => Math.max(500, Math.ceil(audio.length / SAMPLE_RATE + 2) * 100);
-  const prompts = [[], [286, 370, 322, 264, 2487, 949, 341, 13], [], [3768, 3071, 390, 848, 510, 11, 257, 2854, 12391, 813, 264, 1472, 295, 552, 13]];
-  return [at(0, 9), at(10, 24), at(26, 31), at(28, 40)].map((audio, i) => ({ audio, frames: frames(audio), previous: prompts[i], withoutTimestamps: i % 2 === 0 }));
+  const prompts = [[], [286, 370, 322, 264, 2487, 949, 341, 13], [], [3768, 3071, 390, 848, 510, 11, 257, 2854, 12391, 813, 264, 1472, 295, 552, 13], [286, 370]];
+  const prefixes = [undefined, undefined, [440, 1185], undefined, [286, 370, 322, 264, 2487]];
+  return [at(0, 9), at(10, 24), at(26, 31), at(28, 40), at(12, 21)].map((audio, i) => ({
+    audio,
+    frames: frames(audio),
+    previous: prompts[i],
+    withoutTimestamps: i % 2 === 0,
+    prefix: prefixes[i],
+  }));
 }
 
 async function decodeAll(model: WhisperOnnx, beamSize: number): Promise<DecodeResult[]> {
   return Promise.all(
     windows().map(async (w) => {
       const window = new WindowDecoder(model, await model.encode([logMelSpectrogram(w.audio)], w.frames));
-      return decodeWindow(tokenizer, window, 0, { language: 'en', beamSize, bestOf: 1, previousTokens: w.previous, maxInitialTimestampS: 1, withoutTimestamps: w.withoutTimestamps });
+      return decodeWindow(tokenizer, window, 0, {
+        language: 'en',
+        beamSize,
+        bestOf: 1,
+        previousTokens: w.previous,
+        prefix: w.prefix,
+        maxInitialTimestampS: 1,
+        withoutTimestamps: w.withoutTimestamps,
+      });
     }),
   );
 }
@@ -80,13 +98,15 @@ describe('StepBatcher', () => {
         expect(result.text, `window ${i}, beam ${beamSize}`).toBe(expected[i].text);
         expect(result.tokens).toEqual(expected[i].tokens);
         expect(Math.abs(result.avgLogprob - expected[i].avgLogprob)).toBeLessThan(1e-3);
+        expect(Math.abs(result.noSpeechProb - expected[i].noSpeechProb)).toBeLessThan(1e-4);
       });
       expect(expected.every((r) => r.tokens.length > 5)).toBe(true);
-      // They did share calls: fewer calls than rows stepped.
-      const calls = batched.steps!.stats.calls - before.calls;
-      const rows = batched.steps!.stats.rows - before.rows;
-      expect(calls).toBeGreaterThan(0);
-      expect(rows / calls).toBeGreaterThan(1.5 * beamSize);
+      // They did share calls: fewer calls than rows stepped, and fewer first calls than prompts.
+      const stats = batched.steps!.stats;
+      expect(stats.calls - before.calls).toBeGreaterThan(0);
+      expect((stats.rows - before.rows) / (stats.calls - before.calls)).toBeGreaterThan(1.5 * beamSize);
+      expect(stats.firstRows - before.firstRows).toBe(5);
+      expect(stats.firstCalls - before.firstCalls).toBeLessThan(5);
     }
     await Promise.all([alone.release(), batched.release()]);
   });

@@ -220,10 +220,10 @@ export class WhisperOnnx {
     /** The most rows a batched step takes; 0 when the decoder has no row masks (each decode steps alone). */
     stepRows = 0,
   ) {
-    this.steps = stepRows > 0 ? new StepBatcher((step) => this.runStep(step), { heads: config.decoderHeads, headDim: config.headDim, dModel: config.dModel }, stepRows) : null;
+    this.steps = stepRows > 0 ? new StepBatcher((step) => this.runStep(step), { heads: config.decoderHeads, headDim: config.headDim, dModel: config.dModel, layers: config.decoderLayers }, stepRows) : null;
   }
 
-  /** Batches the cached steps of concurrent decodes (null: each decode steps alone). */
+  /** Batches the first calls and cached steps of concurrent decodes (null: each decode runs alone). */
   readonly steps: StepBatcher | null;
 
   static async load(modelDir: string, runtime: RuntimeOptions = {}): Promise<WhisperOnnx> {
@@ -351,12 +351,16 @@ export class WhisperOnnx {
     const { decoderLayers, decoderHeads, headDim } = this.config;
     const batch = tokens.length;
     const seq = tokens[0].length;
-    // A cached step of one token per row waits for the other decodes ready now and runs with them.
-    if (this.steps && cache && seq === 1 && keepCache && !options.allLogits && !options.crossAttentionLayers?.length) {
-      return this.steps.step(
-        tokens.map((row) => row[0]),
-        cache,
-      );
+    // A cached step of one token per row, or the first call of one row, waits for the other decodes ready now
+    // (steps with steps, first calls with first calls) and runs with them.
+    if (this.steps && keepCache && !options.crossAttentionLayers?.length) {
+      if (cache && seq === 1 && !options.allLogits) {
+        return this.steps.step(
+          tokens.map((row) => row[0]),
+          cache,
+        );
+      }
+      if (!cache && batch === 1) return this.steps.first(tokens[0], encoderHidden, options.allLogits ? (options.logitsFrom ?? 0) : undefined);
     }
     if (cache?.rows || cache?.offset) throw new Error('a view of a batched step’s cache can only step with the batcher');
     const ids = new BigInt64Array(batch * seq);
@@ -425,19 +429,19 @@ export class WhisperOnnx {
     return result;
   }
 
-  /** One batched step (step-batcher.ts) through the masked decoder's cached branch. */
+  /** One batched step or batch of first calls (step-batcher.ts) through the masked decoder's cached branch. */
   private async runStep(step: BatchedStep): Promise<BatchedStepOutput> {
     const { decoderLayers } = this.config;
-    const rows = step.tokens.length;
+    const rows = step.tokens.length / step.length;
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', step.tokens, [rows, 1]),
+      input_ids: new ort.Tensor('int64', step.tokens, [rows, step.length]),
       encoder_hidden_states: step.encoder,
       use_cache_branch: new ort.Tensor('bool', new Uint8Array([1]), [1]),
       [POSITIONS]: step.positions,
       [SELF_BIAS]: step.selfBias,
       [CROSS_BIAS]: step.crossBias,
     };
-    if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(0n), [1]);
+    if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(BigInt(step.logitsFrom)), [1]);
     const fetches = ['logits'];
     for (let layer = 0; layer < decoderLayers; layer++) {
       feeds[`past_key_values.${layer}.decoder.key`] = step.past[layer * 2];
@@ -446,7 +450,16 @@ export class WhisperOnnx {
     }
     const out = await this.decoder.run(feeds, fetches);
     const present = fetches.slice(1).map((name) => out[name]);
-    return { logits: out.logits.data as Float32Array, present };
+    const [, positions, vocab] = out.logits.dims;
+    const wanted = step.length - step.logitsFrom;
+    let logits = out.logits.data as Float32Array;
+    if (positions !== wanted) {
+      // An export whose projection was not lifted computes every position's logits: keep the ones asked for.
+      const all = logits;
+      logits = new Float32Array(rows * wanted * vocab);
+      for (let row = 0; row < rows; row++) logits.set(all.subarray((row * positions + positions - wanted) * vocab, (row + 1) * positions * vocab), row * wanted * vocab);
+    }
+    return { logits, present };
   }
 
   /**

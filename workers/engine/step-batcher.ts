@@ -2,9 +2,11 @@
  * Continuous batching of decoder steps, the way LLM servers batch requests: every decode of the engine thread that
  * is ready for its next token at the same moment (live sessions' passes, file windows, beam rows) goes into one
  * decoder call, and each gets its own rows back. A decode joins at whichever step it is ready and leaves when it
- * ends; nobody waits for a batch to fill. On a GPU, where a step for one row and a step for a hundred take about as
- * long (a few hundred small kernels, every tensor through host memory), this is what lets one machine hold many
- * sessions at real time.
+ * ends; nobody waits for a batch to fill. First calls (a decode's whole prompt, the LLM servers' prefill) batch the
+ * same way among themselves: they run through the same cached branch on an empty cache, each prompt padded in
+ * front to the longest and masked causally (the export's cached branch has no causal mask of its own). On a GPU,
+ * where a step for one row and a step for a hundred take about as long (a few hundred small kernels, every tensor
+ * through host memory), this is what lets one engine thread serve many sessions (docs/gpu.md has what it bought).
  *
  * Rows differ in text length and encoder context. The decoder takes per-row positions and attention masks
  * (decoder-masks.ts): a batch is as long as its longest row, shorter rows' caches are padded in front and their
@@ -32,10 +34,13 @@ export interface StepCache {
   offset?: number;
 }
 
-/** One batched step, ready to run: the inputs the masked decoder's cached branch reads. */
+/** One batched call, ready to run: the inputs the masked decoder's cached branch reads. */
 export interface BatchedStep {
-  /** One token per row. */
+  /** `length` tokens per row: one for a step, a whole prompt for a first call. */
   tokens: BigInt64Array;
+  length: number;
+  /** The first position (of `length`) whose logits are wanted. */
+  logitsFrom: number;
   past: ort.Tensor[];
   encoder: ort.Tensor;
   positions: ort.Tensor;
@@ -44,23 +49,40 @@ export interface BatchedStep {
 }
 
 export interface BatchedStepOutput {
-  /** [rows × vocab] */
+  /** [rows × (length − logitsFrom) × vocab] */
   logits: Float32Array;
-  /** Per layer keys and values, [rows, heads, length + 1, headDim]. */
+  /** Per layer keys and values, [rows, heads, past + length, headDim]. */
   present: ort.Tensor[];
 }
 
 export interface StepResult {
   lastLogits: Float32Array;
+  /** A first call's logits of every position from the `logitsFrom` it asked for, [positions × vocab]. */
+  allLogits?: Float32Array;
   cache: StepCache;
 }
 
-interface Pending {
+interface PendingStep {
+  kind: 'step';
   tokens: number[];
   cache: StepCache;
   resolve(result: StepResult): void;
   reject(error: unknown): void;
 }
+
+interface PendingFirst {
+  kind: 'first';
+  /** The whole prompt of one row. */
+  tokens: number[];
+  /** [1, frames, dModel]: the window's encoder states. */
+  encoder: ort.Tensor;
+  /** The first position whose logits are wanted (undefined: the last only). */
+  logitsFrom?: number;
+  resolve(result: StepResult): void;
+  reject(error: unknown): void;
+}
+
+type Pending = PendingStep | PendingFirst;
 
 /** The batch whose output caches the decodes now hold: reused as the next past when the same rows come back. */
 interface LastBatch {
@@ -72,28 +94,54 @@ interface LastBatch {
 }
 
 export interface StepBatcherStats {
-  /** Decoder calls made. */
+  /** Step calls made. */
   calls: number;
-  /** Rows decoded over all calls. */
+  /** Rows stepped over all calls. */
   rows: number;
   /** Calls whose past was put together anew (rows joined, left or were reordered). */
   rebuilds: number;
+  /** First calls made, and the prompts they ran. */
+  firstCalls: number;
+  firstRows: number;
 }
+
+/**
+ * The most logits rows (positions × rows, a vocabulary each: 200 KB) one batched first call returns. A live pass
+ * wants the logits from its <|startoftranscript|> on, and the batch returns as many for every row as the row with
+ * the longest forced text wants: this keeps that copy under ~200 MB.
+ */
+const FIRST_CALL_LOGIT_ROWS = 1024;
 
 const rowsOf = (cache: StepCache): number[] => cache.rows ?? Array.from({ length: cache.decoder[0].dims[0] }, (_, i) => i);
 
 const zeroBias = () => new ort.Tensor('float32', new Float32Array(1), [1, 1, 1]);
+
+/**
+ * The shape of a batch of first calls: as long as its longest prompt (all end at the last position), and its logits
+ * from the earliest position any row wants: a row that wants only its last gets two (onnxruntime's CPU MatMul takes
+ * another kernel for a single row, whose sums differ in the last bits from the first-call branch's).
+ */
+function firstCallLayout(batch: readonly PendingFirst[]): { length: number; logitsFrom: number; logitRows: number } {
+  const length = Math.max(...batch.map((p) => p.tokens.length));
+  const logitsFrom = Math.max(0, Math.min(...batch.map((p) => length - p.tokens.length + (p.logitsFrom !== undefined ? Math.min(p.logitsFrom, p.tokens.length - 1) : p.tokens.length - 2))));
+  return { length, logitsFrom, logitRows: batch.length * (length - logitsFrom) };
+}
 
 export class StepBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
   private running = false;
   private last: LastBatch | null = null;
-  readonly stats: StepBatcherStats = { calls: 0, rows: 0, rebuilds: 0 };
+  /** Key and value tensors per call: two per decoder layer. */
+  private get layerTensors(): number {
+    return this.shape.layers * 2;
+  }
+
+  readonly stats: StepBatcherStats = { calls: 0, rows: 0, rebuilds: 0, firstCalls: 0, firstRows: 0 };
 
   constructor(
     private readonly run: (step: BatchedStep) => Promise<BatchedStepOutput>,
-    private readonly shape: { heads: number; headDim: number; dModel: number },
+    private readonly shape: { heads: number; headDim: number; dModel: number; layers: number },
     /** At most this many rows per call; a decode's rows are never split. */
     private readonly maxRows: number,
   ) {}
@@ -102,7 +150,21 @@ export class StepBatcher {
   step(tokens: number[], cache: StepCache): Promise<StepResult> {
     if (tokens.length !== rowsOf(cache).length) return Promise.reject(new Error(`${tokens.length} tokens for a cache of ${rowsOf(cache).length} rows`));
     return new Promise((resolve, reject) => {
-      this.queue.push({ tokens, cache, resolve, reject });
+      this.queue.push({ kind: 'step', tokens, cache, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /**
+   * The first call of a decode: one row's whole prompt on the window's encoder states ([1, frames, dModel]);
+   * resolves with the last position's logits (and every position's from `logitsFrom` on, when asked) once the
+   * batch of first calls it joined has run. Its cache is a view of that batch's, as a step's is.
+   */
+  first(tokens: number[], encoder: ort.Tensor, logitsFrom?: number): Promise<StepResult> {
+    if (tokens.length === 0) return Promise.reject(new Error('a first call needs at least one token'));
+    if (encoder.dims[0] !== 1) return Promise.reject(new Error(`a first call decodes one window, not ${encoder.dims[0]}`));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'first', tokens, encoder, logitsFrom, resolve, reject });
       this.kick();
     });
   }
@@ -123,12 +185,10 @@ export class StepBatcher {
   private async flush(): Promise<void> {
     if (this.running || this.queue.length === 0) return;
     this.running = true;
-    let rows = 0;
-    let count = 0;
-    while (count < this.queue.length && (count === 0 || rows + this.queue[count].tokens.length <= this.maxRows)) rows += this.queue[count++].tokens.length;
-    const batch = this.queue.splice(0, count);
+    // The oldest request's kind runs: steps with steps, first calls with first calls (the others keep their order).
+    const batch = this.queue[0].kind === 'step' ? this.takeSteps() : this.takeFirstCalls();
     try {
-      const results = await this.runBatch(batch);
+      const results = batch[0].kind === 'step' ? await this.runBatch(batch as PendingStep[]) : await this.runFirstCalls(batch as PendingFirst[]);
       batch.forEach((pending, i) => pending.resolve(results[i]));
     } catch (error) {
       this.last = null;
@@ -139,7 +199,88 @@ export class StepBatcher {
     }
   }
 
-  private async runBatch(batch: Pending[]): Promise<StepResult[]> {
+  /** Queued steps, oldest first, up to maxRows rows (a decode's rows are never split). */
+  private takeSteps(): PendingStep[] {
+    const taken: PendingStep[] = [];
+    let rows = 0;
+    this.queue = this.queue.filter((pending) => {
+      if (pending.kind !== 'step' || (taken.length > 0 && rows + pending.tokens.length > this.maxRows)) return true;
+      taken.push(pending);
+      rows += pending.tokens.length;
+      return false;
+    });
+    return taken;
+  }
+
+  /** Queued first calls, oldest first, up to maxRows rows and FIRST_CALL_LOGIT_ROWS logits rows. */
+  private takeFirstCalls(): PendingFirst[] {
+    const taken: PendingFirst[] = [];
+    this.queue = this.queue.filter((pending) => {
+      if (pending.kind !== 'first' || taken.length >= this.maxRows) return true;
+      if (taken.length > 0 && firstCallLayout([...taken, pending]).logitRows > FIRST_CALL_LOGIT_ROWS) return true;
+      taken.push(pending);
+      return false;
+    });
+    return taken;
+  }
+
+  /**
+   * First calls as one call of the cached branch on an empty cache: each prompt padded in front to the longest,
+   * its padding masked and every token kept from the ones after it (causal), each row at its own positions.
+   */
+  private async runFirstCalls(batch: PendingFirst[]): Promise<StepResult[]> {
+    const { heads, headDim } = this.shape;
+    const rows = batch.length;
+    const { length, logitsFrom } = firstCallLayout(batch);
+    const tokens = new BigInt64Array(rows * length);
+    const positions = new BigInt64Array(rows * length);
+    const bias = new Float32Array(rows * heads * length * length);
+    batch.forEach((pending, row) => {
+      const pad = length - pending.tokens.length;
+      for (let i = 0; i < length; i++) {
+        tokens[row * length + i] = BigInt(pending.tokens[Math.max(0, i - pad)]);
+        positions[row * length + i] = BigInt(Math.max(0, i - pad));
+      }
+      for (let h = 0; h < heads; h++) {
+        for (let query = 0; query < length; query++) {
+          const at = ((row * heads + h) * length + query) * length;
+          // Keys in the padding, and keys after the query.
+          bias.fill(MASKED, at, at + pad);
+          bias.fill(MASKED, at + query + 1, at + length);
+        }
+      }
+    });
+    const encoders = batch.map((p) => p.encoder);
+    const ones = encoders.map(() => 1);
+    const encoder = this.gatherEncoders(encoders, ones, rows);
+    const empty = new ort.Tensor('float32', new Float32Array(0), [rows, heads, 0, headDim]);
+    const out = await this.run({
+      tokens,
+      length,
+      logitsFrom,
+      past: Array.from({ length: this.layerTensors }, () => empty),
+      encoder,
+      positions: new ort.Tensor('int64', positions, [rows, length]),
+      selfBias: new ort.Tensor('float32', bias, [rows * heads, length, length]),
+      crossBias: this.crossBias(encoders, ones, rows, encoder.dims[1]),
+    });
+    this.stats.firstCalls++;
+    this.stats.firstRows += rows;
+    const kept = length - logitsFrom;
+    const vocab = out.logits.length / (rows * kept);
+    return batch.map((pending, row) => {
+      const pad = length - pending.tokens.length;
+      const rowLogits = out.logits.subarray(row * kept * vocab, (row + 1) * kept * vocab);
+      const result: StepResult = {
+        lastLogits: rowLogits.subarray((kept - 1) * vocab),
+        cache: { decoder: out.present, encoder: [pending.encoder], pastLength: pending.tokens.length, rows: [row], offset: pad },
+      };
+      if (pending.logitsFrom !== undefined) result.allLogits = rowLogits.subarray((pad + Math.min(pending.logitsFrom, pending.tokens.length - 1) - logitsFrom) * vocab);
+      return result;
+    });
+  }
+
+  private async runBatch(batch: PendingStep[]): Promise<StepResult[]> {
     const { heads } = this.shape;
     const lengths = batch.map((p) => p.cache.pastLength);
     const rowCounts = batch.map((p) => p.tokens.length);
@@ -179,6 +320,8 @@ export class StepBatcher {
     });
     const out = await this.run({
       tokens,
+      length: 1,
+      logitsFrom: 0,
       past,
       encoder,
       positions: new ort.Tensor('int64', positions, [total, 1]),
@@ -200,7 +343,7 @@ export class StepBatcher {
   }
 
   /** Each decode's cache rows, padded in front to the longest, as one tensor per layer. */
-  private gatherPast(batch: Pending[], longest: number, total: number): ort.Tensor[] {
+  private gatherPast(batch: PendingStep[], longest: number, total: number): ort.Tensor[] {
     const { heads, headDim } = this.shape;
     return batch[0].cache.decoder.map((_, k) => {
       const out = new Float32Array(total * heads * longest * headDim);
