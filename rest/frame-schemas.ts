@@ -102,8 +102,16 @@ export const frameSchemas: Record<string, JsonSchema> = {
   RealtimeTranslatedFrame: frame('transcript.translated', 'Translations of a committed segment.', ['seq', 'translations'], {
     seq: int, translations: languageMap('Language → text.'), translationSources: languageMap('Language → who translated it.'),
   }),
-  RealtimeAmendedFrame: frame('transcript.amended', 'Corrects a committed segment\'s text or speaker in place (same `seq`).', ['seq'], { seq: int, segment: ref('CommittedSegment') }),
-  RealtimeLatencyFrame: frame('transcript.latency', 'A held correction pass released a line: the time to its final text.', [], { seq: int, latencyS: num }),
+  RealtimeAmendedFrame: frame('transcript.amended', 'Corrects a committed segment\'s text in place (same `seq`): with `llmFix`, a fix that came after the line went out.', ['seq', 'segment'], {
+    seq: int, segment: ref('CommittedSegment'), reason: { type: 'string', enum: ['llm_fix'] }, previousText: str,
+  }),
+  RealtimeLatencyFrame: frame('transcript.latency', 'A held correction pass (`llmFix`) released a line: the time to its final text.', ['seq', 'latencyS', 'heldS', 'fix'], {
+    seq: int,
+    latencyS: { ...num, description: 'Seconds from the audio of the line\'s end arriving to its final text.' },
+    heldS: { ...num, description: 'Seconds the commit waited for the fix.' },
+    fix: { type: 'string', enum: ['changed', 'unchanged', 'rejected', 'failed'] },
+    problem: { ...str, description: 'Why the pass failed (`failed` only).' },
+  }),
   RealtimeUpdatedFrame: frame('session.updated', 'Answer to `session.update`: the options now in force, what changed and what was ignored.', ['options', 'changed', 'ignored'], {
     options: { type: 'object', additionalProperties: true },
     changed: { type: 'array', items: str },

@@ -412,7 +412,7 @@ export const recordingRoutes: RouteEntry[] = [
   ),
   graphqlRoute({
     method: 'patch', path: '/v1/recordings/{id}/settings', operationId: 'updateRecordingSettings', tags: ['recordings'],
-    summary: 'Change a recording\'s settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, `translate`, from the next segment on), and the recording\'s own `confidencePolicy` (any recording, any state).',
+    summary: 'Change a recording\'s settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, `translate`, `llmFix`, from the next segment on), and the recording\'s own `confidencePolicy` (any recording, any state).',
     description: 'Fields left out stay; null sets one back to its default (detect, `auto`, `off`). Capture settings are stored on the recording (a re-attached publisher gets them, `settings` shows them) and applied by the attached publisher\'s session, which hears `session.updated` as after a `session.update` frame; a `recording.settings` event names what changed. They change only while a live recording is `live` or `paused`. '
       + '`confidencePolicy` is the recording\'s own ConfidencePolicy: it wins over its transcription\'s and its broadcasts\' field by field, and applies from the next read (snapshot, export, search; subscribers within a poll); it is taken from any recording in any state (a file recording, a finished one) when sent without capture settings, replaces a stored one whole, and null clears it (the transcription\'s, then the broadcasts\', then the default apply). It appends no event. Owner only.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
@@ -431,6 +431,7 @@ export const recordingRoutes: RouteEntry[] = [
           spokenLanguage: { type: 'string', nullable: true, description: 'A language of `GET /v1/languages`; empty, `auto` or null: detect.' },
           speakerLabels: { type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES, description: 'From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels.' },
           translate: { type: 'array', nullable: true, maxItems: 10, items: { type: 'string' }, description: 'Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none.' },
+          llmFix: { type: 'boolean', nullable: true, description: 'From the next line on, each committed line is fixed by the chat model the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one refuses `true` (400 `invalid_options` naming `llmFix`). Null: off.' },
           confidencePolicy: { ...confidencePolicySchema, description: 'The recording\'s own ConfidencePolicy (over its transcription\'s and broadcasts\'); null clears it. Taken in any state.' },
           voiceByLang: { ...voicePinsSchema, description: `${voicePinsSchema.description} Taken in any state.` },
         },

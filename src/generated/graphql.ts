@@ -202,7 +202,7 @@ export type LowBalanceAlertInput = {
 /** Realtime session options; absent fields take their defaults. */
 export type RealtimeSessionOptionsInput = {
   latencyMode?: LatencyMode | null | undefined;
-  /** AI-assisted auto-fix: not available on this server; true is refused (invalid_options naming llmFix). */
+  /** AI-assisted auto-fix by the chat model the server names (LLM_FIX_API_URL); a server without one refuses true (invalid_options naming llmFix). */
   llmFix?: boolean | null | undefined;
   speakerLabels?: SpeakerLabels | null | undefined;
   /** A language code of `realtimeCapabilities.languages`; absent, empty or `auto`: detect. */
@@ -220,6 +220,8 @@ export type RecordingSettingsInput = {
   /** The recording's own policy, over its transcription's and broadcasts'; taken in any state when sent without capture settings; null clears it. */
   confidencePolicy?: ConfidencePolicyInput | null | undefined;
   latencyMode?: LatencyMode | null | undefined;
+  /** From the next line on, each committed line is fixed by the chat model the server names (LLM_FIX_API_URL); refused where there is none; null: off. */
+  llmFix?: boolean | null | undefined;
   speakerLabels?: SpeakerLabels | null | undefined;
   /** A language code; empty, `auto` or null: detect. */
   spokenLanguage?: string | null | undefined;

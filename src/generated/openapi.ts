@@ -844,7 +844,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a recording's settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, `translate`, from the next segment on), and the recording's own `confidencePolicy` (any recording, any state).
+         * Change a recording's settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, `translate`, `llmFix`, from the next segment on), and the recording's own `confidencePolicy` (any recording, any state).
          * @description Fields left out stay; null sets one back to its default (detect, `auto`, `off`). Capture settings are stored on the recording (a re-attached publisher gets them, `settings` shows them) and applied by the attached publisher's session, which hears `session.updated` as after a `session.update` frame; a `recording.settings` event names what changed. They change only while a live recording is `live` or `paused`. `confidencePolicy` is the recording's own ConfidencePolicy: it wins over its transcription's and its broadcasts' field by field, and applies from the next read (snapshot, export, search; subscribers within a poll); it is taken from any recording in any state (a file recording, a finished one) when sent without capture settings, replaces a stored one whole, and null clears it (the transcription's, then the broadcasts', then the default apply). It appends no event. Owner only.
          */
         patch: operations["updateRecordingSettings"];
@@ -2208,7 +2208,7 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Corrects a committed segment's text or speaker in place (same `seq`). */
+        /** @description Corrects a committed segment's text in place (same `seq`): with `llmFix`, a fix that came after the line went out. */
         RealtimeAmendedFrame: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2216,17 +2216,27 @@ export interface components {
              */
             type: "transcript.amended";
             seq: number;
-            segment?: components["schemas"]["CommittedSegment"];
+            segment: components["schemas"]["CommittedSegment"];
+            /** @enum {string} */
+            reason?: "llm_fix";
+            previousText?: string;
         };
-        /** @description A held correction pass released a line: the time to its final text. */
+        /** @description A held correction pass (`llmFix`) released a line: the time to its final text. */
         RealtimeLatencyFrame: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "transcript.latency";
-            seq?: number;
-            latencyS?: number;
+            seq: number;
+            /** @description Seconds from the audio of the line's end arriving to its final text. */
+            latencyS: number;
+            /** @description Seconds the commit waited for the fix. */
+            heldS: number;
+            /** @enum {string} */
+            fix: "changed" | "unchanged" | "rejected" | "failed";
+            /** @description Why the pass failed (`failed` only). */
+            problem?: string;
         };
         /** @description Answer to `session.update`: the options now in force, what changed and what was ignored. */
         RealtimeUpdatedFrame: {
@@ -12764,6 +12774,8 @@ export interface operations {
                     speakerLabels?: "auto" | "on" | "off" | null;
                     /** @description Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none. */
                     translate?: string[] | null;
+                    /** @description From the next line on, each committed line is fixed by the chat model the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one refuses `true` (400 `invalid_options` naming `llmFix`). Null: off. */
+                    llmFix?: boolean | null;
                     /** @description The recording's own ConfidencePolicy (over its transcription's and broadcasts'); null clears it. Taken in any state. */
                     confidencePolicy?: {
                         /** @description A line whose confidence is below it reads as unclear (default 0.60). */
@@ -12851,7 +12863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_options`: A field other than latencyMode, spokenLanguage, speakerLabels, translate, confidencePolicy, voiceByLang, an unknown language or mode, a policy value out of range or of the wrong type, a field the policy lacks; `details.field` names it (`confidencePolicy.hideBelow`). `invalid_options`: a path parameter holds a NUL character (`%00`), which no field accepts; `details.field` names it. `invalid_options`: the body is not valid JSON or not a JSON object (null, an array, a scalar), or a field is invalid; the message and `details.field` name it. */
+            /** @description `invalid_options`: A field other than latencyMode, spokenLanguage, speakerLabels, translate, llmFix, confidencePolicy, voiceByLang, an unknown language or mode, a policy value out of range or of the wrong type, a field the policy lacks; `details.field` names it (`confidencePolicy.hideBelow`). `invalid_options`: a path parameter holds a NUL character (`%00`), which no field accepts; `details.field` names it. `invalid_options`: the body is not valid JSON or not a JSON object (null, an array, a scalar), or a field is invalid; the message and `details.field` name it. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -21560,7 +21572,7 @@ export interface operations {
                     speakerLabels?: "auto" | "on" | "off";
                     /** @enum {string} */
                     latencyMode?: "auto" | "fast" | "accuracy";
-                    /** @description AI-assisted auto-fix: not available on this server; `true` is 400 `invalid_options` naming `llmFix` (false is accepted). */
+                    /** @description AI-assisted auto-fix: each committed line is fixed by the chat model the server names in `LLM_FIX_API_URL` (`transcript.latency` says how each ended; a late fix comes as `transcript.amended`). A server without one answers `true` with 400 `invalid_options` naming `llmFix` (false is accepted). */
                     llmFix?: boolean;
                     /** @description Languages to speak, or `lang:voice` pairs. */
                     voice?: string[];

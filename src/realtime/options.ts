@@ -38,6 +38,8 @@ export interface OptionRules {
   speakerLabelModes: readonly SpeakerLabels[];
   /** Languages the translation providers serve (`GET /v1/languages`); absent while not known yet: any language code. */
   translationTargets?: readonly string[];
+  /** Whether a language model fixes lines here (LLM_FIX_API_URL); without one `llmFix: true` is refused. */
+  llmFix?: boolean;
 }
 
 export const DEFAULT_SESSION_OPTIONS: RealtimeSessionOptions = {
@@ -151,17 +153,19 @@ function rejectUnknownFields(body: Record<string, unknown>): void {
   }
 }
 
-/** Validates the creation body; absent fields take the defaults. Throws `invalid_options` naming the field. */
 /**
- * `llmFix` (AI-assisted auto-fix): a boolean, and only false here. No language model rewrites lines in this build, so
- * `true` is refused by name rather than kept and silently ignored.
+ * `llmFix` (AI-assisted auto-fix, src/realtime/llm-fix.ts): a boolean; `true` only where a language model is
+ * configured to fix lines, refused by name elsewhere rather than kept and silently ignored.
  */
-function llmFixValue(value: unknown): false {
-  if (booleanValue(value, 'llmFix')) {
-    throw errors.invalidOptions('llmFix: AI-assisted auto-fix is not available on this server (no language model rewrites lines in this build); send false or leave it out.', { field: 'llmFix' });
+function llmFixValue(value: unknown, rules: OptionRules): boolean {
+  const wanted = booleanValue(value, 'llmFix');
+  if (wanted && !rules.llmFix) {
+    throw errors.invalidOptions('llmFix: AI-assisted auto-fix is not available on this server (no language model is configured to fix lines); send false or leave it out.', { field: 'llmFix' });
   }
-  return false;
+  return wanted;
 }
+
+/** Validates the creation body; absent fields take the defaults. Throws `invalid_options` naming the field. */
 
 export function parseSessionOptions(body: unknown, rules: OptionRules): RealtimeSessionOptions {
   if (body === undefined || body === null) return { ...DEFAULT_SESSION_OPTIONS };
@@ -173,7 +177,7 @@ export function parseSessionOptions(body: unknown, rules: OptionRules): Realtime
     translate: has('translate') ? translateTargets(body.translate, rules) : [],
     speakerLabels: has('speakerLabels') ? speakerLabels(body.speakerLabels, rules) : DEFAULT_SESSION_OPTIONS.speakerLabels,
     latencyMode: has('latencyMode') ? enumValue(body.latencyMode, 'latencyMode', LATENCY_MODES) : DEFAULT_SESSION_OPTIONS.latencyMode,
-    llmFix: has('llmFix') ? llmFixValue(body.llmFix) : false,
+    llmFix: has('llmFix') ? llmFixValue(body.llmFix, rules) : false,
     voice: has('voice') ? voiceList(body.voice, rules) : [],
     voiceByLang: has('voiceByLang') ? voicePins(body.voiceByLang, rules) : {},
   };
@@ -210,7 +214,7 @@ export function applySessionUpdate(current: RealtimeSessionOptions, frame: Recor
   if (present('translate')) next.translate = translateTargets(patch.translate, rules);
   if (present('speakerLabels')) next.speakerLabels = speakerLabels(patch.speakerLabels, rules);
   if (present('latencyMode')) next.latencyMode = enumValue(patch.latencyMode, 'latencyMode', LATENCY_MODES);
-  if (present('llmFix')) next.llmFix = llmFixValue(patch.llmFix);
+  if (present('llmFix')) next.llmFix = llmFixValue(patch.llmFix, rules);
   if (present('voice')) next.voice = voiceList(patch.voice, rules);
   // Replaces the whole map, so `{}` clears every pin as the spec asks.
   if (present('voiceByLang')) next.voiceByLang = voicePins(patch.voiceByLang, rules);

@@ -12,6 +12,7 @@ import { resolveModelDir, SAMPLE_RATE } from '../../workers/engine/index.js';
 import { EngineThreads } from '../../workers/engine/threads.js';
 import { WhisperTokenizer } from '../../workers/engine/tokenizer.js';
 import { Admission } from './admission.js';
+import { chatLineFixer } from './llm-fix.js';
 import { LATENCY_MODES, parseSessionOptions, type OptionRules } from './options.js';
 import { realtimeSigningKey, SessionTokenSigner } from './session-token.js';
 import { RealtimeSockets, type RealtimeSocketDeps } from './socket.js';
@@ -50,7 +51,8 @@ export class RealtimeRuntime {
     this.admission = new Admission(this.config.maxSessions, this.config.maxWaiting);
     const { key, source } = realtimeSigningKey({ realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir });
     this.signer = new SessionTokenSigner(key);
-    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), translate: translation.translate, log, meter });
+    const fixLine = this.config.llmFix ? chatLineFixer(this.config.llmFix) : undefined;
+    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), translate: translation.translate, fixLine, log, meter });
     if (source === 'DATA_DIR') {
       log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will refuse them.');
     }
@@ -86,7 +88,7 @@ export class RealtimeRuntime {
 
   optionRules(): OptionRules {
     const translationTargets = this.translation.translationTargets?.();
-    return { languages: this.languages(), speakerLabelModes: SPEAKER_LABEL_MODES, ...(translationTargets ? { translationTargets } : {}) };
+    return { languages: this.languages(), speakerLabelModes: SPEAKER_LABEL_MODES, llmFix: this.config.llmFix !== null, ...(translationTargets ? { translationTargets } : {}) };
   }
 
   /** `POST /v1/realtime/sessions`: validates the options and signs them into a token. Nothing is stored. */

@@ -13,6 +13,7 @@ import type { LiveSegment, LiveUpdate } from '../../workers/engine/live.js';
 import type { EngineThreads, LiveHandle, LiveListener, LoadingStage } from '../../workers/engine/threads.js';
 import { errors, toApiError } from '../core/errors.js';
 import type { Translate } from '../translation/service.js';
+import { acceptedFix, CONTEXT_LINES, retimedWords, type FixLine } from './llm-fix.js';
 import type { SlotLease, Admission } from './admission.js';
 import type { RealtimeConfig } from './config.js';
 import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
@@ -43,6 +44,22 @@ export interface CommitStore {
   translate(seq: number, targets: string[]): Promise<SegmentTranslated | null>;
   /** Stores settled speaker labels of committed segments (each with its durable `transcript.speaker` event). */
   settleSpeakers(labels: SpeakerSettled[]): Promise<void>;
+  /**
+   * Stores the fixed text of a commit that went out before its fix came (`llmFix`), with its durable
+   * `transcript.amended` event; answers the segment as stored, or null when it is no longer amended (a finalized
+   * recording, a segment following the script).
+   */
+  amend?(seq: number, text: string, previousText: string): Promise<CommittedBody | null>;
+}
+
+/** How a line's `llmFix` pass ended: the body of a `transcript.latency` frame besides `seq`. */
+interface FixOutcome {
+  /** `changed`: the model's fix was taken; `unchanged`: nothing to fix; `rejected`: its answer rewrote the line; `failed`: no answer. */
+  fix: 'changed' | 'unchanged' | 'rejected' | 'failed';
+  /** The fixed text (changed only). */
+  text?: string;
+  /** Why the pass failed (failed only). */
+  problem?: string;
 }
 
 /** A committed segment's translations: the body of a `transcript.translated` frame (besides `seq`). */
@@ -95,6 +112,8 @@ export interface LiveSessionDeps {
   optionRules: () => Promise<OptionRules>;
   /** Translates commits into the session's `translate` targets (none configured: `translate` gets an error frame). */
   translate?: Translate;
+  /** Fixes committed lines with a language model when a session asks (`llmFix`; none configured: refused at the options). */
+  fixLine?: FixLine;
   log?: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
   meter?: SessionMeter;
 }
@@ -122,8 +141,13 @@ export class LiveSession implements LiveListener {
   private outbox: Promise<void> = Promise.resolve();
   /** The seq each labelled commit got, by the engine's turn number (settlements name turns). */
   private readonly turnSeqs = new Map<number, number>();
-  /** Translations under way: they do not hold commits back, but `session.done` waits for them (TRANSLATION_DRAIN_MS at most). */
+  /**
+   * Translations and late line fixes under way: they do not hold commits back, but `session.done` waits for them
+   * (TRANSLATION_DRAIN_MS at most).
+   */
   private readonly translating = new Set<Promise<void>>();
+  /** The last lines committed, as context for the next line's fix. */
+  private recentLines: string[] = [];
   /** Billing steps in order (each waits for the one before); the end's settlement comes last. */
   private metering: Promise<void> = Promise.resolve();
   /** Whole minutes of audio told to billing so far (-1: not yet started). */
@@ -309,14 +333,21 @@ export class LiveSession implements LiveListener {
     const now = Date.now();
     const bodies = update.committed.map((segment) => this.committedBody(segment, now));
     if (update.committed.length > 0) this.forgetArrivalsBefore(update.committed[update.committed.length - 1]!.end);
+    // With llmFix each line's fix is asked for now, beside the commits before it; each commit waits for its own.
+    const fixes = bodies.map((body, i) => this.askFix(body, bodies.slice(0, i)));
     this.enqueue(async () => {
-      for (const [index, body] of bodies.entries()) {
+      for (const [index, heard] of bodies.entries()) {
+        const held = await this.heldForFix(fixes[index]);
+        const body = held ? this.withFix(heard, held.outcome, now) : heard;
         const committed = this.hooks.store ? await this.hooks.store.commit(body) : { ...body, seq: this.seq++ };
+        this.recentLines = [...this.recentLines, committed.text].slice(-CONTEXT_LINES);
         if (typeof body.latencyS === 'number') commitLatency.observe({ session: this.hooks.store ? 'live_recording' : 'realtime' }, body.latencyS);
         const turn = update.committed[index]!.speakerTurn;
         if (turn !== undefined) this.turnSeqs.set(turn, committed.seq);
         if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
         if (committed.words.length > 0) this.output.send({ type: 'transcript.words', seq: committed.seq, words: committed.words });
+        if (held) this.output.send({ type: 'transcript.latency', seq: committed.seq, latencyS: committed.latencyS, heldS: held.heldS, ...outcomeFields(held.outcome) });
+        else if (fixes[index]) this.amendWhenFixed(committed, now - (typeof heard.latencyS === 'number' ? heard.latencyS * 1000 : 0), fixes[index]);
         this.translateCommit(committed);
       }
       if (update.speakers?.length && !(await this.settleSpeakers(update.speakers))) return;
@@ -327,6 +358,71 @@ export class LiveSession implements LiveListener {
         this.output.send({ type: 'transcript.draft', segments: draft, audioS: round(update.coveredS) });
       }
     });
+  }
+
+  /**
+   * `llmFix`: asks the model for this line's fix (the lines committed before it, and `before` of the same update,
+   * as context); null when the session did not ask for fixes or the line is empty. Never rejects.
+   */
+  private askFix(body: CommittedBody, before: CommittedBody[]): { startedMs: number; outcome: Promise<FixOutcome> } | null {
+    const fixLine = this.deps.fixLine;
+    if (!this.options.llmFix || !fixLine || body.text.trim() === '') return null;
+    const context = [...this.recentLines, ...before.map((b) => b.text)].slice(-CONTEXT_LINES);
+    const outcome = fixLine({ text: body.text, language: (body.language as string | null | undefined) ?? this.options.spokenLanguage, context }).then(
+      (proposed): FixOutcome => {
+        const text = acceptedFix(body.text, proposed);
+        if (text === null) return { fix: 'rejected' };
+        return text === body.text.replace(/\s+/g, ' ').trim() ? { fix: 'unchanged' } : { fix: 'changed', text };
+      },
+      (error: unknown): FixOutcome => {
+        this.deps.log?.('warn', 'llmFix: the line could not be fixed; it goes out as heard', { sessionId: this.claims.sessionId, error: String(error) });
+        return { fix: 'failed', problem: (error as Error).message };
+      },
+    );
+    return { startedMs: Date.now(), outcome };
+  }
+
+  /**
+   * The line's fix, when it came within LLM_FIX_HOLD_MS of being asked for (the commit waited for it), with the
+   * seconds the commit was held; null when the session asks no fixes or the time ran out (the line then goes out as
+   * heard and its fix, if any, follows as `transcript.amended`).
+   */
+  private async heldForFix(fix: ReturnType<LiveSession['askFix']>): Promise<{ outcome: FixOutcome; heldS: number } | null> {
+    if (!fix) return null;
+    const holdMs = this.deps.config.llmFix?.holdMs ?? 0;
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, fix.startedMs + holdMs - Date.now()))));
+    const outcome = await Promise.race([fix.outcome, timeUp]);
+    clearTimeout(timer);
+    return outcome && { outcome, heldS: round((Date.now() - fix.startedMs) / 1000) };
+  }
+
+  /** The heard line with its fix applied (words keep the heard times), its latency counted to now. */
+  private withFix(heard: CommittedBody, outcome: FixOutcome, heardAtMs: number): CommittedBody {
+    const latencyS = round((typeof heard.latencyS === 'number' ? heard.latencyS : 0) + (Date.now() - heardAtMs) / 1000);
+    if (outcome.fix !== 'changed' || outcome.text === undefined) return { ...heard, latencyS };
+    return { ...heard, text: outcome.text, words: retimedWords(heard.words, outcome.text), latencyS };
+  }
+
+  /**
+   * A line that went out before its fix: once the fix comes, a changed text is stored (a live recording's) and sent
+   * as `transcript.amended`, then `transcript.latency` says how long the final text took; after the commits queued
+   * before it, and `session.done` waits for it as for a translation.
+   */
+  private amendWhenFixed(committed: CommittedBody & { seq: number }, endArrivedMs: number, fix: NonNullable<ReturnType<LiveSession['askFix']>>): void {
+    const work = fix.outcome.then((outcome) =>
+      this.enqueue(async () => {
+        if (this.state === 'closed') return;
+        if (outcome.fix === 'changed' && outcome.text !== undefined) {
+          const stored = this.hooks.store?.amend ? await this.hooks.store.amend(committed.seq, outcome.text, committed.text) : { ...committed, text: outcome.text, words: retimedWords(committed.words, outcome.text) };
+          if (stored) this.output.send({ type: 'transcript.amended', seq: committed.seq, reason: 'llm_fix', segment: { ...stored, seq: committed.seq }, previousText: committed.text });
+        }
+        const latencyS = round((Date.now() - endArrivedMs) / 1000);
+        this.output.send({ type: 'transcript.latency', seq: committed.seq, latencyS, heldS: round((this.deps.config.llmFix?.holdMs ?? 0) / 1000), ...outcomeFields(outcome) });
+      }),
+    );
+    const tracked = work.finally(() => this.translating.delete(tracked));
+    this.translating.add(tracked);
   }
 
   /** Settled labels: stored (a live recording's) and sent as `transcript.speaker` frames; false once the client can take no more. */
@@ -563,6 +659,11 @@ const SPEAKER_LABELS_OFF = -1;
 /** `auto` and `on` both label: the engine labels live audio (workers/engine/live-speakers.ts), as it does files. */
 function labelsOn(options: RealtimeSessionOptions): boolean {
   return options.speakerLabels !== 'off';
+}
+
+/** A fix outcome as a `transcript.latency` frame carries it: `fix`, and `problem` when it failed. */
+function outcomeFields(outcome: FixOutcome): { fix: FixOutcome['fix']; problem?: string } {
+  return outcome.problem === undefined ? { fix: outcome.fix } : { fix: outcome.fix, problem: outcome.problem };
 }
 
 function round(value: number): number {

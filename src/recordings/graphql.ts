@@ -276,6 +276,7 @@ export const RecordingSettingsInput = builder.inputType('RecordingSettingsInput'
     spokenLanguage: t.string({ description: 'A language code; empty, `auto` or null: detect.' }),
     speakerLabels: t.field({ type: SpeakerLabels }),
     translate: t.stringList({ description: 'Languages each commit is translated into from the next one on (`transcript.translated`, kept with the segment); `[]` or null: none.' }),
+    llmFix: t.boolean({ description: 'From the next line on, each committed line is fixed by the chat model the server names (LLM_FIX_API_URL); refused where there is none; null: off.' }),
     confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'The recording\'s own policy, over its transcription\'s and broadcasts\'; taken in any state when sent without capture settings; null clears it.' }),
     voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of its spoken translation (over its transcription\'s pins); taken in any state; null or {} clears.' }),
   }),

@@ -27,6 +27,7 @@ import { isObject } from '../core/validate.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { RealtimeService } from '../realtime/service.js';
 import type { CommittedBody, SpeakerSettled } from '../realtime/session.js';
+import { retimedWords } from '../realtime/llm-fix.js';
 import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
 import { commitSegment, inTransaction, TX_OPTIONS, type EventLogContext, type PendingFrame, type Tx } from './events.js';
 import type { Actor } from '../billing/service.js';
@@ -110,7 +111,7 @@ export function parseStartRecording(body: unknown, extra: readonly string[] = []
 }
 
 /** What `PATCH /v1/recordings/{id}/settings` changes in the running capture, from the next segment on. */
-export const CAPTURE_SETTING_FIELDS = ['latencyMode', 'spokenLanguage', 'speakerLabels', 'translate'] as const;
+export const CAPTURE_SETTING_FIELDS = ['latencyMode', 'spokenLanguage', 'speakerLabels', 'translate', 'llmFix'] as const;
 export type CaptureSettings = Partial<Pick<RealtimeSessionOptions, (typeof CAPTURE_SETTING_FIELDS)[number]>>;
 
 /**
@@ -690,6 +691,23 @@ export class LiveRecordingsService {
     if (!this.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET /v1/languages lists no translation targets).', { field: 'translate' });
     const made = await translateSegments({ ...this.events, translate: this.translate }, recordingId, [seq], wanted);
     return made.get(seq) ?? null;
+  }
+
+  /**
+   * A publisher's commit fixed after it was stored (`llmFix`, src/realtime/llm-fix.ts): the segment takes the fixed
+   * text, its words keeping the stored times, with a durable `transcript.amended` event (`reason: llm_fix`). A segment
+   * a person corrected, or that follows the script, or a finalized recording's, is left alone (null).
+   */
+  async amendCommit(recordingId: string, seq: number, text: string, previousText: string): Promise<CommittedBody | null> {
+    return inTransaction(this.events, recordingId, async (tx) => {
+      const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { state: true } });
+      const segment = await tx.segment.findFirst({ where: { recordingId, seq } });
+      if (!recording || recording.state === 'finalized' || !segment || segment.recognizedText !== null || segment.text !== previousText) return { result: null, frames: [] };
+      const words = retimedWords(segment.words as unknown as TimedWord[], text);
+      const updated = await tx.segment.update({ where: { id: segment.id }, data: { text, words: words as object[] } });
+      const view = { seq, speaker: updated.speaker, start: updated.start, end: updated.end, text, words, confidence: updated.confidence, language: updated.language, decoder: updated.decoder };
+      return { result: view, frames: [{ type: 'transcript.amended', audience: 'log', body: { seq, reason: 'llm_fix', segment: view, previousText } }] };
+    });
   }
 
   /**

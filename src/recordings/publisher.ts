@@ -89,6 +89,7 @@ export function publishToRecording(
       commit: (body) => live.storeCommit(recordingId, epoch, offsetS, body),
       settleSpeakers: (labels) => live.settleSpeakers(recordingId, labels),
       translate: (seq, targets) => live.translateCommit(recordingId, seq, targets),
+      amend: (seq, text, previousText) => live.amendCommit(recordingId, seq, text, previousText),
     },
     keep: (pcm) => {
       capture.write(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));

@@ -10,7 +10,7 @@ import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';
 import { undeclaredFrames } from '../helpers/openapi.js';
 import { createStreamUrl, fileChunks, GO_FORWARD, LECTURE, sleep } from '../helpers/realtime.js';
 import { Follower } from '../helpers/follower.js';
-import { connectPublisher, startLiveRecording } from '../helpers/live.js';
+import { connectPublisher, patchRecordingSettings, publishThenPause, startLiveRecording } from '../helpers/live.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -87,13 +87,10 @@ describe('translate on a live recording', () => {
     const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Spanish room' }));
     const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Translated', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] });
     // The recording's capture settings carry the targets (a re-attached publisher keeps them).
-    const patched = await server.request(`/v1/recordings/${recordingId}/settings`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ translate: ['es'] }) });
-    expect(patched.status, await patched.clone().text()).toBe(200);
+    await patchRecordingSettings(server, recordingId, { translate: ['es'] });
     const listener = new Follower({ baseUrl: server.url, recordingId, query: { lang: 'es' } });
     await listener.start();
-    const publisher = await connectPublisher(streamUrl);
-    for (const chunk of await fileChunks(GO_FORWARD)) publisher.sendPcm(chunk);
-    expect((await server.postJson(`/v1/recordings/${recordingId}/pause`, {})).status).toBe(200);
+    const publisher = await publishThenPause(server, recordingId, streamUrl, GO_FORWARD);
 
     const deadline = Date.now() + 60_000;
     let snapshot: { segments: Array<{ seq: number; text: string; translations: Record<string, string>; translationSources: Record<string, string> }> };

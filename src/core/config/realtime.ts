@@ -4,7 +4,17 @@
  * lists them.
  */
 import { availableParallelism } from 'node:os';
-import { envPositive as positive, type Env } from './env.js';
+import type { ChatSettings } from '../chat-completions.js';
+import { envPositive as positive, envString as str, type Env } from './env.js';
+
+/**
+ * AI-assisted auto-fix of committed lines (`llmFix`, src/realtime/llm-fix.ts): an OpenAI-compatible chat API
+ * (LLM_FIX_API_URL turns it on). Without one, `llmFix: true` is refused by name.
+ */
+export interface LlmFixSettings extends ChatSettings {
+  /** LLM_FIX_HOLD_MS: how long a committed line waits for its fix before it goes out as heard (default 1500). */
+  holdMs: number;
+}
 
 export interface RealtimeSettings {
   /** HMAC secret of the stream tokens (`REALTIME_SECRET`); see `realtimeSigningKey` for the fallbacks. */
@@ -33,6 +43,21 @@ export interface RealtimeSettings {
   tuning: { minStepS: number; catchupLagS: number; resumeLagS: number };
   /** Seconds between `session.loading` heartbeats. */
   loadingHeartbeatS: number;
+  /** The chat API that fixes committed lines when a session asks (`llmFix`); null: none, `llmFix: true` is refused. */
+  llmFix: LlmFixSettings | null;
+}
+
+function loadLlmFixSettings(env: Env): LlmFixSettings | null {
+  const apiUrl = str(env, 'LLM_FIX_API_URL')?.replace(/\/+$/, '');
+  if (!apiUrl) return null;
+  if (!/^https?:\/\//i.test(apiUrl)) throw new Error(`LLM_FIX_API_URL must be an http(s) URL (the base of an OpenAI-compatible API), got "${apiUrl}"`);
+  return {
+    apiUrl,
+    apiKey: str(env, 'LLM_FIX_API_KEY'),
+    model: str(env, 'LLM_FIX_MODEL') ?? 'gpt-4o-mini',
+    timeoutMs: positive(env, 'LLM_FIX_TIMEOUT_MS', 10_000, { integer: true }),
+    holdMs: positive(env, 'LLM_FIX_HOLD_MS', 1_500, { integer: true, allowZero: true }),
+  };
 }
 
 /** Called by `loadConfig(env)`. */
@@ -57,5 +82,6 @@ export function loadRealtimeSettings(env: Env): RealtimeSettings {
       resumeLagS: positive(env, 'REALTIME_RESUME_LAG_S', 1),
     },
     loadingHeartbeatS: 1,
+    llmFix: loadLlmFixSettings(env),
   };
 }
