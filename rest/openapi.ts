@@ -65,13 +65,16 @@ function operationFor(route: RouteEntry): JsonSchema {
   if (route.method === 'ws') {
     responses['101'] = { description: 'Switching Protocols: the socket is open; frames are listed under `x-websocket`.' };
   } else {
-    const { response } = route;
-    const contentType = 'contentType' in response && response.contentType ? response.contentType : 'application/json';
-    responses[String(response.status)] = {
-      description: response.description,
-      headers: rateLimitHeaders,
-      ...(response.schema ? { content: { [contentType]: { schema: response.schema } } } : {}),
-    };
+    const answers: Array<{ status: number; description: string; schema?: JsonSchema; contentType?: string } | undefined> = [route.response, 'alternative' in route ? route.alternative : undefined];
+    for (const response of answers) {
+      if (!response) continue;
+      const contentType = response.contentType ?? 'application/json';
+      responses[String(response.status)] = {
+        description: response.description,
+        headers: rateLimitHeaders,
+        ...(response.schema ? { content: { [contentType]: { schema: response.schema } } } : {}),
+      };
+    }
   }
   const lines = new Map<string, string[]>();
   const add = (status: number, line: string) => {

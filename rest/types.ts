@@ -100,6 +100,8 @@ export interface HandlerRoute extends RouteBase {
   handler: (req: Request, res: Response, ctx: Context, run: RunTyped) => Promise<void> | void;
   request?: RouteRequest;
   response: { status: number; description: string; schema?: JsonSchema; contentType?: string };
+  /** Another success answer the handler gives on request (content negotiation: `/audio` with `Accept: application/json`). */
+  alternative?: { status: number; description: string; schema?: JsonSchema; contentType?: string };
   idempotent?: boolean;
   /** The handler reads the request body itself (multipart uploads streamed to storage): no JSON parsing first. */
   ownBody?: boolean;

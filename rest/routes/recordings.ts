@@ -41,6 +41,32 @@ import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
 
+/** `/audio` as data (`Accept: application/json`): the URL it would redirect to, and the sealed delivery renditions. */
+const audioAnswerSchema = {
+  type: 'object',
+  required: ['url', 'expiresAt', 'media'],
+  properties: {
+    url: { type: 'string', description: 'The signed URL the redirect would name.' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    media: {
+      type: 'array',
+      description: 'Delivery renditions already made and kept: `delivery` (Ogg/Opus), `delivery_caf`, `delivery_mp3`, in that order; empty before the first is made, and for a reader who may not have the delivery audio.',
+      items: {
+        type: 'object',
+        required: ['rendition', 'format', 'contentType', 'bytes', 'url', 'expiresAt'],
+        properties: {
+          rendition: { type: 'string', enum: ['delivery', 'delivery_caf', 'delivery_mp3'] },
+          format: { type: 'string', enum: ['ogg', 'caf', 'mp3'] },
+          contentType: { type: 'string' },
+          bytes: { type: 'integer', minimum: 1 },
+          url: { type: 'string' },
+          expiresAt: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  },
+};
+
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener (`POST /v1/listen/{code}/token`); a public broadcast\'s listener sends nothing.' };
 export const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
@@ -260,15 +286,24 @@ export const recordingRoutes: RouteEntry[] = [
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master', 'voice'], default: 'delivery' } }, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: '`kind=voice` only (and required there): the spoken track\'s language.' }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
     response: { status: 302, description: 'Location: the signed URL.' },
+    alternative: {
+      status: 200,
+      description: 'With `Accept: application/json` (named in the header; an audio element\'s `*/*` gets the redirect): the signed URL as data, and `media`, the delivery renditions already encoded and kept (sealed), each with its own signed URL. Asking encodes nothing.',
+      schema: audioAnswerSchema,
+    },
     errors: [notFound, forbidden, { status: 409, code: 'invalid_state', description: '`kind=voice`: the track is not sealed (yet, or again after a correction).' }],
     handler: async (req, res, ctx) => {
       const credentials = await mediaCredentialsOf(ctx, req.query);
+      const id = String(req.params.id);
       const signed = single(req.query.kind) === 'voice'
-        ? await ctx.services.voiceTracks.audioUrl(String(req.params.id), credentials, { lang: single(req.query.lang), format: single(req.query.format) })
-        : await ctx.services.recordings.audioUrl(String(req.params.id), credentials, { kind: single(req.query.kind), format: single(req.query.format) });
+        ? await ctx.services.voiceTracks.audioUrl(id, credentials, { lang: single(req.query.lang), format: single(req.query.format) })
+        : await ctx.services.recordings.audioUrl(id, credentials, { kind: single(req.query.kind), format: single(req.query.format) });
+      const base = requestBaseUrl(req, ctx.config.publicUrl);
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('X-Expires-At', signed.expiresAt);
-      res.redirect(302, `${requestBaseUrl(req, ctx.config.publicUrl)}${signed.path}`);
+      if (!/\bapplication\/json\b/i.test(req.get('accept') ?? '')) return res.redirect(302, `${base}${signed.path}`);
+      const media = (await ctx.services.recordings.sealedMedia(id, credentials)).map(({ path, ...rendition }) => ({ ...rendition, url: `${base}${path}` }));
+      res.status(200).json({ url: `${base}${signed.path}`, expiresAt: signed.expiresAt, media });
     },
   },
   {

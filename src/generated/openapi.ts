@@ -10838,6 +10838,36 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description With `Accept: application/json` (named in the header; an audio element's `*\/*` gets the redirect): the signed URL as data, and `media`, the delivery renditions already encoded and kept (sealed), each with its own signed URL. Asking encodes nothing. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The signed URL the redirect would name. */
+                        url: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description Delivery renditions already made and kept: `delivery` (Ogg/Opus), `delivery_caf`, `delivery_mp3`, in that order; empty before the first is made, and for a reader who may not have the delivery audio. */
+                        media: {
+                            /** @enum {string} */
+                            rendition: "delivery" | "delivery_caf" | "delivery_mp3";
+                            /** @enum {string} */
+                            format: "ogg" | "caf" | "mp3";
+                            contentType: string;
+                            bytes: number;
+                            url: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Location: the signed URL. */
             302: {
                 headers: {

@@ -16,6 +16,7 @@
  * Anything else is 404 (not the owner, revoked link, archived transcription or broadcast) or 403 `forbidden` (a
  * link without the permission), never a silently reduced answer.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
@@ -137,6 +138,17 @@ export function speakersOf(stored: unknown, segments: Array<{ speaker: number }>
   const names = new Map(storedSpeakers(stored).map((s) => [s.index, s.name]));
   const indexes = new Set([...names.keys(), ...segments.map((s) => s.speaker).filter((speaker) => speaker >= 0)]);
   return [...indexes].sort((a, b) => a - b).map((index) => ({ index, name: names.get(index) ?? null }));
+}
+
+/** A delivery rendition already made and kept, as `/audio` lists it in `media`. */
+export interface SealedRendition {
+  rendition: 'delivery' | 'delivery_caf' | 'delivery_mp3';
+  format: 'ogg' | 'caf' | 'mp3';
+  contentType: string;
+  bytes: number;
+  /** The signed URL's path (`/v1/media/...`), valid until `expiresAt`. */
+  path: string;
+  expiresAt: string;
 }
 
 export class RecordingsService {
@@ -405,6 +417,36 @@ export class RecordingsService {
     this.audioInput(recording, kind); // 404 now rather than after the redirect
     const { exp, sig } = signMedia(await this.mediaSecret(), { recordingId, kind, format });
     return { path: `/v1/media/${recordingId}/${kind}.${format}?exp=${exp}&sig=${sig}`, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  /**
+   * `/audio`'s `media` list: the delivery renditions already encoded and kept (`delivery` Ogg, `delivery_caf`,
+   * `delivery_mp3`), each with a URL signed as `/audio` signs it, in that order; none for a reader who may not have the
+   * delivery audio. Nothing is encoded by asking: a rendition is made on its first request through `/audio`.
+   */
+  async sealedMedia(recordingId: string, credentials: ReaderCredentials): Promise<SealedRendition[]> {
+    const { reader } = await this.reader(recordingId, credentials);
+    try {
+      this.audioPermission(reader, 'delivery');
+    } catch {
+      return [];
+    }
+    const dir = recordingMediaDir(this.deps.config.dataDir, recordingId);
+    const sealed: SealedRendition[] = [];
+    for (const format of ['ogg', 'caf', 'mp3'] as const) {
+      const file = await stat(path.join(dir, `delivery.${format}`)).catch(() => null);
+      if (!file?.isFile() || file.size === 0) continue;
+      const { exp, sig } = signMedia(await this.mediaSecret(), { recordingId, kind: 'delivery', format });
+      sealed.push({
+        rendition: format === 'ogg' ? 'delivery' : `delivery_${format}`,
+        format,
+        contentType: CONTENT_TYPES[format],
+        bytes: file.size,
+        path: `/v1/media/${recordingId}/delivery.${format}?exp=${exp}&sig=${sig}`,
+        expiresAt: new Date(exp * 1000).toISOString(),
+      });
+    }
+    return sealed;
   }
 
   private audioInput(recording: Pick<RecordingRow, 'sourcePath' | 'masterPath'>, kind: AudioKind): string {

@@ -158,6 +158,32 @@ describe('POST /v1/transcriptions with a file', () => {
     expect(transcriptByToken.status).toBe(400);
     expect(await transcriptByToken.json()).toMatchObject({ code: 'invalid_options', data: { details: { field: 'media' } } });
   });
+
+  it('answers /audio as data with Accept: application/json: the signed URL, and media listing the sealed renditions', async () => {
+    const audio = (query: string, accept: string) => server.request(`/v1/recordings/${transcription.recordingId}/audio${query}`, { headers: { accept }, redirect: 'manual' });
+    type Rendition = { rendition: string; format: string; contentType: string; bytes: number; url: string; expiresAt: string };
+    const asData = async (query = '') => {
+      const res = await audio(query, 'application/json');
+      expect(res.status).toBe(200);
+      return (await res.json()) as { url: string; expiresAt: string; media: Rendition[] };
+    };
+    // An audio element asks for anything: it gets the redirect.
+    expect((await audio('', 'audio/webm,audio/ogg,audio/*;q=0.9,*/*;q=0.5')).status).toBe(302);
+    const before = await asData('?format=mp3');
+    expect(before.url).toMatch(/\/delivery\.mp3\?exp=\d+&sig=/);
+    expect(before.media.map((m) => m.rendition)).not.toContain('delivery_mp3');
+    // Asking encoded nothing; the first request of the URL makes the rendition, which is then listed, sealed.
+    const made = await fetch(before.url);
+    expect(made.status).toBe(200);
+    const bytes = (await made.arrayBuffer()).byteLength;
+    const after = await asData();
+    const mp3 = after.media.find((m) => m.rendition === 'delivery_mp3')!;
+    expect(mp3).toMatchObject({ format: 'mp3', contentType: 'audio/mpeg', bytes });
+    expect(after.media.map((m) => m.rendition)).toEqual(['delivery', 'delivery_caf', 'delivery_mp3'].filter((r) => after.media.some((m) => m.rendition === r)));
+    const served = await fetch(mp3.url);
+    expect([served.status, served.headers.get('content-type')]).toEqual([200, 'audio/mpeg']);
+    expect(Date.parse(mp3.expiresAt)).toBeGreaterThan(Date.now());
+  });
 });
 
 describe('GraphQL', () => {
