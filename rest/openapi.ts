@@ -56,8 +56,9 @@ const rateLimitHeaders = {
   'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
 };
 
-function errorResponse(description: string) {
-  return { description, headers: rateLimitHeaders, content: { 'application/json': { schema: ref('ApiErrorBody') } } };
+function errorResponse(description: string, protocolError?: JsonSchema) {
+  const schema = protocolError ? { oneOf: [ref('ApiErrorBody'), protocolError] } : ref('ApiErrorBody');
+  return { description, headers: rateLimitHeaders, content: { 'application/json': { schema } } };
 }
 
 function operationFor(route: RouteEntry): JsonSchema {
@@ -83,7 +84,7 @@ function operationFor(route: RouteEntry): JsonSchema {
   };
   for (const error of route.errors ?? []) add(error.status, `\`${error.code}\`: ${error.description}`);
   for (const error of derivedErrors(route)) add(error.status, error.line);
-  for (const key of [...lines.keys()].sort()) responses[key] = errorResponse(lines.get(key)!.join(' '));
+  for (const key of [...lines.keys()].sort()) responses[key] = errorResponse(lines.get(key)!.join(' '), route.protocolError);
   // Path parameters are named by the path template itself; an entry describes one only to say more about it.
   const described = new Set((route.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name));
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)]

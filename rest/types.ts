@@ -70,6 +70,12 @@ interface RouteBase {
    * errors from `idempotent`, body errors from `request`, 404 from path parameters, 429), for the description.
    */
   errors?: { status: number; code: string; description: string }[];
+  /**
+   * A protocol's own error body this route answers with instead of the envelope (OAuth's at the token endpoint,
+   * JSON-RPC's at the MCP endpoint): every error status is then declared as either, since refusals made before the
+   * protocol runs (credentials, rate limits, overload) keep the envelope.
+   */
+  protocolError?: JsonSchema;
 }
 
 export interface GraphQLRoute<TData = any, TVars = any> extends RouteBase {

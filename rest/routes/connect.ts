@@ -224,6 +224,13 @@ export const connectRoutes: RouteEntry[] = [
       { status: 400, code: 'unsupported_grant_type', description: 'OAuth form: grant_type is not authorization_code.' },
       { status: 403, code: 'key_from_browser', description: 'OAuth form: the request came from a web page.' },
     ],
+    protocolError: {
+      type: 'object', required: ['error', 'error_description'], additionalProperties: false, description: 'The OAuth 2.0 error form (RFC 6749 section 5.2).',
+      properties: {
+        error: { type: 'string', enum: ['invalid_grant', 'invalid_request', 'unsupported_grant_type', 'key_from_browser'] },
+        error_description: { type: 'string' },
+      },
+    },
     handler: async (req, res, ctx) => {
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Pragma', 'no-cache');

@@ -16732,7 +16732,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
             /** @description `invalid_token` (no credential, or an unknown or malformed one; this operation needs a credential), `key_expired`, `key_revoked`. */
@@ -16745,7 +16755,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
             /** @description `forbidden`: a missing scope, the message names it; `key_from_browser`: an API key sent from a web page of another site or in a URL; `suspended`: the account is suspended. */
@@ -16758,7 +16778,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
             /** @description `jsonrpc`: `Accept` must list both `application/json` and `text/event-stream`. */
@@ -16771,7 +16801,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
             /** @description `jsonrpc`: The body must be `application/json`. */
@@ -16784,7 +16824,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
             /** @description `rate_limited`: past the request budget of this account (of this address without a credential); wait `Retry-After` seconds. */
@@ -16797,7 +16847,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
             /** @description The request line and headers are larger than the server takes (16 KB), e.g. a huge query string; the error envelope says which. */
@@ -16810,7 +16870,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
             /** @description `internal`: an unexpected failure, logged on our side with the request id. */
@@ -16823,7 +16893,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        error: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                        /** @description The request's id; null when it could not be read. */
+                        id?: (string | null) | number;
+                    };
                 };
             };
         };
@@ -21395,7 +21475,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        error: "invalid_grant" | "invalid_request" | "unsupported_grant_type" | "key_from_browser";
+                        error_description: string;
+                    };
                 };
             };
             /** @description `key_from_browser`: OAuth form: the request came from a web page. */
@@ -21408,7 +21492,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        error: "invalid_grant" | "invalid_request" | "unsupported_grant_type" | "key_from_browser";
+                        error_description: string;
+                    };
                 };
             };
             /** @description `rate_limited`: past the request budget of this account (of this address without a credential); wait `Retry-After` seconds. */
@@ -21421,7 +21509,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        error: "invalid_grant" | "invalid_request" | "unsupported_grant_type" | "key_from_browser";
+                        error_description: string;
+                    };
                 };
             };
             /** @description The request line and headers are larger than the server takes (16 KB), e.g. a huge query string; the error envelope says which. */
@@ -21434,7 +21526,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        error: "invalid_grant" | "invalid_request" | "unsupported_grant_type" | "key_from_browser";
+                        error_description: string;
+                    };
                 };
             };
             /** @description `internal`: an unexpected failure, logged on our side with the request id. */
@@ -21447,7 +21543,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiErrorBody"];
+                    "application/json": components["schemas"]["ApiErrorBody"] | {
+                        /** @enum {string} */
+                        error: "invalid_grant" | "invalid_request" | "unsupported_grant_type" | "key_from_browser";
+                        error_description: string;
+                    };
                 };
             };
         };

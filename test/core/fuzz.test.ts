@@ -9,8 +9,12 @@
  * - not be a 5xx (a 503 `unavailable` is allowed, as the spec allows it);
  * - when not 2xx/3xx, be the spec's envelope (`defined`, `code`, `status` = HTTP status, `message`,
  *   `data.retryable`, `data.details`, `requestId` = `X-Request-Id`);
- * - have a status the operation declares in the document (the document describes what the server does);
- * - not be 2xx/3xx on a protected operation (auth mode other than `public`) without a valid credential.
+ * - have a status the operation declares in the document (the document describes what the server does), and a JSON
+ *   body that is that status's declared schema (Ajv; errors included: the envelope, or a protocol's own error form
+ *   where the route declares one);
+ * - not be 2xx/3xx on a protected operation (auth mode other than `public`) without a valid credential;
+ * - not be 2xx/3xx for a JSON body the document calls invalid (negative data: a wrong type, a value out of range or
+ *   enum, a required field missing, an undeclared one).
  *
  * WebSocket operations are not fuzzed over HTTP; a plain GET of each must answer the envelope (404).
  *
@@ -22,6 +26,8 @@
  * and the answer. Run alone: `npx vitest run test/core/fuzz.test.ts`; more runs by hand:
  * `FUZZ_RUNS=300 FUZZ_BUDGET_S=600 npx vitest run test/core/fuzz.test.ts`.
  */
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
@@ -297,6 +303,49 @@ const PROTOCOL_ERRORS: Record<string, (body: Record<string, any>, status: number
   '/v1/mcp': (body) => body.jsonrpc === '2.0' && typeof body.error?.code === 'number' && typeof body.error?.message === 'string',
 };
 
+/**
+ * The declared body schema of an answer (JSON content of its status), compiled once per operation and status; null
+ * when the status declares no JSON body (a redirect, audio, a file).
+ */
+const validators = new Map<string, ValidateFunction | null>();
+let ajv: Ajv | null = null;
+function declaredBody(operation: Operation, status: number): ValidateFunction | null {
+  const key = `${operation.operationId} ${status}`;
+  if (validators.has(key)) return validators.get(key)!;
+  const declared = (operation.responses[String(status)] as { content?: Record<string, { schema?: Schema }> } | undefined)?.content?.['application/json']?.schema;
+  if (!ajv) {
+    ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ components: documentJson.components }, 'openapi');
+  }
+  // The document's references point into its own components, kept under the id `openapi`.
+  const validate = declared ? ajv.compile(JSON.parse(JSON.stringify(declared).replaceAll('"#/components/', '"openapi#/components/'))) : null;
+  validators.set(key, validate);
+  return validate;
+}
+
+/**
+ * Whether a JSON request body is one the document says is invalid (negative data: a wrong type, a value out of its
+ * range or enum, a missing required or an undeclared field); null when it cannot tell (not a JSON body, no schema).
+ */
+const bodyValidators = new Map<string, ValidateFunction | null>();
+function refusedByDocument(request: FuzzRequest, operation: Operation): string | null {
+  const declared = operation.requestBody?.content['application/json']?.schema;
+  if (!declared || request.body?.contentType !== 'application/json' || request.body.text === undefined) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(request.body.text);
+  } catch {
+    return 'not JSON';
+  }
+  if (!bodyValidators.has(operation.operationId)) {
+    declaredBody(operation, 0); // makes the shared Ajv with the document's components
+    bodyValidators.set(operation.operationId, ajv!.compile(JSON.parse(JSON.stringify(declared).replaceAll('"#/components/', '"openapi#/components/'))));
+  }
+  const validate = bodyValidators.get(operation.operationId)!;
+  return validate(body) ? null : (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
+}
+
 /** The problems with one answer (empty: it is fine). */
 function judge(request: FuzzRequest, operation: Operation, answer: { status: number; headers: Headers; text: string }): string[] {
   const problems: string[] = [];
@@ -324,7 +373,23 @@ function judge(request: FuzzRequest, operation: Operation, answer: { status: num
     if (!/^application\/json/.test(answer.headers.get('content-type') ?? '')) problems.push(`envelope served as ${answer.headers.get('content-type')}`);
   }
   if (!(String(status) in operation.responses)) problems.push(`status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`);
+  else if (/^application\/json/.test(answer.headers.get('content-type') ?? '')) {
+    // The body is what the document says this status carries.
+    const validate = declaredBody(operation, status);
+    let body: unknown;
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      problems.push(`a ${status} served as JSON that is not JSON`);
+    }
+    if (validate && body !== undefined && !validate(body)) {
+      problems.push(`the ${status} body is not its declared schema: ${(validate.errors ?? []).slice(0, 4).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')}`);
+    }
+  }
   if (operation['x-auth-mode'] !== 'public' && request.credential !== 'valid' && status < 400) problems.push(`a ${status} on a protected operation without a valid credential`);
+  // Negative data: a body the document calls invalid is refused, not taken.
+  const invalid = status < 400 ? refusedByDocument(request, operation) : null;
+  if (invalid !== null) problems.push(`a ${status} for a body the document calls invalid (${invalid})`);
   return problems;
 }
 
