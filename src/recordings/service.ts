@@ -54,6 +54,7 @@ import { canonicalLanguage } from '../core/config/translation.js';
 import type { TranslationService } from '../translation/service.js';
 import type { SpeechRecording, SpeechTranslation } from '../translation/speech.js';
 import { storedTranslations, translateSentences, type SpeechTranslate } from './translations.js';
+import { TX_OPTIONS } from './events.js';
 
 
 declare module '../core/services.js' {
@@ -278,7 +279,7 @@ export class RecordingsService {
     const [segments, fresh] = await this.deps.prisma.$transaction([
       this.deps.prisma.segment.findMany({ where: { recordingId: recording.id }, orderBy: { seq: 'asc' } }),
       this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recording.id }, include: { job: true } }),
-    ]);
+    ], TX_OPTIONS);
     const policy = await recordingConfidencePolicy(this.deps.prisma, recording);
     const changed = new Set(segments.filter((s) => s.cursor > after).map((s) => s.seq));
     const sources = segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence }));

@@ -45,6 +45,7 @@ import { buildSentences, isUnclear, joinWords } from './sentences.js';
 import { recordingConfidencePolicy } from './confidence.js';
 import type { Reader, ReaderCredentials, RecordingsService } from './service.js';
 import type { Translate } from './translations.js';
+import { TX_OPTIONS } from './events.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -299,7 +300,7 @@ export class VoiceTracksService {
     const [segments, corrections] = await this.deps.prisma.$transaction([
       this.deps.prisma.segment.findMany({ where: { recordingId: recording.id }, orderBy: { seq: 'asc' } }),
       this.deps.prisma.correction.findMany({ where: { recordingId: recording.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { seq: true, voiced: true, revertedAt: true, before: true } }),
-    ]);
+    ], TX_OPTIONS);
     const policy = await recordingConfidencePolicy(this.deps.prisma, recording);
     const language = recording.spokenLanguage ?? segments[0]?.language ?? null;
     return { sentences: spokenSentencesOf(segments, corrections, policy), language: language ? canonicalLanguage(language) : null };

@@ -35,6 +35,7 @@ import type { TranslationService } from '../translation/service.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { refreshIndex, scopeCondition, textSearchConfig, type IndexScope } from './index.js';
 import { FUZZY_THRESHOLD, literalText, snippet } from './highlight.js';
+import { TX_OPTIONS } from '../recordings/events.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -377,7 +378,7 @@ export class SearchService {
       ${cursor}
       ORDER BY hit.score DESC, hit."recordingId", hit."firstSeq", hit."firstWord"
       LIMIT ${take}`,
-    ]);
+    ], TX_OPTIONS);
     return rows;
   }
 

@@ -23,7 +23,7 @@ import { parseVoicePins } from '../core/voice-pins.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
-import { inTransaction, type Tx } from '../recordings/events.js';
+import { inTransaction, TX_OPTIONS, type Tx } from '../recordings/events.js';
 import type { Actor } from '../billing/service.js';
 import { windowSeconds, type Metering } from '../billing/metering.js';
 import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
@@ -599,7 +599,7 @@ export class TranscriptionsService {
       await this.deps.prisma.$transaction([
         this.deps.prisma.transcription.update({ where: { id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
         this.deps.prisma.recording.updateMany({ where: { transcriptionId: id }, data: { lifecycle: 'archived', archivedAt: new Date() } }),
-      ]);
+      ], TX_OPTIONS);
       // Archiving does not stop a running job: its Bull run goes on storing segments and finishes (the worker
       // checks only the job's state and attempt). What changes is that archived work no longer counts against the
       // account's concurrency limit, so its slot is freed and the next queued job may be admitted now.
@@ -614,7 +614,7 @@ export class TranscriptionsService {
       await this.deps.prisma.$transaction([
         this.deps.prisma.transcription.update({ where: { id }, data: { lifecycle: 'active', archivedAt: null, purgeAfter: null } }),
         this.deps.prisma.recording.updateMany({ where: { transcriptionId: id }, data: { lifecycle: 'active', archivedAt: null } }),
-      ]);
+      ], TX_OPTIONS);
       // Restored work counts again: a job still running holds its slot again, a queued one rejoins the line (and
       // is admitted now if a slot is free), and one stranded while archived is seen by the sweeper again.
       await dispatchQueued(this.jobs.context, accountId);
