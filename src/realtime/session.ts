@@ -414,7 +414,13 @@ export class LiveSession implements LiveListener {
       this.enqueue(async () => {
         if (this.state === 'closed') return;
         if (outcome.fix === 'changed' && outcome.text !== undefined) {
-          const stored = this.hooks.store?.amend ? await this.hooks.store.amend(committed.seq, outcome.text, committed.text) : { ...committed, text: outcome.text, words: retimedWords(committed.words, outcome.text) };
+          // A fix that cannot be stored leaves the line as it went out: unlike a commit, it does not end the session.
+          const stored = this.hooks.store?.amend
+            ? await this.hooks.store.amend(committed.seq, outcome.text, committed.text).catch((error: unknown) => {
+                this.deps.log?.('warn', 'llmFix: a late fix could not be stored; the line stays as heard', { sessionId: this.claims.sessionId, seq: committed.seq, error: String(error) });
+                return null;
+              })
+            : { ...committed, text: outcome.text, words: retimedWords(committed.words, outcome.text) };
           if (stored) this.output.send({ type: 'transcript.amended', seq: committed.seq, reason: 'llm_fix', segment: { ...stored, seq: committed.seq }, previousText: committed.text });
         }
         const latencyS = round((Date.now() - endArrivedMs) / 1000);
