@@ -7,13 +7,7 @@
  * aligned. When and how a session holds its lines for this is session.ts's part.
  */
 import { chatCompletion, parseJsonContent, ChatError, type ChatMessage, type ChatSettings } from '../core/chat-completions.js';
-
-export interface TimedWord {
-  start: number;
-  end: number;
-  text: string;
-  prob: number;
-}
+import type { Word } from '../core/segments.js';
 
 /** A committed line as heard, and the lines committed before it (oldest first), for context. */
 export interface LineToFix {
@@ -97,13 +91,13 @@ export function acceptedFix(heard: string, proposed: string): string | null {
  * of the fix between two kept ones share the time of the heard words they replace, in equal parts, and their lowest
  * probability; a word added where nothing was heard takes no time, at the end of the word before it.
  */
-export function retimedWords(heard: readonly TimedWord[], fixedText: string): TimedWord[] {
+export function retimedWords(heard: readonly Word[], fixedText: string): Word[] {
   const fixed = fixedText.split(/\s+/).filter(Boolean);
   const pairs = commonWords(
     heard.map((w) => w.text.trim()),
     fixed,
   );
-  const out: TimedWord[] = [];
+  const out: Word[] = [];
   let heardAt = 0;
   let fixedAt = 0;
   const fillGap = (heardEnd: number, fixedEnd: number) => {
