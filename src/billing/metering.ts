@@ -98,6 +98,14 @@ export class Metering {
   // ---- file jobs (src/jobs/service.ts calls these inside its moves) ---------------------------------------------
 
   /**
+   * Live audio being metered now (open live charges: live recordings and realtime sessions running): the plan's
+   * concurrent transcriptions count these beside file jobs, so job dispatch leaves them their slots.
+   */
+  runningLive(tx: Tx, accountId: string): Promise<number> {
+    return tx.charge.count({ where: { accountId, kind: 'live', state: 'open' } });
+  }
+
+  /**
    * `queued → transcribing`: opens the job's charge and bills the file's cost, or answers why the job fails
    * instead (the cost is more than the account can spend; nothing is charged and the held credit is released).
    */

@@ -100,10 +100,10 @@ export async function dispatchQueued(ctx: JobsContext, accountId: string): Promi
     const running = await tx.job.count({
       where: { accountId, recording: ACTIVE_WORK, OR: [{ state: 'transcribing' }, { state: 'queued', startedAt: { not: null } }] },
     });
-    // With billing on, live audio being metered (an open live charge: a live recording or realtime session running)
-    // holds a slot too: the plan's concurrent transcriptions count both kinds, as billing's runningCount does. A slot
-    // it frees is taken by the sweep (workers/transcription-worker.ts, every 10 s). Billing off: no charges, files only.
-    const live = await tx.charge.count({ where: { accountId, kind: 'live', state: 'open' } });
+    // With billing on, live audio being metered (a live recording or realtime session running) holds a slot too: the
+    // plan's concurrent transcriptions count both kinds, as billing's runningCount does. A slot it frees is taken by
+    // the sweep (workers/transcription-worker.ts, every 10 s). Billing off: nothing is metered, files only.
+    const live = (await ctx.metering?.runningLive(tx, accountId)) ?? 0;
     const free = Math.max(0, account.concurrencyLimit - running - live);
     if (free === 0) return [];
     const next = await tx.job.findMany({
