@@ -303,23 +303,26 @@ const PROTOCOL_ERRORS: Record<string, (body: Record<string, any>, status: number
   '/v1/mcp': (body) => body.jsonrpc === '2.0' && typeof body.error?.code === 'number' && typeof body.error?.message === 'string',
 };
 
-/**
- * The declared body schema of an answer (JSON content of its status), compiled once per operation and status; null
- * when the status declares no JSON body (a redirect, audio, a file).
- */
 const validators = new Map<string, ValidateFunction | null>();
 let ajv: Ajv | null = null;
-function declaredBody(operation: Operation, status: number): ValidateFunction | null {
-  const key = `${operation.operationId} ${status}`;
-  if (validators.has(key)) return validators.get(key)!;
-  const declared = (operation.responses[String(status)] as { content?: Record<string, { schema?: Schema }> } | undefined)?.content?.['application/json']?.schema;
+/** A schema of the served document compiled with Ajv; its references point into the document's own components. */
+function compileDeclared(schema: Schema): ValidateFunction {
   if (!ajv) {
     ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
     addFormats.default(ajv);
     ajv.addSchema({ components: documentJson.components }, 'openapi');
   }
-  // The document's references point into its own components, kept under the id `openapi`.
-  const validate = declared ? ajv.compile(JSON.parse(JSON.stringify(declared).replaceAll('"#/components/', '"openapi#/components/'))) : null;
+  return ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')));
+}
+/**
+ * The declared body schema of an answer (JSON content of its status), compiled once per operation and status; null
+ * when the status declares no JSON body (a redirect, audio, a file).
+ */
+function declaredBody(operation: Operation, status: number): ValidateFunction | null {
+  const key = `${operation.operationId} ${status}`;
+  if (validators.has(key)) return validators.get(key)!;
+  const declared = (operation.responses[String(status)] as { content?: Record<string, { schema?: Schema }> } | undefined)?.content?.['application/json']?.schema;
+  const validate = declared ? compileDeclared(declared) : null;
   validators.set(key, validate);
   return validate;
 }
@@ -328,7 +331,7 @@ function declaredBody(operation: Operation, status: number): ValidateFunction | 
  * Whether a JSON request body is one the document says is invalid (negative data: a wrong type, a value out of its
  * range or enum, a missing required or an undeclared field); null when it cannot tell (not a JSON body, no schema).
  */
-const bodyValidators = new Map<string, ValidateFunction | null>();
+const bodyValidators = new Map<string, ValidateFunction>();
 function refusedByDocument(request: FuzzRequest, operation: Operation): string | null {
   const declared = operation.requestBody?.content['application/json']?.schema;
   if (!declared || request.body?.contentType !== 'application/json' || request.body.text === undefined) return null;
@@ -338,10 +341,7 @@ function refusedByDocument(request: FuzzRequest, operation: Operation): string |
   } catch {
     return 'not JSON';
   }
-  if (!bodyValidators.has(operation.operationId)) {
-    declaredBody(operation, 0); // makes the shared Ajv with the document's components
-    bodyValidators.set(operation.operationId, ajv!.compile(JSON.parse(JSON.stringify(declared).replaceAll('"#/components/', '"openapi#/components/'))));
-  }
+  if (!bodyValidators.has(operation.operationId)) bodyValidators.set(operation.operationId, compileDeclared(declared));
   const validate = bodyValidators.get(operation.operationId)!;
   return validate(body) ? null : (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ');
 }
