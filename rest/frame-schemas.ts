@@ -147,7 +147,22 @@ export const frameSchemas: Record<string, JsonSchema> = {
   SubscribeCorrectedFrame: durable('transcript.corrected', 'A person\'s correction in place.', ['segment'], {
     segment: ref('CommittedSegment'), correctionId: str, batchId: str, reverted: { type: 'boolean', description: 'The correction was taken back.' },
   }),
-  SubscribeSentenceFrame: durable('transcript.sentence', 'Replaces a whole sentence.', ['sentenceId'], { sentenceId: str }),
+  SubscribeSentenceFrame: durable('transcript.sentence', 'Replaces a whole sentence (the snapshot\'s `sentences` entry of that `id`, or a new one): sent in the same log step as the segment change that touched it, and when the recording ends with its last sentence open. A reader keeping sentences first drops those whose id falls after `id` and at or before `lastWordId` (merged into this one), then stores it.', ['sentenceId', 'sentence'], {
+    sentenceId: str,
+    sentence: {
+      type: 'object', required: ['id', 'speaker', 'start', 'end', 'text', 'confidence', 'seqs', 'lastWordId', 'complete'],
+      properties: {
+        id: { ...str, description: '`<seq of its first segment>.<index of its first word>`, as the snapshot gives it.' },
+        speaker: int, start: num, end: num, text: str,
+        confidence: nullable({ ...num, description: 'Mean word probability.' }),
+        seqs: { type: 'array', items: int, description: 'The segments it draws words from.' },
+        lastWordId: { ...str, description: 'Its last word, `<seq>.<index>` as ids are written: the sentence covers `id` through it.' },
+        complete: { type: 'boolean', description: 'Closed (end punctuation, another speaker, the recording ended); false while it may still grow.' },
+        unclear: { type: 'boolean', description: 'Under the confidence policy (owner, share link: every word kept).' },
+        suppressed: { type: 'boolean', description: 'Under the confidence policy, for a broadcast listener: `text` blank.' },
+      },
+    },
+  }),
   SubscribeTranslatedFrame: durable('transcript.translated', 'Fills a segment\'s translations (a listener gets only its `lang`).', ['translations'], {
     translations: languageMap('Language → text.'), translationSources: languageMap('Language → who translated it.'),
   }),

@@ -156,7 +156,7 @@ export const listenerRoutes: RouteEntry[] = [
         { type: 'transcript.committed', description: '`cursor`, `seq`, `segment`: append a segment.' },
         { type: 'transcript.amended', description: '`cursor`, `seq`, `segment`, `reason`: an engine rewrite of a committed segment in place.' },
         { type: 'transcript.corrected', description: '`cursor`, `seq`, `segment`: a person\'s correction in place.' },
-        { type: 'transcript.sentence', description: '`cursor`, `sentenceId`: replaces a whole sentence.' },
+        { type: 'transcript.sentence', description: '`cursor`, `sentenceId`, `sentence` (`id`, `speaker`, `start`, `end`, `text`, `confidence`, `seqs`, `lastWordId`, `complete`, `unclear`/`suppressed`): replaces a whole sentence, in the same log step as the segment change that touched it; sentences whose id falls after `id` and at or before `lastWordId` were merged into it (drop them).' },
         { type: 'transcript.translated', description: '`cursor`, `seq`, `translations`.' },
         { type: 'recording.state', description: '`cursor`, `recordingId`, `state` (live, paused, ended, finalized).' },
         { type: 'noop', description: '`cursor`, `seq`, `reason`: a frame withheld from this subscriber so the cursor never skips. `reason: unclear` (a broadcast listener, a line under the confidence policy: `seq` is its segment, shown as "Audio unclear"); `not_for_subscribers` (a log frame such as a job or ingest report; `seq` null).' },

@@ -19,7 +19,7 @@ import type { Frame, PubSub } from '../core/pubsub.js';
 import { recordingLogTopic } from '../recordings/events.js';
 import { audioOf, AUDIO_REQUEST_MS, liveAudioTopic, requestLiveAudio } from '../recordings/live-audio.js';
 import { recordingConfidencePolicy } from '../recordings/confidence.js';
-import { confidencePolicyOf, isUnclearSegment, type ConfidencePolicy } from '../recordings/sentences.js';
+import { confidencePolicyOf, isUnclear, isUnclearSegment, type ConfidencePolicy } from '../recordings/sentences.js';
 
 /** Who a subscriber is decides what it sees: `listener` frames withhold unclear lines (as `noop`). */
 export type SubscriberView = 'full' | 'listener';
@@ -82,6 +82,9 @@ export function subscriberFrame(frame: Frame, view: SubscriberView, policy: Conf
   }
   const shown: Frame = { ...frame };
   for (const field of WITHHELD_FIELDS) delete shown[field];
+  // A sentence under the policy reads as the snapshot has it: blank and `suppressed` for a listener, `unclear` else.
+  const sentence = frame.type === 'transcript.sentence' ? (frame.sentence as { text: string; confidence: number | null } | undefined) : undefined;
+  if (sentence && isUnclear(sentence, policy)) shown.sentence = view === 'listener' ? { ...sentence, text: '', suppressed: true } : { ...sentence, unclear: true };
   return shown;
 }
 

@@ -7,7 +7,8 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { Frame, PubSub, Topic } from '../core/pubsub.js';
 import { broadcastIdsOf } from '../listeners/access.js';
-import type { CommittedSegment } from '../core/segments.js';
+import type { CommittedSegment, Word } from '../core/segments.js';
+import { closesSentence, sentencesTouching } from './sentences.js';
 import { cachedScript, followScript, type ScriptMatch } from './script.js';
 
 export type Tx = Prisma.TransactionClient;
@@ -56,8 +57,9 @@ export const recordingLogTopic = (recordingId: string): Topic => `recording:${re
  * the log, gapless per recording), `seq` (the segment's for segment frames, else the cursor) and `at`.
  * The increment takes the recording row's lock, so concurrent writers serialise and the cursor stays gapless.
  */
-export async function appendEvents(tx: Tx, recordingId: string, frames: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
-  if (frames.length === 0) return [];
+export async function appendEvents(tx: Tx, recordingId: string, changes: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
+  if (changes.length === 0) return [];
+  const frames = [...changes, ...(await sentenceFrames(tx, recordingId, changes))];
   const recording = await tx.recording.update({
     where: { id: recordingId },
     data: { lastEventSeq: { increment: frames.length } },
@@ -83,6 +85,49 @@ export async function appendEvents(tx: Tx, recordingId: string, frames: PendingF
     if (isSegmentFrame(frame.type, frame)) await tx.segment.updateMany({ where: { recordingId, seq: frame.seq as number }, data: { cursor: frame.cursor as number } });
   }
   return stamped;
+}
+
+/** Segments read back from a change for the sentence that holds it (a sentence longer than this is cut there). */
+const SENTENCE_LOOKBACK = 256;
+
+/**
+ * `transcript.sentence` frames for the sentences a change touched (a segment committed, amended, corrected, its
+ * speaker settled), or the last sentence closing when the recording ends: the sentence as the snapshot would now
+ * give it, so a reader keeps sentences current without re-reading. Read inside the change's transaction, so the
+ * sentence matches the segments it was built from.
+ */
+async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame[]): Promise<PendingFrame[]> {
+  const touched = new Set<number>();
+  for (const { type, body } of changes) {
+    if (type !== 'transcript.translated' && isSegmentFrame(type, body) && typeof body.seq === 'number') touched.add(body.seq);
+  }
+  const ended = changes.some(({ type, body }) => type === 'recording.state' && (body.state === 'ended' || body.state === 'finalized'));
+  if (ended) {
+    const last = await tx.segment.findFirst({ where: { recordingId }, orderBy: { seq: 'desc' }, select: { seq: true, text: true } });
+    // An open last sentence closes: no segment will follow it.
+    if (last && !closesSentence(last.text)) touched.add(last.seq);
+  }
+  if (touched.size === 0) return [];
+  const first = Math.min(...touched);
+  const last = Math.max(...touched);
+  // Back to where the sentence holding `first` starts: after a segment that closes one, or another speaker's.
+  const before = await tx.segment.findMany({ where: { recordingId, seq: { lt: first } }, orderBy: { seq: 'desc' }, take: SENTENCE_LOOKBACK, select: { seq: true, speaker: true, text: true } });
+  const firstRow = await tx.segment.findUnique({ where: { recordingId_seq: { recordingId, seq: first } }, select: { speaker: true } });
+  let from = first;
+  let speaker = firstRow?.speaker;
+  for (const segment of before) {
+    if (closesSentence(segment.text) || segment.speaker !== speaker) break;
+    from = segment.seq;
+    speaker = segment.speaker;
+  }
+  const segments = await tx.segment.findMany({
+    where: { recordingId, seq: { gte: from } },
+    orderBy: { seq: 'asc' },
+    take: last - from + 1 + SENTENCE_LOOKBACK,
+    select: { seq: true, speaker: true, start: true, end: true, text: true, words: true, confidence: true },
+  });
+  const sources = segments.map((segment) => ({ ...segment, words: segment.words as unknown as Word[] }));
+  return sentencesTouching(sources, touched, ended).map((sentence) => ({ type: 'transcript.sentence', audience: 'log', body: { sentenceId: sentence.id, sentence } }));
 }
 
 export function publishAll(pubsub: Pick<PubSub, 'publish'>, published: Array<{ frame: Frame; topics: Topic[] }>): void {

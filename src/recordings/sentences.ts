@@ -18,6 +18,8 @@ export interface Sentence {
   confidence: number | null;
   /** Segments the sentence draws words from. */
   seqs: number[];
+  /** Where its last word is, written as ids are (`<seq>.<word index>`): a sentence covers `id` through it. */
+  lastWordId: string;
 }
 
 export interface ConfidencePolicy { hideBelow: number; lowThreshold?: number; suppressCount?: number }
@@ -27,7 +29,7 @@ const SENTENCE_END = /[.!?…。？！]["')\]]*$/;
 
 export function buildSentences(segments: SentenceSource[]): Sentence[] {
   const sentences: Sentence[] = [];
-  let open: { id: string; speaker: number; words: Word[]; seqs: number[] } | null = null;
+  let open: { id: string; speaker: number; words: Word[]; seqs: number[]; lastWordId: string } | null = null;
   const close = () => {
     if (open && open.words.length) sentences.push(finish(open));
     open = null;
@@ -39,9 +41,10 @@ export function buildSentences(segments: SentenceSource[]): Sentence[] {
       : // No word timings: the whole segment counts as one word so it still becomes a line.
         [{ start: segment.start, end: segment.end, text: segment.text, prob: segment.confidence ?? 1 }];
     words.forEach((word, index) => {
-      if (!open) open = { id: `${segment.seq}.${index}`, speaker: segment.speaker, words: [], seqs: [] };
-      const current = open as { words: Word[]; seqs: number[] };
+      if (!open) open = { id: `${segment.seq}.${index}`, speaker: segment.speaker, words: [], seqs: [], lastWordId: '' };
+      const current = open as { words: Word[]; seqs: number[]; lastWordId: string };
       current.words.push(word);
+      current.lastWordId = `${segment.seq}.${index}`;
       if (!current.seqs.includes(segment.seq)) current.seqs.push(segment.seq);
       if (SENTENCE_END.test(word.text.trim())) close();
     });
@@ -50,7 +53,28 @@ export function buildSentences(segments: SentenceSource[]): Sentence[] {
   return sentences;
 }
 
-function finish(open: { id: string; speaker: number; words: Word[]; seqs: number[] }): Sentence {
+/** A sentence as `transcript.sentence` frames carry it: `complete` once closed (end punctuation, another speaker, or the recording's end). */
+export type SentenceFrameBody = Sentence & { complete: boolean };
+
+/**
+ * The sentences holding any of `touched` (segment seqs), rebuilt from `segments`: a stretch of the recording that
+ * starts where a sentence starts (the caller reads it so). The last sentence is open (it may still grow) unless it
+ * ends in sentence punctuation or `ended` says no segment will follow.
+ */
+export function sentencesTouching(segments: SentenceSource[], touched: Iterable<number>, ended = false): SentenceFrameBody[] {
+  const seqs = new Set(touched);
+  const sentences = buildSentences(segments);
+  return sentences
+    .map((sentence, index) => ({ ...sentence, complete: ended || index < sentences.length - 1 || closesSentence(sentence.text) }))
+    .filter((sentence) => sentence.seqs.some((seq) => seqs.has(seq)));
+}
+
+/** Whether a segment's text closes the sentence it ends (so the next segment starts a new one). */
+export function closesSentence(text: string): boolean {
+  return SENTENCE_END.test(text.trim());
+}
+
+function finish(open: { id: string; speaker: number; words: Word[]; seqs: number[]; lastWordId: string }): Sentence {
   const text = joinWords(open.words.map((w) => w.text));
   const probs = open.words.map((w) => w.prob).filter((p) => Number.isFinite(p));
   return {
@@ -61,6 +85,7 @@ function finish(open: { id: string; speaker: number; words: Word[]; seqs: number
     text,
     confidence: probs.length ? probs.reduce((a, b) => a + b, 0) / probs.length : null,
     seqs: open.seqs,
+    lastWordId: open.lastWordId,
   };
 }
 

@@ -20,7 +20,7 @@ let transcriptionId = '';
 let shareCode = '';
 let firstSeq = 0;
 
-const transcript = async (): Promise<{ lastSeq: number; segments: Segment[] }> => json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+const transcript = async (): Promise<{ lastSeq: number; segments: Segment[]; sentences: Array<{ id: string; text: string }> }> => json(await server.request(`/v1/recordings/${recordingId}/transcript`));
 const segmentText = async (seq: number) => (await transcript()).segments.find((s) => s.seq === seq)!.text;
 const correct = (body: unknown, auth?: string | null) => server.postJson(`/v1/recordings/${recordingId}/corrections`, body, { auth });
 const listAll = async (): Promise<Correction[]> => (await json(await server.request(`/v1/recordings/${recordingId}/corrections?limit=500`))).corrections;
@@ -234,8 +234,16 @@ describe('subscribers', () => {
       await follower.until('the corrected line', () => follower.lines.get(seq)?.text === 'watch this line move', 20_000);
       const frame = follower.frames.find((f) => f.type === 'transcript.corrected' && f.seq === seq)!;
       expect(frame).toMatchObject({ recordingId, segment: { seq, text: 'watch this line move' } });
+      // The sentence holding the line follows in the same log step: the snapshot's cursor is its.
+      await follower.until('the corrected sentence', () => follower.frames.some((f) => f.type === 'transcript.sentence' && f.cursor === (frame.cursor as number) + 1), 20_000);
+      const sentence = follower.frames.find((f) => f.type === 'transcript.sentence' && f.cursor === (frame.cursor as number) + 1)!;
+      const body = sentence.sentence as { id: string; text: string; seqs: number[] };
+      expect(sentence.sentenceId).toBe(body.id);
+      expect(body.seqs).toContain(seq);
+      expect(body.text).toMatch(/watch this line move$/);
       const snapshot = await transcript();
-      expect(frame.cursor).toBe(snapshot.lastSeq);
+      expect(sentence.cursor).toBe(snapshot.lastSeq);
+      expect(snapshot.sentences.find((s) => s.id === body.id)).toMatchObject({ text: body.text });
       const changed = await json(await server.request(`/v1/recordings/${recordingId}/transcript?after=${(frame.cursor as number) - 1}`));
       expect(changed.segments.map((s: Segment) => s.seq)).toEqual([seq]);
     } finally {

@@ -60,7 +60,7 @@ describe('a correction of a translated line', () => {
     const revertFrom = await lastSeq();
     await expectStatus(await server.postJson(`/v1/corrections/${batch.corrections[0].id}/revert`, {}), 200);
     expect(await segment(house)).toMatchObject({ text: 'The house is big.', translations: { es: expect.stringMatching(/casa/i) }, translationSources: { es: 'cache' } });
-    expect((await eventsAfter(revertFrom)).map((e) => e.type)).toEqual(['transcript.corrected', 'transcript.translated']);
+    expect((await eventsAfter(revertFrom)).map((e) => e.type)).toEqual(['transcript.corrected', 'transcript.sentence', 'transcript.translated']);
   });
 
   it('a word edit re-translates too; a language that fails is cleared and the correction stands', async () => {
@@ -86,6 +86,6 @@ describe('a correction of a translated line', () => {
     const before = await lastSeq();
     await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs: [fresh], text: 'Is that right?' }] }), 201);
     expect((await segment(fresh)).translations).toBeNull();
-    expect((await eventsAfter(before)).map((e) => e.type)).toEqual(['transcript.corrected']);
+    expect((await eventsAfter(before)).map((e) => e.type)).toEqual(['transcript.corrected', 'transcript.sentence']);
   });
 });

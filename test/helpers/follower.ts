@@ -21,6 +21,8 @@ type Frame = Record<string, unknown> & { type: string };
 export class Follower {
   /** Segment seq → text as this follower shows it ("" with `unclear` for a line withheld as unclear). */
   readonly lines = new Map<number, { text: string; unclear: boolean }>();
+  /** Sentence id → text, from the snapshot's `sentences` and `transcript.sentence` frames. */
+  readonly sentences = new Map<string, string>();
   /** Every frame received, in order (all sockets). */
   readonly frames: Frame[] = [];
   /** Cursors applied, in order: gapless if nothing was lost or doubled. */
@@ -48,6 +50,7 @@ export class Follower {
     const snapshot = await this.snapshot(-1);
     this.lastCursor = snapshot.lastSeq;
     for (const segment of snapshot.segments) this.lines.set(segment.seq, { text: segment.text, unclear: !!segment.suppressed });
+    for (const sentence of snapshot.sentences) this.sentences.set(sentence.id, sentence.text);
     this.snapshotTaken = true;
     const buffered = this.pending;
     this.pending = [];
@@ -78,7 +81,7 @@ export class Follower {
     this.socket?.send(JSON.stringify(frame));
   }
 
-  private async snapshot(after: number): Promise<{ lastSeq: number; segments: Array<{ seq: number; text: string; suppressed?: boolean | null }> }> {
+  private async snapshot(after: number): Promise<{ lastSeq: number; segments: Array<{ seq: number; text: string; suppressed?: boolean | null }>; sentences: Array<{ id: string; text: string }> }> {
     const url = new URL(`/v1/recordings/${this.options.recordingId}/transcript`, this.options.baseUrl);
     // The procedure's snapshot: the same `lang` and credential as the socket (not its own parameters: presence, audio).
     for (const [key, value] of Object.entries(this.options.query ?? {})) if (['lang', 'shareCode', 'listenerToken'].includes(key)) url.searchParams.set(key, value);
@@ -128,7 +131,22 @@ export class Follower {
       this.lines.set(segment.seq, { text: segment.text, unclear: false });
     } else if (frame.type === 'noop' && frame.reason === 'unclear' && typeof frame.seq === 'number') {
       this.lines.set(frame.seq, { text: '', unclear: true });
+    } else if (frame.type === 'transcript.sentence') {
+      // The frame's rule: sentences starting after its id, at or before its last word, were merged into it.
+      const sentence = frame.sentence as { id: string; text: string; lastWordId: string };
+      const position = (id: string) => id.split('.').map(Number) as [number, number];
+      const after = (a: [number, number], b: [number, number]) => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+      for (const id of [...this.sentences.keys()]) {
+        if (after(position(id), position(sentence.id)) && !after(position(id), position(sentence.lastWordId))) this.sentences.delete(id);
+      }
+      this.sentences.set(sentence.id, sentence.text);
     } else if (frame.type === 'recording.state') this.state = frame.state as string;
+  }
+
+  /** The sentences in order, as text. */
+  sentenceTexts(): string[] {
+    const position = (id: string) => id.split('.').map(Number) as [number, number];
+    return [...this.sentences.entries()].sort(([a], [b]) => position(a)[0] - position(b)[0] || position(a)[1] - position(b)[1]).map(([, text]) => text);
   }
 
   /**

@@ -162,6 +162,14 @@ describe('the subscribe socket', () => {
     expect(listenerLines.filter(Boolean).length).toBeGreaterThan(3);
     expect(listener.texts()).toEqual(listenerLines);
     expect(events.texts()).toEqual(listenerLines);
+    // Sentences kept from the snapshot and `transcript.sentence` frames are the final snapshot's, merges and all.
+    const listenerSentences = (await expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript`, { auth: null }), 200)).sentences.map((s: { text: string }) => s.text);
+    expect(listener.sentenceTexts()).toEqual(listenerSentences);
+    expect(events.sentenceTexts()).toEqual(listenerSentences);
+    const sentenceFrames = listener.frames.filter((f) => f.type === 'transcript.sentence');
+    expect(sentenceFrames.length).toBeGreaterThan(0);
+    // The last one closes what was open: the recording ended.
+    expect(sentenceFrames.at(-1)).toMatchObject({ sentence: { complete: true } });
     // Every cursor after the snapshot exactly once, in order, across the cut.
     for (const follower of [listener, events]) {
       const first = follower.applied[0]!;
@@ -205,6 +213,11 @@ describe('the subscribe socket', () => {
     const noops = listener.frames.filter((f) => f.type === 'noop' && f.reason === 'unclear');
     expect(noops.map((f) => f.seq)).toEqual(stored.segments.map((s: { seq: number }) => s.seq));
     expect(listener.frames.some((f) => f.type === 'transcript.committed')).toBe(false);
+    // Sentences come blank and `suppressed` to the listener, whole and `unclear` to the owner.
+    const sentencesOf = (follower: Follower) => follower.frames.filter((f) => f.type === 'transcript.sentence').map((f) => f.sentence as { text: string; unclear?: boolean; suppressed?: boolean });
+    expect(sentencesOf(listener).length).toBeGreaterThan(0);
+    expect(sentencesOf(listener).every((s) => s.suppressed && s.text === '')).toBe(true);
+    expect(sentencesOf(owner).every((s) => s.unclear && s.text.length > 0)).toBe(true);
     expect([...listener.lines.values()].every((line) => line.unclear && line.text === '')).toBe(true);
     expect(listener.lastCursor).toBe(owner.lastCursor);
     // The listener's snapshot blanks the same lines; the owner's keeps them, flagged unclear.
