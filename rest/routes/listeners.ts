@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { CreateListenerTokenDocument, ListenerBroadcastDocument } from '../../src/generated/graphql.js';
-import { errors, toApiError } from '../../src/core/errors.js';
+import { errors, knownError, toApiError } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { parseTokenRequest } from '../../src/listeners/service.js';
@@ -38,7 +38,7 @@ const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type
 const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its links are dead).' };
 
 /** What the upgrade's check decided, for the connection that follows it. */
-interface SubscribePlan { view: Subscriber['view']; lang: string | null; broadcastIds: string[]; after: number | null; audio: boolean; presence: string; credentials: ReaderCredentials }
+interface SubscribePlan { view: Subscriber['view']; lang: string | null; broadcastIds: string[]; after: number | null; audio: boolean; voice: string | null; presence: string; credentials: ReaderCredentials }
 const plans = new WeakMap<IncomingMessage, SubscribePlan>();
 const broadcastPlans = new WeakMap<IncomingMessage, { listener: boolean; presence: string }>();
 
@@ -80,6 +80,7 @@ function subscriberOn(ws: WebSocket, plan: SubscribePlan): Subscriber {
     view: plan.view,
     lang: plan.lang,
     audio: false,
+    voice: plan.voice,
     sendText: (text) => ws.readyState === ws.OPEN && ws.send(text),
     sendBinary: (data) => ws.readyState === ws.OPEN && ws.send(data, { binary: true }),
     buffered: () => ws.bufferedAmount,
@@ -133,12 +134,13 @@ export const listenerRoutes: RouteEntry[] = [
       'Procedure: open, take `subscribe.ready`, read `GET /v1/recordings/{id}/transcript` with the same `lang` and credential, discard frames whose `cursor` is at or below its `lastSeq`, apply the rest in order. ' +
       'Resume a cut socket with `after=<last cursor applied>`: the frames since are replayed (or `subscribe.gap` when too far back: re-read the transcript with `after=`). ' +
       '`audio=true` (or `subscribe.update` with `audio: true`) adds binary frames of the live audio: signed 16-bit little-endian PCM, 16 kHz, mono. ' +
+      '`voice` (`auto`, or a catalogue voice that speaks the language read) adds instead the spoken translation: each sentence, once complete, spoken in `lang` (the spoken language without it), one binary frame per sentence in the same PCM format, in sentence order; a sentence is spoken once, a line hidden as unclear not at all, and when speech falls behind (more than 8 sentences waiting) a sentence is skipped. A socket carries one of the two audio streams. ' +
       '`presence` (8–64 letters, digits, `-`, `_`): a page\'s id shared by its sockets, so it counts once in the broadcast\'s `listenersNow`. ' +
       'A socket that does not read is closed after an `error` frame `slow_consumer`. At `ended` the socket stays open until `finalized`; the client closes it.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       { name: 'lang', in: 'query', schema: { type: 'string' }, description: 'Read translated (the spoken language until translations exist); through a share link another language needs `allowTranslate`.' },
-      { name: 'voice', in: 'query', schema: { type: 'string' }, description: 'Who speaks a translated language (voices arrive with the translation issue; accepted and ignored).' },
+      { name: 'voice', in: 'query', schema: { type: 'string' }, description: 'Spoken sentences as binary frames: `auto` (the recording\'s voice for the language: its `voiceByLang` pin, else the default) or a catalogue voice that speaks it (`GET /v1/voices/available`).' },
       { name: 'after', in: 'query', schema: { type: 'integer', minimum: -1 }, description: 'Replay the frames after this cursor.' },
       { name: 'audio', in: 'query', schema: { type: 'boolean' }, description: 'Binary frames of live audio.' },
       { name: 'presence', in: 'query', schema: { type: 'string' } },
@@ -147,7 +149,7 @@ export const listenerRoutes: RouteEntry[] = [
     errors: [
       { status: 404, code: 'not_found', description: 'No such recording for this reader (a listener\'s broadcast does not reach it, the link is revoked or archived).' },
       { status: 401, code: 'invalid_token', description: 'No credential and no public broadcast reaches the recording, or a bad `listenerToken`.' },
-      { status: 400, code: 'invalid_options', description: 'A bad `after`, `audio`, `presence` or `lang`; `details.field` names it.' },
+      { status: 400, code: 'invalid_options', description: 'A bad `after`, `audio`, `presence`, `lang` or `voice` (no voice speaks the language, a voice that does not speak it, `voice` with `audio=true`); `details.field` names it.' },
       { status: 403, code: 'forbidden', description: 'A `lang` a share link without `allowTranslate` may not read.' },
     ],
     frames: {
@@ -170,10 +172,13 @@ export const listenerRoutes: RouteEntry[] = [
       const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
       const after = parseAfter(query);
       const audio = flag(query, 'audio');
+      const voice = query.get('voice');
+      if (voice !== null && audio) throw errors.invalidOptions('voice: a socket carries one audio stream, the live audio (audio=true) or the spoken sentences (voice).', { field: 'voice' });
       const presence = presenceOf(query);
       const credentials = socketCredentials(ctx, query);
       const { view, lang, broadcastIds } = await ctx.services.recordings.subscriber(params.id!, credentials, query.get('lang'));
-      plans.set(req, { view, lang, broadcastIds, after, audio, presence, credentials });
+      if (voice !== null) await ctx.services.voiceTracks.checkSubscriberVoice(params.id!, lang, voice);
+      plans.set(req, { view, lang, broadcastIds, after, audio, voice, presence, credentials });
     },
     onConnection: async (ws, req, params, ctx) => {
       const plan = plans.get(req)!;
@@ -199,7 +204,13 @@ export const listenerRoutes: RouteEntry[] = [
           if (update.lang !== undefined && update.lang !== null && typeof update.lang !== 'string') throw errors.invalidOptions('lang must be a language code.', { field: 'lang' });
           // The same check as at the upgrade: the credential may have died since, and the link must allow the language.
           // A new language applies to the frames after this answer; the client reads the snapshot again in it.
-          if (update.lang !== undefined) subscriber.lang = (await ctx.services.recordings.subscriber(recordingId, plan.credentials, (update.lang as string | null) ?? null)).lang;
+          if (update.audio === true && subscriber.voice) throw errors.invalidOptions('audio: this socket speaks sentences (voice); a socket carries one audio stream.', { field: 'audio' });
+          if (update.lang !== undefined) {
+            const { lang } = await ctx.services.recordings.subscriber(recordingId, plan.credentials, (update.lang as string | null) ?? null);
+            // The socket's voice must speak the new language too (reopen with another voice, or auto, otherwise).
+            if (subscriber.voice) await ctx.services.voiceTracks.checkSubscriberVoice(recordingId, lang, subscriber.voice).catch((error: unknown) => Promise.reject(knownError(error) ? errors.invalidOptions(`lang: ${knownError(error)!.message}`, { field: 'lang' }) : error));
+            subscriber.lang = lang;
+          }
           if (typeof update.audio === 'boolean') fanout.setAudio(recordingId, subscriber, update.audio);
           subscriber.sendText(JSON.stringify({ type: 'subscribe.updated', lang: update.lang ?? null, audio: subscriber.audio }));
         }).catch((error: unknown) => subscriber.sendText(errorFrame(error instanceof SyntaxError ? errors.invalidOptions('A client frame must be JSON.', { field: 'frame' }) : error)));

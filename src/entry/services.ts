@@ -88,7 +88,7 @@ export function createServices(deps: ServiceDeps): Services {
     // Fresh readings of a line's audio decode on this process's realtime engine threads; summaries and stored
     // translations follow corrections.
     corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages(), summaries, (texts, from, to) => translation.translate(texts, from, to)),
-    listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess, () => translation.targets()),
+    listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess, () => translation.targets(), (recordingId, sentence, lang, voice) => voiceTracks.speakForSubscriber(recordingId, sentence, lang, voice)),
     shareLinks,
     summaries,
     translation,

@@ -400,7 +400,7 @@ export interface paths {
         };
         /**
          * Follow a recording: `subscribe.ready`, then every durable frame in `cursor` order (gapless per recording); no drafts.
-         * @description Credential: the owner's key in the Authorization header (never in the URL), `shareCode`, `listenerToken` (private broadcast), or nothing (public broadcast). Procedure: open, take `subscribe.ready`, read `GET /v1/recordings/{id}/transcript` with the same `lang` and credential, discard frames whose `cursor` is at or below its `lastSeq`, apply the rest in order. Resume a cut socket with `after=<last cursor applied>`: the frames since are replayed (or `subscribe.gap` when too far back: re-read the transcript with `after=`). `audio=true` (or `subscribe.update` with `audio: true`) adds binary frames of the live audio: signed 16-bit little-endian PCM, 16 kHz, mono. `presence` (8–64 letters, digits, `-`, `_`): a page's id shared by its sockets, so it counts once in the broadcast's `listenersNow`. A socket that does not read is closed after an `error` frame `slow_consumer`. At `ended` the socket stays open until `finalized`; the client closes it.
+         * @description Credential: the owner's key in the Authorization header (never in the URL), `shareCode`, `listenerToken` (private broadcast), or nothing (public broadcast). Procedure: open, take `subscribe.ready`, read `GET /v1/recordings/{id}/transcript` with the same `lang` and credential, discard frames whose `cursor` is at or below its `lastSeq`, apply the rest in order. Resume a cut socket with `after=<last cursor applied>`: the frames since are replayed (or `subscribe.gap` when too far back: re-read the transcript with `after=`). `audio=true` (or `subscribe.update` with `audio: true`) adds binary frames of the live audio: signed 16-bit little-endian PCM, 16 kHz, mono. `voice` (`auto`, or a catalogue voice that speaks the language read) adds instead the spoken translation: each sentence, once complete, spoken in `lang` (the spoken language without it), one binary frame per sentence in the same PCM format, in sentence order; a sentence is spoken once, a line hidden as unclear not at all, and when speech falls behind (more than 8 sentences waiting) a sentence is skipped. A socket carries one of the two audio streams. `presence` (8–64 letters, digits, `-`, `_`): a page's id shared by its sockets, so it counts once in the broadcast's `listenersNow`. A socket that does not read is closed after an `error` frame `slow_consumer`. At `ended` the socket stays open until `finalized`; the client closes it.
          */
         get: operations["subscribeRecording"];
         put?: never;
@@ -2357,7 +2357,7 @@ export interface components {
             /** @description The correction was taken back. */
             reverted?: boolean;
         };
-        /** @description Replaces a whole sentence. */
+        /** @description Replaces a whole sentence (the snapshot's `sentences` entry of that `id`, or a new one): sent in the same log step as the segment change that touched it, and when the recording ends with its last sentence open. A reader keeping sentences first drops those whose id falls after `id` and at or before `lastWordId` (merged into this one), then stores it. */
         SubscribeSentenceFrame: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2375,6 +2375,26 @@ export interface components {
             /** @description The segment it is about; a frame about no segment repeats its cursor. */
             seq: number;
             sentenceId: string;
+            sentence: {
+                /** @description `<seq of its first segment>.<index of its first word>`, as the snapshot gives it. */
+                id: string;
+                speaker: number;
+                start: number;
+                end: number;
+                text: string;
+                /** @description Mean word probability. */
+                confidence: number | null;
+                /** @description The segments it draws words from. */
+                seqs: number[];
+                /** @description Its last word, `<seq>.<index>` as ids are written: the sentence covers `id` through it. */
+                lastWordId: string;
+                /** @description Closed (end punctuation, another speaker, the recording ended); false while it may still grow. */
+                complete: boolean;
+                /** @description Under the confidence policy (owner, share link: every word kept). */
+                unclear?: boolean;
+                /** @description Under the confidence policy, for a broadcast listener: `text` blank. */
+                suppressed?: boolean;
+            };
         };
         /** @description Fills a segment's translations (a listener gets only its `lang`). */
         SubscribeTranslatedFrame: {
@@ -8521,7 +8541,7 @@ export interface operations {
             query?: {
                 /** @description Read translated (the spoken language until translations exist); through a share link another language needs `allowTranslate`. */
                 lang?: string;
-                /** @description Who speaks a translated language (voices arrive with the translation issue; accepted and ignored). */
+                /** @description Spoken sentences as binary frames: `auto` (the recording's voice for the language: its `voiceByLang` pin, else the default) or a catalogue voice that speaks it (`GET /v1/voices/available`). */
                 voice?: string;
                 /** @description Replay the frames after this cursor. */
                 after?: number;
@@ -8548,7 +8568,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_options`: A bad `after`, `audio`, `presence` or `lang`; `details.field` names it. `invalid_options`: a path parameter holds a NUL character (`%00`), which no field accepts; `details.field` names it. `invalid_options`: a query parameter is not of its declared type, range or values, is missing, or is given twice; `details.field` names it. */
+            /** @description `invalid_options`: A bad `after`, `audio`, `presence`, `lang` or `voice` (no voice speaks the language, a voice that does not speak it, `voice` with `audio=true`); `details.field` names it. `invalid_options`: a path parameter holds a NUL character (`%00`), which no field accepts; `details.field` names it. `invalid_options`: a query parameter is not of its declared type, range or values, is missing, or is given twice; `details.field` names it. */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

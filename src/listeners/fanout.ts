@@ -13,7 +13,7 @@
  * instead of holding frames for it: the others never wait.
  */
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { errors } from '../core/errors.js';
+import { errors, toApiError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Frame, PubSub } from '../core/pubsub.js';
 import { recordingLogTopic } from '../recordings/events.js';
@@ -31,6 +31,8 @@ export interface Subscriber {
   lang: string | null;
   /** Binary frames of live audio wanted. */
   audio: boolean;
+  /** Who speaks its finished sentences as binary frames (`voice`: `auto` or a catalogue voice); null: none. */
+  voice: string | null;
   sendText(text: string): void;
   sendBinary(data: Buffer): void;
   /** Bytes written to the socket and not yet sent. */
@@ -88,12 +90,22 @@ export function subscriberFrame(frame: Frame, view: SubscriberView, policy: Conf
   return shown;
 }
 
+/** One finished sentence spoken in `lang` by `voice`: 16-bit PCM, 16 kHz, mono; null when there is nothing to speak. */
+export type SpeakSentence = (recordingId: string, sentence: { id: string; seqs: number[] }, lang: string | null, voice: string) => Promise<Buffer | null>;
+
 interface HubDeps {
   prisma: PrismaClient;
   pubsub: PubSub;
   instance: string;
   logger?: Logger;
+  /** Speaks sentences for `voice` subscribers (src/recordings/voice-tracks.ts); absent: `voice` is not served. */
+  speak?: SpeakSentence;
 }
+
+/** Sentences waiting to be spoken for one language and voice: past this a sentence is skipped, not queued (audio, like drafts, may drop). */
+export const MAX_PENDING_SENTENCES = 8;
+
+const voiceKey = (subscriber: Subscriber) => `${subscriber.lang ?? ''}|${subscriber.voice}`;
 
 class RecordingHub {
   private delivered = -1;
@@ -108,6 +120,8 @@ class RecordingHub {
   private poll?: NodeJS.Timeout;
   private idle?: NodeJS.Timeout;
   private closed = false;
+  /** Per language and voice of `voice` subscribers: renderings in sentence order, one each, and the ids spoken. */
+  private readonly voices = new Map<string, { chain: Promise<void>; pending: number; spoken: Set<string> }>();
   readonly ready: Promise<void>;
 
   constructor(
@@ -202,6 +216,47 @@ class RecordingHub {
       let text = texts.get(key);
       if (text === undefined) texts.set(key, (text = JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy, subscriber.lang))));
       subscriber.sendText(text);
+    }
+    if (frame.type === 'transcript.sentence') this.speak(frame);
+  }
+
+  /**
+   * A finished sentence spoken for the `voice` subscribers, once per language and voice (not once per subscriber),
+   * in sentence order. A sentence is spoken once: a later rewrite of it is not spoken again. A failure reaches those
+   * subscribers as an `error` frame (the socket stays open).
+   */
+  private speak(frame: Frame): void {
+    const sentence = frame.sentence as { id: string; seqs: number[]; complete?: boolean } | undefined;
+    const speak = this.deps.speak;
+    if (!speak || !sentence?.complete) return;
+    const wanted = new Map<string, { lang: string | null; voice: string }>();
+    for (const subscriber of this.subscribers) if (subscriber.voice) wanted.set(voiceKey(subscriber), { lang: subscriber.lang, voice: subscriber.voice });
+    for (const [key, { lang, voice }] of wanted) {
+      let line = this.voices.get(key);
+      if (!line) this.voices.set(key, (line = { chain: Promise.resolve(), pending: 0, spoken: new Set() }));
+      if (line.spoken.has(sentence.id)) continue;
+      line.spoken.add(sentence.id);
+      if (line.pending >= MAX_PENDING_SENTENCES) {
+        this.deps.logger?.warn({ recordingId: this.recordingId, sentenceId: sentence.id, lang, voice }, 'voice subscribers: speech falls behind; sentence skipped');
+        continue;
+      }
+      const current = line;
+      current.pending++;
+      const listeners = () => [...this.subscribers].filter((subscriber) => subscriber.voice && voiceKey(subscriber) === key);
+      current.chain = current.chain
+        .then(() => speak(this.recordingId, sentence, lang, voice))
+        .then(
+          (pcm) => {
+            if (pcm) for (const subscriber of listeners()) if (this.roomFor(subscriber)) subscriber.sendBinary(pcm);
+          },
+          (error: unknown) => {
+            const failure = toApiError(error);
+            this.deps.logger?.warn({ err: error, recordingId: this.recordingId, sentenceId: sentence.id, lang, voice }, 'voice subscribers: a sentence could not be spoken');
+            const text = JSON.stringify({ type: 'error', code: failure.code, message: `Sentence ${sentence.id} could not be spoken: ${failure.message}`, retryable: failure.retryable });
+            for (const subscriber of listeners()) subscriber.sendText(text);
+          },
+        )
+        .finally(() => current.pending--);
     }
   }
 

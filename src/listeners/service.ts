@@ -18,7 +18,7 @@ import { passwordMatches } from '../broadcasts/service.js';
 import type { ShareLinksService } from '../share-links/service.js';
 import type { ReaderCredentials, RecordingsService } from '../recordings/service.js';
 import { ListenerAccess } from './access.js';
-import { RecordingFanout, type Subscriber, type SubscriberView } from './fanout.js';
+import { RecordingFanout, type SpeakSentence, type Subscriber, type SubscriberView } from './fanout.js';
 import type { Frame } from '../core/pubsub.js';
 
 declare module '../core/services.js' {
@@ -136,9 +136,11 @@ export class ListenersService implements Closable {
     access: ListenerAccess,
     /** The languages translation serves (a listener may read in any of them: listeners/languages.ts). */
     private readonly translationTargets: () => Promise<string[]> = async () => [],
+    /** Speaks finished sentences for subscribers that ask for a `voice` (src/recordings/voice-tracks.ts). */
+    speak?: SpeakSentence,
   ) {
     this.access = access;
-    this.fanout = new RecordingFanout({ prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance });
+    this.fanout = new RecordingFanout({ prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance, speak });
   }
 
   private get redis(): Redis {
@@ -277,6 +279,7 @@ export class ListenersService implements Closable {
       view,
       lang,
       audio: false,
+      voice: null,
       sendText: push,
       sendBinary: () => undefined,
       buffered: () => queuedBytes,

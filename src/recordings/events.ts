@@ -59,7 +59,11 @@ export const recordingLogTopic = (recordingId: string): Topic => `recording:${re
  */
 export async function appendEvents(tx: Tx, recordingId: string, changes: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
   if (changes.length === 0) return [];
-  const frames = [...changes, ...(await sentenceFrames(tx, recordingId, changes))];
+  // Sentences follow the change that touched them, but come before a step's end of the recording (`ended`,
+  // `finalized`): a reader may stop at that frame.
+  const sentences = await sentenceFrames(tx, recordingId, changes);
+  const end = changes.findIndex(endsRecording);
+  const frames = end < 0 ? [...changes, ...sentences] : [...changes.slice(0, end), ...sentences, ...changes.slice(end)];
   const recording = await tx.recording.update({
     where: { id: recordingId },
     data: { lastEventSeq: { increment: frames.length } },
@@ -87,7 +91,9 @@ export async function appendEvents(tx: Tx, recordingId: string, changes: Pending
   return stamped;
 }
 
-/** Segments read back from a change for the sentence that holds it (a sentence longer than this is cut there). */
+const endsRecording = ({ type, body }: PendingFrame) => type === 'recording.state' && (body.state === 'ended' || body.state === 'finalized');
+
+/** About the most segments read back from a change for the start of its sentence (a longer sentence is cut there), and read on past it. */
 const SENTENCE_LOOKBACK = 256;
 
 /**
@@ -101,7 +107,7 @@ async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame
   for (const { type, body } of changes) {
     if (type !== 'transcript.translated' && isSegmentFrame(type, body) && typeof body.seq === 'number') touched.add(body.seq);
   }
-  const ended = changes.some(({ type, body }) => type === 'recording.state' && (body.state === 'ended' || body.state === 'finalized'));
+  const ended = changes.some(endsRecording);
   if (ended) {
     const last = await tx.segment.findFirst({ where: { recordingId }, orderBy: { seq: 'desc' }, select: { seq: true, text: true } });
     // An open last sentence closes: no segment will follow it.
@@ -110,15 +116,22 @@ async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame
   if (touched.size === 0) return [];
   const first = Math.min(...touched);
   const last = Math.max(...touched);
-  // Back to where the sentence holding `first` starts: after a segment that closes one, or another speaker's.
-  const before = await tx.segment.findMany({ where: { recordingId, seq: { lt: first } }, orderBy: { seq: 'desc' }, take: SENTENCE_LOOKBACK, select: { seq: true, speaker: true, text: true } });
+  // Back to where the sentence holding `first` starts: after a segment that closes one, or another speaker's. Most
+  // sentences start a segment or two back: a few are read first, more only when no boundary is among them.
   const firstRow = await tx.segment.findUnique({ where: { recordingId_seq: { recordingId, seq: first } }, select: { speaker: true } });
   let from = first;
   let speaker = firstRow?.speaker;
-  for (const segment of before) {
-    if (closesSentence(segment.text) || segment.speaker !== speaker) break;
-    from = segment.seq;
-    speaker = segment.speaker;
+  for (let take = 8, boundary = false; !boundary && take <= SENTENCE_LOOKBACK; take *= 4) {
+    const before = await tx.segment.findMany({ where: { recordingId, seq: { lt: from } }, orderBy: { seq: 'desc' }, take, select: { seq: true, speaker: true, text: true } });
+    boundary = before.length < take;
+    for (const segment of before) {
+      if (closesSentence(segment.text) || segment.speaker !== speaker) {
+        boundary = true;
+        break;
+      }
+      from = segment.seq;
+      speaker = segment.speaker;
+    }
   }
   const segments = await tx.segment.findMany({
     where: { recordingId, seq: { gte: from } },

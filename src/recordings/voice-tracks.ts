@@ -38,7 +38,7 @@ import type { Word } from '../core/segments.js';
 import type { ServiceDeps } from '../core/services.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import { ffmpegPath } from '../../workers/engine/audio.js';
-import { encodeSpeech, encodeSpeechStream, ffmpegTransform, type SpeechFormat } from '../../workers/engine/tts/encode.js';
+import { encodeSpeech, encodeSpeechStream, ffmpegTransform, resample, type SpeechFormat } from '../../workers/engine/tts/encode.js';
 import { Kokoro, KOKORO_SAMPLE_RATE, defaultVoice, findVoiceLanguage, resolveVoice, voicesFor } from '../../workers/engine/tts/index.js';
 import { CONTENT_TYPES, ensureRendition, mediaPath, parseAudioFormat, signMedia, verifyMediaSignature, type AudioFormat } from './media.js';
 import { buildSentences, isUnclear, joinWords } from './sentences.js';
@@ -667,6 +667,78 @@ export class VoiceTracksService {
     await this.sealedTrack(recording, lang);
     const { exp, sig } = signMedia(await this.recordings.mediaSecret(), { recordingId, kind: 'voice', lang, format });
     return { path: `/v1/media/${recordingId}/voice-${lang}.${format}?exp=${exp}&sig=${sig}`, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  // ---- sentences spoken on the subscribe socket (`voice`) ----
+
+  /** The language a subscriber reading `lang` hears (null: as spoken, until the recording's language is known). */
+  private async readingLanguage(recordingId: string, lang: string | null): Promise<string | null> {
+    if (lang) return lang;
+    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, select: { spokenLanguage: true } });
+    return recording?.spokenLanguage ? canonicalLanguage(recording.spokenLanguage) : null;
+  }
+
+  /**
+   * Checks a subscribe socket's `voice` for reading `lang` (null: as spoken): `auto` (the recording's voice for the
+   * language: its `voiceByLang` pin, cloned voices included, else the default) or a catalogue voice that speaks it.
+   * A language not known yet (a live recording still detecting it) is checked as each sentence is spoken.
+   */
+  async checkSubscriberVoice(recordingId: string, lang: string | null, voice: string): Promise<void> {
+    const language = await this.readingLanguage(recordingId, lang);
+    if (voice === 'auto') {
+      if (language && voicesFor(language).length === 0) throw errors.invalidOptions(`voice: no voice speaks ${language} (GET /v1/languages lists the voice languages).`, { field: 'voice' });
+      return;
+    }
+    if (isClonedVoice(voice)) throw errors.invalidOptions('voice: a cloned voice speaks here through the recording\'s settings.voiceByLang pin; ask for voice=auto.', { field: 'voice' });
+    let speaks: string;
+    try {
+      speaks = resolveVoice({ voice }).language.code;
+    } catch {
+      throw errors.invalidOptions(`voice: ${JSON.stringify(voice)} is neither auto nor a catalogue voice (GET /v1/voices/available lists them).`, { field: 'voice' });
+    }
+    if (language && findVoiceLanguage(language)?.code !== speaks) throw errors.invalidOptions(`voice: ${voice} does not speak ${language}; ask for a voice GET /v1/voices/available?lang=${language} lists, or auto.`, { field: 'voice' });
+  }
+
+  /**
+   * One finished sentence spoken for subscribers reading `lang` with `voice` (checkSubscriberVoice's): 16-bit
+   * little-endian PCM, 16 kHz, mono, the socket's audio format. Null when there is nothing to speak: a line hidden as
+   * unclear, a sentence that no longer exists, a language no voice speaks. The recording's own voice keeps its clip
+   * as `/voice/{sentence}` does (the same clip serves both); another catalogue voice is spoken and not kept. Only the
+   * sentence's segments are read (a sentence's id is the same built from them alone).
+   */
+  async speakForSubscriber(recordingId: string, sentence: { id: string; seqs: number[] }, lang: string | null, voice: string): Promise<Buffer | null> {
+    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true } });
+    if (!recording) return null;
+    const [segments, corrections] = await this.deps.prisma.$transaction([
+      this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: sentence.seqs } }, orderBy: { seq: 'asc' } }),
+      this.deps.prisma.correction.findMany({ where: { recordingId, seq: { in: sentence.seqs } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { seq: true, voiced: true, revertedAt: true, before: true } }),
+    ], TX_OPTIONS);
+    const spoken = spokenSentencesOf(segments, corrections, await recordingConfidencePolicy(this.deps.prisma, recording)).find((s) => s.id === sentence.id);
+    const language = recording.spokenLanguage ?? segments[0]?.language ?? null;
+    const target = lang ?? (language ? canonicalLanguage(language) : null);
+    if (!spoken || spoken.unclear || !target || voicesFor(target).length === 0) return null;
+    const own = await this.voiceFor(recording, target);
+    // A catalogue voice asked for that does not speak the language (it was not known when the socket opened): the recording's.
+    const speaker = voice !== 'auto' && findVoiceLanguage(target)?.code === resolveVoice({ voice }).language.code ? voice : own;
+    const words = (await this.translated([spoken], language ? canonicalLanguage(language) : null, target))[0]!;
+    let samples: Float32Array;
+    if (speaker === own) {
+      let clip: ClipRow | null = await this.deps.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: { recordingId, lang: target, sentenceId: spoken.id } } });
+      const kept = this.clipStands(clip ?? undefined, spoken, own) && !!(await stat(mediaPath(this.deps.config.dataDir, clip!.path)).catch(() => null));
+      if (!kept || !clip) clip = await this.makeClip(recordingId, target, own, spoken, words);
+      if (!clip) return null;
+      samples = await decodeAt(mediaPath(this.deps.config.dataDir, clip.path), 16_000);
+    } else {
+      try {
+        samples = await resample(await (await this.model()).synthesize(words.text, { voice: speaker }), KOKORO_SAMPLE_RATE, 16_000);
+      } catch (error) {
+        if (knownError(error)?.details.field === 'text') return null;
+        throw error;
+      }
+    }
+    const pcm = Buffer.alloc(samples.length * 2);
+    samples.forEach((sample, i) => pcm.writeInt16LE(Math.round(Math.max(-1, Math.min(1, sample)) * 32767), i * 2));
+    return pcm;
   }
 
   /** Serves `/v1/media/{id}/voice-<lang>.<format>`: the signature, then the sealed track (caf/mp3 encoded once from it). */

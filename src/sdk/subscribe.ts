@@ -48,8 +48,16 @@ export type SubscriptionEvent =
   | { type: 'segment'; segment: SubscribedSegment }
   /** The recording's state (`live`, `paused`, `ended`, `finalized`). */
   | { type: 'state'; state: string }
-  /** Live audio (asked for with `audio`): signed 16-bit little-endian PCM, 16 kHz, mono. */
+  /**
+   * Audio: the live audio (asked for with `audio`) or one spoken sentence per frame (`voice`), signed 16-bit
+   * little-endian PCM, 16 kHz, mono.
+   */
   | { type: 'audio'; data: ArrayBuffer }
+  /**
+   * A whole sentence (`transcript.sentence`): replaces the sentence of its `id`; sentences whose id falls after it
+   * and at or before its `lastWordId` were merged into it. `complete` once it can no longer grow.
+   */
+  | { type: 'sentence'; sentence: FrameOf<SubscribeFrame, 'transcript.sentence'>['sentence'] }
   | { type: 'connection'; status: ConnectionStatus; reconnects: number }
   /** A failure: an `error` frame (a refused `subscribe.update`, `slow_consumer`), a refused socket or snapshot. */
   | { type: 'error'; error: SpeechgateError };
@@ -80,6 +88,11 @@ export interface SubscribeOptions {
   lang?: string | null;
   /** Binary frames of the live audio from the start. */
   audio?: boolean;
+  /**
+   * Binary frames of each finished sentence spoken in `lang` instead: `auto` (the recording's voice) or a catalogue
+   * voice that speaks the language (not together with `audio`).
+   */
+  voice?: string | null;
   /** More query parameters for the socket (e.g. `presence`). */
   query?: Record<string, string>;
   /** Sent with the snapshot reads (and the socket, where the WebSocket can send headers). */
@@ -218,7 +231,7 @@ class Subscription implements RecordingSubscription {
   connect(): void {
     if (this.stopped) return;
     const url = this.url('subscribe', {
-      ...this.options.query, ...this.credentialQuery(), lang: this.lang, audio: this.audio ? 'true' : undefined, after: this.synced ? this.lastCursor : undefined,
+      ...this.options.query, ...this.credentialQuery(), lang: this.lang, audio: this.audio ? 'true' : undefined, voice: this.options.voice ?? undefined, after: this.synced ? this.lastCursor : undefined,
     });
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     let refusal: SpeechgateError | null = null;
@@ -358,6 +371,8 @@ class Subscription implements RecordingSubscription {
       if (frame.speakerProvisional === false && !('name' in frame) && this.segments.has(frame.seq)) {
         this.upsert({ seq: frame.seq, speaker: frame.speaker, speakerConfidence: frame.speakerConfidence, speakerProvisional: false });
       }
+    } else if (frame.type === 'transcript.sentence') {
+      this.emit({ type: 'sentence', sentence: frame.sentence });
     } else if (frame.type === 'recording.state') {
       this.setState(frame.state);
     }

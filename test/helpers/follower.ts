@@ -31,6 +31,8 @@ export class Follower {
   state: string | null = null;
   ready: Frame | null = null;
   binaryBytes = 0;
+  /** Binary frames received, in order. */
+  readonly binary: Buffer[] = [];
   private socket: WebSocket | null = null;
   private pending: Frame[] = [];
   private snapshotTaken = false;
@@ -104,6 +106,8 @@ export class Follower {
       socket.on('message', (data, isBinary) => {
         if (isBinary) {
           this.binaryBytes += (data as Buffer).length;
+          this.binary.push(data as Buffer);
+          for (const wake of this.waiters.splice(0)) wake();
           return;
         }
         const frame = JSON.parse(data.toString()) as Frame;

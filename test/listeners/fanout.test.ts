@@ -28,6 +28,7 @@ function fakeSubscriber(view: Subscriber['view'] = 'full', buffered = () => 0) {
     view,
     lang: null,
     audio: false,
+    voice: null,
     sendText: (text) => frames.push(JSON.parse(text)),
     sendBinary: () => undefined,
     buffered,

@@ -4,7 +4,9 @@
  * sentence clips as Ogg and CAF, a clip transcribed back by Whisper to the Spanish words, the voiced rule (a
  * correction that is not voiced keeps the recognizer's words), a voiced correction making the track stale and
  * re-rendering only that sentence, and the refusals (1 to 10 languages, a language without a voice, another
- * account, a share link without allowTranslate, an unclear line, bad sentence ids).
+ * account, a share link without allowTranslate, an unclear line, bad sentence ids). Last, sentences spoken on the
+ * subscribe socket (`voice`): a new line heard back in Spanish from the binary frames, the recording's voice keeping
+ * its clip, another catalogue voice speaking the same sentence, and the socket's refusals.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeFileToPcm, probeAudio, SpeechEngine } from '../../workers/engine/index.js';
 import { expectInvalidOption, expectStatus, json, upload, waitForJob } from '../helpers/http.js';
 import { kokoroTestDir } from '../helpers/kokoro.js';
+import { Follower } from '../helpers/follower.js';
 import { commitKnown } from '../helpers/segments.js';
+import { upgradeRefusal } from '../helpers/sockets.js';
 import { useTestServer } from '../helpers/server.js';
 
 const kokoroDir = await kokoroTestDir();
@@ -231,5 +235,54 @@ describe('corrections after sealing', () => {
     console.log(`voice re-render: ${resealed.job!.synthesizedS!.toFixed(1)} s of speech re-synthesised, job ${resealed.job!.renderS!.toFixed(1)} s (model warm)`);
     expect(resealed.clips.find((c) => c.sentenceId === known.door)).toMatchObject({ textFrom: 'recognized' });
     expect((await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=es`, { redirect: 'manual' })).status).toBe(302);
+  }, 300_000);
+});
+
+describe('sentences spoken on the subscribe socket (voice)', () => {
+  it('refuses a voice that cannot speak what is read, and two audio streams on one socket', async () => {
+    const refusal = async (query: string) => (await upgradeRefusal(`${server.wsUrl}/v1/recordings/${recordingId}/subscribe?${query}`, { Authorization: `Bearer ${server.apiKey}` })) as { status: number; body: string };
+    for (const query of ['lang=es&voice=bogus', 'lang=es&voice=af_heart', 'lang=ca&voice=auto', 'lang=es&voice=auto&audio=true', 'lang=es&voice=voi_0123456789abcdef']) {
+      const refused = await refusal(query);
+      expect(refused.status, query).toBe(400);
+      expect(JSON.parse(refused.body), query).toMatchObject({ code: 'invalid_options', data: { details: { field: 'voice' } } });
+    }
+  });
+
+  it('speaks each finished sentence as PCM frames: Whisper hears the Spanish, the recording\'s voice keeps its clip', async () => {
+    const options = (voice: string) => ({ baseUrl: server.url, recordingId, authorization: `Bearer ${server.apiKey}`, query: { lang: 'es', voice } });
+    const auto = new Follower(options('auto'));
+    const alex = new Follower(options('em_alex'));
+    await auto.start();
+    await alex.start();
+    try {
+      // Half a sentence commits nothing to speak; the rest closes it.
+      const first = await commitKnown(server, recordingId, { text: 'The white cat', start: 40, speaker: 0 });
+      await auto.until('the open sentence', () => auto.frames.some((f) => f.type === 'transcript.sentence' && (f.sentence as { id: string }).id === `${first}.0`));
+      expect(auto.frames.find((f) => f.type === 'transcript.sentence')).toMatchObject({ sentence: { complete: false, text: 'The white cat' } });
+      await commitKnown(server, recordingId, { text: 'sleeps in the house.', start: 42, speaker: 0 });
+      await auto.until('the spoken sentence', () => auto.binary.length > 0, 120_000);
+      await alex.until('the other voice', () => alex.binary.length > 0, 120_000);
+      // One frame for the one sentence: 16-bit PCM at 16 kHz.
+      expect(auto.binary).toHaveLength(1);
+      const pcm = auto.binary[0]!;
+      expect(pcm.length % 2).toBe(0);
+      expect(pcm.length / 2 / 16_000).toBeGreaterThan(0.5);
+      const samples = Float32Array.from({ length: pcm.length / 2 }, (_v, i) => pcm.readInt16LE(i * 2) / 32768);
+      const engine = await SpeechEngine.load({ model: 'whisper-base' });
+      const words = plain((await engine.transcribePcm(samples, { language: 'es', beamSize: 5 })).segments.map((s) => s.text).join(' '));
+      expect(words, words).toMatch(/gato/);
+      expect(words, words).toMatch(/casa/);
+      // The recording's voice (auto: ef_dora) kept the clip /voice/{sentence} serves; em_alex spoke its own.
+      expect(await server.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: { recordingId, lang: 'es', sentenceId: `${first}.0` } } })).toMatchObject({ voice: 'ef_dora' });
+      expect(alex.binary[0]!.equals(pcm)).toBe(false);
+      // A rewrite of a spoken sentence is not spoken again; live audio cannot be added to a voice socket.
+      auto.send({ type: 'subscribe.update', audio: true });
+      await auto.until('the refusal', () => auto.frames.some((f) => f.type === 'error'));
+      expect(auto.frames.find((f) => f.type === 'error')).toMatchObject({ code: 'invalid_options', details: { field: 'audio' } });
+      expect(auto.binary).toHaveLength(1);
+    } finally {
+      auto.close();
+      alex.close();
+    }
   }, 300_000);
 });

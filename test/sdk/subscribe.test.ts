@@ -19,7 +19,7 @@ const server = useTestServer();
 
 /** What a subscription reported: the frames it received and applied, snapshots, connection changes, audio bytes. */
 function recorder() {
-  const seen = { received: [] as SubscribeFrame[], applied: [] as number[], snapshots: [] as number[], statuses: [] as string[], errors: [] as SpeechgateError[], audioBytes: 0 };
+  const seen = { received: [] as SubscribeFrame[], applied: [] as number[], snapshots: [] as number[], statuses: [] as string[], errors: [] as SpeechgateError[], audioBytes: 0, sentences: [] as Array<{ id: string; text: string }> };
   const onEvent = (event: SubscriptionEvent) => {
     if (event.type === 'received') seen.received.push(event.frame);
     else if (event.type === 'frame') seen.applied.push((event.frame as { cursor: number }).cursor);
@@ -27,6 +27,7 @@ function recorder() {
     else if (event.type === 'connection') seen.statuses.push(event.status);
     else if (event.type === 'error') seen.errors.push(event.error);
     else if (event.type === 'audio') seen.audioBytes += event.data.byteLength;
+    else if (event.type === 'sentence') seen.sentences.push(event.sentence);
   };
   return Object.assign(seen, { onEvent });
 }
@@ -96,6 +97,10 @@ describe('following a live recording on the real server', () => {
       expect(seen.applied).toEqual(Array.from({ length: final.lastSeq - first + 1 }, (_cursor, index) => first + index));
       expect(seen.errors).toEqual([]);
     }
+    // Sentences as they formed: the last frame of each id still standing is the final snapshot's sentence.
+    const latest = new Map(owner.sentences.map((sentence) => [sentence.id, sentence.text]));
+    for (const sentence of final.sentences as Array<{ id: string; text: string }>) if (latest.has(sentence.id)) expect(latest.get(sentence.id)).toBe(sentence.text);
+    expect(owner.sentences.length).toBeGreaterThan(0);
     expect(ownerSubscription.reconnects).toBe(1);
     expect(owner.statuses).toEqual(['open', 'reconnecting', 'open', 'closed']);
     expect(owner.snapshots).toHaveLength(1);
