@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import { ApiError, errors } from '../../src/core/errors.js';
 import { baseUrlOf, type Context } from '../../src/core/context.js';
-import { actorOf, type Actor } from '../../src/billing/service.js';
+import { actorOf, type Actor } from '../../src/core/identity/actor.js';
 import {
   ArchiveTranscriptionDocument,
   CreateLiveTranscriptionDocument,

@@ -19,10 +19,11 @@ import type { ServiceDeps } from '../core/services.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { isObject } from '../core/validate.js';
 import { billingEmail } from './details.js';
-import { lockBillingAccount, type BillingAccountRow, type Tx } from './ledger.js';
+import { lockBillingAccount, type BillingAccountRow } from './ledger.js';
+import type { Tx } from '../core/db/transactions.js';
 import { centsIn } from './money.js';
 import { dollars, type BillingService } from './service.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 export interface LowBalanceAlertView {
   enabled: boolean;

@@ -20,11 +20,12 @@ import { ApiError, errors } from '../core/errors.js';
 import { purposeKey } from '../core/signing-secret.js';
 import { isObject } from '../core/validate.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { lockBillingAccount, type BillingAccountRow, type Tx } from './ledger.js';
+import { lockBillingAccount, type BillingAccountRow } from './ledger.js';
+import type { Tx } from '../core/db/transactions.js';
 import { centsIn } from './money.js';
 import { dollars, type BillingService } from './service.js';
 import type { AutoTopUpView } from './views.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 export interface AutoTopUpInput {
   enabled: boolean;

@@ -7,11 +7,11 @@
  *
  * Lock order: a recording's row (src/recordings/events.ts `inTransaction`) before the billing account's row.
  */
+import type { Tx } from '../core/db/transactions.js';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { BillingSettings, PlanSettings } from '../core/config/billing.js';
 import { newId } from '../core/ids.js';
 
-export type Tx = Prisma.TransactionClient;
 export type BillingAccountRow = Prisma.BillingAccountGetPayload<{}>;
 export type ChargeRow = Prisma.ChargeGetPayload<{}>;
 

@@ -26,10 +26,13 @@
 import type { BackgroundWorker } from '../core/background.js';
 import type { ServiceDeps } from '../core/services.js';
 import { newId } from '../core/ids.js';
-import { inTransaction, TX_OPTIONS, type PendingFrame } from '../recordings/events.js';
+import { inTransaction, type PendingFrame } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 import { capturedSeconds } from '../recordings/media.js';
-import { costCents, heldCents, lockBillingAccount, meterCharge, settleCharge, voidCharge, type BillingAccountRow, type ChargeRow, type Tx } from './ledger.js';
-import { dollars, usageSource, type BillingService, type Creator } from './service.js';
+import { costCents, heldCents, lockBillingAccount, meterCharge, settleCharge, voidCharge, type BillingAccountRow, type ChargeRow } from './ledger.js';
+import type { Tx } from '../core/db/transactions.js';
+import { dollars, usageSource, type BillingService } from './service.js';
+import type { Creator } from '../core/identity/actor.js';
 import { ledgerErrors } from '../core/metrics.js';
 
 const MINUTE_S = 60;

@@ -7,7 +7,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { BillingSettings } from '../core/config/billing.js';
 import { newId } from '../core/ids.js';
 import { lockBillingAccount, post, syncConcurrency } from './ledger.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 /** Credit added (positive) or taken back (negative), in whole cents; answers the balance after, in cents. */
 export async function grantCredit(prisma: PrismaClient, settings: BillingSettings, accountId: string, cents: number, description: string): Promise<number> {

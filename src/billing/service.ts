@@ -6,13 +6,14 @@
  */
 import type { BillingSettings, PlanSettings } from '../core/config/billing.js';
 import { ApiError } from '../core/errors.js';
-import type { Identity } from '../core/identity/identity.js';
+import type { Actor, Creator } from '../core/identity/actor.js';
 import { newId } from '../core/ids.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import type { Closable, ServiceDeps } from '../core/services.js';
 import type { HourlyLimiter } from '../core/hourly-limiter.js';
-import { costCents, heldCents, lockBillingAccount, planOf, type BillingAccountRow, type Tx } from './ledger.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { costCents, heldCents, lockBillingAccount, planOf, type BillingAccountRow } from './ledger.js';
+import type { Tx } from '../core/db/transactions.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 import { ledgerErrors } from '../core/metrics.js';
 
 declare module '../core/services.js' {
@@ -23,28 +24,6 @@ declare module '../core/services.js' {
 
 export type WorkKind = 'file' | 'live';
 export type StartBlock = 'no_credit' | 'concurrency' | 'hourly_limit';
-
-/** Who is creating the work: a person (usage source `dashboard`) or an API key (source: its id). */
-export interface Creator {
-  accountId: string;
-  principalId: string;
-  principalKind: 'user' | 'api_key';
-}
-
-/**
- * Who asks for the work, as callers know it: the principal's kind comes from the request's identity; callers
- * without one (an RTMP publish, which acts for the key's owner) leave it out and it is read from the principal.
- */
-export interface Actor {
-  accountId: string;
-  principalId: string;
-  principalKind?: Creator['principalKind'];
-}
-
-/** The actor of a request: its account and principal, with the principal's kind (no query needed). */
-export function actorOf(identity: Identity): Required<Actor> {
-  return { accountId: identity.account.id, principalId: identity.principal.id, principalKind: identity.principal.kind };
-}
 
 /** Told after a committed movement lowered an account's balance (low-balance email, auto top-up). Never throws. */
 export type BalanceFellListener = (accountId: string) => Promise<void> | void;

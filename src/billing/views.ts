@@ -5,7 +5,7 @@
 import type { BillingSettings, MoneyRange, PlanSettings } from '../core/config/billing.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { dollars, ratePerHour, type BillingService, type StartBlock } from './service.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 export interface MoneyRangeView { min: number; max: number }
 /** The spec's DateRange: both days inclusive, `YYYY-MM-DD` (UTC). */

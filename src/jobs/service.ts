@@ -14,7 +14,8 @@ import type { Frame, PubSub } from '../core/pubsub.js';
 import { errors } from '../core/errors.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import type { ServiceDeps } from '../core/services.js';
-import { commitSegment, inTransaction, TX_OPTIONS, type PendingFrame, type SegmentToCommit, type Tx } from '../recordings/events.js';
+import { commitSegment, inTransaction, type PendingFrame, type SegmentToCommit } from '../recordings/events.js';
+import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { JobQueue } from './queue.js';
 import type { Metering } from '../billing/metering.js';
 

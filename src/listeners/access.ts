@@ -83,8 +83,3 @@ export class ListenerAccess {
     return open.length ? { broadcastIds: open.map((b) => b.id) } : null;
   }
 }
-
-/** The broadcast ids stored on a transcription (a JSON array). */
-export function broadcastIdsOf(transcription: { broadcastIds: unknown }): string[] {
-  return Array.isArray(transcription.broadcastIds) ? (transcription.broadcastIds as unknown[]).filter((id): id is string => typeof id === 'string') : [];
-}

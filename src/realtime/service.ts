@@ -13,9 +13,9 @@ import type { CapabilitiesService, CapabilityProvider } from '../meta/service.js
 import type { Closable, ServiceDeps } from '../core/services.js';
 import type { TranslationService } from '../translation/service.js';
 import type { SessionMeter } from './session.js';
-import { actorOf } from '../billing/service.js';
+import { actorOf } from '../core/identity/actor.js';
 import type { Metering } from '../billing/metering.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 declare module '../core/services.js' {
   interface Services {

@@ -9,7 +9,7 @@
  * level applies to the next read (a snapshot, an export, a subscriber hub that starts).
  */
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { broadcastIdsOf } from '../listeners/access.js';
+import { broadcastIdsOf } from '../core/broadcast-ids.js';
 import { resolveConfidencePolicy, type ConfidencePolicy } from './sentences.js';
 
 /** A recording with what its policy is resolved from. */

@@ -6,20 +6,11 @@
  */
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { Frame, PubSub, Topic } from '../core/pubsub.js';
-import { broadcastIdsOf } from '../listeners/access.js';
+import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
+import { broadcastIdsOf } from '../core/broadcast-ids.js';
 import type { CommittedSegment, Word } from '../core/segments.js';
 import { closesSentence, sentencesTouching } from './sentences.js';
 import { cachedScript, followScript, type ScriptMatch } from './script.js';
-
-export type Tx = Prisma.TransactionClient;
-
-/**
- * Interactive transactions wait for locks (the account's admission lock, a recording row) while the machine may
- * be saturated by transcription; Prisma's 5 s default turns a slow moment into a failed state change. Batch
- * transactions (reads that must agree, two writes together) take them too: on a saturated machine Prisma's 2 s wait
- * for a connection failed `GET …/voice` with "Unable to start a transaction in the given time".
- */
-export const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
 
 export interface EventLogContext {
   prisma: PrismaClient;
@@ -56,14 +47,17 @@ export const recordingLogTopic = (recordingId: string): Topic => `recording:${re
  * Appends frames to a recording's durable log inside `tx` and returns them stamped with `cursor` (their place in
  * the log, gapless per recording), `seq` (the segment's for segment frames, else the cursor) and `at`.
  * The increment takes the recording row's lock, so concurrent writers serialise and the cursor stays gapless.
+ * A step that changes a segment's words or speaker also writes the `transcript.sentence` frames of the sentences
+ * holding it (sentenceFrames).
  */
 export async function appendEvents(tx: Tx, recordingId: string, changes: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
   if (changes.length === 0) return [];
-  // Sentences follow the change that touched them, but come before a step's end of the recording (`ended`,
+  // Sentences right after the segment changes that touched them, and before a step's end of the recording (`ended`,
   // `finalized`): a reader may stop at that frame.
   const sentences = await sentenceFrames(tx, recordingId, changes);
   const end = changes.findIndex(endsRecording);
-  const frames = end < 0 ? [...changes, ...sentences] : [...changes.slice(0, end), ...sentences, ...changes.slice(end)];
+  const place = end >= 0 ? end : changes.findLastIndex(touchesSentence) + 1;
+  const frames = [...changes.slice(0, place), ...sentences, ...changes.slice(place)];
   const recording = await tx.recording.update({
     where: { id: recordingId },
     data: { lastEventSeq: { increment: frames.length } },
@@ -91,6 +85,8 @@ export async function appendEvents(tx: Tx, recordingId: string, changes: Pending
   return stamped;
 }
 
+/** A change of a segment's words or speaker (a translation changes neither). */
+const touchesSentence = ({ type, body }: PendingFrame) => type !== 'transcript.translated' && isSegmentFrame(type, body) && typeof body.seq === 'number';
 const endsRecording = ({ type, body }: PendingFrame) => type === 'recording.state' && (body.state === 'ended' || body.state === 'finalized');
 
 /** About the most segments read back from a change for the start of its sentence (a longer sentence is cut there), and read on past it. */
@@ -103,10 +99,7 @@ const SENTENCE_LOOKBACK = 256;
  * sentence matches the segments it was built from.
  */
 async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame[]): Promise<PendingFrame[]> {
-  const touched = new Set<number>();
-  for (const { type, body } of changes) {
-    if (type !== 'transcript.translated' && isSegmentFrame(type, body) && typeof body.seq === 'number') touched.add(body.seq);
-  }
+  const touched = new Set(changes.filter(touchesSentence).map(({ body }) => body.seq as number));
   const ended = changes.some(endsRecording);
   if (ended) {
     const last = await tx.segment.findFirst({ where: { recordingId }, orderBy: { seq: 'desc' }, select: { seq: true, text: true } });

@@ -4,7 +4,7 @@ import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type RecordingTranslation, type TranscriptSnapshot } from './service.js';
 import { parseSpeakerName } from './speakers.js';
 import { ConfidencePolicyInput } from '../transcriptions/graphql.js';
-import { actorOf } from '../billing/service.js';
+import { actorOf } from '../core/identity/actor.js';
 
 type Sentence = TranscriptSnapshot['sentences'][number];
 type SegmentRow = TranscriptSnapshot['segments'][number];

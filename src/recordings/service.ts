@@ -48,13 +48,14 @@ import { nameSpeaker, parseSpeakerIndex, storedSpeakers, type SpeakerName } from
 import { buildSentences, isUnclear, isUnclearSegment, markLowWords } from './sentences.js';
 import { recordingConfidencePolicy } from './confidence.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
-import { broadcastIdsOf, type ListenerAccess } from '../listeners/access.js';
+import { broadcastIdsOf } from '../core/broadcast-ids.js';
+import type { ListenerAccess } from '../listeners/access.js';
 import { networkOf, type ListenerLanguages } from '../listeners/languages.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import type { TranslationService } from '../translation/service.js';
 import type { SpeechRecording, SpeechTranslation } from '../translation/speech.js';
 import { storedTranslations, translateSentences, type SpeechTranslate } from './translations.js';
-import { TX_OPTIONS } from './events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 
 declare module '../core/services.js' {

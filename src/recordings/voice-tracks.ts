@@ -45,7 +45,7 @@ import { buildSentences, isUnclear, joinWords } from './sentences.js';
 import { recordingConfidencePolicy } from './confidence.js';
 import type { Reader, ReaderCredentials, RecordingsService } from './service.js';
 import type { Translate } from './translations.js';
-import { TX_OPTIONS } from './events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 declare module '../core/services.js' {
   interface Services {

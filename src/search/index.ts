@@ -12,7 +12,7 @@
  */
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { buildSentences } from '../recordings/sentences.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 /** Text search configurations PostgreSQL (and PGlite) ship, by the language codes the engine reports. */
 const CONFIGURATIONS: Record<string, string> = {

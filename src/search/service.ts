@@ -35,7 +35,7 @@ import type { TranslationService } from '../translation/service.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { refreshIndex, scopeCondition, textSearchConfig, type IndexScope } from './index.js';
 import { FUZZY_THRESHOLD, literalText, snippet } from './highlight.js';
-import { TX_OPTIONS } from '../recordings/events.js';
+import { TX_OPTIONS } from '../core/db/transactions.js';
 
 declare module '../core/services.js' {
   interface Services {

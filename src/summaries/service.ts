@@ -30,7 +30,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ServiceDeps } from '../core/services.js';
-import type { Tx } from '../recordings/events.js';
+import type { Tx } from '../core/db/transactions.js';
 import { buildSentences } from '../recordings/sentences.js';
 import type { ReaderCredentials, RecordingsService } from '../recordings/service.js';
 import type { TranslationService } from '../translation/service.js';

@@ -8,7 +8,7 @@ import { ShareLinkType } from '../share-links/graphql.js';
 import { Readable } from 'node:stream';
 import { errors } from '../core/errors.js';
 import { baseUrlOf } from '../core/context.js';
-import { actorOf } from '../billing/service.js';
+import { actorOf } from '../core/identity/actor.js';
 
 /**
  * Typed inputs of file and link transcriptions, with the spec's field names (CreateTranscription, SettingsPatch,

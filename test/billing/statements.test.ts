@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import { lockBillingAccount, meterCharge, post, settleCharge, voidCharge, type BillingAccountRow, type ChargeRow, type Tx } from '../../src/billing/ledger.js';
+import { lockBillingAccount, meterCharge, post, settleCharge, voidCharge, type BillingAccountRow, type ChargeRow } from '../../src/billing/ledger.js';
+import type { Tx } from '../../src/core/db/transactions.js';
 import { useTestServer, type TestServer } from '../helpers/server.js';
 import { billingEnv } from '../helpers/billing.js';
 

@@ -93,6 +93,6 @@ describe('the jobs module on its own', () => {
     const log = await seqs(recordingId);
     expect(log).toEqual(log.map((_, index) => index));
     const events = await server.prisma.recordingEvent.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
-    expect(events.map((event) => event.type).slice(-5)).toEqual(['transcript.committed', 'job.progress', 'transcript.committed', 'job.progress', 'job.state']);
+    expect(events.map((event) => event.type).slice(-7)).toEqual(['transcript.committed', 'transcript.sentence', 'job.progress', 'transcript.committed', 'transcript.sentence', 'job.progress', 'job.state']);
   });
 });

@@ -12,14 +12,15 @@ import { pageNewestFirst } from '../../core/cursor.js';
 import type { Logger } from '../../core/logger.js';
 import type { ServiceDeps } from '../../core/services.js';
 import type { HourlyLimiter } from '../../core/hourly-limiter.js';
-import { lockBillingAccount, post, syncConcurrency, type BillingAccountRow, type Tx } from '../ledger.js';
+import { lockBillingAccount, post, syncConcurrency, type BillingAccountRow } from '../ledger.js';
+import type { Tx } from '../../core/db/transactions.js';
 import { dollars, type BillingService } from '../service.js';
 import { centsIn } from '../money.js';
 import { ProviderRefused, ProviderUnavailable, WebhookSignatureError, type BillingInterval, type PaymentProvider, type ProviderEvent, type ProviderSubscription } from './provider.js';
 import { bodyWithFields, isObject } from '../../core/validate.js';
 import { ManualProvider } from './manual.js';
 import { StripeProvider } from './stripe.js';
-import { TX_OPTIONS } from '../../recordings/events.js';
+import { TX_OPTIONS } from '../../core/db/transactions.js';
 
 export interface CheckoutView {
   checkoutId: string;
