@@ -25,7 +25,7 @@ import { TranscriptionsService } from '../transcriptions/service.js';
 import { TranslationService } from '../translation/service.js';
 import { SpeechTranslation } from '../translation/speech.js';
 import { lazyJobQueue } from '../../workers/queue.js';
-import { ListenerLanguages } from '../listeners/languages.js';
+import { ListenerLanguages } from '../recordings/listener-languages.js';
 import { VoicesService } from '../voices/service.js';
 import { VOICE_LANGUAGE_CODES } from '../voices/catalogue.js';
 import { lazyVoiceTrainingQueue } from '../../workers/voice-training.js';

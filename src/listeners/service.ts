@@ -134,7 +134,7 @@ export class ListenersService implements Closable {
     readonly recordings: RecordingsService,
     private readonly shareLinks: ShareLinksService,
     access: ListenerAccess,
-    /** The languages translation serves (a listener may read in any of them: listeners/languages.ts). */
+    /** The languages translation serves (a listener may read in any of them: recordings/listener-languages.ts). */
     private readonly translationTargets: () => Promise<string[]> = async () => [],
     /** Speaks finished sentences for subscribers that ask for a `voice` (src/recordings/voice-tracks.ts). */
     speak?: SpeakSentence,

@@ -40,7 +40,7 @@ import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from '.
 import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
 import { parseVoicePins } from '../core/voice-pins.js';
 import { longestWordS, wordKey } from '../../workers/engine/pipeline.js';
-import type { ListenerLanguages } from '../listeners/languages.js';
+import type { ListenerLanguages } from './listener-languages.js';
 import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
 
 declare module '../core/services.js' {
@@ -683,7 +683,7 @@ export class LiveRecordingsService {
 
   /**
    * A publisher's commit translated into the session's `translate` targets and the languages its broadcast
-   * listeners asked for (listeners/languages.ts) (translations.ts translateSegments: stored on the segment with a
+   * listeners asked for (listener-languages.ts) (translations.ts translateSegments: stored on the segment with a
    * durable `transcript.translated` event, so subscribers and later reads have it).
    */
   async translateCommit(recordingId: string, seq: number, targets: string[]): Promise<SegmentTranslations | null> {

@@ -50,7 +50,7 @@ import { recordingConfidencePolicy } from './confidence.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
 import { broadcastIdsOf } from '../core/broadcast-ids.js';
 import type { ListenerAccess } from '../listeners/access.js';
-import { networkOf, type ListenerLanguages } from '../listeners/languages.js';
+import { networkOf, type ListenerLanguages } from './listener-languages.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import type { TranslationService } from '../translation/service.js';
 import type { SpeechRecording, SpeechTranslation } from '../translation/speech.js';
@@ -82,7 +82,7 @@ export interface ReaderCredentials {
   listenerToken?: string | null;
   /** Nothing was sent: only a public broadcast's listener may read. */
   anonymous?: boolean;
-  /** The caller's network (listeners/languages.ts networkOf): a listener's new translation pairs are counted per network. */
+  /** The caller's network (listener-languages.ts networkOf): a listener's new translation pairs are counted per network. */
   network?: string;
 }
 

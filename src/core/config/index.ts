@@ -51,7 +51,7 @@ export interface Config {
     /** Requests per window per account (or per client address without a credential). */
     max: number;
     windowS: number;
-    /** New (recording, language) pairs broadcast listeners of one network may ask for in an hour (src/listeners/languages.ts). */
+    /** New (recording, language) pairs broadcast listeners of one network may ask for in an hour (src/recordings/listener-languages.ts). */
     listenerTranslationPairsPerHour: number;
   };
   limits: {

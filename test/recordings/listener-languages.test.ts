@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RealtimeConnection } from '../../src/realtime/client.js';
-import { networkOf } from '../../src/listeners/languages.js';
+import { networkOf } from '../../src/recordings/listener-languages.js';
 import { Follower } from '../helpers/follower.js';
 import { expectStatus, json } from '../helpers/http.js';
 import { fileChunks, GO_FORWARD } from '../helpers/realtime.js';
