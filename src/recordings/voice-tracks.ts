@@ -610,15 +610,17 @@ export class VoiceTracksService {
     if (!sameLanguage(lang, language) && !(await this.serves(language, lang))) {
       throw errors.invalidOptions(`lang: this server does not translate ${language ? `from ${language} ` : ''}into ${lang}.`, { field: 'lang' });
     }
-    const voice = await this.voiceFor(recording, lang);
-    let clip: ClipRow | null = await this.deps.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: { recordingId, lang, sentenceId } } });
-    const kept = this.clipStands(clip ?? undefined, sentence, voice) && !!(await stat(mediaPath(this.deps.config.dataDir, clip!.path)).catch(() => null));
-    if (!kept || !clip) {
-      clip = await this.makeClip(recordingId, lang, voice, sentence, (await this.translated([sentence], language, lang))[0]!);
-      if (!clip) throw errors.notFound(`A voice clip of sentence ${sentenceId} (it has nothing to speak)`);
-    }
+    const clip = await this.standingClip(recordingId, lang, await this.voiceFor(recording, lang), sentence, language);
+    if (!clip) throw errors.notFound(`A voice clip of sentence ${sentenceId} (it has nothing to speak)`);
     const ogg = mediaPath(this.deps.config.dataDir, clip.path);
     return { path: format === 'ogg' ? ogg : await this.caf(ogg), contentType: CONTENT_TYPES[format as SpeechFormat] };
+  }
+
+  /** A sentence's clip in `lang` by `voice`: the kept one while it stands, else made now (null: nothing to speak). */
+  private async standingClip(recordingId: string, lang: string, voice: string, sentence: SpokenSentence, language: string | null): Promise<ClipRow | null> {
+    const kept = (await this.deps.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: { recordingId, lang, sentenceId: sentence.id } } })) ?? undefined;
+    if (this.clipStands(kept, sentence, voice) && (await stat(mediaPath(this.deps.config.dataDir, kept.path)).catch(() => null))) return kept;
+    return this.makeClip(recordingId, lang, voice, sentence, (await this.translated([sentence], language, lang))[0]!);
   }
 
   /** The CAF beside an Ogg clip (the same Opus packets), made once. */
@@ -717,19 +719,18 @@ export class VoiceTracksService {
     const language = recording.spokenLanguage ?? segments[0]?.language ?? null;
     const target = lang ?? (language ? canonicalLanguage(language) : null);
     if (!spoken || spoken.unclear || !target || voicesFor(target).length === 0) return null;
+    const from = language ? canonicalLanguage(language) : null;
     const own = await this.voiceFor(recording, target);
     // A catalogue voice asked for that does not speak the language (it was not known when the socket opened): the recording's.
     const speaker = voice !== 'auto' && findVoiceLanguage(target)?.code === resolveVoice({ voice }).language.code ? voice : own;
-    const words = (await this.translated([spoken], language ? canonicalLanguage(language) : null, target))[0]!;
     let samples: Float32Array;
     if (speaker === own) {
-      let clip: ClipRow | null = await this.deps.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: { recordingId, lang: target, sentenceId: spoken.id } } });
-      const kept = this.clipStands(clip ?? undefined, spoken, own) && !!(await stat(mediaPath(this.deps.config.dataDir, clip!.path)).catch(() => null));
-      if (!kept || !clip) clip = await this.makeClip(recordingId, target, own, spoken, words);
+      const clip = await this.standingClip(recordingId, target, own, spoken, from);
       if (!clip) return null;
       samples = await decodeAt(mediaPath(this.deps.config.dataDir, clip.path), 16_000);
     } else {
       try {
+        const words = (await this.translated([spoken], from, target))[0]!;
         samples = await resample(await (await this.model()).synthesize(words.text, { voice: speaker }), KOKORO_SAMPLE_RATE, 16_000);
       } catch (error) {
         if (knownError(error)?.details.field === 'text') return null;

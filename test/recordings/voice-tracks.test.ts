@@ -280,6 +280,10 @@ describe('sentences spoken on the subscribe socket (voice)', () => {
       await auto.until('the refusal', () => auto.frames.some((f) => f.type === 'error'));
       expect(auto.frames.find((f) => f.type === 'error')).toMatchObject({ code: 'invalid_options', details: { field: 'audio' } });
       expect(auto.binary).toHaveLength(1);
+      // A new language the socket's voice does not speak is refused, naming lang (Catalan: translated, no voice).
+      alex.send({ type: 'subscribe.update', lang: 'ca' });
+      await alex.until('the lang refusal', () => alex.frames.some((f) => f.type === 'error'));
+      expect(alex.frames.find((f) => f.type === 'error')).toMatchObject({ code: 'invalid_options', details: { field: 'lang' } });
     } finally {
       auto.close();
       alex.close();
