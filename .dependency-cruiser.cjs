@@ -69,9 +69,14 @@ module.exports = {
       from: { path: '^src/billing/' }, to: { path: '^src/(?!core/|generated/|billing/|recordings/(events|media)\\.ts$)[^/]+/' },
     },
     {
-      name: 'recordings-below-corrections-and-broadcasts', severity: 'error',
-      comment: 'Corrections and broadcasts build on recordings; what both need (word folding, a transcription\'s broadcast ids) lives in src/core.',
-      from: { path: '^src/recordings/' }, to: { path: '^src/(corrections|broadcasts)/' },
+      name: 'recordings-below-their-users', severity: 'error',
+      comment: 'Transcriptions, corrections and broadcasts build on recordings; what they share (word folding, a transcription\'s broadcast ids, its row lock, links) lives in src/core or src/links.',
+      from: { path: '^src/recordings/' }, to: { path: '^src/(transcriptions|corrections|broadcasts)/' },
+    },
+    {
+      name: 'links-fetch-only', severity: 'error',
+      comment: 'Fetching and probing links (src/links) serves transcriptions, recordings and broadcasts; it imports only src/core.',
+      from: { path: '^src/links/' }, to: { path: '^src/(?!core/|links/)[^/]+/' },
     },
     {
       name: 'runs-on-a-production-install', severity: 'error',

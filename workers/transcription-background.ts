@@ -3,7 +3,7 @@
  * it runs inside `npm start` by default and alone in `npm run worker` processes.
  */
 import type { BackgroundWorker } from '../src/core/background.js';
-import { linkFetchPolicyOf } from '../src/transcriptions/links/index.js';
+import { linkFetchPolicyOf } from '../src/links/index.js';
 import { startTranscriptionWorker } from './transcription-worker.js';
 
 export const transcriptionWorker: BackgroundWorker = {

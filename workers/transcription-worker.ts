@@ -34,7 +34,7 @@ import {
   type JobRef,
   type JobsContext,
 } from '../src/jobs/service.js';
-import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/transcriptions/links/index.js';
+import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/links/index.js';
 import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
 import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
 import type { SpeakerTurnOnMaster } from '../src/recordings/speakers.js';

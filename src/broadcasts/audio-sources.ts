@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { requestRedis } from '../core/redis-client.js';
 import { errors } from '../core/errors.js';
 import { isObject } from '../core/validate.js';
-import { parseLinkUrl } from '../transcriptions/links/index.js';
+import { parseLinkUrl } from '../links/index.js';
 import { parseName } from '../transcriptions/service.js';
 import type { AudioSourceCheck } from './source-check.js';
 

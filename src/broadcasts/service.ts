@@ -18,12 +18,13 @@ import { parseStartRecording, takeoverDetails, type LiveRecordingsService, type 
 import { withoutConfidencePolicy } from '../recordings/confidence.js';
 import { recordingView } from '../recordings/service.js';
 import { broadcastIdsOf } from '../core/broadcast-ids.js';
+import { lockTranscription } from '../core/db/transactions.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
-import { lockTranscription, mergeSettings, parseCaptureSource, parseName, parseSettings, storedSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
+import { mergeSettings, parseCaptureSource, parseName, parseSettings, storedSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
 import { AudioSourceCheckCache, parseAudioSourceInput, type AudioSourceView } from './audio-sources.js';
 import { checkSource, type AudioSourceCheck } from './source-check.js';
 

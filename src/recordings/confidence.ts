@@ -10,6 +10,8 @@
  */
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { broadcastIdsOf } from '../core/broadcast-ids.js';
+import { errors } from '../core/errors.js';
+import { isObject } from '../core/validate.js';
 import { resolveConfidencePolicy, type ConfidencePolicy } from './sentences.js';
 
 /** A recording with what its policy is resolved from. */
@@ -29,4 +31,27 @@ export async function recordingConfidencePolicy(prisma: Pick<PrismaClient, 'broa
 export function withoutConfidencePolicy(settings: unknown): Record<string, unknown> {
   const { confidencePolicy: _dropped, ...rest } = (settings ?? {}) as Record<string, unknown>;
   return rest;
+}
+
+/** A confidence policy as settings store it (every field optional; the defaults fill in when it is read). */
+export type StoredConfidencePolicy = { hideBelow?: number; lowThreshold?: number; suppressCount?: number };
+
+/**
+ * A ConfidencePolicy (no extra properties; `hideBelow` and `lowThreshold` 0..1, `suppressCount` a uint32, accepted
+ * and kept though no longer read), or null (clears a stored one). `field` names it in a refusal
+ * (`settings.confidencePolicy.hideBelow`). Every level that sets one (broadcast, transcription, recording) parses it here.
+ */
+export function parseConfidencePolicy(policy: unknown, field: string): StoredConfidencePolicy | null {
+  if (policy === null) return null;
+  if (!isObject(policy)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
+  const parsed: StoredConfidencePolicy = {};
+  for (const [key, raw] of Object.entries(policy)) {
+    const name = `${field}.${key}`;
+    if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) throw errors.invalidOptions(`${name} is not a confidence policy field (hideBelow, lowThreshold, suppressCount).`, { field: name });
+    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1) || (key === 'suppressCount' && (!Number.isInteger(raw) || raw > 4294967295))) {
+      throw errors.invalidOptions(`${name} must be ${key === 'suppressCount' ? 'a whole number from 0 to 4294967295' : 'a number from 0 to 1'}.`, { field: name });
+    }
+    parsed[key as keyof typeof parsed] = raw;
+  }
+  return parsed;
 }

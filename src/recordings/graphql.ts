@@ -3,8 +3,16 @@ import { baseUrlOf } from '../core/context.js';
 import { LatencyMode, SpeakerLabels } from '../meta/graphql.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type RecordingTranslation, type TranscriptSnapshot } from './service.js';
 import { parseSpeakerName } from './speakers.js';
-import { ConfidencePolicyInput } from '../transcriptions/graphql.js';
 import { actorOf } from '../core/identity/actor.js';
+
+export const ConfidencePolicyInput = builder.inputType('ConfidencePolicyInput', {
+  description: 'ConfidencePolicy: when a line is hidden as unclear and which words are low confidence.',
+  fields: (t) => ({
+    hideBelow: t.float({ description: '0..1, default 0.60: a line whose confidence is below it is flagged unclear.' }),
+    lowThreshold: t.float({ description: '0..1: words with `prob` below it are low confidence.' }),
+    suppressCount: t.int({ description: 'No longer read; accepted so stored settings round-trip.' }),
+  }),
+});
 
 type Sentence = TranscriptSnapshot['sentences'][number];
 type SegmentRow = TranscriptSnapshot['segments'][number];

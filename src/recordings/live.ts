@@ -41,7 +41,8 @@ import { translateSegments, type SegmentTranslations, type Translate } from './t
 import { parseVoicePins } from '../core/voice-pins.js';
 import { longestWordS, wordKey } from '../../workers/engine/pipeline.js';
 import type { ListenerLanguages } from './listener-languages.js';
-import { lockTranscription, parseConfidencePolicy, type TranscriptionSettings } from '../transcriptions/service.js';
+import { lockTranscription } from '../core/db/transactions.js';
+import { parseConfidencePolicy, type StoredConfidencePolicy } from './confidence.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -138,7 +139,7 @@ export const RECORDING_SETTING_FIELDS = [...CAPTURE_SETTING_FIELDS, 'confidenceP
 export interface RecordingSettingsPatch {
   capture: CaptureSettings;
   /** Absent: unchanged; null: cleared (the transcription's, then the broadcasts', then the default apply). */
-  confidencePolicy?: TranscriptionSettings['confidencePolicy'];
+  confidencePolicy?: StoredConfidencePolicy | null;
   /** Absent: unchanged; null or {}: cleared (the transcription's pins, then each language's default, speak). */
   voiceByLang?: Record<string, string> | null;
 }

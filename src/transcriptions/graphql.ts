@@ -1,8 +1,9 @@
 import { builder } from '../core/builder.js';
 import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { SpeakerLabels } from '../meta/graphql.js';
+import { ConfidencePolicyInput } from '../recordings/graphql.js';
 import { CropWindowInput, JobType } from '../jobs/graphql.js';
-import type { ProbeRecord } from './links/index.js';
+import type { ProbeRecord } from '../links/index.js';
 import type { TranscriptionPage, TranscriptionView } from './service.js';
 import { ShareLinkType } from '../share-links/graphql.js';
 import { Readable } from 'node:stream';
@@ -16,15 +17,6 @@ import { actorOf } from '../core/identity/actor.js';
  * field it refuses; the REST routes run the same validation on the raw body first, so an unknown field or a
  * wrong type answers `400 invalid_options` naming it rather than GraphQL's coercion message.
  */
-
-export const ConfidencePolicyInput = builder.inputType('ConfidencePolicyInput', {
-  description: 'ConfidencePolicy: when a line is hidden as unclear and which words are low confidence.',
-  fields: (t) => ({
-    hideBelow: t.float({ description: '0..1, default 0.60: a line whose confidence is below it is flagged unclear.' }),
-    lowThreshold: t.float({ description: '0..1: words with `prob` below it are low confidence.' }),
-    suppressCount: t.int({ description: 'No longer read; accepted so stored settings round-trip.' }),
-  }),
-});
 
 export const SettingsPatchInput = builder.inputType('SettingsPatchInput', {
   description: 'SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one.',

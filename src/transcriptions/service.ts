@@ -24,10 +24,11 @@ import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
 import { inTransaction } from '../recordings/events.js';
-import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
+import { lockTranscription, TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor } from '../core/identity/actor.js';
 import { windowSeconds, type Metering } from '../billing/metering.js';
-import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from './links/index.js';
+import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from '../links/index.js';
+import { parseConfidencePolicy, type StoredConfidencePolicy } from '../recordings/confidence.js';
 import { recordingMediaDir } from '../recordings/media.js';
 import { recordingView, type RecordingView } from '../recordings/service.js';
 import { newShareCode, shareLinkView, type ShareLinkView } from '../share-links/service.js';
@@ -45,7 +46,7 @@ export interface TranscriptionSettings {
   /** null in a PATCH clears it (back to the default). */
   speakerLabels?: 'auto' | 'on' | 'off' | null;
   /** null in a PATCH clears a stored policy (back to the default `hideBelow` 0.60). */
-  confidencePolicy?: { hideBelow?: number; lowThreshold?: number; suppressCount?: number } | null;
+  confidencePolicy?: StoredConfidencePolicy | null;
   /** The voice that speaks each language of a spoken translation (src/core/voice-pins.ts); null clears. */
   voiceByLang?: Record<string, string> | null;
 }
@@ -147,26 +148,6 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
 }
 
 /**
- * A ConfidencePolicy (no extra properties; `hideBelow` and `lowThreshold` 0..1, `suppressCount` a uint32, accepted
- * and kept though no longer read), or null (clears a stored one). `field` names it in a refusal
- * (`settings.confidencePolicy.hideBelow`). Every level that sets one (broadcast, transcription, recording) parses it here.
- */
-export function parseConfidencePolicy(policy: unknown, field: string): TranscriptionSettings['confidencePolicy'] {
-  if (policy === null) return null;
-  if (!isObject(policy)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
-  const parsed: NonNullable<TranscriptionSettings['confidencePolicy']> = {};
-  for (const [key, raw] of Object.entries(policy)) {
-    const name = `${field}.${key}`;
-    if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) throw errors.invalidOptions(`${name} is not a confidence policy field (hideBelow, lowThreshold, suppressCount).`, { field: name });
-    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1) || (key === 'suppressCount' && (!Number.isInteger(raw) || raw > 4294967295))) {
-      throw errors.invalidOptions(`${name} must be ${key === 'suppressCount' ? 'a whole number from 0 to 4294967295' : 'a number from 0 to 1'}.`, { field: name });
-    }
-    parsed[key as keyof typeof parsed] = raw;
-  }
-  return parsed;
-}
-
-/**
  * CreateTranscription (no extra properties). `hasFile` tells whether the body came with a `file` part. A recording
  * uploaded into a live transcription (`into: 'recording'`) takes the same fields but `shareLink` (the transcription
  * and its links exist already).
@@ -207,13 +188,6 @@ export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'trans
 /** Settings as stored: a null in a create body means "no value", so nothing is kept for it. */
 export function storedSettings(settings: TranscriptionSettings): Prisma.InputJsonValue {
   return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== null)) as Prisma.InputJsonValue;
-}
-
-/** The transcription's row, locked for this transaction (recordings added to it serialise on it); 404 for another account's. */
-export async function lockTranscription(tx: Tx, accountId: string, transcriptionId: string) {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Transcription" WHERE id = ${transcriptionId} AND "accountId" = ${accountId} FOR UPDATE`;
-  if (rows.length === 0) throw errors.notFound('The transcription');
-  return tx.transcription.findUniqueOrThrow({ where: { id: transcriptionId } });
 }
 
 /** A settings PATCH merged key by key into what is stored; a key set to null is cleared. */

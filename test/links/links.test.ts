@@ -12,7 +12,7 @@ import {
   refusedAddressReason,
   type FetchProgress,
   type LinkFetchPolicy,
-} from '../../src/transcriptions/links/index.js';
+} from '../../src/links/index.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const speech = await readFile(fixture('goforward.wav'));

@@ -1,3 +1,9 @@
+/**
+ * Links: fetching a URL someone gave us (a file job's link, a pulled stream, a broadcast's audio source) without
+ * reaching what it must not (SSRF: address policy, redirects checked hop by hop, sizes and times bounded), and
+ * probing what a link is (a file, a live stream, a page with media on it). Used by transcriptions, recordings and
+ * broadcasts alike; it imports only src/core.
+ */
 export { refusedAddressReason, refusedHostNameReason } from './address-policy.js';
 export {
   LinkError,

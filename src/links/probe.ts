@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors.js';
+import { ApiError } from '../core/errors.js';
 import { LinkError, openLink, type OpenLinkOptions } from './safe-fetch.js';
 
 /** The probe record of `GET /v1/transcriptions/probe`. */

@@ -6,7 +6,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { ApiError } from '../../core/errors.js';
+import { ApiError } from '../core/errors.js';
 import { refusedAddressReason, refusedHostNameReason } from './address-policy.js';
 
 /** Machine-readable reasons a link could not be read; a failed link job carries them as `errorCode`. */
