@@ -11,11 +11,56 @@
  *   rest/ or the rest of workers/; anything may use it as it would an npm package.
  *   src/sdk/ (the client SDK) is a leaf too: it imports only the generated OpenAPI types (src/generated/openapi*).
  * Type-only imports count: a cycle through types is still a cycle a newcomer has to untangle.
+ * Between modules, MODULE_GRAPH below declares which may import which.
  */
 const MODULES = '^src/(?!core/|entry/|generated/|graphql-schema\\.ts$)[^/]+/';
 
+/**
+ * The module graph: which module of src/ may import which (besides src/core and src/generated, open to all). It must
+ * stay a DAG (checked as this file loads), and every import between modules must be an edge of it. Run-time imports
+ * are held to it; four pairs still meet through types only (recordings with billing, jobs, listeners and translation:
+ * a service handed in is typed by its implementation rather than by a port of the module that uses it).
+ */
+const MODULE_GRAPH = {
+  account: [], auth: [], connect: [], links: [], meta: [], 'share-links': [],
+  realtime: ['meta'],
+  recordings: ['links', 'meta', 'realtime'],
+  billing: ['recordings'], corrections: ['recordings'], jobs: ['recordings'], mcp: ['recordings'], rtmp: ['recordings'],
+  search: ['recordings'], summaries: ['recordings'], translation: ['recordings'], voices: ['recordings'],
+  transcriptions: ['billing', 'jobs', 'links', 'meta', 'recordings', 'share-links'],
+  broadcasts: ['links', 'recordings', 'transcriptions'],
+  listeners: ['broadcasts', 'recordings'],
+};
+(function mustBeADag() {
+  const state = {};
+  const visit = (module, path) => {
+    if (state[module] === 'done') return;
+    if (state[module] === 'open') throw new Error(`.dependency-cruiser.cjs: MODULE_GRAPH has a cycle: ${[...path, module].join(' -> ')}`);
+    state[module] = 'open';
+    for (const next of MODULE_GRAPH[module] ?? []) visit(next, [...path, module]);
+    state[module] = 'done';
+  };
+  for (const module of Object.keys(MODULE_GRAPH)) visit(module, []);
+})();
+const OUTSIDE_THE_GRAPH = ['core', 'entry', 'generated', 'sdk', 'cli'];
+const moduleGraphRules = [
+  ...Object.entries(MODULE_GRAPH).map(([module, allowed]) => ({
+    name: `module-graph-${module}`, severity: 'error',
+    comment: `src/${module} may import ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'no other module'} (and src/core): MODULE_GRAPH.`,
+    from: { path: `^src/${module}/` },
+    to: { path: `^src/(?!(?:${[...OUTSIDE_THE_GRAPH, module, ...allowed].join('|')})/)[^/]+/`, dependencyTypesNot: ['type-only'] },
+  })),
+  {
+    name: 'module-graph-lists-every-module', severity: 'error',
+    comment: 'A module (a folder of src/) that imports another is declared in MODULE_GRAPH.',
+    from: { path: `^src/(?!(?:${[...OUTSIDE_THE_GRAPH, ...Object.keys(MODULE_GRAPH)].join('|')})/)([^/]+)/` },
+    to: { path: `^src/(?!(?:core|generated)/)[^/]+/`, pathNot: '^src/$1/' },
+  },
+];
+
 module.exports = {
   forbidden: [
+    ...moduleGraphRules,
     { name: 'no-cycles', severity: 'error', comment: 'No import cycles, through types either.', from: { path: '^(src|rest|workers)/' }, to: { circular: true } },
     {
       name: 'engine-is-a-leaf', severity: 'error',
