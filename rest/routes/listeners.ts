@@ -245,24 +245,16 @@ export const listenerRoutes: RouteEntry[] = [
     onConnection: async (ws, req, params, ctx) => {
       const plan = broadcastPlans.get(req)!;
       const broadcastId = params.id!;
-      const frames = ctx.pubsub.subscribe(`broadcast:${broadcastId}`);
+      const events = ctx.services.listeners.broadcastEvents(broadcastId);
       const counted = plan.listener ? [broadcastId] : [];
       ctx.services.listeners.presence.add(counted, plan.presence);
       ws.on('close', () => {
-        void frames.return?.();
+        void events.return?.();
         ctx.services.listeners.presence.remove(counted, plan.presence);
       });
-      // Ask for the first frame before reading the recording in flight: that starts the subscription, so a start
-      // made meanwhile arrives as a frame after `events.ready` rather than being lost (clients compare recordingId).
-      let next = frames.next();
-      const currentRecording = await ctx.services.listeners.currentRecording(broadcastId);
-      if (ws.readyState !== ws.OPEN) return;
-      ws.send(JSON.stringify({ type: 'events.ready', broadcastId, currentRecording }));
-      for (;;) {
-        const { value, done } = await next;
-        if (done || ws.readyState !== ws.OPEN) break;
-        ws.send(JSON.stringify({ type: value.type, recordingId: value.recordingId, transcriptionId: value.transcriptionId, state: value.state, at: value.at }));
-        next = frames.next();
+      for await (const event of events) {
+        if (ws.readyState !== ws.OPEN) break;
+        ws.send(JSON.stringify(event));
       }
     },
   },

@@ -5,7 +5,7 @@
 import { builder } from '../core/builder.js';
 import { Access, BroadcastType, CurrentRecordingType } from '../broadcasts/graphql.js';
 import { readerOf } from '../recordings/service.js';
-import type { ListenerBroadcastView } from './service.js';
+import type { BroadcastEvent, ListenerBroadcastView } from './service.js';
 
 const ListenerBroadcastType = builder.objectRef<ListenerBroadcastView>('ListenerBroadcast').implement({
   description: 'A broadcast as its listeners see it, by any code it ever had.',
@@ -59,7 +59,35 @@ builder.objectField(BroadcastType, 'listenersNow', (t) =>
   }),
 );
 
+const BroadcastEventType = builder.objectRef<BroadcastEvent>('BroadcastEvent').implement({
+  description: 'A frame of a broadcast\'s events: `events.ready` first (`broadcastId`, `currentRecording`), then `recording.started` and `recording.state` (`recordingId`, `transcriptionId`, `state`, `at`).',
+  fields: (t) => ({
+    type: t.exposeString('type'),
+    broadcastId: t.id({ nullable: true, resolve: (event) => ('broadcastId' in event ? event.broadcastId : null) }),
+    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'events.ready: the recording in flight.', resolve: (event) => ('currentRecording' in event ? event.currentRecording : null) }),
+    recordingId: t.id({ nullable: true, resolve: (event) => ('recordingId' in event ? event.recordingId : null) }),
+    transcriptionId: t.id({ nullable: true, resolve: (event) => ('transcriptionId' in event ? event.transcriptionId : null) }),
+    state: t.string({ nullable: true, description: '`live`, `paused`, `ended`, `finalized`.', resolve: (event) => ('state' in event ? event.state : null) }),
+    at: t.string({ nullable: true, resolve: (event) => ('at' in event ? event.at : null) }),
+  }),
+});
+
 builder.subscriptionFields((t) => ({
+  broadcastEvents: t.field({
+    type: BroadcastEventType,
+    description:
+      'WS /v1/broadcasts/{id}/events as a subscription: `events.ready` with the recording in flight, then `recording.started` ' +
+      'the moment a recording of a feeding transcription begins and `recording.state` on its moves. The owner (credential), ' +
+      'a listener with a `listenerToken` or `shareCode` of a private broadcast, or nothing for a public one. Not counted in `listenersNow`.',
+    authScopes: { public: true },
+    args: { broadcastId: t.arg.id({ required: true }), shareCode: t.arg.string(), listenerToken: t.arg.string() },
+    subscribe: async (_root, args, ctx) => {
+      const broadcastId = String(args.broadcastId);
+      await ctx.services.listeners.eventsAccess(broadcastId, readerOf(ctx, args));
+      return ctx.services.listeners.broadcastEvents(broadcastId);
+    },
+    resolve: (event) => event,
+  }),
   recordingFrames: t.field({
     type: 'JSON',
     description:

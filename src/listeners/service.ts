@@ -40,6 +40,11 @@ const WRONG_PASSWORDS_PER_BROADCAST = 100;
 
 export interface ListenerRecording { recordingId: string; state: string; startedAt: string | null; transcriptionId: string | null }
 
+/** A frame of a broadcast's events: `events.ready` (`broadcastId`, `currentRecording`), `recording.started`, `recording.state`. */
+export type BroadcastEvent =
+  | { type: 'events.ready'; broadcastId: string; currentRecording: ListenerRecording | null }
+  | { type: string; recordingId: string; transcriptionId: string; state: string; at: string };
+
 export interface ListenerBroadcastView {
   broadcastId: string;
   /** The broadcast's code now (the link opened may be an older one). */
@@ -209,6 +214,36 @@ export class ListenersService implements Closable {
     // Archived: its links are dead, for everyone but its owner.
     if (listener && broadcast.lifecycle !== 'active') throw errors.notFound('The broadcast');
     return { listener };
+  }
+
+  /**
+   * A broadcast's events (`WS /v1/broadcasts/{id}/events`, the `broadcastEvents` subscription), once `eventsAccess`
+   * let the caller in: `events.ready` with the recording in flight, then `recording.started` and `recording.state` as
+   * they happen. The topic is subscribed before the recording in flight is read, so a start made meanwhile comes as
+   * a frame after `events.ready` rather than being lost (clients compare recordingId). Ending it (`return`) ends the
+   * topic's subscription at once, even while no frame comes.
+   */
+  broadcastEvents(broadcastId: string): AsyncIterableIterator<BroadcastEvent> {
+    const frames = this.deps.pubsub.subscribe(`broadcast:${broadcastId}`);
+    const first = frames.next();
+    const events = async function* (this: ListenersService): AsyncGenerator<BroadcastEvent> {
+      yield { type: 'events.ready', broadcastId, currentRecording: await this.currentRecording(broadcastId) };
+      for (let next = first; ; next = frames.next()) {
+        const { value, done } = await next;
+        if (done) return;
+        yield { type: value.type, recordingId: value.recordingId as string, transcriptionId: value.transcriptionId as string, state: value.state as string, at: value.at as string };
+      }
+    }.call(this);
+    return {
+      next: () => events.next(),
+      return: async () => {
+        await frames.return?.();
+        return events.return(undefined);
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
   }
 
   /** The recording in flight among those the broadcast's listeners can read. */

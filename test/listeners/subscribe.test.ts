@@ -326,7 +326,16 @@ describe('the broadcast events socket', () => {
     const socket = server.socket(`${path}?listenerToken=${token}`, { auth: null });
     const frames: Array<Record<string, unknown>> = [];
     socket.on('message', (data) => frames.push(JSON.parse(data.toString())));
-    await until('events.ready', async () => frames.length > 0, 30_000);
+    // The same events as a GraphQL subscription (graphql-ws), the token as an argument; without it, refused.
+    const client = createClient({ url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, lazy: true });
+    const query = 'subscription($id: ID!, $token: String) { broadcastEvents(broadcastId: $id, listenerToken: $token) { type broadcastId currentRecording { recordingId } recordingId transcriptionId state at } }';
+    const events: Array<Record<string, unknown>> = [];
+    const refusals: unknown[] = [];
+    const stopEvents = client.subscribe<{ broadcastEvents: Record<string, unknown> }>({ query, variables: { id: broadcast.id, token } }, { next: (message) => message.data && events.push(message.data.broadcastEvents), error: (error) => refusals.push(error), complete: () => undefined });
+    const stopRefused = client.subscribe({ query, variables: { id: broadcast.id } }, { next: (message) => refusals.push(message.errors), error: (error) => refusals.push(error), complete: () => undefined });
+    await until('events.ready', async () => frames.length > 0 && events.length > 0 && refusals.length > 0, 30_000);
+    expect(events[0]).toEqual({ type: 'events.ready', broadcastId: broadcast.id, currentRecording: null, recordingId: null, transcriptionId: null, state: null, at: null });
+    expect(JSON.stringify(refusals[0])).toContain('invalid_token');
     expect(frames[0]).toEqual({ type: 'events.ready', broadcastId: broadcast.id, currentRecording: null });
     const { recordingId, publisher } = await startPublishing(broadcast.id);
     await until('recording.started', async () => frames.some((f) => f.type === 'recording.started'), 30_000);
@@ -334,6 +343,11 @@ describe('the broadcast events socket', () => {
     await finish(recordingId);
     await until('finalized frame', async () => frames.some((f) => f.type === 'recording.state' && f.state === 'finalized'), 60_000);
     expect(frames.filter((f) => f.type === 'recording.state').map((f) => f.state)).toEqual(['paused', 'ended', 'finalized']);
+    await until('the subscription\'s finalized', async () => events.some((e) => e.type === 'recording.state' && e.state === 'finalized'), 60_000);
+    expect(events.slice(1).map((e) => [e.type, e.recordingId, e.state])).toEqual(frames.slice(1).map((f) => [f.type, f.recordingId, f.state]));
+    stopEvents();
+    stopRefused();
+    await client.dispose();
     // The owner opens it with the key; a stranger's key finds nothing.
     const owner = server.socket(path);
     const ownerFrames: Array<Record<string, unknown>> = [];
