@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
 import type { Actor } from '../core/identity/actor.js';
 import { parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage } from '../recordings/live.js';
@@ -162,6 +162,9 @@ export async function passwordMatches(passwordHash: string, password: string): P
 type BroadcastRow = Prisma.BroadcastGetPayload<{}>;
 
 /** The live transcriptions feeding a broadcast: their recordings are the broadcast's (`recordingCount`, listing, last). */
+/** A transcription's newest recording (or newest in flight), as the batched read of broadcast views has it. */
+interface NewestRecording { id: string; transcriptionId: string; kind: string; name: string | null; state: string; lifecycle: string; createdAt: Date; endedAt: Date | null; durationS: number | null }
+
 const feedingWhere = (accountId: string, broadcastId: string): Prisma.TranscriptionWhereInput => ({ accountId, kind: 'live', broadcastIds: { array_contains: [broadcastId] } });
 
 export class BroadcastsService {
@@ -231,7 +234,7 @@ export class BroadcastsService {
   async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }, baseUrl: string): Promise<BroadcastPage> {
     const { rows, nextCursor } = await pageByLifecycle(query, (where, take) =>
       this.deps.prisma.broadcast.findMany({ where: { ...where, accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take }));
-    return { items: await Promise.all(rows.map((row) => this.view(row, baseUrl))), nextCursor };
+    return { items: await this.views(rows, baseUrl), nextCursor };
   }
 
   /**
@@ -449,37 +452,66 @@ export class BroadcastsService {
 
   /** The broadcast as the API shows it; what feeds it from the live transcriptions that name it. */
   private async view(row: BroadcastRow, baseUrl: string): Promise<BroadcastView> {
-    const [feeding, audioSources] = await Promise.all([
-      this.deps.prisma.transcription.findMany({ where: feedingWhere(row.accountId, row.id), select: { id: true, name: true }, orderBy: { createdAt: 'asc' } }),
-      this.deps.prisma.audioSource.findMany({ where: { broadcastId: row.id }, select: { id: true, name: true, url: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    return (await this.views([row], baseUrl))[0]!;
+  }
+
+  /**
+   * Broadcasts as the API shows them, read together: five queries for any number of them (the live transcriptions
+   * feeding them, their audio sources, the recordings counted per transcription, and each transcription's newest
+   * recording and newest one in flight), not five per broadcast.
+   */
+  private async views(rows: BroadcastRow[], baseUrl: string): Promise<BroadcastView[]> {
+    if (rows.length === 0) return [];
+    const [feeding, sources] = await Promise.all([
+      this.deps.prisma.transcription.findMany({
+        where: { accountId: { in: [...new Set(rows.map((row) => row.accountId))] }, kind: 'live', OR: rows.map((row) => ({ broadcastIds: { array_contains: [row.id] } })) },
+        select: { id: true, name: true, accountId: true, broadcastIds: true },
+        orderBy: { createdAt: 'asc' },
+      }),
+      this.deps.prisma.audioSource.findMany({ where: { broadcastId: { in: rows.map((row) => row.id) } }, select: { id: true, name: true, url: true, broadcastId: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
     ]);
     const ids = feeding.map((transcription) => transcription.id);
-    const [recordingCount, current, last] = ids.length === 0 ? [0, null, null] : await Promise.all([
-      this.deps.prisma.recording.count({ where: { transcriptionId: { in: ids } } }),
-      this.deps.prisma.recording.findFirst({ where: { transcriptionId: { in: ids }, kind: 'live', state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } }),
-      this.deps.prisma.recording.findFirst({ where: { transcriptionId: { in: ids } }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+    const [counts, newest, inFlight] = ids.length === 0 ? [[], [], []] : await Promise.all([
+      this.deps.prisma.recording.groupBy({ by: ['transcriptionId'], where: { transcriptionId: { in: ids } }, _count: { _all: true } }),
+      this.deps.prisma.$queryRaw<NewestRecording[]>`SELECT DISTINCT ON ("transcriptionId") "id", "transcriptionId", "kind", "name", "state", "lifecycle", "createdAt", "endedAt", "durationS" FROM "Recording" WHERE "transcriptionId" IN (${Prisma.join(ids)}) ORDER BY "transcriptionId", "createdAt" DESC, "id" DESC`,
+      this.deps.prisma.$queryRaw<NewestRecording[]>`SELECT DISTINCT ON ("transcriptionId") "id", "transcriptionId", "kind", "name", "state", "lifecycle", "createdAt", "endedAt", "durationS" FROM "Recording" WHERE "transcriptionId" IN (${Prisma.join(ids)}) AND "kind" = 'live' AND "state" IN ('live', 'paused') ORDER BY "transcriptionId", "createdAt" DESC, "id" DESC`,
     ]);
-    return {
-      id: row.id,
-      code: row.code,
-      name: row.name,
-      kind: 'broadcast',
-      source: row.source as unknown as CaptureSource,
-      access: row.access as Access,
-      lifecycle: row.lifecycle as BroadcastView['lifecycle'],
-      ownerPrincipalId: row.ownerPrincipalId,
-      shareUrl: this.shareUrl(row.code, baseUrl),
-      settings: row.settings as Record<string, unknown>,
-      recordingCount,
-      audioSources,
-      transcriptions: feeding,
-      currentRecording: current ? { recordingId: current.id, state: current.state, startedAt: current.createdAt.toISOString(), transcriptionId: current.transcriptionId } : null,
-      lastRecording: last && {
-        recordingId: last.id, transcriptionId: last.transcriptionId, kind: last.kind, name: last.name, state: last.state, lifecycle: last.lifecycle,
-        startedAt: last.createdAt.toISOString(), endedAt: last.endedAt?.toISOString() ?? null, durationS: last.durationS,
-      },
-      lastRecordedAt: last?.createdAt.toISOString() ?? null,
-      ...lifecycleTimes(row),
-    };
+    const countOf = new Map(counts.map((count) => [count.transcriptionId, count._count._all]));
+    const newestOf = new Map(newest.map((recording) => [recording.transcriptionId, recording]));
+    const inFlightOf = new Map(inFlight.map((recording) => [recording.transcriptionId, recording]));
+    // The newest of several transcriptions' newest: by start, then id (as one ordered read of them all would give).
+    const latest = (recordings: Array<NewestRecording | undefined>) => recordings.reduce<NewestRecording | null>((best, recording) => {
+      if (!recording) return best;
+      if (!best) return recording;
+      const [a, b] = [new Date(recording.createdAt).getTime(), new Date(best.createdAt).getTime()];
+      return a > b || (a === b && recording.id > best.id) ? recording : best;
+    }, null);
+    return rows.map((row) => {
+      const transcriptions = feeding.filter((transcription) => transcription.accountId === row.accountId && broadcastIdsOf(transcription).includes(row.id));
+      const current = latest(transcriptions.map((transcription) => inFlightOf.get(transcription.id)));
+      const last = latest(transcriptions.map((transcription) => newestOf.get(transcription.id)));
+      return {
+        id: row.id,
+        code: row.code,
+        name: row.name,
+        kind: 'broadcast',
+        source: row.source as unknown as CaptureSource,
+        access: row.access as Access,
+        lifecycle: row.lifecycle as BroadcastView['lifecycle'],
+        ownerPrincipalId: row.ownerPrincipalId,
+        shareUrl: this.shareUrl(row.code, baseUrl),
+        settings: row.settings as Record<string, unknown>,
+        recordingCount: transcriptions.reduce((sum, transcription) => sum + (countOf.get(transcription.id) ?? 0), 0),
+        audioSources: sources.filter((source) => source.broadcastId === row.id).map(({ id, name, url }) => ({ id, name, url })),
+        transcriptions: transcriptions.map(({ id, name }) => ({ id, name })),
+        currentRecording: current ? { recordingId: current.id, state: current.state, startedAt: new Date(current.createdAt).toISOString(), transcriptionId: current.transcriptionId } : null,
+        lastRecording: last && {
+          recordingId: last.id, transcriptionId: last.transcriptionId, kind: last.kind, name: last.name, state: last.state, lifecycle: last.lifecycle,
+          startedAt: new Date(last.createdAt).toISOString(), endedAt: last.endedAt ? new Date(last.endedAt).toISOString() : null, durationS: last.durationS,
+        },
+        lastRecordedAt: last ? new Date(last.createdAt).toISOString() : null,
+        ...lifecycleTimes(row),
+      };
+    });
   }
 }

@@ -170,6 +170,40 @@ describe('broadcasts', () => {
     expect(fed.lastRecordedAt).toBeTruthy();
   });
 
+  it('are listed with a few queries for any number of them, each as GET shows it', async () => {
+    const { key } = await server.createKey(['*'], { accountId: await server.createAccount('Many halls') });
+    const addFed = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const broadcast = await json(await server.postJson('/v1/broadcasts', { name: `Hall ${unique()}` }, { auth: key }));
+        const live = await json(await server.postJson('/v1/transcriptions/live', { name: `Feed ${i}`, broadcasts: [broadcast.id] }, { auth: key }));
+        await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}, { auth: key }), 201);
+      }
+    };
+    const listCounting = async () => {
+      await server.request('/v1/me', { auth: key }); // the key's last-used stamp, out of the way
+      const queries: string[] = [];
+      const stop = server.app.db.onQuery((sql) => queries.push(sql));
+      const listed = await expectStatus(await server.request('/v1/broadcasts?limit=100', { auth: key }), 200);
+      stop();
+      return { items: listed.broadcasts as Array<Record<string, unknown> & { id: string }>, queries };
+    };
+    await addFed(2);
+    const few = await listCounting();
+    await addFed(4);
+    // Plus one with no feed: no recording queries for it, and nothing borrowed from the others.
+    await json(await server.postJson('/v1/broadcasts', { name: `Quiet ${unique()}` }, { auth: key }));
+    const many = await listCounting();
+    expect(few.items).toHaveLength(2);
+    expect(many.items).toHaveLength(7);
+    expect(many.queries.length).toBe(few.queries.length);
+    for (const item of many.items) {
+      const { listenersNow: _now, ...shown } = await expectStatus(await server.request(`/v1/broadcasts/${item.id}`, { auth: key }), 200);
+      const { listenersNow: _listed, ...listed } = item;
+      expect(listed).toEqual(shown);
+    }
+    expect(many.items.filter((item) => item.recordingCount === 1 && item.currentRecording)).toHaveLength(6);
+  });
+
   it('are fed by live transcriptions attached and detached either way, many to many', async () => {
     const [a, b] = [await create({ name: 'Hall A' }), await create({ name: 'Hall B' })];
     const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Keynote' }));
