@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { builder } from '../core/builder.js';
 import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { baseUrlOf, type Context } from '../core/context.js';
@@ -167,9 +168,25 @@ builder.objectField(TranscriptionType, 'broadcasts', (t) =>
   t.field({
     type: [BroadcastRefType],
     description: 'Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions).',
-    resolve: (transcription, _args, ctx) => ctx.services.broadcasts.refs(ctx.identity!.account.id, transcription.broadcastIds, baseUrlOf(ctx)),
+    resolve: async (transcription, _args, ctx) => (await broadcastRefs(ctx).loadMany(transcription.broadcastIds)).filter((ref): ref is BroadcastRefView => !!ref && !(ref instanceof Error)),
   }),
 );
+
+/**
+ * The caller's broadcasts by id, loaded once per request: a page of transcriptions reads the broadcasts they feed in
+ * one query, not one per transcription. Null for an id no broadcast of the account has (purged).
+ */
+function broadcastRefs(ctx: Context): DataLoader<string, BroadcastRefView | null> {
+  let loader = ctx.loaders.get('broadcastRefs') as DataLoader<string, BroadcastRefView | null> | undefined;
+  if (!loader) {
+    loader = new DataLoader(async (ids: readonly string[]) => {
+      const refs = new Map((await ctx.services.broadcasts.refs(ctx.identity!.account.id, [...ids], baseUrlOf(ctx))).map((ref) => [ref.id, ref]));
+      return ids.map((id) => refs.get(id) ?? null);
+    });
+    ctx.loaders.set('broadcastRefs', loader);
+  }
+  return loader;
+}
 
 builder.mutationFields((t) => ({
   ...Object.fromEntries((['attach', 'detach'] as const).map((move) => [`${move}TranscriptionBroadcast`, t.field({

@@ -85,6 +85,30 @@ export async function queuePosition(prisma: PrismaClient | Tx, job: Pick<JobRow,
 }
 
 /**
+ * The queue positions of several jobs at once (a page of transcriptions): one read of their accounts' queues in
+ * order, the same places `queuePosition` counts one by one. Jobs not queued are left out.
+ */
+export async function queuePositions(prisma: PrismaClient, jobs: Array<Pick<JobRow, 'id' | 'accountId' | 'state' | 'queuedAt'>>): Promise<Map<string, number>> {
+  const queued = jobs.filter((job) => job.state === 'queued' && job.queuedAt);
+  const positions = new Map<string, number>();
+  if (queued.length === 0) return positions;
+  const lines = await prisma.job.findMany({
+    where: { accountId: { in: [...new Set(queued.map((job) => job.accountId))] }, state: 'queued', recording: ACTIVE_WORK, queuedAt: { not: null } },
+    select: { id: true, accountId: true },
+    orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
+  });
+  const next = new Map<string, number>();
+  for (const line of lines) {
+    const place = (next.get(line.accountId) ?? 0) + 1;
+    next.set(line.accountId, place);
+    positions.set(line.id, place);
+  }
+  // A queued job whose recording no longer counts is not in its line: counted on its own, as before.
+  for (const job of queued) if (!positions.has(job.id)) positions.set(job.id, (await queuePosition(prisma, job)) ?? 1);
+  return positions;
+}
+
+/**
  * Admits the account's oldest queued jobs while it has free slots and gives each a Bull `transcribe` job. An
  * admitted job stays `queued` (at the head of the line, marked by `startedAt`) until a worker's engine thread
  * actually takes it and moves it to `transcribing`: a job waiting for a busy worker fleet never claims to be
@@ -245,7 +269,8 @@ export interface JobView {
   finishedAt: string | null;
 }
 
-export async function jobView(prisma: PrismaClient, job: JobRow): Promise<JobView> {
+/** A job as readers see it; `positions` (queuePositions of a page) spares a query per queued job. */
+export async function jobView(prisma: PrismaClient, job: JobRow, positions?: Map<string, number>): Promise<JobView> {
   const peaks = job.peaks as { peaks?: number[]; bucketS?: number; durationS?: number } | null;
   const previewLive = !!job.previewPath && (!job.previewExpiresAt || job.previewExpiresAt.getTime() > Date.now());
   return {
@@ -255,7 +280,7 @@ export async function jobView(prisma: PrismaClient, job: JobRow): Promise<JobVie
     error: job.error,
     errorCode: job.errorCode,
     source: job.sourceUrl,
-    queue: job.state === 'queued' ? { position: (await queuePosition(prisma, job)) ?? 1 } : null,
+    queue: job.state === 'queued' ? { position: positions?.get(job.id) ?? (await queuePosition(prisma, job)) ?? 1 } : null,
     preview:
       job.state === 'cropping'
         ? {

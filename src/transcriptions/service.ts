@@ -22,7 +22,7 @@ import { SPEAKER_LABEL_MODES, type CapabilitiesService } from '../meta/service.j
 import { parseVoicePins } from '../core/voice-pins.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
-import { createJob, dispatchQueued, jobView, type JobsService, type JobView } from '../jobs/service.js';
+import { createJob, dispatchQueued, jobView, queuePositions, type JobsService, type JobView } from '../jobs/service.js';
 import { inTransaction } from '../recordings/events.js';
 import { lockTranscription, TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor } from '../core/identity/actor.js';
@@ -289,7 +289,8 @@ export class TranscriptionsService {
     return recordingMediaDir(this.deps.config.dataDir, recordingId);
   }
 
-  async view(row: TranscriptionWithRecording): Promise<TranscriptionView> {
+  /** `positions`: the queue positions of a page's jobs read together (queuePositions). */
+  async view(row: TranscriptionWithRecording, positions?: Map<string, number>): Promise<TranscriptionView> {
     const recording = row.recordings[0] ?? null;
     const defaultLink = row.shareLinks.find((link) => link.isDefault && !link.revokedAt) ?? null;
     return {
@@ -302,7 +303,7 @@ export class TranscriptionsService {
       source: (row.source as CaptureSource | null) ?? null,
       broadcastIds: row.kind === 'live' ? (row.broadcastIds as string[]) : [],
       recordingId: recording?.id ?? null,
-      job: recording?.job ? await jobView(this.deps.prisma, recording.job) : null,
+      job: recording?.job ? await jobView(this.deps.prisma, recording.job, positions) : null,
       durationS: recording?.durationS ?? null,
       spokenLanguage: recording?.spokenLanguage ?? null,
       shareLink: defaultLink ? shareLinkView(defaultLink) : null,
@@ -550,7 +551,8 @@ export class TranscriptionsService {
   async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }): Promise<TranscriptionPage> {
     const { rows, nextCursor } = await pageByLifecycle(query, (where, take) =>
       this.deps.prisma.transcription.findMany({ where: { ...where, accountId }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take }));
-    return { items: await Promise.all(rows.map((row) => this.view(row))), nextCursor };
+    const positions = await queuePositions(this.deps.prisma, rows.flatMap((row) => (row.recordings[0]?.job ? [row.recordings[0].job] : [])));
+    return { items: await Promise.all(rows.map((row) => this.view(row, positions))), nextCursor };
   }
 
 
