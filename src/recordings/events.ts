@@ -89,7 +89,7 @@ export async function appendEvents(tx: Tx, recordingId: string, changes: Pending
 const touchesSentence = ({ type, body }: PendingFrame) => type !== 'transcript.translated' && isSegmentFrame(type, body) && typeof body.seq === 'number';
 const endsRecording = ({ type, body }: PendingFrame) => type === 'recording.state' && (body.state === 'ended' || body.state === 'finalized');
 
-/** About the most segments read back from a change for the start of its sentence (a longer sentence is cut there), and read on past it. */
+/** About the most segments read back from a change for the start of its sentence, or on for its end (a longer sentence is cut there). */
 const SENTENCE_LOOKBACK = 256;
 
 /**
@@ -126,12 +126,22 @@ async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame
       speaker = segment.speaker;
     }
   }
-  const segments = await tx.segment.findMany({
-    where: { recordingId, seq: { gte: from } },
-    orderBy: { seq: 'asc' },
-    take: last - from + 1 + SENTENCE_LOOKBACK,
-    select: { seq: true, speaker: true, start: true, end: true, text: true, words: true, confidence: true },
-  });
+  const select = { seq: true, speaker: true, start: true, end: true, text: true, words: true, confidence: true } as const;
+  const segments = await tx.segment.findMany({ where: { recordingId, seq: { gte: from, lte: last } }, orderBy: { seq: 'asc' }, select });
+  // On past `last` to where its sentence ends: through the segment that closes it, or to another speaker's first
+  // (which closes it too, and is left out below as untouched). Read a few at a time, as going back.
+  for (let take = 8, open = segments.length > 0 && !closesSentence(segments.at(-1)!.text); open && take <= SENTENCE_LOOKBACK; take *= 4) {
+    const after = await tx.segment.findMany({ where: { recordingId, seq: { gt: segments.at(-1)!.seq } }, orderBy: { seq: 'asc' }, take, select });
+    open = after.length === take;
+    for (const segment of after) {
+      const otherSpeaker = segment.speaker !== segments.at(-1)!.speaker;
+      segments.push(segment);
+      if (otherSpeaker || closesSentence(segment.text)) {
+        open = false;
+        break;
+      }
+    }
+  }
   const sources = segments.map((segment) => ({ ...segment, words: segment.words as unknown as Word[] }));
   return sentencesTouching(sources, touched, ended).map((sentence) => ({ type: 'transcript.sentence', audience: 'log', body: { sentenceId: sentence.id, sentence } }));
 }
