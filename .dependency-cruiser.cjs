@@ -18,8 +18,8 @@ const MODULES = '^src/(?!core/|entry/|generated/|graphql-schema\\.ts$)[^/]+/';
 /**
  * The module graph: which module of src/ may import which (besides src/core and src/generated, open to all). It must
  * stay a DAG (checked as this file loads), and every import between modules must be an edge of it. Run-time imports
- * are held to it; four pairs still meet through types only (recordings with billing, jobs, listeners and translation:
- * a service handed in is typed by its implementation rather than by a port of the module that uses it).
+ * are held to it; through types recordings and translation still meet, and realtime's typing of billing closes a
+ * loop through recordings (a service handed in typed by its implementation rather than by a port of its user).
  */
 const MODULE_GRAPH = {
   account: [], auth: [], connect: [], links: [], meta: [], 'share-links': [],

@@ -24,15 +24,13 @@ import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Frame } from '../core/pubsub.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { RealtimeService } from '../realtime/service.js';
 import type { CommittedBody, SpeakerSettled } from '../realtime/session.js';
 import { retimedWords } from '../realtime/llm-fix.js';
 import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
 import { commitSegment, inTransaction, type EventLogContext, type PendingFrame } from './events.js';
 import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
-import type { Actor } from '../core/identity/actor.js';
-import type { Metering } from '../billing/metering.js';
+import type { Actor, Creator } from '../core/identity/actor.js';
 import { withoutConfidencePolicy } from './confidence.js';
 import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
@@ -324,15 +322,35 @@ export async function finalizeRecording(ctx: EventLogContext & { dataDir: string
   });
 }
 
+/**
+ * Billing as live recordings use it (src/billing/metering.ts answers it): admit a start against the account's credit
+ * and meter what is captured. What `settleLive` answers is handed back to `after` once its transaction committed.
+ */
+export interface LiveMetering {
+  readonly billing: {
+    readonly enabled: boolean;
+    creatorOf(tx: Tx, actor: Actor): Promise<Creator>;
+    admit(tx: Tx, creator: Creator, work: { kind: 'live'; workId: string }, baseUrl: string): Promise<void>;
+  };
+  openLive(tx: Tx, recording: { id: string; accountId: string; name: string }, creator: Creator): Promise<void>;
+  settleLive(tx: Tx, recordingId: string, mediaS: number): Promise<unknown>;
+  after(accountId: string, settled: unknown): Promise<void>;
+}
+
+/** Where a stopped recording's finalize work goes (the jobs module's Bull queue, src/jobs/queue.ts). */
+export interface FinalizeQueue {
+  add(name: 'finalize', data: { jobId: string; attempt: number }): Promise<void>;
+}
+
 export class LiveRecordingsService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly realtime: RealtimeService,
-    private readonly queue: Pick<JobQueue, 'add'>,
+    private readonly queue: FinalizeQueue,
     private readonly translate?: Translate,
     private readonly listenerLanguages?: Pick<ListenerLanguages, 'of'>,
     /** Admits new recordings against the account's credit and meters what they capture (src/billing); absent: free. */
-    private readonly metering?: Metering,
+    private readonly metering?: LiveMetering,
   ) {}
 
   private get events(): EventLogContext {

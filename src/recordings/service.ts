@@ -49,7 +49,6 @@ import { buildSentences, isUnclear, isUnclearSegment, markLowWords } from './sen
 import { recordingConfidencePolicy } from './confidence.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
 import { broadcastIdsOf } from '../core/broadcast-ids.js';
-import type { ListenerAccess } from '../listeners/access.js';
 import { networkOf, type ListenerLanguages } from './listener-languages.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import type { TranslationService } from '../translation/service.js';
@@ -153,11 +152,16 @@ export interface SealedRendition {
   expiresAt: string;
 }
 
+/** Which of a recording's broadcasts a listener token reaches (src/listeners/access.ts answers it); null: none. */
+export interface BroadcastReach {
+  reach(broadcastIds: string[], listenerToken: string | null): Promise<{ broadcastIds: string[] } | null>;
+}
+
 export class RecordingsService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly shareLinks: ShareLinksService,
-    private readonly listenerAccess: ListenerAccess,
+    private readonly listenerAccess: BroadcastReach,
     private readonly translator: Pick<TranslationService, 'translate' | 'serves' | 'targets'>,
     private readonly listenerLanguages?: Pick<ListenerLanguages, 'admit'>,
     /** The English pivot (sentences read from their audio) for pairs no text provider serves; null: none. */
