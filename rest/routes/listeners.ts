@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { CreateListenerTokenDocument, ListenerBroadcastDocument } from '../../src/generated/graphql.js';
-import { errors, knownError, toApiError } from '../../src/core/errors.js';
+import { errors, toApiError } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { parseTokenRequest } from '../../src/listeners/service.js';
@@ -208,7 +208,7 @@ export const listenerRoutes: RouteEntry[] = [
           if (update.lang !== undefined) {
             const { lang } = await ctx.services.recordings.subscriber(recordingId, plan.credentials, (update.lang as string | null) ?? null);
             // The socket's voice must speak the new language too (reopen with another voice, or auto, otherwise).
-            if (subscriber.voice) await ctx.services.voiceTracks.checkSubscriberVoice(recordingId, lang, subscriber.voice).catch((error: unknown) => Promise.reject(knownError(error) ? errors.invalidOptions(`lang: ${knownError(error)!.message}`, { field: 'lang' }) : error));
+            if (subscriber.voice) await ctx.services.voiceTracks.checkSubscriberVoice(recordingId, lang, subscriber.voice, 'lang');
             subscriber.lang = lang;
           }
           if (typeof update.audio === 'boolean') fanout.setAudio(recordingId, subscriber, update.audio);

@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { requestRedis } from '../core/redis-client.js';
 import { errors } from '../core/errors.js';
+import { createLogger } from '../core/logger.js';
 import { RedisRateLimitStore } from '../core/rate-limit-store.js';
 import type { Closable, ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
@@ -145,7 +146,7 @@ export class ListenersService implements Closable {
     speak?: SpeakSentence,
   ) {
     this.access = access;
-    this.fanout = new RecordingFanout({ prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance, speak });
+    this.fanout = new RecordingFanout({ prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance, logger: createLogger(deps.config.logLevel), speak });
   }
 
   private get redis(): Redis {

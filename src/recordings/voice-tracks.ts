@@ -683,22 +683,24 @@ export class VoiceTracksService {
   /**
    * Checks a subscribe socket's `voice` for reading `lang` (null: as spoken): `auto` (the recording's voice for the
    * language: its `voiceByLang` pin, cloned voices included, else the default) or a catalogue voice that speaks it.
-   * A language not known yet (a live recording still detecting it) is checked as each sentence is spoken.
+   * A language not known yet (a live recording still detecting it) is checked as each sentence is spoken. `field`
+   * names what a refusal blames: `voice` at the upgrade, `lang` when a `subscribe.update` changes the language.
    */
-  async checkSubscriberVoice(recordingId: string, lang: string | null, voice: string): Promise<void> {
+  async checkSubscriberVoice(recordingId: string, lang: string | null, voice: string, field: 'voice' | 'lang' = 'voice'): Promise<void> {
+    const refuse = (message: string) => errors.invalidOptions(`${field}: ${message}`, { field });
     const language = await this.readingLanguage(recordingId, lang);
     if (voice === 'auto') {
-      if (language && voicesFor(language).length === 0) throw errors.invalidOptions(`voice: no voice speaks ${language} (GET /v1/languages lists the voice languages).`, { field: 'voice' });
+      if (language && voicesFor(language).length === 0) throw refuse(`no voice speaks ${language} (GET /v1/languages lists the voice languages).`);
       return;
     }
-    if (isClonedVoice(voice)) throw errors.invalidOptions('voice: a cloned voice speaks here through the recording\'s settings.voiceByLang pin; ask for voice=auto.', { field: 'voice' });
+    if (isClonedVoice(voice)) throw refuse('a cloned voice speaks here through the recording\'s settings.voiceByLang pin; ask for voice=auto.');
     let speaks: string;
     try {
       speaks = resolveVoice({ voice }).language.code;
     } catch {
-      throw errors.invalidOptions(`voice: ${JSON.stringify(voice)} is neither auto nor a catalogue voice (GET /v1/voices/available lists them).`, { field: 'voice' });
+      throw refuse(`${JSON.stringify(voice)} is neither auto nor a catalogue voice (GET /v1/voices/available lists them).`);
     }
-    if (language && findVoiceLanguage(language)?.code !== speaks) throw errors.invalidOptions(`voice: ${voice} does not speak ${language}; ask for a voice GET /v1/voices/available?lang=${language} lists, or auto.`, { field: 'voice' });
+    if (language && findVoiceLanguage(language)?.code !== speaks) throw refuse(`${voice} does not speak ${language}; ask for a voice GET /v1/voices/available?lang=${language} lists, or auto.`);
   }
 
   /**
