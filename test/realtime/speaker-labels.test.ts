@@ -30,8 +30,8 @@ afterAll(async () => {
 type Labelled = { seq: number; start: number; end: number; speaker: number; speakerConfidence?: number; speakerProvisional?: boolean };
 
 /** The reference voice that speaks most within the segments labelled `speaker`. */
-function voiceOf(segments: Labelled[], speaker: number): string | undefined {
-  const seconds = new Map<string, number>();
+function voiceOf(segments: Labelled[], speaker: number): string | number | undefined {
+  const seconds = new Map<string | number, number>();
   for (const segment of segments.filter((s) => s.speaker === speaker)) {
     for (const turn of reference) {
       const overlap = Math.min(segment.end, turn.end) - Math.max(segment.start, turn.start);
