@@ -22,7 +22,7 @@ function frame(type: string, description: string, required: string[], properties
   return { type: 'object', description, required: ['type', ...required], properties: { type: { type: 'string', enum: [type] }, ...properties } };
 }
 
-/** The fields every durable frame of a recording's log carries (src/recordings/events.ts stamps them). */
+/** The fields every durable frame of a recording's log carries (src/transcript/events.ts stamps them). */
 const durableFields: Record<string, JsonSchema> = {
   cursor: { type: 'integer', minimum: 0, description: 'Place in the recording\'s durable log: gapless per recording.' },
   recordingId: str,

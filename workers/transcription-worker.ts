@@ -35,7 +35,7 @@ import {
   type JobsContext,
 } from '../src/jobs/service.js';
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/links/index.js';
-import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/recordings/media.js';
+import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/transcript/index.js';
 import { finalizeRecording, type CatchUp, type TimedWord } from '../src/recordings/live.js';
 import type { SpeakerTurnOnMaster } from '../src/recordings/speakers.js';
 import type { Metering } from '../src/billing/metering.js';

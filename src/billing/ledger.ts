@@ -5,7 +5,7 @@
  * movement names what it pays for in `key`; a second movement with the same key is a no-op, which is what makes
  * metering and webhook deliveries idempotent: a minute is charged once however many workers meter it.
  *
- * Lock order: a recording's row (src/recordings/events.ts `inTransaction`) before the billing account's row.
+ * Lock order: a recording's row (src/transcript/events.ts `inTransaction`) before the billing account's row.
  */
 import type { Tx } from '../core/db/transactions.js';
 import type { Prisma } from '../generated/prisma/client.js';

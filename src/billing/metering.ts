@@ -26,10 +26,12 @@
 import type { BackgroundWorker } from '../core/background.js';
 import type { ServiceDeps } from '../core/services.js';
 import { newId } from '../core/ids.js';
-import { inTransaction, type PendingFrame } from '../recordings/events.js';
+import { inTransaction, type PendingFrame, capturedSeconds } from '../transcript/index.js';
 import { TX_OPTIONS } from '../core/db/transactions.js';
-import { capturedSeconds } from '../recordings/media.js';
-import { costCents, heldCents, lockBillingAccount, meterCharge, settleCharge, voidCharge, type BillingAccountRow, type ChargeRow } from './ledger.js';
+import {
+  costCents, heldCents, lockBillingAccount, meterCharge, settleCharge, voidCharge, type BillingAccountRow,
+  type ChargeRow,
+} from './ledger.js';
 import type { Tx } from '../core/db/transactions.js';
 import { dollars, usageSource, type BillingService } from './service.js';
 import type { Creator } from '../core/identity/actor.js';

@@ -14,17 +14,21 @@ import { promisify } from 'node:util';
 import { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
 import type { Actor } from '../core/identity/actor.js';
-import { parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage } from '../recordings/live.js';
-import { withoutConfidencePolicy } from '../recordings/confidence.js';
+import {
+  parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage,
+} from '../recordings/live.js';
+import { withoutConfidencePolicy, broadcastIdsOf } from '../transcript/index.js';
 import { recordingView } from '../recordings/service.js';
-import { broadcastIdsOf } from '../core/broadcast-ids.js';
 import { lockTranscription } from '../core/db/transactions.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
-import { mergeSettings, parseCaptureSource, parseName, parseSettings, storedSettings, type CaptureSource, type TranscriptionSettings, type TranscriptionsService } from '../transcriptions/service.js';
+import {
+  mergeSettings, parseCaptureSource, parseName, parseSettings, storedSettings, type CaptureSource,
+  type TranscriptionSettings, type TranscriptionsService,
+} from '../transcriptions/service.js';
 import { AudioSourceCheckCache, parseAudioSourceInput, type AudioSourceView } from './audio-sources.js';
 import { checkSource, type AudioSourceCheck } from './source-check.js';
 
@@ -354,7 +358,7 @@ export class BroadcastsService {
         await tx.transcription.create({
           data: {
             id: transcriptionId, accountId: actor.accountId, ownerPrincipalId: actor.principalId, kind: 'live', name: broadcast.name,
-            // Without the confidence policy: the broadcast's applies to it while it feeds the broadcast (src/recordings/confidence.ts).
+            // Without the confidence policy: the broadcast's applies to it while it feeds the broadcast (src/transcript/confidence.ts).
             settings: withoutConfidencePolicy(broadcast.settings) as Prisma.InputJsonValue, source, broadcastIds: [broadcastId],
           },
         });

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { capturedSeconds, CAPTURE_FILE, MAX_CLIP_S, mediaPath, wavClip } from '../recordings/media.js';
+import { capturedSeconds, CAPTURE_FILE, MAX_CLIP_S, mediaPath, wavClip } from '../transcript/index.js';
 import type { EngineThreads } from '../../workers/engine/threads.js';
 
 /** The part of the engine host a reading uses. */

@@ -24,12 +24,10 @@ import { pageNewestFirst } from '../core/cursor.js';
 import { ApiError, errors } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Identity } from '../core/identity/identity.js';
-import type { Word } from '../core/segments.js';
+import { type Word, inTransaction, type PendingFrame, MAX_CLIP_S } from '../transcript/index.js';
 import type { ServiceDeps } from '../core/services.js';
-import { inTransaction, type PendingFrame } from '../recordings/events.js';
 import type { Tx } from '../core/db/transactions.js';
 import type { FreshReader } from './fresh-reading.js';
-import { MAX_CLIP_S } from '../recordings/media.js';
 import { saysOnlyHeard, voicedVerdict } from './voiced.js';
 import type { SummariesService } from '../summaries/service.js';
 import { storedTranslations, translateSegments, type Translate } from '../recordings/translations.js';
@@ -188,7 +186,7 @@ export function parseCorrectionBatch(body: unknown): CorrectionBatch {
 const joinWords = (words: Word[]) => words.map((word) => word.text.trim()).filter(Boolean).join(' ');
 
 /**
- * A segment that follows the recording's script (src/recordings/script.ts) shows the script's words as `text`,
+ * A segment that follows the recording's script (src/transcript/script.ts) shows the script's words as `text`,
  * while its `words` (what `wordIdx` counts) are the recognizer's: a word edit rebuilds `text` from the words, which
  * would throw the script's text away for the recognizer's, and the index would not point at the word the reader
  * sees. Refused (400 naming `edits[i].seq`): a line rewrite (`lines`) says the whole line as it should read. Once a

@@ -5,11 +5,11 @@
  * their equivalents in Spanish, Italian, French, German and Portuguese). Otherwise voices keep speaking what the
  * recognizer heard (`notVoicedReason: 'rewrite'`).
  */
-import { tokens } from '../core/word-tokens.js';
+import { tokens } from '../transcript/index.js';
 
 /**
  * Negations after normalisation (accents folded): English, Spanish, Italian, French, German, Portuguese. A token
- * ending in "nt" that was written with "n't" is caught before the apostrophe goes (`tokens`: src/core/word-tokens.ts).
+ * ending in "nt" that was written with "n't" is caught before the apostrophe goes (`tokens`: src/transcript/word-tokens.ts).
  */
 const NEGATIONS = new Set([
   'not', 'no', 'never', 'nor', 'neither', 'none', 'nobody', 'nothing', 'nowhere', 'cannot',

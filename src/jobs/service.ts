@@ -1,7 +1,7 @@
 /**
  * The one owner of file and link job state: every state move (creation's first state aside, which the
  * transcription writes with its rows), per-account admission, queue positions. Each move is one database
- * transaction that also appends the recording's durable events (src/recordings/events.ts); the work it causes
+ * transaction that also appends the recording's durable events (src/transcript/events.ts); the work it causes
  * goes to the injected `JobQueue`. Processors (workers/transcription-worker.ts) do the work and call the moves
  * named here; they write no job row themselves.
  *
@@ -14,7 +14,7 @@ import type { Frame, PubSub } from '../core/pubsub.js';
 import { errors } from '../core/errors.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import type { ServiceDeps } from '../core/services.js';
-import { commitSegment, inTransaction, type PendingFrame, type SegmentToCommit } from '../recordings/events.js';
+import { commitSegment, inTransaction, type PendingFrame, type SegmentToCommit } from '../transcript/index.js';
 import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { JobQueue } from './queue.js';
 import type { Metering } from '../billing/metering.js';

@@ -16,10 +16,10 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { errors, toApiError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Frame, PubSub } from '../core/pubsub.js';
-import { recordingLogTopic } from '../recordings/events.js';
-import { audioOf, AUDIO_REQUEST_MS, liveAudioTopic, requestLiveAudio } from '../recordings/live-audio.js';
-import { recordingConfidencePolicy } from '../recordings/confidence.js';
-import { confidencePolicyOf, isUnclear, isUnclearSegment, type ConfidencePolicy } from '../recordings/sentences.js';
+import {
+  recordingLogTopic, audioOf, AUDIO_REQUEST_MS, liveAudioTopic, requestLiveAudio, recordingConfidencePolicy,
+  confidencePolicyOf, isUnclear, isUnclearSegment, type ConfidencePolicy,
+} from '../transcript/index.js';
 
 /** Who a subscriber is decides what it sees: `listener` frames withhold unclear lines (as `noop`). */
 export type SubscriberView = 'full' | 'listener';
@@ -149,7 +149,7 @@ class RecordingHub {
     }
     this.delivered = row.lastEventSeq;
     this.state = row.state;
-    // The recording's policy over its transcription's over its broadcasts' (src/recordings/confidence.ts).
+    // The recording's policy over its transcription's over its broadcasts' (src/transcript/confidence.ts).
     this.policy = await recordingConfidencePolicy(this.deps.prisma, row);
     void this.pump(first);
     // The poll also reads the confidence policy again: a change at any level reaches subscribers within a poll.
@@ -157,7 +157,7 @@ class RecordingHub {
     this.poll.unref();
   }
 
-  /** The recording's policy as it stands (src/recordings/confidence.ts); kept as it was when it cannot be read. */
+  /** The recording's policy as it stands (src/transcript/confidence.ts); kept as it was when it cannot be read. */
   private async refreshPolicy(): Promise<void> {
     const row = await this.deps.prisma.recording.findUnique({ where: { id: this.recordingId }, select: { settings: true, transcription: { select: { settings: true, broadcastIds: true } } } });
     if (row) this.policy = await recordingConfidencePolicy(this.deps.prisma, row);

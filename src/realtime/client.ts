@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { ffmpegPath } from '../../workers/engine/audio.js';
-import type { CommittedSegment } from '../core/segments.js';
+import type { CommittedSegment } from '../transcript/index.js';
 
 export const SAMPLE_RATE = 16_000;
 

@@ -7,7 +7,7 @@
  * aligned. When and how a session holds its lines for this is session.ts's part.
  */
 import { chatCompletion, parseJsonContent, ChatError, type ChatMessage, type ChatSettings } from '../core/chat-completions.js';
-import type { Word } from '../core/segments.js';
+import type { Word } from '../transcript/index.js';
 
 /** A committed line as heard, and the lines committed before it (oldest first), for context. */
 export interface LineToFix {

@@ -15,7 +15,11 @@
  * frame goes to the publisher; the capture audio is kept as it arrives (`capture.f32`, 16 kHz mono float32: the
  * media time line). Paused audio is neither transcribed nor kept, and capture spans map media time to wall time.
  */
-import { liveAudioRelay } from './live-audio.js';
+import {
+  liveAudioRelay, commitSegment, inTransaction, type EventLogContext, type PendingFrame, withoutConfidencePolicy,
+  CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir, parseConfidencePolicy,
+  type StoredConfidencePolicy,
+} from '../transcript/index.js';
 import path from 'node:path';
 import { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors } from '../core/errors.js';
@@ -28,11 +32,8 @@ import type { RealtimeService } from '../realtime/service.js';
 import type { CommittedBody, SpeakerSettled } from '../realtime/session.js';
 import { retimedWords } from '../realtime/llm-fix.js';
 import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
-import { commitSegment, inTransaction, type EventLogContext, type PendingFrame } from './events.js';
 import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor, Creator } from '../core/identity/actor.js';
-import { withoutConfidencePolicy } from './confidence.js';
-import { CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir } from './media.js';
 import { recordingView, type RecordingView } from './service.js';
 import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
 import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
@@ -40,7 +41,6 @@ import { parseVoicePins } from '../core/voice-pins.js';
 import { longestWordS, wordKey } from '../../workers/engine/pipeline.js';
 import type { ListenerLanguages } from './listener-languages.js';
 import { lockTranscription } from '../core/db/transactions.js';
-import { parseConfidencePolicy, type StoredConfidencePolicy } from './confidence.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -393,7 +393,7 @@ export class LiveRecordingsService {
       const created = await tx.recording.create({
         data: {
           id: recordingId, transcriptionId, accountId: actor.accountId, kind: 'live', state: 'live', name: transcription.name,
-          // The confidence policy is left out: it is resolved when read (src/recordings/confidence.ts), not pinned here.
+          // The confidence policy is left out: it is resolved when read (src/transcript/confidence.ts), not pinned here.
           settings: withoutConfidencePolicy(transcription.settings) as Prisma.InputJsonValue, scriptText, publisherEpoch: 1,
           ...(pulled ? { ingest: { ...INGEST_CONNECTING } } : {}),
         },
@@ -588,7 +588,7 @@ export class LiveRecordingsService {
    * recording (a re-attached publisher gets them) and applied by its publisher from the next segment on. Open
    * recordings only (`live` or `paused`); a `recording.settings` event names what changed. `confidencePolicy` (the
    * recording's own, over its transcription's and broadcasts') is taken in any state and kind, applies from the next
-   * read (src/recordings/confidence.ts) and appends no event; null clears it. So is `voiceByLang` (read when a
+   * read (src/transcript/confidence.ts) and appends no event; null clears it. So is `voiceByLang` (read when a
    * spoken translation speaks); null or {} clears it.
    */
   async updateSettings(accountId: string, recordingId: string, body: unknown): Promise<RecordingView> {

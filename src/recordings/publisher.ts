@@ -14,7 +14,7 @@ import type { LiveSession } from '../realtime/session.js';
 import type { SessionClaims } from '../realtime/session-token.js';
 import type { SocketAttachment } from '../realtime/socket.js';
 import { PUBLISHER_HEARTBEAT_MS } from './live.js';
-import { CAPTURE_FILE, recordingMediaDir } from './media.js';
+import { CAPTURE_FILE, recordingMediaDir } from '../transcript/index.js';
 
 /** Where a publisher stands on its recording: the grant's epoch, where its audio starts on the media time line. */
 export interface PublisherPlace {

@@ -22,33 +22,17 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
 import { signingSecret } from '../core/signing-secret.js';
 import type { Context } from '../core/context.js';
-import type { CommittedSegment, Word } from '../core/segments.js';
+import {
+  type CommittedSegment, type Word, CAPTURE_FILE, capturedSeconds, CONTENT_TYPES, ensureRendition, mediaPath,
+  mediaToken, parseAudioFormat, parseAudioKind, recordingMediaDir, signMedia, verifyMediaSignature, verifyMediaToken,
+  wavClip, MAX_CLIP_S, type AudioFormat, type AudioKind, buildSentences, isUnclear, isUnclearSegment, markLowWords,
+  recordingConfidencePolicy, broadcastIdsOf,
+} from '../transcript/index.js';
 import { requireScope } from '../core/identity/scopes.js';
 import type { ServiceDeps } from '../core/services.js';
 import { renderExport, parseExportFormat, type ExportSnapshot, type RenderedExport } from './exports/index.js';
-import {
-  CAPTURE_FILE,
-  capturedSeconds,
-  CONTENT_TYPES,
-  ensureRendition,
-  mediaPath,
-  mediaToken,
-  parseAudioFormat,
-  parseAudioKind,
-  recordingMediaDir,
-  signMedia,
-  verifyMediaSignature,
-  verifyMediaToken,
-  wavClip,
-  MAX_CLIP_S,
-  type AudioFormat,
-  type AudioKind,
-} from './media.js';
 import { nameSpeaker, parseSpeakerIndex, storedSpeakers, type SpeakerName } from './speakers.js';
-import { buildSentences, isUnclear, isUnclearSegment, markLowWords } from './sentences.js';
-import { recordingConfidencePolicy } from './confidence.js';
 import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js';
-import { broadcastIdsOf } from '../core/broadcast-ids.js';
 import { networkOf, type ListenerLanguages } from './listener-languages.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import type { TranslationService } from '../translation/service.js';

@@ -7,7 +7,7 @@
  */
 import type { Prisma } from '../generated/prisma/client.js';
 import type { Translate, Translated } from '../translation/service.js';
-import { inTransaction, type EventLogContext, type PendingFrame } from './events.js';
+import { inTransaction, type EventLogContext, type PendingFrame } from '../transcript/index.js';
 
 export type { Translate } from '../translation/service.js';
 

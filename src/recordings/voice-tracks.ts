@@ -34,15 +34,15 @@ import { Readable } from 'node:stream';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, isUniqueViolation, knownError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import type { Word } from '../core/segments.js';
+import {
+  type Word, CONTENT_TYPES, ensureRendition, mediaPath, parseAudioFormat, signMedia, verifyMediaSignature,
+  type AudioFormat, buildSentences, isUnclear, joinWords, recordingConfidencePolicy,
+} from '../transcript/index.js';
 import type { ServiceDeps } from '../core/services.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import { ffmpegPath } from '../../workers/engine/audio.js';
 import { encodeSpeech, encodeSpeechStream, ffmpegTransform, resample, type SpeechFormat } from '../../workers/engine/tts/encode.js';
 import { Kokoro, KOKORO_SAMPLE_RATE, defaultVoice, findVoiceLanguage, resolveVoice, voicesFor } from '../../workers/engine/tts/index.js';
-import { CONTENT_TYPES, ensureRendition, mediaPath, parseAudioFormat, signMedia, verifyMediaSignature, type AudioFormat } from './media.js';
-import { buildSentences, isUnclear, joinWords } from './sentences.js';
-import { recordingConfidencePolicy } from './confidence.js';
 import type { Reader, ReaderCredentials, RecordingsService } from './service.js';
 import type { Translate } from './translations.js';
 import { TX_OPTIONS } from '../core/db/transactions.js';

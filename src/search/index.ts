@@ -6,12 +6,12 @@
  *
  * The rows are rebuilt per recording, lazily: `SearchIndexState.eventSeq` is the recording's `lastEventSeq` when its
  * rows were built, and every change of a segment (commit, amendment, correction, revert, retranscription) appends to
- * the durable log in the same transaction (src/recordings/events.ts), so a recording whose log moved on is stale.
+ * the durable log in the same transaction (src/transcript/events.ts), so a recording whose log moved on is stale.
  * A search first rebuilds the stale recordings of its scope, then queries: no writer has to know search exists, and
  * a correction is searchable on the very next query.
  */
 import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
-import { buildSentences } from '../recordings/sentences.js';
+import { buildSentences } from '../transcript/index.js';
 import { TX_OPTIONS } from '../core/db/transactions.js';
 
 /** Text search configurations PostgreSQL (and PGlite) ship, by the language codes the engine reports. */

@@ -31,7 +31,7 @@ import { errors } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ServiceDeps } from '../core/services.js';
 import type { Tx } from '../core/db/transactions.js';
-import { buildSentences } from '../recordings/sentences.js';
+import { buildSentences } from '../transcript/index.js';
 import type { ReaderCredentials, RecordingsService } from '../recordings/service.js';
 import type { TranslationService } from '../translation/service.js';
 import { extractiveSummariser } from './extractive.js';

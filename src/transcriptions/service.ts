@@ -23,13 +23,14 @@ import { parseVoicePins } from '../core/voice-pins.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject, optionalNumber } from '../core/validate.js';
 import { createJob, dispatchQueued, jobView, queuePositions, type JobsService, type JobView } from '../jobs/service.js';
-import { inTransaction } from '../recordings/events.js';
+import { inTransaction, parseConfidencePolicy, type StoredConfidencePolicy, recordingMediaDir } from '../transcript/index.js';
 import { lockTranscription, TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor } from '../core/identity/actor.js';
 import { windowSeconds, type Metering } from '../billing/metering.js';
-import { linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError, type LinkFetchPolicy, type ProbeRecord } from '../links/index.js';
-import { parseConfidencePolicy, type StoredConfidencePolicy } from '../recordings/confidence.js';
-import { recordingMediaDir } from '../recordings/media.js';
+import {
+  linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError,
+  type LinkFetchPolicy, type ProbeRecord,
+} from '../links/index.js';
 import { recordingView, type RecordingView } from '../recordings/service.js';
 import { newShareCode, shareLinkView, type ShareLinkView } from '../share-links/service.js';
 

@@ -28,7 +28,7 @@ import type { ServiceDeps } from '../core/services.js';
 import { EngineError } from '../../workers/engine/errors.js';
 import { resolveModelDir } from '../../workers/engine/index.js';
 import { EngineThreads } from '../../workers/engine/threads.js';
-import { mediaPath } from '../recordings/media.js';
+import { mediaPath } from '../transcript/index.js';
 import { providerError } from './provider.js';
 import type { Translated, TranslationService } from './service.js';
 

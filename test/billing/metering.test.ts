@@ -18,7 +18,7 @@ import { eventually } from '../helpers/fixtures.js';
 import { expectStatus, goForward, json, upload, waitForJob } from '../helpers/http.js';
 import { costCents, lockBillingAccount, meterCharge, post } from '../../src/billing/ledger.js';
 import { fundedAccount } from '../helpers/billing-accounts.js';
-import { CAPTURE_FILE, recordingMediaDir } from '../../src/recordings/media.js';
+import { CAPTURE_FILE, recordingMediaDir } from '../../src/transcript/media.js';
 import { beginTranscribing, dispatchQueued, failJob, finishTranscribing } from '../../src/jobs/service.js';
 import { createSession, streamFile } from '../../src/realtime/client.js';
 import { GO_FORWARD, LECTURE } from '../helpers/realtime.js';

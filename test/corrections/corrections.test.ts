@@ -4,7 +4,7 @@
  * rule's cases and lines over several segments.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { commitSegment, inTransaction } from '../../src/recordings/events.js';
+import { commitSegment, inTransaction } from '../../src/transcript/events.js';
 import { Follower } from '../helpers/follower.js';
 import { expectInvalidOption, expectStatus, json, upload, waitForJob } from '../helpers/http.js';
 import { commitKnown } from '../helpers/segments.js';

@@ -1,6 +1,6 @@
 /** The voiced rule's comparison (src/corrections/voiced.ts), pure: normalisation and the verdict. */
 import { describe, expect, it } from 'vitest';
-import { tokens } from '../../src/core/word-tokens.js';
+import { tokens } from '../../src/transcript/word-tokens.js';
 import { voicedVerdict } from '../../src/corrections/voiced.js';
 
 const verdict = (said: string, heard: string, resulting = said) => voicedVerdict({ said, heard: [heard], resulting });

@@ -1,5 +1,5 @@
 /** Committed segments of known text, stored the way every path commits text (`commitSegment` + its durable frame). */
-import { commitSegment, inTransaction } from '../../src/recordings/events.js';
+import { commitSegment, inTransaction } from '../../src/transcript/events.js';
 import type { TestServer } from './server.js';
 
 export interface KnownSegment {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingMediaDir } from '../../src/recordings/media.js';
+import { recordingMediaDir } from '../../src/transcript/media.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { goForward, json, waitForJob } from '../helpers/http.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingFanout, type Subscriber } from '../../src/listeners/fanout.js';
-import { appendEvents } from '../../src/recordings/events.js';
+import { appendEvents } from '../../src/transcript/events.js';
 import { TX_OPTIONS } from '../../src/core/db/transactions.js';
 import { json } from '../helpers/http.js';
 import { sleep } from '../helpers/realtime.js';

@@ -4,7 +4,7 @@ import { extractText, getDocumentProxy } from 'unpdf';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/core/errors.js';
 import { parseExportFormat, renderExport, type ExportSnapshot } from '../../src/recordings/exports/index.js';
-import { buildSentences, isUnclear, type SentenceSource } from '../../src/recordings/sentences.js';
+import { buildSentences, isUnclear, type SentenceSource } from '../../src/transcript/sentences.js';
 
 // Segments shaped as the engine writes them (leading spaces on words, probabilities per word). The integration
 // suite exports real transcripts; this file pins each format's structure with a transcript whose content is known.
@@ -112,7 +112,7 @@ describe('exports', () => {
 
 describe('joining words', () => {
   it('spaces trimmed words, keeps leading-space words, glues punctuation and CJK', async () => {
-    const { joinWords } = await import('../../src/recordings/sentences.js');
+    const { joinWords } = await import('../../src/transcript/sentences.js');
     expect(joinWords(['Go', 'forward', '10', 'meters', '.'])).toBe('Go forward 10 meters.');
     expect(joinWords([' Go', ' forward.'])).toBe('Go forward.');
     expect(joinWords(['你好', '世界', '。'])).toBe('你好世界。');

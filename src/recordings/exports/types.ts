@@ -3,7 +3,7 @@
  * reader (lines under the confidence threshold flagged). Renderers never read the database, so a partial
  * snapshot of a running job renders the same way as a finished one, only flagged.
  */
-import type { CommittedSegment } from '../../core/segments.js';
+import type { CommittedSegment } from '../../transcript/index.js';
 
 export type { CommittedSegment };
 export interface ExportSentence {

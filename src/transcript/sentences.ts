@@ -3,7 +3,7 @@
  * work on them. Whisper segments cut wherever the decoder paused, so a sentence may span segments (same speaker)
  * and a segment may hold several sentences; words carry the timings that let us cut precisely.
  */
-import type { CommittedSegment, Word } from '../core/segments.js';
+import type { CommittedSegment, Word } from './segments.js';
 /** What a sentence is cut from: committed segments (the fields it reads). */
 export type SentenceSource = Pick<CommittedSegment, 'seq' | 'speaker' | 'start' | 'end' | 'text' | 'words' | 'confidence'>;
 

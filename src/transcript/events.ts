@@ -7,8 +7,8 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { Frame, PubSub, Topic } from '../core/pubsub.js';
 import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
-import { broadcastIdsOf } from '../core/broadcast-ids.js';
-import type { CommittedSegment, Word } from '../core/segments.js';
+import { broadcastIdsOf } from './broadcast-ids.js';
+import type { CommittedSegment, Word } from './segments.js';
 import { closesSentence, sentencesTouching } from './sentences.js';
 import { cachedScript, followScript, type ScriptMatch } from './script.js';
 
@@ -190,7 +190,7 @@ export type SegmentToCommit = Omit<CommittedSegment, 'seq' | 'decoder' | 'confid
 export type CommittedView = Omit<CommittedSegment, 'words'> & { words: SegmentToCommit['words'] } & Partial<Pick<ScriptMatch, 'recognizedText' | 'scriptFrom' | 'scriptPos'>>;
 
 /**
- * A recording with a script follows it (src/recordings/script.ts): the reader is where the last matched segment
+ * A recording with a script follows it (src/transcript/script.ts): the reader is where the last matched segment
  * left them (its `scriptPos`; 0 before any). Runs under the recording row's lock, so commits follow one by one.
  */
 async function followRecordingScript(tx: Tx, recordingId: string, scriptText: string | null, recognized: string): Promise<ScriptMatch | null> {

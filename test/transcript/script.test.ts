@@ -1,9 +1,9 @@
 /**
- * The script aligner (src/recordings/script.ts), pure: exact reading, skips, repeats, misrecognitions, unrelated
+ * The script aligner (src/transcript/script.ts), pure: exact reading, skips, repeats, misrecognitions, unrelated
  * speech, a script shorter than the speech.
  */
 import { describe, expect, it } from 'vitest';
-import { followScript, parseScript, type ScriptMatch } from '../../src/recordings/script.js';
+import { followScript, parseScript, type ScriptMatch } from '../../src/transcript/script.js';
 
 const SCRIPT = parseScript(
   'Good morning, everyone. Welcome to the quarterly review. ' + // 0..7

@@ -12,7 +12,7 @@ import {
   verifyMediaToken,
   waveformPeaks,
   wavClip,
-} from '../../src/recordings/media.js';
+} from '../../src/transcript/media.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const source = fixture('goforward.wav');

@@ -9,7 +9,7 @@
  * level applies to the next read (a snapshot, an export, a subscriber hub that starts).
  */
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { broadcastIdsOf } from '../core/broadcast-ids.js';
+import { broadcastIdsOf } from './broadcast-ids.js';
 import { errors } from '../core/errors.js';
 import { isObject } from '../core/validate.js';
 import { resolveConfidencePolicy, type ConfidencePolicy } from './sentences.js';

@@ -11,7 +11,7 @@
  * is, the next word to read. Its `text` is those script words as written (what the reader should see), with any
  * words heard before or after the matched stretch kept around them; `recognizedText` is what the recognizer heard.
  */
-import { tokens } from '../core/word-tokens.js';
+import { tokens } from './word-tokens.js';
 
 /** Words before the reader's position that a segment may match (a repeated phrase). */
 export const LOOK_BACK = 12;

@@ -3,7 +3,7 @@
  * change touched, with where each ends (`lastWordId`) and whether it may still grow (`complete`).
  */
 import { describe, expect, it } from 'vitest';
-import { sentencesTouching, type SentenceSource } from '../../src/recordings/sentences.js';
+import { sentencesTouching, type SentenceSource } from '../../src/transcript/sentences.js';
 
 function segment(seq: number, text: string, speaker = 0): SentenceSource {
   const words = text.split(' ').map((word, i) => ({ text: ` ${word}`, start: seq * 10 + i, end: seq * 10 + i + 0.5, prob: 0.9 }));
