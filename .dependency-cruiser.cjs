@@ -11,7 +11,8 @@
  *   rest/ or the rest of workers/; anything may use it as it would an npm package.
  *   src/sdk/ (the client SDK) is a leaf too: it imports only the generated OpenAPI types (src/generated/openapi*).
  * Type-only imports count: a cycle through types is still a cycle a newcomer has to untangle.
- * Between modules, MODULE_GRAPH below declares which may import which.
+ * Between modules, MODULE_GRAPH below declares which may import which, and a module is reached only through its
+ * face (index.ts, service.ts, graphql.ts and *-graphql.ts at its top: module-faces).
  */
 const MODULES = '^src/(?!core/|entry/|generated/|graphql-schema\\.ts$)[^/]+/';
 
@@ -67,6 +68,16 @@ const moduleGraphRules = [
 module.exports = {
   forbidden: [
     ...moduleGraphRules,
+    {
+      name: 'module-faces', severity: 'error',
+      comment: 'Another module is reached only through its face: index.ts, service.ts or graphql.ts (and its *-graphql.ts parts) at its top (index.ts re-exports what others use of its other files), so what a module keeps to itself can change without touching its users.',
+      from: { path: '^src/([^/]+)/' }, to: { path: `^src/(?!(?:${['core', 'generated', 'sdk', 'cli', 'entry'].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'module-faces-from-adapters', severity: 'error',
+      comment: 'rest/, the processors and the assembled schema reach a module only through its face (index.ts, service.ts, graphql.ts and *-graphql.ts), as modules do.',
+      from: { path: '^(rest/|workers/(?!engine/)|src/graphql-schema\\.ts$)' }, to: { path: `^src/(?!(?:${['core', 'generated', 'sdk', 'cli', 'entry'].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)` },
+    },
     { name: 'no-cycles', severity: 'error', comment: 'No import cycles, through types either.', from: { path: '^(src|rest|workers)/' }, to: { circular: true } },
     {
       name: 'engine-is-a-leaf', severity: 'error',

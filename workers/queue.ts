@@ -5,7 +5,7 @@
  * on Bull as `transcribe`.
  */
 import Bull from 'bull';
-import type { JobQueue, JobWorkData, JobWorkName } from '../src/jobs/queue.js';
+import type { JobQueue, JobWorkData, JobWorkName } from '../src/jobs/index.js';
 
 export type TranscriptionJobName = JobWorkName;
 export type TranscriptionJobData = JobWorkData;

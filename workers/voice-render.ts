@@ -6,7 +6,7 @@
  */
 import Bull from 'bull';
 import type { BackgroundWorker } from '../src/core/background.js';
-import type { VoiceRenderQueue, VoiceRenderWork } from '../src/recordings/voice-tracks.js';
+import type { VoiceRenderQueue, VoiceRenderWork } from '../src/recordings/index.js';
 import type { QueueSettings } from './queue.js';
 import { countQueueJobs } from '../src/core/metrics.js';
 

@@ -10,7 +10,7 @@ import {
   type CreateCheckoutInput,
 } from '../../src/generated/graphql.js';
 import { errors } from '../../src/core/errors.js';
-import { checkoutFields, intervalField, promoFields } from '../../src/billing/payments/service.js';
+import { checkoutFields, intervalField, promoFields } from '../../src/billing/index.js';
 import { single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 import { autoTopUpView, record } from './billing.js';

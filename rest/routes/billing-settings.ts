@@ -3,9 +3,7 @@
  * the low-balance alert, auto top-up. Bodies are checked by the module's parsers first, so a bad field is a 422
  * `invalid_body` naming `details.field` before GraphQL coerces anything.
  */
-import { parseLowBalanceAlert } from '../../src/billing/alerts.js';
-import { parseAutoTopUpSettings } from '../../src/billing/auto-top-up-settings.js';
-import { parseBillingDetails } from '../../src/billing/details.js';
+import { parseLowBalanceAlert, parseAutoTopUpSettings, parseBillingDetails } from '../../src/billing/index.js';
 import {
   BillingDetailsDocument, SetAutoTopUpDocument, SetLowBalanceAlertDocument, UpdateBillingDetailsDocument,
   type AutoTopUpSettingsInput, type BillingDetailsInput, type LowBalanceAlertInput,

@@ -3,8 +3,10 @@
  * Money is dollars with whole cents. With billing off each answers empty (the usage report: its days with zeros),
  * never an error beyond a bad request.
  */
-import { BillingChargesDocument, BillingLedgerDocument, BillingUsageChargesDocument, BillingUsageDocument } from '../../src/generated/graphql.js';
-import { USAGE_MAX_DAYS } from '../../src/billing/statements.js';
+import {
+  BillingChargesDocument, BillingLedgerDocument, BillingUsageChargesDocument, BillingUsageDocument,
+} from '../../src/generated/graphql.js';
+import { USAGE_MAX_DAYS } from '../../src/billing/index.js';
 import { intParam, single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type RestInput, type RouteParameter, type RouteEntry } from '../types.js';
 import { record } from './billing.js';

@@ -23,8 +23,7 @@ import {
   type UpdateBroadcastInput,
 } from '../../src/generated/graphql.js';
 import { parseBroadcastFields, parseBroadcastStart } from '../../src/broadcasts/service.js';
-import { MAX_SOURCE_URL, parseAudioSourceInput } from '../../src/broadcasts/audio-sources.js';
-import { CHECK_MS, FIX_KINDS, SOURCE_PROBLEMS } from '../../src/broadcasts/source-check.js';
+import { MAX_SOURCE_URL, parseAudioSourceInput, CHECK_MS, FIX_KINDS, SOURCE_PROBLEMS } from '../../src/broadcasts/index.js';
 import { single, withoutLastCursor } from '../query.js';
 import { grantSchema, recordingSchema } from './recordings.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';

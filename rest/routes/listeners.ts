@@ -10,7 +10,7 @@ import { errors, toApiError } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { parseTokenRequest } from '../../src/listeners/service.js';
-import type { Subscriber } from '../../src/listeners/fanout.js';
+import type { Subscriber } from '../../src/listeners/index.js';
 import { single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 

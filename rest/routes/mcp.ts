@@ -6,7 +6,7 @@
  */
 import type { RequestHandler } from 'express';
 import { requestBaseUrl } from '../../src/core/base-url.js';
-import { handleMcpRequest } from '../../src/mcp/server.js';
+import { handleMcpRequest } from '../../src/mcp/index.js';
 import type { RouteEntry } from '../types.js';
 
 export const MCP_PATH = '/v1/mcp';

@@ -5,8 +5,7 @@
  * Creating a session runs the `createRealtimeSession` mutation; its stream URL is built from the address this
  * request reached (PUBLIC_URL or the Host header), which the router puts in the context (`ctx.baseUrl`).
  */
-import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
-import { LATENCY_MODES } from '../../src/realtime/options.js';
+import { REALTIME_MAX_PAYLOAD, LATENCY_MODES } from '../../src/realtime/index.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
 import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';

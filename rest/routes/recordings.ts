@@ -29,11 +29,12 @@ import {
   type RecordingSettingsInput,
   type StartRecordingInput,
 } from '../../src/generated/graphql.js';
-import { RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording } from '../../src/recordings/live.js';
+import {
+  RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, MAX_SPEAKER_NAME, parseSpeakerIndex,
+  parseSpeakerName, acceptPublisher, authorizePublisher,
+} from '../../src/recordings/index.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
-import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src/recordings/speakers.js';
-import { acceptPublisher, authorizePublisher } from '../../src/recordings/publisher.js';
-import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
+import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/index.js';
 import { realtimeFrames } from './realtime.js';
 import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
 import { INT32_MAX, intParam, single, withoutLastCursor } from '../query.js';

@@ -3,7 +3,7 @@
  * audio). The whole track is `/audio?kind=voice&lang=` (rest/routes/recordings.ts). Rules: src/recordings/voice-tracks.ts.
  */
 import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument } from '../../src/generated/graphql.js';
-import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/voice-tracks.js';
+import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/index.js';
 import { single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './recordings.js';

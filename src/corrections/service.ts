@@ -30,7 +30,7 @@ import type { Tx } from '../core/db/transactions.js';
 import type { FreshReader } from './fresh-reading.js';
 import { saysOnlyHeard, voicedVerdict } from './voiced.js';
 import type { SummariesService } from '../summaries/service.js';
-import { storedTranslations, translateSegments, type Translate } from '../recordings/translations.js';
+import { storedTranslations, translateSegments, type Translate } from '../recordings/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 
 /** What a correction tells the summaries (src/summaries/service.ts): the text a summary was made from changed. */

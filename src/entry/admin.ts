@@ -57,7 +57,7 @@ const [{ loadConfigOrExit }, { openDatabase }, { EmbeddedDatabaseInUseError }, {
   import('../core/db/embedded.js'),
   import('../core/identity/jwt.js'),
   import('./services.js'),
-  import('../billing/operator.js'),
+  import('../billing/index.js'),
 ]);
 const config = loadConfigOrExit();
 const db = await openDatabase(config).catch((error: unknown) => {

@@ -20,7 +20,7 @@ import { createServices } from './services.js';
 import { schema } from '../graphql-schema.js';
 import type { Context } from '../core/context.js';
 import { createGraphQLServer } from './graphql-server.js';
-import { startRtmpServer } from '../rtmp/server.js';
+import { startRtmpServer } from '../rtmp/index.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { BackgroundWorker, RunningWorker } from '../core/background.js';
 import { routeTable } from '../../rest/route-table.js';

@@ -17,7 +17,7 @@ import type { ServiceDeps } from '../core/services.js';
 import { commitSegment, inTransaction, type PendingFrame, type SegmentToCommit } from '../transcript/index.js';
 import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { JobQueue } from './queue.js';
-import type { Metering } from '../billing/metering.js';
+import type { Metering } from '../billing/index.js';
 
 declare module '../core/services.js' {
   interface Services {

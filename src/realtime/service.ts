@@ -14,7 +14,7 @@ import type { Closable, ServiceDeps } from '../core/services.js';
 import type { TranslationService } from '../translation/service.js';
 import type { SessionMeter } from './session.js';
 import { actorOf } from '../core/identity/actor.js';
-import type { Metering } from '../billing/metering.js';
+import type { Metering } from '../billing/index.js';
 import { TX_OPTIONS } from '../core/db/transactions.js';
 
 declare module '../core/services.js' {

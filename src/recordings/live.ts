@@ -29,9 +29,10 @@ import type { Frame } from '../core/pubsub.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
 import type { RealtimeService } from '../realtime/service.js';
-import type { CommittedBody, SpeakerSettled } from '../realtime/session.js';
-import { retimedWords } from '../realtime/llm-fix.js';
-import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from '../realtime/options.js';
+import {
+  type CommittedBody, type SpeakerSettled, retimedWords, parseSessionOptions, type OptionRules,
+  type RealtimeSessionOptions,
+} from '../realtime/index.js';
 import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor, Creator } from '../core/identity/actor.js';
 import { recordingView, type RecordingView } from './service.js';

@@ -10,9 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { WebSocket } from 'ws';
 import type { Services } from '../core/services.js';
-import type { LiveSession } from '../realtime/session.js';
-import type { SessionClaims } from '../realtime/session-token.js';
-import type { SocketAttachment } from '../realtime/socket.js';
+import type { LiveSession, SessionClaims, SocketAttachment } from '../realtime/index.js';
 import { PUBLISHER_HEARTBEAT_MS } from './live.js';
 import { CAPTURE_FILE, recordingMediaDir } from '../transcript/index.js';
 

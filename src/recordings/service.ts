@@ -36,7 +36,7 @@ import type { ShareLinkRow, ShareLinksService } from '../share-links/service.js'
 import { networkOf, type ListenerLanguages } from './listener-languages.js';
 import { canonicalLanguage } from '../core/config/translation.js';
 import type { TranslationService } from '../translation/service.js';
-import type { SpeechRecording, SpeechTranslation } from '../translation/speech.js';
+import type { SpeechRecording, SpeechTranslation } from '../translation/index.js';
 import { storedTranslations, translateSentences, type SpeechTranslate } from './translations.js';
 import { TX_OPTIONS } from '../core/db/transactions.js';
 

@@ -25,7 +25,7 @@ import type { BackgroundWorker } from '../core/background.js';
 import type { Services } from '../core/services.js';
 import { toApiError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { LiveEvent, LiveOutput, LiveSession } from '../realtime/session.js';
+import type { LiveEvent, LiveOutput, LiveSession } from '../realtime/index.js';
 import { LinkError, openLink, type LinkFetchPolicy, type OpenedLink } from '../links/index.js';
 import { publishToRecording } from './publisher.js';
 import { INGEST_CONNECTING, STREAM_PULLS_TOPIC, type IngestReport } from './live.js';

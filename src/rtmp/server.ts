@@ -21,7 +21,7 @@ import type { Config } from '../core/config/index.js';
 import { ApiError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Services } from '../core/services.js';
-import { StreamPull } from '../recordings/stream-pull.js';
+import { StreamPull } from '../recordings/index.js';
 import { RTMP_APP, type RtmpAudio, type RtmpPublisher } from './service.js';
 
 interface AVPacket { codec_id: number; codec_type: number; flags: number; dts: number; size: number; data: Buffer }

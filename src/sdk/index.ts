@@ -6,12 +6,18 @@
  * It imports nothing from the server (the layer rule `sdk-is-a-leaf`), only what is generated for clients (the
  * OpenAPI types, the GraphQL operations as typed strings).
  */
-export { createClient, type ClientOptions, type Credential, type GraphQLCallOptions, type GraphQLDocument, type RestClient, type SpeechgateClient, type UploadControls } from './client.js';
+export {
+  createClient, type ClientOptions, type Credential, type GraphQLCallOptions, type GraphQLDocument, type RestClient,
+  type SpeechgateClient, type UploadControls,
+} from './client.js';
 export type {
   CommittedSegment, CreateSessionResponse, DraftSegment, FrameOf, RealtimeServerFrame, RealtimeSessionOptions, SessionDoneFrame, SessionReadyFrame, SnapshotSegment,
   SocketErrorFrame, SubscribeFrame, SubscribeReadyFrame, TranscriptSnapshot, WebSocketConstructor, WebSocketLike, Word,
 } from './frames.js';
-export { connectRealtime, DEFAULT_HIGH_WATER_MARK_BYTES, DEFAULT_READY_TIMEOUT_MS, MAX_CHUNK_SAMPLES, type RealtimeConnectOptions, type RealtimeListener, type RealtimeStream } from './realtime.js';
+export {
+  connectRealtime, DEFAULT_HIGH_WATER_MARK_BYTES, DEFAULT_READY_TIMEOUT_MS, MAX_CHUNK_SAMPLES,
+  type RealtimeConnectOptions, type RealtimeListener, type RealtimeStream,
+} from './realtime.js';
 export {
   defaultReconnectDelayMs, subscribeRecording,
   type ConnectionStatus, type ReconnectContext, type RecordingSubscription, type SubscribedSegment, type SubscribeOptions, type SubscriptionEvent, type SubscriptionListener,

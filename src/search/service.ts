@@ -4,7 +4,7 @@
  * searches what they are fed: a public broadcast's recordings, or the private one its token opens, never a line
  * the confidence policy suppresses for listeners.
  *
- * Matching, on PostgreSQL and the embedded database alike (src/search/index.ts keeps the rows): full-text search
+ * Matching, on PostgreSQL and the embedded database alike (src/search/sentence-index.ts keeps the rows): full-text search
  * (websearch syntax: words, `"a phrase"`, `or`, `-word`; stemmed in the spoken language and exact) OR the literal text
  * as a substring (`ILIKE`, trigram index) OR, unless the query quotes a phrase, a close misspelling (pg_trgm's `<%`
  * word similarity). Ranked by
@@ -29,10 +29,10 @@ import { errors } from '../core/errors.js';
 import type { ServiceDeps } from '../core/services.js';
 import type { ReaderCredentials } from '../recordings/service.js';
 import { recordingConfidencePolicy, isUnclear } from '../transcript/index.js';
-import type { ListenerAccess } from '../listeners/access.js';
+import type { ListenerAccess } from '../listeners/index.js';
 import type { TranslationService } from '../translation/service.js';
 import { createLogger, type Logger } from '../core/logger.js';
-import { refreshIndex, scopeCondition, textSearchConfig, type IndexScope } from './index.js';
+import { refreshIndex, scopeCondition, textSearchConfig, type IndexScope } from './sentence-index.js';
 import { FUZZY_THRESHOLD, literalText, snippet } from './highlight.js';
 import { TX_OPTIONS } from '../core/db/transactions.js';
 

@@ -26,7 +26,7 @@ import { createJob, dispatchQueued, jobView, queuePositions, type JobsService, t
 import { inTransaction, parseConfidencePolicy, type StoredConfidencePolicy, recordingMediaDir } from '../transcript/index.js';
 import { lockTranscription, TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor } from '../core/identity/actor.js';
-import { windowSeconds, type Metering } from '../billing/metering.js';
+import { windowSeconds, type Metering } from '../billing/index.js';
 import {
   linkFetchPolicyOf, parseLinkUrl, probeLink, refusedAddressReason, refusedHostNameReason, LinkError,
   type LinkFetchPolicy, type ProbeRecord,

@@ -35,7 +35,7 @@ import {
 } from '../../workers/engine/tts/index.js';
 import type { TarballProgress } from '../../workers/engine/registry-tarball.js';
 import { CAPTURE_FILE, mediaPath, recordingMediaDir } from '../transcript/index.js';
-import { nameSpeaker, parseSpeakerIndex } from '../recordings/speakers.js';
+import { nameSpeaker, parseSpeakerIndex } from '../recordings/index.js';
 import { PREVIEW_TEXT, rankedCatalogue, VOICE_LANGUAGE_CODES } from './catalogue.js';
 import { CloneRefusal, styleFitCloner, type VoiceCloner } from './cloner.js';
 

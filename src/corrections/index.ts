@@ -1,0 +1,5 @@
+/**
+ * src/corrections's face beside service.ts and graphql.ts: what other modules, rest/ and the processors use of its
+ * other files. Nothing outside the module imports those files directly (.dependency-cruiser.cjs: module-faces).
+ */
+export { FreshReader } from './fresh-reading.js';

@@ -1,0 +1,5 @@
+/**
+ * src/jobs's face beside service.ts and graphql.ts: what other modules, rest/ and the processors use of its
+ * other files. Nothing outside the module imports those files directly (.dependency-cruiser.cjs: module-faces).
+ */
+export { type JobQueue, type JobWorkData, type JobWorkName } from './queue.js';

@@ -1,0 +1,5 @@
+/**
+ * src/translation's face beside service.ts and graphql.ts: what other modules, rest/ and the processors use of its
+ * other files. Nothing outside the module imports those files directly (.dependency-cruiser.cjs: module-faces).
+ */
+export { type SpeechRecording, SpeechTranslation } from './speech.js';

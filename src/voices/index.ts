@@ -1,0 +1,5 @@
+/**
+ * src/voices's face beside service.ts and graphql.ts: what other modules, rest/ and the processors use of its
+ * other files. Nothing outside the module imports those files directly (.dependency-cruiser.cjs: module-faces).
+ */
+export { VOICE_LANGUAGE_CODES } from './catalogue.js';
