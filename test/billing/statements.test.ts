@@ -263,7 +263,9 @@ describe('billing statements (billing on)', () => {
 
     it('lists the charges behind the report: corrections negative, filters narrowing, count and total over all pages', async () => {
       const { key, keyId, file, live, running } = await scenario();
-      const range = `startDate=${day(-4)}&endDate=${day(0)}&tz=Europe/Berlin`;
+      // To tomorrow (UTC): the running charge, opened two minutes ago, is on Berlin's next day from 23:00 UTC on (the
+      // server clamps the end to Berlin's today).
+      const range = `startDate=${day(-4)}&endDate=${day(1)}&tz=Europe/Berlin`;
       const report = (await getJson(server, `/v1/billing/usage?${range}`, key)).body;
       const { body: first } = await getJson(server, `/v1/billing/usage/charges?${range}&limit=2`, key);
       expect(first).toMatchObject({ count: 4, total: report.totals.amount, seconds: report.totals.seconds, startDate: day(-4), tz: 'Europe/Berlin', currency: 'usd' });
@@ -291,7 +293,7 @@ describe('billing statements (billing on)', () => {
       expect(dashboardLive.charges.map((item: { id: string }) => item.id)).toEqual([live.id]);
       expect((await getJson(server, `/v1/billing/usage/charges?${range}&kind=audio`, key)).body).toMatchObject({ code: 'invalid_options', data: { details: { field: 'kind' } } });
 
-      const graph = await gql(server, key, 'query($s: String!, $e: String!, $tz: String, $kind: String) { billingUsageCharges(startDate: $s, endDate: $e, tz: $tz, kind: $kind) { count total charges { id type state cost } } }', { s: day(-4), e: day(0), tz: 'Europe/Berlin', kind: 'file' });
+      const graph = await gql(server, key, 'query($s: String!, $e: String!, $tz: String, $kind: String) { billingUsageCharges(startDate: $s, endDate: $e, tz: $tz, kind: $kind) { count total charges { id type state cost } } }', { s: day(-4), e: day(1), tz: 'Europe/Berlin', kind: 'file' });
       expect(graph.errors).toBeUndefined();
       expect(graph.data.billingUsageCharges).toMatchObject({ count: 2, total: 0 });
       expect(graph.data.billingUsageCharges.charges.map((item: { type: string; cost: number }) => [item.type, item.cost]).sort()).toEqual([['charge', 0.1], ['correction', -0.1]]);
