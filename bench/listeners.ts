@@ -385,7 +385,7 @@ async function openPublisher(databaseUrl: string, redisPrefix: string, recording
     import('../src/core/db/index.js'),
     import('../src/core/db/pg-pool.js'),
     import('../src/core/pubsub.js'),
-    import('../src/recordings/live.js'),
+    import('../src/live/recordings.js'),
   ]);
   const pool = createPool(databaseUrl, { max: 2 });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

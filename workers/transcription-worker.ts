@@ -36,7 +36,8 @@ import {
 } from '../src/jobs/service.js';
 import { fetchLinkToFile, LinkError, type LinkFetchPolicy } from '../src/links/index.js';
 import { makeMaster, mediaPath, recordingMediaDir, waveformPeaks } from '../src/transcript/index.js';
-import { finalizeRecording, type CatchUp, type TimedWord, type SpeakerTurnOnMaster } from '../src/recordings/index.js';
+import { finalizeRecording, type CatchUp, type TimedWord } from '../src/live/index.js';
+import type { SpeakerTurnOnMaster } from '../src/recordings/index.js';
 import type { Metering } from '../src/billing/index.js';
 import { countQueueJobs, realtimeFactor, recordEngineProvider, redecodedGaps, uncoveredSpeech } from '../src/core/metrics.js';
 import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';

@@ -5,7 +5,7 @@
  * Creating a session runs the `createRealtimeSession` mutation; its stream URL is built from the address this
  * request reached (PUBLIC_URL or the Host header), which the router puts in the context (`ctx.baseUrl`).
  */
-import { REALTIME_MAX_PAYLOAD, LATENCY_MODES } from '../../src/realtime/index.js';
+import { REALTIME_MAX_PAYLOAD, LATENCY_MODES } from '../../src/live/index.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
 import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';

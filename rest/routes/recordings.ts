@@ -30,11 +30,11 @@ import {
   type StartRecordingInput,
 } from '../../src/generated/graphql.js';
 import {
-  RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, MAX_SPEAKER_NAME, parseSpeakerIndex,
-  parseSpeakerName, acceptPublisher, authorizePublisher,
-} from '../../src/recordings/index.js';
+  RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher,
+  REALTIME_MAX_PAYLOAD,
+} from '../../src/live/index.js';
+import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src/recordings/index.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
-import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/index.js';
 import { realtimeFrames } from './realtime.js';
 import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
 import { INT32_MAX, intParam, single, withoutLastCursor } from '../query.js';
@@ -375,7 +375,7 @@ export const recordingRoutes: RouteEntry[] = [
     },
     errors: [notFound, { status: 400, code: 'invalid_options', description: '`after` together with `cursor`, or a cursor this endpoint did not return.' }],
   }),
-  // ---- live recordings (src/recordings/live.ts) ----
+  // ---- live recordings (src/live/recordings.ts) ----
   graphqlRoute({
     method: 'post', path: '/v1/transcriptions/{id}/recordings', operationId: 'startRecording', tags: ['recordings'],
     summary: 'Start a recording of a live transcription: answers the publisher grant (`streamUrl`, `sessionId`, the recording).',

@@ -1,4 +1,4 @@
-/** RTMP ingest: the account's stream key and status, its rotation, and the signed monitor stream (src/rtmp). */
+/** RTMP ingest: the account's stream key and status, its rotation, and the signed monitor stream (src/live/rtmp-ingests.ts). */
 import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { RotateRtmpKeyDocument, RtmpDocument } from '../../src/generated/graphql.js';

@@ -3,7 +3,7 @@ import { builder } from '../core/builder.js';
 import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { baseUrlOf, type Context } from '../core/context.js';
 import { CaptureSourceInput, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
-import { RecordingGrantType, RecordingPageType } from '../recordings/graphql.js';
+import { RecordingGrantType, RecordingPageType } from '../live/recordings-graphql.js';
 import type { BroadcastPage, BroadcastRefView, BroadcastView, LastRecordingView } from './service.js';
 import { FIX_KINDS, SOURCE_PROBLEMS, type AudioSourceCheck, type AudioSourceFix } from './source-check.js';
 

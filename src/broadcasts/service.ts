@@ -16,7 +16,7 @@ import { ApiError, errors, isUniqueViolation } from '../core/errors.js';
 import type { Actor } from '../core/identity/actor.js';
 import {
   parseStartRecording, takeoverDetails, type LiveRecordingsService, type RecordingGrant, type RecordingPage,
-} from '../recordings/index.js';
+} from '../live/index.js';
 import { withoutConfidencePolicy, broadcastIdsOf } from '../transcript/index.js';
 import { recordingView } from '../recordings/service.js';
 import { lockTranscription } from '../core/db/transactions.js';

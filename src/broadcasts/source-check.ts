@@ -25,7 +25,7 @@
 import { decodeStream } from '../../workers/engine/audio.js';
 import { SAMPLE_RATE } from '../../workers/engine/index.js';
 import { knownError } from '../core/errors.js';
-import { sourceBytes } from '../recordings/index.js';
+import { sourceBytes } from '../live/index.js';
 import { LinkError, findMediaOnPage, openLink, type LinkFetchPolicy } from '../links/index.js';
 
 export const SOURCE_PROBLEMS = ['address_refused', 'unreachable', 'http_error', 'not_audio', 'playlist', 'page', 'timeout'] as const;

@@ -20,7 +20,7 @@ import { createServices } from './services.js';
 import { schema } from '../graphql-schema.js';
 import type { Context } from '../core/context.js';
 import { createGraphQLServer } from './graphql-server.js';
-import { startRtmpServer } from '../rtmp/index.js';
+import { startRtmpServer } from '../live/index.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { BackgroundWorker, RunningWorker } from '../core/background.js';
 import { routeTable } from '../../rest/route-table.js';
@@ -151,7 +151,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     running.push({ name: worker.name, worker: await worker.start({ config, prisma, pubsub, services, logger }) });
   }
 
-  // RTMP ingest (RTMP_PORT; `off` runs none): encoders publish to it with an account's stream key (src/rtmp/server.ts).
+  // RTMP ingest (RTMP_PORT; `off` runs none): encoders publish to it with an account's stream key (src/live/transports/rtmp.ts).
   // A port another process holds (a second gateway on this machine) is logged, not fatal: that one takes the encoders.
   const rtmp = config.rtmp.port === null ? null : await startRtmpServer({ services, config, logger }).catch((error: unknown) => {
     logger.error({ err: error, port: config.rtmp.port }, 'RTMP ingest not started: its port could not be opened (another gateway on this machine may hold it; set RTMP_PORT, or off)');

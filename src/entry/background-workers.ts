@@ -2,7 +2,7 @@
 import type { BackgroundWorker } from '../core/background.js';
 import { idempotencySweeper } from '../core/idempotency-sweeper.js';
 import { transcriptionWorker } from '../../workers/transcription-background.js';
-import { streamPullWorker } from '../recordings/index.js';
+import { streamPullWorker } from '../live/index.js';
 import { meteringSweeper, billingSweeper } from '../billing/index.js';
 import { voiceTrainingWorker } from '../../workers/voice-training.js';
 import { voiceRenderWorker } from '../../workers/voice-render.js';

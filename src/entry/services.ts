@@ -13,9 +13,10 @@ import { IdempotencyService } from '../core/idempotency.js';
 import type { ServiceDeps, Services } from '../core/services.js';
 import { JobsService } from '../jobs/service.js';
 import { CapabilitiesService } from '../meta/service.js';
-import { RealtimeService } from '../realtime/service.js';
+import { RealtimeService } from '../live/service.js';
 import { RecordingsService } from '../recordings/service.js';
-import { LiveRecordingsService, ListenerLanguages, VoiceTracksService } from '../recordings/index.js';
+import { LiveRecordingsService, RtmpService } from '../live/index.js';
+import { ListenerLanguages, VoiceTracksService } from '../recordings/index.js';
 import { ShareLinksService } from '../share-links/service.js';
 import { SummariesService } from '../summaries/service.js';
 import { SearchService } from '../search/service.js';
@@ -29,7 +30,6 @@ import { VoicesService } from '../voices/service.js';
 import { VOICE_LANGUAGE_CODES } from '../voices/index.js';
 import { lazyVoiceTrainingQueue } from '../../workers/voice-training.js';
 import { lazyVoiceRenderQueue } from '../../workers/voice-render.js';
-import { RtmpService } from '../rtmp/service.js';
 import { BillingService } from '../billing/service.js';
 import { Metering, LowBalanceAlerts, createPaymentProvider, PaymentsService } from '../billing/index.js';
 import { RedisHourlyLimiter } from '../core/hourly-limiter.js';
@@ -101,7 +101,7 @@ export function createServices(deps: ServiceDeps): Services {
     realtime,
     liveRecordings,
     voices,
-    // RTMP ingest: the account's stream key and status; the RTMP server itself runs with the app (src/rtmp/server.ts).
+    // RTMP ingest: the account's stream key and status; the RTMP server itself runs with the app (src/live/transports/rtmp.ts).
     rtmp: new RtmpService(deps, transcriptions),
   };
 }

@@ -3,7 +3,7 @@
  *   fetch       download a link (state `fetching`), then queue it or open the cropping step
  *   prepare     measure an uploaded file opened for cropping (waveform peaks)
  *   transcribe  run the engine on an admitted job (state `transcribing`)
- *   finalize    finish a live recording that ended (`ended → finalized`, src/recordings/live.ts)
+ *   finalize    finish a live recording that ended (`ended → finalized`, src/live/recordings.ts)
  * The implementation (Bull on Redis, workers/queue.ts) is injected by the entry points: modules never import
  * the processors' side.
  */

@@ -4,11 +4,8 @@
  */
 export { ListenerLanguages } from './listener-languages.js';
 export {
-  type CatchUp, finalizeRecording, LiveRecordingsService, parseRecordingSettings, parseStartRecording,
-  RECORDING_SETTING_FIELDS, type RecordingGrant, type RecordingPage, takeoverDetails, type TimedWord,
-} from './live.js';
-export { acceptPublisher, authorizePublisher } from './publisher.js';
-export { MAX_SPEAKER_NAME, nameSpeaker, parseSpeakerIndex, parseSpeakerName, type SpeakerTurnOnMaster } from './speakers.js';
-export { sourceBytes, StreamPull, streamPullWorker } from './stream-pull.js';
-export { storedTranslations, type Translate, translateSegments } from './translations.js';
+  applySpeakerLabels, MAX_SPEAKER_NAME, nameSpeaker, parseSpeakerIndex, parseSpeakerName, relabelSegments,
+  type SpeakerTurnOnMaster,
+} from './speakers.js';
+export { type SegmentTranslations, storedTranslations, type Translate, translateSegments } from './translations.js';
 export { MAX_VOICE_LANGUAGES, parseVoiceRender, type VoiceRenderQueue, type VoiceRenderWork, VoiceTracksService } from './voice-tracks.js';

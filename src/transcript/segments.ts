@@ -27,3 +27,11 @@ export interface CommittedSegment extends Omit<Segment, 'confidence' | 'language
   /** Realtime only: seconds of audio lost before it (a capture gap). */
   gapBefore?: number | null;
 }
+
+/** A committed segment's speaker label, settled: the body of a `transcript.speaker` frame that names a `seq`. */
+export interface SpeakerSettled {
+  seq: number;
+  speaker: number;
+  speakerConfidence: number;
+  speakerProvisional: false;
+}

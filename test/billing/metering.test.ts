@@ -20,7 +20,7 @@ import { costCents, lockBillingAccount, meterCharge, post } from '../../src/bill
 import { fundedAccount } from '../helpers/billing-accounts.js';
 import { CAPTURE_FILE, recordingMediaDir } from '../../src/transcript/media.js';
 import { beginTranscribing, dispatchQueued, failJob, finishTranscribing } from '../../src/jobs/service.js';
-import { createSession, streamFile } from '../../src/realtime/client.js';
+import { createSession, streamFile } from '../../src/live/client.js';
 import { GO_FORWARD, LECTURE } from '../helpers/realtime.js';
 import { ffmpegPath } from '../../workers/engine/audio.js';
 import { gatewayProcesses, stopChild, type Gateway } from '../helpers/gateways.js';

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
 import { redisAnswers } from '../../src/core/redis-server.js';
-import { RealtimeConnection } from '../../src/realtime/client.js';
+import { RealtimeConnection } from '../../src/live/client.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { json } from './http.js';
 import { freePort, startEntryProcess } from './processes.js';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection, streamFile } from '../../src/realtime/client.js';
+import { RealtimeConnection, streamFile } from '../../src/live/client.js';
 import { launchChromium } from '../helpers/browser.js';
 import { eventually } from '../helpers/fixtures.js';
 import { json } from '../helpers/http.js';

@@ -3,7 +3,7 @@
  * leaves the line frees its place; a released slot goes to the next in line once.
  */
 import { describe, expect, it } from 'vitest';
-import { Admission, type SlotLease } from '../../src/realtime/admission.js';
+import { Admission, type SlotLease } from '../../src/live/admission.js';
 
 const settled = async <T>(promise: Promise<T>) => {
   let state: 'pending' | 'granted' | 'refused' = 'pending';

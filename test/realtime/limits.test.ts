@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { REALTIME_MAX_PAYLOAD } from '../../src/realtime/socket.js';
+import { REALTIME_MAX_PAYLOAD } from '../../src/live/transports/realtime-socket.js';
 import { createStreamUrl } from '../helpers/realtime.js';
 import { useTestServer } from '../helpers/server.js';
 

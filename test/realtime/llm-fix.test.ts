@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config/index.js';
-import { streamFile, type ServerFrame } from '../../src/realtime/client.js';
-import { acceptedFix, retimedWords } from '../../src/realtime/llm-fix.js';
+import { streamFile, type ServerFrame } from '../../src/live/client.js';
+import { acceptedFix, retimedWords } from '../../src/live/llm-fix.js';
 import { json } from '../helpers/http.js';
 import { undeclaredFrames } from '../helpers/openapi.js';
 import { patchRecordingSettings, publishThenPause, startLiveRecording } from '../helpers/live.js';

@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config/index.js';
-import { RealtimeRuntime } from '../../src/realtime/runtime.js';
+import { RealtimeRuntime } from '../../src/live/runtime.js';
 
 describe('models of the configuration', () => {
   it('default to whisper-tiny (fast) and whisper-base (accurate); MODEL alone sets both; MODEL_FAST / MODEL_ACCURATE win', () => {

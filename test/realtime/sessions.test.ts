@@ -4,7 +4,7 @@
  * cap, and `maxDurationS`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeClientError, RealtimeConnection, streamFile } from '../../src/realtime/client.js';
+import { RealtimeClientError, RealtimeConnection, streamFile } from '../../src/live/client.js';
 import { expectUnavailable } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createStreamUrl, expectGapless, fileChunks, GO_FORWARD, LECTURE, normalise, sleep } from '../helpers/realtime.js';

@@ -85,7 +85,7 @@ export interface Config {
   /** Voices: the text-to-speech model, sample limits, training (KOKORO_*, VOICE_*; src/core/config/voices.ts). */
   voices: VoiceSettings;
   /**
-   * RTMP ingest (src/rtmp): the RTMP server's port (RTMP_PORT, default 1935; 0 picks a free one; `off` runs none),
+   * RTMP ingest (src/live/transports/rtmp.ts): the RTMP server's port (RTMP_PORT, default 1935; 0 picks a free one; `off` runs none),
    * on HOST; RTMP_PUBLIC_URL is the `serverUrl` answered (default `rtmp://<API host>:<port>/live`).
    */
   rtmp: { port: number | null; publicUrl: string | null };

@@ -1,6 +1,6 @@
 /**
  * Settings of realtime sessions (REALTIME_*), read by `loadConfig` into `config.realtime`; the realtime module
- * joins them with the shared ones (`realtimeConfig`, src/realtime/config.ts). docs/realtime.md
+ * joins them with the shared ones (`realtimeConfig`, src/live/config.ts). docs/realtime.md
  * lists them.
  */
 import { availableParallelism } from 'node:os';
@@ -8,7 +8,7 @@ import type { ChatSettings } from '../chat-completions.js';
 import { envPositive as positive, envString as str, type Env } from './env.js';
 
 /**
- * AI-assisted auto-fix of committed lines (`llmFix`, src/realtime/llm-fix.ts): an OpenAI-compatible chat API
+ * AI-assisted auto-fix of committed lines (`llmFix`, src/live/llm-fix.ts): an OpenAI-compatible chat API
  * (LLM_FIX_API_URL turns it on). Without one, `llmFix: true` is refused by name.
  */
 export interface LlmFixSettings extends ChatSettings {

@@ -3,7 +3,7 @@
  * first read and shown in full only in that answer (and in a rotation's); kept only as a sha256 hash, later
  * answers carry `maskedStreamKey`. The key is bound to a live transcription of the account (made with the key,
  * source `{kind: 'stream', url: <serverUrl>}`, replaced on the next read or rotation if it was archived or
- * deleted); each publish records into it (src/rtmp/server.ts). What comes in now (`audio`) and the monitor stream
+ * deleted); each publish records into it (src/live/transports/rtmp.ts). What comes in now (`audio`) and the monitor stream
  * are this process's: the RTMP server runs in the gateway process (src/entry/app.ts).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';

@@ -18,7 +18,7 @@
 import {
   liveAudioRelay, commitSegment, inTransaction, type EventLogContext, type PendingFrame, withoutConfidencePolicy,
   CAPTURE_FILE, capturedSeconds, ensureRendition, makeMaster, mediaPath, recordingMediaDir, parseConfidencePolicy,
-  type StoredConfidencePolicy,
+  type StoredConfidencePolicy, type SpeakerSettled,
 } from '../transcript/index.js';
 import path from 'node:path';
 import { Prisma } from '../generated/prisma/client.js';
@@ -28,19 +28,19 @@ import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Frame } from '../core/pubsub.js';
 import type { ServiceDeps } from '../core/services.js';
 import { isObject } from '../core/validate.js';
-import type { RealtimeService } from '../realtime/service.js';
-import {
-  type CommittedBody, type SpeakerSettled, retimedWords, parseSessionOptions, type OptionRules,
-  type RealtimeSessionOptions,
-} from '../realtime/index.js';
+import type { RealtimeService } from './service.js';
+import { type CommittedBody } from './session.js';
+import { retimedWords } from './llm-fix.js';
+import { parseSessionOptions, type OptionRules, type RealtimeSessionOptions } from './options.js';
 import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor, Creator } from '../core/identity/actor.js';
-import { recordingView, type RecordingView } from './service.js';
-import { applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster } from './speakers.js';
-import { translateSegments, type SegmentTranslations, type Translate } from './translations.js';
+import { recordingView, type RecordingView } from '../recordings/service.js';
+import {
+  applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster, translateSegments, type SegmentTranslations,
+  type Translate, type ListenerLanguages,
+} from '../recordings/index.js';
 import { parseVoicePins } from '../core/voice-pins.js';
 import { longestWordS, wordKey } from '../../workers/engine/pipeline.js';
-import type { ListenerLanguages } from './listener-languages.js';
 import { lockTranscription } from '../core/db/transactions.js';
 
 declare module '../core/services.js' {
@@ -481,7 +481,7 @@ export class LiveRecordingsService {
     const claimed = [];
     for (const recording of open) {
       const url = streamSourceOf(recording.transcription);
-      // An RTMP ingest address is pushed to this server, not pulled: its RTMP server publishes it (src/rtmp).
+      // An RTMP ingest address is pushed to this server, not pulled: its RTMP server publishes it (src/live/transports/rtmp.ts).
       if (!url || url.startsWith('rtmp://')) continue;
       const moved = await this.deps.prisma.recording.updateMany({
         where: { id: recording.id, publisherEpoch: recording.publisherEpoch, state: { in: ['live', 'paused'] } },
@@ -715,7 +715,7 @@ export class LiveRecordingsService {
   }
 
   /**
-   * A publisher's commit fixed after it was stored (`llmFix`, src/realtime/llm-fix.ts): the segment takes the fixed
+   * A publisher's commit fixed after it was stored (`llmFix`, src/live/llm-fix.ts): the segment takes the fixed
    * text, its words keeping the stored times, with a durable `transcript.amended` event (`reason: llm_fix`). A segment
    * a person corrected, or that follows the script, or a finalized recording's, is left alone (null).
    */

@@ -154,7 +154,7 @@ function rejectUnknownFields(body: Record<string, unknown>): void {
 }
 
 /**
- * `llmFix` (AI-assisted auto-fix, src/realtime/llm-fix.ts): a boolean; `true` only where a language model is
+ * `llmFix` (AI-assisted auto-fix, src/live/llm-fix.ts): a boolean; `true` only where a language model is
  * configured to fix lines, refused by name elsewhere rather than kept and silently ignored.
  */
 function llmFixValue(value: unknown, rules: OptionRules): boolean {

@@ -6,10 +6,10 @@
  * and a file store beside RTMP, and exits the process when its port is taken.
  *
  * Life of one publish:
- *   connect → `publish <key>`: the key is checked (src/rtmp/service.ts); a wrong key, an app other than `live`, or
+ *   connect → `publish <key>`: the key is checked (src/live/rtmp-ingests.ts); a wrong key, an app other than `live`, or
  *   a second publish on a key that is publishing closes the connection (the encoder fails) and records nothing.
  *   → a recording of the key's live transcription starts (an open one left by a crashed process is stopped first)
- *   → the audio tags (video is dropped) go as an FLV stream to a stream pull (src/recordings/stream-pull.ts with the
+ *   → the audio tags (video is dropped) go as an FLV stream to a stream pull (src/live/transports/stream-pull.ts with the
  *   bytes given and `once`): decoded by ffmpeg to 16 kHz mono float32 and fed to the recording's session, as a
  *   pulled HTTP stream is → the encoder stops or drops: what was heard is committed, then the recording is stopped
  *   (and finalized as any stopped recording). The next publish starts a new recording of the same transcription.
@@ -17,12 +17,12 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import type { Config } from '../core/config/index.js';
-import { ApiError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { Services } from '../core/services.js';
-import { StreamPull } from '../recordings/index.js';
-import { RTMP_APP, type RtmpAudio, type RtmpPublisher } from './service.js';
+import type { Config } from '../../core/config/index.js';
+import { ApiError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { Services } from '../../core/services.js';
+import { StreamPull } from './stream-pull.js';
+import { RTMP_APP, type RtmpAudio, type RtmpPublisher } from '../rtmp-ingests.js';
 
 interface AVPacket { codec_id: number; codec_type: number; flags: number; dts: number; size: number; data: Buffer }
 interface RtmpProtocol {

@@ -19,6 +19,7 @@ import type { RealtimeConfig } from './config.js';
 import { applySessionUpdate, type OptionRules, type RealtimeSessionOptions } from './options.js';
 import type { SessionClaims } from './session-token.js';
 import { commitLatency, ledgerErrors, realtimeFactor } from '../core/metrics.js';
+import type { SpeakerSettled } from '../transcript/index.js';
 
 const BYTES_PER_SAMPLE = 4;
 /** Largest audio chunk accepted: 2 s, well above the spec's 250 ms chunks. */
@@ -68,13 +69,6 @@ export interface SegmentTranslated {
   translationSources: Record<string, string>;
 }
 
-/** A committed segment's speaker label, settled: the body of a `transcript.speaker` frame that names a `seq`. */
-export interface SpeakerSettled {
-  seq: number;
-  speaker: number;
-  speakerConfidence: number;
-  speakerProvisional: false;
-}
 
 /** What a live recording adds to a session: its commits stored, its audio kept. */
 export interface LiveRecordingHooks {

@@ -15,7 +15,7 @@ import { Admission } from './admission.js';
 import { chatLineFixer } from './llm-fix.js';
 import { LATENCY_MODES, parseSessionOptions, type OptionRules } from './options.js';
 import { realtimeSigningKey, SessionTokenSigner } from './session-token.js';
-import { RealtimeSockets, type RealtimeSocketDeps } from './socket.js';
+import { RealtimeSockets, type RealtimeSocketDeps } from './transports/realtime-socket.js';
 import type { LiveSessionDeps } from './session.js';
 
 export interface CreatedSession {

@@ -16,9 +16,12 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { ApiError, errors, rawHttpAnswer, toApiError } from '../core/errors.js';
-import { LiveSession, MAX_CHUNK_BYTES, type LiveEvent, type LiveOutcome, type LiveOutput, type LiveRecordingHooks, type LiveSessionDeps } from './session.js';
-import type { SessionClaims, SessionTokenSigner } from './session-token.js';
+import { ApiError, errors, rawHttpAnswer, toApiError } from '../../core/errors.js';
+import {
+  LiveSession, MAX_CHUNK_BYTES, type LiveEvent, type LiveOutcome, type LiveOutput, type LiveRecordingHooks,
+  type LiveSessionDeps,
+} from '../session.js';
+import type { SessionClaims, SessionTokenSigner } from '../session-token.js';
 
 /** The socket's frame limit: an audio frame over MAX_CHUNK_BYTES is refused with an error frame, one over twice that closes the socket. */
 export const REALTIME_MAX_PAYLOAD = MAX_CHUNK_BYTES * 2;

@@ -19,16 +19,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { SAMPLE_RATE } from '../../workers/engine/index.js';
-import { decodeStream } from '../../workers/engine/audio.js';
-import type { BackgroundWorker } from '../core/background.js';
-import type { Services } from '../core/services.js';
-import { toApiError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
-import type { LiveEvent, LiveOutput, LiveSession } from '../realtime/index.js';
-import { LinkError, openLink, type LinkFetchPolicy, type OpenedLink } from '../links/index.js';
+import { SAMPLE_RATE } from '../../../workers/engine/index.js';
+import { decodeStream } from '../../../workers/engine/audio.js';
+import type { BackgroundWorker } from '../../core/background.js';
+import type { Services } from '../../core/services.js';
+import { toApiError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import type { LiveEvent, LiveOutput, LiveSession } from '../session.js';
+import { LinkError, openLink, type LinkFetchPolicy, type OpenedLink } from '../../links/index.js';
 import { publishToRecording } from './publisher.js';
-import { INGEST_CONNECTING, STREAM_PULLS_TOPIC, type IngestReport } from './live.js';
+import { INGEST_CONNECTING, STREAM_PULLS_TOPIC, type IngestReport } from '../recordings.js';
 
 const OPEN_ATTEMPTS = 3;
 const REOPEN_ATTEMPTS = 20;
@@ -204,7 +204,7 @@ interface PullTarget {
 
 /**
  * How a pull gets its bytes. Default: it opens `url` itself (sourceBytes) and reopens it with backoff when it ends.
- * A source pushed to this server (RTMP ingest, src/rtmp) brings its own `bytes` and is pulled `once`: when the
+ * A source pushed to this server (RTMP ingest, src/live/transports/rtmp.ts) brings its own `bytes` and is pulled `once`: when the
  * pushed stream ends, what was heard is committed and the pull is over (the pusher decides what happens next).
  */
 export interface PullOptions {

@@ -1,6 +1,6 @@
 import { builder } from '../core/builder.js';
 import { baseUrlOf } from '../core/context.js';
-import type { RtmpAudio, RtmpStatus } from './service.js';
+import type { RtmpAudio, RtmpStatus } from './rtmp-ingests.js';
 
 const RtmpAudioType = builder.objectRef<RtmpAudio>('RtmpAudio').implement({
   description: 'The audio coming in on the stream key now, as the encoder announced it.',

@@ -9,10 +9,12 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { WebSocket } from 'ws';
-import type { Services } from '../core/services.js';
-import type { LiveSession, SessionClaims, SocketAttachment } from '../realtime/index.js';
-import { PUBLISHER_HEARTBEAT_MS } from './live.js';
-import { CAPTURE_FILE, recordingMediaDir } from '../transcript/index.js';
+import type { Services } from '../../core/services.js';
+import type { LiveSession } from '../session.js';
+import type { SessionClaims } from '../session-token.js';
+import type { SocketAttachment } from './realtime-socket.js';
+import { PUBLISHER_HEARTBEAT_MS } from '../recordings.js';
+import { CAPTURE_FILE, recordingMediaDir } from '../../transcript/index.js';
 
 /** Where a publisher stands on its recording: the grant's epoch, where its audio starts on the media time line. */
 export interface PublisherPlace {

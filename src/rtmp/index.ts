@@ -1,5 +1,0 @@
-/**
- * src/rtmp's face beside service.ts and graphql.ts: what other modules, rest/ and the processors use of its
- * other files. Nothing outside the module imports those files directly (.dependency-cruiser.cjs: module-faces).
- */
-export { startRtmpServer } from './server.js';
