@@ -84,6 +84,11 @@ module.exports = {
       from: { path: '^workers/engine/' }, to: { path: '^(src|rest)/|^workers/(?!engine/)' },
     },
     {
+      name: 'engine-face', severity: 'error',
+      comment: 'The gateway (src/, rest/, the processors) reaches the engine only through its face, workers/engine/index.ts; its sub-folders (whisper/, graph/, speakers/, tts/, threads/, tools/) are its own.',
+      from: { path: '^(src|rest)/|^workers/(?!engine/)' }, to: { path: '^workers/engine/(?!index\\.ts$)' },
+    },
+    {
       name: 'sdk-is-a-leaf', severity: 'error',
       comment: 'The SDK (src/sdk, shipped as `speechgate/sdk` to Node and browsers) imports nothing from the server; only what is generated for clients: the OpenAPI types and the GraphQL operations as typed strings.',
       from: { path: '^src/sdk/' }, to: { path: '^(rest|workers)/|^src/(?!sdk/|generated/openapi|generated/graphql-documents)' },

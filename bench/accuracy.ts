@@ -7,7 +7,7 @@
  * beam search 5; both with the temperature fallback), the language given (each clip's own), so the numbers
  * measure recognition, not language detection. Columns:
  *  - WER <subset>: corpus word error rate (all substitutions + deletions + insertions over all reference words)
- *    after Whisper's own normaliser (workers/engine/wer.ts: the English one for `en`, the basic one otherwise),
+ *    after Whisper's own normaliser (workers/engine/tools/wer.ts: the English one for `en`, the basic one otherwise),
  *    with errors/words. Subsets by the clips' tags: clean en (tag clean, language en; the edge clips too),
  *    degraded (noisy + telephone), multilingual (de, es, fr, it; each language's WER in brackets), edges (edge-30s +
  *    edge-60s: speech across a 30 s window boundary, and a 60 s one), end-200ms (the clip ends at most 200 ms
@@ -42,7 +42,7 @@
  * build ggml-org/whisper.cpp: `cmake -B build -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DWHISPER_SDL2=OFF &&
  * cmake --build build -j2 --target whisper-cli` (build/bin/whisper-cli). Same weight values, not the same
  * arithmetic: whisper.cpp multiplies them in f16 by float activations, the engine mostly by activations rounded to
- * 8 bits at run time (workers/engine/model.ts FloatProducts; ENGINE_FLOAT=all makes every product float).
+ * 8 bits at run time (workers/engine/whisper/model.ts FloatProducts; ENGINE_FLOAT=all makes every product float).
  *
  * Live part: the English clean clips (the edge clips included) recorded live through a real gateway and worker
  * (`withBenchServices`, bench/helpers/live-recording.ts): each clip streamed at real time into a live recording
@@ -70,8 +70,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { DEFAULT_MODELS, ffmpegPath, probeAudio, resolveModelDir, SpeechEngine } from '../workers/engine/index.js';
-import { editCounts, isEnglish, loadSpellings, normaliseText, type EditCounts, type Spellings } from '../workers/engine/wer.js';
+import { DEFAULT_MODELS, ffmpegPath, probeAudio, resolveModelDir, SpeechEngine } from '../workers/engine/speech-engine.js';
+import { editCounts, isEnglish, loadSpellings, normaliseText, type EditCounts, type Spellings } from '../workers/engine/tools/wer.js';
 import { fixture } from '../test/helpers/fixtures.js';
 import { recordClipLive } from './helpers/live-recording.js';
 import { withBenchServices } from './helpers/services.js';

@@ -105,7 +105,7 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
   let transcribe: (file: string) => Promise<() => Promise<{ text: string; audioS: number }>>;
   let provider = 'cpu';
   if (options.engine === 'speechgate') {
-    const { SpeechEngine } = await import('../workers/engine/index.js');
+    const { SpeechEngine } = await import('../workers/engine/speech-engine.js');
     const engine = await SpeechEngine.load({ model, intraOpThreads: options.threads, batchSize: options.batchSize, provider: options.provider ?? 'cpu' });
     provider = engine.provider;
     const joined = (result: { segments: { text: string }[]; durationS: number }) => ({ text: result.segments.map((s) => s.text).join(' '), audioS: result.durationS });

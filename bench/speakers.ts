@@ -1,5 +1,5 @@
 /**
- * Speaker labels: diarization error rate of the classical diarizer (workers/engine/diarize.ts: VAD and ΔBIC
+ * Speaker labels: diarization error rate of the classical diarizer (workers/engine/speakers/diarize.ts: VAD and ΔBIC
  * change points, per-turn Gaussians of MFCCs, BIC agglomerative clustering) with NIST's 0.25 s collar, on
  *
  * - `two-speakers`: 42 s of two real speakers taking seven turns (test/fixtures/speakers, RTTM ground truth);
@@ -9,12 +9,12 @@
  * and cut blind (every 2.5 s, every 4 s), as a recognizer's segments may straddle a change of voice.
  *
  * `npm run bench -- speakers` prints the table. With a speaker-embedding model in MODELS_DIR
- * (workers/engine/speaker-embedding.ts), both recordings are measured again with it (rows marked "embedding").
+ * (workers/engine/speakers/speaker-embedding.ts), both recordings are measured again with it (rows marked "embedding").
  */
-import { findSpeakerEmbedding } from '../workers/engine/speaker-embedding.js';
+import { findSpeakerEmbedding } from '../workers/engine/speakers/speaker-embedding.js';
 import { fixture } from '../test/helpers/fixtures.js';
 import { readFileSync } from 'node:fs';
-import { parseRttm } from '../workers/engine/der.js';
+import { parseRttm } from '../workers/engine/speakers/der.js';
 import { labelOnline, measureDiarization, segmentsDer, segmentsOfTurns, TWO_SPEAKERS } from '../test/helpers/speakers.js';
 
 export async function benchSpeakers(): Promise<{ table: string }> {
@@ -35,7 +35,7 @@ export async function benchSpeakers(): Promise<{ table: string }> {
       rows.push(`| ${name}${embedding ? ', embedding' : ''} | ${truth} | ${speakers} | ${cells.join(' | ')} | ${seconds.toFixed(2)} |`);
     }
   }
-  // Live capture: online labels (workers/engine/live-speakers.ts) of segments as committed, provisional and settled:
+  // Live capture: online labels (workers/engine/speakers/live-speakers.ts) of segments as committed, provisional and settled:
   // cut from the true turns (2.5 s at most), and cut blind every 2.5, 4 and 8 s (some hold both voices; 8 s is a
   // busy machine's live pass, whose segments run the turns together).
   const reference = parseRttm(readFileSync(TWO_SPEAKERS.rttm, 'utf8'));

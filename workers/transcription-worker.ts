@@ -40,8 +40,7 @@ import { finalizeRecording, type CatchUp, type TimedWord } from '../src/live/ind
 import type { SpeakerTurnOnMaster } from '../src/recordings/index.js';
 import type { Metering } from '../src/billing/index.js';
 import { countQueueJobs, realtimeFactor, recordEngineProvider, redecodedGaps, uncoveredSpeech } from '../src/core/metrics.js';
-import { probeAudio, type EngineOptions, type Segment } from './engine/index.js';
-import { EngineThreads } from './engine/threads.js';
+import { probeAudio, type EngineOptions, type Segment, EngineThreads } from './engine/index.js';
 import { bullJobId, bullJobQueue, createTranscriptionQueue, enqueue, type QueueSettings, type TranscriptionJobData } from './queue.js';
 
 export interface TranscriptionWorkerOptions {
@@ -200,7 +199,7 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       const resumeFromS = last ? last.end : 0;
       const settings = { ...(recording.transcription.settings as Record<string, unknown>), ...(recording.settings as Record<string, unknown>) };
       const language = typeof settings.spokenLanguage === 'string' && settings.spokenLanguage && settings.spokenLanguage !== 'auto' ? settings.spokenLanguage : undefined;
-      // `on` and `auto` label speakers (the engine's classical diarization, workers/engine/diarize.ts); `off` or no
+      // `on` and `auto` label speakers (the engine's classical diarization, workers/engine/speakers/diarize.ts); `off` or no
       // setting leaves every segment at -1 ("speaker labels were off").
       const speakerLabels = settings.speakerLabels === 'on' || settings.speakerLabels === 'auto';
       let segmentsDone = last ? last.seq + 1 : 0;

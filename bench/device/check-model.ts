@@ -3,7 +3,7 @@
  * CPU and on CUDA to show that a shipped provider loads and its kernels run on the device's GPU.
  */
 import { writeFileSync } from 'node:fs';
-import { floatInitializer, messageField, nodeField, stringField, varintField, writeMessage } from '../../workers/engine/onnx-wire.js';
+import { floatInitializer, messageField, nodeField, stringField, varintField, writeMessage } from '../../workers/engine/graph/onnx-wire.js';
 
 const FLOAT = 1;
 /** A graph input (field 11) or output (12): ValueInfoProto { name, type { tensor_type { elem_type, shape } } }. */

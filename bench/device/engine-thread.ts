@@ -11,8 +11,8 @@
 import { readFileSync } from 'node:fs';
 import type * as ort from 'onnxruntime-node';
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
-import { SpeechEngine } from '../../workers/engine/index.js';
-import { SAMPLE_RATE } from '../../workers/engine/mel.js';
+import { SpeechEngine } from '../../workers/engine/speech-engine.js';
+import { SAMPLE_RATE } from '../../workers/engine/whisper/mel.js';
 import { fixture } from '../../test/helpers/fixtures.js';
 
 const env = process.env;

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { RotateRtmpKeyDocument, RtmpDocument } from '../../src/generated/graphql.js';
-import { ffmpegPath } from '../../workers/engine/audio.js';
+import { ffmpegPath } from '../../workers/engine/index.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 import { single } from '../query.js';
 

@@ -22,8 +22,7 @@
  * address it is given, not what a page links to; the fix is the address that works. An HLS playlist is the stream
  * (the pull follows it), so it is `ready` when its segments decode.
  */
-import { decodeStream } from '../../workers/engine/audio.js';
-import { SAMPLE_RATE } from '../../workers/engine/index.js';
+import { decodeStream, SAMPLE_RATE } from '../../workers/engine/index.js';
 import { knownError } from '../core/errors.js';
 import { sourceBytes } from '../live/index.js';
 import { LinkError, findMediaOnPage, openLink, type LinkFetchPolicy } from '../links/index.js';

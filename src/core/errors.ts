@@ -6,7 +6,7 @@
 import { STATUS_CODES as STATUS_TEXT } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { EngineError } from '../../workers/engine/errors.js';
+import { EngineError } from '../../workers/engine/index.js';
 
 export interface ErrorEnvelope {
   defined: boolean;

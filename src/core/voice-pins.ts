@@ -3,7 +3,7 @@
  * transcriptions and the recordings parse it and the voices module (cloned voices) depends on the recordings.
  */
 import { errors } from './errors.js';
-import { findVoice, findVoiceLanguage, VOICE_LANGUAGES } from '../../workers/engine/tts/index.js';
+import { findVoice, findVoiceLanguage, VOICE_LANGUAGES } from '../../workers/engine/index.js';
 
 /** A cloned voice's id (`voi_…`; src/voices/service.ts) as opposed to a catalogue voice's (`ef_dora`). */
 export const CLONED_VOICE_ID = /^voi_[A-Za-z0-9_-]{1,64}$/;

@@ -12,7 +12,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { capturedSeconds, CAPTURE_FILE, MAX_CLIP_S, mediaPath, wavClip } from '../transcript/index.js';
-import type { EngineThreads } from '../../workers/engine/threads.js';
+import type { EngineThreads } from '../../workers/engine/index.js';
 
 /** The part of the engine host a reading uses. */
 export type EngineHost = Pick<EngineThreads, 'transcribeFile' | 'unavailable'>;

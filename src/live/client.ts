@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { WebSocket } from 'ws';
-import { ffmpegPath } from '../../workers/engine/audio.js';
+import { ffmpegPath } from '../../workers/engine/index.js';
 import type { CommittedSegment } from '../transcript/index.js';
 
 export const SAMPLE_RATE = 16_000;

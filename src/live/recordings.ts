@@ -40,7 +40,7 @@ import {
   type Translate, type ListenerLanguages,
 } from '../recordings/index.js';
 import { parseVoicePins } from '../core/voice-pins.js';
-import { longestWordS, wordKey } from '../../workers/engine/pipeline.js';
+import { longestWordS, wordKey } from '../../workers/engine/index.js';
 import { lockTranscription } from '../core/db/transactions.js';
 
 declare module '../core/services.js' {
@@ -273,7 +273,7 @@ export async function catchUpSegments(ctx: EventLogContext, recordingId: string,
 
 /**
  * The finalize job's speaker labels: every segment labelled live takes the speaker the whole audio's diarization
- * gives its stretch (speakers.ts relabelSegments keeps the live numbers where they agree, so names given during
+ * gives its stretch (src/recordings/speakers.ts relabelSegments keeps the live numbers where they agree, so names given during
  * the recording stay with their voice), settled, with a `transcript.speaker` event for each segment that changed.
  */
 async function reclusterSpeakers(ctx: EventLogContext, recordingId: string, turns: SpeakerTurnOnMaster[]): Promise<void> {

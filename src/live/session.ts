@@ -8,9 +8,10 @@
  * `max_duration` flush what is left, `cancel` drops it; `session.done` with stats, or `error` when the engine is
  * lost. The streaming policy itself (agreement, decoder hand-over, capture loss) is the engine's (live.ts).
  */
-import { SAMPLE_RATE } from '../../workers/engine/index.js';
-import type { LiveSegment, LiveUpdate } from '../../workers/engine/live.js';
-import type { EngineThreads, LiveHandle, LiveListener, LoadingStage } from '../../workers/engine/threads.js';
+import {
+  SAMPLE_RATE, type LiveSegment, type LiveUpdate, type EngineThreads, type LiveHandle, type LiveListener,
+  type LoadingStage,
+} from '../../workers/engine/index.js';
 import { errors, toApiError } from '../core/errors.js';
 import type { Translate } from '../translation/service.js';
 import { acceptedFix, CONTEXT_LINES, retimedWords, type FixLine } from './llm-fix.js';
@@ -656,7 +657,7 @@ const TRANSLATION_DRAIN_MS = 15_000;
 /** -1 while labels are off (the spec). */
 const SPEAKER_LABELS_OFF = -1;
 
-/** `auto` and `on` both label: the engine labels live audio (workers/engine/live-speakers.ts), as it does files. */
+/** `auto` and `on` both label: the engine labels live audio (workers/engine/speakers/live-speakers.ts), as it does files. */
 function labelsOn(options: RealtimeSessionOptions): boolean {
   return options.speakerLabels !== 'off';
 }

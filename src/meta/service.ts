@@ -30,7 +30,7 @@ export interface Language {
 
 /**
  * Speaker label modes offered (`GET /v1/realtime/capabilities` `speakerLabelModes`), the same for files and live
- * capture: `on` and `auto` both label (the engine's classical diarization: workers/engine/diarize.ts over a whole
+ * capture: `on` and `auto` both label (the engine's classical diarization: workers/engine/speakers/diarize.ts over a whole
  * file, live-speakers.ts online for live audio, re-clustered when a live recording is finalized; measured in
  * `npm run bench -- speakers`), `off` leaves every segment at -1.
  */
@@ -72,7 +72,7 @@ export async function modelLanguages(modelDir: string): Promise<string[]> {
     const config = JSON.parse(fs.readFileSync(configPath, 'utf8')) as { lang_to_id?: Record<string, number> };
     return Object.keys(config.lang_to_id ?? {}).map((token) => token.replace(/^<\|(.*)\|>$/, '$1')).sort();
   }
-  const { WhisperTokenizer } = await import('../../workers/engine/tokenizer.js');
+  const { WhisperTokenizer } = await import('../../workers/engine/index.js');
   return [...new WhisperTokenizer(modelDir).languageTokens.keys()].sort();
 }
 

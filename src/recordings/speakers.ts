@@ -6,7 +6,7 @@
  */
 import type { Prisma } from '../generated/prisma/client.js';
 import { errors } from '../core/errors.js';
-import { speakerOf, type SpeakerTurn } from '../../workers/engine/diarize.js';
+import { speakerOf, type SpeakerTurn } from '../../workers/engine/index.js';
 import type { SpeakerSettled } from '../transcript/index.js';
 import { inTransaction, type EventLogContext, type PendingFrame } from '../transcript/index.js';
 import type { Tx } from '../core/db/transactions.js';

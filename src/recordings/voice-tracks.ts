@@ -40,9 +40,10 @@ import {
 } from '../transcript/index.js';
 import type { ServiceDeps } from '../core/services.js';
 import { canonicalLanguage } from '../core/config/translation.js';
-import { ffmpegPath } from '../../workers/engine/audio.js';
-import { encodeSpeech, encodeSpeechStream, ffmpegTransform, resample, type SpeechFormat } from '../../workers/engine/tts/encode.js';
-import { Kokoro, KOKORO_SAMPLE_RATE, defaultVoice, findVoiceLanguage, resolveVoice, voicesFor } from '../../workers/engine/tts/index.js';
+import {
+  ffmpegPath, encodeSpeech, encodeSpeechStream, ffmpegTransform, resample, type SpeechFormat, Kokoro,
+  KOKORO_SAMPLE_RATE, defaultVoice, findVoiceLanguage, resolveVoice, voicesFor,
+} from '../../workers/engine/index.js';
 import type { Reader, ReaderCredentials, RecordingsService } from './service.js';
 import type { Translate } from './translations.js';
 import { TX_OPTIONS } from '../core/db/transactions.js';

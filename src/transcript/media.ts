@@ -9,8 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../core/errors.js';
-import { decodeFile, ffmpegPath } from '../../workers/engine/audio.js';
-import { SAMPLE_RATE } from '../../workers/engine/index.js';
+import { decodeFile, ffmpegPath, SAMPLE_RATE } from '../../workers/engine/index.js';
 
 export type AudioKind = 'delivery' | 'source' | 'master';
 /** What a signed media URL may name: an AudioKind, or a spoken-translation track (`voice`, signed with its `lang`: src/recordings/voice-tracks.ts). */

@@ -13,7 +13,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, knownError } from '../core/errors.js';
-import { probeAudio } from '../../workers/engine/audio.js';
+import { probeAudio } from '../../workers/engine/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
 import { pageByLifecycle } from '../core/cursor.js';

@@ -1,6 +1,6 @@
 /**
  * The English pivot of recordings: a sentence in English read from its audio by Whisper's own speech→English task
- * (`<|translate|>`, workers/engine/translate.ts), for a pair no text provider serves. The recording's master is read
+ * (`<|translate|>`, workers/engine/whisper/translate.ts), for a pair no text provider serves. The recording's master is read
  * again, a passage of neighbouring sentences at a time (up to 25 s: Whisper needs the context), each English word
  * going to the sentence its time falls in, with the spoken language forced (detected when not known) and beam
  * search, on the accurate model (MODEL_ACCURATE, else MODEL): the realtime engine threads when they run that model,
@@ -25,9 +25,7 @@
 import { createHash } from 'node:crypto';
 import { recordEngineProvider } from '../core/metrics.js';
 import type { ServiceDeps } from '../core/services.js';
-import { EngineError } from '../../workers/engine/errors.js';
-import { resolveModelDir } from '../../workers/engine/index.js';
-import { EngineThreads } from '../../workers/engine/threads.js';
+import { EngineError, resolveModelDir, EngineThreads } from '../../workers/engine/index.js';
 import { mediaPath } from '../transcript/index.js';
 import { providerError } from './provider.js';
 import type { Translated, TranslationService } from './service.js';

@@ -2,7 +2,7 @@
  * The catalogue as the API shows it: Kokoro's 54 voices (workers/engine/tts/voices.ts) ranked best first, and the
  * sentence each language's preview speaks.
  */
-import { VOICE_LANGUAGES, VOICES, type Voice } from '../../workers/engine/tts/index.js';
+import { VOICE_LANGUAGES, VOICES, type Voice } from '../../workers/engine/index.js';
 
 /**
  * Grades from Kokoro-82M's voice notes (VOICES.md: the overall grade of each voice, A best); voices it does not grade

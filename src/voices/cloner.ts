@@ -13,8 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SAMPLE_RATE } from '../../workers/engine/mel.js';
-import { Kokoro, KOKORO_SAMPLE_RATE, resample, STYLE_DIM, STYLE_ROWS } from '../../workers/engine/tts/index.js';
+import { SAMPLE_RATE, Kokoro, KOKORO_SAMPLE_RATE, resample, STYLE_DIM, STYLE_ROWS } from '../../workers/engine/index.js';
 import { measureSpeech, speechOf, voiceDistance, type VoiceMeasure } from './measure.js';
 import { rankedCatalogue } from './catalogue.js';
 

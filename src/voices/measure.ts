@@ -1,13 +1,12 @@
 /**
  * What a voice sounds like, measured from 16 kHz mono audio: how much of it is speech (Silero VAD, the engine's
  * workers/engine/vad.ts), its pitch (the median F0 of voiced frames, YIN) and its spectral envelope (the mean of
- * the 19 MFCCs of workers/engine/diarize.ts `speakerFrames` over its loud frames: timbre, and the level-free
+ * the 19 MFCCs of workers/engine/speakers/diarize.ts `speakerFrames` over its loud frames: timbre, and the level-free
  * shape of the spectrum). The same measurements are taken of a sample and of Kokoro speaking, so the two compare.
  */
-import { concatSamples } from '../../workers/engine/audio.js';
-import { N_CEPS, speakerFrames } from '../../workers/engine/diarize.js';
-import { SAMPLE_RATE } from '../../workers/engine/mel.js';
-import { DEFAULT_VAD_OPTIONS, SileroVad, SpeechDetector } from '../../workers/engine/vad.js';
+import {
+  concatSamples, N_CEPS, speakerFrames, SAMPLE_RATE, DEFAULT_VAD_OPTIONS, SileroVad, SpeechDetector,
+} from '../../workers/engine/index.js';
 
 export interface VoiceMeasure {
   /** Seconds of speech the VAD found. */

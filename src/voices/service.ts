@@ -19,21 +19,10 @@ import { createLogger } from '../core/logger.js';
 import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Identity } from '../core/identity/identity.js';
 import type { ServiceDeps } from '../core/services.js';
-import { decodeFileToPcm, probeAudio } from '../../workers/engine/audio.js';
-import { SAMPLE_RATE } from '../../workers/engine/mel.js';
 import {
-  downloadKokoro,
-  encodeSpeech,
-  findVoice,
-  findVoiceLanguage,
-  isCompleteKokoroDir,
-  Kokoro,
-  SPEECH_CONTENT_TYPES,
-  STYLE_DIM,
-  STYLE_ROWS,
-  type SpeechFormat,
-} from '../../workers/engine/tts/index.js';
-import type { TarballProgress } from '../../workers/engine/registry-tarball.js';
+  decodeFileToPcm, probeAudio, SAMPLE_RATE, downloadKokoro, encodeSpeech, findVoice, findVoiceLanguage,
+  isCompleteKokoroDir, Kokoro, SPEECH_CONTENT_TYPES, STYLE_DIM, STYLE_ROWS, type SpeechFormat, type TarballProgress,
+} from '../../workers/engine/index.js';
 import { CAPTURE_FILE, mediaPath, recordingMediaDir } from '../transcript/index.js';
 import { nameSpeaker, parseSpeakerIndex } from '../recordings/index.js';
 import { PREVIEW_TEXT, rankedCatalogue, VOICE_LANGUAGE_CODES } from './catalogue.js';

@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { crossKeysPerStep } from '../../workers/engine/decoder-cross-kv.js';
-import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/decoder-graph.js';
-import { dequantizedGraph } from '../../workers/engine/dequantize.js';
+import { crossKeysPerStep } from '../../workers/engine/graph/decoder-cross-kv.js';
+import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/graph/decoder-graph.js';
+import { dequantizedGraph } from '../../workers/engine/graph/dequantize.js';
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
-import { resolveModelDir, SpeechEngine } from '../../workers/engine/index.js';
-import { editCounts, normaliseText } from '../../workers/engine/wer.js';
+import { resolveModelDir, SpeechEngine } from '../../workers/engine/speech-engine.js';
+import { editCounts, normaliseText } from '../../workers/engine/tools/wer.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const decoderFile = join(resolveModelDir({ model: 'whisper-tiny' }), 'onnx', 'decoder_model_merged_quantized.onnx');

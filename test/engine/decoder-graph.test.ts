@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/decoder-graph.js';
-import { resolveModelDir } from '../../workers/engine/index.js';
+import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/graph/decoder-graph.js';
+import { resolveModelDir } from '../../workers/engine/speech-engine.js';
 
 const onnxDir = join(resolveModelDir(), 'onnx');
 const decoderFile = join(onnxDir, 'decoder_model_merged_quantized.onnx');

@@ -1,7 +1,10 @@
-/** Classical diarization (workers/engine/diarize.ts), the DER scorer, and the two-speaker fixture's measured DER. */
+/** Classical diarization (workers/engine/speakers/diarize.ts), the DER scorer, and the two-speaker fixture's measured DER. */
 import { describe, expect, it } from 'vitest';
-import { diarizationErrorRate, parseRttm } from '../../workers/engine/der.js';
-import { agglomerate, diarize, FRAME_S, N_CEPS, speakerOf, speakerFrames, SpeakerFeatureStream, splitBySpeaker, type GaussianStats, type SpeakerFrames } from '../../workers/engine/diarize.js';
+import { diarizationErrorRate, parseRttm } from '../../workers/engine/speakers/der.js';
+import {
+  agglomerate, diarize, FRAME_S, N_CEPS, speakerOf, speakerFrames, SpeakerFeatureStream, splitBySpeaker,
+  type GaussianStats, type SpeakerFrames,
+} from '../../workers/engine/speakers/diarize.js';
 import { fixture } from '../helpers/fixtures.js';
 import { measureDiarization, TWO_SPEAKERS } from '../helpers/speakers.js';
 

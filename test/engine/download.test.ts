@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadModel } from '../../workers/engine/download.js';
-import { resolveModelDir, SpeechEngine } from '../../workers/engine/index.js';
+import { downloadModel } from '../../workers/engine/tools/download.js';
+import { resolveModelDir, SpeechEngine } from '../../workers/engine/speech-engine.js';
 import { fixture } from '../helpers/fixtures.js';
 import { normaliseWords } from './text.js';
 
@@ -111,7 +111,7 @@ describe('models:download', () => {
   it('runs as `npm run models:download -- <model> --dir --base-url`', async () => {
     const modelsDir = join(scratch, 'cli-models');
     const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-    const script = new URL('../../workers/engine/download.ts', import.meta.url).pathname;
+    const script = new URL('../../workers/engine/tools/download.ts', import.meta.url).pathname;
     const { stdout } = await promisify(execFile)(tsx, [script, 'whisper-tiny', '--dir', modelsDir, '--base-url', baseUrl]);
     expect(stdout).toContain('Xenova/whisper-tiny');
     const files = listFiles(modelsDir).map((f) => relative(join(modelsDir, 'Xenova', 'whisper-tiny'), f));

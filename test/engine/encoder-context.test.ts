@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { blockedAttention } from '../../workers/engine/encoder-attention.js';
-import { variableLengthEncoder } from '../../workers/engine/encoder-context.js';
-import { decodeFileToPcm, resolveModelDir, SpeechEngine } from '../../workers/engine/index.js';
-import { logMelSpectrogram } from '../../workers/engine/mel.js';
-import { readMessage, writeMessage } from '../../workers/engine/onnx-wire.js';
+import { blockedAttention } from '../../workers/engine/graph/encoder-attention.js';
+import { variableLengthEncoder } from '../../workers/engine/graph/encoder-context.js';
+import { decodeFileToPcm, resolveModelDir, SpeechEngine } from '../../workers/engine/speech-engine.js';
+import { logMelSpectrogram } from '../../workers/engine/whisper/mel.js';
+import { readMessage, writeMessage } from '../../workers/engine/graph/onnx-wire.js';
 import { fixture } from '../helpers/fixtures.js';
 import { normaliseWords, wordErrors } from './text.js';
 
@@ -77,7 +77,7 @@ describe('variable-length encoder', () => {
   it('transcribes goforward.wav from a 5 s context as from the full window', async () => {
     const engine = await SpeechEngine.load();
     expect(engine.model.variableLength).toBe(true);
-    const { decodeWithFallback, WindowDecoder } = await import('../../workers/engine/decoding.js');
+    const { decodeWithFallback, WindowDecoder } = await import('../../workers/engine/whisper/decoding.js');
     const texts: string[] = [];
     for (const frames of [3000, 500]) {
       const window = new WindowDecoder(engine.model, await engine.model.encode([features], frames));
@@ -110,7 +110,7 @@ describe('attention in blocks of query rows', () => {
 describe('forced prefix and text-only decoding', () => {
   it('continues after a forced prefix and decodes only what follows it, with no timestamp tokens', async () => {
     const engine = await SpeechEngine.load();
-    const { decodeWithFallback, WindowDecoder } = await import('../../workers/engine/decoding.js');
+    const { decodeWithFallback, WindowDecoder } = await import('../../workers/engine/whisper/decoding.js');
     const window = new WindowDecoder(engine.model, await engine.model.encode([features]));
     const base = { language: 'en', beamSize: 1, bestOf: 1, previousTokens: [], maxInitialTimestampS: 1, withoutTimestamps: true };
     const whole = await decodeWithFallback(engine.tokenizer, window, base);

@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findCudaLibraries, installGpuProviders, PROVIDER_LIBRARIES, PROVIDER_RUNTIME_VERSION } from '../../workers/engine/gpu-install.js';
+import {
+  findCudaLibraries, installGpuProviders, PROVIDER_LIBRARIES, PROVIDER_RUNTIME_VERSION,
+} from '../../workers/engine/tools/gpu-install.js';
 import { REPO_ROOT } from '../../src/core/db/migrate.js';
 
 const run = promisify(execFile);
@@ -87,7 +89,7 @@ describe('gpu:install', () => {
   });
 
   it('--check reports this machine as it is and changes nothing', async () => {
-    const failure = await run(join(REPO_ROOT, 'node_modules/.bin/tsx'), ['workers/engine/gpu-install.ts', '--check'], { cwd: REPO_ROOT })
+    const failure = await run(join(REPO_ROOT, 'node_modules/.bin/tsx'), ['workers/engine/tools/gpu-install.ts', '--check'], { cwd: REPO_ROOT })
       .then(({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => error);
     expect(failure.stdout).toMatch(/^onnxruntime-node \S+ \(providers built for 1\.29\.0: (same|DIFFERENT)\)$/m);
     expect(failure.stdout).toMatch(/^CUDA providers beside the binding \(.+\): (yes|no)$/m);

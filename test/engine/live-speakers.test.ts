@@ -1,15 +1,15 @@
 /**
- * Speaker labels for live audio (workers/engine/live-speakers.ts): online assignment on the two-speaker fixture
+ * Speaker labels for live audio (workers/engine/speakers/live-speakers.ts): online assignment on the two-speaker fixture
  * (segments cut from its reference turns, fed as audio arrives), settling, labels turned on mid-stream, and the
  * live policy (live.ts) carrying labels and settlements in its updates.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { concatSamples, decodeFile } from '../../workers/engine/audio.js';
-import { parseRttm } from '../../workers/engine/der.js';
+import { parseRttm } from '../../workers/engine/speakers/der.js';
 import { LiveTranscription, type LiveTranscriber, type LiveUpdate } from '../../workers/engine/live.js';
-import { OnlineSpeakers } from '../../workers/engine/live-speakers.js';
-import { SAMPLE_RATE } from '../../workers/engine/mel.js';
+import { OnlineSpeakers } from '../../workers/engine/speakers/live-speakers.js';
+import { SAMPLE_RATE } from '../../workers/engine/whisper/mel.js';
 import { labelOnline, segmentsDer, segmentsOfTurns, TWO_SPEAKERS } from '../helpers/speakers.js';
 
 const reference = parseRttm(readFileSync(TWO_SPEAKERS.rttm, 'utf8'));

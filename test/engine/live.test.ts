@@ -4,7 +4,7 @@
  * setting changes between passes, capture loss, cancel. Then once with the real engine.
  */
 import { describe, expect, it } from 'vitest';
-import { concatSamples, decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/index.js';
+import { concatSamples, decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/speech-engine.js';
 import { LiveTranscription, type LiveTranscriber, type LiveUpdate } from '../../workers/engine/live.js';
 import { fixture } from '../helpers/fixtures.js';
 import { normaliseWords } from './text.js';

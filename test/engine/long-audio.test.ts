@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, expect, it } from 'vitest';
-import { ffmpegPath, SpeechEngine } from '../../workers/engine/index.js';
+import { ffmpegPath, SpeechEngine } from '../../workers/engine/speech-engine.js';
 import { fixture } from '../helpers/fixtures.js';
 
 // A forced collection before each reading, so the numbers are live memory rather than garbage not yet

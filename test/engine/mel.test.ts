@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
-import { LiveLogMel, logMelSpectrogram, N_FRAMES, N_MELS } from '../../workers/engine/mel.js';
+import { LiveLogMel, logMelSpectrogram, N_FRAMES, N_MELS } from '../../workers/engine/whisper/mel.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const SR = 16000;

@@ -8,10 +8,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { clusterEmbeddings, unitLength } from '../../workers/engine/diarize-embeddings.js';
-import { cmn, FbankStream, fbankFrameCount, FBANK_BINS, FBANK_LOG_FLOOR, htkMel, kaldiFbank } from '../../workers/engine/fbank.js';
-import { SpeechEngine } from '../../workers/engine/index.js';
-import { findSpeakerEmbedding, SPEAKER_EMBEDDING_PATH, speakerEmbeddingFile, SpeakerEmbeddingModel } from '../../workers/engine/speaker-embedding.js';
+import { clusterEmbeddings, unitLength } from '../../workers/engine/speakers/diarize-embeddings.js';
+import { cmn, FbankStream, fbankFrameCount, FBANK_BINS, FBANK_LOG_FLOOR, htkMel, kaldiFbank } from '../../workers/engine/speakers/fbank.js';
+import { SpeechEngine } from '../../workers/engine/speech-engine.js';
+import {
+  findSpeakerEmbedding, SPEAKER_EMBEDDING_PATH, speakerEmbeddingFile, SpeakerEmbeddingModel,
+} from '../../workers/engine/speakers/speaker-embedding.js';
 import { dctProjection, toySpeakerEmbedding, type ToyEmbeddingOptions } from '../helpers/onnx-model.js';
 import { measureDiarization, TWO_SPEAKERS } from '../helpers/speakers.js';
 

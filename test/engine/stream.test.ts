@@ -3,7 +3,7 @@
  * step() between them, flush() at the end. What it commits must be the words that were said, each once.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { concatSamples, decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/index.js';
+import { concatSamples, decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/speech-engine.js';
 import { fixture } from '../helpers/fixtures.js';
 import { expectWellFormedWords, normaliseWords, wordErrors } from './text.js';
 

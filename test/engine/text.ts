@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Segment } from '../../workers/engine/index.js';
+import type { Segment } from '../../workers/engine/speech-engine.js';
 
 /** Text comparison helpers for the engine tests: what counts as "the same words". */
 const NUMBER_WORDS: Record<string, string> = {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownError } from '../../src/core/errors.js';
 import { EngineError } from '../../workers/engine/errors.js';
-import { ffmpegPath, probeAudio, SpeechEngine, type TranscribeResult, type WindowInfo } from '../../workers/engine/index.js';
+import { ffmpegPath, probeAudio, SpeechEngine, type TranscribeResult, type WindowInfo } from '../../workers/engine/speech-engine.js';
 import { uncoveredStretches } from '../../workers/engine/pipeline.js';
 import { fixture } from '../helpers/fixtures.js';
 import { expectWellFormedWords, normaliseWords, wordErrors } from './text.js';

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError } from '../../workers/engine/errors.js';
-import { decodeFileToPcm, ffmpegPath, probeAudio, SpeechEngine } from '../../workers/engine/index.js';
-import { EngineThreads } from '../../workers/engine/threads.js';
+import { decodeFileToPcm, ffmpegPath, probeAudio, SpeechEngine } from '../../workers/engine/speech-engine.js';
+import { EngineThreads } from '../../workers/engine/threads/threads.js';
 import { fixture } from '../helpers/fixtures.js';
 import { countOf, normaliseWords } from './text.js';
 

@@ -93,7 +93,7 @@ describe('models:download -- kokoro', () => {
 
   it('runs as `npm run models:download -- kokoro`, and says why it refuses', async () => {
     const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
-    const script = new URL('../../workers/engine/download.ts', import.meta.url).pathname;
+    const script = new URL('../../workers/engine/tools/download.ts', import.meta.url).pathname;
     const modelsDir = join(scratch, 'cli');
     const failed = await run(tsx, [script, 'kokoro', '--dir', modelsDir, '--tarball', good.file]).then(
       () => null,

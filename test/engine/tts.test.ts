@@ -6,7 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_RATE, SpeechEngine } from '../../workers/engine/index.js';
+import { SAMPLE_RATE, SpeechEngine } from '../../workers/engine/speech-engine.js';
 import { phonemePieces, chunkPieces, PhonemeVocab, MAX_PHONEME_IDS } from '../../workers/engine/tts/phonemes.js';
 import {
   concat,

@@ -11,8 +11,8 @@ import {
   removeSymbols,
   removeSymbolsAndDiacritics,
   wordErrorRate,
-} from '../../workers/engine/wer.js';
-import { resolveModelDir } from '../../workers/engine/index.js';
+} from '../../workers/engine/tools/wer.js';
+import { resolveModelDir } from '../../workers/engine/speech-engine.js';
 
 /** One model's spelling table, or {} where no model is installed (the spelling cases then skip). */
 function modelSpellings() {

@@ -1,6 +1,6 @@
 /** Runs inside a worker_threads Worker for worker.test.ts: load the engine there, transcribe, stream, report. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeFileToPcm, SpeechEngine } from '../../workers/engine/index.js';
+import { decodeFileToPcm, SpeechEngine } from '../../workers/engine/speech-engine.js';
 
 const { file } = workerData as { file: string };
 const engine = await SpeechEngine.load();

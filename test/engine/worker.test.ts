@@ -4,8 +4,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { SpeechEngine } from '../../workers/engine/index.js';
-import { EngineThreads, type EngineInfo } from '../../workers/engine/threads.js';
+import { SpeechEngine } from '../../workers/engine/speech-engine.js';
+import { EngineThreads, type EngineInfo } from '../../workers/engine/threads/threads.js';
 import { fixture } from '../helpers/fixtures.js';
 import { normaliseWords } from './text.js';
 
@@ -13,7 +13,7 @@ describe('engine hosting', () => {
   it('loads once per thread and transcribes inside two Workers at the same time', async () => {
     const runWorker = () =>
       new Promise<{ sameInstance: boolean; provider: string; text: string; streamed: string }>((resolve, reject) => {
-        const worker = new Worker(new URL('../../workers/engine/thread-boot.mjs', import.meta.url), {
+        const worker = new Worker(new URL('../../workers/engine/threads/thread-boot.mjs', import.meta.url), {
           workerData: { entry: new URL('./worker-thread.ts', import.meta.url).href, file: fixture('goforward.wav') },
         });
         worker.once('message', (message) => {

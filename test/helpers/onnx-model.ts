@@ -1,9 +1,11 @@
 /**
  * Small real ONNX models written byte by byte (onnx.proto's wire format, with onnx-wire.ts's writers), for tests
  * that need a network of a given contract where none can be downloaded: `toySpeakerEmbedding` stands in for a
- * speaker-embedding network (workers/engine/speaker-embedding.ts).
+ * speaker-embedding network (workers/engine/speakers/speaker-embedding.ts).
  */
-import { bytesField, messageField, nodeField, ONNX, stringField, varintField, writeMessage, type WireField } from '../../workers/engine/onnx-wire.js';
+import {
+  bytesField, messageField, nodeField, ONNX, stringField, varintField, writeMessage, type WireField,
+} from '../../workers/engine/graph/onnx-wire.js';
 
 const FLOAT = 1;
 /** AttributeProto's type enum and value fields. */

@@ -1,16 +1,16 @@
 /**
  * The diarization measurement shared by the engine's tests and `npm run bench -- speakers`: the classical
- * diarizer (workers/engine/diarize.ts), or the embedding one given `options.embedding`, on a fixture, scored
+ * diarizer (workers/engine/speakers/diarize.ts), or the embedding one given `options.embedding`, on a fixture, scored
  * against its RTTM ground truth.
  */
 import { readFileSync } from 'node:fs';
 import { concatSamples, decodeFile } from '../../workers/engine/audio.js';
-import { diarizationErrorRate, parseRttm, type DiarizationError } from '../../workers/engine/der.js';
-import type { SpeakerTurn } from '../../workers/engine/diarize.js';
-import { diarizeSource, type DiarizeSourceOptions } from '../../workers/engine/speakers.js';
+import { diarizationErrorRate, parseRttm, type DiarizationError } from '../../workers/engine/speakers/der.js';
+import type { SpeakerTurn } from '../../workers/engine/speakers/diarize.js';
+import { diarizeSource, type DiarizeSourceOptions } from '../../workers/engine/speakers/diarize-source.js';
 import { SileroVad } from '../../workers/engine/vad.js';
-import { OnlineSpeakers, type SpeakerSettlement } from '../../workers/engine/live-speakers.js';
-import { SAMPLE_RATE } from '../../workers/engine/mel.js';
+import { OnlineSpeakers, type SpeakerSettlement } from '../../workers/engine/speakers/live-speakers.js';
+import { SAMPLE_RATE } from '../../workers/engine/whisper/mel.js';
 import { fixture } from './fixtures.js';
 
 /** Two real speakers taking turns (test/fixtures/speakers/make-two-speakers.sh), 42 s. */
@@ -54,7 +54,7 @@ export interface OnlineLabelling {
 }
 
 /**
- * Online speaker labels (workers/engine/live-speakers.ts) on `audio` as it would stream: fed in 250 ms chunks up to
+ * Online speaker labels (workers/engine/speakers/live-speakers.ts) on `audio` as it would stream: fed in 250 ms chunks up to
  * half a second past each segment's end, each segment labelled as it ends, settlements gathered, all settled at the end.
  */
 export async function labelOnline(audio: string, segments: Array<{ start: number; end: number }>): Promise<OnlineLabelling> {

@@ -12,7 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeFileToPcm, probeAudio, SpeechEngine } from '../../workers/engine/index.js';
+import { decodeFileToPcm, probeAudio, SpeechEngine } from '../../workers/engine/speech-engine.js';
 import { expectInvalidOption, expectStatus, json, upload, waitForJob } from '../helpers/http.js';
 import { kokoroTestDir } from '../helpers/kokoro.js';
 import { Follower } from '../helpers/follower.js';

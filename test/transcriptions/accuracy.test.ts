@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { wordErrorRate } from '../../workers/engine/wer.js';
+import { wordErrorRate } from '../../workers/engine/tools/wer.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { json, uploadForm, waitForJob } from '../helpers/http.js';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRttm } from '../../workers/engine/der.js';
+import { parseRttm } from '../../workers/engine/speakers/der.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { json, uploadForm, waitForJob } from '../helpers/http.js';
 import { TWO_SPEAKERS } from '../helpers/speakers.js';

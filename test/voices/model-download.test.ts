@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/core/config/index.js';
 import type { ServiceDeps } from '../../src/core/services.js';
 import { VoicesService, type KokoroDownloader } from '../../src/voices/service.js';
-import type { TarballProgress } from '../../workers/engine/registry-tarball.js';
+import type { TarballProgress } from '../../workers/engine/tools/registry-tarball.js';
 import { kokoroTestDir } from '../helpers/kokoro.js';
 
 const dirs: string[] = [];

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { engineErrors } from './errors.js';
-import { SAMPLE_RATE } from './mel.js';
+import { SAMPLE_RATE } from './whisper/mel.js';
 
 const require = createRequire(import.meta.url);
 

@@ -18,10 +18,10 @@
  *   update reports the labels that settled; the end of audio settles them all.
  */
 import { concatSamples } from './audio.js';
-import { SAMPLE_RATE } from './mel.js';
+import { SAMPLE_RATE } from './whisper/mel.js';
 import type { Segment, Word } from './pipeline.js';
 import type { StreamingTranscriber } from './stream.js';
-import { OnlineSpeakers, type SpeakerSettlement } from './live-speakers.js';
+import { OnlineSpeakers, type SpeakerSettlement } from './speakers/live-speakers.js';
 
 /** What the policy needs of a transcriber (stream.ts's `StreamingTranscriber`). */
 export type LiveTranscriber = Pick<StreamingTranscriber, 'push' | 'step' | 'flush' | 'setMode' | 'mode' | 'setLanguage' | 'bufferedS'>;

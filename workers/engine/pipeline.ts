@@ -3,7 +3,7 @@
  * encoder (several windows per call) → language → token decoding with fallback → segments from timestamp
  * tokens → words from cross-attention → segments on the source timeline, reported as they are done.
  */
-import { alignWords } from './alignment.js';
+import { alignWords } from './whisper/alignment.js';
 import { concatSamples } from './audio.js';
 import {
   decodeGreedyBatch,
@@ -14,10 +14,10 @@ import {
   WindowDecoder,
   type DecodeResult,
   type DecodeTask,
-} from './decoding.js';
-import { HOP_LENGTH, logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './mel.js';
-import { WhisperOnnx } from './model.js';
-import type { WhisperTokenizer } from './tokenizer.js';
+} from './whisper/decoding.js';
+import { HOP_LENGTH, logMelSpectrogram, N_SAMPLES, SAMPLE_RATE } from './whisper/mel.js';
+import { WhisperOnnx } from './whisper/model.js';
+import type { WhisperTokenizer } from './whisper/tokenizer.js';
 import type { SileroVad, VadOptions } from './vad.js';
 import { speechWindows, windowTimeToSource, type Interval, type SpeechWindow, type WindowPiece } from './windows.js';
 

@@ -11,10 +11,10 @@
  * - The encoder gets a context sized to the buffer (whisper.cpp's audio_ctx, see encoder-context.ts) rather
  *   than a 30 s window: its cost follows the audio buffered, not the model's window.
  */
-import { alignWords } from './alignment.js';
-import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder } from './decoding.js';
+import { alignWords } from './whisper/alignment.js';
+import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder } from './whisper/decoding.js';
 import { concatSamples } from './audio.js';
-import { HOP_LENGTH, LiveLogMel, logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './mel.js';
+import { HOP_LENGTH, LiveLogMel, logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './whisper/mel.js';
 import { wordKey, type PipelineModel, type Segment, type Word } from './pipeline.js';
 import { DEFAULT_VAD_OPTIONS, VAD_CHUNK, type VadStream } from './vad.js';
 

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { concatSamples, installedPackageDir } from './audio.js';
-import { SAMPLE_RATE } from './mel.js';
+import { SAMPLE_RATE } from './whisper/mel.js';
 
 export const VAD_CHUNK = 512;
 const VAD_CONTEXT = 64;

@@ -4,8 +4,10 @@
  * most 30 s, the longest audio the model takes at once. Only the audio that a window not yet emitted can
  * still need is kept, so memory stays bounded however long the input is.
  */
-import { N_SAMPLES, SAMPLE_RATE } from './mel.js';
-import { DEFAULT_VAD_OPTIONS, SpeechDetector, VAD_CHUNK, type SileroVad, type SpeechRegion, type VadOptions, type VadStream } from './vad.js';
+import { N_SAMPLES, SAMPLE_RATE } from './whisper/mel.js';
+import {
+  DEFAULT_VAD_OPTIONS, SpeechDetector, VAD_CHUNK, type SileroVad, type SpeechRegion, type VadOptions, type VadStream,
+} from './vad.js';
 
 /** A stretch of source audio placed at `offset` (samples) inside a window. */
 export interface WindowPiece {

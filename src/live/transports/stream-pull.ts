@@ -19,8 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { SAMPLE_RATE } from '../../../workers/engine/index.js';
-import { decodeStream } from '../../../workers/engine/audio.js';
+import { SAMPLE_RATE, decodeStream } from '../../../workers/engine/index.js';
 import type { BackgroundWorker } from '../../core/background.js';
 import type { Services } from '../../core/services.js';
 import { toApiError } from '../../core/errors.js';

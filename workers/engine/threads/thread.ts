@@ -5,9 +5,9 @@
  * database writes and Bull lock renewals).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { EngineError } from './errors.js';
-import { requestedProvider, splitBySpeaker, SpeechEngine, type EngineOptions } from './index.js';
-import { LiveTranscription } from './live.js';
+import { EngineError } from '../errors.js';
+import { requestedProvider, splitBySpeaker, SpeechEngine, type EngineOptions } from '../speech-engine.js';
+import { LiveTranscription } from '../live.js';
 import type { HostToThread, ThreadFailure, ThreadToHost } from './thread-protocol.js';
 
 const port = parentPort!;

@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pathToFileURL } from 'node:url';
 import { commandLineFlags } from './command-line.js';
-import { kokoroDownloadCommand } from './tts/kokoro-download.js';
+import { kokoroDownloadCommand } from '../tts/kokoro-download.js';
 
 export const DEFAULT_BASE_URL = 'https://huggingface.co';
 

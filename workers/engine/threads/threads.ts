@@ -11,10 +11,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { EngineError, engineErrors } from './errors.js';
-import type { EngineOptions } from './index.js';
-import type { LiveSettings, LiveTranscription, LiveTuning, LiveUpdate } from './live.js';
-import type { Progress, Segment } from './pipeline.js';
+import { EngineError, engineErrors } from '../errors.js';
+import type { EngineOptions } from '../speech-engine.js';
+import type { LiveSettings, LiveTranscription, LiveTuning, LiveUpdate } from '../live.js';
+import type { Progress, Segment } from '../pipeline.js';
 import type {
   FileTaskOptions,
   FileTranscriptionResult,
@@ -24,7 +24,7 @@ import type {
   ThreadToHost,
   TranslateTaskOptions,
 } from './thread-protocol.js';
-import { checkWindow } from './translate.js';
+import { checkWindow } from '../whisper/translate.js';
 
 export type { FileTranscriptionResult, SpeechTranslation } from './thread-protocol.js';
 export type LoadingStage = 'download' | 'model';

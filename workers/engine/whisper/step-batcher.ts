@@ -18,7 +18,7 @@
  * they are, and only a batch whose rows changed is copied together anew.
  */
 import * as ort from 'onnxruntime-node';
-import { MASKED } from './decoder-masks.js';
+import { MASKED } from '../graph/decoder-masks.js';
 
 /** The part of a decoder cache the batcher reads and writes (model.ts KvCache). */
 export interface StepCache {

@@ -26,7 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { createGunzip } from 'node:zlib';
 import { commandLineFlags } from './command-line.js';
 import { registryTarballUrl, verifiedTarball } from './registry-tarball.js';
-import { fileSink, readTar } from './tts/tar.js';
+import { fileSink, readTar } from '../tts/tar.js';
 
 export const PROVIDER_PACKAGE = 'com.github.asus4.onnxruntime.linux-x64-gpu';
 export const PROVIDER_PACKAGE_VERSION = '0.4.9';

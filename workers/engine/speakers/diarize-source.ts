@@ -8,8 +8,8 @@
 import { diarizeWithEmbeddings, type EmbeddingDiarizeOptions, type SpeakerEmbedder } from './diarize-embeddings.js';
 import { diarize, SpeakerFeatureStream, type DiarizeOptions, type SpeakerTurn } from './diarize.js';
 import { FbankStream } from './fbank.js';
-import { SAMPLE_RATE } from './mel.js';
-import { DEFAULT_VAD_OPTIONS, SpeechDetector, type SileroVad, type SpeechRegion, type VadOptions } from './vad.js';
+import { SAMPLE_RATE } from '../whisper/mel.js';
+import { DEFAULT_VAD_OPTIONS, SpeechDetector, type SileroVad, type SpeechRegion, type VadOptions } from '../vad.js';
 
 /** Voice activity for speaker turns: a 300 ms pause ends a region, 100 ms of padding. */
 export const DIARIZATION_VAD_OPTIONS: VadOptions = { ...DEFAULT_VAD_OPTIONS, minSilenceMs: 300, speechPadMs: 100 };

@@ -6,12 +6,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from './decoder-graph.js';
-import { crossKeysPerStep } from './decoder-cross-kv.js';
-import { CROSS_BIAS, POSITIONS, rowMasks, SELF_BIAS } from './decoder-masks.js';
-import { dequantizedGraph } from './dequantize.js';
-import { blockedAttention } from './encoder-attention.js';
-import { variableLengthEncoder } from './encoder-context.js';
+import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../graph/decoder-graph.js';
+import { crossKeysPerStep } from '../graph/decoder-cross-kv.js';
+import { CROSS_BIAS, POSITIONS, rowMasks, SELF_BIAS } from '../graph/decoder-masks.js';
+import { dequantizedGraph } from '../graph/dequantize.js';
+import { blockedAttention } from '../graph/encoder-attention.js';
+import { variableLengthEncoder } from '../graph/encoder-context.js';
 import { N_FRAMES, N_MELS } from './mel.js';
 import { StepBatcher, type BatchedStep, type BatchedStepOutput } from './step-batcher.js';
 

@@ -17,8 +17,8 @@
  *
  * Pure and synchronous apart from the audio it is given; index.ts runs it on a file.
  */
-import { HOP_LENGTH, N_FRAMES, N_MELS, N_SAMPLES, rawLogMel, SAMPLE_RATE } from './mel.js';
-import { textOfWords, type Segment, type Word } from './pipeline.js';
+import { HOP_LENGTH, N_FRAMES, N_MELS, N_SAMPLES, rawLogMel, SAMPLE_RATE } from '../whisper/mel.js';
+import { textOfWords, type Segment, type Word } from '../pipeline.js';
 
 /** Cepstral coefficients kept per frame (c1…c19). */
 export const N_CEPS = 19;

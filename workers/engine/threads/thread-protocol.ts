@@ -3,9 +3,9 @@
  * transcriptions and live transcriptions alike. Everything is structured-cloneable; PCM travels as a transferred
  * ArrayBuffer (no copy). Every task has an id of the host's choosing; messages about one task keep their order.
  */
-import type { LatencyMode, LiveSettings, LiveTuning, LiveUpdate } from './live.js';
-import type { Progress, Segment, UncoveredSpeech } from './pipeline.js';
-import type { TranslationResult } from './translate.js';
+import type { LatencyMode, LiveSettings, LiveTuning, LiveUpdate } from '../live.js';
+import type { Progress, Segment, UncoveredSpeech } from '../pipeline.js';
+import type { TranslationResult } from '../whisper/translate.js';
 
 export interface FileTaskOptions {
   language?: string;

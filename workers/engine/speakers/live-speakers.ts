@@ -33,8 +33,8 @@ import {
   turnStats,
   type GaussianStats,
 } from './diarize.js';
-import { concatSamples } from './audio.js';
-import { HOP_LENGTH, SAMPLE_RATE } from './mel.js';
+import { concatSamples } from '../audio.js';
+import { HOP_LENGTH, SAMPLE_RATE } from '../whisper/mel.js';
 
 export interface OnlineSpeakerOptions {
   /** A turn joins a speaker while the merge's ΔBIC is below this (diarize.ts: 0). */

@@ -11,7 +11,7 @@
  *
  * `cmn` mean-normalises a stretch of frames over time, per bin, as the embedding networks expect per utterance.
  */
-import { MixedRadixFft, SAMPLE_RATE } from './mel.js';
+import { MixedRadixFft, SAMPLE_RATE } from '../whisper/mel.js';
 
 export const FBANK_BINS = 80;
 /** 25 ms. */

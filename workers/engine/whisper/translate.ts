@@ -4,8 +4,8 @@
  * threads share around it — the call's options and result, and the check of the window asked for — and loads no
  * model (the thread host imports it).
  */
-import { engineErrors } from './errors.js';
-import type { Segment, TranscribeResult } from './pipeline.js';
+import { engineErrors } from '../errors.js';
+import type { Segment, TranscribeResult } from '../pipeline.js';
 
 export interface TranslateOptions {
   /** The spoken language ('es'); absent or 'auto': detected on the first window of speech. English is transcribed. */

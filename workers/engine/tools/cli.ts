@@ -10,8 +10,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { commandLineFlags } from './command-line.js';
-import { EngineError } from './errors.js';
-import { SpeechEngine, type ModelRole, type Progress, type Segment, type TranscribeOptions } from './index.js';
+import { EngineError } from '../errors.js';
+import { SpeechEngine, type ModelRole, type Progress, type Segment, type TranscribeOptions } from '../speech-engine.js';
 
 /** What the CLI decodes with when no flag says otherwise: the file jobs' settings. */
 export const CLI_DEFAULTS = { role: 'accurate' as ModelRole, beamSize: 5 };
