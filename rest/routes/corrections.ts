@@ -1,37 +1,13 @@
 /** Corrections of a recording's settled text: apply a batch, list them, revert one (src/corrections/service.ts). */
-import { CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
+import { CorrectionFieldsFragmentDoc, CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
+import { fragmentSchema } from '../shapes.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
 import { intParam, single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
-const nullableInt = { type: 'integer', nullable: true };
 
-export const correctionSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'batchId', 'kind', 'from', 'to', 'actor', 'appliedAt'],
-  properties: {
-    id: { type: 'string' },
-    batchId: { type: 'string', description: 'The CorrectionBatch it came in.' },
-    kind: { type: 'string', enum: ['word', 'line'], description: '`word`: one word of a segment (`wordIdx`); `line`: one segment\'s part of a whole-line rewrite (a line over n segments is n corrections of one batch).' },
-    from: { type: 'string', description: 'The word (`word`) or the segment\'s text (`line`) before.' },
-    to: { type: 'string', description: 'The word or the segment\'s text after.' },
-    actor: {
-      type: 'object', required: ['apiKeyId', 'displayName', 'userId'],
-      properties: { apiKeyId: { type: 'string', nullable: true }, displayName: { type: 'string', nullable: true }, userId: { type: 'string', nullable: true } },
-    },
-    appliedAt: { type: 'string', format: 'date-time' },
-    seq: { ...nullableInt, format: 'int64' },
-    speaker: { ...nullableInt, format: 'int32' },
-    wordIdx: { ...nullableInt, format: 'int32' },
-    revertedAt: { type: 'string', format: 'date-time', nullable: true },
-    voiced: {
-      type: 'boolean', nullable: true,
-      description: 'On a correction that stands. True only when every word it says is a word of the recognizer\'s text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line\'s audio (made when the recognizer\'s text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n\'t", "no" and their equivalents).',
-    },
-    notVoicedReason: { type: 'string', enum: ['rewrite'], nullable: true, description: '`rewrite` when not voiced: voices keep speaking what the recognizer heard.' },
-  },
-};
+export const correctionSchema = fragmentSchema(CorrectionFieldsFragmentDoc);
 
 const notFound = { status: 404, code: 'not_found', description: 'No such recording in this account.' };
 

@@ -1,26 +1,15 @@
 /** Share links of transcriptions and broadcasts: list, create, change, revoke. */
-import { BroadcastShareLinksDocument, CreateBroadcastShareLinkDocument, CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinksDocument, UpdateShareLinkDocument } from '../../src/generated/graphql.js';
+import {
+  BroadcastShareLinksDocument, CreateBroadcastShareLinkDocument, CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinkFieldsFragmentDoc,
+  ShareLinksDocument, UpdateShareLinkDocument,
+} from '../../src/generated/graphql.js';
 import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
 import { parseShareLinkInput } from '../../src/share-links/service.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { fragmentSchema } from '../shapes.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
-export const shareLinkSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'code', 'label', 'allowDownload', 'allowExport', 'allowTranslate', 'isDefault', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string' },
-    code: { type: 'string', description: 'The secret readers pass as `shareCode`.' },
-    label: { type: 'string' },
-    transcriptionId: { type: 'string', nullable: true },
-    broadcastId: { type: 'string', nullable: true, description: 'A broadcast\'s link (then `transcriptionId` is null).' },
-    allowDownload: { type: 'boolean' },
-    allowExport: { type: 'boolean' },
-    allowTranslate: { type: 'boolean' },
-    isDefault: { type: 'boolean', description: 'The link made with the transcription.' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-};
+/** A share link as `ShareLinkFields` selects it (the ShareLink GraphQL type is the one source). */
+export const shareLinkSchema = fragmentSchema(ShareLinkFieldsFragmentDoc);
 
 const permissions = {
   allowDownload: { type: 'boolean', nullable: true },

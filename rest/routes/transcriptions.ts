@@ -9,6 +9,7 @@ import { ApiError, errors } from '../../src/core/errors.js';
 import { baseUrlOf, type Context } from '../../src/core/context.js';
 import { actorOf, type Actor } from '../../src/core/identity/actor.js';
 import {
+  JobFieldsFragmentDoc,
   ArchiveTranscriptionDocument,
   CreateLiveTranscriptionDocument,
   type CreateLiveTranscriptionInput,
@@ -23,6 +24,7 @@ import {
   UpdateTranscriptionDocument,
   UploadRecordingDocument,
 } from '../../src/generated/graphql.js';
+import { fragmentSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
@@ -39,32 +41,7 @@ import { creationRefusals } from './billing.js';
 /** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
 const MULTIPART_SLACK_BYTES = 64 * 1024;
 
-export const jobSchema: JsonSchema = {
-  type: 'object',
-  required: ['recordingId', 'state', 'progress', 'attempts', 'createdAt'],
-  properties: {
-    recordingId: { type: 'string' },
-    state: { type: 'string', enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] },
-    progress: {
-      type: 'object',
-      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost).',
-      additionalProperties: true,
-    },
-    error: { type: 'string', nullable: true },
-    errorCode: { type: 'string', nullable: true, description: 'Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal.' },
-    source: { type: 'string', nullable: true, description: 'The link the job came from.' },
-    queue: { type: 'object', nullable: true, properties: { position: { type: 'integer', minimum: 1, description: '1 is next.' } } },
-    preview: {
-      type: 'object', nullable: true, description: 'While cropping.',
-      properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } }, bucketS: { type: 'number', nullable: true }, durationS: { type: 'number', nullable: true }, expiresAt: { type: 'string', nullable: true }, available: { type: 'boolean' } },
-    },
-    window: { type: 'object', nullable: true, properties: { startS: { type: 'number' }, endS: { type: 'number', nullable: true } } },
-    attempts: { type: 'integer' },
-    createdAt: { type: 'string', format: 'date-time' },
-    startedAt: { type: 'string', format: 'date-time', nullable: true },
-    finishedAt: { type: 'string', format: 'date-time', nullable: true },
-  },
-};
+export const jobSchema = fragmentSchema(JobFieldsFragmentDoc);
 
 /** CaptureSource: a publisher's microphone, or a live stream the server pulls. */
 export const captureSourceSchema: JsonSchema = {

@@ -9,16 +9,8 @@ import type { Context } from '../../src/core/context.js';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
-import {
-  AvailableVoicesDocument,
-  CreateVoiceFromSpeakerDocument,
-  type CreateVoiceFromSpeakerInput,
-  DeleteVoiceDocument,
-  UpdateVoiceDocument,
-  type UpdateVoiceInput,
-  VoiceDocument,
-  VoicesDocument,
-} from '../../src/generated/graphql.js';
+import { AvailableVoicesDocument, CreateVoiceFromSpeakerDocument, type CreateVoiceFromSpeakerInput, DeleteVoiceDocument, UpdateVoiceDocument, type UpdateVoiceInput, VoiceDocument, VoiceFieldsFragmentDoc, VoicesDocument } from '../../src/generated/graphql.js';
+import { fragmentSchema } from '../shapes.js';
 import { MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { readMultipart } from '../multipart.js';
 import { accessTokenParam, personFromAccessToken } from './recordings.js';
@@ -29,28 +21,7 @@ import { graphqlRoute, type JsonSchema, type RouteEntry, type RouteParameter, ty
 const MULTIPART_SLACK_BYTES = 64 * 1024;
 const nullableString = { type: 'string', nullable: true };
 
-export const voiceSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'name', 'consent', 'draft', 'enabled', 'state', 'progress', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    color: { ...nullableString, description: 'As given; null when cleared (`color: \'\'`).' },
-    gender: { type: 'string', nullable: true, enum: ['female', 'male', null], description: 'As given; training guesses it from the pitch when null.' },
-    sampleUrl: { ...nullableString, description: 'Where the sample came from, as given at creation; informational, never fetched.' },
-    consent: { type: 'boolean', description: 'The person speaking agreed to have their voice cloned; required to train.' },
-    draft: { type: 'boolean', description: 'Kept untrained: state `training` at progress 0 until a PATCH with `consent: true` and `draft: false`.' },
-    enabled: { type: 'boolean', description: 'false: switched off; kept, but not offered by `GET /v1/voices/available`.' },
-    state: { type: 'string', enum: ['training', 'ready', 'failed'] },
-    progress: { type: 'number', minimum: 0, maximum: 100, description: 'Percent: 0 when created, moving as candidate styles are tried, 100 when ready.' },
-    error: { ...nullableString, description: 'When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence).' },
-    source: { type: 'object', nullable: true, description: 'A voice made from a recording\'s speaker.', properties: { recordingId: { type: 'string' }, speaker: { type: 'integer' } } },
-    speechS: { type: 'number', nullable: true, description: 'Seconds of speech measured in the sample (once trained).' },
-    fit: { type: 'object', nullable: true, additionalProperties: true, description: 'What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`.' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-};
+export const voiceSchema = fragmentSchema(VoiceFieldsFragmentDoc);
 
 const availableSchema: JsonSchema = {
   type: 'object', required: ['lang', 'voices'],

@@ -40,17 +40,22 @@ export const CorrectionType = builder.objectRef<CorrectionView>('Correction').im
   fields: (t) => ({
     id: t.exposeID('id'),
     batchId: t.exposeID('batchId', { description: 'The CorrectionBatch it came in.' }),
-    kind: t.exposeString('kind', { description: '`word` or `line`.' }),
-    from: t.exposeString('from', { description: 'The word (or the segment\'s text) before.' }),
-    to: t.exposeString('to', { description: 'The word (or the segment\'s text) after.' }),
+    kind: t.exposeString('kind', {
+      description: '`word`: one word of a segment (`wordIdx`); `line`: one segment\'s part of a whole-line rewrite (a line over n segments is n corrections of one batch).',
+    }),
+    from: t.exposeString('from', { description: 'The word (`word`) or the segment\'s text (`line`) before.' }),
+    to: t.exposeString('to', { description: 'The word or the segment\'s text after.' }),
     actor: t.field({ type: ActorType, resolve: (c) => c.actor }),
     appliedAt: t.exposeString('appliedAt'),
     seq: t.exposeInt('seq', { nullable: true }),
     speaker: t.exposeInt('speaker', { nullable: true }),
     wordIdx: t.exposeInt('wordIdx', { nullable: true }),
     revertedAt: t.exposeString('revertedAt', { nullable: true }),
-    voiced: t.exposeBoolean('voiced', { nullable: true, description: 'On a correction that stands: false when it says words the audio does not support or drops a negation it has; voices keep the recognizer\'s words.' }),
-    notVoicedReason: t.exposeString('notVoicedReason', { nullable: true, description: '`rewrite` when not voiced.' }),
+    voiced: t.exposeBoolean('voiced', {
+      nullable: true,
+      description: 'On a correction that stands. True only when every word it says is a word of the recognizer\'s text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line\'s audio (made when the recognizer\'s text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n\'t", "no" and their equivalents).',
+    }),
+    notVoicedReason: t.exposeString('notVoicedReason', { nullable: true, description: '`rewrite` when not voiced: voices keep speaking what the recognizer heard.' }),
   }),
 });
 

@@ -1,0 +1,107 @@
+/**
+ * REST response schemas derived from the GraphQL schema and the fragment a route's document selects, so a resource's
+ * shape is written once (its Pothos type, with the field descriptions) and the REST answer, which is that
+ * selection's data, is described by the same source. OpenAPI 3.0 dialect: a nullable GraphQL field is
+ * `nullable: true`, every selected field is `required` (GraphQL answers each one, null or not).
+ *
+ * Scalars: String and ID are strings, Int a 32-bit integer, Float number, Boolean boolean, JSON any value; a String
+ * field named `…At` is a `date-time` (the API's convention for instants, which it serves as ISO 8601 strings). Enums
+ * list their values. Union and interface selections are not derived (write those by hand, or type them first).
+ */
+import { readFileSync } from 'node:fs';
+import {
+  buildSchema, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
+  type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
+  type SelectionSetNode,
+} from 'graphql';
+import type { JsonSchema } from './types.js';
+
+/** The checked-in SDL (test/core/schema.test.ts fails when it is not the Pothos schema's print). */
+const schema = buildSchema(readFileSync(new URL('../schema/schema.graphql', import.meta.url), 'utf8'));
+
+const SCALARS: Record<string, JsonSchema> = {
+  String: { type: 'string' },
+  ID: { type: 'string' },
+  Int: { type: 'integer', format: 'int32' },
+  Float: { type: 'number' },
+  Boolean: { type: 'boolean' },
+  DateTime: { type: 'string', format: 'date-time' },
+  JSON: {},
+};
+
+/**
+ * What the GraphQL types cannot say (an enum kept as a String there, a bound), by `Type.field`: merged into that
+ * field's derived schema wherever a fragment selects it.
+ */
+const FIELD_RULES: Record<string, JsonSchema> = {
+  'TranscriptionJob.state': { enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] },
+  'JobQueue.position': { minimum: 1 },
+  'Correction.kind': { enum: ['word', 'line'] },
+  'Correction.notVoicedReason': { enum: ['rewrite'] },
+  'Voice.gender': { enum: ['female', 'male', null] },
+  'Voice.state': { enum: ['training', 'ready', 'failed'] },
+  'Voice.progress': { minimum: 0, maximum: 100 },
+};
+
+/**
+ * The JSON Schema of the data a fragment selects: `fragmentSchema(ShareLinkFieldsFragmentDoc)`. `patch` adds to or
+ * replaces properties (a constraint GraphQL cannot say, such as a `maxItems`).
+ */
+export function fragmentSchema(document: DocumentNode, patch: Record<string, JsonSchema> = {}): JsonSchema {
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+  const [first] = fragments.values();
+  if (!first) throw new Error('fragmentSchema: the document holds no fragment');
+  const type = schema.getType(first.typeCondition.name.value);
+  if (!isObjectType(type)) throw new Error(`fragmentSchema: ${first.typeCondition.name.value} is not an object type`);
+  const derived = objectSchema(type, first.selectionSet, fragments);
+  return { ...derived, properties: { ...(derived.properties as Record<string, JsonSchema>), ...patch } };
+}
+
+function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const visit = (set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment) throw new Error(`fragmentSchema: fragment ${selection.name.value} is not in the document`);
+        visit(fragment.selectionSet);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (selection.typeCondition && selection.typeCondition.name.value !== type.name) throw new Error(`fragmentSchema: ${type.name} selects on ${selection.typeCondition.name.value}`);
+        visit(selection.selectionSet);
+      } else {
+        const name = selection.alias?.value ?? selection.name.value;
+        if (selection.name.value === '__typename') { properties[name] = { type: 'string', enum: [type.name] }; continue; }
+        const field = type.getFields()[selection.name.value];
+        if (!field) throw new Error(`fragmentSchema: ${type.name} has no field ${selection.name.value}`);
+        properties[name] = { ...fieldSchema(field, field.type, selection.selectionSet, fragments), ...FIELD_RULES[`${type.name}.${field.name}`] };
+      }
+    }
+  };
+  visit(selectionSet);
+  return { type: 'object', required: Object.keys(properties), properties };
+}
+
+function fieldSchema(
+  field: GraphQLField<unknown, unknown>, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>,
+): JsonSchema {
+  const described = (out: JsonSchema): JsonSchema => (field.description ? { ...out, description: field.description } : out);
+  const shape = (of: GraphQLOutputType): JsonSchema => {
+    const nullable = !isNonNullType(of);
+    const inner = isNonNullType(of) ? of.ofType : of;
+    let out: JsonSchema;
+    if (isListType(inner)) out = { type: 'array', items: shape(inner.ofType) };
+    else if (isEnumType(inner)) out = { type: 'string', enum: inner.getValues().map((v) => v.value) };
+    else if (isScalarType(inner)) {
+      const scalar = SCALARS[inner.name];
+      if (!scalar) throw new Error(`fragmentSchema: no JSON Schema for the scalar ${inner.name}`);
+      out = inner.name === 'String' && /At$/.test(field.name) ? { type: 'string', format: 'date-time' } : scalar;
+    } else if (isObjectType(inner)) {
+      if (!selectionSet) throw new Error(`fragmentSchema: ${field.name} selects no fields of ${inner.name}`);
+      out = objectSchema(inner, selectionSet, fragments);
+    } else throw new Error(`fragmentSchema: ${field.name} is a ${inner.toString()}, not derived (unions and interfaces are written by hand)`);
+    return nullable && Object.keys(out).length > 0 ? { ...out, nullable: true } : out;
+  };
+  return described(shape(type));
+}

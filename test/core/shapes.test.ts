@@ -1,0 +1,39 @@
+/**
+ * REST response schemas derived from the GraphQL types (rest/shapes.ts): a fragment's selection, with the SDL's
+ * nullability and descriptions, the `…At` instants and the rules GraphQL cannot say.
+ */
+import { parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { JobFieldsFragmentDoc, ShareLinkFieldsFragmentDoc } from '../../src/generated/graphql.js';
+import { fragmentSchema } from '../../rest/shapes.js';
+
+describe('fragmentSchema', () => {
+  it('describes what a fragment selects: every field required, nullable ones nullable, instants as date-time', () => {
+    const link = fragmentSchema(ShareLinkFieldsFragmentDoc);
+    expect(link.required).toEqual(['id', 'code', 'label', 'transcriptionId', 'broadcastId', 'allowDownload', 'allowExport', 'allowTranslate', 'isDefault', 'createdAt', 'updatedAt']);
+    expect(link.properties).toMatchObject({
+      id: { type: 'string' },
+      code: { type: 'string', description: 'The secret readers pass as `shareCode`.' },
+      broadcastId: { type: 'string', nullable: true },
+      allowDownload: { type: 'boolean' },
+      createdAt: { type: 'string', format: 'date-time' },
+    });
+    expect((link.properties as Record<string, unknown>).id).not.toHaveProperty('nullable');
+  });
+
+  it('follows nested objects and lists, adds the field rules, and takes a patch', () => {
+    const job = fragmentSchema(JobFieldsFragmentDoc, { attempts: { type: 'integer', minimum: 0 } });
+    const properties = job.properties as Record<string, Record<string, unknown>>;
+    expect(properties.state).toMatchObject({ type: 'string', enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] });
+    expect(properties.queue).toMatchObject({ type: 'object', nullable: true, required: ['position'], properties: { position: { type: 'integer', minimum: 1 } } });
+    expect(properties.preview).toMatchObject({ nullable: true, properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } } } });
+    expect(properties.progress).not.toHaveProperty('type');
+    expect(properties.attempts).toEqual({ type: 'integer', minimum: 0 });
+  });
+
+  it('refuses what it cannot derive: no fragment, an unknown field, an object with no selection', () => {
+    expect(() => fragmentSchema(parse('query Q { me { id } }'))).toThrow('holds no fragment');
+    expect(() => fragmentSchema(parse('fragment F on ShareLink { nope }'))).toThrow('ShareLink has no field nope');
+    expect(() => fragmentSchema(parse('fragment F on Transcription { job }'))).toThrow('job selects no fields of TranscriptionJob');
+  });
+});
