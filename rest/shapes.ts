@@ -41,6 +41,8 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'Voice.gender': { enum: ['female', 'male', null] },
   'Voice.state': { enum: ['training', 'ready', 'failed'] },
   'Voice.progress': { minimum: 0, maximum: 100 },
+  'RecordingSummary.state': { enum: ['ready', 'pending', 'unavailable'] },
+  'RecordingSummary.reason': { enum: ['off', 'failed', 'missing', 'no_transcript', null] },
 };
 
 /**

@@ -1,27 +1,10 @@
 /** A recording's title and summary: read it, ask for one (src/summaries/service.ts). */
-import { RecordingSummaryDocument, SummarizeRecordingDocument } from '../../src/generated/graphql.js';
+import { RecordingSummaryDocument, RecordingSummaryFieldsFragmentDoc, SummarizeRecordingDocument } from '../../src/generated/graphql.js';
+import { fragmentSchema } from '../shapes.js';
 import { single } from '../query.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 
-const nullableString = { type: 'string', nullable: true };
-
-const summarySchema: JsonSchema = {
-  type: 'object',
-  required: ['recordingId', 'state', 'retryable'],
-  properties: {
-    recordingId: { type: 'string' },
-    state: { type: 'string', enum: ['ready', 'pending', 'unavailable'], description: '`ready`: title and summary present. `pending`: being written (a recording is summarised after finalize, and again after its text is corrected). `unavailable`: see `reason`.' },
-    title: { ...nullableString, description: 'Present when `ready`.' },
-    summary: { ...nullableString, description: 'Present when `ready`. From the built-in summariser: sentences of the transcript, in order.' },
-    language: { ...nullableString, description: 'The language it is written in (the spoken one).' },
-    lang: { ...nullableString, description: 'Set when the answer is a translation; none exist on this server yet.' },
-    provider: { ...nullableString, description: '`builtin`: the extractive summariser (sentence ranking, no language model); `openai:<model>`: an OpenAI-compatible chat API.' },
-    writtenAt: { ...nullableString, format: 'date-time' },
-    reason: { type: 'string', nullable: true, enum: ['off', 'failed', 'missing', 'no_transcript', null], description: '`unavailable` only. `off`: the server has no summariser (SUMMARY_PROVIDER=off). `failed`: the summariser failed (error status, timeout, unusable answer; `error` says which). `missing`: the recording was finished without one. `no_transcript`: its job failed. `summarize` asks again for `failed` and `missing`.' },
-    retryable: { type: 'boolean', description: '`unavailable` only: true when `summarize` may succeed now.' },
-    error: { ...nullableString, description: 'Why the last attempt failed.' },
-  },
-};
+const summarySchema = fragmentSchema(RecordingSummaryFieldsFragmentDoc);
 
 const notFound = { status: 404, code: 'not_found', description: 'No such recording in this account (or reached by this share link).' };
 

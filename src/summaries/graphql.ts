@@ -6,15 +6,20 @@ export const RecordingSummaryType = builder.objectRef<SummaryView>('RecordingSum
   description: 'A recording\'s title and summary: `ready` (title and summary present), `pending` (being written; written after finalize), or `unavailable` (`reason`: `off` the server has no summariser, `failed` the summariser failed, `missing` none was written, `no_transcript` the job failed).',
   fields: (t) => ({
     recordingId: t.exposeID('recordingId'),
-    state: t.exposeString('state', { description: '`ready`, `pending` or `unavailable`.' }),
-    title: t.exposeString('title', { nullable: true }),
-    summary: t.exposeString('summary', { nullable: true }),
+    state: t.exposeString('state', {
+      description: '`ready`: title and summary present. `pending`: being written (a recording is summarised after finalize, and again after its text is corrected). `unavailable`: see `reason`.',
+    }),
+    title: t.exposeString('title', { nullable: true, description: 'Present when `ready`.' }),
+    summary: t.exposeString('summary', { nullable: true, description: 'Present when `ready`. From the built-in summariser: sentences of the transcript, in order.' }),
     language: t.exposeString('language', { nullable: true, description: 'The language it is written in (the spoken one).' }),
     lang: t.exposeString('lang', { nullable: true, description: 'Set when the answer is a translation (none exist on this server yet).' }),
     provider: t.exposeString('provider', { nullable: true, description: 'Which summariser wrote it: `builtin` (extractive, no language model) or `openai:<model>` (an OpenAI-compatible chat API).' }),
     writtenAt: t.exposeString('writtenAt', { nullable: true }),
-    reason: t.exposeString('reason', { nullable: true, description: '`unavailable` only: `off`, `failed`, `missing` or `no_transcript`.' }),
-    retryable: t.exposeBoolean('retryable', { description: '`unavailable` only: `summarize` may succeed now.' }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: '`unavailable` only. `off`: the server has no summariser (SUMMARY_PROVIDER=off). `failed`: the summariser failed (error status, timeout, unusable answer; `error` says which). `missing`: the recording was finished without one. `no_transcript`: its job failed. `summarize` asks again for `failed` and `missing`.',
+    }),
+    retryable: t.exposeBoolean('retryable', { description: '`unavailable` only: true when `summarize` may succeed now.' }),
     error: t.exposeString('error', { nullable: true, description: 'Why the last attempt failed.' }),
   }),
 });
