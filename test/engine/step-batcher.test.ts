@@ -109,7 +109,7 @@ describe('StepBatcher', () => {
       expect(stats.firstCalls - before.firstCalls).toBeLessThan(5);
     }
     await Promise.all([alone.release(), batched.release()]);
-  });
+  }, 400_000); // ~35 s on a quiet 2-core machine; several times that on a loaded one
 
   it('keeps a call to maxRows rows without splitting a decode, and refuses a step whose tokens do not match its cache', async () => {
     const model = await WhisperOnnx.load(modelDir, { gpuGraphs: true, stepRows: 4, intraOpThreads: 1 });
@@ -124,5 +124,5 @@ describe('StepBatcher', () => {
     const again = await decodeAll(model, 1);
     expect(again.every((r) => r.tokens.length > 5)).toBe(true);
     await model.release();
-  });
+  }, 300_000);
 });

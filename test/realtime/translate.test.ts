@@ -50,16 +50,24 @@ describe('translate on a realtime session', () => {
   it('session.update replaces the targets from the next commit on; [] turns translation off', async () => {
     const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', translate: ['es'] });
     let step = 0;
+    // Held within 3 s of the server, and the second update only once a line was committed after the first took
+    // effect: on a busy machine the server may lag, and both updates would otherwise land before any line between.
     const result = await streamFile(streamUrl, LECTURE, {
-      durationS: 24,
+      durationS: 30,
       speed: 4,
+      keepUpS: 3,
       afterChunk: (connection, sentS) => {
+        const frames = connection.result.frames.map(({ frame }) => frame);
         if (sentS >= 8 && step === 0) {
           step = 1;
           connection.update({ translate: ['ca', 'es'] });
-        } else if (sentS >= 16 && step === 1) {
-          step = 2;
-          connection.update({ translate: [] });
+        } else if (step === 1) {
+          const updatedAt = frames.findIndex((f) => f.type === 'session.updated');
+          const committedSince = updatedAt >= 0 && frames.slice(updatedAt).some((f) => f.type === 'transcript.committed' && (f as unknown as { segment: { text: string } }).segment.text.trim());
+          if (committedSince) {
+            step = 2;
+            connection.update({ translate: [] });
+          }
         }
       },
     });
