@@ -41,6 +41,12 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'Voice.gender': { enum: ['female', 'male', null] },
   'Voice.state': { enum: ['training', 'ready', 'failed'] },
   'Voice.progress': { minimum: 0, maximum: 100 },
+  'Recording.kind': { enum: ['file', 'live'] },
+  'Recording.state': { enum: ['processing', 'live', 'paused', 'ended', 'finalized'] },
+  'Recording.lifecycle': { enum: ['active', 'archived'] },
+  'Recording.settings': { type: 'object', additionalProperties: true },
+  'RecordingIngest.state': { enum: ['connecting', 'streaming', 'reconnecting', 'failed'] },
+  'RecordingIngest.bytes': { type: 'integer', format: 'int64' },
   'RecordingSummary.state': { enum: ['ready', 'pending', 'unavailable'] },
   'RecordingSummary.reason': { enum: ['off', 'failed', 'missing', 'no_transcript', null] },
 };

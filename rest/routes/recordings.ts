@@ -9,26 +9,8 @@ import type { Context } from '../../src/core/context.js';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
-import {
-  ArchiveRecordingDocument,
-  PurgeRecordingDocument,
-  RecordingDocument,
-  RestoreRecordingDocument,
-  RecordingEventsDocument,
-  RecordingMediaTokenDocument,
-  RecordingTranscriptDocument,
-  RecordingTranslationDocument,
-  NameRecordingSpeakerDocument,
-  PauseRecordingDocument,
-  ResumeRecordingDocument,
-  StartRecordingDocument,
-  RecordingPublishTokenDocument,
-  StopRecordingDocument,
-  TranscriptionRecordingsDocument,
-  UpdateRecordingSettingsDocument,
-  type RecordingSettingsInput,
-  type StartRecordingInput,
-} from '../../src/generated/graphql.js';
+import { ArchiveRecordingDocument, NameRecordingSpeakerDocument, PauseRecordingDocument, PurgeRecordingDocument, RecordingDocument, RecordingEventsDocument, RecordingFieldsFragmentDoc, RecordingGrantFieldsFragmentDoc, RecordingMediaTokenDocument, RecordingPublishTokenDocument, type RecordingSettingsInput, RecordingTranscriptDocument, RecordingTranslationDocument, RestoreRecordingDocument, ResumeRecordingDocument, StartRecordingDocument, type StartRecordingInput, StopRecordingDocument, TranscriptionRecordingsDocument, UpdateRecordingSettingsDocument } from '../../src/generated/graphql.js';
+import { fragmentSchema } from '../shapes.js';
 import {
   RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher,
   REALTIME_MAX_PAYLOAD,
@@ -102,58 +84,10 @@ export async function personFromAccessToken(ctx: Context, query: Record<string, 
   return requireScope({ identity, credentialError: null }, 'read');
 }
 
-export const recordingSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'transcriptionId', 'kind', 'state', 'lifecycle', 'lastSeq', 'captureSpans', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string' },
-    transcriptionId: { type: 'string' },
-    kind: { type: 'string', enum: ['file', 'live'] },
-    name: { type: 'string', nullable: true },
-    state: { type: 'string', enum: ['processing', 'live', 'paused', 'ended', 'finalized'], description: 'File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.' },
-    lifecycle: { type: 'string', enum: ['active', 'archived'] },
-    durationS: { type: 'number', nullable: true },
-    spokenLanguage: { type: 'string', nullable: true },
-    lastSeq: { type: 'integer' },
-    scriptText: { type: 'string', nullable: true },
-    settings: { type: 'object', additionalProperties: true, description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording.' },
-    ingest: {
-      type: 'object', nullable: true, description: 'Live, stream source (null otherwise): the server\'s pull of the stream, as `stream.ingest` frames report it.',
-      properties: {
-        state: { type: 'string', enum: ['connecting', 'streaming', 'reconnecting', 'failed'] },
-        bytes: { type: 'integer', description: 'Bytes read from the source (HLS playlists and segments included).' },
-        seconds: { type: 'number', description: 'Seconds of audio decoded from it.' },
-        reconnects: { type: 'integer' },
-        error: { type: 'string', nullable: true, description: 'Why the last connection ended or failed.' },
-      },
-    },
-    captureSpans: {
-      type: 'array', description: 'Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it).',
-      items: {
-        type: 'object', required: ['idx', 'wallStart', 'mediaStart', 'reason'],
-        properties: { idx: { type: 'integer' }, wallStart: { type: 'number' }, mediaStart: { type: 'number' }, reason: { type: 'string', description: 'start, resume or attach.' }, mediaEnd: { type: 'number', nullable: true }, wallEnd: { type: 'number', nullable: true } },
-      },
-    },
-    endedAt: { type: 'string', format: 'date-time', nullable: true },
-    finalizedAt: { type: 'string', format: 'date-time', nullable: true },
-    title: { type: 'string', nullable: true, description: 'The summary\'s title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it.' },
-    summary: { type: 'string', nullable: true, description: 'The summary\'s text once it is ready, in the spoken language.' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    archivedAt: { type: 'string', format: 'date-time', nullable: true },
-  },
-};
+export const recordingSchema = fragmentSchema(RecordingFieldsFragmentDoc);
 
 /** A live recording's publisher grant. */
-export const grantSchema: JsonSchema = {
-  type: 'object', required: ['sessionId', 'expiresAt', 'recording'],
-  properties: {
-    sessionId: { type: 'string' },
-    streamUrl: { type: 'string', nullable: true, description: 'The publisher\'s socket, as given; absent for a stream-URL source.' },
-    expiresAt: { type: 'string', format: 'date-time', description: 'Connect before it.' },
-    recording: recordingSchema,
-  },
-};
+export const grantSchema = fragmentSchema(RecordingGrantFieldsFragmentDoc);
 
 export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({

@@ -617,7 +617,7 @@ export type StartBroadcastRecordingMutationVariables = Exact<{
 }>;
 
 
-export type StartBroadcastRecordingMutation = { startBroadcastRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type StartBroadcastRecordingMutation = { startBroadcastRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type CreateBroadcastAudioSourceMutationVariables = Exact<{
   broadcastId: string;
@@ -652,7 +652,7 @@ export type BroadcastRecordingsQueryVariables = Exact<{
 }>;
 
 
-export type BroadcastRecordingsQuery = { broadcastRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
+export type BroadcastRecordingsQuery = { broadcastRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
 
 export type CorrectionFieldsFragment = { id: string, batchId: string, kind: string, from: string, to: string, appliedAt: string, seq: number | null, speaker: number | null, wordIdx: number | null, revertedAt: string | null, voiced: boolean | null, notVoicedReason: string | null, actor: { apiKeyId: string | null, displayName: string | null, userId: string | null } };
 
@@ -751,7 +751,7 @@ export type CreateRealtimeSessionMutationVariables = Exact<{
 
 export type CreateRealtimeSessionMutation = { createRealtimeSession: { sessionId: string, streamUrl: string, expiresAt: string } };
 
-export type RecordingFieldsFragment = { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> };
+export type RecordingFieldsFragment = { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> };
 
 export type RecordingQueryVariables = Exact<{
   id: string;
@@ -760,21 +760,21 @@ export type RecordingQueryVariables = Exact<{
 }>;
 
 
-export type RecordingQuery = { recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RecordingQuery = { recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type ArchiveRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ArchiveRecordingMutation = { archiveRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type ArchiveRecordingMutation = { archiveRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type RestoreRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RestoreRecordingMutation = { restoreRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RestoreRecordingMutation = { restoreRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type PurgeRecordingMutationVariables = Exact<{
   id: string;
@@ -831,7 +831,7 @@ export type RecordingMediaTokenQueryVariables = Exact<{
 
 export type RecordingMediaTokenQuery = { recordingMediaToken: { token: string, expiresAt: string } };
 
-export type RecordingGrantFieldsFragment = { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RecordingGrantFieldsFragment = { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type StartRecordingMutationVariables = Exact<{
   transcriptionId: string;
@@ -839,7 +839,7 @@ export type StartRecordingMutationVariables = Exact<{
 }>;
 
 
-export type StartRecordingMutation = { startRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type StartRecordingMutation = { startRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type RecordingPublishTokenMutationVariables = Exact<{
   id: string;
@@ -847,7 +847,7 @@ export type RecordingPublishTokenMutationVariables = Exact<{
 }>;
 
 
-export type RecordingPublishTokenMutation = { recordingPublishToken: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type RecordingPublishTokenMutation = { recordingPublishToken: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type TranscriptionRecordingsQueryVariables = Exact<{
   transcriptionId: string;
@@ -856,28 +856,28 @@ export type TranscriptionRecordingsQueryVariables = Exact<{
 }>;
 
 
-export type TranscriptionRecordingsQuery = { transcriptionRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
+export type TranscriptionRecordingsQuery = { transcriptionRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
 
 export type PauseRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type PauseRecordingMutation = { pauseRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type PauseRecordingMutation = { pauseRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type ResumeRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ResumeRecordingMutation = { resumeRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type ResumeRecordingMutation = { resumeRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type StopRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type StopRecordingMutation = { stopRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type StopRecordingMutation = { stopRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type UpdateRecordingSettingsMutationVariables = Exact<{
   id: string;
@@ -885,7 +885,7 @@ export type UpdateRecordingSettingsMutationVariables = Exact<{
 }>;
 
 
-export type UpdateRecordingSettingsMutation = { updateRecordingSettings: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, ingest: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type UpdateRecordingSettingsMutation = { updateRecordingSettings: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type RtmpStatusFieldsFragment = { serverUrl: string, streamKey: string | null, maskedStreamKey: string, transcriptionId: string | null, monitorUrl: string, monitorExpiresAt: string, audio: { codec: string, sampleRate: number | null, channels: number | null, since: string } | null };
 
@@ -1337,7 +1337,13 @@ export const RecordingFieldsFragmentDoc = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -1376,7 +1382,13 @@ export const RecordingGrantFieldsFragmentDoc = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -2799,7 +2811,13 @@ export const StartBroadcastRecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -2972,7 +2990,13 @@ export const BroadcastRecordingsDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3309,7 +3333,13 @@ export const RecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3344,7 +3374,13 @@ export const ArchiveRecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3379,7 +3415,13 @@ export const RestoreRecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3541,7 +3583,13 @@ export const StartRecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3584,7 +3632,13 @@ export const RecordingPublishTokenDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3634,7 +3688,13 @@ export const TranscriptionRecordingsDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3669,7 +3729,13 @@ export const PauseRecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3704,7 +3770,13 @@ export const ResumeRecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3739,7 +3811,13 @@ export const StopRecordingDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart
@@ -3774,7 +3852,13 @@ export const UpdateRecordingSettingsDocument = new TypedDocumentString(`
   lastSeq
   scriptText
   settings
-  ingest
+  ingest {
+    state
+    bytes
+    seconds
+    reconnects
+    error
+  }
   captureSpans {
     idx
     wallStart

@@ -14,8 +14,8 @@ export const RecordingGrantType = builder.objectRef<import('../live/recordings.j
   description: 'A publisher grant: connect to `streamUrl` as given (the realtime socket protocol) before `expiresAt`; commits are stored.',
   fields: (t) => ({
     sessionId: t.exposeString('sessionId'),
-    streamUrl: t.exposeString('streamUrl', { nullable: true, description: 'Absent for a stream-URL source: the server pulls it itself.' }),
-    expiresAt: t.exposeString('expiresAt'),
+    streamUrl: t.exposeString('streamUrl', { nullable: true, description: 'The publisher\'s socket, as given; null for a stream-URL source (the server pulls it itself).' }),
+    expiresAt: t.exposeString('expiresAt', { description: 'Connect before it.' }),
     recording: t.field({ type: RecordingType, resolve: (grant) => grant.recording }),
   }),
 });

@@ -160,9 +160,25 @@ export const CaptureSpanType = builder.objectRef<import('./service.js').CaptureS
     idx: t.exposeInt('idx'),
     wallStart: t.exposeFloat('wallStart'),
     mediaStart: t.exposeFloat('mediaStart'),
-    reason: t.exposeString('reason'),
+    reason: t.exposeString('reason', { description: 'start, resume or attach.' }),
     mediaEnd: t.exposeFloat('mediaEnd', { nullable: true }),
     wallEnd: t.exposeFloat('wallEnd', { nullable: true }),
+  }),
+});
+
+/** A stream source's pull as stored (the live module's IngestReport), read defensively: it is a JSON column. */
+export const RecordingIngestType = builder.objectRef<Record<string, unknown>>('RecordingIngest').implement({
+  description: 'A stream source\'s pull by the server, as `stream.ingest` frames report it.',
+  fields: (t) => ({
+    state: t.string({ description: 'connecting, streaming, reconnecting or failed.', resolve: (ingest) => String(ingest.state ?? 'connecting') }),
+    bytes: t.float({ description: 'Bytes read from the source (HLS playlists and segments included).', resolve: (ingest) => Number(ingest.bytes ?? 0) }),
+    seconds: t.float({ description: 'Seconds of audio decoded from it.', resolve: (ingest) => Number(ingest.seconds ?? 0) }),
+    reconnects: t.int({ resolve: (ingest) => Number(ingest.reconnects ?? 0) }),
+    error: t.string({
+      nullable: true,
+      description: 'Why the last connection ended or failed.',
+      resolve: (ingest) => (typeof ingest.error === 'string' ? ingest.error : null),
+    }),
   }),
 });
 
@@ -173,18 +189,26 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
     transcriptionId: t.exposeID('transcriptionId'),
     kind: t.exposeString('kind', { description: 'file (a file or link job) or live.' }),
     name: t.exposeString('name', { nullable: true }),
-    state: t.exposeString('state', { description: 'File recordings: processing, ended (job failed) or finalized. Live: live, paused, ended, finalized.' }),
+    state: t.exposeString('state', { description: 'File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.' }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     durationS: t.exposeFloat('durationS', { nullable: true }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
     lastSeq: t.exposeInt('lastSeq'),
     scriptText: t.exposeString('scriptText', { nullable: true }),
-    settings: t.field({ type: 'JSON', description: 'The capture settings: spokenLanguage, speakerLabels, confidencePolicy; live recordings also latencyMode, as changed while recording.', resolve: (r) => r.settings }),
-    ingest: t.field({ type: 'JSON', nullable: true, description: 'Live, stream source: the server\'s pull of the stream: state (connecting, streaming, reconnecting, failed), bytes, seconds, reconnects, error.', resolve: (r) => r.ingest }),
-    captureSpans: t.field({ type: [CaptureSpanType], description: 'Live: the stretches of capture (start, resume, attach) and where they ended.', resolve: (r) => r.captureSpans }),
+    settings: t.field({
+      type: 'JSON',
+      description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording.',
+      resolve: (r) => r.settings,
+    }),
+    ingest: t.field({ type: RecordingIngestType, nullable: true, description: 'Live, stream source (null otherwise): the server\'s pull of the stream, as `stream.ingest` frames report it.', resolve: (r) => r.ingest }),
+    captureSpans: t.field({
+      type: [CaptureSpanType],
+      description: 'Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it).',
+      resolve: (r) => r.captureSpans,
+    }),
     endedAt: t.exposeString('endedAt', { nullable: true }),
     finalizedAt: t.exposeString('finalizedAt', { nullable: true }),
-    title: t.exposeString('title', { nullable: true, description: 'The summary\'s title once it is ready (poll the recording); recordingSummary says its state.' }),
+    title: t.exposeString('title', { nullable: true, description: 'The summary\'s title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it.' }),
     summary: t.exposeString('summary', { nullable: true, description: 'The summary\'s text once it is ready, in the spoken language.' }),
     createdAt: t.exposeString('createdAt'),
     updatedAt: t.exposeString('updatedAt'),
