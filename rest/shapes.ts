@@ -47,6 +47,10 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'Recording.settings': { type: 'object', additionalProperties: true },
   'RecordingIngest.state': { enum: ['connecting', 'streaming', 'reconnecting', 'failed'] },
   'RecordingIngest.bytes': { type: 'integer', format: 'int64' },
+  'Transcription.kind': { enum: ['file', 'link', 'live'] },
+  'Transcription.state': { enum: ['active', 'archived'] },
+  'Transcription.settings': { type: 'object', additionalProperties: true },
+  'Transcription.purgeAfter': { format: 'date-time' },
   'RecordingSummary.state': { enum: ['ready', 'pending', 'unavailable'] },
   'RecordingSummary.reason': { enum: ['off', 'failed', 'missing', 'no_transcript', null] },
 };

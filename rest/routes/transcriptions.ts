@@ -8,22 +8,7 @@ import { requireScope } from '../../src/core/identity/scopes.js';
 import { ApiError, errors } from '../../src/core/errors.js';
 import { baseUrlOf, type Context } from '../../src/core/context.js';
 import { actorOf, type Actor } from '../../src/core/identity/actor.js';
-import {
-  JobFieldsFragmentDoc,
-  ArchiveTranscriptionDocument,
-  CreateLiveTranscriptionDocument,
-  type CreateLiveTranscriptionInput,
-  CreateTranscriptionDocument,
-  type CreateTranscriptionInput,
-  type UpdateTranscriptionInput,
-  PurgeTranscriptionDocument,
-  RestoreTranscriptionDocument,
-  TranscriptionDocument,
-  TranscriptionProbeDocument,
-  TranscriptionsDocument,
-  UpdateTranscriptionDocument,
-  UploadRecordingDocument,
-} from '../../src/generated/graphql.js';
+import { ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type CreateLiveTranscriptionInput, CreateTranscriptionDocument, type CreateTranscriptionInput, JobFieldsFragmentDoc, PurgeTranscriptionDocument, RestoreTranscriptionDocument, TranscriptionDocument, TranscriptionFieldsFragmentDoc, TranscriptionProbeDocument, TranscriptionsDocument, UpdateTranscriptionDocument, type UpdateTranscriptionInput, UploadRecordingDocument } from '../../src/generated/graphql.js';
 import { fragmentSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
@@ -52,29 +37,10 @@ export const captureSourceSchema: JsonSchema = {
   },
 };
 
-export const transcriptionSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'kind', 'name', 'state', 'settings', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string' },
-    kind: { type: 'string', enum: ['file', 'link', 'live'] },
-    name: { type: 'string' },
-    state: { type: 'string', enum: ['active', 'archived'], description: 'Lifecycle.' },
-    settings: { type: 'object', additionalProperties: true, description: 'spokenLanguage, speakerLabels, confidencePolicy, voiceByLang.' },
-    sourceUrl: { type: 'string', nullable: true },
-    source: { ...captureSourceSchema, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).' },
-    broadcasts: {
-      type: 'array', description: 'Live: the broadcasts it feeds (BroadcastRef), in the order they were attached.',
-      items: { type: 'object', required: ['id', 'name', 'code', 'access', 'shareUrl'], properties: { id: { type: 'string' }, name: { type: 'string' }, code: { type: 'string' }, access: { type: 'string', enum: ['public', 'private'] }, shareUrl: { type: 'string' } } },
-    },
-    recordingId: { type: 'string', nullable: true, description: 'The newest recording; a live transcription has none until one starts.' },
-    job: { ...jobSchema, nullable: true },
-    durationS: { type: 'number', nullable: true },
-    spokenLanguage: { type: 'string', nullable: true },
-    shareLink: { ...shareLinkSchema, nullable: true, description: 'The default link (absent with `shareLink: false` or once revoked).' },
-    ...lifecycleTimesSchema,
-  },
-};
+export const transcriptionSchema = fragmentSchema(TranscriptionFieldsFragmentDoc, {
+  // Still JSON in GraphQL (its input is CaptureSourceInput): the shape a live transcription's source has.
+  source: { ...captureSourceSchema, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).' },
+});
 
 /** A name as the service takes it: not blank, at most 300 characters (trimmed when stored). */
 export const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };

@@ -78,14 +78,14 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     kind: t.exposeString('kind', { description: 'file, link or live.' }),
     name: t.exposeString('name'),
     state: t.exposeString('state', { description: 'Lifecycle: active or archived.' }),
-    settings: t.field({ type: 'JSON', resolve: (tr) => tr.settings }),
+    settings: t.field({ type: 'JSON', description: 'spokenLanguage, speakerLabels, confidencePolicy, voiceByLang.', resolve: (tr) => tr.settings }),
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
     source: t.field({ type: 'JSON', nullable: true, description: 'Live: the CaptureSource (`{kind: "mic"}` or `{kind: "stream", url}`).', resolve: (tr) => tr.source }),
     recordingId: t.exposeID('recordingId', { nullable: true, description: 'The newest recording; a live transcription has none until one starts.' }),
     job: t.field({ type: JobType, nullable: true, resolve: (tr) => tr.job }),
     durationS: t.exposeFloat('durationS', { nullable: true }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
-    shareLink: t.field({ type: ShareLinkType, nullable: true, resolve: (tr) => tr.shareLink }),
+    shareLink: t.field({ type: ShareLinkType, nullable: true, description: 'The default link (null with `shareLink: false` or once revoked).', resolve: (tr) => tr.shareLink }),
   }),
 });
 
