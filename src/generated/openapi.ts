@@ -2594,11 +2594,14 @@ export interface operations {
                     "application/json": {
                         transcriptions: {
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description file, link or live.
+                             * @enum {string}
+                             */
                             kind: "file" | "link" | "live";
                             name: string;
                             /**
-                             * @description Lifecycle.
+                             * @description Lifecycle: active or archived.
                              * @enum {string}
                              */
                             state: "active" | "archived";
@@ -2606,77 +2609,89 @@ export interface operations {
                             settings: {
                                 [key: string]: unknown;
                             };
-                            sourceUrl?: string | null;
+                            sourceUrl: string | null;
                             /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                            source?: {
+                            source: {
                                 /** @enum {string} */
                                 kind: "mic" | "stream";
                                 /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                                 url?: string;
                             } | null;
-                            /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                            broadcasts?: {
+                            /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                            broadcasts: {
                                 id: string;
                                 name: string;
                                 code: string;
                                 /** @enum {string} */
-                                access: "public" | "private";
+                                access: "private" | "public";
                                 shareUrl: string;
                             }[];
                             /** @description The newest recording; a live transcription has none until one starts. */
-                            recordingId?: string | null;
-                            job?: {
+                            recordingId: string | null;
+                            job: {
                                 recordingId: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description cropping, queued, fetching, transcribing, done or failed.
+                                 * @enum {string}
+                                 */
                                 state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                                 /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                                progress: {
-                                    [key: string]: unknown;
-                                };
-                                error?: string | null;
+                                progress: unknown;
+                                error: string | null;
                                 /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                                errorCode?: string | null;
+                                errorCode: string | null;
                                 /** @description The link the job came from. */
-                                source?: string | null;
-                                queue?: {
-                                    /** @description 1 is next. */
-                                    position?: number;
+                                source: string | null;
+                                queue: {
+                                    /**
+                                     * Format: int32
+                                     * @description 1 is the next job to start.
+                                     */
+                                    position: number;
                                 } | null;
                                 /** @description While cropping. */
-                                preview?: {
-                                    peaks?: number[] | null;
-                                    bucketS?: number | null;
-                                    durationS?: number | null;
-                                    expiresAt?: string | null;
-                                    available?: boolean;
+                                preview: {
+                                    /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                    peaks: number[] | null;
+                                    /** @description Seconds per peak. */
+                                    bucketS: number | null;
+                                    durationS: number | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description A link's fetched copy is kept ten minutes.
+                                     */
+                                    expiresAt: string | null;
+                                    available: boolean;
                                 } | null;
-                                window?: {
-                                    startS?: number;
-                                    endS?: number | null;
+                                window: {
+                                    startS: number;
+                                    endS: number | null;
                                 } | null;
+                                /** Format: int32 */
                                 attempts: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
-                                startedAt?: string | null;
+                                startedAt: string | null;
                                 /** Format: date-time */
-                                finishedAt?: string | null;
+                                finishedAt: string | null;
                             } | null;
-                            durationS?: number | null;
-                            spokenLanguage?: string | null;
-                            /** @description The default link (absent with `shareLink: false` or once revoked). */
-                            shareLink?: {
+                            durationS: number | null;
+                            spokenLanguage: string | null;
+                            /** @description The default link (null with `shareLink: false` or once revoked). */
+                            shareLink: {
                                 id: string;
                                 /** @description The secret readers pass as `shareCode`. */
                                 code: string;
+                                /** @description Who the link is for. */
                                 label: string;
-                                transcriptionId?: string | null;
+                                transcriptionId: string | null;
                                 /** @description A broadcast's link (then `transcriptionId` is null). */
-                                broadcastId?: string | null;
+                                broadcastId: string | null;
                                 allowDownload: boolean;
                                 allowExport: boolean;
                                 allowTranslate: boolean;
-                                /** @description The link made with the transcription. */
+                                /** @description Made with the transcription (unless `shareLink: false`). */
                                 isDefault: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2688,9 +2703,9 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                             /** Format: date-time */
-                            archivedAt?: string | null;
+                            archivedAt: string | null;
                             /** Format: date-time */
-                            purgeAfter?: string | null;
+                            purgeAfter: string | null;
                         }[];
                         /** @description Absent on the last page. */
                         nextCursor?: string;
@@ -2893,11 +2908,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -2905,77 +2923,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -2987,9 +3017,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -3252,11 +3282,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -3264,77 +3297,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -3346,9 +3391,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -3573,11 +3618,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -3585,77 +3633,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -3667,9 +3727,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -3948,11 +4008,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -3960,77 +4023,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -4042,9 +4117,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -4194,11 +4269,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -4206,77 +4284,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -4288,9 +4378,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -4436,11 +4526,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -4448,77 +4541,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -4530,9 +4635,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -4678,11 +4783,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -4690,77 +4798,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -4772,9 +4892,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -6748,11 +6868,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -6760,77 +6883,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -6842,9 +6977,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -7005,11 +7140,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file, link or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "link" | "live";
                         name: string;
                         /**
-                         * @description Lifecycle.
+                         * @description Lifecycle: active or archived.
                          * @enum {string}
                          */
                         state: "active" | "archived";
@@ -7017,77 +7155,89 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        sourceUrl?: string | null;
+                        sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
-                        source?: {
+                        source: {
                             /** @enum {string} */
                             kind: "mic" | "stream";
                             /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
                             url?: string;
                         } | null;
-                        /** @description Live: the broadcasts it feeds (BroadcastRef), in the order they were attached. */
-                        broadcasts?: {
+                        /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
+                        broadcasts: {
                             id: string;
                             name: string;
                             code: string;
                             /** @enum {string} */
-                            access: "public" | "private";
+                            access: "private" | "public";
                             shareUrl: string;
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
-                        recordingId?: string | null;
-                        job?: {
+                        recordingId: string | null;
+                        job: {
                             recordingId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description cropping, queued, fetching, transcribing, done or failed.
+                             * @enum {string}
+                             */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                             /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: {
-                                [key: string]: unknown;
-                            };
-                            error?: string | null;
+                            progress: unknown;
+                            error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                            errorCode?: string | null;
+                            errorCode: string | null;
                             /** @description The link the job came from. */
-                            source?: string | null;
-                            queue?: {
-                                /** @description 1 is next. */
-                                position?: number;
+                            source: string | null;
+                            queue: {
+                                /**
+                                 * Format: int32
+                                 * @description 1 is the next job to start.
+                                 */
+                                position: number;
                             } | null;
                             /** @description While cropping. */
-                            preview?: {
-                                peaks?: number[] | null;
-                                bucketS?: number | null;
-                                durationS?: number | null;
-                                expiresAt?: string | null;
-                                available?: boolean;
+                            preview: {
+                                /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                                peaks: number[] | null;
+                                /** @description Seconds per peak. */
+                                bucketS: number | null;
+                                durationS: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description A link's fetched copy is kept ten minutes.
+                                 */
+                                expiresAt: string | null;
+                                available: boolean;
                             } | null;
-                            window?: {
-                                startS?: number;
-                                endS?: number | null;
+                            window: {
+                                startS: number;
+                                endS: number | null;
                             } | null;
+                            /** Format: int32 */
                             attempts: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
-                            startedAt?: string | null;
+                            startedAt: string | null;
                             /** Format: date-time */
-                            finishedAt?: string | null;
+                            finishedAt: string | null;
                         } | null;
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
-                        /** @description The default link (absent with `shareLink: false` or once revoked). */
-                        shareLink?: {
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** @description The default link (null with `shareLink: false` or once revoked). */
+                        shareLink: {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -7099,9 +7249,9 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -7230,60 +7380,75 @@ export interface operations {
                         recordings: {
                             id: string;
                             transcriptionId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description file (a file or link job) or live.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
-                            durationS?: number | null;
-                            spokenLanguage?: string | null;
+                            durationS: number | null;
+                            spokenLanguage: string | null;
+                            /** Format: int32 */
                             lastSeq: number;
-                            scriptText?: string | null;
+                            scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                            settings?: {
+                            settings: {
                                 [key: string]: unknown;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                            ingest?: {
-                                /** @enum {string} */
-                                state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                                /** @description Bytes read from the source (HLS playlists and segments included). */
-                                bytes?: number;
+                            ingest: {
+                                /**
+                                 * @description connecting, streaming, reconnecting or failed.
+                                 * @enum {string}
+                                 */
+                                state: "connecting" | "streaming" | "reconnecting" | "failed";
+                                /**
+                                 * Format: int64
+                                 * @description Bytes read from the source (HLS playlists and segments included).
+                                 */
+                                bytes: number;
                                 /** @description Seconds of audio decoded from it. */
-                                seconds?: number;
-                                reconnects?: number;
+                                seconds: number;
+                                /** Format: int32 */
+                                reconnects: number;
                                 /** @description Why the last connection ended or failed. */
-                                error?: string | null;
+                                error: string | null;
                             } | null;
                             /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                             captureSpans: {
+                                /** Format: int32 */
                                 idx: number;
                                 wallStart: number;
                                 mediaStart: number;
                                 /** @description start, resume or attach. */
                                 reason: string;
-                                mediaEnd?: number | null;
-                                wallEnd?: number | null;
+                                mediaEnd: number | null;
+                                wallEnd: number | null;
                             }[];
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** Format: date-time */
-                            finalizedAt?: string | null;
-                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                            title?: string | null;
+                            finalizedAt: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                            title: string | null;
                             /** @description The summary's text once it is ready, in the spoken language. */
-                            summary?: string | null;
+                            summary: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                             /** Format: date-time */
-                            archivedAt?: string | null;
+                            archivedAt: string | null;
                         }[];
                         /** @description Absent on the last page. */
                         nextCursor?: string;
@@ -7418,8 +7583,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         sessionId: string;
-                        /** @description The publisher's socket, as given; absent for a stream-URL source. */
-                        streamUrl?: string | null;
+                        /** @description The publisher's socket, as given; null for a stream-URL source (the server pulls it itself). */
+                        streamUrl: string | null;
                         /**
                          * Format: date-time
                          * @description Connect before it.
@@ -7428,60 +7593,75 @@ export interface operations {
                         recording: {
                             id: string;
                             transcriptionId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description file (a file or link job) or live.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
-                            durationS?: number | null;
-                            spokenLanguage?: string | null;
+                            durationS: number | null;
+                            spokenLanguage: string | null;
+                            /** Format: int32 */
                             lastSeq: number;
-                            scriptText?: string | null;
+                            scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                            settings?: {
+                            settings: {
                                 [key: string]: unknown;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                            ingest?: {
-                                /** @enum {string} */
-                                state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                                /** @description Bytes read from the source (HLS playlists and segments included). */
-                                bytes?: number;
+                            ingest: {
+                                /**
+                                 * @description connecting, streaming, reconnecting or failed.
+                                 * @enum {string}
+                                 */
+                                state: "connecting" | "streaming" | "reconnecting" | "failed";
+                                /**
+                                 * Format: int64
+                                 * @description Bytes read from the source (HLS playlists and segments included).
+                                 */
+                                bytes: number;
                                 /** @description Seconds of audio decoded from it. */
-                                seconds?: number;
-                                reconnects?: number;
+                                seconds: number;
+                                /** Format: int32 */
+                                reconnects: number;
                                 /** @description Why the last connection ended or failed. */
-                                error?: string | null;
+                                error: string | null;
                             } | null;
                             /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                             captureSpans: {
+                                /** Format: int32 */
                                 idx: number;
                                 wallStart: number;
                                 mediaStart: number;
                                 /** @description start, resume or attach. */
                                 reason: string;
-                                mediaEnd?: number | null;
-                                wallEnd?: number | null;
+                                mediaEnd: number | null;
+                                wallEnd: number | null;
                             }[];
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** Format: date-time */
-                            finalizedAt?: string | null;
-                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                            title?: string | null;
+                            finalizedAt: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                            title: string | null;
                             /** @description The summary's text once it is ready, in the spoken language. */
-                            summary?: string | null;
+                            summary: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                             /** Format: date-time */
-                            archivedAt?: string | null;
+                            archivedAt: string | null;
                         };
                     };
                 };
@@ -8801,40 +8981,51 @@ export interface operations {
                 content: {
                     "application/json": {
                         recordingId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description cropping, queued, fetching, transcribing, done or failed.
+                         * @enum {string}
+                         */
                         state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                         /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                        progress: {
-                            [key: string]: unknown;
-                        };
-                        error?: string | null;
+                        progress: unknown;
+                        error: string | null;
                         /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                        errorCode?: string | null;
+                        errorCode: string | null;
                         /** @description The link the job came from. */
-                        source?: string | null;
-                        queue?: {
-                            /** @description 1 is next. */
-                            position?: number;
+                        source: string | null;
+                        queue: {
+                            /**
+                             * Format: int32
+                             * @description 1 is the next job to start.
+                             */
+                            position: number;
                         } | null;
                         /** @description While cropping. */
-                        preview?: {
-                            peaks?: number[] | null;
-                            bucketS?: number | null;
-                            durationS?: number | null;
-                            expiresAt?: string | null;
-                            available?: boolean;
+                        preview: {
+                            /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                            peaks: number[] | null;
+                            /** @description Seconds per peak. */
+                            bucketS: number | null;
+                            durationS: number | null;
+                            /**
+                             * Format: date-time
+                             * @description A link's fetched copy is kept ten minutes.
+                             */
+                            expiresAt: string | null;
+                            available: boolean;
                         } | null;
-                        window?: {
-                            startS?: number;
-                            endS?: number | null;
+                        window: {
+                            startS: number;
+                            endS: number | null;
                         } | null;
+                        /** Format: int32 */
                         attempts: number;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
-                        startedAt?: string | null;
+                        startedAt: string | null;
                         /** Format: date-time */
-                        finishedAt?: string | null;
+                        finishedAt: string | null;
                     };
                 };
             };
@@ -9084,40 +9275,51 @@ export interface operations {
                 content: {
                     "application/json": {
                         recordingId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description cropping, queued, fetching, transcribing, done or failed.
+                         * @enum {string}
+                         */
                         state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                         /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                        progress: {
-                            [key: string]: unknown;
-                        };
-                        error?: string | null;
+                        progress: unknown;
+                        error: string | null;
                         /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                        errorCode?: string | null;
+                        errorCode: string | null;
                         /** @description The link the job came from. */
-                        source?: string | null;
-                        queue?: {
-                            /** @description 1 is next. */
-                            position?: number;
+                        source: string | null;
+                        queue: {
+                            /**
+                             * Format: int32
+                             * @description 1 is the next job to start.
+                             */
+                            position: number;
                         } | null;
                         /** @description While cropping. */
-                        preview?: {
-                            peaks?: number[] | null;
-                            bucketS?: number | null;
-                            durationS?: number | null;
-                            expiresAt?: string | null;
-                            available?: boolean;
+                        preview: {
+                            /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                            peaks: number[] | null;
+                            /** @description Seconds per peak. */
+                            bucketS: number | null;
+                            durationS: number | null;
+                            /**
+                             * Format: date-time
+                             * @description A link's fetched copy is kept ten minutes.
+                             */
+                            expiresAt: string | null;
+                            available: boolean;
                         } | null;
-                        window?: {
-                            startS?: number;
-                            endS?: number | null;
+                        window: {
+                            startS: number;
+                            endS: number | null;
                         } | null;
+                        /** Format: int32 */
                         attempts: number;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
-                        startedAt?: string | null;
+                        startedAt: string | null;
                         /** Format: date-time */
-                        finishedAt?: string | null;
+                        finishedAt: string | null;
                     };
                 };
             };
@@ -9276,40 +9478,51 @@ export interface operations {
                 content: {
                     "application/json": {
                         recordingId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description cropping, queued, fetching, transcribing, done or failed.
+                         * @enum {string}
+                         */
                         state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
                         /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                        progress: {
-                            [key: string]: unknown;
-                        };
-                        error?: string | null;
+                        progress: unknown;
+                        error: string | null;
                         /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
-                        errorCode?: string | null;
+                        errorCode: string | null;
                         /** @description The link the job came from. */
-                        source?: string | null;
-                        queue?: {
-                            /** @description 1 is next. */
-                            position?: number;
+                        source: string | null;
+                        queue: {
+                            /**
+                             * Format: int32
+                             * @description 1 is the next job to start.
+                             */
+                            position: number;
                         } | null;
                         /** @description While cropping. */
-                        preview?: {
-                            peaks?: number[] | null;
-                            bucketS?: number | null;
-                            durationS?: number | null;
-                            expiresAt?: string | null;
-                            available?: boolean;
+                        preview: {
+                            /** @description Peak amplitude 0..1 per bucket; null until the file is measured. */
+                            peaks: number[] | null;
+                            /** @description Seconds per peak. */
+                            bucketS: number | null;
+                            durationS: number | null;
+                            /**
+                             * Format: date-time
+                             * @description A link's fetched copy is kept ten minutes.
+                             */
+                            expiresAt: string | null;
+                            available: boolean;
                         } | null;
-                        window?: {
-                            startS?: number;
-                            endS?: number | null;
+                        window: {
+                            startS: number;
+                            endS: number | null;
                         } | null;
+                        /** Format: int32 */
                         attempts: number;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
-                        startedAt?: string | null;
+                        startedAt: string | null;
                         /** Format: date-time */
-                        finishedAt?: string | null;
+                        finishedAt: string | null;
                     };
                 };
             };
@@ -9474,60 +9687,75 @@ export interface operations {
                     "application/json": {
                         id: string;
                         transcriptionId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file (a file or link job) or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "live";
-                        name?: string | null;
+                        name: string | null;
                         /**
                          * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                          * @enum {string}
                          */
                         state: "processing" | "live" | "paused" | "ended" | "finalized";
-                        /** @enum {string} */
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** Format: int32 */
                         lastSeq: number;
-                        scriptText?: string | null;
+                        scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                        settings?: {
+                        settings: {
                             [key: string]: unknown;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                        ingest?: {
-                            /** @enum {string} */
-                            state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                            /** @description Bytes read from the source (HLS playlists and segments included). */
-                            bytes?: number;
+                        ingest: {
+                            /**
+                             * @description connecting, streaming, reconnecting or failed.
+                             * @enum {string}
+                             */
+                            state: "connecting" | "streaming" | "reconnecting" | "failed";
+                            /**
+                             * Format: int64
+                             * @description Bytes read from the source (HLS playlists and segments included).
+                             */
+                            bytes: number;
                             /** @description Seconds of audio decoded from it. */
-                            seconds?: number;
-                            reconnects?: number;
+                            seconds: number;
+                            /** Format: int32 */
+                            reconnects: number;
                             /** @description Why the last connection ended or failed. */
-                            error?: string | null;
+                            error: string | null;
                         } | null;
                         /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                         captureSpans: {
+                            /** Format: int32 */
                             idx: number;
                             wallStart: number;
                             mediaStart: number;
                             /** @description start, resume or attach. */
                             reason: string;
-                            mediaEnd?: number | null;
-                            wallEnd?: number | null;
+                            mediaEnd: number | null;
+                            wallEnd: number | null;
                         }[];
                         /** Format: date-time */
-                        endedAt?: string | null;
+                        endedAt: string | null;
                         /** Format: date-time */
-                        finalizedAt?: string | null;
-                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                        title?: string | null;
+                        finalizedAt: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                        title: string | null;
                         /** @description The summary's text once it is ready, in the spoken language. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                     };
                 };
             };
@@ -9648,60 +9876,75 @@ export interface operations {
                     "application/json": {
                         id: string;
                         transcriptionId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file (a file or link job) or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "live";
-                        name?: string | null;
+                        name: string | null;
                         /**
                          * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                          * @enum {string}
                          */
                         state: "processing" | "live" | "paused" | "ended" | "finalized";
-                        /** @enum {string} */
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** Format: int32 */
                         lastSeq: number;
-                        scriptText?: string | null;
+                        scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                        settings?: {
+                        settings: {
                             [key: string]: unknown;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                        ingest?: {
-                            /** @enum {string} */
-                            state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                            /** @description Bytes read from the source (HLS playlists and segments included). */
-                            bytes?: number;
+                        ingest: {
+                            /**
+                             * @description connecting, streaming, reconnecting or failed.
+                             * @enum {string}
+                             */
+                            state: "connecting" | "streaming" | "reconnecting" | "failed";
+                            /**
+                             * Format: int64
+                             * @description Bytes read from the source (HLS playlists and segments included).
+                             */
+                            bytes: number;
                             /** @description Seconds of audio decoded from it. */
-                            seconds?: number;
-                            reconnects?: number;
+                            seconds: number;
+                            /** Format: int32 */
+                            reconnects: number;
                             /** @description Why the last connection ended or failed. */
-                            error?: string | null;
+                            error: string | null;
                         } | null;
                         /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                         captureSpans: {
+                            /** Format: int32 */
                             idx: number;
                             wallStart: number;
                             mediaStart: number;
                             /** @description start, resume or attach. */
                             reason: string;
-                            mediaEnd?: number | null;
-                            wallEnd?: number | null;
+                            mediaEnd: number | null;
+                            wallEnd: number | null;
                         }[];
                         /** Format: date-time */
-                        endedAt?: string | null;
+                        endedAt: string | null;
                         /** Format: date-time */
-                        finalizedAt?: string | null;
-                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                        title?: string | null;
+                        finalizedAt: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                        title: string | null;
                         /** @description The summary's text once it is ready, in the spoken language. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                     };
                 };
             };
@@ -9848,60 +10091,75 @@ export interface operations {
                     "application/json": {
                         id: string;
                         transcriptionId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file (a file or link job) or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "live";
-                        name?: string | null;
+                        name: string | null;
                         /**
                          * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                          * @enum {string}
                          */
                         state: "processing" | "live" | "paused" | "ended" | "finalized";
-                        /** @enum {string} */
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** Format: int32 */
                         lastSeq: number;
-                        scriptText?: string | null;
+                        scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                        settings?: {
+                        settings: {
                             [key: string]: unknown;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                        ingest?: {
-                            /** @enum {string} */
-                            state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                            /** @description Bytes read from the source (HLS playlists and segments included). */
-                            bytes?: number;
+                        ingest: {
+                            /**
+                             * @description connecting, streaming, reconnecting or failed.
+                             * @enum {string}
+                             */
+                            state: "connecting" | "streaming" | "reconnecting" | "failed";
+                            /**
+                             * Format: int64
+                             * @description Bytes read from the source (HLS playlists and segments included).
+                             */
+                            bytes: number;
                             /** @description Seconds of audio decoded from it. */
-                            seconds?: number;
-                            reconnects?: number;
+                            seconds: number;
+                            /** Format: int32 */
+                            reconnects: number;
                             /** @description Why the last connection ended or failed. */
-                            error?: string | null;
+                            error: string | null;
                         } | null;
                         /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                         captureSpans: {
+                            /** Format: int32 */
                             idx: number;
                             wallStart: number;
                             mediaStart: number;
                             /** @description start, resume or attach. */
                             reason: string;
-                            mediaEnd?: number | null;
-                            wallEnd?: number | null;
+                            mediaEnd: number | null;
+                            wallEnd: number | null;
                         }[];
                         /** Format: date-time */
-                        endedAt?: string | null;
+                        endedAt: string | null;
                         /** Format: date-time */
-                        finalizedAt?: string | null;
-                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                        title?: string | null;
+                        finalizedAt: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                        title: string | null;
                         /** @description The summary's text once it is ready, in the spoken language. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                     };
                 };
             };
@@ -11524,60 +11782,75 @@ export interface operations {
                         recordings: {
                             id: string;
                             transcriptionId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description file (a file or link job) or live.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
-                            durationS?: number | null;
-                            spokenLanguage?: string | null;
+                            durationS: number | null;
+                            spokenLanguage: string | null;
+                            /** Format: int32 */
                             lastSeq: number;
-                            scriptText?: string | null;
+                            scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                            settings?: {
+                            settings: {
                                 [key: string]: unknown;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                            ingest?: {
-                                /** @enum {string} */
-                                state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                                /** @description Bytes read from the source (HLS playlists and segments included). */
-                                bytes?: number;
+                            ingest: {
+                                /**
+                                 * @description connecting, streaming, reconnecting or failed.
+                                 * @enum {string}
+                                 */
+                                state: "connecting" | "streaming" | "reconnecting" | "failed";
+                                /**
+                                 * Format: int64
+                                 * @description Bytes read from the source (HLS playlists and segments included).
+                                 */
+                                bytes: number;
                                 /** @description Seconds of audio decoded from it. */
-                                seconds?: number;
-                                reconnects?: number;
+                                seconds: number;
+                                /** Format: int32 */
+                                reconnects: number;
                                 /** @description Why the last connection ended or failed. */
-                                error?: string | null;
+                                error: string | null;
                             } | null;
                             /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                             captureSpans: {
+                                /** Format: int32 */
                                 idx: number;
                                 wallStart: number;
                                 mediaStart: number;
                                 /** @description start, resume or attach. */
                                 reason: string;
-                                mediaEnd?: number | null;
-                                wallEnd?: number | null;
+                                mediaEnd: number | null;
+                                wallEnd: number | null;
                             }[];
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** Format: date-time */
-                            finalizedAt?: string | null;
-                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                            title?: string | null;
+                            finalizedAt: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                            title: string | null;
                             /** @description The summary's text once it is ready, in the spoken language. */
-                            summary?: string | null;
+                            summary: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                             /** Format: date-time */
-                            archivedAt?: string | null;
+                            archivedAt: string | null;
                         }[];
                         /** @description Absent on the last page. */
                         nextCursor?: string;
@@ -11710,8 +11983,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         sessionId: string;
-                        /** @description The publisher's socket, as given; absent for a stream-URL source. */
-                        streamUrl?: string | null;
+                        /** @description The publisher's socket, as given; null for a stream-URL source (the server pulls it itself). */
+                        streamUrl: string | null;
                         /**
                          * Format: date-time
                          * @description Connect before it.
@@ -11720,60 +11993,75 @@ export interface operations {
                         recording: {
                             id: string;
                             transcriptionId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description file (a file or link job) or live.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
-                            durationS?: number | null;
-                            spokenLanguage?: string | null;
+                            durationS: number | null;
+                            spokenLanguage: string | null;
+                            /** Format: int32 */
                             lastSeq: number;
-                            scriptText?: string | null;
+                            scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                            settings?: {
+                            settings: {
                                 [key: string]: unknown;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                            ingest?: {
-                                /** @enum {string} */
-                                state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                                /** @description Bytes read from the source (HLS playlists and segments included). */
-                                bytes?: number;
+                            ingest: {
+                                /**
+                                 * @description connecting, streaming, reconnecting or failed.
+                                 * @enum {string}
+                                 */
+                                state: "connecting" | "streaming" | "reconnecting" | "failed";
+                                /**
+                                 * Format: int64
+                                 * @description Bytes read from the source (HLS playlists and segments included).
+                                 */
+                                bytes: number;
                                 /** @description Seconds of audio decoded from it. */
-                                seconds?: number;
-                                reconnects?: number;
+                                seconds: number;
+                                /** Format: int32 */
+                                reconnects: number;
                                 /** @description Why the last connection ended or failed. */
-                                error?: string | null;
+                                error: string | null;
                             } | null;
                             /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                             captureSpans: {
+                                /** Format: int32 */
                                 idx: number;
                                 wallStart: number;
                                 mediaStart: number;
                                 /** @description start, resume or attach. */
                                 reason: string;
-                                mediaEnd?: number | null;
-                                wallEnd?: number | null;
+                                mediaEnd: number | null;
+                                wallEnd: number | null;
                             }[];
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** Format: date-time */
-                            finalizedAt?: string | null;
-                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                            title?: string | null;
+                            finalizedAt: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                            title: string | null;
                             /** @description The summary's text once it is ready, in the spoken language. */
-                            summary?: string | null;
+                            summary: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                             /** Format: date-time */
-                            archivedAt?: string | null;
+                            archivedAt: string | null;
                         };
                     };
                 };
@@ -11962,8 +12250,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         sessionId: string;
-                        /** @description The publisher's socket, as given; absent for a stream-URL source. */
-                        streamUrl?: string | null;
+                        /** @description The publisher's socket, as given; null for a stream-URL source (the server pulls it itself). */
+                        streamUrl: string | null;
                         /**
                          * Format: date-time
                          * @description Connect before it.
@@ -11972,60 +12260,75 @@ export interface operations {
                         recording: {
                             id: string;
                             transcriptionId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description file (a file or link job) or live.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
-                            durationS?: number | null;
-                            spokenLanguage?: string | null;
+                            durationS: number | null;
+                            spokenLanguage: string | null;
+                            /** Format: int32 */
                             lastSeq: number;
-                            scriptText?: string | null;
+                            scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                            settings?: {
+                            settings: {
                                 [key: string]: unknown;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                            ingest?: {
-                                /** @enum {string} */
-                                state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                                /** @description Bytes read from the source (HLS playlists and segments included). */
-                                bytes?: number;
+                            ingest: {
+                                /**
+                                 * @description connecting, streaming, reconnecting or failed.
+                                 * @enum {string}
+                                 */
+                                state: "connecting" | "streaming" | "reconnecting" | "failed";
+                                /**
+                                 * Format: int64
+                                 * @description Bytes read from the source (HLS playlists and segments included).
+                                 */
+                                bytes: number;
                                 /** @description Seconds of audio decoded from it. */
-                                seconds?: number;
-                                reconnects?: number;
+                                seconds: number;
+                                /** Format: int32 */
+                                reconnects: number;
                                 /** @description Why the last connection ended or failed. */
-                                error?: string | null;
+                                error: string | null;
                             } | null;
                             /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                             captureSpans: {
+                                /** Format: int32 */
                                 idx: number;
                                 wallStart: number;
                                 mediaStart: number;
                                 /** @description start, resume or attach. */
                                 reason: string;
-                                mediaEnd?: number | null;
-                                wallEnd?: number | null;
+                                mediaEnd: number | null;
+                                wallEnd: number | null;
                             }[];
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** Format: date-time */
-                            finalizedAt?: string | null;
-                            /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                            title?: string | null;
+                            finalizedAt: string | null;
+                            /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                            title: string | null;
                             /** @description The summary's text once it is ready, in the spoken language. */
-                            summary?: string | null;
+                            summary: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                             /** Format: date-time */
-                            archivedAt?: string | null;
+                            archivedAt: string | null;
                         };
                     };
                 };
@@ -12186,60 +12489,75 @@ export interface operations {
                     "application/json": {
                         id: string;
                         transcriptionId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file (a file or link job) or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "live";
-                        name?: string | null;
+                        name: string | null;
                         /**
                          * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                          * @enum {string}
                          */
                         state: "processing" | "live" | "paused" | "ended" | "finalized";
-                        /** @enum {string} */
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** Format: int32 */
                         lastSeq: number;
-                        scriptText?: string | null;
+                        scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                        settings?: {
+                        settings: {
                             [key: string]: unknown;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                        ingest?: {
-                            /** @enum {string} */
-                            state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                            /** @description Bytes read from the source (HLS playlists and segments included). */
-                            bytes?: number;
+                        ingest: {
+                            /**
+                             * @description connecting, streaming, reconnecting or failed.
+                             * @enum {string}
+                             */
+                            state: "connecting" | "streaming" | "reconnecting" | "failed";
+                            /**
+                             * Format: int64
+                             * @description Bytes read from the source (HLS playlists and segments included).
+                             */
+                            bytes: number;
                             /** @description Seconds of audio decoded from it. */
-                            seconds?: number;
-                            reconnects?: number;
+                            seconds: number;
+                            /** Format: int32 */
+                            reconnects: number;
                             /** @description Why the last connection ended or failed. */
-                            error?: string | null;
+                            error: string | null;
                         } | null;
                         /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                         captureSpans: {
+                            /** Format: int32 */
                             idx: number;
                             wallStart: number;
                             mediaStart: number;
                             /** @description start, resume or attach. */
                             reason: string;
-                            mediaEnd?: number | null;
-                            wallEnd?: number | null;
+                            mediaEnd: number | null;
+                            wallEnd: number | null;
                         }[];
                         /** Format: date-time */
-                        endedAt?: string | null;
+                        endedAt: string | null;
                         /** Format: date-time */
-                        finalizedAt?: string | null;
-                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                        title?: string | null;
+                        finalizedAt: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                        title: string | null;
                         /** @description The summary's text once it is ready, in the spoken language. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                     };
                 };
             };
@@ -12399,60 +12717,75 @@ export interface operations {
                     "application/json": {
                         id: string;
                         transcriptionId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file (a file or link job) or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "live";
-                        name?: string | null;
+                        name: string | null;
                         /**
                          * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                          * @enum {string}
                          */
                         state: "processing" | "live" | "paused" | "ended" | "finalized";
-                        /** @enum {string} */
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** Format: int32 */
                         lastSeq: number;
-                        scriptText?: string | null;
+                        scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                        settings?: {
+                        settings: {
                             [key: string]: unknown;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                        ingest?: {
-                            /** @enum {string} */
-                            state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                            /** @description Bytes read from the source (HLS playlists and segments included). */
-                            bytes?: number;
+                        ingest: {
+                            /**
+                             * @description connecting, streaming, reconnecting or failed.
+                             * @enum {string}
+                             */
+                            state: "connecting" | "streaming" | "reconnecting" | "failed";
+                            /**
+                             * Format: int64
+                             * @description Bytes read from the source (HLS playlists and segments included).
+                             */
+                            bytes: number;
                             /** @description Seconds of audio decoded from it. */
-                            seconds?: number;
-                            reconnects?: number;
+                            seconds: number;
+                            /** Format: int32 */
+                            reconnects: number;
                             /** @description Why the last connection ended or failed. */
-                            error?: string | null;
+                            error: string | null;
                         } | null;
                         /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                         captureSpans: {
+                            /** Format: int32 */
                             idx: number;
                             wallStart: number;
                             mediaStart: number;
                             /** @description start, resume or attach. */
                             reason: string;
-                            mediaEnd?: number | null;
-                            wallEnd?: number | null;
+                            mediaEnd: number | null;
+                            wallEnd: number | null;
                         }[];
                         /** Format: date-time */
-                        endedAt?: string | null;
+                        endedAt: string | null;
                         /** Format: date-time */
-                        finalizedAt?: string | null;
-                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                        title?: string | null;
+                        finalizedAt: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                        title: string | null;
                         /** @description The summary's text once it is ready, in the spoken language. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                     };
                 };
             };
@@ -12612,60 +12945,75 @@ export interface operations {
                     "application/json": {
                         id: string;
                         transcriptionId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file (a file or link job) or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "live";
-                        name?: string | null;
+                        name: string | null;
                         /**
                          * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                          * @enum {string}
                          */
                         state: "processing" | "live" | "paused" | "ended" | "finalized";
-                        /** @enum {string} */
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** Format: int32 */
                         lastSeq: number;
-                        scriptText?: string | null;
+                        scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                        settings?: {
+                        settings: {
                             [key: string]: unknown;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                        ingest?: {
-                            /** @enum {string} */
-                            state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                            /** @description Bytes read from the source (HLS playlists and segments included). */
-                            bytes?: number;
+                        ingest: {
+                            /**
+                             * @description connecting, streaming, reconnecting or failed.
+                             * @enum {string}
+                             */
+                            state: "connecting" | "streaming" | "reconnecting" | "failed";
+                            /**
+                             * Format: int64
+                             * @description Bytes read from the source (HLS playlists and segments included).
+                             */
+                            bytes: number;
                             /** @description Seconds of audio decoded from it. */
-                            seconds?: number;
-                            reconnects?: number;
+                            seconds: number;
+                            /** Format: int32 */
+                            reconnects: number;
                             /** @description Why the last connection ended or failed. */
-                            error?: string | null;
+                            error: string | null;
                         } | null;
                         /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                         captureSpans: {
+                            /** Format: int32 */
                             idx: number;
                             wallStart: number;
                             mediaStart: number;
                             /** @description start, resume or attach. */
                             reason: string;
-                            mediaEnd?: number | null;
-                            wallEnd?: number | null;
+                            mediaEnd: number | null;
+                            wallEnd: number | null;
                         }[];
                         /** Format: date-time */
-                        endedAt?: string | null;
+                        endedAt: string | null;
                         /** Format: date-time */
-                        finalizedAt?: string | null;
-                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                        title?: string | null;
+                        finalizedAt: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                        title: string | null;
                         /** @description The summary's text once it is ready, in the spoken language. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                     };
                 };
             };
@@ -12856,60 +13204,75 @@ export interface operations {
                     "application/json": {
                         id: string;
                         transcriptionId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description file (a file or link job) or live.
+                         * @enum {string}
+                         */
                         kind: "file" | "live";
-                        name?: string | null;
+                        name: string | null;
                         /**
                          * @description File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.
                          * @enum {string}
                          */
                         state: "processing" | "live" | "paused" | "ended" | "finalized";
-                        /** @enum {string} */
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
-                        durationS?: number | null;
-                        spokenLanguage?: string | null;
+                        durationS: number | null;
+                        spokenLanguage: string | null;
+                        /** Format: int32 */
                         lastSeq: number;
-                        scriptText?: string | null;
+                        scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
-                        settings?: {
+                        settings: {
                             [key: string]: unknown;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
-                        ingest?: {
-                            /** @enum {string} */
-                            state?: "connecting" | "streaming" | "reconnecting" | "failed";
-                            /** @description Bytes read from the source (HLS playlists and segments included). */
-                            bytes?: number;
+                        ingest: {
+                            /**
+                             * @description connecting, streaming, reconnecting or failed.
+                             * @enum {string}
+                             */
+                            state: "connecting" | "streaming" | "reconnecting" | "failed";
+                            /**
+                             * Format: int64
+                             * @description Bytes read from the source (HLS playlists and segments included).
+                             */
+                            bytes: number;
                             /** @description Seconds of audio decoded from it. */
-                            seconds?: number;
-                            reconnects?: number;
+                            seconds: number;
+                            /** Format: int32 */
+                            reconnects: number;
                             /** @description Why the last connection ended or failed. */
-                            error?: string | null;
+                            error: string | null;
                         } | null;
                         /** @description Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it). */
                         captureSpans: {
+                            /** Format: int32 */
                             idx: number;
                             wallStart: number;
                             mediaStart: number;
                             /** @description start, resume or attach. */
                             reason: string;
-                            mediaEnd?: number | null;
-                            wallEnd?: number | null;
+                            mediaEnd: number | null;
+                            wallEnd: number | null;
                         }[];
                         /** Format: date-time */
-                        endedAt?: string | null;
+                        endedAt: string | null;
                         /** Format: date-time */
-                        finalizedAt?: string | null;
-                        /** @description The summary's title once it is ready: poll the recording after `POST …/summarize`; `GET …/summary` says its state and translates it. */
-                        title?: string | null;
+                        finalizedAt: string | null;
+                        /** @description The summary's title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it. */
+                        title: string | null;
                         /** @description The summary's text once it is ready, in the spoken language. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                     };
                 };
             };
@@ -13230,21 +13593,21 @@ export interface operations {
                             };
                             /** Format: date-time */
                             appliedAt: string;
-                            /** Format: int64 */
-                            seq?: number | null;
                             /** Format: int32 */
-                            speaker?: number | null;
+                            seq: number | null;
                             /** Format: int32 */
-                            wordIdx?: number | null;
+                            speaker: number | null;
+                            /** Format: int32 */
+                            wordIdx: number | null;
                             /** Format: date-time */
-                            revertedAt?: string | null;
+                            revertedAt: string | null;
                             /** @description On a correction that stands. True only when every word it says is a word of the recognizer's text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line's audio (made when the recognizer's text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n't", "no" and their equivalents). */
-                            voiced?: boolean | null;
+                            voiced: boolean | null;
                             /**
                              * @description `rewrite` when not voiced: voices keep speaking what the recognizer heard.
                              * @enum {string|null}
                              */
-                            notVoicedReason?: "rewrite" | null;
+                            notVoicedReason: "rewrite" | null;
                         }[];
                         /** @description Absent on the last page. */
                         nextCursor?: string;
@@ -13408,21 +13771,21 @@ export interface operations {
                             };
                             /** Format: date-time */
                             appliedAt: string;
-                            /** Format: int64 */
-                            seq?: number | null;
                             /** Format: int32 */
-                            speaker?: number | null;
+                            seq: number | null;
                             /** Format: int32 */
-                            wordIdx?: number | null;
+                            speaker: number | null;
+                            /** Format: int32 */
+                            wordIdx: number | null;
                             /** Format: date-time */
-                            revertedAt?: string | null;
+                            revertedAt: string | null;
                             /** @description On a correction that stands. True only when every word it says is a word of the recognizer's text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line's audio (made when the recognizer's text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n't", "no" and their equivalents). */
-                            voiced?: boolean | null;
+                            voiced: boolean | null;
                             /**
                              * @description `rewrite` when not voiced: voices keep speaking what the recognizer heard.
                              * @enum {string|null}
                              */
-                            notVoicedReason?: "rewrite" | null;
+                            notVoicedReason: "rewrite" | null;
                         }[];
                     };
                 };
@@ -13627,21 +13990,21 @@ export interface operations {
                             };
                             /** Format: date-time */
                             appliedAt: string;
-                            /** Format: int64 */
-                            seq?: number | null;
                             /** Format: int32 */
-                            speaker?: number | null;
+                            seq: number | null;
                             /** Format: int32 */
-                            wordIdx?: number | null;
+                            speaker: number | null;
+                            /** Format: int32 */
+                            wordIdx: number | null;
                             /** Format: date-time */
-                            revertedAt?: string | null;
+                            revertedAt: string | null;
                             /** @description On a correction that stands. True only when every word it says is a word of the recognizer's text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line's audio (made when the recognizer's text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n't", "no" and their equivalents). */
-                            voiced?: boolean | null;
+                            voiced: boolean | null;
                             /**
                              * @description `rewrite` when not voiced: voices keep speaking what the recognizer heard.
                              * @enum {string|null}
                              */
-                            notVoicedReason?: "rewrite" | null;
+                            notVoicedReason: "rewrite" | null;
                         }[];
                         text: string;
                         language: string;
@@ -13847,21 +14210,21 @@ export interface operations {
                         };
                         /** Format: date-time */
                         appliedAt: string;
-                        /** Format: int64 */
-                        seq?: number | null;
                         /** Format: int32 */
-                        speaker?: number | null;
+                        seq: number | null;
                         /** Format: int32 */
-                        wordIdx?: number | null;
+                        speaker: number | null;
+                        /** Format: int32 */
+                        wordIdx: number | null;
                         /** Format: date-time */
-                        revertedAt?: string | null;
+                        revertedAt: string | null;
                         /** @description On a correction that stands. True only when every word it says is a word of the recognizer's text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line's audio (made when the recognizer's text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n't", "no" and their equivalents). */
-                        voiced?: boolean | null;
+                        voiced: boolean | null;
                         /**
                          * @description `rewrite` when not voiced: voices keep speaking what the recognizer heard.
                          * @enum {string|null}
                          */
-                        notVoicedReason?: "rewrite" | null;
+                        notVoicedReason: "rewrite" | null;
                     };
                 };
             };
@@ -14031,26 +14394,26 @@ export interface operations {
                          */
                         state: "ready" | "pending" | "unavailable";
                         /** @description Present when `ready`. */
-                        title?: string | null;
+                        title: string | null;
                         /** @description Present when `ready`. From the built-in summariser: sentences of the transcript, in order. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** @description The language it is written in (the spoken one). */
-                        language?: string | null;
-                        /** @description Set when the answer is a translation; none exist on this server yet. */
-                        lang?: string | null;
-                        /** @description `builtin`: the extractive summariser (sentence ranking, no language model); `openai:<model>`: an OpenAI-compatible chat API. */
-                        provider?: string | null;
+                        language: string | null;
+                        /** @description Set when the answer is a translation (none exist on this server yet). */
+                        lang: string | null;
+                        /** @description Which summariser wrote it: `builtin` (extractive, no language model) or `openai:<model>` (an OpenAI-compatible chat API). */
+                        provider: string | null;
                         /** Format: date-time */
-                        writtenAt?: string | null;
+                        writtenAt: string | null;
                         /**
                          * @description `unavailable` only. `off`: the server has no summariser (SUMMARY_PROVIDER=off). `failed`: the summariser failed (error status, timeout, unusable answer; `error` says which). `missing`: the recording was finished without one. `no_transcript`: its job failed. `summarize` asks again for `failed` and `missing`.
                          * @enum {string|null}
                          */
-                        reason?: "off" | "failed" | "missing" | "no_transcript" | null;
+                        reason: "off" | "failed" | "missing" | "no_transcript" | null;
                         /** @description `unavailable` only: true when `summarize` may succeed now. */
                         retryable: boolean;
                         /** @description Why the last attempt failed. */
-                        error?: string | null;
+                        error: string | null;
                     };
                 };
             };
@@ -14176,26 +14539,26 @@ export interface operations {
                          */
                         state: "ready" | "pending" | "unavailable";
                         /** @description Present when `ready`. */
-                        title?: string | null;
+                        title: string | null;
                         /** @description Present when `ready`. From the built-in summariser: sentences of the transcript, in order. */
-                        summary?: string | null;
+                        summary: string | null;
                         /** @description The language it is written in (the spoken one). */
-                        language?: string | null;
-                        /** @description Set when the answer is a translation; none exist on this server yet. */
-                        lang?: string | null;
-                        /** @description `builtin`: the extractive summariser (sentence ranking, no language model); `openai:<model>`: an OpenAI-compatible chat API. */
-                        provider?: string | null;
+                        language: string | null;
+                        /** @description Set when the answer is a translation (none exist on this server yet). */
+                        lang: string | null;
+                        /** @description Which summariser wrote it: `builtin` (extractive, no language model) or `openai:<model>` (an OpenAI-compatible chat API). */
+                        provider: string | null;
                         /** Format: date-time */
-                        writtenAt?: string | null;
+                        writtenAt: string | null;
                         /**
                          * @description `unavailable` only. `off`: the server has no summariser (SUMMARY_PROVIDER=off). `failed`: the summariser failed (error status, timeout, unusable answer; `error` says which). `missing`: the recording was finished without one. `no_transcript`: its job failed. `summarize` asks again for `failed` and `missing`.
                          * @enum {string|null}
                          */
-                        reason?: "off" | "failed" | "missing" | "no_transcript" | null;
+                        reason: "off" | "failed" | "missing" | "no_transcript" | null;
                         /** @description `unavailable` only: true when `summarize` may succeed now. */
                         retryable: boolean;
                         /** @description Why the last attempt failed. */
-                        error?: string | null;
+                        error: string | null;
                     };
                 };
             };
@@ -15413,14 +15776,15 @@ export interface operations {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -15561,14 +15925,15 @@ export interface operations {
                         id: string;
                         /** @description The secret readers pass as `shareCode`. */
                         code: string;
+                        /** @description Who the link is for. */
                         label: string;
-                        transcriptionId?: string | null;
+                        transcriptionId: string | null;
                         /** @description A broadcast's link (then `transcriptionId` is null). */
-                        broadcastId?: string | null;
+                        broadcastId: string | null;
                         allowDownload: boolean;
                         allowExport: boolean;
                         allowTranslate: boolean;
-                        /** @description The link made with the transcription. */
+                        /** @description Made with the transcription (unless `shareLink: false`). */
                         isDefault: boolean;
                         /** Format: date-time */
                         createdAt: string;
@@ -15748,14 +16113,15 @@ export interface operations {
                             id: string;
                             /** @description The secret readers pass as `shareCode`. */
                             code: string;
+                            /** @description Who the link is for. */
                             label: string;
-                            transcriptionId?: string | null;
+                            transcriptionId: string | null;
                             /** @description A broadcast's link (then `transcriptionId` is null). */
-                            broadcastId?: string | null;
+                            broadcastId: string | null;
                             allowDownload: boolean;
                             allowExport: boolean;
                             allowTranslate: boolean;
-                            /** @description The link made with the transcription. */
+                            /** @description Made with the transcription (unless `shareLink: false`). */
                             isDefault: boolean;
                             /** Format: date-time */
                             createdAt: string;
@@ -15896,14 +16262,15 @@ export interface operations {
                         id: string;
                         /** @description The secret readers pass as `shareCode`. */
                         code: string;
+                        /** @description Who the link is for. */
                         label: string;
-                        transcriptionId?: string | null;
+                        transcriptionId: string | null;
                         /** @description A broadcast's link (then `transcriptionId` is null). */
-                        broadcastId?: string | null;
+                        broadcastId: string | null;
                         allowDownload: boolean;
                         allowExport: boolean;
                         allowTranslate: boolean;
-                        /** @description The link made with the transcription. */
+                        /** @description Made with the transcription (unless `shareLink: false`). */
                         isDefault: boolean;
                         /** Format: date-time */
                         createdAt: string;
@@ -16082,14 +16449,15 @@ export interface operations {
                         id: string;
                         /** @description The secret readers pass as `shareCode`. */
                         code: string;
+                        /** @description Who the link is for. */
                         label: string;
-                        transcriptionId?: string | null;
+                        transcriptionId: string | null;
                         /** @description A broadcast's link (then `transcriptionId` is null). */
-                        broadcastId?: string | null;
+                        broadcastId: string | null;
                         allowDownload: boolean;
                         allowExport: boolean;
                         allowTranslate: boolean;
-                        /** @description The link made with the transcription. */
+                        /** @description Made with the transcription (unless `shareLink: false`). */
                         isDefault: boolean;
                         /** Format: date-time */
                         createdAt: string;
@@ -16226,14 +16594,15 @@ export interface operations {
                         id: string;
                         /** @description The secret readers pass as `shareCode`. */
                         code: string;
+                        /** @description Who the link is for. */
                         label: string;
-                        transcriptionId?: string | null;
+                        transcriptionId: string | null;
                         /** @description A broadcast's link (then `transcriptionId` is null). */
-                        broadcastId?: string | null;
+                        broadcastId: string | null;
                         allowDownload: boolean;
                         allowExport: boolean;
                         allowTranslate: boolean;
-                        /** @description The link made with the transcription. */
+                        /** @description Made with the transcription (unless `shareLink: false`). */
                         isDefault: boolean;
                         /** Format: date-time */
                         createdAt: string;
@@ -22240,37 +22609,39 @@ export interface operations {
                             id: string;
                             name: string;
                             /** @description As given; null when cleared (`color: ''`). */
-                            color?: string | null;
+                            color: string | null;
                             /**
-                             * @description As given; training guesses it from the pitch when null.
+                             * @description `female`, `male` or null (as given; training guesses it from the pitch when null).
                              * @enum {string|null}
                              */
-                            gender?: "female" | "male" | null;
+                            gender: "female" | "male" | null;
                             /** @description Where the sample came from, as given at creation; informational, never fetched. */
-                            sampleUrl?: string | null;
+                            sampleUrl: string | null;
                             /** @description The person speaking agreed to have their voice cloned; required to train. */
                             consent: boolean;
-                            /** @description Kept untrained: state `training` at progress 0 until a PATCH with `consent: true` and `draft: false`. */
+                            /** @description Kept untrained: state `training` at progress 0 until an update with `consent: true` and `draft: false`. */
                             draft: boolean;
-                            /** @description false: switched off; kept, but not offered by `GET /v1/voices/available`. */
+                            /** @description false: switched off; kept, but not offered among the available voices. */
                             enabled: boolean;
-                            /** @enum {string} */
+                            /**
+                             * @description `training`, `ready` or `failed`.
+                             * @enum {string}
+                             */
                             state: "training" | "ready" | "failed";
                             /** @description Percent: 0 when created, moving as candidate styles are tried, 100 when ready. */
                             progress: number;
                             /** @description When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence). */
-                            error?: string | null;
+                            error: string | null;
                             /** @description A voice made from a recording's speaker. */
-                            source?: {
-                                recordingId?: string;
-                                speaker?: number;
+                            source: {
+                                recordingId: string;
+                                /** Format: int32 */
+                                speaker: number;
                             } | null;
                             /** @description Seconds of speech measured in the sample (once trained). */
-                            speechS?: number | null;
+                            speechS: number | null;
                             /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                            fit?: {
-                                [key: string]: unknown;
-                            } | null;
+                            fit: unknown;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -22404,37 +22775,39 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @description As given; null when cleared (`color: ''`). */
-                        color?: string | null;
+                        color: string | null;
                         /**
-                         * @description As given; training guesses it from the pitch when null.
+                         * @description `female`, `male` or null (as given; training guesses it from the pitch when null).
                          * @enum {string|null}
                          */
-                        gender?: "female" | "male" | null;
+                        gender: "female" | "male" | null;
                         /** @description Where the sample came from, as given at creation; informational, never fetched. */
-                        sampleUrl?: string | null;
+                        sampleUrl: string | null;
                         /** @description The person speaking agreed to have their voice cloned; required to train. */
                         consent: boolean;
-                        /** @description Kept untrained: state `training` at progress 0 until a PATCH with `consent: true` and `draft: false`. */
+                        /** @description Kept untrained: state `training` at progress 0 until an update with `consent: true` and `draft: false`. */
                         draft: boolean;
-                        /** @description false: switched off; kept, but not offered by `GET /v1/voices/available`. */
+                        /** @description false: switched off; kept, but not offered among the available voices. */
                         enabled: boolean;
-                        /** @enum {string} */
+                        /**
+                         * @description `training`, `ready` or `failed`.
+                         * @enum {string}
+                         */
                         state: "training" | "ready" | "failed";
                         /** @description Percent: 0 when created, moving as candidate styles are tried, 100 when ready. */
                         progress: number;
                         /** @description When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence). */
-                        error?: string | null;
+                        error: string | null;
                         /** @description A voice made from a recording's speaker. */
-                        source?: {
-                            recordingId?: string;
-                            speaker?: number;
+                        source: {
+                            recordingId: string;
+                            /** Format: int32 */
+                            speaker: number;
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
-                        speechS?: number | null;
+                        speechS: number | null;
                         /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit?: {
-                            [key: string]: unknown;
-                        } | null;
+                        fit: unknown;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -22586,37 +22959,39 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @description As given; null when cleared (`color: ''`). */
-                        color?: string | null;
+                        color: string | null;
                         /**
-                         * @description As given; training guesses it from the pitch when null.
+                         * @description `female`, `male` or null (as given; training guesses it from the pitch when null).
                          * @enum {string|null}
                          */
-                        gender?: "female" | "male" | null;
+                        gender: "female" | "male" | null;
                         /** @description Where the sample came from, as given at creation; informational, never fetched. */
-                        sampleUrl?: string | null;
+                        sampleUrl: string | null;
                         /** @description The person speaking agreed to have their voice cloned; required to train. */
                         consent: boolean;
-                        /** @description Kept untrained: state `training` at progress 0 until a PATCH with `consent: true` and `draft: false`. */
+                        /** @description Kept untrained: state `training` at progress 0 until an update with `consent: true` and `draft: false`. */
                         draft: boolean;
-                        /** @description false: switched off; kept, but not offered by `GET /v1/voices/available`. */
+                        /** @description false: switched off; kept, but not offered among the available voices. */
                         enabled: boolean;
-                        /** @enum {string} */
+                        /**
+                         * @description `training`, `ready` or `failed`.
+                         * @enum {string}
+                         */
                         state: "training" | "ready" | "failed";
                         /** @description Percent: 0 when created, moving as candidate styles are tried, 100 when ready. */
                         progress: number;
                         /** @description When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence). */
-                        error?: string | null;
+                        error: string | null;
                         /** @description A voice made from a recording's speaker. */
-                        source?: {
-                            recordingId?: string;
-                            speaker?: number;
+                        source: {
+                            recordingId: string;
+                            /** Format: int32 */
+                            speaker: number;
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
-                        speechS?: number | null;
+                        speechS: number | null;
                         /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit?: {
-                            [key: string]: unknown;
-                        } | null;
+                        fit: unknown;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -22781,37 +23156,39 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @description As given; null when cleared (`color: ''`). */
-                        color?: string | null;
+                        color: string | null;
                         /**
-                         * @description As given; training guesses it from the pitch when null.
+                         * @description `female`, `male` or null (as given; training guesses it from the pitch when null).
                          * @enum {string|null}
                          */
-                        gender?: "female" | "male" | null;
+                        gender: "female" | "male" | null;
                         /** @description Where the sample came from, as given at creation; informational, never fetched. */
-                        sampleUrl?: string | null;
+                        sampleUrl: string | null;
                         /** @description The person speaking agreed to have their voice cloned; required to train. */
                         consent: boolean;
-                        /** @description Kept untrained: state `training` at progress 0 until a PATCH with `consent: true` and `draft: false`. */
+                        /** @description Kept untrained: state `training` at progress 0 until an update with `consent: true` and `draft: false`. */
                         draft: boolean;
-                        /** @description false: switched off; kept, but not offered by `GET /v1/voices/available`. */
+                        /** @description false: switched off; kept, but not offered among the available voices. */
                         enabled: boolean;
-                        /** @enum {string} */
+                        /**
+                         * @description `training`, `ready` or `failed`.
+                         * @enum {string}
+                         */
                         state: "training" | "ready" | "failed";
                         /** @description Percent: 0 when created, moving as candidate styles are tried, 100 when ready. */
                         progress: number;
                         /** @description When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence). */
-                        error?: string | null;
+                        error: string | null;
                         /** @description A voice made from a recording's speaker. */
-                        source?: {
-                            recordingId?: string;
-                            speaker?: number;
+                        source: {
+                            recordingId: string;
+                            /** Format: int32 */
+                            speaker: number;
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
-                        speechS?: number | null;
+                        speechS: number | null;
                         /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit?: {
-                            [key: string]: unknown;
-                        } | null;
+                        fit: unknown;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -23077,37 +23454,39 @@ export interface operations {
                         id: string;
                         name: string;
                         /** @description As given; null when cleared (`color: ''`). */
-                        color?: string | null;
+                        color: string | null;
                         /**
-                         * @description As given; training guesses it from the pitch when null.
+                         * @description `female`, `male` or null (as given; training guesses it from the pitch when null).
                          * @enum {string|null}
                          */
-                        gender?: "female" | "male" | null;
+                        gender: "female" | "male" | null;
                         /** @description Where the sample came from, as given at creation; informational, never fetched. */
-                        sampleUrl?: string | null;
+                        sampleUrl: string | null;
                         /** @description The person speaking agreed to have their voice cloned; required to train. */
                         consent: boolean;
-                        /** @description Kept untrained: state `training` at progress 0 until a PATCH with `consent: true` and `draft: false`. */
+                        /** @description Kept untrained: state `training` at progress 0 until an update with `consent: true` and `draft: false`. */
                         draft: boolean;
-                        /** @description false: switched off; kept, but not offered by `GET /v1/voices/available`. */
+                        /** @description false: switched off; kept, but not offered among the available voices. */
                         enabled: boolean;
-                        /** @enum {string} */
+                        /**
+                         * @description `training`, `ready` or `failed`.
+                         * @enum {string}
+                         */
                         state: "training" | "ready" | "failed";
                         /** @description Percent: 0 when created, moving as candidate styles are tried, 100 when ready. */
                         progress: number;
                         /** @description When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence). */
-                        error?: string | null;
+                        error: string | null;
                         /** @description A voice made from a recording's speaker. */
-                        source?: {
-                            recordingId?: string;
-                            speaker?: number;
+                        source: {
+                            recordingId: string;
+                            /** Format: int32 */
+                            speaker: number;
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
-                        speechS?: number | null;
+                        speechS: number | null;
                         /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit?: {
-                            [key: string]: unknown;
-                        } | null;
+                        fit: unknown;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
