@@ -36,7 +36,7 @@ import { TX_OPTIONS, type Tx } from '../core/db/transactions.js';
 import type { Actor, Creator } from '../core/identity/actor.js';
 import { recordingView, type RecordingView } from '../recordings/service.js';
 import {
-  applySpeakerLabels, relabelSegments, type SpeakerTurnOnMaster, translateSegments, type SegmentTranslations,
+  applySpeakerLabels, relabelSegments, storedSpeakers, type SpeakerTurnOnMaster, translateSegments, type SegmentTranslations,
   type Translate, type ListenerLanguages,
 } from '../recordings/index.js';
 import { parseVoicePins } from '../core/voice-pins.js';
@@ -273,12 +273,14 @@ export async function catchUpSegments(ctx: EventLogContext, recordingId: string,
 
 /**
  * The finalize job's speaker labels: every segment labelled live takes the speaker the whole audio's diarization
- * gives its stretch (src/recordings/speakers.ts relabelSegments keeps the live numbers where they agree, so names given during
- * the recording stay with their voice), settled, with a `transcript.speaker` event for each segment that changed.
+ * gives its stretch (src/recordings/speakers.ts relabelSegments keeps the live numbers where they agree, and a named
+ * number with the voice holding most of its speech, so names given during the recording stay with their voice), settled, with a `transcript.speaker` event for each segment that changed.
  */
 async function reclusterSpeakers(ctx: EventLogContext, recordingId: string, turns: SpeakerTurnOnMaster[]): Promise<void> {
   const segments = await ctx.prisma.segment.findMany({ where: { recordingId, speaker: { gte: 0 } }, orderBy: { seq: 'asc' }, select: { seq: true, speaker: true, speakerConfidence: true, speakerProvisional: true, start: true, end: true } });
-  const labels = relabelSegments(segments, turns);
+  const recording = await ctx.prisma.recording.findUnique({ where: { id: recordingId }, select: { speakers: true } });
+  const named = new Set(storedSpeakers(recording?.speakers).map((speaker) => speaker.index));
+  const labels = relabelSegments(segments, turns, named);
   if (labels.length === 0) return;
   await inTransaction(ctx, recordingId, async (tx) => ({ result: null, frames: await applySpeakerLabels(tx, recordingId, labels) }));
 }

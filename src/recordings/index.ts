@@ -4,7 +4,7 @@
  */
 export { ListenerLanguages } from './listener-languages.js';
 export {
-  applySpeakerLabels, MAX_SPEAKER_NAME, nameSpeaker, parseSpeakerIndex, parseSpeakerName, relabelSegments,
+  applySpeakerLabels, MAX_SPEAKER_NAME, nameSpeaker, parseSpeakerIndex, parseSpeakerName, relabelSegments, storedSpeakers,
   type SpeakerTurnOnMaster,
 } from './speakers.js';
 export { type SegmentTranslations, storedTranslations, type Translate, translateSegments } from './translations.js';

@@ -85,9 +85,10 @@ interface LabelledSegment { seq: number; speaker: number; speakerConfidence: num
  * The labels segments take from a whole recording's diarization (`turns`), as settlements of what changed.
  * Diarization numbers speakers its own way; its numbers are mapped onto the segments' present ones, pairs sharing
  * the most speech first (one to one), so a voice keeps the number it had (and its name); a speaker the segments did
- * not have gets the smallest number no segment uses.
+ * not have gets the smallest number no segment uses. A `named` number goes first to the voice holding most of its
+ * speech: when live labelling split one voice over two numbers, the name stays with the voice, not with the larger half.
  */
-export function relabelSegments(segments: LabelledSegment[], turns: SpeakerTurn[]): SpeakerSettled[] {
+export function relabelSegments(segments: LabelledSegment[], turns: SpeakerTurn[], named: ReadonlySet<number> = new Set()): SpeakerSettled[] {
   if (segments.length === 0 || turns.length === 0) return [];
   const found = segments.map((segment) => ({ segment, label: speakerOf(turns, segment.start, segment.end)! }));
   const shared = new Map<string, { from: number; to: number; seconds: number }>();
@@ -99,7 +100,9 @@ export function relabelSegments(segments: LabelledSegment[], turns: SpeakerTurn[
   }
   const numbering = new Map<number, number>();
   const taken = new Set<number>();
-  for (const pair of [...shared.values()].sort((a, b) => b.seconds - a.seconds)) {
+  const pairs = [...shared.values()].sort((a, b) => b.seconds - a.seconds);
+  const namedFirst = [...named].flatMap((to) => pairs.filter((pair) => pair.to === to).slice(0, 1)).sort((a, b) => b.seconds - a.seconds);
+  for (const pair of [...namedFirst, ...pairs]) {
     if (numbering.has(pair.from) || taken.has(pair.to)) continue;
     numbering.set(pair.from, pair.to);
     taken.add(pair.to);

@@ -36,6 +36,16 @@ describe('relabelSegments', () => {
     ]);
   });
 
+  it('keeps a named number on its voice when live labelling split that voice over two numbers', () => {
+    // The first voice was 0 live (named so), then drifted to 1 for longer; the other voice was 2.
+    const segments = [segment(0, 0, 4, 0), segment(1, 4, 14, 1), segment(2, 14, 20, 2), segment(3, 20, 30, 1)];
+    const turns = [{ start: 0, end: 14, speaker: 0, confidence: 0.9 }, { start: 14, end: 20, speaker: 1, confidence: 0.9 }, { start: 20, end: 30, speaker: 0, confidence: 0.9 }];
+    // Unnamed, the voice takes the number it had longest (1) and 0 is gone.
+    expect(new Set(relabelSegments(segments, turns).map((label) => label.speaker))).toEqual(new Set([1, 2]));
+    // Named 0, it keeps 0, so the name stays with it.
+    expect(relabelSegments(segments, turns, new Set([0])).map((label) => [label.seq, label.speaker])).toEqual([[0, 0], [1, 0], [2, 2], [3, 0]]);
+  });
+
   it('answers nothing without segments or turns', () => {
     expect(relabelSegments([], [{ start: 0, end: 1, speaker: 0, confidence: 1 }])).toEqual([]);
     expect(relabelSegments([segment(0, 0, 1, 0)], [])).toEqual([]);
