@@ -274,7 +274,8 @@ export async function catchUpSegments(ctx: EventLogContext, recordingId: string,
 /**
  * The finalize job's speaker labels: every segment labelled live takes the speaker the whole audio's diarization
  * gives its stretch (src/recordings/speakers.ts relabelSegments keeps the live numbers where they agree, and a named
- * number with the voice holding most of its speech, so names given during the recording stay with their voice), settled, with a `transcript.speaker` event for each segment that changed.
+ * number with the voice holding most of its speech, so names given during the recording stay with their voice),
+ * settled, with a `transcript.speaker` event for each segment that changed.
  */
 async function reclusterSpeakers(ctx: EventLogContext, recordingId: string, turns: SpeakerTurnOnMaster[]): Promise<void> {
   const segments = await ctx.prisma.segment.findMany({ where: { recordingId, speaker: { gte: 0 } }, orderBy: { seq: 'asc' }, select: { seq: true, speaker: true, speakerConfidence: true, speakerProvisional: true, start: true, end: true } });

@@ -86,7 +86,7 @@ interface LabelledSegment { seq: number; speaker: number; speakerConfidence: num
  * Diarization numbers speakers its own way; its numbers are mapped onto the segments' present ones, pairs sharing
  * the most speech first (one to one), so a voice keeps the number it had (and its name); a speaker the segments did
  * not have gets the smallest number no segment uses. A `named` number goes first to the voice holding most of its
- * speech: when live labelling split one voice over two numbers, the name stays with the voice, not with the larger half.
+ * speech: when live labelling split one voice over two numbers, the name stays with the voice, not the larger half.
  */
 export function relabelSegments(segments: LabelledSegment[], turns: SpeakerTurn[], named: ReadonlySet<number> = new Set()): SpeakerSettled[] {
   if (segments.length === 0 || turns.length === 0) return [];
