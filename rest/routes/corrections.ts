@@ -4,7 +4,7 @@ import { fragmentSchema } from '../shapes.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
 import { intParam, single, withoutLastCursor } from '../query.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
 
 export const correctionSchema = fragmentSchema(CorrectionFieldsFragmentDoc);

@@ -21,7 +21,7 @@ import { realtimeFrames } from './realtime.js';
 import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
 import { INT32_MAX, intParam, single, withoutLastCursor } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
 
 /** `/audio` as data (`Accept: application/json`): the URL it would redirect to, and the sealed delivery renditions. */

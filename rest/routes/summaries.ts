@@ -2,7 +2,7 @@
 import { RecordingSummaryDocument, RecordingSummaryFieldsFragmentDoc, SummarizeRecordingDocument } from '../../src/generated/graphql.js';
 import { fragmentSchema } from '../shapes.js';
 import { single } from '../query.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
 const summarySchema = fragmentSchema(RecordingSummaryFieldsFragmentDoc);
 

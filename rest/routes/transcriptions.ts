@@ -18,9 +18,8 @@ import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { withoutLastCursor } from '../query.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
-import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
+import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { shareLinkSchema } from './share-links.js';
 import { creationRefusals } from './billing.js';
 
 /** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
