@@ -5,12 +5,12 @@
  * `nullable: true`, every selected field is `required` (GraphQL answers each one, null or not).
  *
  * Scalars: String and ID are strings, Int a 32-bit integer, Float number, Boolean boolean, JSON any value; a String
- * field named `…At` is a `date-time` (the API's convention for instants, which it serves as ISO 8601 strings). Enums
+ * field named `…At` (or `purgeAfter`) is a `date-time` (the API's convention for instants, which it serves as ISO 8601 strings). Enums
  * list their values. Union and interface selections are not derived (write those by hand, or type them first).
  */
 import { readFileSync } from 'node:fs';
 import {
-  buildSchema, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
+  buildSchema, getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
@@ -28,6 +28,9 @@ const SCALARS: Record<string, JsonSchema> = {
   DateTime: { type: 'string', format: 'date-time' },
   JSON: {},
 };
+
+/** String fields that hold an instant, served as ISO 8601: `…At`, and the purge deadline `purgeAfter`. */
+const INSTANT = /At$|^purgeAfter$/;
 
 /**
  * What the GraphQL types cannot say (an enum kept as a String there, a bound), by `Type.field`: merged into that
@@ -50,7 +53,16 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'Transcription.kind': { enum: ['file', 'link', 'live'] },
   'Transcription.state': { enum: ['active', 'archived'] },
   'Transcription.settings': { type: 'object', additionalProperties: true },
-  'Transcription.purgeAfter': { format: 'date-time' },
+  'Broadcast.kind': { enum: ['broadcast'] },
+  'Broadcast.lifecycle': { enum: ['active', 'archived'] },
+  'Broadcast.settings': { type: 'object', additionalProperties: true },
+  'Broadcast.recordingCount': { format: 'int64', minimum: 0 },
+  'Broadcast.listenersNow': { format: 'int64', minimum: 1 },
+  'CurrentRecording.state': { enum: ['processing', 'live', 'paused', 'ended', 'finalized'] },
+  'LastRecording.kind': { enum: ['live', 'file'] },
+  'LastRecording.state': { enum: ['processing', 'live', 'paused', 'ended', 'finalized'] },
+  'LastRecording.lifecycle': { enum: ['active', 'archived'] },
+  'AudioSourceCheck.httpStatus': { minimum: 100, maximum: 599 },
   'RecordingSummary.state': { enum: ['ready', 'pending', 'unavailable'] },
   'RecordingSummary.reason': { enum: ['off', 'failed', 'missing', 'no_transcript', null] },
 };
@@ -98,7 +110,10 @@ function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, f
 function fieldSchema(
   field: GraphQLField<unknown, unknown>, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>,
 ): JsonSchema {
-  const described = (out: JsonSchema): JsonSchema => (field.description ? { ...out, description: field.description } : out);
+  // A field without its own description takes its type's (an enum says what each value means).
+  const named = getNamedType(type);
+  const description = field.description ?? (isEnumType(named) || isObjectType(named) ? named.description : undefined);
+  const described = (out: JsonSchema): JsonSchema => (description ? { ...out, description } : out);
   const shape = (of: GraphQLOutputType): JsonSchema => {
     const nullable = !isNonNullType(of);
     const inner = isNonNullType(of) ? of.ofType : of;
@@ -108,7 +123,7 @@ function fieldSchema(
     else if (isScalarType(inner)) {
       const scalar = SCALARS[inner.name];
       if (!scalar) throw new Error(`fragmentSchema: no JSON Schema for the scalar ${inner.name}`);
-      out = inner.name === 'String' && /At$/.test(field.name) ? { type: 'string', format: 'date-time' } : scalar;
+      out = inner.name === 'String' && INSTANT.test(field.name) ? { type: 'string', format: 'date-time' } : scalar;
     } else if (isObjectType(inner)) {
       if (!selectionSet) throw new Error(`fragmentSchema: ${field.name} selects no fields of ${inner.name}`);
       out = objectSchema(inner, selectionSet, fragments);

@@ -4,6 +4,7 @@
  */
 import {
   ArchiveBroadcastDocument,
+  AudioSourceCheckFieldsFragmentDoc,
   BroadcastAudioSourceCheckDocument,
   BroadcastRecordingsDocument,
   CreateBroadcastAudioSourceDocument,
@@ -14,6 +15,7 @@ import {
   type StartBroadcastRecordingInput,
   DetachTranscriptionBroadcastDocument,
   BroadcastDocument,
+  BroadcastFieldsFragmentDoc,
   BroadcastsDocument,
   CreateBroadcastDocument,
   PurgeBroadcastDocument,
@@ -26,7 +28,8 @@ import { parseBroadcastFields, parseBroadcastStart } from '../../src/broadcasts/
 import { MAX_SOURCE_URL, parseAudioSourceInput, CHECK_MS, FIX_KINDS, SOURCE_PROBLEMS } from '../../src/broadcasts/index.js';
 import { single, withoutLastCursor } from '../query.js';
 import { grantSchema, recordingSchema } from './recordings.js';
-import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes, lifecycleTimesSchema } from '../lifecycle-routes.js';
+import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes } from '../lifecycle-routes.js';
+import { fragmentSchema } from '../shapes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { captureSourceSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
 import { liveCreationRefusals } from './billing.js';
@@ -34,74 +37,14 @@ import { liveCreationRefusals } from './billing.js';
 const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
 const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove it; only its hash is kept.' };
 
-export const broadcastSchema: JsonSchema = {
-  type: 'object',
-  required: ['id', 'code', 'name', 'kind', 'source', 'access', 'lifecycle', 'ownerPrincipalId', 'shareUrl', 'settings', 'recordingCount', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string' },
-    code: { type: 'string', description: 'The link listeners open; globally unique. Every code the broadcast had keeps opening it.' },
-    name: { type: 'string' },
-    kind: { type: 'string', enum: ['broadcast'] },
-    source: captureSourceSchema,
-    access: { type: 'string', enum: ['public', 'private'] },
-    lifecycle: { type: 'string', enum: ['active', 'archived'] },
-    ownerPrincipalId: { type: 'string' },
-    shareUrl: { type: 'string', description: 'The listener page (`/b/{code}`).' },
-    settings: { type: 'object', additionalProperties: true, description: 'Default capture settings: spokenLanguage, speakerLabels, confidencePolicy.' },
-    recordingCount: { type: 'integer', description: 'Recordings made in the live transcriptions feeding it.' },
-    audioSources: { type: 'array', description: 'Streams it can record besides the microphone, oldest first.', items: { type: 'object', required: ['id', 'name', 'url'], properties: { id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' } } } },
-    transcriptions: { type: 'array', description: 'Live transcriptions feeding it.', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } },
-    currentRecording: {
-      type: 'object', nullable: true, description: 'The recording in flight in a feeding transcription.',
-      properties: { recordingId: { type: 'string' }, state: { type: 'string' }, startedAt: { type: 'string', nullable: true }, transcriptionId: { type: 'string', nullable: true } },
-    },
-    lastRecording: {
-      type: 'object', nullable: true, description: 'LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`).',
-      required: ['recordingId', 'transcriptionId', 'kind', 'state', 'lifecycle', 'startedAt'],
-      properties: {
-        recordingId: { type: 'string' },
-        transcriptionId: { type: 'string', description: 'The live transcription it was made in.' },
-        kind: { type: 'string', enum: ['live', 'file'], description: '`file`: uploaded into a feeding live transcription.' },
-        name: { type: 'string', nullable: true },
-        state: { type: 'string', enum: ['processing', 'live', 'paused', 'ended', 'finalized'], description: 'Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.' },
-        lifecycle: { type: 'string', enum: ['active', 'archived'] },
-        startedAt: { type: 'string', format: 'date-time' },
-        endedAt: { type: 'string', format: 'date-time', nullable: true },
-        durationS: { type: 'number', nullable: true, description: 'Seconds of audio, once finalized.' },
-      },
-    },
-    lastRecordedAt: { type: 'string', format: 'date-time', nullable: true },
-    listenersNow: { type: 'integer', nullable: true, description: 'People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.' },
-    ...lifecycleTimesSchema,
-  },
-};
+/** The Broadcast the documents select; its `source` is the CaptureSource union, which GraphQL serves as JSON. */
+export const broadcastSchema = fragmentSchema(BroadcastFieldsFragmentDoc, { source: captureSourceSchema });
 
 const notFound = { status: 404, code: 'not_found', description: 'No such broadcast in this account.' };
 const sourceParameter = { name: 'source', in: 'path' as const, required: true, description: 'The audio source\'s id (`AudioSource.id`).', schema: { type: 'string' } };
 const noSuchSource = { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` `source`).' };
 
-const audioSourceCheckSchema: JsonSchema = {
-  type: 'object', required: ['state', 'checkedAt'],
-  properties: {
-    state: { type: 'string', enum: ['ready', 'error'], description: '`ready`: the address as given was opened and audio came back, so a recording from it pulls it. `error`: it could not be opened or gave nothing playable.' },
-    checkedAt: { type: 'string', format: 'date-time', description: 'When the source was opened; a cached answer keeps its time.' },
-    problem: {
-      type: 'string', nullable: true, enum: [...SOURCE_PROBLEMS],
-      description: 'SourceProblem, when `error`: `address_refused` (the address, a redirect or what its name resolves to is private, loopback or cloud metadata), `unreachable` (DNS, connection, TLS, too many redirects), `http_error` (it answered an HTTP error: `httpStatus`), `not_audio` (nothing ffmpeg decodes as audio), `playlist` (a playlist file such as .m3u or .pls, not the stream; an HLS playlist is the stream and is `ready` when its segments play), `page` (a web page), `timeout` (no second of audio within the check\'s time).',
-    },
-    message: { type: 'string', nullable: true, description: 'The failure in the server\'s words.' },
-    httpStatus: { type: 'integer', nullable: true, minimum: 100, maximum: 599, description: 'The HTTP status the source answered, when that is the failure.' },
-    fix: {
-      type: 'object', nullable: true, required: ['url', 'kind', 'label'],
-      description: 'AudioSourceFix: a corrected address that was opened and gave audio (add it as a source to use it).',
-      properties: {
-        url: { type: 'string' },
-        kind: { type: 'string', enum: [...FIX_KINDS], description: 'FixKind: `https` (the http address over https, after `unreachable`, `http_error` or `not_audio`), `playlist` (the first stream the playlist lists that plays), `page` (the first audio or video the page names, by `<audio>`/`<video>`/`<source>`, `og:audio`/`og:video` or a link to a media file, that plays).' },
-        label: { type: 'string', description: 'Short text of what changed.' },
-      },
-    },
-  },
-};
+const audioSourceCheckSchema = fragmentSchema(AudioSourceCheckFieldsFragmentDoc);
 const invalid = (what: string) => ({ status: 400, code: 'invalid_options', description: `${what}; \`details.field\` names it.` });
 const codeTaken = { status: 409, code: 'conflict', description: 'The `code` is taken by a broadcast (now or before: old codes keep opening their broadcast).' };
 

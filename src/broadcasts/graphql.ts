@@ -53,7 +53,7 @@ const LastRecordingType = builder.objectRef<LastRecordingView>('LastRecording').
     transcriptionId: t.exposeID('transcriptionId', { description: 'The live transcription it was made in.' }),
     kind: t.exposeString('kind', { description: '`live`, or `file` for one uploaded into a feeding transcription.' }),
     name: t.exposeString('name', { nullable: true }),
-    state: t.exposeString('state', { description: 'Live: live, paused, ended or finalized; file: processing, ended or finalized.' }),
+    state: t.exposeString('state', { description: 'Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.' }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     startedAt: t.exposeString('startedAt'),
     endedAt: t.exposeString('endedAt', { nullable: true }),
@@ -70,21 +70,25 @@ export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').imple
   interfaces: [LifecycleTimesRef],
   fields: (t) => ({
     id: t.exposeID('id'),
-    code: t.exposeString('code', { description: 'The link listeners open; globally unique.' }),
+    code: t.exposeString('code', { description: 'The link listeners open; globally unique. Every code the broadcast had keeps opening it.' }),
     name: t.exposeString('name'),
     kind: t.exposeString('kind', { description: 'Always `broadcast`.' }),
     source: t.field({ type: 'JSON', description: 'The CaptureSource: `{kind: "mic"}` or `{kind: "stream", url}`.', resolve: (b) => b.source }),
     access: t.field({ type: Access, resolve: (b) => b.access }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     ownerPrincipalId: t.exposeString('ownerPrincipalId'),
-    shareUrl: t.exposeString('shareUrl', { description: 'The listener page.' }),
-    settings: t.field({ type: 'JSON', resolve: (b) => b.settings }),
-    recordingCount: t.exposeInt('recordingCount', { description: 'Recordings made in the transcriptions feeding it.' }),
-    audioSources: t.field({ type: [AudioSourceType], resolve: (b) => b.audioSources }),
+    shareUrl: t.exposeString('shareUrl', { description: 'The listener page (`/b/{code}`).' }),
+    settings: t.field({ type: 'JSON', description: 'Default capture settings: spokenLanguage, speakerLabels, confidencePolicy.', resolve: (b) => b.settings }),
+    recordingCount: t.exposeInt('recordingCount', { description: 'Recordings made in the live transcriptions feeding it.' }),
+    audioSources: t.field({ type: [AudioSourceType], description: 'Streams it can record besides the microphone, oldest first.', resolve: (b) => b.audioSources }),
     transcriptions: t.field({ type: [TranscriptionRefType], description: 'Live transcriptions feeding it.', resolve: (b) => b.transcriptions }),
-    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, resolve: (b) => b.currentRecording }),
-    lastRecording: t.field({ type: LastRecordingType, nullable: true, resolve: (b) => b.lastRecording }),
-    lastRecordedAt: t.exposeString('lastRecordedAt', { nullable: true }),
+    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight in a feeding transcription.', resolve: (b) => b.currentRecording }),
+    lastRecording: t.field({
+      type: LastRecordingType, nullable: true,
+      description: 'The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`).',
+      resolve: (b) => b.lastRecording,
+    }),
+    lastRecordedAt: t.exposeString('lastRecordedAt', { nullable: true, description: 'The newest start among the feeding transcriptions\' recordings.' }),
   }),
 });
 
@@ -231,18 +235,28 @@ export const CreateAudioSourceInput = builder.inputType('CreateAudioSourceInput'
   }),
 });
 
-const AudioSourceState = builder.enumType('AudioSourceState', { values: ['ready', 'error'] as const });
+const AudioSourceState = builder.enumType('AudioSourceState', {
+  description: '`ready`: the address as given was opened and audio came back, so a recording from it pulls it. '
+    + '`error`: it could not be opened or gave nothing playable.',
+  values: ['ready', 'error'] as const,
+});
 const SourceProblem = builder.enumType('SourceProblem', {
-  description: 'Why a source check failed: address_refused (a private, loopback or metadata address), unreachable, http_error (`httpStatus`), not_audio, playlist (a playlist file, not the stream), page (a web page), timeout (no audio within 10 s).',
+  description: 'Why a source check failed: `address_refused` (the address, a redirect or what its name resolves to is private, '
+    + 'loopback or cloud metadata), `unreachable` (DNS, connection, TLS, too many redirects), `http_error` (it answered an '
+    + 'HTTP error: `httpStatus`), `not_audio` (nothing ffmpeg decodes as audio), `playlist` (a playlist file such as .m3u or '
+    + '.pls, not the stream; an HLS playlist is the stream and is `ready` when its segments play), `page` (a web page), '
+    + '`timeout` (no second of audio within the check\'s time).',
   values: SOURCE_PROBLEMS,
 });
 const FixKind = builder.enumType('FixKind', {
-  description: 'What a fix changed: https (the http address over https), playlist (the stream a playlist lists), page (the audio a web page plays).',
+  description: 'What a fix changed: `https` (the http address over https, after `unreachable`, `http_error` or `not_audio`), '
+    + '`playlist` (the first stream the playlist lists that plays), `page` (the first audio or video the page names, by '
+    + '`<audio>`/`<video>`/`<source>`, `og:audio`/`og:video` or a link to a media file, that plays).',
   values: FIX_KINDS,
 });
 
 const AudioSourceFixType = builder.objectRef<AudioSourceFix>('AudioSourceFix').implement({
-  description: 'A corrected address that was opened and gave audio.',
+  description: 'A corrected address that was opened and gave audio (add it as a source to use it).',
   fields: (t) => ({
     url: t.exposeString('url'),
     kind: t.field({ type: FixKind, resolve: (fix) => fix.kind }),
@@ -251,13 +265,14 @@ const AudioSourceFixType = builder.objectRef<AudioSourceFix>('AudioSourceFix').i
 });
 
 const AudioSourceCheckType = builder.objectRef<AudioSourceCheck>('AudioSourceCheck').implement({
-  description: '`ready`: the address as given was opened and audio came back (a recording from it will pull it). `error`: `problem`, `message`, `httpStatus` when it answered an HTTP error, and `fix` when a corrected address gave audio.',
+  description: '`ready`: the address as given was opened and audio came back (a recording from it will pull it). `error`: '
+    + '`problem`, `message`, `httpStatus` when it answered an HTTP error, and `fix` when a corrected address gave audio.',
   fields: (t) => ({
     state: t.field({ type: AudioSourceState, resolve: (check) => check.state }),
     checkedAt: t.exposeString('checkedAt', { description: 'When the source was opened (a cached answer keeps its time).' }),
     problem: t.field({ type: SourceProblem, nullable: true, resolve: (check) => check.problem }),
-    message: t.exposeString('message', { nullable: true }),
-    httpStatus: t.exposeInt('httpStatus', { nullable: true }),
+    message: t.exposeString('message', { nullable: true, description: 'The failure in the server\'s words.' }),
+    httpStatus: t.exposeInt('httpStatus', { nullable: true, description: 'The HTTP status the source answered, when that is the failure.' }),
     fix: t.field({ type: AudioSourceFixType, nullable: true, resolve: (check) => check.fix }),
   }),
 });

@@ -10,6 +10,7 @@ export type Access =
 export type AudioEncoding =
   | 'pcm_f32le';
 
+/** `ready`: the address as given was opened and audio came back, so a recording from it pulls it. `error`: it could not be opened or gave nothing playable. */
 export type AudioSourceState =
   | 'error'
   | 'ready';
@@ -174,7 +175,7 @@ export type CropWindowInput = {
   startS?: number | null | undefined;
 };
 
-/** What a fix changed: https (the http address over https), playlist (the stream a playlist lists), page (the audio a web page plays). */
+/** What a fix changed: `https` (the http address over https, after `unreachable`, `http_error` or `not_audio`), `playlist` (the first stream the playlist lists that plays), `page` (the first audio or video the page names, by `<audio>`/`<video>`/`<source>`, `og:audio`/`og:video` or a link to a media file, that plays). */
 export type FixKind =
   | 'https'
   | 'page'
@@ -250,7 +251,7 @@ export type SettingsPatchInput = {
   voiceByLang?: unknown;
 };
 
-/** Why a source check failed: address_refused (a private, loopback or metadata address), unreachable, http_error (`httpStatus`), not_audio, playlist (a playlist file, not the stream), page (a web page), timeout (no audio within 10 s). */
+/** Why a source check failed: `address_refused` (the address, a redirect or what its name resolves to is private, loopback or cloud metadata), `unreachable` (DNS, connection, TLS, too many redirects), `http_error` (it answered an HTTP error: `httpStatus`), `not_audio` (nothing ffmpeg decodes as audio), `playlist` (a playlist file such as .m3u or .pls, not the stream; an HLS playlist is the stream and is `ready` when its segments play), `page` (a web page), `timeout` (no second of audio within the check's time). */
 export type SourceProblem =
   | 'address_refused'
   | 'http_error'
@@ -634,6 +635,8 @@ export type DeleteBroadcastAudioSourceMutationVariables = Exact<{
 
 
 export type DeleteBroadcastAudioSourceMutation = { deleteBroadcastAudioSource: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+
+export type AudioSourceCheckFieldsFragment = { state: AudioSourceState, checkedAt: string, problem: SourceProblem | null, message: string | null, httpStatus: number | null, fix: { url: string, kind: FixKind, label: string } | null };
 
 export type BroadcastAudioSourceCheckQueryVariables = Exact<{
   broadcastId: string;
@@ -1303,6 +1306,20 @@ export const BroadcastFieldsFragmentDoc = new TypedDocumentString(`
   purgeAfter
 }
     `, {"fragmentName":"BroadcastFields"}) as unknown as TypedDocumentString<BroadcastFieldsFragment, unknown>;
+export const AudioSourceCheckFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AudioSourceCheckFields on AudioSourceCheck {
+  state
+  checkedAt
+  problem
+  message
+  httpStatus
+  fix {
+    url
+    kind
+    label
+  }
+}
+    `, {"fragmentName":"AudioSourceCheckFields"}) as unknown as TypedDocumentString<AudioSourceCheckFieldsFragment, unknown>;
 export const CorrectionFieldsFragmentDoc = new TypedDocumentString(`
     fragment CorrectionFields on Correction {
   id
@@ -2951,19 +2968,21 @@ export const BroadcastAudioSourceCheckDocument = new TypedDocumentString(`
     sourceId: $sourceId
     fresh: $fresh
   ) {
-    state
-    checkedAt
-    problem
-    message
-    httpStatus
-    fix {
-      url
-      kind
-      label
-    }
+    ...AudioSourceCheckFields
   }
 }
-    `) as unknown as TypedDocumentString<BroadcastAudioSourceCheckQuery, BroadcastAudioSourceCheckQueryVariables>;
+    fragment AudioSourceCheckFields on AudioSourceCheck {
+  state
+  checkedAt
+  problem
+  message
+  httpStatus
+  fix {
+    url
+    kind
+    label
+  }
+}`) as unknown as TypedDocumentString<BroadcastAudioSourceCheckQuery, BroadcastAudioSourceCheckQueryVariables>;
 export const BroadcastRecordingsDocument = new TypedDocumentString(`
     query BroadcastRecordings($broadcastId: ID!, $cursor: String, $lifecycle: String, $limit: Int) {
   broadcastRecordings(

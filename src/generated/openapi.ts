@@ -2628,6 +2628,7 @@ export interface operations {
                             }[];
                             /** @description The newest recording; a live transcription has none until one starts. */
                             recordingId: string | null;
+                            /** @description The server-owned job that turns a file or link recording into a transcript. */
                             job: {
                                 recordingId: string;
                                 /**
@@ -2642,6 +2643,7 @@ export interface operations {
                                 errorCode: string | null;
                                 /** @description The link the job came from. */
                                 source: string | null;
+                                /** @description Where a queued job waits behind the account's other transcriptions. */
                                 queue: {
                                     /**
                                      * Format: int32
@@ -2942,6 +2944,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -2956,6 +2959,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -3316,6 +3320,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -3330,6 +3335,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -3652,6 +3658,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -3666,6 +3673,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -4042,6 +4050,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -4056,6 +4065,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -4303,6 +4313,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -4317,6 +4328,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -4560,6 +4572,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -4574,6 +4587,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -4817,6 +4831,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -4831,6 +4846,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -5319,7 +5335,10 @@ export interface operations {
                             /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                             code: string;
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Always `broadcast`.
+                             * @enum {string}
+                             */
                             kind: "broadcast";
                             source: {
                                 /** @enum {string} */
@@ -5328,8 +5347,11 @@ export interface operations {
                                 url?: string;
                             };
                             /** @enum {string} */
-                            access: "public" | "private";
-                            /** @enum {string} */
+                            access: "private" | "public";
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             ownerPrincipalId: string;
                             /** @description The listener page (`/b/{code}`). */
@@ -5338,63 +5360,78 @@ export interface operations {
                             settings: {
                                 [key: string]: unknown;
                             };
-                            /** @description Recordings made in the live transcriptions feeding it. */
+                            /**
+                             * Format: int64
+                             * @description Recordings made in the live transcriptions feeding it.
+                             */
                             recordingCount: number;
                             /** @description Streams it can record besides the microphone, oldest first. */
-                            audioSources?: {
+                            audioSources: {
                                 id: string;
                                 name: string;
                                 url: string;
                             }[];
                             /** @description Live transcriptions feeding it. */
-                            transcriptions?: {
-                                id?: string;
-                                name?: string;
+                            transcriptions: {
+                                id: string;
+                                name: string;
                             }[];
                             /** @description The recording in flight in a feeding transcription. */
-                            currentRecording?: {
-                                recordingId?: string;
-                                state?: string;
-                                startedAt?: string | null;
-                                transcriptionId?: string | null;
+                            currentRecording: {
+                                recordingId: string;
+                                /** @enum {string} */
+                                state: "processing" | "live" | "paused" | "ended" | "finalized";
+                                /** Format: date-time */
+                                startedAt: string | null;
+                                /** @description The live transcription the recording is made in. */
+                                transcriptionId: string | null;
                             } | null;
-                            /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                            lastRecording?: {
+                            /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                            lastRecording: {
                                 recordingId: string;
                                 /** @description The live transcription it was made in. */
                                 transcriptionId: string;
                                 /**
-                                 * @description `file`: uploaded into a feeding live transcription.
+                                 * @description `live`, or `file` for one uploaded into a feeding transcription.
                                  * @enum {string}
                                  */
                                 kind: "live" | "file";
-                                name?: string | null;
+                                name: string | null;
                                 /**
                                  * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                                  * @enum {string}
                                  */
                                 state: "processing" | "live" | "paused" | "ended" | "finalized";
-                                /** @enum {string} */
+                                /**
+                                 * @description active or archived.
+                                 * @enum {string}
+                                 */
                                 lifecycle: "active" | "archived";
                                 /** Format: date-time */
                                 startedAt: string;
                                 /** Format: date-time */
-                                endedAt?: string | null;
+                                endedAt: string | null;
                                 /** @description Seconds of audio, once finalized. */
-                                durationS?: number | null;
+                                durationS: number | null;
                             } | null;
-                            /** Format: date-time */
-                            lastRecordedAt?: string | null;
-                            /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                            listenersNow?: number | null;
+                            /**
+                             * Format: date-time
+                             * @description The newest start among the feeding transcriptions' recordings.
+                             */
+                            lastRecordedAt: string | null;
+                            /**
+                             * Format: int64
+                             * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                             */
+                            listenersNow: number | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                             /** Format: date-time */
-                            archivedAt?: string | null;
+                            archivedAt: string | null;
                             /** Format: date-time */
-                            purgeAfter?: string | null;
+                            purgeAfter: string | null;
                         }[];
                         /** @description Absent on the last page. */
                         nextCursor?: string;
@@ -5554,7 +5591,10 @@ export interface operations {
                         /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                         code: string;
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `broadcast`.
+                         * @enum {string}
+                         */
                         kind: "broadcast";
                         source: {
                             /** @enum {string} */
@@ -5563,8 +5603,11 @@ export interface operations {
                             url?: string;
                         };
                         /** @enum {string} */
-                        access: "public" | "private";
-                        /** @enum {string} */
+                        access: "private" | "public";
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
                         ownerPrincipalId: string;
                         /** @description The listener page (`/b/{code}`). */
@@ -5573,63 +5616,78 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description Recordings made in the live transcriptions feeding it. */
+                        /**
+                         * Format: int64
+                         * @description Recordings made in the live transcriptions feeding it.
+                         */
                         recordingCount: number;
                         /** @description Streams it can record besides the microphone, oldest first. */
-                        audioSources?: {
+                        audioSources: {
                             id: string;
                             name: string;
                             url: string;
                         }[];
                         /** @description Live transcriptions feeding it. */
-                        transcriptions?: {
-                            id?: string;
-                            name?: string;
+                        transcriptions: {
+                            id: string;
+                            name: string;
                         }[];
                         /** @description The recording in flight in a feeding transcription. */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
-                        /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                        lastRecording?: {
+                        /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                        lastRecording: {
                             recordingId: string;
                             /** @description The live transcription it was made in. */
                             transcriptionId: string;
                             /**
-                             * @description `file`: uploaded into a feeding live transcription.
+                             * @description `live`, or `file` for one uploaded into a feeding transcription.
                              * @enum {string}
                              */
                             kind: "live" | "file";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             /** Format: date-time */
                             startedAt: string;
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** @description Seconds of audio, once finalized. */
-                            durationS?: number | null;
+                            durationS: number | null;
                         } | null;
-                        /** Format: date-time */
-                        lastRecordedAt?: string | null;
-                        /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                        listenersNow?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest start among the feeding transcriptions' recordings.
+                         */
+                        lastRecordedAt: string | null;
+                        /**
+                         * Format: int64
+                         * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                         */
+                        listenersNow: number | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -5791,7 +5849,10 @@ export interface operations {
                         /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                         code: string;
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `broadcast`.
+                         * @enum {string}
+                         */
                         kind: "broadcast";
                         source: {
                             /** @enum {string} */
@@ -5800,8 +5861,11 @@ export interface operations {
                             url?: string;
                         };
                         /** @enum {string} */
-                        access: "public" | "private";
-                        /** @enum {string} */
+                        access: "private" | "public";
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
                         ownerPrincipalId: string;
                         /** @description The listener page (`/b/{code}`). */
@@ -5810,63 +5874,78 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description Recordings made in the live transcriptions feeding it. */
+                        /**
+                         * Format: int64
+                         * @description Recordings made in the live transcriptions feeding it.
+                         */
                         recordingCount: number;
                         /** @description Streams it can record besides the microphone, oldest first. */
-                        audioSources?: {
+                        audioSources: {
                             id: string;
                             name: string;
                             url: string;
                         }[];
                         /** @description Live transcriptions feeding it. */
-                        transcriptions?: {
-                            id?: string;
-                            name?: string;
+                        transcriptions: {
+                            id: string;
+                            name: string;
                         }[];
                         /** @description The recording in flight in a feeding transcription. */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
-                        /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                        lastRecording?: {
+                        /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                        lastRecording: {
                             recordingId: string;
                             /** @description The live transcription it was made in. */
                             transcriptionId: string;
                             /**
-                             * @description `file`: uploaded into a feeding live transcription.
+                             * @description `live`, or `file` for one uploaded into a feeding transcription.
                              * @enum {string}
                              */
                             kind: "live" | "file";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             /** Format: date-time */
                             startedAt: string;
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** @description Seconds of audio, once finalized. */
-                            durationS?: number | null;
+                            durationS: number | null;
                         } | null;
-                        /** Format: date-time */
-                        lastRecordedAt?: string | null;
-                        /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                        listenersNow?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest start among the feeding transcriptions' recordings.
+                         */
+                        lastRecordedAt: string | null;
+                        /**
+                         * Format: int64
+                         * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                         */
+                        listenersNow: number | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -6025,7 +6104,10 @@ export interface operations {
                         /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                         code: string;
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `broadcast`.
+                         * @enum {string}
+                         */
                         kind: "broadcast";
                         source: {
                             /** @enum {string} */
@@ -6034,8 +6116,11 @@ export interface operations {
                             url?: string;
                         };
                         /** @enum {string} */
-                        access: "public" | "private";
-                        /** @enum {string} */
+                        access: "private" | "public";
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
                         ownerPrincipalId: string;
                         /** @description The listener page (`/b/{code}`). */
@@ -6044,63 +6129,78 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description Recordings made in the live transcriptions feeding it. */
+                        /**
+                         * Format: int64
+                         * @description Recordings made in the live transcriptions feeding it.
+                         */
                         recordingCount: number;
                         /** @description Streams it can record besides the microphone, oldest first. */
-                        audioSources?: {
+                        audioSources: {
                             id: string;
                             name: string;
                             url: string;
                         }[];
                         /** @description Live transcriptions feeding it. */
-                        transcriptions?: {
-                            id?: string;
-                            name?: string;
+                        transcriptions: {
+                            id: string;
+                            name: string;
                         }[];
                         /** @description The recording in flight in a feeding transcription. */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
-                        /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                        lastRecording?: {
+                        /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                        lastRecording: {
                             recordingId: string;
                             /** @description The live transcription it was made in. */
                             transcriptionId: string;
                             /**
-                             * @description `file`: uploaded into a feeding live transcription.
+                             * @description `live`, or `file` for one uploaded into a feeding transcription.
                              * @enum {string}
                              */
                             kind: "live" | "file";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             /** Format: date-time */
                             startedAt: string;
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** @description Seconds of audio, once finalized. */
-                            durationS?: number | null;
+                            durationS: number | null;
                         } | null;
-                        /** Format: date-time */
-                        lastRecordedAt?: string | null;
-                        /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                        listenersNow?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest start among the feeding transcriptions' recordings.
+                         */
+                        lastRecordedAt: string | null;
+                        /**
+                         * Format: int64
+                         * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                         */
+                        listenersNow: number | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -6262,7 +6362,10 @@ export interface operations {
                         /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                         code: string;
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `broadcast`.
+                         * @enum {string}
+                         */
                         kind: "broadcast";
                         source: {
                             /** @enum {string} */
@@ -6271,8 +6374,11 @@ export interface operations {
                             url?: string;
                         };
                         /** @enum {string} */
-                        access: "public" | "private";
-                        /** @enum {string} */
+                        access: "private" | "public";
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
                         ownerPrincipalId: string;
                         /** @description The listener page (`/b/{code}`). */
@@ -6281,63 +6387,78 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description Recordings made in the live transcriptions feeding it. */
+                        /**
+                         * Format: int64
+                         * @description Recordings made in the live transcriptions feeding it.
+                         */
                         recordingCount: number;
                         /** @description Streams it can record besides the microphone, oldest first. */
-                        audioSources?: {
+                        audioSources: {
                             id: string;
                             name: string;
                             url: string;
                         }[];
                         /** @description Live transcriptions feeding it. */
-                        transcriptions?: {
-                            id?: string;
-                            name?: string;
+                        transcriptions: {
+                            id: string;
+                            name: string;
                         }[];
                         /** @description The recording in flight in a feeding transcription. */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
-                        /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                        lastRecording?: {
+                        /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                        lastRecording: {
                             recordingId: string;
                             /** @description The live transcription it was made in. */
                             transcriptionId: string;
                             /**
-                             * @description `file`: uploaded into a feeding live transcription.
+                             * @description `live`, or `file` for one uploaded into a feeding transcription.
                              * @enum {string}
                              */
                             kind: "live" | "file";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             /** Format: date-time */
                             startedAt: string;
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** @description Seconds of audio, once finalized. */
-                            durationS?: number | null;
+                            durationS: number | null;
                         } | null;
-                        /** Format: date-time */
-                        lastRecordedAt?: string | null;
-                        /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                        listenersNow?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest start among the feeding transcriptions' recordings.
+                         */
+                        lastRecordedAt: string | null;
+                        /**
+                         * Format: int64
+                         * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                         */
+                        listenersNow: number | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -6486,7 +6607,10 @@ export interface operations {
                         /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                         code: string;
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `broadcast`.
+                         * @enum {string}
+                         */
                         kind: "broadcast";
                         source: {
                             /** @enum {string} */
@@ -6495,8 +6619,11 @@ export interface operations {
                             url?: string;
                         };
                         /** @enum {string} */
-                        access: "public" | "private";
-                        /** @enum {string} */
+                        access: "private" | "public";
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
                         ownerPrincipalId: string;
                         /** @description The listener page (`/b/{code}`). */
@@ -6505,63 +6632,78 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description Recordings made in the live transcriptions feeding it. */
+                        /**
+                         * Format: int64
+                         * @description Recordings made in the live transcriptions feeding it.
+                         */
                         recordingCount: number;
                         /** @description Streams it can record besides the microphone, oldest first. */
-                        audioSources?: {
+                        audioSources: {
                             id: string;
                             name: string;
                             url: string;
                         }[];
                         /** @description Live transcriptions feeding it. */
-                        transcriptions?: {
-                            id?: string;
-                            name?: string;
+                        transcriptions: {
+                            id: string;
+                            name: string;
                         }[];
                         /** @description The recording in flight in a feeding transcription. */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
-                        /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                        lastRecording?: {
+                        /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                        lastRecording: {
                             recordingId: string;
                             /** @description The live transcription it was made in. */
                             transcriptionId: string;
                             /**
-                             * @description `file`: uploaded into a feeding live transcription.
+                             * @description `live`, or `file` for one uploaded into a feeding transcription.
                              * @enum {string}
                              */
                             kind: "live" | "file";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             /** Format: date-time */
                             startedAt: string;
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** @description Seconds of audio, once finalized. */
-                            durationS?: number | null;
+                            durationS: number | null;
                         } | null;
-                        /** Format: date-time */
-                        lastRecordedAt?: string | null;
-                        /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                        listenersNow?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest start among the feeding transcriptions' recordings.
+                         */
+                        lastRecordedAt: string | null;
+                        /**
+                         * Format: int64
+                         * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                         */
+                        listenersNow: number | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -6902,6 +7044,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -6916,6 +7059,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -7174,6 +7318,7 @@ export interface operations {
                         }[];
                         /** @description The newest recording; a live transcription has none until one starts. */
                         recordingId: string | null;
+                        /** @description The server-owned job that turns a file or link recording into a transcript. */
                         job: {
                             recordingId: string;
                             /**
@@ -7188,6 +7333,7 @@ export interface operations {
                             errorCode: string | null;
                             /** @description The link the job came from. */
                             source: string | null;
+                            /** @description Where a queued job waits behind the account's other transcriptions. */
                             queue: {
                                 /**
                                  * Format: int32
@@ -7590,6 +7736,7 @@ export interface operations {
                          * @description Connect before it.
                          */
                         expiresAt: string;
+                        /** @description The unit that holds a transcript. A file or link transcription has exactly one; a live one, one per start. */
                         recording: {
                             id: string;
                             transcriptionId: string;
@@ -7862,7 +8009,10 @@ export interface operations {
                         /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                         code: string;
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `broadcast`.
+                         * @enum {string}
+                         */
                         kind: "broadcast";
                         source: {
                             /** @enum {string} */
@@ -7871,8 +8021,11 @@ export interface operations {
                             url?: string;
                         };
                         /** @enum {string} */
-                        access: "public" | "private";
-                        /** @enum {string} */
+                        access: "private" | "public";
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
                         ownerPrincipalId: string;
                         /** @description The listener page (`/b/{code}`). */
@@ -7881,63 +8034,78 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description Recordings made in the live transcriptions feeding it. */
+                        /**
+                         * Format: int64
+                         * @description Recordings made in the live transcriptions feeding it.
+                         */
                         recordingCount: number;
                         /** @description Streams it can record besides the microphone, oldest first. */
-                        audioSources?: {
+                        audioSources: {
                             id: string;
                             name: string;
                             url: string;
                         }[];
                         /** @description Live transcriptions feeding it. */
-                        transcriptions?: {
-                            id?: string;
-                            name?: string;
+                        transcriptions: {
+                            id: string;
+                            name: string;
                         }[];
                         /** @description The recording in flight in a feeding transcription. */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
-                        /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                        lastRecording?: {
+                        /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                        lastRecording: {
                             recordingId: string;
                             /** @description The live transcription it was made in. */
                             transcriptionId: string;
                             /**
-                             * @description `file`: uploaded into a feeding live transcription.
+                             * @description `live`, or `file` for one uploaded into a feeding transcription.
                              * @enum {string}
                              */
                             kind: "live" | "file";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             /** Format: date-time */
                             startedAt: string;
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** @description Seconds of audio, once finalized. */
-                            durationS?: number | null;
+                            durationS: number | null;
                         } | null;
-                        /** Format: date-time */
-                        lastRecordedAt?: string | null;
-                        /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                        listenersNow?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest start among the feeding transcriptions' recordings.
+                         */
+                        lastRecordedAt: string | null;
+                        /**
+                         * Format: int64
+                         * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                         */
+                        listenersNow: number | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -8114,7 +8282,10 @@ export interface operations {
                         /** @description The link listeners open; globally unique. Every code the broadcast had keeps opening it. */
                         code: string;
                         name: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Always `broadcast`.
+                         * @enum {string}
+                         */
                         kind: "broadcast";
                         source: {
                             /** @enum {string} */
@@ -8123,8 +8294,11 @@ export interface operations {
                             url?: string;
                         };
                         /** @enum {string} */
-                        access: "public" | "private";
-                        /** @enum {string} */
+                        access: "private" | "public";
+                        /**
+                         * @description active or archived.
+                         * @enum {string}
+                         */
                         lifecycle: "active" | "archived";
                         ownerPrincipalId: string;
                         /** @description The listener page (`/b/{code}`). */
@@ -8133,63 +8307,78 @@ export interface operations {
                         settings: {
                             [key: string]: unknown;
                         };
-                        /** @description Recordings made in the live transcriptions feeding it. */
+                        /**
+                         * Format: int64
+                         * @description Recordings made in the live transcriptions feeding it.
+                         */
                         recordingCount: number;
                         /** @description Streams it can record besides the microphone, oldest first. */
-                        audioSources?: {
+                        audioSources: {
                             id: string;
                             name: string;
                             url: string;
                         }[];
                         /** @description Live transcriptions feeding it. */
-                        transcriptions?: {
-                            id?: string;
-                            name?: string;
+                        transcriptions: {
+                            id: string;
+                            name: string;
                         }[];
                         /** @description The recording in flight in a feeding transcription. */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
-                        /** @description LastRecording: the newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
-                        lastRecording?: {
+                        /** @description The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`). */
+                        lastRecording: {
                             recordingId: string;
                             /** @description The live transcription it was made in. */
                             transcriptionId: string;
                             /**
-                             * @description `file`: uploaded into a feeding live transcription.
+                             * @description `live`, or `file` for one uploaded into a feeding transcription.
                              * @enum {string}
                              */
                             kind: "live" | "file";
-                            name?: string | null;
+                            name: string | null;
                             /**
                              * @description Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.
                              * @enum {string}
                              */
                             state: "processing" | "live" | "paused" | "ended" | "finalized";
-                            /** @enum {string} */
+                            /**
+                             * @description active or archived.
+                             * @enum {string}
+                             */
                             lifecycle: "active" | "archived";
                             /** Format: date-time */
                             startedAt: string;
                             /** Format: date-time */
-                            endedAt?: string | null;
+                            endedAt: string | null;
                             /** @description Seconds of audio, once finalized. */
-                            durationS?: number | null;
+                            durationS: number | null;
                         } | null;
-                        /** Format: date-time */
-                        lastRecordedAt?: string | null;
-                        /** @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody. */
-                        listenersNow?: number | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest start among the feeding transcriptions' recordings.
+                         */
+                        lastRecordedAt: string | null;
+                        /**
+                         * Format: int64
+                         * @description People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.
+                         */
+                        listenersNow: number | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
                         /** Format: date-time */
-                        archivedAt?: string | null;
+                        archivedAt: string | null;
                         /** Format: date-time */
-                        purgeAfter?: string | null;
+                        purgeAfter: string | null;
                     };
                 };
             };
@@ -8317,29 +8506,32 @@ export interface operations {
                          * @description `ready`: the address as given was opened and audio came back, so a recording from it pulls it. `error`: it could not be opened or gave nothing playable.
                          * @enum {string}
                          */
-                        state: "ready" | "error";
+                        state: "error" | "ready";
                         /**
                          * Format: date-time
-                         * @description When the source was opened; a cached answer keeps its time.
+                         * @description When the source was opened (a cached answer keeps its time).
                          */
                         checkedAt: string;
                         /**
-                         * @description SourceProblem, when `error`: `address_refused` (the address, a redirect or what its name resolves to is private, loopback or cloud metadata), `unreachable` (DNS, connection, TLS, too many redirects), `http_error` (it answered an HTTP error: `httpStatus`), `not_audio` (nothing ffmpeg decodes as audio), `playlist` (a playlist file such as .m3u or .pls, not the stream; an HLS playlist is the stream and is `ready` when its segments play), `page` (a web page), `timeout` (no second of audio within the check's time).
+                         * @description Why a source check failed: `address_refused` (the address, a redirect or what its name resolves to is private, loopback or cloud metadata), `unreachable` (DNS, connection, TLS, too many redirects), `http_error` (it answered an HTTP error: `httpStatus`), `not_audio` (nothing ffmpeg decodes as audio), `playlist` (a playlist file such as .m3u or .pls, not the stream; an HLS playlist is the stream and is `ready` when its segments play), `page` (a web page), `timeout` (no second of audio within the check's time).
                          * @enum {string|null}
                          */
-                        problem?: "address_refused" | "unreachable" | "http_error" | "not_audio" | "playlist" | "page" | "timeout" | null;
+                        problem: "address_refused" | "http_error" | "not_audio" | "page" | "playlist" | "timeout" | "unreachable" | null;
                         /** @description The failure in the server's words. */
-                        message?: string | null;
-                        /** @description The HTTP status the source answered, when that is the failure. */
-                        httpStatus?: number | null;
-                        /** @description AudioSourceFix: a corrected address that was opened and gave audio (add it as a source to use it). */
-                        fix?: {
+                        message: string | null;
+                        /**
+                         * Format: int32
+                         * @description The HTTP status the source answered, when that is the failure.
+                         */
+                        httpStatus: number | null;
+                        /** @description A corrected address that was opened and gave audio (add it as a source to use it). */
+                        fix: {
                             url: string;
                             /**
-                             * @description FixKind: `https` (the http address over https, after `unreachable`, `http_error` or `not_audio`), `playlist` (the first stream the playlist lists that plays), `page` (the first audio or video the page names, by `<audio>`/`<video>`/`<source>`, `og:audio`/`og:video` or a link to a media file, that plays).
+                             * @description What a fix changed: `https` (the http address over https, after `unreachable`, `http_error` or `not_audio`), `playlist` (the first stream the playlist lists that plays), `page` (the first audio or video the page names, by `<audio>`/`<video>`/`<source>`, `og:audio`/`og:video` or a link to a media file, that plays).
                              * @enum {string}
                              */
-                            kind: "https" | "playlist" | "page";
+                            kind: "https" | "page" | "playlist";
                             /** @description Short text of what changed. */
                             label: string;
                         } | null;
@@ -8993,6 +9185,7 @@ export interface operations {
                         errorCode: string | null;
                         /** @description The link the job came from. */
                         source: string | null;
+                        /** @description Where a queued job waits behind the account's other transcriptions. */
                         queue: {
                             /**
                              * Format: int32
@@ -9287,6 +9480,7 @@ export interface operations {
                         errorCode: string | null;
                         /** @description The link the job came from. */
                         source: string | null;
+                        /** @description Where a queued job waits behind the account's other transcriptions. */
                         queue: {
                             /**
                              * Format: int32
@@ -9490,6 +9684,7 @@ export interface operations {
                         errorCode: string | null;
                         /** @description The link the job came from. */
                         source: string | null;
+                        /** @description Where a queued job waits behind the account's other transcriptions. */
                         queue: {
                             /**
                              * Format: int32
@@ -11990,6 +12185,7 @@ export interface operations {
                          * @description Connect before it.
                          */
                         expiresAt: string;
+                        /** @description The unit that holds a transcript. A file or link transcription has exactly one; a live one, one per start. */
                         recording: {
                             id: string;
                             transcriptionId: string;
@@ -12257,6 +12453,7 @@ export interface operations {
                          * @description Connect before it.
                          */
                         expiresAt: string;
+                        /** @description The unit that holds a transcript. A file or link transcription has exactly one; a live one, one per start. */
                         recording: {
                             id: string;
                             transcriptionId: string;
@@ -13586,6 +13783,7 @@ export interface operations {
                             from: string;
                             /** @description The word or the segment's text after. */
                             to: string;
+                            /** @description Who did it: the API key or the signed-in person, and their display name. */
                             actor: {
                                 apiKeyId: string | null;
                                 displayName: string | null;
@@ -13764,6 +13962,7 @@ export interface operations {
                             from: string;
                             /** @description The word or the segment's text after. */
                             to: string;
+                            /** @description Who did it: the API key or the signed-in person, and their display name. */
                             actor: {
                                 apiKeyId: string | null;
                                 displayName: string | null;
@@ -13983,6 +14182,7 @@ export interface operations {
                             from: string;
                             /** @description The word or the segment's text after. */
                             to: string;
+                            /** @description Who did it: the API key or the signed-in person, and their display name. */
                             actor: {
                                 apiKeyId: string | null;
                                 displayName: string | null;
@@ -14203,6 +14403,7 @@ export interface operations {
                         from: string;
                         /** @description The word or the segment's text after. */
                         to: string;
+                        /** @description Who did it: the API key or the signed-in person, and their display name. */
                         actor: {
                             apiKeyId: string | null;
                             displayName: string | null;

@@ -54,7 +54,7 @@ builder.objectField(BroadcastType, 'listenersNow', (t) =>
   t.field({
     type: 'Int',
     nullable: true,
-    description: 'People on the link now, across every gateway process; null when nobody.',
+    description: 'People on the link now (listener sockets, a page counted once), across every gateway process; null when nobody.',
     resolve: (broadcast, _args, ctx) => ctx.services.listeners.listenersNow(broadcast.id),
   }),
 );
