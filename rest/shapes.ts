@@ -5,12 +5,13 @@
  * `nullable: true`, every selected field is `required` (GraphQL answers each one, null or not).
  *
  * Scalars: String and ID are strings, Int a 32-bit integer, Float number, Boolean boolean, JSON any value; a String
- * field named `…At` (or `purgeAfter`) is a `date-time` (the API's convention for instants, which it serves as ISO 8601 strings). Enums
- * list their values. Union and interface selections are not derived (write those by hand, or type them first).
+ * field named `…At` (or `purgeAfter`) is a `date-time` (the API's convention for instants, which it serves as ISO
+ * 8601 strings). Enums list their values. A union selected through an inline fragment on each member is a `oneOf`; interfaces are not
+ * derived (write those by hand, or type them first).
  */
 import { readFileSync } from 'node:fs';
 import {
-  buildSchema, getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, Kind,
+  buildSchema, getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType, Kind,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
@@ -29,6 +30,8 @@ const SCALARS: Record<string, JsonSchema> = {
   JSON: {},
 };
 
+const NULL_ONLY: JsonSchema = { type: 'object', nullable: true, enum: [null] };
+
 /** String fields that hold an instant, served as ISO 8601: `…At`, and the purge deadline `purgeAfter`. */
 const INSTANT = /At$|^purgeAfter$/;
 
@@ -37,10 +40,19 @@ const INSTANT = /At$|^purgeAfter$/;
  * field's derived schema wherever a fragment selects it.
  */
 const FIELD_RULES: Record<string, JsonSchema> = {
+  'AudioCapabilities.sampleRates': { items: { type: 'integer', format: 'int32', minimum: 1 } },
+  'AudioCapabilities.channels': { items: { type: 'integer', format: 'int32', minimum: 1, maximum: 255 } },
+  'MicSource.kind': { enum: ['mic'] },
+  'StreamSource.kind': { enum: ['stream'] },
+  'Health.status': { enum: ['ok'] },
+  'Principal.kind': { enum: ['user', 'api_key'] },
+  'Principal.scopes': { items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] } },
   'TranscriptionJob.state': { enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] },
   'JobQueue.position': { minimum: 1 },
   'Correction.kind': { enum: ['word', 'line'] },
   'Correction.notVoicedReason': { enum: ['rewrite'] },
+  'AvailableVoice.kind': { enum: ['catalogue', 'cloned'] },
+  'AvailableVoice.gender': { enum: ['female', 'male', null] },
   'Voice.gender': { enum: ['female', 'male', null] },
   'Voice.state': { enum: ['training', 'ready', 'failed'] },
   'Voice.progress': { minimum: 0, maximum: 100 },
@@ -63,6 +75,9 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'LastRecording.state': { enum: ['processing', 'live', 'paused', 'ended', 'finalized'] },
   'LastRecording.lifecycle': { enum: ['active', 'archived'] },
   'AudioSourceCheck.httpStatus': { minimum: 100, maximum: 599 },
+  'VoiceClip.textFrom': { enum: ['corrected', 'recognized'] },
+  'VoiceTrackJob.state': { enum: ['queued', 'rendering', 'done', 'failed'] },
+  'VoiceTrackJob.progress': { minimum: 0, maximum: 100 },
   'RecordingSummary.state': { enum: ['ready', 'pending', 'unavailable'] },
   'RecordingSummary.reason': { enum: ['off', 'failed', 'missing', 'no_transcript', null] },
 };
@@ -107,6 +122,18 @@ function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, f
   return { type: 'object', required: Object.keys(properties), properties };
 }
 
+/** A union member's part of a selection: the inline fragments on it (each member must be selected on its own). */
+function memberSelection(member: GraphQLObjectType, set: SelectionSetNode): SelectionSetNode {
+  const selections = set.selections.flatMap((selection) => {
+    if (selection.kind !== Kind.INLINE_FRAGMENT || !selection.typeCondition) {
+      throw new Error(`fragmentSchema: a union is selected only through inline fragments on its members (${member.name})`);
+    }
+    return selection.typeCondition.name.value === member.name ? selection.selectionSet.selections : [];
+  });
+  if (!selections.length) throw new Error(`fragmentSchema: the selection leaves out the union member ${member.name}`);
+  return { kind: Kind.SELECTION_SET, selections };
+}
+
 function fieldSchema(
   field: GraphQLField<unknown, unknown>, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>,
 ): JsonSchema {
@@ -127,8 +154,24 @@ function fieldSchema(
     } else if (isObjectType(inner)) {
       if (!selectionSet) throw new Error(`fragmentSchema: ${field.name} selects no fields of ${inner.name}`);
       out = objectSchema(inner, selectionSet, fragments);
-    } else throw new Error(`fragmentSchema: ${field.name} is a ${inner.toString()}, not derived (unions and interfaces are written by hand)`);
-    return nullable && Object.keys(out).length > 0 ? { ...out, nullable: true } : out;
+    } else if (isUnionType(inner)) {
+      if (!selectionSet) throw new Error(`fragmentSchema: ${field.name} selects no fields of ${inner.name}`);
+      out = { oneOf: inner.getTypes().map((member) => objectSchema(member, memberSelection(member, selectionSet), fragments)) };
+    } else throw new Error(`fragmentSchema: ${field.name} is a ${inner.toString()}, not derived (interfaces are written by hand)`);
+    if (!nullable || Object.keys(out).length === 0) return out;
+    // OpenAPI 3.0's `nullable` needs a `type` beside it: a nullable union is a member that is only null.
+    return out.oneOf ? { oneOf: [...(out.oneOf as JsonSchema[]), NULL_ONLY] } : { ...out, nullable: true };
   };
   return described(shape(type));
+}
+
+/**
+ * A page as REST answers a list (`withoutLastCursor`): the items under the resource's plural name, and
+ * `nextCursor` only when there is a next page.
+ */
+export function pageSchema(name: string, item: JsonSchema): JsonSchema {
+  return {
+    type: 'object', required: [name],
+    properties: { [name]: { type: 'array', items: item }, nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' } },
+  };
 }

@@ -1,8 +1,11 @@
 /** The caller and the account's API keys. */
-import { ApiKeysDocument, CreateApiKeyDocument, MeDocument, RevokeApiKeyDocument } from '../../src/generated/graphql.js';
+import {
+  ApiKeysDocument, CreateApiKeyDocument, MeDocument, MeFieldsFragmentDoc, NewApiKeyFieldsFragmentDoc, RevokeApiKeyDocument,
+} from '../../src/generated/graphql.js';
 import { errors } from '../../src/core/errors.js';
 import { MAX_KEY_NAME } from '../../src/account/service.js';
 import { ref } from '../schemas.js';
+import { fragmentSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** A body that is not a JSON object never gets here: the router refuses it first (400 `invalid_options` naming `body`). */
@@ -30,17 +33,7 @@ export const accountRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.me }),
     response: {
       status: 200, description: 'The caller.',
-      schema: {
-        type: 'object', required: ['account', 'principal', 'scopes', 'principals'],
-        properties: {
-          account: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, suspended: { type: 'boolean' }, createdAt: { type: 'string', format: 'date-time' } } },
-          principal: ref('Principal'),
-          userId: { type: 'string', nullable: true },
-          apiKeyId: { type: 'string', nullable: true },
-          scopes: { type: 'array', items: { type: 'string' } },
-          principals: { type: 'array', items: ref('Principal') },
-        },
-      },
+      schema: fragmentSchema(MeFieldsFragmentDoc, { principal: ref('Principal'), principals: { type: 'array', items: ref('Principal') } }),
     },
   }),
   graphqlRoute({
@@ -69,7 +62,7 @@ export const accountRoutes: RouteEntry[] = [
         },
       },
     },
-    response: { status: 201, description: 'The new key.', schema: { type: 'object', required: ['key', 'apiKey'], properties: { key: { type: 'string' }, apiKey: ref('ApiKey') } } },
+    response: { status: 201, description: 'The new key.', schema: fragmentSchema(NewApiKeyFieldsFragmentDoc, { apiKey: ref('ApiKey') }) },
     errors: [
       { status: 400, code: 'invalid_options', description: `An unknown scope or none, a blank name or one over ${MAX_KEY_NAME} characters, or \`expiresAt\` not in the future; \`details.field\` names it.` },
       { status: 403, code: 'forbidden', description: 'A scope the creating credential lacks.' },

@@ -29,7 +29,7 @@ import { MAX_SOURCE_URL, parseAudioSourceInput, CHECK_MS, FIX_KINDS, SOURCE_PROB
 import { single, withoutLastCursor } from '../query.js';
 import { grantSchema, recordingSchema } from './recordings.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes } from '../lifecycle-routes.js';
-import { fragmentSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema } from '../shapes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
 import { captureSourceSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
 import { liveCreationRefusals } from './billing.js';
@@ -37,8 +37,7 @@ import { liveCreationRefusals } from './billing.js';
 const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
 const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove it; only its hash is kept.' };
 
-/** The Broadcast the documents select; its `source` is the CaptureSource union, which GraphQL serves as JSON. */
-export const broadcastSchema = fragmentSchema(BroadcastFieldsFragmentDoc, { source: captureSourceSchema });
+export const broadcastSchema = fragmentSchema(BroadcastFieldsFragmentDoc);
 
 const notFound = { status: 404, code: 'not_found', description: 'No such broadcast in this account.' };
 const sourceParameter = { name: 'source', in: 'path' as const, required: true, description: 'The audio source\'s id (`AudioSource.id`).', schema: { type: 'string' } };
@@ -84,7 +83,7 @@ export const broadcastRoutes: RouteEntry[] = [
     document: BroadcastsDocument,
     variables: ({ query }) => lifecycleListVariables(query),
     result: (data) => ({ status: 200, body: withoutLastCursor({ broadcasts: data.broadcasts.items, nextCursor: data.broadcasts.nextCursor }) }),
-    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['broadcasts'], properties: { broadcasts: { type: 'array', items: broadcastSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    response: { status: 200, description: 'A page.', schema: pageSchema('broadcasts', broadcastSchema) },
     errors: [invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],
   }),
   graphqlRoute({
@@ -190,7 +189,7 @@ export const broadcastRoutes: RouteEntry[] = [
       const page = data.broadcastRecordings;
       return { status: 200, body: withoutLastCursor({ recordings: page.items, nextCursor: page.nextCursor }) };
     },
-    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['recordings'], properties: { recordings: { type: 'array', items: recordingSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    response: { status: 200, description: 'A page.', schema: pageSchema('recordings', recordingSchema) },
     errors: [notFound, invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],
   }),
   graphqlRoute({

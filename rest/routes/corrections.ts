@@ -1,6 +1,6 @@
 /** Corrections of a recording's settled text: apply a batch, list them, revert one (src/corrections/service.ts). */
 import { CorrectionFieldsFragmentDoc, CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema } from '../shapes.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
 import { intParam, single, withoutLastCursor } from '../query.js';
@@ -35,7 +35,7 @@ export const correctionRoutes: RouteEntry[] = [
     }),
     response: {
       status: 200, description: 'A page of corrections.',
-      schema: { type: 'object', required: ['corrections'], properties: { corrections: { type: 'array', items: correctionSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } },
+      schema: pageSchema('corrections', correctionSchema),
     },
     errors: [notFound, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of range.' }],
   }),

@@ -5,34 +5,18 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { CreateListenerTokenDocument, ListenerBroadcastDocument } from '../../src/generated/graphql.js';
+import {
+  CreateListenerTokenDocument, ListenerBroadcastDocument, ListenerBroadcastFieldsFragmentDoc, ListenerTokenFieldsFragmentDoc,
+} from '../../src/generated/graphql.js';
 import { errors, toApiError } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { parseTokenRequest } from '../../src/listeners/service.js';
 import type { Subscriber } from '../../src/listeners/index.js';
 import { single } from '../query.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { fragmentSchema } from '../shapes.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
-const recordingRefSchema: JsonSchema = {
-  type: 'object', nullable: true,
-  properties: { recordingId: { type: 'string' }, state: { type: 'string' }, startedAt: { type: 'string', nullable: true }, transcriptionId: { type: 'string', nullable: true } },
-};
-const listenerBroadcastSchema: JsonSchema = {
-  type: 'object',
-  required: ['broadcastId', 'code', 'name', 'access', 'authorized', 'languages'],
-  properties: {
-    broadcastId: { type: 'string' },
-    code: { type: 'string', description: 'The broadcast\'s code now (the one opened may be older).' },
-    name: { type: 'string' },
-    access: { type: 'string', enum: ['public', 'private'] },
-    authorized: { type: 'boolean', description: 'This listener may follow it: public, or a valid `listenerToken` or `shareCode` of it was sent. A private broadcast\'s listener without one proves the password at `POST /v1/listen/{code}/token`.' },
-    spokenLanguage: { type: 'string', nullable: true },
-    languages: { type: 'array', items: { type: 'string' }, description: 'What `lang` may ask for on the subscribe socket: the spoken language first, then every language translation serves.' },
-    currentRecording: { ...recordingRefSchema, description: 'The recording in flight (only when authorized).' },
-    lastRecording: { ...recordingRefSchema, description: 'The newest recording a listener can read (only when authorized).' },
-  },
-};
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener token.' };
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'A share link of the broadcast.' };
 const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its links are dead).' };
@@ -103,7 +87,7 @@ export const listenerRoutes: RouteEntry[] = [
     document: ListenerBroadcastDocument,
     variables: ({ params, query }) => ({ code: params.code!, listenerToken: single(query.listenerToken), shareCode: single(query.shareCode) }),
     result: (data) => ({ status: 200, body: data.listenerBroadcast }),
-    response: { status: 200, description: 'The broadcast.', schema: listenerBroadcastSchema },
+    response: { status: 200, description: 'The broadcast.', schema: fragmentSchema(ListenerBroadcastFieldsFragmentDoc) },
     errors: [broadcastNotFound, { status: 401, code: 'invalid_token', description: 'The `listenerToken` is not valid (expired, or the password or access changed since).' }],
   }),
   graphqlRoute({
@@ -117,7 +101,7 @@ export const listenerRoutes: RouteEntry[] = [
     request: { schema: { type: 'object', additionalProperties: false, properties: { password: { type: 'string', nullable: true, description: 'Required for a private broadcast.' } } } },
     response: {
       status: 201, description: 'The token.',
-      schema: { type: 'object', required: ['listenerToken', 'broadcastId', 'expiresAt'], properties: { listenerToken: { type: 'string' }, broadcastId: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
+      schema: fragmentSchema(ListenerTokenFieldsFragmentDoc),
     },
     errors: [
       broadcastNotFound,

@@ -1,8 +1,9 @@
 /** Meta routes: liveness, readiness, language lists, realtime capabilities. */
-import { HealthDocument, LanguagesDocument, RealtimeCapabilitiesDocument } from '../../src/generated/graphql.js';
+import { HealthDocument, HealthFieldsFragmentDoc, LanguagesDocument, RealtimeCapabilitiesDocument } from '../../src/generated/graphql.js';
 import type { Context } from '../../src/core/context.js';
 import { requestRedis } from '../../src/core/redis-client.js';
 import { ref } from '../schemas.js';
+import { fragmentSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** Longest one readiness check may take: a probe that hangs is a failed probe. */
@@ -90,7 +91,7 @@ export const metaRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.health }),
     response: {
       status: 200, description: 'The server is up.',
-      schema: { type: 'object', required: ['status'], properties: { status: { type: 'string', enum: ['ok'] }, version: { type: 'string' }, time: { type: 'string', format: 'date-time' } } },
+      schema: fragmentSchema(HealthFieldsFragmentDoc),
     },
   }),
   {

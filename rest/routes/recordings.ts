@@ -10,7 +10,7 @@ import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { ArchiveRecordingDocument, NameRecordingSpeakerDocument, PauseRecordingDocument, PurgeRecordingDocument, RecordingDocument, RecordingEventsDocument, RecordingFieldsFragmentDoc, RecordingGrantFieldsFragmentDoc, RecordingMediaTokenDocument, RecordingPublishTokenDocument, type RecordingSettingsInput, RecordingTranscriptDocument, RecordingTranslationDocument, RestoreRecordingDocument, ResumeRecordingDocument, StartRecordingDocument, type StartRecordingInput, StopRecordingDocument, TranscriptionRecordingsDocument, UpdateRecordingSettingsDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema } from '../shapes.js';
 import {
   RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher,
   REALTIME_MAX_PAYLOAD,
@@ -361,7 +361,7 @@ export const recordingRoutes: RouteEntry[] = [
       const page = data.transcriptionRecordings;
       return { status: 200, body: withoutLastCursor({ recordings: page.items, nextCursor: page.nextCursor }) };
     },
-    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['recordings'], properties: { recordings: { type: 'array', items: recordingSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    response: { status: 200, description: 'A page.', schema: pageSchema('recordings', recordingSchema) },
     errors: [{ status: 404, code: 'not_found', description: 'No such transcription in this account.' }, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return.' }],
   }),
   ...(['pause', 'resume', 'stop'] as const).map((move) =>

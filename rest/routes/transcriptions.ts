@@ -9,7 +9,7 @@ import { ApiError, errors } from '../../src/core/errors.js';
 import { baseUrlOf, type Context } from '../../src/core/context.js';
 import { actorOf, type Actor } from '../../src/core/identity/actor.js';
 import { ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type CreateLiveTranscriptionInput, CreateTranscriptionDocument, type CreateTranscriptionInput, JobFieldsFragmentDoc, PurgeTranscriptionDocument, RestoreTranscriptionDocument, TranscriptionDocument, TranscriptionFieldsFragmentDoc, TranscriptionProbeDocument, TranscriptionsDocument, UpdateTranscriptionDocument, type UpdateTranscriptionInput, UploadRecordingDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
@@ -36,10 +36,7 @@ export const captureSourceSchema: JsonSchema = {
   },
 };
 
-export const transcriptionSchema = fragmentSchema(TranscriptionFieldsFragmentDoc, {
-  // Still JSON in GraphQL (its input is CaptureSourceInput): the shape a live transcription's source has.
-  source: { ...captureSourceSchema, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).' },
-});
+export const transcriptionSchema = fragmentSchema(TranscriptionFieldsFragmentDoc);
 
 /** A name as the service takes it: not blank, at most 300 characters (trimmed when stored). */
 export const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };
@@ -297,7 +294,7 @@ export const transcriptionRoutes: RouteEntry[] = [
       status: 200,
       body: withoutLastCursor({ transcriptions: data.transcriptions.items, nextCursor: data.transcriptions.nextCursor }),
     }),
-    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['transcriptions'], properties: { transcriptions: { type: 'array', items: transcriptionSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    response: { status: 200, description: 'A page.', schema: pageSchema('transcriptions', transcriptionSchema) },
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/probe', operationId: 'probeTranscriptionLink', tags: ['transcriptions'],

@@ -2,72 +2,16 @@
  * Spoken translation: a recording's voice tracks (GraphQL), asking for them, and one sentence's clip (a handler:
  * audio). The whole track is `/audio?kind=voice&lang=` (rest/routes/recordings.ts). Rules: src/recordings/voice-tracks.ts.
  */
-import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument } from '../../src/generated/graphql.js';
+import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument, VoiceTracksFieldsFragmentDoc } from '../../src/generated/graphql.js';
 import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/index.js';
 import { single } from '../query.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { fragmentSchema } from '../shapes.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './recordings.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions: another language than the spoken one needs `allowTranslate`.' };
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.' };
-const nullableString = { type: 'string', nullable: true };
-
-const clipSchema: JsonSchema = {
-  type: 'object',
-  required: ['sentenceId', 'voice', 'start', 'end', 'durationS', 'text', 'textFrom', 'spoken', 'translationSource'],
-  properties: {
-    sentenceId: { type: 'string', description: 'The sentence id as the transcript snapshot gives it (`4.0`).' },
-    voice: { type: 'string', description: 'The voice that spoke it (a catalogue voice id such as `ef_dora`).' },
-    start: { type: 'number', description: 'Where the sentence starts on the recording\'s time line (seconds); the clip starts there in the track.' },
-    end: { type: 'number' },
-    durationS: { type: 'number', description: 'Seconds of speech in the clip.' },
-    text: { type: 'string', description: 'The sentence text it was made from, in the recording\'s language.' },
-    textFrom: { type: 'string', enum: ['corrected', 'recognized'], description: '`corrected`: the transcript\'s (corrected) text. `recognized`: the recognizer\'s words, because a correction of this line is not voiced (`voiced: false`): voices keep speaking what the audio supports.' },
-    spoken: { type: 'string', description: 'The words spoken: `text` translated into the language, or `text` itself in the spoken language.' },
-    translationSource: { type: 'string', description: 'Who translated it (`apertium`, `google`, `llm`, `cache`), or `none` in the spoken language.' },
-  },
-};
-
-const tracksSchema: JsonSchema = {
-  type: 'object',
-  required: ['recordingId', 'tracks'],
-  properties: {
-    recordingId: { type: 'string' },
-    language: { ...nullableString, description: 'The recording\'s spoken language.' },
-    tracks: {
-      type: 'array',
-      description: 'One row per language with a track or clips, by language code.',
-      items: {
-        type: 'object',
-        required: ['lang', 'voice', 'spokenLanguage', 'sealed', 'stale', 'staleSentences', 'clips'],
-        properties: {
-          lang: { type: 'string' },
-          voice: { type: 'string', description: 'The voice the language is spoken with: the recording\'s `settings.voiceByLang[lang]` (else its transcription\'s) when that voice speaks the language, else the language\'s default voice (`GET /v1/voices/available`).' },
-          spokenLanguage: { type: 'boolean', description: 'The recording\'s own language: spoken as is, not translated.' },
-          sealed: { type: 'boolean', description: 'The whole track is written and every sentence in it still stands: `GET /v1/recordings/{id}/audio?kind=voice&lang=` serves it.' },
-          stale: { type: 'boolean', description: 'Sentences changed since the track was sealed (a correction that changes what a sentence speaks, another pinned voice). Reading the row queues a re-render that synthesises only those sentences again; until it is sealed again `/audio?kind=voice` answers 409.' },
-          staleSentences: { type: 'array', items: { type: 'string' } },
-          sealedAt: { ...nullableString, format: 'date-time' },
-          durationS: { type: 'number', nullable: true, description: 'Seconds of the sealed track: at least the recording\'s duration.' },
-          job: {
-            type: 'object', nullable: true, description: 'The track\'s render job; null when only single clips were asked for.',
-            required: ['state', 'progress', 'attempts'],
-            properties: {
-              state: { type: 'string', enum: ['queued', 'rendering', 'done', 'failed'] },
-              progress: { type: 'number', minimum: 0, maximum: 100, description: 'Percent: synthesis up to 90, assembly the rest.' },
-              error: { ...nullableString, description: '`failed`: why.' },
-              attempts: { type: 'integer', description: 'Render runs so far.' },
-              renderS: { type: 'number', nullable: true, description: 'Seconds the last run took.' },
-              synthesizedS: { type: 'number', nullable: true, description: 'Seconds of speech the last run synthesised (clips that still stood were reused).' },
-              startedAt: { ...nullableString, format: 'date-time' },
-            },
-          },
-          clips: { type: 'array', items: clipSchema, description: 'Sentence clips that stand now (text and voice unchanged since made), in sentence order.' },
-        },
-      },
-    },
-  },
-};
+const tracksSchema = fragmentSchema(VoiceTracksFieldsFragmentDoc);
 
 export const voiceTrackRoutes: RouteEntry[] = [
   graphqlRoute({

@@ -9,8 +9,9 @@ import type { Context } from '../../src/core/context.js';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
-import { AvailableVoicesDocument, CreateVoiceFromSpeakerDocument, type CreateVoiceFromSpeakerInput, DeleteVoiceDocument, UpdateVoiceDocument, type UpdateVoiceInput, VoiceDocument, VoiceFieldsFragmentDoc, VoicesDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema } from '../shapes.js';
+import { AvailableVoicesDocument, CreateVoiceFromSpeakerDocument, type CreateVoiceFromSpeakerInput, DeleteVoiceDocument, UpdateVoiceDocument, type UpdateVoiceInput, VoiceDocument, VoiceFieldsFragmentDoc,
+  AvailableVoicesFieldsFragmentDoc, VoicesDocument } from '../../src/generated/graphql.js';
+import { fragmentSchema, pageSchema } from '../shapes.js';
 import { MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { readMultipart } from '../multipart.js';
 import { accessTokenParam, personFromAccessToken } from './recordings.js';
@@ -23,27 +24,7 @@ const nullableString = { type: 'string', nullable: true };
 
 export const voiceSchema = fragmentSchema(VoiceFieldsFragmentDoc);
 
-const availableSchema: JsonSchema = {
-  type: 'object', required: ['lang', 'voices'],
-  properties: {
-    lang: { type: 'string', description: 'The voice language, as the catalogue writes it (`en` → `en-US`).' },
-    voices: {
-      type: 'array',
-      items: {
-        type: 'object', required: ['id', 'kind', 'name', 'default'],
-        properties: {
-          id: { type: 'string', description: 'What `settings.voiceByLang` takes: a catalogue id (`af_heart`) or a cloned voice\'s id.' },
-          kind: { type: 'string', enum: ['catalogue', 'cloned'] },
-          name: { type: 'string' },
-          language: { ...nullableString, description: 'A catalogue voice\'s language; null for a cloned voice, which speaks every voice language.' },
-          gender: { ...nullableString, enum: ['female', 'male', null] },
-          default: { type: 'boolean', description: 'The voice a recording with no pin gets (one per language).' },
-          color: nullableString,
-        },
-      },
-    },
-  },
-};
+const availableSchema = fragmentSchema(AvailableVoicesFieldsFragmentDoc);
 
 const formatParam: RouteParameter = { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' }, description: '`ogg` (Ogg/Opus) or `caf` (Opus in CAF, for browsers that do not play Ogg).' };
 const langParam = (description: string, required = false): RouteParameter => ({ name: 'lang', in: 'query', required, schema: { type: 'string', minLength: 1, maxLength: 35 }, description });
@@ -152,7 +133,7 @@ export const voiceRoutes: RouteEntry[] = [
     document: VoicesDocument,
     variables: ({ query }) => ({ cursor: single(query.cursor), limit: query.limit === undefined ? undefined : Number(single(query.limit)) }),
     result: (data) => ({ status: 200, body: withoutLastCursor({ voices: data.voices.items, nextCursor: data.voices.nextCursor }) }),
-    response: { status: 200, description: 'A page.', schema: { type: 'object', required: ['voices'], properties: { voices: { type: 'array', items: voiceSchema }, nextCursor: { type: 'string', description: 'Absent on the last page.' } } } },
+    response: { status: 200, description: 'A page.', schema: pageSchema('voices', voiceSchema) },
     errors: [{ status: 400, code: 'invalid_options', description: 'A `cursor` this endpoint did not hand out, or `limit` out of range.' }],
   }),
   {

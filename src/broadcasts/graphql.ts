@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { builder } from '../core/builder.js';
 import { LifecycleTimesRef } from '../core/lifecycle.js';
 import { baseUrlOf, type Context } from '../core/context.js';
-import { CaptureSourceInput, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
+import { CaptureSourceInput, CaptureSourceType, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
 import { RecordingGrantType, RecordingPageType } from '../live/recordings-graphql.js';
 import type { BroadcastPage, BroadcastRefView, BroadcastView, LastRecordingView } from './service.js';
 import { FIX_KINDS, SOURCE_PROBLEMS, type AudioSourceCheck, type AudioSourceFix } from './source-check.js';
@@ -73,7 +73,7 @@ export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').imple
     code: t.exposeString('code', { description: 'The link listeners open; globally unique. Every code the broadcast had keeps opening it.' }),
     name: t.exposeString('name'),
     kind: t.exposeString('kind', { description: 'Always `broadcast`.' }),
-    source: t.field({ type: 'JSON', description: 'The CaptureSource: `{kind: "mic"}` or `{kind: "stream", url}`.', resolve: (b) => b.source }),
+    source: t.field({ type: CaptureSourceType, description: 'Where the audio comes from: mic, or a stream the server pulls.', resolve: (b) => b.source }),
     access: t.field({ type: Access, resolve: (b) => b.access }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     ownerPrincipalId: t.exposeString('ownerPrincipalId'),

@@ -332,6 +332,10 @@ export type PrincipalFieldsFragment = { id: string, kind: string, displayName: s
 
 export type ApiKeyFieldsFragment = { id: string, kind: string, displayName: string, email: string | null, keyPrefix: string | null, scopes: Array<string>, expiresAt: string | null, revokedAt: string | null, lastUsedAt: string | null, createdAt: string, createdBy: { id: string, displayName: string, kind: string } | null };
 
+export type MeFieldsFragment = { userId: string | null, apiKeyId: string | null, scopes: Array<string>, account: { id: string, name: string, suspended: boolean, createdAt: string }, principal: { id: string, kind: string, displayName: string, email: string | null, keyPrefix: string | null, scopes: Array<string>, expiresAt: string | null, revokedAt: string | null, lastUsedAt: string | null, createdAt: string }, principals: Array<{ id: string, kind: string, displayName: string, email: string | null, keyPrefix: string | null, scopes: Array<string>, expiresAt: string | null, revokedAt: string | null, lastUsedAt: string | null, createdAt: string }> };
+
+export type NewApiKeyFieldsFragment = { key: string, apiKey: { id: string, kind: string, displayName: string, email: string | null, keyPrefix: string | null, scopes: Array<string>, expiresAt: string | null, revokedAt: string | null, lastUsedAt: string | null, createdAt: string, createdBy: { id: string, displayName: string, kind: string } | null } };
+
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -542,7 +546,10 @@ export type BillingPlansQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type BillingPlansQuery = { billingPlans: { enabled: boolean, currency: string | null, defaultPlanId: string | null, topUpPresets: Array<number>, signupCredit: number, downgradeGraceDays: number | null, topUpRange: { min: number, max: number } | null, plans: Array<{ id: string, name: string, includedMonthlyCredit: number, graceOnZero: boolean, features: Array<string>, billedByHand: boolean, rates: { file: number, live: number, minimumSeconds: number }, prices: { month: number, year: number } | null, limits: { concurrentTranscriptions: number, createsPerHour: number, createsPerHourUnpaid: number, retentionDays: number | null } }>, autoTopUp: { offered: boolean, thresholds: Array<number>, amounts: Array<number>, perDay: number, thresholdRange: { min: number, max: number }, amountRange: { min: number, max: number } } | null, lowBalanceAlert: { thresholds: Array<number>, range: { min: number, max: number } } | null } };
 
-export type BroadcastFieldsFragment = { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null };
+export type BroadcastFieldsFragment = { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+    | { kind: CaptureSourceKind }
+    | { kind: CaptureSourceKind, url: string }
+  , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null };
 
 export type BroadcastsQueryVariables = Exact<{
   cursor?: string | null | undefined;
@@ -551,21 +558,30 @@ export type BroadcastsQueryVariables = Exact<{
 }>;
 
 
-export type BroadcastsQuery = { broadcasts: { nextCursor: string | null, items: Array<{ id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null }> } };
+export type BroadcastsQuery = { broadcasts: { nextCursor: string | null, items: Array<{ id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+        | { kind: CaptureSourceKind }
+        | { kind: CaptureSourceKind, url: string }
+      , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null }> } };
 
 export type BroadcastQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type BroadcastQuery = { broadcast: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+export type BroadcastQuery = { broadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type CreateBroadcastMutationVariables = Exact<{
   input: CreateBroadcastInput;
 }>;
 
 
-export type CreateBroadcastMutation = { createBroadcast: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+export type CreateBroadcastMutation = { createBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type UpdateBroadcastMutationVariables = Exact<{
   id: string;
@@ -573,21 +589,30 @@ export type UpdateBroadcastMutationVariables = Exact<{
 }>;
 
 
-export type UpdateBroadcastMutation = { updateBroadcast: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+export type UpdateBroadcastMutation = { updateBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type ArchiveBroadcastMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ArchiveBroadcastMutation = { archiveBroadcast: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+export type ArchiveBroadcastMutation = { archiveBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type RestoreBroadcastMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RestoreBroadcastMutation = { restoreBroadcast: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+export type RestoreBroadcastMutation = { restoreBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type PurgeBroadcastMutationVariables = Exact<{
   id: string;
@@ -602,7 +627,10 @@ export type AttachTranscriptionBroadcastMutationVariables = Exact<{
 }>;
 
 
-export type AttachTranscriptionBroadcastMutation = { attachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type AttachTranscriptionBroadcastMutation = { attachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type DetachTranscriptionBroadcastMutationVariables = Exact<{
   transcriptionId: string;
@@ -610,7 +638,10 @@ export type DetachTranscriptionBroadcastMutationVariables = Exact<{
 }>;
 
 
-export type DetachTranscriptionBroadcastMutation = { detachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type DetachTranscriptionBroadcastMutation = { detachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type StartBroadcastRecordingMutationVariables = Exact<{
   broadcastId: string;
@@ -626,7 +657,10 @@ export type CreateBroadcastAudioSourceMutationVariables = Exact<{
 }>;
 
 
-export type CreateBroadcastAudioSourceMutation = { createBroadcastAudioSource: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+export type CreateBroadcastAudioSourceMutation = { createBroadcastAudioSource: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type DeleteBroadcastAudioSourceMutationVariables = Exact<{
   broadcastId: string;
@@ -634,7 +668,10 @@ export type DeleteBroadcastAudioSourceMutationVariables = Exact<{
 }>;
 
 
-export type DeleteBroadcastAudioSourceMutation = { deleteBroadcastAudioSource: { id: string, code: string, name: string, kind: string, source: unknown, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+export type DeleteBroadcastAudioSourceMutation = { deleteBroadcastAudioSource: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type AudioSourceCheckFieldsFragment = { state: AudioSourceState, checkedAt: string, problem: SourceProblem | null, message: string | null, httpStatus: number | null, fix: { url: string, kind: FixKind, label: string } | null };
 
@@ -715,6 +752,10 @@ export type RetryRecordingJobMutationVariables = Exact<{
 
 export type RetryRecordingJobMutation = { retryRecordingJob: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } };
 
+export type ListenerBroadcastFieldsFragment = { broadcastId: string, code: string, name: string, access: Access, authorized: boolean, spokenLanguage: string | null, languages: Array<string>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null };
+
+export type ListenerTokenFieldsFragment = { listenerToken: string, broadcastId: string, expiresAt: string };
+
 export type ListenerBroadcastQueryVariables = Exact<{
   code: string;
   listenerToken?: string | null | undefined;
@@ -731,6 +772,12 @@ export type CreateListenerTokenMutationVariables = Exact<{
 
 
 export type CreateListenerTokenMutation = { createListenerToken: { listenerToken: string, broadcastId: string, expiresAt: string } };
+
+export type HealthFieldsFragment = { status: string, version: string, time: string };
+
+export type LanguageFieldsFragment = { code: string, name: string, nativeName: string };
+
+export type CapabilitiesFieldsFragment = { languages: Array<string>, speakerLabelModes: Array<SpeakerLabels>, latencyModes: Array<LatencyMode>, audio: { encodings: Array<AudioEncoding>, sampleRates: Array<number>, channels: Array<number> }, limits: { maxUploadBytes: number, maxDurationS: number } };
 
 export type HealthQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -980,7 +1027,10 @@ export type SummarizeRecordingMutationVariables = Exact<{
 
 export type SummarizeRecordingMutation = { summarizeRecording: { recordingId: string, state: string, title: string | null, summary: string | null, language: string | null, lang: string | null, provider: string | null, writtenAt: string | null, reason: string | null, retryable: boolean, error: string | null } };
 
-export type TranscriptionFieldsFragment = { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null };
+export type TranscriptionFieldsFragment = { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+    | { kind: CaptureSourceKind }
+    | { kind: CaptureSourceKind, url: string }
+   | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null };
 
 export type TranscriptionsQueryVariables = Exact<{
   cursor?: string | null | undefined;
@@ -989,14 +1039,20 @@ export type TranscriptionsQueryVariables = Exact<{
 }>;
 
 
-export type TranscriptionsQuery = { transcriptions: { nextCursor: string | null, items: Array<{ id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null }> } };
+export type TranscriptionsQuery = { transcriptions: { nextCursor: string | null, items: Array<{ id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+        | { kind: CaptureSourceKind }
+        | { kind: CaptureSourceKind, url: string }
+       | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null }> } };
 
 export type TranscriptionQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type TranscriptionQuery = { transcription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type TranscriptionQuery = { transcription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type CreateTranscriptionMutationVariables = Exact<{
   options?: CreateTranscriptionInput | null | undefined;
@@ -1004,7 +1060,10 @@ export type CreateTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type CreateTranscriptionMutation = { createTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type CreateTranscriptionMutation = { createTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type UploadRecordingMutationVariables = Exact<{
   transcriptionId: string;
@@ -1013,7 +1072,10 @@ export type UploadRecordingMutationVariables = Exact<{
 }>;
 
 
-export type UploadRecordingMutation = { uploadRecording: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type UploadRecordingMutation = { uploadRecording: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type UpdateTranscriptionMutationVariables = Exact<{
   id: string;
@@ -1021,21 +1083,30 @@ export type UpdateTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type UpdateTranscriptionMutation = { updateTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type UpdateTranscriptionMutation = { updateTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type ArchiveTranscriptionMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ArchiveTranscriptionMutation = { archiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type ArchiveTranscriptionMutation = { archiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type RestoreTranscriptionMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RestoreTranscriptionMutation = { restoreTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type RestoreTranscriptionMutation = { restoreTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type PurgeTranscriptionMutationVariables = Exact<{
   id: string;
@@ -1056,7 +1127,10 @@ export type CreateLiveTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type CreateLiveTranscriptionMutation = { createLiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, source: unknown, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+export type CreateLiveTranscriptionMutation = { createLiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+      | { kind: CaptureSourceKind }
+      | { kind: CaptureSourceKind, url: string }
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type VoiceTracksFieldsFragment = { recordingId: string, language: string | null, tracks: Array<{ lang: string, voice: string, spokenLanguage: boolean, sealed: boolean, stale: boolean, staleSentences: Array<string>, sealedAt: string | null, durationS: number | null, job: { state: string, progress: number, error: string | null, attempts: number, renderS: number | null, synthesizedS: number | null, startedAt: string | null } | null, clips: Array<{ sentenceId: string, voice: string, start: number, end: number, durationS: number, text: string, textFrom: string, spoken: string, translationSource: string }> }> };
 
@@ -1095,6 +1169,8 @@ export type VoiceQueryVariables = Exact<{
 
 
 export type VoiceQuery = { voice: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, fit: unknown, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null } };
+
+export type AvailableVoicesFieldsFragment = { lang: string, voices: Array<{ id: string, kind: string, name: string, language: string | null, gender: string | null, default: boolean, color: string | null }> };
 
 export type AvailableVoicesQueryVariables = Exact<{
   lang: string;
@@ -1157,6 +1233,36 @@ export const PrincipalFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
 }
     `, {"fragmentName":"PrincipalFields"}) as unknown as TypedDocumentString<PrincipalFieldsFragment, unknown>;
+export const MeFieldsFragmentDoc = new TypedDocumentString(`
+    fragment MeFields on Me {
+  account {
+    id
+    name
+    suspended
+    createdAt
+  }
+  principal {
+    ...PrincipalFields
+  }
+  userId
+  apiKeyId
+  scopes
+  principals {
+    ...PrincipalFields
+  }
+}
+    fragment PrincipalFields on Principal {
+  id
+  kind
+  displayName
+  email
+  keyPrefix
+  scopes
+  expiresAt
+  revokedAt
+  lastUsedAt
+  createdAt
+}`, {"fragmentName":"MeFields"}) as unknown as TypedDocumentString<MeFieldsFragment, unknown>;
 export const ApiKeyFieldsFragmentDoc = new TypedDocumentString(`
     fragment ApiKeyFields on Principal {
   ...PrincipalFields
@@ -1178,6 +1284,33 @@ export const ApiKeyFieldsFragmentDoc = new TypedDocumentString(`
   lastUsedAt
   createdAt
 }`, {"fragmentName":"ApiKeyFields"}) as unknown as TypedDocumentString<ApiKeyFieldsFragment, unknown>;
+export const NewApiKeyFieldsFragmentDoc = new TypedDocumentString(`
+    fragment NewApiKeyFields on NewApiKey {
+  key
+  apiKey {
+    ...ApiKeyFields
+  }
+}
+    fragment PrincipalFields on Principal {
+  id
+  kind
+  displayName
+  email
+  keyPrefix
+  scopes
+  expiresAt
+  revokedAt
+  lastUsedAt
+  createdAt
+}
+fragment ApiKeyFields on Principal {
+  ...PrincipalFields
+  createdBy {
+    id
+    displayName
+    kind
+  }
+}`, {"fragmentName":"NewApiKeyFields"}) as unknown as TypedDocumentString<NewApiKeyFieldsFragment, unknown>;
 export const CheckoutFieldsFragmentDoc = new TypedDocumentString(`
     fragment CheckoutFields on CheckoutView {
   checkoutId
@@ -1265,7 +1398,15 @@ export const BroadcastFieldsFragmentDoc = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -1341,6 +1482,66 @@ export const CorrectionFieldsFragmentDoc = new TypedDocumentString(`
   notVoicedReason
 }
     `, {"fragmentName":"CorrectionFields"}) as unknown as TypedDocumentString<CorrectionFieldsFragment, unknown>;
+export const ListenerBroadcastFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ListenerBroadcastFields on ListenerBroadcast {
+  broadcastId
+  code
+  name
+  access
+  authorized
+  spokenLanguage
+  languages
+  currentRecording {
+    recordingId
+    state
+    startedAt
+    transcriptionId
+  }
+  lastRecording {
+    recordingId
+    state
+    startedAt
+    transcriptionId
+  }
+}
+    `, {"fragmentName":"ListenerBroadcastFields"}) as unknown as TypedDocumentString<ListenerBroadcastFieldsFragment, unknown>;
+export const ListenerTokenFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ListenerTokenFields on ListenerToken {
+  listenerToken
+  broadcastId
+  expiresAt
+}
+    `, {"fragmentName":"ListenerTokenFields"}) as unknown as TypedDocumentString<ListenerTokenFieldsFragment, unknown>;
+export const HealthFieldsFragmentDoc = new TypedDocumentString(`
+    fragment HealthFields on Health {
+  status
+  version
+  time
+}
+    `, {"fragmentName":"HealthFields"}) as unknown as TypedDocumentString<HealthFieldsFragment, unknown>;
+export const LanguageFieldsFragmentDoc = new TypedDocumentString(`
+    fragment LanguageFields on Language {
+  code
+  name
+  nativeName
+}
+    `, {"fragmentName":"LanguageFields"}) as unknown as TypedDocumentString<LanguageFieldsFragment, unknown>;
+export const CapabilitiesFieldsFragmentDoc = new TypedDocumentString(`
+    fragment CapabilitiesFields on Capabilities {
+  languages
+  speakerLabelModes
+  latencyModes
+  audio {
+    encodings
+    sampleRates
+    channels
+  }
+  limits {
+    maxUploadBytes
+    maxDurationS
+  }
+}
+    `, {"fragmentName":"CapabilitiesFields"}) as unknown as TypedDocumentString<CapabilitiesFieldsFragment, unknown>;
 export const RecordingFieldsFragmentDoc = new TypedDocumentString(`
     fragment RecordingFields on Recording {
   id
@@ -1504,7 +1705,15 @@ export const TranscriptionFieldsFragmentDoc = new TypedDocumentString(`
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -1624,24 +1833,24 @@ export const VoiceFieldsFragmentDoc = new TypedDocumentString(`
   updatedAt
 }
     `, {"fragmentName":"VoiceFields"}) as unknown as TypedDocumentString<VoiceFieldsFragment, unknown>;
+export const AvailableVoicesFieldsFragmentDoc = new TypedDocumentString(`
+    fragment AvailableVoicesFields on AvailableVoices {
+  lang
+  voices {
+    id
+    kind
+    name
+    language
+    gender
+    default
+    color
+  }
+}
+    `, {"fragmentName":"AvailableVoicesFields"}) as unknown as TypedDocumentString<AvailableVoicesFieldsFragment, unknown>;
 export const MeDocument = new TypedDocumentString(`
     query Me {
   me {
-    account {
-      id
-      name
-      suspended
-      createdAt
-    }
-    principal {
-      ...PrincipalFields
-    }
-    userId
-    apiKeyId
-    scopes
-    principals {
-      ...PrincipalFields
-    }
+    ...MeFields
   }
 }
     fragment PrincipalFields on Principal {
@@ -1655,6 +1864,23 @@ export const MeDocument = new TypedDocumentString(`
   revokedAt
   lastUsedAt
   createdAt
+}
+fragment MeFields on Me {
+  account {
+    id
+    name
+    suspended
+    createdAt
+  }
+  principal {
+    ...PrincipalFields
+  }
+  userId
+  apiKeyId
+  scopes
+  principals {
+    ...PrincipalFields
+  }
 }`) as unknown as TypedDocumentString<MeQuery, MeQueryVariables>;
 export const ApiKeysDocument = new TypedDocumentString(`
     query ApiKeys {
@@ -1685,10 +1911,7 @@ fragment ApiKeyFields on Principal {
 export const CreateApiKeyDocument = new TypedDocumentString(`
     mutation CreateApiKey($input: CreateApiKeyInput!) {
   createApiKey(input: $input) {
-    key
-    apiKey {
-      ...ApiKeyFields
-    }
+    ...NewApiKeyFields
   }
 }
     fragment PrincipalFields on Principal {
@@ -1709,6 +1932,12 @@ fragment ApiKeyFields on Principal {
     id
     displayName
     kind
+  }
+}
+fragment NewApiKeyFields on NewApiKey {
+  key
+  apiKey {
+    ...ApiKeyFields
   }
 }`) as unknown as TypedDocumentString<CreateApiKeyMutation, CreateApiKeyMutationVariables>;
 export const RevokeApiKeyDocument = new TypedDocumentString(`
@@ -2356,7 +2585,15 @@ export const BroadcastsDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -2407,7 +2644,15 @@ export const BroadcastDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -2458,7 +2703,15 @@ export const CreateBroadcastDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -2509,7 +2762,15 @@ export const UpdateBroadcastDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -2560,7 +2821,15 @@ export const ArchiveBroadcastDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -2611,7 +2880,15 @@ export const RestoreBroadcastDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -2711,7 +2988,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -2788,7 +3073,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -2870,7 +3163,15 @@ export const CreateBroadcastAudioSourceDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -2921,7 +3222,15 @@ export const DeleteBroadcastAudioSourceDocument = new TypedDocumentString(`
   code
   name
   kind
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   access
   lifecycle
   ownerPrincipalId
@@ -3246,85 +3555,91 @@ export const ListenerBroadcastDocument = new TypedDocumentString(`
     listenerToken: $listenerToken
     shareCode: $shareCode
   ) {
-    broadcastId
-    code
-    name
-    access
-    authorized
-    spokenLanguage
-    languages
-    currentRecording {
-      recordingId
-      state
-      startedAt
-      transcriptionId
-    }
-    lastRecording {
-      recordingId
-      state
-      startedAt
-      transcriptionId
-    }
+    ...ListenerBroadcastFields
   }
 }
-    `) as unknown as TypedDocumentString<ListenerBroadcastQuery, ListenerBroadcastQueryVariables>;
+    fragment ListenerBroadcastFields on ListenerBroadcast {
+  broadcastId
+  code
+  name
+  access
+  authorized
+  spokenLanguage
+  languages
+  currentRecording {
+    recordingId
+    state
+    startedAt
+    transcriptionId
+  }
+  lastRecording {
+    recordingId
+    state
+    startedAt
+    transcriptionId
+  }
+}`) as unknown as TypedDocumentString<ListenerBroadcastQuery, ListenerBroadcastQueryVariables>;
 export const CreateListenerTokenDocument = new TypedDocumentString(`
     mutation CreateListenerToken($code: String!, $password: String) {
   createListenerToken(code: $code, password: $password) {
-    listenerToken
-    broadcastId
-    expiresAt
+    ...ListenerTokenFields
   }
 }
-    `) as unknown as TypedDocumentString<CreateListenerTokenMutation, CreateListenerTokenMutationVariables>;
+    fragment ListenerTokenFields on ListenerToken {
+  listenerToken
+  broadcastId
+  expiresAt
+}`) as unknown as TypedDocumentString<CreateListenerTokenMutation, CreateListenerTokenMutationVariables>;
 export const HealthDocument = new TypedDocumentString(`
     query Health {
   health {
-    status
-    version
-    time
+    ...HealthFields
   }
 }
-    `) as unknown as TypedDocumentString<HealthQuery, HealthQueryVariables>;
+    fragment HealthFields on Health {
+  status
+  version
+  time
+}`) as unknown as TypedDocumentString<HealthQuery, HealthQueryVariables>;
 export const LanguagesDocument = new TypedDocumentString(`
     query Languages {
   languages {
     transcription {
-      code
-      name
-      nativeName
+      ...LanguageFields
     }
     translation {
-      code
-      name
-      nativeName
+      ...LanguageFields
     }
     voice {
-      code
-      name
-      nativeName
+      ...LanguageFields
     }
   }
 }
-    `) as unknown as TypedDocumentString<LanguagesQuery, LanguagesQueryVariables>;
+    fragment LanguageFields on Language {
+  code
+  name
+  nativeName
+}`) as unknown as TypedDocumentString<LanguagesQuery, LanguagesQueryVariables>;
 export const RealtimeCapabilitiesDocument = new TypedDocumentString(`
     query RealtimeCapabilities {
   realtimeCapabilities {
-    languages
-    speakerLabelModes
-    latencyModes
-    audio {
-      encodings
-      sampleRates
-      channels
-    }
-    limits {
-      maxUploadBytes
-      maxDurationS
-    }
+    ...CapabilitiesFields
   }
 }
-    `) as unknown as TypedDocumentString<RealtimeCapabilitiesQuery, RealtimeCapabilitiesQueryVariables>;
+    fragment CapabilitiesFields on Capabilities {
+  languages
+  speakerLabelModes
+  latencyModes
+  audio {
+    encodings
+    sampleRates
+    channels
+  }
+  limits {
+    maxUploadBytes
+    maxDurationS
+  }
+}`) as unknown as TypedDocumentString<RealtimeCapabilitiesQuery, RealtimeCapabilitiesQueryVariables>;
 export const CreateRealtimeSessionDocument = new TypedDocumentString(`
     mutation CreateRealtimeSession($options: RealtimeSessionOptionsInput) {
   createRealtimeSession(options: $options) {
@@ -4171,7 +4486,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4245,7 +4568,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4319,7 +4650,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4397,7 +4736,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4471,7 +4818,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4545,7 +4900,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4619,7 +4982,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4715,7 +5086,15 @@ fragment TranscriptionFields on Transcription {
   state
   settings
   sourceUrl
-  source
+  source {
+    ... on MicSource {
+      kind
+    }
+    ... on StreamSource {
+      kind
+      url
+    }
+  }
   broadcasts {
     id
     name
@@ -4886,19 +5265,21 @@ export const VoiceDocument = new TypedDocumentString(`
 export const AvailableVoicesDocument = new TypedDocumentString(`
     query AvailableVoices($lang: String!) {
   availableVoices(lang: $lang) {
-    lang
-    voices {
-      id
-      kind
-      name
-      language
-      gender
-      default
-      color
-    }
+    ...AvailableVoicesFields
   }
 }
-    `) as unknown as TypedDocumentString<AvailableVoicesQuery, AvailableVoicesQueryVariables>;
+    fragment AvailableVoicesFields on AvailableVoices {
+  lang
+  voices {
+    id
+    kind
+    name
+    language
+    gender
+    default
+    color
+  }
+}`) as unknown as TypedDocumentString<AvailableVoicesQuery, AvailableVoicesQueryVariables>;
 export const CreateVoiceFromSpeakerDocument = new TypedDocumentString(`
     mutation CreateVoiceFromSpeaker($input: CreateVoiceFromSpeakerInput!) {
   createVoiceFromSpeaker(input: $input) {

@@ -2012,45 +2012,65 @@ export interface components {
             /** @enum {string} */
             kind: "user" | "api_key";
             displayName: string;
-            email?: string | null;
-            /** @description Public part of an API key. */
-            keyPrefix?: string | null;
+            email: string | null;
+            /** @description Public part of an API key, for listings. */
+            keyPrefix: string | null;
             scopes: ("read" | "write" | "recordings:publish" | "*")[];
             /** Format: date-time */
-            expiresAt?: string | null;
+            expiresAt: string | null;
             /** Format: date-time */
-            revokedAt?: string | null;
+            revokedAt: string | null;
             /** Format: date-time */
-            lastUsedAt?: string | null;
+            lastUsedAt: string | null;
             /** Format: date-time */
             createdAt: string;
         };
-        ApiKey: components["schemas"]["Principal"] & {
-            createdBy?: {
-                id?: string;
-                displayName?: string;
-                kind?: string;
+        ApiKey: {
+            id: string;
+            /** @enum {string} */
+            kind: "user" | "api_key";
+            displayName: string;
+            email: string | null;
+            /** @description Public part of an API key, for listings. */
+            keyPrefix: string | null;
+            scopes: ("read" | "write" | "recordings:publish" | "*")[];
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Who made this key; null for keys made by the admin command or on bootstrap. */
+            createdBy: {
+                id: string;
+                displayName: string;
+                /** @enum {string} */
+                kind: "user" | "api_key";
             } | null;
         };
         Language: {
             code: string;
             /** @description English name. */
             name: string;
-            /** @description Name in the language itself. */
+            /** @description The language's name in itself. */
             nativeName: string;
         };
         Capabilities: {
             languages: string[];
             /** @description Empty: speaker labels are not offered. */
-            speakerLabelModes: ("auto" | "on" | "off")[];
-            latencyModes: ("auto" | "fast" | "accuracy")[];
+            speakerLabelModes: ("auto" | "off" | "on")[];
+            latencyModes: ("accuracy" | "auto" | "fast")[];
             audio: {
                 encodings: "pcm_f32le"[];
                 sampleRates: number[];
                 channels: number[];
             };
             limits: {
+                /** @description Largest accepted upload, bytes. */
                 maxUploadBytes: number;
+                /** @description Longest realtime session, seconds. */
                 maxDurationS: number;
             };
         };
@@ -2612,11 +2632,20 @@ export interface operations {
                             sourceUrl: string | null;
                             /** @description Live: where the audio comes from (null for file and link transcriptions). */
                             source: {
-                                /** @enum {string} */
-                                kind: "mic" | "stream";
-                                /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                                url?: string;
-                            } | null;
+                                /**
+                                 * @description Always `mic`.
+                                 * @enum {string}
+                                 */
+                                kind: "mic";
+                            } | {
+                                /**
+                                 * @description Always `stream`.
+                                 * @enum {string}
+                                 */
+                                kind: "stream";
+                                /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                                url: string;
+                            } | (never | null);
                             /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                             broadcasts: {
                                 id: string;
@@ -2709,7 +2738,7 @@ export interface operations {
                             /** Format: date-time */
                             purgeAfter: string | null;
                         }[];
-                        /** @description Absent on the last page. */
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
                         nextCursor?: string;
                     };
                 };
@@ -2928,11 +2957,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -3304,11 +3342,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -3642,11 +3689,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -4034,11 +4090,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -4297,11 +4362,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -4556,11 +4630,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -4815,11 +4898,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -5340,11 +5432,21 @@ export interface operations {
                              * @enum {string}
                              */
                             kind: "broadcast";
+                            /** @description Where the audio comes from: mic, or a stream the server pulls. */
                             source: {
-                                /** @enum {string} */
-                                kind: "mic" | "stream";
-                                /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                                url?: string;
+                                /**
+                                 * @description Always `mic`.
+                                 * @enum {string}
+                                 */
+                                kind: "mic";
+                            } | {
+                                /**
+                                 * @description Always `stream`.
+                                 * @enum {string}
+                                 */
+                                kind: "stream";
+                                /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                                url: string;
                             };
                             /** @enum {string} */
                             access: "private" | "public";
@@ -5433,7 +5535,7 @@ export interface operations {
                             /** Format: date-time */
                             purgeAfter: string | null;
                         }[];
-                        /** @description Absent on the last page. */
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
                         nextCursor?: string;
                     };
                 };
@@ -5596,11 +5698,21 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "broadcast";
+                        /** @description Where the audio comes from: mic, or a stream the server pulls. */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
                         };
                         /** @enum {string} */
                         access: "private" | "public";
@@ -5854,11 +5966,21 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "broadcast";
+                        /** @description Where the audio comes from: mic, or a stream the server pulls. */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
                         };
                         /** @enum {string} */
                         access: "private" | "public";
@@ -6109,11 +6231,21 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "broadcast";
+                        /** @description Where the audio comes from: mic, or a stream the server pulls. */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
                         };
                         /** @enum {string} */
                         access: "private" | "public";
@@ -6367,11 +6499,21 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "broadcast";
+                        /** @description Where the audio comes from: mic, or a stream the server pulls. */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
                         };
                         /** @enum {string} */
                         access: "private" | "public";
@@ -6612,11 +6754,21 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "broadcast";
+                        /** @description Where the audio comes from: mic, or a stream the server pulls. */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
                         };
                         /** @enum {string} */
                         access: "private" | "public";
@@ -7028,11 +7180,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -7302,11 +7463,20 @@ export interface operations {
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
-                        } | null;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
+                        } | (never | null);
                         /** @description Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions). */
                         broadcasts: {
                             id: string;
@@ -7596,7 +7766,7 @@ export interface operations {
                             /** Format: date-time */
                             archivedAt: string | null;
                         }[];
-                        /** @description Absent on the last page. */
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
                         nextCursor?: string;
                     };
                 };
@@ -8014,11 +8184,21 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "broadcast";
+                        /** @description Where the audio comes from: mic, or a stream the server pulls. */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
                         };
                         /** @enum {string} */
                         access: "private" | "public";
@@ -8287,11 +8467,21 @@ export interface operations {
                          * @enum {string}
                          */
                         kind: "broadcast";
+                        /** @description Where the audio comes from: mic, or a stream the server pulls. */
                         source: {
-                            /** @enum {string} */
-                            kind: "mic" | "stream";
-                            /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                            url?: string;
+                            /**
+                             * @description Always `mic`.
+                             * @enum {string}
+                             */
+                            kind: "mic";
+                        } | {
+                            /**
+                             * @description Always `stream`.
+                             * @enum {string}
+                             */
+                            kind: "stream";
+                            /** @description The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
+                            url: string;
                         };
                         /** @enum {string} */
                         access: "private" | "public";
@@ -8663,25 +8853,31 @@ export interface operations {
                         code: string;
                         name: string;
                         /** @enum {string} */
-                        access: "public" | "private";
+                        access: "private" | "public";
                         /** @description This listener may follow it: public, or a valid `listenerToken` or `shareCode` of it was sent. A private broadcast's listener without one proves the password at `POST /v1/listen/{code}/token`. */
                         authorized: boolean;
-                        spokenLanguage?: string | null;
+                        spokenLanguage: string | null;
                         /** @description What `lang` may ask for on the subscribe socket: the spoken language first, then every language translation serves. */
                         languages: string[];
                         /** @description The recording in flight (only when authorized). */
-                        currentRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        currentRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
                         /** @description The newest recording a listener can read (only when authorized). */
-                        lastRecording?: {
-                            recordingId?: string;
-                            state?: string;
-                            startedAt?: string | null;
-                            transcriptionId?: string | null;
+                        lastRecording: {
+                            recordingId: string;
+                            /** @enum {string} */
+                            state: "processing" | "live" | "paused" | "ended" | "finalized";
+                            /** Format: date-time */
+                            startedAt: string | null;
+                            /** @description The live transcription the recording is made in. */
+                            transcriptionId: string | null;
                         } | null;
                     };
                 };
@@ -8795,9 +8991,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Sent as `listenerToken` on the subscribe socket, transcript, export and media reads of the broadcast's recordings. */
                         listenerToken: string;
                         broadcastId: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description A day after issue; a password or access change ends it sooner.
+                         */
                         expiresAt: string;
                     };
                 };
@@ -12047,7 +12247,7 @@ export interface operations {
                             /** Format: date-time */
                             archivedAt: string | null;
                         }[];
-                        /** @description Absent on the last page. */
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
                         nextCursor?: string;
                     };
                 };
@@ -13807,7 +14007,7 @@ export interface operations {
                              */
                             notVoicedReason: "rewrite" | null;
                         }[];
-                        /** @description Absent on the last page. */
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
                         nextCursor?: string;
                     };
                 };
@@ -14913,45 +15113,48 @@ export interface operations {
                     "application/json": {
                         recordingId: string;
                         /** @description The recording's spoken language. */
-                        language?: string | null;
+                        language: string | null;
                         /** @description One row per language with a track or clips, by language code. */
                         tracks: {
                             lang: string;
-                            /** @description The voice the language is spoken with: the recording's `settings.voiceByLang[lang]` (else its transcription's) when that voice speaks the language, else the language's default voice (`GET /v1/voices/available`). */
+                            /** @description The voice it speaks with: `settings.voiceByLang[lang]` of the recording (else its transcription), else the language's default voice. */
                             voice: string;
-                            /** @description The recording's own language: spoken as is, not translated. */
+                            /** @description The recording's own language, spoken as is (not translated). */
                             spokenLanguage: boolean;
-                            /** @description The whole track is written and every sentence in it still stands: `GET /v1/recordings/{id}/audio?kind=voice&lang=` serves it. */
+                            /** @description The whole track is written and every sentence of it still stands: `GET /v1/recordings/{id}/audio?kind=voice&lang=` serves it. */
                             sealed: boolean;
-                            /** @description Sentences changed since the track was sealed (a correction that changes what a sentence speaks, another pinned voice). Reading the row queues a re-render that synthesises only those sentences again; until it is sealed again `/audio?kind=voice` answers 409. */
+                            /** @description Sentences changed since it was sealed (a correction, another pinned voice): reading the row queues a re-render that synthesises only those sentences again; until it is sealed again `/audio?kind=voice` answers 409. */
                             stale: boolean;
                             staleSentences: string[];
                             /** Format: date-time */
-                            sealedAt?: string | null;
+                            sealedAt: string | null;
                             /** @description Seconds of the sealed track: at least the recording's duration. */
-                            durationS?: number | null;
+                            durationS: number | null;
                             /** @description The track's render job; null when only single clips were asked for. */
-                            job?: {
+                            job: {
                                 /** @enum {string} */
                                 state: "queued" | "rendering" | "done" | "failed";
                                 /** @description Percent: synthesis up to 90, assembly the rest. */
                                 progress: number;
                                 /** @description `failed`: why. */
-                                error?: string | null;
-                                /** @description Render runs so far. */
+                                error: string | null;
+                                /**
+                                 * Format: int32
+                                 * @description Render runs so far (a re-render after a correction is one more).
+                                 */
                                 attempts: number;
-                                /** @description Seconds the last run took. */
-                                renderS?: number | null;
+                                /** @description Seconds the last finished run took. */
+                                renderS: number | null;
                                 /** @description Seconds of speech the last run synthesised (clips that still stood were reused). */
-                                synthesizedS?: number | null;
+                                synthesizedS: number | null;
                                 /** Format: date-time */
-                                startedAt?: string | null;
+                                startedAt: string | null;
                             } | null;
                             /** @description Sentence clips that stand now (text and voice unchanged since made), in sentence order. */
                             clips: {
                                 /** @description The sentence id as the transcript snapshot gives it (`4.0`). */
                                 sentenceId: string;
-                                /** @description The voice that spoke it (a catalogue voice id such as `ef_dora`). */
+                                /** @description The voice that spoke it. */
                                 voice: string;
                                 /** @description Where the sentence starts on the recording's time line (seconds); the clip starts there in the track. */
                                 start: number;
@@ -14961,7 +15164,7 @@ export interface operations {
                                 /** @description The sentence text it was made from, in the recording's language. */
                                 text: string;
                                 /**
-                                 * @description `corrected`: the transcript's (corrected) text. `recognized`: the recognizer's words, because a correction of this line is not voiced (`voiced: false`): voices keep speaking what the audio supports.
+                                 * @description `corrected`: the transcript's text; `recognized`: the recognizer's words, kept because a correction of the line is not voiced.
                                  * @enum {string}
                                  */
                                 textFrom: "corrected" | "recognized";
@@ -15103,45 +15306,48 @@ export interface operations {
                     "application/json": {
                         recordingId: string;
                         /** @description The recording's spoken language. */
-                        language?: string | null;
+                        language: string | null;
                         /** @description One row per language with a track or clips, by language code. */
                         tracks: {
                             lang: string;
-                            /** @description The voice the language is spoken with: the recording's `settings.voiceByLang[lang]` (else its transcription's) when that voice speaks the language, else the language's default voice (`GET /v1/voices/available`). */
+                            /** @description The voice it speaks with: `settings.voiceByLang[lang]` of the recording (else its transcription), else the language's default voice. */
                             voice: string;
-                            /** @description The recording's own language: spoken as is, not translated. */
+                            /** @description The recording's own language, spoken as is (not translated). */
                             spokenLanguage: boolean;
-                            /** @description The whole track is written and every sentence in it still stands: `GET /v1/recordings/{id}/audio?kind=voice&lang=` serves it. */
+                            /** @description The whole track is written and every sentence of it still stands: `GET /v1/recordings/{id}/audio?kind=voice&lang=` serves it. */
                             sealed: boolean;
-                            /** @description Sentences changed since the track was sealed (a correction that changes what a sentence speaks, another pinned voice). Reading the row queues a re-render that synthesises only those sentences again; until it is sealed again `/audio?kind=voice` answers 409. */
+                            /** @description Sentences changed since it was sealed (a correction, another pinned voice): reading the row queues a re-render that synthesises only those sentences again; until it is sealed again `/audio?kind=voice` answers 409. */
                             stale: boolean;
                             staleSentences: string[];
                             /** Format: date-time */
-                            sealedAt?: string | null;
+                            sealedAt: string | null;
                             /** @description Seconds of the sealed track: at least the recording's duration. */
-                            durationS?: number | null;
+                            durationS: number | null;
                             /** @description The track's render job; null when only single clips were asked for. */
-                            job?: {
+                            job: {
                                 /** @enum {string} */
                                 state: "queued" | "rendering" | "done" | "failed";
                                 /** @description Percent: synthesis up to 90, assembly the rest. */
                                 progress: number;
                                 /** @description `failed`: why. */
-                                error?: string | null;
-                                /** @description Render runs so far. */
+                                error: string | null;
+                                /**
+                                 * Format: int32
+                                 * @description Render runs so far (a re-render after a correction is one more).
+                                 */
                                 attempts: number;
-                                /** @description Seconds the last run took. */
-                                renderS?: number | null;
+                                /** @description Seconds the last finished run took. */
+                                renderS: number | null;
                                 /** @description Seconds of speech the last run synthesised (clips that still stood were reused). */
-                                synthesizedS?: number | null;
+                                synthesizedS: number | null;
                                 /** Format: date-time */
-                                startedAt?: string | null;
+                                startedAt: string | null;
                             } | null;
                             /** @description Sentence clips that stand now (text and voice unchanged since made), in sentence order. */
                             clips: {
                                 /** @description The sentence id as the transcript snapshot gives it (`4.0`). */
                                 sentenceId: string;
-                                /** @description The voice that spoke it (a catalogue voice id such as `ef_dora`). */
+                                /** @description The voice that spoke it. */
                                 voice: string;
                                 /** @description Where the sentence starts on the recording's time line (seconds); the clip starts there in the track. */
                                 start: number;
@@ -15151,7 +15357,7 @@ export interface operations {
                                 /** @description The sentence text it was made from, in the recording's language. */
                                 text: string;
                                 /**
-                                 * @description `corrected`: the transcript's (corrected) text. `recognized`: the recognizer's words, because a correction of this line is not voiced (`voiced: false`): voices keep speaking what the audio supports.
+                                 * @description `corrected`: the transcript's text; `recognized`: the recognizer's words, kept because a correction of the line is not voiced.
                                  * @enum {string}
                                  */
                                 textFrom: "corrected" | "recognized";
@@ -16953,9 +17159,9 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
-                        version?: string;
+                        version: string;
                         /** Format: date-time */
-                        time?: string;
+                        time: string;
                     };
                 };
             };
@@ -17519,15 +17725,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         account: {
-                            id?: string;
-                            name?: string;
-                            suspended?: boolean;
+                            id: string;
+                            name: string;
+                            suspended: boolean;
                             /** Format: date-time */
-                            createdAt?: string;
+                            createdAt: string;
                         };
                         principal: components["schemas"]["Principal"];
-                        userId?: string | null;
-                        apiKeyId?: string | null;
+                        userId: string | null;
+                        apiKeyId: string | null;
                         scopes: string[];
                         principals: components["schemas"]["Principal"][];
                     };
@@ -22589,21 +22795,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The voice language, as the catalogue writes it (`en` → `en-US`). */
+                        /** @description The voice language asked for, as the catalogue writes it (`en` → `en-US`). */
                         lang: string;
+                        /** @description A voice that can speak the asked language: a catalogue voice, or one of the caller's ready cloned voices. */
                         voices: {
                             /** @description What `settings.voiceByLang` takes: a catalogue id (`af_heart`) or a cloned voice's id. */
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `catalogue` or `cloned`.
+                             * @enum {string}
+                             */
                             kind: "catalogue" | "cloned";
                             name: string;
-                            /** @description A catalogue voice's language; null for a cloned voice, which speaks every voice language. */
-                            language?: string | null;
+                            /** @description A catalogue voice's language; null for a cloned voice (it speaks every voice language). */
+                            language: string | null;
                             /** @enum {string|null} */
-                            gender?: "female" | "male" | null;
+                            gender: "female" | "male" | null;
                             /** @description The voice a recording with no pin gets (one per language). */
                             default: boolean;
-                            color?: string | null;
+                            /** @description A cloned voice's colour as its owner gave it; null for a catalogue voice. */
+                            color: string | null;
                         }[];
                     };
                 };
@@ -22848,7 +23059,7 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
-                        /** @description Absent on the last page. */
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
                         nextCursor?: string;
                     };
                 };

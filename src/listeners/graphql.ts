@@ -11,12 +11,17 @@ const ListenerBroadcastType = builder.objectRef<ListenerBroadcastView>('Listener
   description: 'A broadcast as its listeners see it, by any code it ever had.',
   fields: (t) => ({
     broadcastId: t.exposeID('broadcastId'),
-    code: t.exposeString('code', { description: 'Its code now (the one opened may be older).' }),
+    code: t.exposeString('code', { description: 'The broadcast\'s code now (the one opened may be older).' }),
     name: t.exposeString('name'),
     access: t.field({ type: Access, resolve: (view) => view.access }),
-    authorized: t.exposeBoolean('authorized', { description: 'This listener may follow it: public, or a valid listenerToken or shareCode of it was sent.' }),
+    authorized: t.exposeBoolean('authorized', {
+      description: 'This listener may follow it: public, or a valid `listenerToken` or `shareCode` of it was sent. A private '
+        + 'broadcast\'s listener without one proves the password at `POST /v1/listen/{code}/token`.',
+    }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
-    languages: t.exposeStringList('languages', { description: 'What `lang` may ask for on the subscribe socket.' }),
+    languages: t.exposeStringList('languages', {
+      description: 'What `lang` may ask for on the subscribe socket: the spoken language first, then every language translation serves.',
+    }),
     currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight (only when authorized).', resolve: (view) => view.currentRecording }),
     lastRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The newest recording a listener can read (only when authorized).', resolve: (view) => view.lastRecording }),
   }),

@@ -10,7 +10,7 @@ const VoiceClipType = builder.objectRef<VoiceClipView>('VoiceClip').implement({
   fields: (t) => ({
     sentenceId: t.exposeString('sentenceId', { description: 'The sentence id as the transcript snapshot gives it (`4.0`).' }),
     voice: t.exposeString('voice', { description: 'The voice that spoke it.' }),
-    start: t.exposeFloat('start'),
+    start: t.exposeFloat('start', { description: 'Where the sentence starts on the recording\'s time line (seconds); the clip starts there in the track.' }),
     end: t.exposeFloat('end'),
     durationS: t.exposeFloat('durationS', { description: 'Seconds of speech in the clip.' }),
     text: t.exposeString('text', { description: 'The sentence text it was made from, in the recording\'s language.' }),
@@ -24,8 +24,8 @@ const VoiceJobType = builder.objectRef<VoiceJobView>('VoiceTrackJob').implement(
   description: 'The render job of a track: `queued`, `rendering`, `done` (sealed) or `failed` (`error`).',
   fields: (t) => ({
     state: t.exposeString('state'),
-    progress: t.exposeFloat('progress', { description: '0 to 100.' }),
-    error: t.exposeString('error', { nullable: true }),
+    progress: t.exposeFloat('progress', { description: 'Percent: synthesis up to 90, assembly the rest.' }),
+    error: t.exposeString('error', { nullable: true, description: '`failed`: why.' }),
     attempts: t.exposeInt('attempts', { description: 'Render runs so far (a re-render after a correction is one more).' }),
     renderS: t.exposeFloat('renderS', { nullable: true, description: 'Seconds the last finished run took.' }),
     synthesizedS: t.exposeFloat('synthesizedS', { nullable: true, description: 'Seconds of speech the last run synthesised (clips that still stood were reused).' }),
@@ -39,13 +39,18 @@ const VoiceTrackType = builder.objectRef<VoiceTrackView>('VoiceTrack').implement
     lang: t.exposeString('lang'),
     voice: t.exposeString('voice', { description: 'The voice it speaks with: `settings.voiceByLang[lang]` of the recording (else its transcription), else the language\'s default voice.' }),
     spokenLanguage: t.exposeBoolean('spokenLanguage', { description: 'The recording\'s own language, spoken as is (not translated).' }),
-    sealed: t.exposeBoolean('sealed', { description: 'The whole track is written and every sentence of it still stands: `/audio?kind=voice&lang=` serves it.' }),
-    stale: t.exposeBoolean('stale', { description: 'Sentences changed since it was sealed (a correction, another pinned voice): it is being rendered again, only those sentences re-synthesised.' }),
+    sealed: t.exposeBoolean('sealed', {
+      description: 'The whole track is written and every sentence of it still stands: `GET /v1/recordings/{id}/audio?kind=voice&lang=` serves it.',
+    }),
+    stale: t.exposeBoolean('stale', {
+      description: 'Sentences changed since it was sealed (a correction, another pinned voice): reading the row queues a re-render that '
+        + 'synthesises only those sentences again; until it is sealed again `/audio?kind=voice` answers 409.',
+    }),
     staleSentences: t.exposeStringList('staleSentences'),
     sealedAt: t.exposeString('sealedAt', { nullable: true }),
-    durationS: t.exposeFloat('durationS', { nullable: true }),
-    job: t.field({ type: VoiceJobType, nullable: true, resolve: (row) => row.job }),
-    clips: t.field({ type: [VoiceClipType], resolve: (row) => row.clips }),
+    durationS: t.exposeFloat('durationS', { nullable: true, description: 'Seconds of the sealed track: at least the recording\'s duration.' }),
+    job: t.field({ type: VoiceJobType, nullable: true, description: 'The track\'s render job; null when only single clips were asked for.', resolve: (row) => row.job }),
+    clips: t.field({ type: [VoiceClipType], description: 'Sentence clips that stand now (text and voice unchanged since made), in sentence order.', resolve: (row) => row.clips }),
   }),
 });
 
@@ -54,7 +59,7 @@ const VoiceTracksType = builder.objectRef<VoiceTracksView>('VoiceTracks').implem
   fields: (t) => ({
     recordingId: t.exposeID('recordingId'),
     language: t.exposeString('language', { nullable: true, description: 'The recording\'s spoken language.' }),
-    tracks: t.field({ type: [VoiceTrackType], resolve: (view) => view.tracks }),
+    tracks: t.field({ type: [VoiceTrackType], description: 'One row per language with a track or clips, by language code.', resolve: (view) => view.tracks }),
   }),
 });
 

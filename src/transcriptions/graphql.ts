@@ -4,7 +4,7 @@ import { SpeakerLabels } from '../meta/graphql.js';
 import { ConfidencePolicyInput } from '../recordings/graphql.js';
 import { CropWindowInput, JobType } from '../jobs/graphql.js';
 import type { ProbeRecord } from '../links/index.js';
-import type { TranscriptionPage, TranscriptionView } from './service.js';
+import type { CaptureSource, TranscriptionPage, TranscriptionView } from './service.js';
 import { ShareLinkType } from '../share-links/graphql.js';
 import { Readable } from 'node:stream';
 import { errors } from '../core/errors.js';
@@ -52,6 +52,29 @@ export const CaptureSourceInput = builder.inputType('CaptureSourceInput', {
   }),
 });
 
+const MicSourceType = builder.objectRef<Extract<CaptureSource, { kind: 'mic' }>>('MicSource').implement({
+  description: 'The publisher\'s microphone: a browser or device publishes the audio (`{kind: "mic"}`).',
+  fields: (t) => ({ kind: t.field({ type: CaptureSourceKind, description: 'Always `mic`.', resolve: () => 'mic' as const }) }),
+});
+
+const StreamSourceType = builder.objectRef<Extract<CaptureSource, { kind: 'stream' }>>('StreamSource').implement({
+  description: 'A live stream the server pulls when a recording starts (`{kind: "stream", url}`).',
+  fields: (t) => ({
+    kind: t.field({ type: CaptureSourceKind, description: 'Always `stream`.', resolve: () => 'stream' as const }),
+    url: t.exposeString('url', {
+      description: 'The http(s) address of the live audio; private, loopback and metadata addresses are refused (400, '
+        + '`details.problem` `link_refused`).',
+    }),
+  }),
+});
+
+/** Where a live transcription's or a broadcast's audio comes from: set at creation, never changed. */
+export const CaptureSourceType = builder.unionType('CaptureSource', {
+  description: 'Where the audio comes from: the publisher\'s microphone, or a live stream the server pulls.',
+  types: [MicSourceType, StreamSourceType],
+  resolveType: (source) => (source.kind === 'stream' ? StreamSourceType : MicSourceType),
+});
+
 export const CreateLiveTranscriptionInput = builder.inputType('CreateLiveTranscriptionInput', {
   description: 'CreateLiveTranscription: created idle, with no recording until one is started.',
   fields: (t) => ({
@@ -80,7 +103,7 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     state: t.exposeString('state', { description: 'Lifecycle: active or archived.' }),
     settings: t.field({ type: 'JSON', description: 'spokenLanguage, speakerLabels, confidencePolicy, voiceByLang.', resolve: (tr) => tr.settings }),
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
-    source: t.field({ type: 'JSON', nullable: true, description: 'Live: the CaptureSource (`{kind: "mic"}` or `{kind: "stream", url}`).', resolve: (tr) => tr.source }),
+    source: t.field({ type: CaptureSourceType, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).', resolve: (tr) => tr.source }),
     recordingId: t.exposeID('recordingId', { nullable: true, description: 'The newest recording; a live transcription has none until one starts.' }),
     job: t.field({ type: JobType, nullable: true, resolve: (tr) => tr.job }),
     durationS: t.exposeFloat('durationS', { nullable: true }),

@@ -62,13 +62,13 @@ const VoicePageType = builder.objectRef<{ items: VoiceView[]; nextCursor: string
 const AvailableVoiceType = builder.objectRef<AvailableVoice>('AvailableVoice').implement({
   description: 'A voice that can speak the asked language: a catalogue voice, or one of the caller\'s ready cloned voices.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'What `settings.voiceByLang` takes.' }),
+    id: t.exposeID('id', { description: 'What `settings.voiceByLang` takes: a catalogue id (`af_heart`) or a cloned voice\'s id.' }),
     kind: t.exposeString('kind', { description: '`catalogue` or `cloned`.' }),
     name: t.exposeString('name'),
     language: t.exposeString('language', { nullable: true, description: 'A catalogue voice\'s language; null for a cloned voice (it speaks every voice language).' }),
     gender: t.exposeString('gender', { nullable: true }),
-    default: t.exposeBoolean('default', { description: 'The voice a recording with no pin gets.' }),
-    color: t.exposeString('color', { nullable: true }),
+    default: t.exposeBoolean('default', { description: 'The voice a recording with no pin gets (one per language).' }),
+    color: t.exposeString('color', { nullable: true, description: 'A cloned voice\'s colour as its owner gave it; null for a catalogue voice.' }),
   }),
 });
 

@@ -4,7 +4,9 @@
  */
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { JobFieldsFragmentDoc, ShareLinkFieldsFragmentDoc } from '../../src/generated/graphql.js';
+import {
+  BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
+} from '../../src/generated/graphql.js';
 import { fragmentSchema } from '../../rest/shapes.js';
 
 describe('fragmentSchema', () => {
@@ -29,6 +31,19 @@ describe('fragmentSchema', () => {
     expect(properties.preview).toMatchObject({ nullable: true, properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } } } });
     expect(properties.progress).not.toHaveProperty('type');
     expect(properties.attempts).toEqual({ type: 'integer', minimum: 0 });
+  });
+
+  it('makes a union selected on each member a oneOf, with a null-only member when the field is nullable', () => {
+    const transcription = fragmentSchema(TranscriptionFieldsFragmentDoc);
+    const source = (transcription.properties as Record<string, { oneOf: Array<Record<string, unknown>> }>).source;
+    expect(source.oneOf).toEqual([
+      expect.objectContaining({ required: ['kind'], properties: { kind: expect.objectContaining({ enum: ['mic'] }) } }),
+      expect.objectContaining({ required: ['kind', 'url'], properties: expect.objectContaining({ kind: expect.objectContaining({ enum: ['stream'] }) }) }),
+      { type: 'object', nullable: true, enum: [null] },
+    ]);
+    const broadcast = fragmentSchema(BroadcastFieldsFragmentDoc);
+    expect((broadcast.properties as Record<string, { oneOf: unknown[] }>).source.oneOf).toHaveLength(2);
+    expect(() => fragmentSchema(parse('fragment F on Broadcast { source { ... on MicSource { kind } } }'))).toThrow('leaves out the union member StreamSource');
   });
 
   it('refuses what it cannot derive: no fragment, an unknown field, an object with no selection', () => {

@@ -112,7 +112,7 @@ describe('live transcriptions', () => {
   });
 
   it('through GraphQL too', async () => {
-    const response = await server.graphql('mutation($input: CreateLiveTranscriptionInput!) { createLiveTranscription(input: $input) { id kind recordingId source } }', {
+    const response = await server.graphql('mutation($input: CreateLiveTranscriptionInput!) { createLiveTranscription(input: $input) { id kind recordingId source { ... on StreamSource { kind url } ... on MicSource { kind } } } }', {
       input: { name: 'From GraphQL', source: { kind: 'mic' } },
     });
     const body = await response.json();
