@@ -6,6 +6,8 @@
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { errors } from '../src/core/errors.js';
+import { PurgedFieldsFragmentDoc } from '../src/generated/graphql.js';
+import { fragmentSchema } from './shapes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from './types.js';
 
 /** The times of a resource with a lifecycle (transcriptions, broadcasts). */
@@ -28,6 +30,8 @@ export function lifecycleListVariables(query: Record<string, unknown>): { cursor
   if (limit !== undefined && !Number.isInteger(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
   return { cursor: query.cursor as string | undefined, lifecycle: query.lifecycle as string | undefined, limit };
 }
+
+const purgedSchema = fragmentSchema(PurgedFieldsFragmentDoc);
 
 export type LifecycleMove = 'archive' | 'restore' | 'purge';
 
@@ -52,7 +56,7 @@ export function lifecycleMoveRoutes(resource: {
       variables: ({ params }) => ({ id: params.id! }),
       result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}${resource.type}`] }),
       response: move === 'purge'
-        ? { status: 200, description: '`{id, purged: true}`.', schema: { type: 'object', properties: { id: { type: 'string' }, purged: { type: 'boolean' } } } }
+        ? { status: 200, description: '`{id, purged: true}`.', schema: purgedSchema }
         : { status: 200, description: `The ${noun}.`, schema: resource.schema },
       errors: move === 'purge' ? [resource.notFound, { status: 409, code: 'invalid_state', description: `Only an archived ${noun} can be purged.` }] : [resource.notFound],
     }),

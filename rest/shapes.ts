@@ -44,6 +44,7 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'AudioCapabilities.channels': { items: { type: 'integer', format: 'int32', minimum: 1, maximum: 255 } },
   'MicSource.kind': { enum: ['mic'] },
   'StreamSource.kind': { enum: ['stream'] },
+  'Purged.purged': { enum: [true] },
   'Health.status': { enum: ['ok'] },
   'Principal.kind': { enum: ['user', 'api_key'] },
   'Principal.scopes': { items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] } },

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { builder } from '../core/builder.js';
-import { LifecycleTimesRef } from '../core/lifecycle.js';
+import { LifecycleTimesRef, PurgedType } from '../core/lifecycle.js';
 import { baseUrlOf, type Context } from '../core/context.js';
 import { CaptureSourceInput, CaptureSourceType, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
 import { RecordingGrantType, RecordingPageType } from '../live/recordings-graphql.js';
@@ -147,7 +147,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => ctx.services.broadcasts.restore(ctx.identity!.account.id, String(args.id), baseUrlOf(ctx)),
   }),
   purgeBroadcast: t.field({
-    type: 'JSON',
+    type: PurgedType,
     description: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay. `{id, purged: true}`.',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }) },

@@ -29,3 +29,17 @@ export const LifecycleTimesRef = builder.interfaceRef<LifecycleTimes>('Lifecycle
     purgeAfter: t.exposeString('purgeAfter', { nullable: true }),
   }),
 });
+
+/** What a purge answers: the resource is gone for good. */
+export interface Purged {
+  id: string;
+  purged: true;
+}
+
+export const PurgedType = builder.objectRef<Purged>('Purged').implement({
+  description: 'A purged resource: deleted for good, its id free of every record.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    purged: t.boolean({ description: 'Always true.', resolve: () => true }),
+  }),
+});

@@ -619,7 +619,7 @@ export type PurgeBroadcastMutationVariables = Exact<{
 }>;
 
 
-export type PurgeBroadcastMutation = { purgeBroadcast: unknown };
+export type PurgeBroadcastMutation = { purgeBroadcast: { id: string, purged: boolean } };
 
 export type AttachTranscriptionBroadcastMutationVariables = Exact<{
   transcriptionId: string;
@@ -831,7 +831,7 @@ export type PurgeRecordingMutationVariables = Exact<{
 }>;
 
 
-export type PurgeRecordingMutation = { purgeRecording: unknown };
+export type PurgeRecordingMutation = { purgeRecording: { id: string, purged: boolean } };
 
 export type RecordingTranscriptQueryVariables = Exact<{
   recordingId: string;
@@ -1108,12 +1108,14 @@ export type RestoreTranscriptionMutation = { restoreTranscription: { id: string,
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
+export type PurgedFieldsFragment = { id: string, purged: boolean };
+
 export type PurgeTranscriptionMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type PurgeTranscriptionMutation = { purgeTranscription: unknown };
+export type PurgeTranscriptionMutation = { purgeTranscription: { id: string, purged: boolean } };
 
 export type TranscriptionProbeQueryVariables = Exact<{
   url: string;
@@ -1774,6 +1776,12 @@ fragment ShareLinkFields on ShareLink {
   createdAt
   updatedAt
 }`, {"fragmentName":"TranscriptionFields"}) as unknown as TypedDocumentString<TranscriptionFieldsFragment, unknown>;
+export const PurgedFieldsFragmentDoc = new TypedDocumentString(`
+    fragment PurgedFields on Purged {
+  id
+  purged
+}
+    `, {"fragmentName":"PurgedFields"}) as unknown as TypedDocumentString<PurgedFieldsFragment, unknown>;
 export const VoiceTracksFieldsFragmentDoc = new TypedDocumentString(`
     fragment VoiceTracksFields on VoiceTracks {
   recordingId
@@ -2930,9 +2938,14 @@ export const RestoreBroadcastDocument = new TypedDocumentString(`
 }`) as unknown as TypedDocumentString<RestoreBroadcastMutation, RestoreBroadcastMutationVariables>;
 export const PurgeBroadcastDocument = new TypedDocumentString(`
     mutation PurgeBroadcast($id: ID!) {
-  purgeBroadcast(id: $id)
+  purgeBroadcast(id: $id) {
+    ...PurgedFields
+  }
 }
-    `) as unknown as TypedDocumentString<PurgeBroadcastMutation, PurgeBroadcastMutationVariables>;
+    fragment PurgedFields on Purged {
+  id
+  purged
+}`) as unknown as TypedDocumentString<PurgeBroadcastMutation, PurgeBroadcastMutationVariables>;
 export const AttachTranscriptionBroadcastDocument = new TypedDocumentString(`
     mutation AttachTranscriptionBroadcast($transcriptionId: ID!, $broadcastId: ID!) {
   attachTranscriptionBroadcast(
@@ -3774,9 +3787,14 @@ export const RestoreRecordingDocument = new TypedDocumentString(`
 }`) as unknown as TypedDocumentString<RestoreRecordingMutation, RestoreRecordingMutationVariables>;
 export const PurgeRecordingDocument = new TypedDocumentString(`
     mutation PurgeRecording($id: ID!) {
-  purgeRecording(id: $id)
+  purgeRecording(id: $id) {
+    ...PurgedFields
+  }
 }
-    `) as unknown as TypedDocumentString<PurgeRecordingMutation, PurgeRecordingMutationVariables>;
+    fragment PurgedFields on Purged {
+  id
+  purged
+}`) as unknown as TypedDocumentString<PurgeRecordingMutation, PurgeRecordingMutationVariables>;
 export const RecordingTranscriptDocument = new TypedDocumentString(`
     query RecordingTranscript($recordingId: ID!, $after: Int, $lang: String, $shareCode: String, $listenerToken: String) {
   recordingTranscript(
@@ -5014,9 +5032,14 @@ fragment TranscriptionFields on Transcription {
 }`) as unknown as TypedDocumentString<RestoreTranscriptionMutation, RestoreTranscriptionMutationVariables>;
 export const PurgeTranscriptionDocument = new TypedDocumentString(`
     mutation PurgeTranscription($id: ID!) {
-  purgeTranscription(id: $id)
+  purgeTranscription(id: $id) {
+    ...PurgedFields
+  }
 }
-    `) as unknown as TypedDocumentString<PurgeTranscriptionMutation, PurgeTranscriptionMutationVariables>;
+    fragment PurgedFields on Purged {
+  id
+  purged
+}`) as unknown as TypedDocumentString<PurgeTranscriptionMutation, PurgeTranscriptionMutationVariables>;
 export const TranscriptionProbeDocument = new TypedDocumentString(`
     query TranscriptionProbe($url: String!) {
   transcriptionProbe(url: $url) {

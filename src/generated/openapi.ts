@@ -5147,8 +5147,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: string;
-                        purged?: boolean;
+                        id: string;
+                        /**
+                         * @description Always true.
+                         * @enum {boolean}
+                         */
+                        purged: true;
                     };
                 };
             };
@@ -7000,8 +7004,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: string;
-                        purged?: boolean;
+                        id: string;
+                        /**
+                         * @description Always true.
+                         * @enum {boolean}
+                         */
+                        purged: true;
                     };
                 };
             };
@@ -10699,8 +10707,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        id?: string;
-                        purged?: boolean;
+                        id: string;
+                        /**
+                         * @description Always true.
+                         * @enum {boolean}
+                         */
+                        purged: true;
                     };
                 };
             };

@@ -1,4 +1,5 @@
 import { builder } from '../core/builder.js';
+import { PurgedType } from '../core/lifecycle.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type RecordingTranslation, type TranscriptSnapshot } from './service.js';
 import { parseSpeakerName } from './speakers.js';
 
@@ -263,7 +264,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => ctx.services.transcriptions.restoreRecording(ctx.identity!.account.id, String(args.id)),
   }),
   purgeRecording: t.field({
-    type: 'JSON',
+    type: PurgedType,
     description: 'Delete an archived recording (transcript, events, job, media) for good: `{id, purged: true}`.',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }) },

@@ -1,5 +1,5 @@
 import { builder } from '../core/builder.js';
-import { LifecycleTimesRef } from '../core/lifecycle.js';
+import { LifecycleTimesRef, PurgedType } from '../core/lifecycle.js';
 import { SpeakerLabels } from '../meta/graphql.js';
 import { ConfidencePolicyInput } from '../recordings/graphql.js';
 import { CropWindowInput, JobType } from '../jobs/graphql.js';
@@ -258,7 +258,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => ctx.services.transcriptions.restore(ctx.identity!.account.id, String(args.id)),
   }),
   purgeTranscription: t.field({
-    type: 'JSON',
+    type: PurgedType,
     description: 'Delete an archived transcription and its media for good: `{id, purged: true}`.',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }) },
