@@ -28,6 +28,7 @@ const SCALARS: Record<string, JsonSchema> = {
   Boolean: { type: 'boolean' },
   DateTime: { type: 'string', format: 'date-time' },
   JSON: {},
+  LanguageMap: { type: 'object', additionalProperties: { type: 'string' } },
 };
 
 const NULL_ONLY: JsonSchema = { type: 'object', nullable: true, enum: [null] };
@@ -45,6 +46,10 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'MicSource.kind': { enum: ['mic'] },
   'StreamSource.kind': { enum: ['stream'] },
   'Purged.purged': { enum: [true] },
+  'JobProgress.pct': { minimum: 0, maximum: 100 },
+  'JobProgress.phase': { enum: ['fetching', 'extracting', null] },
+  'JobProgress.phasePct': { minimum: 0, maximum: 100 },
+  'VoiceFit.gender': { enum: ['female', 'male', null] },
   'Health.status': { enum: ['ok'] },
   'Principal.kind': { enum: ['user', 'api_key'] },
   'Principal.scopes': { items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] } },

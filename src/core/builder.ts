@@ -51,6 +51,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
+    LanguageMap: { Input: Record<string, string>; Output: Record<string, string> };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, ErrorsPlugin, DataloaderPlugin],
@@ -105,6 +106,19 @@ builder.scalarType('JSON', {
   serialize: (value) => value,
   parseValue: (value) => value,
 });
+
+builder.scalarType('LanguageMap', {
+  description: 'An object from a language code to a string: `{"de": "…", "fr": "…"}`; `{}` when empty.',
+  serialize: (value) => languageMap(value, 'A LanguageMap value'),
+  parseValue: (value) => languageMap(value, 'A LanguageMap'),
+});
+
+function languageMap(value: unknown, what: string): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((text) => typeof text !== 'string')) {
+    throw new GraphQLError(`${what} must be an object from language codes to strings.`);
+  }
+  return value as Record<string, string>;
+}
 
 /** The spec's error, as a typed result for fields that opt in with `errors: { types: [ApiError] }`. */
 builder.objectType(ApiError, {

@@ -630,7 +630,7 @@ export type AttachTranscriptionBroadcastMutationVariables = Exact<{
 export type AttachTranscriptionBroadcastMutation = { attachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type DetachTranscriptionBroadcastMutationVariables = Exact<{
   transcriptionId: string;
@@ -641,7 +641,7 @@ export type DetachTranscriptionBroadcastMutationVariables = Exact<{
 export type DetachTranscriptionBroadcastMutation = { detachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type StartBroadcastRecordingMutationVariables = Exact<{
   broadcastId: string;
@@ -728,14 +728,14 @@ export type RevertCorrectionMutationVariables = Exact<{
 
 export type RevertCorrectionMutation = { revertCorrection: { id: string, batchId: string, kind: string, from: string, to: string, appliedAt: string, seq: number | null, speaker: number | null, wordIdx: number | null, revertedAt: string | null, voiced: boolean | null, notVoicedReason: string | null, actor: { apiKeyId: string | null, displayName: string | null, userId: string | null } } };
 
-export type JobFieldsFragment = { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null };
+export type JobFieldsFragment = { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null };
 
 export type RecordingJobQueryVariables = Exact<{
   recordingId: string;
 }>;
 
 
-export type RecordingJobQuery = { recordingJob: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } };
+export type RecordingJobQuery = { recordingJob: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } };
 
 export type StartRecordingJobMutationVariables = Exact<{
   recordingId: string;
@@ -743,14 +743,14 @@ export type StartRecordingJobMutationVariables = Exact<{
 }>;
 
 
-export type StartRecordingJobMutation = { startRecordingJob: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } };
+export type StartRecordingJobMutation = { startRecordingJob: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } };
 
 export type RetryRecordingJobMutationVariables = Exact<{
   recordingId: string;
 }>;
 
 
-export type RetryRecordingJobMutation = { retryRecordingJob: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } };
+export type RetryRecordingJobMutation = { retryRecordingJob: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } };
 
 export type ListenerBroadcastFieldsFragment = { broadcastId: string, code: string, name: string, access: Access, authorized: boolean, spokenLanguage: string | null, languages: Array<string>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null };
 
@@ -842,7 +842,7 @@ export type RecordingTranscriptQueryVariables = Exact<{
 }>;
 
 
-export type RecordingTranscriptQuery = { recordingTranscript: { recordingId: string, transcriptionId: string, state: string, language: string | null, durationS: number | null, lastSeq: number, partial: boolean, job: { state: string, pct: number } | null, sentences: Array<{ id: string, speaker: number, start: number, end: number, text: string, translations: unknown, confidence: number | null, unclear: boolean | null, suppressed: boolean | null }>, segments: Array<{ seq: number, speaker: number, speakerConfidence: number | null, speakerProvisional: boolean | null, translations: unknown, translationSources: unknown, start: number, end: number, text: string, confidence: number | null, language: string | null, decoder: string | null, recognizedText: string | null, scriptFrom: number | null, scriptPos: number | null, suppressed: boolean | null, words: Array<{ start: number, end: number, text: string, prob: number, low: boolean | null }> }>, speakers: Array<{ index: number, name: string | null }> } };
+export type RecordingTranscriptQuery = { recordingTranscript: { recordingId: string, transcriptionId: string, state: string, language: string | null, durationS: number | null, lastSeq: number, partial: boolean, job: { state: string, pct: number } | null, sentences: Array<{ id: string, speaker: number, start: number, end: number, text: string, translations: Record<string, string>, confidence: number | null, unclear: boolean | null, suppressed: boolean | null }>, segments: Array<{ seq: number, speaker: number, speakerConfidence: number | null, speakerProvisional: boolean | null, translations: Record<string, string>, translationSources: Record<string, string>, start: number, end: number, text: string, confidence: number | null, language: string | null, decoder: string | null, recognizedText: string | null, scriptFrom: number | null, scriptPos: number | null, suppressed: boolean | null, words: Array<{ start: number, end: number, text: string, prob: number, low: boolean | null }> }>, speakers: Array<{ index: number, name: string | null }> } };
 
 export type RecordingTranslationQueryVariables = Exact<{
   recordingId: string;
@@ -1030,7 +1030,7 @@ export type SummarizeRecordingMutation = { summarizeRecording: { recordingId: st
 export type TranscriptionFieldsFragment = { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
     | { kind: CaptureSourceKind }
     | { kind: CaptureSourceKind, url: string }
-   | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null };
+   | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null };
 
 export type TranscriptionsQueryVariables = Exact<{
   cursor?: string | null | undefined;
@@ -1042,7 +1042,7 @@ export type TranscriptionsQueryVariables = Exact<{
 export type TranscriptionsQuery = { transcriptions: { nextCursor: string | null, items: Array<{ id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
         | { kind: CaptureSourceKind }
         | { kind: CaptureSourceKind, url: string }
-       | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null }> } };
+       | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null }> } };
 
 export type TranscriptionQueryVariables = Exact<{
   id: string;
@@ -1052,7 +1052,7 @@ export type TranscriptionQueryVariables = Exact<{
 export type TranscriptionQuery = { transcription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type CreateTranscriptionMutationVariables = Exact<{
   options?: CreateTranscriptionInput | null | undefined;
@@ -1063,7 +1063,7 @@ export type CreateTranscriptionMutationVariables = Exact<{
 export type CreateTranscriptionMutation = { createTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type UploadRecordingMutationVariables = Exact<{
   transcriptionId: string;
@@ -1075,7 +1075,7 @@ export type UploadRecordingMutationVariables = Exact<{
 export type UploadRecordingMutation = { uploadRecording: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type UpdateTranscriptionMutationVariables = Exact<{
   id: string;
@@ -1086,7 +1086,7 @@ export type UpdateTranscriptionMutationVariables = Exact<{
 export type UpdateTranscriptionMutation = { updateTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type ArchiveTranscriptionMutationVariables = Exact<{
   id: string;
@@ -1096,7 +1096,7 @@ export type ArchiveTranscriptionMutationVariables = Exact<{
 export type ArchiveTranscriptionMutation = { archiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type RestoreTranscriptionMutationVariables = Exact<{
   id: string;
@@ -1106,7 +1106,7 @@ export type RestoreTranscriptionMutationVariables = Exact<{
 export type RestoreTranscriptionMutation = { restoreTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type PurgedFieldsFragment = { id: string, purged: boolean };
 
@@ -1132,7 +1132,7 @@ export type CreateLiveTranscriptionMutationVariables = Exact<{
 export type CreateLiveTranscriptionMutation = { createLiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, progress: unknown, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
+     | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type VoiceTracksFieldsFragment = { recordingId: string, language: string | null, tracks: Array<{ lang: string, voice: string, spokenLanguage: boolean, sealed: boolean, stale: boolean, staleSentences: Array<string>, sealedAt: string | null, durationS: number | null, job: { state: string, progress: number, error: string | null, attempts: number, renderS: number | null, synthesizedS: number | null, startedAt: string | null } | null, clips: Array<{ sentenceId: string, voice: string, start: number, end: number, durationS: number, text: string, textFrom: string, spoken: string, translationSource: string }> }> };
 
@@ -1155,7 +1155,7 @@ export type RenderVoiceTracksMutationVariables = Exact<{
 
 export type RenderVoiceTracksMutation = { renderVoiceTracks: { recordingId: string, language: string | null, tracks: Array<{ lang: string, voice: string, spokenLanguage: boolean, sealed: boolean, stale: boolean, staleSentences: Array<string>, sealedAt: string | null, durationS: number | null, job: { state: string, progress: number, error: string | null, attempts: number, renderS: number | null, synthesizedS: number | null, startedAt: string | null } | null, clips: Array<{ sentenceId: string, voice: string, start: number, end: number, durationS: number, text: string, textFrom: string, spoken: string, translationSource: string }> }> } };
 
-export type VoiceFieldsFragment = { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, fit: unknown, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null };
+export type VoiceFieldsFragment = { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null, fit: { cloner: string, speechS: number | null, pitchHz: number | null, gender: string | null, basedOn: Array<string> | null, blend: number | null, voicePitchHz: number | null, distance: number | null, candidates: Array<{ voice: string, distance: number }> | null } | null };
 
 export type VoicesQueryVariables = Exact<{
   cursor?: string | null | undefined;
@@ -1163,14 +1163,14 @@ export type VoicesQueryVariables = Exact<{
 }>;
 
 
-export type VoicesQuery = { voices: { nextCursor: string | null, items: Array<{ id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, fit: unknown, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null }> } };
+export type VoicesQuery = { voices: { nextCursor: string | null, items: Array<{ id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null, fit: { cloner: string, speechS: number | null, pitchHz: number | null, gender: string | null, basedOn: Array<string> | null, blend: number | null, voicePitchHz: number | null, distance: number | null, candidates: Array<{ voice: string, distance: number }> | null } | null }> } };
 
 export type VoiceQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type VoiceQuery = { voice: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, fit: unknown, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null } };
+export type VoiceQuery = { voice: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null, fit: { cloner: string, speechS: number | null, pitchHz: number | null, gender: string | null, basedOn: Array<string> | null, blend: number | null, voicePitchHz: number | null, distance: number | null, candidates: Array<{ voice: string, distance: number }> | null } | null } };
 
 export type AvailableVoicesFieldsFragment = { lang: string, voices: Array<{ id: string, kind: string, name: string, language: string | null, gender: string | null, default: boolean, color: string | null }> };
 
@@ -1186,7 +1186,7 @@ export type CreateVoiceFromSpeakerMutationVariables = Exact<{
 }>;
 
 
-export type CreateVoiceFromSpeakerMutation = { createVoiceFromSpeaker: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, fit: unknown, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null } };
+export type CreateVoiceFromSpeakerMutation = { createVoiceFromSpeaker: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null, fit: { cloner: string, speechS: number | null, pitchHz: number | null, gender: string | null, basedOn: Array<string> | null, blend: number | null, voicePitchHz: number | null, distance: number | null, candidates: Array<{ voice: string, distance: number }> | null } | null } };
 
 export type UpdateVoiceMutationVariables = Exact<{
   id: string;
@@ -1194,7 +1194,7 @@ export type UpdateVoiceMutationVariables = Exact<{
 }>;
 
 
-export type UpdateVoiceMutation = { updateVoice: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, fit: unknown, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null } };
+export type UpdateVoiceMutation = { updateVoice: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null, fit: { cloner: string, speechS: number | null, pitchHz: number | null, gender: string | null, basedOn: Array<string> | null, blend: number | null, voicePitchHz: number | null, distance: number | null, candidates: Array<{ voice: string, distance: number }> | null } | null } };
 
 export type DeleteVoiceMutationVariables = Exact<{
   id: string;
@@ -1660,7 +1660,18 @@ export const JobFieldsFragmentDoc = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -1740,7 +1751,18 @@ export const TranscriptionFieldsFragmentDoc = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -1836,7 +1858,20 @@ export const VoiceFieldsFragmentDoc = new TypedDocumentString(`
     speaker
   }
   speechS
-  fit
+  fit {
+    cloner
+    speechS
+    pitchHz
+    gender
+    basedOn
+    blend
+    voicePitchHz
+    distance
+    candidates {
+      voice
+      distance
+    }
+  }
   createdAt
   updatedAt
 }
@@ -2958,7 +2993,18 @@ export const AttachTranscriptionBroadcastDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -3043,7 +3089,18 @@ export const DetachTranscriptionBroadcastDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -3474,7 +3531,18 @@ export const RecordingJobDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -3506,7 +3574,18 @@ export const StartRecordingJobDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -3538,7 +3617,18 @@ export const RetryRecordingJobDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -4461,7 +4551,18 @@ export const TranscriptionsDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -4543,7 +4644,18 @@ export const TranscriptionDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -4625,7 +4737,18 @@ export const CreateTranscriptionDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -4711,7 +4834,18 @@ export const UploadRecordingDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -4793,7 +4927,18 @@ export const UpdateTranscriptionDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -4875,7 +5020,18 @@ export const ArchiveTranscriptionDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -4957,7 +5113,18 @@ export const RestoreTranscriptionDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -5066,7 +5233,18 @@ export const CreateLiveTranscriptionDocument = new TypedDocumentString(`
     fragment JobFields on TranscriptionJob {
   recordingId
   state
-  progress
+  progress {
+    pct
+    processedS
+    totalS
+    segmentsDone
+    segmentsTotal
+    phase
+    phasePct
+    fetchedBytes
+    fetchTotalBytes
+    uncoveredSpeechS
+  }
   error
   errorCode
   source
@@ -5254,7 +5432,20 @@ export const VoicesDocument = new TypedDocumentString(`
     speaker
   }
   speechS
-  fit
+  fit {
+    cloner
+    speechS
+    pitchHz
+    gender
+    basedOn
+    blend
+    voicePitchHz
+    distance
+    candidates {
+      voice
+      distance
+    }
+  }
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<VoicesQuery, VoicesQueryVariables>;
@@ -5281,7 +5472,20 @@ export const VoiceDocument = new TypedDocumentString(`
     speaker
   }
   speechS
-  fit
+  fit {
+    cloner
+    speechS
+    pitchHz
+    gender
+    basedOn
+    blend
+    voicePitchHz
+    distance
+    candidates {
+      voice
+      distance
+    }
+  }
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<VoiceQuery, VoiceQueryVariables>;
@@ -5326,7 +5530,20 @@ export const CreateVoiceFromSpeakerDocument = new TypedDocumentString(`
     speaker
   }
   speechS
-  fit
+  fit {
+    cloner
+    speechS
+    pitchHz
+    gender
+    basedOn
+    blend
+    voicePitchHz
+    distance
+    candidates {
+      voice
+      distance
+    }
+  }
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<CreateVoiceFromSpeakerMutation, CreateVoiceFromSpeakerMutationVariables>;
@@ -5353,7 +5570,20 @@ export const UpdateVoiceDocument = new TypedDocumentString(`
     speaker
   }
   speechS
-  fit
+  fit {
+    cloner
+    speechS
+    pitchHz
+    gender
+    basedOn
+    blend
+    voicePitchHz
+    distance
+    candidates {
+      voice
+      distance
+    }
+  }
   createdAt
   updatedAt
 }`) as unknown as TypedDocumentString<UpdateVoiceMutation, UpdateVoiceMutationVariables>;

@@ -2665,8 +2665,38 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                                /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                                progress: unknown;
+                                /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                                progress: {
+                                    /** @description 0 to 100. */
+                                    pct: number;
+                                    /** @description Seconds of audio transcribed so far. */
+                                    processedS: number | null;
+                                    /** @description Seconds of audio to transcribe. */
+                                    totalS: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description Segments committed so far.
+                                     */
+                                    segmentsDone: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description Segments in all, once known.
+                                     */
+                                    segmentsTotal: number | null;
+                                    /**
+                                     * @description While fetching a link: `fetching`, then `extracting`.
+                                     * @enum {string|null}
+                                     */
+                                    phase: "fetching" | "extracting" | null;
+                                    /** @description How far the phase is, 0 to 100, when its size is known. */
+                                    phasePct: number | null;
+                                    /** @description Bytes of the link fetched so far. */
+                                    fetchedBytes: number | null;
+                                    /** @description The link's size, when it said. */
+                                    fetchTotalBytes: number | null;
+                                    /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                    uncoveredSpeechS: number | null;
+                                };
                                 error: string | null;
                                 /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                                 errorCode: string | null;
@@ -2990,8 +3020,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -3375,8 +3435,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -3722,8 +3812,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -4123,8 +4243,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -4395,8 +4545,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -4663,8 +4843,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -4931,8 +5141,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -7221,8 +7461,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -7504,8 +7774,38 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                            /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                            progress: unknown;
+                            /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                            progress: {
+                                /** @description 0 to 100. */
+                                pct: number;
+                                /** @description Seconds of audio transcribed so far. */
+                                processedS: number | null;
+                                /** @description Seconds of audio to transcribe. */
+                                totalS: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments committed so far.
+                                 */
+                                segmentsDone: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description Segments in all, once known.
+                                 */
+                                segmentsTotal: number | null;
+                                /**
+                                 * @description While fetching a link: `fetching`, then `extracting`.
+                                 * @enum {string|null}
+                                 */
+                                phase: "fetching" | "extracting" | null;
+                                /** @description How far the phase is, 0 to 100, when its size is known. */
+                                phasePct: number | null;
+                                /** @description Bytes of the link fetched so far. */
+                                fetchedBytes: number | null;
+                                /** @description The link's size, when it said. */
+                                fetchTotalBytes: number | null;
+                                /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                                uncoveredSpeechS: number | null;
+                            };
                             error: string | null;
                             /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                             errorCode: string | null;
@@ -9386,8 +9686,38 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                        /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                        progress: unknown;
+                        /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                        progress: {
+                            /** @description 0 to 100. */
+                            pct: number;
+                            /** @description Seconds of audio transcribed so far. */
+                            processedS: number | null;
+                            /** @description Seconds of audio to transcribe. */
+                            totalS: number | null;
+                            /**
+                             * Format: int32
+                             * @description Segments committed so far.
+                             */
+                            segmentsDone: number | null;
+                            /**
+                             * Format: int32
+                             * @description Segments in all, once known.
+                             */
+                            segmentsTotal: number | null;
+                            /**
+                             * @description While fetching a link: `fetching`, then `extracting`.
+                             * @enum {string|null}
+                             */
+                            phase: "fetching" | "extracting" | null;
+                            /** @description How far the phase is, 0 to 100, when its size is known. */
+                            phasePct: number | null;
+                            /** @description Bytes of the link fetched so far. */
+                            fetchedBytes: number | null;
+                            /** @description The link's size, when it said. */
+                            fetchTotalBytes: number | null;
+                            /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                            uncoveredSpeechS: number | null;
+                        };
                         error: string | null;
                         /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                         errorCode: string | null;
@@ -9681,8 +10011,38 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                        /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                        progress: unknown;
+                        /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                        progress: {
+                            /** @description 0 to 100. */
+                            pct: number;
+                            /** @description Seconds of audio transcribed so far. */
+                            processedS: number | null;
+                            /** @description Seconds of audio to transcribe. */
+                            totalS: number | null;
+                            /**
+                             * Format: int32
+                             * @description Segments committed so far.
+                             */
+                            segmentsDone: number | null;
+                            /**
+                             * Format: int32
+                             * @description Segments in all, once known.
+                             */
+                            segmentsTotal: number | null;
+                            /**
+                             * @description While fetching a link: `fetching`, then `extracting`.
+                             * @enum {string|null}
+                             */
+                            phase: "fetching" | "extracting" | null;
+                            /** @description How far the phase is, 0 to 100, when its size is known. */
+                            phasePct: number | null;
+                            /** @description Bytes of the link fetched so far. */
+                            fetchedBytes: number | null;
+                            /** @description The link's size, when it said. */
+                            fetchTotalBytes: number | null;
+                            /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                            uncoveredSpeechS: number | null;
+                        };
                         error: string | null;
                         /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                         errorCode: string | null;
@@ -9885,8 +10245,38 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "cropping" | "queued" | "fetching" | "transcribing" | "done" | "failed";
-                        /** @description `pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
-                        progress: unknown;
+                        /** @description How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, `uncoveredSpeechS` once done. */
+                        progress: {
+                            /** @description 0 to 100. */
+                            pct: number;
+                            /** @description Seconds of audio transcribed so far. */
+                            processedS: number | null;
+                            /** @description Seconds of audio to transcribe. */
+                            totalS: number | null;
+                            /**
+                             * Format: int32
+                             * @description Segments committed so far.
+                             */
+                            segmentsDone: number | null;
+                            /**
+                             * Format: int32
+                             * @description Segments in all, once known.
+                             */
+                            segmentsTotal: number | null;
+                            /**
+                             * @description While fetching a link: `fetching`, then `extracting`.
+                             * @enum {string|null}
+                             */
+                            phase: "fetching" | "extracting" | null;
+                            /** @description How far the phase is, 0 to 100, when its size is known. */
+                            phasePct: number | null;
+                            /** @description Bytes of the link fetched so far. */
+                            fetchedBytes: number | null;
+                            /** @description The link's size, when it said. */
+                            fetchTotalBytes: number | null;
+                            /** @description Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost). */
+                            uncoveredSpeechS: number | null;
+                        };
                         error: string | null;
                         /** @description Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal. */
                         errorCode: string | null;
@@ -23064,8 +23454,33 @@ export interface operations {
                             } | null;
                             /** @description Seconds of speech measured in the sample (once trained). */
                             speechS: number | null;
-                            /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                            fit: unknown;
+                            /** @description What training measured and chose (once trained). */
+                            fit: {
+                                /** @description Which cloner trained it (`style-fit`). */
+                                cloner: string;
+                                /** @description Seconds of speech measured in the sample. */
+                                speechS: number | null;
+                                /** @description The speaker's median pitch. */
+                                pitchHz: number | null;
+                                /**
+                                 * @description `female` or `male`, as the pitch suggests.
+                                 * @enum {string|null}
+                                 */
+                                gender: "female" | "male" | null;
+                                /** @description The catalogue voices whose styles were blended (one or two). */
+                                basedOn: string[] | null;
+                                /** @description The weight of the second style in the blend (0 to 1); null for one style. */
+                                blend: number | null;
+                                /** @description The chosen voice's pitch. */
+                                voicePitchHz: number | null;
+                                /** @description How far the chosen style sounds from the sample (lower is closer). */
+                                distance: number | null;
+                                /** @description Every style tried, with its distance. */
+                                candidates: {
+                                    voice: string;
+                                    distance: number;
+                                }[] | null;
+                            } | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -23230,8 +23645,33 @@ export interface operations {
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
                         speechS: number | null;
-                        /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit: unknown;
+                        /** @description What training measured and chose (once trained). */
+                        fit: {
+                            /** @description Which cloner trained it (`style-fit`). */
+                            cloner: string;
+                            /** @description Seconds of speech measured in the sample. */
+                            speechS: number | null;
+                            /** @description The speaker's median pitch. */
+                            pitchHz: number | null;
+                            /**
+                             * @description `female` or `male`, as the pitch suggests.
+                             * @enum {string|null}
+                             */
+                            gender: "female" | "male" | null;
+                            /** @description The catalogue voices whose styles were blended (one or two). */
+                            basedOn: string[] | null;
+                            /** @description The weight of the second style in the blend (0 to 1); null for one style. */
+                            blend: number | null;
+                            /** @description The chosen voice's pitch. */
+                            voicePitchHz: number | null;
+                            /** @description How far the chosen style sounds from the sample (lower is closer). */
+                            distance: number | null;
+                            /** @description Every style tried, with its distance. */
+                            candidates: {
+                                voice: string;
+                                distance: number;
+                            }[] | null;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -23414,8 +23854,33 @@ export interface operations {
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
                         speechS: number | null;
-                        /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit: unknown;
+                        /** @description What training measured and chose (once trained). */
+                        fit: {
+                            /** @description Which cloner trained it (`style-fit`). */
+                            cloner: string;
+                            /** @description Seconds of speech measured in the sample. */
+                            speechS: number | null;
+                            /** @description The speaker's median pitch. */
+                            pitchHz: number | null;
+                            /**
+                             * @description `female` or `male`, as the pitch suggests.
+                             * @enum {string|null}
+                             */
+                            gender: "female" | "male" | null;
+                            /** @description The catalogue voices whose styles were blended (one or two). */
+                            basedOn: string[] | null;
+                            /** @description The weight of the second style in the blend (0 to 1); null for one style. */
+                            blend: number | null;
+                            /** @description The chosen voice's pitch. */
+                            voicePitchHz: number | null;
+                            /** @description How far the chosen style sounds from the sample (lower is closer). */
+                            distance: number | null;
+                            /** @description Every style tried, with its distance. */
+                            candidates: {
+                                voice: string;
+                                distance: number;
+                            }[] | null;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -23611,8 +24076,33 @@ export interface operations {
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
                         speechS: number | null;
-                        /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit: unknown;
+                        /** @description What training measured and chose (once trained). */
+                        fit: {
+                            /** @description Which cloner trained it (`style-fit`). */
+                            cloner: string;
+                            /** @description Seconds of speech measured in the sample. */
+                            speechS: number | null;
+                            /** @description The speaker's median pitch. */
+                            pitchHz: number | null;
+                            /**
+                             * @description `female` or `male`, as the pitch suggests.
+                             * @enum {string|null}
+                             */
+                            gender: "female" | "male" | null;
+                            /** @description The catalogue voices whose styles were blended (one or two). */
+                            basedOn: string[] | null;
+                            /** @description The weight of the second style in the blend (0 to 1); null for one style. */
+                            blend: number | null;
+                            /** @description The chosen voice's pitch. */
+                            voicePitchHz: number | null;
+                            /** @description How far the chosen style sounds from the sample (lower is closer). */
+                            distance: number | null;
+                            /** @description Every style tried, with its distance. */
+                            candidates: {
+                                voice: string;
+                                distance: number;
+                            }[] | null;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -23909,8 +24399,33 @@ export interface operations {
                         } | null;
                         /** @description Seconds of speech measured in the sample (once trained). */
                         speechS: number | null;
-                        /** @description What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`. */
-                        fit: unknown;
+                        /** @description What training measured and chose (once trained). */
+                        fit: {
+                            /** @description Which cloner trained it (`style-fit`). */
+                            cloner: string;
+                            /** @description Seconds of speech measured in the sample. */
+                            speechS: number | null;
+                            /** @description The speaker's median pitch. */
+                            pitchHz: number | null;
+                            /**
+                             * @description `female` or `male`, as the pitch suggests.
+                             * @enum {string|null}
+                             */
+                            gender: "female" | "male" | null;
+                            /** @description The catalogue voices whose styles were blended (one or two). */
+                            basedOn: string[] | null;
+                            /** @description The weight of the second style in the blend (0 to 1); null for one style. */
+                            blend: number | null;
+                            /** @description The chosen voice's pitch. */
+                            voicePitchHz: number | null;
+                            /** @description How far the chosen style sounds from the sample (lower is closer). */
+                            distance: number | null;
+                            /** @description Every style tried, with its distance. */
+                            candidates: {
+                                voice: string;
+                                distance: number;
+                            }[] | null;
+                        } | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */

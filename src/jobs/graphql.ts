@@ -4,7 +4,7 @@
  * `retryRecordingJob`). REST: rest/routes/jobs.ts.
  */
 import { builder } from '../core/builder.js';
-import type { JobView } from './service.js';
+import type { JobProgress, JobView } from './service.js';
 
 export const CropWindowInput = builder.inputType('CropWindowInput', {
   description: 'CropWindow: the part of the source to transcribe (seconds); transcript times count from `startS`.',
@@ -34,16 +34,34 @@ export const JobWindowType = builder.objectRef<NonNullable<JobView['window']>>('
   fields: (t) => ({ startS: t.exposeFloat('startS'), endS: t.exposeFloat('endS', { nullable: true }) }),
 });
 
+const JobProgressType = builder.objectRef<JobProgress>('JobProgress').implement({
+  description: 'How far a job is. Fields a step does not report are null: the fetch ones only while fetching a link, '
+    + '`uncoveredSpeechS` once done.',
+  fields: (t) => ({
+    pct: t.exposeFloat('pct', { description: '0 to 100.' }),
+    processedS: t.float({ nullable: true, description: 'Seconds of audio transcribed so far.', resolve: (p) => p.processedS ?? null }),
+    totalS: t.float({ nullable: true, description: 'Seconds of audio to transcribe.', resolve: (p) => p.totalS ?? null }),
+    segmentsDone: t.int({ nullable: true, description: 'Segments committed so far.', resolve: (p) => p.segmentsDone ?? null }),
+    segmentsTotal: t.int({ nullable: true, description: 'Segments in all, once known.', resolve: (p) => p.segmentsTotal ?? null }),
+    phase: t.string({ nullable: true, description: 'While fetching a link: `fetching`, then `extracting`.', resolve: (p) => p.phase ?? null }),
+    phasePct: t.float({ nullable: true, description: 'How far the phase is, 0 to 100, when its size is known.', resolve: (p) => p.phasePct ?? null }),
+    fetchedBytes: t.float({ nullable: true, description: 'Bytes of the link fetched so far.', resolve: (p) => p.fetchedBytes ?? null }),
+    fetchTotalBytes: t.float({ nullable: true, description: 'The link\'s size, when it said.', resolve: (p) => p.fetchTotalBytes ?? null }),
+    uncoveredSpeechS: t.float({
+      nullable: true,
+      description: 'Once done: seconds of speech the engine heard that no word of the transcript covers, even after decoding '
+        + 'that audio again (0 when no word was lost).',
+      resolve: (p) => p.uncoveredSpeechS ?? null,
+    }),
+  }),
+});
+
 export const JobType = builder.objectRef<JobView>('TranscriptionJob').implement({
   description: 'The server-owned job that turns a file or link recording into a transcript.',
   fields: (t) => ({
     recordingId: t.exposeID('recordingId'),
     state: t.exposeString('state', { description: 'cropping, queued, fetching, transcribing, done or failed.' }),
-    progress: t.field({
-      type: 'JSON',
-      description: '`pct` 0..100, `processedS`, `totalS`, `segmentsDone`, `segmentsTotal`; while fetching `phase` (fetching, extracting), `phasePct`, `fetchedBytes`, `fetchTotalBytes`; once done `uncoveredSpeechS`: seconds of speech the engine heard that no word of the transcript covers, even after decoding that audio again (0 when no word was lost).',
-      resolve: (job) => job.progress,
-    }),
+    progress: t.field({ type: JobProgressType, resolve: (job) => job.progress }),
     error: t.exposeString('error', { nullable: true }),
     errorCode: t.exposeString('errorCode', {
       nullable: true,

@@ -46,10 +46,46 @@ export const VoiceType = builder.objectRef<VoiceView>('Voice').implement({
     error: t.exposeString('error', { nullable: true, description: 'When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence).' }),
     source: t.field({ type: VoiceSourceType, nullable: true, description: 'A voice made from a recording\'s speaker.', resolve: (voice) => voice.source }),
     speechS: t.exposeFloat('speechS', { nullable: true, description: 'Seconds of speech measured in the sample (once trained).' }),
-    fit: t.field({ type: 'JSON', nullable: true, description: 'What training measured and chose: `cloner` (`style-fit`), `pitchHz`, `gender`, `basedOn` (the catalogue styles blended), `blend`, `distance`, `candidates`.', resolve: (voice) => voice.fit }),
+    fit: t.field({ type: VoiceFitType, nullable: true, description: 'What training measured and chose (once trained).', resolve: (voice) => voice.fit }),
     createdAt: t.exposeString('createdAt'),
     updatedAt: t.exposeString('updatedAt'),
   }),
+});
+
+interface VoiceCandidate {
+  voice: string;
+  distance: number;
+}
+
+const VoiceCandidateType = builder.objectRef<VoiceCandidate>('VoiceCandidate').implement({
+  description: 'A style training tried.',
+  fields: (t) => ({ voice: t.exposeString('voice'), distance: t.exposeFloat('distance') }),
+});
+
+const VoiceFitType = builder.objectRef<Record<string, unknown>>('VoiceFit').implement({
+  description: 'What training measured in the sample and the catalogue styles it chose. A field the cloner that '
+    + 'trained the voice did not report is null.',
+  fields: (t) => {
+    const float = (name: string, description: string) =>
+      t.float({ nullable: true, description, resolve: (fit) => (typeof fit[name] === 'number' ? (fit[name] as number) : null) });
+    return {
+      cloner: t.string({ description: 'Which cloner trained it (`style-fit`).', resolve: (fit) => String(fit.cloner ?? 'unknown') }),
+      speechS: float('speechS', 'Seconds of speech measured in the sample.'),
+      pitchHz: float('pitchHz', 'The speaker\'s median pitch.'),
+      gender: t.string({ nullable: true, description: '`female` or `male`, as the pitch suggests.', resolve: (fit) => (typeof fit.gender === 'string' ? fit.gender : null) }),
+      basedOn: t.stringList({
+        nullable: true, description: 'The catalogue voices whose styles were blended (one or two).',
+        resolve: (fit) => (Array.isArray(fit.basedOn) ? fit.basedOn.map(String) : null),
+      }),
+      blend: float('blend', 'The weight of the second style in the blend (0 to 1); null for one style.'),
+      voicePitchHz: float('voicePitchHz', 'The chosen voice\'s pitch.'),
+      distance: float('distance', 'How far the chosen style sounds from the sample (lower is closer).'),
+      candidates: t.field({
+        type: [VoiceCandidateType], nullable: true, description: 'Every style tried, with its distance.',
+        resolve: (fit) => (Array.isArray(fit.candidates) ? (fit.candidates as VoiceCandidate[]) : null),
+      }),
+    };
+  },
 });
 
 const VoicePageType = builder.objectRef<{ items: VoiceView[]; nextCursor: string | null }>('VoicePage').implement({

@@ -29,7 +29,7 @@ describe('fragmentSchema', () => {
     expect(properties.state).toMatchObject({ type: 'string', enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] });
     expect(properties.queue).toMatchObject({ type: 'object', nullable: true, required: ['position'], properties: { position: { type: 'integer', minimum: 1 } } });
     expect(properties.preview).toMatchObject({ nullable: true, properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } } } });
-    expect(properties.progress).not.toHaveProperty('type');
+    expect(properties.progress).toMatchObject({ type: 'object', properties: { pct: { type: 'number', minimum: 0, maximum: 100 }, phase: { nullable: true } } });
     expect(properties.attempts).toEqual({ type: 'integer', minimum: 0 });
   });
 
