@@ -28,9 +28,10 @@ import { rtmpRoutes } from './routes/rtmp.js';
 import { transcriptionRoutes } from './routes/transcriptions.js';
 import { voiceRoutes } from './routes/voices.js';
 import { voiceTrackRoutes } from './routes/voice-tracks.js';
+import { withOperationTexts } from './operation-texts.js';
 import type { RouteEntry } from './types.js';
 
-export const routeTable: RouteEntry[] = [
+export const routeTable: RouteEntry[] = withOperationTexts([
   ...transcriptionRoutes,
   ...broadcastRoutes,
   ...listenerRoutes,
@@ -57,4 +58,4 @@ export const routeTable: RouteEntry[] = [
   ...realtimeRoutes,
   ...listenerPageRoutes,
   ...voiceRoutes,
-];
+]);

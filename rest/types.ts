@@ -55,7 +55,8 @@ interface RouteBase {
   /** `/v1/things/{id}`: OpenAPI path syntax; the router turns `{id}` into `:id`. */
   path: string;
   operationId: string;
-  summary: string;
+  /** Short prose; most routes keep theirs in `rest/operations/<module>.md` (rest/operation-texts.ts). */
+  summary?: string;
   description?: string;
   tags: string[];
   auth: { mode: AuthMode; scopes: Scope[] };

@@ -27,7 +27,6 @@ function createKeyInput(body: unknown) {
 export const accountRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/me', operationId: 'getMe', tags: ['account'],
-    summary: 'The caller: the acting principal, userId or apiKeyId, principals it may act for, a key\'s scopes.',
     auth: { mode: 'userOrKey', scopes: [] },
     document: MeDocument,
     result: (data) => ({ status: 200, body: data.me }),
@@ -38,7 +37,6 @@ export const accountRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/api-keys', operationId: 'listApiKeys', tags: ['account'],
-    summary: 'API keys of the account, newest first (revoked ones included).',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: ApiKeysDocument,
     result: (data) => ({ status: 200, body: { apiKeys: data.apiKeys } }),
@@ -46,7 +44,6 @@ export const accountRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', tags: ['account'],
-    summary: 'Make an API key for the account; the key is in this answer only.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CreateApiKeyDocument,
     idempotent: true,
@@ -71,8 +68,6 @@ export const accountRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/api-keys/{id}', operationId: 'revokeApiKey', tags: ['account'],
-    summary: 'Revoke an API key; it answers 401 key_revoked from now on.',
-    description: 'A key may revoke only keys whose every scope it holds (itself included); a person, any key of the account.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RevokeApiKeyDocument,
     variables: ({ params }) => ({ id: params.id! }),

@@ -5,7 +5,6 @@ import { graphqlRoute, type RouteEntry } from '../types.js';
 export const authRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/auth/jwks.json', operationId: 'getLocalIssuerJwks', tags: ['auth'],
-    summary: 'JWKS of the built-in local issuer (404 when LOCAL_ISSUER is off).',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'JSON Web Key Set.', schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } } },
     errors: [{ status: 404, code: 'not_found', description: 'The local issuer is off.' }],

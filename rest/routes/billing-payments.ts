@@ -40,8 +40,6 @@ const billingOff = { status: 409, code: 'invalid_state', description: 'The serve
 export const billingPaymentRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'post', path: '/v1/billing/checkouts', operationId: 'createCheckout', tags: ['billing'],
-    summary: 'Open a checkout (top-up or subscription); send the customer to `url`, the provider returns them with `?checkout=<id>`.',
-    description: 'Signed-in person only, never an API key (there are no organization roles in this build: any person of the account). A top-up credits its `amount` once paid (plus a promo code\'s bonus credit); a subscription moves the account onto the plan, grants its monthly credit at each paid invoice and lifts the creation rate. Idempotent with `Idempotency-Key`.',
     auth: { mode: 'user', scopes: [] },
     document: CreateCheckoutDocument,
     idempotent: true,
@@ -75,7 +73,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/checkouts/{id}', operationId: 'getCheckout', tags: ['billing'],
-    summary: 'A checkout by `checkoutId` or the provider\'s id; an open one is checked with the provider (a paid one is credited now if its webhook has not come yet).',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: CheckoutDocument,
     variables: ({ params }) => ({ id: params.id! }),
@@ -85,7 +82,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/billing/promo-codes/check', operationId: 'checkPromoCode', tags: ['billing'],
-    summary: 'What a promo code gives a top-up or a subscription; rate-limited per account, sharing the limit with checkouts carrying a code.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: CheckPromoCodeDocument,
     variables: ({ body }) => ({ input: promoFields(body) }),
@@ -103,7 +99,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/payment-methods', operationId: 'listPaymentMethods', tags: ['billing'],
-    summary: 'Saved cards: brand, last 4, expiry, wallet, default flag, declined flag; empty before the first payment.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: PaymentMethodsDocument,
     result: (data) => ({ status: 200, body: { paymentMethods: data.paymentMethods } }),
@@ -112,7 +107,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/billing/payment-methods/manage', operationId: 'managePaymentMethods', tags: ['billing'],
-    summary: 'A link to the provider\'s portal to add, replace or default a card; works before the first payment.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: ManagePaymentMethodsDocument,
     result: (data) => ({ status: 200, body: data.managePaymentMethods }),
@@ -121,7 +115,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/billing/payment-methods/{id}', operationId: 'deletePaymentMethod', tags: ['billing'],
-    summary: 'Remove a saved card; removing the last turns auto top-up off. Answers the cards left.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: DeletePaymentMethodDocument,
     variables: ({ params }) => ({ id: params.id! }),
@@ -131,7 +124,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/payments', operationId: 'listPayments', tags: ['billing'],
-    summary: 'Payment history newest first, `cursor` paged; each names the `document` it has (`invoice` or `receipt`), `businessPurchase` and `taxId`.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
       { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 200 }, description: '`nextCursor` of the previous page.' },
@@ -150,7 +142,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/payments/{id}/document', operationId: 'getPaymentDocument', tags: ['billing'],
-    summary: 'A short-lived link to the invoice (subscription) or receipt (top-up); 202 `{pending: true}` until the provider has made it, then ask again. Signed-in person only.',
     auth: { mode: 'user', scopes: [] },
     document: PaymentDocumentDocument,
     variables: ({ params }) => ({ id: params.id! }),
@@ -162,7 +153,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/portal', operationId: 'getBillingPortal', tags: ['billing'],
-    summary: 'A short-lived customer portal link.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingPortalDocument,
     result: (data) => ({ status: 200, body: data.billingPortal }),
@@ -171,7 +161,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/billing/subscription/cancel', operationId: 'cancelSubscription', tags: ['billing'],
-    summary: 'Cancel at period end: then the account moves to the default plan and unspent monthly credit is removed.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CancelSubscriptionDocument,
     result: (data) => ({ status: 200, body: data.cancelSubscription }),
@@ -180,7 +169,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/billing/subscription/uncancel', operationId: 'uncancelSubscription', tags: ['billing'],
-    summary: 'Take back a scheduled cancellation.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UncancelSubscriptionDocument,
     result: (data) => ({ status: 200, body: data.uncancelSubscription }),
@@ -189,7 +177,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/billing/subscription/interval', operationId: 'scheduleSubscriptionInterval', tags: ['billing'],
-    summary: 'Switch to `month` or `year` from the next period; nothing is charged now.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: ScheduleSubscriptionIntervalDocument,
     variables: ({ body }) => ({ interval: intervalField(body) }),
@@ -200,7 +187,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/billing/subscription/interval', operationId: 'cancelSubscriptionInterval', tags: ['billing'],
-    summary: 'Take back a scheduled interval switch.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CancelSubscriptionIntervalDocument,
     result: (data) => ({ status: 200, body: data.cancelSubscriptionInterval }),
@@ -209,7 +195,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/billing/auto-top-up/retry', operationId: 'retryAutoTopUp', tags: ['billing'],
-    summary: 'Charge the configured auto top-up amount now; counts against the day\'s cap. Answers the auto top-up with `last`.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RetryAutoTopUpDocument,
     result: (data) => ({ status: 200, body: data.retryAutoTopUp }),
@@ -224,8 +209,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
   }),
   {
     method: 'post', path: '/v1/billing/webhooks/stripe', operationId: 'stripeWebhook', tags: ['billing'],
-    summary: 'Stripe\'s webhook endpoint: signed events (checkout completed or expired, invoice paid, subscription updated or deleted, payment succeeded or failed).',
-    description: 'Point a Stripe webhook endpoint here; its signing secret is STRIPE_WEBHOOK_SECRET. The `Stripe-Signature` header is the credential: a missing, wrong or stale signature is 400 and changes nothing. An event delivered twice is applied once.',
     auth: { mode: 'public', scopes: [] },
     ownBody: true,
     request: { contentType: 'application/json', schema: { type: 'object', additionalProperties: true, description: 'A Stripe event, as Stripe signs it.' } },

@@ -48,7 +48,6 @@ const bodyError = (what: string) => ({ status: 422, code: 'invalid_body', descri
 export const billingSettingsRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/billing/details', operationId: 'getBillingDetails', tags: ['billing'],
-    summary: 'The billing details invoices and receipts are made out to; `email` is the sign-in email until one is saved. Also readable when the server does not bill.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingDetailsDocument,
     result: (data) => ({ status: 200, body: data.billingDetails }),
@@ -56,8 +55,6 @@ export const billingSettingsRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'put', path: '/v1/billing/details', operationId: 'updateBillingDetails', tags: ['billing'],
-    summary: 'Save the billing details (the whole record). An EU VAT ID starts with its country prefix (Greece: `EL`) and has 8 to 12 letters or digits after it, spaces, dots and dashes dropped.',
-    description: 'A tax ID needs a `country`: it is checked against it. Every bad field is named: `details.field` is the first, `details.fields` all of them.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateBillingDetailsDocument,
     variables: ({ body }) => {
@@ -71,8 +68,6 @@ export const billingSettingsRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'put', path: '/v1/billing/low-balance-alert', operationId: 'setLowBalanceAlert', tags: ['billing'],
-    summary: 'Turn the low-balance email on or off and set `threshold` inside the plan list\'s `lowBalanceAlert.range`; one email each time the balance falls to it.',
-    description: 'Turning it off keeps the saved threshold unless another is given. A change re-arms the alert.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: SetLowBalanceAlertDocument,
     variables: ({ body }, ctx) => {
@@ -91,8 +86,6 @@ export const billingSettingsRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'put', path: '/v1/billing/auto-top-up', operationId: 'setAutoTopUp', tags: ['billing'],
-    summary: 'Auto top-up: when the balance falls to `threshold`, `amount` is charged to the saved payment method, at most a few times a day. Turning it on records consent (time, hashed address, terms version).',
-    description: 'Turning it off is always allowed and keeps the saved threshold and amount.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: SetAutoTopUpDocument,
     variables: ({ body }, ctx) => {

@@ -112,8 +112,6 @@ const USAGE_RULES = 'A charge counts on the day (in `tz`) of each of its ledger 
 export const billingStatementRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/billing/ledger', operationId: 'listBillingLedger', tags: ['billing'],
-    summary: 'Credit movements newest first (signup credit, top-ups, monthly credit, charges, corrections, refunds), paged with `cursor`.',
-    description: 'Answer `{entries: [LedgerEntry], nextCursor}`. Each movement carries the balance it left; the balance is the sum of the movements. Billing off: no entries.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: pageParameters,
     document: BillingLedgerDocument,
@@ -124,8 +122,6 @@ export const billingStatementRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/charges', operationId: 'listBillingCharges', tags: ['billing'],
-    summary: 'ChargePage: the account\'s charges newest first (by when they opened), paged with `cursor`.',
-    description: 'Billing off: no charges.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: pageParameters,
     document: BillingChargesDocument,

@@ -84,7 +84,6 @@ export const liveCreationRefusals = [
 export const billingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/billing', operationId: 'getBilling', tags: ['billing'],
-    summary: 'The account\'s credit, plan, rates, limits and their use, subscription, auto top-up and alert choices.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingDocument,
     result: (data) => ({ status: 200, body: data.billing }),
@@ -92,7 +91,6 @@ export const billingRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/plans', operationId: 'listBillingPlans', tags: ['billing'],
-    summary: 'Visible plans with rates (and the per-transcription minimum), prices, included credit, graceOnZero, limits, features; top-up presets and range; auto top-up and low-balance choices; signup credit; downgrade grace.',
     auth: { mode: 'public', scopes: [] },
     document: BillingPlansDocument,
     result: (data) => ({ status: 200, body: data.billingPlans }),

@@ -50,7 +50,6 @@ const codeTaken = { status: 409, code: 'conflict', description: 'The `code` is t
 export const broadcastRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'post', path: '/v1/broadcasts', operationId: 'createBroadcast', tags: ['broadcasts'],
-    summary: 'Create a broadcast (CreateBroadcast): `code` creator-chosen or derived from `name`; a private one needs `password`.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CreateBroadcastDocument,
     idempotent: true,
@@ -77,7 +76,6 @@ export const broadcastRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/broadcasts', operationId: 'listBroadcasts', tags: ['broadcasts'],
-    summary: 'The caller\'s broadcasts, newest first, paged with `cursor`; `lifecycle` active (default), archived or all (up to `limit` of each).',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: lifecycleListParameters,
     document: BroadcastsDocument,
@@ -88,7 +86,6 @@ export const broadcastRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/broadcasts/{id}', operationId: 'getBroadcast', tags: ['broadcasts'],
-    summary: 'One broadcast.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BroadcastDocument,
     variables: ({ params }) => ({ id: params.id! }),
@@ -98,7 +95,6 @@ export const broadcastRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'patch', path: '/v1/broadcasts/{id}', operationId: 'updateBroadcast', tags: ['broadcasts'],
-    summary: 'Rename, change access or password, change `code` (every code it had keeps opening it), or merge default settings.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateBroadcastDocument,
     variables: ({ params, body }) => {
@@ -150,8 +146,6 @@ export const broadcastRoutes: RouteEntry[] = [
   ),
   graphqlRoute({
     method: 'post', path: '/v1/broadcasts/{id}/recordings', operationId: 'startBroadcastRecording', tags: ['broadcasts'],
-    summary: 'Start a recording made in a new live transcription that hears the broadcast (its settings and source) and feeds it: answers the publisher grant.',
-    description: 'The recording\'s `transcriptionId` names the new live transcription; the broadcast shows it as `currentRecording`. Connect to `streamUrl` as for a live transcription\'s recording (absent for a stream source, which the server pulls).',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: StartBroadcastRecordingDocument,
     idempotent: true,
@@ -180,7 +174,6 @@ export const broadcastRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/broadcasts/{id}/recordings', operationId: 'listBroadcastRecordings', tags: ['broadcasts'],
-    summary: 'The recordings made in the live transcriptions feeding the broadcast (those `recordingCount` counts), newest first, paged with `cursor`.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: lifecycleListParameters,
     document: BroadcastRecordingsDocument,
@@ -194,8 +187,6 @@ export const broadcastRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/broadcasts/{id}/audio-sources', operationId: 'createBroadcastAudioSource', tags: ['broadcasts'],
-    summary: 'Keep a stream with the broadcast (CreateAudioSource) that a recording can pull instead of the microphone; answers the broadcast.',
-    description: 'The source is listed in `audioSources`, oldest first; start a recording from it with `POST /v1/broadcasts/{id}/recordings` and `audioSource`. `GET .../audio-sources/{source}/check` says whether it gives audio.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CreateBroadcastAudioSourceDocument,
     idempotent: true,
@@ -223,7 +214,6 @@ export const broadcastRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/broadcasts/{id}/audio-sources/{source}', operationId: 'deleteBroadcastAudioSource', tags: ['broadcasts'],
-    summary: 'Remove an audio source; what was recorded from it stays (a recording from it in flight goes on). Answers the broadcast.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     parameters: [sourceParameter],
     document: DeleteBroadcastAudioSourceDocument,

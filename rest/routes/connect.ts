@@ -107,7 +107,6 @@ const oauthError = (res: Response, error: OAuthError) => res.status(error.status
 export const connectRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/connect/authorize', operationId: 'getConnectAuthorize', tags: ['connect'], undocumented: true,
-    summary: 'The consent page of Connect (OAuth 2.0 authorization endpoint): a signed-in person approves an app.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'HTML page.', contentType: 'text/html' },
     handler: async (req, res, ctx) => {
@@ -126,7 +125,6 @@ export const connectRoutes: RouteEntry[] = [
   },
   {
     method: 'post', path: '/connect/authorize', operationId: 'postConnectAuthorize', tags: ['connect'], undocumented: true, ownBody: true,
-    summary: 'The consent form\'s answer: approve (a code) or deny (access_denied), sent back to the app\'s redirect_uri.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 303, description: 'Back to the app\'s redirect_uri with `code` and `state`, or `error=access_denied`.' },
     handler: async (req, res, ctx) => {
@@ -159,7 +157,6 @@ export const connectRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/.well-known/oauth-authorization-server', operationId: 'getAuthorizationServerMetadata', tags: ['meta'],
-    summary: 'Authorization-server metadata (RFC 8414) of Connect: OAuth 2.0 authorization code with PKCE (S256) for public clients.',
     auth: { mode: 'public', scopes: [] },
     response: {
       status: 200, description: 'RFC 8414 metadata; `issuer` is this server\'s address.',
@@ -184,12 +181,6 @@ export const connectRoutes: RouteEntry[] = [
   },
   {
     method: 'post', path: '/v1/connect/token', operationId: 'redeemConnectCode', tags: ['connect'], ownBody: true,
-    summary: 'Swap a Connect code for an API key (OAuth 2.0 token endpoint, authorization code with PKCE; no credential).',
-    description: 'The code works once and for two minutes; a second redemption, a wrong `code_verifier`, another `redirect_uri` '
-      + 'or another `client_id` is `400 invalid_grant`, and the code is spent either way. Errors use the OAuth form '
-      + '`{error, error_description}` (except 429 and 503, which use the error envelope). Requests from a web page '
-      + '(`Origin`, `Sec-Fetch-Site` or `Sec-Fetch-Dest`) are refused. Answers carry `Cache-Control: no-store`. The access '
-      + 'token is a new API key of the approving person\'s account with the approved scopes, named `Connect: <client_id>`.',
     auth: { mode: 'public', scopes: [] },
     request: {
       contentType: 'application/x-www-form-urlencoded',

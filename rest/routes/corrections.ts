@@ -17,7 +17,6 @@ const RETRANSLATED = 'Translations follow: a changed segment that had stored tra
 export const correctionRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/corrections', operationId: 'listCorrections', tags: ['corrections'],
-    summary: 'A recording\'s corrections, newest first (reverted ones too, with `revertedAt`), paged with `cursor`. Owner only.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
       { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page.', schema: { type: 'string' } },

@@ -34,7 +34,6 @@ const docsPage = `<!doctype html>
 export const docsRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', tags: ['meta'],
-    summary: 'This description (OpenAPI 3.0, WebSocket frames under x-websocket), with this host in servers.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'OpenAPI 3.0 document.', schema: { type: 'object' } },
     handler: (req, res, ctx) => {
@@ -45,7 +44,6 @@ export const docsRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/docs', operationId: 'getDocs', tags: ['meta'], undocumented: true,
-    summary: 'Interactive API reference rendered from /v1/openapi.json.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'HTML page.', contentType: 'text/html' },
     handler: (_req, res) => {
@@ -54,7 +52,6 @@ export const docsRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/docs/{asset}', operationId: 'getDocsAsset', tags: ['meta'], undocumented: true,
-    summary: 'Static files of the interactive reference (swagger-ui-dist).',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'A static asset.', contentType: 'application/octet-stream' },
     handler: (req, res) => {
@@ -65,7 +62,6 @@ export const docsRoutes: RouteEntry[] = [
   },
   graphqlRoute({
     method: 'get', path: '/.well-known/oauth-protected-resource', operationId: 'getProtectedResourceMetadata', tags: ['meta'],
-    summary: 'Protected-resource metadata (RFC 9728): which issuers\' tokens this API accepts.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'RFC 9728 metadata.', schema: { type: 'object', required: ['resource'], properties: { resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } } } } },
     document: ProtectedResourceDocument,

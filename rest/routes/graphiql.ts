@@ -6,7 +6,6 @@ import type { RouteEntry } from '../types.js';
 export const graphiqlRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/graphiql/{asset}', operationId: 'getGraphiqlAsset', tags: ['meta'], undocumented: true,
-    summary: 'Static files of GraphiQL (the page itself is GET /graphql from a browser).',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'A static asset.', contentType: 'application/octet-stream' },
     handler: async (req, res) => {

@@ -12,7 +12,6 @@ import { jobSchema } from './transcriptions.js';
 export const jobRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/job', operationId: 'getRecordingJob', tags: ['recordings'],
-    summary: 'Job state and progress; a queued job carries `queue.position` behind the account\'s other transcriptions.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: RecordingJobDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
@@ -22,8 +21,6 @@ export const jobRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/job/preview', operationId: 'getRecordingJobPreview', tags: ['recordings'],
-    summary: 'Media for the trim step while `cropping` (Ogg/Opus). A link\'s fetched copy is kept until the job starts or ten minutes; 404 once gone.',
-    description: 'The owner\'s: a bearer token, or the media token as `media=` (an audio element cannot send a header).',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [mediaParam],
     response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
@@ -36,7 +33,6 @@ export const jobRoutes: RouteEntry[] = [
   },
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/job/start', operationId: 'startRecordingJob', tags: ['recordings'],
-    summary: 'Release a `cropping` job with its window (`startS`, optional `endS`); transcript times count from `startS`.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: StartRecordingJobDocument,
     variables: ({ params, body }) => {
@@ -58,7 +54,6 @@ export const jobRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],
-    summary: 'Re-queue a failed job; past the concurrency limit it waits queued. A link whose fetch failed is fetched again.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RetryRecordingJobDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),

@@ -105,7 +105,6 @@ function contentSecurityPolicy(baseUrl: string): string {
 export const listenerPageRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/b/{code}', operationId: 'getListenerPage', tags: ['broadcasts'], undocumented: true,
-    summary: 'The listener page of a broadcast (its `shareUrl`): live captions, a password form for a private one, live audio on a tap.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'HTML page.', contentType: 'text/html' },
     handler: (req, res, ctx) => {
@@ -118,7 +117,6 @@ export const listenerPageRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/b/_assets/{asset}', operationId: 'getListenerPageAsset', tags: ['broadcasts'], undocumented: true,
-    summary: 'The listener page\'s script and styles, and the SDK\'s subscribe module it imports.',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: '`listener.js` and `sdk-subscribe.js` (ES modules) or `listener.css`.', contentType: 'text/javascript' },
     handler: async ({ params }, res) => {

@@ -80,8 +80,6 @@ function subscriberOn(ws: WebSocket, plan: SubscribePlan): Subscriber {
 export const listenerRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/listen/{code}', operationId: 'getListenerBroadcast', tags: ['broadcasts'],
-    summary: 'A broadcast as its listeners see it, by any code it ever had: name, access, whether this listener may follow it, the recording in flight.',
-    description: 'No credential needed. A private broadcast answers `authorized: false` (and no recordings) until a `listenerToken` or `shareCode` of it is sent.',
     auth: { mode: 'public', scopes: [] },
     parameters: [listenerTokenParam, shareCodeParam],
     document: ListenerBroadcastDocument,
@@ -92,8 +90,6 @@ export const listenerRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/listen/{code}/token', operationId: 'createListenerToken', tags: ['broadcasts'],
-    summary: 'A listener token: a private broadcast\'s password proven once. Valid a day, for this broadcast only, until its password or access changes.',
-    description: 'Send it as `listenerToken` on `WS /v1/recordings/{id}/subscribe`, `GET /v1/recordings/{id}/transcript`, `/export` (once the recording has ended) and the delivery audio. A public broadcast answers a token without a password.',
     auth: { mode: 'public', scopes: [] },
     document: CreateListenerTokenDocument,
     variables: ({ params, body }) => ({ code: params.code!, password: parseTokenRequest(body).password }),
@@ -112,15 +108,6 @@ export const listenerRoutes: RouteEntry[] = [
   }),
   {
     method: 'ws', path: '/v1/recordings/{id}/subscribe', operationId: 'subscribeRecording', tags: ['recordings'],
-    summary: 'Follow a recording: `subscribe.ready`, then every durable frame in `cursor` order (gapless per recording); no drafts.',
-    description:
-      'Credential: the owner\'s key in the Authorization header (never in the URL), `shareCode`, `listenerToken` (private broadcast), or nothing (public broadcast). ' +
-      'Procedure: open, take `subscribe.ready`, read `GET /v1/recordings/{id}/transcript` with the same `lang` and credential, discard frames whose `cursor` is at or below its `lastSeq`, apply the rest in order. ' +
-      'Resume a cut socket with `after=<last cursor applied>`: the frames since are replayed (or `subscribe.gap` when too far back: re-read the transcript with `after=`). ' +
-      '`audio=true` (or `subscribe.update` with `audio: true`) adds binary frames of the live audio: signed 16-bit little-endian PCM, 16 kHz, mono. ' +
-      '`voice` (`auto`, or a catalogue voice that speaks the language read) adds instead the spoken translation: each sentence, once complete, spoken in `lang` (the spoken language without it), one binary frame per sentence in the same PCM format, in sentence order; a sentence is spoken once, a line hidden as unclear not at all, and when speech falls behind (more than 8 sentences waiting) a sentence is skipped. A socket carries one of the two audio streams. ' +
-      '`presence` (8–64 letters, digits, `-`, `_`): a page\'s id shared by its sockets, so it counts once in the broadcast\'s `listenersNow`. ' +
-      'A socket that does not read is closed after an `error` frame `slow_consumer`. At `ended` the socket stays open until `finalized`; the client closes it.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       { name: 'lang', in: 'query', schema: { type: 'string' }, description: 'Read translated (the spoken language until translations exist); through a share link another language needs `allowTranslate`.' },
@@ -205,8 +192,6 @@ export const listenerRoutes: RouteEntry[] = [
   },
   {
     method: 'ws', path: '/v1/broadcasts/{id}/events', operationId: 'broadcastEvents', tags: ['broadcasts'],
-    summary: 'Events of a broadcast: `events.ready` with the recording in flight, then `recording.started` the moment a recording of a feeding transcription begins and `recording.state` on its moves.',
-    description: 'The owner (key in the Authorization header), or a listener: nothing for a public broadcast, `listenerToken` or `shareCode` for a private one. `presence` as on the subscribe socket.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, { name: 'presence', in: 'query', schema: { type: 'string' } }],
     errors: [

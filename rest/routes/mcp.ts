@@ -35,13 +35,6 @@ const mcpErrors = [
 export const mcpRoutes: RouteEntry[] = [
   {
     method: 'post', path: MCP_PATH, operationId: 'mcp', tags: ['meta'],
-    summary: 'The MCP server (Model Context Protocol, Streamable HTTP, stateless): tools and transcript resources for assistants.',
-    description: 'One JSON-RPC message per POST (`initialize`, `tools/list`, `tools/call`, `resources/list`, `resources/read`…); no session, so GET and DELETE are 405. '
-      + 'Tools: transcribe_link, transcribe_file (base64), get_transcript, search, list_transcriptions, list_broadcasts, create_broadcast, start_recording, '
-      + 'pause_recording, resume_recording, stop_recording, export_transcript; each runs the same GraphQL operation as its REST route. Read tools need '
-      + 'the `read` scope, the others `write`: a missing scope is a tool result with `isError` naming it. Transcripts are resources '
-      + '`speechgate://recordings/{id}/transcript`. A call with a `progressToken` gets progress notifications while a transcription runs (the answer '
-      + 'is then `text/event-stream`). Without a usable credential: 401 with `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`.',
     auth: { mode: 'userOrKey', scopes: [] },
     ownBody: true,
     request: { description: 'A JSON-RPC 2.0 message of MCP.', schema: { type: 'object', required: ['jsonrpc'] }, required: true },

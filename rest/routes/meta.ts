@@ -85,7 +85,6 @@ const checkSchema = {
 export const metaRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/health', operationId: 'getHealth', tags: ['meta'],
-    summary: 'Liveness: 200 while the server is up.',
     auth: { mode: 'public', scopes: [] },
     document: HealthDocument,
     result: (data) => ({ status: 200, body: data.health }),
@@ -96,8 +95,6 @@ export const metaRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/health/ready', operationId: 'getReadiness', tags: ['meta'],
-    summary: 'Readiness: the database, Redis and the speech models, each checked now.',
-    description: 'For a load balancer or orchestrator deciding whether to send traffic here. 200 when every check passes; 503 with the same body, `ready: false`, when one fails (its `error` says why). Liveness is GET /v1/health.',
     auth: { mode: 'public', scopes: [] },
     response: {
       status: 200, description: 'Every check passed (503 with the same shape when one failed).',
@@ -135,7 +132,6 @@ export const metaRoutes: RouteEntry[] = [
   },
   graphqlRoute({
     method: 'get', path: '/v1/languages', operationId: 'listLanguages', tags: ['meta'],
-    summary: 'Transcription, translation and voice language lists with picker metadata.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: LanguagesDocument,
     result: (data) => ({ status: 200, body: data.languages }),
@@ -153,7 +149,6 @@ export const metaRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/realtime/capabilities', operationId: 'getRealtimeCapabilities', tags: ['realtime'],
-    summary: 'What a realtime session can do: languages, speaker labels, latency modes, audio formats, limits.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: RealtimeCapabilitiesDocument,
     result: (data) => ({ status: 200, body: data.realtimeCapabilities }),

@@ -55,7 +55,6 @@ async function answerScrape(req: Request, res: Response, settings: MetricsSettin
 export const metricsRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/metrics', operationId: 'getMetrics', tags: ['meta'], undocumented: true,
-    summary: 'Prometheus metrics of this process (operators; see docs/metrics.md).',
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'Prometheus text exposition format.', contentType: 'text/plain' },
     handler: async (req, res, ctx) => {

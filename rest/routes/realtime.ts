@@ -77,8 +77,6 @@ export const realtimeFrames: SocketRoute['frames'] = {
 export const realtimeRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'post', path: '/v1/realtime/sessions', operationId: 'createRealtimeSession', tags: ['realtime'],
-    summary: 'Create a realtime session: validated options signed into an expiring stream URL. Stateless; nothing is stored.',
-    description: 'API keys only (servers). Connect to `streamUrl` as given before `expiresAt`; any gateway process accepts it.',
     auth: { mode: 'key', scopes: ['write'] },
     request: { schema: sessionOptionsSchema },
     response: {
@@ -97,10 +95,6 @@ export const realtimeRoutes: RouteEntry[] = [
   }),
   {
     method: 'ws', path: '/v1/realtime/sessions/{token}/socket', operationId: 'realtimeSocket', tags: ['realtime'],
-    summary: 'The realtime socket: binary pcm_f32le 16 kHz mono audio in, transcript frames out.',
-    description:
-      'Connect to the `streamUrl` as given (it carries its own signed token; no header). The socket stays silent while every engine slot is busy, ' +
-      'sends `session.loading` while the engine warms, then `session.ready`. Send 100–250 ms binary chunks; `eof` flushes and ends, `cancel` drops the rest.',
     auth: { mode: 'public', scopes: [] },
     maxPayload: REALTIME_MAX_PAYLOAD,
     parameters: [{ name: 'token', in: 'path', required: true, description: 'The signed session token from `streamUrl`.', schema: { type: 'string' } }],

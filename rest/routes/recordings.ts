@@ -92,7 +92,6 @@ export const grantSchema = fragmentSchema(RecordingGrantFieldsFragmentDoc);
 export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}', operationId: 'getRecording', tags: ['recordings'],
-    summary: 'One recording: its owner, a `shareCode` of its transcription or of a broadcast it feeds, or that broadcast\'s listener.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam],
     document: RecordingDocument,
@@ -112,8 +111,6 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/transcript', operationId: 'getRecordingTranscript', tags: ['recordings'],
-    summary: 'Transcript snapshot: sentences, segments with words, speakers, and `lastSeq`, the cursor of the durable log it reflects; `after` (a cursor) answers what changed since.',
-    description: 'A sentence below the confidence policy\'s `hideBelow` carries `unclear: true` with every word kept; a broadcast listener gets it (and each segment under the policy) `suppressed: true` with the text blank. Through a share link, a `lang` other than the spoken one needs `allowTranslate` (else 403). Subscribers (`WS /v1/recordings/{id}/subscribe`) discard frames whose `cursor` is at or below `lastSeq`.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, afterParam('cursor'), { name: 'lang', in: 'query', description: 'Read in this language (a translation); through a share link another language than the spoken one needs `allowTranslate`.', schema: { type: 'string' } }],
     document: RecordingTranscriptDocument,
@@ -200,8 +197,6 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],
-    summary: 'The transcript as a file: `format` srt, json, xlsx or pdf (paragraphs). While the job runs the file is partial (name suffixed `-partial`, header `X-Export-Partial: true`); a finished or failed job\'s is not.',
-    description: 'Owner, or a share link that allows export (`shareCode`). Corrections included. A media token is refused (403). With `lang` other than the spoken language the file reads in that language, one line per sentence: every sentence is translated first (the translation cache answers those read before), the file name carries the language (`name.es.srt`), JSON has `translated: true`, `lang`, and each sentence\'s spoken text as `original` (segments and their words stay as spoken), the spreadsheet an `Original` column, the PDF its paragraphs in the language. The spoken language named in `lang` is the untranslated file.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language (a translation target, `GET /v1/languages`; the spoken one or absent: untranslated); through a share link without `allowTranslate` only the spoken one (another is 403 `forbidden`).', schema: { type: 'string' } }],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
@@ -216,8 +211,6 @@ export const recordingRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/v1/recordings/{id}/audio', operationId: 'getRecordingAudio', tags: ['recordings'],
-    summary: 'Redirects (302) to a signed URL of the audio: `kind` delivery (default, 1 h), source (the upload, 5 min), master (what was transcribed, 5 min), voice (the sealed spoken track in `lang`, 1 h); `format` ogg (default), caf or mp3.',
-    description: 'Through a share link every kind needs `allowDownload`, and `master` is the owner\'s only; `voice` in another language than the spoken one needs `allowTranslate` too. Renditions are encoded on first request and kept. `kind=voice` needs `lang` (400 without it): 404 when no track of that language was asked for (`POST /v1/recordings/{id}/voice`), 409 `invalid_state` while it is queued, rendering, failed or being rendered again after a correction (`details.state`).',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master', 'voice'], default: 'delivery' } }, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: '`kind=voice` only (and required there): the spoken track\'s language.' }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
     response: { status: 302, description: 'Location: the signed URL.' },
@@ -243,7 +236,6 @@ export const recordingRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/v1/media/{id}/{file}', operationId: 'getSignedMedia', tags: ['recordings'],
-    summary: 'A signed media URL as `/audio` answers it (no credential: the signature is one). Supports ranges.',
     auth: { mode: 'public', scopes: [] },
     parameters: [
       { name: 'file', in: 'path', required: true, description: '`<kind>.<format>`: kind delivery, source, master or `voice-<lang>`; format ogg, caf or mp3 (anything else is 404).', schema: { type: 'string' } },
@@ -263,7 +255,6 @@ export const recordingRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
-    summary: 'WAV (16-bit, 16 kHz, mono) of `startS`..`endS` (seconds on the transcript\'s timeline), at most 120 s.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', description: 'Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end.', schema: { type: 'number', minimum: 0 } }],
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
@@ -276,7 +267,6 @@ export const recordingRoutes: RouteEntry[] = [
   },
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/media-token', operationId: 'getRecordingMediaToken', tags: ['recordings'],
-    summary: 'The owner\'s media credential for this recording, passed as `media=`: the same string for a UTC day, valid to the end of the next.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: RecordingMediaTokenDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
@@ -286,7 +276,6 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/events', operationId: 'listRecordingEvents', tags: ['recordings'],
-    summary: 'The durable event log, in order, each stamped with its write time; paged with `cursor`, or from `after` a seq (not both).',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
       { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page; not with `after`.', schema: { type: 'string' } },
@@ -312,8 +301,6 @@ export const recordingRoutes: RouteEntry[] = [
   // ---- live recordings (src/live/recordings.ts) ----
   graphqlRoute({
     method: 'post', path: '/v1/transcriptions/{id}/recordings', operationId: 'startRecording', tags: ['recordings'],
-    summary: 'Start a recording of a live transcription: answers the publisher grant (`streamUrl`, `sessionId`, the recording).',
-    description: 'Connect to `streamUrl` as given: the realtime socket protocol, whose committed segments are stored (gapless `seq` per recording) before their frame is sent. `recording.started` goes out on the transcription\'s events socket.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: StartRecordingDocument,
     idempotent: true,
@@ -333,8 +320,6 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/publish-token', operationId: 'recordingPublishToken', tags: ['recordings'],
-    summary: 'A new publisher grant for an open live recording: re-attach after a dropped network, or take over with `takeover=true`.',
-    description: 'The new publisher continues the same recording, time line and gapless `seq`. While another publisher is attached (it reported in the last 15 s) the answer is 409 `conflict` with `details.takeover`, unless `takeover=true`: then the attached publisher gets an `error` frame (`conflict`) and its socket closes, and its grant stops working.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     parameters: [{ name: 'takeover', in: 'query', description: '`true`: demote the attached publisher.', schema: { type: 'boolean', default: false } }],
     document: RecordingPublishTokenDocument,
@@ -349,7 +334,6 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/{id}/recordings', operationId: 'listTranscriptionRecordings', tags: ['recordings'],
-    summary: 'The recordings of a transcription, newest first, paged with `cursor`.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
       { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
@@ -382,9 +366,6 @@ export const recordingRoutes: RouteEntry[] = [
   ),
   graphqlRoute({
     method: 'patch', path: '/v1/recordings/{id}/settings', operationId: 'updateRecordingSettings', tags: ['recordings'],
-    summary: 'Change a recording\'s settings: the running capture of a live recording (`latencyMode`, `spokenLanguage`, `speakerLabels`, `translate`, `llmFix`, from the next segment on), and the recording\'s own `confidencePolicy` (any recording, any state).',
-    description: 'Fields left out stay; null sets one back to its default (detect, `auto`, `off`). Capture settings are stored on the recording (a re-attached publisher gets them, `settings` shows them) and applied by the attached publisher\'s session, which hears `session.updated` as after a `session.update` frame; a `recording.settings` event names what changed. They change only while a live recording is `live` or `paused`. '
-      + '`confidencePolicy` is the recording\'s own ConfidencePolicy: it wins over its transcription\'s and its broadcasts\' field by field, and applies from the next read (snapshot, export, search; subscribers within a poll); it is taken from any recording in any state (a file recording, a finished one) when sent without capture settings, replaces a stored one whole, and null clears it (the transcription\'s, then the broadcasts\', then the default apply). It appends no event. Owner only.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateRecordingSettingsDocument,
     variables: ({ params, body }, ctx) => {
@@ -416,8 +397,6 @@ export const recordingRoutes: RouteEntry[] = [
   }),
   {
     method: 'ws', path: '/v1/recordings/{id}/publish/{token}', operationId: 'recordingPublisherSocket', tags: ['recordings'],
-    summary: 'A live recording\'s publisher: the realtime socket protocol, whose commits are stored.',
-    description: 'Connect to the grant\'s `streamUrl` as given. Frames as on the realtime socket; `transcript.committed` carries the recording\'s gapless `seq` and times on its media time line. A pause elsewhere commits what was said and drops audio until resume; a stop ends the session (`session.done`); a takeover closes this socket with `error` `conflict`.',
     auth: { mode: 'public', scopes: [] },
     maxPayload: REALTIME_MAX_PAYLOAD,
     parameters: [{ name: 'token', in: 'path', required: true, description: 'The signed grant from `streamUrl`.', schema: { type: 'string' } }],

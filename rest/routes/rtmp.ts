@@ -46,8 +46,6 @@ export const rtmpRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/rtmp/key', operationId: 'rotateRtmpKey', tags: ['rtmp'],
-    summary: 'Replace the stream key: the new key is in this answer only; the old one is refused from now on.',
-    description: 'A publish already running on the old key goes on until it stops. The key stays bound to the same live transcription.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RotateRtmpKeyDocument,
     variables: () => ({}),
@@ -56,7 +54,6 @@ export const rtmpRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/rtmp/monitor', operationId: 'getRtmpMonitor', tags: ['rtmp'],
-    summary: 'The incoming RTMP audio as a live MP3 stream, by the signed `monitorUrl` of `GET /v1/rtmp` (valid an hour).',
     auth: { mode: 'public', scopes: [] },
     parameters: [
       { name: 'account', in: 'query', required: true, description: 'The account, as signed.', schema: { type: 'string', minLength: 1 } },

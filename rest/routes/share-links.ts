@@ -55,7 +55,6 @@ export const shareLinkRoutes: RouteEntry[] = [
   ]),
   graphqlRoute({
     method: 'patch', path: '/v1/share-links/{id}', operationId: 'updateShareLink', tags: ['share links'],
-    summary: 'Change any of label, allowDownload, allowExport, allowTranslate; omitted fields stay. Applies from the next request.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateShareLinkDocument,
     variables: ({ params, body }) => {
@@ -69,7 +68,6 @@ export const shareLinkRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/share-links/{id}', operationId: 'revokeShareLink', tags: ['share links'],
-    summary: 'Revoke a share link: reads with its code answer 404 at once.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RevokeShareLinkDocument,
     variables: ({ params }) => ({ id: params.id! }),

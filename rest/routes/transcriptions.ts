@@ -224,8 +224,6 @@ const parseJson = useJsonBody();
 export const transcriptionRoutes: RouteEntry[] = [
   {
     method: 'post', path: '/v1/transcriptions', operationId: 'createTranscription', tags: ['transcriptions'],
-    summary: 'Transcribe a file (multipart: `file` and an optional `options` JSON part, in either order) or a link (JSON with `url`). Answers 201 at once.',
-    description: 'The job starts by itself: `queued` (past the account\'s concurrency limit it waits, never refused), `fetching` for a link, `cropping` with `crop: true`. Follow `job.recordingId` with `GET /v1/recordings/{id}/job` or the events socket.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     idempotent: true,
     ownBody: true,
@@ -240,8 +238,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   },
   {
     method: 'post', path: '/v1/transcriptions/{id}/recordings/upload', operationId: 'uploadRecording', tags: ['recordings'],
-    summary: 'A file or link recording inside a live transcription, with no live phase: transcribed at full speed as a file job. Answers 201 with the transcription.',
-    description: 'The body is that of `POST /v1/transcriptions` (multipart with `file` and an optional `options` part, or JSON with `url`) without `shareLink`: the transcription and its links exist. `settings` apply to this recording, over the transcription\'s. The answer\'s `job.recordingId` (and `recordingId`) name the new recording; `GET /v1/transcriptions/{id}/recordings` lists it with the live ones (`kind: file`).',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     idempotent: true,
     ownBody: true,
@@ -258,7 +254,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   },
   graphqlRoute({
     method: 'post', path: '/v1/transcriptions/live', operationId: 'createLiveTranscription', tags: ['transcriptions'],
-    summary: 'Create a live transcription (CreateLiveTranscription): idle, with no recording until one is started.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CreateLiveTranscriptionDocument,
     idempotent: true,
@@ -284,8 +279,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions', operationId: 'listTranscriptions', tags: ['transcriptions'],
-    summary: 'The caller\'s transcriptions, newest first by createdAt, paged with `cursor`; `lifecycle` active (default), archived or all.',
-    description: 'Items created, changed or archived while paging are neither repeated nor skipped. `limit` counts per lifecycle: with `lifecycle=all` a page holds up to `limit` active and up to `limit` archived transcriptions (up to 500 of each), newest first, each item\'s `state` saying which.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: lifecycleListParameters,
     document: TranscriptionsDocument,
@@ -298,7 +291,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/probe', operationId: 'probeTranscriptionLink', tags: ['transcriptions'],
-    summary: 'Look at a link before transcribing it: the probe record. Private, loopback and cloud-metadata addresses are refused. 60 a minute.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [{ name: 'url', in: 'query', required: true, description: 'The link to look at (http or https).', schema: { type: 'string', minLength: 1 } }],
     document: TranscriptionProbeDocument,
@@ -327,7 +319,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/{id}', operationId: 'getTranscription', tags: ['transcriptions'],
-    summary: 'One transcription.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: TranscriptionDocument,
     variables: ({ params }) => ({ id: params.id! }),
@@ -337,7 +328,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'patch', path: '/v1/transcriptions/{id}', operationId: 'updateTranscription', tags: ['transcriptions'],
-    summary: 'Rename (`name`) or update default settings (`settings`, merged key by key; null clears a key).',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UpdateTranscriptionDocument,
     variables: ({ params, body }) => {
@@ -360,7 +350,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   }),
   {
     method: 'ws', path: '/v1/transcriptions/{id}/events', operationId: 'transcriptionEvents', tags: ['transcriptions'],
-    summary: 'Events of a transcription: `events.ready` with the job, then `job.state` on each state change and `job.progress` per step.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     errors: [notFound],
     frames: {

@@ -16,8 +16,6 @@ const tracksSchema = fragmentSchema(VoiceTracksFieldsFragmentDoc);
 export const voiceTrackRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/voice', operationId: 'listRecordingVoiceTracks', tags: ['voice tracks'],
-    summary: 'The recording\'s spoken-translation tracks, one row per language: sealed or not, the render job (state, progress), and the sentence clips with the voice that spoke them.',
-    description: 'Owner (`read`), a broadcast listener, or a share link (`shareCode`). Without `allowTranslate` a share link sees only the spoken language, and asking for another `lang` is 403 `forbidden`. A sealed track whose sentences changed since (a correction) comes back `stale` and is rendered again (only the changed sentences).',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'Only this language\'s row.' }],
     document: RecordingVoiceTracksDocument,
@@ -28,10 +26,6 @@ export const voiceTrackRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/voice', operationId: 'renderRecordingVoiceTracks', tags: ['voice tracks'],
-    summary: 'Render spoken tracks of a finished recording: one job per language (1 to 10). Answers 202 with the rows of the languages asked for; poll `GET .../voice`.',
-    description: 'Owner only. A finished recording: a live recording `ended` or `finalized`, a file recording whose job is `done` (else 409 `invalid_state`). Each language must have a voice (`GET /v1/languages` `voice`) and, unless it is the spoken language (spoken as is), a translation from the spoken language; else 400 naming `languages[i]`. '
-      + 'Every sentence (its corrected text, or the recognizer\'s words where a correction is not voiced) is translated, spoken with the pinned voice (`settings.voiceByLang[lang]`, else the language\'s default) and kept as a clip; the track puts each clip at its sentence\'s start on the recording\'s time line with silence between. A clip longer than the time to the next sentence is sped up, at most 1.25×, and beyond that runs over (the next one starts when it ends). Lines hidden as unclear are silence. The track is Ogg/Opus. '
-      + 'Idempotent: a language whose track is queued, rendering, or sealed and standing gets no second job; a `failed` or `stale` track is rendered again (only the sentences whose clips no longer stand). `force: true` renders again from scratch, every clip synthesised anew.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     request: {
       schema: {
@@ -54,8 +48,6 @@ export const voiceTrackRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/voice/{sentence}', operationId: 'getRecordingVoiceClip', tags: ['voice tracks'],
-    summary: 'One sentence spoken in `lang`: Ogg/Opus, or `format=caf`. Made on first request (and kept) when the sentence has no clip or its text changed since.',
-    description: 'Owner, the owner\'s media token (`media=`), a broadcast listener, or a share link; a language other than the spoken one needs `allowTranslate` through a share link (403). A line hidden as unclear has no clip (404). The clip speaks the corrected text, or the recognizer\'s words where a correction of the line is not voiced.',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       { name: 'sentence', in: 'path', required: true, description: 'A sentence id as the transcript snapshot gives it (`4.0`); another shape is 400, an id the recording lacks 404.', schema: { type: 'string' } },

@@ -93,8 +93,6 @@ function sendAudio(res: Response, file: { path: string; contentType: string }, c
 export const voiceRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/voices/available', operationId: 'listAvailableVoices', tags: ['voices'],
-    summary: 'Voices that can speak `lang`, best first; `default` marks the one a recording with no pin gets. Open to anyone (listeners too); a credential adds that account\'s ready, enabled cloned voices. This is the set `settings.voiceByLang` accepts.',
-    description: 'Order: the language\'s default, then the other catalogue voices by the grade Kokoro\'s voice notes give them, then the caller\'s cloned voices (newest first; a cloned voice speaks every voice language, its style fitted to the sample).',
     auth: { mode: 'optional', scopes: [] },
     parameters: [langParam('A language code (`en`, `pt-BR` …); GET /v1/languages lists the voice languages.', true)],
     document: AvailableVoicesDocument,
@@ -105,8 +103,6 @@ export const voiceRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/voices/preview', operationId: 'previewCatalogueVoice', tags: ['voices'],
-    summary: 'A few seconds of a catalogue voice saying the language\'s sample sentence: Ogg/Opus, or `format=caf`. Only catalogue voices (a cloned voice: `GET /v1/voices/{id}/preview`). Open to anyone.',
-    description: 'Rendered on the first ask and kept on disk (DATA_DIR/voices/previews), so later asks are served at once. `voice` defaults to the language\'s default voice; `lang` to the voice\'s language (en-US without either).',
     auth: { mode: 'public', scopes: [] },
     parameters: [
       { name: 'voice', in: 'query', schema: { type: 'string', minLength: 1, maxLength: 64 }, description: 'A catalogue voice id (`af_heart`).' },
@@ -124,7 +120,6 @@ export const voiceRoutes: RouteEntry[] = [
   },
   graphqlRoute({
     method: 'get', path: '/v1/voices', operationId: 'listVoices', tags: ['voices'],
-    summary: 'The account\'s cloned voices, newest first, paged with `cursor`.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
       { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The `nextCursor` of the previous page.' },
@@ -138,10 +133,6 @@ export const voiceRoutes: RouteEntry[] = [
   }),
   {
     method: 'post', path: '/v1/voices', operationId: 'createVoice', tags: ['voices'],
-    summary: 'A cloned voice from a sample: multipart with a `sample` audio part and a `meta` JSON part (CreateVoice). Answers 201 with the voice `training` at progress 0; poll `GET /v1/voices/{id}` until `ready` or `failed`.',
-    description: 'Consent: training needs `consent: true` (the person speaking agreed). Without it (false is the default) the clone is refused (403 `forbidden`, `details.reason: consent_required`) unless `draft: true`, which keeps the sample untrained (state `training`, progress 0) until a PATCH gives `consent: true` and `draft: false`. '
-      + 'The sample: any audio ffmpeg reads (wav, flac, mp3, ogg, m4a …), up to VOICE_SAMPLE_MAX_BYTES (default 50 MB); it needs at least VOICE_MIN_SPEECH_S (default 5) seconds of speech, else training ends `failed` with `error` saying how much was found. '
-      + 'What cloning means here: no network that clones a voice from a sample is installed; training measures the sample\'s pitch and spectral envelope and keeps the Kokoro style (a catalogue voice of the sample\'s gender, or a blend of the nearest two) whose speech measures nearest. The voice resembles the sample in pitch and timbre; it is not a copy of it.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     ownBody: true,
     request: {
@@ -209,7 +200,6 @@ export const voiceRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/voices/{id}', operationId: 'getVoice', tags: ['voices'],
-    summary: 'A cloned voice: state `training`/`ready`/`failed`, `progress`, `error`.',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: VoiceDocument,
     variables: ({ params }) => ({ id: params.id! }),
@@ -219,8 +209,6 @@ export const voiceRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'patch', path: '/v1/voices/{id}', operationId: 'updateVoice', tags: ['voices'],
-    summary: 'Rename (`name`), recolour (`color`; `\'\'` clears), switch off or on (`enabled`); fields left out are unchanged. Not a way to withdraw permission: deleting the voice does that.',
-    description: 'A draft may also be given `consent: true` with `draft: false`, which starts its training (state `training`, progress 0 again). `consent: false` is refused (delete the voice instead).',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     request: {
       schema: {
@@ -249,7 +237,6 @@ export const voiceRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/voices/{id}', operationId: 'deleteVoice', tags: ['voices'],
-    summary: 'Deletes the voice, its sample and everything trained from it (its style table and previews). This is how permission is withdrawn.',
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: DeleteVoiceDocument,
     variables: ({ params }) => ({ id: params.id! }),
@@ -259,8 +246,6 @@ export const voiceRoutes: RouteEntry[] = [
   }),
   {
     method: 'get', path: '/v1/voices/{id}/preview', operationId: 'previewVoice', tags: ['voices'],
-    summary: 'The cloned voice saying `lang`\'s sample sentence (default en-US): Ogg/Opus, or `format=caf`. 409 `invalid_state` while not `ready`. Owner only; the owner\'s access token may ride in `access_token` (an audio element sends no header).',
-    description: 'Rendered on the first ask and kept with the voice (deleted with it).',
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       langParam('The language to speak (every voice language; default en-US).'),
@@ -276,7 +261,6 @@ export const voiceRoutes: RouteEntry[] = [
   },
   {
     method: 'get', path: '/v1/voices/{id}/sample', operationId: 'getVoiceSample', tags: ['voices'],
-    summary: 'The sample the voice was made from, as stored (an upload as sent; a recording speaker\'s as 16 kHz WAV). Owner only; supports `Range` (206 with `Content-Range`).',
     auth: { mode: 'userOrKey', scopes: ['read'] },
     response: { status: 200, description: 'The audio (206 for a range).', contentType: 'application/octet-stream' },
     errors: [notFound],
