@@ -69,12 +69,15 @@ module.exports = {
     ...moduleGraphRules,
     {
       name: 'module-faces', severity: 'error',
-      comment: 'Another module is reached only through its face: index.ts, service.ts or graphql.ts (and its *-graphql.ts parts) at its top (index.ts re-exports what others use of its other files), so what a module keeps to itself can change without touching its users.',
+      comment: 'Another module is reached only through its face: index.ts, service.ts or graphql.ts (and its *-graphql.ts parts) at its '
+        + 'top (index.ts re-exports what others use of its other files), so what a module keeps to itself can change without touching '
+        + 'its users.',
       from: { path: '^src/([^/]+)/' }, to: { path: `^src/(?!(?:${['core', 'generated', 'sdk', 'cli', 'entry'].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)`, pathNot: '^src/$1/' },
     },
     {
       name: 'module-faces-from-adapters', severity: 'error',
-      comment: 'rest/, the processors and the assembled schema reach a module only through its face (index.ts, service.ts, graphql.ts and *-graphql.ts), as modules do.',
+      comment: 'rest/, the processors and the assembled schema reach a module only through its face (index.ts, service.ts, graphql.ts and '
+        + '*-graphql.ts), as modules do.',
       from: { path: '^(rest/|workers/(?!engine/)|src/graphql-schema\\.ts$)' }, to: { path: `^src/(?!(?:${['core', 'generated', 'sdk', 'cli', 'entry'].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)` },
     },
     { name: 'no-cycles', severity: 'error', comment: 'No import cycles, through types either.', from: { path: '^(src|rest|workers)/' }, to: { circular: true } },
@@ -85,17 +88,21 @@ module.exports = {
     },
     {
       name: 'engine-face', severity: 'error',
-      comment: 'The gateway (src/, rest/, the processors) reaches the engine only through its face, workers/engine/index.ts; its sub-folders (whisper/, graph/, speakers/, tts/, threads/, tools/) are its own.',
+      comment: 'The gateway (src/, rest/, the processors) reaches the engine only through its face, workers/engine/index.ts; its '
+        + 'sub-folders (whisper/, graph/, speakers/, tts/, threads/, tools/) are its own.',
       from: { path: '^(src|rest)/|^workers/(?!engine/)' }, to: { path: '^workers/engine/(?!index\\.ts$)' },
     },
     {
       name: 'sdk-is-a-leaf', severity: 'error',
-      comment: 'The SDK (src/sdk, shipped as `speechgate/sdk` to Node and browsers) imports nothing from the server; only what is generated for clients: the OpenAPI types and the GraphQL operations as typed strings.',
+      comment: 'The SDK (src/sdk, shipped as `speechgate/sdk` to Node and browsers) imports nothing from the server; only what is '
+        + 'generated for clients: the OpenAPI types and the GraphQL operations as typed strings.',
       from: { path: '^src/sdk/' }, to: { path: '^(rest|workers)/|^src/(?!sdk/|generated/openapi|generated/graphql-documents)' },
     },
     {
       name: 'cli-uses-the-sdk', severity: 'error',
-      comment: 'The command line (src/cli, the `speechgate` bin) is a client of the server like any other: of the project it imports only the SDK (src/sdk), besides npm packages and Node\'s own modules (not the server, not even the generated types but through the SDK).',
+      comment: 'The command line (src/cli, the `speechgate` bin) is a client of the server like any other: of the project it imports only '
+        + 'the SDK (src/sdk), besides npm packages and Node\'s own modules (not the server, not even the generated types but through '
+        + 'the SDK).',
       from: { path: '^src/cli/' }, to: { path: '^(rest|workers|prisma|schema|test)/|^src/(?!cli/|sdk/)' },
     },
     {
@@ -126,22 +133,26 @@ module.exports = {
     // The module order so far (issue 30: the declared graph of every module is the goal): what was untied stays so.
     {
       name: 'live-below-its-audience', severity: 'error',
-      comment: 'The live module (src/live: sessions, live recordings and their transports) does not know listeners, broadcasts, jobs or corrections: they build on it, not the other way.',
+      comment: 'The live module (src/live: sessions, live recordings and their transports) does not know listeners, broadcasts, jobs or '
+        + 'corrections: they build on it, not the other way.',
       from: { path: '^src/live/' }, to: { path: '^src/(listeners|broadcasts|jobs|corrections)/' },
     },
     {
       name: 'live-transports-are-adapters', severity: 'error',
-      comment: 'The transport-free live session and live recordings never import a transport (src/live/transports: the realtime socket, the publisher, the stream pull, RTMP); only the runtime that wires the socket and the face do.',
+      comment: 'The transport-free live session and live recordings never import a transport (src/live/transports: the realtime socket, '
+        + 'the publisher, the stream pull, RTMP); only the runtime that wires the socket and the face do.',
       from: { path: '^src/live/(?!transports/|runtime\\.ts$|index\\.ts$)' }, to: { path: '^src/live/transports/' },
     },
     {
       name: 'billing-below-the-resources', severity: 'error',
-      comment: 'Billing meters work; of the rest it reads only the transcript kernel (src/transcript: a metered stop is a log step, and captured media lengths).',
+      comment: 'Billing meters work; of the rest it reads only the transcript kernel (src/transcript: a metered stop is a log step, and '
+        + 'captured media lengths).',
       from: { path: '^src/billing/' }, to: { path: '^src/(?!core/|generated/|billing/|transcript/)[^/]+/' },
     },
     {
       name: 'recordings-below-their-users', severity: 'error',
-      comment: 'Transcriptions, corrections and broadcasts build on recordings; what they share (word folding, a transcription\'s broadcast ids, its row lock, links) lives in src/core or src/links.',
+      comment: 'Transcriptions, corrections and broadcasts build on recordings; what they share (word folding, a transcription\'s '
+        + 'broadcast ids, its row lock, links) lives in src/core or src/links.',
       from: { path: '^src/recordings/' }, to: { path: '^src/(transcriptions|corrections|broadcasts)/' },
     },
     {
@@ -151,7 +162,8 @@ module.exports = {
     },
     {
       name: 'runs-on-a-production-install', severity: 'error',
-      comment: 'What the server, the worker, the admin and engine commands load is in `dependencies`: a production install (`npm ci --omit=dev`) has no devDependencies. Types only are fine (they are gone at run time).',
+      comment: 'What the server, the worker, the admin and engine commands load is in `dependencies`: a production install '
+        + '(`npm ci --omit=dev`) has no devDependencies. Types only are fine (they are gone at run time).',
       from: { path: '^(src|rest|workers)/' }, to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
   ],

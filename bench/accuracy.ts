@@ -100,8 +100,10 @@ export function fixtureClips(): Clip[] {
   const clips = [
     clip('fixtures', 'goforward.wav', 'en', 'go forward ten meters'),
     clip('fixtures', 'espeak-en.wav', 'en', 'The weather is nice today. We are going to the park to play football with our friends.'),
-    clip('fixtures', 'espeak-es.wav', 'es', 'Buenos días. Hoy hace muy buen tiempo y vamos al parque a jugar al fútbol con nuestros amigos.'),
-    clip('fixtures', 'espeak-it.wav', 'it', 'Buongiorno. Oggi il tempo è molto bello e andiamo al parco a giocare a calcio con i nostri amici.'),
+    clip('fixtures', 'espeak-es.wav', 'es', 'Buenos días. Hoy hace muy buen tiempo y vamos al parque a jugar al fútbol con nuestros '
+      + 'amigos.'),
+    clip('fixtures', 'espeak-it.wav', 'it', 'Buongiorno. Oggi il tempo è molto bello e andiamo al parco a giocare a calcio con i nostri '
+      + 'amici.'),
   ];
   // Sphinx transcription files: `<s> words </s> (id)` lines.
   for (const [set, listing] of [['librivox', 'librivox/transcription'], ['cards', 'cards/cards.transcription']] as const) {
@@ -451,7 +453,8 @@ function liveTable(recorded: readonly LiveClip[], failed: readonly string[]): st
   ];
   const ends = recorded.filter((clip) => clip.paused.lostEnding || clip.finalized.lostEnding || shortened(clip));
   return [
-    '| clips | WER paused | WER finalized | lost endings paused | lost endings finalized | missed words (finalized) | inserted words paused / finalized | catch-up shortened | stop → finalized s (median / worst) | failed |',
+    '| clips | WER paused | WER finalized | lost endings paused | lost endings finalized | missed words (finalized) | inserted words '
+      + 'paused / finalized | catch-up shortened | stop → finalized s (median / worst) | failed |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     `| ${cells.join(' | ')} |`,
     '',

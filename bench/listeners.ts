@@ -350,7 +350,8 @@ const gatewayLag = {
   })),
   read: (inspectorUrl: string) => inspectGateway(inspectorUrl, async (call) => {
     const { result } = await call('Runtime.evaluate', {
-      expression: '(() => { const h = globalThis.__benchLag; h.disable(); delete globalThis.__benchLag; return { p99: h.percentile(99) / 1e6, max: h.max / 1e6 }; })()',
+      expression: '(() => { const h = globalThis.__benchLag; h.disable(); delete globalThis.__benchLag; return { p99: h.percentile(99) / '
+        + '1e6, max: h.max / 1e6 }; })()',
       returnByValue: true,
     });
     return (result as { value: { p99: number; max: number } }).value;

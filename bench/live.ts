@@ -182,7 +182,8 @@ export async function benchLive(options: LiveBenchOptions = {}): Promise<{ rows:
   });
 }
 
-const HEADER = '| recordings | commit p50 s | commit p95 s | commit p50 vs 1 recording | segments stored / commits seen | stop → finalized p50 s | stop → finalized max s | tail s | gateway CPU s/audio s | real time |';
+const HEADER = '| recordings | commit p50 s | commit p95 s | commit p50 vs 1 recording | segments stored / commits seen | stop → '
+  + 'finalized p50 s | stop → finalized max s | tail s | gateway CPU s/audio s | real time |';
 
 function formatRow(row: LiveBenchRow): string {
   const f = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '—');

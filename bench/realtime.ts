@@ -188,7 +188,8 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   return { rows, table: formatTable(rows) };
 }
 
-const HEADER = '| sessions | mode | draft p50 s | draft p95 s | commit p50 s | commit p95 s | processing/audio | CPU s/audio s | tail s | words | real time |';
+const HEADER = '| sessions | mode | draft p50 s | draft p95 s | commit p50 s | commit p95 s | processing/audio | CPU s/audio s | tail s | '
+  + 'words | real time |';
 
 function formatRow(row: RealtimeBenchRow): string {
   const f = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '—');

@@ -145,7 +145,8 @@ export async function benchSearch(): Promise<{ rows: Row[]; table: string }> {
       const table = [
         `${SENTENCES.toLocaleString('en')} sentences (${recordings} recordings × ${SEGMENTS_PER_RECORDING} segments × ${SENTENCES_PER_SEGMENT}); inserted in ${insertS.toFixed(1)} s; the first search indexed them in ${indexS.toFixed(1)} s; ${RUNS} runs per query, PostgreSQL.`,
         '',
-        '| query | q | hits (page of 20) | REST p50 ms | REST p95 ms | service p50 ms (in-process) | service p95 ms | baseline p50 ms (seq scan, SQL) | baseline p95 ms | baseline hits | p50 ratio baseline/REST | p50 ratio baseline/service |',
+        '| query | q | hits (page of 20) | REST p50 ms | REST p95 ms | service p50 ms (in-process) | service p95 ms | baseline p50 ms '
+          + '(seq scan, SQL) | baseline p95 ms | baseline hits | p50 ratio baseline/REST | p50 ratio baseline/service |',
         '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
         ...rows.map((r) => `| ${r.kind} | \`${r.q}\` | ${r.hits} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.serviceP50)} | ${f(r.serviceP95)} | ${f(r.baseP50)} | ${f(r.baseP95)} | ${r.baseHits} | ${(r.baseP50 / r.p50).toFixed(2)}× | ${(r.baseP50 / r.serviceP50).toFixed(2)}× |`),
       ].join('\n');

@@ -93,7 +93,8 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
       failed,
     };
     const table = [
-      '| files | audio | worker threads | wall time | throughput | all 20 submitted in | mean job run | gateway peak RSS | worker peak RSS | failed |',
+      '| files | audio | worker threads | wall time | throughput | all 20 submitted in | mean job run | gateway peak RSS | worker peak '
+        + 'RSS | failed |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       `| ${files} | ${rows.audioS.toFixed(0)} s | ${concurrency} | ${wallS.toFixed(1)} s | ${rows.audioSecondsPerSecond.toFixed(2)} audio-s/s | ${submittedS.toFixed(2)} s | ${rows.meanJobRunS.toFixed(1)} s | ${gatewayPeak.toFixed(0)} MiB | ${workerPeak.toFixed(0)} MiB | ${failed} |`,
     ].join('\n').replace('all 20 submitted', `all ${files} submitted`);

@@ -20,7 +20,8 @@ const SENTENCES: [voice: string, text: string][] = [
 /** Several sentences: the stream's first chunk is one sentence, so its latency does not grow with the text. */
 const PARAGRAPH: [string, string] = [
   'af_heart',
-  'Welcome to the meeting. Today we will review the budget for next year. After that, each team will present its plans, and we will close with questions from the audience.',
+  'Welcome to the meeting. Today we will review the budget for next year. After that, each team will present its plans, and we will close '
+    + 'with questions from the audience.',
 ];
 
 export async function benchVoices(): Promise<{ table: string }> {

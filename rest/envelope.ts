@@ -47,7 +47,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 function fromParserError(error: NodeJS.ErrnoException): ApiError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError('invalid_options', 431, 'The request line and headers are too large (at most 16 KiB together); send long values in the body.', { details: { field: 'headers' } });
+      return new ApiError('invalid_options', 431, 'The request line and headers are too large (at most 16 KiB together); send long values '
+        + 'in the body.', { details: { field: 'headers' } });
     case 'HPE_URI_OVERFLOW':
       return new ApiError('invalid_options', 414, 'The URL is too long.', { details: { field: 'url' } });
     case 'ERR_HTTP_REQUEST_TIMEOUT':

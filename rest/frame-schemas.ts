@@ -72,7 +72,8 @@ export const frameSchemas: Record<string, JsonSchema> = {
       scriptFrom: nullable(int),
       scriptPos: nullable(int),
       speakerConfidence: nullable({ ...num, description: '0..1 diarization confidence.' }),
-      speakerProvisional: nullable({ type: 'boolean', description: 'True while the label is tentative; a `transcript.speaker` frame settles it.' }),
+      speakerProvisional: nullable({ type: 'boolean', description: 'True while the label is tentative; a `transcript.speaker` frame '
+        + 'settles it.' }),
       translations: nullable(languageMap('Language → text.')),
       translationSources: nullable(languageMap('Language → who translated it (`cache`, `google`, `llm`, …).')),
     },
@@ -81,7 +82,8 @@ export const frameSchemas: Record<string, JsonSchema> = {
     type: 'object', required: ['start', 'text', 'speaker', 'tentative'],
     properties: { start: num, text: str, speaker: int, tentative: { type: 'boolean' } },
   },
-  SocketErrorFrame: frame('error', 'A failure on the socket. Realtime: before `session.ready` it fails the connect; `slow_consumer` then closes. Subscribe: `slow_consumer` (then closed), or a refused `subscribe.update` (the socket stays open).', ['code', 'message', 'retryable'], {
+  SocketErrorFrame: frame('error', 'A failure on the socket. Realtime: before `session.ready` it fails the connect; `slow_consumer` then '
+    + 'closes. Subscribe: `slow_consumer` (then closed), or a refused `subscribe.update` (the socket stays open).', ['code', 'message', 'retryable'], {
     code: { ...str, description: 'Branch on this (spec: Errors).' }, message: str, retryable: { type: 'boolean' }, details: { type: 'object', additionalProperties: true },
   }),
 
@@ -102,7 +104,8 @@ export const frameSchemas: Record<string, JsonSchema> = {
   RealtimeTranslatedFrame: frame('transcript.translated', 'Translations of a committed segment.', ['seq', 'translations'], {
     seq: int, translations: languageMap('Language → text.'), translationSources: languageMap('Language → who translated it.'),
   }),
-  RealtimeAmendedFrame: frame('transcript.amended', 'Corrects a committed segment\'s text in place (same `seq`): with `llmFix`, a fix that came after the line went out.', ['seq', 'segment'], {
+  RealtimeAmendedFrame: frame('transcript.amended', 'Corrects a committed segment\'s text in place (same `seq`): with `llmFix`, a fix '
+    + 'that came after the line went out.', ['seq', 'segment'], {
     seq: int, segment: ref('CommittedSegment'), reason: { type: 'string', enum: ['llm_fix'] }, previousText: str,
   }),
   RealtimeLatencyFrame: frame('transcript.latency', 'A held correction pass (`llmFix`) released a line: the time to its final text.', ['seq', 'latencyS', 'heldS', 'fix'], {
@@ -112,12 +115,14 @@ export const frameSchemas: Record<string, JsonSchema> = {
     fix: { type: 'string', enum: ['changed', 'unchanged', 'rejected', 'failed'] },
     problem: { ...str, description: 'Why the pass failed (`failed` only).' },
   }),
-  RealtimeUpdatedFrame: frame('session.updated', 'Answer to `session.update`: the options now in force, what changed and what was ignored.', ['options', 'changed', 'ignored'], {
+  RealtimeUpdatedFrame: frame('session.updated', 'Answer to `session.update`: the options now in force, what changed and what was '
+    + 'ignored.', ['options', 'changed', 'ignored'], {
     options: { type: 'object', additionalProperties: true },
     changed: { type: 'array', items: str },
     ignored: { type: 'array', items: { type: 'object', required: ['field', 'reason'], properties: { field: str, reason: str } } },
   }),
-  RealtimeRecordingStateFrame: frame('recording.state', 'A live recording\'s publisher: the recording was paused or resumed from elsewhere.', ['state'], { recordingId: str, state: str }),
+  RealtimeRecordingStateFrame: frame('recording.state', 'A live recording\'s publisher: the recording was paused or resumed from '
+    + 'elsewhere.', ['state'], { recordingId: str, state: str }),
   RealtimeDoneFrame: frame('session.done', 'The session ended; the socket closes next.', ['reason', 'stats'], {
     reason: { type: 'string', enum: ['eof', 'max_duration', 'cancelled'] },
     stats: { type: 'object', required: ['audioS', 'processingS', 'realtimeFactor'], properties: { audioS: num, processingS: num, realtimeFactor: num } },
@@ -147,7 +152,10 @@ export const frameSchemas: Record<string, JsonSchema> = {
   SubscribeCorrectedFrame: durable('transcript.corrected', 'A person\'s correction in place.', ['segment'], {
     segment: ref('CommittedSegment'), correctionId: str, batchId: str, reverted: { type: 'boolean', description: 'The correction was taken back.' },
   }),
-  SubscribeSentenceFrame: durable('transcript.sentence', 'Replaces a whole sentence (the snapshot\'s `sentences` entry of that `id`, or a new one): sent in the same log step as the segment change that touched it, and when the recording ends with its last sentence open. A reader keeping sentences first drops those whose id falls after `id` and at or before `lastWordId` (merged into this one), then stores it.', ['sentenceId', 'sentence'], {
+  SubscribeSentenceFrame: durable('transcript.sentence', 'Replaces a whole sentence (the snapshot\'s `sentences` entry of that `id`, or a '
+    + 'new one): sent in the same log step as the segment change that touched it, and when the recording ends with its last sentence '
+    + 'open. A reader keeping sentences first drops those whose id falls after `id` and at or before `lastWordId` (merged into this '
+    + 'one), then stores it.', ['sentenceId', 'sentence'], {
     sentenceId: str,
     sentence: {
       type: 'object', required: ['id', 'speaker', 'start', 'end', 'text', 'confidence', 'seqs', 'lastWordId', 'complete'],
@@ -157,7 +165,8 @@ export const frameSchemas: Record<string, JsonSchema> = {
         confidence: nullable({ ...num, description: 'Mean word probability.' }),
         seqs: { type: 'array', items: int, description: 'The segments it draws words from.' },
         lastWordId: { ...str, description: 'Its last word, `<seq>.<index>` as ids are written: the sentence covers `id` through it.' },
-        complete: { type: 'boolean', description: 'Closed (end punctuation, another speaker, the recording ended); false while it may still grow.' },
+        complete: { type: 'boolean', description: 'Closed (end punctuation, another speaker, the recording ended); false while it may '
+          + 'still grow.' },
         unclear: { type: 'boolean', description: 'Under the confidence policy (owner, share link: every word kept).' },
         suppressed: { type: 'boolean', description: 'Under the confidence policy, for a broadcast listener: `text` blank.' },
       },
@@ -166,7 +175,8 @@ export const frameSchemas: Record<string, JsonSchema> = {
   SubscribeTranslatedFrame: durable('transcript.translated', 'Fills a segment\'s translations (a listener gets only its `lang`).', ['translations'], {
     translations: languageMap('Language → text.'), translationSources: languageMap('Language → who translated it.'),
   }),
-  SubscribeSpeakerFrame: durable('transcript.speaker', 'Settles a segment\'s speaker label (`speakerProvisional: false`), or names a speaker (`name`, no segment).', ['speaker'], {
+  SubscribeSpeakerFrame: durable('transcript.speaker', 'Settles a segment\'s speaker label (`speakerProvisional: false`), or names a '
+    + 'speaker (`name`, no segment).', ['speaker'], {
     speaker: int, speakerConfidence: num, speakerProvisional: { type: 'boolean' }, name: nullable(str),
   }),
   SubscribeStateFrame: durable('recording.state', 'The recording moved.', ['state'], {
@@ -175,7 +185,8 @@ export const frameSchemas: Record<string, JsonSchema> = {
   SubscribeNoopFrame: frame('noop', 'Stands in for a frame withheld from this subscriber, so the cursor never skips.', ['cursor', 'seq', 'reason'], {
     ...durableFields,
     seq: nullable({ ...int, description: 'The segment withheld (`unclear`, `other_language`); null for a frame subscribers never get.' }),
-    reason: { type: 'string', description: '`unclear` (a line under the confidence policy, shown as "Audio unclear"), `other_language`, `not_for_subscribers`.' },
+    reason: { type: 'string', description: '`unclear` (a line under the confidence policy, shown as "Audio unclear"), `other_language`, '
+      + '`not_for_subscribers`.' },
   }),
   SubscribeGapFrame: frame('subscribe.gap', 'The frames after `after` were not replayed: re-read the transcript with `after=`.', ['cursor', 'after'], { cursor: int, after: int }),
   SubscribeUpdatedFrame: frame('subscribe.updated', 'A `subscribe.update` took effect (re-read the snapshot after a language change).', ['audio'], { lang: nullable(str), audio: { type: 'boolean' } }),

@@ -18,8 +18,10 @@ function derivedErrors(route: RouteEntry): { status: number; line: string }[] {
   const readsQuery = (route.parameters ?? []).some((parameter) => parameter.in === 'query');
   const idempotent = 'idempotent' in route && !!route.idempotent;
   const readsPath = /\{\w+\}/.test(route.path);
-  if (readsPath) out.push({ status: 400, line: '`invalid_options`: a path parameter holds a NUL character (`%00`), which no field accepts; `details.field` names it.' });
-  if (readsQuery) out.push({ status: 400, line: '`invalid_options`: a query parameter is not of its declared type, range or values, is missing, or is given twice; `details.field` names it.' });
+  if (readsPath) out.push({ status: 400, line: '`invalid_options`: a path parameter holds a NUL character (`%00`), which no field '
+    + 'accepts; `details.field` names it.' });
+  if (readsQuery) out.push({ status: 400, line: '`invalid_options`: a query parameter is not of its declared type, range or values, is '
+    + 'missing, or is given twice; `details.field` names it.' });
   // The router refuses a body that is not an object (null, an array, a scalar) where the schema is one (rest/router.ts).
   const takesObject = route.method !== 'ws' && route.request?.schema.type === 'object';
   if (readsJson) out.push({ status: 400, line: `\`invalid_options\`: the body is not valid JSON${takesObject ? ' or not a JSON object (null, an array, a scalar)' : ''}, or a field is invalid; the message and \`details.field\` name it.` });
@@ -28,23 +30,28 @@ function derivedErrors(route: RouteEntry): { status: number; line: string }[] {
     const credential = route.auth.mode === 'key' ? 'an API key' : route.auth.mode === 'user' ? 'a signed-in person\'s token' : 'a credential';
     out.push({
       status: 401,
-      line: `\`invalid_token\` (${route.auth.mode === 'optional' ? 'an unknown or malformed token; without one the answer depends on the other credentials this operation takes' : `no credential, or an unknown or malformed one; this operation needs ${credential}`}), \`key_expired\`, \`key_revoked\`.`,
+      line: `\`invalid_token\` (${route.auth.mode === 'optional' ? 'an unknown or malformed token; without one the answer depends on the '
+        + 'other credentials this operation takes' : `no credential, or an unknown or malformed one; this operation needs ${credential}`}), \`key_expired\`, \`key_revoked\`.`,
     });
     const who = route.auth.mode === 'key' ? ' (also a person\'s token: API keys only)' : route.auth.mode === 'user' ? ' (also an API key: signed-in persons only)' : '';
     const scopes = route.auth.scopes.length ? ` (needs ${route.auth.scopes.map((scope) => `\`${scope}\``).join(', ')})` : '';
     out.push({ status: 403, line: `\`forbidden\`: a missing scope${scopes}, the message names it${who}; \`key_from_browser\`: an API key sent from a web page of another site or in a URL; \`suspended\`: the account is suspended.` });
   }
-  if (route.method === 'ws') out.push({ status: 404, line: '`not_found`: a plain HTTP request without `Upgrade: websocket` (this path is a WebSocket).' });
+  if (route.method === 'ws') out.push({ status: 404, line: '`not_found`: a plain HTTP request without `Upgrade: websocket` (this path is '
+    + 'a WebSocket).' });
   if (idempotent) {
     out.push({ status: 409, line: '`conflict`: a request with this `Idempotency-Key` is still running; retry after it finishes.' });
     out.push({ status: 422, line: '`idempotency_key_reused`: this `Idempotency-Key` was used with a different request body.' });
   }
   if (readsJson) {
     out.push({ status: 413, line: '`invalid_options`: the JSON body is larger than 1 MB.' });
-    out.push({ status: 415, line: '`invalid_options`: a body that is not `application/json`, or in a charset other than UTF-8; `details.field` is `Content-Type`.' });
+    out.push({ status: 415, line: '`invalid_options`: a body that is not `application/json`, or in a charset other than UTF-8; '
+      + '`details.field` is `Content-Type`.' });
   }
-  out.push({ status: 431, line: 'The request line and headers are larger than the server takes (16 KB), e.g. a huge query string; the error envelope says which.' });
-  out.push({ status: 429, line: '`rate_limited`: past the request budget of this account (of this address without a credential); wait `Retry-After` seconds.' });
+  out.push({ status: 431, line: 'The request line and headers are larger than the server takes (16 KB), e.g. a huge query string; the '
+    + 'error envelope says which.' });
+  out.push({ status: 429, line: '`rate_limited`: past the request budget of this account (of this address without a credential); wait '
+    + '`Retry-After` seconds.' });
   out.push({ status: 500, line: '`internal`: an unexpected failure, logged on our side with the request id.' });
   return out;
 }
@@ -95,7 +102,8 @@ function operationFor(route: RouteEntry): JsonSchema {
   if ('idempotent' in route && route.idempotent) {
     parameters.push({
       name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', format: 'uuid' },
-      description: 'Repeated within 24 h with the same body: the first answer again, with `Idempotent-Replayed: true`. Keys are per account.',
+      description: 'Repeated within 24 h with the same body: the first answer again, with `Idempotent-Replayed: true`. Keys are per '
+        + 'account.',
     });
   }
   const operation: JsonSchema = {
@@ -137,7 +145,8 @@ export function buildOpenApi(routes: RouteEntry[], baseUrl: string) {
     info: {
       title: 'speechgate',
       version: PACKAGE_VERSION,
-      description: 'Self-hostable speech API. Every failure answers the error envelope (`ApiErrorBody`); every answer carries `X-Request-Id` and `RateLimit-*` headers.',
+      description: 'Self-hostable speech API. Every failure answers the error envelope (`ApiErrorBody`); every answer carries '
+        + '`X-Request-Id` and `RateLimit-*` headers.',
     },
     servers: [{ url: baseUrl }],
     tags: [...new Set(routes.flatMap((route) => route.tags))].map((name) => ({ name })),
@@ -145,7 +154,8 @@ export function buildOpenApi(routes: RouteEntry[], baseUrl: string) {
     components: {
       schemas: components,
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`sg_live_...`, servers only) or a signed-in person\'s access token (JWT).' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`sg_live_...`, servers only) or a signed-in person\'s access '
+          + 'token (JWT).' },
       },
       headers: {
         'RateLimit-Limit': { description: 'Requests allowed per window for this account.', schema: { type: 'integer' } },

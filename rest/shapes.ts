@@ -178,6 +178,7 @@ function fieldSchema(
 export function pageSchema(name: string, item: JsonSchema): JsonSchema {
   return {
     type: 'object', required: [name],
-    properties: { [name]: { type: 'array', items: item }, nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' } },
+    properties: { [name]: { type: 'array', items: item }, nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; '
+      + 'absent on the last page.' } },
   };
 }

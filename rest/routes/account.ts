@@ -55,7 +55,8 @@ export const accountRoutes: RouteEntry[] = [
         properties: {
           name: { type: 'string', nullable: true, minLength: 1, maxLength: MAX_KEY_NAME, pattern: '\\S', description: `Label shown in listings (default: the key prefix). Not blank; at most ${MAX_KEY_NAME} characters.` },
           scopes: { type: 'array', nullable: true, minItems: 1, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] }, description: 'Default: the creator\'s own; never more (403).' },
-          expiresAt: { type: 'string', format: 'date-time', nullable: true, description: 'RFC 3339, in the future; absent or null: never expires.' },
+          expiresAt: { type: 'string', format: 'date-time', nullable: true, description: 'RFC 3339, in the future; absent or null: never '
+            + 'expires.' },
         },
       },
     },
@@ -63,7 +64,8 @@ export const accountRoutes: RouteEntry[] = [
     errors: [
       { status: 400, code: 'invalid_options', description: `An unknown scope or none, a blank name or one over ${MAX_KEY_NAME} characters, or \`expiresAt\` not in the future; \`details.field\` names it.` },
       { status: 403, code: 'forbidden', description: 'A scope the creating credential lacks.' },
-      { status: 422, code: 'invalid_body', description: 'The body has an unknown field, or a field of the wrong type; `details.field` names it.' },
+      { status: 422, code: 'invalid_body', description: 'The body has an unknown field, or a field of the wrong type; `details.field` '
+        + 'names it.' },
     ],
   }),
   graphqlRoute({

@@ -33,7 +33,8 @@ const subscriptionState = record({
   subscription: record({ id: str, planId: str, interval: str, status: str, currentPeriodStart: str, currentPeriodEnd: str, cancelAtPeriodEnd: bool, pendingInterval: nullableStr }, { nullable: true }),
   pendingChange: record({ kind: str, at: str, planId: nullableStr, interval: nullableStr }, { nullable: true }),
 }, { description: 'The plan, the subscription and the change scheduled for it.' });
-const noSubscription = { status: 409, code: 'invalid_state', description: 'The account has no subscription (or nothing of this kind is scheduled).' };
+const noSubscription = { status: 409, code: 'invalid_state', description: 'The account has no subscription (or nothing of this kind is '
+  + 'scheduled).' };
 const providerDown = { status: 503, code: 'unavailable', description: 'The payment provider did not answer; retry after `Retry-After`.' };
 const billingOff = { status: 409, code: 'invalid_state', description: 'The server does not bill.' };
 
@@ -56,7 +57,8 @@ export const billingPaymentRoutes: RouteEntry[] = [
           amount: { ...nullableNum, description: 'Top-up: whole cents inside `topUpRange` of GET /v1/billing/plans.' },
           planId: { ...nullableStr, description: 'Subscription: a visible plan with prices.' },
           interval: { type: 'string', nullable: true, enum: ['month', 'year', null] },
-          promoCode: { type: 'string', nullable: true, description: 'A promo code (1 to 100 characters; refused with 422 naming the field otherwise).' },
+          promoCode: { type: 'string', nullable: true, description: 'A promo code (1 to 100 characters; refused with 422 naming the field '
+            + 'otherwise).' },
           acceptTerms: { type: 'boolean', default: false, description: 'Must be true.' },
           waiveWithdrawal: { type: 'boolean', default: false, deprecated: true, description: 'Deprecated and ignored.' },
         },
@@ -64,9 +66,12 @@ export const billingPaymentRoutes: RouteEntry[] = [
     },
     response: { status: 201, description: 'The checkout.', schema: checkoutView },
     errors: [
-      { status: 422, code: 'invalid_body', description: '`acceptTerms` not true, an amount outside the range or not whole cents, an unknown plan or interval, an unknown field; `details.field` names it.' },
-      { status: 404, code: 'promo_code_invalid', description: 'The promo code does not exist, expired, is used up, was redeemed by this account, or gives nothing for this purchase.' },
-      { status: 409, code: 'invalid_state', description: 'An active subscription (for a subscription checkout), a plan billed by hand, the provider refused (reason in `message`), or the server does not bill.' },
+      { status: 422, code: 'invalid_body', description: '`acceptTerms` not true, an amount outside the range or not whole cents, an '
+        + 'unknown plan or interval, an unknown field; `details.field` names it.' },
+      { status: 404, code: 'promo_code_invalid', description: 'The promo code does not exist, expired, is used up, was redeemed by this '
+        + 'account, or gives nothing for this purchase.' },
+      { status: 409, code: 'invalid_state', description: 'An active subscription (for a subscription checkout), a plan billed by hand, '
+        + 'the provider refused (reason in `message`), or the server does not bill.' },
       { status: 429, code: 'rate_limited', description: 'Promo checks (checkouts carrying a code count) past the hourly limit.' },
       providerDown,
     ],
@@ -91,7 +96,8 @@ export const billingPaymentRoutes: RouteEntry[] = [
     },
     response: { status: 200, description: 'The code\'s terms for this purchase.', schema: record({ code: str, for: str, percentOff: { type: 'integer', nullable: true }, amountOff: nullableNum, bonusCredit: nullableNum }) },
     errors: [
-      { status: 404, code: 'promo_code_invalid', description: 'Unknown, expired, used up, already redeemed by this account, or nothing for this purchase.' },
+      { status: 404, code: 'promo_code_invalid', description: 'Unknown, expired, used up, already redeemed by this account, or nothing '
+        + 'for this purchase.' },
       { status: 422, code: 'invalid_body', description: 'A missing or mistyped field; `details.field` names it.' },
       { status: 429, code: 'rate_limited', description: 'Past the hourly promo-check limit.' },
       billingOff,
@@ -183,7 +189,8 @@ export const billingPaymentRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.scheduleSubscriptionInterval }),
     request: { schema: { type: 'object', additionalProperties: false, required: ['interval'], properties: { interval: { type: 'string', enum: ['month', 'year'] } } } },
     response: { status: 200, description: 'The plan and subscription now (`pendingInterval`).', schema: subscriptionState },
-    errors: [{ status: 422, code: 'invalid_body', description: '`interval` missing or not month/year, or an unknown field; `details.field` names it.' }, { status: 409, code: 'invalid_state', description: 'No subscription, it ends at period end, or it is already on that interval.' }, providerDown],
+    errors: [{ status: 422, code: 'invalid_body', description: '`interval` missing or not month/year, or an unknown field; '
+      + '`details.field` names it.' }, { status: 409, code: 'invalid_state', description: 'No subscription, it ends at period end, or it is already on that interval.' }, providerDown],
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/billing/subscription/interval', operationId: 'cancelSubscriptionInterval', tags: ['billing'],

@@ -20,12 +20,14 @@ const text = (maxLength: number, description?: string): JsonSchema => ({ type: '
 const money = (description: string): JsonSchema => ({ type: 'number', nullable: true, description });
 
 const COUNTRY = 'ISO 3166-1 alpha-2 (any case; answered uppercase); required with a `taxId`.';
-const TAX_ID = 'Normalised (spaces, dots and dashes dropped, uppercase). With an EU `country`: that country\'s VAT ID, its prefix (Greece: `EL`, not `GR`) and 8 to 12 letters or digits after it; with any other country: 4 to 20 letters or digits.';
+const TAX_ID = 'Normalised (spaces, dots and dashes dropped, uppercase). With an EU `country`: that country\'s VAT ID, its prefix '
+  + '(Greece: `EL`, not `GR`) and 8 to 12 letters or digits after it; with any other country: 4 to 20 letters or digits.';
 
 const detailsBody: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  description: 'BillingDetails. Replaces the saved record: a field left out takes its default (empty string; null for `country` and `taxId`).',
+  description: 'BillingDetails. Replaces the saved record: a field left out takes its default (empty string; null for `country` and '
+    + '`taxId`).',
   properties: {
     name: text(200, 'Invoice addressee.'),
     email: text(254, 'Empty: the sign-in email is used.'),
@@ -78,7 +80,8 @@ export const billingSettingsRoutes: RouteEntry[] = [
     request: {
       schema: {
         type: 'object', additionalProperties: false, required: ['enabled'],
-        properties: { enabled: { type: 'boolean' }, threshold: money('Dollars, whole cents inside `lowBalanceAlert.range`; required when enabling.') },
+        properties: { enabled: { type: 'boolean' }, threshold: money('Dollars, whole cents inside `lowBalanceAlert.range`; required when '
+          + 'enabling.') },
       },
     },
     response: { status: 200, description: 'LowBalanceAlertView.', schema: lowBalanceAlertView },
@@ -105,9 +108,11 @@ export const billingSettingsRoutes: RouteEntry[] = [
     },
     response: { status: 200, description: 'AutoTopUpView.', schema: autoTopUpView },
     errors: [
-      bodyError('`enabled` missing, `threshold` or `amount` missing when enabling, not whole cents or outside its range, or an unknown field'),
+      bodyError('`enabled` missing, `threshold` or `amount` missing when enabling, not whole cents or outside its range, or an unknown '
+        + 'field'),
       { status: 409, code: 'payment_method_required', description: 'Turning it on before a payment method is saved.' },
-      { status: 409, code: 'invalid_state', description: 'This server does not bill, or (turning it on) its payment provider takes no automatic charges.' },
+      { status: 409, code: 'invalid_state', description: 'This server does not bill, or (turning it on) its payment provider takes no '
+        + 'automatic charges.' },
     ],
   }),
 ];

@@ -30,14 +30,16 @@ const page = ({ query }: RestInput) => ({
 });
 
 const rangeParameters: RouteParameter[] = [
-  { name: 'startDate', in: 'query', required: true, description: 'First day, YYYY-MM-DD in `tz`; before the account\'s first day it is moved to it.', schema: { type: 'string', format: 'date' } },
+  { name: 'startDate', in: 'query', required: true, description: 'First day, YYYY-MM-DD in `tz`; before the account\'s first day it is '
+    + 'moved to it.', schema: { type: 'string', format: 'date' } },
   { name: 'endDate', in: 'query', required: true, description: `Last day (inclusive), YYYY-MM-DD in \`tz\`; after today it is moved to today. At most ${USAGE_MAX_DAYS} days from startDate.`, schema: { type: 'string', format: 'date' } },
   { name: 'tz', in: 'query', description: 'IANA time zone the days are cut in (default UTC).', schema: { type: 'string', default: 'UTC' } },
 ];
 const range = ({ query }: RestInput) => ({ startDate: single(query.startDate)!, endDate: single(query.endDate)!, tz: single(query.tz) });
 
 const rangeErrors = [
-  { status: 400, code: 'invalid_options', description: 'A date that is not YYYY-MM-DD, an unknown `tz`, or startDate after endDate (`details.field` names it).' },
+  { status: 400, code: 'invalid_options', description: 'A date that is not YYYY-MM-DD, an unknown `tz`, or startDate after endDate '
+    + '(`details.field` names it).' },
   { status: 400, code: 'range_too_long', description: `More than ${USAGE_MAX_DAYS} days asked (\`details.maxDays\`, \`details.days\`).` },
 ];
 const pageError = { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of range.' };
@@ -61,10 +63,12 @@ const recordingCharge = record({
   kind: kindEnum,
   source: { type: 'string', description: '`dashboard` (a signed-in person) or the API key\'s id.' },
   state: { type: 'string', enum: ['open', 'settled', 'void'] },
-  secondsBilled: { type: 'number', description: 'Audio seconds charged so far (live while open: whole minutes; at settle the exact length, at least `minimumSeconds`).' },
+  secondsBilled: { type: 'number', description: 'Audio seconds charged so far (live while open: whole minutes; at settle the exact '
+    + 'length, at least `minimumSeconds`).' },
   minimumSeconds: { type: 'integer' },
   rate: { type: 'number', description: 'Dollars per hour of audio, the plan\'s rate when it opened.' },
-  cost: { type: 'number', description: 'Dollars charged so far; a void charge keeps what it cost before its refund (a `refund` ledger movement).' },
+  cost: { type: 'number', description: 'Dollars charged so far; a void charge keeps what it cost before its refund (a `refund` ledger '
+    + 'movement).' },
   openedAt: dateTime,
   settledAt: { ...dateTime, nullable: true },
 }, { description: 'RecordingCharge: `open` while audio runs (live: metered every minute), `settled` once it ends, `void` when waived.' });
@@ -74,7 +78,8 @@ const bySource = { type: 'array', items: record({ source: { type: 'string', desc
 const byKind = { type: 'array', items: record({ kind: kindEnum, ...amount }), description: '`file` and `live`, always both.' };
 const rangeUsed = {
   startDate: { type: 'string', format: 'date', description: 'The first day used (the asked start, or the account\'s first day).' },
-  endDate: { type: 'string', format: 'date', description: 'The last day used (the asked end, or today). Before startDate only when the asked range lies wholly before the account\'s first day or after today: nothing is reported.' },
+  endDate: { type: 'string', format: 'date', description: 'The last day used (the asked end, or today). Before startDate only when the '
+    + 'asked range lies wholly before the account\'s first day or after today: nothing is reported.' },
   tz: { type: 'string', description: 'The zone used (canonical IANA name).' },
   currency: nullableStr,
 };
@@ -100,14 +105,19 @@ const usageCharge = record({
   kind: kindEnum,
   source: str,
   state: { type: 'string', enum: ['open', 'settled', 'void'], description: 'The charge\'s state; `open` while it runs.' },
-  secondsBilled: { type: 'number', description: 'Audio seconds billed inside the range (a correction: what it took back, zero or negative).' },
+  secondsBilled: { type: 'number', description: 'Audio seconds billed inside the range (a correction: what it took back, zero or '
+    + 'negative).' },
   rate: { type: 'number', description: 'Dollars per hour of audio.' },
   cost: { type: 'number', description: 'Dollars inside the range (a correction: negative).' },
   description: { type: 'string', nullable: true, description: 'A correction\'s ledger description; null for a charge.' },
   at: { ...dateTime, description: 'When the charge opened, or when the correction was written (the paging order).' },
 });
 
-const USAGE_RULES = 'A charge counts on the day (in `tz`) of each of its ledger movements: a file charge on the day it was charged, a live recording on the day of each metered minute (one crossing midnight splits), a running transcription at what it has been charged so far, a refund or correction on the day it happens (reducing that day). Audio seconds follow the metered points (a settle\'s trim and a void take theirs back). Charges keep their name and source: a deleted recording\'s charges are still reported. The range is checked as asked (at most 92 days), then clamped to the account\'s first day and today. Billing off: zeros.';
+const USAGE_RULES = 'A charge counts on the day (in `tz`) of each of its ledger movements: a file charge on the day it was charged, a '
+  + 'live recording on the day of each metered minute (one crossing midnight splits), a running transcription at what it has been '
+  + 'charged so far, a refund or correction on the day it happens (reducing that day). Audio seconds follow the metered points (a '
+  + 'settle\'s trim and a void take theirs back). Charges keep their name and source: a deleted recording\'s charges are still '
+  + 'reported. The range is checked as asked (at most 92 days), then clamped to the account\'s first day and today. Billing off: zeros.';
 
 export const billingStatementRoutes: RouteEntry[] = [
   graphqlRoute({
@@ -144,7 +154,8 @@ export const billingStatementRoutes: RouteEntry[] = [
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/usage/charges', operationId: 'listBillingUsageCharges', tags: ['billing'],
-    summary: 'The charges behind the usage report, newest first, paged with `cursor`; `kind` and `source` narrow; `count`, `total` and `seconds` cover all matches.',
+    summary: 'The charges behind the usage report, newest first, paged with `cursor`; `kind` and `source` narrow; `count`, `total` and '
+      + '`seconds` cover all matches.',
     description: `Answer \`{startDate, endDate, tz, currency, count, total, seconds, charges: [UsageCharge], nextCursor}\`. One \`charge\` item per charge opened or metered in the range (its seconds and cost inside the range; \`state\` \`open\` while running) and one \`correction\` item per refund or correction of a charge in the range (negative cost). The items add up to the report: \`total\` equals the report's total with the same filters. ${USAGE_RULES}`,
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [

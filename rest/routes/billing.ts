@@ -71,14 +71,18 @@ const planList = record({
 
 /** What a creation point answers when billing refuses it (only while the server bills). */
 export const creationRefusals = [
-  { status: 402, code: 'insufficient_credit', description: 'The credit is out or would be overdrawn, or does not cover the minimum billed; `details`: `balance`, `plan`, `topUpUrl`, `currency`, and `required` when the cost is known up front. Nothing was charged.' },
-  { status: 429, code: 'rate_limited', description: 'With `details.metric: creates_per_hour`: the plan\'s new transcriptions an hour are used; `details.limit`, `details.resetsAt`, `Retry-After`.' },
+  { status: 402, code: 'insufficient_credit', description: 'The credit is out or would be overdrawn, or does not cover the minimum '
+    + 'billed; `details`: `balance`, `plan`, `topUpUrl`, `currency`, and `required` when the cost is known up front. Nothing was '
+    + 'charged.' },
+  { status: 429, code: 'rate_limited', description: 'With `details.metric: creates_per_hour`: the plan\'s new transcriptions an hour are '
+    + 'used; `details.limit`, `details.resetsAt`, `Retry-After`.' },
 ];
 
 /** Live work besides: the plan's concurrent transcriptions (file jobs queue instead). */
 export const liveCreationRefusals = [
   ...creationRefusals,
-  { status: 402, code: 'quota_exceeded', description: '`details.metric: concurrent_transcriptions`: the plan\'s concurrent transcriptions are running; `limit`, `used`, `resetsAt` (null: frees as transcriptions end), `plan`, `topUpUrl`.' },
+  { status: 402, code: 'quota_exceeded', description: '`details.metric: concurrent_transcriptions`: the plan\'s concurrent transcriptions '
+    + 'are running; `limit`, `used`, `resetsAt` (null: frees as transcriptions end), `plan`, `topUpUrl`.' },
 ];
 
 export const billingRoutes: RouteEntry[] = [

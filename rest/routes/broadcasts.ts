@@ -35,17 +35,20 @@ import { captureSourceSchema, nameSchema, settingsPatchSchema, transcriptionSche
 import { liveCreationRefusals } from './billing.js';
 
 const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
-const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove it; only its hash is kept.' };
+const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove '
+  + 'it; only its hash is kept.' };
 
 export const broadcastSchema = fragmentSchema(BroadcastFieldsFragmentDoc);
 
 const notFound = { status: 404, code: 'not_found', description: 'No such broadcast in this account.' };
 const sourceParameter = { name: 'source', in: 'path' as const, required: true, description: 'The audio source\'s id (`AudioSource.id`).', schema: { type: 'string' } };
-const noSuchSource = { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` `source`).' };
+const noSuchSource = { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it '
+  + '(`details.field` `source`).' };
 
 const audioSourceCheckSchema = fragmentSchema(AudioSourceCheckFieldsFragmentDoc);
 const invalid = (what: string) => ({ status: 400, code: 'invalid_options', description: `${what}; \`details.field\` names it.` });
-const codeTaken = { status: 409, code: 'conflict', description: 'The `code` is taken by a broadcast (now or before: old codes keep opening their broadcast).' };
+const codeTaken = { status: 409, code: 'conflict', description: 'The `code` is taken by a broadcast (now or before: old codes keep '
+  + 'opening their broadcast).' };
 
 export const broadcastRoutes: RouteEntry[] = [
   graphqlRoute({
@@ -72,7 +75,8 @@ export const broadcastRoutes: RouteEntry[] = [
       },
     },
     response: { status: 201, description: 'The broadcast.', schema: broadcastSchema },
-    errors: [invalid('An unknown field, a missing or blank `name`, a malformed `code`, a private broadcast without `password`, an unknown setting, a stream address the server does not fetch from'), codeTaken],
+    errors: [invalid('An unknown field, a missing or blank `name`, a malformed `code`, a private broadcast without `password`, an unknown '
+      + 'setting, a stream address the server does not fetch from'), codeTaken],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/broadcasts', operationId: 'listBroadcasts', tags: ['broadcasts'],
@@ -110,7 +114,8 @@ export const broadcastRoutes: RouteEntry[] = [
           access: { type: 'string', enum: ['public', 'private'] },
           code: codeSchema,
           password: { ...passwordSchema, nullable: true, description: 'A new password; null clears it (only while public).' },
-          settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to null is cleared.' },
+          settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to '
+            + 'null is cleared.' },
         },
       },
     },
@@ -130,7 +135,8 @@ export const broadcastRoutes: RouteEntry[] = [
     graphqlRoute({
       method, path: '/v1/transcriptions/{id}/broadcasts/{broadcast}', operationId: method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast', tags: ['broadcasts'],
       summary: method === 'put'
-        ? 'Attach: the live transcription feeds the broadcast (one transcription feeds several broadcasts, a broadcast is fed by several); repeating changes nothing.'
+        ? 'Attach: the live transcription feeds the broadcast (one transcription feeds several broadcasts, a broadcast is fed by '
+          + 'several); repeating changes nothing.'
         : 'Detach: the transcription stops feeding the broadcast; repeating changes nothing.',
       auth: { mode: 'userOrKey', scopes: ['write'] },
       parameters: [{ name: 'broadcast', in: 'path', required: true, description: 'The broadcast\'s id.', schema: { type: 'string' } }],
@@ -140,7 +146,8 @@ export const broadcastRoutes: RouteEntry[] = [
       response: { status: 200, description: 'The transcription, `broadcasts` as they now stand.', schema: transcriptionSchema },
       errors: [
         { status: 404, code: 'not_found', description: 'No such transcription or broadcast in this account.' },
-        ...(method === 'put' ? [{ status: 409, code: 'invalid_state', description: 'A file or link transcription (only live ones feed), or an archived transcription or broadcast.' }] : []),
+        ...(method === 'put' ? [{ status: 409, code: 'invalid_state', description: 'A file or link transcription (only live ones feed), '
+          + 'or an archived transcription or broadcast.' }] : []),
       ],
     }),
   ),
@@ -160,15 +167,19 @@ export const broadcastRoutes: RouteEntry[] = [
         type: 'object', nullable: true, additionalProperties: false,
         properties: {
           scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' },
-          audioSource: { type: 'string', nullable: true, description: 'The id of one of the broadcast\'s audio sources, recorded instead of the microphone: the new transcription\'s source is `{kind: "stream", url}` with its address, which the server pulls (the grant has no `streamUrl`).' },
+          audioSource: { type: 'string', nullable: true, description: 'The id of one of the broadcast\'s audio sources, recorded instead '
+            + 'of the microphone: the new transcription\'s source is `{kind: "stream", url}` with its address, which the server pulls '
+            + '(the grant has no `streamUrl`).' },
         },
       },
     },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [...liveCreationRefusals, 
-      { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` `audioSource`).' },
+      { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` '
+        + '`audioSource`).' },
       invalid('A field other than `scriptText` and `audioSource`, or a script over 100,000 characters'),
-      { status: 409, code: 'conflict', description: 'Another device is recording this broadcast: `details.takeover` names the recording and the publish-token route to take it over.' },
+      { status: 409, code: 'conflict', description: 'Another device is recording this broadcast: `details.takeover` names the recording '
+        + 'and the publish-token route to take it over.' },
       { status: 409, code: 'invalid_state', description: 'The broadcast is archived.' },
     ],
   }),
@@ -183,7 +194,8 @@ export const broadcastRoutes: RouteEntry[] = [
       return { status: 200, body: withoutLastCursor({ recordings: page.items, nextCursor: page.nextCursor }) };
     },
     response: { status: 200, description: 'A page.', schema: pageSchema('recordings', recordingSchema) },
-    errors: [notFound, invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],
+    errors: [notFound, invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did '
+      + 'not return')],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/broadcasts/{id}/audio-sources', operationId: 'createBroadcastAudioSource', tags: ['broadcasts'],
@@ -207,8 +219,10 @@ export const broadcastRoutes: RouteEntry[] = [
     response: { status: 201, description: 'The broadcast, the new source last in `audioSources`.', schema: broadcastSchema },
     errors: [
       notFound,
-      invalid('An unknown field, a missing `url`, one that is not http or https or that the server does not fetch from, a blank or too long `name`'),
-      { status: 409, code: 'conflict', description: 'The address is already one of the broadcast\'s audio sources (`details.field` `url`).' },
+      invalid('An unknown field, a missing `url`, one that is not http or https or that the server does not fetch from, a blank or too '
+        + 'long `name`'),
+      { status: 409, code: 'conflict', description: 'The address is already one of the broadcast\'s audio sources (`details.field` '
+        + '`url`).' },
       { status: 409, code: 'invalid_state', description: 'The broadcast is archived.' },
     ],
   }),
@@ -227,7 +241,8 @@ export const broadcastRoutes: RouteEntry[] = [
     summary: 'Open the audio source and say whether audio comes back (AudioSourceCheck); records nothing.',
     description: `The address is opened as a recording from it would open it (through the link policy; an HLS playlist is followed) and decoded until a second of audio comes back, for at most ${CHECK_MS / 1000} s. \`ready\` only when the address as given plays; otherwise \`error\` with \`problem\`, and \`fix\` when a corrected address (https, the stream a playlist lists, the audio a page plays) was opened and gave audio. Answers are cached, shared by every gateway: a ready one for a minute, a failed one for 20 s, unless \`fresh=true\`.`,
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [sourceParameter, { name: 'fresh', in: 'query', description: '`true`: open the source now rather than answer a cached check.', schema: { type: 'boolean', default: false } }],
+    parameters: [sourceParameter, { name: 'fresh', in: 'query', description: '`true`: open the source now rather than answer a cached '
+      + 'check.', schema: { type: 'boolean', default: false } }],
     document: BroadcastAudioSourceCheckDocument,
     variables: ({ params, query }) => ({ broadcastId: params.id!, sourceId: params.source!, fresh: single(query.fresh) === 'true' }),
     result: (data) => ({ status: 200, body: data.broadcastAudioSourceCheck }),

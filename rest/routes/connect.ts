@@ -26,7 +26,8 @@ const SCOPE_TEXT: Record<string, string> = {
 };
 
 const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}'
-  + 'code{background:#f1f1f1;padding:0 .2rem}label,input{display:block;width:100%}input{margin:.3rem 0 1rem;padding:.4rem;box-sizing:border-box}'
+  + 'code{background:#f1f1f1;padding:0 .2rem}label,input{display:block;width:100%}input{margin:.3rem 0 '
+    + '1rem;padding:.4rem;box-sizing:border-box}'
   + 'button{padding:.5rem 1.2rem;margin-right:.5rem}.error{color:#a40000}';
 const STYLE_HASH = crypto.createHash('sha256').update(STYLE).digest('base64');
 
@@ -129,7 +130,8 @@ export const connectRoutes: RouteEntry[] = [
     response: { status: 303, description: 'Back to the app\'s redirect_uri with `code` and `state`, or `error=access_denied`.' },
     handler: async (req, res, ctx) => {
       const issuer = requestBaseUrl(req, ctx.config.publicUrl);
-      if (crossSite(req, issuer)) return sendPage(res, 403, 'Refused', '<p class="error">This form can only be sent from its own page.</p>');
+      if (crossSite(req, issuer)) return sendPage(res, 403, 'Refused', '<p class="error">This form can only be sent from its own '
+        + 'page.</p>');
       let request: ConnectRequest;
       let body: Record<string, string>;
       try {
@@ -210,8 +212,10 @@ export const connectRoutes: RouteEntry[] = [
       },
     },
     errors: [
-      { status: 400, code: 'invalid_grant', description: 'OAuth form: the code is unknown, used, expired, or its verifier, redirect_uri or client_id differ.' },
-      { status: 400, code: 'invalid_request', description: 'OAuth form: a missing or repeated parameter, or a body that is not form-encoded or JSON.' },
+      { status: 400, code: 'invalid_grant', description: 'OAuth form: the code is unknown, used, expired, or its verifier, redirect_uri '
+        + 'or client_id differ.' },
+      { status: 400, code: 'invalid_request', description: 'OAuth form: a missing or repeated parameter, or a body that is not '
+        + 'form-encoded or JSON.' },
       { status: 400, code: 'unsupported_grant_type', description: 'OAuth form: grant_type is not authorization_code.' },
       { status: 403, code: 'key_from_browser', description: 'OAuth form: the request came from a web page.' },
     ],

@@ -12,7 +12,10 @@ export const correctionSchema = fragmentSchema(CorrectionFieldsFragmentDoc);
 const notFound = { status: 404, code: 'not_found', description: 'No such recording in this account.' };
 
 /** What every change of a line does to its stored translations (src/corrections/service.ts). */
-const RETRANSLATED = 'Translations follow: a changed segment that had stored translations loses them in the same transaction and, once applied, is translated again into those languages (stored, a `transcript.translated` frame to subscribers; the translation cache keys on the text, so corrected text is translated anew). A translation provider\'s failure never fails the change: that language stays cleared for the segment and a reader asking for `lang` has the sentence translated on demand.';
+const RETRANSLATED = 'Translations follow: a changed segment that had stored translations loses them in the same transaction and, once '
+  + 'applied, is translated again into those languages (stored, a `transcript.translated` frame to subscribers; the translation cache '
+  + 'keys on the text, so corrected text is translated anew). A translation provider\'s failure never fails the change: that language '
+  + 'stays cleared for the segment and a reader asking for `lang` has the sentence translated on demand.';
 
 export const correctionRoutes: RouteEntry[] = [
   graphqlRoute({
@@ -36,11 +39,15 @@ export const correctionRoutes: RouteEntry[] = [
       status: 200, description: 'A page of corrections.',
       schema: pageSchema('corrections', correctionSchema),
     },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of range.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of '
+      + 'range.' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/corrections', operationId: 'createCorrections', tags: ['corrections'],
-    summary: 'Apply a CorrectionBatch: word edits (`edits`), then whole-line rewrites (`lines`), atomically: one transaction, and on any refusal nothing is applied. Every target must be settled (a committed segment). A line over several segments lists neighbouring segments only (consecutive seqs). Each correction is one segment\'s change and one `transcript.corrected` frame to subscribers; snapshots and exports read the corrected text. Owner only.',
+    summary: 'Apply a CorrectionBatch: word edits (`edits`), then whole-line rewrites (`lines`), atomically: one transaction, and on any '
+      + 'refusal nothing is applied. Every target must be settled (a committed segment). A line over several segments lists '
+      + 'neighbouring segments only (consecutive seqs). Each correction is one segment\'s change and one `transcript.corrected` frame '
+      + 'to subscribers; snapshots and exports read the corrected text. Owner only.',
     description: RETRANSLATED,
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CorrectRecordingDocument,
@@ -61,7 +68,8 @@ export const correctionRoutes: RouteEntry[] = [
             items: { type: 'object', additionalProperties: false, required: ['seq', 'wordIdx', 'to'], properties: { seq: { type: 'integer', minimum: 0 }, wordIdx: { type: 'integer', minimum: 0 }, to: { type: 'string', minLength: 1, description: 'Not blank; at most 200 characters.' } } },
           },
           lines: {
-            type: 'array', description: 'LineEdit: rewrite segments `seqs` (consecutive, in order) as `text`; its words are spread over the segments by their duration.',
+            type: 'array', description: 'LineEdit: rewrite segments `seqs` (consecutive, in order) as `text`; its words are spread over '
+              + 'the segments by their duration.',
             items: { type: 'object', additionalProperties: false, required: ['seqs', 'text'], properties: { seqs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } }, text: { type: 'string', minLength: 1, description: 'Not blank; at most 5000 characters.' } } },
           },
         },
@@ -73,14 +81,25 @@ export const correctionRoutes: RouteEntry[] = [
     },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: 'A malformed batch, a `wordIdx` past the segment\'s words, a line whose `seqs` are not neighbouring, or a word edit of a segment that follows the recording\'s script (its `text` is the script\'s words, `wordIdx` counts the recognizer\'s: rewrite the line instead; `edits[i].seq`); `details.field` names it (`lines[0].seqs`).' },
-      { status: 409, code: 'invalid_state', description: 'A target is not settled (no committed segment has that seq; `details.field`, `details.seq`), or the recording is archived. Nothing was applied.' },
+      { status: 400, code: 'invalid_options', description: 'A malformed batch, a `wordIdx` past the segment\'s words, a line whose `seqs` '
+        + 'are not neighbouring, or a word edit of a segment that follows the recording\'s script (its `text` is the script\'s words, '
+        + '`wordIdx` counts the recognizer\'s: rewrite the line instead; `edits[i].seq`); `details.field` names it (`lines[0].seqs`).' },
+      { status: 409, code: 'invalid_state', description: 'A target is not settled (no committed segment has that seq; `details.field`, '
+        + '`details.seq`), or the recording is archived. Nothing was applied.' },
     ],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/retranscribe', operationId: 'retranscribeLine', tags: ['corrections'],
     summary: 'Read one line\'s stored audio again with the language forced and apply the result as a line rewrite. Owner only.',
-    description: 'The line is named as a LineEdit\'s `seqs` (committed segments, consecutive, in order); its audio (from the first segment\'s start to the last one\'s end, at most 120 s; a finished recording\'s master, or an open live recording\'s capture) is decoded with `language` forced and beam search (5). What the engine heard is applied exactly as `POST .../corrections` applies `lines: [{seqs, text}]`: one `line` correction per segment in one batch, voiced (its words are the audio\'s; it is still `voiced: false` if it drops a negation the recognizer heard), each revertible with `POST /v1/corrections/{id}/revert`, a `transcript.corrected` frame each, read by snapshots and exports. `language` defaults to the recording\'s spoken language, else the one the line was recognized in. 503 `engine_unavailable` with `Retry-After` means nothing was applied and a retry is worthwhile: the line\'s audio has not reached this machine yet (`details.reason: audio_not_here`, `haveS`, `needS`: a live capture shorter than the line), or the engine is unavailable or busy (`details.reason: engine`). ' + RETRANSLATED,
+    description: 'The line is named as a LineEdit\'s `seqs` (committed segments, consecutive, in order); its audio (from the first '
+      + 'segment\'s start to the last one\'s end, at most 120 s; a finished recording\'s master, or an open live recording\'s capture) '
+      + 'is decoded with `language` forced and beam search (5). What the engine heard is applied exactly as `POST .../corrections` '
+      + 'applies `lines: [{seqs, text}]`: one `line` correction per segment in one batch, voiced (its words are the audio\'s; it is '
+      + 'still `voiced: false` if it drops a negation the recognizer heard), each revertible with `POST /v1/corrections/{id}/revert`, a '
+      + '`transcript.corrected` frame each, read by snapshots and exports. `language` defaults to the recording\'s spoken language, '
+      + 'else the one the line was recognized in. 503 `engine_unavailable` with `Retry-After` means nothing was applied and a retry is '
+      + 'worthwhile: the line\'s audio has not reached this machine yet (`details.reason: audio_not_here`, `haveS`, `needS`: a live '
+      + 'capture shorter than the line), or the engine is unavailable or busy (`details.reason: engine`). ' + RETRANSLATED,
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RetranscribeLineDocument,
     idempotent: true,
@@ -93,25 +112,35 @@ export const correctionRoutes: RouteEntry[] = [
       schema: {
         type: 'object', additionalProperties: false, required: ['seqs'], description: 'Retranscribe.',
         properties: {
-          seqs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 }, description: 'The line\'s segments: consecutive seqs in order, each committed.' },
-          language: { type: 'string', nullable: true, description: 'Language code to read the line in (GET /v1/languages); absent or null: the recording\'s spoken language, else the line\'s.' },
+          seqs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 }, description: 'The line\'s segments: consecutive '
+            + 'seqs in order, each committed.' },
+          language: { type: 'string', nullable: true, description: 'Language code to read the line in (GET /v1/languages); absent or '
+            + 'null: the recording\'s spoken language, else the line\'s.' },
         },
       },
     },
     response: {
-      status: 201, description: 'The corrections made (one `line` correction per segment, in order), the text the engine heard and the language it was read in.',
+      status: 201, description: 'The corrections made (one `line` correction per segment, in order), the text the engine heard and the '
+        + 'language it was read in.',
       schema: { type: 'object', required: ['batchId', 'corrections', 'text', 'language'], properties: { batchId: { type: 'string' }, corrections: { type: 'array', items: correctionSchema }, text: { type: 'string' }, language: { type: 'string' } } },
     },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: '`seqs` malformed, not neighbouring, longer than 120 s or past the end of a finished recording\'s audio; `language` malformed or not one the model knows (the message names it). `details.field` names the field.' },
-      { status: 409, code: 'invalid_state', description: 'A segment is not settled (`details.seq`), the recording is archived, or the engine heard no speech. Nothing was applied.' },
-      { status: 503, code: 'engine_unavailable', description: 'The line\'s audio has not reached this machine yet, or the engine is unavailable or busy; retry after `Retry-After` seconds. Nothing was applied.' },
+      { status: 400, code: 'invalid_options', description: '`seqs` malformed, not neighbouring, longer than 120 s or past the end of a '
+        + 'finished recording\'s audio; `language` malformed or not one the model knows (the message names it). `details.field` names '
+        + 'the field.' },
+      { status: 409, code: 'invalid_state', description: 'A segment is not settled (`details.seq`), the recording is archived, or the '
+        + 'engine heard no speech. Nothing was applied.' },
+      { status: 503, code: 'engine_unavailable', description: 'The line\'s audio has not reached this machine yet, or the engine is '
+        + 'unavailable or busy; retry after `Retry-After` seconds. Nothing was applied.' },
     ],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/corrections/{id}/revert', operationId: 'revertCorrection', tags: ['corrections'],
-    summary: 'Undo one correction: its segment reads as it did before it, `transcript.corrected` goes out again and the correction shows `revertedAt`. Refused (409 `invalid_state`) when already reverted, or when a later correction that stands changed the same words (a later line rewrite of the segment, an edit of the same word, or any later change of a line correction\'s segment): `details.laterCorrectionId` names it; revert that one first. Owner only.',
+    summary: 'Undo one correction: its segment reads as it did before it, `transcript.corrected` goes out again and the correction shows '
+      + '`revertedAt`. Refused (409 `invalid_state`) when already reverted, or when a later correction that stands changed the same '
+      + 'words (a later line rewrite of the segment, an edit of the same word, or any later change of a line correction\'s segment): '
+      + '`details.laterCorrectionId` names it; revert that one first. Owner only.',
     description: RETRANSLATED,
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RevertCorrectionDocument,
@@ -120,7 +149,8 @@ export const correctionRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The reverted correction.', schema: correctionSchema },
     errors: [
       { status: 404, code: 'not_found', description: 'No such correction in this account.' },
-      { status: 409, code: 'invalid_state', description: 'Already reverted, or a later correction of the same words stands (`details.laterCorrectionId`).' },
+      { status: 409, code: 'invalid_state', description: 'Already reverted, or a later correction of the same words stands '
+        + '(`details.laterCorrectionId`).' },
     ],
   }),
 ];

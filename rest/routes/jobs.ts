@@ -24,7 +24,8 @@ export const jobRoutes: RouteEntry[] = [
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [mediaParam],
     response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
-    errors: [notFound, { status: 401, code: 'invalid_token', description: 'No credential, or a media token that is not this recording\'s or has expired.' }, { status: 403, code: 'forbidden', description: 'A share link: the preview is the owner\'s only.' }],
+    errors: [notFound, { status: 401, code: 'invalid_token', description: 'No credential, or a media token that is not this recording\'s '
+      + 'or has expired.' }, { status: 403, code: 'forbidden', description: 'A share link: the preview is the owner\'s only.' }],
     handler: async (req, res, ctx) => {
       const file = await ctx.services.recordings.previewFile(String(req.params.id), credentialsOf(ctx, req.query, true));
       res.type(file.contentType);
@@ -50,7 +51,8 @@ export const jobRoutes: RouteEntry[] = [
       },
     },
     response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A negative time, `endS` not after `startS`, or another field.' }, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A negative time, `endS` not after `startS`, or another '
+      + 'field.' }, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],

@@ -19,7 +19,8 @@ import { graphqlRoute, type RouteEntry } from '../types.js';
 
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener token.' };
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'A share link of the broadcast.' };
-const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its links are dead).' };
+const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its '
+  + 'links are dead).' };
 
 /** What the upgrade's check decided, for the connection that follows it. */
 interface SubscribePlan { view: Subscriber['view']; lang: string | null; broadcastIds: string[]; after: number | null; audio: boolean; voice: string | null; presence: string; credentials: ReaderCredentials }
@@ -50,7 +51,8 @@ function parseAfter(query: URLSearchParams): number | null {
   const value = query.get('after');
   if (value === null || value === '') return null;
   const after = Number(value);
-  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(after) || after < -1) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(after) || after < -1) throw errors.invalidOptions('after must be a cursor (an '
+    + 'integer at or above -1).', { field: 'after' });
   return after;
 }
 
@@ -86,7 +88,8 @@ export const listenerRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({ code: params.code!, listenerToken: single(query.listenerToken), shareCode: single(query.shareCode) }),
     result: (data) => ({ status: 200, body: data.listenerBroadcast }),
     response: { status: 200, description: 'The broadcast.', schema: fragmentSchema(ListenerBroadcastFieldsFragmentDoc) },
-    errors: [broadcastNotFound, { status: 401, code: 'invalid_token', description: 'The `listenerToken` is not valid (expired, or the password or access changed since).' }],
+    errors: [broadcastNotFound, { status: 401, code: 'invalid_token', description: 'The `listenerToken` is not valid (expired, or the '
+      + 'password or access changed since).' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/listen/{code}/token', operationId: 'createListenerToken', tags: ['broadcasts'],
@@ -101,50 +104,70 @@ export const listenerRoutes: RouteEntry[] = [
     },
     errors: [
       broadcastNotFound,
-      { status: 400, code: 'invalid_options', description: 'No `password` for a private broadcast, or an unknown field; `details.field` names it.' },
+      { status: 400, code: 'invalid_options', description: 'No `password` for a private broadcast, or an unknown field; `details.field` '
+        + 'names it.' },
       { status: 403, code: 'forbidden', description: 'Wrong password (`details.field: password`).' },
-      { status: 429, code: 'rate_limited', description: 'Too many wrong passwords in the last minute: 10 from this address, or 100 to this broadcast from everyone (right ones are not counted); `Retry-After`.' },
+      { status: 429, code: 'rate_limited', description: 'Too many wrong passwords in the last minute: 10 from this address, or 100 to '
+        + 'this broadcast from everyone (right ones are not counted); `Retry-After`.' },
     ],
   }),
   {
     method: 'ws', path: '/v1/recordings/{id}/subscribe', operationId: 'subscribeRecording', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
-      { name: 'lang', in: 'query', schema: { type: 'string' }, description: 'Read translated (the spoken language until translations exist); through a share link another language needs `allowTranslate`.' },
-      { name: 'voice', in: 'query', schema: { type: 'string' }, description: 'Spoken sentences as binary frames: `auto` (the recording\'s voice for the language: its `voiceByLang` pin, else the default) or a catalogue voice that speaks it (`GET /v1/voices/available`).' },
+      { name: 'lang', in: 'query', schema: { type: 'string' }, description: 'Read translated (the spoken language until translations '
+        + 'exist); through a share link another language needs `allowTranslate`.' },
+      { name: 'voice', in: 'query', schema: { type: 'string' }, description: 'Spoken sentences as binary frames: `auto` (the recording\'s '
+        + 'voice for the language: its `voiceByLang` pin, else the default) or a catalogue voice that speaks it '
+        + '(`GET /v1/voices/available`).' },
       { name: 'after', in: 'query', schema: { type: 'integer', minimum: -1 }, description: 'Replay the frames after this cursor.' },
       { name: 'audio', in: 'query', schema: { type: 'boolean' }, description: 'Binary frames of live audio.' },
       { name: 'presence', in: 'query', schema: { type: 'string' } },
       shareCodeParam, listenerTokenParam,
     ],
     errors: [
-      { status: 404, code: 'not_found', description: 'No such recording for this reader (a listener\'s broadcast does not reach it, the link is revoked or archived).' },
-      { status: 401, code: 'invalid_token', description: 'No credential and no public broadcast reaches the recording, or a bad `listenerToken`.' },
-      { status: 400, code: 'invalid_options', description: 'A bad `after`, `audio`, `presence`, `lang` or `voice` (no voice speaks the language, a voice that does not speak it, `voice` with `audio=true`); `details.field` names it.' },
+      { status: 404, code: 'not_found', description: 'No such recording for this reader (a listener\'s broadcast does not reach it, the '
+        + 'link is revoked or archived).' },
+      { status: 401, code: 'invalid_token', description: 'No credential and no public broadcast reaches the recording, or a bad '
+        + '`listenerToken`.' },
+      { status: 400, code: 'invalid_options', description: 'A bad `after`, `audio`, `presence`, `lang` or `voice` (no voice speaks the '
+        + 'language, a voice that does not speak it, `voice` with `audio=true`); `details.field` names it.' },
       { status: 403, code: 'forbidden', description: 'A `lang` a share link without `allowTranslate` may not read.' },
     ],
     frames: {
       server: [
-        { type: 'subscribe.ready', description: 'First frame: `recordingId`, `lastSeq` (the cursor delivered so far), `state`, `instance` (the gateway process).' },
+        { type: 'subscribe.ready', description: 'First frame: `recordingId`, `lastSeq` (the cursor delivered so far), `state`, `instance` '
+          + '(the gateway process).' },
         { type: 'transcript.committed', description: '`cursor`, `seq`, `segment`: append a segment.' },
-        { type: 'transcript.amended', description: '`cursor`, `seq`, `segment`, `reason`: an engine rewrite of a committed segment in place.' },
+        { type: 'transcript.amended', description: '`cursor`, `seq`, `segment`, `reason`: an engine rewrite of a committed segment in '
+          + 'place.' },
         { type: 'transcript.corrected', description: '`cursor`, `seq`, `segment`: a person\'s correction in place.' },
-        { type: 'transcript.sentence', description: '`cursor`, `sentenceId`, `sentence` (`id`, `speaker`, `start`, `end`, `text`, `confidence`, `seqs`, `lastWordId`, `complete`, `unclear`/`suppressed`): replaces a whole sentence, in the same log step as the segment change that touched it; sentences whose id falls after `id` and at or before `lastWordId` were merged into it (drop them).' },
+        { type: 'transcript.sentence', description: '`cursor`, `sentenceId`, `sentence` (`id`, `speaker`, `start`, `end`, `text`, '
+          + '`confidence`, `seqs`, `lastWordId`, `complete`, `unclear`/`suppressed`): replaces a whole sentence, in the same log step '
+          + 'as the segment change that touched it; sentences whose id falls after `id` and at or before `lastWordId` were merged into '
+          + 'it (drop them).' },
         { type: 'transcript.translated', description: '`cursor`, `seq`, `translations`.' },
         { type: 'recording.state', description: '`cursor`, `recordingId`, `state` (live, paused, ended, finalized).' },
-        { type: 'noop', description: '`cursor`, `seq`, `reason`: a frame withheld from this subscriber so the cursor never skips. `reason: unclear` (a broadcast listener, a line under the confidence policy: `seq` is its segment, shown as "Audio unclear"); `not_for_subscribers` (a log frame such as a job or ingest report; `seq` null).' },
-        { type: 'subscribe.gap', description: '`cursor`, `after`: the frames between were not replayed; re-read the transcript with `after=<your last cursor>`, then go on.' },
-        { type: 'subscribe.updated', description: '`lang`, `audio`: a `subscribe.update` took effect (re-read the snapshot after a language change).' },
-        { type: 'error', description: '`code`, `message`, `retryable`: `slow_consumer` (then closed), or a refused `subscribe.update` (the socket stays open).' },
+        { type: 'noop', description: '`cursor`, `seq`, `reason`: a frame withheld from this subscriber so the cursor never skips. '
+          + '`reason: unclear` (a broadcast listener, a line under the confidence policy: `seq` is its segment, shown as "Audio '
+          + 'unclear"); `not_for_subscribers` (a log frame such as a job or ingest report; `seq` null).' },
+        { type: 'subscribe.gap', description: '`cursor`, `after`: the frames between were not replayed; re-read the transcript with '
+          + '`after=<your last cursor>`, then go on.' },
+        { type: 'subscribe.updated', description: '`lang`, `audio`: a `subscribe.update` took effect (re-read the snapshot after a '
+          + 'language change).' },
+        { type: 'error', description: '`code`, `message`, `retryable`: `slow_consumer` (then closed), or a refused `subscribe.update` '
+          + '(the socket stays open).' },
       ],
-      client: [{ type: 'subscribe.update', description: '`lang` (string) and/or `audio` (boolean): change language or live audio without reopening.' }],
+      client: [{ type: 'subscribe.update', description: '`lang` (string) and/or `audio` (boolean): change language or live audio without '
+        + 'reopening.' }],
     },
     authorize: async (req, params, ctx) => {
       const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
       const after = parseAfter(query);
       const audio = flag(query, 'audio');
       const voice = query.get('voice');
-      if (voice !== null && audio) throw errors.invalidOptions('voice: a socket carries one audio stream, the live audio (audio=true) or the spoken sentences (voice).', { field: 'voice' });
+      if (voice !== null && audio) throw errors.invalidOptions('voice: a socket carries one audio stream, the live audio (audio=true) or '
+        + 'the spoken sentences (voice).', { field: 'voice' });
       const presence = presenceOf(query);
       const credentials = socketCredentials(ctx, query);
       const { view, lang, broadcastIds } = await ctx.services.recordings.subscriber(params.id!, credentials, query.get('lang'));
@@ -175,7 +198,8 @@ export const listenerRoutes: RouteEntry[] = [
           if (update.lang !== undefined && update.lang !== null && typeof update.lang !== 'string') throw errors.invalidOptions('lang must be a language code.', { field: 'lang' });
           // The same check as at the upgrade: the credential may have died since, and the link must allow the language.
           // A new language applies to the frames after this answer; the client reads the snapshot again in it.
-          if (update.audio === true && subscriber.voice) throw errors.invalidOptions('audio: this socket speaks sentences (voice); a socket carries one audio stream.', { field: 'audio' });
+          if (update.audio === true && subscriber.voice) throw errors.invalidOptions('audio: this socket speaks sentences (voice); a '
+            + 'socket carries one audio stream.', { field: 'audio' });
           if (update.lang !== undefined) {
             const { lang } = await ctx.services.recordings.subscriber(recordingId, plan.credentials, (update.lang as string | null) ?? null);
             // The socket's voice must speak the new language too (reopen with another voice, or auto, otherwise).
@@ -200,7 +224,8 @@ export const listenerRoutes: RouteEntry[] = [
     ],
     frames: {
       server: [
-        { type: 'events.ready', description: 'First frame: `broadcastId`, `currentRecording` (`recordingId`, `state`, `startedAt`, `transcriptionId`) or null.' },
+        { type: 'events.ready', description: 'First frame: `broadcastId`, `currentRecording` (`recordingId`, `state`, `startedAt`, '
+          + '`transcriptionId`) or null.' },
         { type: 'recording.started', description: '`recordingId`, `transcriptionId`, `state`, `at`.' },
         { type: 'recording.state', description: '`recordingId`, `transcriptionId`, `state` (paused, live, ended, finalized), `at`.' },
       ],

@@ -38,14 +38,16 @@ export const mcpRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: [] },
     ownBody: true,
     request: { description: 'A JSON-RPC 2.0 message of MCP.', schema: { type: 'object', required: ['jsonrpc'] }, required: true },
-    response: { status: 200, description: 'The JSON-RPC answer, as `application/json` or a `text/event-stream` of notifications then the answer.', contentType: 'text/event-stream' },
+    response: { status: 200, description: 'The JSON-RPC answer, as `application/json` or a `text/event-stream` of notifications then the '
+      + 'answer.', contentType: 'text/event-stream' },
     errors: mcpErrors,
     protocolError: {
       type: 'object', required: ['jsonrpc', 'error'], additionalProperties: false, description: 'A JSON-RPC 2.0 error answer (from the MCP SDK).',
       properties: {
         jsonrpc: { type: 'string', enum: ['2.0'] },
         error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
-        id: { oneOf: [{ type: 'string', nullable: true }, { type: 'integer' }], description: 'The request\'s id; null when it could not be read.' },
+        id: { oneOf: [{ type: 'string', nullable: true }, { type: 'integer' }], description: 'The request\'s id; null when it could not '
+          + 'be read.' },
       },
     },
     handler: (req, res, ctx, run) => handleMcpRequest(req, res, ctx, run),

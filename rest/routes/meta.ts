@@ -109,14 +109,18 @@ export const metaRoutes: RouteEntry[] = [
               redis: checkSchema,
               models: { ...checkSchema, properties: { ...checkSchema.properties, languages: { type: 'integer' },
                 fast: { type: 'string', description: 'The model of live sessions (MODEL_FAST); the check fails when it is not installed.' },
-                accurate: { type: 'string', description: 'The model of file jobs and finalization (MODEL_ACCURATE); the check fails when it is not installed.' },
-                loaded: { type: 'boolean', description: 'This process\'s realtime engine (live sessions) has loaded its model; it loads on first use. File jobs run on the workers\' own engines, which this does not report.' },
+                accurate: { type: 'string', description: 'The model of file jobs and finalization (MODEL_ACCURATE); the check fails when '
+                  + 'it is not installed.' },
+                loaded: { type: 'boolean', description: 'This process\'s realtime engine (live sessions) has loaded its model; it loads '
+                  + 'on first use. File jobs run on the workers\' own engines, which this does not report.' },
                 voices: {
                   type: 'object', required: ['present'],
-                  description: 'The text-to-speech model (optional: voices answer 503 without it, and this check passes either way). `download` while it is fetched on first use (`percent`), or after a failed fetch (`failure`, `retryInS`).',
+                  description: 'The text-to-speech model (optional: voices answer 503 without it, and this check passes either way). '
+                    + '`download` while it is fetched on first use (`percent`), or after a failed fetch (`failure`, `retryInS`).',
                   properties: { present: { type: 'boolean' }, download: { type: 'object', properties: { percent: { type: 'integer', nullable: true }, failure: { type: 'string' }, retryInS: { type: 'number' } } } },
                 },
-                provider: { type: 'string', description: 'Once loaded: the execution provider it runs on (`cpu`, `cuda`); `cpu` when the one asked for could not load.' },
+                provider: { type: 'string', description: 'Once loaded: the execution provider it runs on (`cpu`, `cuda`); `cpu` when the '
+                  + 'one asked for could not load.' },
                 requestedProvider: { type: 'string', description: 'Once loaded: the one asked for (ENGINE_PROVIDER).' },
               } },
             },

@@ -39,7 +39,8 @@ function allowScrape(req: Request, settings: MetricsSettings): void {
     return;
   }
   if (settings.access === 'local' && !isLoopback(req.ip)) {
-    throw errors.forbidden('GET /metrics is served to this machine only; the operator sets METRICS_TOKEN (or METRICS=open) to scrape it from elsewhere.');
+    throw errors.forbidden('GET /metrics is served to this machine only; the operator sets METRICS_TOKEN (or METRICS=open) to scrape it '
+      + 'from elsewhere.');
   }
 }
 

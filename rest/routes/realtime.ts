@@ -21,10 +21,16 @@ const sessionOptionsSchema = {
     translate: { type: 'array', items: languageCode, maxItems: 10, description: 'Target languages; `[]` is off.' },
     speakerLabels: {
       type: 'string', enum: SPEAKER_LABEL_MODES,
-      description: '`on` or `auto`: each commit gets a provisional `speaker` (from 0, `speakerProvisional: true`, `speakerConfidence`), assigned online from what was heard so far; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it once about 20 s more speech was labelled, and at the end every label is settled. Drafts carry the speaker they would get now. `off` (the default at creation): -1. Turned on by `session.update`, labels start from that point; earlier segments are not labelled.',
+      description: '`on` or `auto`: each commit gets a provisional `speaker` (from 0, `speakerProvisional: true`, `speakerConfidence`), '
+        + 'assigned online from what was heard so far; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, '
+        + '`speakerProvisional: false`) settles it once about 20 s more speech was labelled, and at the end every label is settled. '
+        + 'Drafts carry the speaker they would get now. `off` (the default at creation): -1. Turned on by `session.update`, labels '
+        + 'start from that point; earlier segments are not labelled.',
     },
     latencyMode: { type: 'string', enum: LATENCY_MODES },
-    llmFix: { type: 'boolean', description: 'AI-assisted auto-fix: each committed line is fixed by the chat model the server names in `LLM_FIX_API_URL` (`transcript.latency` says how each ended; a late fix comes as `transcript.amended`). A server without one answers `true` with 400 `invalid_options` naming `llmFix` (false is accepted).' },
+    llmFix: { type: 'boolean', description: 'AI-assisted auto-fix: each committed line is fixed by the chat model the server names in '
+      + '`LLM_FIX_API_URL` (`transcript.latency` says how each ended; a late fix comes as `transcript.amended`). A server without one '
+      + 'answers `true` with 400 `invalid_options` naming `llmFix` (false is accepted).' },
     voice: { type: 'array', items: { type: 'string' }, description: 'Languages to speak, or `lang:voice` pairs.' },
     voiceByLang: { type: 'object', additionalProperties: { type: 'string' }, description: 'Language code → voice; `{}` clears every pin.' },
   },
@@ -41,7 +47,8 @@ const committedSegmentSchema = {
     text: { type: 'string' },
     words: { type: 'array', items: { type: 'object', required: ['start', 'end', 'text', 'prob'], properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' } } } },
     confidence: { type: 'number', nullable: true },
-    speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; absent when speaker labels were off.' },
+    speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; absent when speaker '
+      + 'labels were off.' },
     language: { type: 'string', nullable: true },
     latencyS: { type: 'number', nullable: true, description: 'Seconds from the segment end arriving to its commit.' },
     decoder: { type: 'string', enum: ['fast', 'accuracy'], nullable: true },
@@ -55,22 +62,33 @@ export const realtimeFrames: SocketRoute['frames'] = {
       server: [
         { type: 'session.loading', description: '`stage`: `download` then `model`; heartbeat while the engine warms.' },
         { type: 'session.ready', description: 'Audio may now be sent.' },
-        { type: 'transcript.draft', description: '`segments` [{start, text, speaker, tentative}]: the live tail, each a full replacement; `audioS` is the audio it reflects.' },
+        { type: 'transcript.draft', description: '`segments` [{start, text, speaker, tentative}]: the live tail, each a full replacement; '
+          + '`audioS` is the audio it reflects.' },
         { type: 'transcript.committed', description: '`segment` (CommittedSegment): final, `seq` gapless from 0.', schema: { type: 'object', properties: { segment: committedSegmentSchema } } },
         { type: 'transcript.words', description: '`seq`, `words`: word timings of the newest committed text.' },
-        { type: 'transcript.translated', description: '`seq`, `translations` (language → text) and `translationSources` (language → provider): a commit in the `translate` languages, sent after that commit (a live recording: also the languages its listeners asked for). A failure is an `error` frame naming the `seq`.' },
-        { type: 'transcript.speaker', description: 'With `speakerLabels`: `seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`: a commit\'s label settled (sent again if a later merge moves it), always after that commit and before `session.done`.' },
-        { type: 'transcript.amended', description: 'With `llmFix`: `seq`, `reason` (`llm_fix`), `segment` with the fixed text, `previousText`: a line committed before its fix came, fixed in place.' },
-        { type: 'transcript.latency', description: 'With `llmFix`: `seq`, `latencyS` (line end arriving → final text), `heldS`, `fix` (`changed`, `unchanged`, `rejected`, `failed`; `problem` with failed): a held correction pass released the line.' },
-        { type: 'session.updated', description: 'Answer to `session.update`: the `options` now in force, `changed`, and `ignored` (an unsupported language).' },
-        { type: 'session.done', description: '`reason` (`eof`, `max_duration`, `cancelled`) and `stats` (`audioS`, `processingS`, `realtimeFactor`); then the socket closes.' },
-        { type: 'error', description: '`code`, `message`, `retryable`; `slow_consumer` closes the socket (commits are never dropped before it, drafts may be).' },
+        { type: 'transcript.translated', description: '`seq`, `translations` (language → text) and `translationSources` (language → '
+          + 'provider): a commit in the `translate` languages, sent after that commit (a live recording: also the languages its '
+          + 'listeners asked for). A failure is an `error` frame naming the `seq`.' },
+        { type: 'transcript.speaker', description: 'With `speakerLabels`: `seq`, `speaker`, `speakerConfidence`, '
+          + '`speakerProvisional: false`: a commit\'s label settled (sent again if a later merge moves it), always after that commit '
+          + 'and before `session.done`.' },
+        { type: 'transcript.amended', description: 'With `llmFix`: `seq`, `reason` (`llm_fix`), `segment` with the fixed text, '
+          + '`previousText`: a line committed before its fix came, fixed in place.' },
+        { type: 'transcript.latency', description: 'With `llmFix`: `seq`, `latencyS` (line end arriving → final text), `heldS`, `fix` '
+          + '(`changed`, `unchanged`, `rejected`, `failed`; `problem` with failed): a held correction pass released the line.' },
+        { type: 'session.updated', description: 'Answer to `session.update`: the `options` now in force, `changed`, and `ignored` (an '
+          + 'unsupported language).' },
+        { type: 'session.done', description: '`reason` (`eof`, `max_duration`, `cancelled`) and `stats` (`audioS`, `processingS`, '
+          + '`realtimeFactor`); then the socket closes.' },
+        { type: 'error', description: '`code`, `message`, `retryable`; `slow_consumer` closes the socket (commits are never dropped '
+          + 'before it, drafts may be).' },
       ],
       client: [
         { type: 'eof', description: 'Flush, final commits, `session.done`, close.' },
         { type: 'cancel', description: 'Stop at once and drop the rest.' },
         { type: 'session.update', description: 'Any of the session options; left-out fields are unchanged.', schema: sessionOptionsSchema },
-        { type: 'clock', description: '`pcm` cumulative captured samples (16 kHz), `wall` seconds since capture start: lost capture becomes `gapBefore`.' },
+        { type: 'clock', description: '`pcm` cumulative captured samples (16 kHz), `wall` seconds since capture start: lost capture '
+          + 'becomes `gapBefore`.' },
       ],
 };
 
@@ -83,7 +101,9 @@ export const realtimeRoutes: RouteEntry[] = [
       status: 201, description: 'The session.',
       schema: { type: 'object', required: ['sessionId', 'streamUrl', 'expiresAt'], properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
     },
-    errors: [...liveCreationRefusals, { status: 400, code: 'invalid_options', description: 'A session option is invalid (a language the model does not know, `speakerLabels` `on` while no diarization model is installed, an unknown field); the message and `details.field` name it.' }],
+    errors: [...liveCreationRefusals, { status: 400, code: 'invalid_options', description: 'A session option is invalid (a language the '
+      + 'model does not know, `speakerLabels` `on` while no diarization model is installed, an unknown field); the message and '
+      + '`details.field` name it.' }],
     document: CreateRealtimeSessionDocument,
     // The caller and the options are checked on the raw body first (the same checks the mutation makes), so a
     // bad field is refused by name rather than coerced (GraphQL would read `translate: "de"` as `["de"]`).
@@ -101,7 +121,8 @@ export const realtimeRoutes: RouteEntry[] = [
     errors: [
       { status: 401, code: 'invalid_token', description: 'The token is not one this service signed.' },
       { status: 410, code: 'session_expired', description: 'The session is past `expiresAt`.' },
-      { status: 503, code: 'unavailable', description: 'The engine cannot take sessions now (shutting down, model failed, wait line full); retry after `Retry-After`.' },
+      { status: 503, code: 'unavailable', description: 'The engine cannot take sessions now (shutting down, model failed, wait line '
+        + 'full); retry after `Retry-After`.' },
     ],
     frames: realtimeFrames,
     authorize: (_req, params, ctx) => {

@@ -33,7 +33,8 @@ const audioAnswerSchema = {
     expiresAt: { type: 'string', format: 'date-time' },
     media: {
       type: 'array',
-      description: 'Delivery renditions already made and kept: `delivery` (Ogg/Opus), `delivery_caf`, `delivery_mp3`, in that order; empty before the first is made, and for a reader who may not have the delivery audio.',
+      description: 'Delivery renditions already made and kept: `delivery` (Ogg/Opus), `delivery_caf`, `delivery_mp3`, in that order; '
+        + 'empty before the first is made, and for a reader who may not have the delivery audio.',
       items: {
         type: 'object',
         required: ['rendition', 'format', 'contentType', 'bytes', 'url', 'expiresAt'],
@@ -52,12 +53,15 @@ const audioAnswerSchema = {
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener (`POST /v1/listen/{code}/token`); a public broadcast\'s listener sends nothing.' };
-export const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token (`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
+export const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token '
+  + '(`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
 /** A seq to read past: -1 (or left out) is from the start; GraphQL's 32-bit Int bounds it, as the seq columns. */
 const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what}; -1 or absent: from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
-export const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, or its transcription archived).' };
+export const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, '
+  + 'or its transcription archived).' };
 const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
-const translationUnavailable = { status: 503, code: 'unavailable', description: 'The translation provider failed (quota, timeout, unreachable); `Retry-After` says when to ask again.' };
+const translationUnavailable = { status: 503, code: 'unavailable', description: 'The translation provider failed (quota, timeout, '
+  + 'unreachable); `Retry-After` says when to ask again.' };
 
 /** The reader of a recording route, by the recordings module's rule (`readerOf`). */
 export function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
@@ -125,18 +129,22 @@ export const recordingRoutes: RouteEntry[] = [
         type: 'object', required: ['recordingId', 'lastSeq', 'partial', 'sentences', 'segments', 'speakers'],
         properties: {
           recordingId: { type: 'string' }, transcriptionId: { type: 'string' }, state: { type: 'string' }, language: { type: 'string', nullable: true },
-          durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer', description: 'The durable log\'s cursor this snapshot reflects (-1: nothing yet).' }, partial: { type: 'boolean', description: 'The job still runs.' },
+          durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer', description: 'The durable log\'s cursor this '
+            + 'snapshot reflects (-1: nothing yet).' }, partial: { type: 'boolean', description: 'The job still runs.' },
           job: { type: 'object', nullable: true, properties: { state: { type: 'string' }, pct: { type: 'number' } } },
           sentences: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translations: { type: 'object' }, confidence: { type: 'number', nullable: true }, unclear: { type: 'boolean', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
           segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }, translations: { type: 'object', additionalProperties: { type: 'string' }, description: 'Machine translations of `text` by language, made as it was committed (the session\'s `translate`) or later; a listener sees only its `lang`. `{}`: none.' }, translationSources: { type: 'object', additionalProperties: { type: 'string', enum: ['cache', 'apertium', 'google', 'llm', 'whisper'] }, description: 'Who made each translation, by language.' }, speakerProvisional: { type: 'boolean', nullable: true, description: 'Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it, and finalize clusters every label again from the whole audio. Null for file jobs and when labels were off.' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object', properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' }, low: { type: 'boolean', nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (the recording\'s, else the transcription\'s, else its broadcasts\'); null otherwise.' } } } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true }, recognizedText: { type: 'string', nullable: true, description: 'What the recognizer heard when `text` is not it: the segment follows the recording\'s script (`text` is the script\'s words) or a person corrected it.' }, scriptFrom: { type: 'integer', nullable: true, description: 'Script following: first script word matched (inclusive, from 0); null without a script or unmatched.' }, scriptPos: { type: 'integer', nullable: true, description: 'Script following: one past the last script word matched (exclusive), the reader\'s position; null without a script or unmatched.' }, suppressed: { type: 'boolean', nullable: true } } } },
-          speakers: { type: 'array', description: 'Every speaker label the segments carry and every named speaker, by index; `name` as set with `PUT .../speakers/{idx}`, or null.', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
+          speakers: { type: 'array', description: 'Every speaker label the segments carry and every named speaker, by index; `name` as '
+            + 'set with `PUT .../speakers/{idx}`, or null.', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
         },
       },
     },
     errors: [
       notFound,
-      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for a language other than the spoken one (never a silently untranslated snapshot).' },
-      { status: 400, code: 'invalid_options', description: '`lang` is not a language code, or no translation provider serves it from the spoken language (`GET /v1/languages` lists the targets); a bad `after`.' },
+      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for a language other than the spoken '
+        + 'one (never a silently untranslated snapshot).' },
+      { status: 400, code: 'invalid_options', description: '`lang` is not a language code, or no translation provider serves it from the '
+        + 'spoken language (`GET /v1/languages` lists the targets); a bad `after`.' },
       translationUnavailable,
     ],
   }),
@@ -169,7 +177,8 @@ export const recordingRoutes: RouteEntry[] = [
     errors: [
       notFound,
       { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate`; a media token.' },
-      { status: 400, code: 'invalid_options', description: '`lang` missing, not a language code, the spoken language, or not served; `sentences` names an id the recording does not have, or more than the limit.' },
+      { status: 400, code: 'invalid_options', description: '`lang` missing, not a language code, the spoken language, or not served; '
+        + '`sentences` names an id the recording does not have, or more than the limit.' },
       translationUnavailable,
     ],
   }),
@@ -191,7 +200,8 @@ export const recordingRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The speaker as it now reads: `index` and `name` (null when cleared).', schema: { type: 'object', required: ['index', 'name'], properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: '`idx` not an integer from 0, or `name` not a string of at most 100 characters; `details.field` names it.' },
+      { status: 400, code: 'invalid_options', description: '`idx` not an integer from 0, or `name` not a string of at most 100 '
+        + 'characters; `details.field` names it.' },
       { status: 409, code: 'invalid_state', description: 'The recording is archived.' },
     ],
   }),
@@ -200,7 +210,8 @@ export const recordingRoutes: RouteEntry[] = [
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language (a translation target, `GET /v1/languages`; the spoken one or absent: untranslated); through a share link without `allowTranslate` only the spoken one (another is 403 `forbidden`).', schema: { type: 'string' } }],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
-    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A `format` not listed, or a `lang` that is not a language code or that no translation provider of this server serves from the spoken language; `details.field` names it.' }],
+    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A `format` not listed, or a `lang` that is not a '
+      + 'language code or that no translation provider of this server serves from the spoken language; `details.field` names it.' }],
     handler: async (req, res, ctx) => {
       const rendered = await ctx.services.recordings.export(String(req.params.id), credentialsOf(ctx, req.query, false), { format: single(req.query.format), lang: single(req.query.lang) });
       res.setHeader('Content-Type', rendered.contentType);
@@ -216,10 +227,13 @@ export const recordingRoutes: RouteEntry[] = [
     response: { status: 302, description: 'Location: the signed URL.' },
     alternative: {
       status: 200,
-      description: 'With `Accept: application/json` (named in the header; an audio element\'s `*/*` gets the redirect): the signed URL as data, and `media`, the delivery renditions already encoded and kept (sealed), each with its own signed URL. Asking encodes nothing.',
+      description: 'With `Accept: application/json` (named in the header; an audio element\'s `*/*` gets the redirect): the signed URL as '
+        + 'data, and `media`, the delivery renditions already encoded and kept (sealed), each with its own signed URL. Asking encodes '
+        + 'nothing.',
       schema: audioAnswerSchema,
     },
-    errors: [notFound, forbidden, { status: 409, code: 'invalid_state', description: '`kind=voice`: the track is not sealed (yet, or again after a correction).' }],
+    errors: [notFound, forbidden, { status: 409, code: 'invalid_state', description: '`kind=voice`: the track is not sealed (yet, or '
+      + 'again after a correction).' }],
     handler: async (req, res, ctx) => {
       const credentials = await mediaCredentialsOf(ctx, req.query);
       const id = String(req.params.id);
@@ -238,7 +252,8 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/media/{id}/{file}', operationId: 'getSignedMedia', tags: ['recordings'],
     auth: { mode: 'public', scopes: [] },
     parameters: [
-      { name: 'file', in: 'path', required: true, description: '`<kind>.<format>`: kind delivery, source, master or `voice-<lang>`; format ogg, caf or mp3 (anything else is 404).', schema: { type: 'string' } },
+      { name: 'file', in: 'path', required: true, description: '`<kind>.<format>`: kind delivery, source, master or `voice-<lang>`; '
+        + 'format ogg, caf or mp3 (anything else is 404).', schema: { type: 'string' } },
       { name: 'exp', in: 'query', required: true, description: 'Expiry (Unix seconds), as signed.', schema: { type: 'integer', minimum: 0 } },
       { name: 'sig', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
     ],
@@ -296,7 +311,8 @@ export const recordingRoutes: RouteEntry[] = [
       status: 200, description: 'A page of events.',
       schema: { type: 'object', required: ['events', 'lastSeq'], properties: { events: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, frame: { type: 'object' } } } }, lastSeq: { type: 'integer' }, nextCursor: { type: 'string' } } },
     },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: '`after` together with `cursor`, or a cursor this endpoint did not return.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options', description: '`after` together with `cursor`, or a cursor this endpoint '
+      + 'did not return.' }],
   }),
   // ---- live recordings (src/live/recordings.ts) ----
   graphqlRoute({
@@ -313,9 +329,12 @@ export const recordingRoutes: RouteEntry[] = [
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [...liveCreationRefusals, 
       { status: 404, code: 'not_found', description: 'No such transcription in this account.' },
-      { status: 400, code: 'invalid_options', description: 'A field other than `scriptText`, or a script over 100,000 characters; `details.field` names it.' },
-      { status: 409, code: 'conflict', description: 'Another device is recording this transcription: `details.takeover` names the recording and the publish-token route to take it over.' },
-      { status: 409, code: 'invalid_state', description: 'The transcription is archived, or is a file or link transcription (they do not record live).' },
+      { status: 400, code: 'invalid_options', description: 'A field other than `scriptText`, or a script over 100,000 characters; '
+        + '`details.field` names it.' },
+      { status: 409, code: 'conflict', description: 'Another device is recording this transcription: `details.takeover` names the '
+        + 'recording and the publish-token route to take it over.' },
+      { status: 409, code: 'invalid_state', description: 'The transcription is archived, or is a file or link transcription (they do not '
+        + 'record live).' },
     ],
   }),
   graphqlRoute({
@@ -361,7 +380,8 @@ export const recordingRoutes: RouteEntry[] = [
       variables: ({ params }) => ({ id: params.id! }),
       result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Recording`] }),
       response: { status: 200, description: 'The recording.', schema: recordingSchema },
-      errors: [notFound, { status: 409, code: 'invalid_state', description: { pause: 'The recording is not live (ended, finalized) or is a file recording.', resume: 'The recording is not paused.', stop: 'The recording is not paused: stop only from paused.' }[move] }],
+      errors: [notFound, { status: 409, code: 'invalid_state', description: { pause: 'The recording is not live (ended, finalized) or is '
+        + 'a file recording.', resume: 'The recording is not paused.', stop: 'The recording is not paused: stop only from paused.' }[move] }],
     }),
   ),
   graphqlRoute({
@@ -379,11 +399,19 @@ export const recordingRoutes: RouteEntry[] = [
         type: 'object', additionalProperties: false,
         properties: {
           latencyMode: { type: 'string', nullable: true, enum: ['auto', 'fast', 'accuracy'] },
-          spokenLanguage: { type: 'string', nullable: true, description: 'A language of `GET /v1/languages`; empty, `auto` or null: detect.' },
-          speakerLabels: { type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES, description: 'From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels.' },
-          translate: { type: 'array', nullable: true, maxItems: 10, items: { type: 'string' }, description: 'Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none.' },
-          llmFix: { type: 'boolean', nullable: true, description: 'From the next line on, each committed line is fixed by the chat model the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one refuses `true` (400 `invalid_options` naming `llmFix`). Null: off.' },
-          confidencePolicy: { ...confidencePolicySchema, description: 'The recording\'s own ConfidencePolicy (over its transcription\'s and broadcasts\'); null clears it. Taken in any state.' },
+          spokenLanguage: { type: 'string', nullable: true, description: 'A language of `GET /v1/languages`; empty, `auto` or null: '
+            + 'detect.' },
+          speakerLabels: { type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES, description: 'From the next segment on: `on` and '
+            + '`auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their '
+            + 'labels.' },
+          translate: { type: 'array', nullable: true, maxItems: 10, items: { type: 'string' }, description: 'Languages each commit is '
+            + 'translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the '
+            + 'publisher and subscribers, the translations kept with the segment. `[]` or null: none.' },
+          llmFix: { type: 'boolean', nullable: true, description: 'From the next line on, each committed line is fixed by the chat model '
+            + 'the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one '
+            + 'refuses `true` (400 `invalid_options` naming `llmFix`). Null: off.' },
+          confidencePolicy: { ...confidencePolicySchema, description: 'The recording\'s own ConfidencePolicy (over its transcription\'s '
+            + 'and broadcasts\'); null clears it. Taken in any state.' },
           voiceByLang: { ...voicePinsSchema, description: `${voicePinsSchema.description} Taken in any state.` },
         },
       },
@@ -392,7 +420,8 @@ export const recordingRoutes: RouteEntry[] = [
     errors: [
       notFound,
       { status: 400, code: 'invalid_options', description: `A field other than ${RECORDING_SETTING_FIELDS.join(', ')}, an unknown language or mode, a policy value out of range or of the wrong type, a field the policy lacks; \`details.field\` names it (\`confidencePolicy.hideBelow\`).` },
-      { status: 409, code: 'invalid_state', description: 'A capture setting was sent and the recording has ended, or is a file recording (`confidencePolicy` alone is taken in any state).' },
+      { status: 409, code: 'invalid_state', description: 'A capture setting was sent and the recording has ended, or is a file recording '
+        + '(`confidencePolicy` alone is taken in any state).' },
     ],
   }),
   {

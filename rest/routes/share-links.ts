@@ -17,8 +17,10 @@ const permissions = {
   allowTranslate: { type: 'boolean', nullable: true },
 };
 /** A label as the service takes it: not blank, at most 200 characters (trimmed when stored). */
-const label = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', description: 'Who the link is for. Not blank; at most 200 characters; trimmed.' };
-const invalid = { status: 400, code: 'invalid_options', description: 'An unknown field, a blank or too long `label`, a permission that is not a boolean; `details.field` names it.' };
+const label = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', description: 'Who the link is for. Not blank; at most 200 '
+  + 'characters; trimmed.' };
+const invalid = { status: 400, code: 'invalid_options', description: 'An unknown field, a blank or too long `label`, a permission that is '
+  + 'not a boolean; `details.field` names it.' };
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).' };
 const notFoundOf = (kind: 'transcription' | 'broadcast') => ({ status: 404, code: 'not_found', description: `No such ${kind} in this account.` });
 

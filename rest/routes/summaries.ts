@@ -14,7 +14,8 @@ export const summaryRoutes: RouteEntry[] = [
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       { name: 'shareCode', in: 'query', schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' },
-      { name: 'lang', in: 'query', schema: { type: 'string' }, description: 'Read in this language; through a share link another language than the spoken one needs `allowTranslate`.' },
+      { name: 'lang', in: 'query', schema: { type: 'string' }, description: 'Read in this language; through a share link another language '
+        + 'than the spoken one needs `allowTranslate`.' },
     ],
     document: RecordingSummaryDocument,
     variables: ({ params, query }) => ({ recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode) }),
@@ -22,7 +23,8 @@ export const summaryRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The summary\'s state, with title and summary when `ready`.', schema: summarySchema },
     errors: [
       notFound,
-      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language; or a media token or broadcast listener (summaries are for the owner and share links).' },
+      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language; or a media token '
+        + 'or broadcast listener (summaries are for the owner and share links).' },
       { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language (no translations on this server).' },
     ],
   }),

@@ -32,7 +32,8 @@ export const captureSourceSchema: JsonSchema = {
   type: 'object', additionalProperties: false, required: ['kind'],
   properties: {
     kind: { type: 'string', enum: ['mic', 'stream'] },
-    url: { type: 'string', description: 'For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`).' },
+    url: { type: 'string', description: 'For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses '
+      + 'are refused (400, `details.problem` `link_refused`).' },
   },
 };
 
@@ -46,15 +47,20 @@ const secondsSchema = (description: string): JsonSchema => ({ type: 'number', nu
 /** `settings.voiceByLang` (src/core/voice-pins.ts), on transcriptions and recordings. */
 export const voicePinsSchema: JsonSchema = {
   type: 'object', nullable: true, additionalProperties: { type: 'string' },
-  description: 'Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account\'s cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language\'s default speaks). A recording\'s pin wins over its transcription\'s; null clears.',
+  description: 'Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET '
+    + '/v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account\'s cloned voices '
+    + '(`voi_…`; while it is not ready, switched off or deleted, the language\'s default speaks). A recording\'s pin wins over its '
+    + 'transcription\'s; null clears.',
 };
 
 export const confidencePolicySchema: JsonSchema = {
   type: 'object', nullable: true, additionalProperties: false, description: 'ConfidencePolicy; null clears it.',
   properties: {
-    hideBelow: { type: 'number', minimum: 0, maximum: 1, description: 'A line whose confidence is below it reads as unclear (default 0.60).' },
+    hideBelow: { type: 'number', minimum: 0, maximum: 1, description: 'A line whose confidence is below it reads as unclear (default '
+      + '0.60).' },
     lowThreshold: { type: 'number', minimum: 0, maximum: 1, description: 'Words with `prob` below it are low confidence.' },
-    suppressCount: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'No longer read; accepted so stored settings round-trip.' },
+    suppressCount: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'No longer read; accepted so stored settings '
+      + 'round-trip.' },
   },
 };
 
@@ -66,7 +72,9 @@ export const settingsPatchSchema: JsonSchema = {
     spokenLanguage: { type: 'string', nullable: true, pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$', description: 'A language code such as `en`; empty, `auto` or null: detect.' },
     speakerLabels: {
       type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES,
-      description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file\'s whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.',
+      description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file\'s whole '
+        + 'audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and '
+        + 'clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.',
     },
     confidencePolicy: confidencePolicySchema,
     voiceByLang: voicePinsSchema,
@@ -74,7 +82,8 @@ export const settingsPatchSchema: JsonSchema = {
 };
 
 const createOptionsProperties: Record<string, JsonSchema> = {
-  url: { type: 'string', nullable: true, description: 'An http or https link, fetched server-side; absent for an upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' },
+  url: { type: 'string', nullable: true, description: 'An http or https link, fetched server-side; absent for an upload. Private, '
+    + 'loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' },
   name: { ...nameSchema, nullable: true, description: 'Default: the file name or the URL. Not blank; at most 300 characters.' },
   settings: {
     ...settingsPatchSchema,
@@ -82,11 +91,13 @@ const createOptionsProperties: Record<string, JsonSchema> = {
       ...(settingsPatchSchema.properties as Record<string, JsonSchema>),
       speakerLabels: {
         type: 'string', nullable: true, enum: [...SPEAKER_LABEL_MODES],
-        description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.',
+        description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC '
+          + 'statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.',
       },
     },
   },
-  crop: { type: 'boolean', nullable: true, default: false, description: 'Open a `cropping` step (peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.' },
+  crop: { type: 'boolean', nullable: true, default: false, description: 'Open a `cropping` step (peaks and `/job/preview`) before '
+    + 'transcribing; not with `startS`/`endS`.' },
   startS: secondsSchema('Start of the window to transcribe, in seconds (not with `crop`).'),
   endS: secondsSchema('End of the window, in seconds; must be greater than `startS` (not with `crop`).'),
   durationS: secondsSchema('Source length as measured by the client.'),
@@ -99,7 +110,8 @@ const createOptionsSchema: JsonSchema = { type: 'object', additionalProperties: 
 /** CreateTranscription as a JSON body: a link, so `url` is required. */
 const createFromLinkSchema: JsonSchema = {
   type: 'object', additionalProperties: false, required: ['url'],
-  properties: { ...createOptionsProperties, url: { type: 'string', minLength: 1, description: 'An http or https link, fetched server-side. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' } },
+  properties: { ...createOptionsProperties, url: { type: 'string', minLength: 1, description: 'An http or https link, fetched '
+    + 'server-side. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' } },
 };
 
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription in this account.' };
@@ -227,11 +239,17 @@ export const transcriptionRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     idempotent: true,
     ownBody: true,
-    request: fileOrLinkRequest('A file: `multipart/form-data` with an optional `options` part (CreateTranscription as JSON, before the file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.', createOptionsSchema, createFromLinkSchema),
+    request: fileOrLinkRequest('A file: `multipart/form-data` with an optional `options` part (CreateTranscription as JSON, before the '
+      + 'file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video '
+      + 'keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.', createOptionsSchema, createFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
     errors: [
       ...creationRefusals,
-      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown field, a blank `name` or one over 300 characters, `endS` not after `startS`, a window with `crop`, no `url` without a file, an `options` part or JSON body that is an array or a scalar (`details.field` `options`; null counts as `{}`), a part other than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) (`details.problem` `link_refused`).' },
+      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown '
+        + 'field, a blank `name` or one over 300 characters, `endS` not after `startS`, a window with `crop`, no `url` without a file, '
+        + 'an `options` part or JSON body that is an array or a scalar (`details.field` `options`; null counts as `{}`), a part other '
+        + 'than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) '
+        + '(`details.problem` `link_refused`).' },
       ...fileOrLinkErrors,
     ],
     handler: createHandler(() => ({ into: 'transcription' })),
@@ -246,7 +264,8 @@ export const transcriptionRoutes: RouteEntry[] = [
     errors: [
       ...creationRefusals,
       notFound,
-      { status: 400, code: 'invalid_options', description: 'A field is invalid, as for `POST /v1/transcriptions` (`shareLink` is not a field here); `details.field` names it.' },
+      { status: 400, code: 'invalid_options', description: 'A field is invalid, as for `POST /v1/transcriptions` (`shareLink` is not a '
+        + 'field here); `details.field` names it.' },
       { status: 409, code: 'invalid_state', description: 'A file or link transcription (it has its one recording), or an archived one.' },
       ...fileOrLinkErrors,
     ],
@@ -270,12 +289,15 @@ export const transcriptionRoutes: RouteEntry[] = [
           name: nameSchema,
           settings: settingsPatchSchema,
           source: { ...captureSourceSchema, nullable: true, description: 'Default `{kind: "mic"}`.' },
-          broadcasts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Broadcast ids to feed from the start (default none): active broadcasts of this account, otherwise 404 naming `broadcasts`.' },
+          broadcasts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Broadcast ids to feed from '
+            + 'the start (default none): active broadcasts of this account, otherwise 404 naming `broadcasts`.' },
         },
       },
     },
     response: { status: 201, description: 'The live transcription.', schema: transcriptionSchema },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A field is invalid (an unknown field, a missing, blank or too long `name`, an unknown setting or language, a `source` without `url` for `stream`, a stream address the server does not fetch from); `details.field` names it.' }],
+    errors: [{ status: 400, code: 'invalid_options', description: 'A field is invalid (an unknown field, a missing, blank or too long '
+      + '`name`, an unknown setting or language, a `source` without `url` for `stream`, a stream address the server does not fetch '
+      + 'from); `details.field` names it.' }],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions', operationId: 'listTranscriptions', tags: ['transcriptions'],
@@ -315,7 +337,8 @@ export const transcriptionRoutes: RouteEntry[] = [
         },
       },
     },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A refused address: not http(s), private, loopback or cloud metadata (`details.problem` `link_refused`).' }, { status: 429, code: 'rate_limited', description: 'More than 60 probes a minute (`Retry-After`).' }],
+    errors: [{ status: 400, code: 'invalid_options', description: 'A refused address: not http(s), private, loopback or cloud metadata '
+      + '(`details.problem` `link_refused`).' }, { status: 429, code: 'rate_limited', description: 'More than 60 probes a minute (`Retry-After`).' }],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/{id}', operationId: 'getTranscription', tags: ['transcriptions'],
@@ -337,7 +360,8 @@ export const transcriptionRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.updateTranscription }),
     request: { schema: { type: 'object', additionalProperties: false, properties: { name: nameSchema, settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to null is cleared.' } } } },
     response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A field other than `name` and `settings`, a blank or too long name, an invalid setting; `details.field` names it.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A field other than `name` and `settings`, a blank or too '
+      + 'long name, an invalid setting; `details.field` names it.' }],
   }),
   ...lifecycleMoveRoutes({
     collection: 'transcriptions', type: 'Transcription', tag: 'transcriptions', schema: transcriptionSchema, notFound,
@@ -356,12 +380,18 @@ export const transcriptionRoutes: RouteEntry[] = [
       server: [
         { type: 'events.ready', description: 'First frame: `transcriptionId` and the current `job`.' },
         { type: 'recording.started', description: '`recordingId` the moment a live recording begins, `state` (`live`), `seq`, `at`.' },
-        { type: 'recording.state', description: '`recordingId`, `state` (paused, live, ended, finalized) on every move of a live recording, `seq`, `at`; a stream source that failed ends it with `reason: source_failed` and `error`.' },
-        { type: 'recording.settings', description: '`recordingId`, `settings` (the fields changed by `PATCH /v1/recordings/{id}/settings`), `seq`, `at`.' },
-        { type: 'recording.ingest', description: 'A stream source\'s pull changed state: `recordingId`, `state` (streaming, reconnecting, failed), `bytes`, `seconds`, `reconnects`, `error`, `seq`, `at` (stored).' },
-        { type: 'stream.ingest', description: 'A stream source\'s pull progress every 2 s: `recordingId`, `state`, `bytes`, `seconds`, `reconnects`, `error`, `at` (not stored, no `seq`).' },
-        { type: 'job.state', description: '`recordingId`, `state`, `progress`, `error`, `errorCode`, `attempt`, `seq` (durable event seq), `at`; `queue` when queued; `done` also says `language`, `model`, `beamSize` and `uncoveredSpeechS`.' },
-        { type: 'job.progress', description: '`recordingId`, `state`, `progress` (pct, processedS, segmentsDone; phase, fetchedBytes, fetchTotalBytes while fetching), `seq`, `at`; queue moves carry `queue.position` and no `seq`.' },
+        { type: 'recording.state', description: '`recordingId`, `state` (paused, live, ended, finalized) on every move of a live '
+          + 'recording, `seq`, `at`; a stream source that failed ends it with `reason: source_failed` and `error`.' },
+        { type: 'recording.settings', description: '`recordingId`, `settings` (the fields changed by '
+          + '`PATCH /v1/recordings/{id}/settings`), `seq`, `at`.' },
+        { type: 'recording.ingest', description: 'A stream source\'s pull changed state: `recordingId`, `state` (streaming, reconnecting, '
+          + 'failed), `bytes`, `seconds`, `reconnects`, `error`, `seq`, `at` (stored).' },
+        { type: 'stream.ingest', description: 'A stream source\'s pull progress every 2 s: `recordingId`, `state`, `bytes`, `seconds`, '
+          + '`reconnects`, `error`, `at` (not stored, no `seq`).' },
+        { type: 'job.state', description: '`recordingId`, `state`, `progress`, `error`, `errorCode`, `attempt`, `seq` (durable event '
+          + 'seq), `at`; `queue` when queued; `done` also says `language`, `model`, `beamSize` and `uncoveredSpeechS`.' },
+        { type: 'job.progress', description: '`recordingId`, `state`, `progress` (pct, processedS, segmentsDone; phase, fetchedBytes, '
+          + 'fetchTotalBytes while fetching), `seq`, `at`; queue moves carry `queue.position` and no `seq`.' },
       ],
     },
     authorize: async (_req, params, ctx) => {

@@ -9,7 +9,8 @@ import { fragmentSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './recordings.js';
 
-const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions: another language than the spoken one needs `allowTranslate`.' };
+const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, '
+  + 'with its permissions: another language than the spoken one needs `allowTranslate`.' };
 const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.' };
 const tracksSchema = fragmentSchema(VoiceTracksFieldsFragmentDoc);
 
@@ -22,7 +23,8 @@ export const voiceTrackRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({ recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) }),
     result: (data) => ({ status: 200, body: data.recordingVoiceTracks }),
     response: { status: 200, description: 'One row per language.', schema: tracksSchema },
-    errors: [notFound, { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language than the spoken one; a media token.' }, { status: 400, code: 'invalid_options', description: '`lang` is not a language code.' }],
+    errors: [notFound, { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language '
+      + 'than the spoken one; a media token.' }, { status: 400, code: 'invalid_options', description: '`lang` is not a language code.' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/voice', operationId: 'renderRecordingVoiceTracks', tags: ['voice tracks'],
@@ -42,7 +44,8 @@ export const voiceTrackRoutes: RouteEntry[] = [
     response: { status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).', schema: tracksSchema },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: '`languages` is not 1 to 10 codes, or `languages[i]` has no voice or no translation from the spoken language.' },
+      { status: 400, code: 'invalid_options', description: '`languages` is not 1 to 10 codes, or `languages[i]` has no voice or no '
+        + 'translation from the spoken language.' },
       { status: 409, code: 'invalid_state', description: 'The recording is not finished.' },
     ],
   }),
@@ -50,8 +53,10 @@ export const voiceTrackRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/voice/{sentence}', operationId: 'getRecordingVoiceClip', tags: ['voice tracks'],
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
-      { name: 'sentence', in: 'path', required: true, description: 'A sentence id as the transcript snapshot gives it (`4.0`); another shape is 400, an id the recording lacks 404.', schema: { type: 'string' } },
-      { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'The language to speak; default the spoken language.' },
+      { name: 'sentence', in: 'path', required: true, description: 'A sentence id as the transcript snapshot gives it (`4.0`); another '
+        + 'shape is 400, an id the recording lacks 404.', schema: { type: 'string' } },
+      { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'The language to speak; default the spoken '
+        + 'language.' },
       { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' } },
       shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam,
     ],

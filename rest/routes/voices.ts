@@ -29,7 +29,8 @@ const availableSchema = fragmentSchema(AvailableVoicesFieldsFragmentDoc);
 const formatParam: RouteParameter = { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' }, description: '`ogg` (Ogg/Opus) or `caf` (Opus in CAF, for browsers that do not play Ogg).' };
 const langParam = (description: string, required = false): RouteParameter => ({ name: 'lang', in: 'query', required, schema: { type: 'string', minLength: 1, maxLength: 35 }, description });
 const notFound = { status: 404, code: 'not_found', description: 'No such voice in this account.' };
-const badLang = { status: 400, code: 'invalid_options', description: '`lang` is not a language a voice speaks (`details.allowed` lists them), or `format` is not ogg or caf.' };
+const badLang = { status: 400, code: 'invalid_options', description: '`lang` is not a language a voice speaks (`details.allowed` lists '
+  + 'them), or `format` is not ogg or caf.' };
 
 /** The `meta` part: JSON, checked as soon as it arrives so a bad one is refused before the sample is read. */
 function parseMetaPart(value: string): unknown {
@@ -81,7 +82,8 @@ async function createVoice(req: Request, res: Response, ctx: Context, run: RunTy
 
 /** The owner of a media URL: the bearer header, else a person's token in `access_token` (an audio element sends no header). */
 async function ownerOf(req: Request, ctx: Context): Promise<Identity> {
-  return (await personFromAccessToken(ctx, req.query)) ?? requireScope(ctx, 'read', 'This audio needs the owner\'s credential: a bearer token, or a person\'s access token in access_token=.');
+  return (await personFromAccessToken(ctx, req.query)) ?? requireScope(ctx, 'read', 'This audio needs the owner\'s credential: a bearer '
+    + 'token, or a person\'s access token in access_token=.');
 }
 
 function sendAudio(res: Response, file: { path: string; contentType: string }, cache: string): void {
@@ -111,7 +113,8 @@ export const voiceRoutes: RouteEntry[] = [
     ],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
     errors: [
-      { status: 400, code: 'invalid_options', description: '`voice` is not a catalogue voice or does not speak `lang`; `lang` has no voice; `format` not ogg or caf. `details.field` names it.' },
+      { status: 400, code: 'invalid_options', description: '`voice` is not a catalogue voice or does not speak `lang`; `lang` has no '
+        + 'voice; `format` not ogg or caf. `details.field` names it.' },
       { status: 503, code: 'unavailable', description: 'The text-to-speech model is not installed on this server yet.' },
     ],
     handler: async (req, res, ctx) => {
@@ -137,7 +140,8 @@ export const voiceRoutes: RouteEntry[] = [
     ownBody: true,
     request: {
       contentType: 'multipart/form-data', required: true,
-      description: '`meta`: CreateVoice as JSON (before the sample, so a bad one is refused before the audio is read); `sample`: the audio.',
+      description: '`meta`: CreateVoice as JSON (before the sample, so a bad one is refused before the audio is read); `sample`: the '
+        + 'audio.',
       schema: {
         type: 'object', required: ['meta', 'sample'],
         properties: {
@@ -147,7 +151,8 @@ export const voiceRoutes: RouteEntry[] = [
               name: { type: 'string', minLength: 1, maxLength: 100 },
               color: { ...nullableString, maxLength: 32 },
               gender: { type: 'string', nullable: true, enum: ['female', 'male', null] },
-              sampleUrl: { ...nullableString, description: 'Where the sample came from (http or https), kept for your records; not fetched.' },
+              sampleUrl: { ...nullableString, description: 'Where the sample came from (http or https), kept for your records; not '
+                + 'fetched.' },
               consent: { type: 'boolean', default: false },
               draft: { type: 'boolean', default: false },
             },
@@ -158,17 +163,22 @@ export const voiceRoutes: RouteEntry[] = [
     },
     response: { status: 201, description: 'The voice, `training` at progress 0 (a draft stays so).', schema: voiceSchema },
     errors: [
-      { status: 403, code: 'forbidden', description: 'No `consent: true` outside a draft (`details.reason: consent_required`); or a scope the key lacks.' },
-      { status: 400, code: 'invalid_options', description: '`meta` is not a JSON object, has an unknown field or a bad one (`name` blank or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `meta` or `sample` is missing, a part other than these. `details.field` names it.' },
+      { status: 403, code: 'forbidden', description: 'No `consent: true` outside a draft (`details.reason: consent_required`); or a scope '
+        + 'the key lacks.' },
+      { status: 400, code: 'invalid_options', description: '`meta` is not a JSON object, has an unknown field or a bad one (`name` blank '
+        + 'or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `meta` or `sample` is missing, a part other than '
+        + 'these. `details.field` names it.' },
       { status: 400, code: 'invalid_audio', description: 'The sample is empty or not audio (`details.field`: `sample`).' },
-      { status: 413, code: 'invalid_options', description: 'The sample is larger than VOICE_SAMPLE_MAX_BYTES (`details.field`: `sample`); nothing is kept.' },
+      { status: 413, code: 'invalid_options', description: 'The sample is larger than VOICE_SAMPLE_MAX_BYTES (`details.field`: `sample`); '
+        + 'nothing is kept.' },
       { status: 415, code: 'invalid_options', description: 'Not multipart/form-data.' },
     ],
     handler: createVoice,
   },
   graphqlRoute({
     method: 'post', path: '/v1/voices/from-speaker', operationId: 'createVoiceFromSpeaker', tags: ['voices'],
-    summary: 'A cloned voice from a recording\'s own audio of one speaker (CreateVoiceFromSpeaker); works on a running recording. Answers 201 with the voice `training`; naming labels the speaker in the transcript.',
+    summary: 'A cloned voice from a recording\'s own audio of one speaker (CreateVoiceFromSpeaker); works on a running recording. Answers '
+      + '201 with the voice `training`; naming labels the speaker in the transcript.',
     description: `The sample is the speaker's segments (those labelled \`speaker\`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least ${MIN_SPEAKER_S} s of that speaker: the refusal (400 naming \`speaker\`) states how much exists (\`details.speechS\`, \`details.requiredS\`). Without \`consent: true\` (false is the default) the clone is refused (403 \`forbidden\`, \`details.reason: consent_required\`). The speaker is named \`name\` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).`,
     auth: { mode: 'userOrKey', scopes: ['write'] },
     request: {
@@ -216,7 +226,8 @@ export const voiceRoutes: RouteEntry[] = [
         properties: {
           name: { type: 'string', minLength: 1, maxLength: 100 },
           color: { ...nullableString, maxLength: 32, description: '`\'\'` or null clears it.' },
-          enabled: { type: 'boolean', description: 'false: not offered by `GET /v1/voices/available` (and not spoken by new renders); true again switches it back on.' },
+          enabled: { type: 'boolean', description: 'false: not offered by `GET /v1/voices/available` (and not spoken by new renders); '
+            + 'true again switches it back on.' },
           consent: { type: 'boolean', enum: [true], description: 'A draft\'s consent.' },
           draft: { type: 'boolean', enum: [false], description: 'Trains a draft (needs consent).' },
         },
@@ -231,8 +242,10 @@ export const voiceRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The voice as it now is.', schema: voiceSchema },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: 'An unknown field or a bad value (`name` blank, `enabled` not a boolean, `consent: false`, `draft: true`); `details.field` names it.' },
-      { status: 403, code: 'forbidden', description: '`draft: false` on a draft without consent given (`details.reason: consent_required`); or a scope the key lacks.' },
+      { status: 400, code: 'invalid_options', description: 'An unknown field or a bad value (`name` blank, `enabled` not a boolean, '
+        + '`consent: false`, `draft: true`); `details.field` names it.' },
+      { status: 403, code: 'forbidden', description: '`draft: false` on a draft without consent given '
+        + '(`details.reason: consent_required`); or a scope the key lacks.' },
     ],
   }),
   graphqlRoute({

@@ -50,7 +50,8 @@ export function parseLowBalanceAlert(body: unknown, settings: BillingSettings): 
   if (unknown) throw errors.invalidBody(`${unknown} is not a low-balance alert field (enabled, threshold).`, { field: unknown });
   if (typeof body.enabled !== 'boolean') throw errors.invalidBody('enabled must be true or false.', { field: 'enabled' });
   const thresholdCents = body.threshold === undefined || body.threshold === null ? null : centsIn(body.threshold, 'threshold', settings.lowBalanceAlert.range);
-  if (body.enabled && thresholdCents === null) throw errors.invalidBody('threshold is required to turn the alert on (dollars inside the plan list\'s lowBalanceAlert.range).', { field: 'threshold' });
+  if (body.enabled && thresholdCents === null) throw errors.invalidBody('threshold is required to turn the alert on (dollars inside the '
+    + 'plan list\'s lowBalanceAlert.range).', { field: 'threshold' });
   return { enabled: body.enabled, thresholdCents };
 }
 

@@ -102,14 +102,16 @@ export async function setAutoTopUp(prisma: PrismaClient, billing: BillingService
   const settings = billing.requireOn('auto top-up to set');
   const input = parseAutoTopUpSettings(body, settings);
   if (input.enabled && !billing.offersAutomaticCharges) {
-    throw errors.invalidState('This server\'s payment provider takes no automatic charges, so auto top-up cannot be turned on (the plan list says autoTopUp.offered: false).');
+    throw errors.invalidState('This server\'s payment provider takes no automatic charges, so auto top-up cannot be turned on (the plan '
+      + 'list says autoTopUp.offered: false).');
   }
   const consent: AutoTopUpConsent | null = input.enabled ? { at: new Date().toISOString(), addressHash: await addressHash(config, clientAddress), termsVersion: settings.termsVersion } : null;
   return prisma.$transaction(async (tx) => {
     const account = await lockBillingAccount(tx, settings, accountId);
     // Checked under the lock: removing the last card (which turns auto top-up off) cannot slip in between.
     if (input.enabled && await tx.paymentMethod.count({ where: { accountId } }) === 0) {
-      throw new ApiError('payment_method_required', 409, 'Save a payment method first (POST /v1/billing/payment-methods/manage): auto top-up charges it.', { retryable: false });
+      throw new ApiError('payment_method_required', 409, 'Save a payment method first (POST /v1/billing/payment-methods/manage): auto '
+        + 'top-up charges it.', { retryable: false });
     }
     const updated = await tx.billingAccount.update({
       where: { accountId },

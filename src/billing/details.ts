@@ -105,7 +105,8 @@ export function parseBillingDetails(body: unknown): SavedDetails {
       if (saved.country) {
         const problem = taxIdProblem(saved.country, normalised);
         if (problem) add('taxId', `taxId: ${problem}`);
-      } else if (!problems.some((p) => p.field === 'country')) add('country', 'country is required with a taxId: a tax ID is checked against its country');
+      } else if (!problems.some((p) => p.field === 'country')) add('country', 'country is required with a taxId: a tax ID is checked '
+        + 'against its country');
       saved.taxId = normalised || null;
     }
   }
@@ -158,7 +159,8 @@ export async function billingDetails(prisma: PrismaClient, identity: Identity): 
 
 export async function saveBillingDetails(prisma: PrismaClient, billing: BillingService, identity: Identity, body: unknown): Promise<BillingDetailsView> {
   const details = parseBillingDetails(body);
-  if (!billing.enabled) throw errors.invalidState('This server does not bill: there are no invoices to make out, so billing details are not kept.');
+  if (!billing.enabled) throw errors.invalidState('This server does not bill: there are no invoices to make out, so billing details are '
+    + 'not kept.');
   await billing.account(identity.account.id);
   const row = await prisma.billingAccount.update({ where: { accountId: identity.account.id }, data: { details: { ...details } }, select: { details: true } });
   return view(prisma, identity, row.details);

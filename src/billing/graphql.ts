@@ -26,7 +26,8 @@ const PricesType = builder.objectRef<NonNullable<PlanView['prices']>>('PlanPrice
 
 const LimitsType = builder.objectRef<PlanView['limits']>('PlanLimits').implement({
   fields: (t) => ({
-    concurrentTranscriptions: t.exposeInt('concurrentTranscriptions', { description: 'File jobs beyond it queue; live ones are refused (402 quota_exceeded).' }),
+    concurrentTranscriptions: t.exposeInt('concurrentTranscriptions', { description: 'File jobs beyond it queue; live ones are refused '
+      + '(402 quota_exceeded).' }),
     createsPerHour: t.exposeInt('createsPerHour', { description: 'New transcriptions an hour once the account has paid.' }),
     createsPerHourUnpaid: t.exposeInt('createsPerHourUnpaid', { description: 'New transcriptions an hour before the first payment.' }),
     retentionDays: t.exposeInt('retentionDays', { nullable: true, description: 'Days recordings are kept; null: until deleted.' }),
@@ -40,7 +41,8 @@ export const PlanType = builder.objectRef<PlanView>('Plan').implement({
     rates: t.field({ type: RatesType, resolve: (plan) => plan.rates }),
     prices: t.field({ type: PricesType, nullable: true, description: 'Null: no subscription (pay as you go).', resolve: (plan) => plan.prices }),
     includedMonthlyCredit: t.exposeFloat('includedMonthlyCredit'),
-    graceOnZero: t.exposeBoolean('graceOnZero', { description: 'Running transcriptions continue for a while below zero (new ones are refused).' }),
+    graceOnZero: t.exposeBoolean('graceOnZero', { description: 'Running transcriptions continue for a while below zero (new ones are '
+      + 'refused).' }),
     limits: t.field({ type: LimitsType, resolve: (plan) => plan.limits }),
     features: t.exposeStringList('features'),
     billedByHand: t.exposeBoolean('billedByHand', { description: 'Invoiced by the operator: no checkout.' }),
@@ -87,9 +89,11 @@ const PlanRefType = builder.objectRef<NonNullable<BillingView['plan']>>('PlanRef
 
 const LimitsUsageType = builder.objectRef<NonNullable<BillingView['limitsUsage']>>('LimitsUsage').implement({
   fields: (t) => ({
-    concurrentTranscriptions: t.exposeInt('concurrentTranscriptions', { description: 'Transcriptions running now (file jobs transcribing, live audio metered).' }),
+    concurrentTranscriptions: t.exposeInt('concurrentTranscriptions', { description: 'Transcriptions running now (file jobs transcribing, '
+      + 'live audio metered).' }),
     createsThisHour: t.exposeInt('createsThisHour'),
-    createsResetAt: t.exposeString('createsResetAt', { nullable: true, description: 'When a creation frees up, while the hour\'s are used.' }),
+    createsResetAt: t.exposeString('createsResetAt', { nullable: true, description: 'When a creation frees up, while the hour\'s are '
+      + 'used.' }),
   }),
 });
 

@@ -12,13 +12,16 @@ const CheckoutViewType = builder.objectRef<CheckoutView>('CheckoutView').impleme
     kind: t.exposeString('kind', { description: '`topup` or `subscribe`.' }),
     status: t.exposeString('status', { description: '`open`, `succeeded`, `expired` or `failed`.' }),
     createdAt: t.exposeString('createdAt'),
-    amount: t.exposeFloat('amount', { nullable: true, description: 'A top-up\'s amount, or a subscription\'s first payment before tax less a promo discount.' }),
+    amount: t.exposeFloat('amount', { nullable: true, description: 'A top-up\'s amount, or a subscription\'s first payment before tax '
+      + 'less a promo discount.' }),
     completedAt: t.exposeString('completedAt', { nullable: true }),
     expiresAt: t.exposeString('expiresAt', { nullable: true }),
     interval: t.exposeString('interval', { nullable: true }),
     planId: t.exposeString('planId', { nullable: true }),
-    url: t.exposeString('url', { nullable: true, description: 'Where to send the customer while open; the provider returns them with `?checkout=<checkoutId>`.' }),
-    providerId: t.exposeString('providerId', { nullable: true, description: 'The payment provider\'s id for it (also accepted by `checkout`).' }),
+    url: t.exposeString('url', { nullable: true, description: 'Where to send the customer while open; the provider returns them with '
+      + '`?checkout=<checkoutId>`.' }),
+    providerId: t.exposeString('providerId', { nullable: true, description: 'The payment provider\'s id for it (also accepted by '
+      + '`checkout`).' }),
   }),
 });
 

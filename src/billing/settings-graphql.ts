@@ -17,7 +17,8 @@ const BillingDetailsType = builder.objectRef<BillingDetailsView>('BillingDetails
     city: t.exposeString('city'),
     postalCode: t.exposeString('postalCode'),
     country: t.exposeString('country', { nullable: true, description: 'ISO 3166-1 alpha-2, uppercase.' }),
-    taxId: t.exposeString('taxId', { nullable: true, description: 'Normalised: uppercase, no spaces, dots or dashes. An EU VAT ID starts with its country prefix (Greece: EL).' }),
+    taxId: t.exposeString('taxId', { nullable: true, description: 'Normalised: uppercase, no spaces, dots or dashes. An EU VAT ID starts '
+      + 'with its country prefix (Greece: EL).' }),
   }),
 });
 
@@ -30,7 +31,8 @@ const BillingDetailsInput = builder.inputType('BillingDetailsInput', {
     city: t.string(),
     postalCode: t.string(),
     country: t.string({ description: 'ISO 3166-1 alpha-2 (any case); required with a taxId.' }),
-    taxId: t.string({ description: 'In an EU country: its VAT ID, the country prefix (Greece: EL) and 8 to 12 letters or digits; elsewhere 4 to 20 letters or digits. Spaces, dots and dashes are dropped.' }),
+    taxId: t.string({ description: 'In an EU country: its VAT ID, the country prefix (Greece: EL) and 8 to 12 letters or digits; '
+      + 'elsewhere 4 to 20 letters or digits. Spaces, dots and dashes are dropped.' }),
   }),
 });
 
@@ -76,7 +78,8 @@ builder.mutationFields((t) => ({
   }),
   setAutoTopUp: t.field({
     type: AutoTopUpViewType,
-    description: 'Auto top-up: charge `amount` to the saved payment method when the balance falls to `threshold`. Turning it on records consent.',
+    description: 'Auto top-up: charge `amount` to the saved payment method when the balance falls to `threshold`. Turning it on records '
+      + 'consent.',
     authScopes: { write: true },
     args: { input: t.arg({ type: AutoTopUpSettingsInput, required: true }) },
     resolve: (_root, args, ctx) => setAutoTopUp(ctx.prisma, ctx.services.billing, ctx.config, ctx.identity!.account.id, ctx.clientAddress, args.input),

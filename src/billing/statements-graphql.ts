@@ -12,11 +12,13 @@ const LedgerEntryType = builder.objectRef<LedgerEntryView>('LedgerEntry').implem
   description: 'One credit movement; the balance moves only with one of these.',
   fields: (t) => ({
     id: t.exposeID('id'),
-    kind: t.exposeString('kind', { description: '`signup_credit`, `top_up`, `monthly_credit`, `monthly_credit_removed`, `charge`, `correction`, `refund` or `adjustment`.' }),
+    kind: t.exposeString('kind', { description: '`signup_credit`, `top_up`, `monthly_credit`, `monthly_credit_removed`, `charge`, '
+      + '`correction`, `refund` or `adjustment`.' }),
     amount: t.exposeFloat('amount', { description: 'Dollars, signed: credit added is positive, spent negative.' }),
     balanceAfter: t.exposeFloat('balanceAfter', { description: 'The balance this movement left, in dollars.' }),
     description: t.exposeString('description'),
-    chargeId: t.exposeString('chargeId', { nullable: true, description: 'The charge it pays or gives back (charges, corrections, refunds).' }),
+    chargeId: t.exposeString('chargeId', { nullable: true, description: 'The charge it pays or gives back (charges, corrections, '
+      + 'refunds).' }),
     paymentId: t.exposeString('paymentId', { nullable: true, description: 'The payment that bought it (top-ups).' }),
     createdAt: t.exposeString('createdAt'),
   }),
@@ -30,16 +32,19 @@ const LedgerPageType = builder.objectRef<{ entries: LedgerEntryView[]; nextCurso
 });
 
 const RecordingChargeType = builder.objectRef<RecordingChargeView>('RecordingCharge').implement({
-  description: 'What a file job, a live recording or a realtime session costs. `open` while audio runs (live: metered every minute), `settled` once it ends, `void` when waived (its cost refunded).',
+  description: 'What a file job, a live recording or a realtime session costs. `open` while audio runs (live: metered every minute), '
+    + '`settled` once it ends, `void` when waived (its cost refunded).',
   fields: (t) => ({
     id: t.exposeID('id'),
     recordingId: t.exposeString('recordingId', { nullable: true, description: 'The recording billed; kept after it is deleted.' }),
-    sessionId: t.exposeString('sessionId', { nullable: true, description: 'The realtime session billed, for a session without a recording.' }),
+    sessionId: t.exposeString('sessionId', { nullable: true, description: 'The realtime session billed, for a session without a '
+      + 'recording.' }),
     name: t.exposeString('name'),
     kind: t.exposeString('kind', { description: '`file` or `live`.' }),
     source: t.exposeString('source', { description: '`dashboard` (a signed-in person) or the API key\'s id.' }),
     state: t.exposeString('state', { description: '`open`, `settled` or `void`.' }),
-    secondsBilled: t.exposeFloat('secondsBilled', { description: 'Audio seconds charged so far (at settle: the exact length, at least the minimum).' }),
+    secondsBilled: t.exposeFloat('secondsBilled', { description: 'Audio seconds charged so far (at settle: the exact length, at least the '
+      + 'minimum).' }),
     minimumSeconds: t.exposeInt('minimumSeconds'),
     rate: t.exposeFloat('rate', { description: 'Dollars per hour of audio (the plan\'s rate when it opened).' }),
     cost: t.exposeFloat('cost', { description: 'Dollars charged so far (a void charge keeps what it cost before its refund).' }),
@@ -78,10 +83,13 @@ const UsageDayType = builder.objectRef<UsageDay>('UsageDay').implement({
 });
 
 const UsageReportType = builder.objectRef<UsageReport>('UsageReport').implement({
-  description: 'Spend per day in `tz`, per source and per kind. A charge counts on the day of each of its ledger movements (live audio: every metered minute); running transcriptions count at what they have been charged so far; refunds and corrections reduce the day they happen.',
+  description: 'Spend per day in `tz`, per source and per kind. A charge counts on the day of each of its ledger movements (live audio: '
+    + 'every metered minute); running transcriptions count at what they have been charged so far; refunds and corrections reduce the '
+    + 'day they happen.',
   fields: (t) => ({
     startDate: t.exposeString('startDate', { description: 'The first day used (a start before the account\'s first day is moved to it).' }),
-    endDate: t.exposeString('endDate', { description: 'The last day used (an end after today is moved to today). Before startDate only when the asked range lies wholly outside the account\'s life (then `days` is empty).' }),
+    endDate: t.exposeString('endDate', { description: 'The last day used (an end after today is moved to today). Before startDate only '
+      + 'when the asked range lies wholly outside the account\'s life (then `days` is empty).' }),
     tz: t.exposeString('tz'),
     currency: t.exposeString('currency', { nullable: true }),
     totals: t.field({ type: UsageAmountType, resolve: (report) => report.totals }),
@@ -127,7 +135,8 @@ const UsageChargePageType = builder.objectRef<UsageChargePage>('UsageChargePage'
 builder.queryFields((t) => ({
   billingLedger: t.field({
     type: LedgerPageType,
-    description: 'Credit movements newest first (signup credit, top-ups, monthly credit, charges, corrections, refunds), paged with `cursor`.',
+    description: 'Credit movements newest first (signup credit, top-ups, monthly credit, charges, corrections, refunds), paged with '
+      + '`cursor`.',
     authScopes: { read: true },
     args: { cursor: t.arg.string(), limit: t.arg.int() },
     resolve: (_root, args, ctx) => ledgerPage(ctx.prisma, ctx.services.billing, ctx.identity!.account.id, args),
@@ -141,14 +150,16 @@ builder.queryFields((t) => ({
   }),
   billingUsage: t.field({
     type: UsageReportType,
-    description: 'Spend per day in `tz` (default UTC), per source and per kind, from startDate to endDate inclusive (at most 92 days asked), clamped to the account\'s first day and today.',
+    description: 'Spend per day in `tz` (default UTC), per source and per kind, from startDate to endDate inclusive (at most 92 days '
+      + 'asked), clamped to the account\'s first day and today.',
     authScopes: { read: true },
     args: { startDate: t.arg.string({ required: true }), endDate: t.arg.string({ required: true }), tz: t.arg.string() },
     resolve: (_root, args, ctx) => usageReport(ctx.prisma, ctx.services.billing, ctx.identity!.account.id, args),
   }),
   billingUsageCharges: t.field({
     type: UsageChargePageType,
-    description: 'The charges and corrections behind the usage report, newest first, paged with `cursor`; `kind` and `source` narrow; `count`, `total` and `seconds` cover all matches.',
+    description: 'The charges and corrections behind the usage report, newest first, paged with `cursor`; `kind` and `source` narrow; '
+      + '`count`, `total` and `seconds` cover all matches.',
     authScopes: { read: true },
     args: {
       startDate: t.arg.string({ required: true }), endDate: t.arg.string({ required: true }), tz: t.arg.string(),

@@ -29,7 +29,8 @@ export function parseAudioSourceInput(body: unknown): { url: string; name: strin
   for (const key of Object.keys(body)) {
     if (!(CREATE_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a field of CreateAudioSource (${CREATE_FIELDS.join(', ')}).`, { field: key });
   }
-  if (typeof body.url !== 'string' || !body.url.trim()) throw errors.invalidOptions('url is required: the http or https address of the stream.', { field: 'url' });
+  if (typeof body.url !== 'string' || !body.url.trim()) throw errors.invalidOptions('url is required: the http or https address of the '
+    + 'stream.', { field: 'url' });
   if (body.url.length > MAX_SOURCE_URL) throw errors.invalidOptions(`url must be at most ${MAX_SOURCE_URL} characters.`, { field: 'url' });
   const url = parseLinkUrl(body.url.trim(), 'url');
   const name = body.name === undefined || body.name === null ? url.host : parseName(body.name);

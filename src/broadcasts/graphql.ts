@@ -10,7 +10,8 @@ import { FIX_KINDS, SOURCE_PROBLEMS, type AudioSourceCheck, type AudioSourceFix 
 export const Access = builder.enumType('Access', { values: ['public', 'private'] as const });
 
 export const CreateBroadcastInput = builder.inputType('CreateBroadcastInput', {
-  description: 'CreateBroadcast: `name`; `code` (derived from the name when left out), `access` (public), `password` (required when private), `settings`, `source` (mic).',
+  description: 'CreateBroadcast: `name`; `code` (derived from the name when left out), `access` (public), `password` (required when '
+    + 'private), `settings`, `source` (mic).',
   fields: (t) => ({
     name: t.string({ required: true }),
     access: t.field({ type: Access }),
@@ -22,7 +23,8 @@ export const CreateBroadcastInput = builder.inputType('CreateBroadcastInput', {
 });
 
 export const UpdateBroadcastInput = builder.inputType('UpdateBroadcastInput', {
-  description: 'Fields left out stay: `name`, `access`, `password` (null clears it on a public broadcast), `code` (the old one keeps opening it), `settings` (merged; null clears a key).',
+  description: 'Fields left out stay: `name`, `access`, `password` (null clears it on a public broadcast), `code` (the old one keeps '
+    + 'opening it), `settings` (merged; null clears a key).',
   fields: (t) => ({
     name: t.string(),
     access: t.field({ type: Access }),
@@ -53,7 +55,8 @@ const LastRecordingType = builder.objectRef<LastRecordingView>('LastRecording').
     transcriptionId: t.exposeID('transcriptionId', { description: 'The live transcription it was made in.' }),
     kind: t.exposeString('kind', { description: '`live`, or `file` for one uploaded into a feeding transcription.' }),
     name: t.exposeString('name', { nullable: true }),
-    state: t.exposeString('state', { description: 'Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or finalized.' }),
+    state: t.exposeString('state', { description: 'Live: live ⇄ paused → ended → finalized; file: processing, ended (job failed) or '
+      + 'finalized.' }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     startedAt: t.exposeString('startedAt'),
     endedAt: t.exposeString('endedAt', { nullable: true }),
@@ -82,13 +85,15 @@ export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').imple
     recordingCount: t.exposeInt('recordingCount', { description: 'Recordings made in the live transcriptions feeding it.' }),
     audioSources: t.field({ type: [AudioSourceType], description: 'Streams it can record besides the microphone, oldest first.', resolve: (b) => b.audioSources }),
     transcriptions: t.field({ type: [TranscriptionRefType], description: 'Live transcriptions feeding it.', resolve: (b) => b.transcriptions }),
-    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight in a feeding transcription.', resolve: (b) => b.currentRecording }),
+    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight in a feeding '
+      + 'transcription.', resolve: (b) => b.currentRecording }),
     lastRecording: t.field({
       type: LastRecordingType, nullable: true,
       description: 'The newest recording among those of the transcriptions feeding it (archived ones included, as in `recordingCount`).',
       resolve: (b) => b.lastRecording,
     }),
-    lastRecordedAt: t.exposeString('lastRecordedAt', { nullable: true, description: 'The newest start among the feeding transcriptions\' recordings.' }),
+    lastRecordedAt: t.exposeString('lastRecordedAt', { nullable: true, description: 'The newest start among the feeding transcriptions\' '
+      + 'recordings.' }),
   }),
 });
 
@@ -105,7 +110,8 @@ const actorOf = (ctx: Context) => ({ accountId: ctx.identity!.account.id, princi
 builder.queryFields((t) => ({
   broadcasts: t.field({
     type: BroadcastPageType,
-    description: 'The caller\'s broadcasts, newest first, paged with `cursor`; `lifecycle` active (default), archived or all (up to `limit` of each).',
+    description: 'The caller\'s broadcasts, newest first, paged with `cursor`; `lifecycle` active (default), archived or all (up to '
+      + '`limit` of each).',
     authScopes: { read: true },
     args: { cursor: t.arg.string(), lifecycle: t.arg.string(), limit: t.arg.int() },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.list(ctx.identity!.account.id, args, baseUrlOf(ctx)),
@@ -148,7 +154,8 @@ builder.mutationFields((t) => ({
   }),
   purgeBroadcast: t.field({
     type: PurgedType,
-    description: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay. `{id, purged: true}`.',
+    description: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay. '
+      + '`{id, purged: true}`.',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.purge(ctx.identity!.account.id, String(args.id)),
@@ -211,14 +218,16 @@ builder.mutationFields((t) => ({
 export const StartBroadcastRecordingInput = builder.inputType('StartBroadcastRecordingInput', {
   fields: (t) => ({
     scriptText: t.string({ description: 'Words to follow like a teleprompter (stored with the recording).' }),
-    audioSource: t.string({ description: 'One of the broadcast\'s audio sources to record instead of the microphone: the server pulls it (no `streamUrl`).' }),
+    audioSource: t.string({ description: 'One of the broadcast\'s audio sources to record instead of the microphone: the server pulls it '
+      + '(no `streamUrl`).' }),
   }),
 });
 
 builder.mutationFields((t) => ({
   startBroadcastRecording: t.field({
     type: RecordingGrantType,
-    description: 'Start a recording made in a new live transcription that hears the broadcast and feeds it; answers the publisher grant. 409 `conflict` with `details.takeover` while another device records it.',
+    description: 'Start a recording made in a new live transcription that hears the broadcast and feeds it; answers the publisher grant. '
+      + '409 `conflict` with `details.takeover` while another device records it.',
     authScopes: { write: true },
     args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: StartBroadcastRecordingInput }) },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.startRecording(actorOf(ctx), String(args.broadcastId), args.input ?? {}, baseUrlOf(ctx)),
@@ -280,14 +289,16 @@ const AudioSourceCheckType = builder.objectRef<AudioSourceCheck>('AudioSourceChe
 builder.queryFields((t) => ({
   broadcastAudioSourceCheck: t.field({
     type: AudioSourceCheckType,
-    description: 'Open one of the broadcast\'s audio sources and say whether audio comes back (cached a minute when ready, 20 s when not, unless `fresh`). Records nothing.',
+    description: 'Open one of the broadcast\'s audio sources and say whether audio comes back (cached a minute when ready, 20 s when not, '
+      + 'unless `fresh`). Records nothing.',
     authScopes: { read: true },
     args: { broadcastId: t.arg.id({ required: true }), sourceId: t.arg.id({ required: true }), fresh: t.arg.boolean() },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.checkAudioSource(ctx.identity!.account.id, String(args.broadcastId), String(args.sourceId), args.fresh ?? false),
   }),
   broadcastRecordings: t.field({
     type: RecordingPageType,
-    description: 'The recordings made in the live transcriptions feeding the broadcast, newest first, paged with `cursor`; `lifecycle` active (default), archived or all.',
+    description: 'The recordings made in the live transcriptions feeding the broadcast, newest first, paged with `cursor`; `lifecycle` '
+      + 'active (default), archived or all.',
     authScopes: { read: true },
     args: { broadcastId: t.arg.id({ required: true }), cursor: t.arg.string(), lifecycle: t.arg.string(), limit: t.arg.int() },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.recordings(ctx.identity!.account.id, String(args.broadcastId), args),
@@ -297,7 +308,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createBroadcastAudioSource: t.field({
     type: BroadcastType,
-    description: 'Keep a stream with the broadcast (CreateAudioSource); answers the broadcast. An archived broadcast is 409 `invalid_state`.',
+    description: 'Keep a stream with the broadcast (CreateAudioSource); answers the broadcast. An archived broadcast is 409 '
+      + '`invalid_state`.',
     authScopes: { write: true },
     args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: CreateAudioSourceInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.broadcasts.addAudioSource(ctx.identity!.account.id, String(args.broadcastId), args.input, baseUrlOf(ctx)),

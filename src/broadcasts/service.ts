@@ -139,7 +139,8 @@ export function parseBroadcastFields(body: unknown, kind: 'create' | 'patch'): B
 export function parseBroadcastStart(body: unknown): { audioSourceId: string | null } {
   parseStartRecording(body, ['audioSource']);
   const audioSourceId = isObject(body) ? (body.audioSource ?? null) : null;
-  if (audioSourceId !== null && typeof audioSourceId !== 'string') throw errors.invalidOptions('audioSource must be the id of one of the broadcast\'s audio sources, or null.', { field: 'audioSource' });
+  if (audioSourceId !== null && typeof audioSourceId !== 'string') throw errors.invalidOptions('audioSource must be the id of one of the '
+    + 'broadcast\'s audio sources, or null.', { field: 'audioSource' });
   return { audioSourceId };
 }
 

@@ -126,7 +126,8 @@ function adviceFor(error: SpeechgateError): string | null {
       return 'check the server address (--url, SPEECHGATE_URL or `speechgate login`) and that it is running';
     case 'not_found':
       // Said after the server's "The broadcast was not found." and the like: the hint follows what was looked for.
-      if (/broadcast/i.test(error.message)) return 'check the broadcast\'s code (the end of the link its owner shared); it may have ended or been deleted';
+      if (/broadcast/i.test(error.message)) return 'check the broadcast\'s code (the end of the link its owner shared); it may have ended '
+        + 'or been deleted';
       if (/api key|key /i.test(error.message)) return 'check the key id (list them with `speechgate keys list`)';
       return 'check the id (list them with `speechgate transcriptions list`)';
     default:

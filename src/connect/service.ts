@@ -76,7 +76,8 @@ export function checkRedirectUri(value: string | undefined): URL {
   if (url.protocol === 'https:' && url.hostname) return url;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return url;
   if (PRIVATE_USE_SCHEME.test(url.protocol)) return url;
-  throw new OAuthError('invalid_request', 'redirect_uri must be https, http on a loopback address (127.0.0.1, [::1], localhost), or a reverse-domain private-use scheme.');
+  throw new OAuthError('invalid_request', 'redirect_uri must be https, http on a loopback address (127.0.0.1, [::1], localhost), or a '
+    + 'reverse-domain private-use scheme.');
 }
 
 type Params = Record<string, string | undefined>;
@@ -98,7 +99,8 @@ export class ConnectService {
     if (params.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code.', 400, true);
     if (params.state !== undefined && (params.state.length > MAX_STATE || !printable(params.state))) throw back('invalid_request', `state: at most ${MAX_STATE} printable characters.`);
     if (params.code_challenge_method !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256 (plain is refused).');
-    if (!params.code_challenge || !CHALLENGE.test(params.code_challenge)) throw back('invalid_request', 'code_challenge must be the base64url SHA-256 of the code_verifier (43 characters).');
+    if (!params.code_challenge || !CHALLENGE.test(params.code_challenge)) throw back('invalid_request', 'code_challenge must be the '
+      + 'base64url SHA-256 of the code_verifier (43 characters).');
     const scopes = [...new Set((params.scope ?? '').split(' ').filter(Boolean))];
     if (!scopes.length) throw back('invalid_scope', `scope is required: space-separated, from ${SCOPES.join(', ')}.`);
     const unknown = scopes.filter((scope) => !isScope(scope));
@@ -154,7 +156,8 @@ export class ConnectService {
       if (spent.count === 0) return grant('This code was already used.');
       if (row.expiresAt.getTime() <= Date.now()) return grant('This code has expired.');
       if (input.redirectUri !== row.redirectUri) return grant('redirect_uri differs from the one the code was sent to.');
-      if (input.clientId !== undefined && input.clientId !== row.clientId) return grant('client_id differs from the one the code was issued to.');
+      if (input.clientId !== undefined && input.clientId !== row.clientId) return grant('client_id differs from the one the code was '
+        + 'issued to.');
       if (!input.codeVerifier || !VERIFIER.test(input.codeVerifier) || sha256(input.codeVerifier) !== row.codeChallenge) {
         return grant('code_verifier does not match the code_challenge.');
       }

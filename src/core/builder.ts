@@ -64,11 +64,13 @@ export const builder = new SchemaBuilder<{
         public: true,
         authenticated: () => Boolean(requireIdentity(ctx)),
         user: () => {
-          if (requireIdentity(ctx).principal.kind !== 'user') throw errors.forbidden('This operation needs a signed-in person; API keys cannot use it.', { needs: 'user' });
+          if (requireIdentity(ctx).principal.kind !== 'user') throw errors.forbidden('This operation needs a signed-in person; API keys '
+            + 'cannot use it.', { needs: 'user' });
           return true;
         },
         key: () => {
-          if (requireIdentity(ctx).principal.kind !== 'api_key') throw errors.forbidden('This operation needs an API key; a signed-in person\'s token cannot use it.', { needs: 'key' });
+          if (requireIdentity(ctx).principal.kind !== 'api_key') throw errors.forbidden('This operation needs an API key; a signed-in '
+            + 'person\'s token cannot use it.', { needs: 'key' });
           return true;
         },
         read: scoped('read'),

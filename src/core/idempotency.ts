@@ -76,7 +76,8 @@ export class IdempotencyService {
       if (existing.requestHash !== requestHash) {
         throw new ApiError('idempotency_key_reused', 422, 'This Idempotency-Key was already used with a different request body.', { details: { field: 'Idempotency-Key' } });
       }
-      if (existing.state === 'running') throw errors.conflict('A request with this Idempotency-Key is still running; retry after it finishes.', { idempotencyKey: key });
+      if (existing.state === 'running') throw errors.conflict('A request with this Idempotency-Key is still running; retry after it '
+        + 'finishes.', { idempotencyKey: key });
       return { replay: { status: existing.status ?? 200, body: existing.body, headers: (existing.headers ?? {}) as Record<string, string> } };
     }
     throw errors.conflict('Could not claim the Idempotency-Key; retry.');

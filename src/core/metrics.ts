@@ -26,7 +26,8 @@ export const httpRequestDuration = new Histogram({
 
 export const graphqlOperations = new Counter({
   name: 'speechgate_graphql_operations_total',
-  help: 'GraphQL operations executed (over /graphql, its socket, and the REST routes that run them) by name, type and outcome (ok, partial, error).',
+  help: 'GraphQL operations executed (over /graphql, its socket, and the REST routes that run them) by name, type and outcome (ok, '
+    + 'partial, error).',
   labelNames: ['operation', 'type', 'outcome'] as const,
   registers: [metricsRegistry],
 });
@@ -80,7 +81,8 @@ export const listenersConnected = new Gauge({
 
 export const commitLatency = new Histogram({
   name: 'speechgate_commit_latency_seconds',
-  help: 'From the arrival of a committed segment\'s last audio to its commit, by where the session runs (realtime, or a live recording\'s publisher).',
+  help: 'From the arrival of a committed segment\'s last audio to its commit, by where the session runs (realtime, or a live recording\'s '
+    + 'publisher).',
   labelNames: ['session'] as const,
   buckets: [0.25, 0.5, 1, 1.5, 2, 3, 5, 8, 13, 20],
   registers: [metricsRegistry],
@@ -88,7 +90,8 @@ export const commitLatency = new Histogram({
 
 export const realtimeFactor = new Histogram({
   name: 'speechgate_realtime_factor',
-  help: 'Processing time over audio time (below 1 keeps up): of finished realtime sessions and live recordings\' publishers, and of file jobs as their worker finishes them (kind="file").',
+  help: 'Processing time over audio time (below 1 keeps up): of finished realtime sessions and live recordings\' publishers, and of file '
+    + 'jobs as their worker finishes them (kind="file").',
   labelNames: ['kind'] as const,
   buckets: [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 5],
   registers: [metricsRegistry],
@@ -96,21 +99,25 @@ export const realtimeFactor = new Histogram({
 
 export const uncoveredSpeech = new Counter({
   name: 'speechgate_uncovered_speech_seconds_total',
-  help: 'Seconds of speech (by voice activity) that no transcribed word covers even after the engine decoded it again: words a transcript may have lost. By what was transcribed (file: file and link jobs; catchup: the accurate reading of a finalized live recording). Should stay at 0.',
+  help: 'Seconds of speech (by voice activity) that no transcribed word covers even after the engine decoded it again: words a transcript '
+    + 'may have lost. By what was transcribed (file: file and link jobs; catchup: the accurate reading of a finalized live recording). '
+    + 'Should stay at 0.',
   labelNames: ['kind'] as const,
   registers: [metricsRegistry],
 });
 
 export const redecodedGaps = new Counter({
   name: 'speechgate_redecoded_gaps_total',
-  help: 'Stretches of speech the engine found no word for and decoded again, alone (each may have recovered words the model first skipped). By what was transcribed (file, catchup).',
+  help: 'Stretches of speech the engine found no word for and decoded again, alone (each may have recovered words the model first '
+    + 'skipped). By what was transcribed (file, catchup).',
   labelNames: ['kind'] as const,
   registers: [metricsRegistry],
 });
 
 export const engineProviders = new Gauge({
   name: 'speechgate_engine_provider',
-  help: 'Set to 1 once an engine thread of this process loaded its model: by what the engine does (realtime, file, translation), the execution provider asked for (ENGINE_PROVIDER) and the one it runs on (cpu when the one asked for could not load).',
+  help: 'Set to 1 once an engine thread of this process loaded its model: by what the engine does (realtime, file, translation), the '
+    + 'execution provider asked for (ENGINE_PROVIDER) and the one it runs on (cpu when the one asked for could not load).',
   labelNames: ['use', 'requested', 'provider'] as const,
   registers: [metricsRegistry],
 });
@@ -122,7 +129,8 @@ export function recordEngineProvider(use: 'realtime' | 'file' | 'translation') {
 
 export const ledgerErrors = new Counter({
   name: 'speechgate_ledger_errors_total',
-  help: 'Billing ledger work that failed after the credit was spent (a balance-fell listener such as auto top-up, a metering sweep, a realtime session metered or settled).',
+  help: 'Billing ledger work that failed after the credit was spent (a balance-fell listener such as auto top-up, a metering sweep, a '
+    + 'realtime session metered or settled).',
   labelNames: ['stage'] as const,
   registers: [metricsRegistry],
 });
@@ -158,7 +166,8 @@ async function countsOf(queue: CountedQueue): Promise<Partial<Record<QueueJobSta
 
 export const queueJobs = new Gauge({
   name: 'speechgate_queue_jobs',
-  help: 'Work on the Bull queues whose workers run in this process, by queue and Bull state (Redis, read on scrape): waiting is the queue depth, paused waits on a paused queue, failed is what Bull keeps of failed work.',
+  help: 'Work on the Bull queues whose workers run in this process, by queue and Bull state (Redis, read on scrape): waiting is the queue '
+    + 'depth, paused waits on a paused queue, failed is what Bull keeps of failed work.',
   labelNames: ['queue', 'state'] as const,
   registers: [metricsRegistry],
   async collect() {

@@ -41,7 +41,8 @@ export const CorrectionType = builder.objectRef<CorrectionView>('Correction').im
     id: t.exposeID('id'),
     batchId: t.exposeID('batchId', { description: 'The CorrectionBatch it came in.' }),
     kind: t.exposeString('kind', {
-      description: '`word`: one word of a segment (`wordIdx`); `line`: one segment\'s part of a whole-line rewrite (a line over n segments is n corrections of one batch).',
+      description: '`word`: one word of a segment (`wordIdx`); `line`: one segment\'s part of a whole-line rewrite (a line over n '
+        + 'segments is n corrections of one batch).',
     }),
     from: t.exposeString('from', { description: 'The word (`word`) or the segment\'s text (`line`) before.' }),
     to: t.exposeString('to', { description: 'The word or the segment\'s text after.' }),
@@ -53,9 +54,13 @@ export const CorrectionType = builder.objectRef<CorrectionView>('Correction').im
     revertedAt: t.exposeString('revertedAt', { nullable: true }),
     voiced: t.exposeBoolean('voiced', {
       nullable: true,
-      description: 'On a correction that stands. True only when every word it says is a word of the recognizer\'s text of the line (punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the line\'s audio (made when the recognizer\'s text lacks a word it says), and it drops no negation the recognizer heard ("not", "never", "n\'t", "no" and their equivalents).',
+      description: 'On a correction that stands. True only when every word it says is a word of the recognizer\'s text of the line '
+        + '(punctuation, case, Latin accents and number formatting aside: "twenty one" = "21") or of a fresh automatic reading of the '
+        + 'line\'s audio (made when the recognizer\'s text lacks a word it says), and it drops no negation the recognizer heard ("not", '
+        + '"never", "n\'t", "no" and their equivalents).',
     }),
-    notVoicedReason: t.exposeString('notVoicedReason', { nullable: true, description: '`rewrite` when not voiced: voices keep speaking what the recognizer heard.' }),
+    notVoicedReason: t.exposeString('notVoicedReason', { nullable: true, description: '`rewrite` when not voiced: voices keep speaking '
+      + 'what the recognizer heard.' }),
   }),
 });
 
@@ -76,8 +81,10 @@ export const CorrectionBatchResultType = builder.objectRef<{ batchId: string; co
 export const RetranscribeInput = builder.inputType('RetranscribeInput', {
   description: 'Retranscribe: one line of settled segments and the language to read it in.',
   fields: (t) => ({
-    seqs: t.intList({ required: true, description: 'The line\'s segments, as a LineEdit\'s: consecutive seqs in order (4, 5, 6), each committed.' }),
-    language: t.string({ description: 'The language the line is read in (forced; a code GET /v1/languages lists). Absent or null: the recording\'s spoken language, else the one the line was recognized in.' }),
+    seqs: t.intList({ required: true, description: 'The line\'s segments, as a LineEdit\'s: consecutive seqs in order (4, 5, 6), each '
+      + 'committed.' }),
+    language: t.string({ description: 'The language the line is read in (forced; a code GET /v1/languages lists). Absent or null: the '
+      + 'recording\'s spoken language, else the one the line was recognized in.' }),
   }),
 });
 
@@ -104,21 +111,25 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   correctRecording: t.field({
     type: CorrectionBatchResultType,
-    description: 'Apply a CorrectionBatch atomically (word edits, then line rewrites); every target must be a committed segment. Owner only.',
+    description: 'Apply a CorrectionBatch atomically (word edits, then line rewrites); every target must be a committed segment. Owner '
+      + 'only.',
     authScopes: { write: true },
     args: { recordingId: t.arg.id({ required: true }), input: t.arg({ type: CorrectionBatchInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.corrections.apply(ctx.identity!, String(args.recordingId), args.input),
   }),
   retranscribeLine: t.field({
     type: RetranscribeResultType,
-    description: 'Read one line\'s stored audio again with the language forced (beam search) and apply the result as a line rewrite (revertible `line` corrections). Segments must be settled. 503 `engine_unavailable` (Retry-After) while the line\'s audio has not reached this machine or the engine is unavailable. Owner only.',
+    description: 'Read one line\'s stored audio again with the language forced (beam search) and apply the result as a line rewrite '
+      + '(revertible `line` corrections). Segments must be settled. 503 `engine_unavailable` (Retry-After) while the line\'s audio has '
+      + 'not reached this machine or the engine is unavailable. Owner only.',
     authScopes: { write: true },
     args: { recordingId: t.arg.id({ required: true }), input: t.arg({ type: RetranscribeInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.corrections.retranscribe(ctx.identity!, String(args.recordingId), args.input),
   }),
   revertCorrection: t.field({
     type: CorrectionType,
-    description: 'Undo one correction: its segment reads as before it. 409 `invalid_state` when already reverted, or when a later correction that stands changed the same words (`details.laterCorrectionId`).',
+    description: 'Undo one correction: its segment reads as before it. 409 `invalid_state` when already reverted, or when a later '
+      + 'correction that stands changed the same words (`details.laterCorrectionId`).',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.corrections.revert(ctx.identity!.account.id, String(args.id)),

@@ -287,7 +287,8 @@ export class CorrectionsService {
       try {
         await translateSegments({ prisma: this.deps.prisma, pubsub: this.deps.pubsub, translate: this.translate }, recordingId, seqs, [lang]);
       } catch (error) {
-        this.logger.warn({ recordingId, seqs, lang, error: String(error) }, 'translating corrected segments failed; their translation stays dropped until read again');
+        this.logger.warn({ recordingId, seqs, lang, error: String(error) }, 'translating corrected segments failed; their translation '
+          + 'stays dropped until read again');
       }
     }
   }

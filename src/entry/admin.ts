@@ -106,7 +106,8 @@ try {
     case 'billing-credit': {
       const dollars = Number(required(args[1], 'dollars'));
       const cents = Math.round(dollars * 100);
-      if (!Number.isFinite(dollars) || Math.abs(cents - dollars * 100) > 1e-6) throw new Error('<dollars> must be an amount with at most two decimals');
+      if (!Number.isFinite(dollars) || Math.abs(cents - dollars * 100) > 1e-6) throw new Error('<dollars> must be an amount with at most '
+        + 'two decimals');
       const after = await grantCredit(db.prisma, billingOn(), required(args[0], 'accountId'), cents, args[2] ?? (cents > 0 ? 'Credit added by the operator' : 'Credit taken back by the operator'));
       console.log(JSON.stringify({ balance: after / 100 }));
       break;

@@ -72,7 +72,8 @@ export interface App {
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const routes = options.routes ?? routeTable;
-  const db = await openDatabase(config, { onIdleError: (error) => logger.warn({ err: error }, 'database connection lost; it is replaced on next use') });
+  const db = await openDatabase(config, { onIdleError: (error) => logger.warn({ err: error }, 'database connection lost; it is replaced '
+    + 'on next use') });
   const prisma = db.prisma;
   const onOutage = (error: Error, name: string) => logger.warn({ err: error, client: name }, 'Redis unreachable; retrying in the background');
   const onRecovered = (name: string, outageS: number) => logger.info({ client: name, outageS: Math.round(outageS * 10) / 10 }, 'Redis reachable again');
@@ -154,7 +155,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // RTMP ingest (RTMP_PORT; `off` runs none): encoders publish to it with an account's stream key (src/live/transports/rtmp.ts).
   // A port another process holds (a second gateway on this machine) is logged, not fatal: that one takes the encoders.
   const rtmp = config.rtmp.port === null ? null : await startRtmpServer({ services, config, logger }).catch((error: unknown) => {
-    logger.error({ err: error, port: config.rtmp.port }, 'RTMP ingest not started: its port could not be opened (another gateway on this machine may hold it; set RTMP_PORT, or off)');
+    logger.error({ err: error, port: config.rtmp.port }, 'RTMP ingest not started: its port could not be opened (another gateway on this '
+      + 'machine may hold it; set RTMP_PORT, or off)');
     return null;
   });
 

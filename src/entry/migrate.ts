@@ -20,7 +20,9 @@ async function withScratchUrl<T>(fn: (url: string, shadow: 'server' | 'embedded'
     // PGlite is PostgreSQL 18, which lists NOT NULL constraints in pg_constraint (type 'n'); the schema engine's
     // describer cannot read them yet and panics. Applying migrations is unaffected; diffing needs a server.
     if (/constraint_type/.test(String((error as Error)?.message))) {
-      throw new Error('Diffing the schema needs a PostgreSQL server up to version 17: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/scratch). The embedded PGlite (PostgreSQL 18) lists NOT NULL constraints in a form the schema engine cannot read yet.', { cause: error });
+      throw new Error('Diffing the schema needs a PostgreSQL server up to version 17: set DATABASE_URL (e.g. '
+        + 'postgresql://postgres@127.0.0.1:5432/scratch). The embedded PGlite (PostgreSQL 18) lists NOT NULL constraints in a form the '
+        + 'schema engine cannot read yet.', { cause: error });
     }
     throw error;
   } finally {

@@ -22,7 +22,8 @@ export const JobQueueType = builder.objectRef<{ position: number }>('JobQueue').
 export const JobPreviewType = builder.objectRef<NonNullable<JobView['preview']>>('JobPreview').implement({
   description: 'The cropping step: the waveform and whether `/job/preview` media is available.',
   fields: (t) => ({
-    peaks: t.floatList({ nullable: true, resolve: (p) => p.peaks, description: 'Peak amplitude 0..1 per bucket; null until the file is measured.' }),
+    peaks: t.floatList({ nullable: true, resolve: (p) => p.peaks, description: 'Peak amplitude 0..1 per bucket; null until the file is '
+      + 'measured.' }),
     bucketS: t.exposeFloat('bucketS', { nullable: true, description: 'Seconds per peak.' }),
     durationS: t.exposeFloat('durationS', { nullable: true }),
     expiresAt: t.exposeString('expiresAt', { nullable: true, description: 'A link\'s fetched copy is kept ten minutes.' }),
@@ -65,7 +66,8 @@ export const JobType = builder.objectRef<JobView>('TranscriptionJob').implement(
     error: t.exposeString('error', { nullable: true }),
     errorCode: t.exposeString('errorCode', {
       nullable: true,
-      description: 'Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, source_missing, worker_lost, internal.',
+      description: 'Machine-readable: invalid_audio, link_refused, link_unreachable, link_http_error, too_large, too_many_redirects, '
+        + 'source_missing, worker_lost, internal.',
     }),
     source: t.exposeString('source', { nullable: true, description: 'The link the job came from.' }),
     queue: t.field({ type: JobQueueType, nullable: true, resolve: (job) => job.queue }),

@@ -237,7 +237,8 @@ class RecordingHub {
       if (line.spoken.has(sentence.id)) continue;
       line.spoken.add(sentence.id);
       if (line.pending >= MAX_PENDING_SENTENCES) {
-        this.deps.logger?.warn({ recordingId: this.recordingId, sentenceId: sentence.id, lang, voice }, 'voice subscribers: speech falls behind; sentence skipped');
+        this.deps.logger?.warn({ recordingId: this.recordingId, sentenceId: sentence.id, lang, voice }, 'voice subscribers: speech falls '
+          + 'behind; sentence skipped');
         continue;
       }
       const current = line;

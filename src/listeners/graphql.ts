@@ -23,13 +23,15 @@ const ListenerBroadcastType = builder.objectRef<ListenerBroadcastView>('Listener
       description: 'What `lang` may ask for on the subscribe socket: the spoken language first, then every language translation serves.',
     }),
     currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight (only when authorized).', resolve: (view) => view.currentRecording }),
-    lastRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The newest recording a listener can read (only when authorized).', resolve: (view) => view.lastRecording }),
+    lastRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The newest recording a listener can read (only '
+      + 'when authorized).', resolve: (view) => view.lastRecording }),
   }),
 });
 
 const ListenerTokenType = builder.objectRef<{ listenerToken: string; broadcastId: string; expiresAt: string }>('ListenerToken').implement({
   fields: (t) => ({
-    listenerToken: t.exposeString('listenerToken', { description: 'Sent as `listenerToken` on the subscribe socket, transcript, export and media reads of the broadcast\'s recordings.' }),
+    listenerToken: t.exposeString('listenerToken', { description: 'Sent as `listenerToken` on the subscribe socket, transcript, export '
+      + 'and media reads of the broadcast\'s recordings.' }),
     broadcastId: t.exposeID('broadcastId'),
     expiresAt: t.exposeString('expiresAt', { description: 'A day after issue; a password or access change ends it sooner.' }),
   }),
@@ -48,7 +50,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createListenerToken: t.field({
     type: ListenerTokenType,
-    description: 'A listener token: a private broadcast\'s `password` proven once (403 `forbidden` when wrong; wrong ones limited per caller address, 10 a minute, and per broadcast, 100). A public broadcast answers one without a password.',
+    description: 'A listener token: a private broadcast\'s `password` proven once (403 `forbidden` when wrong; wrong ones limited per '
+      + 'caller address, 10 a minute, and per broadcast, 100). A public broadcast answers one without a password.',
     authScopes: { public: true },
     args: { code: t.arg.string({ required: true }), password: t.arg.string() },
     resolve: (_root, args, ctx) => ctx.services.listeners.issueToken(args.code, args.password === undefined || args.password === null ? {} : { password: args.password }, ctx.clientAddress),
@@ -65,7 +68,8 @@ builder.objectField(BroadcastType, 'listenersNow', (t) =>
 );
 
 const BroadcastEventType = builder.objectRef<BroadcastEvent>('BroadcastEvent').implement({
-  description: 'A frame of a broadcast\'s events: `events.ready` first (`broadcastId`, `currentRecording`), then `recording.started` and `recording.state` (`recordingId`, `transcriptionId`, `state`, `at`).',
+  description: 'A frame of a broadcast\'s events: `events.ready` first (`broadcastId`, `currentRecording`), then `recording.started` and '
+    + '`recording.state` (`recordingId`, `transcriptionId`, `state`, `at`).',
   fields: (t) => ({
     type: t.exposeString('type'),
     broadcastId: t.id({ nullable: true, resolve: (event) => ('broadcastId' in event ? event.broadcastId : null) }),
@@ -83,7 +87,8 @@ builder.subscriptionFields((t) => ({
     description:
       'WS /v1/broadcasts/{id}/events as a subscription: `events.ready` with the recording in flight, then `recording.started` ' +
       'the moment a recording of a feeding transcription begins and `recording.state` on its moves. The owner (credential), ' +
-      'a listener with a `listenerToken` or `shareCode` of a private broadcast, or nothing for a public one. Not counted in `listenersNow`.',
+      'a listener with a `listenerToken` or `shareCode` of a private broadcast, or nothing for a public one. Not counted in '
+        + '`listenersNow`.',
     authScopes: { public: true },
     args: { broadcastId: t.arg.id({ required: true }), shareCode: t.arg.string(), listenerToken: t.arg.string() },
     subscribe: async (_root, args, ctx) => {

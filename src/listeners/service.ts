@@ -300,7 +300,8 @@ export class ListenersService implements Closable {
    * SLOW_CONSUMER_BYTES queued it ends with an `error` frame `slow_consumer`, as a socket is closed.
    */
   async frames(recordingId: string, view: SubscriberView, after: number | null, lang: string | null = null): Promise<AsyncIterableIterator<Frame>> {
-    if (after !== null && (!Number.isInteger(after) || after < -1)) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
+    if (after !== null && (!Number.isInteger(after) || after < -1)) throw errors.invalidOptions('after must be a cursor (an integer at or '
+      + 'above -1).', { field: 'after' });
     const queue: Array<{ text: string }> = [];
     let queuedBytes = 0;
     let ended = false;

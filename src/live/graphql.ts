@@ -15,7 +15,8 @@ export const RealtimeSessionOptionsInput = builder.inputType('RealtimeSessionOpt
     translate: t.stringList({ description: 'Target language codes (at most 10); `[]` is off.' }),
     speakerLabels: t.field({ type: SpeakerLabels }),
     latencyMode: t.field({ type: LatencyMode }),
-    llmFix: t.boolean({ description: 'AI-assisted auto-fix by the chat model the server names (LLM_FIX_API_URL); a server without one refuses true (invalid_options naming llmFix).' }),
+    llmFix: t.boolean({ description: 'AI-assisted auto-fix by the chat model the server names (LLM_FIX_API_URL); a server without one '
+      + 'refuses true (invalid_options naming llmFix).' }),
     voice: t.stringList({ description: 'Languages to speak, or `lang:voice` pairs.' }),
     voiceByLang: t.field({ type: 'JSON', description: 'An open map: language code → voice name; `{}` clears every pin.' }),
   }),

@@ -160,7 +160,8 @@ function rejectUnknownFields(body: Record<string, unknown>): void {
 function llmFixValue(value: unknown, rules: OptionRules): boolean {
   const wanted = booleanValue(value, 'llmFix');
   if (wanted && !rules.llmFix) {
-    throw errors.invalidOptions('llmFix: AI-assisted auto-fix is not available on this server (no language model is configured to fix lines); send false or leave it out.', { field: 'llmFix' });
+    throw errors.invalidOptions('llmFix: AI-assisted auto-fix is not available on this server (no language model is configured to fix '
+      + 'lines); send false or leave it out.', { field: 'llmFix' });
   }
   return wanted;
 }

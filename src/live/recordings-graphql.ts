@@ -14,7 +14,8 @@ export const RecordingGrantType = builder.objectRef<import('../live/recordings.j
   description: 'A publisher grant: connect to `streamUrl` as given (the realtime socket protocol) before `expiresAt`; commits are stored.',
   fields: (t) => ({
     sessionId: t.exposeString('sessionId'),
-    streamUrl: t.exposeString('streamUrl', { nullable: true, description: 'The publisher\'s socket, as given; null for a stream-URL source (the server pulls it itself).' }),
+    streamUrl: t.exposeString('streamUrl', { nullable: true, description: 'The publisher\'s socket, as given; null for a stream-URL '
+      + 'source (the server pulls it itself).' }),
     expiresAt: t.exposeString('expiresAt', { description: 'Connect before it.' }),
     recording: t.field({ type: RecordingType, resolve: (grant) => grant.recording }),
   }),
@@ -34,15 +35,20 @@ export const StartRecordingInput = builder.inputType('StartRecordingInput', {
 });
 
 export const RecordingSettingsInput = builder.inputType('RecordingSettingsInput', {
-  description: 'A recording\'s settings: capture settings of a running live recording, and its own confidence policy (any recording, any state); fields left out stay, null sets a field back to its default.',
+  description: 'A recording\'s settings: capture settings of a running live recording, and its own confidence policy (any recording, any '
+    + 'state); fields left out stay, null sets a field back to its default.',
   fields: (t) => ({
     latencyMode: t.field({ type: LatencyMode }),
     spokenLanguage: t.string({ description: 'A language code; empty, `auto` or null: detect.' }),
     speakerLabels: t.field({ type: SpeakerLabels }),
-    translate: t.stringList({ description: 'Languages each commit is translated into from the next one on (`transcript.translated`, kept with the segment); `[]` or null: none.' }),
-    llmFix: t.boolean({ description: 'From the next line on, each committed line is fixed by the chat model the server names (LLM_FIX_API_URL); refused where there is none; null: off.' }),
-    confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'The recording\'s own policy, over its transcription\'s and broadcasts\'; taken in any state when sent without capture settings; null clears it.' }),
-    voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of its spoken translation (over its transcription\'s pins); taken in any state; null or {} clears.' }),
+    translate: t.stringList({ description: 'Languages each commit is translated into from the next one on (`transcript.translated`, kept '
+      + 'with the segment); `[]` or null: none.' }),
+    llmFix: t.boolean({ description: 'From the next line on, each committed line is fixed by the chat model the server names '
+      + '(LLM_FIX_API_URL); refused where there is none; null: off.' }),
+    confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'The recording\'s own policy, over its transcription\'s and '
+      + 'broadcasts\'; taken in any state when sent without capture settings; null clears it.' }),
+    voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of its spoken translation (over its '
+      + 'transcription\'s pins); taken in any state; null or {} clears.' }),
   }),
 });
 
@@ -59,21 +65,24 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   startRecording: t.field({
     type: RecordingGrantType,
-    description: 'Start a recording of a live transcription and get the publisher grant. 409 `conflict` with `details.takeover` while another device records.',
+    description: 'Start a recording of a live transcription and get the publisher grant. 409 `conflict` with `details.takeover` while '
+      + 'another device records.',
     authScopes: { write: true },
     args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: StartRecordingInput }) },
     resolve: (_root, args, ctx) => ctx.services.liveRecordings.start(actorOf(ctx.identity!), String(args.transcriptionId), args.input ?? {}, baseUrlOf(ctx)),
   }),
   recordingPublishToken: t.field({
     type: RecordingGrantType,
-    description: 'A new publisher grant for an open live recording (re-attach after a dropped network). 409 `conflict` with `details.takeover` while another publisher is attached, unless `takeover` is true: then that one is demoted.',
+    description: 'A new publisher grant for an open live recording (re-attach after a dropped network). 409 `conflict` with '
+      + '`details.takeover` while another publisher is attached, unless `takeover` is true: then that one is demoted.',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }), takeover: t.arg.boolean() },
     resolve: (_root, args, ctx) => ctx.services.liveRecordings.publishToken(ctx.identity!.account.id, String(args.id), args.takeover === true, baseUrlOf(ctx)),
   }),
   updateRecordingSettings: t.field({
     type: RecordingType,
-    description: 'Change mode, language or speaker labels of a live recording\'s running capture, from the next segment on; or the recording\'s own confidence policy (any recording, any state).',
+    description: 'Change mode, language or speaker labels of a live recording\'s running capture, from the next segment on; or the '
+      + 'recording\'s own confidence policy (any recording, any state).',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: RecordingSettingsInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.liveRecordings.updateSettings(ctx.identity!.account.id, String(args.id), args.input),

@@ -601,8 +601,10 @@ export class LiveRecordingsService {
       const recording = await lockRecording(tx, accountId, recordingId);
       // A body of only `confidencePolicy` and `voiceByLang` does not touch the capture: it is taken whatever the state.
       const capturing = Object.keys(patch).length > 0 || (confidencePolicy === undefined && voiceByLang === undefined);
-      if (capturing && recording.kind !== 'live') throw errors.invalidState('A file or link recording has no running capture; its settings are the transcription\'s (confidencePolicy and voiceByLang alone may be set).', { kind: recording.kind });
-      if (capturing && recording.state !== 'live' && recording.state !== 'paused') throw errors.invalidState('The recording has ended; its capture settings no longer change (confidencePolicy and voiceByLang alone may be set).', { state: recording.state });
+      if (capturing && recording.kind !== 'live') throw errors.invalidState('A file or link recording has no running capture; its '
+        + 'settings are the transcription\'s (confidencePolicy and voiceByLang alone may be set).', { kind: recording.kind });
+      if (capturing && recording.state !== 'live' && recording.state !== 'paused') throw errors.invalidState('The recording has ended; '
+        + 'its capture settings no longer change (confidencePolicy and voiceByLang alone may be set).', { state: recording.state });
       const { confidencePolicy: stored, voiceByLang: storedPins, ...rest } = recording.settings as Record<string, unknown>;
       const policy = confidencePolicy === undefined ? stored : confidencePolicy;
       const pins = voiceByLang === undefined ? storedPins : voiceByLang;
@@ -681,7 +683,8 @@ export class LiveRecordingsService {
     const segment = { ...body, start: shift(body.start), end: shift(body.end), words };
     return inTransaction(this.events, recordingId, async (tx) => {
       const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { publisherEpoch: true, state: true } });
-      if (!recording || recording.publisherEpoch !== epoch) throw errors.conflict('This publisher was replaced; its commits are no longer stored.');
+      if (!recording || recording.publisherEpoch !== epoch) throw errors.conflict('This publisher was replaced; its commits are no longer '
+        + 'stored.');
       // The tail flushed after a stop is stored while `ended`; a finalized transcript takes nothing more.
       if (recording.state === 'finalized') throw errors.invalidState('The recording is finalized; its transcript takes no more commits.', { state: recording.state });
       const { seq, frame, segment: stored } = await commitSegment(tx, recordingId, {
@@ -712,7 +715,8 @@ export class LiveRecordingsService {
   async translateCommit(recordingId: string, seq: number, targets: string[]): Promise<SegmentTranslations | null> {
     const wanted = [...new Set([...targets, ...((await this.listenerLanguages?.of(recordingId)) ?? [])])];
     if (wanted.length === 0) return null;
-    if (!this.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET /v1/languages lists no translation targets).', { field: 'translate' });
+    if (!this.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET /v1/languages '
+      + 'lists no translation targets).', { field: 'translate' });
     const made = await translateSegments({ ...this.events, translate: this.translate }, recordingId, [seq], wanted);
     return made.get(seq) ?? null;
   }

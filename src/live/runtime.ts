@@ -52,7 +52,8 @@ export class RealtimeRuntime {
     const fixLine = this.config.llmFix ? chatLineFixer(this.config.llmFix) : undefined;
     this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), translate: translation.translate, fixLine, log, meter });
     if (source === 'DATA_DIR') {
-      log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will refuse them.');
+      log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will '
+        + 'refuse them.');
     }
   }
 

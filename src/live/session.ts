@@ -465,7 +465,8 @@ export class LiveSession implements LiveListener {
   }
 
   private async translateText(text: string, from: string | null, targets: string[]): Promise<SegmentTranslated> {
-    if (!this.deps.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET /v1/languages lists no translation targets).', { field: 'translate' });
+    if (!this.deps.translate) throw errors.invalidOptions('translate: this server has no translation provider configured (GET '
+      + '/v1/languages lists no translation targets).', { field: 'translate' });
     const made: SegmentTranslated = { translations: {}, translationSources: {} };
     for (const target of targets) {
       const [result] = await this.deps.translate([text], from, target);

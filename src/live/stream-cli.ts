@@ -23,7 +23,8 @@ const { values, positionals } = parseArgs({
 const file = positionals[0];
 const apiKey = process.env.SPEECHGATE_API_KEY;
 if (!file || (!apiKey && !values['stream-url'])) {
-  console.error('usage: SPEECHGATE_API_KEY=... npm run stream -- <audio file> [--language en] [--latency-mode auto|fast|accuracy] [--fast] [--url http://host:port] [--stream-url ws://…]');
+  console.error('usage: SPEECHGATE_API_KEY=... npm run stream -- <audio file> [--language en] [--latency-mode auto|fast|accuracy] '
+    + '[--fast] [--url http://host:port] [--stream-url ws://…]');
   process.exit(2);
 }
 

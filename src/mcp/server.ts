@@ -55,7 +55,8 @@ function registerTranscripts(server: McpServer, ctx: Context, run: Run): void {
     },
   });
   server.registerResource('transcript', template, {
-    title: 'Transcript of a recording', mimeType: 'text/plain', description: 'One line per sentence: time, speaker, text. Needs the "read" scope.',
+    title: 'Transcript of a recording', mimeType: 'text/plain', description: 'One line per sentence: time, speaker, text. Needs the '
+      + '"read" scope.',
   }, async (uri, variables) => {
     try {
       requireScope(ctx, 'read');

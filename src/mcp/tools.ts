@@ -48,7 +48,8 @@ const waitInput = {
   name: z.string().min(1).max(200).optional().describe('Default: the file name or the link.'),
   language: z.string().min(2).max(35).optional().describe('The spoken language (a code such as en); default: detected.'),
   wait: z.boolean().optional().describe('Wait for the job and answer the transcript (default true), with progress notifications.'),
-  timeoutS: z.number().int().min(1).max(3600).optional().describe('How long to wait (default 600 s); then the answer says the job still runs.'),
+  timeoutS: z.number().int().min(1).max(3600).optional().describe('How long to wait (default 600 s); then the answer says the job still '
+    + 'runs.'),
 };
 type WaitArgs = { name?: string; language?: string; wait?: boolean; timeoutS?: number };
 
@@ -92,13 +93,15 @@ const recordingActions = [
 export const tools: ToolDefinition<z.ZodRawShape>[] = [
   tool({
     name: 'transcribe_link', title: 'Transcribe a link', scope: 'write',
-    description: 'Transcribe audio or video at an http(s) link (fetched by the server), waiting for the job by default, and answer the transcript.',
+    description: 'Transcribe audio or video at an http(s) link (fetched by the server), waiting for the job by default, and answer the '
+      + 'transcript.',
     input: { url: z.string().url().describe('An http or https link to an audio or video file.'), ...waitInput },
     call: async (args, call) => followJob((await call.run(CreateTranscriptionDocument, { options: optionsOf(args) })).createTranscription, args, call),
   }),
   tool({
     name: 'transcribe_file', title: 'Transcribe an uploaded file', scope: 'write',
-    description: 'Transcribe a file sent as base64 (mp3, wav, flac, ogg, m4a, mp4…), waiting for the job by default, and answer the transcript.',
+    description: 'Transcribe a file sent as base64 (mp3, wav, flac, ogg, m4a, mp4…), waiting for the job by default, and answer the '
+      + 'transcript.',
     input: {
       fileName: z.string().min(1).max(255).describe('The file name, with its extension.'),
       contentBase64: z.string().min(1).describe('The file\'s bytes, base64.'),

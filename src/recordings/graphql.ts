@@ -22,7 +22,8 @@ export const WordType = builder.objectRef<WordValue>('Word').implement({
     end: t.exposeFloat('end'),
     text: t.exposeString('text'),
     prob: t.exposeFloat('prob'),
-    low: t.boolean({ nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (a low-confidence word); null otherwise or without a threshold.', resolve: (w) => w.low ?? null }),
+    low: t.boolean({ nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (a low-confidence '
+      + 'word); null otherwise or without a threshold.', resolve: (w) => w.low ?? null }),
   }),
 });
 
@@ -35,8 +36,10 @@ export const TranscriptSentenceType = builder.objectRef<Sentence>('TranscriptSen
     text: t.exposeString('text'),
     translations: t.field({ type: 'LanguageMap', description: 'Translations of `text` by language.', resolve: (s) => s.translations }),
     confidence: t.exposeFloat('confidence', { nullable: true }),
-    unclear: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow; every word is kept (owner and share-link readers).', resolve: (s) => s.unclear ?? null }),
-    suppressed: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow, read by a broadcast listener: the text is blank ("Audio unclear").', resolve: (s) => s.suppressed ?? null }),
+    unclear: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow; every word is kept (owner and share-link '
+      + 'readers).', resolve: (s) => s.unclear ?? null }),
+    suppressed: t.boolean({ nullable: true, description: 'Below the confidence policy\'s hideBelow, read by a broadcast listener: the '
+      + 'text is blank ("Audio unclear").', resolve: (s) => s.suppressed ?? null }),
   }),
 });
 
@@ -44,10 +47,14 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
   fields: (t) => ({
     seq: t.exposeInt('seq'),
     speaker: t.exposeInt('speaker'),
-    speakerConfidence: t.exposeFloat('speakerConfidence', { nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }),
-    translations: t.field({ type: 'LanguageMap', description: 'Machine translations of `text` by language (`{"de": "…"}`), made as it was committed (the session\'s `translate`) or later; a listener sees only its `lang`. `{}`: none.', resolve: (s) => s.translations }),
-    translationSources: t.field({ type: 'LanguageMap', description: 'Who made each translation, by language: `cache`, `apertium`, `google`, `llm` or `whisper`.', resolve: (s) => s.translationSources }),
-    speakerProvisional: t.exposeBoolean('speakerProvisional', { nullable: true, description: 'Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame settles it (false). Null for file jobs and when labels were off.' }),
+    speakerConfidence: t.exposeFloat('speakerConfidence', { nullable: true, description: '0..1 diarization confidence of `speaker`; null '
+      + 'when speaker labels were off.' }),
+    translations: t.field({ type: 'LanguageMap', description: 'Machine translations of `text` by language (`{"de": "…"}`), made as it was '
+      + 'committed (the session\'s `translate`) or later; a listener sees only its `lang`. `{}`: none.', resolve: (s) => s.translations }),
+    translationSources: t.field({ type: 'LanguageMap', description: 'Who made each translation, by language: `cache`, `apertium`, '
+      + '`google`, `llm` or `whisper`.', resolve: (s) => s.translationSources }),
+    speakerProvisional: t.exposeBoolean('speakerProvisional', { nullable: true, description: 'Live capture: true while `speaker` is the '
+      + 'online guess; a `transcript.speaker` frame settles it (false). Null for file jobs and when labels were off.' }),
     start: t.exposeFloat('start'),
     end: t.exposeFloat('end'),
     text: t.exposeString('text'),
@@ -55,10 +62,14 @@ export const TranscriptSegmentType = builder.objectRef<SegmentRow>('TranscriptSe
     confidence: t.exposeFloat('confidence', { nullable: true }),
     language: t.exposeString('language', { nullable: true }),
     decoder: t.exposeString('decoder', { nullable: true }),
-    recognizedText: t.exposeString('recognizedText', { nullable: true, description: 'What the recognizer heard, when `text` is not it: the segment follows the recording\'s script (`text` is the script\'s words), or a person corrected it. Null otherwise.' }),
-    scriptFrom: t.exposeInt('scriptFrom', { nullable: true, description: 'Script following: the first script word matched (inclusive; script words are its whitespace-separated tokens carrying a letter or digit, from 0). Null without a script or when unmatched.' }),
-    scriptPos: t.exposeInt('scriptPos', { nullable: true, description: 'Script following: one past the last script word matched (exclusive), the teleprompter\'s position. Null without a script or when unmatched.' }),
-    suppressed: t.boolean({ nullable: true, description: 'Below the confidence policy, read by a broadcast listener: text blank, no words.', resolve: (s) => s.suppressed ?? null }),
+    recognizedText: t.exposeString('recognizedText', { nullable: true, description: 'What the recognizer heard, when `text` is not it: '
+      + 'the segment follows the recording\'s script (`text` is the script\'s words), or a person corrected it. Null otherwise.' }),
+    scriptFrom: t.exposeInt('scriptFrom', { nullable: true, description: 'Script following: the first script word matched (inclusive; '
+      + 'script words are its whitespace-separated tokens carrying a letter or digit, from 0). Null without a script or when unmatched.' }),
+    scriptPos: t.exposeInt('scriptPos', { nullable: true, description: 'Script following: one past the last script word matched '
+      + '(exclusive), the teleprompter\'s position. Null without a script or when unmatched.' }),
+    suppressed: t.boolean({ nullable: true, description: 'Below the confidence policy, read by a broadcast listener: text blank, no '
+      + 'words.', resolve: (s) => s.suppressed ?? null }),
   }),
 });
 
@@ -70,7 +81,9 @@ export const SpeakerType = builder.objectRef<{ index: number; name: string | nul
 builder.mutationFields((t) => ({
   nameRecordingSpeaker: t.field({
     type: SpeakerType,
-    description: 'Name speaker `idx` (an integer from 0) of a recording: trimmed, at most 100 characters; null or empty clears the name. Shown in snapshots (`speakers`) and every export; subscribers get a `transcript.speaker` frame (`speaker`, `name`). Owner only.',
+    description: 'Name speaker `idx` (an integer from 0) of a recording: trimmed, at most 100 characters; null or empty clears the name. '
+      + 'Shown in snapshots (`speakers`) and every export; subscribers get a `transcript.speaker` frame (`speaker`, `name`). Owner '
+      + 'only.',
     authScopes: { write: true },
     args: { recordingId: t.arg.id({ required: true }), idx: t.arg.int({ required: true }), name: t.arg.string({ description: 'null or empty: clear the name.' }) },
     resolve: (_root, args, ctx) => ctx.services.recordings.nameSpeaker(ctx.identity!.account.id, String(args.recordingId), args.idx, parseSpeakerName({ name: args.name ?? null })),
@@ -105,7 +118,8 @@ const TranslatedSentenceType = builder.objectRef<RecordingTranslation['sentences
     end: t.exposeFloat('end'),
     text: t.exposeString('text', { description: 'The sentence as spoken (corrections included); blank when `suppressed`.' }),
     translation: t.exposeString('translation', { description: 'The sentence in `lang`; blank when `suppressed`.' }),
-    source: t.exposeString('source', { description: 'Who translated it: `cache`, `apertium`, `google`, `llm` or `whisper` (read in English from the sentence\'s audio: the English pivot); `none` for a blank line.' }),
+    source: t.exposeString('source', { description: 'Who translated it: `cache`, `apertium`, `google`, `llm` or `whisper` (read in '
+      + 'English from the sentence\'s audio: the English pivot); `none` for a blank line.' }),
     suppressed: t.boolean({ nullable: true, description: 'A broadcast listener\'s line under the confidence policy: blank.', resolve: (s) => s.suppressed ?? null }),
   }),
 });
@@ -190,7 +204,8 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
     transcriptionId: t.exposeID('transcriptionId'),
     kind: t.exposeString('kind', { description: 'file (a file or link job) or live.' }),
     name: t.exposeString('name', { nullable: true }),
-    state: t.exposeString('state', { description: 'File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → ended → finalized.' }),
+    state: t.exposeString('state', { description: 'File recordings: processing, ended (job failed) or finalized. Live: live ⇄ paused → '
+      + 'ended → finalized.' }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     durationS: t.exposeFloat('durationS', { nullable: true }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
@@ -198,18 +213,22 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
     scriptText: t.exposeString('scriptText', { nullable: true }),
     settings: t.field({
       type: 'JSON',
-      description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording.',
+      description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed '
+        + 'while recording.',
       resolve: (r) => r.settings,
     }),
-    ingest: t.field({ type: RecordingIngestType, nullable: true, description: 'Live, stream source (null otherwise): the server\'s pull of the stream, as `stream.ingest` frames report it.', resolve: (r) => r.ingest }),
+    ingest: t.field({ type: RecordingIngestType, nullable: true, description: 'Live, stream source (null otherwise): the server\'s pull '
+      + 'of the stream, as `stream.ingest` frames report it.', resolve: (r) => r.ingest }),
     captureSpans: t.field({
       type: [CaptureSpanType],
-      description: 'Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the media time line (paused audio is not on it).',
+      description: 'Live: stretches of capture; `wallStart`/`wallEnd` seconds since the recording started, `mediaStart`/`mediaEnd` on the '
+        + 'media time line (paused audio is not on it).',
       resolve: (r) => r.captureSpans,
     }),
     endedAt: t.exposeString('endedAt', { nullable: true }),
     finalizedAt: t.exposeString('finalizedAt', { nullable: true }),
-    title: t.exposeString('title', { nullable: true, description: 'The summary\'s title once it is ready: poll the recording after asking for a summary; the summary query says its state and translates it.' }),
+    title: t.exposeString('title', { nullable: true, description: 'The summary\'s title once it is ready: poll the recording after asking '
+      + 'for a summary; the summary query says its state and translates it.' }),
     summary: t.exposeString('summary', { nullable: true, description: 'The summary\'s text once it is ready, in the spoken language.' }),
     createdAt: t.exposeString('createdAt'),
     updatedAt: t.exposeString('updatedAt'),
@@ -220,14 +239,17 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
 builder.queryFields((t) => ({
   recording: t.field({
     type: RecordingType,
-    description: 'One recording: its owner, anyone with a `shareCode` of its transcription or of a broadcast it feeds, or that broadcast\'s listener (nothing for a public broadcast, a `listenerToken` for a private one).',
+    description: 'One recording: its owner, anyone with a `shareCode` of its transcription or of a broadcast it feeds, or that '
+      + 'broadcast\'s listener (nothing for a public broadcast, a `listenerToken` for a private one).',
     authScopes: { public: true },
     args: { id: t.arg.id({ required: true }), shareCode: t.arg.string(), listenerToken: t.arg.string() },
     resolve: (_root, args, ctx) => ctx.services.recordings.get(String(args.id), readerOf(ctx, args)),
   }),
   recordingTranscript: t.field({
     type: TranscriptSnapshotType,
-    description: 'Transcript snapshot (sentences, segments with words, speakers) up to `lastSeq`, the durable log\'s cursor it reflects; `after` (a cursor) returns what changed since. Owner, a `shareCode`, or a broadcast listener (nothing for a public broadcast, a `listenerToken` for a private one; lines under the confidence policy come `suppressed`).',
+    description: 'Transcript snapshot (sentences, segments with words, speakers) up to `lastSeq`, the durable log\'s cursor it reflects; '
+      + '`after` (a cursor) returns what changed since. Owner, a `shareCode`, or a broadcast listener (nothing for a public broadcast, '
+      + 'a `listenerToken` for a private one; lines under the confidence policy come `suppressed`).',
     // A share code is a credential of its own: the service decides between owner and link.
     authScopes: { public: true },
     args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string(), listenerToken: t.arg.string() },

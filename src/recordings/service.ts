@@ -178,7 +178,8 @@ export class RecordingsService {
     }
     if (credentials.media) {
       if (!recording || !verifyMediaToken(await this.mediaSecret(), recordingId, credentials.media)) {
-        throw errors.invalidToken('The media token is not valid for this recording (wrong recording, or past the end of the day after it was issued).');
+        throw errors.invalidToken('The media token is not valid for this recording (wrong recording, or past the end of the day after it '
+          + 'was issued).');
       }
       return { reader: { kind: 'mediaToken', recordingId }, recording };
     }
@@ -237,7 +238,8 @@ export class RecordingsService {
    */
   async subscriber(recordingId: string, credentials: ReaderCredentials, lang: string | null): Promise<{ view: 'full' | 'listener'; lang: string | null; broadcastIds: string[] }> {
     const { reader, recording } = await this.reader(recordingId, credentials);
-    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or listenerToken to subscribe.');
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or '
+      + 'listenerToken to subscribe.');
     const target = await this.translationTarget(reader, recording, lang);
     if (reader.kind === 'listener') return { view: 'listener', lang: target, broadcastIds: reader.broadcastIds };
     return { view: 'full', lang: target, broadcastIds: reader.kind === 'shareLink' && reader.link.broadcastId ? [reader.link.broadcastId] : [] };
@@ -245,7 +247,8 @@ export class RecordingsService {
 
   async transcript(recordingId: string, credentials: ReaderCredentials, query: { after?: unknown; lang?: string | null }): Promise<TranscriptSnapshot> {
     const { reader, recording } = await this.reader(recordingId, credentials);
-    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode for the transcript.');
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode for the '
+      + 'transcript.');
     const lang = await this.translationTarget(reader, recording, query.lang, { speech: true });
     let after = -1;
     if (query.after !== undefined && query.after !== null && query.after !== '') {
@@ -337,8 +340,10 @@ export class RecordingsService {
    */
   async translation(recordingId: string, credentials: ReaderCredentials, query: { lang?: string | null; sentences?: string[] | null }): Promise<RecordingTranslation> {
     const { reader, recording } = await this.reader(recordingId, credentials);
-    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or listenerToken for translations.');
-    if (!query.lang?.trim()) throw errors.invalidOptions('lang is required: the language to translate into (GET /v1/languages lists the targets).', { field: 'lang' });
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or '
+      + 'listenerToken for translations.');
+    if (!query.lang?.trim()) throw errors.invalidOptions('lang is required: the language to translate into (GET /v1/languages lists the '
+      + 'targets).', { field: 'lang' });
     const lang = await this.translationTarget(reader, recording, query.lang, { speech: true });
     if (!lang) throw errors.invalidOptions(`lang: ${query.lang} is the spoken language; read the transcript (GET /v1/recordings/{id}/transcript) for it.`, { field: 'lang' });
     const wanted = query.sentences ?? null;
@@ -441,7 +446,8 @@ export class RecordingsService {
 
   private audioInput(recording: Pick<RecordingRow, 'sourcePath' | 'masterPath'>, kind: AudioKind): string {
     const relative = kind === 'source' ? recording.sourcePath : (recording.masterPath ?? null);
-    if (!relative) throw errors.notFound(kind === 'source' ? 'The stored source of this recording' : 'Audio of this recording (the job has not reached transcription yet)');
+    if (!relative) throw errors.notFound(kind === 'source' ? 'The stored source of this recording' : 'Audio of this recording (the job '
+      + 'has not reached transcription yet)');
     return mediaPath(this.deps.config.dataDir, relative);
   }
 

@@ -33,7 +33,8 @@ export function parseSpeakerIndex(raw: unknown): number {
 
 /** The body `{name}` (no other fields): a string of at most 100 characters, or null/empty to clear. */
 export function parseSpeakerName(body: unknown): string | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidOptions('The body must be an object: {"name": "..."} (null or "" clears the name).', { field: 'body' });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidOptions('The body must be an object: {"name": '
+    + '"..."} (null or "" clears the name).', { field: 'body' });
   for (const key of Object.keys(body)) if (key !== 'name') throw errors.invalidOptions(`${key} is not a field here (name).`, { field: key });
   const name = (body as { name?: unknown }).name;
   if (name === undefined) throw errors.invalidOptions('name is required: a string, or null or "" to clear the name.', { field: 'name' });

@@ -179,7 +179,8 @@ export function sameLanguage(a: string | null, b: string | null): boolean {
 
 /** `{languages, force?}`, refused naming the field: 1 to 10 language codes, each one a voice speaks. */
 export function parseVoiceRender(body: unknown): { languages: string[]; force: boolean } {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw errors.invalidOptions('The body must be a JSON object: {"languages": ["es", …], "force": false}.', { field: 'languages' });
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw errors.invalidOptions('The body must be a JSON object: '
+    + '{"languages": ["es", …], "force": false}.', { field: 'languages' });
   const { languages, force, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
   if (unknown !== undefined) throw errors.invalidOptions(`${unknown}: not a field of a voice render (languages, force).`, { field: unknown });
@@ -537,7 +538,8 @@ export class VoiceTracksService {
   /** `GET /v1/recordings/{id}/voice`: one row per language with a track or clips (`lang` narrows). */
   async list(recordingId: string, credentials: ReaderCredentials, query: { lang?: string | null }): Promise<VoiceTracksView> {
     const { reader, recording } = await this.readerFor(recordingId, credentials);
-    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or listenerToken to list voice tracks.');
+    if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or '
+      + 'listenerToken to list voice tracks.');
     const spoken = await this.spokenSentences(recording);
     let languages: string[] | null = null;
     if (query.lang?.trim()) {
@@ -694,7 +696,8 @@ export class VoiceTracksService {
       if (language && voicesFor(language).length === 0) throw refuse(`no voice speaks ${language} (GET /v1/languages lists the voice languages).`);
       return;
     }
-    if (isClonedVoice(voice)) throw refuse('a cloned voice speaks here through the recording\'s settings.voiceByLang pin; ask for voice=auto.');
+    if (isClonedVoice(voice)) throw refuse('a cloned voice speaks here through the recording\'s settings.voiceByLang pin; ask for '
+      + 'voice=auto.');
     let speaks: string;
     try {
       speaks = resolveVoice({ voice }).language.code;

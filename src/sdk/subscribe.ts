@@ -506,7 +506,8 @@ class Subscription implements RecordingSubscription {
     const socket = this.socket;
     this.socket = null;
     socket?.close(1000, 'closed by the client');
-    this.settleReady.reject(new SpeechgateError({ code: 'closed', status: 0, message: 'The subscription was closed before its snapshot was read.', retryable: false }));
+    this.settleReady.reject(new SpeechgateError({ code: 'closed', status: 0, message: 'The subscription was closed before its snapshot '
+      + 'was read.', retryable: false }));
     this.setStatus('closed');
     this.resolveClosed();
   }

@@ -253,7 +253,8 @@ export class SearchService {
         }
         if (said.trim()) out.push({ language, text: said.trim() });
       } catch (error) {
-        this.logger.warn({ from, to: language, error: String(error) }, 'translating a search query failed; that language is searched literally only');
+        this.logger.warn({ from, to: language, error: String(error) }, 'translating a search query failed; that language is searched '
+          + 'literally only');
       }
     }
     return out;
@@ -279,7 +280,8 @@ export class SearchService {
   /** The recordings searched, decided from who asks; refusals name what is wrong. */
   private async scope(credentials: ReaderCredentials, codes: string[], transcriptionId: string | null): Promise<Scope> {
     const prisma = this.deps.prisma;
-    if (credentials.shareCode || credentials.media) throw errors.invalidToken('Search takes a bearer token, or (a listener) broadcast codes and a listenerToken.');
+    if (credentials.shareCode || credentials.media) throw errors.invalidToken('Search takes a bearer token, or (a listener) broadcast '
+      + 'codes and a listenerToken.');
     if (transcriptionId) {
       const transcription = await prisma.transcription.findUnique({ where: { id: transcriptionId }, select: { accountId: true, lifecycle: true } });
       const owned = !!credentials.accountId && transcription?.accountId === credentials.accountId;
@@ -289,7 +291,8 @@ export class SearchService {
       return { index: { accountId: credentials.accountId, ...(transcriptionId ? { transcriptionId } : {}) }, floors: null };
     }
     if (!credentials.accountId && codes.length === 0) {
-      throw errors.invalidToken('Search needs a credential, or (a listener) the codes of the broadcasts to search: broadcast=<code>[,<code>…].');
+      throw errors.invalidToken('Search needs a credential, or (a listener) the codes of the broadcasts to search: '
+        + 'broadcast=<code>[,<code>…].');
     }
     const broadcastIds = await this.broadcastsOf(credentials, codes);
     const recordings = await prisma.$queryRaw<Array<{ id: string; settings: unknown; tsettings: unknown; broadcastIds: unknown }>>`

@@ -64,7 +64,8 @@ export function parseShareLinkInput(body: unknown, mode: 'create' | 'patch'): { 
   }
   const out: { label?: string } & Partial<Record<(typeof PERMISSIONS)[number], boolean>> = {};
   if (input.label !== undefined || mode === 'create') {
-    if (typeof input.label !== 'string' || !input.label.trim()) throw errors.invalidOptions('label must be a non-empty string (who the link is for).', { field: 'label' });
+    if (typeof input.label !== 'string' || !input.label.trim()) throw errors.invalidOptions('label must be a non-empty string (who the '
+      + 'link is for).', { field: 'label' });
     if (input.label.length > 200) throw errors.invalidOptions('label must be at most 200 characters.', { field: 'label' });
     out.label = input.label.trim();
   }

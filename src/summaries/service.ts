@@ -104,7 +104,8 @@ export class SummariesService {
   /** `GET /v1/recordings/{id}/summary`: the owner or a share-link reader; queues nothing. */
   async get(recordingId: string, credentials: ReaderCredentials, lang: string | null | undefined): Promise<SummaryView> {
     const { reader, recording } = await this.recordings.reader(recordingId, credentials);
-    if (reader.kind !== 'owner' && reader.kind !== 'shareLink') throw errors.forbidden('The summary is read by the recording\'s owner or through a share link.');
+    if (reader.kind !== 'owner' && reader.kind !== 'shareLink') throw errors.forbidden('The summary is read by the recording\'s owner or '
+      + 'through a share link.');
     const target = await this.recordings.translationTarget(reader, recording, lang);
     const view = this.view(recording);
     return target && view.state === 'ready' ? this.translated(recording, view, target) : view;

@@ -24,7 +24,8 @@ export const SettingsPatchInput = builder.inputType('SettingsPatchInput', {
     spokenLanguage: t.string({ description: 'A language code; absent, empty, `auto` or null: detect.' }),
     speakerLabels: t.field({ type: SpeakerLabels }),
     confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'null clears a stored policy (back to the default).' }),
-    voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of a spoken translation: {"es": "ef_dora", "fr": "voi_…"} (a catalogue voice of that language, or a cloned voice of the account); null clears.' }),
+    voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of a spoken translation: {"es": "ef_dora", "fr": '
+      + '"voi_…"} (a catalogue voice of that language, or a cloned voice of the account); null clears.' }),
   }),
 });
 
@@ -48,7 +49,8 @@ export const CaptureSourceInput = builder.inputType('CaptureSourceInput', {
   description: 'CaptureSource: a publisher\'s microphone (`mic`, the default) or a live stream the server pulls (`stream` with `url`).',
   fields: (t) => ({
     kind: t.field({ type: CaptureSourceKind, required: true }),
-    url: t.string({ description: 'For `stream`: the http(s) address of the live audio (private, loopback and metadata addresses are refused).' }),
+    url: t.string({ description: 'For `stream`: the http(s) address of the live audio (private, loopback and metadata addresses are '
+      + 'refused).' }),
   }),
 });
 
@@ -103,12 +105,15 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     state: t.exposeString('state', { description: 'Lifecycle: active or archived.' }),
     settings: t.field({ type: 'JSON', description: 'spokenLanguage, speakerLabels, confidencePolicy, voiceByLang.', resolve: (tr) => tr.settings }),
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
-    source: t.field({ type: CaptureSourceType, nullable: true, description: 'Live: where the audio comes from (null for file and link transcriptions).', resolve: (tr) => tr.source }),
-    recordingId: t.exposeID('recordingId', { nullable: true, description: 'The newest recording; a live transcription has none until one starts.' }),
+    source: t.field({ type: CaptureSourceType, nullable: true, description: 'Live: where the audio comes from (null for file and link '
+      + 'transcriptions).', resolve: (tr) => tr.source }),
+    recordingId: t.exposeID('recordingId', { nullable: true, description: 'The newest recording; a live transcription has none until one '
+      + 'starts.' }),
     job: t.field({ type: JobType, nullable: true, resolve: (tr) => tr.job }),
     durationS: t.exposeFloat('durationS', { nullable: true }),
     spokenLanguage: t.exposeString('spokenLanguage', { nullable: true }),
-    shareLink: t.field({ type: ShareLinkType, nullable: true, description: 'The default link (null with `shareLink: false` or once revoked).', resolve: (tr) => tr.shareLink }),
+    shareLink: t.field({ type: ShareLinkType, nullable: true, description: 'The default link (null with `shareLink: false` or once '
+      + 'revoked).', resolve: (tr) => tr.shareLink }),
   }),
 });
 
@@ -210,7 +215,8 @@ function uploadOf(value: unknown) {
 builder.mutationFields((t) => ({
   createTranscription: t.field({
     type: TranscriptionType,
-    description: 'Transcribe an uploaded file (`file`) or a link (`options.url`). `options` holds the CreateTranscription fields. Answers at once; follow `job`.',
+    description: 'Transcribe an uploaded file (`file`) or a link (`options.url`). `options` holds the CreateTranscription fields. Answers '
+      + 'at once; follow `job`.',
     authScopes: { write: true },
     args: {
       options: t.arg({ type: CreateTranscriptionInput }),
@@ -220,7 +226,9 @@ builder.mutationFields((t) => ({
   }),
   uploadRecording: t.field({
     type: TranscriptionType,
-    description: 'A file (`file`) or link (`options.url`) recording inside a live transcription, with no live phase: transcribed at full speed as a file job. `options` holds the CreateTranscription fields but `shareLink`; its `settings` apply to this recording. Answers the transcription; `job.recordingId` names the new recording.',
+    description: 'A file (`file`) or link (`options.url`) recording inside a live transcription, with no live phase: transcribed at full '
+      + 'speed as a file job. `options` holds the CreateTranscription fields but `shareLink`; its `settings` apply to this recording. '
+      + 'Answers the transcription; `job.recordingId` names the new recording.',
     authScopes: { write: true },
     args: {
       transcriptionId: t.arg.id({ required: true }),

@@ -163,7 +163,8 @@ export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'trans
   const url = input.url === undefined || input.url === null ? null : input.url;
   if (url !== null && typeof url !== 'string') throw errors.invalidOptions('url must be a string or null.', { field: 'url' });
   if (hasFile && url) throw errors.invalidOptions('url must be absent when a file is uploaded.', { field: 'url' });
-  if (!hasFile && !url) throw errors.invalidOptions('url is required without a file part (send multipart with `file`, or JSON with `url`).', { field: 'url' });
+  if (!hasFile && !url) throw errors.invalidOptions('url is required without a file part (send multipart with `file`, or JSON with '
+    + '`url`).', { field: 'url' });
   const name = input.name === undefined || input.name === null ? null : input.name;
   if (name !== null && (typeof name !== 'string' || !name.trim() || name.length > 300)) throw errors.invalidOptions('name must be a non-empty string of at most 300 characters, or null.', { field: 'name' });
   for (const flag of ['crop', 'shareLink'] as const) {
@@ -198,7 +199,8 @@ export function mergeSettings(stored: Prisma.JsonValue, patch: TranscriptionSett
 
 /** Only a live, active transcription takes uploaded recordings (a file or link one has its one recording). */
 function refuseRecordingUpload(transcription: { kind: string; lifecycle: string }): void {
-  if (transcription.kind !== 'live') throw errors.invalidState('Only a live transcription takes uploaded recordings; a file or link transcription has its one recording already.', { kind: transcription.kind });
+  if (transcription.kind !== 'live') throw errors.invalidState('Only a live transcription takes uploaded recordings; a file or link '
+    + 'transcription has its one recording already.', { kind: transcription.kind });
   if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
 }
 
@@ -212,7 +214,8 @@ export function parseCaptureSource(raw: unknown): CaptureSource {
     return { kind: 'mic' };
   }
   if (raw.kind === 'stream') {
-    if (typeof raw.url !== 'string' || !raw.url) throw errors.invalidOptions('source.url is required for kind "stream": the http(s) address of the live audio.', { field: 'source.url' });
+    if (typeof raw.url !== 'string' || !raw.url) throw errors.invalidOptions('source.url is required for kind "stream": the http(s) '
+      + 'address of the live audio.', { field: 'source.url' });
     return { kind: 'stream', url: raw.url };
   }
   throw errors.invalidOptions('source.kind must be "mic" or "stream".', { field: 'source.kind' });
@@ -684,7 +687,8 @@ export class TranscriptionsService {
       if (!Number.isInteger(decoded)) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
       after = decoded;
     } else if (query.after !== undefined && query.after !== null) {
-      if (!Number.isInteger(query.after) || query.after < -1) throw errors.invalidOptions('after must be an event seq (an integer at or above -1).', { field: 'after' });
+      if (!Number.isInteger(query.after) || query.after < -1) throw errors.invalidOptions('after must be an event seq (an integer at or '
+        + 'above -1).', { field: 'after' });
       after = query.after;
     }
     const rows = await this.deps.prisma.recordingEvent.findMany({ where: { recordingId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1 });

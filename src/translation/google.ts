@@ -73,7 +73,8 @@ export function googleProvider(settings: Pick<TranslationSettings, 'google' | 't
     if (!languages || languages.until < Date.now()) {
       const list = call(`${base}/languages?key=${key}`, { method: 'GET' }).then((body) => {
         const entries = (body as { data?: { languages?: Array<{ language?: unknown }> } }).data?.languages;
-        if (!Array.isArray(entries)) throw providerError('google', 'bad_answer', 'Google Translation\'s language list has no data.languages.');
+        if (!Array.isArray(entries)) throw providerError('google', 'bad_answer', 'Google Translation\'s language list has no '
+          + 'data.languages.');
         return entries.map((entry) => entry.language).filter((code): code is string => typeof code === 'string');
       });
       languages = { list, until: Date.now() + LANGUAGES_TTL_MS };

@@ -4,7 +4,8 @@ import type { AvailableVoice, VoiceView } from './service.js';
 /** Typed inputs of voices (CreateVoiceFromSpeaker, and the PATCH where every field is optional). */
 
 export const CreateVoiceFromSpeakerInput = builder.inputType('CreateVoiceFromSpeakerInput', {
-  description: 'CreateVoiceFromSpeaker: a recording\'s speaker becomes a voice (at least 30 s of that speaker); naming labels the speaker in the transcript.',
+  description: 'CreateVoiceFromSpeaker: a recording\'s speaker becomes a voice (at least 30 s of that speaker); naming labels the speaker '
+    + 'in the transcript.',
   fields: (t) => ({
     recordingId: t.string({ required: true }),
     speaker: t.int({ required: true, description: 'The speaker index as segments label it (from 0).' }),
@@ -15,7 +16,8 @@ export const CreateVoiceFromSpeakerInput = builder.inputType('CreateVoiceFromSpe
 });
 
 export const UpdateVoiceInput = builder.inputType('UpdateVoiceInput', {
-  description: 'Any of name, color (\'\' clears), enabled; a draft also takes consent: true and draft: false (which starts training). Fields left out stay.',
+  description: 'Any of name, color (\'\' clears), enabled; a draft also takes consent: true and draft: false (which starts training). '
+    + 'Fields left out stay.',
   fields: (t) => ({
     name: t.string(),
     color: t.string(),
@@ -36,14 +38,18 @@ export const VoiceType = builder.objectRef<VoiceView>('Voice').implement({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     color: t.exposeString('color', { nullable: true, description: 'As given; null when cleared (`color: \'\'`).' }),
-    gender: t.exposeString('gender', { nullable: true, description: '`female`, `male` or null (as given; training guesses it from the pitch when null).' }),
-    sampleUrl: t.exposeString('sampleUrl', { nullable: true, description: 'Where the sample came from, as given at creation; informational, never fetched.' }),
+    gender: t.exposeString('gender', { nullable: true, description: '`female`, `male` or null (as given; training guesses it from the '
+      + 'pitch when null).' }),
+    sampleUrl: t.exposeString('sampleUrl', { nullable: true, description: 'Where the sample came from, as given at creation; '
+      + 'informational, never fetched.' }),
     consent: t.exposeBoolean('consent', { description: 'The person speaking agreed to have their voice cloned; required to train.' }),
-    draft: t.exposeBoolean('draft', { description: 'Kept untrained: state `training` at progress 0 until an update with `consent: true` and `draft: false`.' }),
+    draft: t.exposeBoolean('draft', { description: 'Kept untrained: state `training` at progress 0 until an update with `consent: true` '
+      + 'and `draft: false`.' }),
     enabled: t.exposeBoolean('enabled', { description: 'false: switched off; kept, but not offered among the available voices.' }),
     state: t.exposeString('state', { description: '`training`, `ready` or `failed`.' }),
     progress: t.exposeFloat('progress', { description: 'Percent: 0 when created, moving as candidate styles are tried, 100 when ready.' }),
-    error: t.exposeString('error', { nullable: true, description: 'When `failed`: why (e.g. the sample has too little speech: tones, music, noise or silence).' }),
+    error: t.exposeString('error', { nullable: true, description: 'When `failed`: why (e.g. the sample has too little speech: tones, '
+      + 'music, noise or silence).' }),
     source: t.field({ type: VoiceSourceType, nullable: true, description: 'A voice made from a recording\'s speaker.', resolve: (voice) => voice.source }),
     speechS: t.exposeFloat('speechS', { nullable: true, description: 'Seconds of speech measured in the sample (once trained).' }),
     fit: t.field({ type: VoiceFitType, nullable: true, description: 'What training measured and chose (once trained).', resolve: (voice) => voice.fit }),
@@ -101,10 +107,12 @@ const AvailableVoiceType = builder.objectRef<AvailableVoice>('AvailableVoice').i
     id: t.exposeID('id', { description: 'What `settings.voiceByLang` takes: a catalogue id (`af_heart`) or a cloned voice\'s id.' }),
     kind: t.exposeString('kind', { description: '`catalogue` or `cloned`.' }),
     name: t.exposeString('name'),
-    language: t.exposeString('language', { nullable: true, description: 'A catalogue voice\'s language; null for a cloned voice (it speaks every voice language).' }),
+    language: t.exposeString('language', { nullable: true, description: 'A catalogue voice\'s language; null for a cloned voice (it '
+      + 'speaks every voice language).' }),
     gender: t.exposeString('gender', { nullable: true }),
     default: t.exposeBoolean('default', { description: 'The voice a recording with no pin gets (one per language).' }),
-    color: t.exposeString('color', { nullable: true, description: 'A cloned voice\'s colour as its owner gave it; null for a catalogue voice.' }),
+    color: t.exposeString('color', { nullable: true, description: 'A cloned voice\'s colour as its owner gave it; null for a catalogue '
+      + 'voice.' }),
   }),
 });
 
@@ -135,7 +143,8 @@ builder.queryFields((t) => ({
   }),
   availableVoices: t.field({
     type: AvailableVoicesType,
-    description: 'Voices that can speak `lang`, best first (`default` marks the one a recording with no pin gets). Open to anyone; a credential adds that account\'s ready cloned voices.',
+    description: 'Voices that can speak `lang`, best first (`default` marks the one a recording with no pin gets). Open to anyone; a '
+      + 'credential adds that account\'s ready cloned voices.',
     authScopes: { public: true },
     args: { lang: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => {
@@ -149,7 +158,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createVoiceFromSpeaker: t.field({
     type: VoiceType,
-    description: 'A voice from a recording\'s own audio of one speaker (at least 30 s); answers it `training`. Names the speaker in the transcript.',
+    description: 'A voice from a recording\'s own audio of one speaker (at least 30 s); answers it `training`. Names the speaker in the '
+      + 'transcript.',
     authScopes: { write: true },
     args: { input: t.arg({ type: CreateVoiceFromSpeakerInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.voices.createFromSpeaker(ctx.identity!.account.id, args.input),

@@ -160,7 +160,8 @@ function requireConsent(consent: boolean, draft: boolean): void {
 }
 
 function consentRefusal() {
-  return errors.forbidden('A voice is trained only with the consent of the person speaking in the sample: send consent: true when you have it (or draft: true to keep the sample untrained until then).', { reason: 'consent_required', field: 'consent' });
+  return errors.forbidden('A voice is trained only with the consent of the person speaking in the sample: send consent: true when you '
+    + 'have it (or draft: true to keep the sample untrained until then).', { reason: 'consent_required', field: 'consent' });
 }
 
 /** CreateVoice (the `meta` part): no extra properties. */
@@ -183,8 +184,10 @@ export function parseCreateVoice(raw: unknown): CreateVoiceOptions {
 export function parseFromSpeaker(raw: unknown): { recordingId: string; speaker: number; name: string; color: string | null; consent: boolean } {
   const body = objectBody(raw, 'body');
   refuseUnknown(body, ['recordingId', 'speaker', 'name', 'color', 'consent']);
-  if (typeof body.recordingId !== 'string' || !body.recordingId) throw errors.invalidOptions('recordingId is required: the recording whose speaker becomes the voice.', { field: 'recordingId' });
-  if (body.speaker === undefined || body.speaker === null) throw errors.invalidOptions('speaker is required: the speaker index as segments label it.', { field: 'speaker' });
+  if (typeof body.recordingId !== 'string' || !body.recordingId) throw errors.invalidOptions('recordingId is required: the recording '
+    + 'whose speaker becomes the voice.', { field: 'recordingId' });
+  if (body.speaker === undefined || body.speaker === null) throw errors.invalidOptions('speaker is required: the speaker index as '
+    + 'segments label it.', { field: 'speaker' });
   let speaker: number;
   try {
     speaker = parseSpeakerIndex(typeof body.speaker === 'number' ? body.speaker : NaN);
@@ -335,7 +338,8 @@ export class VoicesService {
     const { kokoroDir, kokoroDownload, kokoroThreads: threads } = this.deps.config.voices;
     if (!this.modelIsPresent()) {
       if (!kokoroDownload) {
-        throw unavailable('The text-to-speech model is not installed on this server (KOKORO_DIR): run `npm run models:download -- kokoro`, or set KOKORO_DOWNLOAD=true.', 60);
+        throw unavailable('The text-to-speech model is not installed on this server (KOKORO_DIR): run '
+          + '`npm run models:download -- kokoro`, or set KOKORO_DOWNLOAD=true.', 60);
       }
       throw this.downloading(kokoroDir);
     }

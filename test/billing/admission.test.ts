@@ -35,7 +35,8 @@ async function startLive(server: TestServer, key: string): Promise<Response> {
 describe('admission with billing on', () => {
   const server = useTestServer({ workers: [], env: billingEnv({ signupCredit: 0, plans: PLANS }) });
 
-  it('refuses a link with no credit: 402 insufficient_credit with balance, plan, topUpUrl, currency and no required; nothing is created or charged', async () => {
+  it('refuses a link with no credit: 402 insufficient_credit with balance, plan, topUpUrl, currency and no required; nothing is created '
+    + 'or charged', async () => {
     const { accountId, auth: key } = await fundedAccount(server, 0);
     const view = await billingView(server, key);
     expect(view).toMatchObject({ canStart: false, startBlock: 'no_credit', canStartLive: false, startBlockLive: 'no_credit' });

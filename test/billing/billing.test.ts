@@ -52,7 +52,8 @@ describe('billing on', () => {
   });
 
   it('GraphQL answers the same view', async () => {
-    const res = await server.graphql('{ billing { enabled balance plan { id } canStartLive startBlockLive } billingPlans { plans { id } } }');
+    const res = await server.graphql('{ billing { enabled balance plan { id } canStartLive startBlockLive } billingPlans { plans { id } } '
+      + '}');
     const body = await res.json();
     expect(body.errors).toBeUndefined();
     expect(body.data.billing).toMatchObject({ enabled: true, plan: { id: 'payg' }, canStartLive: true, startBlockLive: null });

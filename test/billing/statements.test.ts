@@ -123,10 +123,12 @@ describe('billing statements (billing on)', () => {
     expect(byKind.refund).toMatchObject({ amount: 0.02, chargeId: charge.id });
     expect(paged.reduce((sum, entry) => sum + Math.round(entry.amount * 100), 0)).toBe(100 + 500 + 1000 + 2500 + 700);
 
-    const first = await gql(server, key, 'query($limit: Int) { billingLedger(limit: $limit) { entries { id kind amount balanceAfter description createdAt } nextCursor } }', { limit: 3 });
+    const first = await gql(server, key, 'query($limit: Int) { billingLedger(limit: $limit) { entries { id kind amount balanceAfter '
+      + 'description createdAt } nextCursor } }', { limit: 3 });
     expect(first.errors).toBeUndefined();
     expect(first.data.billingLedger.entries.map((entry: { id: string }) => entry.id)).toEqual(rows.slice(0, 3).map((row) => row.id));
-    const second = await gql(server, key, 'query($cursor: String) { billingLedger(cursor: $cursor, limit: 10) { entries { id } nextCursor } }', { cursor: first.data.billingLedger.nextCursor });
+    const second = await gql(server, key, 'query($cursor: String) { billingLedger(cursor: $cursor, limit: 10) { entries { id } nextCursor '
+      + '} }', { cursor: first.data.billingLedger.nextCursor });
     expect(second.data.billingLedger).toEqual({ entries: rows.slice(3).map((row) => ({ id: row.id })), nextCursor: null });
 
     const refused = await getJson(server, '/v1/billing/ledger?cursor=not-ours', key);
@@ -211,7 +213,9 @@ describe('billing statements (billing on)', () => {
       expect(utcDays[day(-3)]).toMatchObject({ seconds: 600, amount: 0.1 });
       expect(utcDays[day(-2)]).toMatchObject({ seconds: 60, amount: 0.02 });
 
-      const graph = await gql(server, key, 'query($s: String!, $e: String!, $tz: String) { billingUsage(startDate: $s, endDate: $e, tz: $tz) { startDate endDate tz totals { seconds amount } days { date amount bySource { source amount } byKind { kind amount } } } }', { s: day(-4), e: day(-1), tz: 'Europe/Berlin' });
+      const graph = await gql(server, key, 'query($s: String!, $e: String!, $tz: String) { billingUsage(startDate: $s, endDate: $e, tz: '
+        + '$tz) { startDate endDate tz totals { seconds amount } days { date amount bySource { source amount } byKind { kind amount } } '
+        + '} }', { s: day(-4), e: day(-1), tz: 'Europe/Berlin' });
       expect(graph.errors).toBeUndefined();
       expect(graph.data.billingUsage.totals).toEqual({ seconds: 120, amount: 0.04 });
       expect(graph.data.billingUsage.days[2]).toMatchObject({ date: day(-2), amount: 0.12 });
@@ -257,7 +261,8 @@ describe('billing statements (billing on)', () => {
       expect((await getJson(server, `/v1/billing/usage/charges?${range}&source=${'n'.repeat(201)}`, key)).body).toMatchObject({ code: 'invalid_options', data: { details: { field: 'source' } } });
       const graph = await gql(server, key, 'query($s: String!, $e: String!) { billingUsage(startDate: $s, endDate: $e) { startDate } }', { s: day(-100), e: day(0) });
       expect(graph.errors[0].extensions).toMatchObject({ code: 'range_too_long' });
-      const badZone = await gql(server, key, 'query($s: String!, $e: String!) { billingUsageCharges(startDate: $s, endDate: $e, tz: "Nowhere/Special") { count } }', { s: day(-1), e: day(0) });
+      const badZone = await gql(server, key, 'query($s: String!, $e: String!) { billingUsageCharges(startDate: $s, endDate: $e, tz: '
+        + '"Nowhere/Special") { count } }', { s: day(-1), e: day(0) });
       expect(badZone.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'tz' } });
     });
 
@@ -293,7 +298,8 @@ describe('billing statements (billing on)', () => {
       expect(dashboardLive.charges.map((item: { id: string }) => item.id)).toEqual([live.id]);
       expect((await getJson(server, `/v1/billing/usage/charges?${range}&kind=audio`, key)).body).toMatchObject({ code: 'invalid_options', data: { details: { field: 'kind' } } });
 
-      const graph = await gql(server, key, 'query($s: String!, $e: String!, $tz: String, $kind: String) { billingUsageCharges(startDate: $s, endDate: $e, tz: $tz, kind: $kind) { count total charges { id type state cost } } }', { s: day(-4), e: day(1), tz: 'Europe/Berlin', kind: 'file' });
+      const graph = await gql(server, key, 'query($s: String!, $e: String!, $tz: String, $kind: String) { billingUsageCharges(startDate: '
+        + '$s, endDate: $e, tz: $tz, kind: $kind) { count total charges { id type state cost } } }', { s: day(-4), e: day(1), tz: 'Europe/Berlin', kind: 'file' });
       expect(graph.errors).toBeUndefined();
       expect(graph.data.billingUsageCharges).toMatchObject({ count: 2, total: 0 });
       expect(graph.data.billingUsageCharges.charges.map((item: { type: string; cost: number }) => [item.type, item.cost]).sort()).toEqual([['charge', 0.1], ['correction', -0.1]]);

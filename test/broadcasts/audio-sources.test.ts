@@ -45,7 +45,8 @@ beforeAll(async () => {
     '/hls/live.m3u8': () => ({ type: 'application/vnd.apple.mpegurl', body: fs.readFileSync(path.join(encoded, 'live.m3u8')) }),
     '/list.m3u': () => ({ type: 'audio/x-mpegurl', body: '# a plain M3U: no #EXTM3U header, one relative entry\nradio.mp3\n' }),
     '/list.pls': () => ({ type: 'audio/x-scpls', body: `[playlist]\nFile1=${base}/gone.mp3\nTitle1=Gone\nFile2=${base}/radio.mp3\nTitle2=Radio\nNumberOfEntries=2\nVersion=2\n` }),
-    '/player.html': () => ({ type: 'text/html; charset=utf-8', body: '<!doctype html><html><body><h1>Live</h1><audio controls><source src="/radio.mp3" type="audio/mpeg"></audio></body></html>' }),
+    '/player.html': () => ({ type: 'text/html; charset=utf-8', body: '<!doctype html><html><body><h1>Live</h1><audio controls><source '
+      + 'src="/radio.mp3" type="audio/mpeg"></audio></body></html>' }),
     '/og.html': () => ({ type: 'text/html', body: `<html><head><meta property="og:audio" content="${base}/radio.mp3"></head><body></body></html>` }),
     '/plain.html': () => ({ type: 'text/html', body: '<html><body>No stream here</body></html>' }),
     '/notes.txt': () => ({ type: 'text/plain', body: 'these are words, not sounds\n'.repeat(40) }),
@@ -174,15 +175,19 @@ describe('audio sources', () => {
 
   it('through GraphQL too', async () => {
     const created = await broadcast('GraphQL hall');
-    const add = await (await server.graphql('mutation($id: ID!, $input: CreateAudioSourceInput!) { createBroadcastAudioSource(broadcastId: $id, input: $input) { audioSources { id name url } } }', { id: created.id, input: { url: `${base}/radio.mp3` } })).json();
+    const add = await (await server.graphql('mutation($id: ID!, $input: CreateAudioSourceInput!) { '
+      + 'createBroadcastAudioSource(broadcastId: $id, input: $input) { audioSources { id name url } } }', { id: created.id, input: { url: `${base}/radio.mp3` } })).json();
     expect(add.errors).toBeUndefined();
     const [source] = add.data.createBroadcastAudioSource.audioSources;
     expect(source).toMatchObject({ name: new URL(base).host, url: `${base}/radio.mp3` });
-    const checked = await (await server.graphql('query($b: ID!, $s: ID!) { broadcastAudioSourceCheck(broadcastId: $b, sourceId: $s, fresh: true) { state problem fix { url } } }', { b: created.id, s: source.id })).json();
+    const checked = await (await server.graphql('query($b: ID!, $s: ID!) { broadcastAudioSourceCheck(broadcastId: $b, sourceId: $s, '
+      + 'fresh: true) { state problem fix { url } } }', { b: created.id, s: source.id })).json();
     expect(checked.data.broadcastAudioSourceCheck).toEqual({ state: 'ready', problem: null, fix: null });
-    const refused = await (await server.graphql('mutation($id: ID!, $input: CreateAudioSourceInput!) { createBroadcastAudioSource(broadcastId: $id, input: $input) { id } }', { id: created.id, input: { url: 'gopher://old.example.com/' } })).json();
+    const refused = await (await server.graphql('mutation($id: ID!, $input: CreateAudioSourceInput!) { '
+      + 'createBroadcastAudioSource(broadcastId: $id, input: $input) { id } }', { id: created.id, input: { url: 'gopher://old.example.com/' } })).json();
     expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'url' } });
-    const removed = await (await server.graphql('mutation($b: ID!, $s: ID!) { deleteBroadcastAudioSource(broadcastId: $b, sourceId: $s) { audioSources { id } } }', { b: created.id, s: source.id })).json();
+    const removed = await (await server.graphql('mutation($b: ID!, $s: ID!) { deleteBroadcastAudioSource(broadcastId: $b, sourceId: $s) { '
+      + 'audioSources { id } } }', { b: created.id, s: source.id })).json();
     expect(removed.data.deleteBroadcastAudioSource.audioSources).toEqual([]);
   });
 });

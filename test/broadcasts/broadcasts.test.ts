@@ -223,7 +223,8 @@ describe('broadcasts', () => {
     await expectStatus(await detach(live.id, a.id), 200);
     expect((await json(await server.request(`/v1/broadcasts/${a.id}`))).transcriptions.map((t: { id: string }) => t.id)).toEqual([other.id]);
     // GraphQL, the same move.
-    const viaGraphql = await (await server.graphql('mutation($t: ID!, $b: ID!) { attachTranscriptionBroadcast(transcriptionId: $t, broadcastId: $b) { broadcasts { id } } }', { t: live.id, b: a.id })).json();
+    const viaGraphql = await (await server.graphql('mutation($t: ID!, $b: ID!) { attachTranscriptionBroadcast(transcriptionId: $t, '
+      + 'broadcastId: $b) { broadcasts { id } } }', { t: live.id, b: a.id })).json();
     expect(viaGraphql.data.attachTranscriptionBroadcast.broadcasts.map((ref: { id: string }) => ref.id)).toEqual([b.id, a.id]);
 
     // Refusals: a file transcription, archived ends, and other accounts' ids (404 either way).
@@ -343,7 +344,8 @@ describe('broadcasts', () => {
     const accountId = await server.createAccount('Recordings stranger');
     const { key } = await server.createKey(['read', 'write'], { accountId });
     await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`, { auth: key }), 404, 'not_found');
-    const viaGraphql = await (await server.graphql('query($id: ID!) { broadcastRecordings(broadcastId: $id, lifecycle: "all") { items { id } nextCursor } broadcast(id: $id) { lastRecording { recordingId state } } }', { id: broadcast.id })).json();
+    const viaGraphql = await (await server.graphql('query($id: ID!) { broadcastRecordings(broadcastId: $id, lifecycle: "all") { items { '
+      + 'id } nextCursor } broadcast(id: $id) { lastRecording { recordingId state } } }', { id: broadcast.id })).json();
     expect(viaGraphql.errors).toBeUndefined();
     expect(viaGraphql.data.broadcastRecordings).toEqual({ items: [{ id: second.id }, { id: first.id }], nextCursor: null });
     expect(viaGraphql.data.broadcast.lastRecording.recordingId).toBe(second.id);
@@ -375,7 +377,8 @@ describe('broadcasts', () => {
 
   it('through GraphQL too', async () => {
     const code = `graphql-${unique()}`;
-    const created = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id code access kind createdAt } }', { input: { name: 'From GraphQL', code, access: 'private', password: 'secret words' } })).json();
+    const created = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id code '
+      + 'access kind createdAt } }', { input: { name: 'From GraphQL', code, access: 'private', password: 'secret words' } })).json();
     expect(created.errors).toBeUndefined();
     expect(created.data.createBroadcast).toMatchObject({ code, access: 'private', kind: 'broadcast' });
     const listed = await (await server.graphql('{ broadcasts(limit: 500) { items { id code } } }')).json();

@@ -26,7 +26,8 @@ const configPath = () => path.join(home.configDir, 'speechgate', 'config.json');
 const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) => runCli(args, { env: { ...home.env, ...env }, input });
 
 describe('login and logout', () => {
-  it('checks the key, stores server and key mode 0600, and every later command uses them; flags beat the environment, which beats the file', async () => {
+  it('checks the key, stores server and key mode 0600, and every later command uses them; flags beat the environment, which beats the '
+    + 'file', async () => {
     const refused = await cli(['login', '--url', server.url, '--key', 'sg_not_a_key']);
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toMatch(/invalid_token.*speechgate login/);

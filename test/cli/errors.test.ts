@@ -29,7 +29,8 @@ describe('exit codes', () => {
 
 describe('messages', () => {
   it('say what to do about each envelope code, on one line, with the request id', () => {
-    expect(messageOf(envelope(401, 'key_revoked'))).toBe('key_revoked: The server said no. — run `speechgate login` with a valid key (or pass --key / set SPEECHGATE_API_KEY) [request req_1]');
+    expect(messageOf(envelope(401, 'key_revoked'))).toBe('key_revoked: The server said no. — run `speechgate login` with a valid key (or '
+      + 'pass --key / set SPEECHGATE_API_KEY) [request req_1]');
     expect(messageOf(envelope(402, 'insufficient_credit', { balance: 0.5, topUpUrl: 'https://speech.example.org/billing' }))).toContain('balance 0.5; add credit at https://speech.example.org/billing');
     expect(messageOf(envelope(402, 'quota_exceeded', { metric: 'concurrent_transcriptions', limit: 2, used: 2, resetsAt: null }))).toContain('2 of 2 concurrent_transcriptions in use; it frees as running transcriptions end');
     expect(messageOf(envelope(429, 'rate_limited', { retryAfterS: 30 }))).toContain('— retry in 30 s');

@@ -60,7 +60,8 @@ describe('connections', () => {
     // Once the held ones go, the address may open as many again.
     for (const client of slow) client.socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const again = await Promise.all(Array.from({ length: 40 }, () => connect('127.0.0.2', 'GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')));
+    const again = await Promise.all(Array.from({ length: 40 }, () => connect('127.0.0.2', 'GET /v1/health HTTP/1.1\r\nHost: '
+      + 'x\r\nConnection: close\r\n\r\n')));
     await within(Promise.all(again.map((client) => client.closed)), 20_000, 'answers after the release');
     expect(again.filter((client) => /^HTTP\/1.1 200/.test(client.text()))).toHaveLength(40);
   }, 60_000);

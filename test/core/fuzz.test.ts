@@ -195,7 +195,8 @@ function bodyArb(operation: Operation, method: string): fc.Arbitrary<FuzzRequest
       arbitrary: fc.constantFrom<[string | undefined, string]>(
         ['text/plain', 'hello'], ['application/x-www-form-urlencoded', 'a=b&c=d'], ['application/xml', '<a/>'],
         ['application/json; charset=latin1', '{}'], ['application/json; charset=utf-16', '{}'], ['multipart/form-data', '--x\r\n'],
-        ['multipart/form-data; boundary=zzz', '--zzz\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nabc\r\n--zzz--\r\n'],
+        ['multipart/form-data; boundary=zzz', '--zzz\r\nContent-Disposition: form-data; name="file"; '
+          + 'filename="a.wav"\r\n\r\nabc\r\n--zzz--\r\n'],
         [undefined, '{}'], ['application/json', `{"name": "${'y'.repeat(1_100_000)}"}`],
       ).map(([contentType, text]) => ({ contentType, text })),
     },

@@ -71,7 +71,8 @@ describe('the GraphQL WebSocket', () => {
     await client.opened;
     client.send({ type: 'connection_init' });
     await client.receive((message) => message.type === 'connection_ack');
-    const subscribe = (opId: string) => client.send({ id: opId, type: 'subscribe', payload: { query: 'subscription ($id: ID!) { transcriptionEvents(id: $id) { __typename } }', variables: { id } } });
+    const subscribe = (opId: string) => client.send({ id: opId, type: 'subscribe', payload: { query: 'subscription ($id: ID!) { '
+      + 'transcriptionEvents(id: $id) { __typename } }', variables: { id } } });
     for (const opId of ['a', 'b', 'c']) subscribe(opId);
     subscribe('d');
     const refused = await client.receive((message) => message.id === 'd' && message.type === 'error');

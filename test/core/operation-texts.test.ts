@@ -9,7 +9,8 @@ const route = (operationId: string, texts: { summary?: string; description?: str
 
 describe('operation texts', () => {
   it('reads a summary (the first paragraph) and a description (the rest), each paragraph\'s lines joined', () => {
-    const texts = parseOperationTexts('# m\n\nIntro is ignored.\n\n## getThing\n\nOne thing,\nby id.\n\nFirst part\nwrapped.\n\nSecond part.\n\n## listThings\n\nAll things.\n', 'm.md');
+    const texts = parseOperationTexts('# m\n\nIntro is ignored.\n\n## getThing\n\nOne thing,\nby id.\n\nFirst part\nwrapped.\n\nSecond '
+      + 'part.\n\n## listThings\n\nAll things.\n', 'm.md');
     expect(texts.get('getThing')).toEqual({ summary: 'One thing, by id.', description: 'First part wrapped.\n\nSecond part.' });
     expect(texts.get('listThings')).toEqual({ summary: 'All things.' });
   });

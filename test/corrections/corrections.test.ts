@@ -290,7 +290,8 @@ describe('a segment that follows the recording\'s script', () => {
     expect((await read()).text).toBe(script);
     await expectInvalidOption(await correctScripted({ edits: [{ seq, wordIdx: 0, to: 'Hello' }] }), 'edits[0].seq');
     const viaGraphql = await json(await server.graphql(
-      'mutation ($id: ID!, $seq: Int!) { correctRecording(recordingId: $id, input: { edits: [{ seq: $seq, wordIdx: 0, to: "Hello" }] }) { batchId } }', { id: scripted, seq },
+      'mutation ($id: ID!, $seq: Int!) { correctRecording(recordingId: $id, input: { edits: [{ seq: $seq, wordIdx: 0, to: "Hello" }] }) { '
+        + 'batchId } }', { id: scripted, seq },
     ));
     expect(viaGraphql.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'edits[0].seq' } });
   });

@@ -52,7 +52,8 @@ describe('retranscribing a line', () => {
   it('reads a line over neighbouring segments in the recording\'s language by default (GraphQL)', async () => {
     const seqs = original.slice(0, Math.min(2, original.length)).map((s) => s.seq);
     const result = await json(await server.graphql(
-      'mutation ($id: ID!, $input: RetranscribeInput!) { retranscribeLine(recordingId: $id, input: $input) { batchId text language corrections { id kind seq voiced to } } }',
+      'mutation ($id: ID!, $input: RetranscribeInput!) { retranscribeLine(recordingId: $id, input: $input) { batchId text language '
+        + 'corrections { id kind seq voiced to } } }',
       { id: recordingId, input: { seqs } },
     ));
     expect(result.errors).toBeUndefined();

@@ -157,7 +157,8 @@ describe('float products on the CPU', () => {
   it('whisper-tiny greedy on the default float products hears the words 8-bit activations cost it', async () => {
     // With every product 8-bit (onnxruntime 1.29): "… is to be able to suppose", "… been made capable himself".
     const clips = [
-      { id: 'sense_and_sensibility_01_austen_64kb-0890', reference: 'unless to be rather cold hearted and rather selfish is to be ill disposed' },
+      { id: 'sense_and_sensibility_01_austen_64kb-0890', reference: 'unless to be rather cold hearted and rather selfish is to be ill '
+        + 'disposed' },
       { id: 'sense_and_sensibility_01_austen_64kb-0930', reference: 'he might even have been made amiable himself' },
     ];
     const engine = await SpeechEngine.load({ model: 'whisper-tiny', intraOpThreads: 1 });

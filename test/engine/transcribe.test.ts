@@ -154,7 +154,8 @@ describe('no spoken word lost (whisper-base, the accurate model)', () => {
   it('reads speech that runs to the end of the file, after pauses, to its last word (beam 5)', async () => {
     const result = await base.transcribeFile(endsInSpeech, { language: 'en', beamSize: 5 });
     const words = normaliseWords(textOf(result));
-    const reference = normaliseWords('ten of clubs eight of spades four of clubs seven of hearts unless to be rather cold hearted and rather selfish is to be ill disposed seven of clubs');
+    const reference = normaliseWords('ten of clubs eight of spades four of clubs seven of hearts unless to be rather cold hearted and '
+      + 'rather selfish is to be ill disposed seven of clubs');
     expect(words.slice(-3, -1), textOf(result)).toEqual(['seven', 'of']); // "clubs" is heard as "cloves" too
     expect(wordErrors(reference, words.flatMap((word) => word.split('-'))), textOf(result)).toBeLessThanOrEqual(5);
     expect(result.uncoveredSpeechS).toBe(0);

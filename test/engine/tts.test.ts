@@ -101,7 +101,8 @@ describe('phonemes', () => {
     // A precomposed letter the model lacks keeps its base letter (espeak-ng's Japanese writes ä).
     expect(vocab.encode('kä')).toEqual(vocab.encode('ka'));
     // Every symbol of the output has an id: nothing is silently dropped for these languages.
-    for (const [text, voice] of [['The quick brown fox jumps over the lazy dog.', 'en-us'], ['El veloz murciélago hindú comía feliz cardillo y kiwi.', 'es'], ['Le cœur a ses raisons.', 'fr-fr']]) {
+    for (const [text, voice] of [['The quick brown fox jumps over the lazy dog.', 'en-us'], ['El veloz murciélago hindú comía feliz '
+      + 'cardillo y kiwi.', 'es'], ['Le cœur a ses raisons.', 'fr-fr']]) {
       const phonemes = await phonemize(text, voice);
       expect(vocab.encode(phonemes).length, `${voice}: ${phonemes}`).toBe([...phonemes].length);
     }

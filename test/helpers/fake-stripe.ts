@@ -333,7 +333,8 @@ export class FakeStripe {
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(7).toString('hex')}`, ...headers }).end(JSON.stringify(answer, null, 2));
 
       if (url.pathname.startsWith('/c/pay/') || url.pathname.startsWith('/p/session/')) {
-        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Fake Stripe</title><p>A page of the fake Stripe.</p>');
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Fake Stripe</title><p>A page of the fake '
+          + 'Stripe.</p>');
         return;
       }
       if (this.failures > 0) {
@@ -524,7 +525,8 @@ export class FakeStripe {
       if (line.price_data.currency !== this.currency) throw invalid(`Invalid currency: ${line.price_data.currency}`, 'line_items[0][price_data][currency]');
     } else if (params.mode === 'subscription') {
       const price = this.find(line.price ?? '', 'price', 'line_items[0][price]');
-      if (price.type !== 'recurring') throw invalid('The price specified is set to `type=one_time` but this field only accepts prices with `type=recurring`.', 'line_items[0][price]');
+      if (price.type !== 'recurring') throw invalid('The price specified is set to `type=one_time` but this field only accepts prices '
+        + 'with `type=recurring`.', 'line_items[0][price]');
       subtotal = price.unit_amount * Number(line.quantity ?? 1);
     } else {
       throw invalid(`Invalid mode: must be one of payment, setup, or subscription`, 'mode');
@@ -534,7 +536,8 @@ export class FakeStripe {
     if (coupon && coupon.max_redemptions !== null && coupon.times_redeemed >= coupon.max_redemptions) throw invalid(`Coupon ${coupon.id} has been redeemed the maximum number of times.`, 'discounts[0][coupon]', 'coupon_expired');
     if (coupon) coupon.times_redeemed += 1;
     const discount = coupon ? Math.min(subtotal, coupon.amount_off ?? Math.round((subtotal * coupon.percent_off) / 100)) : 0;
-    if (subtotal - discount < 50 && params.mode === 'payment') throw invalid('The Checkout Session\'s total amount due must add up to at least €0.50 eur', undefined, 'amount_too_small');
+    if (subtotal - discount < 50 && params.mode === 'payment') throw invalid('The Checkout Session\'s total amount due must add up to at '
+      + 'least €0.50 eur', undefined, 'amount_too_small');
     const id = this.newId('cs_test');
     this.sessionRequests.set(id, params);
     return this.store({
@@ -694,7 +697,8 @@ export class FakeStripe {
     const amount = integer(params.amount, 'amount');
     if (amount < 50) throw invalid('Amount must be at least €0.50 eur', 'amount', 'amount_too_small');
     if (params.currency !== this.currency) throw invalid(`Invalid currency: ${params.currency}`, 'currency');
-    if (!flag(params.confirm) || !flag(params.off_session)) throw invalid('This fake takes off-session payment intents confirmed at creation only (confirm=true, off_session=true).', 'confirm');
+    if (!flag(params.confirm) || !flag(params.off_session)) throw invalid('This fake takes off-session payment intents confirmed at '
+      + 'creation only (confirm=true, off_session=true).', 'confirm');
     const customer = this.find(params.customer ?? '', 'customer', 'customer');
     const card = this.find(params.payment_method ?? '', 'payment_method', 'payment_method');
     if (card.customer !== customer.id) {
@@ -855,9 +859,11 @@ export class FakeStripe {
         const price = this.find(phase.items?.[0]?.price ?? '', 'price', `${param}[items][0][price]`);
         const start = phase.start_date === undefined ? previousEnd : phase.start_date === 'now' ? unix() : integer(phase.start_date, `${param}[start_date]`);
         if (start === null) throw invalid('The first phase needs a start_date.', `${param}[start_date]`);
-        if (index === 0 && start !== schedule.current_phase.start_date) throw invalid('You can not modify the start date of the current phase.', `${param}[start_date]`);
+        if (index === 0 && start !== schedule.current_phase.start_date) throw invalid('You can not modify the start date of the current '
+          + 'phase.', `${param}[start_date]`);
         if (previousEnd !== null && start !== previousEnd) throw invalid(`The start date of phase ${index} must equal the end date of the phase before it.`, `${param}[start_date]`);
-        if (phase.end_date !== undefined && phase.duration !== undefined) throw invalid('You may only specify one of these parameters: duration, end_date.', `${param}[end_date]`);
+        if (phase.end_date !== undefined && phase.duration !== undefined) throw invalid('You may only specify one of these parameters: '
+          + 'duration, end_date.', `${param}[end_date]`);
         const end = phase.end_date !== undefined
           ? integer(phase.end_date, `${param}[end_date]`)
           : phase.duration

@@ -40,7 +40,8 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         return res.end(
           '<html><head><title>Lecture</title><meta property="og:audio" content="/og.mp3"></head><body>' +
-            '<audio src="speech.wav"></audio><a href="https://cdn.example.org/ep1.mp3?x=1&amp;y=2">Episode 1</a><a href="/about">About</a></body></html>',
+            '<audio src="speech.wav"></audio><a href="https://cdn.example.org/ep1.mp3?x=1&amp;y=2">Episode 1</a><a '
+              + 'href="/about">About</a></body></html>',
         );
       case '/empty.html':
         res.writeHead(200, { 'content-type': 'text/html' });

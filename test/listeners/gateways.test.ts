@@ -242,7 +242,8 @@ describe('a Redis restart during a live recording', () => {
     if (redis) await stopChild(redis);
   }, 60_000);
 
-  it('loses no committed line for listeners on B (or on A, joined during the outage), doubles none, and they end with exactly the owner\'s transcript', async () => {
+  it('loses no committed line for listeners on B (or on A, joined during the outage), doubles none, and they end with exactly the '
+    + 'owner\'s transcript', async () => {
     const named: Record<string, Follower> = {};
     const context = () => `${progress(named)}\n${tail(a, b)()}`;
     // Three minutes of speech at real time (stopped once done): commits still come while Redis is down and after it

@@ -106,11 +106,14 @@ describe('the listen view and listener tokens', () => {
 
   it('are served through GraphQL with no credential', async () => {
     const closed = await createBroadcast({ access: 'private', password: 'letmein' });
-    const wrong = await json(await server.graphql('mutation($code: String!) { createListenerToken(code: $code, password: "nope") { listenerToken } }', { code: closed.code }, { auth: null }));
+    const wrong = await json(await server.graphql('mutation($code: String!) { createListenerToken(code: $code, password: "nope") { '
+      + 'listenerToken } }', { code: closed.code }, { auth: null }));
     expect(wrong.errors[0].extensions).toMatchObject({ code: 'forbidden' });
-    const right = await json(await server.graphql('mutation($code: String!) { createListenerToken(code: $code, password: "letmein") { listenerToken broadcastId } }', { code: closed.code }, { auth: null }));
+    const right = await json(await server.graphql('mutation($code: String!) { createListenerToken(code: $code, password: "letmein") { '
+      + 'listenerToken broadcastId } }', { code: closed.code }, { auth: null }));
     expect(right.data.createListenerToken.broadcastId).toBe(closed.id);
-    const view = await json(await server.graphql('query($code: String!, $t: String) { listenerBroadcast(code: $code, listenerToken: $t) { authorized access name } }', { code: closed.code, t: right.data.createListenerToken.listenerToken }, { auth: null }));
+    const view = await json(await server.graphql('query($code: String!, $t: String) { listenerBroadcast(code: $code, listenerToken: $t) { '
+      + 'authorized access name } }', { code: closed.code, t: right.data.createListenerToken.listenerToken }, { auth: null }));
     expect(view.data.listenerBroadcast).toEqual({ authorized: true, access: 'private', name: closed.name });
   });
 });
@@ -328,7 +331,8 @@ describe('the broadcast events socket', () => {
     socket.on('message', (data) => frames.push(JSON.parse(data.toString())));
     // The same events as a GraphQL subscription (graphql-ws), the token as an argument; without it, refused.
     const client = createClient({ url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, lazy: true });
-    const query = 'subscription($id: ID!, $token: String) { broadcastEvents(broadcastId: $id, listenerToken: $token) { type broadcastId currentRecording { recordingId } recordingId transcriptionId state at } }';
+    const query = 'subscription($id: ID!, $token: String) { broadcastEvents(broadcastId: $id, listenerToken: $token) { type broadcastId '
+      + 'currentRecording { recordingId } recordingId transcriptionId state at } }';
     const events: Array<Record<string, unknown>> = [];
     const refusals: unknown[] = [];
     const stopEvents = client.subscribe<{ broadcastEvents: Record<string, unknown> }>({ query, variables: { id: broadcast.id, token } }, { next: (message) => message.data && events.push(message.data.broadcastEvents), error: (error) => refusals.push(error), complete: () => undefined });

@@ -142,7 +142,8 @@ describe('speaker labels on live audio', () => {
     const after = await json(await server.request(`/v1/recordings/${recordingId}/transcript?after=${firstSettle - 1}`));
     expect(after.segments.map((s: Labelled) => s.seq)).toContain(speakerEvents[0]!.frame.seq);
 
-    const graphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { segments { seq speaker speakerConfidence speakerProvisional } } }', { id: recordingId })).json();
+    const graphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { segments { seq speaker '
+      + 'speakerConfidence speakerProvisional } } }', { id: recordingId })).json();
     expect(graphql.errors).toBeUndefined();
     for (const segment of graphql.data.recordingTranscript.segments) expect(segment).toMatchObject({ speakerProvisional: false, speakerConfidence: expect.any(Number) });
     publisher.close();

@@ -85,7 +85,8 @@ describe('precedence', () => {
     expect((await owner(strict)).segments[0]!.words.some((w) => w.low === null)).toBe(true);
 
     // GraphQL reads the same: a listener's suppressed segment, the owner's low words.
-    const query = 'query ($id: ID!) { recordingTranscript(recordingId: $id) { sentences { text unclear suppressed } segments { seq suppressed words { prob low } } } }';
+    const query = 'query ($id: ID!) { recordingTranscript(recordingId: $id) { sentences { text unclear suppressed } segments { seq '
+      + 'suppressed words { prob low } } } }';
     const seen = (await json(await server.graphql(query, { id: strict }, { auth: null }))).data.recordingTranscript;
     expect(seen.segments.find((s: { seq: number }) => s.seq === strictSeq).suppressed).toBe(true);
     const mine = (await json(await server.graphql(query, { id: strict }))).data.recordingTranscript;

@@ -112,7 +112,8 @@ describe('live transcriptions', () => {
   });
 
   it('through GraphQL too', async () => {
-    const response = await server.graphql('mutation($input: CreateLiveTranscriptionInput!) { createLiveTranscription(input: $input) { id kind recordingId source { ... on StreamSource { kind url } ... on MicSource { kind } } } }', {
+    const response = await server.graphql('mutation($input: CreateLiveTranscriptionInput!) { createLiveTranscription(input: $input) { id '
+      + 'kind recordingId source { ... on StreamSource { kind url } ... on MicSource { kind } } } }', {
       input: { name: 'From GraphQL', source: { kind: 'mic' } },
     });
     const body = await response.json();
@@ -143,7 +144,8 @@ describe('live recordings', () => {
     // Every commit the publisher saw is stored, with the same seq and times.
     const transcript = await json(await server.request(`/v1/recordings/${grant.recording.id}/transcript`));
     expect(transcript.segments.map((s: { seq: number; text: string; start: number }) => [s.seq, s.text, s.start])).toEqual(result.commits.map((s) => [s.seq, s.text, s.start]));
-    const viaGraphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { lastSeq segments { seq text } } }', { id: grant.recording.id })).json();
+    const viaGraphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { lastSeq segments { seq text '
+      + '} } }', { id: grant.recording.id })).json();
     expect(viaGraphql.data.recordingTranscript.segments.map((s: { text: string }) => s.text)).toEqual(result.commits.map((s) => s.text));
     // The durable log has the commits in order.
     const log = await json(await server.request(`/v1/recordings/${grant.recording.id}/events`));
@@ -464,7 +466,8 @@ describe('a running capture', () => {
     for (const segment of later) expect(segment).toMatchObject({ decoder: 'fast', catchup: true });
 
     // Through GraphQL, and a re-attached publisher's grant carries the settings as they now stand.
-    const viaGraphql = await (await server.graphql('mutation($id: ID!, $input: RecordingSettingsInput!) { updateRecordingSettings(id: $id, input: $input) { settings } }', { id, input: { latencyMode: 'accuracy', spokenLanguage: null } })).json();
+    const viaGraphql = await (await server.graphql('mutation($id: ID!, $input: RecordingSettingsInput!) { updateRecordingSettings(id: '
+      + '$id, input: $input) { settings } }', { id, input: { latencyMode: 'accuracy', spokenLanguage: null } })).json();
     expect(viaGraphql.errors).toBeUndefined();
     expect(viaGraphql.data.updateRecordingSettings.settings).toMatchObject({ latencyMode: 'accuracy', spokenLanguage: null });
     const log = await json(await server.request(`/v1/recordings/${id}/events`));
@@ -580,7 +583,8 @@ describe('recordings uploaded into a live transcription', () => {
 
   it('through GraphQL (a link)', async () => {
     const live = await createLive({ name: 'GraphQL upload' });
-    const response = await server.graphql('mutation($id: ID!, $options: CreateTranscriptionInput) { uploadRecording(transcriptionId: $id, options: $options) { id job { recordingId state } } }', {
+    const response = await server.graphql('mutation($id: ID!, $options: CreateTranscriptionInput) { uploadRecording(transcriptionId: $id, '
+      + 'options: $options) { id job { recordingId state } } }', {
       id: live.id,
       options: { url: 'http://10.0.0.1/a.wav' },
     });

@@ -54,7 +54,8 @@ describe('script following', () => {
 
     // The publisher's own socket, GraphQL and the durable log's committed frames say the same.
     expect(published.commits.map((c) => [c.seq, c.text, (c as unknown as StoredSegment).scriptPos ?? null])).toEqual(segments.map((s) => [s.seq, s.text, s.scriptPos]));
-    const viaGraphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { segments { seq text recognizedText scriptFrom scriptPos } } }', { id: recordingId })).json();
+    const viaGraphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { segments { seq text '
+      + 'recognizedText scriptFrom scriptPos } } }', { id: recordingId })).json();
     expect(viaGraphql.data.recordingTranscript.segments).toEqual(segments.map(({ seq, text, recognizedText, scriptFrom, scriptPos }) => ({ seq, text, recognizedText, scriptFrom, scriptPos })));
     const log = await json(await server.request(`/v1/recordings/${recordingId}/events`));
     const committed = log.events.filter((e: { type: string }) => e.type === 'transcript.committed').map((e: { frame: { segment: Record<string, unknown> } }) => e.frame.segment);

@@ -41,7 +41,8 @@ it('names a speaker: snapshot, SRT and JSON exports, and a transcript.speaker fr
     expect(follower.frames.find((f) => f.type === 'transcript.speaker')).toMatchObject({ recordingId, speaker: 1, name: 'Ada Lovelace' });
 
     // GraphQL: a second name, then null clears it.
-    const mutation = 'mutation ($id: ID!, $idx: Int!, $name: String) { nameRecordingSpeaker(recordingId: $id, idx: $idx, name: $name) { index name } }';
+    const mutation = 'mutation ($id: ID!, $idx: Int!, $name: String) { nameRecordingSpeaker(recordingId: $id, idx: $idx, name: $name) { '
+      + 'index name } }';
     expect((await json(await server.graphql(mutation, { id: recordingId, idx: 0, name: 'Grace' }))).data.nameRecordingSpeaker).toEqual({ index: 0, name: 'Grace' });
     expect((await json(await server.graphql(mutation, { id: recordingId, idx: 1, name: null }))).data.nameRecordingSpeaker).toEqual({ index: 1, name: null });
     expect(await snapshotSpeakers()).toEqual([{ index: 0, name: 'Grace' }, { index: 1, name: null }]);
@@ -64,7 +65,8 @@ it('refuses a bad idx or name naming the field, and another account\'s recording
   await expectInvalidOption(await put(0, {}), 'name');
   await expectInvalidOption(await put(0, { name: 'A', color: 'red' }), 'color');
   expect(await expectStatus(await put(0, { name: 'x'.repeat(100) }), 200)).toMatchObject({ index: 0 });
-  const refused = await json(await server.graphql('mutation ($id: ID!) { nameRecordingSpeaker(recordingId: $id, idx: -1, name: "A") { index } }', { id: recordingId }));
+  const refused = await json(await server.graphql('mutation ($id: ID!) { nameRecordingSpeaker(recordingId: $id, idx: -1, name: "A") { '
+    + 'index } }', { id: recordingId }));
   expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options' });
   const stranger = await server.createKey(['*'], { accountId: await server.createAccount('Stranger') });
   await expectStatus(await put(0, { name: 'Mallory' }, stranger.key), 404, 'not_found');

@@ -51,7 +51,8 @@ describe('a recording read in another language', () => {
     expect(again.sentences).toHaveLength(1);
     expect(again.sentences[0]).toMatchObject({ id, translation: first.sentences[0].translation, source: 'cache', text: first.sentences[0].text });
 
-    const graphql = await (await server.graphql('query($id: ID!, $s: [String!]) { recordingTranslation(recordingId: $id, lang: "es", sentences: $s) { lang sentences { id translation source } } }', { id: recordingId, s: [id] })).json();
+    const graphql = await (await server.graphql('query($id: ID!, $s: [String!]) { recordingTranslation(recordingId: $id, lang: "es", '
+      + 'sentences: $s) { lang sentences { id translation source } } }', { id: recordingId, s: [id] })).json();
     expect(graphql.errors).toBeUndefined();
     expect(graphql.data.recordingTranslation).toEqual({ lang: 'es', sentences: [{ id, translation: first.sentences[0].translation, source: 'cache' }] });
   });

@@ -233,7 +233,8 @@ describe('GraphQL helper', () => {
   it('runs a query with variables and answers its data', async () => {
     const client = sdk();
     const created = await client.POST('/v1/transcriptions/live', { body: { name: 'Through GraphQL' } });
-    const data = await client.graphql<{ transcription: { id: string; name: string } }>('query One($id: ID!) { transcription(id: $id) { id name } }', { id: created.data!.id });
+    const data = await client.graphql<{ transcription: { id: string; name: string } }>('query One($id: ID!) { transcription(id: $id) { id '
+      + 'name } }', { id: created.data!.id });
     expect(data.transcription).toEqual({ id: created.data!.id, name: 'Through GraphQL' });
   });
 

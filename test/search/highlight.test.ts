@@ -4,8 +4,10 @@ import { literalText, queryWords, snippet } from '../../src/search/highlight.js'
 
 describe('snippet', () => {
   it('marks the matched words, keeping punctuation outside and merging a phrase into one mark', () => {
-    expect(snippet('And says, how do I get to Dublin, and the answer', 'dublin')).toBe('And says, how do I get to <mark>Dublin</mark>, and the answer');
-    expect(snippet('much of political philosophy develops theories', '"political philosophy" theory')).toBe('much of <mark>political philosophy</mark> develops <mark>theories</mark>');
+    expect(snippet('And says, how do I get to Dublin, and the answer', 'dublin')).toBe('And says, how do I get to <mark>Dublin</mark>, '
+      + 'and the answer');
+    expect(snippet('much of political philosophy develops theories', '"political philosophy" theory')).toBe('much of <mark>political '
+      + 'philosophy</mark> develops <mark>theories</mark>');
     expect(snippet('Go forward, ten meters.', 'forwrd')).toBe('Go <mark>forward</mark>, ten meters.');
   });
 

@@ -90,7 +90,8 @@ describe.each(['postgres', 'embedded'] as const)('search on %s', (database) => {
   });
 
   it('answers through GraphQL the same', async () => {
-    const answer = await json(await server.graphql('query($q: String!) { search(q: $q, limit: 5) { results { recordingId sentenceId snippet } nextCursor } }', { q: 'Dublin' }));
+    const answer = await json(await server.graphql('query($q: String!) { search(q: $q, limit: 5) { results { recordingId sentenceId '
+      + 'snippet } nextCursor } }', { q: 'Dublin' }));
     expect(answer.errors).toBeUndefined();
     expect(answer.data.search.results[0]).toMatchObject({ recordingId: lectureRec, snippet: expect.stringContaining('<mark>') });
     const refused = await json(await server.graphql('query { search(q: "  ") { nextCursor } }'));

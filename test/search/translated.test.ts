@@ -71,7 +71,8 @@ describe('the English pivot', () => {
   });
 
   it('GraphQL answers the same, with lang and original', async () => {
-    const body = await (await server.graphql('query { search(q: "lighthouse", lang: "en") { results { recordingId text lang original language } } }')).json();
+    const body = await (await server.graphql('query { search(q: "lighthouse", lang: "en") { results { recordingId text lang original '
+      + 'language } } }')).json();
     expect(body.errors).toBeUndefined();
     expect(body.data.search.results).toEqual([{ recordingId: spanishRec, text: expect.stringMatching(/lighthouse/i), lang: 'en', original: 'El faro brilla en la costa.', language: 'es' }]);
   });

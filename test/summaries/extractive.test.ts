@@ -44,7 +44,9 @@ describe('sentence ranking', () => {
     const talk = [
       'and says, how do I get to Dublin?',
       'And the answer that comes back is, well, I wouldn\'t start from here, sonny.',
-      'That is to say much of political philosophy develops theories that take no account where we actually are and how the theories that people argue about in the journals and in the literature actually could be implemented in book capital in the 21st century, I use for a 4% global wealth tax.',
+      'That is to say much of political philosophy develops theories that take no account where we actually are and how the theories that '
+        + 'people argue about in the journals and in the literature actually could be implemented in book capital in the 21st century, '
+        + 'I use for a 4% global wealth tax.',
       'Well, good luck with that.',
       'Who',
     ];

@@ -61,7 +61,8 @@ describe('the summary written after finalize', () => {
   });
 
   it('is read the same through GraphQL', async () => {
-    const { data, errors } = await json(await server.graphql('query ($id: ID!) { recordingSummary(recordingId: $id) { state title summary provider } }', { id: recordingId }));
+    const { data, errors } = await json(await server.graphql('query ($id: ID!) { recordingSummary(recordingId: $id) { state title summary '
+      + 'provider } }', { id: recordingId }));
     expect(errors).toBeUndefined();
     const rest = await expectStatus(await getSummary(), 200);
     expect(data.recordingSummary).toEqual({ state: 'ready', title: rest.title, summary: rest.summary, provider: 'builtin' });

@@ -30,7 +30,8 @@ describe('script following', () => {
 
   it('follows an exact reading, case and punctuation aside, showing the script as written', () => {
     const [first, second] = follow(['good morning everyone welcome to the quarterly review', 'first our revenue grew by 21% this year']);
-    expect(first).toEqual({ text: 'Good morning, everyone. Welcome to the quarterly review.', recognizedText: 'good morning everyone welcome to the quarterly review', scriptFrom: 0, scriptPos: 8 });
+    expect(first).toEqual({ text: 'Good morning, everyone. Welcome to the quarterly review.', recognizedText: 'good morning everyone '
+      + 'welcome to the quarterly review', scriptFrom: 0, scriptPos: 8 });
     expect(second).toMatchObject({ text: 'First, our revenue grew by twenty-one percent this year.', scriptFrom: 8, scriptPos: 17 });
   });
 
@@ -50,7 +51,8 @@ describe('script following', () => {
   it('takes misrecognized words (homophones, a wrong word at the edge) as the script\'s', () => {
     // "there" for "their" sounds alike; "to" for "two" is a mismatch the words around it carry.
     expect(followScript(SCRIPT, 'Finally, there team will meet at to o\'clock on Friday', 25)).toMatchObject({
-      text: 'Finally, their team will meet at two o’clock on Friday.', recognizedText: 'Finally, there team will meet at to o\'clock on Friday', scriptFrom: 25, scriptPos: 35,
+      text: 'Finally, their team will meet at two o’clock on Friday.', recognizedText: 'Finally, there team will meet at to o\'clock on '
+        + 'Friday', scriptFrom: 25, scriptPos: 35,
     });
     // The first and last words heard wrong: taken as the script's neighbouring words.
     expect(followScript(SCRIPT, 'Hood morning everyone welcome to the quarterly rebrew', 0)).toMatchObject({

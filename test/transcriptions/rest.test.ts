@@ -191,7 +191,8 @@ describe('GraphQL', () => {
     const { createClient } = await import('graphql-ws');
     const form = new FormData();
     form.append('operations', JSON.stringify({
-      query: 'mutation($file: Upload, $options: CreateTranscriptionInput) { createTranscription(file: $file, options: $options) { id recordingId job { state } } }',
+      query: 'mutation($file: Upload, $options: CreateTranscriptionInput) { createTranscription(file: $file, options: $options) { id '
+        + 'recordingId job { state } } }',
       variables: { file: null, options: { name: 'via GraphQL', crop: true } },
     }));
     form.append('map', JSON.stringify({ 0: ['variables.file'] }));

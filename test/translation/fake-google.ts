@@ -52,7 +52,8 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       switch (fake.mode) {
         case 'rate_limit': return error(res, 403, 'User Rate Limit Exceeded', 'userRateLimitExceeded', 'usageLimits');
         case 'daily_limit': return error(res, 403, 'Daily Limit Exceeded', 'dailyLimitExceeded', 'usageLimits');
-        case 'resource_exhausted': return send(res, 429, { error: { code: 429, message: 'Quota exceeded for quota metric \'v2 and v3 general model characters\'.', status: 'RESOURCE_EXHAUSTED' } });
+        case 'resource_exhausted': return send(res, 429, { error: { code: 429, message: 'Quota exceeded for quota metric \'v2 and v3 '
+          + 'general model characters\'.', status: 'RESOURCE_EXHAUSTED' } });
         case 'server_error': return error(res, 500, 'Internal error encountered.', 'backendError');
         case 'hang': return loopback.hang(res);
         case 'ok': break;

@@ -68,7 +68,8 @@ describe.skipIf(!apertium)('the English pivot (whisper-base)', () => {
     const srt = await read('export?format=srt&lang=en');
     expect(srt.status).toBe(200);
     expect(countOf(await srt.text(), ENGLISH)).toBeGreaterThanOrEqual(4);
-    const graphql = await (await server.graphql('query($id: ID!) { recordingTranslation(recordingId: $id, lang: "en") { lang sentences { translation source } } }', { id: recordingId })).json();
+    const graphql = await (await server.graphql('query($id: ID!) { recordingTranslation(recordingId: $id, lang: "en") { lang sentences { '
+      + 'translation source } } }', { id: recordingId })).json();
     expect(graphql.errors).toBeUndefined();
     expect(graphql.data.recordingTranslation.sentences).toEqual(sentences.map((s) => ({ translation: s.translation, source: 'cache' })));
   }, 120_000);

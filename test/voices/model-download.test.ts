@@ -89,7 +89,8 @@ describe('the text-to-speech model on first use', () => {
     const { service, calls, modelsDir } = await freshService(false);
     const refused = await refusal(service.kokoro());
     expect(refused).toMatchObject({ code: 'unavailable', status: 503 });
-    expect(refused.message).toBe('The text-to-speech model is not installed on this server (KOKORO_DIR): run `npm run models:download -- kokoro`, or set KOKORO_DOWNLOAD=true.');
+    expect(refused.message).toBe('The text-to-speech model is not installed on this server (KOKORO_DIR): run '
+      + '`npm run models:download -- kokoro`, or set KOKORO_DOWNLOAD=true.');
     expect(refused.message).not.toContain(modelsDir);
     expect(calls).toHaveLength(0);
   });

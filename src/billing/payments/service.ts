@@ -381,7 +381,8 @@ export class PaymentsService {
     this.requireOn();
     const subscription = await this.activeSubscription(accountId);
     if (target !== null) {
-      if (subscription.cancelAtPeriodEnd) throw errors.invalidState('The subscription ends at period end; take the cancellation back first.');
+      if (subscription.cancelAtPeriodEnd) throw errors.invalidState('The subscription ends at period end; take the cancellation back '
+        + 'first.');
       if (target === subscription.interval) throw errors.invalidState(`The subscription is already billed every ${target}.`);
     } else if (!subscription.pendingInterval) throw errors.invalidState('No interval switch is scheduled.');
     const plan = this.settings.plans.find((entry) => entry.id === subscription.planId);
@@ -485,7 +486,8 @@ export class PaymentsService {
     switch (event.type) {
       case 'checkout.completed': {
         const checkout = await this.deps.prisma.checkout.findUnique({ where: { providerId: event.checkoutProviderId } });
-        if (!checkout) return this.logger.warn({ checkout: event.checkoutProviderId }, 'a completed checkout this server did not open was ignored');
+        if (!checkout) return this.logger.warn({ checkout: event.checkoutProviderId }, 'a completed checkout this server did not open was '
+          + 'ignored');
         if (event.paid) await this.completeCheckout(checkout, { paymentId: event.paymentId, subscriptionId: event.subscriptionId, amountPaidCents: event.amountCents });
         return;
       }
@@ -576,7 +578,8 @@ export class PaymentsService {
     const account = await this.billing.account(accountId);
     const cards = await this.deps.prisma.paymentMethod.count({ where: { accountId } });
     if (!account.providerCustomerId || cards === 0) {
-      throw new ApiError('payment_method_required', 409, 'No payment method is saved yet: pay once by checkout (or add a card through POST /v1/billing/payment-methods/manage).', { retryable: false });
+      throw new ApiError('payment_method_required', 409, 'No payment method is saved yet: pay once by checkout (or add a card through '
+        + 'POST /v1/billing/payment-methods/manage).', { retryable: false });
     }
     return callProvider(() => this.provider.portalUrl(account.providerCustomerId!, this.billing.topUpUrl(baseUrl)));
   }
@@ -588,7 +591,8 @@ export class PaymentsService {
     if (!method) throw errors.notFound('The payment method');
     const subscription = await this.deps.prisma.subscription.findFirst({ where: { accountId, status: 'active' } });
     if (subscription && (subscription.paymentMethodId === method.providerId || (!subscription.paymentMethodId && method.isDefault))) {
-      throw new ApiError('payment_method_in_use', 409, 'This card pays the subscription; make another card the default first, or cancel the subscription.', { details: { subscriptionId: subscription.id }, retryable: false });
+      throw new ApiError('payment_method_in_use', 409, 'This card pays the subscription; make another card the default first, or cancel '
+        + 'the subscription.', { details: { subscriptionId: subscription.id }, retryable: false });
     }
     await callProvider(() => this.provider.detachPaymentMethod(method.providerId));
     await this.deps.prisma.$transaction(async (tx) => {
@@ -638,7 +642,8 @@ export class PaymentsService {
     const settings = this.requireOn();
     const started = await this.transaction(accountId, async (tx, account) => {
       if (!account.autoTopUpEnabled || account.autoTopUpAmountCents === null) {
-        if (trigger === 'retry') throw new ApiError('auto_top_up_off', 409, 'Auto top-up is off; turn it on with PUT /v1/billing/auto-top-up.', { retryable: false });
+        if (trigger === 'retry') throw new ApiError('auto_top_up_off', 409, 'Auto top-up is off; turn it on with PUT '
+          + '/v1/billing/auto-top-up.', { retryable: false });
         return null;
       }
       if (!this.provider.offersAutomaticCharges) {
@@ -711,7 +716,8 @@ export class PaymentsService {
 /** The CheckPromoCode body: `{code, for}`. */
 export function promoFields(body: unknown): { code: string; for: 'topup' | 'subscribe' } {
   const { code, for: kind } = bodyWithFields(body, ['code', 'for'], '{code, for}');
-  if (typeof code !== 'string' || !code.trim() || code.length > 100) throw errors.invalidBody('code must be a non-empty string of at most 100 characters.', { field: 'code' });
+  if (typeof code !== 'string' || !code.trim() || code.length > 100) throw errors.invalidBody('code must be a non-empty string of at most '
+    + '100 characters.', { field: 'code' });
   if (kind !== 'topup' && kind !== 'subscribe') throw errors.invalidBody('for must be "topup" or "subscribe".', { field: 'for' });
   return { code, for: kind };
 }

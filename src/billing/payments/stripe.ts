@@ -107,7 +107,8 @@ export class StripeProvider implements PaymentProvider {
     };
     let params: Stripe.Checkout.SessionCreateParams;
     if (input.kind === 'topup') {
-      if (!Number.isSafeInteger(input.amountCents) || input.amountCents! <= 0) throw new TypeError('a top-up checkout needs a positive whole-cent amount');
+      if (!Number.isSafeInteger(input.amountCents) || input.amountCents! <= 0) throw new TypeError('a top-up checkout needs a positive '
+        + 'whole-cent amount');
       params = {
         ...common,
         mode: 'payment',
@@ -223,7 +224,8 @@ export class StripeProvider implements PaymentProvider {
       if (scheduleId) await this.call(() => this.stripe.subscriptionSchedules.release(scheduleId));
       return this.getSubscription(id);
     }
-    if (current.cancel_at_period_end) throw new ProviderRefused('the subscription ends with this period; there is no next period to switch');
+    if (current.cancel_at_period_end) throw new ProviderRefused('the subscription ends with this period; there is no next period to '
+      + 'switch');
     const price = await this.call(() => this.stripe.prices.retrieve(priceId));
     if (!price.recurring) throw new ProviderRefused(`price ${priceId} is not a recurring price`);
     const schedule = scheduleId

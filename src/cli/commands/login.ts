@@ -52,6 +52,7 @@ async function login(ctx: CommandContext): Promise<void> {
 export function loginCommand(): Command {
   return new Command('login')
     .description('check an API key against the server and store the server and key for the next commands (file mode 0600)')
-    .addHelpText('after', '\nThe key: --key, else stdin when piped (speechgate login --url URL < key.txt), else SPEECHGATE_API_KEY, else asked for.')
+    .addHelpText('after', '\nThe key: --key, else stdin when piped (speechgate login --url URL < key.txt), else SPEECHGATE_API_KEY, else '
+      + 'asked for.')
     .action(action(login));
 }

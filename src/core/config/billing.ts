@@ -157,11 +157,13 @@ function plan(problems: Problems, place: string, raw: unknown): PlanSettings | n
     return null;
   }
   unknownKeys(problems, place, raw, ['id', 'name', 'visible', 'rates', 'prices', 'includedMonthlyCredit', 'graceOnZero', 'limits', 'features', 'billedByHand']);
-  const rates = isRecord(raw.rates) ? raw.rates : (problems.add(`${place}.rates`, 'must be {"file": $/h, "live": $/h, "minimumSeconds": s}'), {});
+  const rates = isRecord(raw.rates) ? raw.rates : (problems.add(`${place}.rates`, 'must be {"file": $/h, "live": $/h, "minimumSeconds": '
+    + 's}'), {});
   const limits = isRecord(raw.limits) ? raw.limits : (problems.add(`${place}.limits`, 'must be an object'), {});
   let prices: PlanSettings['prices'] = null;
   if (raw.prices !== undefined && raw.prices !== null) {
-    if (!isRecord(raw.prices)) problems.add(`${place}.prices`, 'must be {"month": dollars, "year": dollars, "providerMonth", "providerYear"} or null');
+    if (!isRecord(raw.prices)) problems.add(`${place}.prices`, 'must be {"month": dollars, "year": dollars, "providerMonth", '
+      + '"providerYear"} or null');
     else {
       prices = {
         monthCents: money(problems, `${place}.prices.month`, raw.prices.month),
@@ -240,7 +242,8 @@ export function parseBillingSettings(raw: unknown, env: Env, source = 'BILLING_C
     const secretKey = str(env, 'STRIPE_SECRET_KEY');
     const webhookSecret = str(env, 'STRIPE_WEBHOOK_SECRET');
     if (!secretKey) problems.add('provider', 'stripe needs the STRIPE_SECRET_KEY environment variable');
-    if (!webhookSecret) problems.add('provider', 'stripe needs the STRIPE_WEBHOOK_SECRET environment variable (the endpoint\'s signing secret)');
+    if (!webhookSecret) problems.add('provider', 'stripe needs the STRIPE_WEBHOOK_SECRET environment variable (the endpoint\'s signing '
+      + 'secret)');
     const apiBase = str(env, 'STRIPE_API_BASE') ?? (typeof providerRaw.apiBase === 'string' ? providerRaw.apiBase : null);
     if (apiBase !== null && !/^https?:\/\/[^/]+/.test(apiBase)) problems.add('provider.apiBase', `must be an http(s) URL, got "${apiBase}"`);
     provider = { kind: 'stripe', secretKey: secretKey ?? '', webhookSecret: webhookSecret ?? '', apiBase: apiBase?.replace(/\/+$/, '') ?? null };

@@ -132,8 +132,10 @@ export function loadTranslationSettings(env: Env): TranslationSettings {
     speech: bool(env, 'TRANSLATION_SPEECH', true),
   };
   if (!settings.llm.languages.length) settings.llm.languages = [...DEFAULT_LLM_LANGUAGES];
-  if (providers.includes('google') && !settings.google.apiKey) throw new Error('TRANSLATION_PROVIDERS names google, which needs TRANSLATION_GOOGLE_API_KEY');
-  if (providers.includes('llm') && !settings.llm.apiUrl) throw new Error('TRANSLATION_PROVIDERS names llm, which needs TRANSLATION_LLM_URL (the base of an OpenAI-compatible API) or SUMMARY_API_URL');
+  if (providers.includes('google') && !settings.google.apiKey) throw new Error('TRANSLATION_PROVIDERS names google, which needs '
+    + 'TRANSLATION_GOOGLE_API_KEY');
+  if (providers.includes('llm') && !settings.llm.apiUrl) throw new Error('TRANSLATION_PROVIDERS names llm, which needs '
+    + 'TRANSLATION_LLM_URL (the base of an OpenAI-compatible API) or SUMMARY_API_URL');
   if (providers.includes('apertium') && !apertiumInstalled) {
     throw new Error(`TRANSLATION_PROVIDERS names apertium, but "${bin}" is not an executable on PATH; install the apertium package and its language pairs (e.g. apertium-eng-spa) or set TRANSLATION_APERTIUM_BIN`);
   }

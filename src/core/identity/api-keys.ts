@@ -32,7 +32,8 @@ export function generateApiKey(): NewApiKey {
  */
 export function describeGivenKey(key: string): NewApiKey {
   if (!API_KEY_FORMAT.test(key)) {
-    throw new Error('BOOTSTRAP_API_KEY must have the API key format sg_live_<12 hex characters>_<secret of 20 to 128 letters, digits, _ or ->.');
+    throw new Error('BOOTSTRAP_API_KEY must have the API key format sg_live_<12 hex characters>_<secret of 20 to 128 letters, digits, _ '
+      + 'or ->.');
   }
   return { key, keyPrefix: key.slice(0, KEY_PREFIX.length + 12), keyHash: hashApiKey(key) };
 }

@@ -125,7 +125,8 @@ export function useQueryLimits(settings: GraphQLSettings): Plugin[] {
       let refusal: ApiError | null = null;
       if (settings.introspection === 'off') refusal = errors.forbidden('Introspection is off on this server (GRAPHQL_INTROSPECTION=off).', { field: 'query' });
       else if (ctx.credentialError) refusal = ctx.credentialError;
-      else if (!ctx.identity) refusal = errors.invalidToken('Introspection needs a credential: send "Authorization: Bearer <API key or token>" (in GraphiQL, the Headers tab).');
+      else if (!ctx.identity) refusal = errors.invalidToken('Introspection needs a credential: send "Authorization: Bearer <API key or '
+        + 'token>" (in GraphiQL, the Headers tab).');
       if (refusal) setResultAndStopExecution({ errors: [asRequestError(refusal)] });
     },
   };

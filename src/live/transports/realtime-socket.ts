@@ -66,7 +66,8 @@ export class RealtimeSockets {
     const claims = this.deps.signer.verify(token);
     // A recording's publish token opens that recording's socket only, and a realtime token no recording's.
     if ((claims.recording?.id ?? null) !== recordingId) {
-      throw errors.invalidToken(recordingId ? 'This stream URL is not this recording\'s publish grant; start a recording or ask for a publish token.' : 'This stream URL belongs to a live recording; connect to it as it was given.');
+      throw errors.invalidToken(recordingId ? 'This stream URL is not this recording\'s publish grant; start a recording or ask for a '
+        + 'publish token.' : 'This stream URL belongs to a live recording; connect to it as it was given.');
     }
     const engineRefusal = this.deps.engine.unavailable();
     if (engineRefusal) throw engineRefusal;
@@ -200,7 +201,8 @@ class RealtimeSocket implements LiveOutput {
   }
 
   private slowConsumer(): void {
-    this.send({ type: 'error', code: 'slow_consumer', message: 'The client read the transcript too slowly and was disconnected; create a new session.', retryable: false }, true);
+    this.send({ type: 'error', code: 'slow_consumer', message: 'The client read the transcript too slowly and was disconnected; create a '
+      + 'new session.', retryable: false }, true);
     this.session.abandon();
     this.close(1008, 'slow_consumer');
   }

@@ -77,7 +77,8 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   const first = branches.find((b) => b !== cached);
   if (branches.length !== 2 || !cached || !first || pastInputs.length === 0) throw new Error('decoder If branches are not the merged export’s');
   // Nothing else may read the inputs about to go.
-  if (readsPast(first) || topNodes.some((n) => n.inputs.some((i) => pastInputs.includes(i)))) throw new Error('the decoder reads the encoder keys and values elsewhere');
+  if (readsPast(first) || topNodes.some((n) => n.inputs.some((i) => pastInputs.includes(i)))) throw new Error('the decoder reads the '
+    + 'encoder keys and values elsewhere');
 
   // The first-call branch's nodes that compute the encoder keys and values: a backward slice from its outputs,
   // stopping at names from outside the branch (encoder_hidden_states, initialisers).

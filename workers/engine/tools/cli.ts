@@ -29,9 +29,11 @@ export interface CliArgs {
 }
 
 const USAGE =
-  'usage: npm run transcribe -- <file> [--language xx] [--json] [--fast] [--greedy | --beam N] [--model NAME] [--provider cpu|cuda] [--threads N] ' +
+  'usage: npm run transcribe -- <file> [--language xx] [--json] [--fast] [--greedy | --beam N] [--model NAME] [--provider cpu|cuda] '
+    + '[--threads N] ' +
   '[--start S] [--end S] [--no-vad] [--no-words] [--verbose]\n' +
-  '  default: the accurate model (MODEL_ACCURATE, whisper-base) with beam search 5; --fast: the fast model (MODEL_FAST, whisper-tiny); --greedy: beam 1';
+  '  default: the accurate model (MODEL_ACCURATE, whisper-base) with beam search 5; --fast: the fast model (MODEL_FAST, whisper-tiny); '
+    + '--greedy: beam 1';
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = { file: '', json: false, verbose: false, role: CLI_DEFAULTS.role, options: { beamSize: CLI_DEFAULTS.beamSize } };

@@ -192,7 +192,8 @@ function loadDecoderGraph(
   float: GraphFloat,
   batchSteps: boolean,
 ): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean; rowMasks: boolean } {
-  const hoisted = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again (slower)');
+  const hoisted = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again '
+    + '(slower)');
   const graph = floatProducts(file, hoisted.graph, float, gpu);
   if (!gpu) return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false };
   // Row masks first: the per-step rewrite then copies first-call nodes into the cached branch, which the masks
