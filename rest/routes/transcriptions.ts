@@ -6,20 +6,19 @@
 import type { Request, Response } from 'express';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import { ApiError, errors } from '../../src/core/errors.js';
-import { baseUrlOf, type Context } from '../../src/core/context.js';
-import { actorOf, type Actor } from '../../src/core/identity/actor.js';
+import type { Context } from '../../src/core/context.js';
 import { ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type CreateLiveTranscriptionInput, CreateTranscriptionDocument, type CreateTranscriptionInput, JobFieldsFragmentDoc, PurgeTranscriptionDocument, RestoreTranscriptionDocument, TranscriptionDocument, TranscriptionFieldsFragmentDoc, TranscriptionProbeDocument, TranscriptionsDocument, UpdateTranscriptionDocument, type UpdateTranscriptionInput, UploadRecordingDocument } from '../../src/generated/graphql.js';
 import { fragmentSchema, pageSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
-import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch, type TranscriptionView } from '../../src/transcriptions/service.js';
+import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch } from '../../src/transcriptions/service.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { withoutLastCursor } from '../query.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes } from '../lifecycle-routes.js';
-import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry, type RunTyped } from '../types.js';
 import { creationRefusals } from './billing.js';
 
 /** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
@@ -138,7 +137,7 @@ function parseOptionsPart(value: string): unknown {
  * streamed into storage as it arrives; the Idempotency-Key is claimed once the whole body is read, with a
  * fingerprint of the options and of the file's bytes.
  */
-async function createFromMultipart(req: Request, res: Response, ctx: Context, actor: Actor, target: CreateTarget): Promise<TranscriptionView | null> {
+async function createFromMultipart(req: Request, res: Response, ctx: Context, target: CreateTarget, run: RunTyped): Promise<{ id: string } | null> {
   const service = ctx.services.transcriptions;
   const body = await readMultipart(req, {
     fields: ['options'],
@@ -163,8 +162,17 @@ async function createFromMultipart(req: Request, res: Response, ctx: Context, ac
     if (upload) await service.discardUpload(upload);
     throw error;
   }
-  const baseUrl = baseUrlOf(ctx);
-  return target.into === 'recording' ? service.uploadRecording(actor, target.transcriptionId, options, upload, baseUrl) : service.create(actor, options, upload, baseUrl);
+  // The same mutations as a GraphQL multipart request, with the file already in storage as the `file` variable.
+  const variables = { options: options as CreateTranscriptionInput, file: upload ?? null };
+  try {
+    return target.into === 'recording'
+      ? (await run(UploadRecordingDocument, { transcriptionId: target.transcriptionId, ...variables })).uploadRecording
+      : (await run(CreateTranscriptionDocument, variables)).createTranscription;
+  } catch (error) {
+    // Refused before the service took the file over (variables GraphQL could not take): nothing may keep it.
+    if (upload) await service.discardUpload(upload);
+    throw error;
+  }
 }
 
 /** What a create body makes: a new transcription, or a recording uploaded into a live one. */
@@ -176,8 +184,7 @@ type CreateTarget = { into: 'transcription' } | { into: 'recording'; transcripti
  */
 function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['handler'] {
   return async (req, res, ctx, run) => {
-    const identity = requireScope(ctx, 'write');
-    const actor = actorOf(identity);
+    requireScope(ctx, 'write');
     const target = targetOf(req);
     let created: { id: string } | null;
     if (req.is('multipart/form-data')) {
@@ -188,7 +195,7 @@ function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['
         throw new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${ctx.config.limits.maxUploadBytes} bytes).`, { details: { field: 'file', limit: ctx.config.limits.maxUploadBytes } });
       }
       try {
-        created = await createFromMultipart(req, res, ctx, actor, target);
+        created = await createFromMultipart(req, res, ctx, target, run);
       } catch (error) {
         // The rest of a refused upload is not read: close the connection after the answer.
         res.setHeader('Connection', 'close');
@@ -209,8 +216,7 @@ function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['
     } else {
       throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
     }
-    // The upload went to the service directly (its file streams to storage): answered as every read of it is.
-    if (created) res.status(201).json(req.is('multipart/form-data') ? (await run(TranscriptionDocument, { id: created.id })).transcription : created);
+    if (created) res.status(201).json(created);
   };
 }
 

@@ -9,8 +9,11 @@ import type { Context } from '../../src/core/context.js';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
-import { AvailableVoicesDocument, CreateVoiceFromSpeakerDocument, type CreateVoiceFromSpeakerInput, DeleteVoiceDocument, UpdateVoiceDocument, type UpdateVoiceInput, VoiceDocument, VoiceFieldsFragmentDoc,
-  AvailableVoicesFieldsFragmentDoc, VoicesDocument } from '../../src/generated/graphql.js';
+import {
+  AvailableVoicesDocument, AvailableVoicesFieldsFragmentDoc, CreateVoiceDocument, CreateVoiceFromSpeakerDocument,
+  type CreateVoiceFromSpeakerInput, type CreateVoiceInput, DeleteVoiceDocument, UpdateVoiceDocument, type UpdateVoiceInput,
+  VoiceDocument, VoiceFieldsFragmentDoc, VoicesDocument,
+} from '../../src/generated/graphql.js';
 import { fragmentSchema, pageSchema } from '../shapes.js';
 import { MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { readMultipart } from '../multipart.js';
@@ -47,7 +50,7 @@ function parseMetaPart(value: string): unknown {
 
 /** POST /v1/voices: `sample` streamed into the voice's folder, `meta` checked before it; 201 with the voice. */
 async function createVoice(req: Request, res: Response, ctx: Context, run: RunTyped): Promise<void> {
-  const identity = requireScope(ctx, 'write');
+  requireScope(ctx, 'write');
   if (!req.is('multipart/form-data')) {
     throw new ApiError('invalid_options', 415, `The body must be multipart/form-data with a "sample" audio part and a "meta" JSON part, not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
   }
@@ -71,13 +74,21 @@ async function createVoice(req: Request, res: Response, ctx: Context, run: RunTy
       if (body.file) await service.discardSample(body.file);
       throw errors.invalidOptions('meta is required: a JSON part with CreateVoice (name, consent …).', { field: 'meta' });
     }
-    created = await service.create(identity.account.id, parseMetaPart(body.fields.meta), body.file);
+    const sample = body.file;
+    try {
+      // The mutation a GraphQL multipart request runs, with the sample already in storage as its `sample` variable.
+      created = (await run(CreateVoiceDocument, { input: parseMetaPart(body.fields.meta) as CreateVoiceInput, sample })).createVoice;
+    } catch (error) {
+      // Refused before the service took the sample over (variables GraphQL could not take): nothing may keep it.
+      if (sample) await service.discardSample(sample);
+      throw error;
+    }
   } catch (error) {
     // The rest of a refused upload is not read: close the connection after the answer.
     res.setHeader('Connection', 'close');
     throw error;
   }
-  res.status(201).json((await run(VoiceDocument, { id: created.id })).voice);
+  res.status(201).json(created);
 }
 
 /** The owner of a media URL: the bearer header, else a person's token in `access_token` (an audio element sends no header). */

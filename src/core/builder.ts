@@ -52,6 +52,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
     LanguageMap: { Input: Record<string, string>; Output: Record<string, string> };
+    Upload: { Input: unknown; Output: never };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, ErrorsPlugin, DataloaderPlugin],
@@ -106,6 +107,15 @@ builder.scalarType('DateTime', {
 builder.scalarType('JSON', {
   description: 'Any JSON value.',
   serialize: (value) => value,
+  parseValue: (value) => value,
+});
+
+builder.scalarType('Upload', {
+  description: 'A file sent with the GraphQL multipart request spec.',
+  serialize: () => {
+    throw new GraphQLError('Upload is an input-only scalar.');
+  },
+  // Checked where it is read (src/core/uploads.ts): a file, or an upload the REST route stored first.
   parseValue: (value) => value,
 });
 

@@ -167,6 +167,20 @@ export type CreateVoiceFromSpeakerInput = {
   speaker: number;
 };
 
+/** CreateVoice: what the sample is to become. A voice is trained only with `consent: true` and not as a `draft`. */
+export type CreateVoiceInput = {
+  color?: string | null | undefined;
+  /** Default false; must be true to train (the person speaking agreed to have their voice cloned). */
+  consent?: boolean | null | undefined;
+  /** Default false; true keeps the voice untrained until an update gives consent and `draft: false`. */
+  draft?: boolean | null | undefined;
+  /** `female` or `male`; default: what the pitch suggests. */
+  gender?: string | null | undefined;
+  name: string;
+  /** Where the sample came from (http or https), kept for your records; not fetched. */
+  sampleUrl?: string | null | undefined;
+};
+
 /** CropWindow: the part of the source to transcribe (seconds); transcript times count from `startS`. */
 export type CropWindowInput = {
   /** Absent or null: to the end. */
@@ -1180,6 +1194,14 @@ export type AvailableVoicesQueryVariables = Exact<{
 
 
 export type AvailableVoicesQuery = { availableVoices: { lang: string, voices: Array<{ id: string, kind: string, name: string, language: string | null, gender: string | null, default: boolean, color: string | null }> } };
+
+export type CreateVoiceMutationVariables = Exact<{
+  input: CreateVoiceInput;
+  sample: unknown;
+}>;
+
+
+export type CreateVoiceMutation = { createVoice: { id: string, name: string, color: string | null, gender: string | null, sampleUrl: string | null, consent: boolean, draft: boolean, enabled: boolean, state: string, progress: number, error: string | null, speechS: number | null, createdAt: string, updatedAt: string, source: { recordingId: string, speaker: number } | null, fit: { cloner: string, speechS: number | null, pitchHz: number | null, gender: string | null, basedOn: Array<string> | null, blend: number | null, voicePitchHz: number | null, distance: number | null, candidates: Array<{ voice: string, distance: number }> | null } | null } };
 
 export type CreateVoiceFromSpeakerMutationVariables = Exact<{
   input: CreateVoiceFromSpeakerInput;
@@ -5507,6 +5529,46 @@ export const AvailableVoicesDocument = new TypedDocumentString(`
     color
   }
 }`) as unknown as TypedDocumentString<AvailableVoicesQuery, AvailableVoicesQueryVariables>;
+export const CreateVoiceDocument = new TypedDocumentString(`
+    mutation CreateVoice($input: CreateVoiceInput!, $sample: Upload!) {
+  createVoice(input: $input, sample: $sample) {
+    ...VoiceFields
+  }
+}
+    fragment VoiceFields on Voice {
+  id
+  name
+  color
+  gender
+  sampleUrl
+  consent
+  draft
+  enabled
+  state
+  progress
+  error
+  source {
+    recordingId
+    speaker
+  }
+  speechS
+  fit {
+    cloner
+    speechS
+    pitchHz
+    gender
+    basedOn
+    blend
+    voicePitchHz
+    distance
+    candidates {
+      voice
+      distance
+    }
+  }
+  createdAt
+  updatedAt
+}`) as unknown as TypedDocumentString<CreateVoiceMutation, CreateVoiceMutationVariables>;
 export const CreateVoiceFromSpeakerDocument = new TypedDocumentString(`
     mutation CreateVoiceFromSpeaker($input: CreateVoiceFromSpeakerInput!) {
   createVoiceFromSpeaker(input: $input) {

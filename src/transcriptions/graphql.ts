@@ -1,12 +1,12 @@
 import { builder } from '../core/builder.js';
+import { uploadedStream } from '../core/uploads.js';
 import { LifecycleTimesRef, PurgedType } from '../core/lifecycle.js';
 import { SpeakerLabels } from '../meta/graphql.js';
 import { ConfidencePolicyInput } from '../recordings/graphql.js';
 import { CropWindowInput, JobType } from '../jobs/graphql.js';
 import type { ProbeRecord } from '../links/index.js';
-import type { CaptureSource, TranscriptionPage, TranscriptionView } from './service.js';
+import { isStagedUpload, type CaptureSource, type TranscriptionPage, type TranscriptionView } from './service.js';
 import { ShareLinkType } from '../share-links/graphql.js';
-import { Readable } from 'node:stream';
 import { errors } from '../core/errors.js';
 import { baseUrlOf } from '../core/context.js';
 import { actorOf } from '../core/identity/actor.js';
@@ -179,37 +179,12 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** The GraphQL multipart request spec's file (graphql-yoga hands resolvers a WHATWG File). */
-interface UploadedFileValue { name: string; type: string; stream(): ReadableStream<Uint8Array> }
-
-/** Reads a WHATWG stream chunk by chunk; yoga's may be a ponyfill that Readable.fromWeb refuses. */
-async function* readChunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
-
-// The builder declares DateTime and JSON; `Upload` is added here because only file transcriptions take files.
-(builder as unknown as { scalarType: (name: string, options: object) => void }).scalarType('Upload', {
-  description: 'A file sent with the GraphQL multipart request spec.',
-  serialize: () => {
-    throw new Error('Upload is an input-only scalar.');
-  },
-  parseValue: (value: unknown) => value,
-});
-
-/** A GraphQL multipart `file` argument as the service takes an upload (a stream, its name and type). */
+/**
+ * A `file` argument as the service takes an upload: a GraphQL multipart file, or an upload the REST route already
+ * streamed to storage (`POST /v1/transcriptions` as multipart runs this mutation with it).
+ */
 function uploadOf(value: unknown) {
-  const file = value as UploadedFileValue | null | undefined;
-  if (file && typeof file.stream !== 'function') throw errors.invalidOptions('file must be sent as a multipart upload.', { field: 'file' });
-  return file ? { stream: Readable.from(readChunks(file.stream())), fileName: file.name || null, mimeType: file.type || null } : null;
+  return isStagedUpload(value) ? value : uploadedStream(value, 'file');
 }
 
 builder.mutationFields((t) => ({
@@ -220,7 +195,7 @@ builder.mutationFields((t) => ({
     authScopes: { write: true },
     args: {
       options: t.arg({ type: CreateTranscriptionInput }),
-      file: t.arg({ type: 'Upload' as never }),
+      file: t.arg({ type: 'Upload' }),
     },
     resolve: (_root, args, ctx) => ctx.services.transcriptions.create(actorOf(ctx.identity!), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx)),
   }),
@@ -233,7 +208,7 @@ builder.mutationFields((t) => ({
     args: {
       transcriptionId: t.arg.id({ required: true }),
       options: t.arg({ type: CreateTranscriptionInput }),
-      file: t.arg({ type: 'Upload' as never }),
+      file: t.arg({ type: 'Upload' }),
     },
     resolve: (_root, args, ctx) =>
       ctx.services.transcriptions.uploadRecording(actorOf(ctx.identity!), String(args.transcriptionId), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx)),

@@ -95,6 +95,18 @@ export interface StagedUpload {
 
 const isStaged = (upload: UploadedFile | StagedUpload): upload is StagedUpload => 'sha256' in upload;
 
+/**
+ * The uploads `stageUpload` wrote in this process. The REST upload routes hand theirs to the GraphQL mutations as the
+ * `file` variable; a GraphQL request cannot make one (its variables are JSON), so a staged upload in a variable is one
+ * this server wrote.
+ */
+const stagedHere = new WeakSet<StagedUpload>();
+
+/** An upload `stageUpload` wrote in this process (the Upload scalar's check). */
+export function isStagedUpload(value: unknown): value is StagedUpload {
+  return typeof value === 'object' && value !== null && stagedHere.has(value as StagedUpload);
+}
+
 export interface TranscriptionView extends LifecycleTimes {
   id: string;
   kind: 'file' | 'link' | 'live';
@@ -519,7 +531,9 @@ export class TranscriptionsService {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
-    return { recordingId, bytes, sha256: hash.digest('hex'), fileName: file.fileName, mimeType: file.mimeType };
+    const staged: StagedUpload = { recordingId, bytes, sha256: hash.digest('hex'), fileName: file.fileName, mimeType: file.mimeType };
+    stagedHere.add(staged);
+    return staged;
   }
 
   /** Removes a staged upload that no transcription took over. */

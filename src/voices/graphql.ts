@@ -1,7 +1,20 @@
 import { builder } from '../core/builder.js';
-import type { AvailableVoice, VoiceView } from './service.js';
+import { uploadedStream } from '../core/uploads.js';
+import { isStagedSample, type AvailableVoice, type VoiceView } from './service.js';
 
 /** Typed inputs of voices (CreateVoiceFromSpeaker, and the PATCH where every field is optional). */
+
+export const CreateVoiceInput = builder.inputType('CreateVoiceInput', {
+  description: 'CreateVoice: what the sample is to become. A voice is trained only with `consent: true` and not as a `draft`.',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    color: t.string(),
+    gender: t.string({ description: '`female` or `male`; default: what the pitch suggests.' }),
+    sampleUrl: t.string({ description: 'Where the sample came from (http or https), kept for your records; not fetched.' }),
+    consent: t.boolean({ description: 'Default false; must be true to train (the person speaking agreed to have their voice cloned).' }),
+    draft: t.boolean({ description: 'Default false; true keeps the voice untrained until an update gives consent and `draft: false`.' }),
+  }),
+});
 
 export const CreateVoiceFromSpeakerInput = builder.inputType('CreateVoiceFromSpeakerInput', {
   description: 'CreateVoiceFromSpeaker: a recording\'s speaker becomes a voice (at least 30 s of that speaker); naming labels the speaker '
@@ -156,6 +169,19 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
+  createVoice: t.field({
+    type: VoiceType,
+    description: 'A voice cloned from a sample of someone speaking (`sample`, a GraphQL multipart file; `POST /v1/voices` runs this '
+      + 'with the sample it streamed to storage); answers it `training` (or a draft).',
+    authScopes: { write: true },
+    args: { input: t.arg({ type: CreateVoiceInput, required: true }), sample: t.arg({ type: 'Upload', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const voices = ctx.services.voices;
+      const upload = isStagedSample(args.sample) ? null : uploadedStream(args.sample, 'sample');
+      const staged = upload ? await voices.stageSample(upload) : (args.sample as Parameters<typeof voices.create>[2]);
+      return voices.create(ctx.identity!.account.id, args.input, staged);
+    },
+  }),
   createVoiceFromSpeaker: t.field({
     type: VoiceType,
     description: 'A voice from a recording\'s own audio of one speaker (at least 30 s); answers it `training`. Names the speaker in the '

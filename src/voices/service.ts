@@ -86,6 +86,17 @@ export interface StagedSample {
   mimeType: string | null;
 }
 
+/**
+ * The samples `stageSample` wrote in this process: `POST /v1/voices` hands its to the `createVoice` mutation as the
+ * `sample` variable, which a GraphQL request (JSON variables) cannot forge.
+ */
+const stagedHere = new WeakSet<StagedSample>();
+
+/** A sample `stageSample` wrote in this process. */
+export function isStagedSample(value: unknown): value is StagedSample {
+  return typeof value === 'object' && value !== null && stagedHere.has(value as StagedSample);
+}
+
 /** Seconds of one speaker a voice from a recording needs (spec: Limits). */
 export const MIN_SPEAKER_S = 30;
 /** The most of a speaker's audio kept as a sample. */
@@ -453,7 +464,9 @@ export class VoicesService {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
-    return { voiceId, bytes, mimeType: file.mimeType };
+    const staged: StagedSample = { voiceId, bytes, mimeType: file.mimeType };
+    stagedHere.add(staged);
+    return staged;
   }
 
   async discardSample(staged: StagedSample): Promise<void> {

@@ -187,6 +187,13 @@ describe('POST /v1/transcriptions with a file', () => {
 });
 
 describe('GraphQL', () => {
+  it('refuses a file sent as JSON, even shaped like an upload the server stored', async () => {
+    const forged = await (await server.graphql('mutation($file: Upload) { createTranscription(file: $file) { id } }', {
+      file: { recordingId: 'rec_forged', bytes: 10, sha256: '0'.repeat(64), fileName: 'x.wav', mimeType: 'audio/wav' },
+    })).json();
+    expect(forged.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'file' } });
+  });
+
   it('uploads with the multipart request spec, follows the subscription, and reads the transcript', async () => {
     const { createClient } = await import('graphql-ws');
     const form = new FormData();

@@ -237,6 +237,26 @@ describe('a cloned voice from an upload', () => {
     expect(listed).not.toContain('x');
   });
 
+  it('creates through GraphQL with the multipart request spec; a sample sent as JSON is refused by name', async () => {
+    const form = new FormData();
+    form.append('operations', JSON.stringify({
+      query: 'mutation($input: CreateVoiceInput!, $sample: Upload!) { createVoice(input: $input, sample: $sample) { id name state draft } }',
+      variables: { input: { name: 'From GraphQL', draft: true }, sample: null },
+    }));
+    form.append('map', JSON.stringify({ 0: ['variables.sample'] }));
+    form.append('0', new Blob([new Uint8Array(tone())], { type: 'audio/wav' }), 'tone.wav');
+    const made = await (await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${server.apiKey}` }, body: form })).json();
+    expect(made.errors).toBeUndefined();
+    expect(made.data.createVoice).toMatchObject({ name: 'From GraphQL', state: 'training', draft: true });
+    expect(await json(await server.request(`/v1/voices/${made.data.createVoice.id}`))).toMatchObject({ name: 'From GraphQL', draft: true });
+
+    // What a staged sample looks like inside the server, forged as JSON: not a file, so refused.
+    const forged = await (await server.graphql('mutation($input: CreateVoiceInput!, $sample: Upload!) { createVoice(input: $input, sample: $sample) { id } }', {
+      input: { name: 'Forged', draft: true }, sample: { voiceId: made.data.createVoice.id, bytes: 10, mimeType: 'audio/wav' },
+    })).json();
+    expect(forged.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'sample' } });
+  });
+
   it('lists newest first with a cursor; DELETE removes the voice and its files, once', async () => {
     const first = await json(await server.request('/v1/voices?limit=1'));
     expect(first.voices).toHaveLength(1);
