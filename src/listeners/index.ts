@@ -4,3 +4,6 @@
  */
 export { ListenerAccess } from './access.js';
 export { type Subscriber } from './fanout.js';
+export {
+  planBroadcastEvents, planSubscription, serveBroadcastEvents, serveSubscription, type BroadcastEventsPlan, type SubscribePlan,
+} from './sockets.js';
