@@ -3,6 +3,7 @@ import { builder } from '../core/builder.js';
 import { LifecycleTimesRef, PurgedType } from '../core/lifecycle.js';
 import { baseUrlOf, type Context } from '../core/context.js';
 import { CaptureSourceInput, CaptureSourceType, SettingsPatchInput, TranscriptionType } from '../transcriptions/graphql.js';
+import { SettingsType } from '../recordings/graphql.js';
 import { RecordingGrantType, RecordingPageType } from '../live/recordings-graphql.js';
 import type { BroadcastPage, BroadcastRefView, BroadcastView, LastRecordingView } from './service.js';
 import { FIX_KINDS, SOURCE_PROBLEMS, type AudioSourceCheck, type AudioSourceFix } from './source-check.js';
@@ -81,7 +82,10 @@ export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').imple
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     ownerPrincipalId: t.exposeString('ownerPrincipalId'),
     shareUrl: t.exposeString('shareUrl', { description: 'The listener page (`/b/{code}`).' }),
-    settings: t.field({ type: 'JSON', description: 'Default capture settings: spokenLanguage, speakerLabels, confidencePolicy.', resolve: (b) => b.settings }),
+    settings: t.field({
+      type: SettingsType, description: 'Default capture settings: spokenLanguage, speakerLabels, confidencePolicy.',
+      resolve: (b) => b.settings as Record<string, unknown>,
+    }),
     recordingCount: t.exposeInt('recordingCount', { description: 'Recordings made in the live transcriptions feeding it.' }),
     audioSources: t.field({ type: [AudioSourceType], description: 'Streams it can record besides the microphone, oldest first.', resolve: (b) => b.audioSources }),
     transcriptions: t.field({ type: [TranscriptionRefType], description: 'Live transcriptions feeding it.', resolve: (b) => b.transcriptions }),

@@ -560,10 +560,10 @@ export type BillingPlansQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type BillingPlansQuery = { billingPlans: { enabled: boolean, currency: string | null, defaultPlanId: string | null, topUpPresets: Array<number>, signupCredit: number, downgradeGraceDays: number | null, topUpRange: { min: number, max: number } | null, plans: Array<{ id: string, name: string, includedMonthlyCredit: number, graceOnZero: boolean, features: Array<string>, billedByHand: boolean, rates: { file: number, live: number, minimumSeconds: number }, prices: { month: number, year: number } | null, limits: { concurrentTranscriptions: number, createsPerHour: number, createsPerHourUnpaid: number, retentionDays: number | null } }>, autoTopUp: { offered: boolean, thresholds: Array<number>, amounts: Array<number>, perDay: number, thresholdRange: { min: number, max: number }, amountRange: { min: number, max: number } } | null, lowBalanceAlert: { thresholds: Array<number>, range: { min: number, max: number } } | null } };
 
-export type BroadcastFieldsFragment = { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type BroadcastFieldsFragment = { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
     | { kind: CaptureSourceKind }
     | { kind: CaptureSourceKind, url: string }
-  , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null };
+  , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null };
 
 export type BroadcastsQueryVariables = Exact<{
   cursor?: string | null | undefined;
@@ -572,30 +572,30 @@ export type BroadcastsQueryVariables = Exact<{
 }>;
 
 
-export type BroadcastsQuery = { broadcasts: { nextCursor: string | null, items: Array<{ id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type BroadcastsQuery = { broadcasts: { nextCursor: string | null, items: Array<{ id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
         | { kind: CaptureSourceKind }
         | { kind: CaptureSourceKind, url: string }
-      , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null }> } };
+      , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null }> } };
 
 export type BroadcastQueryVariables = Exact<{
   id: string;
 }>;
 
 
-export type BroadcastQuery = { broadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type BroadcastQuery = { broadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+    , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type CreateBroadcastMutationVariables = Exact<{
   input: CreateBroadcastInput;
 }>;
 
 
-export type CreateBroadcastMutation = { createBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type CreateBroadcastMutation = { createBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+    , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type UpdateBroadcastMutationVariables = Exact<{
   id: string;
@@ -603,30 +603,30 @@ export type UpdateBroadcastMutationVariables = Exact<{
 }>;
 
 
-export type UpdateBroadcastMutation = { updateBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type UpdateBroadcastMutation = { updateBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+    , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type ArchiveBroadcastMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ArchiveBroadcastMutation = { archiveBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type ArchiveBroadcastMutation = { archiveBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+    , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type RestoreBroadcastMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RestoreBroadcastMutation = { restoreBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type RestoreBroadcastMutation = { restoreBroadcast: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+    , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type PurgeBroadcastMutationVariables = Exact<{
   id: string;
@@ -641,7 +641,7 @@ export type AttachTranscriptionBroadcastMutationVariables = Exact<{
 }>;
 
 
-export type AttachTranscriptionBroadcastMutation = { attachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type AttachTranscriptionBroadcastMutation = { attachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -652,7 +652,7 @@ export type DetachTranscriptionBroadcastMutationVariables = Exact<{
 }>;
 
 
-export type DetachTranscriptionBroadcastMutation = { detachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type DetachTranscriptionBroadcastMutation = { detachTranscriptionBroadcast: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -663,7 +663,7 @@ export type StartBroadcastRecordingMutationVariables = Exact<{
 }>;
 
 
-export type StartBroadcastRecordingMutation = { startBroadcastRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type StartBroadcastRecordingMutation = { startBroadcastRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type CreateBroadcastAudioSourceMutationVariables = Exact<{
   broadcastId: string;
@@ -671,10 +671,10 @@ export type CreateBroadcastAudioSourceMutationVariables = Exact<{
 }>;
 
 
-export type CreateBroadcastAudioSourceMutation = { createBroadcastAudioSource: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type CreateBroadcastAudioSourceMutation = { createBroadcastAudioSource: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+    , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type DeleteBroadcastAudioSourceMutationVariables = Exact<{
   broadcastId: string;
@@ -682,10 +682,10 @@ export type DeleteBroadcastAudioSourceMutationVariables = Exact<{
 }>;
 
 
-export type DeleteBroadcastAudioSourceMutation = { deleteBroadcastAudioSource: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, settings: unknown, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type DeleteBroadcastAudioSourceMutation = { deleteBroadcastAudioSource: { id: string, code: string, name: string, kind: string, access: Access, lifecycle: string, ownerPrincipalId: string, shareUrl: string, recordingCount: number, lastRecordedAt: string | null, listenersNow: number | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
-    , audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
+    , settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, audioSources: Array<{ id: string, name: string, url: string }>, transcriptions: Array<{ id: string, name: string }>, currentRecording: { recordingId: string, state: string, startedAt: string | null, transcriptionId: string | null } | null, lastRecording: { recordingId: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, startedAt: string, endedAt: string | null, durationS: number | null } | null } };
 
 export type AudioSourceCheckFieldsFragment = { state: AudioSourceState, checkedAt: string, problem: SourceProblem | null, message: string | null, httpStatus: number | null, fix: { url: string, kind: FixKind, label: string } | null };
 
@@ -706,7 +706,7 @@ export type BroadcastRecordingsQueryVariables = Exact<{
 }>;
 
 
-export type BroadcastRecordingsQuery = { broadcastRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
+export type BroadcastRecordingsQuery = { broadcastRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
 
 export type CorrectionFieldsFragment = { id: string, batchId: string, kind: string, from: string, to: string, appliedAt: string, seq: number | null, speaker: number | null, wordIdx: number | null, revertedAt: string | null, voiced: boolean | null, notVoicedReason: string | null, actor: { apiKeyId: string | null, displayName: string | null, userId: string | null } };
 
@@ -815,7 +815,7 @@ export type CreateRealtimeSessionMutationVariables = Exact<{
 
 export type CreateRealtimeSessionMutation = { createRealtimeSession: { sessionId: string, streamUrl: string, expiresAt: string } };
 
-export type RecordingFieldsFragment = { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> };
+export type RecordingFieldsFragment = { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> };
 
 export type RecordingQueryVariables = Exact<{
   id: string;
@@ -824,21 +824,21 @@ export type RecordingQueryVariables = Exact<{
 }>;
 
 
-export type RecordingQuery = { recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RecordingQuery = { recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type ArchiveRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ArchiveRecordingMutation = { archiveRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type ArchiveRecordingMutation = { archiveRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type RestoreRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type RestoreRecordingMutation = { restoreRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RestoreRecordingMutation = { restoreRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type PurgeRecordingMutationVariables = Exact<{
   id: string;
@@ -895,7 +895,7 @@ export type RecordingMediaTokenQueryVariables = Exact<{
 
 export type RecordingMediaTokenQuery = { recordingMediaToken: { token: string, expiresAt: string } };
 
-export type RecordingGrantFieldsFragment = { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type RecordingGrantFieldsFragment = { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type StartRecordingMutationVariables = Exact<{
   transcriptionId: string;
@@ -903,7 +903,7 @@ export type StartRecordingMutationVariables = Exact<{
 }>;
 
 
-export type StartRecordingMutation = { startRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type StartRecordingMutation = { startRecording: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type RecordingPublishTokenMutationVariables = Exact<{
   id: string;
@@ -911,7 +911,7 @@ export type RecordingPublishTokenMutationVariables = Exact<{
 }>;
 
 
-export type RecordingPublishTokenMutation = { recordingPublishToken: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
+export type RecordingPublishTokenMutation = { recordingPublishToken: { sessionId: string, streamUrl: string | null, expiresAt: string, recording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } } };
 
 export type TranscriptionRecordingsQueryVariables = Exact<{
   transcriptionId: string;
@@ -920,28 +920,28 @@ export type TranscriptionRecordingsQueryVariables = Exact<{
 }>;
 
 
-export type TranscriptionRecordingsQuery = { transcriptionRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
+export type TranscriptionRecordingsQuery = { transcriptionRecordings: { nextCursor: string | null, items: Array<{ id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> }> } };
 
 export type PauseRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type PauseRecordingMutation = { pauseRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type PauseRecordingMutation = { pauseRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type ResumeRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type ResumeRecordingMutation = { resumeRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type ResumeRecordingMutation = { resumeRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type StopRecordingMutationVariables = Exact<{
   id: string;
 }>;
 
 
-export type StopRecordingMutation = { stopRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type StopRecordingMutation = { stopRecording: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type UpdateRecordingSettingsMutationVariables = Exact<{
   id: string;
@@ -949,7 +949,7 @@ export type UpdateRecordingSettingsMutationVariables = Exact<{
 }>;
 
 
-export type UpdateRecordingSettingsMutation = { updateRecordingSettings: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, settings: unknown, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
+export type UpdateRecordingSettingsMutation = { updateRecordingSettings: { id: string, transcriptionId: string, kind: string, name: string | null, state: string, lifecycle: string, durationS: number | null, spokenLanguage: string | null, lastSeq: number, scriptText: string | null, endedAt: string | null, finalizedAt: string | null, title: string | null, summary: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, ingest: { state: string, bytes: number, seconds: number, reconnects: number, error: string | null } | null, captureSpans: Array<{ idx: number, wallStart: number, mediaStart: number, reason: string, mediaEnd: number | null, wallEnd: number | null }> } };
 
 export type RtmpStatusFieldsFragment = { serverUrl: string, streamKey: string | null, maskedStreamKey: string, transcriptionId: string | null, monitorUrl: string, monitorExpiresAt: string, audio: { codec: string, sampleRate: number | null, channels: number | null, since: string } | null };
 
@@ -1041,7 +1041,7 @@ export type SummarizeRecordingMutationVariables = Exact<{
 
 export type SummarizeRecordingMutation = { summarizeRecording: { recordingId: string, state: string, title: string | null, summary: string | null, language: string | null, lang: string | null, provider: string | null, writtenAt: string | null, reason: string | null, retryable: boolean, error: string | null } };
 
-export type TranscriptionFieldsFragment = { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type TranscriptionFieldsFragment = { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
     | { kind: CaptureSourceKind }
     | { kind: CaptureSourceKind, url: string }
    | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null };
@@ -1053,7 +1053,7 @@ export type TranscriptionsQueryVariables = Exact<{
 }>;
 
 
-export type TranscriptionsQuery = { transcriptions: { nextCursor: string | null, items: Array<{ id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type TranscriptionsQuery = { transcriptions: { nextCursor: string | null, items: Array<{ id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
         | { kind: CaptureSourceKind }
         | { kind: CaptureSourceKind, url: string }
        | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null }> } };
@@ -1063,7 +1063,7 @@ export type TranscriptionQueryVariables = Exact<{
 }>;
 
 
-export type TranscriptionQuery = { transcription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type TranscriptionQuery = { transcription: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -1074,7 +1074,7 @@ export type CreateTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type CreateTranscriptionMutation = { createTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type CreateTranscriptionMutation = { createTranscription: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -1086,7 +1086,7 @@ export type UploadRecordingMutationVariables = Exact<{
 }>;
 
 
-export type UploadRecordingMutation = { uploadRecording: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type UploadRecordingMutation = { uploadRecording: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -1097,7 +1097,7 @@ export type UpdateTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type UpdateTranscriptionMutation = { updateTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type UpdateTranscriptionMutation = { updateTranscription: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -1107,7 +1107,7 @@ export type ArchiveTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type ArchiveTranscriptionMutation = { archiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type ArchiveTranscriptionMutation = { archiveTranscription: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -1117,12 +1117,14 @@ export type RestoreTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type RestoreTranscriptionMutation = { restoreTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type RestoreTranscriptionMutation = { restoreTranscription: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
 
 export type PurgedFieldsFragment = { id: string, purged: boolean };
+
+export type SettingsFieldsFragment = { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null };
 
 export type PurgeTranscriptionMutationVariables = Exact<{
   id: string;
@@ -1143,7 +1145,7 @@ export type CreateLiveTranscriptionMutationVariables = Exact<{
 }>;
 
 
-export type CreateLiveTranscriptionMutation = { createLiveTranscription: { id: string, kind: string, name: string, state: string, settings: unknown, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, source:
+export type CreateLiveTranscriptionMutation = { createLiveTranscription: { id: string, kind: string, name: string, state: string, sourceUrl: string | null, recordingId: string | null, durationS: number | null, spokenLanguage: string | null, createdAt: string, updatedAt: string, archivedAt: string | null, purgeAfter: string | null, settings: { spokenLanguage: string | null, speakerLabels: string | null, voiceByLang: Record<string, string> | null, latencyMode: string | null, translate: Array<string> | null, llmFix: boolean | null, confidencePolicy: { hideBelow: number | null, lowThreshold: number | null, suppressCount: number | null } | null }, source:
       | { kind: CaptureSourceKind }
       | { kind: CaptureSourceKind, url: string }
      | null, broadcasts: Array<{ id: string, name: string, code: string, access: Access, shareUrl: string }>, job: { recordingId: string, state: string, error: string | null, errorCode: string | null, source: string | null, attempts: number, createdAt: string, startedAt: string | null, finishedAt: string | null, progress: { pct: number, processedS: number | null, totalS: number | null, segmentsDone: number | null, segmentsTotal: number | null, phase: string | null, phasePct: number | null, fetchedBytes: number | null, fetchTotalBytes: number | null, uncoveredSpeechS: number | null }, queue: { position: number } | null, preview: { peaks: Array<number> | null, bucketS: number | null, durationS: number | null, expiresAt: string | null, available: boolean } | null, window: { startS: number, endS: number | null } | null } | null, shareLink: { id: string, code: string, label: string, transcriptionId: string | null, broadcastId: string | null, allowDownload: boolean, allowExport: boolean, allowTranslate: boolean, isDefault: boolean, createdAt: string, updatedAt: string } | null } };
@@ -1416,6 +1418,21 @@ export const MoneyRangeFieldsFragmentDoc = new TypedDocumentString(`
   max
 }
     `, {"fragmentName":"MoneyRangeFields"}) as unknown as TypedDocumentString<MoneyRangeFieldsFragment, unknown>;
+export const SettingsFieldsFragmentDoc = new TypedDocumentString(`
+    fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
+}
+    `, {"fragmentName":"SettingsFields"}) as unknown as TypedDocumentString<SettingsFieldsFragment, unknown>;
 export const BroadcastFieldsFragmentDoc = new TypedDocumentString(`
     fragment BroadcastFields on Broadcast {
   id
@@ -1435,7 +1452,9 @@ export const BroadcastFieldsFragmentDoc = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -1470,7 +1489,19 @@ export const BroadcastFieldsFragmentDoc = new TypedDocumentString(`
   archivedAt
   purgeAfter
 }
-    `, {"fragmentName":"BroadcastFields"}) as unknown as TypedDocumentString<BroadcastFieldsFragment, unknown>;
+    fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
+}`, {"fragmentName":"BroadcastFields"}) as unknown as TypedDocumentString<BroadcastFieldsFragment, unknown>;
 export const AudioSourceCheckFieldsFragmentDoc = new TypedDocumentString(`
     fragment AudioSourceCheckFields on AudioSourceCheck {
   state
@@ -1578,7 +1609,9 @@ export const RecordingFieldsFragmentDoc = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -1602,7 +1635,19 @@ export const RecordingFieldsFragmentDoc = new TypedDocumentString(`
   updatedAt
   archivedAt
 }
-    `, {"fragmentName":"RecordingFields"}) as unknown as TypedDocumentString<RecordingFieldsFragment, unknown>;
+    fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
+}`, {"fragmentName":"RecordingFields"}) as unknown as TypedDocumentString<RecordingFieldsFragment, unknown>;
 export const RecordingGrantFieldsFragmentDoc = new TypedDocumentString(`
     fragment RecordingGrantFields on RecordingGrant {
   sessionId
@@ -1623,7 +1668,9 @@ export const RecordingGrantFieldsFragmentDoc = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -1646,6 +1693,19 @@ export const RecordingGrantFieldsFragmentDoc = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`, {"fragmentName":"RecordingGrantFields"}) as unknown as TypedDocumentString<RecordingGrantFieldsFragment, unknown>;
 export const RtmpStatusFieldsFragmentDoc = new TypedDocumentString(`
     fragment RtmpStatusFields on RtmpStatus {
@@ -1738,7 +1798,9 @@ export const TranscriptionFieldsFragmentDoc = new TypedDocumentString(`
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -1819,6 +1881,19 @@ fragment ShareLinkFields on ShareLink {
   isDefault
   createdAt
   updatedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`, {"fragmentName":"TranscriptionFields"}) as unknown as TypedDocumentString<TranscriptionFieldsFragment, unknown>;
 export const PurgedFieldsFragmentDoc = new TypedDocumentString(`
     fragment PurgedFields on Purged {
@@ -2663,7 +2738,9 @@ export const BroadcastsDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -2697,6 +2774,19 @@ export const BroadcastsDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<BroadcastsQuery, BroadcastsQueryVariables>;
 export const BroadcastDocument = new TypedDocumentString(`
     query Broadcast($id: ID!) {
@@ -2722,7 +2812,9 @@ export const BroadcastDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -2756,6 +2848,19 @@ export const BroadcastDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<BroadcastQuery, BroadcastQueryVariables>;
 export const CreateBroadcastDocument = new TypedDocumentString(`
     mutation CreateBroadcast($input: CreateBroadcastInput!) {
@@ -2781,7 +2886,9 @@ export const CreateBroadcastDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -2815,6 +2922,19 @@ export const CreateBroadcastDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<CreateBroadcastMutation, CreateBroadcastMutationVariables>;
 export const UpdateBroadcastDocument = new TypedDocumentString(`
     mutation UpdateBroadcast($id: ID!, $input: UpdateBroadcastInput!) {
@@ -2840,7 +2960,9 @@ export const UpdateBroadcastDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -2874,6 +2996,19 @@ export const UpdateBroadcastDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<UpdateBroadcastMutation, UpdateBroadcastMutationVariables>;
 export const ArchiveBroadcastDocument = new TypedDocumentString(`
     mutation ArchiveBroadcast($id: ID!) {
@@ -2899,7 +3034,9 @@ export const ArchiveBroadcastDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -2933,6 +3070,19 @@ export const ArchiveBroadcastDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<ArchiveBroadcastMutation, ArchiveBroadcastMutationVariables>;
 export const RestoreBroadcastDocument = new TypedDocumentString(`
     mutation RestoreBroadcast($id: ID!) {
@@ -2958,7 +3108,9 @@ export const RestoreBroadcastDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -2992,6 +3144,19 @@ export const RestoreBroadcastDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<RestoreBroadcastMutation, RestoreBroadcastMutationVariables>;
 export const PurgeBroadcastDocument = new TypedDocumentString(`
     mutation PurgeBroadcast($id: ID!) {
@@ -3067,7 +3232,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -3098,6 +3265,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<AttachTranscriptionBroadcastMutation, AttachTranscriptionBroadcastMutationVariables>;
 export const DetachTranscriptionBroadcastDocument = new TypedDocumentString(`
     mutation DetachTranscriptionBroadcast($transcriptionId: ID!, $broadcastId: ID!) {
@@ -3163,7 +3343,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -3194,6 +3376,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<DetachTranscriptionBroadcastMutation, DetachTranscriptionBroadcastMutationVariables>;
 export const StartBroadcastRecordingDocument = new TypedDocumentString(`
     mutation StartBroadcastRecording($broadcastId: ID!, $input: StartBroadcastRecordingInput) {
@@ -3212,7 +3407,9 @@ export const StartBroadcastRecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -3243,6 +3440,19 @@ fragment RecordingGrantFields on RecordingGrant {
   recording {
     ...RecordingFields
   }
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<StartBroadcastRecordingMutation, StartBroadcastRecordingMutationVariables>;
 export const CreateBroadcastAudioSourceDocument = new TypedDocumentString(`
     mutation CreateBroadcastAudioSource($broadcastId: ID!, $input: CreateAudioSourceInput!) {
@@ -3268,7 +3478,9 @@ export const CreateBroadcastAudioSourceDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -3302,6 +3514,19 @@ export const CreateBroadcastAudioSourceDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<CreateBroadcastAudioSourceMutation, CreateBroadcastAudioSourceMutationVariables>;
 export const DeleteBroadcastAudioSourceDocument = new TypedDocumentString(`
     mutation DeleteBroadcastAudioSource($broadcastId: ID!, $sourceId: ID!) {
@@ -3327,7 +3552,9 @@ export const DeleteBroadcastAudioSourceDocument = new TypedDocumentString(`
   lifecycle
   ownerPrincipalId
   shareUrl
-  settings
+  settings {
+    ...SettingsFields
+  }
   recordingCount
   audioSources {
     id
@@ -3361,6 +3588,19 @@ export const DeleteBroadcastAudioSourceDocument = new TypedDocumentString(`
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<DeleteBroadcastAudioSourceMutation, DeleteBroadcastAudioSourceMutationVariables>;
 export const BroadcastAudioSourceCheckDocument = new TypedDocumentString(`
     query BroadcastAudioSourceCheck($broadcastId: ID!, $sourceId: ID!, $fresh: Boolean) {
@@ -3409,7 +3649,9 @@ export const BroadcastRecordingsDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -3432,6 +3674,19 @@ export const BroadcastRecordingsDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<BroadcastRecordingsQuery, BroadcastRecordingsQueryVariables>;
 export const RecordingCorrectionsDocument = new TypedDocumentString(`
     query RecordingCorrections($recordingId: ID!, $cursor: String, $limit: Int) {
@@ -3791,7 +4046,9 @@ export const RecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -3814,6 +4071,19 @@ export const RecordingDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<RecordingQuery, RecordingQueryVariables>;
 export const ArchiveRecordingDocument = new TypedDocumentString(`
     mutation ArchiveRecording($id: ID!) {
@@ -3832,7 +4102,9 @@ export const ArchiveRecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -3855,6 +4127,19 @@ export const ArchiveRecordingDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<ArchiveRecordingMutation, ArchiveRecordingMutationVariables>;
 export const RestoreRecordingDocument = new TypedDocumentString(`
     mutation RestoreRecording($id: ID!) {
@@ -3873,7 +4158,9 @@ export const RestoreRecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -3896,6 +4183,19 @@ export const RestoreRecordingDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<RestoreRecordingMutation, RestoreRecordingMutationVariables>;
 export const PurgeRecordingDocument = new TypedDocumentString(`
     mutation PurgeRecording($id: ID!) {
@@ -4046,7 +4346,9 @@ export const StartRecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -4077,6 +4379,19 @@ fragment RecordingGrantFields on RecordingGrant {
   recording {
     ...RecordingFields
   }
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<StartRecordingMutation, StartRecordingMutationVariables>;
 export const RecordingPublishTokenDocument = new TypedDocumentString(`
     mutation RecordingPublishToken($id: ID!, $takeover: Boolean) {
@@ -4095,7 +4410,9 @@ export const RecordingPublishTokenDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -4126,6 +4443,19 @@ fragment RecordingGrantFields on RecordingGrant {
   recording {
     ...RecordingFields
   }
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<RecordingPublishTokenMutation, RecordingPublishTokenMutationVariables>;
 export const TranscriptionRecordingsDocument = new TypedDocumentString(`
     query TranscriptionRecordings($transcriptionId: ID!, $cursor: String, $limit: Int) {
@@ -4151,7 +4481,9 @@ export const TranscriptionRecordingsDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -4174,6 +4506,19 @@ export const TranscriptionRecordingsDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<TranscriptionRecordingsQuery, TranscriptionRecordingsQueryVariables>;
 export const PauseRecordingDocument = new TypedDocumentString(`
     mutation PauseRecording($id: ID!) {
@@ -4192,7 +4537,9 @@ export const PauseRecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -4215,6 +4562,19 @@ export const PauseRecordingDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<PauseRecordingMutation, PauseRecordingMutationVariables>;
 export const ResumeRecordingDocument = new TypedDocumentString(`
     mutation ResumeRecording($id: ID!) {
@@ -4233,7 +4593,9 @@ export const ResumeRecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -4256,6 +4618,19 @@ export const ResumeRecordingDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<ResumeRecordingMutation, ResumeRecordingMutationVariables>;
 export const StopRecordingDocument = new TypedDocumentString(`
     mutation StopRecording($id: ID!) {
@@ -4274,7 +4649,9 @@ export const StopRecordingDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -4297,6 +4674,19 @@ export const StopRecordingDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<StopRecordingMutation, StopRecordingMutationVariables>;
 export const UpdateRecordingSettingsDocument = new TypedDocumentString(`
     mutation UpdateRecordingSettings($id: ID!, $input: RecordingSettingsInput!) {
@@ -4315,7 +4705,9 @@ export const UpdateRecordingSettingsDocument = new TypedDocumentString(`
   spokenLanguage
   lastSeq
   scriptText
-  settings
+  settings {
+    ...SettingsFields
+  }
   ingest {
     state
     bytes
@@ -4338,6 +4730,19 @@ export const UpdateRecordingSettingsDocument = new TypedDocumentString(`
   createdAt
   updatedAt
   archivedAt
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<UpdateRecordingSettingsMutation, UpdateRecordingSettingsMutationVariables>;
 export const RtmpDocument = new TypedDocumentString(`
     query Rtmp {
@@ -4625,7 +5030,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -4656,6 +5063,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<TranscriptionsQuery, TranscriptionsQueryVariables>;
 export const TranscriptionDocument = new TypedDocumentString(`
     query Transcription($id: ID!) {
@@ -4718,7 +5138,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -4749,6 +5171,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<TranscriptionQuery, TranscriptionQueryVariables>;
 export const CreateTranscriptionDocument = new TypedDocumentString(`
     mutation CreateTranscription($options: CreateTranscriptionInput, $file: Upload) {
@@ -4811,7 +5246,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -4842,6 +5279,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<CreateTranscriptionMutation, CreateTranscriptionMutationVariables>;
 export const UploadRecordingDocument = new TypedDocumentString(`
     mutation UploadRecording($transcriptionId: ID!, $options: CreateTranscriptionInput, $file: Upload) {
@@ -4908,7 +5358,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -4939,6 +5391,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<UploadRecordingMutation, UploadRecordingMutationVariables>;
 export const UpdateTranscriptionDocument = new TypedDocumentString(`
     mutation UpdateTranscription($id: ID!, $input: UpdateTranscriptionInput!) {
@@ -5001,7 +5466,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -5032,6 +5499,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<UpdateTranscriptionMutation, UpdateTranscriptionMutationVariables>;
 export const ArchiveTranscriptionDocument = new TypedDocumentString(`
     mutation ArchiveTranscription($id: ID!) {
@@ -5094,7 +5574,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -5125,6 +5607,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<ArchiveTranscriptionMutation, ArchiveTranscriptionMutationVariables>;
 export const RestoreTranscriptionDocument = new TypedDocumentString(`
     mutation RestoreTranscription($id: ID!) {
@@ -5187,7 +5682,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -5218,6 +5715,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<RestoreTranscriptionMutation, RestoreTranscriptionMutationVariables>;
 export const PurgeTranscriptionDocument = new TypedDocumentString(`
     mutation PurgeTranscription($id: ID!) {
@@ -5307,7 +5817,9 @@ fragment TranscriptionFields on Transcription {
   kind
   name
   state
-  settings
+  settings {
+    ...SettingsFields
+  }
   sourceUrl
   source {
     ... on MicSource {
@@ -5338,6 +5850,19 @@ fragment TranscriptionFields on Transcription {
   updatedAt
   archivedAt
   purgeAfter
+}
+fragment SettingsFields on Settings {
+  spokenLanguage
+  speakerLabels
+  confidencePolicy {
+    hideBelow
+    lowThreshold
+    suppressCount
+  }
+  voiceByLang
+  latencyMode
+  translate
+  llmFix
 }`) as unknown as TypedDocumentString<CreateLiveTranscriptionMutation, CreateLiveTranscriptionMutationVariables>;
 export const RecordingVoiceTracksDocument = new TypedDocumentString(`
     query RecordingVoiceTracks($recordingId: ID!, $lang: String, $shareCode: String, $listenerToken: String) {

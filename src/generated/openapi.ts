@@ -2625,9 +2625,40 @@ export interface operations {
                              * @enum {string}
                              */
                             state: "active" | "archived";
-                            /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                            /** @description Default capture settings of its recordings. */
                             settings: {
-                                [key: string]: unknown;
+                                /** @description A language code; null: detect. */
+                                spokenLanguage: string | null;
+                                /**
+                                 * @description `auto`, `on` or `off`.
+                                 * @enum {string|null}
+                                 */
+                                speakerLabels: "auto" | "on" | "off" | null;
+                                /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                                confidencePolicy: {
+                                    /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                    hideBelow: number | null;
+                                    /** @description 0..1: words with `prob` below it are low confidence. */
+                                    lowThreshold: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description No longer read; kept so stored settings round-trip.
+                                     */
+                                    suppressCount: number | null;
+                                } | null;
+                                /** @description The voice that speaks each language of a spoken translation. */
+                                voiceByLang: {
+                                    [key: string]: string;
+                                } | null;
+                                /**
+                                 * @description A live recording's: `auto`, `fast` or `accuracy`.
+                                 * @enum {string|null}
+                                 */
+                                latencyMode: "auto" | "fast" | "accuracy" | null;
+                                /** @description A live recording's: the languages each line is translated into as it is committed. */
+                                translate: string[] | null;
+                                /** @description A live recording's: lines fixed by the chat model. */
+                                llmFix: boolean | null;
                             };
                             sourceUrl: string | null;
                             /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -2980,9 +3011,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -3395,9 +3457,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -3772,9 +3865,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -4203,9 +4327,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -4505,9 +4660,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -4803,9 +4989,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -5101,9 +5318,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -5704,7 +5952,38 @@ export interface operations {
                             shareUrl: string;
                             /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                             settings: {
-                                [key: string]: unknown;
+                                /** @description A language code; null: detect. */
+                                spokenLanguage: string | null;
+                                /**
+                                 * @description `auto`, `on` or `off`.
+                                 * @enum {string|null}
+                                 */
+                                speakerLabels: "auto" | "on" | "off" | null;
+                                /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                                confidencePolicy: {
+                                    /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                    hideBelow: number | null;
+                                    /** @description 0..1: words with `prob` below it are low confidence. */
+                                    lowThreshold: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description No longer read; kept so stored settings round-trip.
+                                     */
+                                    suppressCount: number | null;
+                                } | null;
+                                /** @description The voice that speaks each language of a spoken translation. */
+                                voiceByLang: {
+                                    [key: string]: string;
+                                } | null;
+                                /**
+                                 * @description A live recording's: `auto`, `fast` or `accuracy`.
+                                 * @enum {string|null}
+                                 */
+                                latencyMode: "auto" | "fast" | "accuracy" | null;
+                                /** @description A live recording's: the languages each line is translated into as it is committed. */
+                                translate: string[] | null;
+                                /** @description A live recording's: lines fixed by the chat model. */
+                                llmFix: boolean | null;
                             };
                             /**
                              * Format: int64
@@ -5970,7 +6249,38 @@ export interface operations {
                         shareUrl: string;
                         /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /**
                          * Format: int64
@@ -6238,7 +6548,38 @@ export interface operations {
                         shareUrl: string;
                         /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /**
                          * Format: int64
@@ -6503,7 +6844,38 @@ export interface operations {
                         shareUrl: string;
                         /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /**
                          * Format: int64
@@ -6771,7 +7143,38 @@ export interface operations {
                         shareUrl: string;
                         /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /**
                          * Format: int64
@@ -7026,7 +7429,38 @@ export interface operations {
                         shareUrl: string;
                         /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /**
                          * Format: int64
@@ -7421,9 +7855,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -7734,9 +8199,40 @@ export interface operations {
                          * @enum {string}
                          */
                         state: "active" | "archived";
-                        /** @description spokenLanguage, speakerLabels, confidencePolicy, voiceByLang. */
+                        /** @description Default capture settings of its recordings. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         sourceUrl: string | null;
                         /** @description Live: where the audio comes from (null for file and link transcriptions). */
@@ -8027,7 +8523,38 @@ export interface operations {
                             scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                             settings: {
-                                [key: string]: unknown;
+                                /** @description A language code; null: detect. */
+                                spokenLanguage: string | null;
+                                /**
+                                 * @description `auto`, `on` or `off`.
+                                 * @enum {string|null}
+                                 */
+                                speakerLabels: "auto" | "on" | "off" | null;
+                                /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                                confidencePolicy: {
+                                    /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                    hideBelow: number | null;
+                                    /** @description 0..1: words with `prob` below it are low confidence. */
+                                    lowThreshold: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description No longer read; kept so stored settings round-trip.
+                                     */
+                                    suppressCount: number | null;
+                                } | null;
+                                /** @description The voice that speaks each language of a spoken translation. */
+                                voiceByLang: {
+                                    [key: string]: string;
+                                } | null;
+                                /**
+                                 * @description A live recording's: `auto`, `fast` or `accuracy`.
+                                 * @enum {string|null}
+                                 */
+                                latencyMode: "auto" | "fast" | "accuracy" | null;
+                                /** @description A live recording's: the languages each line is translated into as it is committed. */
+                                translate: string[] | null;
+                                /** @description A live recording's: lines fixed by the chat model. */
+                                llmFix: boolean | null;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                             ingest: {
@@ -8241,7 +8768,38 @@ export interface operations {
                             scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                             settings: {
-                                [key: string]: unknown;
+                                /** @description A language code; null: detect. */
+                                spokenLanguage: string | null;
+                                /**
+                                 * @description `auto`, `on` or `off`.
+                                 * @enum {string|null}
+                                 */
+                                speakerLabels: "auto" | "on" | "off" | null;
+                                /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                                confidencePolicy: {
+                                    /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                    hideBelow: number | null;
+                                    /** @description 0..1: words with `prob` below it are low confidence. */
+                                    lowThreshold: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description No longer read; kept so stored settings round-trip.
+                                     */
+                                    suppressCount: number | null;
+                                } | null;
+                                /** @description The voice that speaks each language of a spoken translation. */
+                                voiceByLang: {
+                                    [key: string]: string;
+                                } | null;
+                                /**
+                                 * @description A live recording's: `auto`, `fast` or `accuracy`.
+                                 * @enum {string|null}
+                                 */
+                                latencyMode: "auto" | "fast" | "accuracy" | null;
+                                /** @description A live recording's: the languages each line is translated into as it is committed. */
+                                translate: string[] | null;
+                                /** @description A live recording's: lines fixed by the chat model. */
+                                llmFix: boolean | null;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                             ingest: {
@@ -8520,7 +9078,38 @@ export interface operations {
                         shareUrl: string;
                         /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /**
                          * Format: int64
@@ -8803,7 +9392,38 @@ export interface operations {
                         shareUrl: string;
                         /** @description Default capture settings: spokenLanguage, speakerLabels, confidencePolicy. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /**
                          * Format: int64
@@ -10503,7 +11123,38 @@ export interface operations {
                         scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                         ingest: {
@@ -10692,7 +11343,38 @@ export interface operations {
                         scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                         ingest: {
@@ -10907,7 +11589,38 @@ export interface operations {
                         scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                         ingest: {
@@ -12602,7 +13315,38 @@ export interface operations {
                             scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                             settings: {
-                                [key: string]: unknown;
+                                /** @description A language code; null: detect. */
+                                spokenLanguage: string | null;
+                                /**
+                                 * @description `auto`, `on` or `off`.
+                                 * @enum {string|null}
+                                 */
+                                speakerLabels: "auto" | "on" | "off" | null;
+                                /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                                confidencePolicy: {
+                                    /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                    hideBelow: number | null;
+                                    /** @description 0..1: words with `prob` below it are low confidence. */
+                                    lowThreshold: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description No longer read; kept so stored settings round-trip.
+                                     */
+                                    suppressCount: number | null;
+                                } | null;
+                                /** @description The voice that speaks each language of a spoken translation. */
+                                voiceByLang: {
+                                    [key: string]: string;
+                                } | null;
+                                /**
+                                 * @description A live recording's: `auto`, `fast` or `accuracy`.
+                                 * @enum {string|null}
+                                 */
+                                latencyMode: "auto" | "fast" | "accuracy" | null;
+                                /** @description A live recording's: the languages each line is translated into as it is committed. */
+                                translate: string[] | null;
+                                /** @description A live recording's: lines fixed by the chat model. */
+                                llmFix: boolean | null;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                             ingest: {
@@ -12814,7 +13558,38 @@ export interface operations {
                             scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                             settings: {
-                                [key: string]: unknown;
+                                /** @description A language code; null: detect. */
+                                spokenLanguage: string | null;
+                                /**
+                                 * @description `auto`, `on` or `off`.
+                                 * @enum {string|null}
+                                 */
+                                speakerLabels: "auto" | "on" | "off" | null;
+                                /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                                confidencePolicy: {
+                                    /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                    hideBelow: number | null;
+                                    /** @description 0..1: words with `prob` below it are low confidence. */
+                                    lowThreshold: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description No longer read; kept so stored settings round-trip.
+                                     */
+                                    suppressCount: number | null;
+                                } | null;
+                                /** @description The voice that speaks each language of a spoken translation. */
+                                voiceByLang: {
+                                    [key: string]: string;
+                                } | null;
+                                /**
+                                 * @description A live recording's: `auto`, `fast` or `accuracy`.
+                                 * @enum {string|null}
+                                 */
+                                latencyMode: "auto" | "fast" | "accuracy" | null;
+                                /** @description A live recording's: the languages each line is translated into as it is committed. */
+                                translate: string[] | null;
+                                /** @description A live recording's: lines fixed by the chat model. */
+                                llmFix: boolean | null;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                             ingest: {
@@ -13082,7 +13857,38 @@ export interface operations {
                             scriptText: string | null;
                             /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                             settings: {
-                                [key: string]: unknown;
+                                /** @description A language code; null: detect. */
+                                spokenLanguage: string | null;
+                                /**
+                                 * @description `auto`, `on` or `off`.
+                                 * @enum {string|null}
+                                 */
+                                speakerLabels: "auto" | "on" | "off" | null;
+                                /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                                confidencePolicy: {
+                                    /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                    hideBelow: number | null;
+                                    /** @description 0..1: words with `prob` below it are low confidence. */
+                                    lowThreshold: number | null;
+                                    /**
+                                     * Format: int32
+                                     * @description No longer read; kept so stored settings round-trip.
+                                     */
+                                    suppressCount: number | null;
+                                } | null;
+                                /** @description The voice that speaks each language of a spoken translation. */
+                                voiceByLang: {
+                                    [key: string]: string;
+                                } | null;
+                                /**
+                                 * @description A live recording's: `auto`, `fast` or `accuracy`.
+                                 * @enum {string|null}
+                                 */
+                                latencyMode: "auto" | "fast" | "accuracy" | null;
+                                /** @description A live recording's: the languages each line is translated into as it is committed. */
+                                translate: string[] | null;
+                                /** @description A live recording's: lines fixed by the chat model. */
+                                llmFix: boolean | null;
                             };
                             /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                             ingest: {
@@ -13311,7 +14117,38 @@ export interface operations {
                         scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                         ingest: {
@@ -13539,7 +14376,38 @@ export interface operations {
                         scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                         ingest: {
@@ -13767,7 +14635,38 @@ export interface operations {
                         scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                         ingest: {
@@ -14026,7 +14925,38 @@ export interface operations {
                         scriptText: string | null;
                         /** @description Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while recording. */
                         settings: {
-                            [key: string]: unknown;
+                            /** @description A language code; null: detect. */
+                            spokenLanguage: string | null;
+                            /**
+                             * @description `auto`, `on` or `off`.
+                             * @enum {string|null}
+                             */
+                            speakerLabels: "auto" | "on" | "off" | null;
+                            /** @description When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default). */
+                            confidencePolicy: {
+                                /** @description 0..1 (default 0.60): a line whose confidence is below it is flagged unclear. */
+                                hideBelow: number | null;
+                                /** @description 0..1: words with `prob` below it are low confidence. */
+                                lowThreshold: number | null;
+                                /**
+                                 * Format: int32
+                                 * @description No longer read; kept so stored settings round-trip.
+                                 */
+                                suppressCount: number | null;
+                            } | null;
+                            /** @description The voice that speaks each language of a spoken translation. */
+                            voiceByLang: {
+                                [key: string]: string;
+                            } | null;
+                            /**
+                             * @description A live recording's: `auto`, `fast` or `accuracy`.
+                             * @enum {string|null}
+                             */
+                            latencyMode: "auto" | "fast" | "accuracy" | null;
+                            /** @description A live recording's: the languages each line is translated into as it is committed. */
+                            translate: string[] | null;
+                            /** @description A live recording's: lines fixed by the chat model. */
+                            llmFix: boolean | null;
                         };
                         /** @description Live, stream source (null otherwise): the server's pull of the stream, as `stream.ingest` frames report it. */
                         ingest: {

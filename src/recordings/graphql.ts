@@ -12,6 +12,62 @@ export const ConfidencePolicyInput = builder.inputType('ConfidencePolicyInput', 
   }),
 });
 
+type Stored = Record<string, unknown>;
+const storedNumber = (value: unknown) => (typeof value === 'number' ? value : null);
+const storedString = (value: unknown) => (typeof value === 'string' ? value : null);
+
+const ConfidencePolicyType = builder.objectRef<Stored>('ConfidencePolicy').implement({
+  description: 'When a line is hidden as unclear and which words are low confidence; a field left unset is null (its default).',
+  fields: (t) => ({
+    hideBelow: t.float({
+      nullable: true, description: '0..1 (default 0.60): a line whose confidence is below it is flagged unclear.',
+      resolve: (policy) => storedNumber(policy.hideBelow),
+    }),
+    lowThreshold: t.float({
+      nullable: true, description: '0..1: words with `prob` below it are low confidence.',
+      resolve: (policy) => storedNumber(policy.lowThreshold),
+    }),
+    suppressCount: t.int({
+      nullable: true, description: 'No longer read; kept so stored settings round-trip.',
+      resolve: (policy) => storedNumber(policy.suppressCount),
+    }),
+  }),
+});
+
+/**
+ * Capture settings as stored on a transcription, a broadcast (the defaults of what they record) or a recording (as it
+ * was recorded, and as changed while live). A setting never set is null: its default applies.
+ */
+export const SettingsType = builder.objectRef<Stored>('Settings').implement({
+  description: 'Capture settings; a setting never set is null (its default applies). `latencyMode`, `translate` and `llmFix` are a '
+    + 'live recording\'s own, as changed while recording.',
+  fields: (t) => ({
+    spokenLanguage: t.string({
+      nullable: true, description: 'A language code; null: detect.', resolve: (s) => storedString(s.spokenLanguage),
+    }),
+    speakerLabels: t.string({ nullable: true, description: '`auto`, `on` or `off`.', resolve: (s) => storedString(s.speakerLabels) }),
+    confidencePolicy: t.field({
+      type: ConfidencePolicyType, nullable: true,
+      resolve: (s) => (typeof s.confidencePolicy === 'object' && s.confidencePolicy !== null ? (s.confidencePolicy as Stored) : null),
+    }),
+    voiceByLang: t.field({
+      type: 'LanguageMap', nullable: true, description: 'The voice that speaks each language of a spoken translation.',
+      resolve: (s) => (typeof s.voiceByLang === 'object' && s.voiceByLang !== null ? (s.voiceByLang as Record<string, string>) : null),
+    }),
+    latencyMode: t.string({
+      nullable: true, description: 'A live recording\'s: `auto`, `fast` or `accuracy`.', resolve: (s) => storedString(s.latencyMode),
+    }),
+    translate: t.stringList({
+      nullable: true, description: 'A live recording\'s: the languages each line is translated into as it is committed.',
+      resolve: (s) => (Array.isArray(s.translate) ? s.translate.filter((lang): lang is string => typeof lang === 'string') : null),
+    }),
+    llmFix: t.boolean({
+      nullable: true, description: 'A live recording\'s: lines fixed by the chat model.',
+      resolve: (s) => (typeof s.llmFix === 'boolean' ? s.llmFix : null),
+    }),
+  }),
+});
+
 type Sentence = TranscriptSnapshot['sentences'][number];
 type SegmentRow = TranscriptSnapshot['segments'][number];
 interface WordValue { start: number; end: number; text: string; prob: number; low?: true }
@@ -212,9 +268,9 @@ export const RecordingType = builder.objectRef<import('./service.js').RecordingV
     lastSeq: t.exposeInt('lastSeq'),
     scriptText: t.exposeString('scriptText', { nullable: true }),
     settings: t.field({
-      type: 'JSON',
-      description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed '
-        + 'while recording.',
+      type: SettingsType,
+      description: 'Capture settings: spokenLanguage, speakerLabels, confidencePolicy; a live recording also latencyMode, as changed while '
+        + 'recording.',
       resolve: (r) => r.settings,
     }),
     ingest: t.field({ type: RecordingIngestType, nullable: true, description: 'Live, stream source (null otherwise): the server\'s pull '

@@ -2,7 +2,7 @@ import { builder } from '../core/builder.js';
 import { uploadedStream } from '../core/uploads.js';
 import { LifecycleTimesRef, PurgedType } from '../core/lifecycle.js';
 import { SpeakerLabels } from '../meta/graphql.js';
-import { ConfidencePolicyInput } from '../recordings/graphql.js';
+import { ConfidencePolicyInput, SettingsType } from '../recordings/graphql.js';
 import { CropWindowInput, JobType } from '../jobs/graphql.js';
 import type { ProbeRecord } from '../links/index.js';
 import { isStagedUpload, type CaptureSource, type TranscriptionPage, type TranscriptionView } from './service.js';
@@ -103,7 +103,7 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     kind: t.exposeString('kind', { description: 'file, link or live.' }),
     name: t.exposeString('name'),
     state: t.exposeString('state', { description: 'Lifecycle: active or archived.' }),
-    settings: t.field({ type: 'JSON', description: 'spokenLanguage, speakerLabels, confidencePolicy, voiceByLang.', resolve: (tr) => tr.settings }),
+    settings: t.field({ type: SettingsType, description: 'Default capture settings of its recordings.', resolve: (tr) => tr.settings as Record<string, unknown> }),
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
     source: t.field({ type: CaptureSourceType, nullable: true, description: 'Live: where the audio comes from (null for file and link '
       + 'transcriptions).', resolve: (tr) => tr.source }),

@@ -116,7 +116,7 @@ describe('validation', () => {
     await expectInvalidOption(await upload(server, { settings: { confidencePolicy: { lowThreshold: 2 } } }), 'settings.confidencePolicy.lowThreshold');
     // suppressCount is accepted and kept (not read).
     const kept = await expectStatus(await patch({ confidencePolicy: { hideBelow: 0.5, suppressCount: 3 } }), 200);
-    expect(kept.settings.confidencePolicy).toEqual({ hideBelow: 0.5, suppressCount: 3 });
+    expect(kept.settings.confidencePolicy).toEqual({ hideBelow: 0.5, lowThreshold: null, suppressCount: 3 });
     const refused = await json(await server.graphql(
       'mutation ($id: ID!) { updateTranscription(id: $id, input: { settings: { confidencePolicy: { hideBelow: 7 } } }) { id } }', { id: transcriptionId },
     ));
@@ -164,15 +164,15 @@ describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () 
 
     // GraphQL's twin: null clears the recording's, and the transcription's 0.3 applies again.
     const cleared = await json(await server.graphql(
-      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: null }) { id settings } }', { id: recordingId },
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: null }) { id settings { confidencePolicy { hideBelow } } } }', { id: recordingId },
     ));
     expect(cleared.errors).toBeUndefined();
-    expect(cleared.data.updateRecordingSettings.settings.confidencePolicy).toBeUndefined();
+    expect(cleared.data.updateRecordingSettings.settings.confidencePolicy).toBeNull();
     expect(await line(recordingId, seq, quiet)).toMatchObject({ unclear: null, suppressed: null });
     const set = await json(await server.graphql(
-      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.8 } }) { settings } }', { id: recordingId },
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.8 } }) { settings { confidencePolicy { hideBelow lowThreshold suppressCount } } } }', { id: recordingId },
     ));
-    expect(set.data.updateRecordingSettings.settings.confidencePolicy).toEqual({ hideBelow: 0.8 });
+    expect(set.data.updateRecordingSettings.settings.confidencePolicy).toEqual({ hideBelow: 0.8, lowThreshold: null, suppressCount: null });
     expect((await line(recordingId, seq, quiet)).unclear).toBe(true);
 
     // Bad values refused naming the field, through REST and GraphQL; nothing changes.
@@ -186,7 +186,7 @@ describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () 
       'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { lowThreshold: 7 } }) { id } }', { id: recordingId },
     ));
     expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'confidencePolicy.lowThreshold' } });
-    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}`), 200)).settings.confidencePolicy).toEqual({ hideBelow: 0.8 });
+    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}`), 200)).settings.confidencePolicy).toEqual({ hideBelow: 0.8, lowThreshold: null, suppressCount: null });
 
     // Owner only: another account's recording is not found, a read-only key may not write, no credential is 401.
     const stranger = await server.createKey(['*'], { accountId: await server.createAccount() });

@@ -467,7 +467,7 @@ describe('a running capture', () => {
 
     // Through GraphQL, and a re-attached publisher's grant carries the settings as they now stand.
     const viaGraphql = await (await server.graphql('mutation($id: ID!, $input: RecordingSettingsInput!) { updateRecordingSettings(id: '
-      + '$id, input: $input) { settings } }', { id, input: { latencyMode: 'accuracy', spokenLanguage: null } })).json();
+      + '$id, input: $input) { settings { latencyMode spokenLanguage } } }', { id, input: { latencyMode: 'accuracy', spokenLanguage: null } })).json();
     expect(viaGraphql.errors).toBeUndefined();
     expect(viaGraphql.data.updateRecordingSettings.settings).toMatchObject({ latencyMode: 'accuracy', spokenLanguage: null });
     const log = await json(await server.request(`/v1/recordings/${id}/events`));

@@ -130,7 +130,7 @@ describe('listing and lifecycle', () => {
     const renamed = await json(await server.postJson(`/v1/transcriptions/${created.id}`, { name: 'Life', settings: { spokenLanguage: 'de' } }, { method: 'PATCH' }));
     expect(renamed).toMatchObject({ name: 'Life', settings: { spokenLanguage: 'de' } });
     const cleared = await json(await server.postJson(`/v1/transcriptions/${created.id}`, { settings: { spokenLanguage: null } }, { method: 'PATCH' }));
-    expect(cleared.settings).toEqual({});
+    expect(cleared.settings).toEqual({ spokenLanguage: null, speakerLabels: null, confidencePolicy: null, voiceByLang: null, latencyMode: null, translate: null, llmFix: null });
     expect((await server.postJson(`/v1/transcriptions/${created.id}`, { kind: 'live' }, { method: 'PATCH' })).status).toBe(400);
     const early = await server.request(`/v1/transcriptions/${created.id}/purge`, { method: 'POST' });
     expect(early.status).toBe(409);
