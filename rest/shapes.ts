@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import {
   buildSchema, getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType, Kind,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
+  type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
 import type { JsonSchema } from './types.js';
@@ -54,6 +54,8 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'Settings.latencyMode': { enum: ['auto', 'fast', 'accuracy', null] },
   'ConfidencePolicy.hideBelow': { minimum: 0, maximum: 1 },
   'ConfidencePolicy.lowThreshold': { minimum: 0, maximum: 1 },
+  'ProbeRecord.kind': { enum: ['file', 'live', 'unknown'] },
+  'TranslatedSentence.source': { enum: ['cache', 'apertium', 'google', 'llm', 'whisper', 'none'] },
   'Health.status': { enum: ['ok'] },
   'Principal.kind': { enum: ['user', 'api_key'] },
   'Principal.scopes': { items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] } },
@@ -103,6 +105,26 @@ export function fragmentSchema(document: DocumentNode, patch: Record<string, Jso
   if (!isObjectType(type)) throw new Error(`fragmentSchema: ${first.typeCondition.name.value} is not an object type`);
   const derived = objectSchema(type, first.selectionSet, fragments);
   return { ...derived, properties: { ...(derived.properties as Record<string, JsonSchema>), ...patch } };
+}
+
+/**
+ * The JSON Schema of what an operation answers under its one root field (`data.recordingMediaToken`): a route whose
+ * answer is that field's data declares it so, fragments or not.
+ */
+export function resultSchema(document: DocumentNode): JsonSchema {
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation) throw new Error('resultSchema: the document holds no operation');
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const [selection, ...more] = operation.selectionSet.selections;
+  if (!root || !selection || more.length || selection.kind !== Kind.FIELD) throw new Error('resultSchema: the operation must select one root field');
+  const field = root.getFields()[selection.name.value];
+  if (!field) throw new Error(`resultSchema: ${root.name} has no field ${selection.name.value}`);
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+  // The root field's description says what the operation does; the route says that itself.
+  const { description: _operation, ...answer } = fieldSchema(field, field.type, selection.selectionSet, fragments);
+  return answer;
 }
 
 function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): JsonSchema {

@@ -1,6 +1,6 @@
 /** Corrections of a recording's settled text: apply a batch, list them, revert one (src/corrections/service.ts). */
 import { CorrectionFieldsFragmentDoc, CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
 import { intParam, single, withoutLastCursor } from '../query.js';
@@ -77,7 +77,7 @@ export const correctionRoutes: RouteEntry[] = [
     },
     response: {
       status: 201, description: 'The batch: one correction per corrected segment, in the order applied.',
-      schema: { type: 'object', required: ['batchId', 'corrections'], properties: { batchId: { type: 'string' }, corrections: { type: 'array', items: correctionSchema } } },
+      schema: resultSchema(CorrectRecordingDocument),
     },
     errors: [
       notFound,
@@ -122,7 +122,7 @@ export const correctionRoutes: RouteEntry[] = [
     response: {
       status: 201, description: 'The corrections made (one `line` correction per segment, in order), the text the engine heard and the '
         + 'language it was read in.',
-      schema: { type: 'object', required: ['batchId', 'corrections', 'text', 'language'], properties: { batchId: { type: 'string' }, corrections: { type: 'array', items: correctionSchema }, text: { type: 'string' }, language: { type: 'string' } } },
+      schema: resultSchema(RetranscribeLineDocument),
     },
     errors: [
       notFound,

@@ -8,6 +8,7 @@
 import { REALTIME_MAX_PAYLOAD, LATENCY_MODES } from '../../src/live/index.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
+import { resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
 
@@ -99,7 +100,7 @@ export const realtimeRoutes: RouteEntry[] = [
     request: { schema: sessionOptionsSchema },
     response: {
       status: 201, description: 'The session.',
-      schema: { type: 'object', required: ['sessionId', 'streamUrl', 'expiresAt'], properties: { sessionId: { type: 'string' }, streamUrl: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } },
+      schema: resultSchema(CreateRealtimeSessionDocument),
     },
     errors: [...liveCreationRefusals, { status: 400, code: 'invalid_options', description: 'A session option is invalid (a language the '
       + 'model does not know, `speakerLabels` `on` while no diarization model is installed, an unknown field); the message and '

@@ -10,7 +10,7 @@ import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { ArchiveRecordingDocument, NameRecordingSpeakerDocument, PauseRecordingDocument, PurgeRecordingDocument, RecordingDocument, RecordingEventsDocument, RecordingFieldsFragmentDoc, RecordingGrantFieldsFragmentDoc, RecordingMediaTokenDocument, RecordingPublishTokenDocument, type RecordingSettingsInput, RecordingTranscriptDocument, RecordingTranslationDocument, RestoreRecordingDocument, ResumeRecordingDocument, StartRecordingDocument, type StartRecordingInput, StopRecordingDocument, TranscriptionRecordingsDocument, UpdateRecordingSettingsDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
 import {
   RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher,
   REALTIME_MAX_PAYLOAD,
@@ -125,19 +125,7 @@ export const recordingRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.recordingTranscript }),
     response: {
       status: 200, description: 'The snapshot.',
-      schema: {
-        type: 'object', required: ['recordingId', 'lastSeq', 'partial', 'sentences', 'segments', 'speakers'],
-        properties: {
-          recordingId: { type: 'string' }, transcriptionId: { type: 'string' }, state: { type: 'string' }, language: { type: 'string', nullable: true },
-          durationS: { type: 'number', nullable: true }, lastSeq: { type: 'integer', description: 'The durable log\'s cursor this '
-            + 'snapshot reflects (-1: nothing yet).' }, partial: { type: 'boolean', description: 'The job still runs.' },
-          job: { type: 'object', nullable: true, properties: { state: { type: 'string' }, pct: { type: 'number' } } },
-          sentences: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, speaker: { type: 'integer' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translations: { type: 'object' }, confidence: { type: 'number', nullable: true }, unclear: { type: 'boolean', nullable: true }, suppressed: { type: 'boolean', nullable: true } } } },
-          segments: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, speaker: { type: 'integer' }, speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; null when speaker labels were off.' }, translations: { type: 'object', additionalProperties: { type: 'string' }, description: 'Machine translations of `text` by language, made as it was committed (the session\'s `translate`) or later; a listener sees only its `lang`. `{}`: none.' }, translationSources: { type: 'object', additionalProperties: { type: 'string', enum: ['cache', 'apertium', 'google', 'llm', 'whisper'] }, description: 'Who made each translation, by language.' }, speakerProvisional: { type: 'boolean', nullable: true, description: 'Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it, and finalize clusters every label again from the whole audio. Null for file jobs and when labels were off.' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, words: { type: 'array', items: { type: 'object', properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' }, low: { type: 'boolean', nullable: true, description: 'True when `prob` is below the confidence policy\'s `lowThreshold` (the recording\'s, else the transcription\'s, else its broadcasts\'); null otherwise.' } } } }, confidence: { type: 'number', nullable: true }, language: { type: 'string', nullable: true }, decoder: { type: 'string', nullable: true }, recognizedText: { type: 'string', nullable: true, description: 'What the recognizer heard when `text` is not it: the segment follows the recording\'s script (`text` is the script\'s words) or a person corrected it.' }, scriptFrom: { type: 'integer', nullable: true, description: 'Script following: first script word matched (inclusive, from 0); null without a script or unmatched.' }, scriptPos: { type: 'integer', nullable: true, description: 'Script following: one past the last script word matched (exclusive), the reader\'s position; null without a script or unmatched.' }, suppressed: { type: 'boolean', nullable: true } } } },
-          speakers: { type: 'array', description: 'Every speaker label the segments carry and every named speaker, by index; `name` as '
-            + 'set with `PUT .../speakers/{idx}`, or null.', items: { type: 'object', properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
-        },
-      },
+      schema: resultSchema(RecordingTranscriptDocument),
     },
     errors: [
       notFound,
@@ -166,13 +154,7 @@ export const recordingRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.recordingTranslation }),
     response: {
       status: 200, description: 'The sentences in `lang`.',
-      schema: {
-        type: 'object', required: ['recordingId', 'lang', 'sentences'],
-        properties: {
-          recordingId: { type: 'string' }, lang: { type: 'string' }, language: { type: 'string', nullable: true, description: 'The spoken language translated from.' },
-          sentences: { type: 'array', items: { type: 'object', required: ['id', 'text', 'translation', 'source'], properties: { id: { type: 'string' }, start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, translation: { type: 'string' }, source: { type: 'string', enum: ['cache', 'apertium', 'google', 'llm', 'whisper', 'none'] }, suppressed: { type: 'boolean', nullable: true } } } },
-        },
-      },
+      schema: resultSchema(RecordingTranslationDocument),
     },
     errors: [
       notFound,
@@ -197,7 +179,7 @@ export const recordingRoutes: RouteEntry[] = [
         properties: { name: { type: 'string', nullable: true, maxLength: MAX_SPEAKER_NAME, description: 'The speaker\'s name; null or empty clears it.' } },
       },
     },
-    response: { status: 200, description: 'The speaker as it now reads: `index` and `name` (null when cleared).', schema: { type: 'object', required: ['index', 'name'], properties: { index: { type: 'integer' }, name: { type: 'string', nullable: true } } } },
+    response: { status: 200, description: 'The speaker as it now reads: `index` and `name` (null when cleared).', schema: resultSchema(NameRecordingSpeakerDocument) },
     errors: [
       notFound,
       { status: 400, code: 'invalid_options', description: '`idx` not an integer from 0, or `name` not a string of at most 100 '
@@ -286,7 +268,7 @@ export const recordingRoutes: RouteEntry[] = [
     document: RecordingMediaTokenDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
     result: (data) => ({ status: 200, body: data.recordingMediaToken }),
-    response: { status: 200, description: 'The token.', schema: { type: 'object', required: ['token', 'expiresAt'], properties: { token: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } } },
+    response: { status: 200, description: 'The token.', schema: resultSchema(RecordingMediaTokenDocument) },
     errors: [notFound],
   }),
   graphqlRoute({

@@ -2,6 +2,7 @@
 import { SearchDocument } from '../../src/generated/graphql.js';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY } from '../../src/search/service.js';
 import { intParam, single } from '../query.js';
+import { resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 const hit = {
@@ -77,7 +78,7 @@ export const searchRoutes: RouteEntry[] = [
       };
     },
     result: (data) => ({ status: 200, body: data.search }),
-    response: { status: 200, description: 'One page of hits, best first.', schema: { type: 'object', required: ['results'], properties: { results: { type: 'array', items: hit }, nextCursor: { type: 'string', nullable: true } } } },
+    response: { status: 200, description: 'One page of hits, best first.', schema: resultSchema(SearchDocument) },
     errors: [
       { status: 400, code: 'invalid_options', description: 'A blank or too long `q`, a bad `lang`, `limit`, `cursor` or `broadcast`, or a '
         + '`lang` this server neither translates into nor finds spoken in the recordings searched; `details.field` names it.' },

@@ -8,7 +8,7 @@ import { requireScope } from '../../src/core/identity/scopes.js';
 import { ApiError, errors } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type CreateLiveTranscriptionInput, CreateTranscriptionDocument, type CreateTranscriptionInput, JobFieldsFragmentDoc, PurgeTranscriptionDocument, RestoreTranscriptionDocument, TranscriptionDocument, TranscriptionFieldsFragmentDoc, TranscriptionProbeDocument, TranscriptionsDocument, UpdateTranscriptionDocument, type UpdateTranscriptionInput, UploadRecordingDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch } from '../../src/transcriptions/service.js';
@@ -329,19 +329,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.transcriptionProbe }),
     response: {
       status: 200, description: 'The probe record.',
-      schema: {
-        type: 'object', required: ['kind', 'ok', 'media', 'url'],
-        properties: {
-          kind: { type: 'string', enum: ['file', 'live', 'unknown'] },
-          ok: { type: 'boolean' },
-          problem: { type: 'string', nullable: true },
-          source: { type: 'string', nullable: true, description: '`radio` or the video platform.' },
-          media: { type: 'array', items: { type: 'object', properties: { url: { type: 'string' }, title: { type: 'string', nullable: true } } } },
-          contentType: { type: 'string', nullable: true },
-          bytes: { type: 'number', nullable: true },
-          url: { type: 'string', description: 'After redirects.' },
-        },
-      },
+      schema: resultSchema(TranscriptionProbeDocument),
     },
     errors: [{ status: 400, code: 'invalid_options', description: 'A refused address: not http(s), private, loopback or cloud metadata '
       + '(`details.problem` `link_refused`).' }, { status: 429, code: 'rate_limited', description: 'More than 60 probes a minute (`Retry-After`).' }],

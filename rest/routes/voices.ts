@@ -14,7 +14,7 @@ import {
   type CreateVoiceFromSpeakerInput, type CreateVoiceInput, DeleteVoiceDocument, UpdateVoiceDocument, type UpdateVoiceInput,
   VoiceDocument, VoiceFieldsFragmentDoc, VoicesDocument,
 } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema } from '../shapes.js';
+import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
 import { MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { readMultipart } from '../multipart.js';
 import { accessTokenParam, personFromAccessToken } from './recordings.js';
@@ -265,7 +265,7 @@ export const voiceRoutes: RouteEntry[] = [
     document: DeleteVoiceDocument,
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.deleteVoice }),
-    response: { status: 200, description: '`{id, deleted: true}`.', schema: { type: 'object', required: ['id', 'deleted'], properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } } },
+    response: { status: 200, description: '`{id, deleted: true}`.', schema: resultSchema(DeleteVoiceDocument) },
     errors: [notFound],
   }),
   {

@@ -4196,19 +4196,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description file, live or unknown.
+                         * @enum {string}
+                         */
                         kind: "file" | "live" | "unknown";
                         ok: boolean;
-                        problem?: string | null;
-                        /** @description `radio` or the video platform. */
-                        source?: string | null;
+                        problem: string | null;
+                        /** @description radio, or the video platform's name. */
+                        source: string | null;
                         media: {
-                            url?: string;
-                            title?: string | null;
+                            url: string;
+                            title: string | null;
                         }[];
-                        contentType?: string | null;
-                        bytes?: number | null;
-                        /** @description After redirects. */
+                        contentType: string | null;
+                        bytes: number | null;
+                        /** @description The address after redirects. */
                         url: string;
                     };
                 };
@@ -11983,70 +11986,92 @@ export interface operations {
                 content: {
                     "application/json": {
                         recordingId: string;
-                        transcriptionId?: string;
-                        state?: string;
-                        language?: string | null;
-                        durationS?: number | null;
-                        /** @description The durable log's cursor this snapshot reflects (-1: nothing yet). */
+                        transcriptionId: string;
+                        state: string;
+                        language: string | null;
+                        durationS: number | null;
+                        /**
+                         * Format: int32
+                         * @description The durable log's cursor this snapshot reflects (-1: nothing yet).
+                         */
                         lastSeq: number;
                         /** @description The job still runs. */
                         partial: boolean;
-                        job?: {
-                            state?: string;
-                            pct?: number;
+                        job: {
+                            state: string;
+                            pct: number;
                         } | null;
                         sentences: {
-                            id?: string;
-                            speaker?: number;
-                            start?: number;
-                            end?: number;
-                            text?: string;
-                            translations?: Record<string, never>;
-                            confidence?: number | null;
-                            unclear?: boolean | null;
-                            suppressed?: boolean | null;
-                        }[];
-                        segments: {
-                            seq?: number;
-                            speaker?: number;
-                            /** @description 0..1 diarization confidence of `speaker`; null when speaker labels were off. */
-                            speakerConfidence?: number | null;
-                            /** @description Machine translations of `text` by language, made as it was committed (the session's `translate`) or later; a listener sees only its `lang`. `{}`: none. */
-                            translations?: {
+                            id: string;
+                            /**
+                             * Format: int32
+                             * @description -1: speaker labels were off.
+                             */
+                            speaker: number;
+                            start: number;
+                            end: number;
+                            text: string;
+                            /** @description Translations of `text` by language. */
+                            translations: {
                                 [key: string]: string;
                             };
-                            /** @description Who made each translation, by language. */
-                            translationSources?: {
-                                [key: string]: "cache" | "apertium" | "google" | "llm" | "whisper";
-                            };
-                            /** @description Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it, and finalize clusters every label again from the whole audio. Null for file jobs and when labels were off. */
-                            speakerProvisional?: boolean | null;
-                            start?: number;
-                            end?: number;
-                            text?: string;
-                            words?: {
-                                start?: number;
-                                end?: number;
-                                text?: string;
-                                prob?: number;
-                                /** @description True when `prob` is below the confidence policy's `lowThreshold` (the recording's, else the transcription's, else its broadcasts'); null otherwise. */
-                                low?: boolean | null;
-                            }[];
-                            confidence?: number | null;
-                            language?: string | null;
-                            decoder?: string | null;
-                            /** @description What the recognizer heard when `text` is not it: the segment follows the recording's script (`text` is the script's words) or a person corrected it. */
-                            recognizedText?: string | null;
-                            /** @description Script following: first script word matched (inclusive, from 0); null without a script or unmatched. */
-                            scriptFrom?: number | null;
-                            /** @description Script following: one past the last script word matched (exclusive), the reader's position; null without a script or unmatched. */
-                            scriptPos?: number | null;
-                            suppressed?: boolean | null;
+                            confidence: number | null;
+                            /** @description Below the confidence policy's hideBelow; every word is kept (owner and share-link readers). */
+                            unclear: boolean | null;
+                            /** @description Below the confidence policy's hideBelow, read by a broadcast listener: the text is blank ("Audio unclear"). */
+                            suppressed: boolean | null;
                         }[];
-                        /** @description Every speaker label the segments carry and every named speaker, by index; `name` as set with `PUT .../speakers/{idx}`, or null. */
+                        segments: {
+                            /** Format: int32 */
+                            seq: number;
+                            /** Format: int32 */
+                            speaker: number;
+                            /** @description 0..1 diarization confidence of `speaker`; null when speaker labels were off. */
+                            speakerConfidence: number | null;
+                            /** @description Live capture: true while `speaker` is the online guess; a `transcript.speaker` frame settles it (false). Null for file jobs and when labels were off. */
+                            speakerProvisional: boolean | null;
+                            /** @description Machine translations of `text` by language (`{"de": "…"}`), made as it was committed (the session's `translate`) or later; a listener sees only its `lang`. `{}`: none. */
+                            translations: {
+                                [key: string]: string;
+                            };
+                            /** @description Who made each translation, by language: `cache`, `apertium`, `google`, `llm` or `whisper`. */
+                            translationSources: {
+                                [key: string]: string;
+                            };
+                            start: number;
+                            end: number;
+                            text: string;
+                            words: {
+                                start: number;
+                                end: number;
+                                text: string;
+                                prob: number;
+                                /** @description True when `prob` is below the confidence policy's `lowThreshold` (a low-confidence word); null otherwise or without a threshold. */
+                                low: boolean | null;
+                            }[];
+                            confidence: number | null;
+                            language: string | null;
+                            decoder: string | null;
+                            /** @description What the recognizer heard, when `text` is not it: the segment follows the recording's script (`text` is the script's words), or a person corrected it. Null otherwise. */
+                            recognizedText: string | null;
+                            /**
+                             * Format: int32
+                             * @description Script following: the first script word matched (inclusive; script words are its whitespace-separated tokens carrying a letter or digit, from 0). Null without a script or when unmatched.
+                             */
+                            scriptFrom: number | null;
+                            /**
+                             * Format: int32
+                             * @description Script following: one past the last script word matched (exclusive), the teleprompter's position. Null without a script or when unmatched.
+                             */
+                            scriptPos: number | null;
+                            /** @description Below the confidence policy, read by a broadcast listener: text blank, no words. */
+                            suppressed: boolean | null;
+                        }[];
+                        /** @description A speaker of the recording: its label (`index`, from 0, as segments carry it) and the name given to it, or null. */
                         speakers: {
-                            index?: number;
-                            name?: string | null;
+                            /** Format: int32 */
+                            index: number;
+                            name: string | null;
                         }[];
                     };
                 };
@@ -12189,18 +12214,26 @@ export interface operations {
                 content: {
                     "application/json": {
                         recordingId: string;
+                        /** @description The language translated into. */
                         lang: string;
                         /** @description The spoken language translated from. */
-                        language?: string | null;
+                        language: string | null;
                         sentences: {
+                            /** @description The sentence id, as the transcript snapshot gives it. */
                             id: string;
-                            start?: number;
-                            end?: number;
+                            start: number;
+                            end: number;
+                            /** @description The sentence as spoken (corrections included); blank when `suppressed`. */
                             text: string;
+                            /** @description The sentence in `lang`; blank when `suppressed`. */
                             translation: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Who translated it: `cache`, `apertium`, `google`, `llm` or `whisper` (read in English from the sentence's audio: the English pivot); `none` for a blank line.
+                             * @enum {string}
+                             */
                             source: "cache" | "apertium" | "google" | "llm" | "whisper" | "none";
-                            suppressed?: boolean | null;
+                            /** @description A broadcast listener's line under the confidence policy: blank. */
+                            suppressed: boolean | null;
                         }[];
                     };
                 };
@@ -12342,6 +12375,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** Format: int32 */
                         index: number;
                         name: string | null;
                     };
@@ -13030,6 +13064,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Pass as `media=` on /audio and /audio/clip of this recording. */
                         token: string;
                         /** Format: date-time */
                         expiresAt: string;
@@ -15481,6 +15516,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         batchId: string;
+                        /** @description One per corrected segment, in the order applied. */
                         corrections: {
                             id: string;
                             /** @description The CorrectionBatch it came in. */
@@ -15701,6 +15737,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         batchId: string;
+                        /** @description One `line` correction per segment, in order; voiced. */
                         corrections: {
                             id: string;
                             /** @description The CorrectionBatch it came in. */
@@ -15738,7 +15775,9 @@ export interface operations {
                              */
                             notVoicedReason: "rewrite" | null;
                         }[];
+                        /** @description The line as the engine read it. */
                         text: string;
+                        /** @description The language it was read in. */
                         language: string;
                     };
                 };
@@ -16998,6 +17037,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A sentence that matched: where it is (recording, transcription, sentence id of the transcript snapshot, times, speaker), its text as corrected (in the search's `lang` when rendered into it), and a snippet with the matched words marked. */
                         results: {
                             recordingId: string;
                             transcriptionId: string;
@@ -17006,24 +17046,27 @@ export interface operations {
                             /** @description Seconds on the recording's media time line. */
                             start: number;
                             end: number;
-                            /** @description The speaker label (-1: labels off). */
+                            /**
+                             * Format: int32
+                             * @description The speaker label (-1: labels off).
+                             */
                             speaker: number;
-                            /** @description The sentence as readers see it (corrections applied); in `lang` when spoken in another language and rendered into it. */
+                            /** @description The sentence as readers see it (corrections applied), translated into the search's `lang` when spoken in another language and the server translates it (`lang` says which). */
                             text: string;
-                            /** @description The text HTML-escaped with matched words (exact, same stem, or close misspellings) wrapped in `<mark>`…`</mark>`; a long sentence is cut around the first match with `…`. */
+                            /** @description The text HTML-escaped, matched words (exact, same stem, or close misspellings) wrapped in `<mark>`…`</mark>`; a long sentence is cut around the first match with `…`. */
                             snippet: string;
-                            /** @description Relevance, higher first: full-text rank, plus 0.5 for the literal text, plus trigram word similarity. */
+                            /** @description Relevance (higher first): full-text rank, plus 0.5 for the literal text, plus trigram word similarity. */
                             score: number;
                             /** @description The spoken language of its recording. */
-                            language?: string | null;
-                            /** @description The language `text` and `snippet` read in: `lang` when the hit was rendered into it, else the spoken language. */
-                            lang?: string | null;
-                            /** @description The sentence as spoken when `text` is its translation into `lang`; null otherwise. */
-                            original?: string | null;
+                            language: string | null;
+                            /** @description The language `text` and `snippet` read in: the search's `lang` when the hit was rendered into it, else the spoken language. */
+                            lang: string | null;
+                            /** @description The sentence as spoken when `text` is its translation; null otherwise. */
+                            original: string | null;
                             /** @description Below the confidence policy's `hideBelow` (owners only; listeners never get such lines). */
                             unclear: boolean;
                         }[];
-                        nextCursor?: string | null;
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -23854,6 +23897,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         sessionId: string;
+                        /** @description The socket, with its own signed token (no header needed). */
                         streamUrl: string;
                         /** Format: date-time */
                         expiresAt: string;

@@ -5,9 +5,9 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
-  BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
+  BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, RecordingMediaTokenDocument, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
 } from '../../src/generated/graphql.js';
-import { fragmentSchema } from '../../rest/shapes.js';
+import { fragmentSchema, resultSchema } from '../../rest/shapes.js';
 
 describe('fragmentSchema', () => {
   it('describes what a fragment selects: every field required, nullable ones nullable, instants as date-time', () => {
@@ -44,6 +44,13 @@ describe('fragmentSchema', () => {
     const broadcast = fragmentSchema(BroadcastFieldsFragmentDoc);
     expect((broadcast.properties as Record<string, { oneOf: unknown[] }>).source.oneOf).toHaveLength(2);
     expect(() => fragmentSchema(parse('fragment F on Broadcast { source { ... on MicSource { kind } } }'))).toThrow('leaves out the union member StreamSource');
+  });
+
+  it('describes what an operation answers under its root field, without the operation\'s own description', () => {
+    const token = resultSchema(RecordingMediaTokenDocument);
+    expect(token).toMatchObject({ type: 'object', required: ['token', 'expiresAt'], properties: { expiresAt: { type: 'string', format: 'date-time' } } });
+    expect(token).not.toHaveProperty('description');
+    expect(() => resultSchema(parse('query Q { health { status } me { scopes } }'))).toThrow('one root field');
   });
 
   it('refuses what it cannot derive: no fragment, an unknown field, an object with no selection', () => {
