@@ -29,6 +29,7 @@ const SCALARS: Record<string, JsonSchema> = {
   DateTime: { type: 'string', format: 'date-time' },
   JSON: {},
   LanguageMap: { type: 'object', additionalProperties: { type: 'string' } },
+  Frame: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } },
 };
 
 const NULL_ONLY: JsonSchema = { type: 'object', nullable: true, enum: [null] };

@@ -53,6 +53,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
     LanguageMap: { Input: Record<string, string>; Output: Record<string, string> };
     Upload: { Input: unknown; Output: never };
+    Frame: { Input: never; Output: { type: string } };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin, ErrorsPlugin, DataloaderPlugin],
@@ -117,6 +118,25 @@ builder.scalarType('Upload', {
   },
   // Checked where it is read (src/core/uploads.ts): a file, or an upload the REST route stored first.
   parseValue: (value) => value,
+});
+
+/**
+ * A socket frame. Frames are described once, as the sockets' JSON Schemas (rest/frame-schemas.ts, in
+ * /v1/openapi.json: `SubscribeFrame`, `RealtimeServerFrame`, each a union told apart by `type`); GraphQL carries the
+ * same frames whole, so this scalar names that shape instead of restating each member as a GraphQL type.
+ */
+builder.scalarType('Frame', {
+  description: 'A socket frame, `{"type": …, …}`: its fields by `type` as /v1/openapi.json describes the socket\'s frames '
+    + '(`SubscribeFrame` for a recording\'s, the events sockets\' frames under `x-websocket`).',
+  serialize: (value) => {
+    if (typeof value !== 'object' || value === null || typeof (value as { type?: unknown }).type !== 'string') {
+      throw new GraphQLError('A Frame must be an object with a string `type`.');
+    }
+    return value as { type: string };
+  },
+  parseValue: () => {
+    throw new GraphQLError('Frame is an output-only scalar.');
+  },
 });
 
 builder.scalarType('LanguageMap', {

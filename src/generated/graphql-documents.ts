@@ -886,7 +886,7 @@ export type RecordingEventsQueryVariables = Exact<{
 }>;
 
 
-export type RecordingEventsQuery = { recordingEvents: { lastSeq: number, nextCursor: string | null, events: Array<{ seq: number, type: string, at: string, frame: unknown }> } };
+export type RecordingEventsQuery = { recordingEvents: { lastSeq: number, nextCursor: string | null, events: Array<{ seq: number, type: string, at: string, frame: { type: string; [field: string]: unknown } }> } };
 
 export type RecordingMediaTokenQueryVariables = Exact<{
   recordingId: string;

@@ -99,7 +99,7 @@ builder.subscriptionFields((t) => ({
     resolve: (event) => event,
   }),
   recordingFrames: t.field({
-    type: 'JSON',
+    type: 'Frame',
     description:
       'WS /v1/recordings/{id}/subscribe as a subscription: `subscribe.ready`, then every durable frame in `cursor` order ' +
       '(`noop` for one withheld from this reader), `subscribe.gap` when `after` is too far back. The owner (credential), ' +

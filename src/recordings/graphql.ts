@@ -206,7 +206,7 @@ export const RecordingEventType = builder.objectRef<EventEntry>('RecordingEvent'
     seq: t.exposeInt('seq'),
     type: t.exposeString('type'),
     at: t.exposeString('at', { description: 'When the event was written.' }),
-    frame: t.field({ type: 'JSON', resolve: (e) => e.frame }),
+    frame: t.field({ type: 'Frame', resolve: (e) => e.frame as { type: string } }),
   }),
 });
 

@@ -152,7 +152,7 @@ export const JobEventType = builder.objectRef<JobEventFrame>('TranscriptionEvent
     seq: t.int({ nullable: true, resolve: (f) => f.seq ?? null, description: 'Durable event seq; absent on queue-position updates.' }),
     at: t.string({ nullable: true, resolve: (f) => f.at ?? null }),
     state: t.string({ nullable: true, resolve: (f) => (typeof f.state === 'string' ? f.state : null) }),
-    frame: t.field({ type: 'JSON', description: 'The whole frame as the REST socket sends it.', resolve: (f) => f }),
+    frame: t.field({ type: 'Frame', description: 'The whole frame as the REST socket sends it.', resolve: (f) => f as { type: string } }),
   }),
 });
 
