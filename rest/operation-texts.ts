@@ -61,7 +61,9 @@ export function withOperationTexts(routes: RouteEntry[], texts = readOperationTe
   for (const id of texts.keys()) if (!ids.has(id)) throw new Error(`rest/operations: ${id} is not the operationId of a route`);
   return routes.map((route) => {
     const text = texts.get(route.operationId);
-    if (text && (route.summary || route.description)) throw new Error(`${route.operationId}: texts both in its route entry and in rest/operations`);
+    if (text && (route.summary || route.description)) {
+      throw new Error(`${route.operationId}: texts both in its route entry and in rest/operations`);
+    }
     if (!text && !route.summary) throw new Error(`${route.operationId}: no summary (write it in rest/operations/<module>.md)`);
     return text ? { ...route, ...text } : route;
   });

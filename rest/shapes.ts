@@ -4,16 +4,17 @@
  * selection's data, is described by the same source. OpenAPI 3.0 dialect: a nullable GraphQL field is
  * `nullable: true`, every selected field is `required` (GraphQL answers each one, null or not).
  *
- * Scalars: String and ID are strings, Int a 32-bit integer, Float number, Boolean boolean, JSON any value; a String
- * field named `…At` (or `purgeAfter`) is a `date-time` (the API's convention for instants, which it serves as ISO
- * 8601 strings). Enums list their values. A union selected through an inline fragment on each member is a `oneOf`; interfaces are not
- * derived (write those by hand, or type them first).
+ * Scalars: String and ID are strings, Int a 32-bit integer, Float number, Boolean boolean, JSON any value,
+ * LanguageMap an object of strings, Frame an object with a string `type`; a String field named `…At` (or
+ * `purgeAfter`) is a `date-time` (the API's convention for instants, which it serves as ISO 8601 strings). Enums list
+ * their values. A union selected through an inline fragment on each member is a `oneOf`; interfaces are not derived
+ * (write those by hand, or type them first).
  */
 import { readFileSync } from 'node:fs';
 import {
   buildSchema, getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType, Kind,
-  type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
-  type SelectionSetNode,
+  type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
+  type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import type { JsonSchema } from './types.js';
 
@@ -97,9 +98,7 @@ const FIELD_RULES: Record<string, JsonSchema> = {
  * replaces properties (a constraint GraphQL cannot say, such as a `maxItems`).
  */
 export function fragmentSchema(document: DocumentNode, patch: Record<string, JsonSchema> = {}): JsonSchema {
-  const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
+  const fragments = fragmentsOf(document);
   const [first] = fragments.values();
   if (!first) throw new Error('fragmentSchema: the document holds no fragment');
   const type = schema.getType(first.typeCondition.name.value);
@@ -117,15 +116,19 @@ export function resultSchema(document: DocumentNode): JsonSchema {
   if (!operation) throw new Error('resultSchema: the document holds no operation');
   const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
   const [selection, ...more] = operation.selectionSet.selections;
-  if (!root || !selection || more.length || selection.kind !== Kind.FIELD) throw new Error('resultSchema: the operation must select one root field');
+  if (!root || !selection || more.length || selection.kind !== Kind.FIELD) {
+    throw new Error('resultSchema: the operation must select one root field');
+  }
   const field = root.getFields()[selection.name.value];
   if (!field) throw new Error(`resultSchema: ${root.name} has no field ${selection.name.value}`);
-  const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
   // The root field's description says what the operation does; the route says that itself.
-  const { description: _operation, ...answer } = fieldSchema(field, field.type, selection.selectionSet, fragments);
+  const { description: _operation, ...answer } = fieldSchema(field, field.type, selection.selectionSet, fragmentsOf(document));
   return answer;
+}
+
+function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const definitions = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+  return new Map(definitions.map((d) => [d.name.value, d]));
 }
 
 function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): JsonSchema {

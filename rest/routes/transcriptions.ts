@@ -11,7 +11,7 @@ import { ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type Cre
 import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
-import { parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch } from '../../src/transcriptions/service.js';
+import { isStagedUpload, parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch } from '../../src/transcriptions/service.js';
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { withoutLastCursor } from '../query.js';
@@ -169,8 +169,9 @@ async function createFromMultipart(req: Request, res: Response, ctx: Context, ta
       ? (await run(UploadRecordingDocument, { transcriptionId: target.transcriptionId, ...variables })).uploadRecording
       : (await run(CreateTranscriptionDocument, variables)).createTranscription;
   } catch (error) {
-    // Refused before the service took the file over (variables GraphQL could not take): nothing may keep it.
-    if (upload) await service.discardUpload(upload);
+    // Refused before the service took the file over (variables GraphQL could not take): nothing may keep it. Once
+    // taken, the service removes it on its own failures, and a failure after it stored the recording keeps it.
+    if (upload && isStagedUpload(upload)) await service.discardUpload(upload);
     throw error;
   }
 }

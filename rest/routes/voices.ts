@@ -15,7 +15,7 @@ import {
   VoiceDocument, VoiceFieldsFragmentDoc, VoicesDocument,
 } from '../../src/generated/graphql.js';
 import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
-import { MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
+import { isStagedSample, MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { readMultipart } from '../multipart.js';
 import { accessTokenParam, personFromAccessToken } from './recordings.js';
 import { single, withoutLastCursor } from '../query.js';
@@ -80,7 +80,7 @@ async function createVoice(req: Request, res: Response, ctx: Context, run: RunTy
       created = (await run(CreateVoiceDocument, { input: parseMetaPart(body.fields.meta) as CreateVoiceInput, sample })).createVoice;
     } catch (error) {
       // Refused before the service took the sample over (variables GraphQL could not take): nothing may keep it.
-      if (sample) await service.discardSample(sample);
+      if (sample && isStagedSample(sample)) await service.discardSample(sample);
       throw error;
     }
   } catch (error) {

@@ -38,7 +38,9 @@ function socketCredentials(ctx: Context, query: URLSearchParams): ReaderCredenti
 function presenceOf(query: URLSearchParams): string {
   const given = query.get('presence');
   if (given === null) return `sock_${crypto.randomBytes(9).toString('base64url')}`;
-  if (!/^[A-Za-z0-9_-]{8,64}$/.test(given)) throw errors.invalidOptions('presence must be 8 to 64 letters, digits, "-" or "_".', { field: 'presence' });
+  if (!/^[A-Za-z0-9_-]{8,64}$/.test(given)) {
+    throw errors.invalidOptions('presence must be 8 to 64 letters, digits, "-" or "_".', { field: 'presence' });
+  }
   return `page_${given}`;
 }
 
@@ -59,8 +61,8 @@ function parseAfter(query: URLSearchParams): number | null {
 }
 
 const errorFrame = (error: unknown) => {
-  const apiError = toApiError(error);
-  return JSON.stringify({ type: 'error', code: apiError.code, message: apiError.message, retryable: apiError.retryable, details: apiError.details });
+  const { code, message, retryable, details } = toApiError(error);
+  return JSON.stringify({ type: 'error', code, message, retryable, details });
 };
 
 function subscriberOn(ws: WebSocket, plan: SubscribePlan): Subscriber {
@@ -115,8 +117,12 @@ export async function serveSubscription(ws: WebSocket, plan: SubscribePlan, reco
       const update = isBinary ? null : (JSON.parse(data.toString()) as Record<string, unknown>);
       if (!update || typeof update !== 'object' || update.type !== 'subscribe.update') throw errors.invalidOptions('The only client frame '
         + 'is {"type":"subscribe.update", "lang"?: string, "audio"?: boolean}.', { field: 'type' });
-      if (update.audio !== undefined && typeof update.audio !== 'boolean') throw errors.invalidOptions('audio must be true or false.', { field: 'audio' });
-      if (update.lang !== undefined && update.lang !== null && typeof update.lang !== 'string') throw errors.invalidOptions('lang must be a language code.', { field: 'lang' });
+      if (update.audio !== undefined && typeof update.audio !== 'boolean') {
+        throw errors.invalidOptions('audio must be true or false.', { field: 'audio' });
+      }
+      if (update.lang !== undefined && update.lang !== null && typeof update.lang !== 'string') {
+        throw errors.invalidOptions('lang must be a language code.', { field: 'lang' });
+      }
       // The same check as at the upgrade: the credential may have died since, and the link must allow the language.
       // A new language applies to the frames after this answer; the client reads the snapshot again in it.
       if (update.audio === true && subscriber.voice) throw errors.invalidOptions('audio: this socket speaks sentences (voice); a '
@@ -129,7 +135,10 @@ export async function serveSubscription(ws: WebSocket, plan: SubscribePlan, reco
       }
       if (typeof update.audio === 'boolean') fanout.setAudio(recordingId, subscriber, update.audio);
       subscriber.sendText(JSON.stringify({ type: 'subscribe.updated', lang: update.lang ?? null, audio: subscriber.audio }));
-    }).catch((error: unknown) => subscriber.sendText(errorFrame(error instanceof SyntaxError ? errors.invalidOptions('A client frame must be JSON.', { field: 'frame' }) : error)));
+    }).catch((error: unknown) => {
+      const refusal = error instanceof SyntaxError ? errors.invalidOptions('A client frame must be JSON.', { field: 'frame' }) : error;
+      subscriber.sendText(errorFrame(refusal));
+    });
   });
   leave = await fanout.join(recordingId, subscriber, plan.after);
   if (closed) leave();

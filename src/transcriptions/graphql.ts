@@ -5,7 +5,7 @@ import { SpeakerLabels } from '../meta/graphql.js';
 import { ConfidencePolicyInput, SettingsType } from '../recordings/graphql.js';
 import { CropWindowInput, JobType } from '../jobs/graphql.js';
 import type { ProbeRecord } from '../links/index.js';
-import { isStagedUpload, type CaptureSource, type TranscriptionPage, type TranscriptionView } from './service.js';
+import { takeStagedUpload, type CaptureSource, type TranscriptionPage, type TranscriptionView } from './service.js';
 import { ShareLinkType } from '../share-links/graphql.js';
 import { errors } from '../core/errors.js';
 import { baseUrlOf } from '../core/context.js';
@@ -184,7 +184,7 @@ builder.queryFields((t) => ({
  * streamed to storage (`POST /v1/transcriptions` as multipart runs this mutation with it).
  */
 function uploadOf(value: unknown) {
-  return isStagedUpload(value) ? value : uploadedStream(value, 'file');
+  return takeStagedUpload(value) ?? uploadedStream(value, 'file');
 }
 
 builder.mutationFields((t) => ({

@@ -102,9 +102,19 @@ const isStaged = (upload: UploadedFile | StagedUpload): upload is StagedUpload =
  */
 const stagedHere = new WeakSet<StagedUpload>();
 
-/** An upload `stageUpload` wrote in this process (the Upload scalar's check). */
+/** An upload `stageUpload` wrote in this process that no create has taken over yet. */
 export function isStagedUpload(value: unknown): value is StagedUpload {
   return typeof value === 'object' && value !== null && stagedHere.has(value as StagedUpload);
+}
+
+/**
+ * Hands a staged upload to the create that stores it: from here the service removes it if the create fails, and the
+ * route that staged it must not (the recording may exist). Null for anything else.
+ */
+export function takeStagedUpload(value: unknown): StagedUpload | null {
+  if (!isStagedUpload(value)) return null;
+  stagedHere.delete(value);
+  return value;
 }
 
 export interface TranscriptionView extends LifecycleTimes {

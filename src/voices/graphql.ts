@@ -1,6 +1,6 @@
 import { builder } from '../core/builder.js';
 import { uploadedStream } from '../core/uploads.js';
-import { isStagedSample, type AvailableVoice, type VoiceView } from './service.js';
+import { takeStagedSample, type AvailableVoice, type VoiceView } from './service.js';
 
 /** Typed inputs of voices (CreateVoiceFromSpeaker, and the PATCH where every field is optional). */
 
@@ -177,8 +177,10 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateVoiceInput, required: true }), sample: t.arg({ type: 'Upload', required: true }) },
     resolve: async (_root, args, ctx) => {
       const voices = ctx.services.voices;
-      const upload = isStagedSample(args.sample) ? null : uploadedStream(args.sample, 'sample');
-      const staged = upload ? await voices.stageSample(upload) : (args.sample as Parameters<typeof voices.create>[2]);
+      // The REST route's sample is in storage already; a GraphQL multipart file is stored here first.
+      const taken = takeStagedSample(args.sample);
+      const upload = taken ? null : uploadedStream(args.sample, 'sample');
+      const staged = taken ?? (upload && (await voices.stageSample(upload)));
       return voices.create(ctx.identity!.account.id, args.input, staged);
     },
   }),

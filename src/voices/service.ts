@@ -92,9 +92,16 @@ export interface StagedSample {
  */
 const stagedHere = new WeakSet<StagedSample>();
 
-/** A sample `stageSample` wrote in this process. */
+/** A sample `stageSample` wrote in this process that no create has taken over yet. */
 export function isStagedSample(value: unknown): value is StagedSample {
   return typeof value === 'object' && value !== null && stagedHere.has(value as StagedSample);
+}
+
+/** Hands a staged sample to the create that keeps it (which removes it if it fails); null for anything else. */
+export function takeStagedSample(value: unknown): StagedSample | null {
+  if (!isStagedSample(value)) return null;
+  stagedHere.delete(value);
+  return value;
 }
 
 /** Seconds of one speaker a voice from a recording needs (spec: Limits). */
