@@ -36,3 +36,19 @@ export function uploadedStream(value: unknown, field: string): UploadedStream | 
   if (typeof file.stream !== 'function') throw errors.invalidOptions(`${field} must be sent as a multipart upload.`, { field });
   return { stream: Readable.from(readChunks(file.stream())), fileName: file.name || null, mimeType: file.type || null };
 }
+
+/**
+ * The uploads a service staged (wrote to storage) in this process, until a create takes one over. A REST upload route
+ * hands its staged file to a GraphQL mutation as the `Upload` variable; a GraphQL request cannot make one (its
+ * variables are JSON), so a staged upload found here is one this server wrote. Taking it tells the route that the
+ * create now owns it (removes it on its own failure; keeps it once stored).
+ */
+export function stagedUploads<T extends object>() {
+  const staged = new WeakSet<T>();
+  const has = (value: unknown): value is T => typeof value === 'object' && value !== null && staged.has(value as T);
+  return {
+    add: (value: T): T => (staged.add(value), value),
+    has,
+    take: (value: unknown): T | null => (has(value) && staged.delete(value) ? value : null),
+  };
+}

@@ -16,6 +16,7 @@ import { ApiError, errors, knownError } from '../core/errors.js';
 import { probeAudio } from '../../workers/engine/index.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { newId } from '../core/ids.js';
+import { stagedUploads } from '../core/uploads.js';
 import { pageByLifecycle } from '../core/cursor.js';
 import { lifecycleTimes, type LifecycleTimes } from '../core/lifecycle.js';
 import { SPEAKER_LABEL_MODES, type CapabilitiesService } from '../meta/service.js';
@@ -95,27 +96,14 @@ export interface StagedUpload {
 
 const isStaged = (upload: UploadedFile | StagedUpload): upload is StagedUpload => 'sha256' in upload;
 
-/**
- * The uploads `stageUpload` wrote in this process. The REST upload routes hand theirs to the GraphQL mutations as the
- * `file` variable; a GraphQL request cannot make one (its variables are JSON), so a staged upload in a variable is one
- * this server wrote.
- */
-const stagedHere = new WeakSet<StagedUpload>();
+/** Uploads `stageUpload` wrote in this process, until a create takes one over (src/core/uploads.ts). */
+const stagedHere = stagedUploads<StagedUpload>();
 
 /** An upload `stageUpload` wrote in this process that no create has taken over yet. */
-export function isStagedUpload(value: unknown): value is StagedUpload {
-  return typeof value === 'object' && value !== null && stagedHere.has(value as StagedUpload);
-}
+export const isStagedUpload = stagedHere.has;
 
-/**
- * Hands a staged upload to the create that stores it: from here the service removes it if the create fails, and the
- * route that staged it must not (the recording may exist). Null for anything else.
- */
-export function takeStagedUpload(value: unknown): StagedUpload | null {
-  if (!isStagedUpload(value)) return null;
-  stagedHere.delete(value);
-  return value;
-}
+/** Hands a staged upload to the create that stores it (which removes it if it fails); null for anything else. */
+export const takeStagedUpload = stagedHere.take;
 
 export interface TranscriptionView extends LifecycleTimes {
   id: string;

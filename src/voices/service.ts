@@ -15,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, knownError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
+import { stagedUploads } from '../core/uploads.js';
 import { createLogger } from '../core/logger.js';
 import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Identity } from '../core/identity/identity.js';
@@ -86,23 +87,14 @@ export interface StagedSample {
   mimeType: string | null;
 }
 
-/**
- * The samples `stageSample` wrote in this process: `POST /v1/voices` hands its to the `createVoice` mutation as the
- * `sample` variable, which a GraphQL request (JSON variables) cannot forge.
- */
-const stagedHere = new WeakSet<StagedSample>();
+/** Samples `stageSample` wrote in this process, until `createVoice` takes one over (src/core/uploads.ts). */
+const stagedHere = stagedUploads<StagedSample>();
 
 /** A sample `stageSample` wrote in this process that no create has taken over yet. */
-export function isStagedSample(value: unknown): value is StagedSample {
-  return typeof value === 'object' && value !== null && stagedHere.has(value as StagedSample);
-}
+export const isStagedSample = stagedHere.has;
 
 /** Hands a staged sample to the create that keeps it (which removes it if it fails); null for anything else. */
-export function takeStagedSample(value: unknown): StagedSample | null {
-  if (!isStagedSample(value)) return null;
-  stagedHere.delete(value);
-  return value;
-}
+export const takeStagedSample = stagedHere.take;
 
 /** Seconds of one speaker a voice from a recording needs (spec: Limits). */
 export const MIN_SPEAKER_S = 30;
