@@ -19,6 +19,8 @@ export interface SpeechgateErrorFields {
   retryable: boolean;
   details?: Record<string, unknown>;
   requestId?: string | null;
+  /** How long the answer's `Retry-After` asks to wait, in milliseconds; null when it gave none. */
+  retryAfterMs?: number | null;
   /** The whole body when it was JSON (an envelope, a GraphQL answer), for what the fields above leave out. */
   body?: unknown;
   cause?: unknown;
@@ -33,6 +35,8 @@ export class SpeechgateError extends Error {
   readonly details: Record<string, unknown>;
   /** The failed request's `X-Request-Id`, to quote when reporting a problem; null when there was no answer. */
   readonly requestId: string | null;
+  /** The answer's `Retry-After` in milliseconds (a 429, a 503, a refused socket upgrade); null when it gave none. */
+  readonly retryAfterMs: number | null;
   readonly body: unknown;
 
   constructor(fields: SpeechgateErrorFields) {
@@ -43,6 +47,7 @@ export class SpeechgateError extends Error {
     this.retryable = fields.retryable;
     this.details = fields.details ?? {};
     this.requestId = fields.requestId ?? null;
+    this.retryAfterMs = fields.retryAfterMs ?? null;
     this.body = fields.body;
   }
 }
@@ -72,9 +77,19 @@ export function graphqlErrorOf(error: unknown, status: number, requestId: string
   });
 }
 
+/** A `Retry-After` value in milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
+export function retryAfterValueMs(value: string | null | undefined, now = Date.now()): number | null {
+  const text = value?.trim();
+  if (!text) return null;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
 /** The error a non-2xx answer stands for; reads the body (pass a clone to keep the response readable). */
 export async function errorFromResponse(response: Response): Promise<SpeechgateError> {
   const headerRequestId = response.headers.get('x-request-id');
+  const retryAfterMs = retryAfterValueMs(response.headers.get('retry-after'));
   const text = await response.text().catch(() => '');
   let body: unknown = text;
   try {
@@ -91,6 +106,7 @@ export async function errorFromResponse(response: Response): Promise<SpeechgateE
       retryable: envelope.data?.retryable === true,
       details: isRecord(envelope.data?.details) ? envelope.data.details : {},
       requestId: typeof envelope.requestId === 'string' ? envelope.requestId : headerRequestId,
+      retryAfterMs,
       body,
     });
   }
@@ -103,6 +119,7 @@ export async function errorFromResponse(response: Response): Promise<SpeechgateE
     message: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} without an error envelope.`,
     retryable: response.status === 503 || response.status === 429,
     requestId: headerRequestId,
+    retryAfterMs,
     body,
   });
 }

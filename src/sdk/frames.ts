@@ -10,7 +10,7 @@
  * on the subscribe socket) and the refused upgrade's answer (its error envelope, instead of a bare failure).
  */
 import type { components, paths } from '../generated/openapi.js';
-import { envelopeOf, NETWORK_ERROR, SpeechgateError } from './errors.js';
+import { envelopeOf, NETWORK_ERROR, retryAfterValueMs, SpeechgateError } from './errors.js';
 
 type Schemas = components['schemas'];
 
@@ -114,10 +114,17 @@ async function readRefusal(response: AsyncIterable<Uint8Array> & { statusCode?: 
   }
   const envelope = envelopeOf(body);
   const requestId = typeof response.headers['x-request-id'] === 'string' ? response.headers['x-request-id'] : null;
-  if (!envelope) return new SpeechgateError({ code: status === 503 ? 'unavailable' : `http_${status}`, status, message: `The socket upgrade was refused with HTTP ${status}.`, retryable: status === 503 || status === 429, requestId, body });
+  const retryAfter = response.headers['retry-after'];
+  const retryAfterMs = retryAfterValueMs(typeof retryAfter === 'string' ? retryAfter : null);
+  if (!envelope) {
+    return new SpeechgateError({
+      code: status === 503 ? 'unavailable' : `http_${status}`, status, message: `The socket upgrade was refused with HTTP ${status}.`,
+      retryable: status === 503 || status === 429, requestId, retryAfterMs, body,
+    });
+  }
   return new SpeechgateError({
     code: envelope.code, status: envelope.status ?? status, message: envelope.message, retryable: envelope.data?.retryable === true,
-    details: envelope.data?.details ?? {}, requestId: envelope.requestId ?? requestId, body,
+    details: envelope.data?.details ?? {}, requestId: envelope.requestId ?? requestId, retryAfterMs, body,
   });
 }
 

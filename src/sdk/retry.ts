@@ -7,7 +7,7 @@
  * A `Retry-After` longer than `maxRetryDelayMs` is not waited out: the error surfaces at once (e.g. the hourly
  * creation rate), rather than blocking the caller for an hour.
  */
-import { envelopeOf, errorFromResponse, networkError } from './errors.js';
+import { envelopeOf, errorFromResponse, networkError, retryAfterValueMs } from './errors.js';
 
 export interface RetryOptions {
   /** How many times a retryable answer is retried (default 2: three attempts in all). */
@@ -34,11 +34,7 @@ export function isSafeToRepeat(method: string, headers: Headers): boolean {
 
 /** `Retry-After` in milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
 export function retryAfterMs(response: Response, now = Date.now()): number | null {
-  const value = response.headers.get('retry-after')?.trim();
-  if (!value) return null;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  return retryAfterValueMs(response.headers.get('retry-after'), now);
 }
 
 /** Whether this answer is one the rules retry (given that repeating the request is safe for 503s). */
