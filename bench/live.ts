@@ -25,7 +25,7 @@
  * embedded defaults. Knobs: BENCH_LIVE_SECONDS (30), BENCH_LIVE_MAX_RECORDINGS (4), BENCH_FILE (the lecture).
  */
 import { readFile } from 'node:fs/promises';
-import { streamFile, type RealtimeConnection } from '../src/live/client.js';
+import { streamFile, type RealtimeConnection } from '../test/helpers/realtime-client.js';
 import { fixture } from '../test/helpers/fixtures.js';
 import { probeAudio } from '../workers/engine/audio.js';
 import { withBenchServices, type BenchServices } from './helpers/services.js';

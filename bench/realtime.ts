@@ -27,7 +27,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../src/core/config/index.js';
-import { streamFile, type CommittedSegment, type ServerFrame } from '../src/live/client.js';
+import { streamFile, type CommittedSegment, type ServerFrame } from '../test/helpers/realtime-client.js';
 import { RealtimeRuntime } from '../src/live/runtime.js';
 import { fixture } from '../test/helpers/fixtures.js';
 

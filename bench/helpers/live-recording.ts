@@ -8,7 +8,7 @@
  * `POST /v1/recordings/{id}/stop`, `GET /v1/recordings/{id}` until `finalized` (the worker's catch-up with the
  * accurate model has run) and the transcript once more (the finalized text).
  */
-import { decodeToChunks, SAMPLE_RATE, streamFile, type RealtimeConnection } from '../../src/live/client.js';
+import { decodeToChunks, SAMPLE_RATE, streamFile, type RealtimeConnection } from '../../test/helpers/realtime-client.js';
 import type { BenchServices } from './services.js';
 
 /** The gateway's REST API with the bench key: `rest.get<T>(path)`, `rest.post<T>(path, body)`. */

@@ -20,7 +20,7 @@ import { costCents, lockBillingAccount, meterCharge, post } from '../../src/bill
 import { fundedAccount } from '../helpers/billing-accounts.js';
 import { CAPTURE_FILE, recordingMediaDir } from '../../src/transcript/media.js';
 import { beginTranscribing, dispatchQueued, failJob, finishTranscribing } from '../../src/jobs/service.js';
-import { createSession, streamFile } from '../../src/live/client.js';
+import { streamFile } from '../helpers/realtime-client.js';
 import { GO_FORWARD, LECTURE } from '../helpers/realtime.js';
 import { ffmpegPath } from '../../workers/engine/audio.js';
 import { gatewayProcesses, stopChild, type Gateway } from '../helpers/gateways.js';
@@ -52,6 +52,11 @@ async function capture(dataDir: string, recordingId: string, seconds: number): P
   const dir = recordingMediaDir(dataDir, recordingId);
   await mkdir(dir, { recursive: true });
   await appendFile(path.join(dir, CAPTURE_FILE), Buffer.alloc(Math.round(seconds * 16_000) * 4));
+}
+
+/** `POST /v1/realtime/sessions` for this caller: the session's id and `streamUrl`. */
+async function createSession(server: TestServer, auth: string): Promise<{ sessionId: string; streamUrl: string }> {
+  return expectStatus(await server.postJson('/v1/realtime/sessions', {}, { auth }), 201);
 }
 
 async function stopLive(server: TestServer, auth: string, recordingId: string): Promise<void> {
@@ -156,7 +161,7 @@ describe('realtime sessions', () => {
     const { accountId, auth } = await fundedAccount(server, 1000);
     const fell: string[] = [];
     server.app.services.billing.onBalanceFell((id) => void fell.push(id));
-    const session = await createSession(server.url, auth);
+    const session = await createSession(server, auth);
     expect(await server.prisma.charge.findUnique({ where: { sessionId: session.sessionId } })).toMatchObject({ kind: 'live', state: 'open', costCents: 0 });
     const result = await streamFile(session.streamUrl, GO_FORWARD, { realtime: false });
     expect(result.done?.stats.audioS).toBeGreaterThan(2);
@@ -185,7 +190,7 @@ describe('realtime sessions past a minute', () => {
   it('bills each whole minute received and ends the session with insufficient_credit once the credit is spent', async () => {
     // 100 cents: the 2 s minimum (4 cents) and not the first minute (120 cents) at 2 cents a second.
     const { accountId, auth } = await fundedAccount(server, 100);
-    const session = await createSession(server.url, auth);
+    const session = await createSession(server, auth);
     const result = await streamFile(session.streamUrl, twoMinutes, { realtime: false });
     expect(result.errors).toContainEqual(expect.objectContaining({ code: 'insufficient_credit', retryable: false }));
     await eventually(async () => expect(await server.prisma.charge.findUnique({ where: { sessionId: session.sessionId } })).toMatchObject({ state: 'settled' }));

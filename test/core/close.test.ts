@@ -4,7 +4,7 @@
  * thread port of it in this process (each test file runs in its own process), and it may be closed twice.
  */
 import { describe, expect, it } from 'vitest';
-import { streamFile } from '../../src/live/client.js';
+import { streamFile } from '../helpers/realtime-client.js';
 import { startTestServer } from '../helpers/server.js';
 import { createStreamUrl, GO_FORWARD, sleep } from '../helpers/realtime.js';
 import { json, upload } from '../helpers/http.js';

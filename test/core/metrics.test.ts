@@ -5,7 +5,7 @@
  * nothing with METRICS=off.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from '../helpers/realtime-client.js';
 import { eventually } from '../helpers/fixtures.js';
 import { expectStatus, json, upload } from '../helpers/http.js';
 import { createStreamUrl, fileChunks, GO_FORWARD } from '../helpers/realtime.js';

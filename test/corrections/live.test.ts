@@ -3,7 +3,7 @@
  * catch-up (the accurate model amending what the fast model committed) leaves the person's correction in place.
  */
 import { expect, it } from 'vitest';
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from '../helpers/realtime-client.js';
 import { expectStatus, json } from '../helpers/http.js';
 import { fileChunks, GO_FORWARD, sleep } from '../helpers/realtime.js';
 import { useTestServer } from '../helpers/server.js';

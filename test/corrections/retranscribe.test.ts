@@ -5,7 +5,7 @@
  * its audio arrives, the retry succeeds); and the refusals.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from '../helpers/realtime-client.js';
 import { expectInvalidOption, expectStatus, json, upload, waitForJob } from '../helpers/http.js';
 import { fileChunks, GO_FORWARD, sleep } from '../helpers/realtime.js';
 import { commitKnown } from '../helpers/segments.js';

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
 import { redisAnswers } from '../../src/core/redis-server.js';
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from './realtime-client.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { json } from './http.js';
 import { freePort, startEntryProcess } from './processes.js';
@@ -196,9 +196,9 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
 
   /** A publisher on `grant`, ready (the engine may be loading on a busy machine: a generous deadline of silence). */
   async function publisherOn(grant: Pick<Grant, 'streamUrl'>): Promise<RealtimeConnection> {
-    const publisher = new RealtimeConnection(grant.streamUrl);
+    const publisher = new RealtimeConnection(grant.streamUrl, { readyTimeoutS: 180 });
     publishers.push(publisher);
-    await publisher.ready(180);
+    await publisher.ready();
     return publisher;
   }
 

@@ -1,5 +1,5 @@
 /** The steps the live tests share: a live transcription with a recording started, and its publisher connected. */
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from './realtime-client.js';
 import { json } from './http.js';
 import { fileChunks } from './realtime.js';
 import type { TestServer } from './server.js';

@@ -1,6 +1,6 @@
 /** Shared pieces of the realtime suites: fixtures, session creation through REST, text checks. */
 import { expect } from 'vitest';
-import { decodeToChunks, SAMPLE_RATE, type CommittedSegment } from '../../src/live/client.js';
+import { decodeToChunks, SAMPLE_RATE, type CommittedSegment } from './realtime-client.js';
 import { fixture } from './fixtures.js';
 import type { TestServer } from './server.js';
 

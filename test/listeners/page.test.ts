@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection, streamFile } from '../../src/live/client.js';
+import { RealtimeConnection, streamFile } from '../helpers/realtime-client.js';
 import { launchChromium } from '../helpers/browser.js';
 import { eventually } from '../helpers/fixtures.js';
 import { json } from '../helpers/http.js';
@@ -332,8 +332,8 @@ describe('the listener page', () => {
     });
     await page.locator('#player').waitFor({ state: 'visible' });
 
-    const publisher = new RealtimeConnection(grant.streamUrl);
-    await publisher.ready(180);
+    const publisher = new RealtimeConnection(grant.streamUrl, { readyTimeoutS: 180 });
+    await publisher.ready();
 
     // The speaker starts: the page shows the first lines live. A tap on Listen asks for the audio.
     await eventually(async () => expect(await page.isEnabled('#listen')).toBe(true), 60_000);

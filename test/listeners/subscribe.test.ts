@@ -7,7 +7,7 @@
 import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from '../helpers/realtime-client.js';
 import { isUnclearSegment } from '../../src/transcript/sentences.js';
 import { Follower } from '../helpers/follower.js';
 import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/core/config/index.js';
-import { streamFile, type ServerFrame } from '../../src/live/client.js';
+import { streamFile, type ServerFrame } from '../helpers/realtime-client.js';
 import { acceptedFix, retimedWords } from '../../src/live/llm-fix.js';
 import { json } from '../helpers/http.js';
 import { undeclaredFrames } from '../helpers/openapi.js';

@@ -4,7 +4,8 @@
  * cap, and `maxDurationS`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeClientError, RealtimeConnection, streamFile } from '../../src/live/client.js';
+import type { SpeechgateError } from '../../src/sdk/index.js';
+import { RealtimeConnection, streamFile } from '../helpers/realtime-client.js';
 import { expectUnavailable } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createStreamUrl, expectGapless, fileChunks, GO_FORWARD, LECTURE, normalise, sleep } from '../helpers/realtime.js';
@@ -37,13 +38,13 @@ async function post(body: unknown, auth?: string | null) {
 
 /** Opens a socket and resolves with the refusal it got (or fails the test if it was accepted). */
 async function refusal(streamUrl: string) {
-  const connection = new RealtimeConnection(streamUrl);
-  const error = await connection.ready(5).then(
+  const connection = new RealtimeConnection(streamUrl, { readyTimeoutS: 5 });
+  const error = await connection.ready().then(
     () => {
       connection.close();
       throw new Error('the upgrade was accepted');
     },
-    (caught: RealtimeClientError & { headers?: Record<string, string> }) => caught,
+    (caught: SpeechgateError) => caught,
   );
   return error;
 }
@@ -126,8 +127,8 @@ describe('stateless sessions', () => {
     try {
       // Created here (tokens live 2 s on this server), used there.
       const path = new URL(await createStreamUrl(server, { spokenLanguage: 'en' })).pathname;
-      const connection = new RealtimeConnection(`${twin.wsUrl}${path}`);
-      await connection.ready(60);
+      const connection = new RealtimeConnection(`${twin.wsUrl}${path}`, { readyTimeoutS: 60 });
+      await connection.ready();
       connection.eof();
       expect((await connection.closed).done?.reason).toBe('eof');
       const error = await refusal(`${stranger.wsUrl}${path}`);
@@ -169,13 +170,13 @@ describe('upgrade refusals', () => {
 
 describe('capacity and limits (one engine slot)', () => {
   it('a socket waits in silence while the slot is busy, the next is refused 503 with Retry-After, and the waiter runs once the slot frees', async () => {
-    const holder = new RealtimeConnection(await createStreamUrl(server, { spokenLanguage: 'en' }));
-    await holder.ready(60);
+    const holder = new RealtimeConnection(await createStreamUrl(server, { spokenLanguage: 'en' }), { readyTimeoutS: 60 });
+    await holder.ready();
     const chunks = await fileChunks(LECTURE);
     holder.sendPcm(chunks[0]!);
 
     const waiter = new RealtimeConnection(await createStreamUrl(server, { spokenLanguage: 'en' }));
-    const waiterReady = waiter.ready(30);
+    const waiterReady = waiter.ready();
     await sleep(3000);
     // Upgraded, but not one frame: a client's 30-second deadline reads this as capacity_exceeded.
     expect(waiter.ws.readyState).toBe(waiter.ws.OPEN);
@@ -184,7 +185,7 @@ describe('capacity and limits (one engine slot)', () => {
     const error = await refusal(await createStreamUrl(server));
     expect(error.status).toBe(503);
     expect(error.body).toMatchObject({ code: 'unavailable', data: { retryable: true } });
-    expect(Number((error as { headers?: Record<string, string> }).headers?.['retry-after'])).toBeGreaterThan(0);
+    expect(error.retryAfterMs).toBeGreaterThan(0);
 
     holder.cancel();
     expect((await holder.closed).done?.reason).toBe('cancelled');
@@ -194,10 +195,10 @@ describe('capacity and limits (one engine slot)', () => {
   });
 
   it('the client reports capacity_exceeded after its deadline of silence', async () => {
-    const holder = new RealtimeConnection(await createStreamUrl(server));
-    await holder.ready(60);
-    const waiter = new RealtimeConnection(await createStreamUrl(server));
-    await expect(waiter.ready(1.5)).rejects.toMatchObject({ code: 'capacity_exceeded' });
+    const holder = new RealtimeConnection(await createStreamUrl(server), { readyTimeoutS: 60 });
+    await holder.ready();
+    const waiter = new RealtimeConnection(await createStreamUrl(server), { readyTimeoutS: 1.5 });
+    await expect(waiter.ready()).rejects.toMatchObject({ code: 'capacity_exceeded' });
     waiter.close();
     holder.cancel();
     await holder.closed;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../bench/realtime.js';
-import { RealtimeConnection, SAMPLE_RATE, streamFile, type CommittedSegment, type ServerFrame } from '../../src/live/client.js';
+import { RealtimeConnection, SAMPLE_RATE, streamFile, type CommittedSegment, type ServerFrame } from '../helpers/realtime-client.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createStreamUrl, expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
 

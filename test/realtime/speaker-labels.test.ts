@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamFile, type ServerFrame } from '../../src/live/client.js';
+import { streamFile, type ServerFrame } from '../helpers/realtime-client.js';
 import { diarizationErrorRate, parseRttm } from '../../workers/engine/speakers/der.js';
 import { json } from '../helpers/http.js';
 import { undeclaredFrames } from '../helpers/openapi.js';

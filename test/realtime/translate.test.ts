@@ -5,7 +5,7 @@
  * recording keeps its translations (snapshot, durable events) and a listener who follows in Spanish gets them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamFile, type ServerFrame } from '../../src/live/client.js';
+import { streamFile, type ServerFrame } from '../helpers/realtime-client.js';
 import { expectInvalidOption, expectStatus, json } from '../helpers/http.js';
 import { undeclaredFrames } from '../helpers/openapi.js';
 import { createStreamUrl, fileChunks, GO_FORWARD, LECTURE, sleep } from '../helpers/realtime.js';

@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { streamFile, type CommittedSegment, type RealtimeConnection } from '../../src/live/client.js';
+import { streamFile, type CommittedSegment, type RealtimeConnection } from '../helpers/realtime-client.js';
 import { gatewayProcesses, speak, stopChild, type Gateway, type Grant, type OwnRedis } from '../helpers/gateways.js';
 import { json } from '../helpers/http.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';

@@ -5,7 +5,7 @@
  * owner's reads cost nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from '../helpers/realtime-client.js';
 import { networkOf } from '../../src/recordings/listener-languages.js';
 import { Follower } from '../helpers/follower.js';
 import { expectStatus, json } from '../helpers/http.js';

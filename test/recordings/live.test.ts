@@ -5,7 +5,7 @@
  */
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RealtimeConnection, streamFile, type ServerFrame } from '../../src/live/client.js';
+import { RealtimeConnection, streamFile, type ServerFrame } from '../helpers/realtime-client.js';
 import { catchUpSegments, overlayWords, type TimedWord } from '../../src/live/recordings.js';
 import { expectInvalidOption, json, upload, uploadForm, goForward, waitForJob } from '../helpers/http.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';

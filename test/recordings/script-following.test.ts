@@ -6,7 +6,7 @@
  * recognizer heard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamFile } from '../../src/live/client.js';
+import { streamFile } from '../helpers/realtime-client.js';
 import { json } from '../helpers/http.js';
 import { GO_FORWARD, GO_FORWARD_TEXT, normalise } from '../helpers/realtime.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

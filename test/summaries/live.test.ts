@@ -3,7 +3,7 @@
  * (a person's line correction is what the built-in summariser reads).
  */
 import { expect, it } from 'vitest';
-import { RealtimeConnection } from '../../src/live/client.js';
+import { RealtimeConnection } from '../helpers/realtime-client.js';
 import { eventually } from '../helpers/fixtures.js';
 import { expectStatus, json } from '../helpers/http.js';
 import { fileChunks, GO_FORWARD } from '../helpers/realtime.js';
