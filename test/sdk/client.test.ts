@@ -78,13 +78,13 @@ describe('retry rules', () => {
 
   it('`retries` sets how many: 0 surfaces the first 429', async () => {
     proxy.fail({ status: 429, retryAfter: '0' });
-    expect(await failureOf(sdk({ retries: 0 }).GET('/v1/transcriptions'))).toMatchObject({ code: 'rate_limited' });
+    expect(await failureOf(sdk({ retries: 0 }).GET('/v1/transcriptions'))).toMatchObject({ code: 'rate_limited', retryAfterMs: 0 });
     expect(proxy.seen).toHaveLength(1);
   });
 
   it('a Retry-After beyond maxRetryDelayMs is not waited out: the error surfaces at once', async () => {
     proxy.fail({ status: 429, retryAfter: '3600' });
-    expect(await failureOf(sdk().GET('/v1/transcriptions'))).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(await failureOf(sdk().GET('/v1/transcriptions'))).toMatchObject({ code: 'rate_limited', status: 429, retryAfterMs: 3_600_000 });
     expect(proxy.seen).toHaveLength(1);
     expect(waits).toEqual([]);
   });
