@@ -2,10 +2,12 @@
  * `speechgate stream <file>`: a realtime session (`POST /v1/realtime/sessions`, then its socket, through the SDK's
  * `client.realtime.connect`) fed with a local file, at real time like a microphone (`--fast`: as fast as the socket
  * drains). Drafts are redrawn on one terminal line, commits printed as lines; nothing is stored on the server.
+ * `--stream-url` publishes to a socket given instead, such as a live recording's grant (its token is in the URL, so
+ * no key is needed; what it commits is stored with the recording).
  */
 import { Command, Option } from 'commander';
-import type { RealtimeSessionOptions } from '../../sdk/index.js';
-import { action, type CommandContext } from '../context.js';
+import { connectRealtime, type RealtimeServerFrame, type RealtimeSessionOptions } from '../../sdk/index.js';
+import { action, NODE_WEBSOCKET, type CommandContext } from '../context.js';
 import { doneLine, publishFile, showFrames } from '../realtime-view.js';
 import { readableFile } from '../local-file.js';
 
@@ -15,6 +17,7 @@ interface StreamOptions {
   speakers?: 'auto' | 'on' | 'off';
   translate?: string[];
   fast?: boolean;
+  streamUrl?: string;
 }
 
 /** The session options from the flags (spec: "Realtime session options"). */
@@ -29,14 +32,14 @@ export function sessionOptions(options: StreamOptions): RealtimeSessionOptions {
 
 async function stream(ctx: CommandContext, [file]: string[], options: StreamOptions): Promise<void> {
   const path = await readableFile(file!);
-  const client = await ctx.client();
   let stage: string | null = null;
-  const session = await client.realtime.connect(sessionOptions(options), {
-    // `session.loading` is a heartbeat: said once per stage.
-    onFrame: (frame) => {
-      if (frame.type === 'session.loading' && frame.stage !== stage) ctx.out.note(`loading (${(stage = frame.stage)})…`);
-    },
-  });
+  // `session.loading` is a heartbeat: said once per stage.
+  const onFrame = (frame: RealtimeServerFrame) => {
+    if (frame.type === 'session.loading' && frame.stage !== stage) ctx.out.note(`loading (${(stage = frame.stage)})…`);
+  };
+  const session = options.streamUrl
+    ? await connectRealtime(options.streamUrl, { WebSocket: NODE_WEBSOCKET, onFrame })
+    : await (await ctx.client()).realtime.connect(sessionOptions(options), { onFrame });
   ctx.out.note(`session ${session.sessionId} ready; sending ${file}${options.fast ? ' as fast as it goes' : ' at real time'}`);
   showFrames(ctx, session);
   const done = await publishFile(ctx, session, path, options.fast === true);
@@ -52,5 +55,6 @@ export function streamCommand(): Command {
     .addOption(new Option('--speakers <mode>', 'speaker labels').choices(['auto', 'on', 'off']))
     .option('--translate <lang...>', 'translate each commit into these languages')
     .option('--fast', 'send as fast as the socket drains instead of at real time')
+    .option('--stream-url <url>', 'publish to this socket instead of a new session (a live recording\'s grant: no key needed)')
     .action(action(stream));
 }
