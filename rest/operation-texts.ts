@@ -1,35 +1,74 @@
 /**
  * The prose of the REST operations: `rest/operations/<module>.md` holds, under `## operationId`, an operation's
- * summary (its first paragraph) and description (the paragraphs after it), so route entries keep only what the router
- * and the OpenAPI document need from code. A paragraph's lines are one line of text (joined with spaces). An entry
- * whose summary is built in code (it names a limit) keeps both texts there.
+ * summary (its first paragraph) and description (the paragraphs after it), then optionally `### Errors` (items
+ * `- 403 forbidden: text`) and `### Parameters` (items `- lang: text`), so route entries keep only what the router
+ * and the OpenAPI document need from code: an error named by status and code, a parameter by name and schema. A
+ * paragraph's lines, and an item with the indented lines under it, are one line of text (joined with spaces). An
+ * entry whose summary is built in code (it names a limit) keeps all its texts there, and so do the error and
+ * parameter constants several routes share (`notFound`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { RouteEntry } from './types.js';
+import type { RouteEntry, RouteError, RouteParameter } from './types.js';
 
 export interface OperationText {
   summary: string;
   description?: string;
+  /** By `<status> <code>`: `403 forbidden`. */
+  errors?: Map<string, string>;
+  /** By parameter name. */
+  parameters?: Map<string, string>;
 }
 
 const HEADING = /^## ([A-Za-z][A-Za-z0-9]*)$/;
+const SECTION = /^### (Errors|Parameters)$/;
+const ERROR_ITEM = /^- (\d{3} [a-z_]+): (.+)$/;
+const PARAMETER_ITEM = /^- ([A-Za-z_][A-Za-z0-9_]*): (.+)$/;
 
-/** The texts of one file, by operationId; a file that repeats an id or leaves an entry empty is refused. */
+type Section = 'Errors' | 'Parameters';
+
+/** The texts of one file, by operationId; a file that repeats an id, an item or a section, or leaves an entry empty is refused. */
 export function parseOperationTexts(markdown: string, file: string): Map<string, OperationText> {
   const texts = new Map<string, OperationText>();
-  let current: { id: string; paragraphs: string[][] } | null = null;
+  let current: { id: string; paragraphs: string[][]; section?: Section; items: Record<Section, Map<string, string[]>> } | null = null;
   const close = () => {
     if (!current) return;
     const [summary, ...rest] = current.paragraphs.filter((lines) => lines.length).map((lines) => lines.join(' '));
     if (!summary) throw new Error(`${file}: ## ${current.id} has no summary`);
     if (texts.has(current.id)) throw new Error(`${file}: ## ${current.id} is there twice`);
-    texts.set(current.id, rest.length ? { summary, description: rest.join('\n\n') } : { summary });
+    const joined = (items: Map<string, string[]>) => new Map([...items].map(([key, lines]) => [key, lines.join(' ')]));
+    texts.set(current.id, {
+      summary,
+      ...(rest.length ? { description: rest.join('\n\n') } : {}),
+      ...(current.items.Errors.size ? { errors: joined(current.items.Errors) } : {}),
+      ...(current.items.Parameters.size ? { parameters: joined(current.items.Parameters) } : {}),
+    });
   };
+  let item: string[] | null = null;
   for (const line of markdown.split('\n')) {
     const heading = HEADING.exec(line);
+    const section = SECTION.exec(line);
     if (heading) {
       close();
-      current = { id: heading[1]!, paragraphs: [[]] };
+      current = { id: heading[1]!, paragraphs: [[]], items: { Errors: new Map(), Parameters: new Map() } };
+      item = null;
+    } else if (current && section) {
+      const name = section[1] as Section;
+      if (current.section === name || current.items[name].size) throw new Error(`${file}: ## ${current.id} has ### ${name} twice`);
+      current.section = name;
+      item = null;
+    } else if (current?.section) {
+      if (line.trim() === '') continue;
+      if (item && /^\s/.test(line)) {
+        item.push(line.trim());
+        continue;
+      }
+      const match = (current.section === 'Errors' ? ERROR_ITEM : PARAMETER_ITEM).exec(line);
+      const form = current.section === 'Errors' ? '- 403 forbidden: text' : '- name: text';
+      if (!match) throw new Error(`${file}: ## ${current.id} ### ${current.section}: "${line}" is not an item (${form})`);
+      const items = current.items[current.section];
+      if (items.has(match[1]!)) throw new Error(`${file}: ## ${current.id} names ${match[1]} twice`);
+      item = [match[2]!.trim()];
+      items.set(match[1]!, item);
     } else if (current) {
       if (line.trim() === '') current.paragraphs.push([]);
       else current.paragraphs.at(-1)!.push(line.trim());
@@ -52,9 +91,38 @@ function readOperationTexts(): Map<string, OperationText> {
 }
 
 /**
+ * Each text of `texts` (by key) given to the item of `items` with that key and no text of its own. A text whose items
+ * all have their own (texts in both places), a text no item takes, a key two text-less items share, and (when
+ * `required`) an item left without a text are refused.
+ */
+function fillTexts<T extends { description?: string }>(
+  id: string, what: string, items: T[], keyOf: (item: T) => string, texts: Map<string, string> | undefined,
+  fill: (item: T, description: string) => T, required: boolean,
+): T[] {
+  for (const [key, text] of texts ?? []) {
+    const named = items.filter((item) => keyOf(item) === key);
+    if (!named.length) throw new Error(`rest/operations: ${id} describes ${what} ${key}, which the route does not have`);
+    const bare = named.filter((item) => item.description === undefined);
+    if (!bare.length) throw new Error(`${id}: ${what} ${key} has texts both in its route entry and in rest/operations`);
+    if (bare.length > 1) throw new Error(`${id}: ${what} ${key} is there twice without a text; write both in the route entry`);
+    items = items.map((item) => (item === bare[0] ? fill(item, text) : item));
+  }
+  const bare = required ? items.find((item) => item.description === undefined) : undefined;
+  if (bare) throw new Error(`${id}: ${what} ${keyOf(bare)} has no text (write it in rest/operations/<module>.md)`);
+  return items;
+}
+
+/** The parameter with its text before its schema, where route entries write it, so the document reads the same. */
+function describedParameter(parameter: RouteParameter, description: string): RouteParameter {
+  const { schema, ...head } = parameter;
+  return { ...head, description, schema };
+}
+
+/**
  * The routes with their texts: each route's summary and description from its entry, or else from the operations
- * files. A route with a summary in neither place, one with texts in both, or a text no route has stops the server
- * at start (and `npm test`), so the document never ships an operation without its prose.
+ * files, and each error's and parameter's text likewise. A route with a summary in neither place, an error without a
+ * text, anything with texts in both, or a text no route (error, parameter) has stops the server at start (and
+ * `npm test`), so the document never ships an operation without its prose.
  */
 export function withOperationTexts(routes: RouteEntry[], texts = readOperationTexts()): RouteEntry[] {
   const ids = new Set(routes.map((route) => route.operationId));
@@ -65,6 +133,15 @@ export function withOperationTexts(routes: RouteEntry[], texts = readOperationTe
       throw new Error(`${route.operationId}: texts both in its route entry and in rest/operations`);
     }
     if (!text && !route.summary) throw new Error(`${route.operationId}: no summary (write it in rest/operations/<module>.md)`);
-    return text ? { ...route, ...text } : route;
+    const errors = fillTexts<RouteError>(route.operationId, 'error', route.errors ?? [], (error) => `${error.status} ${error.code}`,
+      text?.errors, (error, description) => ({ ...error, description }), true);
+    const parameters = fillTexts(route.operationId, 'parameter', route.parameters ?? [], (parameter) => parameter.name,
+      text?.parameters, describedParameter, false);
+    return {
+      ...route,
+      ...(text ? { summary: text.summary, ...(text.description ? { description: text.description } : {}) } : {}),
+      ...(route.errors ? { errors } : {}),
+      ...(route.parameters ? { parameters } : {}),
+    };
   });
 }

@@ -32,12 +32,20 @@ export interface RestAnswer {
   headers?: Record<string, string>;
 }
 
+/** A parameter; its text, if any, is in `rest/operations/<module>.md` unless the entry (or a shared constant) has it. */
 export interface RouteParameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required?: boolean;
   description?: string;
   schema: JsonSchema;
+}
+
+/** An error a route answers; its text is in `rest/operations/<module>.md` unless the entry (or a shared constant) has it. */
+export interface RouteError {
+  status: number;
+  code: string;
+  description?: string;
 }
 
 /** A request body: its content type (default `application/json`) and schema, plus other content types it may take. */
@@ -70,7 +78,7 @@ interface RouteBase {
    * Error codes this route can answer besides those derived in rest/openapi.ts (auth errors from `auth`, idempotency
    * errors from `idempotent`, body errors from `request`, 404 from path parameters, 429), for the description.
    */
-  errors?: { status: number; code: string; description: string }[];
+  errors?: RouteError[];
   /**
    * A protocol's own error body this route answers with instead of the envelope (OAuth's at the token endpoint,
    * JSON-RPC's at the MCP endpoint): every error status is then declared as either, since refusals made before the

@@ -4,7 +4,7 @@ import { parseOperationTexts, withOperationTexts } from '../../rest/operation-te
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 
-const route = (operationId: string, texts: { summary?: string; description?: string } = {}) =>
+const route = (operationId: string, texts: Partial<Pick<RouteEntry, 'summary' | 'description' | 'errors' | 'parameters'>> = {}) =>
   ({ method: 'get', path: `/v1/${operationId}`, operationId, tags: ['t'], auth: { mode: 'public', scopes: [] }, ...texts }) as unknown as RouteEntry;
 
 describe('operation texts', () => {
@@ -25,7 +25,66 @@ describe('operation texts', () => {
     expect(withOperationTexts([route('getThing')], texts)[0]).toMatchObject({ summary: 'One thing.' });
   });
 
+  it('reads the errors and parameters sections, each item with its indented lines joined', () => {
+    const texts = parseOperationTexts('## getThing\n\nOne thing.\n\nMore.\n\n### Errors\n\n- 404 not_found: No such\n  thing.\n'
+      + '- 409 invalid_state: Archived.\n\n### Parameters\n\n- lang: In this\n  language.\n', 'm.md');
+    expect(texts.get('getThing')).toEqual({
+      summary: 'One thing.', description: 'More.',
+      errors: new Map([['404 not_found', 'No such thing.'], ['409 invalid_state', 'Archived.']]),
+      parameters: new Map([['lang', 'In this language.']]),
+    });
+    expect(() => parseOperationTexts('## a\n\nx\n\n### Errors\n\n404 not_found: y\n', 'm.md')).toThrow('is not an item');
+    expect(() => parseOperationTexts('## a\n\nx\n\n### Errors\n\n- 404 not_found: y\n- 404 not_found: z\n', 'm.md'))
+      .toThrow('names 404 not_found twice');
+    expect(() => parseOperationTexts('## a\n\nx\n\n### Parameters\n\n- b: y\n\n### Parameters\n\n- c: z\n', 'm.md'))
+      .toThrow('### Parameters twice');
+  });
+
+  it('fills in error and parameter texts, the parameter\'s before its schema as entries write it', () => {
+    const texts = new Map([['getThing', {
+      summary: 'One thing.', errors: new Map([['404 not_found', 'No such thing.']]), parameters: new Map([['lang', 'In it.']]),
+    }]]);
+    const [filled] = withOperationTexts([route('getThing', {
+      errors: [{ status: 404, code: 'not_found' }, { status: 400, code: 'invalid_options', description: 'Kept.' }],
+      parameters: [{ name: 'lang', in: 'query', schema: { type: 'string' } }, { name: 'limit', in: 'query', schema: { type: 'integer' } }],
+    })], texts);
+    expect(filled!.errors).toEqual([
+      { status: 404, code: 'not_found', description: 'No such thing.' }, { status: 400, code: 'invalid_options', description: 'Kept.' },
+    ]);
+    expect(Object.keys(filled!.parameters![0]!)).toEqual(['name', 'in', 'description', 'schema']);
+    expect(filled!.parameters![1]).toEqual({ name: 'limit', in: 'query', schema: { type: 'integer' } });
+  });
+
+  it('refuses an error or parameter with texts in both places, an error with none, and a text for one the route lacks', () => {
+    const texts = (errors: [string, string][], parameters: [string, string][] = []) =>
+      new Map([['getThing', { summary: 'One thing.', errors: new Map(errors), parameters: new Map(parameters) }]]);
+    const notFound = { status: 404, code: 'not_found' };
+    const lang = { name: 'lang', in: 'query' as const, schema: { type: 'string' } };
+    const described = { ...notFound, description: 'x' };
+    expect(() => withOperationTexts([route('getThing', { errors: [described] })], texts([['404 not_found', 'y']])))
+      .toThrow('getThing: error 404 not_found has texts both in its route entry and in rest/operations');
+    expect(() => withOperationTexts([route('getThing', { parameters: [{ ...lang, description: 'x' }] })], texts([], [['lang', 'y']])))
+      .toThrow('getThing: parameter lang has texts both');
+    expect(() => withOperationTexts([route('getThing', { errors: [notFound] })], texts([])))
+      .toThrow('getThing: error 404 not_found has no text');
+    const extra = texts([['404 not_found', 'y'], ['409 invalid_state', 'z']]);
+    expect(() => withOperationTexts([route('getThing', { errors: [notFound] })], extra))
+      .toThrow('getThing describes error 409 invalid_state, which the route does not have');
+    expect(() => withOperationTexts([route('getThing', { parameters: [lang] })], texts([], [['limit', 'y']])))
+      .toThrow('getThing describes parameter limit, which the route does not have');
+    expect(() => withOperationTexts([route('getThing', { errors: [notFound, notFound] })], texts([['404 not_found', 'y']])))
+      .toThrow('is there twice without a text');
+    expect(() => withOperationTexts([route('bare', { summary: 'x', errors: [notFound] })], new Map()))
+      .toThrow('bare: error 404 not_found has no text');
+  });
+
   it('gives every route of the table a summary', () => {
     expect(routeTable.filter((entry) => !entry.summary?.trim()).map((entry) => entry.operationId)).toEqual([]);
+  });
+
+  it('gives every error of the table a text', () => {
+    const bare = routeTable.flatMap((entry) => (entry.errors ?? []).filter((error) => !error.description?.trim())
+      .map((error) => `${entry.operationId} ${error.status} ${error.code}`));
+    expect(bare).toEqual([]);
   });
 });
