@@ -116,25 +116,15 @@ export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/transcript', operationId: 'getRecordingTranscript', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, afterParam('cursor'), { name: 'lang', in: 'query', description: 'Read in this language (a translation); through a share link another language than the spoken one needs `allowTranslate`.', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, listenerTokenParam, afterParam('cursor'), { name: 'lang', in: 'query', schema: { type: 'string' } }],
     document: RecordingTranscriptDocument,
     variables: ({ params, query }) => {
       const after = intParam(query, 'after', `after must be a cursor (an integer from -1 to ${INT32_MAX}).`, { minimum: -1 });
       return { recordingId: params.id!, after, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) };
     },
     result: (data) => ({ status: 200, body: data.recordingTranscript }),
-    response: {
-      status: 200, description: 'The snapshot.',
-      schema: resultSchema(RecordingTranscriptDocument),
-    },
-    errors: [
-      notFound,
-      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for a language other than the spoken '
-        + 'one (never a silently untranslated snapshot).' },
-      { status: 400, code: 'invalid_options', description: '`lang` is not a language code, or no translation provider serves it from the '
-        + 'spoken language (`GET /v1/languages` lists the targets); a bad `after`.' },
-      translationUnavailable,
-    ],
+    response: { status: 200, description: 'The snapshot.', schema: resultSchema(RecordingTranscriptDocument) },
+    errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }, translationUnavailable],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/translation', operationId: 'getRecordingTranslation', tags: ['recordings'],
@@ -152,10 +142,7 @@ export const recordingRoutes: RouteEntry[] = [
       return { recordingId: params.id!, lang: single(query.lang) ?? '', sentences: sentences === undefined || sentences === null ? null : sentences.split(',').map((id) => id.trim()).filter(Boolean), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) };
     },
     result: (data) => ({ status: 200, body: data.recordingTranslation }),
-    response: {
-      status: 200, description: 'The sentences in `lang`.',
-      schema: resultSchema(RecordingTranslationDocument),
-    },
+    response: { status: 200, description: 'The sentences in `lang`.', schema: resultSchema(RecordingTranslationDocument) },
     errors: [
       notFound,
       { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate`; a media token.' },
@@ -190,10 +177,9 @@ export const recordingRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', description: 'The file in this language (a translation target, `GET /v1/languages`; the spoken one or absent: untranslated); through a share link without `allowTranslate` only the spoken one (another is 403 `forbidden`).', schema: { type: 'string' } }],
+    parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
-    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A `format` not listed, or a `lang` that is not a '
-      + 'language code or that no translation provider of this server serves from the spoken language; `details.field` names it.' }],
+    errors: [notFound, forbidden, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
       const rendered = await ctx.services.recordings.export(String(req.params.id), credentialsOf(ctx, req.query, false), { format: single(req.query.format), lang: single(req.query.lang) });
       res.setHeader('Content-Type', rendered.contentType);
@@ -214,8 +200,7 @@ export const recordingRoutes: RouteEntry[] = [
         + 'nothing.',
       schema: audioAnswerSchema,
     },
-    errors: [notFound, forbidden, { status: 409, code: 'invalid_state', description: '`kind=voice`: the track is not sealed (yet, or '
-      + 'again after a correction).' }],
+    errors: [notFound, forbidden, { status: 409, code: 'invalid_state' }],
     handler: async (req, res, ctx) => {
       const credentials = await mediaCredentialsOf(ctx, req.query);
       const id = String(req.params.id);
@@ -234,13 +219,12 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/media/{id}/{file}', operationId: 'getSignedMedia', tags: ['recordings'],
     auth: { mode: 'public', scopes: [] },
     parameters: [
-      { name: 'file', in: 'path', required: true, description: '`<kind>.<format>`: kind delivery, source, master or `voice-<lang>`; '
-        + 'format ogg, caf or mp3 (anything else is 404).', schema: { type: 'string' } },
-      { name: 'exp', in: 'query', required: true, description: 'Expiry (Unix seconds), as signed.', schema: { type: 'integer', minimum: 0 } },
+      { name: 'file', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'exp', in: 'query', required: true, schema: { type: 'integer', minimum: 0 } },
       { name: 'sig', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
     ],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
-    errors: [{ status: 403, code: 'forbidden', description: 'Bad or expired signature.' }, notFound],
+    errors: [{ status: 403, code: 'forbidden' }, notFound],
     handler: async (req, res, ctx) => {
       const signed = { exp: single(req.query.exp), sig: single(req.query.sig) };
       const name = String(req.params.file);
@@ -253,9 +237,9 @@ export const recordingRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', description: 'Greater than `startS`, at most 120 s after it; default: 120 s after `startS` or the end.', schema: { type: 'number', minimum: 0 } }],
+    parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', schema: { type: 'number', minimum: 0 } }],
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
-    errors: [notFound, forbidden, { status: 400, code: 'invalid_options', description: 'A window longer than 120 s or out of order.' }],
+    errors: [notFound, forbidden, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
       const wav = await ctx.services.recordings.clip(String(req.params.id), await mediaCredentialsOf(ctx, req.query), { startS: single(req.query.startS), endS: single(req.query.endS) });
       res.setHeader('Content-Type', 'audio/wav');
@@ -275,8 +259,7 @@ export const recordingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/events', operationId: 'listRecordingEvents', tags: ['recordings'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
-      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page; not with `after`.', schema: { type: 'string' } },
-      afterParam('event seq'),
+      { name: 'cursor', in: 'query', schema: { type: 'string' } }, afterParam('event seq'),
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } },
     ],
     document: RecordingEventsDocument,
@@ -293,8 +276,7 @@ export const recordingRoutes: RouteEntry[] = [
       status: 200, description: 'A page of events.',
       schema: { type: 'object', required: ['events', 'lastSeq'], properties: { events: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, frame: { type: 'object' } } } }, lastSeq: { type: 'integer' }, nextCursor: { type: 'string' } } },
     },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: '`after` together with `cursor`, or a cursor this endpoint '
-      + 'did not return.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options' }],
   }),
   // ---- live recordings (src/live/recordings.ts) ----
   graphqlRoute({
@@ -309,36 +291,27 @@ export const recordingRoutes: RouteEntry[] = [
     result: (data) => ({ status: 201, body: data.startRecording }),
     request: { required: false, schema: { type: 'object', nullable: true, additionalProperties: false, properties: { scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' } } } },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
-    errors: [...liveCreationRefusals, 
-      { status: 404, code: 'not_found', description: 'No such transcription in this account.' },
-      { status: 400, code: 'invalid_options', description: 'A field other than `scriptText`, or a script over 100,000 characters; '
-        + '`details.field` names it.' },
-      { status: 409, code: 'conflict', description: 'Another device is recording this transcription: `details.takeover` names the '
-        + 'recording and the publish-token route to take it over.' },
-      { status: 409, code: 'invalid_state', description: 'The transcription is archived, or is a file or link transcription (they do not '
-        + 'record live).' },
+    errors: [
+      ...liveCreationRefusals, { status: 404, code: 'not_found' }, { status: 400, code: 'invalid_options' },
+      { status: 409, code: 'conflict' }, { status: 409, code: 'invalid_state' },
     ],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/publish-token', operationId: 'recordingPublishToken', tags: ['recordings'],
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [{ name: 'takeover', in: 'query', description: '`true`: demote the attached publisher.', schema: { type: 'boolean', default: false } }],
+    parameters: [{ name: 'takeover', in: 'query', schema: { type: 'boolean', default: false } }],
     document: RecordingPublishTokenDocument,
     variables: ({ params, query }) => ({ id: params.id!, takeover: single(query.takeover) === 'true' }),
     result: (data) => ({ status: 201, body: data.recordingPublishToken }),
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
-    errors: [
-      notFound,
-      { status: 409, code: 'conflict', description: 'Another publisher is attached: `details.takeover` says how to take over.' },
-      { status: 409, code: 'invalid_state', description: 'The recording has ended (or is a file recording).' },
-    ],
+    errors: [notFound, { status: 409, code: 'conflict' }, { status: 409, code: 'invalid_state' }],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/{id}/recordings', operationId: 'listTranscriptionRecordings', tags: ['recordings'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
-      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
-      { name: 'limit', in: 'query', description: 'Items per page.', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+      { name: 'cursor', in: 'query', schema: { type: 'string' } },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
     ],
     document: TranscriptionRecordingsDocument,
     variables: ({ params, query }) => ({ transcriptionId: params.id!, cursor: single(query.cursor), limit: query.limit === undefined ? null : Number(query.limit) }),
@@ -347,7 +320,7 @@ export const recordingRoutes: RouteEntry[] = [
       return { status: 200, body: withoutLastCursor({ recordings: page.items, nextCursor: page.nextCursor }) };
     },
     response: { status: 200, description: 'A page.', schema: pageSchema('recordings', recordingSchema) },
-    errors: [{ status: 404, code: 'not_found', description: 'No such transcription in this account.' }, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return.' }],
+    errors: [{ status: 404, code: 'not_found' }, { status: 400, code: 'invalid_options' }],
   }),
   ...(['pause', 'resume', 'stop'] as const).map((move) =>
     graphqlRoute({
@@ -402,21 +375,17 @@ export const recordingRoutes: RouteEntry[] = [
     errors: [
       notFound,
       { status: 400, code: 'invalid_options', description: `A field other than ${RECORDING_SETTING_FIELDS.join(', ')}, an unknown language or mode, a policy value out of range or of the wrong type, a field the policy lacks; \`details.field\` names it (\`confidencePolicy.hideBelow\`).` },
-      { status: 409, code: 'invalid_state', description: 'A capture setting was sent and the recording has ended, or is a file recording '
-        + '(`confidencePolicy` alone is taken in any state).' },
+      { status: 409, code: 'invalid_state' },
     ],
   }),
   {
     method: 'ws', path: '/v1/recordings/{id}/publish/{token}', operationId: 'recordingPublisherSocket', tags: ['recordings'],
     auth: { mode: 'public', scopes: [] },
     maxPayload: REALTIME_MAX_PAYLOAD,
-    parameters: [{ name: 'token', in: 'path', required: true, description: 'The signed grant from `streamUrl`.', schema: { type: 'string' } }],
+    parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
     errors: [
-      { status: 401, code: 'invalid_token', description: 'The token is not this recording\'s publish grant.' },
-      { status: 410, code: 'session_expired', description: 'The grant is past `expiresAt`; ask for a publish token.' },
-      { status: 409, code: 'conflict', description: 'The grant was replaced by a newer one (a takeover).' },
-      { status: 409, code: 'invalid_state', description: 'The recording has ended.' },
-      { status: 503, code: 'unavailable', description: 'The engine cannot take a session now; retry after `Retry-After`.' },
+      { status: 401, code: 'invalid_token' }, { status: 410, code: 'session_expired' }, { status: 409, code: 'conflict' },
+      { status: 409, code: 'invalid_state' }, { status: 503, code: 'unavailable' },
     ],
     frames: realtimeFrames,
     authorize: (req, params, ctx) => authorizePublisher(ctx.services, req, params.id!, params.token ?? ''),
