@@ -174,13 +174,10 @@ export const broadcastRoutes: RouteEntry[] = [
       },
     },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
-    errors: [...liveCreationRefusals, 
-      { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it (`details.field` '
-        + '`audioSource`).' },
-      invalid('A field other than `scriptText` and `audioSource`, or a script over 100,000 characters'),
-      { status: 409, code: 'conflict', description: 'Another device is recording this broadcast: `details.takeover` names the recording '
-        + 'and the publish-token route to take it over.' },
-      { status: 409, code: 'invalid_state', description: 'The broadcast is archived.' },
+    errors: [
+      ...liveCreationRefusals, { status: 404, code: 'not_found' },
+      invalid('A field other than `scriptText` and `audioSource`, or a script over 100,000 characters'), { status: 409, code: 'conflict' },
+      { status: 409, code: 'invalid_state' },
     ],
   }),
   graphqlRoute({
@@ -221,9 +218,8 @@ export const broadcastRoutes: RouteEntry[] = [
       notFound,
       invalid('An unknown field, a missing `url`, one that is not http or https or that the server does not fetch from, a blank or too '
         + 'long `name`'),
-      { status: 409, code: 'conflict', description: 'The address is already one of the broadcast\'s audio sources (`details.field` '
-        + '`url`).' },
-      { status: 409, code: 'invalid_state', description: 'The broadcast is archived.' },
+      { status: 409, code: 'conflict' },
+      { status: 409, code: 'invalid_state' },
     ],
   }),
   graphqlRoute({

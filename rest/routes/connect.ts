@@ -212,12 +212,8 @@ export const connectRoutes: RouteEntry[] = [
       },
     },
     errors: [
-      { status: 400, code: 'invalid_grant', description: 'OAuth form: the code is unknown, used, expired, or its verifier, redirect_uri '
-        + 'or client_id differ.' },
-      { status: 400, code: 'invalid_request', description: 'OAuth form: a missing or repeated parameter, or a body that is not '
-        + 'form-encoded or JSON.' },
-      { status: 400, code: 'unsupported_grant_type', description: 'OAuth form: grant_type is not authorization_code.' },
-      { status: 403, code: 'key_from_browser', description: 'OAuth form: the request came from a web page.' },
+      { status: 400, code: 'invalid_grant' }, { status: 400, code: 'invalid_request' }, { status: 400, code: 'unsupported_grant_type' },
+      { status: 403, code: 'key_from_browser' },
     ],
     protocolError: {
       type: 'object', required: ['error', 'error_description'], additionalProperties: false, description: 'The OAuth 2.0 error form (RFC 6749 section 5.2).',

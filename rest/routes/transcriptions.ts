@@ -250,15 +250,7 @@ export const transcriptionRoutes: RouteEntry[] = [
       + 'file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video '
       + 'keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.', createOptionsSchema, createFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
-    errors: [
-      ...creationRefusals,
-      { status: 400, code: 'invalid_options', description: 'A field is invalid (the message and `details.field` name it: an unknown '
-        + 'field, a blank `name` or one over 300 characters, `endS` not after `startS`, a window with `crop`, no `url` without a file, '
-        + 'an `options` part or JSON body that is an array or a scalar (`details.field` `options`; null counts as `{}`), a part other '
-        + 'than `options` and `file`, a malformed multipart body); a link to a private, loopback or metadata address, or not http(s) '
-        + '(`details.problem` `link_refused`).' },
-      ...fileOrLinkErrors,
-    ],
+    errors: [...creationRefusals, { status: 400, code: 'invalid_options' }, ...fileOrLinkErrors],
     handler: createHandler(() => ({ into: 'transcription' })),
   },
   {
@@ -269,12 +261,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     request: fileOrLinkRequest('As `POST /v1/transcriptions`, without `shareLink`.', uploadOptionsSchema, uploadFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the new recording.', schema: transcriptionSchema },
     errors: [
-      ...creationRefusals,
-      notFound,
-      { status: 400, code: 'invalid_options', description: 'A field is invalid, as for `POST /v1/transcriptions` (`shareLink` is not a '
-        + 'field here); `details.field` names it.' },
-      { status: 409, code: 'invalid_state', description: 'A file or link transcription (it has its one recording), or an archived one.' },
-      ...fileOrLinkErrors,
+      ...creationRefusals, notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }, ...fileOrLinkErrors,
     ],
     handler: createHandler((req) => ({ into: 'recording', transcriptionId: String(req.params.id) })),
   },
@@ -302,9 +289,7 @@ export const transcriptionRoutes: RouteEntry[] = [
       },
     },
     response: { status: 201, description: 'The live transcription.', schema: transcriptionSchema },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A field is invalid (an unknown field, a missing, blank or too long '
-      + '`name`, an unknown setting or language, a `source` without `url` for `stream`, a stream address the server does not fetch '
-      + 'from); `details.field` names it.' }],
+    errors: [{ status: 400, code: 'invalid_options' }],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions', operationId: 'listTranscriptions', tags: ['transcriptions'],
@@ -321,19 +306,15 @@ export const transcriptionRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/probe', operationId: 'probeTranscriptionLink', tags: ['transcriptions'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [{ name: 'url', in: 'query', required: true, description: 'The link to look at (http or https).', schema: { type: 'string', minLength: 1 } }],
+    parameters: [{ name: 'url', in: 'query', required: true, schema: { type: 'string', minLength: 1 } }],
     document: TranscriptionProbeDocument,
     variables: ({ query }) => {
       if (typeof query.url !== 'string' || !query.url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
       return { url: query.url };
     },
     result: (data) => ({ status: 200, body: data.transcriptionProbe }),
-    response: {
-      status: 200, description: 'The probe record.',
-      schema: resultSchema(TranscriptionProbeDocument),
-    },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A refused address: not http(s), private, loopback or cloud metadata '
-      + '(`details.problem` `link_refused`).' }, { status: 429, code: 'rate_limited', description: 'More than 60 probes a minute (`Retry-After`).' }],
+    response: { status: 200, description: 'The probe record.', schema: resultSchema(TranscriptionProbeDocument) },
+    errors: [{ status: 400, code: 'invalid_options' }, { status: 429, code: 'rate_limited' }],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/{id}', operationId: 'getTranscription', tags: ['transcriptions'],
@@ -355,8 +336,7 @@ export const transcriptionRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.updateTranscription }),
     request: { schema: { type: 'object', additionalProperties: false, properties: { name: nameSchema, settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to null is cleared.' } } } },
     response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A field other than `name` and `settings`, a blank or too '
-      + 'long name, an invalid setting; `details.field` names it.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options' }],
   }),
   ...lifecycleMoveRoutes({
     collection: 'transcriptions', type: 'Transcription', tag: 'transcriptions', schema: transcriptionSchema, notFound,

@@ -119,15 +119,10 @@ export const voiceRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     parameters: [
       { name: 'voice', in: 'query', schema: { type: 'string', minLength: 1, maxLength: 64 }, description: 'A catalogue voice id (`af_heart`).' },
-      langParam('The language; the voice must speak it.'),
-      formatParam,
+      langParam('The language; the voice must speak it.'), formatParam,
     ],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
-    errors: [
-      { status: 400, code: 'invalid_options', description: '`voice` is not a catalogue voice or does not speak `lang`; `lang` has no '
-        + 'voice; `format` not ogg or caf. `details.field` names it.' },
-      { status: 503, code: 'unavailable', description: 'The text-to-speech model is not installed on this server yet.' },
-    ],
+    errors: [{ status: 400, code: 'invalid_options' }, { status: 503, code: 'unavailable' }],
     handler: async (req, res, ctx) => {
       sendAudio(res, await ctx.services.voices.cataloguePreview({ voice: single(req.query.voice), lang: single(req.query.lang), format: single(req.query.format) }), 'public, max-age=86400');
     },
@@ -143,7 +138,7 @@ export const voiceRoutes: RouteEntry[] = [
     variables: ({ query }) => ({ cursor: single(query.cursor), limit: query.limit === undefined ? undefined : Number(single(query.limit)) }),
     result: (data) => ({ status: 200, body: withoutLastCursor({ voices: data.voices.items, nextCursor: data.voices.nextCursor }) }),
     response: { status: 200, description: 'A page.', schema: pageSchema('voices', voiceSchema) },
-    errors: [{ status: 400, code: 'invalid_options', description: 'A `cursor` this endpoint did not hand out, or `limit` out of range.' }],
+    errors: [{ status: 400, code: 'invalid_options' }],
   }),
   {
     method: 'post', path: '/v1/voices', operationId: 'createVoice', tags: ['voices'],
@@ -174,15 +169,8 @@ export const voiceRoutes: RouteEntry[] = [
     },
     response: { status: 201, description: 'The voice, `training` at progress 0 (a draft stays so).', schema: voiceSchema },
     errors: [
-      { status: 403, code: 'forbidden', description: 'No `consent: true` outside a draft (`details.reason: consent_required`); or a scope '
-        + 'the key lacks.' },
-      { status: 400, code: 'invalid_options', description: '`meta` is not a JSON object, has an unknown field or a bad one (`name` blank '
-        + 'or over 100 characters, `gender` not female/male, `sampleUrl` not http(s)), `meta` or `sample` is missing, a part other than '
-        + 'these. `details.field` names it.' },
-      { status: 400, code: 'invalid_audio', description: 'The sample is empty or not audio (`details.field`: `sample`).' },
-      { status: 413, code: 'invalid_options', description: 'The sample is larger than VOICE_SAMPLE_MAX_BYTES (`details.field`: `sample`); '
-        + 'nothing is kept.' },
-      { status: 415, code: 'invalid_options', description: 'Not multipart/form-data.' },
+      { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }, { status: 400, code: 'invalid_audio' },
+      { status: 413, code: 'invalid_options' }, { status: 415, code: 'invalid_options' },
     ],
     handler: createVoice,
   },
@@ -251,13 +239,7 @@ export const voiceRoutes: RouteEntry[] = [
     },
     result: (data) => ({ status: 200, body: data.updateVoice }),
     response: { status: 200, description: 'The voice as it now is.', schema: voiceSchema },
-    errors: [
-      notFound,
-      { status: 400, code: 'invalid_options', description: 'An unknown field or a bad value (`name` blank, `enabled` not a boolean, '
-        + '`consent: false`, `draft: true`); `details.field` names it.' },
-      { status: 403, code: 'forbidden', description: '`draft: false` on a draft without consent given '
-        + '(`details.reason: consent_required`); or a scope the key lacks.' },
-    ],
+    errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 403, code: 'forbidden' }],
   }),
   graphqlRoute({
     method: 'delete', path: '/v1/voices/{id}', operationId: 'deleteVoice', tags: ['voices'],
@@ -271,13 +253,9 @@ export const voiceRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/voices/{id}/preview', operationId: 'previewVoice', tags: ['voices'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [
-      langParam('The language to speak (every voice language; default en-US).'),
-      formatParam,
-      accessTokenParam,
-    ],
+    parameters: [langParam('The language to speak (every voice language; default en-US).'), formatParam, accessTokenParam],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
-    errors: [notFound, badLang, { status: 409, code: 'invalid_state', description: 'The voice is `training` (or a draft) or `failed`.' }, { status: 401, code: 'invalid_token', description: 'No credential, or a bad one.' }],
+    errors: [notFound, badLang, { status: 409, code: 'invalid_state' }, { status: 401, code: 'invalid_token' }],
     handler: async (req, res, ctx) => {
       const owner = await ownerOf(req, ctx);
       sendAudio(res, await ctx.services.voices.clonedPreview(owner.account.id, String(req.params.id), { lang: single(req.query.lang), format: single(req.query.format) }), 'private, max-age=3600');
