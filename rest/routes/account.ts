@@ -63,9 +63,7 @@ export const accountRoutes: RouteEntry[] = [
     response: { status: 201, description: 'The new key.', schema: fragmentSchema(NewApiKeyFieldsFragmentDoc, { apiKey: ref('ApiKey') }) },
     errors: [
       { status: 400, code: 'invalid_options', description: `An unknown scope or none, a blank name or one over ${MAX_KEY_NAME} characters, or \`expiresAt\` not in the future; \`details.field\` names it.` },
-      { status: 403, code: 'forbidden', description: 'A scope the creating credential lacks.' },
-      { status: 422, code: 'invalid_body', description: 'The body has an unknown field, or a field of the wrong type; `details.field` '
-        + 'names it.' },
+      { status: 403, code: 'forbidden' }, { status: 422, code: 'invalid_body' },
     ],
   }),
   graphqlRoute({
@@ -75,9 +73,6 @@ export const accountRoutes: RouteEntry[] = [
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.revokeApiKey }),
     response: { status: 200, description: 'The revoked key.', schema: ref('ApiKey') },
-    errors: [
-      { status: 403, code: 'forbidden', description: 'The key holds a scope the revoking credential lacks; `details.scopes` lists them.' },
-      { status: 404, code: 'not_found', description: 'No such key in this account.' },
-    ],
+    errors: [{ status: 403, code: 'forbidden' }, { status: 404, code: 'not_found' }],
   }),
 ];

@@ -7,7 +7,7 @@ export const authRoutes: RouteEntry[] = [
     method: 'get', path: '/auth/jwks.json', operationId: 'getLocalIssuerJwks', tags: ['auth'],
     auth: { mode: 'public', scopes: [] },
     response: { status: 200, description: 'JSON Web Key Set.', schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } } },
-    errors: [{ status: 404, code: 'not_found', description: 'The local issuer is off.' }],
+    errors: [{ status: 404, code: 'not_found' }],
     document: LocalIssuerJwksDocument,
     result: (data) => ({ status: 200, body: data.localIssuerJwks }),
   }),

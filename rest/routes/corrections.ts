@@ -22,7 +22,7 @@ export const correctionRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/recordings/{id}/corrections', operationId: 'listCorrections', tags: ['corrections'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
-      { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page.', schema: { type: 'string' } },
+      { name: 'cursor', in: 'query', schema: { type: 'string' } },
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
     ],
     document: RecordingCorrectionsDocument,
@@ -35,12 +35,8 @@ export const correctionRoutes: RouteEntry[] = [
       status: 200,
       body: withoutLastCursor(data.recordingCorrections),
     }),
-    response: {
-      status: 200, description: 'A page of corrections.',
-      schema: pageSchema('corrections', correctionSchema),
-    },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of '
-      + 'range.' }],
+    response: { status: 200, description: 'A page of corrections.', schema: pageSchema('corrections', correctionSchema) },
+    errors: [notFound, { status: 400, code: 'invalid_options' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/corrections', operationId: 'createCorrections', tags: ['corrections'],

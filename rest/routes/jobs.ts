@@ -24,8 +24,7 @@ export const jobRoutes: RouteEntry[] = [
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [mediaParam],
     response: { status: 200, description: 'The preview audio.', contentType: 'audio/ogg' },
-    errors: [notFound, { status: 401, code: 'invalid_token', description: 'No credential, or a media token that is not this recording\'s '
-      + 'or has expired.' }, { status: 403, code: 'forbidden', description: 'A share link: the preview is the owner\'s only.' }],
+    errors: [notFound, { status: 401, code: 'invalid_token' }, { status: 403, code: 'forbidden' }],
     handler: async (req, res, ctx) => {
       const file = await ctx.services.recordings.previewFile(String(req.params.id), credentialsOf(ctx, req.query, true));
       res.type(file.contentType);
@@ -51,8 +50,7 @@ export const jobRoutes: RouteEntry[] = [
       },
     },
     response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
-    errors: [notFound, { status: 400, code: 'invalid_options', description: 'A negative time, `endS` not after `startS`, or another '
-      + 'field.' }, { status: 409, code: 'invalid_state', description: 'The job is not cropping.' }],
+    errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/job/retry', operationId: 'retryRecordingJob', tags: ['recordings'],
@@ -61,6 +59,6 @@ export const jobRoutes: RouteEntry[] = [
     variables: ({ params }) => ({ recordingId: params.id! }),
     result: (data) => ({ status: 200, body: data.retryRecordingJob }),
     response: { status: 200, description: 'The job.', schema: jobSchema },
-    errors: [notFound, { status: 409, code: 'invalid_state', description: 'The job has not failed.' }],
+    errors: [notFound, { status: 409, code: 'invalid_state' }],
   }),
 ];

@@ -88,10 +88,7 @@ export const metaRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     document: HealthDocument,
     result: (data) => ({ status: 200, body: data.health }),
-    response: {
-      status: 200, description: 'The server is up.',
-      schema: fragmentSchema(HealthFieldsFragmentDoc),
-    },
+    response: { status: 200, description: 'The server is up.', schema: fragmentSchema(HealthFieldsFragmentDoc) },
   }),
   {
     method: 'get', path: '/v1/health/ready', operationId: 'getReadiness', tags: ['meta'],

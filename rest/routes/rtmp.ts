@@ -69,12 +69,12 @@ export const rtmpRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/rtmp/monitor', operationId: 'getRtmpMonitor', tags: ['rtmp'],
     auth: { mode: 'public', scopes: [] },
     parameters: [
-      { name: 'account', in: 'query', required: true, description: 'The account, as signed.', schema: { type: 'string', minLength: 1 } },
-      { name: 'exp', in: 'query', required: true, description: 'Expiry (Unix seconds), as signed; at most an hour ahead.', schema: { type: 'integer', minimum: 0 } },
+      { name: 'account', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
+      { name: 'exp', in: 'query', required: true, schema: { type: 'integer', minimum: 0 } },
       { name: 'sig', in: 'query', required: true, schema: { type: 'string', minLength: 1 } },
     ],
     response: { status: 200, description: 'MP3 (mono, 64 kb/s) for as long as the publish lasts.', contentType: 'audio/mpeg' },
-    errors: [{ status: 403, code: 'forbidden', description: 'Bad or expired signature.' }, { status: 404, code: 'not_found', description: 'Nobody publishes on the account\'s key now.' }],
+    errors: [{ status: 403, code: 'forbidden' }, { status: 404, code: 'not_found' }],
     handler: async (req, res, ctx) => {
       const source = await ctx.services.rtmp.monitor({ account: single(req.query.account), exp: single(req.query.exp), sig: single(req.query.sig) });
       const abort = new AbortController();

@@ -21,12 +21,7 @@ export const summaryRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({ recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode) }),
     result: (data) => ({ status: 200, body: data.recordingSummary }),
     response: { status: 200, description: 'The summary\'s state, with title and summary when `ready`.', schema: summarySchema },
-    errors: [
-      notFound,
-      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language; or a media token '
-        + 'or broadcast listener (summaries are for the owner and share links).' },
-      { status: 400, code: 'invalid_options', description: '`lang` other than the spoken language (no translations on this server).' },
-    ],
+    errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/summarize', operationId: 'summarizeRecording', tags: ['summaries'],

@@ -23,8 +23,7 @@ export const voiceTrackRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({ recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) }),
     result: (data) => ({ status: 200, body: data.recordingVoiceTracks }),
     response: { status: 200, description: 'One row per language.', schema: tracksSchema },
-    errors: [notFound, { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language '
-      + 'than the spoken one; a media token.' }, { status: 400, code: 'invalid_options', description: '`lang` is not a language code.' }],
+    errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/voice', operationId: 'renderRecordingVoiceTracks', tags: ['voice tracks'],
@@ -42,30 +41,20 @@ export const voiceTrackRoutes: RouteEntry[] = [
     document: RenderVoiceTracksDocument,
     result: (data) => ({ status: 202, body: data.renderVoiceTracks }),
     response: { status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).', schema: tracksSchema },
-    errors: [
-      notFound,
-      { status: 400, code: 'invalid_options', description: '`languages` is not 1 to 10 codes, or `languages[i]` has no voice or no '
-        + 'translation from the spoken language.' },
-      { status: 409, code: 'invalid_state', description: 'The recording is not finished.' },
-    ],
+    errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/voice/{sentence}', operationId: 'getRecordingVoiceClip', tags: ['voice tracks'],
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
-      { name: 'sentence', in: 'path', required: true, description: 'A sentence id as the transcript snapshot gives it (`4.0`); another '
-        + 'shape is 400, an id the recording lacks 404.', schema: { type: 'string' } },
+      { name: 'sentence', in: 'path', required: true, schema: { type: 'string' } },
       { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'The language to speak; default the spoken '
         + 'language.' },
       { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' } },
       shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam,
     ],
     response: { status: 200, description: 'The clip.', contentType: 'audio/ogg' },
-    errors: [
-      { status: 404, code: 'not_found', description: 'No such recording or sentence for this reader, or the line is hidden as unclear.' },
-      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate` asked for another language.' },
-      { status: 400, code: 'invalid_options', description: 'A malformed sentence id; `lang` without a voice or a translation.' },
-    ],
+    errors: [{ status: 404, code: 'not_found' }, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
       const clip = await ctx.services.voiceTracks.clip(String(req.params.id), String(req.params.sentence), await mediaCredentialsOf(ctx, req.query), { lang: single(req.query.lang), format: single(req.query.format) });
       res.type(clip.contentType);
