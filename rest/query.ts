@@ -8,6 +8,14 @@ import type { JsonSchema, RouteParameter } from './types.js';
 /** GraphQL's `Int` (and the database's seq columns): the widest integer a declared parameter may allow. */
 export const INT32_MAX = 2147483647;
 
+/** The query of a cursor-paged listing, `cursor` and `limit` (1 to 500); each operation's file says what they page. */
+export function pageParameters(defaultLimit: number): RouteParameter[] {
+  return [
+    { name: 'cursor', in: 'query', schema: { type: 'string' } },
+    { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: defaultLimit } },
+  ];
+}
+
 /** A page as the convention answers it: `nextCursor` only when there is a next page (absent on the last one). */
 export function withoutLastCursor<T extends { nextCursor?: string | null }>(page: T): Omit<T, 'nextCursor'> & { nextCursor?: string } {
   const { nextCursor, ...rest } = page;

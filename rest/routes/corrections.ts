@@ -3,7 +3,7 @@ import { CorrectionFieldsFragmentDoc, CorrectRecordingDocument, RecordingCorrect
 import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
-import { intParam, single, withoutLastCursor } from '../query.js';
+import { intParam, pageParameters, single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 
@@ -21,10 +21,7 @@ export const correctionRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/corrections', operationId: 'listCorrections', tags: ['corrections'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [
-      { name: 'cursor', in: 'query', schema: { type: 'string' } },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-    ],
+    parameters: pageParameters(50),
     document: RecordingCorrectionsDocument,
     variables: ({ params, query }) => ({
       recordingId: params.id!,

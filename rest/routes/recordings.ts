@@ -19,7 +19,7 @@ import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src
 import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { realtimeFrames } from './realtime.js';
 import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
-import { INT32_MAX, intParam, single, withoutLastCursor } from '../query.js';
+import { INT32_MAX, intParam, pageParameters, single, withoutLastCursor } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
@@ -309,10 +309,7 @@ export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions/{id}/recordings', operationId: 'listTranscriptionRecordings', tags: ['recordings'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [
-      { name: 'cursor', in: 'query', schema: { type: 'string' } },
-      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
-    ],
+    parameters: pageParameters(50),
     document: TranscriptionRecordingsDocument,
     variables: ({ params, query }) => ({ transcriptionId: params.id!, cursor: single(query.cursor), limit: query.limit === undefined ? null : Number(query.limit) }),
     result: (data) => {
