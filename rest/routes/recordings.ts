@@ -177,7 +177,11 @@ export const recordingRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } }, { name: 'lang', in: 'query', schema: { type: 'string' } }],
+    parameters: [
+      shareCodeParam, listenerTokenParam,
+      { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['srt', 'json', 'xlsx', 'pdf'] } },
+      { name: 'lang', in: 'query', schema: { type: 'string' } },
+    ],
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
@@ -237,7 +241,11 @@ export const recordingRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/recordings/{id}/audio/clip', operationId: 'getRecordingAudioClip', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } }, { name: 'endS', in: 'query', schema: { type: 'number', minimum: 0 } }],
+    parameters: [
+      shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam,
+      { name: 'startS', in: 'query', schema: { type: 'number', minimum: 0, default: 0 } },
+      { name: 'endS', in: 'query', schema: { type: 'number', minimum: 0 } },
+    ],
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
