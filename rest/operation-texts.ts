@@ -3,15 +3,16 @@
  * summary (its first paragraph) and description (the paragraphs after it), then optionally `### Errors` (items
  * `- 403 forbidden: text`) and `### Parameters` (items `- lang: text`), so route entries keep only what the router
  * and the OpenAPI document need from code: an error named by status and code, a parameter by name and schema. A
- * paragraph's lines, and an item with the indented lines under it, are one line of text (joined with spaces). An
- * entry whose summary is built in code (it names a limit) keeps all its texts there, and so do the error and
- * parameter constants several routes share (`notFound`).
+ * paragraph's lines, and an item with the indented lines under it, are one line of text (joined with spaces). A text
+ * built in code (it names a limit) stays in its entry: a summary so built leaves its heading with only the sections.
+ * The error and parameter constants several routes share (`notFound`) keep their texts too.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { RouteEntry, RouteError, RouteParameter } from './types.js';
 
 export interface OperationText {
-  summary: string;
+  /** Absent where the route entry builds its own and the heading carries only sections. */
+  summary?: string;
   description?: string;
   /** By `<status> <code>`: `403 forbidden`. */
   errors?: Map<string, string>;
@@ -33,11 +34,12 @@ export function parseOperationTexts(markdown: string, file: string): Map<string,
   const close = () => {
     if (!current) return;
     const [summary, ...rest] = current.paragraphs.filter((lines) => lines.length).map((lines) => lines.join(' '));
-    if (!summary) throw new Error(`${file}: ## ${current.id} has no summary`);
+    const sections = current.items.Errors.size + current.items.Parameters.size;
+    if (!summary && !sections) throw new Error(`${file}: ## ${current.id} has no summary`);
     if (texts.has(current.id)) throw new Error(`${file}: ## ${current.id} is there twice`);
     const joined = (items: Map<string, string[]>) => new Map([...items].map(([key, lines]) => [key, lines.join(' ')]));
     texts.set(current.id, {
-      summary,
+      ...(summary ? { summary } : {}),
       ...(rest.length ? { description: rest.join('\n\n') } : {}),
       ...(current.items.Errors.size ? { errors: joined(current.items.Errors) } : {}),
       ...(current.items.Parameters.size ? { parameters: joined(current.items.Parameters) } : {}),
@@ -129,17 +131,17 @@ export function withOperationTexts(routes: RouteEntry[], texts = readOperationTe
   for (const id of texts.keys()) if (!ids.has(id)) throw new Error(`rest/operations: ${id} is not the operationId of a route`);
   return routes.map((route) => {
     const text = texts.get(route.operationId);
-    if (text && (route.summary || route.description)) {
+    if (text?.summary && (route.summary || route.description)) {
       throw new Error(`${route.operationId}: texts both in its route entry and in rest/operations`);
     }
-    if (!text && !route.summary) throw new Error(`${route.operationId}: no summary (write it in rest/operations/<module>.md)`);
+    if (!text?.summary && !route.summary) throw new Error(`${route.operationId}: no summary (write it in rest/operations/<module>.md)`);
     const errors = fillTexts<RouteError>(route.operationId, 'error', route.errors ?? [], (error) => `${error.status} ${error.code}`,
       text?.errors, (error, description) => ({ ...error, description }), true);
     const parameters = fillTexts(route.operationId, 'parameter', route.parameters ?? [], (parameter) => parameter.name,
       text?.parameters, describedParameter, false);
     return {
       ...route,
-      ...(text ? { summary: text.summary, ...(text.description ? { description: text.description } : {}) } : {}),
+      ...(text?.summary ? { summary: text.summary, ...(text.description ? { description: text.description } : {}) } : {}),
       ...(route.errors ? { errors } : {}),
       ...(route.parameters ? { parameters } : {}),
     };

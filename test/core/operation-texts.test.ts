@@ -55,6 +55,15 @@ describe('operation texts', () => {
     expect(filled!.parameters![1]).toEqual({ name: 'limit', in: 'query', schema: { type: 'integer' } });
   });
 
+  it('takes a heading with only sections for a route whose summary is in its entry', () => {
+    const texts = parseOperationTexts('## getThing\n\n### Errors\n\n- 404 not_found: No such thing.\n', 'm.md');
+    expect(texts.get('getThing')).toEqual({ errors: new Map([['404 not_found', 'No such thing.']]) });
+    const [filled] = withOperationTexts([route('getThing', { summary: 'In code.', errors: [{ status: 404, code: 'not_found' }] })], texts);
+    expect(filled).toMatchObject({ summary: 'In code.', errors: [{ status: 404, code: 'not_found', description: 'No such thing.' }] });
+    expect(() => withOperationTexts([route('getThing', { errors: [{ status: 404, code: 'not_found' }] })], texts))
+      .toThrow('getThing: no summary');
+  });
+
   it('refuses an error or parameter with texts in both places, an error with none, and a text for one the route lacks', () => {
     const texts = (errors: [string, string][], parameters: [string, string][] = []) =>
       new Map([['getThing', { summary: 'One thing.', errors: new Map(errors), parameters: new Map(parameters) }]]);
