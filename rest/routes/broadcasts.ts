@@ -237,8 +237,7 @@ export const broadcastRoutes: RouteEntry[] = [
     summary: 'Open the audio source and say whether audio comes back (AudioSourceCheck); records nothing.',
     description: `The address is opened as a recording from it would open it (through the link policy; an HLS playlist is followed) and decoded until a second of audio comes back, for at most ${CHECK_MS / 1000} s. \`ready\` only when the address as given plays; otherwise \`error\` with \`problem\`, and \`fix\` when a corrected address (https, the stream a playlist lists, the audio a page plays) was opened and gave audio. Answers are cached, shared by every gateway: a ready one for a minute, a failed one for 20 s, unless \`fresh=true\`.`,
     auth: { mode: 'userOrKey', scopes: ['read'] },
-    parameters: [sourceParameter, { name: 'fresh', in: 'query', description: '`true`: open the source now rather than answer a cached '
-      + 'check.', schema: { type: 'boolean', default: false } }],
+    parameters: [sourceParameter, { name: 'fresh', in: 'query', schema: { type: 'boolean', default: false } }],
     document: BroadcastAudioSourceCheckDocument,
     variables: ({ params, query }) => ({ broadcastId: params.id!, sourceId: params.source!, fresh: single(query.fresh) === 'true' }),
     result: (data) => ({ status: 200, body: data.broadcastAudioSourceCheck }),

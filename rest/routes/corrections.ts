@@ -72,14 +72,7 @@ export const correctionRoutes: RouteEntry[] = [
       status: 201, description: 'The batch: one correction per corrected segment, in the order applied.',
       schema: resultSchema(CorrectRecordingDocument),
     },
-    errors: [
-      notFound,
-      { status: 400, code: 'invalid_options', description: 'A malformed batch, a `wordIdx` past the segment\'s words, a line whose `seqs` '
-        + 'are not neighbouring, or a word edit of a segment that follows the recording\'s script (its `text` is the script\'s words, '
-        + '`wordIdx` counts the recognizer\'s: rewrite the line instead; `edits[i].seq`); `details.field` names it (`lines[0].seqs`).' },
-      { status: 409, code: 'invalid_state', description: 'A target is not settled (no committed segment has that seq; `details.field`, '
-        + '`details.seq`), or the recording is archived. Nothing was applied.' },
-    ],
+    errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/retranscribe', operationId: 'retranscribeLine', tags: ['corrections'],
@@ -118,14 +111,8 @@ export const correctionRoutes: RouteEntry[] = [
       schema: resultSchema(RetranscribeLineDocument),
     },
     errors: [
-      notFound,
-      { status: 400, code: 'invalid_options', description: '`seqs` malformed, not neighbouring, longer than 120 s or past the end of a '
-        + 'finished recording\'s audio; `language` malformed or not one the model knows (the message names it). `details.field` names '
-        + 'the field.' },
-      { status: 409, code: 'invalid_state', description: 'A segment is not settled (`details.seq`), the recording is archived, or the '
-        + 'engine heard no speech. Nothing was applied.' },
-      { status: 503, code: 'engine_unavailable', description: 'The line\'s audio has not reached this machine yet, or the engine is '
-        + 'unavailable or busy; retry after `Retry-After` seconds. Nothing was applied.' },
+      notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' },
+      { status: 503, code: 'engine_unavailable' },
     ],
   }),
   graphqlRoute({
@@ -140,10 +127,6 @@ export const correctionRoutes: RouteEntry[] = [
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.revertCorrection }),
     response: { status: 200, description: 'The reverted correction.', schema: correctionSchema },
-    errors: [
-      { status: 404, code: 'not_found', description: 'No such correction in this account.' },
-      { status: 409, code: 'invalid_state', description: 'Already reverted, or a later correction of the same words stands '
-        + '(`details.laterCorrectionId`).' },
-    ],
+    errors: [{ status: 404, code: 'not_found' }, { status: 409, code: 'invalid_state' }],
   }),
 ];

@@ -143,20 +143,14 @@ export const recordingRoutes: RouteEntry[] = [
     },
     result: (data) => ({ status: 200, body: data.recordingTranslation }),
     response: { status: 200, description: 'The sentences in `lang`.', schema: resultSchema(RecordingTranslationDocument) },
-    errors: [
-      notFound,
-      { status: 403, code: 'forbidden', description: 'A share link without `allowTranslate`; a media token.' },
-      { status: 400, code: 'invalid_options', description: '`lang` missing, not a language code, the spoken language, or not served; '
-        + '`sentences` names an id the recording does not have, or more than the limit.' },
-      translationUnavailable,
-    ],
+    errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }, translationUnavailable],
   }),
   graphqlRoute({
     method: 'put', path: '/v1/recordings/{id}/speakers/{idx}', operationId: 'nameRecordingSpeaker', tags: ['recordings'],
     summary: 'Name a speaker of a recording. Owner only.',
     description: `\`idx\` is the speaker label segments carry (an integer from 0). The body is \`{"name": ...}\`: trimmed, at most ${MAX_SPEAKER_NAME} characters; \`null\` or \`""\` clears the name. The name shows in transcript snapshots (\`speakers\`) and in every export where speakers show (SRT cue prefixes, JSON \`speakers\`, the XLSX Speaker column, PDF paragraph headings; an unnamed speaker reads "Speaker n+1"). Subscribers get a durable \`transcript.speaker\` frame with \`speaker\` (the index) and \`name\` (null when cleared). Naming works on any recording, running or finished, and on an index no segment carries yet.`,
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    parameters: [{ name: 'idx', in: 'path', required: true, description: 'The speaker label: an integer from 0.', schema: { type: 'integer', minimum: 0 } }],
+    parameters: [{ name: 'idx', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }],
     document: NameRecordingSpeakerDocument,
     variables: ({ params, body }) => ({ recordingId: params.id!, idx: parseSpeakerIndex(params.idx), name: parseSpeakerName(body) }),
     result: (data) => ({ status: 200, body: data.nameRecordingSpeaker }),
@@ -167,12 +161,7 @@ export const recordingRoutes: RouteEntry[] = [
       },
     },
     response: { status: 200, description: 'The speaker as it now reads: `index` and `name` (null when cleared).', schema: resultSchema(NameRecordingSpeakerDocument) },
-    errors: [
-      notFound,
-      { status: 400, code: 'invalid_options', description: '`idx` not an integer from 0, or `name` not a string of at most 100 '
-        + 'characters; `details.field` names it.' },
-      { status: 409, code: 'invalid_state', description: 'The recording is archived.' },
-    ],
+    errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/export', operationId: 'exportRecording', tags: ['recordings'],

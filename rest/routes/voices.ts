@@ -201,10 +201,9 @@ export const voiceRoutes: RouteEntry[] = [
     result: (data) => ({ status: 201, body: data.createVoiceFromSpeaker }),
     response: { status: 201, description: 'The voice, `training` at progress 0.', schema: voiceSchema },
     errors: [
-      { status: 404, code: 'not_found', description: 'No such recording in this account.' },
-      { status: 403, code: 'forbidden', description: 'No `consent: true` (`details.reason: consent_required`); or a scope the key lacks.' },
+      { status: 404, code: 'not_found' }, { status: 403, code: 'forbidden' },
       { status: 400, code: 'invalid_options', description: `A bad or unknown field; fewer than ${MIN_SPEAKER_S} s of that speaker (\`details.field\` \`speaker\`, \`details.speechS\` how much exists).` },
-      { status: 409, code: 'invalid_state', description: 'The recording is archived, or has no audio yet.' },
+      { status: 409, code: 'invalid_state' },
     ],
   }),
   graphqlRoute({
