@@ -1,14 +1,15 @@
 /**
  * The prose of the REST operations: `rest/operations/<module>.md` holds, under `## operationId`, an operation's
  * summary (its first paragraph) and description (the paragraphs after it), then optionally `### Errors` (items
- * `- 403 forbidden: text`) and `### Parameters` (items `- lang: text`), so route entries keep only what the router
- * and the OpenAPI document need from code: an error named by status and code, a parameter by name and schema. A
+ * `- 403 forbidden: text`), `### Parameters` (items `- lang: text`) and a socket's `### Frames` (items
+ * `- server session.ready: text`, `- client eof: text`), so route entries keep only what the router and the OpenAPI
+ * document need from code: an error named by status and code, a parameter by name and schema, a frame by type. A
  * paragraph's lines, and an item with the indented lines under it, are one line of text (joined with spaces). A text
  * built in code (it names a limit) stays in its entry: a summary so built leaves its heading with only the sections.
- * The error and parameter constants several routes share (`notFound`) keep their texts too.
+ * The error, parameter and frame constants several routes share (`notFound`, `realtimeFrames`) keep their texts too.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { RouteEntry, RouteError, RouteParameter } from './types.js';
+import type { RouteEntry, RouteError, RouteFrame, RouteParameter } from './types.js';
 
 export interface OperationText {
   /** Absent where the route entry builds its own and the heading carries only sections. */
@@ -18,14 +19,20 @@ export interface OperationText {
   errors?: Map<string, string>;
   /** By parameter name. */
   parameters?: Map<string, string>;
+  /** By `<direction> <type>`: `server session.ready`. */
+  frames?: Map<string, string>;
 }
 
 const HEADING = /^## ([A-Za-z][A-Za-z0-9]*)$/;
-const SECTION = /^### (Errors|Parameters)$/;
+const SECTION = /^### (Errors|Parameters|Frames)$/;
 const ERROR_ITEM = /^- (\d{3} [a-z_]+): (.+)$/;
 const PARAMETER_ITEM = /^- ([A-Za-z_][A-Za-z0-9_]*): (.+)$/;
+const FRAME_ITEM = /^- ((?:server|client) [a-z][a-z0-9._]*): (.+)$/;
+const ITEMS = {
+  Errors: [ERROR_ITEM, '- 403 forbidden: text'], Parameters: [PARAMETER_ITEM, '- name: text'], Frames: [FRAME_ITEM, '- server type: text'],
+} as const;
 
-type Section = 'Errors' | 'Parameters';
+type Section = keyof typeof ITEMS;
 
 /** The texts of one file, by operationId; a file that repeats an id, an item or a section, or leaves an entry empty is refused. */
 export function parseOperationTexts(markdown: string, file: string): Map<string, OperationText> {
@@ -34,7 +41,7 @@ export function parseOperationTexts(markdown: string, file: string): Map<string,
   const close = () => {
     if (!current) return;
     const [summary, ...rest] = current.paragraphs.filter((lines) => lines.length).map((lines) => lines.join(' '));
-    const sections = current.items.Errors.size + current.items.Parameters.size;
+    const sections = current.items.Errors.size + current.items.Parameters.size + current.items.Frames.size;
     if (!summary && !sections) throw new Error(`${file}: ## ${current.id} has no summary`);
     if (texts.has(current.id)) throw new Error(`${file}: ## ${current.id} is there twice`);
     const joined = (items: Map<string, string[]>) => new Map([...items].map(([key, lines]) => [key, lines.join(' ')]));
@@ -43,6 +50,7 @@ export function parseOperationTexts(markdown: string, file: string): Map<string,
       ...(rest.length ? { description: rest.join('\n\n') } : {}),
       ...(current.items.Errors.size ? { errors: joined(current.items.Errors) } : {}),
       ...(current.items.Parameters.size ? { parameters: joined(current.items.Parameters) } : {}),
+      ...(current.items.Frames.size ? { frames: joined(current.items.Frames) } : {}),
     });
   };
   let item: string[] | null = null;
@@ -51,7 +59,7 @@ export function parseOperationTexts(markdown: string, file: string): Map<string,
     const section = SECTION.exec(line);
     if (heading) {
       close();
-      current = { id: heading[1]!, paragraphs: [[]], items: { Errors: new Map(), Parameters: new Map() } };
+      current = { id: heading[1]!, paragraphs: [[]], items: { Errors: new Map(), Parameters: new Map(), Frames: new Map() } };
       item = null;
     } else if (current && section) {
       const name = section[1] as Section;
@@ -64,8 +72,8 @@ export function parseOperationTexts(markdown: string, file: string): Map<string,
         item.push(line.trim());
         continue;
       }
-      const match = (current.section === 'Errors' ? ERROR_ITEM : PARAMETER_ITEM).exec(line);
-      const form = current.section === 'Errors' ? '- 403 forbidden: text' : '- name: text';
+      const [pattern, form] = ITEMS[current.section];
+      const match = pattern.exec(line);
       if (!match) throw new Error(`${file}: ## ${current.id} ### ${current.section}: "${line}" is not an item (${form})`);
       const items = current.items[current.section];
       if (items.has(match[1]!)) throw new Error(`${file}: ## ${current.id} names ${match[1]} twice`);
@@ -114,10 +122,25 @@ function fillTexts<T extends { description?: string }>(
   return items;
 }
 
+/** The frame with its text after its type, where route entries write it. */
+function describedFrame({ type, ...rest }: RouteFrame, description: string): RouteFrame {
+  return { type, description, ...rest };
+}
+
 /** The parameter with its text before its schema, where route entries write it, so the document reads the same. */
 function describedParameter(parameter: RouteParameter, description: string): RouteParameter {
   const { schema, ...head } = parameter;
   return { ...head, description, schema };
+}
+
+/** A socket's frames with their texts, by `<direction> <type>`; every frame must have one. */
+function framesWithTexts(id: string, frames: { server: RouteFrame[]; client?: RouteFrame[] }, texts: Map<string, string> | undefined) {
+  const fill = (direction: 'server' | 'client', list: RouteFrame[]) => {
+    const own = new Map([...(texts ?? [])].filter(([key]) => key.startsWith(`${direction} `)));
+    return fillTexts(id, 'frame', list, (frame) => `${direction} ${frame.type}`, own, describedFrame, true);
+  };
+  const client = fill('client', frames.client ?? []);
+  return { ...frames, server: fill('server', frames.server), ...(frames.client ? { client } : {}) };
 }
 
 /**
@@ -139,8 +162,13 @@ export function withOperationTexts(routes: RouteEntry[], texts = readOperationTe
       text?.errors, (error, description) => ({ ...error, description }), true);
     const parameters = fillTexts(route.operationId, 'parameter', route.parameters ?? [], (parameter) => parameter.name,
       text?.parameters, describedParameter, false);
+    if (route.method !== 'ws' && text?.frames) {
+      throw new Error(`rest/operations: ${route.operationId} describes frames, but is not a socket`);
+    }
+    const frames = route.method === 'ws' ? framesWithTexts(route.operationId, route.frames, text?.frames) : undefined;
     return {
       ...route,
+      ...(frames ? { frames } : {}),
       ...(text?.summary ? { summary: text.summary, ...(text.description ? { description: text.description } : {}) } : {}),
       ...(route.errors ? { errors } : {}),
       ...(route.parameters ? { parameters } : {}),

@@ -124,15 +124,19 @@ export interface HandlerRoute extends RouteBase {
   undocumented?: boolean;
 }
 
+/** A socket frame by its `type`; its text is in `rest/operations/<module>.md` unless the entry (or a shared constant) has it. */
+export interface RouteFrame {
+  type: string;
+  description?: string;
+  schema?: JsonSchema;
+}
+
 /** A REST WebSocket (`WS /v1/...`): the frames go to OpenAPI's `x-websocket`. */
 export interface SocketRoute extends RouteBase {
   method: 'ws';
   /** Largest client frame in bytes (default 64 KiB); a larger one closes the socket with 1009. */
   maxPayload?: number;
-  frames: {
-    server: { type: string; description: string; schema?: JsonSchema }[];
-    client?: { type: string; description: string; schema?: JsonSchema }[];
-  };
+  frames: { server: RouteFrame[]; client?: RouteFrame[] };
   /**
    * Called after the upgrade with the caller's context (identity already judged; check it yourself if the
    * socket has its own credentials) and the path parameters. Refuse before the upgrade by throwing from

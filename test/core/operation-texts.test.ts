@@ -87,6 +87,23 @@ describe('operation texts', () => {
       .toThrow('bare: error 404 not_found has no text');
   });
 
+  it('fills in a socket\'s frame texts after their types, and refuses one without a text or a text no frame has', () => {
+    const texts = parseOperationTexts('## events\n\nA socket.\n\n### Frames\n\n- server ready: First\n  frame.\n- client eof: Flush.\n',
+      'm.md');
+    const socket = (frames: object) => ({ ...route('events'), method: 'ws', frames }) as unknown as RouteEntry;
+    const entry = socket({ server: [{ type: 'ready', schema: { type: 'object' } }], client: [{ type: 'eof' }] });
+    const [filled] = withOperationTexts([entry], texts);
+    const { server, client } = (filled as unknown as { frames: { server: object[]; client: object[] } }).frames;
+    expect(server).toEqual([{ type: 'ready', description: 'First frame.', schema: { type: 'object' } }]);
+    expect(Object.keys(server[0]!)).toEqual(['type', 'description', 'schema']);
+    expect(client).toEqual([{ type: 'eof', description: 'Flush.' }]);
+    expect(() => withOperationTexts([socket({ server: [{ type: 'ready' }, { type: 'done' }], client: [{ type: 'eof' }] })], texts))
+      .toThrow('events: frame server done has no text');
+    expect(() => withOperationTexts([socket({ server: [{ type: 'ready' }] })], texts))
+      .toThrow('events describes frame client eof, which the route does not have');
+    expect(() => withOperationTexts([route('events')], texts)).toThrow('events describes frames, but is not a socket');
+  });
+
   it('gives every route of the table a summary', () => {
     expect(routeTable.filter((entry) => !entry.summary?.trim()).map((entry) => entry.operationId)).toEqual([]);
   });
