@@ -67,30 +67,11 @@ export const listenerRoutes: RouteEntry[] = [
     ],
     frames: {
       server: [
-        { type: 'subscribe.ready', description: 'First frame: `recordingId`, `lastSeq` (the cursor delivered so far), `state`, `instance` '
-          + '(the gateway process).' },
-        { type: 'transcript.committed', description: '`cursor`, `seq`, `segment`: append a segment.' },
-        { type: 'transcript.amended', description: '`cursor`, `seq`, `segment`, `reason`: an engine rewrite of a committed segment in '
-          + 'place.' },
-        { type: 'transcript.corrected', description: '`cursor`, `seq`, `segment`: a person\'s correction in place.' },
-        { type: 'transcript.sentence', description: '`cursor`, `sentenceId`, `sentence` (`id`, `speaker`, `start`, `end`, `text`, '
-          + '`confidence`, `seqs`, `lastWordId`, `complete`, `unclear`/`suppressed`): replaces a whole sentence, in the same log step '
-          + 'as the segment change that touched it; sentences whose id falls after `id` and at or before `lastWordId` were merged into '
-          + 'it (drop them).' },
-        { type: 'transcript.translated', description: '`cursor`, `seq`, `translations`.' },
-        { type: 'recording.state', description: '`cursor`, `recordingId`, `state` (live, paused, ended, finalized).' },
-        { type: 'noop', description: '`cursor`, `seq`, `reason`: a frame withheld from this subscriber so the cursor never skips. '
-          + '`reason: unclear` (a broadcast listener, a line under the confidence policy: `seq` is its segment, shown as "Audio '
-          + 'unclear"); `not_for_subscribers` (a log frame such as a job or ingest report; `seq` null).' },
-        { type: 'subscribe.gap', description: '`cursor`, `after`: the frames between were not replayed; re-read the transcript with '
-          + '`after=<your last cursor>`, then go on.' },
-        { type: 'subscribe.updated', description: '`lang`, `audio`: a `subscribe.update` took effect (re-read the snapshot after a '
-          + 'language change).' },
-        { type: 'error', description: '`code`, `message`, `retryable`: `slow_consumer` (then closed), or a refused `subscribe.update` '
-          + '(the socket stays open).' },
+        { type: 'subscribe.ready' }, { type: 'transcript.committed' }, { type: 'transcript.amended' }, { type: 'transcript.corrected' },
+        { type: 'transcript.sentence' }, { type: 'transcript.translated' }, { type: 'recording.state' }, { type: 'noop' },
+        { type: 'subscribe.gap' }, { type: 'subscribe.updated' }, { type: 'error' },
       ],
-      client: [{ type: 'subscribe.update', description: '`lang` (string) and/or `audio` (boolean): change language or live audio without '
-        + 'reopening.' }],
+      client: [{ type: 'subscribe.update' }],
     },
     authorize: async (req, params, ctx) => {
       plans.set(req, await planSubscription(new URL(req.url ?? '/', 'http://localhost').searchParams, params.id!, ctx));
@@ -102,14 +83,7 @@ export const listenerRoutes: RouteEntry[] = [
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [shareCodeParam, listenerTokenParam, { name: 'presence', in: 'query', schema: { type: 'string' } }],
     errors: [{ status: 404, code: 'not_found' }, { status: 401, code: 'invalid_token' }],
-    frames: {
-      server: [
-        { type: 'events.ready', description: 'First frame: `broadcastId`, `currentRecording` (`recordingId`, `state`, `startedAt`, '
-          + '`transcriptionId`) or null.' },
-        { type: 'recording.started', description: '`recordingId`, `transcriptionId`, `state`, `at`.' },
-        { type: 'recording.state', description: '`recordingId`, `transcriptionId`, `state` (paused, live, ended, finalized), `at`.' },
-      ],
-    },
+    frames: { server: [{ type: 'events.ready' }, { type: 'recording.started' }, { type: 'recording.state' }] },
     authorize: async (req, params, ctx) => {
       broadcastPlans.set(req, await planBroadcastEvents(new URL(req.url ?? '/', 'http://localhost').searchParams, params.id!, ctx));
     },

@@ -353,20 +353,8 @@ export const transcriptionRoutes: RouteEntry[] = [
     errors: [notFound],
     frames: {
       server: [
-        { type: 'events.ready', description: 'First frame: `transcriptionId` and the current `job`.' },
-        { type: 'recording.started', description: '`recordingId` the moment a live recording begins, `state` (`live`), `seq`, `at`.' },
-        { type: 'recording.state', description: '`recordingId`, `state` (paused, live, ended, finalized) on every move of a live '
-          + 'recording, `seq`, `at`; a stream source that failed ends it with `reason: source_failed` and `error`.' },
-        { type: 'recording.settings', description: '`recordingId`, `settings` (the fields changed by '
-          + '`PATCH /v1/recordings/{id}/settings`), `seq`, `at`.' },
-        { type: 'recording.ingest', description: 'A stream source\'s pull changed state: `recordingId`, `state` (streaming, reconnecting, '
-          + 'failed), `bytes`, `seconds`, `reconnects`, `error`, `seq`, `at` (stored).' },
-        { type: 'stream.ingest', description: 'A stream source\'s pull progress every 2 s: `recordingId`, `state`, `bytes`, `seconds`, '
-          + '`reconnects`, `error`, `at` (not stored, no `seq`).' },
-        { type: 'job.state', description: '`recordingId`, `state`, `progress`, `error`, `errorCode`, `attempt`, `seq` (durable event '
-          + 'seq), `at`; `queue` when queued; `done` also says `language`, `model`, `beamSize` and `uncoveredSpeechS`.' },
-        { type: 'job.progress', description: '`recordingId`, `state`, `progress` (pct, processedS, segmentsDone; phase, fetchedBytes, '
-          + 'fetchTotalBytes while fetching), `seq`, `at`; queue moves carry `queue.position` and no `seq`.' },
+        { type: 'events.ready' }, { type: 'recording.started' }, { type: 'recording.state' }, { type: 'recording.settings' },
+        { type: 'recording.ingest' }, { type: 'stream.ingest' }, { type: 'job.state' }, { type: 'job.progress' },
       ],
     },
     authorize: async (_req, params, ctx) => {
