@@ -2,7 +2,8 @@
  * What the REST routes of every resource with a lifecycle (transcriptions, recordings, broadcasts) share: its times
  * in the answer, the newest-first listing's query, and the moves `POST /v1/<collection>/{id}/archive`, `/restore` and
  * `/purge`, each running its GraphQL mutation (`archive<Type>`…) and answering the resource, or `{id, purged: true}`;
- * purge only from archived (`409 invalid_state`).
+ * purge only from archived (`409 invalid_state`). Each move's summary is in the resource's operations file
+ * (`## archiveTranscription` in rest/operations/transcriptions.md).
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { errors } from '../src/core/errors.js';
@@ -42,7 +43,6 @@ export function lifecycleMoveRoutes(resource: {
   type: string;
   tag: string;
   documents: Record<LifecycleMove, TypedDocumentNode<unknown, { id: string }>>;
-  summaries: Record<LifecycleMove, string>;
   schema: JsonSchema;
   notFound: { status: number; code: string; description: string };
 }): RouteEntry[] {
@@ -50,7 +50,6 @@ export function lifecycleMoveRoutes(resource: {
   return (['archive', 'restore', 'purge'] as const).map((move) =>
     graphqlRoute({
       method: 'post', path: `/v1/${resource.collection}/{id}/${move}`, operationId: `${move}${resource.type}`, tags: [resource.tag],
-      summary: resource.summaries[move],
       auth: { mode: 'userOrKey', scopes: ['write'] },
       document: resource.documents[move],
       variables: ({ params }) => ({ id: params.id! }),

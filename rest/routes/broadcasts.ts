@@ -125,11 +125,6 @@ export const broadcastRoutes: RouteEntry[] = [
   ...lifecycleMoveRoutes({
     collection: 'broadcasts', type: 'Broadcast', tag: 'broadcasts', schema: broadcastSchema, notFound,
     documents: { archive: ArchiveBroadcastDocument, restore: RestoreBroadcastDocument, purge: PurgeBroadcastDocument },
-    summaries: {
-      archive: 'Archive: hidden from the default listing, its links dead at once, data kept.',
-      restore: 'Restore an archived broadcast.',
-      purge: 'Delete an archived broadcast for good (its codes become free); the transcriptions that fed it stay.',
-    },
   }),
   ...(['put', 'delete'] as const).map((method) =>
     graphqlRoute({

@@ -107,11 +107,6 @@ export const recordingRoutes: RouteEntry[] = [
   ...lifecycleMoveRoutes({
     collection: 'recordings', type: 'Recording', tag: 'recordings', schema: recordingSchema, notFound,
     documents: { archive: ArchiveRecordingDocument, restore: RestoreRecordingDocument, purge: PurgeRecordingDocument },
-    summaries: {
-      archive: 'Archive a recording: share-link reads answer 404, its job leaves the queue; data kept.',
-      restore: 'Restore an archived recording.',
-      purge: 'Delete an archived recording (transcript, events, job, media) for good.',
-    },
   }),
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/transcript', operationId: 'getRecordingTranscript', tags: ['recordings'],
@@ -319,18 +314,12 @@ export const recordingRoutes: RouteEntry[] = [
   ...(['pause', 'resume', 'stop'] as const).map((move) =>
     graphqlRoute({
       method: 'post', path: `/v1/recordings/{id}/${move}`, operationId: `${move}Recording`, tags: ['recordings'],
-      summary: {
-        pause: 'live → paused (idempotent): what was said is committed; audio sent while paused is neither transcribed nor kept.',
-        resume: 'paused → live: a new capture span starts.',
-        stop: 'paused → ended (only from paused); the publisher\'s session ends and finalization (→ finalized) runs in the background.',
-      }[move],
       auth: { mode: 'userOrKey', scopes: ['write'] },
       document: (move === 'pause' ? PauseRecordingDocument : move === 'resume' ? ResumeRecordingDocument : StopRecordingDocument) as typeof PauseRecordingDocument,
       variables: ({ params }) => ({ id: params.id! }),
       result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Recording`] }),
       response: { status: 200, description: 'The recording.', schema: recordingSchema },
-      errors: [notFound, { status: 409, code: 'invalid_state', description: { pause: 'The recording is not live (ended, finalized) or is '
-        + 'a file recording.', resume: 'The recording is not paused.', stop: 'The recording is not paused: stop only from paused.' }[move] }],
+      errors: [notFound, { status: 409, code: 'invalid_state' }],
     }),
   ),
   graphqlRoute({

@@ -341,11 +341,6 @@ export const transcriptionRoutes: RouteEntry[] = [
   ...lifecycleMoveRoutes({
     collection: 'transcriptions', type: 'Transcription', tag: 'transcriptions', schema: transcriptionSchema, notFound,
     documents: { archive: ArchiveTranscriptionDocument, restore: RestoreTranscriptionDocument, purge: PurgeTranscriptionDocument },
-    summaries: {
-      archive: 'Archive: hidden from the default listing, share links dead, data kept.',
-      restore: 'Restore an archived transcription.',
-      purge: 'Delete an archived transcription and its media for good.',
-    },
   }),
   {
     method: 'ws', path: '/v1/transcriptions/{id}/events', operationId: 'transcriptionEvents', tags: ['transcriptions'],
