@@ -129,21 +129,13 @@ export const broadcastRoutes: RouteEntry[] = [
   ...(['put', 'delete'] as const).map((method) =>
     graphqlRoute({
       method, path: '/v1/transcriptions/{id}/broadcasts/{broadcast}', operationId: method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast', tags: ['broadcasts'],
-      summary: method === 'put'
-        ? 'Attach: the live transcription feeds the broadcast (one transcription feeds several broadcasts, a broadcast is fed by '
-          + 'several); repeating changes nothing.'
-        : 'Detach: the transcription stops feeding the broadcast; repeating changes nothing.',
       auth: { mode: 'userOrKey', scopes: ['write'] },
-      parameters: [{ name: 'broadcast', in: 'path', required: true, description: 'The broadcast\'s id.', schema: { type: 'string' } }],
+      parameters: [{ name: 'broadcast', in: 'path', required: true, schema: { type: 'string' } }],
       document: (method === 'put' ? AttachTranscriptionBroadcastDocument : DetachTranscriptionBroadcastDocument) as typeof AttachTranscriptionBroadcastDocument,
       variables: ({ params }) => ({ transcriptionId: params.id!, broadcastId: params.broadcast! }),
       result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast'] }),
       response: { status: 200, description: 'The transcription, `broadcasts` as they now stand.', schema: transcriptionSchema },
-      errors: [
-        { status: 404, code: 'not_found', description: 'No such transcription or broadcast in this account.' },
-        ...(method === 'put' ? [{ status: 409, code: 'invalid_state', description: 'A file or link transcription (only live ones feed), '
-          + 'or an archived transcription or broadcast.' }] : []),
-      ],
+      errors: [{ status: 404, code: 'not_found' }, ...(method === 'put' ? [{ status: 409, code: 'invalid_state' }] : [])],
     }),
   ),
   graphqlRoute({
