@@ -1,5 +1,4 @@
 import { builder } from '../core/builder.js';
-import type { ShareLinkView } from './service.js';
 
 /** Typed inputs of share links (CreateShareLink, and its PATCH where every field is optional). */
 
@@ -23,7 +22,8 @@ export const UpdateShareLinkInput = builder.inputType('UpdateShareLinkInput', {
   }),
 });
 
-export const ShareLinkType = builder.objectRef<ShareLinkView>('ShareLink').implement({
+/** The row as it is stored, less what readers must not see (the account, `revokedAt`: a revoked link is not served). */
+export const ShareLinkType = builder.prismaObject('ShareLink', {
   description: 'A link that lets anyone holding its `code` (passed as `shareCode`) read one transcription with these permissions.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -35,8 +35,8 @@ export const ShareLinkType = builder.objectRef<ShareLinkView>('ShareLink').imple
     allowExport: t.exposeBoolean('allowExport'),
     allowTranslate: t.exposeBoolean('allowTranslate'),
     isDefault: t.exposeBoolean('isDefault', { description: 'Made with the transcription (unless `shareLink: false`).' }),
-    createdAt: t.exposeString('createdAt'),
-    updatedAt: t.exposeString('updatedAt'),
+    createdAt: t.string({ resolve: (link) => link.createdAt.toISOString() }),
+    updatedAt: t.string({ resolve: (link) => link.updatedAt.toISOString() }),
   }),
 });
 

@@ -18,39 +18,8 @@ declare module '../core/services.js' {
 
 export type ShareLinkRow = Prisma.ShareLinkGetPayload<{}>;
 
-export interface ShareLinkView {
-  id: string;
-  code: string;
-  label: string;
-  transcriptionId: string | null;
-  /** A broadcast's link (then `transcriptionId` is null). */
-  broadcastId: string | null;
-  allowDownload: boolean;
-  allowExport: boolean;
-  allowTranslate: boolean;
-  isDefault: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
 const PERMISSIONS = ['allowDownload', 'allowExport', 'allowTranslate'] as const;
 const FIELDS = new Set(['label', ...PERMISSIONS]);
-
-export function shareLinkView(link: ShareLinkRow): ShareLinkView {
-  return {
-    id: link.id,
-    code: link.code,
-    label: link.label,
-    transcriptionId: link.transcriptionId,
-    broadcastId: link.broadcastId,
-    allowDownload: link.allowDownload,
-    allowExport: link.allowExport,
-    allowTranslate: link.allowTranslate,
-    isDefault: link.isDefault,
-    createdAt: link.createdAt.toISOString(),
-    updatedAt: link.updatedAt.toISOString(),
-  };
-}
 
 /** 128 bits, URL-safe: the code is the whole credential, so it must not be guessable. */
 export const newShareCode = () => crypto.randomBytes(16).toString('base64url');
@@ -99,33 +68,32 @@ export class ShareLinksService {
     return link;
   }
 
-  async create(accountId: string, target: ShareTarget, body: unknown): Promise<ShareLinkView> {
+  async create(accountId: string, target: ShareTarget, body: unknown): Promise<ShareLinkRow> {
     const input = parseShareLinkInput(body, 'create');
     const shared = await this.ownedTarget(accountId, target);
     if (shared.lifecycle !== 'active') throw errors.invalidState(`The ${'broadcastId' in target ? 'broadcast' : 'transcription'} is archived; restore it before sharing.`);
     const link = await this.deps.prisma.shareLink.create({
       data: { id: newId('shl'), code: newShareCode(), accountId, ...target, label: input.label!, ...pickPermissions(input) },
     });
-    return shareLinkView(link);
+    return link;
   }
 
   /** The active links of a transcription or a broadcast, oldest first. */
-  async list(accountId: string, target: ShareTarget): Promise<ShareLinkView[]> {
+  async list(accountId: string, target: ShareTarget): Promise<ShareLinkRow[]> {
     await this.ownedTarget(accountId, target);
-    const links = await this.deps.prisma.shareLink.findMany({ where: { ...target, revokedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-    return links.map(shareLinkView);
+    return this.deps.prisma.shareLink.findMany({ where: { ...target, revokedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   }
 
-  async update(accountId: string, id: string, body: unknown): Promise<ShareLinkView> {
+  async update(accountId: string, id: string, body: unknown): Promise<ShareLinkRow> {
     const input = parseShareLinkInput(body, 'patch');
     await this.ownedLink(accountId, id);
     const link = await this.deps.prisma.shareLink.update({ where: { id }, data: { ...(input.label ? { label: input.label } : {}), ...pickPermissions(input) } });
-    return shareLinkView(link);
+    return link;
   }
 
-  async revoke(accountId: string, id: string): Promise<ShareLinkView> {
+  async revoke(accountId: string, id: string): Promise<ShareLinkRow> {
     await this.ownedLink(accountId, id);
-    return shareLinkView(await this.deps.prisma.shareLink.update({ where: { id }, data: { revokedAt: new Date() } }));
+    return this.deps.prisma.shareLink.update({ where: { id }, data: { revokedAt: new Date() } });
   }
 
   /**

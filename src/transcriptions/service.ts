@@ -33,7 +33,7 @@ import {
   type LinkFetchPolicy, type ProbeRecord,
 } from '../links/index.js';
 import { recordingView, type RecordingView } from '../recordings/service.js';
-import { newShareCode, shareLinkView, type ShareLinkView } from '../share-links/service.js';
+import { newShareCode, type ShareLinkRow } from '../share-links/service.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -123,7 +123,7 @@ export interface TranscriptionView extends LifecycleTimes {
   durationS: number | null;
   spokenLanguage: string | null;
   /** The default share link made at creation (null when `shareLink: false` or since revoked). */
-  shareLink: ShareLinkView | null;
+  shareLink: ShareLinkRow | null;
 }
 
 export interface TranscriptionPage { items: TranscriptionView[]; nextCursor: string | null }
@@ -320,7 +320,7 @@ export class TranscriptionsService {
       job: recording?.job ? await jobView(this.deps.prisma, recording.job, positions) : null,
       durationS: recording?.durationS ?? null,
       spokenLanguage: recording?.spokenLanguage ?? null,
-      shareLink: defaultLink ? shareLinkView(defaultLink) : null,
+      shareLink: defaultLink ?? null,
       ...lifecycleTimes(row),
     };
   }
