@@ -193,7 +193,9 @@ function fieldSchema(
     } else throw new Error(`fragmentSchema: ${field.name} is a ${inner.toString()}, not derived (interfaces are written by hand)`);
     if (!nullable || Object.keys(out).length === 0) return out;
     // OpenAPI 3.0's `nullable` needs a `type` beside it: a nullable union is a member that is only null.
-    return out.oneOf ? { oneOf: [...(out.oneOf as JsonSchema[]), NULL_ONLY] } : { ...out, nullable: true };
+    if (out.oneOf) return { oneOf: [...(out.oneOf as JsonSchema[]), NULL_ONLY] };
+    // `nullable` does not widen an `enum` (a validator checks the enum on its own): a nullable enum lists null.
+    return { ...out, nullable: true, ...(out.enum ? { enum: [...(out.enum as unknown[]), null] } : {}) };
   };
   return described(shape(type));
 }

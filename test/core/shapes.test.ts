@@ -5,7 +5,7 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
-  BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, RecordingMediaTokenDocument, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
+  AudioSourceCheckFieldsFragmentDoc, BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, RecordingMediaTokenDocument, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
 } from '../../src/generated/graphql.js';
 import { fragmentSchema, resultSchema } from '../../rest/shapes.js';
 
@@ -31,6 +31,14 @@ describe('fragmentSchema', () => {
     expect(properties.preview).toMatchObject({ nullable: true, properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } } } });
     expect(properties.progress).toMatchObject({ type: 'object', properties: { pct: { type: 'number', minimum: 0, maximum: 100 }, phase: { nullable: true } } });
     expect(properties.attempts).toEqual({ type: 'integer', minimum: 0 });
+  });
+
+  it('lists null among a nullable enum\'s values (a validator checks `enum` apart from `nullable`)', () => {
+    const check = fragmentSchema(AudioSourceCheckFieldsFragmentDoc);
+    const problem = (check.properties as Record<string, { enum: unknown[]; nullable?: boolean }>).problem;
+    expect(problem.nullable).toBe(true);
+    expect(problem.enum.at(-1)).toBeNull();
+    expect((check.properties as Record<string, { enum: unknown[] }>).state.enum).not.toContain(null);
   });
 
   it('makes a union selected on each member a oneOf, with a null-only member when the field is nullable', () => {
