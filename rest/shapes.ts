@@ -91,6 +91,33 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'VoiceTrackJob.progress': { minimum: 0, maximum: 100 },
   'RecordingSummary.state': { enum: ['ready', 'pending', 'unavailable'] },
   'RecordingSummary.reason': { enum: ['off', 'failed', 'missing', 'no_transcript', null] },
+  'SubscriptionView.interval': { enum: ['month', 'year'] },
+  'PendingChange.kind': { enum: ['cancel', 'interval'] },
+  'PendingChange.at': { format: 'date-time' },
+  'AutoTopUpAttempt.at': { format: 'date-time' },
+  'AutoTopUpAttempt.outcome': { enum: ['paid', 'declined', 'pending'] },
+  'DateRange.start': { format: 'date' },
+  'DateRange.end': { format: 'date' },
+  'CheckoutView.kind': { enum: ['topup', 'subscribe'] },
+  'CheckoutView.status': { enum: ['open', 'succeeded', 'expired', 'failed'] },
+  'Payment.status': { enum: ['paid', 'pending', 'failed', 'refunded', 'credit'] },
+  'Payment.document': { enum: ['invoice', 'receipt'] },
+  'PaymentDocument.document': { enum: ['invoice', 'receipt', null] },
+  'LedgerEntry.kind': {
+    enum: ['signup_credit', 'top_up', 'monthly_credit', 'monthly_credit_removed', 'charge', 'correction', 'refund', 'adjustment'],
+  },
+  'RecordingCharge.kind': { enum: ['file', 'live'] },
+  'RecordingCharge.state': { enum: ['open', 'settled', 'void'] },
+  'UsageReport.startDate': { format: 'date' },
+  'UsageReport.endDate': { format: 'date' },
+  'UsageDay.date': { format: 'date' },
+  'UsageByKind.kind': { enum: ['file', 'live'] },
+  'UsageChargePage.startDate': { format: 'date' },
+  'UsageChargePage.endDate': { format: 'date' },
+  'UsageCharge.type': { enum: ['charge', 'correction'] },
+  'UsageCharge.kind': { enum: ['file', 'live'] },
+  'UsageCharge.state': { enum: ['open', 'settled', 'void'] },
+  'UsageCharge.at': { format: 'date-time' },
 };
 
 /**
@@ -200,14 +227,30 @@ function fieldSchema(
   return described(shape(type));
 }
 
+const NEXT_CURSOR: JsonSchema = { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' };
+
+/** REST's wrapper for a list GraphQL answers bare: the items under the resource's plural name (`{paymentMethods: […]}`). */
+export function listSchema(name: string, item: JsonSchema): JsonSchema {
+  return { type: 'object', required: [name], properties: { [name]: { type: 'array', items: item } } };
+}
+
 /**
  * A page as REST answers a list (`withoutLastCursor`): the items under the resource's plural name, and
  * `nextCursor` only when there is a next page.
  */
 export function pageSchema(name: string, item: JsonSchema): JsonSchema {
-  return {
-    type: 'object', required: [name],
-    properties: { [name]: { type: 'array', items: item }, nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; '
-      + 'absent on the last page.' } },
-  };
+  const list = listSchema(name, item);
+  return { ...list, properties: { ...(list.properties as Record<string, JsonSchema>), nextCursor: NEXT_CURSOR } };
+}
+
+/**
+ * What a route answers with `withoutLastCursor(data.<root field>)`: the operation's page as GraphQL answers it, but
+ * `nextCursor` only when there is a next page (REST leaves out the null GraphQL answers on the last one).
+ */
+export function cursorPageSchema(document: DocumentNode): JsonSchema {
+  const page = resultSchema(document);
+  const properties = page.properties as Record<string, JsonSchema> | undefined;
+  if (!properties?.nextCursor) throw new Error('cursorPageSchema: the operation answers no nextCursor');
+  const required = (page.required as string[]).filter((name) => name !== 'nextCursor');
+  return { ...page, required, properties: { ...properties, nextCursor: NEXT_CURSOR } };
 }

@@ -12,8 +12,9 @@ import {
 import { errors } from '../../src/core/errors.js';
 import { checkoutFields, intervalField, promoFields } from '../../src/billing/index.js';
 import { single, withoutLastCursor } from '../query.js';
+import { resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
-import { autoTopUpView, record } from './billing.js';
+import { record } from './billing.js';
 
 const str = { type: 'string' };
 const nullableStr = { type: 'string', nullable: true };
@@ -205,7 +206,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RetryAutoTopUpDocument,
     result: (data) => ({ status: 200, body: data.retryAutoTopUp }),
-    response: { status: 200, description: 'AutoTopUpView; `last.outcome` says how the charge went.', schema: autoTopUpView },
+    response: { status: 200, description: 'AutoTopUpView; `last.outcome` says how the charge went.', schema: resultSchema(RetryAutoTopUpDocument) },
     errors: [
       { status: 409, code: 'auto_top_up_off', description: 'Auto top-up is off.' },
       { status: 409, code: 'invalid_state', description: 'Another charge is in progress, or the provider takes no automatic charges.' },

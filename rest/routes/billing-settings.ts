@@ -8,8 +8,9 @@ import {
   BillingDetailsDocument, SetAutoTopUpDocument, SetLowBalanceAlertDocument, UpdateBillingDetailsDocument,
   type AutoTopUpSettingsInput, type BillingDetailsInput, type LowBalanceAlertInput,
 } from '../../src/generated/graphql.js';
+import { resultSchema } from '../shapes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { autoTopUpView, lowBalanceAlertView, record } from './billing.js';
+import { record } from './billing.js';
 
 /**
  * Longest values are stated in words rather than as `maxLength`: a string at a declared maxLength must be accepted
@@ -84,7 +85,7 @@ export const billingSettingsRoutes: RouteEntry[] = [
           + 'enabling.') },
       },
     },
-    response: { status: 200, description: 'LowBalanceAlertView.', schema: lowBalanceAlertView },
+    response: { status: 200, description: 'LowBalanceAlertView.', schema: resultSchema(SetLowBalanceAlertDocument) },
     errors: [bodyError('`enabled` missing, `threshold` missing when enabling, not whole cents or outside the range, or an unknown field'), offline],
   }),
   graphqlRoute({
@@ -106,7 +107,7 @@ export const billingSettingsRoutes: RouteEntry[] = [
         },
       },
     },
-    response: { status: 200, description: 'AutoTopUpView.', schema: autoTopUpView },
+    response: { status: 200, description: 'AutoTopUpView.', schema: resultSchema(SetAutoTopUpDocument) },
     errors: [
       bodyError('`enabled` missing, `threshold` or `amount` missing when enabling, not whole cents or outside its range, or an unknown '
         + 'field'),

@@ -149,7 +149,11 @@ export const CardViewType = builder.objectRef<NonNullable<BillingView['card']>>(
 });
 
 const DateRangeType = builder.objectRef<{ start: string; end: string }>('DateRange').implement({
-  fields: (t) => ({ start: t.exposeString('start'), end: t.exposeString('end', { description: 'Exclusive.' }) }),
+  description: 'UTC days, both inclusive.',
+  fields: (t) => ({
+    start: t.exposeString('start', { description: 'The first day, `YYYY-MM-DD`.' }),
+    end: t.exposeString('end', { description: 'The last day, `YYYY-MM-DD`.' }),
+  }),
 });
 
 export const AutoTopUpAttemptType = builder.objectRef<NonNullable<BillingView['autoTopUp']['last']>>('AutoTopUpAttempt').implement({
@@ -161,6 +165,7 @@ export const AutoTopUpAttemptType = builder.objectRef<NonNullable<BillingView['a
 });
 
 export const AutoTopUpViewType = builder.objectRef<BillingView['autoTopUp']>('AutoTopUpView').implement({
+  description: 'Auto top-up as set; amounts in dollars.',
   fields: (t) => ({
     enabled: t.exposeBoolean('enabled'),
     available: t.exposeBoolean('available', { description: 'A saved payment method exists.' }),
@@ -180,6 +185,7 @@ export const LowBalanceAlertViewType = builder.objectRef<BillingView['lowBalance
 const StartBlockEnum = builder.enumType('StartBlock', { values: ['no_credit', 'concurrency', 'hourly_limit'] as const });
 
 export const BillingViewType = builder.objectRef<BillingView>('BillingView').implement({
+  description: 'With billing off: `enabled: false`, every check passes, plan, rates and limits null.',
   fields: (t) => ({
     enabled: t.exposeBoolean('enabled', { description: 'False: the server does not bill (every check passes).' }),
     balance: t.exposeFloat('balance', { description: 'Credit left in dollars; negative while a plan with a grace period runs on.' }),

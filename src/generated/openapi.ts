@@ -19572,7 +19572,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description BillingView. */
+            /** @description BillingView. With billing off: `enabled: false`, every check passes, plan, rates and limits null. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -19583,98 +19583,144 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description False: the server does not bill (every check passes). */
                         enabled: boolean;
+                        /** @description Credit left in dollars; negative while a plan with a grace period runs on. */
                         balance: number;
                         inGrace: boolean;
                         canStart: boolean;
                         /** @enum {string|null} */
-                        startBlock: "no_credit" | "concurrency" | "hourly_limit" | null;
+                        startBlock: "concurrency" | "hourly_limit" | "no_credit" | null;
                         canStartLive: boolean;
                         /** @enum {string|null} */
-                        startBlockLive: "no_credit" | "concurrency" | "hourly_limit" | null;
+                        startBlockLive: "concurrency" | "hourly_limit" | "no_credit" | null;
                         currency: string | null;
                         plan: {
                             id: string;
                             name: string;
                         } | null;
-                        /** @description Dollars per hour of audio; the least a transcription is billed. */
+                        /** @description Dollars per hour of audio, and the least a transcription is billed. */
                         rates: {
+                            /** @description File and link transcriptions. */
                             file: number;
+                            /** @description Live transcriptions and realtime sessions. */
                             live: number;
+                            /** Format: int32 */
                             minimumSeconds: number;
-                            currency?: string | null;
+                            currency: string | null;
                         } | null;
                         limits: {
+                            /**
+                             * Format: int32
+                             * @description File jobs beyond it queue; live ones are refused (402 quota_exceeded).
+                             */
                             concurrentTranscriptions: number;
+                            /**
+                             * Format: int32
+                             * @description New transcriptions an hour once the account has paid.
+                             */
                             createsPerHour: number;
+                            /**
+                             * Format: int32
+                             * @description New transcriptions an hour before the first payment.
+                             */
                             createsPerHourUnpaid: number;
+                            /**
+                             * Format: int32
+                             * @description Days recordings are kept; null: until deleted.
+                             */
                             retentionDays: number | null;
                         } | null;
                         limitsUsage: {
+                            /**
+                             * Format: int32
+                             * @description Transcriptions running now (file jobs transcribing, live audio metered).
+                             */
                             concurrentTranscriptions: number;
+                            /** Format: int32 */
                             createsThisHour: number;
+                            /**
+                             * Format: date-time
+                             * @description When a creation frees up, while the hour's are used.
+                             */
                             createsResetAt: string | null;
                         } | null;
                         subscription: {
                             id: string;
                             planId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `month` or `year`.
+                             * @enum {string}
+                             */
                             interval: "month" | "year";
+                            /** @description `active`, or `canceling` while a cancellation is scheduled. */
                             status: string;
                             currentPeriodStart: string;
                             currentPeriodEnd: string;
                             cancelAtPeriodEnd: boolean;
+                            /** @description A switch scheduled from the next period. */
                             pendingInterval: string | null;
                         } | null;
                         pendingChange: {
-                            /** @enum {string} */
+                            /**
+                             * @description `cancel` (to the default plan) or `interval`.
+                             * @enum {string}
+                             */
                             kind: "cancel" | "interval";
+                            /** Format: date-time */
                             at: string;
                             planId: string | null;
                             interval: string | null;
                         } | null;
+                        /** @description A checkout still open. */
                         pendingPayment: {
                             checkoutId: string;
                             kind: string;
                             amount: number | null;
                             url: string | null;
+                            /** Format: date-time */
                             createdAt: string;
                         } | null;
                         monthlyCredit: {
+                            /** @description Included each month. */
                             amount: number;
+                            /** @description Unspent this month (spent before bought credit). */
                             left: number;
                             periodStart: string | null;
                         } | null;
                         card: {
                             brand: string;
                             last4: string;
+                            /** @description The last automatic charge or renewal on it was declined. */
                             declined: boolean;
+                            /** Format: int32 */
                             expMonth: number | null;
+                            /** Format: int32 */
                             expYear: number | null;
                         } | null;
-                        /** @description DateRange: both days inclusive. */
+                        /** @description UTC days, both inclusive. */
                         period: {
                             /**
                              * Format: date
-                             * @description A UTC day, `YYYY-MM-DD`.
+                             * @description The first day, `YYYY-MM-DD`.
                              */
                             start: string;
                             /**
                              * Format: date
-                             * @description A UTC day, `YYYY-MM-DD`.
+                             * @description The last day, `YYYY-MM-DD`.
                              */
                             end: string;
                         } | null;
-                        /** @description DateRange: both days inclusive. */
+                        /** @description UTC days, both inclusive. */
                         previousPeriod: {
                             /**
                              * Format: date
-                             * @description A UTC day, `YYYY-MM-DD`.
+                             * @description The first day, `YYYY-MM-DD`.
                              */
                             start: string;
                             /**
                              * Format: date
-                             * @description A UTC day, `YYYY-MM-DD`.
+                             * @description The last day, `YYYY-MM-DD`.
                              */
                             end: string;
                         } | null;
@@ -19682,16 +19728,21 @@ export interface operations {
                         retentionDeadline: string | null;
                         hasPaid: boolean;
                         topUpUrl: string;
-                        /** @description AutoTopUpView: amounts in dollars. */
+                        /** @description Auto top-up as set; amounts in dollars. */
                         autoTopUp: {
                             enabled: boolean;
+                            /** @description A saved payment method exists. */
                             available: boolean;
                             amount: number | null;
                             threshold: number | null;
                             last: {
+                                /** Format: date-time */
                                 at: string;
                                 amount: number;
-                                /** @enum {string} */
+                                /**
+                                 * @description `paid`, `declined` or `pending`.
+                                 * @enum {string}
+                                 */
                                 outcome: "paid" | "declined" | "pending";
                             } | null;
                         };
@@ -19792,10 +19843,11 @@ export interface operations {
                         enabled: boolean;
                         currency: string | null;
                         defaultPlanId: string | null;
-                        signupCredit: number;
-                        downgradeGraceDays: number | null;
                         topUpPresets: number[];
-                        /** @description Inclusive range of whole-cent amounts in dollars. */
+                        signupCredit: number;
+                        /** Format: int32 */
+                        downgradeGraceDays: number | null;
+                        /** @description Inclusive range of whole-cent amounts, in dollars. */
                         topUpRange: {
                             min: number;
                             max: number;
@@ -19803,47 +19855,74 @@ export interface operations {
                         plans: {
                             id: string;
                             name: string;
-                            /** @description Dollars per hour of audio; the least a transcription is billed. */
+                            includedMonthlyCredit: number;
+                            /** @description Running transcriptions continue for a while below zero (new ones are refused). */
+                            graceOnZero: boolean;
+                            features: string[];
+                            /** @description Invoiced by the operator: no checkout. */
+                            billedByHand: boolean;
+                            /** @description Dollars per hour of audio, and the least a transcription is billed. */
                             rates: {
+                                /** @description File and link transcriptions. */
                                 file: number;
+                                /** @description Live transcriptions and realtime sessions. */
                                 live: number;
+                                /** Format: int32 */
                                 minimumSeconds: number;
-                                currency?: string | null;
                             };
+                            /** @description Null: no subscription (pay as you go). */
                             prices: {
                                 month: number;
                                 year: number;
                             } | null;
-                            includedMonthlyCredit: number;
-                            graceOnZero: boolean;
                             limits: {
+                                /**
+                                 * Format: int32
+                                 * @description File jobs beyond it queue; live ones are refused (402 quota_exceeded).
+                                 */
                                 concurrentTranscriptions: number;
+                                /**
+                                 * Format: int32
+                                 * @description New transcriptions an hour once the account has paid.
+                                 */
                                 createsPerHour: number;
+                                /**
+                                 * Format: int32
+                                 * @description New transcriptions an hour before the first payment.
+                                 */
                                 createsPerHourUnpaid: number;
+                                /**
+                                 * Format: int32
+                                 * @description Days recordings are kept; null: until deleted.
+                                 */
                                 retentionDays: number | null;
                             };
-                            features: string[];
-                            billedByHand: boolean;
                         }[];
+                        /** @description Presets and ranges for auto top-up; any whole-cent value inside a range is accepted. */
                         autoTopUp: {
+                            /** @description False: the payment provider takes no automatic charges. */
                             offered: boolean;
                             thresholds: number[];
                             amounts: number[];
-                            /** @description Inclusive range of whole-cent amounts in dollars. */
+                            /**
+                             * Format: int32
+                             * @description Automatic charges a day at most (retries included).
+                             */
+                            perDay: number;
+                            /** @description Inclusive range of whole-cent amounts, in dollars. */
                             thresholdRange: {
                                 min: number;
                                 max: number;
                             };
-                            /** @description Inclusive range of whole-cent amounts in dollars. */
+                            /** @description Inclusive range of whole-cent amounts, in dollars. */
                             amountRange: {
                                 min: number;
                                 max: number;
                             };
-                            perDay: number;
                         } | null;
                         lowBalanceAlert: {
                             thresholds: number[];
-                            /** @description Inclusive range of whole-cent amounts in dollars. */
+                            /** @description Inclusive range of whole-cent amounts, in dollars. */
                             range: {
                                 min: number;
                                 max: number;
@@ -21954,13 +22033,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         enabled: boolean;
+                        /** @description A saved payment method exists. */
                         available: boolean;
                         amount: number | null;
                         threshold: number | null;
                         last: {
+                            /** Format: date-time */
                             at: string;
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `paid`, `declined` or `pending`.
+                             * @enum {string}
+                             */
                             outcome: "paid" | "declined" | "pending";
                         } | null;
                     };
@@ -22690,13 +22774,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         enabled: boolean;
+                        /** @description A saved payment method exists. */
                         available: boolean;
                         amount: number | null;
                         threshold: number | null;
                         last: {
+                            /** Format: date-time */
                             at: string;
                             amount: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `paid`, `declined` or `pending`.
+                             * @enum {string}
+                             */
                             outcome: "paid" | "declined" | "pending";
                         } | null;
                     };
