@@ -10,7 +10,6 @@ import {
 } from '../../src/generated/graphql.js';
 import { resultSchema } from '../shapes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { record } from './billing.js';
 
 /**
  * Longest values are stated in words rather than as `maxLength`: a string at a declared maxLength must be accepted
@@ -40,11 +39,6 @@ const detailsBody: JsonSchema = {
   },
 };
 
-const detailsView = record({
-  name: { type: 'string' }, email: { type: 'string', description: 'The sign-in email until one is saved.' }, line1: { type: 'string' }, city: { type: 'string' }, postalCode: { type: 'string' },
-  country: { type: 'string', nullable: true, description: COUNTRY }, taxId: { type: 'string', nullable: true, description: TAX_ID },
-}, { description: 'BillingDetails.' });
-
 const offline = { status: 409, code: 'invalid_state', description: 'This server does not bill.' };
 const bodyError = (what: string) => ({ status: 422, code: 'invalid_body', description: `${what}; \`details.field\` names the field.` });
 
@@ -54,7 +48,7 @@ export const billingSettingsRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingDetailsDocument,
     result: (data) => ({ status: 200, body: data.billingDetails }),
-    response: { status: 200, description: 'BillingDetails.', schema: detailsView },
+    response: { status: 200, description: 'BillingDetails.', schema: resultSchema(BillingDetailsDocument) },
   }),
   graphqlRoute({
     method: 'put', path: '/v1/billing/details', operationId: 'updateBillingDetails', tags: ['billing'],
@@ -66,7 +60,7 @@ export const billingSettingsRoutes: RouteEntry[] = [
     },
     result: (data) => ({ status: 200, body: data.updateBillingDetails }),
     request: { schema: detailsBody },
-    response: { status: 200, description: 'BillingDetails as saved.', schema: detailsView },
+    response: { status: 200, description: 'BillingDetails as saved.', schema: resultSchema(UpdateBillingDetailsDocument) },
     errors: [bodyError('An unknown field, a wrong type, an overlong string, an unknown country, a tax ID that does not fit its country'), { ...offline, description: 'This server does not bill: no invoices, no details kept.' }],
   }),
   graphqlRoute({

@@ -16,9 +16,9 @@ const BillingDetailsType = builder.objectRef<BillingDetailsView>('BillingDetails
     line1: t.exposeString('line1'),
     city: t.exposeString('city'),
     postalCode: t.exposeString('postalCode'),
-    country: t.exposeString('country', { nullable: true, description: 'ISO 3166-1 alpha-2, uppercase.' }),
-    taxId: t.exposeString('taxId', { nullable: true, description: 'Normalised: uppercase, no spaces, dots or dashes. An EU VAT ID starts '
-      + 'with its country prefix (Greece: EL).' }),
+    country: t.exposeString('country', { nullable: true, description: 'ISO 3166-1 alpha-2, uppercase; set whenever taxId is.' }),
+    taxId: t.exposeString('taxId', { nullable: true, description: 'Normalised: uppercase, no spaces, dots or dashes. With an EU country: '
+      + 'its VAT ID, the country prefix (Greece: EL, not GR) and 8 to 12 letters or digits; with any other: 4 to 20 letters or digits.' }),
   }),
 });
 

@@ -22314,15 +22314,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Invoice addressee. */
                         name: string;
                         /** @description The sign-in email until one is saved. */
                         email: string;
                         line1: string;
                         city: string;
                         postalCode: string;
-                        /** @description ISO 3166-1 alpha-2 (any case; answered uppercase); required with a `taxId`. */
+                        /** @description ISO 3166-1 alpha-2, uppercase; set whenever taxId is. */
                         country: string | null;
-                        /** @description Normalised (spaces, dots and dashes dropped, uppercase). With an EU `country`: that country's VAT ID, its prefix (Greece: `EL`, not `GR`) and 8 to 12 letters or digits after it; with any other country: 4 to 20 letters or digits. */
+                        /** @description Normalised: uppercase, no spaces, dots or dashes. With an EU country: its VAT ID, the country prefix (Greece: EL, not GR) and 8 to 12 letters or digits; with any other: 4 to 20 letters or digits. */
                         taxId: string | null;
                     };
                 };
@@ -22433,15 +22434,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Invoice addressee. */
                         name: string;
                         /** @description The sign-in email until one is saved. */
                         email: string;
                         line1: string;
                         city: string;
                         postalCode: string;
-                        /** @description ISO 3166-1 alpha-2 (any case; answered uppercase); required with a `taxId`. */
+                        /** @description ISO 3166-1 alpha-2, uppercase; set whenever taxId is. */
                         country: string | null;
-                        /** @description Normalised (spaces, dots and dashes dropped, uppercase). With an EU `country`: that country's VAT ID, its prefix (Greece: `EL`, not `GR`) and 8 to 12 letters or digits after it; with any other country: 4 to 20 letters or digits. */
+                        /** @description Normalised: uppercase, no spaces, dots or dashes. With an EU country: its VAT ID, the country prefix (Greece: EL, not GR) and 8 to 12 letters or digits; with any other: 4 to 20 letters or digits. */
                         taxId: string | null;
                     };
                 };
