@@ -4,36 +4,23 @@
  */
 import express from 'express';
 import {
-  CancelSubscriptionDocument, CancelSubscriptionIntervalDocument, CheckPromoCodeDocument, CheckoutDocument, CreateCheckoutDocument,
-  DeletePaymentMethodDocument, ManagePaymentMethodsDocument, PaymentDocumentDocument, PaymentMethodsDocument, PaymentsDocument,
-  BillingPortalDocument, RetryAutoTopUpDocument, ScheduleSubscriptionIntervalDocument, UncancelSubscriptionDocument,
-  type CreateCheckoutInput,
+  CancelSubscriptionDocument, CancelSubscriptionIntervalDocument, CheckPromoCodeDocument, CheckoutDocument, CheckoutFieldsFragmentDoc,
+  CreateCheckoutDocument, DeletePaymentMethodDocument, ManagePaymentMethodsDocument, PaymentDocumentDocument, PaymentMethodFieldsFragmentDoc,
+  PaymentMethodsDocument, PaymentsDocument, BillingPortalDocument, RetryAutoTopUpDocument, ScheduleSubscriptionIntervalDocument,
+  SubscriptionStateFieldsFragmentDoc, UncancelSubscriptionDocument, type CreateCheckoutInput,
 } from '../../src/generated/graphql.js';
 import { errors } from '../../src/core/errors.js';
 import { checkoutFields, intervalField, promoFields } from '../../src/billing/index.js';
 import { single, withoutLastCursor } from '../query.js';
-import { resultSchema } from '../shapes.js';
+import { cursorPageSchema, fragmentSchema, listSchema, resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
-import { record } from './billing.js';
 
-const str = { type: 'string' };
 const nullableStr = { type: 'string', nullable: true };
-const num = { type: 'number' };
 const nullableNum = { type: 'number', nullable: true };
-const bool = { type: 'boolean' };
 
-const checkoutView = record({
-  checkoutId: str, kind: { type: 'string', enum: ['topup', 'subscribe'] }, status: { type: 'string', enum: ['open', 'succeeded', 'expired', 'failed'] }, createdAt: str,
-  amount: nullableNum, completedAt: nullableStr, expiresAt: nullableStr, interval: nullableStr, planId: nullableStr, url: nullableStr, providerId: nullableStr,
-}, { description: 'CheckoutView.' });
-const paymentMethod = record({ id: str, brand: str, last4: str, expMonth: { type: 'integer', nullable: true }, expYear: { type: 'integer', nullable: true }, wallet: nullableStr, isDefault: bool, declined: bool });
-const paymentMethods = record({ paymentMethods: { type: 'array', items: paymentMethod } });
-const link = record({ url: str }, { description: 'A short-lived link to the provider\'s pages.' });
-const subscriptionState = record({
-  plan: record({ id: str, name: str }, { nullable: true }),
-  subscription: record({ id: str, planId: str, interval: str, status: str, currentPeriodStart: str, currentPeriodEnd: str, cancelAtPeriodEnd: bool, pendingInterval: nullableStr }, { nullable: true }),
-  pendingChange: record({ kind: str, at: str, planId: nullableStr, interval: nullableStr }, { nullable: true }),
-}, { description: 'The plan, the subscription and the change scheduled for it.' });
+const checkoutSchema = fragmentSchema(CheckoutFieldsFragmentDoc);
+const paymentMethodsSchema = listSchema('paymentMethods', fragmentSchema(PaymentMethodFieldsFragmentDoc));
+const subscriptionStateSchema = fragmentSchema(SubscriptionStateFieldsFragmentDoc);
 const noSubscription = { status: 409, code: 'invalid_state', description: 'The account has no subscription (or nothing of this kind is '
   + 'scheduled).' };
 const providerDown = { status: 503, code: 'unavailable', description: 'The payment provider did not answer; retry after `Retry-After`.' };
@@ -65,7 +52,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
         },
       },
     },
-    response: { status: 201, description: 'The checkout.', schema: checkoutView },
+    response: { status: 201, description: 'The checkout.', schema: checkoutSchema },
     errors: [
       { status: 422, code: 'invalid_body', description: '`acceptTerms` not true, an amount outside the range or not whole cents, an '
         + 'unknown plan or interval, an unknown field; `details.field` names it.' },
@@ -83,7 +70,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     document: CheckoutDocument,
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: data.checkout }),
-    response: { status: 200, description: 'The checkout.', schema: checkoutView },
+    response: { status: 200, description: 'The checkout.', schema: checkoutSchema },
     errors: [{ status: 404, code: 'not_found', description: 'No checkout of this account has this id.' }, billingOff],
   }),
   graphqlRoute({
@@ -95,7 +82,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     request: {
       schema: { type: 'object', additionalProperties: false, required: ['code', 'for'], properties: { code: { type: 'string', description: '1 to 100 characters (422 naming `code` otherwise); matched without regard to case.' }, for: { type: 'string', enum: ['topup', 'subscribe'] } } },
     },
-    response: { status: 200, description: 'The code\'s terms for this purchase.', schema: record({ code: str, for: str, percentOff: { type: 'integer', nullable: true }, amountOff: nullableNum, bonusCredit: nullableNum }) },
+    response: { status: 200, description: 'The code\'s terms for this purchase.', schema: resultSchema(CheckPromoCodeDocument) },
     errors: [
       { status: 404, code: 'promo_code_invalid', description: 'Unknown, expired, used up, already redeemed by this account, or nothing '
         + 'for this purchase.' },
@@ -109,7 +96,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: PaymentMethodsDocument,
     result: (data) => ({ status: 200, body: { paymentMethods: data.paymentMethods } }),
-    response: { status: 200, description: 'The cards, default first.', schema: paymentMethods },
+    response: { status: 200, description: 'The cards, default first.', schema: paymentMethodsSchema },
     errors: [providerDown],
   }),
   graphqlRoute({
@@ -117,7 +104,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: ManagePaymentMethodsDocument,
     result: (data) => ({ status: 200, body: data.managePaymentMethods }),
-    response: { status: 200, description: 'The link.', schema: link },
+    response: { status: 200, description: 'The link.', schema: resultSchema(ManagePaymentMethodsDocument) },
     errors: [billingOff, providerDown],
   }),
   graphqlRoute({
@@ -126,7 +113,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     document: DeletePaymentMethodDocument,
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => ({ status: 200, body: { paymentMethods: data.deletePaymentMethod } }),
-    response: { status: 200, description: 'The cards left.', schema: paymentMethods },
+    response: { status: 200, description: 'The cards left.', schema: paymentMethodsSchema },
     errors: [{ status: 404, code: 'not_found', description: 'No saved card of this account has this id.' }, { status: 409, code: 'payment_method_in_use', description: 'The card pays the subscription.' }, billingOff, providerDown],
   }),
   graphqlRoute({
@@ -139,13 +126,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     document: PaymentsDocument,
     variables: ({ query }) => ({ cursor: single(query.cursor) ?? null, limit: query.limit === undefined ? null : Number(single(query.limit)) }),
     result: (data) => ({ status: 200, body: withoutLastCursor(data.payments) }),
-    response: {
-      status: 200, description: 'A page of payments.',
-      schema: record({
-        payments: { type: 'array', items: record({ id: str, kind: str, status: { type: 'string', enum: ['paid', 'pending', 'failed', 'refunded', 'credit'] }, amount: num, currency: str, createdAt: str, document: { type: 'string', enum: ['invoice', 'receipt'] }, businessPurchase: bool, taxId: nullableStr }) },
-        nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' },
-      }, { optional: ['nextCursor'] }),
-    },
+    response: { status: 200, description: 'A page of payments.', schema: cursorPageSchema(PaymentsDocument) },
   }),
   graphqlRoute({
     method: 'get', path: '/v1/billing/payments/{id}/document', operationId: 'getPaymentDocument', tags: ['billing'],
@@ -154,8 +135,8 @@ export const billingPaymentRoutes: RouteEntry[] = [
     variables: ({ params }) => ({ id: params.id! }),
     result: (data) => (data.paymentDocument.pending
       ? { status: 202, body: { pending: true }, headers: { 'Retry-After': '5' } }
-      : { status: 200, body: { pending: false, url: data.paymentDocument.url, document: data.paymentDocument.document } }),
-    response: { status: 200, description: 'The link (202 `{pending: true}` while it is being made).', schema: record({ pending: bool, url: str, document: { type: 'string', enum: ['invoice', 'receipt'] } }, { optional: ['url', 'document'] }) },
+      : { status: 200, body: data.paymentDocument }),
+    response: { status: 200, description: 'The link (202 `{pending: true}` while it is being made).', schema: resultSchema(PaymentDocumentDocument) },
     errors: [{ status: 404, code: 'not_found', description: 'No payment of this account has this id (or it has no document).' }, { status: 409, code: 'billing_details_required', description: 'An invoice needs the billing details\' name, line1, city, postalCode and country saved first.' }, billingOff, providerDown],
   }),
   graphqlRoute({
@@ -163,7 +144,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingPortalDocument,
     result: (data) => ({ status: 200, body: data.billingPortal }),
-    response: { status: 200, description: 'The link.', schema: link },
+    response: { status: 200, description: 'The link.', schema: resultSchema(BillingPortalDocument) },
     errors: [{ status: 409, code: 'payment_method_required', description: 'Before the first checkout saved a card.' }, billingOff, providerDown],
   }),
   graphqlRoute({
@@ -171,7 +152,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CancelSubscriptionDocument,
     result: (data) => ({ status: 200, body: data.cancelSubscription }),
-    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionState },
+    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionStateSchema },
     errors: [noSubscription, providerDown],
   }),
   graphqlRoute({
@@ -179,7 +160,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UncancelSubscriptionDocument,
     result: (data) => ({ status: 200, body: data.uncancelSubscription }),
-    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionState },
+    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionStateSchema },
     errors: [noSubscription, providerDown],
   }),
   graphqlRoute({
@@ -189,7 +170,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     variables: ({ body }) => ({ interval: intervalField(body) }),
     result: (data) => ({ status: 200, body: data.scheduleSubscriptionInterval }),
     request: { schema: { type: 'object', additionalProperties: false, required: ['interval'], properties: { interval: { type: 'string', enum: ['month', 'year'] } } } },
-    response: { status: 200, description: 'The plan and subscription now (`pendingInterval`).', schema: subscriptionState },
+    response: { status: 200, description: 'The plan and subscription now (`pendingInterval`).', schema: subscriptionStateSchema },
     errors: [{ status: 422, code: 'invalid_body', description: '`interval` missing or not month/year, or an unknown field; '
       + '`details.field` names it.' }, { status: 409, code: 'invalid_state', description: 'No subscription, it ends at period end, or it is already on that interval.' }, providerDown],
   }),
@@ -198,7 +179,7 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CancelSubscriptionIntervalDocument,
     result: (data) => ({ status: 200, body: data.cancelSubscriptionInterval }),
-    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionState },
+    response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionStateSchema },
     errors: [noSubscription, providerDown],
   }),
   graphqlRoute({
@@ -220,7 +201,11 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     ownBody: true,
     request: { contentType: 'application/json', schema: { type: 'object', additionalProperties: true, description: 'A Stripe event, as Stripe signs it.' } },
-    response: { status: 200, description: 'Received.', schema: record({ received: bool, applied: bool, type: str }) },
+    response: { status: 200, description: 'Received.', schema: {
+        type: 'object', required: ['received', 'applied', 'type'],
+        properties: { received: { type: 'boolean' }, applied: { type: 'boolean' }, type: { type: 'string' } },
+      },
+    },
     errors: [{ status: 400, code: 'invalid_signature', description: 'The signature is missing, wrong or too old.' }, { status: 422, code: 'invalid_body', description: 'The body could not be read (over 1 MB).' }, billingOff],
     handler: async (req, res, ctx) => {
       const raw = await new Promise<Buffer>((resolve, reject) => express.raw({ type: () => true, limit: '1mb' })(req, res, (error?: unknown) => (error ? reject(errors.invalidBody('The body could not be read (at most 1 MB).', { field: 'body' })) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))));

@@ -20022,17 +20022,29 @@ export interface operations {
                 content: {
                     "application/json": {
                         checkoutId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description `topup` or `subscribe`.
+                         * @enum {string}
+                         */
                         kind: "topup" | "subscribe";
-                        /** @enum {string} */
+                        /**
+                         * @description `open`, `succeeded`, `expired` or `failed`.
+                         * @enum {string}
+                         */
                         status: "open" | "succeeded" | "expired" | "failed";
+                        /** Format: date-time */
                         createdAt: string;
+                        /** @description A top-up's amount, or a subscription's first payment before tax less a promo discount. */
                         amount: number | null;
+                        /** Format: date-time */
                         completedAt: string | null;
+                        /** Format: date-time */
                         expiresAt: string | null;
                         interval: string | null;
                         planId: string | null;
+                        /** @description Where to send the customer while open; the provider returns them with `?checkout=<checkoutId>`. */
                         url: string | null;
+                        /** @description The payment provider's id for it (also accepted by `checkout`). */
                         providerId: string | null;
                     };
                 };
@@ -20218,17 +20230,29 @@ export interface operations {
                 content: {
                     "application/json": {
                         checkoutId: string;
-                        /** @enum {string} */
+                        /**
+                         * @description `topup` or `subscribe`.
+                         * @enum {string}
+                         */
                         kind: "topup" | "subscribe";
-                        /** @enum {string} */
+                        /**
+                         * @description `open`, `succeeded`, `expired` or `failed`.
+                         * @enum {string}
+                         */
                         status: "open" | "succeeded" | "expired" | "failed";
+                        /** Format: date-time */
                         createdAt: string;
+                        /** @description A top-up's amount, or a subscription's first payment before tax less a promo discount. */
                         amount: number | null;
+                        /** Format: date-time */
                         completedAt: string | null;
+                        /** Format: date-time */
                         expiresAt: string | null;
                         interval: string | null;
                         planId: string | null;
+                        /** @description Where to send the customer while open; the provider returns them with `?checkout=<checkoutId>`. */
                         url: string | null;
+                        /** @description The payment provider's id for it (also accepted by `checkout`). */
                         providerId: string | null;
                     };
                 };
@@ -20370,6 +20394,7 @@ export interface operations {
                     "application/json": {
                         code: string;
                         for: string;
+                        /** Format: int32 */
                         percentOff: number | null;
                         amountOff: number | null;
                         bonusCredit: number | null;
@@ -20545,10 +20570,14 @@ export interface operations {
                             id: string;
                             brand: string;
                             last4: string;
+                            /** Format: int32 */
                             expMonth: number | null;
+                            /** Format: int32 */
                             expYear: number | null;
+                            /** @description `apple_pay`, `google_pay`, … when the card came from a wallet. */
                             wallet: string | null;
                             isDefault: boolean;
+                            /** @description The last automatic charge or renewal on it was declined. */
                             declined: boolean;
                         }[];
                     };
@@ -20816,10 +20845,14 @@ export interface operations {
                             id: string;
                             brand: string;
                             last4: string;
+                            /** Format: int32 */
                             expMonth: number | null;
+                            /** Format: int32 */
                             expYear: number | null;
+                            /** @description `apple_pay`, `google_pay`, … when the card came from a wallet. */
                             wallet: string | null;
                             isDefault: boolean;
+                            /** @description The last automatic charge or renewal on it was declined. */
                             declined: boolean;
                         }[];
                     };
@@ -20970,14 +21003,23 @@ export interface operations {
                     "application/json": {
                         payments: {
                             id: string;
+                            /** @description `topup`, `subscription` or `auto_top_up`. */
                             kind: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `paid`, `pending`, `failed`, `refunded` or `credit`.
+                             * @enum {string}
+                             */
                             status: "paid" | "pending" | "failed" | "refunded" | "credit";
                             amount: number;
                             currency: string;
+                            /** Format: date-time */
                             createdAt: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `invoice` (subscription) or `receipt` (top-up): what GET …/document fetches.
+                             * @enum {string}
+                             */
                             document: "invoice" | "receipt";
+                            /** @description Made with a tax ID saved in the billing details. */
                             businessPurchase: boolean;
                             taxId: string | null;
                         }[];
@@ -21089,9 +21131,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         pending: boolean;
-                        url?: string;
-                        /** @enum {string} */
-                        document?: "invoice" | "receipt";
+                        url: string | null;
+                        /** @enum {string|null} */
+                        document: "invoice" | "receipt" | null;
                     };
                 };
             };
@@ -21358,15 +21400,26 @@ export interface operations {
                         subscription: {
                             id: string;
                             planId: string;
-                            interval: string;
+                            /**
+                             * @description `month` or `year`.
+                             * @enum {string}
+                             */
+                            interval: "month" | "year";
+                            /** @description `active`, or `canceling` while a cancellation is scheduled. */
                             status: string;
                             currentPeriodStart: string;
                             currentPeriodEnd: string;
                             cancelAtPeriodEnd: boolean;
+                            /** @description A switch scheduled from the next period. */
                             pendingInterval: string | null;
                         } | null;
                         pendingChange: {
-                            kind: string;
+                            /**
+                             * @description `cancel` (to the default plan) or `interval`.
+                             * @enum {string}
+                             */
+                            kind: "cancel" | "interval";
+                            /** Format: date-time */
                             at: string;
                             planId: string | null;
                             interval: string | null;
@@ -21533,15 +21586,26 @@ export interface operations {
                         subscription: {
                             id: string;
                             planId: string;
-                            interval: string;
+                            /**
+                             * @description `month` or `year`.
+                             * @enum {string}
+                             */
+                            interval: "month" | "year";
+                            /** @description `active`, or `canceling` while a cancellation is scheduled. */
                             status: string;
                             currentPeriodStart: string;
                             currentPeriodEnd: string;
                             cancelAtPeriodEnd: boolean;
+                            /** @description A switch scheduled from the next period. */
                             pendingInterval: string | null;
                         } | null;
                         pendingChange: {
-                            kind: string;
+                            /**
+                             * @description `cancel` (to the default plan) or `interval`.
+                             * @enum {string}
+                             */
+                            kind: "cancel" | "interval";
+                            /** Format: date-time */
                             at: string;
                             planId: string | null;
                             interval: string | null;
@@ -21715,15 +21779,26 @@ export interface operations {
                         subscription: {
                             id: string;
                             planId: string;
-                            interval: string;
+                            /**
+                             * @description `month` or `year`.
+                             * @enum {string}
+                             */
+                            interval: "month" | "year";
+                            /** @description `active`, or `canceling` while a cancellation is scheduled. */
                             status: string;
                             currentPeriodStart: string;
                             currentPeriodEnd: string;
                             cancelAtPeriodEnd: boolean;
+                            /** @description A switch scheduled from the next period. */
                             pendingInterval: string | null;
                         } | null;
                         pendingChange: {
-                            kind: string;
+                            /**
+                             * @description `cancel` (to the default plan) or `interval`.
+                             * @enum {string}
+                             */
+                            kind: "cancel" | "interval";
+                            /** Format: date-time */
                             at: string;
                             planId: string | null;
                             interval: string | null;
@@ -21903,15 +21978,26 @@ export interface operations {
                         subscription: {
                             id: string;
                             planId: string;
-                            interval: string;
+                            /**
+                             * @description `month` or `year`.
+                             * @enum {string}
+                             */
+                            interval: "month" | "year";
+                            /** @description `active`, or `canceling` while a cancellation is scheduled. */
                             status: string;
                             currentPeriodStart: string;
                             currentPeriodEnd: string;
                             cancelAtPeriodEnd: boolean;
+                            /** @description A switch scheduled from the next period. */
                             pendingInterval: string | null;
                         } | null;
                         pendingChange: {
-                            kind: string;
+                            /**
+                             * @description `cancel` (to the default plan) or `interval`.
+                             * @enum {string}
+                             */
+                            kind: "cancel" | "interval";
+                            /** Format: date-time */
                             at: string;
                             planId: string | null;
                             interval: string | null;
