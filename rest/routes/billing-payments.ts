@@ -5,9 +5,9 @@
 import express from 'express';
 import {
   CancelSubscriptionDocument, CancelSubscriptionIntervalDocument, CheckPromoCodeDocument, CheckoutDocument, CheckoutFieldsFragmentDoc,
-  CreateCheckoutDocument, DeletePaymentMethodDocument, ManagePaymentMethodsDocument, PaymentDocumentDocument, PaymentMethodFieldsFragmentDoc,
-  PaymentMethodsDocument, PaymentsDocument, BillingPortalDocument, RetryAutoTopUpDocument, ScheduleSubscriptionIntervalDocument,
-  SubscriptionStateFieldsFragmentDoc, UncancelSubscriptionDocument, type CreateCheckoutInput,
+  CreateCheckoutDocument, DeletePaymentMethodDocument, ManagePaymentMethodsDocument, PaymentDocumentDocument,
+  PaymentMethodFieldsFragmentDoc, PaymentMethodsDocument, PaymentsDocument, BillingPortalDocument, RetryAutoTopUpDocument,
+  ScheduleSubscriptionIntervalDocument, SubscriptionStateFieldsFragmentDoc, UncancelSubscriptionDocument, type CreateCheckoutInput,
 } from '../../src/generated/graphql.js';
 import { errors } from '../../src/core/errors.js';
 import { checkoutFields, intervalField, promoFields } from '../../src/billing/index.js';
@@ -136,7 +136,9 @@ export const billingPaymentRoutes: RouteEntry[] = [
     result: (data) => (data.paymentDocument.pending
       ? { status: 202, body: { pending: true }, headers: { 'Retry-After': '5' } }
       : { status: 200, body: data.paymentDocument }),
-    response: { status: 200, description: 'The link (202 `{pending: true}` while it is being made).', schema: resultSchema(PaymentDocumentDocument) },
+    response: {
+      status: 200, description: 'The link (202 `{pending: true}` while it is being made).', schema: resultSchema(PaymentDocumentDocument),
+    },
     errors: [{ status: 404, code: 'not_found', description: 'No payment of this account has this id (or it has no document).' }, { status: 409, code: 'billing_details_required', description: 'An invoice needs the billing details\' name, line1, city, postalCode and country saved first.' }, billingOff, providerDown],
   }),
   graphqlRoute({
@@ -187,7 +189,9 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RetryAutoTopUpDocument,
     result: (data) => ({ status: 200, body: data.retryAutoTopUp }),
-    response: { status: 200, description: 'AutoTopUpView; `last.outcome` says how the charge went.', schema: resultSchema(RetryAutoTopUpDocument) },
+    response: {
+      status: 200, description: 'AutoTopUpView; `last.outcome` says how the charge went.', schema: resultSchema(RetryAutoTopUpDocument),
+    },
     errors: [
       { status: 409, code: 'auto_top_up_off', description: 'Auto top-up is off.' },
       { status: 409, code: 'invalid_state', description: 'Another charge is in progress, or the provider takes no automatic charges.' },

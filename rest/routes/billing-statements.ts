@@ -8,17 +8,10 @@ import {
 } from '../../src/generated/graphql.js';
 import { USAGE_MAX_DAYS } from '../../src/billing/index.js';
 import { intParam, single, withoutLastCursor } from '../query.js';
+import { cursorPageSchema, resultSchema } from '../shapes.js';
 import { graphqlRoute, type RestInput, type RouteParameter, type RouteEntry } from '../types.js';
-import { record } from './billing.js';
 
-const num = { type: 'number' };
-const str = { type: 'string' };
-const nullableStr = { type: 'string', nullable: true };
-const dateTime = { type: 'string', format: 'date-time' };
 const kindEnum = { type: 'string', enum: ['file', 'live'] };
-const nextCursor = { type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' };
-/** The lists' convention (ChargePage's row in the spec alone says "string or null"): absent on the last page. */
-const nextCursorIfAny = { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page.' };
 
 const pageParameters: RouteParameter[] = [
   { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page.', schema: { type: 'string' } },
@@ -44,75 +37,6 @@ const rangeErrors = [
 ];
 const pageError = { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of range.' };
 
-const ledgerEntry = record({
-  id: str,
-  kind: { type: 'string', enum: ['signup_credit', 'top_up', 'monthly_credit', 'monthly_credit_removed', 'charge', 'correction', 'refund', 'adjustment'] },
-  amount: { type: 'number', description: 'Dollars, signed: credit added positive, spent negative.' },
-  balanceAfter: { type: 'number', description: 'The balance this movement left, in dollars.' },
-  description: str,
-  chargeId: nullableStr,
-  paymentId: nullableStr,
-  createdAt: dateTime,
-});
-
-const recordingCharge = record({
-  id: str,
-  recordingId: { type: 'string', nullable: true, description: 'The recording billed (kept after it is deleted).' },
-  sessionId: { type: 'string', nullable: true, description: 'A realtime session billed without a recording.' },
-  name: str,
-  kind: kindEnum,
-  source: { type: 'string', description: '`dashboard` (a signed-in person) or the API key\'s id.' },
-  state: { type: 'string', enum: ['open', 'settled', 'void'] },
-  secondsBilled: { type: 'number', description: 'Audio seconds charged so far (live while open: whole minutes; at settle the exact '
-    + 'length, at least `minimumSeconds`).' },
-  minimumSeconds: { type: 'integer' },
-  rate: { type: 'number', description: 'Dollars per hour of audio, the plan\'s rate when it opened.' },
-  cost: { type: 'number', description: 'Dollars charged so far; a void charge keeps what it cost before its refund (a `refund` ledger '
-    + 'movement).' },
-  openedAt: dateTime,
-  settledAt: { ...dateTime, nullable: true },
-}, { description: 'RecordingCharge: `open` while audio runs (live: metered every minute), `settled` once it ends, `void` when waived.' });
-
-const amount = { seconds: { type: 'number', description: 'Audio seconds billed.' }, amount: { type: 'number', description: 'Dollars.' } };
-const bySource = { type: 'array', items: record({ source: { type: 'string', description: '`dashboard` or the API key\'s id.' }, ...amount }), description: 'Sources with spend, largest first.' };
-const byKind = { type: 'array', items: record({ kind: kindEnum, ...amount }), description: '`file` and `live`, always both.' };
-const rangeUsed = {
-  startDate: { type: 'string', format: 'date', description: 'The first day used (the asked start, or the account\'s first day).' },
-  endDate: { type: 'string', format: 'date', description: 'The last day used (the asked end, or today). Before startDate only when the '
-    + 'asked range lies wholly before the account\'s first day or after today: nothing is reported.' },
-  tz: { type: 'string', description: 'The zone used (canonical IANA name).' },
-  currency: nullableStr,
-};
-
-const usageReport = record({
-  ...rangeUsed,
-  totals: record(amount),
-  bySource,
-  byKind,
-  days: {
-    type: 'array', description: 'Every day from startDate to endDate, zeros included.',
-    items: record({ date: { type: 'string', format: 'date' }, ...amount, bySource, byKind }),
-  },
-});
-
-const usageCharge = record({
-  id: { type: 'string', description: 'The charge\'s id, or (a correction) the ledger movement\'s.' },
-  type: { type: 'string', enum: ['charge', 'correction'], description: '`correction`: a refund or correction of a charge, negative cost.' },
-  chargeId: str,
-  recordingId: nullableStr,
-  sessionId: nullableStr,
-  name: str,
-  kind: kindEnum,
-  source: str,
-  state: { type: 'string', enum: ['open', 'settled', 'void'], description: 'The charge\'s state; `open` while it runs.' },
-  secondsBilled: { type: 'number', description: 'Audio seconds billed inside the range (a correction: what it took back, zero or '
-    + 'negative).' },
-  rate: { type: 'number', description: 'Dollars per hour of audio.' },
-  cost: { type: 'number', description: 'Dollars inside the range (a correction: negative).' },
-  description: { type: 'string', nullable: true, description: 'A correction\'s ledger description; null for a charge.' },
-  at: { ...dateTime, description: 'When the charge opened, or when the correction was written (the paging order).' },
-});
-
 const USAGE_RULES = 'A charge counts on the day (in `tz`) of each of its ledger movements: a file charge on the day it was charged, a '
   + 'live recording on the day of each metered minute (one crossing midnight splits), a running transcription at what it has been '
   + 'charged so far, a refund or correction on the day it happens (reducing that day). Audio seconds follow the metered points (a '
@@ -127,7 +51,7 @@ export const billingStatementRoutes: RouteEntry[] = [
     document: BillingLedgerDocument,
     variables: page,
     result: (data) => ({ status: 200, body: withoutLastCursor(data.billingLedger) }),
-    response: { status: 200, description: 'A page of ledger entries.', schema: record({ entries: { type: 'array', items: ledgerEntry }, nextCursor: nextCursorIfAny }, { optional: ['nextCursor'] }) },
+    response: { status: 200, description: 'A page of ledger entries.', schema: cursorPageSchema(BillingLedgerDocument) },
     errors: [pageError],
   }),
   graphqlRoute({
@@ -137,7 +61,7 @@ export const billingStatementRoutes: RouteEntry[] = [
     document: BillingChargesDocument,
     variables: page,
     result: (data) => ({ status: 200, body: data.billingCharges }),
-    response: { status: 200, description: 'ChargePage.', schema: record({ charges: { type: 'array', items: recordingCharge }, nextCursor }) },
+    response: { status: 200, description: 'ChargePage.', schema: resultSchema(BillingChargesDocument) },
     errors: [pageError],
   }),
   graphqlRoute({
@@ -149,7 +73,7 @@ export const billingStatementRoutes: RouteEntry[] = [
     document: BillingUsageDocument,
     variables: range,
     result: (data) => ({ status: 200, body: data.billingUsage }),
-    response: { status: 200, description: 'The usage report.', schema: usageReport },
+    response: { status: 200, description: 'The usage report.', schema: resultSchema(BillingUsageDocument) },
     errors: rangeErrors,
   }),
   graphqlRoute({
@@ -168,8 +92,7 @@ export const billingStatementRoutes: RouteEntry[] = [
     variables: (input) => ({ ...range(input), ...page(input), kind: single(input.query.kind), source: single(input.query.source) }),
     result: (data) => ({ status: 200, body: withoutLastCursor(data.billingUsageCharges) }),
     response: {
-      status: 200, description: 'A page of the charges behind the report.',
-      schema: record({ ...rangeUsed, count: { type: 'integer', description: 'Items matching, all pages.' }, total: { ...num, description: 'Dollars of all matching items.' }, seconds: { ...num, description: 'Audio seconds of all matching items.' }, charges: { type: 'array', items: usageCharge }, nextCursor: nextCursorIfAny }, { optional: ['nextCursor'] }),
+      status: 200, description: 'A page of the charges behind the report.', schema: cursorPageSchema(BillingUsageChargesDocument),
     },
     errors: [...rangeErrors, pageError],
   }),

@@ -4,13 +4,7 @@
  */
 import { BillingDocument, BillingPlansDocument } from '../../src/generated/graphql.js';
 import { resultSchema } from '../shapes.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-
-/** An object schema whose listed properties are all required unless `optional` names them. */
-export function record(properties: Record<string, JsonSchema>, options: { optional?: string[]; nullable?: boolean; description?: string } = {}): JsonSchema {
-  const required = Object.keys(properties).filter((key) => !options.optional?.includes(key));
-  return { type: 'object', required, properties, ...(options.nullable ? { nullable: true } : {}), ...(options.description ? { description: options.description } : {}) };
-}
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** What a creation point answers when billing refuses it (only while the server bills). */
 export const creationRefusals = [

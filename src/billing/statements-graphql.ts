@@ -8,6 +8,8 @@ import {
   type LedgerEntryView, type RecordingChargeView, type UsageAmount, type UsageByKind, type UsageBySource, type UsageChargePage, type UsageChargeView, type UsageDay, type UsageReport,
 } from './statements.js';
 
+const NEXT_CURSOR = 'Pass as `cursor` for the next page; null on the last page.';
+
 const LedgerEntryType = builder.objectRef<LedgerEntryView>('LedgerEntry').implement({
   description: 'One credit movement; the balance moves only with one of these.',
   fields: (t) => ({
@@ -27,7 +29,7 @@ const LedgerEntryType = builder.objectRef<LedgerEntryView>('LedgerEntry').implem
 const LedgerPageType = builder.objectRef<{ entries: LedgerEntryView[]; nextCursor: string | null }>('LedgerPage').implement({
   fields: (t) => ({
     entries: t.field({ type: [LedgerEntryType], resolve: (page) => page.entries }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Null on the last page.' }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: NEXT_CURSOR }),
   }),
 });
 
@@ -43,11 +45,12 @@ const RecordingChargeType = builder.objectRef<RecordingChargeView>('RecordingCha
     kind: t.exposeString('kind', { description: '`file` or `live`.' }),
     source: t.exposeString('source', { description: '`dashboard` (a signed-in person) or the API key\'s id.' }),
     state: t.exposeString('state', { description: '`open`, `settled` or `void`.' }),
-    secondsBilled: t.exposeFloat('secondsBilled', { description: 'Audio seconds charged so far (at settle: the exact length, at least the '
-      + 'minimum).' }),
+    secondsBilled: t.exposeFloat('secondsBilled', { description: 'Audio seconds charged so far (live while open: whole minutes; at settle '
+      + 'the exact length, at least `minimumSeconds`).' }),
     minimumSeconds: t.exposeInt('minimumSeconds'),
     rate: t.exposeFloat('rate', { description: 'Dollars per hour of audio (the plan\'s rate when it opened).' }),
-    cost: t.exposeFloat('cost', { description: 'Dollars charged so far (a void charge keeps what it cost before its refund).' }),
+    cost: t.exposeFloat('cost', { description: 'Dollars charged so far (a void charge keeps what it cost before its refund, a `refund` '
+      + 'ledger movement).' }),
     openedAt: t.exposeString('openedAt'),
     settledAt: t.exposeString('settledAt', { nullable: true }),
   }),
@@ -56,45 +59,65 @@ const RecordingChargeType = builder.objectRef<RecordingChargeView>('RecordingCha
 const ChargePageType = builder.objectRef<{ charges: RecordingChargeView[]; nextCursor: string | null }>('ChargePage').implement({
   fields: (t) => ({
     charges: t.field({ type: [RecordingChargeType], resolve: (page) => page.charges }),
-    nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Null on the last page.' }),
+    nextCursor: t.exposeString('nextCursor', { nullable: true, description: NEXT_CURSOR }),
   }),
 });
 
+const SECONDS = 'Audio seconds billed.';
+const AMOUNT = 'Dollars spent.';
+
 const UsageAmountType = builder.objectRef<UsageAmount>('UsageAmount').implement({
-  fields: (t) => ({ seconds: t.exposeFloat('seconds', { description: 'Audio seconds billed.' }), amount: t.exposeFloat('amount', { description: 'Dollars spent.' }) }),
+  fields: (t) => ({
+    seconds: t.exposeFloat('seconds', { description: SECONDS }),
+    amount: t.exposeFloat('amount', { description: AMOUNT }),
+  }),
 });
 
 const UsageBySourceType = builder.objectRef<UsageBySource>('UsageBySource').implement({
-  fields: (t) => ({ source: t.exposeString('source', { description: '`dashboard` or the API key\'s id.' }), seconds: t.exposeFloat('seconds'), amount: t.exposeFloat('amount') }),
+  fields: (t) => ({
+    source: t.exposeString('source', { description: '`dashboard` or the API key\'s id.' }),
+    seconds: t.exposeFloat('seconds', { description: SECONDS }),
+    amount: t.exposeFloat('amount', { description: AMOUNT }),
+  }),
 });
 
 const UsageByKindType = builder.objectRef<UsageByKind>('UsageByKind').implement({
-  fields: (t) => ({ kind: t.exposeString('kind', { description: '`file` or `live`.' }), seconds: t.exposeFloat('seconds'), amount: t.exposeFloat('amount') }),
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: '`file` or `live`.' }),
+    seconds: t.exposeFloat('seconds', { description: SECONDS }),
+    amount: t.exposeFloat('amount', { description: AMOUNT }),
+  }),
 });
+
+const BY_SOURCE = 'Sources with spend, largest first.';
+const BY_KIND = '`file` and `live`, always both.';
 
 const UsageDayType = builder.objectRef<UsageDay>('UsageDay').implement({
   fields: (t) => ({
     date: t.exposeString('date', { description: 'YYYY-MM-DD in the report\'s time zone.' }),
-    seconds: t.exposeFloat('seconds'),
-    amount: t.exposeFloat('amount'),
-    bySource: t.field({ type: [UsageBySourceType], resolve: (day) => day.bySource }),
-    byKind: t.field({ type: [UsageByKindType], resolve: (day) => day.byKind }),
+    seconds: t.exposeFloat('seconds', { description: SECONDS }),
+    amount: t.exposeFloat('amount', { description: AMOUNT }),
+    bySource: t.field({ type: [UsageBySourceType], description: BY_SOURCE, resolve: (day) => day.bySource }),
+    byKind: t.field({ type: [UsageByKindType], description: BY_KIND, resolve: (day) => day.byKind }),
   }),
 });
+
+const START_DATE = 'The first day used (a start before the account\'s first day is moved to it).';
+const END_DATE = 'The last day used (an end after today is moved to today). Before startDate only when the asked range lies wholly '
+  + 'outside the account\'s life (then nothing is reported).';
 
 const UsageReportType = builder.objectRef<UsageReport>('UsageReport').implement({
   description: 'Spend per day in `tz`, per source and per kind. A charge counts on the day of each of its ledger movements (live audio: '
     + 'every metered minute); running transcriptions count at what they have been charged so far; refunds and corrections reduce the '
     + 'day they happen.',
   fields: (t) => ({
-    startDate: t.exposeString('startDate', { description: 'The first day used (a start before the account\'s first day is moved to it).' }),
-    endDate: t.exposeString('endDate', { description: 'The last day used (an end after today is moved to today). Before startDate only '
-      + 'when the asked range lies wholly outside the account\'s life (then `days` is empty).' }),
-    tz: t.exposeString('tz'),
+    startDate: t.exposeString('startDate', { description: START_DATE }),
+    endDate: t.exposeString('endDate', { description: END_DATE }),
+    tz: t.exposeString('tz', { description: 'The zone used (canonical IANA name).' }),
     currency: t.exposeString('currency', { nullable: true }),
     totals: t.field({ type: UsageAmountType, resolve: (report) => report.totals }),
-    bySource: t.field({ type: [UsageBySourceType], resolve: (report) => report.bySource }),
-    byKind: t.field({ type: [UsageByKindType], resolve: (report) => report.byKind }),
+    bySource: t.field({ type: [UsageBySourceType], description: BY_SOURCE, resolve: (report) => report.bySource }),
+    byKind: t.field({ type: [UsageByKindType], description: BY_KIND, resolve: (report) => report.byKind }),
     days: t.field({ type: [UsageDayType], description: 'Every day from startDate to endDate, zeros included.', resolve: (report) => report.days }),
   }),
 });
@@ -111,18 +134,18 @@ const UsageChargeType = builder.objectRef<UsageChargeView>('UsageCharge').implem
     source: t.exposeString('source'),
     state: t.exposeString('state', { description: 'The charge\'s state: `open` while running, `settled`, `void`.' }),
     secondsBilled: t.exposeFloat('secondsBilled', { description: 'Audio seconds billed inside the range (a correction: negative or zero).' }),
-    rate: t.exposeFloat('rate'),
+    rate: t.exposeFloat('rate', { description: 'Dollars per hour of audio.' }),
     cost: t.exposeFloat('cost', { description: 'Dollars inside the range (a correction: negative).' }),
-    description: t.exposeString('description', { nullable: true, description: 'A correction\'s ledger description.' }),
-    at: t.exposeString('at', { description: 'When the charge opened, or when the correction was written.' }),
+    description: t.exposeString('description', { nullable: true, description: 'A correction\'s ledger description; null for a charge.' }),
+    at: t.exposeString('at', { description: 'When the charge opened, or when the correction was written (the paging order).' }),
   }),
 });
 
 const UsageChargePageType = builder.objectRef<UsageChargePage>('UsageChargePage').implement({
   fields: (t) => ({
-    startDate: t.exposeString('startDate'),
-    endDate: t.exposeString('endDate'),
-    tz: t.exposeString('tz'),
+    startDate: t.exposeString('startDate', { description: START_DATE }),
+    endDate: t.exposeString('endDate', { description: END_DATE }),
+    tz: t.exposeString('tz', { description: 'The zone used (canonical IANA name).' }),
     currency: t.exposeString('currency', { nullable: true }),
     count: t.exposeInt('count', { description: 'Items matching, all pages.' }),
     total: t.exposeFloat('total', { description: 'Dollars of every matching item, all pages (the report\'s total with the same filters).' }),

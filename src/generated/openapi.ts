@@ -23036,16 +23036,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description One credit movement; the balance moves only with one of these. */
                         entries: {
                             id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `signup_credit`, `top_up`, `monthly_credit`, `monthly_credit_removed`, `charge`, `correction`, `refund` or `adjustment`.
+                             * @enum {string}
+                             */
                             kind: "signup_credit" | "top_up" | "monthly_credit" | "monthly_credit_removed" | "charge" | "correction" | "refund" | "adjustment";
-                            /** @description Dollars, signed: credit added positive, spent negative. */
+                            /** @description Dollars, signed: credit added is positive, spent negative. */
                             amount: number;
                             /** @description The balance this movement left, in dollars. */
                             balanceAfter: number;
                             description: string;
+                            /** @description The charge it pays or gives back (charges, corrections, refunds). */
                             chargeId: string | null;
+                            /** @description The payment that bought it (top-ups). */
                             paymentId: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -23160,25 +23166,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description What a file job, a live recording or a realtime session costs. `open` while audio runs (live: metered every minute), `settled` once it ends, `void` when waived (its cost refunded). */
                         charges: {
                             id: string;
-                            /** @description The recording billed (kept after it is deleted). */
+                            /** @description The recording billed; kept after it is deleted. */
                             recordingId: string | null;
-                            /** @description A realtime session billed without a recording. */
+                            /** @description The realtime session billed, for a session without a recording. */
                             sessionId: string | null;
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `file` or `live`.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
                             /** @description `dashboard` (a signed-in person) or the API key's id. */
                             source: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `open`, `settled` or `void`.
+                             * @enum {string}
+                             */
                             state: "open" | "settled" | "void";
                             /** @description Audio seconds charged so far (live while open: whole minutes; at settle the exact length, at least `minimumSeconds`). */
                             secondsBilled: number;
+                            /** Format: int32 */
                             minimumSeconds: number;
-                            /** @description Dollars per hour of audio, the plan's rate when it opened. */
+                            /** @description Dollars per hour of audio (the plan's rate when it opened). */
                             rate: number;
-                            /** @description Dollars charged so far; a void charge keeps what it cost before its refund (a `refund` ledger movement). */
+                            /** @description Dollars charged so far (a void charge keeps what it cost before its refund, a `refund` ledger movement). */
                             cost: number;
                             /** Format: date-time */
                             openedAt: string;
@@ -23299,12 +23313,12 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: date
-                         * @description The first day used (the asked start, or the account's first day).
+                         * @description The first day used (a start before the account's first day is moved to it).
                          */
                         startDate: string;
                         /**
                          * Format: date
-                         * @description The last day used (the asked end, or today). Before startDate only when the asked range lies wholly before the account's first day or after today: nothing is reported.
+                         * @description The last day used (an end after today is moved to today). Before startDate only when the asked range lies wholly outside the account's life (then nothing is reported).
                          */
                         endDate: string;
                         /** @description The zone used (canonical IANA name). */
@@ -23313,7 +23327,7 @@ export interface operations {
                         totals: {
                             /** @description Audio seconds billed. */
                             seconds: number;
-                            /** @description Dollars. */
+                            /** @description Dollars spent. */
                             amount: number;
                         };
                         /** @description Sources with spend, largest first. */
@@ -23322,25 +23336,31 @@ export interface operations {
                             source: string;
                             /** @description Audio seconds billed. */
                             seconds: number;
-                            /** @description Dollars. */
+                            /** @description Dollars spent. */
                             amount: number;
                         }[];
                         /** @description `file` and `live`, always both. */
                         byKind: {
-                            /** @enum {string} */
+                            /**
+                             * @description `file` or `live`.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
                             /** @description Audio seconds billed. */
                             seconds: number;
-                            /** @description Dollars. */
+                            /** @description Dollars spent. */
                             amount: number;
                         }[];
                         /** @description Every day from startDate to endDate, zeros included. */
                         days: {
-                            /** Format: date */
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD in the report's time zone.
+                             */
                             date: string;
                             /** @description Audio seconds billed. */
                             seconds: number;
-                            /** @description Dollars. */
+                            /** @description Dollars spent. */
                             amount: number;
                             /** @description Sources with spend, largest first. */
                             bySource: {
@@ -23348,16 +23368,19 @@ export interface operations {
                                 source: string;
                                 /** @description Audio seconds billed. */
                                 seconds: number;
-                                /** @description Dollars. */
+                                /** @description Dollars spent. */
                                 amount: number;
                             }[];
                             /** @description `file` and `live`, always both. */
                             byKind: {
-                                /** @enum {string} */
+                                /**
+                                 * @description `file` or `live`.
+                                 * @enum {string}
+                                 */
                                 kind: "file" | "live";
                                 /** @description Audio seconds billed. */
                                 seconds: number;
-                                /** @description Dollars. */
+                                /** @description Dollars spent. */
                                 amount: number;
                             }[];
                         }[];
@@ -23481,28 +23504,33 @@ export interface operations {
                     "application/json": {
                         /**
                          * Format: date
-                         * @description The first day used (the asked start, or the account's first day).
+                         * @description The first day used (a start before the account's first day is moved to it).
                          */
                         startDate: string;
                         /**
                          * Format: date
-                         * @description The last day used (the asked end, or today). Before startDate only when the asked range lies wholly before the account's first day or after today: nothing is reported.
+                         * @description The last day used (an end after today is moved to today). Before startDate only when the asked range lies wholly outside the account's life (then nothing is reported).
                          */
                         endDate: string;
                         /** @description The zone used (canonical IANA name). */
                         tz: string;
                         currency: string | null;
-                        /** @description Items matching, all pages. */
+                        /**
+                         * Format: int32
+                         * @description Items matching, all pages.
+                         */
                         count: number;
-                        /** @description Dollars of all matching items. */
+                        /** @description Dollars of every matching item, all pages (the report's total with the same filters). */
                         total: number;
-                        /** @description Audio seconds of all matching items. */
+                        /** @description Audio seconds of every matching item, all pages. */
                         seconds: number;
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
+                        nextCursor?: string;
                         charges: {
-                            /** @description The charge's id, or (a correction) the ledger movement's. */
+                            /** @description The charge's id (`type: charge`) or the ledger movement's (`type: correction`). */
                             id: string;
                             /**
-                             * @description `correction`: a refund or correction of a charge, negative cost.
+                             * @description `charge`, or `correction` for a refund or correction of a charge (negative cost).
                              * @enum {string}
                              */
                             type: "charge" | "correction";
@@ -23510,15 +23538,18 @@ export interface operations {
                             recordingId: string | null;
                             sessionId: string | null;
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `file` or `live`.
+                             * @enum {string}
+                             */
                             kind: "file" | "live";
                             source: string;
                             /**
-                             * @description The charge's state; `open` while it runs.
+                             * @description The charge's state: `open` while running, `settled`, `void`.
                              * @enum {string}
                              */
                             state: "open" | "settled" | "void";
-                            /** @description Audio seconds billed inside the range (a correction: what it took back, zero or negative). */
+                            /** @description Audio seconds billed inside the range (a correction: negative or zero). */
                             secondsBilled: number;
                             /** @description Dollars per hour of audio. */
                             rate: number;
@@ -23532,8 +23563,6 @@ export interface operations {
                              */
                             at: string;
                         }[];
-                        /** @description Pass as `cursor` for the next page; absent on the last page. */
-                        nextCursor?: string;
                     };
                 };
             };

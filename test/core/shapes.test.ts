@@ -5,9 +5,10 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
-  AudioSourceCheckFieldsFragmentDoc, BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, RecordingMediaTokenDocument, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
+  AudioSourceCheckFieldsFragmentDoc, BillingUsageChargesDocument, BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, RecordingMediaTokenDocument,
+  ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
 } from '../../src/generated/graphql.js';
-import { fragmentSchema, resultSchema } from '../../rest/shapes.js';
+import { cursorPageSchema, fragmentSchema, listSchema, resultSchema } from '../../rest/shapes.js';
 
 describe('fragmentSchema', () => {
   it('describes what a fragment selects: every field required, nullable ones nullable, instants as date-time', () => {
@@ -59,6 +60,19 @@ describe('fragmentSchema', () => {
     expect(token).toMatchObject({ type: 'object', required: ['token', 'expiresAt'], properties: { expiresAt: { type: 'string', format: 'date-time' } } });
     expect(token).not.toHaveProperty('description');
     expect(() => resultSchema(parse('query Q { health { status } me { scopes } }'))).toThrow('one root field');
+  });
+
+  it('describes a page as withoutLastCursor answers it: nextCursor a string, and only when there is a next page', () => {
+    const page = cursorPageSchema(BillingUsageChargesDocument);
+    const properties = page.properties as Record<string, Record<string, unknown>>;
+    expect(page.required).toEqual(['startDate', 'endDate', 'tz', 'currency', 'count', 'total', 'seconds', 'charges']);
+    expect(properties.nextCursor).toMatchObject({ type: 'string' });
+    expect(properties.nextCursor).not.toHaveProperty('nullable');
+    expect(properties.startDate).toMatchObject({ type: 'string', format: 'date' });
+    expect(() => cursorPageSchema(RecordingMediaTokenDocument)).toThrow('answers no nextCursor');
+    expect(listSchema('shareLinks', { type: 'object' })).toEqual({
+      type: 'object', required: ['shareLinks'], properties: { shareLinks: { type: 'array', items: { type: 'object' } } },
+    });
   });
 
   it('refuses what it cannot derive: no fragment, an unknown field, an object with no selection', () => {
