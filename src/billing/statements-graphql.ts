@@ -102,19 +102,32 @@ const UsageDayType = builder.objectRef<UsageDay>('UsageDay').implement({
   }),
 });
 
-const START_DATE = 'The first day used (a start before the account\'s first day is moved to it).';
-const END_DATE = 'The last day used (an end after today is moved to today). Before startDate only when the asked range lies wholly '
-  + 'outside the account\'s life (then nothing is reported).';
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The days and zone a report or its charge page used (the asked range clamped to the account's life), and the currency. */
+function rangeUsedFields<Shape extends Pick<UsageReport, 'startDate' | 'endDate' | 'tz' | 'currency'>>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>,
+) {
+  return {
+    startDate: t.string({
+      description: 'The first day used (a start before the account\'s first day is moved to it).', resolve: (range) => range.startDate,
+    }),
+    endDate: t.string({
+      description: 'The last day used (an end after today is moved to today). Before startDate only when the asked range lies wholly '
+        + 'outside the account\'s life (then nothing is reported).',
+      resolve: (range) => range.endDate,
+    }),
+    tz: t.string({ description: 'The zone used (canonical IANA name).', resolve: (range) => range.tz }),
+    currency: t.string({ nullable: true, resolve: (range) => range.currency }),
+  };
+}
 
 const UsageReportType = builder.objectRef<UsageReport>('UsageReport').implement({
   description: 'Spend per day in `tz`, per source and per kind. A charge counts on the day of each of its ledger movements (live audio: '
     + 'every metered minute); running transcriptions count at what they have been charged so far; refunds and corrections reduce the '
     + 'day they happen.',
   fields: (t) => ({
-    startDate: t.exposeString('startDate', { description: START_DATE }),
-    endDate: t.exposeString('endDate', { description: END_DATE }),
-    tz: t.exposeString('tz', { description: 'The zone used (canonical IANA name).' }),
-    currency: t.exposeString('currency', { nullable: true }),
+    ...rangeUsedFields(t),
     totals: t.field({ type: UsageAmountType, resolve: (report) => report.totals }),
     bySource: t.field({ type: [UsageBySourceType], description: BY_SOURCE, resolve: (report) => report.bySource }),
     byKind: t.field({ type: [UsageByKindType], description: BY_KIND, resolve: (report) => report.byKind }),
@@ -143,10 +156,7 @@ const UsageChargeType = builder.objectRef<UsageChargeView>('UsageCharge').implem
 
 const UsageChargePageType = builder.objectRef<UsageChargePage>('UsageChargePage').implement({
   fields: (t) => ({
-    startDate: t.exposeString('startDate', { description: START_DATE }),
-    endDate: t.exposeString('endDate', { description: END_DATE }),
-    tz: t.exposeString('tz', { description: 'The zone used (canonical IANA name).' }),
-    currency: t.exposeString('currency', { nullable: true }),
+    ...rangeUsedFields(t),
     count: t.exposeInt('count', { description: 'Items matching, all pages.' }),
     total: t.exposeFloat('total', { description: 'Dollars of every matching item, all pages (the report\'s total with the same filters).' }),
     seconds: t.exposeFloat('seconds', { description: 'Audio seconds of every matching item, all pages.' }),
