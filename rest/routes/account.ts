@@ -5,7 +5,7 @@ import {
 import { errors } from '../../src/core/errors.js';
 import { MAX_KEY_NAME } from '../../src/account/service.js';
 import { ref } from '../schemas.js';
-import { fragmentSchema } from '../shapes.js';
+import { fragmentSchema, listSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** A body that is not a JSON object never gets here: the router refuses it first (400 `invalid_options` naming `body`). */
@@ -40,7 +40,7 @@ export const accountRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: ApiKeysDocument,
     result: (data) => ({ status: 200, body: { apiKeys: data.apiKeys } }),
-    response: { status: 200, description: 'The keys (never their secrets).', schema: { type: 'object', required: ['apiKeys'], properties: { apiKeys: { type: 'array', items: ref('ApiKey') } } } },
+    response: { status: 200, description: 'The keys (never their secrets).', schema: listSchema('apiKeys', ref('ApiKey')) },
   }),
   graphqlRoute({
     method: 'post', path: '/v1/api-keys', operationId: 'createApiKey', tags: ['account'],

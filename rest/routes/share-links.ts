@@ -5,7 +5,7 @@ import {
 } from '../../src/generated/graphql.js';
 import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
 import { parseShareLinkInput } from '../../src/share-links/service.js';
-import { fragmentSchema } from '../shapes.js';
+import { fragmentSchema, listSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** A share link as `ShareLinkFields` selects it (the ShareLink GraphQL type is the one source). */
@@ -34,7 +34,7 @@ export const shareLinkRoutes: RouteEntry[] = [
       document: (kind === 'transcription' ? ShareLinksDocument : BroadcastShareLinksDocument) as typeof ShareLinksDocument,
       variables: ({ params }) => (kind === 'transcription' ? { transcriptionId: params.id! } : { broadcastId: params.id! }) as { transcriptionId: string },
       result: (data) => ({ status: 200, body: { shareLinks: (data as Record<string, unknown>)[kind === 'transcription' ? 'shareLinks' : 'broadcastShareLinks'] } }),
-      response: { status: 200, description: 'The links.', schema: { type: 'object', required: ['shareLinks'], properties: { shareLinks: { type: 'array', items: shareLinkSchema } } } },
+      response: { status: 200, description: 'The links.', schema: listSchema('shareLinks', shareLinkSchema) },
       errors: [notFoundOf(kind)],
     }),
     graphqlRoute({
