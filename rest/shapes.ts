@@ -91,6 +91,7 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'VoiceTrackJob.progress': { minimum: 0, maximum: 100 },
   'RecordingSummary.state': { enum: ['ready', 'pending', 'unavailable'] },
   'RecordingSummary.reason': { enum: ['off', 'failed', 'missing', 'no_transcript', null] },
+  'RecordingEvent.at': { format: 'date-time' },
   'SubscriptionView.interval': { enum: ['month', 'year'] },
   'PendingChange.kind': { enum: ['cancel', 'interval'] },
   'PendingChange.at': { format: 'date-time' },

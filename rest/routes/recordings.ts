@@ -10,7 +10,7 @@ import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { ArchiveRecordingDocument, NameRecordingSpeakerDocument, PauseRecordingDocument, PurgeRecordingDocument, RecordingDocument, RecordingEventsDocument, RecordingFieldsFragmentDoc, RecordingGrantFieldsFragmentDoc, RecordingMediaTokenDocument, RecordingPublishTokenDocument, type RecordingSettingsInput, RecordingTranscriptDocument, RecordingTranslationDocument, RestoreRecordingDocument, ResumeRecordingDocument, StartRecordingDocument, type StartRecordingInput, StopRecordingDocument, TranscriptionRecordingsDocument, UpdateRecordingSettingsDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
+import { cursorPageSchema, fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
 import {
   RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher,
   REALTIME_MAX_PAYLOAD,
@@ -260,14 +260,8 @@ export const recordingRoutes: RouteEntry[] = [
       const limit = intParam(query, 'limit', 'limit must be an integer from 1 to 500.', { minimum: 1, maximum: 500 });
       return { recordingId: params.id!, cursor: single(query.cursor), after, limit };
     },
-    result: (data) => ({
-      status: 200,
-      body: withoutLastCursor({ events: data.recordingEvents.events, lastSeq: data.recordingEvents.lastSeq, nextCursor: data.recordingEvents.nextCursor }),
-    }),
-    response: {
-      status: 200, description: 'A page of events.',
-      schema: { type: 'object', required: ['events', 'lastSeq'], properties: { events: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, type: { type: 'string' }, at: { type: 'string', format: 'date-time' }, frame: { type: 'object' } } } }, lastSeq: { type: 'integer' }, nextCursor: { type: 'string' } } },
-    },
+    result: (data) => ({ status: 200, body: withoutLastCursor(data.recordingEvents) }),
+    response: { status: 200, description: 'A page of events.', schema: cursorPageSchema(RecordingEventsDocument) },
     errors: [notFound, { status: 400, code: 'invalid_options' }],
   }),
   // ---- live recordings (src/live/recordings.ts) ----

@@ -13193,13 +13193,21 @@ export interface operations {
                 content: {
                     "application/json": {
                         events: {
-                            seq?: number;
-                            type?: string;
-                            /** Format: date-time */
-                            at?: string;
-                            frame?: Record<string, never>;
+                            /** Format: int32 */
+                            seq: number;
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description When the event was written.
+                             */
+                            at: string;
+                            frame: {
+                                type: string;
+                            };
                         }[];
+                        /** Format: int32 */
                         lastSeq: number;
+                        /** @description Pass as `cursor` for the next page; absent on the last page. */
                         nextCursor?: string;
                     };
                 };
