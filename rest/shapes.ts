@@ -126,20 +126,21 @@ const FIELD_RULES: Record<string, JsonSchema> = {
  * replaces properties (a constraint GraphQL cannot say, such as a `maxItems`).
  */
 export function fragmentSchema(document: DocumentNode, patch: Record<string, JsonSchema> = {}): JsonSchema {
-  const fragments = fragmentsOf(document);
-  const [first] = fragments.values();
+  const derivation = derivationOf(document);
+  const [first] = derivation.fragments.values();
   if (!first) throw new Error('fragmentSchema: the document holds no fragment');
   const type = schema.getType(first.typeCondition.name.value);
   if (!isObjectType(type)) throw new Error(`fragmentSchema: ${first.typeCondition.name.value} is not an object type`);
-  const derived = objectSchema(type, first.selectionSet, fragments);
+  const derived = objectSchema(type, first.selectionSet, derivation);
   return { ...derived, properties: { ...(derived.properties as Record<string, JsonSchema>), ...patch } };
 }
 
 /**
  * The JSON Schema of what an operation answers under its one root field (`data.recordingMediaToken`): a route whose
- * answer is that field's data declares it so, fragments or not.
+ * answer is that field's data declares it so, fragments or not. `refs` names fragments that are OpenAPI components: a
+ * field whose whole selection is one of them is that component's `$ref` (`{ LanguageFields: ref('Language') }`).
  */
-export function resultSchema(document: DocumentNode): JsonSchema {
+export function resultSchema(document: DocumentNode, refs: Record<string, JsonSchema> = {}): JsonSchema {
   const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (!operation) throw new Error('resultSchema: the document holds no operation');
   const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
@@ -150,21 +151,31 @@ export function resultSchema(document: DocumentNode): JsonSchema {
   const field = root.getFields()[selection.name.value];
   if (!field) throw new Error(`resultSchema: ${root.name} has no field ${selection.name.value}`);
   // The root field's description says what the operation does; the route says that itself.
-  const { description: _operation, ...answer } = fieldSchema(field, field.type, selection.selectionSet, fragmentsOf(document));
+  const derivation = { ...derivationOf(document), refs };
+  const { description: _operation, ...answer } = fieldSchema(field, field.type, selection.selectionSet, derivation);
   return answer;
 }
 
-function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+/** A document's fragments by name, and the ones that stand for a named component. */
+interface Derivation { fragments: Map<string, FragmentDefinitionNode>; refs: Record<string, JsonSchema> }
+
+function derivationOf(document: DocumentNode): Derivation {
   const definitions = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
-  return new Map(definitions.map((d) => [d.name.value, d]));
+  return { fragments: new Map(definitions.map((d) => [d.name.value, d])), refs: {} };
 }
 
-function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): JsonSchema {
+/** The component a selection stands for: one spread of a fragment `refs` names, and nothing beside it. */
+function componentOf(set: SelectionSetNode, refs: Record<string, JsonSchema>): JsonSchema | undefined {
+  const [only, ...more] = set.selections;
+  return !more.length && only?.kind === Kind.FRAGMENT_SPREAD ? refs[only.name.value] : undefined;
+}
+
+function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, derivation: Derivation): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const visit = (set: SelectionSetNode) => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
-        const fragment = fragments.get(selection.name.value);
+        const fragment = derivation.fragments.get(selection.name.value);
         if (!fragment) throw new Error(`fragmentSchema: fragment ${selection.name.value} is not in the document`);
         visit(fragment.selectionSet);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
@@ -175,7 +186,8 @@ function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, f
         if (selection.name.value === '__typename') { properties[name] = { type: 'string', enum: [type.name] }; continue; }
         const field = type.getFields()[selection.name.value];
         if (!field) throw new Error(`fragmentSchema: ${type.name} has no field ${selection.name.value}`);
-        properties[name] = { ...fieldSchema(field, field.type, selection.selectionSet, fragments), ...FIELD_RULES[`${type.name}.${field.name}`] };
+        const rule = FIELD_RULES[`${type.name}.${field.name}`];
+        properties[name] = { ...fieldSchema(field, field.type, selection.selectionSet, derivation), ...rule };
       }
     }
   };
@@ -196,12 +208,13 @@ function memberSelection(member: GraphQLObjectType, set: SelectionSetNode): Sele
 }
 
 function fieldSchema(
-  field: GraphQLField<unknown, unknown>, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>,
+  field: GraphQLField<unknown, unknown>, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, derivation: Derivation,
 ): JsonSchema {
   // A field without its own description takes its type's (an enum says what each value means).
   const named = getNamedType(type);
   const description = field.description ?? (isEnumType(named) || isObjectType(named) ? named.description : undefined);
-  const described = (out: JsonSchema): JsonSchema => (description ? { ...out, description } : out);
+  // OpenAPI 3.0 ignores what stands beside a `$ref`: a component says its own description.
+  const described = (out: JsonSchema): JsonSchema => (description && !out.$ref ? { ...out, description } : out);
   const shape = (of: GraphQLOutputType): JsonSchema => {
     const nullable = !isNonNullType(of);
     const inner = isNonNullType(of) ? of.ofType : of;
@@ -214,10 +227,13 @@ function fieldSchema(
       out = inner.name === 'String' && INSTANT.test(field.name) ? { type: 'string', format: 'date-time' } : scalar;
     } else if (isObjectType(inner)) {
       if (!selectionSet) throw new Error(`fragmentSchema: ${field.name} selects no fields of ${inner.name}`);
-      out = objectSchema(inner, selectionSet, fragments);
+      const component = componentOf(selectionSet, derivation.refs);
+      // Nor could a `$ref` say it is nullable.
+      if (component && nullable) throw new Error(`fragmentSchema: ${field.name} is nullable, so it cannot be a $ref`);
+      out = component ?? objectSchema(inner, selectionSet, derivation);
     } else if (isUnionType(inner)) {
       if (!selectionSet) throw new Error(`fragmentSchema: ${field.name} selects no fields of ${inner.name}`);
-      out = { oneOf: inner.getTypes().map((member) => objectSchema(member, memberSelection(member, selectionSet), fragments)) };
+      out = { oneOf: inner.getTypes().map((member) => objectSchema(member, memberSelection(member, selectionSet), derivation)) };
     } else throw new Error(`fragmentSchema: ${field.name} is a ${inner.toString()}, not derived (interfaces are written by hand)`);
     if (!nullable || Object.keys(out).length === 0) return out;
     // OpenAPI 3.0's `nullable` needs a `type` beside it: a nullable union is a member that is only null.

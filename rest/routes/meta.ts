@@ -3,7 +3,7 @@ import { HealthDocument, HealthFieldsFragmentDoc, LanguagesDocument, RealtimeCap
 import type { Context } from '../../src/core/context.js';
 import { requestRedis } from '../../src/core/redis-client.js';
 import { ref } from '../schemas.js';
-import { fragmentSchema } from '../shapes.js';
+import { fragmentSchema, resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** Longest one readiness check may take: a probe that hangs is a failed probe. */
@@ -136,17 +136,7 @@ export const metaRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: LanguagesDocument,
     result: (data) => ({ status: 200, body: data.languages }),
-    response: {
-      status: 200, description: 'Language lists.',
-      schema: {
-        type: 'object', required: ['transcription', 'translation', 'voice'],
-        properties: {
-          transcription: { type: 'array', items: ref('Language') },
-          translation: { type: 'array', items: ref('Language') },
-          voice: { type: 'array', items: ref('Language') },
-        },
-      },
-    },
+    response: { status: 200, description: 'Language lists.', schema: resultSchema(LanguagesDocument, { LanguageFields: ref('Language') }) },
   }),
   graphqlRoute({
     method: 'get', path: '/v1/realtime/capabilities', operationId: 'getRealtimeCapabilities', tags: ['realtime'],

@@ -18714,8 +18714,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Spoken languages the model transcribes. */
                         transcription: components["schemas"]["Language"][];
+                        /** @description Target languages of translation. */
                         translation: components["schemas"]["Language"][];
+                        /** @description Languages a voice can speak. */
                         voice: components["schemas"]["Language"][];
                     };
                 };

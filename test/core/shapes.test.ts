@@ -5,8 +5,8 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
-  AudioSourceCheckFieldsFragmentDoc, BillingUsageChargesDocument, BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, RecordingMediaTokenDocument,
-  ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
+  AudioSourceCheckFieldsFragmentDoc, BillingUsageChargesDocument, BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, LanguagesDocument,
+  RecordingMediaTokenDocument, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
 } from '../../src/generated/graphql.js';
 import { cursorPageSchema, fragmentSchema, listSchema, resultSchema } from '../../rest/shapes.js';
 
@@ -60,6 +60,14 @@ describe('fragmentSchema', () => {
     expect(token).toMatchObject({ type: 'object', required: ['token', 'expiresAt'], properties: { expiresAt: { type: 'string', format: 'date-time' } } });
     expect(token).not.toHaveProperty('description');
     expect(() => resultSchema(parse('query Q { health { status } me { scopes } }'))).toThrow('one root field');
+  });
+
+  it('makes a field selected through one fragment `refs` names that component\'s $ref, with nothing beside it', () => {
+    const lists = resultSchema(LanguagesDocument, { LanguageFields: { $ref: '#/components/schemas/Language' } });
+    const properties = lists.properties as Record<string, Record<string, unknown>>;
+    expect(properties.voice).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Language' }, description: expect.any(String) });
+    const nullable = parse('query Q { billing { plan { ...P } } } fragment P on PlanRef { id }');
+    expect(() => resultSchema(nullable, { P: { $ref: '#/components/schemas/PlanRef' } })).toThrow('plan is nullable');
   });
 
   it('describes a page as withoutLastCursor answers it: nextCursor a string, and only when there is a next page', () => {
