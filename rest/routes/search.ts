@@ -5,31 +5,6 @@ import { intParam, single } from '../query.js';
 import { resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
-const hit = {
-  type: 'object',
-  required: ['recordingId', 'transcriptionId', 'sentenceId', 'start', 'end', 'speaker', 'text', 'snippet', 'score', 'unclear'],
-  properties: {
-    recordingId: { type: 'string' },
-    transcriptionId: { type: 'string' },
-    sentenceId: { type: 'string', description: 'The sentence id the transcript snapshot gives it (`<seq>.<word>`).' },
-    start: { type: 'number', description: 'Seconds on the recording\'s media time line.' },
-    end: { type: 'number' },
-    speaker: { type: 'integer', description: 'The speaker label (-1: labels off).' },
-    text: { type: 'string', description: 'The sentence as readers see it (corrections applied); in `lang` when spoken in another language '
-      + 'and rendered into it.' },
-    snippet: { type: 'string', description: 'The text HTML-escaped with matched words (exact, same stem, or close misspellings) wrapped '
-      + 'in `<mark>`…`</mark>`; a long sentence is cut around the first match with `…`.' },
-    score: { type: 'number', description: 'Relevance, higher first: full-text rank, plus 0.5 for the literal text, plus trigram word '
-      + 'similarity.' },
-    language: { type: 'string', nullable: true, description: 'The spoken language of its recording.' },
-    lang: { type: 'string', nullable: true, description: 'The language `text` and `snippet` read in: `lang` when the hit was rendered '
-      + 'into it, else the spoken language.' },
-    original: { type: 'string', nullable: true, description: 'The sentence as spoken when `text` is its translation into `lang`; null '
-      + 'otherwise.' },
-    unclear: { type: 'boolean', description: 'Below the confidence policy\'s `hideBelow` (owners only; listeners never get such lines).' },
-  },
-};
-
 export const searchRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/search', operationId: 'search', tags: ['search'],
