@@ -1,40 +1,13 @@
 /** RTMP ingest: the account's stream key and status, its rotation, and the signed monitor stream (src/live/rtmp-ingests.ts). */
 import { spawn } from 'node:child_process';
 import { Readable } from 'node:stream';
-import { RotateRtmpKeyDocument, RtmpDocument } from '../../src/generated/graphql.js';
+import { RotateRtmpKeyDocument, RtmpDocument, RtmpStatusFieldsFragmentDoc } from '../../src/generated/graphql.js';
 import { ffmpegPath } from '../../workers/engine/index.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
 import { single } from '../query.js';
+import { fragmentSchema } from '../shapes.js';
+import { graphqlRoute, type RouteEntry } from '../types.js';
 
-const rtmpStatus = {
-  type: 'object',
-  required: ['serverUrl', 'maskedStreamKey', 'monitorUrl', 'monitorExpiresAt'],
-  properties: {
-    serverUrl: { type: 'string', description: 'The RTMP server URL, `rtmp://<host>:<RTMP_PORT>/live` (or RTMP_PUBLIC_URL). An encoder '
-      + 'publishes to `<serverUrl>/<streamKey>` (OBS: Server = serverUrl, Stream Key = streamKey).' },
-    streamKey: { type: 'string', nullable: true, description: 'The whole stream key: only in the first answer of `GET /v1/rtmp` and in '
-      + 'the answer of `POST /v1/rtmp/key`. It is stored hashed; every later answer has null here and carries `maskedStreamKey`. Lost '
-      + 'it? Rotate it.' },
-    maskedStreamKey: { type: 'string', description: 'The key with all but its last four characters hidden.' },
-    transcriptionId: { type: 'string', nullable: true, description: 'The live transcription the key records into, made with the key '
-      + '(source `{kind: "stream", url: serverUrl}`); if it is archived or deleted, the next answer binds a new one. Each publish is '
-      + 'one recording of it: started when publishing starts, stopped (then finalized) when publishing stops.' },
-    audio: {
-      type: 'object', nullable: true, required: ['codec', 'since'],
-      description: 'What is coming in now; null while nobody publishes on the key.',
-      properties: {
-        codec: { type: 'string', description: 'FLV sound format: `aac`, `mp3`, `speex`, `pcm_alaw`, `pcm_mulaw`, `pcm_s16le`, '
-          + '`nellymoser`, …' },
-        sampleRate: { type: 'integer', nullable: true, description: 'Hz.' },
-        channels: { type: 'integer', nullable: true },
-        since: { type: 'string', description: 'When this publish started (ISO 8601).' },
-      },
-    },
-    monitorUrl: { type: 'string', description: 'A signed URL, valid an hour, that streams the incoming audio as MP3 (no credential: the '
-      + 'signature is one; a tampered or expired one is 403; 404 while nobody publishes).' },
-    monitorExpiresAt: { type: 'string', format: 'date-time' },
-  },
-};
+const rtmpStatusSchema = fragmentSchema(RtmpStatusFieldsFragmentDoc);
 
 export const rtmpRoutes: RouteEntry[] = [
   graphqlRoute({
@@ -55,7 +28,7 @@ export const rtmpRoutes: RouteEntry[] = [
     document: RtmpDocument,
     variables: () => ({}),
     result: (data) => ({ status: 200, body: data.rtmp }),
-    response: { status: 200, description: 'The RTMP status record.', schema: rtmpStatus },
+    response: { status: 200, description: 'The RTMP status record.', schema: rtmpStatusSchema },
   }),
   graphqlRoute({
     method: 'post', path: '/v1/rtmp/key', operationId: 'rotateRtmpKey', tags: ['rtmp'],
@@ -63,7 +36,7 @@ export const rtmpRoutes: RouteEntry[] = [
     document: RotateRtmpKeyDocument,
     variables: () => ({}),
     result: (data) => ({ status: 200, body: data.rotateRtmpKey }),
-    response: { status: 200, description: 'The RTMP status record with the new `streamKey`.', schema: rtmpStatus },
+    response: { status: 200, description: 'The RTMP status record with the new `streamKey`.', schema: rtmpStatusSchema },
   }),
   {
     method: 'get', path: '/v1/rtmp/monitor', operationId: 'getRtmpMonitor', tags: ['rtmp'],

@@ -17191,27 +17191,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The RTMP server URL, `rtmp://<host>:<RTMP_PORT>/live` (or RTMP_PUBLIC_URL). An encoder publishes to `<serverUrl>/<streamKey>` (OBS: Server = serverUrl, Stream Key = streamKey). */
+                        /** @description The RTMP server URL, `rtmp://<host>:<RTMP_PORT>/live` (or RTMP_PUBLIC_URL); an encoder publishes to `<serverUrl>/<streamKey>` (OBS: Server = serverUrl, Stream Key = streamKey). */
                         serverUrl: string;
-                        /** @description The whole stream key: only in the first answer of `GET /v1/rtmp` and in the answer of `POST /v1/rtmp/key`. It is stored hashed; every later answer has null here and carries `maskedStreamKey`. Lost it? Rotate it. */
-                        streamKey?: string | null;
+                        /** @description The whole key: only in the first answer (`rtmp`, GET /v1/rtmp) and in a rotation's (`rotateRtmpKey`, POST /v1/rtmp/key); it is kept hashed, so later answers carry null here and `maskedStreamKey`. Lost it? Rotate it. */
+                        streamKey: string | null;
                         /** @description The key with all but its last four characters hidden. */
                         maskedStreamKey: string;
                         /** @description The live transcription the key records into, made with the key (source `{kind: "stream", url: serverUrl}`); if it is archived or deleted, the next answer binds a new one. Each publish is one recording of it: started when publishing starts, stopped (then finalized) when publishing stops. */
-                        transcriptionId?: string | null;
-                        /** @description What is coming in now; null while nobody publishes on the key. */
-                        audio?: {
+                        transcriptionId: string | null;
+                        /** @description What is coming in now; null while nobody publishes. */
+                        audio: {
                             /** @description FLV sound format: `aac`, `mp3`, `speex`, `pcm_alaw`, `pcm_mulaw`, `pcm_s16le`, `nellymoser`, … */
                             codec: string;
-                            /** @description Hz. */
-                            sampleRate?: number | null;
-                            channels?: number | null;
+                            /**
+                             * Format: int32
+                             * @description Hz (from the AAC setup, else the FLV tag header).
+                             */
+                            sampleRate: number | null;
+                            /** Format: int32 */
+                            channels: number | null;
                             /** @description When this publish started (ISO 8601). */
                             since: string;
                         } | null;
-                        /** @description A signed URL, valid an hour, that streams the incoming audio as MP3 (no credential: the signature is one; a tampered or expired one is 403; 404 while nobody publishes). */
+                        /** @description Signed URL (valid an hour) streaming the incoming audio as MP3: no credential, the signature is one (a tampered or expired one is 403); 404 while nobody publishes. */
                         monitorUrl: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When `monitorUrl` stops working (ISO 8601).
+                         */
                         monitorExpiresAt: string;
                     };
                 };
@@ -17303,27 +17310,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The RTMP server URL, `rtmp://<host>:<RTMP_PORT>/live` (or RTMP_PUBLIC_URL). An encoder publishes to `<serverUrl>/<streamKey>` (OBS: Server = serverUrl, Stream Key = streamKey). */
+                        /** @description The RTMP server URL, `rtmp://<host>:<RTMP_PORT>/live` (or RTMP_PUBLIC_URL); an encoder publishes to `<serverUrl>/<streamKey>` (OBS: Server = serverUrl, Stream Key = streamKey). */
                         serverUrl: string;
-                        /** @description The whole stream key: only in the first answer of `GET /v1/rtmp` and in the answer of `POST /v1/rtmp/key`. It is stored hashed; every later answer has null here and carries `maskedStreamKey`. Lost it? Rotate it. */
-                        streamKey?: string | null;
+                        /** @description The whole key: only in the first answer (`rtmp`, GET /v1/rtmp) and in a rotation's (`rotateRtmpKey`, POST /v1/rtmp/key); it is kept hashed, so later answers carry null here and `maskedStreamKey`. Lost it? Rotate it. */
+                        streamKey: string | null;
                         /** @description The key with all but its last four characters hidden. */
                         maskedStreamKey: string;
                         /** @description The live transcription the key records into, made with the key (source `{kind: "stream", url: serverUrl}`); if it is archived or deleted, the next answer binds a new one. Each publish is one recording of it: started when publishing starts, stopped (then finalized) when publishing stops. */
-                        transcriptionId?: string | null;
-                        /** @description What is coming in now; null while nobody publishes on the key. */
-                        audio?: {
+                        transcriptionId: string | null;
+                        /** @description What is coming in now; null while nobody publishes. */
+                        audio: {
                             /** @description FLV sound format: `aac`, `mp3`, `speex`, `pcm_alaw`, `pcm_mulaw`, `pcm_s16le`, `nellymoser`, … */
                             codec: string;
-                            /** @description Hz. */
-                            sampleRate?: number | null;
-                            channels?: number | null;
+                            /**
+                             * Format: int32
+                             * @description Hz (from the AAC setup, else the FLV tag header).
+                             */
+                            sampleRate: number | null;
+                            /** Format: int32 */
+                            channels: number | null;
                             /** @description When this publish started (ISO 8601). */
                             since: string;
                         } | null;
-                        /** @description A signed URL, valid an hour, that streams the incoming audio as MP3 (no credential: the signature is one; a tampered or expired one is 403; 404 while nobody publishes). */
+                        /** @description Signed URL (valid an hour) streaming the incoming audio as MP3: no credential, the signature is one (a tampered or expired one is 403); 404 while nobody publishes. */
                         monitorUrl: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description When `monitorUrl` stops working (ISO 8601).
+                         */
                         monitorExpiresAt: string;
                     };
                 };

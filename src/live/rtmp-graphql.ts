@@ -17,16 +17,18 @@ const RtmpStatusType = builder.objectRef<RtmpStatus>('RtmpStatus').implement({
   description: 'The account\'s RTMP ingest: where to publish, the stream key (in full only in the answer that made it), what comes in '
     + 'now, and a signed URL to listen to it.',
   fields: (t) => ({
-    serverUrl: t.exposeString('serverUrl', { description: 'The RTMP server URL (`rtmp://<host>:<port>/live`); an encoder publishes to '
-      + '`<serverUrl>/<streamKey>`.' }),
-    streamKey: t.exposeString('streamKey', { nullable: true, description: 'The whole key: only in the first answer and in a rotation\'s '
-      + '(`rotateRtmpKey`); it is kept hashed, so later answers carry `maskedStreamKey` only.' }),
+    serverUrl: t.exposeString('serverUrl', { description: 'The RTMP server URL, `rtmp://<host>:<RTMP_PORT>/live` (or RTMP_PUBLIC_URL); '
+      + 'an encoder publishes to `<serverUrl>/<streamKey>` (OBS: Server = serverUrl, Stream Key = streamKey).' }),
+    streamKey: t.exposeString('streamKey', { nullable: true, description: 'The whole key: only in the first answer (`rtmp`, GET '
+      + '/v1/rtmp) and in a rotation\'s (`rotateRtmpKey`, POST /v1/rtmp/key); it is kept hashed, so later answers carry null here and '
+      + '`maskedStreamKey`. Lost it? Rotate it.' }),
     maskedStreamKey: t.exposeString('maskedStreamKey', { description: 'The key with all but its last four characters hidden.' }),
-    transcriptionId: t.exposeID('transcriptionId', { nullable: true, description: 'The live transcription each publish records into (a '
-      + 'new recording per publish).' }),
+    transcriptionId: t.exposeID('transcriptionId', { nullable: true, description: 'The live transcription the key records into, made '
+      + 'with the key (source `{kind: "stream", url: serverUrl}`); if it is archived or deleted, the next answer binds a new one. Each '
+      + 'publish is one recording of it: started when publishing starts, stopped (then finalized) when publishing stops.' }),
     audio: t.field({ type: RtmpAudioType, nullable: true, description: 'What is coming in now; null while nobody publishes.', resolve: (status) => status.audio }),
-    monitorUrl: t.exposeString('monitorUrl', { description: 'Signed URL (valid an hour, no credential needed) streaming the incoming '
-      + 'audio as MP3; 404 while nobody publishes.' }),
+    monitorUrl: t.exposeString('monitorUrl', { description: 'Signed URL (valid an hour) streaming the incoming audio as MP3: no '
+      + 'credential, the signature is one (a tampered or expired one is 403); 404 while nobody publishes.' }),
     monitorExpiresAt: t.exposeString('monitorExpiresAt', { description: 'When `monitorUrl` stops working (ISO 8601).' }),
   }),
 });
