@@ -30,12 +30,16 @@
  * runs our engine alone and says how to add the baseline.
  *
  * `npm run bench` runs it through bench/index.ts; `tsx bench/engine.ts` runs it alone.
+ *
+ * `BENCH_ENGINE_ANCHORS=<dir>` adds the race against whisper.cpp and faster-whisper on the same weights
+ * (`benchEngineAnchors`, bench/helpers/anchors.ts), with the builds bench/anchors/build.sh leaves in `<dir>`.
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { fixture } from '../test/helpers/fixtures.js';
+import { benchAnchors } from './helpers/anchors.js';
 
 const run = promisify(execFile);
 const here = fileURLToPath(import.meta.url);
@@ -314,6 +318,15 @@ function formatTable(configurations: ChildOptions[], rows: EngineBenchRow[], run
   lines.push('');
   for (const r of rows) lines.push(`${r.engine}: "${r.text.slice(0, 160)}${r.text.length > 160 ? '…' : ''}"`);
   return lines.join('\n');
+}
+
+/** The race against whisper.cpp and faster-whisper (bench/helpers/anchors.ts), when BENCH_ENGINE_ANCHORS names their builds. */
+export async function benchEngineAnchors(): Promise<{ table: string }> {
+  const dir = process.env.BENCH_ENGINE_ANCHORS;
+  if (!dir) return { table: 'Not run: BENCH_ENGINE_ANCHORS names the folder bench/anchors/build.sh builds whisper.cpp and faster-whisper in.' };
+  const rounds = Math.max(1, Number(process.env.BENCH_ENGINE_ROUNDS) || 3);
+  const { table } = await benchAnchors({ dir, file: fixture('political-philosophy-60s.wav'), rounds, log: (line) => console.error(line) });
+  return { table };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
