@@ -83,10 +83,8 @@ export const billingStatementRoutes: RouteEntry[] = [
     description: `Answer \`{startDate, endDate, tz, currency, count, total, seconds, charges: [UsageCharge], nextCursor}\`. One \`charge\` item per charge opened or metered in the range (its seconds and cost inside the range; \`state\` \`open\` while running) and one \`correction\` item per refund or correction of a charge in the range (negative cost). The items add up to the report: \`total\` equals the report's total with the same filters. ${USAGE_RULES}`,
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
-      ...rangeParameters,
-      { name: 'kind', in: 'query', description: 'Only `file` or only `live`.', schema: kindEnum },
-      { name: 'source', in: 'query', description: 'Only `dashboard` or one API key\'s id.', schema: { type: 'string', maxLength: 200 } },
-      ...pageParameters,
+      ...rangeParameters, { name: 'kind', in: 'query', schema: kindEnum },
+      { name: 'source', in: 'query', schema: { type: 'string', maxLength: 200 } }, ...pageParameters,
     ],
     document: BillingUsageChargesDocument,
     variables: (input) => ({ ...range(input), ...page(input), kind: single(input.query.kind), source: single(input.query.source) }),
