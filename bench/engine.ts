@@ -40,6 +40,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { fixture } from '../test/helpers/fixtures.js';
 import { benchAnchors } from './helpers/anchors.js';
+import { median } from './helpers/stats.js';
 
 const run = promisify(execFile);
 const here = fileURLToPath(import.meta.url);
@@ -195,11 +196,6 @@ export interface EngineBenchOptions {
   log?: (line: string) => void;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** The runs of one configuration, summarised: medians, and the largest peak RSS and GPU memory. */
 function summarise(runs: EngineBenchRow[]): EngineBenchRow {
