@@ -12,9 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import {
-  buildSchema, getNamedType, isEnumType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType, Kind,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLObjectType, type GraphQLOutputType,
-  type OperationDefinitionNode, type SelectionSetNode,
+  buildSchema, getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType,
+  Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLInputField, type GraphQLInputObjectType,
+  type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import type { JsonSchema } from './types.js';
 
@@ -270,4 +270,113 @@ export function cursorPageSchema(document: DocumentNode): JsonSchema {
   if (!properties?.nextCursor) throw new Error('cursorPageSchema: the operation answers no nextCursor');
   const required = (page.required as string[]).filter((name) => name !== 'nextCursor');
   return { ...page, required, properties: { ...properties, nextCursor: NEXT_CURSOR } };
+}
+
+/** A name as the services take it (parseName in src/transcriptions/service.ts): not blank, at most 300 characters. */
+const NAME: JsonSchema = { minLength: 1, maxLength: 300, pattern: '\\S' };
+
+/** `voiceByLang` (src/core/voice-pins.ts): a JSON scalar in GraphQL, an object from a voice language to a voice id. */
+const VOICE_PINS: JsonSchema = { type: 'object', nullable: true, additionalProperties: { type: 'string' } };
+
+/**
+ * What GraphQL input types cannot say, by `InputType.field`: bounds, a pattern, a default, and `nullable: false` where
+ * the service refuses a null GraphQL lets through (an optional GraphQL field is always nullable). Merged into the
+ * field's derived schema wherever the input type is taken, nested or not.
+ */
+const INPUT_RULES: Record<string, JsonSchema> = {
+  'CreateTranscriptionInput.name': NAME,
+  'CreateTranscriptionInput.crop': { default: false },
+  'CreateTranscriptionInput.startS': { minimum: 0 },
+  'CreateTranscriptionInput.endS': { minimum: 0 },
+  'CreateTranscriptionInput.durationS': { minimum: 0 },
+  'CreateLiveTranscriptionInput.name': NAME,
+  'CreateLiveTranscriptionInput.broadcasts': { items: { type: 'string', minLength: 1, maxLength: 100 } },
+  'UpdateTranscriptionInput.name': { ...NAME, nullable: false },
+  'SettingsPatchInput.spokenLanguage': { pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$' },
+  'SettingsPatchInput.voiceByLang': VOICE_PINS,
+  'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },
+  'ConfidencePolicyInput.lowThreshold': { nullable: false, minimum: 0, maximum: 1 },
+  // Stored as a uint32 (src/transcript/confidence.ts), wider than GraphQL's Int.
+  'ConfidencePolicyInput.suppressCount': { nullable: false, format: undefined, minimum: 0, maximum: 4294967295 },
+};
+
+/** What one REST body says beyond its GraphQL input type (REST-specific: the rest belongs in INPUT_RULES). */
+export interface InputOverrides {
+  /** Fields REST requires though GraphQL does not (the JSON create requires `url`): required, not nullable. */
+  required?: string[];
+  /** Fields REST does not take (an upload's options have no `shareLink`). */
+  omit?: string[];
+  /** Merged into a field's derived schema, after its INPUT_RULES entry. */
+  properties?: Record<string, JsonSchema>;
+  /** Merged into the body's own schema (a `nullable`, a `description`). */
+  schema?: JsonSchema;
+}
+
+/**
+ * The JSON Schema of a GraphQL input object type as a REST body takes it: `inputSchema('CreateShareLinkInput')`.
+ * Unknown keys are refused (`additionalProperties: false`), non-null fields are required, the others nullable;
+ * enums list their values (and null when nullable), lists are arrays, nested input types recurse.
+ */
+export function inputSchema(typeName: string, overrides: InputOverrides = {}): JsonSchema {
+  const type = schema.getType(typeName);
+  if (!isInputObjectType(type)) throw new Error(`inputSchema: ${typeName} is not an input type`);
+  const derived = inputObjectSchema(type, overrides.omit ?? []);
+  const properties = derived.properties as Record<string, JsonSchema>;
+  for (const [name, patch] of Object.entries(overrides.properties ?? {})) {
+    if (!properties[name]) throw new Error(`inputSchema: ${typeName} has no field ${name}`);
+    properties[name] = withRule(properties[name], patch);
+  }
+  const required = [...(derived.required as string[] | undefined ?? [])];
+  for (const name of overrides.required ?? []) {
+    if (!properties[name]) throw new Error(`inputSchema: ${typeName} has no field ${name}`);
+    properties[name] = withRule(properties[name], { nullable: false });
+    if (!required.includes(name)) required.push(name);
+  }
+  const { required: _derived, ...rest } = derived;
+  return { ...rest, ...(required.length ? { required } : {}), ...overrides.schema };
+}
+
+function inputObjectSchema(type: GraphQLInputObjectType, omit: string[] = []): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of Object.values(type.getFields())) {
+    if (omit.includes(field.name)) continue;
+    if (isNonNullType(field.type)) required.push(field.name);
+    properties[field.name] = withRule(inputFieldSchema(field), INPUT_RULES[`${type.name}.${field.name}`] ?? {});
+  }
+  return { type: 'object', additionalProperties: false, ...(required.length ? { required } : {}), properties };
+}
+
+/**
+ * A rule merged over a derived schema: a key the rule sets to undefined is dropped, and `nullable: false` takes the
+ * derived `nullable` (and a null enum value) away.
+ */
+function withRule(derived: JsonSchema, rule: JsonSchema): JsonSchema {
+  const merged = Object.fromEntries(Object.entries({ ...derived, ...rule }).filter(([, value]) => value !== undefined));
+  if (rule.nullable !== false) return merged;
+  const { nullable: _nullable, ...out } = merged;
+  return Array.isArray(out.enum) && !Array.isArray(rule.enum) ? { ...out, enum: out.enum.filter((v) => v !== null) } : out;
+}
+
+function inputFieldSchema(field: GraphQLInputField): JsonSchema {
+  const named = getNamedType(field.type);
+  const description = field.description ?? (isEnumType(named) || isInputObjectType(named) ? named.description : undefined);
+  const out = inputTypeSchema(field.type);
+  return description ? { ...out, description } : out;
+}
+
+/** A nullable type: its value's schema with `nullable` (OpenAPI 3.0 needs a `type` beside it; JSON takes null already). */
+function inputTypeSchema(type: GraphQLInputType): JsonSchema {
+  if (isNonNullType(type)) return inputValueSchema(type.ofType);
+  const out = inputValueSchema(type);
+  if (!Object.keys(out).length) return out;
+  return Array.isArray(out.enum) ? { ...out, nullable: true, enum: [...out.enum, null] } : { ...out, nullable: true };
+}
+
+function inputValueSchema(type: GraphQLInputType): JsonSchema {
+  if (isListType(type)) return { type: 'array', items: inputTypeSchema(type.ofType) };
+  if (isEnumType(type)) return { type: 'string', enum: type.getValues().map((v) => v.value) };
+  if (isInputObjectType(type)) return inputObjectSchema(type);
+  if (isNonNullType(type) || !SCALARS[type.name]) throw new Error(`inputSchema: no JSON Schema for ${type.toString()}`);
+  return SCALARS[type.name]!;
 }

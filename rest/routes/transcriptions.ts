@@ -8,7 +8,7 @@ import { requireScope } from '../../src/core/identity/scopes.js';
 import { ApiError, errors } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type CreateLiveTranscriptionInput, CreateTranscriptionDocument, type CreateTranscriptionInput, JobFieldsFragmentDoc, PurgeTranscriptionDocument, RestoreTranscriptionDocument, TranscriptionDocument, TranscriptionFieldsFragmentDoc, TranscriptionProbeDocument, TranscriptionsDocument, UpdateTranscriptionDocument, type UpdateTranscriptionInput, UploadRecordingDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
+import { fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { isStagedUpload, parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch } from '../../src/transcriptions/service.js';
@@ -40,7 +40,6 @@ export const transcriptionSchema = fragmentSchema(TranscriptionFieldsFragmentDoc
 
 /** A name as the service takes it: not blank, at most 300 characters (trimmed when stored). */
 export const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };
-const secondsSchema = (description: string): JsonSchema => ({ type: 'number', nullable: true, minimum: 0, description });
 
 /** ConfidencePolicy, as a broadcast, a transcription and a recording set it. */
 /** `settings.voiceByLang` (src/core/voice-pins.ts), on transcriptions and recordings. */
@@ -80,45 +79,17 @@ export const settingsPatchSchema: JsonSchema = {
   },
 };
 
-const createOptionsProperties: Record<string, JsonSchema> = {
-  url: { type: 'string', nullable: true, description: 'An http or https link, fetched server-side; absent for an upload. Private, '
-    + 'loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' },
-  name: { ...nameSchema, nullable: true, description: 'Default: the file name or the URL. Not blank; at most 300 characters.' },
-  settings: {
-    ...settingsPatchSchema,
-    properties: {
-      ...(settingsPatchSchema.properties as Record<string, JsonSchema>),
-      speakerLabels: {
-        type: 'string', nullable: true, enum: [...SPEAKER_LABEL_MODES],
-        description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC '
-          + 'statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.',
-      },
-    },
-  },
-  crop: { type: 'boolean', nullable: true, default: false, description: 'Open a `cropping` step (peaks and `/job/preview`) before '
-    + 'transcribing; not with `startS`/`endS`.' },
-  startS: secondsSchema('Start of the window to transcribe, in seconds (not with `crop`).'),
-  endS: secondsSchema('End of the window, in seconds; must be greater than `startS` (not with `crop`).'),
-  durationS: secondsSchema('Source length as measured by the client.'),
-  shareLink: { type: 'boolean', nullable: true, description: 'Default true: make the default share link (download, export, translate on).' },
-};
-
-/** CreateTranscription as the `options` part of an upload (no `url`: a file is sent). */
-const createOptionsSchema: JsonSchema = { type: 'object', additionalProperties: false, properties: createOptionsProperties };
+/** CreateTranscription as the `options` part of an upload (`url` absent: a file is sent). */
+const createOptionsSchema = inputSchema('CreateTranscriptionInput');
 
 /** CreateTranscription as a JSON body: a link, so `url` is required. */
-const createFromLinkSchema: JsonSchema = {
-  type: 'object', additionalProperties: false, required: ['url'],
-  properties: { ...createOptionsProperties, url: { type: 'string', minLength: 1, description: 'An http or https link, fetched '
-    + 'server-side. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' } },
-};
+const createFromLinkSchema = inputSchema('CreateTranscriptionInput', { required: ['url'], properties: { url: { minLength: 1 } } });
 
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription in this account.' };
 
 /** A recording upload's options: CreateTranscription without `shareLink`. */
-const { shareLink: _shareLink, ...uploadOptionsProperties } = createOptionsProperties;
-const uploadOptionsSchema: JsonSchema = { type: 'object', additionalProperties: false, properties: uploadOptionsProperties };
-const uploadFromLinkSchema: JsonSchema = { ...createFromLinkSchema, properties: { ...uploadOptionsProperties, url: (createFromLinkSchema.properties as Record<string, JsonSchema>).url } };
+const uploadOptionsSchema = inputSchema('CreateTranscriptionInput', { omit: ['shareLink'] });
+const uploadFromLinkSchema = inputSchema('CreateTranscriptionInput', { omit: ['shareLink'], required: ['url'], properties: { url: { minLength: 1 } } });
 
 /** The `options` part: JSON, checked as soon as it arrives so a bad one is refused before the file is read. */
 function parseOptionsPart(value: string): unknown {
@@ -276,18 +247,7 @@ export const transcriptionRoutes: RouteEntry[] = [
       return { input: body as CreateLiveTranscriptionInput };
     },
     result: (data) => ({ status: 201, body: data.createLiveTranscription }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false, required: ['name'],
-        properties: {
-          name: nameSchema,
-          settings: settingsPatchSchema,
-          source: { ...captureSourceSchema, nullable: true, description: 'Default `{kind: "mic"}`.' },
-          broadcasts: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Broadcast ids to feed from '
-            + 'the start (default none): active broadcasts of this account, otherwise 404 naming `broadcasts`.' },
-        },
-      },
-    },
+    request: { schema: inputSchema('CreateLiveTranscriptionInput') },
     response: { status: 201, description: 'The live transcription.', schema: transcriptionSchema },
     errors: [{ status: 400, code: 'invalid_options' }],
   }),
@@ -334,7 +294,7 @@ export const transcriptionRoutes: RouteEntry[] = [
       return { id: params.id!, input: (body ?? {}) as UpdateTranscriptionInput };
     },
     result: (data) => ({ status: 200, body: data.updateTranscription }),
-    request: { schema: { type: 'object', additionalProperties: false, properties: { name: nameSchema, settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to null is cleared.' } } } },
+    request: { schema: inputSchema('UpdateTranscriptionInput') },
     response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
     errors: [notFound, { status: 400, code: 'invalid_options' }],
   }),

@@ -41,7 +41,7 @@ export type BillingDetailsInput = {
 /** CaptureSource: a publisher's microphone (`mic`, the default) or a live stream the server pulls (`stream` with `url`). */
 export type CaptureSourceInput = {
   kind: CaptureSourceKind;
-  /** For `stream`: the http(s) address of the live audio (private, loopback and metadata addresses are refused). */
+  /** For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
   url?: string | null | undefined;
 };
 
@@ -118,11 +118,12 @@ export type CreateCheckoutInput = {
 
 /** CreateLiveTranscription: created idle, with no recording until one is started. */
 export type CreateLiveTranscriptionInput = {
-  /** Broadcast ids to feed from the start (default none). */
+  /** Broadcast ids to feed from the start (default none): active broadcasts of this account, otherwise 404 naming `broadcasts`. */
   broadcasts?: Array<string> | null | undefined;
+  /** Not blank; at most 300 characters; trimmed. */
   name: string;
   settings?: SettingsPatchInput | null | undefined;
-  /** Default: mic. */
+  /** Default: mic (`{kind: "mic"}`). */
   source?: CaptureSourceInput | null | undefined;
 };
 
@@ -140,19 +141,20 @@ export type CreateShareLinkInput = {
 
 /** CreateTranscription: a link (`url`) or, with an uploaded file, its options. */
 export type CreateTranscriptionInput = {
-  /** Default false: open the cropping step (waveform, preview) before transcribing. */
+  /** Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not with `startS`/`endS`. */
   crop?: boolean | null | undefined;
   /** Source length as measured by the client. */
   durationS?: number | null | undefined;
+  /** End of the window, in seconds; must be greater than `startS` (not with `crop`). */
   endS?: number | null | undefined;
-  /** Default: the file name or the URL. */
+  /** Default: the file name or the URL. Not blank; at most 300 characters; trimmed. */
   name?: string | null | undefined;
   settings?: SettingsPatchInput | null | undefined;
   /** Default true: make the default share link (download, export, translate on). */
   shareLink?: boolean | null | undefined;
-  /** Window to transcribe (seconds); not together with `crop`. */
+  /** Start of the window to transcribe, in seconds; not together with `crop`. */
   startS?: number | null | undefined;
-  /** Fetched server-side; absent for a file upload. */
+  /** An http or https link, fetched server-side; absent for a file upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
   url?: string | null | undefined;
 };
 
@@ -254,14 +256,15 @@ export type RetranscribeInput = {
   seqs: Array<number>;
 };
 
-/** SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. */
+/** SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are refused (400 naming `settings.<key>`). */
 export type SettingsPatchInput = {
   /** null clears a stored policy (back to the default). */
   confidencePolicy?: ConfidencePolicyInput | null | undefined;
+  /** `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1. */
   speakerLabels?: SpeakerLabels | null | undefined;
-  /** A language code; absent, empty, `auto` or null: detect. */
+  /** A language code such as `en`; absent, empty, `auto` or null: detect. */
   spokenLanguage?: string | null | undefined;
-  /** Which voice speaks each language of a spoken translation: {"es": "ef_dora", "fr": "voi_…"} (a catalogue voice of that language, or a cloned voice of the account); null clears. */
+  /** Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
   voiceByLang?: unknown;
 };
 
@@ -316,7 +319,9 @@ export type UpdateShareLinkInput = {
 
 /** Rename (`name`) or change the default settings (`settings`, merged key by key; null clears a key). */
 export type UpdateTranscriptionInput = {
+  /** Not blank; at most 300 characters; trimmed. */
   name?: string | null | undefined;
+  /** Merged key by key into the stored settings; a key set to null is cleared. */
   settings?: SettingsPatchInput | null | undefined;
 };
 

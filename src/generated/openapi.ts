@@ -2899,91 +2899,91 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     options?: {
-                        /** @description An http or https link, fetched server-side; absent for an upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
-                        url?: string | null;
-                        /** @description Default: the file name or the URL. Not blank; at most 300 characters. */
+                        /**
+                         * @description Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
+                         * @default false
+                         */
+                        crop?: boolean | null;
+                        /** @description Source length as measured by the client. */
+                        durationS?: number | null;
+                        /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
+                        endS?: number | null;
+                        /** @description Default: the file name or the URL. Not blank; at most 300 characters; trimmed. */
                         name?: string | null;
-                        /** @description Capture settings; unknown keys are refused (400 naming `settings.<key>`). */
+                        /** @description SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are refused (400 naming `settings.<key>`). */
                         settings?: {
-                            /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                            spokenLanguage?: string | null;
-                            /**
-                             * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.
-                             * @enum {string|null}
-                             */
-                            speakerLabels?: "auto" | "on" | "off" | null;
-                            /** @description ConfidencePolicy; null clears it. */
+                            /** @description null clears a stored policy (back to the default). */
                             confidencePolicy?: {
-                                /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                                /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                                 hideBelow?: number;
-                                /** @description Words with `prob` below it are low confidence. */
+                                /** @description 0..1: words with `prob` below it are low confidence. */
                                 lowThreshold?: number;
                                 /** @description No longer read; accepted so stored settings round-trip. */
                                 suppressCount?: number;
                             } | null;
-                            /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                            /**
+                             * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                             * @enum {string|null}
+                             */
+                            speakerLabels?: "auto" | "off" | "on" | null;
+                            /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                            spokenLanguage?: string | null;
+                            /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                             voiceByLang?: {
                                 [key: string]: string;
                             } | null;
                         } | null;
-                        /**
-                         * @description Open a `cropping` step (peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
-                         * @default false
-                         */
-                        crop?: boolean | null;
-                        /** @description Start of the window to transcribe, in seconds (not with `crop`). */
-                        startS?: number | null;
-                        /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
-                        endS?: number | null;
-                        /** @description Source length as measured by the client. */
-                        durationS?: number | null;
                         /** @description Default true: make the default share link (download, export, translate on). */
                         shareLink?: boolean | null;
+                        /** @description Start of the window to transcribe, in seconds; not together with `crop`. */
+                        startS?: number | null;
+                        /** @description An http or https link, fetched server-side; absent for a file upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
+                        url?: string | null;
                     };
                     /** Format: binary */
                     file?: string;
                 };
                 "application/json": {
-                    /** @description An http or https link, fetched server-side. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
-                    url: string;
-                    /** @description Default: the file name or the URL. Not blank; at most 300 characters. */
+                    /**
+                     * @description Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
+                     * @default false
+                     */
+                    crop?: boolean | null;
+                    /** @description Source length as measured by the client. */
+                    durationS?: number | null;
+                    /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
+                    endS?: number | null;
+                    /** @description Default: the file name or the URL. Not blank; at most 300 characters; trimmed. */
                     name?: string | null;
-                    /** @description Capture settings; unknown keys are refused (400 naming `settings.<key>`). */
+                    /** @description SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are refused (400 naming `settings.<key>`). */
                     settings?: {
-                        /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                        spokenLanguage?: string | null;
-                        /**
-                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.
-                         * @enum {string|null}
-                         */
-                        speakerLabels?: "auto" | "on" | "off" | null;
-                        /** @description ConfidencePolicy; null clears it. */
+                        /** @description null clears a stored policy (back to the default). */
                         confidencePolicy?: {
-                            /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                            /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                             hideBelow?: number;
-                            /** @description Words with `prob` below it are low confidence. */
+                            /** @description 0..1: words with `prob` below it are low confidence. */
                             lowThreshold?: number;
                             /** @description No longer read; accepted so stored settings round-trip. */
                             suppressCount?: number;
                         } | null;
-                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                        /**
+                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                         * @enum {string|null}
+                         */
+                        speakerLabels?: "auto" | "off" | "on" | null;
+                        /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                        spokenLanguage?: string | null;
+                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                         voiceByLang?: {
                             [key: string]: string;
                         } | null;
                     } | null;
-                    /**
-                     * @description Open a `cropping` step (peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
-                     * @default false
-                     */
-                    crop?: boolean | null;
-                    /** @description Start of the window to transcribe, in seconds (not with `crop`). */
-                    startS?: number | null;
-                    /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
-                    endS?: number | null;
-                    /** @description Source length as measured by the client. */
-                    durationS?: number | null;
                     /** @description Default true: make the default share link (download, export, translate on). */
                     shareLink?: boolean | null;
+                    /** @description Start of the window to transcribe, in seconds; not together with `crop`. */
+                    startS?: number | null;
+                    /** @description An http or https link, fetched server-side; absent for a file upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
+                    url: string;
                 };
             };
         };
@@ -3349,87 +3349,87 @@ export interface operations {
             content: {
                 "multipart/form-data": {
                     options?: {
-                        /** @description An http or https link, fetched server-side; absent for an upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
-                        url?: string | null;
-                        /** @description Default: the file name or the URL. Not blank; at most 300 characters. */
+                        /**
+                         * @description Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
+                         * @default false
+                         */
+                        crop?: boolean | null;
+                        /** @description Source length as measured by the client. */
+                        durationS?: number | null;
+                        /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
+                        endS?: number | null;
+                        /** @description Default: the file name or the URL. Not blank; at most 300 characters; trimmed. */
                         name?: string | null;
-                        /** @description Capture settings; unknown keys are refused (400 naming `settings.<key>`). */
+                        /** @description SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are refused (400 naming `settings.<key>`). */
                         settings?: {
-                            /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                            spokenLanguage?: string | null;
-                            /**
-                             * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.
-                             * @enum {string|null}
-                             */
-                            speakerLabels?: "auto" | "on" | "off" | null;
-                            /** @description ConfidencePolicy; null clears it. */
+                            /** @description null clears a stored policy (back to the default). */
                             confidencePolicy?: {
-                                /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                                /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                                 hideBelow?: number;
-                                /** @description Words with `prob` below it are low confidence. */
+                                /** @description 0..1: words with `prob` below it are low confidence. */
                                 lowThreshold?: number;
                                 /** @description No longer read; accepted so stored settings round-trip. */
                                 suppressCount?: number;
                             } | null;
-                            /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                            /**
+                             * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                             * @enum {string|null}
+                             */
+                            speakerLabels?: "auto" | "off" | "on" | null;
+                            /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                            spokenLanguage?: string | null;
+                            /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                             voiceByLang?: {
                                 [key: string]: string;
                             } | null;
                         } | null;
-                        /**
-                         * @description Open a `cropping` step (peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
-                         * @default false
-                         */
-                        crop?: boolean | null;
-                        /** @description Start of the window to transcribe, in seconds (not with `crop`). */
+                        /** @description Start of the window to transcribe, in seconds; not together with `crop`. */
                         startS?: number | null;
-                        /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
-                        endS?: number | null;
-                        /** @description Source length as measured by the client. */
-                        durationS?: number | null;
+                        /** @description An http or https link, fetched server-side; absent for a file upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
+                        url?: string | null;
                     };
                     /** Format: binary */
                     file?: string;
                 };
                 "application/json": {
-                    /** @description An http or https link, fetched server-side. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
-                    url: string;
-                    /** @description Default: the file name or the URL. Not blank; at most 300 characters. */
+                    /**
+                     * @description Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
+                     * @default false
+                     */
+                    crop?: boolean | null;
+                    /** @description Source length as measured by the client. */
+                    durationS?: number | null;
+                    /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
+                    endS?: number | null;
+                    /** @description Default: the file name or the URL. Not blank; at most 300 characters; trimmed. */
                     name?: string | null;
-                    /** @description Capture settings; unknown keys are refused (400 naming `settings.<key>`). */
+                    /** @description SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are refused (400 naming `settings.<key>`). */
                     settings?: {
-                        /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                        spokenLanguage?: string | null;
-                        /**
-                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding); `off` or absent: `speaker` -1.
-                         * @enum {string|null}
-                         */
-                        speakerLabels?: "auto" | "on" | "off" | null;
-                        /** @description ConfidencePolicy; null clears it. */
+                        /** @description null clears a stored policy (back to the default). */
                         confidencePolicy?: {
-                            /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                            /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                             hideBelow?: number;
-                            /** @description Words with `prob` below it are low confidence. */
+                            /** @description 0..1: words with `prob` below it are low confidence. */
                             lowThreshold?: number;
                             /** @description No longer read; accepted so stored settings round-trip. */
                             suppressCount?: number;
                         } | null;
-                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                        /**
+                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                         * @enum {string|null}
+                         */
+                        speakerLabels?: "auto" | "off" | "on" | null;
+                        /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                        spokenLanguage?: string | null;
+                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                         voiceByLang?: {
                             [key: string]: string;
                         } | null;
                     } | null;
-                    /**
-                     * @description Open a `cropping` step (peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
-                     * @default false
-                     */
-                    crop?: boolean | null;
-                    /** @description Start of the window to transcribe, in seconds (not with `crop`). */
+                    /** @description Start of the window to transcribe, in seconds; not together with `crop`. */
                     startS?: number | null;
-                    /** @description End of the window, in seconds; must be greater than `startS` (not with `crop`). */
-                    endS?: number | null;
-                    /** @description Source length as measured by the client. */
-                    durationS?: number | null;
+                    /** @description An http or https link, fetched server-side; absent for a file upload. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
+                    url: string;
                 };
             };
         };
@@ -3804,40 +3804,40 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Broadcast ids to feed from the start (default none): active broadcasts of this account, otherwise 404 naming `broadcasts`. */
+                    broadcasts?: string[] | null;
                     /** @description Not blank; at most 300 characters; trimmed. */
                     name: string;
-                    /** @description Capture settings; unknown keys are refused (400 naming `settings.<key>`). */
+                    /** @description SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are refused (400 naming `settings.<key>`). */
                     settings?: {
-                        /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                        spokenLanguage?: string | null;
-                        /**
-                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
-                         * @enum {string|null}
-                         */
-                        speakerLabels?: "auto" | "on" | "off" | null;
-                        /** @description ConfidencePolicy; null clears it. */
+                        /** @description null clears a stored policy (back to the default). */
                         confidencePolicy?: {
-                            /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                            /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                             hideBelow?: number;
-                            /** @description Words with `prob` below it are low confidence. */
+                            /** @description 0..1: words with `prob` below it are low confidence. */
                             lowThreshold?: number;
                             /** @description No longer read; accepted so stored settings round-trip. */
                             suppressCount?: number;
                         } | null;
-                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                        /**
+                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                         * @enum {string|null}
+                         */
+                        speakerLabels?: "auto" | "off" | "on" | null;
+                        /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                        spokenLanguage?: string | null;
+                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                         voiceByLang?: {
                             [key: string]: string;
                         } | null;
                     } | null;
-                    /** @description Default `{kind: "mic"}`. */
+                    /** @description Default: mic (`{kind: "mic"}`). */
                     source?: {
                         /** @enum {string} */
                         kind: "mic" | "stream";
                         /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                        url?: string;
+                        url?: string | null;
                     } | null;
-                    /** @description Broadcast ids to feed from the start (default none): active broadcasts of this account, otherwise 404 naming `broadcasts`. */
-                    broadcasts?: string[];
                 };
             };
         };
@@ -4615,27 +4615,27 @@ export interface operations {
                     name?: string;
                     /** @description Merged key by key into the stored settings; a key set to null is cleared. */
                     settings?: {
-                        /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                        spokenLanguage?: string | null;
-                        /**
-                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
-                         * @enum {string|null}
-                         */
-                        speakerLabels?: "auto" | "on" | "off" | null;
-                        /** @description ConfidencePolicy; null clears it. */
+                        /** @description null clears a stored policy (back to the default). */
                         confidencePolicy?: {
-                            /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                            /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                             hideBelow?: number;
-                            /** @description Words with `prob` below it are low confidence. */
+                            /** @description 0..1: words with `prob` below it are low confidence. */
                             lowThreshold?: number;
                             /** @description No longer read; accepted so stored settings round-trip. */
                             suppressCount?: number;
                         } | null;
-                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                        /**
+                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                         * @enum {string|null}
+                         */
+                        speakerLabels?: "auto" | "off" | "on" | null;
+                        /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                        spokenLanguage?: string | null;
+                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                         voiceByLang?: {
                             [key: string]: string;
                         } | null;
-                    };
+                    } | null;
                 };
             };
         };

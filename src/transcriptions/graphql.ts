@@ -19,25 +19,39 @@ import { actorOf } from '../core/identity/actor.js';
  */
 
 export const SettingsPatchInput = builder.inputType('SettingsPatchInput', {
-  description: 'SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one.',
+  description: 'SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are '
+    + 'refused (400 naming `settings.<key>`).',
   fields: (t) => ({
-    spokenLanguage: t.string({ description: 'A language code; absent, empty, `auto` or null: detect.' }),
-    speakerLabels: t.field({ type: SpeakerLabels }),
+    spokenLanguage: t.string({ description: 'A language code such as `en`; absent, empty, `auto` or null: detect.' }),
+    speakerLabels: t.field({
+      type: SpeakerLabels,
+      description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC '
+        + 'statistics and BIC clustering, no neural embedding: a file\'s whole audio at once; live capture online, each segment '
+        + '`speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); '
+        + '`off` or absent: `speaker` -1.',
+    }),
     confidencePolicy: t.field({ type: ConfidencePolicyInput, description: 'null clears a stored policy (back to the default).' }),
-    voiceByLang: t.field({ type: 'JSON', description: 'Which voice speaks each language of a spoken translation: {"es": "ef_dora", "fr": '
-      + '"voi_…"} (a catalogue voice of that language, or a cloned voice of the account); null clears.' }),
+    voiceByLang: t.field({
+      type: 'JSON',
+      description: 'Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET '
+        + '/v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account\'s cloned voices '
+        + '(`voi_…`; while it is not ready, switched off or deleted, the language\'s default speaks): {"es": "ef_dora", "fr": "voi_…"}. A '
+        + 'recording\'s pin wins over its transcription\'s; null clears.',
+    }),
   }),
 });
 
 export const CreateTranscriptionInput = builder.inputType('CreateTranscriptionInput', {
   description: 'CreateTranscription: a link (`url`) or, with an uploaded file, its options.',
   fields: (t) => ({
-    url: t.string({ description: 'Fetched server-side; absent for a file upload.' }),
-    name: t.string({ description: 'Default: the file name or the URL.' }),
+    url: t.string({ description: 'An http or https link, fetched server-side; absent for a file upload. Private, loopback and '
+      + 'cloud-metadata addresses are refused (400, `details.problem` `link_refused`).' }),
+    name: t.string({ description: 'Default: the file name or the URL. Not blank; at most 300 characters; trimmed.' }),
     settings: t.field({ type: SettingsPatchInput }),
-    crop: t.boolean({ description: 'Default false: open the cropping step (waveform, preview) before transcribing.' }),
-    startS: t.float({ description: 'Window to transcribe (seconds); not together with `crop`.' }),
-    endS: t.float(),
+    crop: t.boolean({ description: 'Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not '
+      + 'with `startS`/`endS`.' }),
+    startS: t.float({ description: 'Start of the window to transcribe, in seconds; not together with `crop`.' }),
+    endS: t.float({ description: 'End of the window, in seconds; must be greater than `startS` (not with `crop`).' }),
     durationS: t.float({ description: 'Source length as measured by the client.' }),
     shareLink: t.boolean({ description: 'Default true: make the default share link (download, export, translate on).' }),
   }),
@@ -49,8 +63,8 @@ export const CaptureSourceInput = builder.inputType('CaptureSourceInput', {
   description: 'CaptureSource: a publisher\'s microphone (`mic`, the default) or a live stream the server pulls (`stream` with `url`).',
   fields: (t) => ({
     kind: t.field({ type: CaptureSourceKind, required: true }),
-    url: t.string({ description: 'For `stream`: the http(s) address of the live audio (private, loopback and metadata addresses are '
-      + 'refused).' }),
+    url: t.string({ description: 'For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are '
+      + 'refused (400, `details.problem` `link_refused`).' }),
   }),
 });
 
@@ -80,18 +94,19 @@ export const CaptureSourceType = builder.unionType('CaptureSource', {
 export const CreateLiveTranscriptionInput = builder.inputType('CreateLiveTranscriptionInput', {
   description: 'CreateLiveTranscription: created idle, with no recording until one is started.',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({ required: true, description: 'Not blank; at most 300 characters; trimmed.' }),
     settings: t.field({ type: SettingsPatchInput }),
-    source: t.field({ type: CaptureSourceInput, description: 'Default: mic.' }),
-    broadcasts: t.stringList({ description: 'Broadcast ids to feed from the start (default none).' }),
+    source: t.field({ type: CaptureSourceInput, description: 'Default: mic (`{kind: "mic"}`).' }),
+    broadcasts: t.stringList({ description: 'Broadcast ids to feed from the start (default none): active broadcasts of this account, '
+      + 'otherwise 404 naming `broadcasts`.' }),
   }),
 });
 
 export const UpdateTranscriptionInput = builder.inputType('UpdateTranscriptionInput', {
   description: 'Rename (`name`) or change the default settings (`settings`, merged key by key; null clears a key).',
   fields: (t) => ({
-    name: t.string(),
-    settings: t.field({ type: SettingsPatchInput }),
+    name: t.string({ description: 'Not blank; at most 300 characters; trimmed.' }),
+    settings: t.field({ type: SettingsPatchInput, description: 'Merged key by key into the stored settings; a key set to null is cleared.' }),
   }),
 });
 
