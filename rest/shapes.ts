@@ -275,6 +275,13 @@ export function cursorPageSchema(document: DocumentNode): JsonSchema {
 /** A name as the services take it (parseName in src/transcriptions/service.ts): not blank, at most 300 characters. */
 const NAME: JsonSchema = { minLength: 1, maxLength: 300, pattern: '\\S' };
 
+/** A broadcast's code and password (src/broadcasts/service.ts: CODE_PATTERN, MIN_PASSWORD, MAX_PASSWORD). */
+const BROADCAST_CODE: JsonSchema = { minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$' };
+const BROADCAST_PASSWORD: JsonSchema = { minLength: 4, maxLength: 200 };
+
+/** A recording's script (MAX_SCRIPT_CHARS in src/live/recordings.ts). */
+const MAX_SCRIPT_CHARS = 100_000;
+
 /** `voiceByLang` (src/core/voice-pins.ts): a JSON scalar in GraphQL, an object from a voice language to a voice id. */
 const VOICE_PINS: JsonSchema = { type: 'object', nullable: true, additionalProperties: { type: 'string' } };
 
@@ -292,6 +299,17 @@ const INPUT_RULES: Record<string, JsonSchema> = {
   'CreateLiveTranscriptionInput.name': NAME,
   'CreateLiveTranscriptionInput.broadcasts': { items: { type: 'string', minLength: 1, maxLength: 100 } },
   'UpdateTranscriptionInput.name': { ...NAME, nullable: false },
+  'CreateBroadcastInput.name': NAME,
+  'CreateBroadcastInput.access': { default: 'public' },
+  'CreateBroadcastInput.code': BROADCAST_CODE,
+  'CreateBroadcastInput.password': BROADCAST_PASSWORD,
+  'UpdateBroadcastInput.name': { ...NAME, nullable: false },
+  'UpdateBroadcastInput.access': { nullable: false },
+  'UpdateBroadcastInput.code': { ...BROADCAST_CODE, nullable: false },
+  'UpdateBroadcastInput.password': BROADCAST_PASSWORD,
+  'StartBroadcastRecordingInput.scriptText': { maxLength: MAX_SCRIPT_CHARS },
+  'CreateAudioSourceInput.url': { minLength: 1 },
+  'CreateAudioSourceInput.name': NAME,
   'SettingsPatchInput.spokenLanguage': { pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$' },
   'SettingsPatchInput.voiceByLang': VOICE_PINS,
   'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },

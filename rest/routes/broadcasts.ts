@@ -29,14 +29,11 @@ import { MAX_SOURCE_URL, parseAudioSourceInput, CHECK_MS, FIX_KINDS, SOURCE_PROB
 import { single, withoutLastCursor } from '../query.js';
 import { grantSchema, recordingSchema } from './recordings.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes } from '../lifecycle-routes.js';
-import { fragmentSchema, pageSchema } from '../shapes.js';
+import { fragmentSchema, inputSchema, pageSchema } from '../shapes.js';
 import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
-import { captureSourceSchema, nameSchema, settingsPatchSchema, transcriptionSchema } from './transcriptions.js';
+import { transcriptionSchema } from './transcriptions.js';
 import { liveCreationRefusals } from './billing.js';
 
-const codeSchema: JsonSchema = { type: 'string', minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$', description: 'The link listeners open: lower-case letters, digits and inner hyphens; globally unique.' };
-const passwordSchema: JsonSchema = { type: 'string', minLength: 4, maxLength: 200, description: 'Listeners of a private broadcast prove '
-  + 'it; only its hash is kept.' };
 
 export const broadcastSchema = fragmentSchema(BroadcastFieldsFragmentDoc);
 
@@ -61,19 +58,7 @@ export const broadcastRoutes: RouteEntry[] = [
       return { input: body as CreateBroadcastInput };
     },
     result: (data) => ({ status: 201, body: data.createBroadcast }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false, required: ['name'],
-        properties: {
-          name: nameSchema,
-          access: { type: 'string', nullable: true, enum: ['public', 'private'], default: 'public' },
-          code: { ...codeSchema, nullable: true, description: 'Default: derived from `name` (a short suffix when that is taken).' },
-          password: { ...passwordSchema, nullable: true, description: 'Required when `access` is private.' },
-          settings: settingsPatchSchema,
-          source: { ...captureSourceSchema, nullable: true, description: 'Default `{kind: "mic"}`; set at creation, never changed.' },
-        },
-      },
-    },
+    request: { schema: inputSchema('CreateBroadcastInput') },
     response: { status: 201, description: 'The broadcast.', schema: broadcastSchema },
     errors: [invalid('An unknown field, a missing or blank `name`, a malformed `code`, a private broadcast without `password`, an unknown '
       + 'setting, a stream address the server does not fetch from'), codeTaken],
@@ -106,19 +91,7 @@ export const broadcastRoutes: RouteEntry[] = [
       return { id: params.id!, input: body as UpdateBroadcastInput };
     },
     result: (data) => ({ status: 200, body: data.updateBroadcast }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false,
-        properties: {
-          name: nameSchema,
-          access: { type: 'string', enum: ['public', 'private'] },
-          code: codeSchema,
-          password: { ...passwordSchema, nullable: true, description: 'A new password; null clears it (only while public).' },
-          settings: { ...settingsPatchSchema, nullable: false, description: 'Merged key by key into the stored settings; a key set to '
-            + 'null is cleared.' },
-        },
-      },
-    },
+    request: { schema: inputSchema('UpdateBroadcastInput') },
     response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
     errors: [notFound, invalid('An unknown field (`source` never changes), a blank `name`, a malformed `code`, private without a password'), codeTaken],
   }),
@@ -148,18 +121,7 @@ export const broadcastRoutes: RouteEntry[] = [
       return { broadcastId: params.id!, input: (body ?? null) as StartBroadcastRecordingInput | null };
     },
     result: (data) => ({ status: 201, body: data.startBroadcastRecording }),
-    request: {
-      required: false,
-      schema: {
-        type: 'object', nullable: true, additionalProperties: false,
-        properties: {
-          scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' },
-          audioSource: { type: 'string', nullable: true, description: 'The id of one of the broadcast\'s audio sources, recorded instead '
-            + 'of the microphone: the new transcription\'s source is `{kind: "stream", url}` with its address, which the server pulls '
-            + '(the grant has no `streamUrl`).' },
-        },
-      },
-    },
+    request: { required: false, schema: inputSchema('StartBroadcastRecordingInput', { schema: { nullable: true } }) },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [
       ...liveCreationRefusals, { status: 404, code: 'not_found' },
@@ -191,15 +153,7 @@ export const broadcastRoutes: RouteEntry[] = [
       return { broadcastId: params.id!, input: body as CreateAudioSourceInput };
     },
     result: (data) => ({ status: 201, body: data.createBroadcastAudioSource }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false, required: ['url'],
-        properties: {
-          url: { type: 'string', minLength: 1, description: `The http or https address of the stream (an internet radio, an HLS playlist, a platform's live stream), at most ${MAX_SOURCE_URL} characters. Private, loopback and cloud-metadata addresses are refused (400, \`details.problem\` \`link_refused\`).` },
-          name: { ...nameSchema, nullable: true, description: 'Default: the address\'s host.' },
-        },
-      },
-    },
+    request: { schema: inputSchema('CreateAudioSourceInput') },
     response: { status: 201, description: 'The broadcast, the new source last in `audioSources`.', schema: broadcastSchema },
     errors: [
       notFound,

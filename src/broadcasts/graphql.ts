@@ -7,6 +7,7 @@ import { SettingsType } from '../recordings/graphql.js';
 import { RecordingGrantType, RecordingPageType } from '../live/recordings-graphql.js';
 import type { BroadcastPage, BroadcastRefView, BroadcastView, LastRecordingView } from './service.js';
 import { FIX_KINDS, SOURCE_PROBLEMS, type AudioSourceCheck, type AudioSourceFix } from './source-check.js';
+import { MAX_SOURCE_URL } from './audio-sources.js';
 
 export const Access = builder.enumType('Access', { values: ['public', 'private'] as const });
 
@@ -14,12 +15,14 @@ export const CreateBroadcastInput = builder.inputType('CreateBroadcastInput', {
   description: 'CreateBroadcast: `name`; `code` (derived from the name when left out), `access` (public), `password` (required when '
     + 'private), `settings`, `source` (mic).',
   fields: (t) => ({
-    name: t.string({ required: true }),
-    access: t.field({ type: Access }),
-    code: t.string({ description: 'The link listeners open: 3 to 64 lower-case letters, digits and hyphens; globally unique.' }),
-    password: t.string({ description: 'Required when `access` is private (4 to 200 characters); only its hash is kept.' }),
+    name: t.string({ required: true, description: 'Not blank; at most 300 characters; trimmed.' }),
+    access: t.field({ type: Access, description: 'Default: public.' }),
+    code: t.string({ description: 'The link listeners open: 3 to 64 lower-case letters, digits and inner hyphens; globally unique. '
+      + 'Default: derived from `name` (a short suffix when that is taken).' }),
+    password: t.string({ description: 'Required when `access` is private (4 to 200 characters); listeners of a private broadcast prove '
+      + 'it; only its hash is kept.' }),
     settings: t.field({ type: SettingsPatchInput }),
-    source: t.field({ type: CaptureSourceInput, description: 'Default: mic.' }),
+    source: t.field({ type: CaptureSourceInput, description: 'Default: mic (`{kind: "mic"}`); set at creation, never changed.' }),
   }),
 });
 
@@ -27,11 +30,12 @@ export const UpdateBroadcastInput = builder.inputType('UpdateBroadcastInput', {
   description: 'Fields left out stay: `name`, `access`, `password` (null clears it on a public broadcast), `code` (the old one keeps '
     + 'opening it), `settings` (merged; null clears a key).',
   fields: (t) => ({
-    name: t.string(),
+    name: t.string({ description: 'Not blank; at most 300 characters; trimmed.' }),
     access: t.field({ type: Access }),
-    code: t.string(),
-    password: t.string(),
-    settings: t.field({ type: SettingsPatchInput }),
+    code: t.string({ description: 'The link listeners open: 3 to 64 lower-case letters, digits and inner hyphens; globally unique (the '
+      + 'old code keeps opening the broadcast).' }),
+    password: t.string({ description: 'A new password (4 to 200 characters; only its hash is kept); null clears it (only while public).' }),
+    settings: t.field({ type: SettingsPatchInput, description: 'Merged key by key into the stored settings; a key set to null is cleared.' }),
   }),
 });
 
@@ -222,8 +226,8 @@ builder.mutationFields((t) => ({
 export const StartBroadcastRecordingInput = builder.inputType('StartBroadcastRecordingInput', {
   fields: (t) => ({
     scriptText: t.string({ description: 'Words to follow like a teleprompter (stored with the recording).' }),
-    audioSource: t.string({ description: 'One of the broadcast\'s audio sources to record instead of the microphone: the server pulls it '
-      + '(no `streamUrl`).' }),
+    audioSource: t.string({ description: 'The id of one of the broadcast\'s audio sources, recorded instead of the microphone: the new '
+      + 'transcription\'s source is `{kind: "stream", url}` with its address, which the server pulls (the grant has no `streamUrl`).' }),
   }),
 });
 
@@ -243,8 +247,10 @@ builder.mutationFields((t) => ({
 export const CreateAudioSourceInput = builder.inputType('CreateAudioSourceInput', {
   description: 'CreateAudioSource: `url` (http or https address of the stream), `name` (the address\'s host when left out).',
   fields: (t) => ({
-    url: t.string({ required: true }),
-    name: t.string(),
+    url: t.string({ required: true, description: `The http or https address of the stream (an internet radio, an HLS playlist, a `
+      + `platform's live stream), at most ${MAX_SOURCE_URL} characters. Private, loopback and cloud-metadata addresses are refused (400, `
+      + '`details.problem` `link_refused`).' }),
+    name: t.string({ description: 'Default: the address\'s host. Not blank; at most 300 characters; trimmed.' }),
   }),
 });
 

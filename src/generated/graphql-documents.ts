@@ -83,20 +83,24 @@ export type CreateApiKeyInput = {
 
 /** CreateAudioSource: `url` (http or https address of the stream), `name` (the address's host when left out). */
 export type CreateAudioSourceInput = {
+  /** Default: the address's host. Not blank; at most 300 characters; trimmed. */
   name?: string | null | undefined;
+  /** The http or https address of the stream (an internet radio, an HLS playlist, a platform's live stream), at most 2048 characters. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
   url: string;
 };
 
 /** CreateBroadcast: `name`; `code` (derived from the name when left out), `access` (public), `password` (required when private), `settings`, `source` (mic). */
 export type CreateBroadcastInput = {
+  /** Default: public. */
   access?: Access | null | undefined;
-  /** The link listeners open: 3 to 64 lower-case letters, digits and hyphens; globally unique. */
+  /** The link listeners open: 3 to 64 lower-case letters, digits and inner hyphens; globally unique. Default: derived from `name` (a short suffix when that is taken). */
   code?: string | null | undefined;
+  /** Not blank; at most 300 characters; trimmed. */
   name: string;
-  /** Required when `access` is private (4 to 200 characters); only its hash is kept. */
+  /** Required when `access` is private (4 to 200 characters); listeners of a private broadcast prove it; only its hash is kept. */
   password?: string | null | undefined;
   settings?: SettingsPatchInput | null | undefined;
-  /** Default: mic. */
+  /** Default: mic (`{kind: "mic"}`); set at creation, never changed. */
   source?: CaptureSourceInput | null | undefined;
 };
 
@@ -289,7 +293,7 @@ export type StartBlock =
   | 'no_credit';
 
 export type StartBroadcastRecordingInput = {
-  /** One of the broadcast's audio sources to record instead of the microphone: the server pulls it (no `streamUrl`). */
+  /** The id of one of the broadcast's audio sources, recorded instead of the microphone: the new transcription's source is `{kind: "stream", url}` with its address, which the server pulls (the grant has no `streamUrl`). */
   audioSource?: string | null | undefined;
   /** Words to follow like a teleprompter (stored with the recording). */
   scriptText?: string | null | undefined;
@@ -303,9 +307,13 @@ export type StartRecordingInput = {
 /** Fields left out stay: `name`, `access`, `password` (null clears it on a public broadcast), `code` (the old one keeps opening it), `settings` (merged; null clears a key). */
 export type UpdateBroadcastInput = {
   access?: Access | null | undefined;
+  /** The link listeners open: 3 to 64 lower-case letters, digits and inner hyphens; globally unique (the old code keeps opening the broadcast). */
   code?: string | null | undefined;
+  /** Not blank; at most 300 characters; trimmed. */
   name?: string | null | undefined;
+  /** A new password (4 to 200 characters; only its hash is kept); null clears it (only while public). */
   password?: string | null | undefined;
+  /** Merged key by key into the stored settings; a key set to null is cleared. */
   settings?: SettingsPatchInput | null | undefined;
 };
 

@@ -6159,46 +6159,47 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Not blank; at most 300 characters; trimmed. */
-                    name: string;
                     /**
+                     * @description Default: public.
                      * @default public
                      * @enum {string|null}
                      */
-                    access?: "public" | "private" | null;
-                    /** @description Default: derived from `name` (a short suffix when that is taken). */
+                    access?: "private" | "public" | null;
+                    /** @description The link listeners open: 3 to 64 lower-case letters, digits and inner hyphens; globally unique. Default: derived from `name` (a short suffix when that is taken). */
                     code?: string | null;
-                    /** @description Required when `access` is private. */
+                    /** @description Not blank; at most 300 characters; trimmed. */
+                    name: string;
+                    /** @description Required when `access` is private (4 to 200 characters); listeners of a private broadcast prove it; only its hash is kept. */
                     password?: string | null;
-                    /** @description Capture settings; unknown keys are refused (400 naming `settings.<key>`). */
+                    /** @description SettingsPatch: capture settings of a file job; in an update, keys left out stay and null clears one. Unknown keys are refused (400 naming `settings.<key>`). */
                     settings?: {
-                        /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                        spokenLanguage?: string | null;
-                        /**
-                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
-                         * @enum {string|null}
-                         */
-                        speakerLabels?: "auto" | "on" | "off" | null;
-                        /** @description ConfidencePolicy; null clears it. */
+                        /** @description null clears a stored policy (back to the default). */
                         confidencePolicy?: {
-                            /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                            /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                             hideBelow?: number;
-                            /** @description Words with `prob` below it are low confidence. */
+                            /** @description 0..1: words with `prob` below it are low confidence. */
                             lowThreshold?: number;
                             /** @description No longer read; accepted so stored settings round-trip. */
                             suppressCount?: number;
                         } | null;
-                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                        /**
+                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                         * @enum {string|null}
+                         */
+                        speakerLabels?: "auto" | "off" | "on" | null;
+                        /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                        spokenLanguage?: string | null;
+                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                         voiceByLang?: {
                             [key: string]: string;
                         } | null;
                     } | null;
-                    /** @description Default `{kind: "mic"}`; set at creation, never changed. */
+                    /** @description Default: mic (`{kind: "mic"}`); set at creation, never changed. */
                     source?: {
                         /** @enum {string} */
                         kind: "mic" | "stream";
                         /** @description For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses are refused (400, `details.problem` `link_refused`). */
-                        url?: string;
+                        url?: string | null;
                     } | null;
                 };
             };
@@ -6764,37 +6765,37 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @enum {string} */
+                    access?: "private" | "public";
+                    /** @description The link listeners open: 3 to 64 lower-case letters, digits and inner hyphens; globally unique (the old code keeps opening the broadcast). */
+                    code?: string;
                     /** @description Not blank; at most 300 characters; trimmed. */
                     name?: string;
-                    /** @enum {string} */
-                    access?: "public" | "private";
-                    /** @description The link listeners open: lower-case letters, digits and inner hyphens; globally unique. */
-                    code?: string;
-                    /** @description A new password; null clears it (only while public). */
+                    /** @description A new password (4 to 200 characters; only its hash is kept); null clears it (only while public). */
                     password?: string | null;
                     /** @description Merged key by key into the stored settings; a key set to null is cleared. */
                     settings?: {
-                        /** @description A language code such as `en`; empty, `auto` or null: detect. */
-                        spokenLanguage?: string | null;
-                        /**
-                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
-                         * @enum {string|null}
-                         */
-                        speakerLabels?: "auto" | "on" | "off" | null;
-                        /** @description ConfidencePolicy; null clears it. */
+                        /** @description null clears a stored policy (back to the default). */
                         confidencePolicy?: {
-                            /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                            /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                             hideBelow?: number;
-                            /** @description Words with `prob` below it are low confidence. */
+                            /** @description 0..1: words with `prob` below it are low confidence. */
                             lowThreshold?: number;
                             /** @description No longer read; accepted so stored settings round-trip. */
                             suppressCount?: number;
                         } | null;
-                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. */
+                        /**
+                         * @description `on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` from classical diarization (MFCC statistics and BIC clustering, no neural embedding: a file's whole audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.
+                         * @enum {string|null}
+                         */
+                        speakerLabels?: "auto" | "off" | "on" | null;
+                        /** @description A language code such as `en`; absent, empty, `auto` or null: detect. */
+                        spokenLanguage?: string | null;
+                        /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks): {"es": "ef_dora", "fr": "voi_…"}. A recording's pin wins over its transcription's; null clears. */
                         voiceByLang?: {
                             [key: string]: string;
                         } | null;
-                    };
+                    } | null;
                 };
             };
         };
@@ -8717,10 +8718,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Words to follow like a teleprompter. */
-                    scriptText?: string | null;
                     /** @description The id of one of the broadcast's audio sources, recorded instead of the microphone: the new transcription's source is `{kind: "stream", url}` with its address, which the server pulls (the grant has no `streamUrl`). */
                     audioSource?: string | null;
+                    /** @description Words to follow like a teleprompter (stored with the recording). */
+                    scriptText?: string | null;
                 } | null;
             };
         };
@@ -9025,10 +9026,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Default: the address's host. Not blank; at most 300 characters; trimmed. */
+                    name?: string | null;
                     /** @description The http or https address of the stream (an internet radio, an HLS playlist, a platform's live stream), at most 2048 characters. Private, loopback and cloud-metadata addresses are refused (400, `details.problem` `link_refused`). */
                     url: string;
-                    /** @description Default: the address's host. */
-                    name?: string | null;
                 };
             };
         };
