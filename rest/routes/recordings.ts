@@ -10,15 +10,13 @@ import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
 import { ArchiveRecordingDocument, NameRecordingSpeakerDocument, PauseRecordingDocument, PurgeRecordingDocument, RecordingDocument, RecordingEventsDocument, RecordingFieldsFragmentDoc, RecordingGrantFieldsFragmentDoc, RecordingMediaTokenDocument, RecordingPublishTokenDocument, type RecordingSettingsInput, RecordingTranscriptDocument, RecordingTranslationDocument, RestoreRecordingDocument, ResumeRecordingDocument, StartRecordingDocument, type StartRecordingInput, StopRecordingDocument, TranscriptionRecordingsDocument, UpdateRecordingSettingsDocument } from '../../src/generated/graphql.js';
-import { cursorPageSchema, fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
+import { cursorPageSchema, fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes.js';
 import {
   RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher,
   REALTIME_MAX_PAYLOAD,
 } from '../../src/live/index.js';
 import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src/recordings/index.js';
-import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { realtimeFrames } from './realtime.js';
-import { confidencePolicySchema, voicePinsSchema } from './transcriptions.js';
 import { INT32_MAX, intParam, pageParameters, single, withoutLastCursor } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
@@ -275,7 +273,7 @@ export const recordingRoutes: RouteEntry[] = [
       return { transcriptionId: params.id!, input: (body ?? null) as StartRecordingInput | null };
     },
     result: (data) => ({ status: 201, body: data.startRecording }),
-    request: { required: false, schema: { type: 'object', nullable: true, additionalProperties: false, properties: { scriptText: { type: 'string', nullable: true, maxLength: 100_000, description: 'Words to follow like a teleprompter.' } } } },
+    request: { required: false, schema: inputSchema('StartRecordingInput', { schema: { nullable: true } }) },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [
       ...liveCreationRefusals, { status: 404, code: 'not_found' }, { status: 400, code: 'invalid_options' },
@@ -326,28 +324,7 @@ export const recordingRoutes: RouteEntry[] = [
       return { id: params.id!, input: body as RecordingSettingsInput };
     },
     result: (data) => ({ status: 200, body: data.updateRecordingSettings }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false,
-        properties: {
-          latencyMode: { type: 'string', nullable: true, enum: ['auto', 'fast', 'accuracy'] },
-          spokenLanguage: { type: 'string', nullable: true, description: 'A language of `GET /v1/languages`; empty, `auto` or null: '
-            + 'detect.' },
-          speakerLabels: { type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES, description: 'From the next segment on: `on` and '
-            + '`auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their '
-            + 'labels.' },
-          translate: { type: 'array', nullable: true, maxItems: 10, items: { type: 'string' }, description: 'Languages each commit is '
-            + 'translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the '
-            + 'publisher and subscribers, the translations kept with the segment. `[]` or null: none.' },
-          llmFix: { type: 'boolean', nullable: true, description: 'From the next line on, each committed line is fixed by the chat model '
-            + 'the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one '
-            + 'refuses `true` (400 `invalid_options` naming `llmFix`). Null: off.' },
-          confidencePolicy: { ...confidencePolicySchema, description: 'The recording\'s own ConfidencePolicy (over its transcription\'s '
-            + 'and broadcasts\'); null clears it. Taken in any state.' },
-          voiceByLang: { ...voicePinsSchema, description: `${voicePinsSchema.description} Taken in any state.` },
-        },
-      },
-    },
+    request: { schema: inputSchema('RecordingSettingsInput') },
     response: { status: 200, description: 'The recording, `settings` as they now stand.', schema: recordingSchema },
     errors: [
       notFound,

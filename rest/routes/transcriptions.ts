@@ -12,7 +12,6 @@ import { fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
 import { isStagedUpload, parseCreateLiveOptions, parseCreateOptions, parseTranscriptionPatch } from '../../src/transcriptions/service.js';
-import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
 import { holdIdempotencyKey, requestLine } from '../middleware/idempotency.js';
 import { withoutLastCursor } from '../query.js';
 import { readMultipart } from '../multipart.js';
@@ -26,58 +25,7 @@ const MULTIPART_SLACK_BYTES = 64 * 1024;
 
 export const jobSchema = fragmentSchema(JobFieldsFragmentDoc);
 
-/** CaptureSource: a publisher's microphone, or a live stream the server pulls. */
-export const captureSourceSchema: JsonSchema = {
-  type: 'object', additionalProperties: false, required: ['kind'],
-  properties: {
-    kind: { type: 'string', enum: ['mic', 'stream'] },
-    url: { type: 'string', description: 'For `stream`: the http(s) address of the live audio; private, loopback and metadata addresses '
-      + 'are refused (400, `details.problem` `link_refused`).' },
-  },
-};
-
 export const transcriptionSchema = fragmentSchema(TranscriptionFieldsFragmentDoc);
-
-/** A name as the service takes it: not blank, at most 300 characters (trimmed when stored). */
-export const nameSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 300, pattern: '\\S', description: 'Not blank; at most 300 characters; trimmed.' };
-
-/** ConfidencePolicy, as a broadcast, a transcription and a recording set it. */
-/** `settings.voiceByLang` (src/core/voice-pins.ts), on transcriptions and recordings. */
-export const voicePinsSchema: JsonSchema = {
-  type: 'object', nullable: true, additionalProperties: { type: 'string' },
-  description: 'Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET '
-    + '/v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account\'s cloned voices '
-    + '(`voi_…`; while it is not ready, switched off or deleted, the language\'s default speaks). A recording\'s pin wins over its '
-    + 'transcription\'s; null clears.',
-};
-
-export const confidencePolicySchema: JsonSchema = {
-  type: 'object', nullable: true, additionalProperties: false, description: 'ConfidencePolicy; null clears it.',
-  properties: {
-    hideBelow: { type: 'number', minimum: 0, maximum: 1, description: 'A line whose confidence is below it reads as unclear (default '
-      + '0.60).' },
-    lowThreshold: { type: 'number', minimum: 0, maximum: 1, description: 'Words with `prob` below it are low confidence.' },
-    suppressCount: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'No longer read; accepted so stored settings '
-      + 'round-trip.' },
-  },
-};
-
-/** SettingsPatch: the capture settings a file job reads; unknown keys are refused by name. */
-export const settingsPatchSchema: JsonSchema = {
-  type: 'object', nullable: true, additionalProperties: false,
-  description: 'Capture settings; unknown keys are refused (400 naming `settings.<key>`).',
-  properties: {
-    spokenLanguage: { type: 'string', nullable: true, pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$', description: 'A language code such as `en`; empty, `auto` or null: detect.' },
-    speakerLabels: {
-      type: 'string', nullable: true, enum: SPEAKER_LABEL_MODES,
-      description: '`on` or `auto`: each segment gets `speaker` (from 0) and `speakerConfidence` (classical diarization: a file\'s whole '
-        + 'audio at once; live capture online, each segment `speakerProvisional` until a `transcript.speaker` frame settles it, and '
-        + 'clustered again from the whole audio at finalize); `off` or absent: `speaker` -1.',
-    },
-    confidencePolicy: confidencePolicySchema,
-    voiceByLang: voicePinsSchema,
-  },
-};
 
 /** CreateTranscription as the `options` part of an upload (`url` absent: a file is sent). */
 const createOptionsSchema = inputSchema('CreateTranscriptionInput');

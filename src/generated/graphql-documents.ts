@@ -238,17 +238,18 @@ export type RealtimeSessionOptionsInput = {
 
 /** A recording's settings: capture settings of a running live recording, and its own confidence policy (any recording, any state); fields left out stay, null sets a field back to its default. */
 export type RecordingSettingsInput = {
-  /** The recording's own policy, over its transcription's and broadcasts'; taken in any state when sent without capture settings; null clears it. */
+  /** The recording's own ConfidencePolicy, over its transcription's and broadcasts'; taken in any state when sent without capture settings; null clears it. */
   confidencePolicy?: ConfidencePolicyInput | null | undefined;
   latencyMode?: LatencyMode | null | undefined;
-  /** From the next line on, each committed line is fixed by the chat model the server names (LLM_FIX_API_URL); refused where there is none; null: off. */
+  /** From the next line on, each committed line is fixed by the chat model the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one refuses `true` (400 `invalid_options` naming `llmFix`). Null: off. */
   llmFix?: boolean | null | undefined;
+  /** From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels. */
   speakerLabels?: SpeakerLabels | null | undefined;
-  /** A language code; empty, `auto` or null: detect. */
+  /** A language code (`GET /v1/languages`); empty, `auto` or null: detect. */
   spokenLanguage?: string | null | undefined;
-  /** Languages each commit is translated into from the next one on (`transcript.translated`, kept with the segment); `[]` or null: none. */
+  /** Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none. */
   translate?: Array<string> | null | undefined;
-  /** Which voice speaks each language of its spoken translation (over its transcription's pins); taken in any state; null or {} clears. */
+  /** Which voice speaks each language of its spoken translation (`POST /v1/recordings/{id}/voice`), over its transcription's pins: a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). Taken in any state; null or {} clears. */
   voiceByLang?: unknown;
 };
 

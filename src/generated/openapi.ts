@@ -13550,7 +13550,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Words to follow like a teleprompter. */
+                    /** @description Words to follow like a teleprompter (stored with the recording). */
                     scriptText?: string | null;
                 } | null;
             };
@@ -14903,29 +14903,29 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @enum {string|null} */
-                    latencyMode?: "auto" | "fast" | "accuracy" | null;
-                    /** @description A language of `GET /v1/languages`; empty, `auto` or null: detect. */
-                    spokenLanguage?: string | null;
-                    /**
-                     * @description From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels.
-                     * @enum {string|null}
-                     */
-                    speakerLabels?: "auto" | "on" | "off" | null;
-                    /** @description Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none. */
-                    translate?: string[] | null;
-                    /** @description From the next line on, each committed line is fixed by the chat model the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one refuses `true` (400 `invalid_options` naming `llmFix`). Null: off. */
-                    llmFix?: boolean | null;
-                    /** @description The recording's own ConfidencePolicy (over its transcription's and broadcasts'); null clears it. Taken in any state. */
+                    /** @description The recording's own ConfidencePolicy, over its transcription's and broadcasts'; taken in any state when sent without capture settings; null clears it. */
                     confidencePolicy?: {
-                        /** @description A line whose confidence is below it reads as unclear (default 0.60). */
+                        /** @description 0..1, default 0.60: a line whose confidence is below it is flagged unclear. */
                         hideBelow?: number;
-                        /** @description Words with `prob` below it are low confidence. */
+                        /** @description 0..1: words with `prob` below it are low confidence. */
                         lowThreshold?: number;
                         /** @description No longer read; accepted so stored settings round-trip. */
                         suppressCount?: number;
                     } | null;
-                    /** @description Which voice speaks each language of a spoken translation (`POST /v1/recordings/{id}/voice`): a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). A recording's pin wins over its transcription's; null clears. Taken in any state. */
+                    /** @enum {string|null} */
+                    latencyMode?: "accuracy" | "auto" | "fast" | null;
+                    /** @description From the next line on, each committed line is fixed by the chat model the server names (`LLM_FIX_API_URL`; a late fix is stored with a `transcript.amended` event). A server without one refuses `true` (400 `invalid_options` naming `llmFix`). Null: off. */
+                    llmFix?: boolean | null;
+                    /**
+                     * @description From the next segment on: `on` and `auto` label speakers (provisionally, settled by `transcript.speaker` frames), `off` stops; earlier segments keep their labels.
+                     * @enum {string|null}
+                     */
+                    speakerLabels?: "auto" | "off" | "on" | null;
+                    /** @description A language code (`GET /v1/languages`); empty, `auto` or null: detect. */
+                    spokenLanguage?: string | null;
+                    /** @description Languages each commit is translated into from the next one on (`GET /v1/languages` lists the targets): a `transcript.translated` frame to the publisher and subscribers, the translations kept with the segment. `[]` or null: none. */
+                    translate?: string[] | null;
+                    /** @description Which voice speaks each language of its spoken translation (`POST /v1/recordings/{id}/voice`), over its transcription's pins: a voice language (GET /v1/languages `voice`) to a catalogue voice that speaks it (GET /v1/voices/available) or one of the account's cloned voices (`voi_…`; while it is not ready, switched off or deleted, the language's default speaks). Taken in any state; null or {} clears. */
                     voiceByLang?: {
                         [key: string]: string;
                     } | null;
