@@ -275,6 +275,9 @@ export function cursorPageSchema(document: DocumentNode): JsonSchema {
 /** A name as the services take it (parseName in src/transcriptions/service.ts): not blank, at most 300 characters. */
 const NAME: JsonSchema = { minLength: 1, maxLength: 300, pattern: '\\S' };
 
+/** A share link's label (parseShareLinkInput in src/share-links/service.ts): not blank, at most 200 characters. */
+const SHARE_LINK_LABEL: JsonSchema = { minLength: 1, maxLength: 200, pattern: '\\S' };
+
 /** A broadcast's code and password (src/broadcasts/service.ts: CODE_PATTERN, MIN_PASSWORD, MAX_PASSWORD). */
 const BROADCAST_CODE: JsonSchema = { minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$' };
 const BROADCAST_PASSWORD: JsonSchema = { minLength: 4, maxLength: 200 };
@@ -313,6 +316,8 @@ const INPUT_RULES: Record<string, JsonSchema> = {
   'StartRecordingInput.scriptText': { maxLength: MAX_SCRIPT_CHARS },
   'RecordingSettingsInput.translate': { maxItems: 10 },
   'RecordingSettingsInput.voiceByLang': VOICE_PINS,
+  'CreateShareLinkInput.label': SHARE_LINK_LABEL,
+  'UpdateShareLinkInput.label': { ...SHARE_LINK_LABEL, nullable: false },
   'SettingsPatchInput.spokenLanguage': { pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$' },
   'SettingsPatchInput.voiceByLang': VOICE_PINS,
   'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },

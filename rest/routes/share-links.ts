@@ -5,20 +5,12 @@ import {
 } from '../../src/generated/graphql.js';
 import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
 import { parseShareLinkInput } from '../../src/share-links/service.js';
-import { fragmentSchema, listSchema } from '../shapes.js';
+import { fragmentSchema, inputSchema, listSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** A share link as `ShareLinkFields` selects it (the ShareLink GraphQL type is the one source). */
 export const shareLinkSchema = fragmentSchema(ShareLinkFieldsFragmentDoc);
 
-const permissions = {
-  allowDownload: { type: 'boolean', nullable: true },
-  allowExport: { type: 'boolean', nullable: true },
-  allowTranslate: { type: 'boolean', nullable: true },
-};
-/** A label as the service takes it: not blank, at most 200 characters (trimmed when stored). */
-const label = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', description: 'Who the link is for. Not blank; at most 200 '
-  + 'characters; trimmed.' };
 const invalid = { status: 400, code: 'invalid_options', description: 'An unknown field, a blank or too long `label`, a permission that is '
   + 'not a boolean; `details.field` names it.' };
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).' };
@@ -50,7 +42,7 @@ export const shareLinkRoutes: RouteEntry[] = [
         return (kind === 'transcription' ? { transcriptionId: params.id!, input } : { broadcastId: params.id!, input }) as { transcriptionId: string; input: CreateShareLinkInput };
       },
       result: (data) => ({ status: 201, body: (data as Record<string, unknown>)[kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink'] }),
-      request: { schema: { type: 'object', additionalProperties: false, required: ['label'], properties: { label, ...permissions } } },
+      request: { schema: inputSchema('CreateShareLinkInput') },
       response: { status: 201, description: 'The link.', schema: shareLinkSchema },
       errors: [notFoundOf(kind), invalid, { status: 409, code: 'invalid_state', description: `The ${kind} is archived.` }],
     }),
@@ -64,7 +56,7 @@ export const shareLinkRoutes: RouteEntry[] = [
       return { id: params.id!, input: (body ?? {}) as UpdateShareLinkInput };
     },
     result: (data) => ({ status: 200, body: data.updateShareLink }),
-    request: { schema: { type: 'object', additionalProperties: false, properties: { label, ...permissions } } },
+    request: { schema: inputSchema('UpdateShareLinkInput') },
     response: { status: 200, description: 'The link.', schema: shareLinkSchema },
     errors: [notFound, invalid],
   }),

@@ -139,7 +139,7 @@ export type CreateShareLinkInput = {
   allowExport?: boolean | null | undefined;
   /** Default true. */
   allowTranslate?: boolean | null | undefined;
-  /** Who the link is for. */
+  /** Who the link is for. Not blank; at most 200 characters; trimmed. */
   label: string;
 };
 
@@ -323,6 +323,7 @@ export type UpdateShareLinkInput = {
   allowDownload?: boolean | null | undefined;
   allowExport?: boolean | null | undefined;
   allowTranslate?: boolean | null | undefined;
+  /** Who the link is for. Not blank; at most 200 characters; trimmed. */
   label?: string | null | undefined;
 };
 

@@ -17707,11 +17707,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Default true. */
+                    allowDownload?: boolean | null;
+                    /** @description Default true. */
+                    allowExport?: boolean | null;
+                    /** @description Default true. */
+                    allowTranslate?: boolean | null;
                     /** @description Who the link is for. Not blank; at most 200 characters; trimmed. */
                     label: string;
-                    allowDownload?: boolean | null;
-                    allowExport?: boolean | null;
-                    allowTranslate?: boolean | null;
                 };
             };
         };
@@ -18044,11 +18047,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Default true. */
+                    allowDownload?: boolean | null;
+                    /** @description Default true. */
+                    allowExport?: boolean | null;
+                    /** @description Default true. */
+                    allowTranslate?: boolean | null;
                     /** @description Who the link is for. Not blank; at most 200 characters; trimmed. */
                     label: string;
-                    allowDownload?: boolean | null;
-                    allowExport?: boolean | null;
-                    allowTranslate?: boolean | null;
                 };
             };
         };
@@ -18376,11 +18382,11 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Who the link is for. Not blank; at most 200 characters; trimmed. */
-                    label?: string;
                     allowDownload?: boolean | null;
                     allowExport?: boolean | null;
                     allowTranslate?: boolean | null;
+                    /** @description Who the link is for. Not blank; at most 200 characters; trimmed. */
+                    label?: string;
                 };
             };
         };

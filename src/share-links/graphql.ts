@@ -5,7 +5,7 @@ import { builder } from '../core/builder.js';
 export const CreateShareLinkInput = builder.inputType('CreateShareLinkInput', {
   description: 'CreateShareLink: who the link is for; permissions default to on.',
   fields: (t) => ({
-    label: t.string({ required: true, description: 'Who the link is for.' }),
+    label: t.string({ required: true, description: 'Who the link is for. Not blank; at most 200 characters; trimmed.' }),
     allowDownload: t.boolean({ description: 'Default true.' }),
     allowExport: t.boolean({ description: 'Default true.' }),
     allowTranslate: t.boolean({ description: 'Default true.' }),
@@ -15,7 +15,7 @@ export const CreateShareLinkInput = builder.inputType('CreateShareLinkInput', {
 export const UpdateShareLinkInput = builder.inputType('UpdateShareLinkInput', {
   description: 'Any of label, allowDownload, allowExport, allowTranslate; fields left out stay.',
   fields: (t) => ({
-    label: t.string(),
+    label: t.string({ description: 'Who the link is for. Not blank; at most 200 characters; trimmed.' }),
     allowDownload: t.boolean(),
     allowExport: t.boolean(),
     allowTranslate: t.boolean(),
