@@ -278,6 +278,9 @@ const NAME: JsonSchema = { minLength: 1, maxLength: 300, pattern: '\\S' };
 /** A share link's label (parseShareLinkInput in src/share-links/service.ts): not blank, at most 200 characters. */
 const SHARE_LINK_LABEL: JsonSchema = { minLength: 1, maxLength: 200, pattern: '\\S' };
 
+/** A line's segments (corrections): at least one committed seq. */
+const SEQS: JsonSchema = { minItems: 1, items: { type: 'integer', format: 'int32', minimum: 0 } };
+
 /** A broadcast's code and password (src/broadcasts/service.ts: CODE_PATTERN, MIN_PASSWORD, MAX_PASSWORD). */
 const BROADCAST_CODE: JsonSchema = { minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$' };
 const BROADCAST_PASSWORD: JsonSchema = { minLength: 4, maxLength: 200 };
@@ -318,6 +321,13 @@ const INPUT_RULES: Record<string, JsonSchema> = {
   'RecordingSettingsInput.voiceByLang': VOICE_PINS,
   'CreateShareLinkInput.label': SHARE_LINK_LABEL,
   'UpdateShareLinkInput.label': { ...SHARE_LINK_LABEL, nullable: false },
+  'WordEditInput.seq': { minimum: 0 },
+  'WordEditInput.wordIdx': { minimum: 0 },
+  // Item strings' lengths are said in the descriptions: the service checks them, naming the item.
+  'WordEditInput.to': { minLength: 1 },
+  'LineEditInput.seqs': SEQS,
+  'LineEditInput.text': { minLength: 1 },
+  'RetranscribeInput.seqs': SEQS,
   'SettingsPatchInput.spokenLanguage': { pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$' },
   'SettingsPatchInput.voiceByLang': VOICE_PINS,
   'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },
@@ -359,7 +369,8 @@ export function inputSchema(typeName: string, overrides: InputOverrides = {}): J
     if (!required.includes(name)) required.push(name);
   }
   const { required: _derived, ...rest } = derived;
-  return { ...rest, ...(required.length ? { required } : {}), ...overrides.schema };
+  const described = type.description ? { description: type.description } : {};
+  return { ...rest, ...(required.length ? { required } : {}), ...described, ...overrides.schema };
 }
 
 function inputObjectSchema(type: GraphQLInputObjectType, omit: string[] = []): JsonSchema {

@@ -1,6 +1,6 @@
 /** Corrections of a recording's settled text: apply a batch, list them, revert one (src/corrections/service.ts). */
 import { CorrectionFieldsFragmentDoc, CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
+import { fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
 import { intParam, pageParameters, single, withoutLastCursor } from '../query.js';
@@ -51,23 +51,7 @@ export const correctionRoutes: RouteEntry[] = [
       return { recordingId: params.id!, input: body as CorrectionBatchInput };
     },
     result: (data) => ({ status: 201, body: data.correctRecording }),
-    // String lengths are stated in descriptions, not as maxLength: inside array items the service checks them, naming the item.
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false, description: 'CorrectionBatch: at least one edit or line, at most 500 together.',
-        properties: {
-          edits: {
-            type: 'array', description: 'WordEdit: replace word `wordIdx` (from 0) of segment `seq` with `to`.',
-            items: { type: 'object', additionalProperties: false, required: ['seq', 'wordIdx', 'to'], properties: { seq: { type: 'integer', minimum: 0 }, wordIdx: { type: 'integer', minimum: 0 }, to: { type: 'string', minLength: 1, description: 'Not blank; at most 200 characters.' } } },
-          },
-          lines: {
-            type: 'array', description: 'LineEdit: rewrite segments `seqs` (consecutive, in order) as `text`; its words are spread over '
-              + 'the segments by their duration.',
-            items: { type: 'object', additionalProperties: false, required: ['seqs', 'text'], properties: { seqs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } }, text: { type: 'string', minLength: 1, description: 'Not blank; at most 5000 characters.' } } },
-          },
-        },
-      },
-    },
+    request: { schema: inputSchema('CorrectionBatchInput') },
     response: {
       status: 201, description: 'The batch: one correction per corrected segment, in the order applied.',
       schema: resultSchema(CorrectRecordingDocument),
@@ -94,17 +78,7 @@ export const correctionRoutes: RouteEntry[] = [
       return { recordingId: params.id!, input: { seqs, language } };
     },
     result: (data) => ({ status: 201, body: data.retranscribeLine }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false, required: ['seqs'], description: 'Retranscribe.',
-        properties: {
-          seqs: { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 }, description: 'The line\'s segments: consecutive '
-            + 'seqs in order, each committed.' },
-          language: { type: 'string', nullable: true, description: 'Language code to read the line in (GET /v1/languages); absent or '
-            + 'null: the recording\'s spoken language, else the line\'s.' },
-        },
-      },
-    },
+    request: { schema: inputSchema('RetranscribeInput') },
     response: {
       status: 201, description: 'The corrections made (one `line` correction per segment, in order), the text the engine heard and the '
         + 'language it was read in.',

@@ -6,7 +6,7 @@ export const WordEditInput = builder.inputType('WordEditInput', {
   fields: (t) => ({
     seq: t.int({ required: true, description: 'The committed segment\'s seq.' }),
     wordIdx: t.int({ required: true, description: 'The word\'s index in the segment\'s `words`, from 0.' }),
-    to: t.string({ required: true, description: 'The word as it should read.' }),
+    to: t.string({ required: true, description: 'The word as it should read. Not blank; at most 200 characters.' }),
   }),
 });
 
@@ -14,15 +14,18 @@ export const LineEditInput = builder.inputType('LineEditInput', {
   description: 'LineEdit: rewrite a whole line, one segment or several neighbouring ones.',
   fields: (t) => ({
     seqs: t.intList({ required: true, description: 'The line\'s segments: consecutive seqs in order (4, 5, 6).' }),
-    text: t.string({ required: true, description: 'The line as it should read; its words are spread over the segments by duration.' }),
+    text: t.string({ required: true, description: 'The line as it should read; its words are spread over the segments by duration. Not '
+      + 'blank; at most 5000 characters.' }),
   }),
 });
 
 export const CorrectionBatchInput = builder.inputType('CorrectionBatchInput', {
-  description: 'CorrectionBatch: `edits` then `lines`, applied atomically.',
+  description: 'CorrectionBatch: `edits` then `lines`, applied atomically; at least one edit or line, at most 500 together.',
   fields: (t) => ({
-    edits: t.field({ type: [WordEditInput], description: 'Word edits, applied first, in order.' }),
-    lines: t.field({ type: [LineEditInput], description: 'Whole-line rewrites, applied after `edits`.' }),
+    edits: t.field({ type: [WordEditInput], description: 'Word edits (WordEdit: replace word `wordIdx`, from 0, of segment `seq` with '
+      + '`to`), applied first, in order.' }),
+    lines: t.field({ type: [LineEditInput], description: 'Whole-line rewrites (LineEdit: rewrite segments `seqs`, consecutive and in '
+      + 'order, as `text`; its words are spread over the segments by their duration), applied after `edits`.' }),
   }),
 });
 

@@ -65,11 +65,11 @@ export type ConfidencePolicyInput = {
   suppressCount?: number | null | undefined;
 };
 
-/** CorrectionBatch: `edits` then `lines`, applied atomically. */
+/** CorrectionBatch: `edits` then `lines`, applied atomically; at least one edit or line, at most 500 together. */
 export type CorrectionBatchInput = {
-  /** Word edits, applied first, in order. */
+  /** Word edits (WordEdit: replace word `wordIdx`, from 0, of segment `seq` with `to`), applied first, in order. */
   edits?: Array<WordEditInput> | null | undefined;
-  /** Whole-line rewrites, applied after `edits`. */
+  /** Whole-line rewrites (LineEdit: rewrite segments `seqs`, consecutive and in order, as `text`; its words are spread over the segments by their duration), applied after `edits`. */
   lines?: Array<LineEditInput> | null | undefined;
 };
 
@@ -210,7 +210,7 @@ export type LatencyMode =
 export type LineEditInput = {
   /** The line's segments: consecutive seqs in order (4, 5, 6). */
   seqs: Array<number>;
-  /** The line as it should read; its words are spread over the segments by duration. */
+  /** The line as it should read; its words are spread over the segments by duration. Not blank; at most 5000 characters. */
   text: string;
 };
 
@@ -351,7 +351,7 @@ export type UpdateVoiceInput = {
 export type WordEditInput = {
   /** The committed segment's seq. */
   seq: number;
-  /** The word as it should read. */
+  /** The word as it should read. Not blank; at most 200 characters. */
   to: string;
   /** The word's index in the segment's `words`, from 0. */
   wordIdx: number;

@@ -2898,6 +2898,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
+                    /** @description CreateTranscription: a link (`url`) or, with an uploaded file, its options. */
                     options?: {
                         /**
                          * @description Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
@@ -3348,6 +3349,7 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
+                    /** @description CreateTranscription: a link (`url`) or, with an uploaded file, its options. */
                     options?: {
                         /**
                          * @description Default false: open the cropping step (waveform peaks and `/job/preview`) before transcribing; not with `startS`/`endS`.
@@ -15496,19 +15498,28 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description WordEdit: replace word `wordIdx` (from 0) of segment `seq` with `to`. */
+                    /** @description Word edits (WordEdit: replace word `wordIdx`, from 0, of segment `seq` with `to`), applied first, in order. */
                     edits?: {
+                        /**
+                         * Format: int32
+                         * @description The committed segment's seq.
+                         */
                         seq: number;
-                        wordIdx: number;
-                        /** @description Not blank; at most 200 characters. */
+                        /** @description The word as it should read. Not blank; at most 200 characters. */
                         to: string;
-                    }[];
-                    /** @description LineEdit: rewrite segments `seqs` (consecutive, in order) as `text`; its words are spread over the segments by their duration. */
+                        /**
+                         * Format: int32
+                         * @description The word's index in the segment's `words`, from 0.
+                         */
+                        wordIdx: number;
+                    }[] | null;
+                    /** @description Whole-line rewrites (LineEdit: rewrite segments `seqs`, consecutive and in order, as `text`; its words are spread over the segments by their duration), applied after `edits`. */
                     lines?: {
+                        /** @description The line's segments: consecutive seqs in order (4, 5, 6). */
                         seqs: number[];
-                        /** @description Not blank; at most 5000 characters. */
+                        /** @description The line as it should read; its words are spread over the segments by duration. Not blank; at most 5000 characters. */
                         text: string;
-                    }[];
+                    }[] | null;
                 };
             };
         };
@@ -15726,10 +15737,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The line's segments: consecutive seqs in order, each committed. */
-                    seqs: number[];
-                    /** @description Language code to read the line in (GET /v1/languages); absent or null: the recording's spoken language, else the line's. */
+                    /** @description The language the line is read in (forced; a code GET /v1/languages lists). Absent or null: the recording's spoken language, else the one the line was recognized in. */
                     language?: string | null;
+                    /** @description The line's segments, as a LineEdit's: consecutive seqs in order (4, 5, 6), each committed. */
+                    seqs: number[];
                 };
             };
         };
