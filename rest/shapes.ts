@@ -281,6 +281,10 @@ const SHARE_LINK_LABEL: JsonSchema = { minLength: 1, maxLength: 200, pattern: '\
 /** A line's segments (corrections): at least one committed seq. */
 const SEQS: JsonSchema = { minItems: 1, items: { type: 'integer', format: 'int32', minimum: 0 } };
 
+/** A voice's name and colour (src/voices/service.ts: MAX_NAME, MAX_COLOR). */
+const VOICE_NAME: JsonSchema = { minLength: 1, maxLength: 100 };
+const VOICE_COLOR: JsonSchema = { maxLength: 32 };
+
 /** A broadcast's code and password (src/broadcasts/service.ts: CODE_PATTERN, MIN_PASSWORD, MAX_PASSWORD). */
 const BROADCAST_CODE: JsonSchema = { minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$' };
 const BROADCAST_PASSWORD: JsonSchema = { minLength: 4, maxLength: 200 };
@@ -328,6 +332,20 @@ const INPUT_RULES: Record<string, JsonSchema> = {
   'LineEditInput.seqs': SEQS,
   'LineEditInput.text': { minLength: 1 },
   'RetranscribeInput.seqs': SEQS,
+  'CreateVoiceInput.name': VOICE_NAME,
+  'CreateVoiceInput.color': VOICE_COLOR,
+  'CreateVoiceInput.gender': { enum: ['female', 'male', null] },
+  'CreateVoiceInput.consent': { default: false },
+  'CreateVoiceInput.draft': { default: false },
+  'CreateVoiceFromSpeakerInput.speaker': { minimum: 0 },
+  'CreateVoiceFromSpeakerInput.name': VOICE_NAME,
+  'CreateVoiceFromSpeakerInput.color': VOICE_COLOR,
+  'CreateVoiceFromSpeakerInput.consent': { default: false },
+  'UpdateVoiceInput.name': { ...VOICE_NAME, nullable: false },
+  'UpdateVoiceInput.color': VOICE_COLOR,
+  'UpdateVoiceInput.enabled': { nullable: false },
+  'UpdateVoiceInput.consent': { nullable: false, enum: [true] },
+  'UpdateVoiceInput.draft': { nullable: false, enum: [false] },
   'SettingsPatchInput.spokenLanguage': { pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$' },
   'SettingsPatchInput.voiceByLang': VOICE_PINS,
   'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },

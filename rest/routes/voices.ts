@@ -14,7 +14,7 @@ import {
   type CreateVoiceFromSpeakerInput, type CreateVoiceInput, DeleteVoiceDocument, UpdateVoiceDocument, type UpdateVoiceInput,
   VoiceDocument, VoiceFieldsFragmentDoc, VoicesDocument,
 } from '../../src/generated/graphql.js';
-import { fragmentSchema, pageSchema, resultSchema } from '../shapes.js';
+import { fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes.js';
 import { isStagedSample, MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { readMultipart } from '../multipart.js';
 import { accessTokenParam, personFromAccessToken } from './recordings.js';
@@ -23,7 +23,6 @@ import { graphqlRoute, type JsonSchema, type RouteEntry, type RouteParameter, ty
 
 /** Multipart framing around the sample: a body whose Content-Length exceeds the limit by more is refused unread. */
 const MULTIPART_SLACK_BYTES = 64 * 1024;
-const nullableString = { type: 'string', nullable: true };
 
 export const voiceSchema = fragmentSchema(VoiceFieldsFragmentDoc);
 
@@ -151,18 +150,7 @@ export const voiceRoutes: RouteEntry[] = [
       schema: {
         type: 'object', required: ['meta', 'sample'],
         properties: {
-          meta: {
-            type: 'object', additionalProperties: false, required: ['name'],
-            properties: {
-              name: { type: 'string', minLength: 1, maxLength: 100 },
-              color: { ...nullableString, maxLength: 32 },
-              gender: { type: 'string', nullable: true, enum: ['female', 'male', null] },
-              sampleUrl: { ...nullableString, description: 'Where the sample came from (http or https), kept for your records; not '
-                + 'fetched.' },
-              consent: { type: 'boolean', default: false },
-              draft: { type: 'boolean', default: false },
-            },
-          },
+          meta: inputSchema('CreateVoiceInput'),
           sample: { type: 'string', format: 'binary' },
         },
       },
@@ -180,18 +168,7 @@ export const voiceRoutes: RouteEntry[] = [
       + '201 with the voice `training`; naming labels the speaker in the transcript.',
     description: `The sample is the speaker's segments (those labelled \`speaker\`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least ${MIN_SPEAKER_S} s of that speaker: the refusal (400 naming \`speaker\`) states how much exists (\`details.speechS\`, \`details.requiredS\`). Without \`consent: true\` (false is the default) the clone is refused (403 \`forbidden\`, \`details.reason: consent_required\`). The speaker is named \`name\` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).`,
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false, required: ['recordingId', 'speaker', 'name'],
-        properties: {
-          recordingId: { type: 'string' },
-          speaker: { type: 'integer', format: 'int32', minimum: 0 },
-          name: { type: 'string', minLength: 1, maxLength: 100 },
-          color: { ...nullableString, maxLength: 32 },
-          consent: { type: 'boolean', default: false, description: 'The person speaking agreed; without it the clone is refused (403).' },
-        },
-      },
-    },
+    request: { schema: inputSchema('CreateVoiceFromSpeakerInput') },
     document: CreateVoiceFromSpeakerDocument,
     // The service's parser first: an unknown field or a wrong type is refused naming it, before GraphQL coercion.
     variables: ({ body }) => {
@@ -218,19 +195,7 @@ export const voiceRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'patch', path: '/v1/voices/{id}', operationId: 'updateVoice', tags: ['voices'],
     auth: { mode: 'userOrKey', scopes: ['write'] },
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false,
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 100 },
-          color: { ...nullableString, maxLength: 32, description: '`\'\'` or null clears it.' },
-          enabled: { type: 'boolean', description: 'false: not offered by `GET /v1/voices/available` (and not spoken by new renders); '
-            + 'true again switches it back on.' },
-          consent: { type: 'boolean', enum: [true], description: 'A draft\'s consent.' },
-          draft: { type: 'boolean', enum: [false], description: 'Trains a draft (needs consent).' },
-        },
-      },
-    },
+    request: { schema: inputSchema('UpdateVoiceInput') },
     document: UpdateVoiceDocument,
     variables: ({ params, body }) => {
       parseVoicePatch(body);

@@ -165,7 +165,7 @@ export type CreateTranscriptionInput = {
 /** CreateVoiceFromSpeaker: a recording's speaker becomes a voice (at least 30 s of that speaker); naming labels the speaker in the transcript. */
 export type CreateVoiceFromSpeakerInput = {
   color?: string | null | undefined;
-  /** Default false; must be true (the speaker agreed to have their voice cloned). */
+  /** Default false; must be true (the speaker agreed to have their voice cloned): without it the clone is refused (403). */
   consent?: boolean | null | undefined;
   name: string;
   recordingId: string;
@@ -337,12 +337,13 @@ export type UpdateTranscriptionInput = {
 
 /** Any of name, color ('' clears), enabled; a draft also takes consent: true and draft: false (which starts training). Fields left out stay. */
 export type UpdateVoiceInput = {
+  /** `''` or null clears it. */
   color?: string | null | undefined;
   /** Only true (a draft's consent); consent is withdrawn by deleting the voice. */
   consent?: boolean | null | undefined;
   /** Only false: trains a draft (with consent). */
   draft?: boolean | null | undefined;
-  /** false switches the voice off: kept, but no longer offered by `availableVoices`. */
+  /** false switches the voice off: kept, but no longer offered by `availableVoices` (`GET /v1/voices/available`) nor spoken by new renders; true again switches it back on. */
   enabled?: boolean | null | undefined;
   name?: string | null | undefined;
 };

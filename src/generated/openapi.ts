@@ -24805,17 +24805,27 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
+                    /** @description CreateVoice: what the sample is to become. A voice is trained only with `consent: true` and not as a `draft`. */
                     meta: {
-                        name: string;
                         color?: string | null;
-                        /** @enum {string|null} */
+                        /**
+                         * @description Default false; must be true to train (the person speaking agreed to have their voice cloned).
+                         * @default false
+                         */
+                        consent?: boolean | null;
+                        /**
+                         * @description Default false; true keeps the voice untrained until an update gives consent and `draft: false`.
+                         * @default false
+                         */
+                        draft?: boolean | null;
+                        /**
+                         * @description `female` or `male`; default: what the pitch suggests.
+                         * @enum {string|null}
+                         */
                         gender?: "female" | "male" | null;
+                        name: string;
                         /** @description Where the sample came from (http or https), kept for your records; not fetched. */
                         sampleUrl?: string | null;
-                        /** @default false */
-                        consent?: boolean;
-                        /** @default false */
-                        draft?: boolean;
                     };
                     /** Format: binary */
                     sample: string;
@@ -25018,16 +25028,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    recordingId: string;
-                    /** Format: int32 */
-                    speaker: number;
-                    name: string;
                     color?: string | null;
                     /**
-                     * @description The person speaking agreed; without it the clone is refused (403).
+                     * @description Default false; must be true (the speaker agreed to have their voice cloned): without it the clone is refused (403).
                      * @default false
                      */
-                    consent?: boolean;
+                    consent?: boolean | null;
+                    name: string;
+                    recordingId: string;
+                    /**
+                     * Format: int32
+                     * @description The speaker index as segments label it (from 0).
+                     */
+                    speaker: number;
                 };
             };
         };
@@ -25558,21 +25571,21 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    name?: string;
                     /** @description `''` or null clears it. */
                     color?: string | null;
-                    /** @description false: not offered by `GET /v1/voices/available` (and not spoken by new renders); true again switches it back on. */
-                    enabled?: boolean;
                     /**
-                     * @description A draft's consent.
+                     * @description Only true (a draft's consent); consent is withdrawn by deleting the voice.
                      * @enum {boolean}
                      */
                     consent?: true;
                     /**
-                     * @description Trains a draft (needs consent).
+                     * @description Only false: trains a draft (with consent).
                      * @enum {boolean}
                      */
                     draft?: false;
+                    /** @description false switches the voice off: kept, but no longer offered by `availableVoices` (`GET /v1/voices/available`) nor spoken by new renders; true again switches it back on. */
+                    enabled?: boolean;
+                    name?: string;
                 };
             };
         };

@@ -24,7 +24,8 @@ export const CreateVoiceFromSpeakerInput = builder.inputType('CreateVoiceFromSpe
     speaker: t.int({ required: true, description: 'The speaker index as segments label it (from 0).' }),
     name: t.string({ required: true }),
     color: t.string(),
-    consent: t.boolean({ description: 'Default false; must be true (the speaker agreed to have their voice cloned).' }),
+    consent: t.boolean({ description: 'Default false; must be true (the speaker agreed to have their voice cloned): without it the clone '
+      + 'is refused (403).' }),
   }),
 });
 
@@ -33,8 +34,9 @@ export const UpdateVoiceInput = builder.inputType('UpdateVoiceInput', {
     + 'Fields left out stay.',
   fields: (t) => ({
     name: t.string(),
-    color: t.string(),
-    enabled: t.boolean({ description: 'false switches the voice off: kept, but no longer offered by `availableVoices`.' }),
+    color: t.string({ description: '`\'\'` or null clears it.' }),
+    enabled: t.boolean({ description: 'false switches the voice off: kept, but no longer offered by `availableVoices` (`GET '
+      + '/v1/voices/available`) nor spoken by new renders; true again switches it back on.' }),
     consent: t.boolean({ description: 'Only true (a draft\'s consent); consent is withdrawn by deleting the voice.' }),
     draft: t.boolean({ description: 'Only false: trains a draft (with consent).' }),
   }),
