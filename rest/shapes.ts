@@ -16,6 +16,7 @@ import {
   Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLInputField, type GraphQLInputObjectType,
   type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
+import { MAX_KEY_NAME } from '../src/account/service.js';
 import type { JsonSchema } from './types.js';
 
 /** The checked-in SDL (test/core/schema.test.ts fails when it is not the Pothos schema's print). */
@@ -346,6 +347,10 @@ const INPUT_RULES: Record<string, JsonSchema> = {
   'UpdateVoiceInput.enabled': { nullable: false },
   'UpdateVoiceInput.consent': { nullable: false, enum: [true] },
   'UpdateVoiceInput.draft': { nullable: false, enum: [false] },
+  'CropWindowInput.startS': { minimum: 0, default: 0 },
+  'CropWindowInput.endS': { minimum: 0 },
+  'CreateApiKeyInput.name': { minLength: 1, maxLength: MAX_KEY_NAME, pattern: '\\S' },
+  'CreateApiKeyInput.scopes': { minItems: 1, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] } },
   'SettingsPatchInput.spokenLanguage': { pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$' },
   'SettingsPatchInput.voiceByLang': VOICE_PINS,
   'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },

@@ -5,7 +5,7 @@ import {
 import { errors } from '../../src/core/errors.js';
 import { MAX_KEY_NAME } from '../../src/account/service.js';
 import { ref } from '../schemas.js';
-import { fragmentSchema, listSchema } from '../shapes.js';
+import { fragmentSchema, inputSchema, listSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
 /** A body that is not a JSON object never gets here: the router refuses it first (400 `invalid_options` naming `body`). */
@@ -49,17 +49,7 @@ export const accountRoutes: RouteEntry[] = [
     idempotent: true,
     variables: ({ body }) => ({ input: createKeyInput(body) }),
     result: (data) => ({ status: 201, body: data.createApiKey }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false,
-        properties: {
-          name: { type: 'string', nullable: true, minLength: 1, maxLength: MAX_KEY_NAME, pattern: '\\S', description: `Label shown in listings (default: the key prefix). Not blank; at most ${MAX_KEY_NAME} characters.` },
-          scopes: { type: 'array', nullable: true, minItems: 1, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] }, description: 'Default: the creator\'s own; never more (403).' },
-          expiresAt: { type: 'string', format: 'date-time', nullable: true, description: 'RFC 3339, in the future; absent or null: never '
-            + 'expires.' },
-        },
-      },
-    },
+    request: { schema: inputSchema('CreateApiKeyInput') },
     response: { status: 201, description: 'The new key.', schema: fragmentSchema(NewApiKeyFieldsFragmentDoc, { apiKey: ref('ApiKey') }) },
     errors: [
       { status: 400, code: 'invalid_options', description: `An unknown scope or none, a blank name or one over ${MAX_KEY_NAME} characters, or \`expiresAt\` not in the future; \`details.field\` names it.` },

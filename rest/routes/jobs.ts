@@ -5,6 +5,7 @@
 import type { CropWindowInput } from '../../src/generated/graphql.js';
 import { RecordingJobDocument, RetryRecordingJobDocument, StartRecordingJobDocument } from '../../src/generated/graphql.js';
 import { parseCropWindow } from '../../src/jobs/service.js';
+import { inputSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 import { credentialsOf, mediaParam, notFound } from './recordings.js';
 import { jobSchema } from './transcriptions.js';
@@ -40,15 +41,7 @@ export const jobRoutes: RouteEntry[] = [
       return { recordingId: params.id!, window: (body ?? {}) as CropWindowInput };
     },
     result: (data) => ({ status: 200, body: data.startRecordingJob }),
-    request: {
-      schema: {
-        type: 'object', additionalProperties: false,
-        properties: {
-          startS: { type: 'number', nullable: true, minimum: 0, default: 0, description: 'Seconds; absent or null: the start.' },
-          endS: { type: 'number', nullable: true, minimum: 0, description: 'Seconds, greater than `startS`; absent or null: the end.' },
-        },
-      },
-    },
+    request: { schema: inputSchema('CropWindowInput') },
     response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
     errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),

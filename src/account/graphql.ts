@@ -1,4 +1,5 @@
 import { builder } from '../core/builder.js';
+import { MAX_KEY_NAME } from './service.js';
 
 export const AccountType = builder.prismaObject('Account', {
   fields: (t) => ({
@@ -103,9 +104,11 @@ builder.queryFields((t) => ({
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   fields: (t) => ({
-    name: t.string({ required: false, description: 'Label shown in listings (defaults to the key prefix).' }),
-    scopes: t.stringList({ required: false, description: 'read, write, recordings:publish or * (default: the caller\'s own).' }),
-    expiresAt: t.field({ type: 'DateTime', required: false }),
+    name: t.string({ required: false, description: `Label shown in listings (defaults to the key prefix). Not blank; at most ${MAX_KEY_NAME} `
+      + 'characters.' }),
+    scopes: t.stringList({ required: false, description: 'read, write, recordings:publish or * (default: the caller\'s own; never more: '
+      + '403).' }),
+    expiresAt: t.field({ type: 'DateTime', required: false, description: 'RFC 3339, in the future; absent or null: never expires.' }),
   }),
 });
 

@@ -74,10 +74,11 @@ export type CorrectionBatchInput = {
 };
 
 export type CreateApiKeyInput = {
+  /** RFC 3339, in the future; absent or null: never expires. */
   expiresAt?: string | null | undefined;
-  /** Label shown in listings (defaults to the key prefix). */
+  /** Label shown in listings (defaults to the key prefix). Not blank; at most 200 characters. */
   name?: string | null | undefined;
-  /** read, write, recordings:publish or * (default: the caller's own). */
+  /** read, write, recordings:publish or * (default: the caller's own; never more: 403). */
   scopes?: Array<string> | null | undefined;
 };
 
@@ -189,9 +190,9 @@ export type CreateVoiceInput = {
 
 /** CropWindow: the part of the source to transcribe (seconds); transcript times count from `startS`. */
 export type CropWindowInput = {
-  /** Absent or null: to the end. */
+  /** Seconds, greater than `startS`; absent or null: to the end. */
   endS?: number | null | undefined;
-  /** Default 0. */
+  /** Seconds; default 0 (absent or null: the start). */
   startS?: number | null | undefined;
 };
 

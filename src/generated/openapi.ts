@@ -10609,13 +10609,13 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Seconds, greater than `startS`; absent or null: to the end. */
+                    endS?: number | null;
                     /**
-                     * @description Seconds; absent or null: the start.
+                     * @description Seconds; default 0 (absent or null: the start).
                      * @default 0
                      */
                     startS?: number | null;
-                    /** @description Seconds, greater than `startS`; absent or null: the end. */
-                    endS?: number | null;
                 };
             };
         };
@@ -19328,15 +19328,15 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Label shown in listings (default: the key prefix). Not blank; at most 200 characters. */
-                    name?: string | null;
-                    /** @description Default: the creator's own; never more (403). */
-                    scopes?: ("read" | "write" | "recordings:publish" | "*")[] | null;
                     /**
                      * Format: date-time
                      * @description RFC 3339, in the future; absent or null: never expires.
                      */
                     expiresAt?: string | null;
+                    /** @description Label shown in listings (defaults to the key prefix). Not blank; at most 200 characters. */
+                    name?: string | null;
+                    /** @description read, write, recordings:publish or * (default: the caller's own; never more: 403). */
+                    scopes?: ("read" | "write" | "recordings:publish" | "*")[] | null;
                 };
             };
         };

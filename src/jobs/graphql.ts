@@ -9,8 +9,8 @@ import type { JobProgress, JobView } from './service.js';
 export const CropWindowInput = builder.inputType('CropWindowInput', {
   description: 'CropWindow: the part of the source to transcribe (seconds); transcript times count from `startS`.',
   fields: (t) => ({
-    startS: t.float({ description: 'Default 0.' }),
-    endS: t.float({ description: 'Absent or null: to the end.' }),
+    startS: t.float({ description: 'Seconds; default 0 (absent or null: the start).' }),
+    endS: t.float({ description: 'Seconds, greater than `startS`; absent or null: to the end.' }),
   }),
 });
 
