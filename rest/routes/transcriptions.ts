@@ -30,14 +30,17 @@ export const transcriptionSchema = fragmentSchema(TranscriptionFieldsFragmentDoc
 /** CreateTranscription as the `options` part of an upload (`url` absent: a file is sent). */
 const createOptionsSchema = inputSchema('CreateTranscriptionInput');
 
-/** CreateTranscription as a JSON body: a link, so `url` is required. */
-const createFromLinkSchema = inputSchema('CreateTranscriptionInput', { required: ['url'], properties: { url: { minLength: 1 } } });
+/** REST's JSON create is a link: `url` is required (GraphQL's also takes a file). */
+const linkRequired = { required: ['url'], properties: { url: { minLength: 1 } } };
+
+/** CreateTranscription as a JSON body: a link. */
+const createFromLinkSchema = inputSchema('CreateTranscriptionInput', linkRequired);
 
 const notFound = { status: 404, code: 'not_found', description: 'No such transcription in this account.' };
 
 /** A recording upload's options: CreateTranscription without `shareLink`. */
 const uploadOptionsSchema = inputSchema('CreateTranscriptionInput', { omit: ['shareLink'] });
-const uploadFromLinkSchema = inputSchema('CreateTranscriptionInput', { omit: ['shareLink'], required: ['url'], properties: { url: { minLength: 1 } } });
+const uploadFromLinkSchema = inputSchema('CreateTranscriptionInput', { omit: ['shareLink'], ...linkRequired });
 
 /** The `options` part: JSON, checked as soon as it arrives so a bad one is refused before the file is read. */
 function parseOptionsPart(value: string): unknown {

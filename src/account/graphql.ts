@@ -104,8 +104,9 @@ builder.queryFields((t) => ({
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   fields: (t) => ({
-    name: t.string({ required: false, description: `Label shown in listings (defaults to the key prefix). Not blank; at most ${MAX_KEY_NAME} `
-      + 'characters.' }),
+    name: t.string({
+      required: false, description: `Label shown in listings (defaults to the key prefix). Not blank; at most ${MAX_KEY_NAME} characters.`,
+    }),
     scopes: t.stringList({ required: false, description: 'read, write, recordings:publish or * (default: the caller\'s own; never more: '
       + '403).' }),
     expiresAt: t.field({ type: 'DateTime', required: false, description: 'RFC 3339, in the future; absent or null: never expires.' }),

@@ -35,7 +35,9 @@ export const UpdateBroadcastInput = builder.inputType('UpdateBroadcastInput', {
     code: t.string({ description: 'The link listeners open: 3 to 64 lower-case letters, digits and inner hyphens; globally unique (the '
       + 'old code keeps opening the broadcast).' }),
     password: t.string({ description: 'A new password (4 to 200 characters; only its hash is kept); null clears it (only while public).' }),
-    settings: t.field({ type: SettingsPatchInput, description: 'Merged key by key into the stored settings; a key set to null is cleared.' }),
+    settings: t.field({
+      type: SettingsPatchInput, description: 'Merged key by key into the stored settings; a key set to null is cleared.',
+    }),
   }),
 });
 

@@ -106,7 +106,9 @@ export const UpdateTranscriptionInput = builder.inputType('UpdateTranscriptionIn
   description: 'Rename (`name`) or change the default settings (`settings`, merged key by key; null clears a key).',
   fields: (t) => ({
     name: t.string({ description: 'Not blank; at most 300 characters; trimmed.' }),
-    settings: t.field({ type: SettingsPatchInput, description: 'Merged key by key into the stored settings; a key set to null is cleared.' }),
+    settings: t.field({
+      type: SettingsPatchInput, description: 'Merged key by key into the stored settings; a key set to null is cleared.',
+    }),
   }),
 });
 

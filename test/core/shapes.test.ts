@@ -1,6 +1,6 @@
 /**
- * REST response schemas derived from the GraphQL types (rest/shapes.ts): a fragment's selection, with the SDL's
- * nullability and descriptions, the `…At` instants and the rules GraphQL cannot say.
+ * REST schemas derived from the GraphQL types (rest/shapes.ts): a fragment's selection, with the SDL's nullability
+ * and descriptions, the `…At` instants and the rules GraphQL cannot say; and a request body from an input type.
  */
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import {
   AudioSourceCheckFieldsFragmentDoc, BillingUsageChargesDocument, BroadcastFieldsFragmentDoc, JobFieldsFragmentDoc, LanguagesDocument,
   RecordingMediaTokenDocument, ShareLinkFieldsFragmentDoc, TranscriptionFieldsFragmentDoc,
 } from '../../src/generated/graphql.js';
-import { cursorPageSchema, fragmentSchema, listSchema, resultSchema } from '../../rest/shapes.js';
+import { cursorPageSchema, fragmentSchema, inputSchema, listSchema, resultSchema } from '../../rest/shapes.js';
 
 describe('fragmentSchema', () => {
   it('describes what a fragment selects: every field required, nullable ones nullable, instants as date-time', () => {
@@ -87,5 +87,60 @@ describe('fragmentSchema', () => {
     expect(() => fragmentSchema(parse('query Q { me { id } }'))).toThrow('holds no fragment');
     expect(() => fragmentSchema(parse('fragment F on ShareLink { nope }'))).toThrow('ShareLink has no field nope');
     expect(() => fragmentSchema(parse('fragment F on Transcription { job }'))).toThrow('job selects no fields of TranscriptionJob');
+  });
+});
+
+describe('inputSchema', () => {
+  type Schema = Record<string, unknown> & { properties: Record<string, Schema>; items: Schema; required?: string[] };
+
+  it('takes no unknown keys, requires the non-null fields, makes the others nullable and carries the descriptions', () => {
+    const live = inputSchema('CreateLiveTranscriptionInput') as Schema;
+    expect(live).toMatchObject({ type: 'object', additionalProperties: false, required: ['name'] });
+    expect(live.description).toMatch(/^CreateLiveTranscription:/);
+    expect(live.properties.name).not.toHaveProperty('nullable');
+    expect(live.properties.source).toMatchObject({ nullable: true, description: expect.stringContaining('Default: mic') });
+  });
+
+  it('recurses into nested input types, lists enums (with null when nullable) and makes lists arrays', () => {
+    const { properties } = inputSchema('CreateLiveTranscriptionInput') as Schema;
+    expect(properties.settings).toMatchObject({ type: 'object', nullable: true, additionalProperties: false });
+    expect(properties.settings!.description).toMatch(/^SettingsPatch:/);
+    const { speakerLabels } = properties.settings!.properties;
+    expect(speakerLabels).toMatchObject({ type: 'string', nullable: true, enum: ['auto', 'off', 'on', null] });
+    expect(properties.source).toMatchObject({ required: ['kind'], properties: { kind: { type: 'string', enum: ['mic', 'stream'] } } });
+    expect(properties.broadcasts).toMatchObject({ type: 'array', nullable: true, items: { type: 'string' } });
+    const seqs = { type: 'array', items: { type: 'integer', format: 'int32' } };
+    expect(inputSchema('RetranscribeInput')).toMatchObject({ required: ['seqs'], properties: { seqs } });
+  });
+
+  it('applies the input rules: bounds, patterns, defaults, a null refused, a key dropped', () => {
+    const { properties } = inputSchema('CreateTranscriptionInput') as Schema;
+    expect(properties.name).toMatchObject({ type: 'string', nullable: true, minLength: 1, maxLength: 300, pattern: '\\S' });
+    expect(properties.crop).toMatchObject({ type: 'boolean', nullable: true, default: false });
+    const policy = properties.settings!.properties.confidencePolicy!.properties;
+    expect(policy.hideBelow).toMatchObject({ type: 'number', minimum: 0, maximum: 1 });
+    expect(policy.hideBelow).not.toHaveProperty('nullable');
+    expect(policy.suppressCount).toEqual(expect.objectContaining({ type: 'integer', maximum: 4294967295 }));
+    expect(policy.suppressCount).not.toHaveProperty('format');
+    const patch = inputSchema('UpdateVoiceInput') as Schema;
+    expect(patch.properties.consent).toMatchObject({ type: 'boolean', enum: [true] });
+    expect(patch.properties.consent).not.toHaveProperty('nullable');
+  });
+
+  it('takes per-route overrides: a field REST requires, one it leaves out, a patch of a field and of the body', () => {
+    const overrides = { required: ['url'], omit: ['shareLink'], properties: { url: { minLength: 1 } } };
+    const link = inputSchema('CreateTranscriptionInput', overrides) as Schema;
+    expect(link.required).toEqual(['url']);
+    expect(link.properties.url).toMatchObject({ type: 'string', minLength: 1 });
+    expect(link.properties.url).not.toHaveProperty('nullable');
+    expect(link.properties).not.toHaveProperty('shareLink');
+    expect(inputSchema('StartRecordingInput', { schema: { nullable: true } })).toMatchObject({ type: 'object', nullable: true });
+  });
+
+  it('refuses what it cannot derive: an output type, an unknown type or field', () => {
+    expect(() => inputSchema('ShareLink')).toThrow('ShareLink is not an input type');
+    expect(() => inputSchema('NoSuchInput')).toThrow('NoSuchInput is not an input type');
+    expect(() => inputSchema('StartRecordingInput', { required: ['nope'] })).toThrow('StartRecordingInput has no field nope');
+    expect(() => inputSchema('StartRecordingInput', { properties: { nope: {} } })).toThrow('StartRecordingInput has no field nope');
   });
 });
