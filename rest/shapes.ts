@@ -2,8 +2,8 @@
  * REST response schemas derived from the GraphQL schema and the fragment a route's document selects, so a resource's
  * shape is written once (its Pothos type, with the field descriptions) and the REST answer, which is that
  * selection's data, is described by the same source; and request bodies derived from the GraphQL input type the
- * route's document takes (`inputSchema`), which the route passes on as its variables. OpenAPI 3.0 dialect: a nullable GraphQL field is
- * `nullable: true`, every selected field is `required` (GraphQL answers each one, null or not).
+ * route's document takes (`inputSchema`), which the route passes on as its variables. OpenAPI 3.0 dialect: a nullable
+ * GraphQL field is `nullable: true`, every selected field is `required` (GraphQL answers each one, null or not).
  *
  * Scalars: String and ID are strings, Int a 32-bit integer, Float number, Boolean boolean, JSON any value,
  * LanguageMap an object of strings, Frame an object with a string `type`; a String field named `…At` (or
