@@ -352,6 +352,10 @@ const INPUT_RULES: Record<string, JsonSchema> = {
   'CropWindowInput.endS': { minimum: 0 },
   'CreateApiKeyInput.name': { minLength: 1, maxLength: MAX_KEY_NAME, pattern: '\\S' },
   'CreateApiKeyInput.scopes': { minItems: 1, items: { type: 'string', enum: ['read', 'write', 'recordings:publish', '*'] } },
+  'RealtimeSessionOptionsInput.translate': {
+    maxItems: 10, items: { type: 'string', description: 'A language code from `GET /v1/realtime/capabilities` `languages`.' },
+  },
+  'RealtimeSessionOptionsInput.voiceByLang': VOICE_PINS,
   'SettingsPatchInput.spokenLanguage': { pattern: '^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$' },
   'SettingsPatchInput.voiceByLang': VOICE_PINS,
   'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },

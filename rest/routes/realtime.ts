@@ -5,37 +5,20 @@
  * Creating a session runs the `createRealtimeSession` mutation; its stream URL is built from the address this
  * request reached (PUBLIC_URL or the Host header), which the router puts in the context (`ctx.baseUrl`).
  */
-import { REALTIME_MAX_PAYLOAD, LATENCY_MODES } from '../../src/live/index.js';
-import { SPEAKER_LABEL_MODES } from '../../src/meta/service.js';
+import { REALTIME_MAX_PAYLOAD } from '../../src/live/index.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
-import { resultSchema } from '../shapes.js';
+import { inputSchema, resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
 
-const languageCode = { type: 'string', description: 'A language code from `GET /v1/realtime/capabilities` `languages`.' };
+/** The options a session is created with: a null is a default there, as if left out. */
+const sessionOptionsSchema = inputSchema('RealtimeSessionOptionsInput');
 
-const sessionOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    spokenLanguage: { type: 'string', nullable: true, description: 'Absent, empty or `auto`: detect.' },
-    translate: { type: 'array', items: languageCode, maxItems: 10, description: 'Target languages; `[]` is off.' },
-    speakerLabels: {
-      type: 'string', enum: SPEAKER_LABEL_MODES,
-      description: '`on` or `auto`: each commit gets a provisional `speaker` (from 0, `speakerProvisional: true`, `speakerConfidence`), '
-        + 'assigned online from what was heard so far; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, '
-        + '`speakerProvisional: false`) settles it once about 20 s more speech was labelled, and at the end every label is settled. '
-        + 'Drafts carry the speaker they would get now. `off` (the default at creation): -1. Turned on by `session.update`, labels '
-        + 'start from that point; earlier segments are not labelled.',
-    },
-    latencyMode: { type: 'string', enum: LATENCY_MODES },
-    llmFix: { type: 'boolean', description: 'AI-assisted auto-fix: each committed line is fixed by the chat model the server names in '
-      + '`LLM_FIX_API_URL` (`transcript.latency` says how each ended; a late fix comes as `transcript.amended`). A server without one '
-      + 'answers `true` with 400 `invalid_options` naming `llmFix` (false is accepted).' },
-    voice: { type: 'array', items: { type: 'string' }, description: 'Languages to speak, or `lang:voice` pairs.' },
-    voiceByLang: { type: 'object', additionalProperties: { type: 'string' }, description: 'Language code → voice; `{}` clears every pin.' },
-  },
-};
+/** `session.update` changes only what it names, so a null there is refused (but `spokenLanguage`'s: detect). */
+const notNull = ['translate', 'speakerLabels', 'latencyMode', 'llmFix', 'voice', 'voiceByLang'];
+const sessionUpdateSchema = inputSchema('RealtimeSessionOptionsInput', {
+  properties: Object.fromEntries(notNull.map((name) => [name, { nullable: false }])),
+});
 
 const committedSegmentSchema = {
   type: 'object',
@@ -87,7 +70,7 @@ export const realtimeFrames: SocketRoute['frames'] = {
       client: [
         { type: 'eof', description: 'Flush, final commits, `session.done`, close.' },
         { type: 'cancel', description: 'Stop at once and drop the rest.' },
-        { type: 'session.update', description: 'Any of the session options; left-out fields are unchanged.', schema: sessionOptionsSchema },
+        { type: 'session.update', description: 'Any of the session options; left-out fields are unchanged.', schema: sessionUpdateSchema },
         { type: 'clock', description: '`pcm` cumulative captured samples (16 kHz), `wall` seconds since capture start: lost capture '
           + 'becomes `gapBefore`.' },
       ],

@@ -24111,25 +24111,25 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Absent, empty or `auto`: detect. */
-                    spokenLanguage?: string | null;
-                    /** @description Target languages; `[]` is off. */
-                    translate?: string[];
+                    /** @enum {string|null} */
+                    latencyMode?: "accuracy" | "auto" | "fast" | null;
+                    /** @description AI-assisted auto-fix: each committed line is fixed by the chat model the server names in `LLM_FIX_API_URL` (`transcript.latency` says how each ended; a late fix comes as `transcript.amended`). A server without one answers `true` with 400 `invalid_options` naming `llmFix` (false is accepted). */
+                    llmFix?: boolean | null;
                     /**
                      * @description `on` or `auto`: each commit gets a provisional `speaker` (from 0, `speakerProvisional: true`, `speakerConfidence`), assigned online from what was heard so far; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, `speakerProvisional: false`) settles it once about 20 s more speech was labelled, and at the end every label is settled. Drafts carry the speaker they would get now. `off` (the default at creation): -1. Turned on by `session.update`, labels start from that point; earlier segments are not labelled.
-                     * @enum {string}
+                     * @enum {string|null}
                      */
-                    speakerLabels?: "auto" | "on" | "off";
-                    /** @enum {string} */
-                    latencyMode?: "auto" | "fast" | "accuracy";
-                    /** @description AI-assisted auto-fix: each committed line is fixed by the chat model the server names in `LLM_FIX_API_URL` (`transcript.latency` says how each ended; a late fix comes as `transcript.amended`). A server without one answers `true` with 400 `invalid_options` naming `llmFix` (false is accepted). */
-                    llmFix?: boolean;
+                    speakerLabels?: "auto" | "off" | "on" | null;
+                    /** @description A language code of `realtimeCapabilities.languages`; absent, empty or `auto`: detect. */
+                    spokenLanguage?: string | null;
+                    /** @description Target language codes (at most 10); `[]` is off. */
+                    translate?: string[] | null;
                     /** @description Languages to speak, or `lang:voice` pairs. */
-                    voice?: string[];
-                    /** @description Language code → voice; `{}` clears every pin. */
+                    voice?: string[] | null;
+                    /** @description An open map: language code → voice name; `{}` clears every pin. */
                     voiceByLang?: {
                         [key: string]: string;
-                    };
+                    } | null;
                 };
             };
         };

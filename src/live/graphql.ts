@@ -13,10 +13,18 @@ export const RealtimeSessionOptionsInput = builder.inputType('RealtimeSessionOpt
   fields: (t) => ({
     spokenLanguage: t.string({ description: 'A language code of `realtimeCapabilities.languages`; absent, empty or `auto`: detect.' }),
     translate: t.stringList({ description: 'Target language codes (at most 10); `[]` is off.' }),
-    speakerLabels: t.field({ type: SpeakerLabels }),
+    speakerLabels: t.field({
+      type: SpeakerLabels,
+      description: '`on` or `auto`: each commit gets a provisional `speaker` (from 0, `speakerProvisional: true`, `speakerConfidence`), '
+        + 'assigned online from what was heard so far; a `transcript.speaker` frame (`seq`, `speaker`, `speakerConfidence`, '
+        + '`speakerProvisional: false`) settles it once about 20 s more speech was labelled, and at the end every label is settled. '
+        + 'Drafts carry the speaker they would get now. `off` (the default at creation): -1. Turned on by `session.update`, labels '
+        + 'start from that point; earlier segments are not labelled.',
+    }),
     latencyMode: t.field({ type: LatencyMode }),
-    llmFix: t.boolean({ description: 'AI-assisted auto-fix by the chat model the server names (LLM_FIX_API_URL); a server without one '
-      + 'refuses true (invalid_options naming llmFix).' }),
+    llmFix: t.boolean({ description: 'AI-assisted auto-fix: each committed line is fixed by the chat model the server names in '
+      + '`LLM_FIX_API_URL` (`transcript.latency` says how each ended; a late fix comes as `transcript.amended`). A server without one '
+      + 'answers `true` with 400 `invalid_options` naming `llmFix` (false is accepted).' }),
     voice: t.stringList({ description: 'Languages to speak, or `lang:voice` pairs.' }),
     voiceByLang: t.field({ type: 'JSON', description: 'An open map: language code → voice name; `{}` clears every pin.' }),
   }),
