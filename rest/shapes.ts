@@ -360,7 +360,8 @@ const INPUT_RULES: Record<string, JsonSchema> = {
   'SettingsPatchInput.voiceByLang': VOICE_PINS,
   'ConfidencePolicyInput.hideBelow': { nullable: false, minimum: 0, maximum: 1 },
   'ConfidencePolicyInput.lowThreshold': { nullable: false, minimum: 0, maximum: 1 },
-  // Stored as a uint32 (src/transcript/confidence.ts), wider than GraphQL's Int.
+  // The service's range, a uint32 (src/transcript/confidence.ts), as REST has always documented it; GraphQL's Int
+  // coercion refuses more than 2^31 - 1 on the routes that run the mutation.
   'ConfidencePolicyInput.suppressCount': { nullable: false, format: undefined, minimum: 0, maximum: 4294967295 },
 };
 
