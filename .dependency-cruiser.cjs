@@ -52,7 +52,8 @@ const OUTSIDE_THE_GRAPH = ['core', 'entry', 'generated', 'sdk', 'cli'];
 const moduleGraphRules = [
   ...Object.entries(MODULE_GRAPH).map(([module, allowed]) => ({
     name: `module-graph-${module}`, severity: 'error',
-    comment: `src/${module} may import ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'no other module'} (and src/core): MODULE_GRAPH.`,
+    comment: `src/${module} may import ${allowed.length ? allowed.map((name) => `src/${name}`).join(', ') : 'no other module'} (and `
+      + `src/core): MODULE_GRAPH.`,
     from: { path: `^src/${module}/` },
     to: { path: `^src/(?!(?:${[...OUTSIDE_THE_GRAPH, module, ...allowed].join('|')})/)[^/]+/` },
   })),
@@ -72,15 +73,25 @@ module.exports = {
       comment: 'Another module is reached only through its face: index.ts, service.ts or graphql.ts (and its *-graphql.ts parts) at its '
         + 'top (index.ts re-exports what others use of its other files), so what a module keeps to itself can change without touching '
         + 'its users.',
-      from: { path: '^src/([^/]+)/' }, to: { path: `^src/(?!(?:${['core', 'generated', 'sdk', 'cli', 'entry'].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)`, pathNot: '^src/$1/' },
+      from: { path: '^src/([^/]+)/' }, to: {
+        path: `^src/(?!(?:${[
+          'core', 'generated', 'sdk', 'cli', 'entry',
+        ].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)`,
+        pathNot: '^src/$1/',
+      },
     },
     {
       name: 'module-faces-from-adapters', severity: 'error',
       comment: 'rest/, the processors and the assembled schema reach a module only through its face (index.ts, service.ts, graphql.ts and '
         + '*-graphql.ts), as modules do.',
-      from: { path: '^(rest/|workers/(?!engine/)|src/graphql-schema\\.ts$)' }, to: { path: `^src/(?!(?:${['core', 'generated', 'sdk', 'cli', 'entry'].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)` },
+      from: { path: '^(rest/|workers/(?!engine/)|src/graphql-schema\\.ts$)' }, to: { path: `^src/(?!(?:${[
+        'core', 'generated', 'sdk', 'cli', 'entry',
+      ].join('|')})/)[^/]+/(?!(?:index|service|graphql|[a-z-]*-graphql)\\.ts$)` },
     },
-    { name: 'no-cycles', severity: 'error', comment: 'No import cycles, through types either.', from: { path: '^(src|rest|workers)/' }, to: { circular: true } },
+    {
+      name: 'no-cycles', severity: 'error', comment: 'No import cycles, through types either.', from: { path: '^(src|rest|workers)/' },
+      to: { circular: true },
+    },
     {
       name: 'engine-is-a-leaf', severity: 'error',
       comment: 'The speech engine imports nothing from the gateway; its errors are its own (mapped to the envelope at the edge).',

@@ -90,13 +90,19 @@ export interface Clip {
 
 /** The held-out corpus. */
 export function heldOutClips(): Clip[] {
-  const entries = JSON.parse(readFileSync(fixture('bench/clips.json'), 'utf8')) as { file: string; language: string; reference: string; tags: string[] }[];
-  return entries.map((entry) => ({ name: entry.file, file: fixture(`bench/${entry.file}`), language: entry.language, reference: entry.reference, tags: entry.tags }));
+  const entries = JSON.parse(readFileSync(fixture('bench/clips.json'), 'utf8')) as {
+    file: string; language: string; reference: string; tags: string[];
+  }[];
+  return entries.map((entry) => ({
+    name: entry.file, file: fixture(`bench/${entry.file}`), language: entry.language, reference: entry.reference, tags: entry.tags,
+  }));
 }
 
 /** The old debug clips (tagged with their set: fixtures, librivox, cards). */
 export function fixtureClips(): Clip[] {
-  const clip = (set: string, name: string, language: string, reference: string): Clip => ({ name, file: fixture(name), language, reference, tags: [set] });
+  const clip = (set: string, name: string, language: string, reference: string): Clip => ({
+    name, file: fixture(name), language, reference, tags: [set],
+  });
   const clips = [
     clip('fixtures', 'goforward.wav', 'en', 'go forward ten meters'),
     clip('fixtures', 'espeak-en.wav', 'en', 'The weather is nice today. We are going to the park to play football with our friends.'),
@@ -159,7 +165,9 @@ export function referenceEdits(reference: readonly string[], hypothesis: readonl
   for (let r = 0; r <= reference.length; r++) {
     const row = [r];
     for (let h = 1; h <= hypothesis.length; h++) {
-      row.push(r === 0 ? h : Math.min(distance[r - 1]![h - 1]! + (reference[r - 1] === hypothesis[h - 1] ? 0 : 1), distance[r - 1]![h]! + 1, row[h - 1]! + 1));
+      row.push(r === 0 ? h : Math.min(
+        distance[r - 1]![h - 1]! + (reference[r - 1] === hypothesis[h - 1] ? 0 : 1), distance[r - 1]![h]! + 1, row[h - 1]! + 1,
+      ));
     }
     distance.push(row);
   }
@@ -210,7 +218,9 @@ function scoreClip(clip: Clip, hypothesis: string, spellings: Spellings): ClipSc
   };
 }
 
-const total = (scores: readonly ClipScore[], count: 'words' | 'errors' | 'deletions' | 'insertions') => scores.reduce((sum, score) => sum + score[count], 0);
+const total = (scores: readonly ClipScore[], count: 'words' | 'errors' | 'deletions' | 'insertions') => scores.reduce(
+  (sum, score) => sum + score[count], 0,
+);
 
 /** `part` of `whole` as `12.3 % (4/33)` (without the counts: `12.3 %`), or — of nothing. */
 const ratioCell = (part: number, whole: number, counts = true) =>
@@ -223,7 +233,10 @@ function subsetCell(subset: Subset, scores: readonly ClipScore[], clips: readonl
   const members = scores.filter((_, i) => subset.has(clips[i]!));
   if (!subset.byLanguage) return werCell(members);
   const languages = [...new Set(members.map((score) => score.language))];
-  return `${werCell(members)} [${languages.map((language) => `${language} ${werCell(members.filter((score) => score.language === language), false)}`).join(', ')}]`;
+  return `${werCell(members)} `
+    + `[${languages.map(
+      (language) => `${language} ${werCell(members.filter((score) => score.language === language), false)}`,
+    ).join(', ')}]`;
 }
 
 const lastWords = (text: string, count = 6) => {
@@ -235,7 +248,8 @@ const orNone = (lines: string[]) => (lines.length ? lines : ['  none']);
 
 /** `name: reference "… last words" / hypothesis "… last words"` for each clip with a lost ending. */
 const endingLines = (scores: readonly ClipScore[], label = 'hypothesis') =>
-  scores.filter((score) => score.lostEnding).map((score) => `  ${score.clip}: reference "${lastWords(score.reference)}" / ${label} "${lastWords(score.hypothesis)}"`);
+  scores.filter((score) => score.lostEnding).map((score) => `  ${score.clip}: reference "${lastWords(score.reference)}" / ${label} `
+    + `"${lastWords(score.hypothesis)}"`);
 
 // ---------------------------------------------------------------------------------------------------------------
 // File part
@@ -264,7 +278,9 @@ function cpuSecondsSince(before: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1e6;
 }
 
-async function transcribeClips(engine: SpeechEngine, beamSize: number, clips: readonly Clip[], spellings: Spellings, lecture: boolean): Promise<FileRow> {
+async function transcribeClips(
+  engine: SpeechEngine, beamSize: number, clips: readonly Clip[], spellings: Spellings, lecture: boolean,
+): Promise<FileRow> {
   const row: FileRow = { model: engine.modelName, beamSize, scores: [], audioS: 0, processingS: 0, cpuS: 0, lectureRtf: null };
   const cpuBefore = process.cpuUsage();
   for (const clip of clips) {
@@ -304,7 +320,10 @@ function fileTableRow(row: FileRow, subsets: readonly Subset[], clips: readonly 
 }
 
 function fileTable(rows: readonly FileRow[], subsets: readonly Subset[], clips: readonly Clip[]): string[] {
-  const header = ['model', 'decoding', ...subsets.map((subset) => `WER ${subset.name}`), 'lost endings', 'uncovered speech (clips)', 're-decoded', 'real-time factor', 'CPU s / audio s', 'real-time factor (60 s lecture)', 'audio s'];
+  const header = [
+    'model', 'decoding', ...subsets.map((subset) => `WER ${subset.name}`), 'lost endings', 'uncovered speech (clips)', 're-decoded',
+    'real-time factor', 'CPU s / audio s', 'real-time factor (60 s lecture)', 'audio s',
+  ];
   return [
     `| ${header.join(' | ')} |`,
     `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`,
@@ -338,9 +357,14 @@ async function whisperCppClips(anchor: WhisperCpp, beamSize: number, clips: read
   const [wav, out] = [join(dir, 'clip.wav'), join(dir, 'clip')];
   try {
     for (const clip of clips) {
-      await run(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-y', '-i', clip.file, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', wav]);
+      await run(ffmpegPath(), [
+        '-nostdin', '-loglevel', 'error', '-y', '-i', clip.file, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', wav,
+      ]);
       row.audioS += (await probeAudio(wav)).durationS;
-      const args = ['-m', anchor.model, '-f', wav, '-l', clip.language, '-t', String(cpus().length), '-bs', String(beamSize), '-bo', '2', '-np', '-otxt', '-of', out];
+      const args = [
+        '-m', anchor.model, '-f', wav, '-l', clip.language, '-t', String(cpus().length), '-bs', String(beamSize), '-bo', '2', '-np',
+        '-otxt', '-of', out,
+      ];
       const started = performance.now();
       await run(anchor.cli, args, { maxBuffer: 64 << 20, env: { OMP_WAIT_POLICY: 'passive', ...process.env } });
       row.processingS += (performance.now() - started) / 1000;
@@ -353,7 +377,10 @@ async function whisperCppClips(anchor: WhisperCpp, beamSize: number, clips: read
   return row;
 }
 
-async function filePart(clips: readonly Clip[], subsets: readonly Subset[], models: readonly string[], beamSizes: readonly number[], lecture: boolean, anchor: WhisperCpp | undefined, log: (line: string) => void): Promise<FileRow[]> {
+async function filePart(
+  clips: readonly Clip[], subsets: readonly Subset[], models: readonly string[], beamSizes: readonly number[], lecture: boolean,
+  anchor: WhisperCpp | undefined, log: (line: string) => void,
+): Promise<FileRow[]> {
   const rows: FileRow[] = [];
   for (const model of models) {
     const engine = await SpeechEngine.load({ model });
@@ -405,7 +432,9 @@ async function inPool<T, R>(items: readonly T[], width: number, fn: (item: T, in
   return results;
 }
 
-async function livePart(clips: readonly Clip[], concurrency: number, log: (line: string) => void): Promise<{ recorded: LiveClip[]; failed: string[] }> {
+async function livePart(clips: readonly Clip[], concurrency: number, log: (line: string) => void): Promise<{
+  recorded: LiveClip[]; failed: string[];
+}> {
   // The gateway's live model and the worker's accurate one read the spellings of their own model directory;
   // the score uses the accurate model's (the same table in every Whisper model).
   const spellings = loadSpellings(resolveModelDir({ model: DEFAULT_MODELS.accurate }));
@@ -418,8 +447,12 @@ async function livePart(clips: readonly Clip[], concurrency: number, log: (line:
     const recorded = await inPool(clips, concurrency, async (clip): Promise<LiveClip | null> => {
       try {
         const live = await recordClipLive(services, clip.file, { name: `accuracy ${clip.name}`, language: clip.language });
-        const result = { clip: clip.name, paused: scoreClip(clip, live.pausedText, spellings), finalized: scoreClip(clip, live.finalizedText, spellings), finalizeS: live.finalizeS, problems: live.problems };
-        log(`  ${clip.name}: paused ${werCell([result.paused])}, finalized ${werCell([result.finalized])}, stop → finalized ${live.finalizeS.toFixed(1)} s${live.problems.length ? `; ${live.problems.join('; ')}` : ''}`);
+        const result = {
+          clip: clip.name, paused: scoreClip(clip, live.pausedText, spellings), finalized: scoreClip(clip, live.finalizedText, spellings),
+          finalizeS: live.finalizeS, problems: live.problems,
+        };
+        log(`  ${clip.name}: paused ${werCell([result.paused])}, finalized ${werCell([result.finalized])}, stop → finalized `
+          + `${live.finalizeS.toFixed(1)} s${live.problems.length ? `; ${live.problems.join('; ')}` : ''}`);
         return result;
       } catch (error) {
         failed.push(`${clip.name}: ${(error as Error).message}`);
@@ -459,7 +492,11 @@ function liveTable(recorded: readonly LiveClip[], failed: readonly string[]): st
     `| ${cells.join(' | ')} |`,
     '',
     'Clips with a lost ending or a shortened finalized text (reference / paused / finalized last words):',
-    ...orNone(ends.map((clip) => `  ${clip.clip}${clip.paused.lostEnding ? ' [paused lost]' : ''}${clip.finalized.lostEnding ? ' [finalized lost]' : ''}${shortened(clip) ? ' [shortened]' : ''}: "${lastWords(clip.paused.reference)}" / "${lastWords(clip.paused.hypothesis)}" / "${lastWords(clip.finalized.hypothesis)}"`)),
+    ...orNone(ends.map(
+      (clip) => `  ${clip.clip}${clip.paused.lostEnding ? ' [paused lost]' : ''}${clip.finalized.lostEnding ? ' [finalized lost]' : ''}`
+        + `${shortened(clip) ? ' [shortened]' : ''}: "${lastWords(clip.paused.reference)}" / "${lastWords(clip.paused.hypothesis)}" / `
+        + `"${lastWords(clip.finalized.hypothesis)}"`,
+    )),
     ...recorded.flatMap((clip) => clip.problems.map((problem) => `  ${clip.clip}: ${problem}`)),
     ...failed.map((line) => `  failed ${line}`),
   ];
@@ -512,7 +549,10 @@ export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise
     const before = load();
     log(`accuracy bench: ${cpus().length} cores, load average ${before}; ${clips.length} clips (${set})`);
     fileRows = await filePart(clips, subsets, models, beamSizes, lecture, anchor, log);
-    lines.push(`### Files (${clips.length} clips, ${set === 'fixtures' ? 'the debug fixtures' : 'test/fixtures/bench'})`, '', ...fileTable(fileRows, subsets, clips), '');
+    lines.push(
+      `### Files (${clips.length} clips, ${set === 'fixtures' ? 'the debug fixtures' : 'test/fixtures/bench'})`, '',
+      ...fileTable(fileRows, subsets, clips), '',
+    );
     lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end.`, '');
   }
   if (runLive) {
@@ -520,9 +560,11 @@ export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise
     const started = performance.now();
     const { recorded, failed } = await livePart(liveClips, concurrency, log);
     live = recorded;
-    lines.push(`### Live (${liveClips.length} English clean clips at real time + 3 s of silence, ${concurrency} at once; live model ${DEFAULT_MODELS.fast}, catch-up ${DEFAULT_MODELS.accurate} unless MODEL_FAST / MODEL_ACCURATE say otherwise)`, '');
+    lines.push(`### Live (${liveClips.length} English clean clips at real time + 3 s of silence, ${concurrency} at once; live model `
+      + `${DEFAULT_MODELS.fast}, catch-up ${DEFAULT_MODELS.accurate} unless MODEL_FAST / MODEL_ACCURATE say otherwise)`, '');
     lines.push(...liveTable(recorded, failed), '');
-    lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+    lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end; `
+      + `${((performance.now() - started) / 1000).toFixed(0)} s.`);
   }
   if (out) {
     writeFileSync(out, `${JSON.stringify({ set, file: fileRows, live }, null, 2)}\n`);

@@ -23,7 +23,13 @@ import { TEST_PLANS } from '../test/helpers/billing.js';
 
 interface AdmissionRun { p50Ms: number; p95Ms: number; perSecond: number; refused: number }
 
-const PLANS = { ...TEST_PLANS, signupCredit: 1_000_000, plans: [{ id: 'payg', name: 'Bench', rates: { file: 0.01, live: 0.01, minimumSeconds: 1 }, limits: { concurrentTranscriptions: 2, createsPerHour: 1_000_000, createsPerHourUnpaid: 1_000_000 } }] };
+const PLANS = {
+  ...TEST_PLANS, signupCredit: 1_000_000,
+  plans: [{
+    id: 'payg', name: 'Bench', rates: { file: 0.01, live: 0.01, minimumSeconds: 1 },
+    limits: { concurrentTranscriptions: 2, createsPerHour: 1_000_000, createsPerHourUnpaid: 1_000_000 },
+  }],
+};
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 
@@ -38,7 +44,10 @@ async function admissionRun(env: Record<string, string>, creates: number, parall
         const i = next++;
         const at = performance.now();
         // A loopback link nobody answers: the job fails at fetching, so the bench measures the create itself.
-        const res = await fetch(`${base}/v1/transcriptions`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:9/bench-${i}.mp3`, name: `bench ${i}` }) });
+        const res = await fetch(`${base}/v1/transcriptions`, {
+          method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `http://127.0.0.1:9/bench-${i}.mp3`, name: `bench ${i}` }),
+        });
         latencies.push(performance.now() - at);
         if (res.status !== 201) refused++;
         await res.arrayBuffer();
@@ -57,7 +66,9 @@ async function meteringRun(points: number): Promise<number> {
   try {
     const accountId = 'acct_bench_metering';
     await db.prisma.account.create({ data: { id: accountId, name: 'bench' } });
-    const charge = await db.prisma.charge.create({ data: { id: 'chg_bench', accountId, kind: 'live', source: 'dashboard', name: 'bench', state: 'open', rateMicros: 600_000, minimumSeconds: 1 } });
+    const charge = await db.prisma.charge.create({ data: {
+      id: 'chg_bench', accountId, kind: 'live', source: 'dashboard', name: 'bench', state: 'open', rateMicros: 600_000, minimumSeconds: 1,
+    } });
     const started = performance.now();
     for (let point = 1; point <= points; point++) {
       await db.prisma.$transaction(async (tx) => meterCharge(tx, await lockBillingAccount(tx, settings, accountId), charge, point * 60));
@@ -78,14 +89,16 @@ export async function benchBilling(): Promise<{ table: string }> {
   const off = await admissionRun({}, creates, parallel);
   const on = await admissionRun({ BILLING_CONFIG: plansFile }, creates, parallel);
   const perSecond = await meteringRun(points);
-  const row = (name: string, run: AdmissionRun) => `| ${name} | ${creates} × ${parallel} at once | ${run.p50Ms.toFixed(0)} ms | ${run.p95Ms.toFixed(0)} ms | ${run.perSecond.toFixed(1)} /s | ${run.refused} |`;
+  const row = (name: string, run: AdmissionRun) => `| ${name} | ${creates} × ${parallel} at once | ${run.p50Ms.toFixed(0)} ms | `
+    + `${run.p95Ms.toFixed(0)} ms | ${run.perSecond.toFixed(1)} /s | ${run.refused} |`;
   return {
     table: [
       '| creates (link transcriptions) | load | p50 | p95 | throughput | refused |',
       '|---|---:|---:|---:|---:|---:|',
       row('billing off (baseline)', off),
       row('billing on (admission)', on),
-      `| **ratio on/off** | | ${(on.p50Ms / off.p50Ms).toFixed(2)}× | ${(on.p95Ms / off.p95Ms).toFixed(2)}× | ${(on.perSecond / off.perSecond).toFixed(2)}× | |`,
+      `| **ratio on/off** | | ${(on.p50Ms / off.p50Ms).toFixed(2)}× | ${(on.p95Ms / off.p95Ms).toFixed(2)}× | `
+        + `${(on.perSecond / off.perSecond).toFixed(2)}× | |`,
       '',
       '| ledger metering | points | throughput |',
       '|---|---:|---:|',

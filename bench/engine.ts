@@ -90,7 +90,9 @@ function label(options: ChildOptions): string {
  */
 async function gpuMemoryOf(pid: number): Promise<number | null> {
   try {
-    const { stdout } = await run('nvidia-smi', ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits'], { timeout: 10_000 });
+    const { stdout } = await run(
+      'nvidia-smi', ['--query-compute-apps=pid,used_memory', '--format=csv,noheader,nounits'], { timeout: 10_000 },
+    );
     const mine = stdout
       .split('\n')
       .map((line) => line.split(',').map((field) => Number(field.trim())))
@@ -111,14 +113,20 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
   let provider = 'cpu';
   if (options.engine === 'speechgate') {
     const { SpeechEngine } = await import('../workers/engine/speech-engine.js');
-    const engine = await SpeechEngine.load({ model, intraOpThreads: options.threads, batchSize: options.batchSize, provider: options.provider ?? 'cpu' });
+    const engine = await SpeechEngine.load({
+      model, intraOpThreads: options.threads, batchSize: options.batchSize, provider: options.provider ?? 'cpu',
+    });
     provider = engine.provider;
-    const joined = (result: { segments: { text: string }[]; durationS: number }) => ({ text: result.segments.map((s) => s.text).join(' '), audioS: result.durationS });
+    const joined = (result: { segments: { text: string }[]; durationS: number }) => ({
+      text: result.segments.map((s) => s.text).join(' '), audioS: result.durationS,
+    });
     transcribe = options.likeForLike
       ? async (file) => {
           const pcm = await decodeFileToPcm(file);
           return async () =>
-            joined(await engine.transcribePcm(pcm, { beamSize: 1, vad: false, wordTimestamps: false, temperatures: [0], conditionOnPreviousText: false }));
+            joined(await engine.transcribePcm(pcm, {
+              beamSize: 1, vad: false, wordTimestamps: false, temperatures: [0], conditionOnPreviousText: false,
+            }));
         }
       : async (file) => async () => joined(await engine.transcribeFile(file, { beamSize: 1 }));
   } else {
@@ -235,7 +243,9 @@ function transformersInstalled(): boolean {
   }
 }
 
-export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ rows: EngineBenchRow[]; runs: EngineBenchRow[][]; table: string }> {
+export async function benchEngine(options: EngineBenchOptions = {}): Promise<{
+  rows: EngineBenchRow[]; runs: EngineBenchRow[][]; table: string;
+}> {
   const file = options.file ?? fixture('political-philosophy-60s.wav');
   const model = options.model ?? process.env.BENCH_ENGINE_MODEL ?? 'whisper-tiny';
   const rounds = Math.max(1, options.rounds ?? (Number(process.env.BENCH_ENGINE_ROUNDS) || 3));
@@ -245,13 +255,18 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ r
   const providers = ['cpu', ...listed.map((p) => p.trim().toLowerCase()).filter((p) => p && p !== 'cpu')];
   const wanted = options.baseline ?? process.env.BENCH_ENGINE_BASELINE !== 'off';
   const baseline = wanted && transformersInstalled();
-  if (wanted && !baseline) log(`engine bench: the transformers.js baseline is not installed (npm install --no-save ${TRANSFORMERS_BASELINE}); our engine runs alone`);
+  if (wanted && !baseline) {
+    log(`engine bench: the transformers.js baseline is not installed (npm install --no-save ${TRANSFORMERS_BASELINE}); our engine runs `
+      + `alone`);
+  }
   const { cpus } = await import('node:os');
   log(`engine bench: ${cpus().length} cores, ${rounds} rounds, providers ${providers.join(', ')}`);
   const common = { file, model, threads: options.threads };
   const configurations: ChildOptions[] = [];
   for (const likeForLike of [true, false]) {
-    for (const provider of providers) configurations.push({ ...common, engine: 'speechgate', batchSize: options.batchSize, likeForLike, provider });
+    for (const provider of providers) configurations.push({
+      ...common, engine: 'speechgate', batchSize: options.batchSize, likeForLike, provider,
+    });
     if (baseline) configurations.push({ ...common, engine: 'transformers.js', likeForLike });
   }
   const runs: EngineBenchRow[][] = configurations.map(() => []);
@@ -260,10 +275,12 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ r
       const result = await inChild(configuration);
       const gpu = result.gpuMemMb === null ? '' : `, GPU ${result.gpuMemMb} MiB`;
       log(
-        `engine bench: round ${round}, ${result.engine}: ${result.processingS.toFixed(2)} s, ${result.cpuS.toFixed(2)} CPU s, ` +
-          `${result.peakRssMb.toFixed(0)} MB${gpu} (load average ${result.loadAverage.toFixed(1)})`,
+        `engine bench: round ${round}, ${result.engine}: ${result.processingS.toFixed(2)} s, ${result.cpuS.toFixed(2)} CPU s, `
+          + `${result.peakRssMb.toFixed(0)} MB${gpu} (load average ${result.loadAverage.toFixed(1)})`,
       );
-      if (configuration.provider && result.provider !== configuration.provider) log(`engine bench: asked for ${configuration.provider}, ran on ${result.provider}`);
+      if (configuration.provider && result.provider !== configuration.provider) {
+        log(`engine bench: asked for ${configuration.provider}, ran on ${result.provider}`);
+      }
       runs[i].push(result);
     }
   }
@@ -274,14 +291,17 @@ export async function benchEngine(options: EngineBenchOptions = {}): Promise<{ r
 function formatTable(configurations: ChildOptions[], rows: EngineBenchRow[], runs: EngineBenchRow[][], model: string): string {
   const showGpu = rows.some((r) => r.gpuMemMb !== null);
   const lines = [
-    `${model} q8, greedy; medians of ${runs[0].length} runs each (configurations in turn); peak RSS${showGpu ? ' and GPU memory' : ''}: the largest of the runs`,
+    `${model} q8, greedy; medians of ${runs[0].length} runs each (configurations in turn); peak RSS${showGpu ? ' and GPU memory' : ''}: `
+      + `the largest of the runs`,
     '',
-    `| engine, settings | provider | load s | audio s | processing s | real-time factor | CPU s (all threads) | peak RSS MB |${showGpu ? ' GPU MiB |' : ''} words | load average |`,
+    `| engine, settings | provider | load s | audio s | processing s | real-time factor | CPU s (all threads) | peak RSS MB `
+      + `|${showGpu ? ' GPU MiB |' : ''} words | load average |`,
     `|---|---|---|---|---|---|---|---|${showGpu ? '---|' : ''}---|---|`,
     ...rows.map(
       (r) =>
-        `| ${r.engine} | ${r.provider} | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | ${r.rtf.toFixed(3)} | ${r.cpuS.toFixed(2)} | ` +
-        `${r.peakRssMb.toFixed(0)} |${showGpu ? ` ${r.gpuMemMb ?? '—'} |` : ''} ${r.words} | ${r.loadAverage.toFixed(1)} |`,
+        `| ${r.engine} | ${r.provider} | ${r.loadS.toFixed(2)} | ${r.audioS.toFixed(1)} | ${r.processingS.toFixed(2)} | `
+          + `${r.rtf.toFixed(3)} | ${r.cpuS.toFixed(2)} | `
+        + `${r.peakRssMb.toFixed(0)} |${showGpu ? ` ${r.gpuMemMb ?? '—'} |` : ''} ${r.words} | ${r.loadAverage.toFixed(1)} |`,
     ),
     '',
   ];
@@ -289,25 +309,30 @@ function formatTable(configurations: ChildOptions[], rows: EngineBenchRow[], run
   const ratio = (faster: number, slower: number, key: 'processingS' | 'cpuS') => runs[faster].map((r, i) => runs[slower][i][key] / r[key]);
   for (const likeForLike of [true, false]) {
     const index = (engine: ChildOptions['engine'], provider?: string) =>
-      configurations.findIndex((c) => c.engine === engine && c.likeForLike === likeForLike && (provider === undefined || c.provider === provider));
+      configurations.findIndex(
+        (c) => c.engine === engine && c.likeForLike === likeForLike && (provider === undefined || c.provider === provider),
+      );
     const ours = index('speechgate', 'cpu');
     const settings = likeForLike ? 'like for like' : 'as shipped';
     const baseline = index('transformers.js');
     if (baseline >= 0) {
       const perRound = ratio(ours, baseline, 'processingS');
       lines.push(
-        `${settings}: speechgate ${median(perRound).toFixed(2)}× faster than transformers.js ` +
-          `(rounds: ${perRound.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 1.5×), ${median(ratio(ours, baseline, 'cpuS')).toFixed(2)}× less CPU, ` +
-          `peak memory ${rows[ours].peakRssMb.toFixed(0)} MB (goal ≤ 500) vs ${rows[baseline].peakRssMb.toFixed(0)} MB`,
+        `${settings}: speechgate ${median(perRound).toFixed(2)}× faster than transformers.js `
+          + `(rounds: ${perRound.map((x) => x.toFixed(2)).join(', ')}; goal ≥ 1.5×), ${median(ratio(ours, baseline, 'cpuS')).toFixed(2)}× `
+            + `less CPU, `
+          + `peak memory ${rows[ours].peakRssMb.toFixed(0)} MB (goal ≤ 500) vs ${rows[baseline].peakRssMb.toFixed(0)} MB`,
       );
     }
     for (const [i, configuration] of configurations.entries()) {
       if (configuration.engine !== 'speechgate' || configuration.likeForLike !== likeForLike || configuration.provider === 'cpu') continue;
       const perRound = ratio(i, ours, 'processingS');
       lines.push(
-        `${settings}: speechgate on ${rows[i].provider} (asked: ${configuration.provider}) ${median(perRound).toFixed(2)}× faster than on the CPU ` +
-          `(rounds: ${perRound.map((x) => x.toFixed(2)).join(', ')}), real-time factor ${rows[i].rtf.toFixed(4)} vs ${rows[ours].rtf.toFixed(4)}, ` +
-          `${median(ratio(i, ours, 'cpuS')).toFixed(2)}× less CPU, GPU memory ${rows[i].gpuMemMb ?? '—'} MiB`,
+        `${settings}: speechgate on ${rows[i].provider} (asked: ${configuration.provider}) ${median(perRound).toFixed(2)}× faster than on `
+          + `the CPU `
+          + `(rounds: ${perRound.map((x) => x.toFixed(2)).join(', ')}), real-time factor ${rows[i].rtf.toFixed(4)} vs `
+            + `${rows[ours].rtf.toFixed(4)}, `
+          + `${median(ratio(i, ours, 'cpuS')).toFixed(2)}× less CPU, GPU memory ${rows[i].gpuMemMb ?? '—'} MiB`,
       );
     }
   }
@@ -319,7 +344,9 @@ function formatTable(configurations: ChildOptions[], rows: EngineBenchRow[], run
 /** The race against whisper.cpp and faster-whisper (bench/helpers/anchors.ts), when BENCH_ENGINE_ANCHORS names their builds. */
 export async function benchEngineAnchors(): Promise<{ table: string }> {
   const dir = process.env.BENCH_ENGINE_ANCHORS;
-  if (!dir) return { table: 'Not run: BENCH_ENGINE_ANCHORS names the folder bench/anchors/build.sh builds whisper.cpp and faster-whisper in.' };
+  if (!dir) {
+    return { table: 'Not run: BENCH_ENGINE_ANCHORS names the folder bench/anchors/build.sh builds whisper.cpp and faster-whisper in.' };
+  }
   const rounds = Math.max(1, Number(process.env.BENCH_ENGINE_ROUNDS) || 3);
   const { table } = await benchAnchors({ dir, file: fixture('political-philosophy-60s.wav'), rounds, log: (line) => console.error(line) });
   return { table };

@@ -177,7 +177,10 @@ async function runClients(): Promise<void> {
         if (index === 0) {
           const frame = JSON.parse(data.toString()) as { type: string; cursor?: number; seq?: number; at?: string };
           // The cursor read without parsing must be the frame's own (report's `meta` check catches a difference).
-          meta.push({ cursor: frame.cursor === cursor ? cursor : -1, type: frame.type, seq: frame.seq ?? null, at: frame.at ?? null, bytes: data.length });
+          meta.push({
+            cursor: frame.cursor === cursor ? cursor : -1, type: frame.type, seq: frame.seq ?? null, at: frame.at ?? null,
+            bytes: data.length,
+          });
         }
       });
       ws.on('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
@@ -200,7 +203,10 @@ async function runClients(): Promise<void> {
           }
         };
         await Promise.all(Array.from({ length: Math.min(message.concurrency, message.count) }, lane));
-        return { connected: listeners.length, cursors: [...new Set(listeners.map((l) => l.last))], failures: failures.slice(0, 5), failed: failures.length };
+        return {
+          connected: listeners.length, cursors: [...new Set(listeners.map((l) => l.last))], failures: failures.slice(0, 5),
+          failed: failures.length,
+        };
       }
       case 'disconnect': {
         await Promise.all(listeners.map((l) => new Promise((resolve) => {
@@ -301,7 +307,9 @@ async function processUsage(pid: number): Promise<{ rssMiB: number; cpuS: number
  * A session on the gateway's inspector (it runs with `--inspect=127.0.0.1:0`), opened only for a reading: nothing is
  * attached while frames flow.
  */
-async function inspectGateway<T>(inspectorUrl: string, use: (call: (method: string, params?: object) => Promise<Record<string, unknown>>) => Promise<T>): Promise<T> {
+async function inspectGateway<T>(
+  inspectorUrl: string, use: (call: (method: string, params?: object) => Promise<Record<string, unknown>>) => Promise<T>,
+): Promise<T> {
   const socket = new WebSocket(inspectorUrl);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   let id = 0;
@@ -346,7 +354,8 @@ function memoryAfterGc(inspectorUrl: string, pid: number): Promise<{ rssMiB: num
  */
 const gatewayLag = {
   start: (inspectorUrl: string) => inspectGateway(inspectorUrl, (call) => call('Runtime.evaluate', {
-    expression: "globalThis.__benchLag = process.getBuiltinModule('node:perf_hooks').monitorEventLoopDelay({ resolution: 5 }); globalThis.__benchLag.enable(); 1",
+    expression: "globalThis.__benchLag = process.getBuiltinModule('node:perf_hooks').monitorEventLoopDelay({ resolution: 5 }); "
+      + "globalThis.__benchLag.enable(); 1",
   })),
   read: (inspectorUrl: string) => inspectGateway(inspectorUrl, async (call) => {
     const { result } = await call('Runtime.evaluate', {
@@ -376,7 +385,10 @@ function segmentBody(index: number, startS: number) {
     prob: Math.round((0.86 + ((index * 7 + i * 13) % 13) / 100) * 1000) / 1000,
   }));
   const confidence = Math.round((words.reduce((sum, word) => sum + word.prob, 0) / words.length) * 1000) / 1000;
-  return { speaker: -1, start: words[0]!.start, end: words[words.length - 1]!.end, text, words, confidence, language: 'en', latencyS: 1.2, decoder: 'fast', catchup: true };
+  return {
+    speaker: -1, start: words[0]!.start, end: words[words.length - 1]!.end, text, words, confidence, language: 'en', latencyS: 1.2,
+    decoder: 'fast', catchup: true,
+  };
 }
 
 /** The publisher's side: commits stored by `storeCommit` (as a publisher's session does) from this process. */
@@ -392,7 +404,9 @@ async function openPublisher(databaseUrl: string, redisPrefix: string, recording
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const pubsub = createRedisPubSub({ redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: redisPrefix });
   // storeCommit uses the event log's dependencies only (the database and pub/sub).
-  const live = new LiveRecordingsService({ prisma, pubsub } as unknown as ConstructorParameters<typeof LiveRecordingsService>[0], null as never, null as never);
+  const live = new LiveRecordingsService(
+    { prisma, pubsub } as unknown as ConstructorParameters<typeof LiveRecordingsService>[0], null as never, null as never,
+  );
   const { publisherEpoch } = await prisma.recording.findUniqueOrThrow({ where: { id: recordingId }, select: { publisherEpoch: true } });
   let segments = 0;
   let mediaS = 0;
@@ -413,12 +427,16 @@ async function openPublisher(databaseUrl: string, redisPrefix: string, recording
 }
 
 async function post<T>(services: BenchServices, pathname: string, body: unknown): Promise<T> {
-  const response = await fetch(`${services.base}${pathname}`, { method: 'POST', headers: { ...services.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${services.base}${pathname}`, {
+    method: 'POST', headers: { ...services.headers, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`POST ${pathname}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
 
-const quantile = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]! : Number.NaN);
+const quantile = (sorted: Float64Array, p: number) => (sorted.length ? sorted[Math.min(
+  sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1),
+)]! : Number.NaN);
 const median = (values: number[]) => quantile(Float64Array.from(values).sort(), 0.5);
 
 type Clients = ReturnType<typeof startClients>;
@@ -426,11 +444,16 @@ type Memory = Awaited<ReturnType<typeof memoryAfterGc>>;
 type Publisher = Awaited<ReturnType<typeof openPublisher>>;
 
 /** One level's delivery: warm-up and timed commits on the clock, until every listener has the last; its row. */
-async function deliver(pid: number, inspectorUrl: string, clients: Clients, publisher: Publisher, settings: Settings, level: { listeners: number; cursor: number; before: Memory; idle: Memory }, log: (line: string) => void): Promise<ListenersBenchRow> {
+async function deliver(
+  pid: number, inspectorUrl: string, clients: Clients, publisher: Publisher, settings: Settings,
+  level: { listeners: number; cursor: number; before: Memory; idle: Memory }, log: (line: string) => void,
+): Promise<ListenersBenchRow> {
   const frames = settings.warmupCommits + settings.commits;
   await clients.ask({ cmd: 'arm', frames });
   let rssPeakMiB = level.idle.rssMiB;
-  const sampler = setInterval(() => void processUsage(pid).then((usage) => (rssPeakMiB = Math.max(rssPeakMiB, usage.rssMiB))).catch(() => undefined), 250);
+  const sampler = setInterval(
+    () => void processUsage(pid).then((usage) => (rssPeakMiB = Math.max(rssPeakMiB, usage.rssMiB))).catch(() => undefined), 250,
+  );
   const commits: Array<{ seq: number; committedAt: number }> = [];
   let cpuBefore = { cpuS: 0, systemS: 0 };
   const started = performance.now();
@@ -446,7 +469,9 @@ async function deliver(pid: number, inspectorUrl: string, clients: Clients, publ
   }
   const lastCursor = level.cursor + frames;
   const deadline = performance.now() + 30_000;
-  while ((await clients.ask<{ at: number }>({ cmd: 'progress', cursor: lastCursor })).at < level.listeners && performance.now() < deadline) await sleep(10);
+  while ((await clients.ask<{ at: number }>(
+    { cmd: 'progress', cursor: lastCursor },
+  )).at < level.listeners && performance.now() < deadline) await sleep(10);
   const cpuAfter = await processUsage(pid);
   const gatewayCpuS = cpuAfter.cpuS - cpuBefore.cpuS;
   clearInterval(sampler);
@@ -455,11 +480,18 @@ async function deliver(pid: number, inspectorUrl: string, clients: Clients, publ
 
   const problems: string[] = [];
   // Listener 0 parsed every frame: the k-th since `arm` must be the k-th commit, whole (not withheld as noop).
-  const mismatch = commits.findIndex((commit, k) => report.meta[k]?.type !== 'transcript.committed' || report.meta[k]?.seq !== commit.seq || report.meta[k]?.cursor !== level.cursor + k + 1);
+  const mismatch = commits.findIndex(
+    (commit, k) =>
+      report.meta[k]?.type !== 'transcript.committed' ||
+      report.meta[k]?.seq !== commit.seq ||
+      report.meta[k]?.cursor !== level.cursor + k + 1,
+  );
   if (mismatch >= 0) problems.push(`frame ${mismatch} is not commit ${mismatch}: ${JSON.stringify(report.meta[mismatch] ?? null)}`);
   if (report.gaps) problems.push(`${report.gaps} cursor gaps`);
   if (report.closed) problems.push(`${report.closed} sockets closed: ${report.errors.join('; ')}`);
-  if (report.complete < level.listeners) problems.push(`${level.listeners - report.complete} of ${level.listeners} listeners did not get every frame once, in order`);
+  if (report.complete < level.listeners) {
+    problems.push(`${level.listeners - report.complete} of ${level.listeners} listeners did not get every frame once, in order`);
+  }
 
   const latencies: number[] = [];
   const fromAt: number[] = [];
@@ -487,14 +519,22 @@ async function deliver(pid: number, inspectorUrl: string, clients: Clients, publ
     latencies.push(...mine);
     firsts.push(first);
     spreads.push(last - first);
-    if (settings.verbose) log(`    commit ${k}: first ${first.toFixed(1)} ms, median ${median(mine).toFixed(1)} ms, last ${last.toFixed(1)} ms`);
+    if (settings.verbose) {
+      log(`    commit ${k}: first ${first.toFixed(1)} ms, median ${median(mine).toFixed(1)} ms, last ${last.toFixed(1)} ms`);
+    }
   }
   if (missing) problems.push(`${missing} timed receipts missing`);
   const sorted = Float64Array.from(latencies).sort();
   const p99Ms = quantile(sorted, 0.99);
-  log(`  per commit (median over commits): first listener ${median(firsts).toFixed(1)} ms (worst ${Math.max(...firsts).toFixed(1)}), first → last listener ${median(spreads).toFixed(1)} ms (worst ${Math.max(...spreads).toFixed(1)})`);
-  log(`  gateway: ${gatewayCpuS.toFixed(2)} CPU s (${(cpuAfter.systemS - cpuBefore.systemS).toFixed(2)} s of it in the kernel), ${((gatewayCpuS / settings.commits) * 1000).toFixed(1)} ms a commit; event loop delay p99 ${lag.p99.toFixed(0)} ms, max ${lag.max.toFixed(0)} ms`);
-  log(`  client process: ${report.cpuS.toFixed(1)} CPU s, event loop delay p99 ${report.lagP99Ms.toFixed(0)} ms, max ${report.lagMaxMs.toFixed(0)} ms; frames ${(report.meta.reduce((sum, m) => sum + m.bytes, 0) / Math.max(1, report.meta.length)).toFixed(0)} bytes; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  log(`  per commit (median over commits): first listener ${median(firsts).toFixed(1)} ms (worst ${Math.max(...firsts).toFixed(1)}), `
+    + `first → last listener ${median(spreads).toFixed(1)} ms (worst ${Math.max(...spreads).toFixed(1)})`);
+  log(`  gateway: ${gatewayCpuS.toFixed(2)} CPU s (${(cpuAfter.systemS - cpuBefore.systemS).toFixed(2)} s of it in the kernel), `
+    + `${((gatewayCpuS / settings.commits) * 1000).toFixed(1)} ms a commit; event loop delay p99 ${lag.p99.toFixed(0)} ms, max `
+      + `${lag.max.toFixed(0)} ms`);
+  log(`  client process: ${report.cpuS.toFixed(1)} CPU s, event loop delay p99 ${report.lagP99Ms.toFixed(0)} ms, max `
+    + `${report.lagMaxMs.toFixed(0)} ms; frames `
+      + `${(report.meta.reduce((sum, m) => sum + m.bytes, 0) / Math.max(1, report.meta.length)).toFixed(0)} bytes; load average `
+        + `${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   if (p99Ms > settings.goalP99Ms) problems.push(`p99 ${p99Ms.toFixed(0)} ms > ${settings.goalP99Ms} ms`);
   return {
     listeners: level.listeners,
@@ -537,7 +577,9 @@ export async function benchListeners(options: ListenersBenchOptions = {}): Promi
     const pid = services.gateway.child.pid!;
     const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(services.gateway.output())?.[1];
     if (!inspectorUrl) throw new Error('the gateway did not open its inspector');
-    const broadcast = await post<{ id: string }>(services, '/v1/broadcasts', { name: 'Listeners bench', settings: { spokenLanguage: 'en' } });
+    const broadcast = await post<{ id: string }>(services, '/v1/broadcasts', {
+      name: 'Listeners bench', settings: { spokenLanguage: 'en' },
+    });
     const grant = await post<{ recording: { id: string } }>(services, `/v1/broadcasts/${broadcast.id}/recordings`, {});
     // A public broadcast's listener sends no credential.
     const url = `${services.base.replace(/^http/, 'ws')}/v1/recordings/${grant.recording.id}/subscribe`;
@@ -551,17 +593,25 @@ export async function benchListeners(options: ListenersBenchOptions = {}): Promi
       // the baseline is read after that.
       await sleep(Math.max(0, STARTUP_SETTLE_MS - (performance.now() - servicesUp)));
       const before = await memoryAfterGc(inspectorUrl, pid);
-      log(`listeners bench: gateway RSS ${before.rssMiB.toFixed(0)} MiB (V8 heap ${before.heapMiB.toFixed(0)} MiB) before listeners; ${settings.warmupCommits} + ${settings.commits} commits every ${settings.intervalMs} ms per level`);
+      log(`listeners bench: gateway RSS ${before.rssMiB.toFixed(0)} MiB (V8 heap ${before.heapMiB.toFixed(0)} MiB) before listeners; `
+        + `${settings.warmupCommits} + ${settings.commits} commits every ${settings.intervalMs} ms per level`);
       const done: ListenersBenchRow[] = [];
       for (const count of levels) {
         const connectStarted = performance.now();
-        const joined = await clients.ask<{ connected: number; cursors: number[]; failed: number; failures: string[] }>({ cmd: 'connect', url, count: count - (done.at(-1)?.listeners ?? 0), concurrency: settings.connectConcurrency });
-        log(`${count} listeners: ${joined.connected} connected (${((performance.now() - connectStarted) / 1000).toFixed(1)} s to add them)${joined.failed ? `, ${joined.failed} failed: ${joined.failures.join('; ')}` : ''}`);
-        if (joined.cursors.length !== 1) throw new Error(`listeners stand at different cursors before the commits: ${joined.cursors.join(', ')}`);
+        const joined = await clients.ask<{ connected: number; cursors: number[]; failed: number; failures: string[] }>({
+          cmd: 'connect', url, count: count - (done.at(-1)?.listeners ?? 0), concurrency: settings.connectConcurrency,
+        });
+        log(`${count} listeners: ${joined.connected} connected (${((performance.now() - connectStarted) / 1000).toFixed(1)} s to add `
+          + `them)${joined.failed ? `, ${joined.failed} failed: ${joined.failures.join('; ')}` : ''}`);
+        if (joined.cursors.length !== 1) {
+          throw new Error(`listeners stand at different cursors before the commits: ${joined.cursors.join(', ')}`);
+        }
         await sleep(2_000);
         const idle = await memoryAfterGc(inspectorUrl, pid);
         log(`  idle: gateway RSS ${idle.rssMiB.toFixed(0)} MiB, V8 heap ${idle.heapMiB.toFixed(0)} MiB`);
-        const row = await deliver(pid, inspectorUrl, clients, publisher, settings, { listeners: joined.connected, cursor: joined.cursors[0]!, before, idle }, log);
+        const row = await deliver(
+          pid, inspectorUrl, clients, publisher, settings, { listeners: joined.connected, cursor: joined.cursors[0]!, before, idle }, log,
+        );
         row.listeners = count;
         if (joined.failed) row.problems.unshift(`${joined.failed} listeners failed to connect`);
         row.holds = row.problems.length === 0;
@@ -580,12 +630,16 @@ export async function benchListeners(options: ListenersBenchOptions = {}): Promi
 
 function formatRow(row: ListenersBenchRow): string {
   const f = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
-  return `| ${row.listeners} | ${row.complete} / ${row.connected} | ${f(row.p50Ms)} | ${f(row.p99Ms)} | ${f(row.maxMs)} | ${f(row.ratio, 2)}× | ${f(row.p99FromAtMs)} | ${f(row.rssBeforeMiB)} → ${f(row.rssIdleMiB)} (peak ${f(row.rssPeakMiB)}) | ${f(row.kibPerListener, 1)} (heap ${f(row.heapKibPerListener, 1)}) | ${f(row.gatewayCpuS, 1)} | ${f(row.clientCpuS, 1)} | ${row.holds ? 'yes' : 'no'} |`;
+  return `| ${row.listeners} | ${row.complete} / ${row.connected} | ${f(row.p50Ms)} | ${f(row.p99Ms)} | ${f(row.maxMs)} | `
+    + `${f(row.ratio, 2)}× | ${f(row.p99FromAtMs)} | ${f(row.rssBeforeMiB)} → ${f(row.rssIdleMiB)} (peak ${f(row.rssPeakMiB)}) | `
+      + `${f(row.kibPerListener, 1)} (heap ${f(row.heapKibPerListener, 1)}) | ${f(row.gatewayCpuS, 1)} | ${f(row.clientCpuS, 1)} | `
+        + `${row.holds ? 'yes' : 'no'} |`;
 }
 
 function formatTable(rows: ListenersBenchRow[], goalP99Ms: number): string {
   return [
-    `| listeners | got every frame / connected | p50 ms | p99 ms | max ms | p99 vs ${goalP99Ms} ms goal | p99 from \`at\` ms | gateway RSS MiB: before → N idle (peak) | KiB per idle listener (of it V8 heap) | gateway CPU s | client CPU s | holds |`,
+    `| listeners | got every frame / connected | p50 ms | p99 ms | max ms | p99 vs ${goalP99Ms} ms goal | p99 from \`at\` ms | gateway `
+      + `RSS MiB: before → N idle (peak) | KiB per idle listener (of it V8 heap) | gateway CPU s | client CPU s | holds |`,
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map(formatRow),
   ].join('\n');

@@ -145,13 +145,17 @@ export async function benchLive(options: LiveBenchOptions = {}): Promise<{ rows:
 
   const env = { REALTIME_MAX_SESSIONS: String(maxConcurrent), RATE_LIMIT_MAX: '100000' };
   return withBenchServices({ database, gatewayEnv: env, log }, async (services) => {
-    log(`live bench: ${durationS} s of ${file.split('/').pop()} per recording, ${database === 'embedded' ? 'embedded database, workers in the gateway' : 'PostgreSQL, gateway + worker process'}, ${services.base}`);
+    log(`live bench: ${durationS} s of ${file.split('/').pop()} per recording, `
+      + `${database === 'embedded' ? 'embedded database, workers in the gateway' : 'PostgreSQL, gateway + worker process'}, `
+        + `${services.base}`);
     // One short recording first, unmeasured: the engine loads its model and the worker makes its first master.
     await runRecording(services, 'warm-up', fixture('goforward.wav'), 2, finalizeTimeoutS);
     const rows: LiveBenchRow[] = [];
     for (let recordings = 1; recordings <= maxConcurrent; recordings++) {
       const cpuBefore = await cpuSeconds(services.gateway.child.pid!);
-      const runs = await Promise.all(Array.from({ length: recordings }, (_, i) => runRecording(services, `bench ${recordings}.${i}`, file, durationS, finalizeTimeoutS)));
+      const runs = await Promise.all(Array.from(
+        { length: recordings }, (_, i) => runRecording(services, `bench ${recordings}.${i}`, file, durationS, finalizeTimeoutS),
+      ));
       const cpu = (await cpuSeconds(services.gateway.child.pid!)) - cpuBefore;
       const commits = runs.flatMap((run) => run.commitLatencies);
       const finalizes = runs.map((run) => run.finalizeS);
@@ -187,7 +191,8 @@ const HEADER = '| recordings | commit p50 s | commit p95 s | commit p50 vs 1 rec
 
 function formatRow(row: LiveBenchRow): string {
   const f = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '—');
-  return `| ${row.recordings} | ${f(row.commitP50)} | ${f(row.commitP95)} | ${f(row.commitRatio)}× | ${row.stored} / ${row.seen} | ${f(row.finalizeP50)} | ${f(row.finalizeMax)} | ${f(row.tailS)} | ${f(row.cpuPerAudioS)} | ${row.holds ? 'yes' : 'no'} |`;
+  return `| ${row.recordings} | ${f(row.commitP50)} | ${f(row.commitP95)} | ${f(row.commitRatio)}× | ${row.stored} / ${row.seen} | `
+    + `${f(row.finalizeP50)} | ${f(row.finalizeMax)} | ${f(row.tailS)} | ${f(row.cpuPerAudioS)} | ${row.holds ? 'yes' : 'no'} |`;
 }
 
 function formatTable(rows: LiveBenchRow[]): string {

@@ -58,7 +58,10 @@ export interface RealtimeBenchRow {
   commitP95: number;
   /** Mean over sessions of processing seconds per audio second (the server's `realtimeFactor`). */
   realtimeFactor: number;
-  /** CPU seconds this process (gateway + engine threads) spent per second of audio: what the work costs, whatever else runs on the machine. */
+  /**
+   * CPU seconds this process (gateway + engine threads) spent per second of audio: what the work costs, whatever else
+   * runs on the machine.
+   */
   cpuPerAudioS: number;
   /** Seconds from the last chunk sent to `session.done`, worst session. */
   tailS: number;
@@ -136,7 +139,9 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   // Progress goes to stderr: `npm run bench` prints the returned table on stdout.
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
 
-  const config = loadConfig({ ...process.env, REALTIME_MAX_SESSIONS: String(maxConcurrent), REALTIME_SECRET: 'realtime-benchmark-secret-0123456789' });
+  const config = loadConfig({
+    ...process.env, REALTIME_MAX_SESSIONS: String(maxConcurrent), REALTIME_SECRET: 'realtime-benchmark-secret-0123456789',
+  });
   const runtime = new RealtimeRuntime(config);
   const server = http.createServer((_request, response) => response.end());
   server.on('upgrade', (request, socket, head) => runtime.sockets.handleUpgrade(request, socket, head));
@@ -145,7 +150,8 @@ export async function runRealtimeBench(options: RealtimeBenchOptions = {}): Prom
   const rows: RealtimeBenchRow[] = [];
   try {
     const info = await runtime.engine.warm();
-    log(`realtime bench: ${info.modelName} on ${info.provider} (asked: ${info.requestedProvider}), ${runtime.config.engineThreads} engine thread(s), ${durationS} s of ${file.split('/').pop()} per session, latencyMode ${latencyMode}`);
+    log(`realtime bench: ${info.modelName} on ${info.provider} (asked: ${info.requestedProvider}), ${runtime.config.engineThreads} engine `
+      + `thread(s), ${durationS} s of ${file.split('/').pop()} per session, latencyMode ${latencyMode}`);
     const level = async (sessions: number, mode: RealtimeBenchRow['latencyMode']): Promise<RealtimeBenchRow> => {
       const cpuBefore = process.cpuUsage();
       const runs = await Promise.all(
@@ -193,7 +199,8 @@ const HEADER = '| sessions | mode | draft p50 s | draft p95 s | commit p50 s | c
 
 function formatRow(row: RealtimeBenchRow): string {
   const f = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '—');
-  return `| ${row.sessions} | ${row.latencyMode} | ${f(row.draftP50)} | ${f(row.draftP95)} | ${f(row.commitP50)} | ${f(row.commitP95)} | ${f(row.realtimeFactor)} | ${f(row.cpuPerAudioS)} | ${f(row.tailS)} | ${row.words} | ${row.holds ? 'yes' : 'no'} |`;
+  return `| ${row.sessions} | ${row.latencyMode} | ${f(row.draftP50)} | ${f(row.draftP95)} | ${f(row.commitP50)} | ${f(row.commitP95)} | `
+    + `${f(row.realtimeFactor)} | ${f(row.cpuPerAudioS)} | ${f(row.tailS)} | ${row.words} | ${row.holds ? 'yes' : 'no'} |`;
 }
 
 function formatTable(rows: RealtimeBenchRow[]): string {

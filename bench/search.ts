@@ -23,12 +23,26 @@ const SENTENCES_PER_SEGMENT = 2;
 const SEGMENTS_PER_RECORDING = 250;
 const RUNS = 40;
 
-const SUBJECTS = ['The committee', 'Our team', 'The minister', 'My grandmother', 'The speaker', 'Every student', 'The engineer', 'Local farmers', 'The council', 'A reporter', 'The doctor', 'Most people', 'The captain', 'The choir', 'Our neighbours'];
-const VERBS = ['discussed', 'reviewed', 'questioned', 'described', 'explained', 'remembered', 'proposed', 'rejected', 'supported', 'measured', 'visited', 'built', 'compared', 'announced', 'studied'];
-const OBJECTS = ['the new budget', 'the harbour wall', 'a wooden bridge', 'the evening service', 'the water supply', 'the school garden', 'the train timetable', 'the summer festival', 'the hospital wing', 'the football pitch', 'the library archive', 'the wind farm', 'the bus route', 'the village hall', 'the river crossing', 'the night shift', 'the housing plan', 'the museum roof'];
+const SUBJECTS = [
+  'The committee', 'Our team', 'The minister', 'My grandmother', 'The speaker', 'Every student', 'The engineer', 'Local farmers',
+  'The council', 'A reporter', 'The doctor', 'Most people', 'The captain', 'The choir', 'Our neighbours',
+];
+const VERBS = [
+  'discussed', 'reviewed', 'questioned', 'described', 'explained', 'remembered', 'proposed', 'rejected', 'supported', 'measured', 'visited',
+  'built', 'compared', 'announced', 'studied',
+];
+const OBJECTS = [
+  'the new budget', 'the harbour wall', 'a wooden bridge', 'the evening service', 'the water supply', 'the school garden',
+  'the train timetable', 'the summer festival', 'the hospital wing', 'the football pitch', 'the library archive', 'the wind farm',
+  'the bus route', 'the village hall', 'the river crossing', 'the night shift', 'the housing plan', 'the museum roof',
+];
 /** What the queries look for: each in about one sentence in a hundred, as a searched-for topic is. */
 const RARE = ['the old lighthouse', 'the climate policy', 'the parliament vote'];
-const TAILS = ['before the meeting ended', 'after a long debate', 'with some hesitation', 'for the third time this year', 'in front of the whole village', 'despite the heavy rain', 'without any notes', 'as the sun went down', 'during the morning session', 'at the request of the mayor', 'in great detail', 'for nearly an hour'];
+const TAILS = [
+  'before the meeting ended', 'after a long debate', 'with some hesitation', 'for the third time this year',
+  'in front of the whole village', 'despite the heavy rain', 'without any notes', 'as the sun went down', 'during the morning session',
+  'at the request of the mayor', 'in great detail', 'for nearly an hour',
+];
 
 /** A deterministic pseudo-random source, so every run searches the same text. */
 function random(seed: number): () => number {
@@ -57,8 +71,12 @@ export async function insertCorpus(client: pg.Client, accountId: string, princip
   for (let r = 0; r < recordings; r++) {
     const transcriptionId = `trn_bench${r}`;
     const recordingId = `rec_bench${r}`;
-    await client.query(`INSERT INTO "Transcription" (id, "accountId", "ownerPrincipalId", kind, name, "updatedAt") VALUES ($1, $2, $3, 'file', $4, now())`, [transcriptionId, accountId, principalId, `Bench ${r}`]);
-    await client.query(`INSERT INTO "Recording" (id, "transcriptionId", "accountId", state, "spokenLanguage", "lastSeq", "lastEventSeq", "updatedAt") VALUES ($1, $2, $3, 'finalized', 'en', $4, $4, now())`, [recordingId, transcriptionId, accountId, SEGMENTS_PER_RECORDING - 1]);
+    await client.query(`INSERT INTO "Transcription" (id, "accountId", "ownerPrincipalId", kind, name, "updatedAt") VALUES ($1, $2, $3, `
+      + `'file', $4, now())`, [transcriptionId, accountId, principalId, `Bench ${r}`]);
+    await client.query(`INSERT INTO "Recording" (id, "transcriptionId", "accountId", state, "spokenLanguage", "lastSeq", "lastEventSeq", `
+      + `"updatedAt") VALUES ($1, $2, $3, 'finalized', 'en', $4, $4, now())`, [
+        recordingId, transcriptionId, accountId, SEGMENTS_PER_RECORDING - 1,
+      ]);
     const ids: string[] = [];
     const texts: string[] = [];
     const words: string[] = [];
@@ -80,14 +98,18 @@ export async function insertCorpus(client: pg.Client, accountId: string, princip
     }
     await client.query(
       `INSERT INTO "Segment" (id, "recordingId", seq, start, "end", text, words, confidence, language, cursor)
-       SELECT u.id, $1, u.seq, u.st, u.en, u.text, u.words::jsonb, 0.9, 'en', u.seq FROM unnest($2::text[], $3::int[], $4::float8[], $5::float8[], $6::text[], $7::text[]) AS u(id, seq, st, en, text, words)`,
+       SELECT u.id, $1, u.seq, u.st, u.en, u.text, u.words::jsonb, 0.9, 'en', u.seq FROM unnest($2::text[], $3::int[], $4::float8[], `
+         + `$5::float8[], $6::text[], $7::text[]) AS u(id, seq, st, en, text, words)`,
       [recordingId, ids, ids.map((_, seq) => seq), starts, ends, texts, words],
     );
   }
   return recordings;
 }
 
-interface Row { kind: string; q: string; hits: number; p50: number; p95: number; serviceP50: number; serviceP95: number; baseP50: number; baseP95: number; baseHits: number }
+interface Row {
+  kind: string; q: string; hits: number; p50: number; p95: number; serviceP50: number; serviceP95: number; baseP50: number; baseP95: number;
+  baseHits: number;
+}
 
 export async function benchSearch(): Promise<{ rows: Row[]; table: string }> {
   return withBenchServices({}, async ({ base, headers, databaseUrl }) => {
@@ -133,22 +155,31 @@ export async function benchSearch(): Promise<{ rows: Row[]; table: string }> {
             serviceTimes.push(performance.now() - at);
             at = performance.now();
             // Ranked like a search (every match read and ordered), not the first 20 rows the scan meets.
-            baseHits = (await client.query(`SELECT id, text FROM "Segment" WHERE ${query.baseline} ORDER BY word_similarity($1, text) DESC, id LIMIT 20`, [query.q.replace(/"/g, '')])).rowCount ?? 0;
+            baseHits = (await client.query(`SELECT id, text FROM "Segment" WHERE ${query.baseline} ORDER BY word_similarity($1, text) `
+              + `DESC, id LIMIT 20`, [query.q.replace(/"/g, '')])).rowCount ?? 0;
             baseTimes.push(performance.now() - at);
           }
-          rows.push({ kind: query.kind, q: query.q, hits, p50: percentile(times, 50), p95: percentile(times, 95), serviceP50: percentile(serviceTimes, 50), serviceP95: percentile(serviceTimes, 95), baseP50: percentile(baseTimes, 50), baseP95: percentile(baseTimes, 95), baseHits });
+          rows.push({
+            kind: query.kind, q: query.q, hits, p50: percentile(times, 50), p95: percentile(times, 95),
+            serviceP50: percentile(serviceTimes, 50), serviceP95: percentile(serviceTimes, 95), baseP50: percentile(baseTimes, 50),
+            baseP95: percentile(baseTimes, 95), baseHits,
+          });
         }
       } finally {
         await db.close();
       }
       const f = (ms: number) => ms.toFixed(1);
       const table = [
-        `${SENTENCES.toLocaleString('en')} sentences (${recordings} recordings × ${SEGMENTS_PER_RECORDING} segments × ${SENTENCES_PER_SEGMENT}); inserted in ${insertS.toFixed(1)} s; the first search indexed them in ${indexS.toFixed(1)} s; ${RUNS} runs per query, PostgreSQL.`,
+        `${SENTENCES.toLocaleString('en')} sentences (${recordings} recordings × ${SEGMENTS_PER_RECORDING} segments × `
+          + `${SENTENCES_PER_SEGMENT}); inserted in ${insertS.toFixed(1)} s; the first search indexed them in ${indexS.toFixed(1)} s; `
+            + `${RUNS} runs per query, PostgreSQL.`,
         '',
         '| query | q | hits (page of 20) | REST p50 ms | REST p95 ms | service p50 ms (in-process) | service p95 ms | baseline p50 ms '
           + '(seq scan, SQL) | baseline p95 ms | baseline hits | p50 ratio baseline/REST | p50 ratio baseline/service |',
         '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-        ...rows.map((r) => `| ${r.kind} | \`${r.q}\` | ${r.hits} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.serviceP50)} | ${f(r.serviceP95)} | ${f(r.baseP50)} | ${f(r.baseP95)} | ${r.baseHits} | ${(r.baseP50 / r.p50).toFixed(2)}× | ${(r.baseP50 / r.serviceP50).toFixed(2)}× |`),
+        ...rows.map((r) => `| ${r.kind} | \`${r.q}\` | ${r.hits} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.serviceP50)} | ${f(r.serviceP95)} | `
+          + `${f(r.baseP50)} | ${f(r.baseP95)} | ${r.baseHits} | ${(r.baseP50 / r.p50).toFixed(2)}× | `
+            + `${(r.baseP50 / r.serviceP50).toFixed(2)}× |`),
       ].join('\n');
       return { rows, table };
     } finally {

@@ -39,13 +39,19 @@ export async function benchSpeakers(): Promise<{ table: string }> {
   // cut from the true turns (2.5 s at most), and cut blind every 2.5, 4 and 8 s (some hold both voices; 8 s is a
   // busy machine's live pass, whose segments run the turns together).
   const reference = parseRttm(readFileSync(TWO_SPEAKERS.rttm, 'utf8'));
-  const blind = (pieceS: number) => Array.from({ length: Math.ceil(42 / pieceS) }, (_, i) => ({ start: i * pieceS, end: Math.min(42.3, (i + 1) * pieceS - 0.05) }));
-  for (const [cut, segments] of [['true turns, 2.5 s', segmentsOfTurns(reference, 2.5)], ['blind, 2.5 s', blind(2.5)], ['blind, 4 s', blind(4)], ['blind, 8 s', blind(8)]] as const) {
+  const blind = (pieceS: number) => Array.from(
+    { length: Math.ceil(42 / pieceS) }, (_, i) => ({ start: i * pieceS, end: Math.min(42.3, (i + 1) * pieceS - 0.05) }),
+  );
+  for (const [cut, segments] of [
+    ['true turns, 2.5 s', segmentsOfTurns(reference, 2.5)], ['blind, 2.5 s', blind(2.5)], ['blind, 4 s', blind(4)],
+    ['blind, 8 s', blind(8)],
+  ] as const) {
     const online = await labelOnline(TWO_SPEAKERS.audio, segments);
     const settled = online.segments.map((_, i) => online.settled.get(i)!.speaker);
     for (const [name, labels] of [['provisional', online.provisional], ['settled', settled]] as const) {
       const error = segmentsDer(TWO_SPEAKERS.rttm, online.segments, labels);
-      rows.push(`| two-speakers, live ${name} (segments: ${cut}) | 2 | ${new Set(labels).size} | ${(error.der * 100).toFixed(1)}% | ${error.missedS} | ${error.falseAlarmS} | ${error.confusionS} | ${error.scoredS} | ${online.seconds.toFixed(2)} |`);
+      rows.push(`| two-speakers, live ${name} (segments: ${cut}) | 2 | ${new Set(labels).size} | ${(error.der * 100).toFixed(1)}% | `
+        + `${error.missedS} | ${error.falseAlarmS} | ${error.confusionS} | ${error.scoredS} | ${online.seconds.toFixed(2)} |`);
     }
   }
   return { table: rows.join('\n') };

@@ -31,7 +31,9 @@ async function peakRssMiB(pid: number): Promise<number> {
   return kb / 1024;
 }
 
-export async function benchTranscriptions(options: TranscriptionBenchOptions = {}): Promise<{ table: string; rows: Record<string, number> }> {
+export async function benchTranscriptions(
+  options: TranscriptionBenchOptions = {},
+): Promise<{ table: string; rows: Record<string, number> }> {
   const files = options.files ?? Number(process.env.BENCH_FILES ?? 20);
   const concurrency = options.workerConcurrency ?? Number(process.env.BENCH_WORKER_CONCURRENCY ?? 2);
   const file = options.file ?? process.env.BENCH_FILE ?? fixture('political-philosophy-60s.wav');
@@ -39,7 +41,9 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
   const audio = await readFile(file);
   const { durationS } = await probeAudio(file);
 
-  return withBenchServices({ workerEnv: { WORKER_CONCURRENCY: String(concurrency) }, log }, async ({ base, headers, databaseUrl, gateway, worker }) => {
+  return withBenchServices({ workerEnv: { WORKER_CONCURRENCY: String(concurrency) }, log }, async ({
+    base, headers, databaseUrl, gateway, worker,
+  }) => {
     // The account may run as many jobs as the worker has engine threads: the rest wait `queued` in order, as
     // they would in production, and "mean job run" is the time a job actually spends transcribing.
     const db = new pg.Client({ connectionString: databaseUrl! });
@@ -76,9 +80,13 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    const wallS = (Math.max(...[...jobs.values()].map((job) => Date.parse(job.finishedAt ?? ''))) - Date.parse([...jobs.values()].map((job) => job.createdAt).sort()[0]!)) / 1000;
+    const wallS = (Math.max(...[...jobs.values()].map((job) => Date.parse(job.finishedAt ?? ''))) - Date.parse(
+      [...jobs.values()].map((job) => job.createdAt).sort()[0]!,
+    )) / 1000;
     const failed = [...jobs.values()].filter((job) => job.state === 'failed').length;
-    const runS = [...jobs.values()].filter((job) => job.startedAt && job.finishedAt).map((job) => (Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000);
+    const runS = [...jobs.values()].filter((job) => job.startedAt && job.finishedAt).map(
+      (job) => (Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000,
+    );
     const gatewayPeak = await peakRssMiB(gateway.child.pid!);
     const workerPeak = await peakRssMiB(worker!.child.pid!);
     const rows = {
@@ -96,7 +104,9 @@ export async function benchTranscriptions(options: TranscriptionBenchOptions = {
       '| files | audio | worker threads | wall time | throughput | all 20 submitted in | mean job run | gateway peak RSS | worker peak '
         + 'RSS | failed |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-      `| ${files} | ${rows.audioS.toFixed(0)} s | ${concurrency} | ${wallS.toFixed(1)} s | ${rows.audioSecondsPerSecond.toFixed(2)} audio-s/s | ${submittedS.toFixed(2)} s | ${rows.meanJobRunS.toFixed(1)} s | ${gatewayPeak.toFixed(0)} MiB | ${workerPeak.toFixed(0)} MiB | ${failed} |`,
+      `| ${files} | ${rows.audioS.toFixed(0)} s | ${concurrency} | ${wallS.toFixed(1)} s | ${rows.audioSecondsPerSecond.toFixed(2)} `
+        + `audio-s/s | ${submittedS.toFixed(2)} s | ${rows.meanJobRunS.toFixed(1)} s | ${gatewayPeak.toFixed(0)} MiB | `
+          + `${workerPeak.toFixed(0)} MiB | ${failed} |`,
     ].join('\n').replace('all 20 submitted', `all ${files} submitted`);
     return { table, rows };
   });

@@ -28,14 +28,17 @@ const SEGMENTS = 400;
 const BATCH = 20;
 const ONE_BY_ONE = 20;
 
-const SUBJECTS = ['The house', 'My brother', 'The old woman', 'Our teacher', 'The small dog', 'The new car', 'The city council', 'Every child'];
+const SUBJECTS = [
+  'The house', 'My brother', 'The old woman', 'Our teacher', 'The small dog', 'The new car', 'The city council', 'Every child',
+];
 const VERBS = ['is near', 'looks at', 'walks to', 'waits for', 'talks about', 'comes from'];
 const OBJECTS = ['the river', 'the big school', 'the red door', 'the market', 'the green park', 'the train station', 'the white church'];
 
 /** Distinct sentences (a run number keeps each pass's texts new to the cache). */
 function sentences(count: number, run: string): string[] {
   return Array.from({ length: count }, (_, i) =>
-    `${SUBJECTS[i % SUBJECTS.length]} ${VERBS[Math.floor(i / SUBJECTS.length) % VERBS.length]} ${OBJECTS[i % OBJECTS.length]} ${run} ${i}.`);
+    `${SUBJECTS[i % SUBJECTS.length]} ${VERBS[Math.floor(i / SUBJECTS.length) % VERBS.length]} ${OBJECTS[i % OBJECTS.length]} ${run} `
+      + `${i}.`);
 }
 
 async function rate(texts: string[], batch: number, translate: (batch: string[]) => Promise<unknown>): Promise<number> {

@@ -44,7 +44,9 @@ export async function benchVoices(): Promise<{ table: string }> {
       if (chunk.index === 0) firstS = (performance.now() - started) / 1000;
     }
     const shown = text.length > 50 ? `${text.slice(0, 47)}…` : text;
-    rows.push(`| ${voice} | ${shown} (${text.length} chars) | ${audioS.toFixed(2)} | ${synthesisS.toFixed(2)} | ${(synthesisS / audioS).toFixed(2)} | ${firstS.toFixed(2)} |`);
+    rows.push(`| ${voice} | ${shown} (${text.length} chars) | ${audioS.toFixed(2)} | ${synthesisS.toFixed(2)} | `
+      + `${(synthesisS / audioS).toFixed(2)} | ${firstS.toFixed(2)} |`);
   }
-  return { table: `${rows.join('\n')}\n\nModel load ${loadS.toFixed(2)} s; ${cpus().length} cores, ENGINE_THREADS ${process.env.ENGINE_THREADS ?? 'unset (all cores)'}.` };
+  return { table: `${rows.join('\n')}\n\nModel load ${loadS.toFixed(2)} s; ${cpus().length} cores, ENGINE_THREADS `
+    + `${process.env.ENGINE_THREADS ?? 'unset (all cores)'}.` };
 }

@@ -39,7 +39,8 @@ export function limitConnectionsPerAddress(perAddress: number, logger: Logger, n
     if (count > perAddress) {
       const requestId = newRequestId();
       logger.info({ requestId, client: address, open: perAddress }, 'connection refused: too many open from this address');
-      const refusal = new ApiError('rate_limited', 429, `This address has ${perAddress} connections open (CONNECTIONS_PER_ADDRESS); close one first.`, { details: { limit: perAddress, retryAfterS: 1 }, headers: { 'Retry-After': '1' } });
+      const refusal = new ApiError('rate_limited', 429, `This address has ${perAddress} connections open (CONNECTIONS_PER_ADDRESS); close `
+        + `one first.`, { details: { limit: perAddress, retryAfterS: 1 }, headers: { 'Retry-After': '1' } });
       endAndRelease(socket, rawHttpAnswer(refusal, requestId));
       return;
     }
@@ -60,7 +61,10 @@ export function useBodyIdleTimeout(idleS: number): RequestHandler {
     const socket = req.socket;
     // On the request (not the socket): Node's own handler then leaves the socket to this one while the body is incomplete.
     req.setTimeout(idleS * 1000, () => {
-      const error = new ApiError('invalid_options', 408, `The request body stopped arriving (nothing for ${idleS} s, BODY_IDLE_TIMEOUT_S).`, { details: { field: 'body' } });
+      const error = new ApiError(
+        'invalid_options', 408, `The request body stopped arriving (nothing for ${idleS} s, BODY_IDLE_TIMEOUT_S).`,
+        { details: { field: 'body' } },
+      );
       if (!res.headersSent) endAndRelease(socket, rawHttpAnswer(error, req.sg?.requestId ?? 'req_unknown'));
       else socket.destroy();
     });

@@ -26,7 +26,9 @@ function fromHttpError(error: unknown): ApiError | null {
   const type = (error as { type?: string }).type;
   if (type === 'entity.parse.failed') return errors.invalidOptions('The body is not valid JSON.', { field: 'body' });
   if (type === 'entity.too.large') return new ApiError('invalid_options', 413, 'The body is too large.', { details: { field: 'body' } });
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ApiError('invalid_options', 415, 'Unsupported body encoding.');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new ApiError('invalid_options', 415, 'Unsupported body encoding.');
+  }
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new ApiError('invalid_options', status, (error as Error).message || 'Bad request.');
   }
@@ -38,7 +40,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const apiError = error instanceof ApiError ? error : fromHttpError(error) ?? toApiError(error);
     const fields = { requestId: req.sg?.requestId, method: req.method, path: req.path };
     if (!isExpectedError(apiError)) logger.error({ ...fields, err: error }, 'request failed');
-    else if (apiError.status >= 500) logger.info({ ...fields, code: apiError.code, status: apiError.status, reason: apiError.message }, 'request refused');
+    else if (apiError.status >= 500) logger.info(
+      { ...fields, code: apiError.code, status: apiError.status, reason: apiError.message }, 'request refused',
+    );
     sendError(res, apiError, req.sg?.requestId ?? null);
   };
 }
@@ -57,7 +61,9 @@ function fromParserError(error: NodeJS.ErrnoException): ApiError {
     case 'HPE_INVALID_VALUE':
     case 'HPE_LF_EXPECTED':
     case 'HPE_CR_EXPECTED':
-      return errors.invalidOptions('A header holds a character headers cannot carry (a control character, or a bad name).', { field: 'headers' });
+      return errors.invalidOptions(
+        'A header holds a character headers cannot carry (a control character, or a bad name).', { field: 'headers' },
+      );
     default:
       return errors.invalidOptions(`The request is not valid HTTP/1.1 (${error.code ?? 'parse error'}).`, { field: 'request' });
   }
@@ -98,17 +104,23 @@ export function refuseBadHandshake(req: http.IncomingMessage, socket: Duplex, lo
 
 function handshakeRefusal(req: http.IncomingMessage): ApiError | null {
   if (req.method !== 'GET') {
-    return new ApiError('method_not_allowed', 405, `A WebSocket opens with GET, not ${req.method}.`, { details: { allow: ['GET'] }, headers: { Allow: 'GET' } });
+    return new ApiError('method_not_allowed', 405, `A WebSocket opens with GET, not ${req.method}.`, {
+      details: { allow: ['GET'] }, headers: { Allow: 'GET' },
+    });
   }
   if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
-    return errors.invalidOptions(`The Upgrade header must be websocket, not ${JSON.stringify(req.headers.upgrade ?? '')}.`, { field: 'Upgrade' });
+    return errors.invalidOptions(
+      `The Upgrade header must be websocket, not ${JSON.stringify(req.headers.upgrade ?? '')}.`, { field: 'Upgrade' },
+    );
   }
   if (!/^[+/0-9A-Za-z]{22}==$/.test(req.headers['sec-websocket-key'] ?? '')) {
     return errors.invalidOptions('Sec-WebSocket-Key must be 16 random bytes in base64.', { field: 'Sec-WebSocket-Key' });
   }
   const version = req.headers['sec-websocket-version'];
   if (version !== '13' && version !== '8') {
-    return new ApiError('invalid_options', 400, `Sec-WebSocket-Version must be 13, not ${JSON.stringify(version ?? '')}.`, { details: { field: 'Sec-WebSocket-Version' }, headers: { 'Sec-WebSocket-Version': '13' } });
+    return new ApiError('invalid_options', 400, `Sec-WebSocket-Version must be 13, not ${JSON.stringify(version ?? '')}.`, {
+      details: { field: 'Sec-WebSocket-Version' }, headers: { 'Sec-WebSocket-Version': '13' },
+    });
   }
   return null;
 }

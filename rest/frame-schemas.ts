@@ -19,7 +19,9 @@ const languageMap = (description: string): JsonSchema => ({ type: 'object', addi
 
 /** A frame schema: `type` as a one-value enum (so each member of a union is told apart by it), then its fields. */
 function frame(type: string, description: string, required: string[], properties: Record<string, JsonSchema>): JsonSchema {
-  return { type: 'object', description, required: ['type', ...required], properties: { type: { type: 'string', enum: [type] }, ...properties } };
+  return {
+    type: 'object', description, required: ['type', ...required], properties: { type: { type: 'string', enum: [type] }, ...properties },
+  };
 }
 
 /** The fields every durable frame of a recording's log carries (src/transcript/events.ts stamps them). */
@@ -31,7 +33,9 @@ const durableFields: Record<string, JsonSchema> = {
 
 /** A durable frame of the subscribe socket: `cursor`, `seq` (the segment's, else the cursor), `recordingId`, `at` and its own fields. */
 function durable(type: string, description: string, required: string[], properties: Record<string, JsonSchema>): JsonSchema {
-  return frame(type, description, ['cursor', 'seq', ...required], { ...durableFields, seq: { ...int, description: 'The segment it is about; a frame about no segment repeats its cursor.' }, ...properties });
+  return frame(type, description, ['cursor', 'seq', ...required], {
+    ...durableFields, seq: { ...int, description: 'The segment it is about; a frame about no segment repeats its cursor.' }, ...properties,
+  });
 }
 
 /** A union of frames told apart by `type`: the discriminator's mapping names each member's schema. */
@@ -39,7 +43,10 @@ function frameUnion(description: string, members: Record<string, string>): JsonS
   return {
     description,
     oneOf: Object.values(members).map(ref),
-    discriminator: { propertyName: 'type', mapping: Object.fromEntries(Object.entries(members).map(([type, name]) => [type, `#/components/schemas/${name}`])) },
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(Object.entries(members).map(([type, name]) => [type, `#/components/schemas/${name}`])),
+    },
   };
 }
 
@@ -51,7 +58,10 @@ const segmentFields = {
 export const frameSchemas: Record<string, JsonSchema> = {
   Word: {
     type: 'object', required: ['start', 'end', 'text', 'prob'],
-    properties: { start: num, end: num, text: str, prob: { ...num, description: 'Probability 0..1.' }, low: nullable({ type: 'boolean', description: 'Below the confidence policy\'s `lowThreshold` (snapshots).' }) },
+    properties: {
+      start: num, end: num, text: str, prob: { ...num, description: 'Probability 0..1.' },
+      low: nullable({ type: 'boolean', description: 'Below the confidence policy\'s `lowThreshold` (snapshots).' }),
+    },
   },
   CommittedSegment: {
     type: 'object', required: ['seq', 'speaker', 'start', 'end', 'text', 'words'],
@@ -83,21 +93,34 @@ export const frameSchemas: Record<string, JsonSchema> = {
     properties: { start: num, text: str, speaker: int, tentative: { type: 'boolean' } },
   },
   SocketErrorFrame: frame('error', 'A failure on the socket. Realtime: before `session.ready` it fails the connect; `slow_consumer` then '
-    + 'closes. Subscribe: `slow_consumer` (then closed), or a refused `subscribe.update` (the socket stays open).', ['code', 'message', 'retryable'], {
-    code: { ...str, description: 'Branch on this (spec: Errors).' }, message: str, retryable: { type: 'boolean' }, details: { type: 'object', additionalProperties: true },
+    + 'closes. Subscribe: `slow_consumer` (then closed), or a refused `subscribe.update` (the socket stays open).', [
+      'code', 'message', 'retryable',
+    ], {
+    code: { ...str, description: 'Branch on this (spec: Errors).' }, message: str, retryable: { type: 'boolean' }, details: {
+      type: 'object', additionalProperties: true,
+    },
   }),
 
   // ---- realtime socket ----------------------------------------------------------------------------------------
-  RealtimeLoadingFrame: frame('session.loading', 'Heartbeat while a machine warms up.', ['stage'], { stage: { type: 'string', enum: ['download', 'model'] } }),
+  RealtimeLoadingFrame: frame('session.loading', 'Heartbeat while a machine warms up.', ['stage'], { stage: {
+    type: 'string', enum: ['download', 'model'],
+  } }),
   RealtimeReadyFrame: frame('session.ready', 'Audio may now be sent.', ['sessionId'], {
     sessionId: str,
-    audio: { type: 'object', required: ['encoding', 'sampleRate', 'channels'], properties: { encoding: { type: 'string', enum: ['pcm_f32le'] }, sampleRate: int, channels: int } },
+    audio: {
+      type: 'object', required: ['encoding', 'sampleRate', 'channels'],
+      properties: { encoding: { type: 'string', enum: ['pcm_f32le'] }, sampleRate: int, channels: int },
+    },
   }),
   RealtimeDraftFrame: frame('transcript.draft', 'The live tail: each draft replaces the last whole, never appended.', ['segments'], {
     segments: { type: 'array', items: ref('DraftSegment') }, audioS: { ...num, description: 'Seconds of audio it reflects.' },
   }),
-  RealtimeCommittedFrame: frame('transcript.committed', 'Final: append it and drop the draft it covers.', ['segment'], { segment: ref('CommittedSegment') }),
-  RealtimeWordsFrame: frame('transcript.words', 'Word timings of a committed segment.', ['seq', 'words'], { seq: int, words: { type: 'array', items: ref('Word') } }),
+  RealtimeCommittedFrame: frame(
+    'transcript.committed', 'Final: append it and drop the draft it covers.', ['segment'], { segment: ref('CommittedSegment') },
+  ),
+  RealtimeWordsFrame: frame('transcript.words', 'Word timings of a committed segment.', ['seq', 'words'], {
+    seq: int, words: { type: 'array', items: ref('Word') },
+  }),
   RealtimeSpeakerFrame: frame('transcript.speaker', 'Settles a provisional speaker label.', ['seq', 'speaker'], {
     seq: int, speaker: int, speakerConfidence: num, speakerProvisional: { type: 'boolean', enum: [false] },
   }),
@@ -108,7 +131,9 @@ export const frameSchemas: Record<string, JsonSchema> = {
     + 'that came after the line went out.', ['seq', 'segment'], {
     seq: int, segment: ref('CommittedSegment'), reason: { type: 'string', enum: ['llm_fix'] }, previousText: str,
   }),
-  RealtimeLatencyFrame: frame('transcript.latency', 'A held correction pass (`llmFix`) released a line: the time to its final text.', ['seq', 'latencyS', 'heldS', 'fix'], {
+  RealtimeLatencyFrame: frame('transcript.latency', 'A held correction pass (`llmFix`) released a line: the time to its final text.', [
+    'seq', 'latencyS', 'heldS', 'fix',
+  ], {
     seq: int,
     latencyS: { ...num, description: 'Seconds from the audio of the line\'s end arriving to its final text.' },
     heldS: { ...num, description: 'Seconds the commit waited for the fix.' },
@@ -125,7 +150,10 @@ export const frameSchemas: Record<string, JsonSchema> = {
     + 'elsewhere.', ['state'], { recordingId: str, state: str }),
   RealtimeDoneFrame: frame('session.done', 'The session ended; the socket closes next.', ['reason', 'stats'], {
     reason: { type: 'string', enum: ['eof', 'max_duration', 'cancelled'] },
-    stats: { type: 'object', required: ['audioS', 'processingS', 'realtimeFactor'], properties: { audioS: num, processingS: num, realtimeFactor: num } },
+    stats: {
+      type: 'object', required: ['audioS', 'processingS', 'realtimeFactor'],
+      properties: { audioS: num, processingS: num, realtimeFactor: num },
+    },
   }),
   RealtimeServerFrame: frameUnion('A text frame of `WS /v1/realtime/sessions/{token}/socket` (and a live recording\'s publisher socket).', {
     'session.loading': 'RealtimeLoadingFrame',
@@ -145,12 +173,18 @@ export const frameSchemas: Record<string, JsonSchema> = {
 
   // ---- subscribe socket ---------------------------------------------------------------------------------------
   SubscribeReadyFrame: frame('subscribe.ready', 'First frame.', ['recordingId', 'lastSeq', 'state', 'instance'], {
-    recordingId: str, lastSeq: { ...int, description: 'The cursor delivered so far (-1: none).' }, state: str, instance: { ...str, description: 'The gateway process.' },
+    recordingId: str, lastSeq: { ...int, description: 'The cursor delivered so far (-1: none).' }, state: str, instance: {
+      ...str, description: 'The gateway process.',
+    },
   }),
   SubscribeCommittedFrame: durable('transcript.committed', 'Appends a segment.', ['segment'], { segment: ref('CommittedSegment') }),
-  SubscribeAmendedFrame: durable('transcript.amended', 'An engine rewrite of a committed segment in place.', ['segment'], { segment: ref('CommittedSegment'), reason: str }),
+  SubscribeAmendedFrame: durable('transcript.amended', 'An engine rewrite of a committed segment in place.', ['segment'], {
+    segment: ref('CommittedSegment'), reason: str,
+  }),
   SubscribeCorrectedFrame: durable('transcript.corrected', 'A person\'s correction in place.', ['segment'], {
-    segment: ref('CommittedSegment'), correctionId: str, batchId: str, reverted: { type: 'boolean', description: 'The correction was taken back.' },
+    segment: ref('CommittedSegment'), correctionId: str, batchId: str, reverted: {
+      type: 'boolean', description: 'The correction was taken back.',
+    },
   }),
   SubscribeSentenceFrame: durable('transcript.sentence', 'Replaces a whole sentence (the snapshot\'s `sentences` entry of that `id`, or a '
     + 'new one): sent in the same log step as the segment change that touched it, and when the recording ends with its last sentence '
@@ -172,7 +206,9 @@ export const frameSchemas: Record<string, JsonSchema> = {
       },
     },
   }),
-  SubscribeTranslatedFrame: durable('transcript.translated', 'Fills a segment\'s translations (a listener gets only its `lang`).', ['translations'], {
+  SubscribeTranslatedFrame: durable('transcript.translated', 'Fills a segment\'s translations (a listener gets only its `lang`).', [
+    'translations',
+  ], {
     translations: languageMap('Language → text.'), translationSources: languageMap('Language → who translated it.'),
   }),
   SubscribeSpeakerFrame: durable('transcript.speaker', 'Settles a segment\'s speaker label (`speakerProvisional: false`), or names a '
@@ -180,16 +216,26 @@ export const frameSchemas: Record<string, JsonSchema> = {
     speaker: int, speakerConfidence: num, speakerProvisional: { type: 'boolean' }, name: nullable(str),
   }),
   SubscribeStateFrame: durable('recording.state', 'The recording moved.', ['state'], {
-    state: { type: 'string', description: '`live`, `paused`, `ended`, `finalized`.' }, transcriptionId: str, reason: str, error: nullable(str),
+    state: { type: 'string', description: '`live`, `paused`, `ended`, `finalized`.' }, transcriptionId: str, reason: str, error: nullable(
+      str,
+    ),
   }),
-  SubscribeNoopFrame: frame('noop', 'Stands in for a frame withheld from this subscriber, so the cursor never skips.', ['cursor', 'seq', 'reason'], {
+  SubscribeNoopFrame: frame('noop', 'Stands in for a frame withheld from this subscriber, so the cursor never skips.', [
+    'cursor', 'seq', 'reason',
+  ], {
     ...durableFields,
     seq: nullable({ ...int, description: 'The segment withheld (`unclear`, `other_language`); null for a frame subscribers never get.' }),
     reason: { type: 'string', description: '`unclear` (a line under the confidence policy, shown as "Audio unclear"), `other_language`, '
       + '`not_for_subscribers`.' },
   }),
-  SubscribeGapFrame: frame('subscribe.gap', 'The frames after `after` were not replayed: re-read the transcript with `after=`.', ['cursor', 'after'], { cursor: int, after: int }),
-  SubscribeUpdatedFrame: frame('subscribe.updated', 'A `subscribe.update` took effect (re-read the snapshot after a language change).', ['audio'], { lang: nullable(str), audio: { type: 'boolean' } }),
+  SubscribeGapFrame: frame(
+    'subscribe.gap', 'The frames after `after` were not replayed: re-read the transcript with `after=`.', ['cursor', 'after'],
+    { cursor: int, after: int },
+  ),
+  SubscribeUpdatedFrame: frame(
+    'subscribe.updated', 'A `subscribe.update` took effect (re-read the snapshot after a language change).', ['audio'],
+    { lang: nullable(str), audio: { type: 'boolean' } },
+  ),
   SubscribeFrame: frameUnion('A text frame of `WS /v1/recordings/{id}/subscribe`.', {
     'subscribe.ready': 'SubscribeReadyFrame',
     'transcript.committed': 'SubscribeCommittedFrame',

@@ -21,14 +21,25 @@ export const lifecycleTimesSchema: Record<string, JsonSchema> = {
 
 /** The query of a newest-first listing by lifecycle (transcriptions, broadcasts): its parameters and variables. */
 export const lifecycleListParameters = [
-  { name: 'cursor', in: 'query' as const, description: 'The `nextCursor` of the previous page (never an offset).', schema: { type: 'string' } },
-  { name: 'lifecycle', in: 'query' as const, description: '`active` (default), `archived`, or `all` (both).', schema: { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' } },
-  { name: 'limit', in: 'query' as const, description: 'Items per page, per lifecycle: with `all`, up to `limit` of each.', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+  {
+    name: 'cursor', in: 'query' as const, description: 'The `nextCursor` of the previous page (never an offset).',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'lifecycle', in: 'query' as const, description: '`active` (default), `archived`, or `all` (both).',
+    schema: { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' },
+  },
+  {
+    name: 'limit', in: 'query' as const, description: 'Items per page, per lifecycle: with `all`, up to `limit` of each.',
+    schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+  },
 ];
 
 export function lifecycleListVariables(query: Record<string, unknown>): { cursor?: string; lifecycle?: string; limit?: number } {
   const limit = query.limit === undefined ? undefined : Number(query.limit);
-  if (limit !== undefined && !Number.isInteger(limit)) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+  if (limit !== undefined && !Number.isInteger(limit)) {
+    throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+  }
   return { cursor: query.cursor as string | undefined, lifecycle: query.lifecycle as string | undefined, limit };
 }
 
@@ -57,7 +68,8 @@ export function lifecycleMoveRoutes(resource: {
       response: move === 'purge'
         ? { status: 200, description: '`{id, purged: true}`.', schema: purgedSchema }
         : { status: 200, description: `The ${noun}.`, schema: resource.schema },
-      errors: move === 'purge' ? [resource.notFound, { status: 409, code: 'invalid_state', description: `Only an archived ${noun} can be purged.` }] : [resource.notFound],
+      errors: move === 'purge' ? [resource.notFound, { status: 409, code: 'invalid_state', description: `Only an archived ${noun} can be `
+        + `purged.` }] : [resource.notFound],
     }),
   );
 }

@@ -51,7 +51,9 @@ export function readMultipart<T>(req: Request, options: MultipartOptions<T>): Pr
 
     const settle = async () => {
       const outcome = consumer ? await consumer : null;
-      if (!failure && outcome && !outcome.ok) failure = outcome.error instanceof ApiError ? outcome.error : malformed(`ended inside the "${options.file}" part`, options.file);
+      if (!failure && outcome && !outcome.ok) {
+        failure = outcome.error instanceof ApiError ? outcome.error : malformed(`ended inside the "${options.file}" part`, options.file);
+      }
       if (failure) {
         if (outcome?.ok) await options.discard?.(outcome.kept).catch(() => undefined);
         reject(failure);
@@ -70,7 +72,11 @@ export function readMultipart<T>(req: Request, options: MultipartOptions<T>): Pr
 
     parser.on('field', (name, value, info) => {
       currentPart = name;
-      if (!options.fields.includes(name)) return fail(errors.invalidOptions(`${name} is not a part of this request (${[...options.fields, options.file].join(', ')}).`, { field: name }));
+      if (!options.fields.includes(name)) {
+        return fail(errors.invalidOptions(
+          `${name} is not a part of this request (${[...options.fields, options.file].join(', ')}).`, { field: name },
+        ));
+      }
       if (name in fields) return fail(errors.invalidOptions(`${name} is given twice; send it once.`, { field: name }));
       if (info.valueTruncated) return fail(errors.invalidOptions(`${name} is longer than ${maxFieldBytes} bytes.`, { field: name }));
       fields[name] = value;
@@ -87,7 +93,9 @@ export function readMultipart<T>(req: Request, options: MultipartOptions<T>): Pr
       if (failure) return void stream.resume();
       if (name !== options.file) {
         stream.resume();
-        return fail(errors.invalidOptions(`${name} is not a file part of this request; send the file as "${options.file}".`, { field: name }));
+        return fail(errors.invalidOptions(
+          `${name} is not a file part of this request; send the file as "${options.file}".`, { field: name },
+        ));
       }
       currentPart = name;
       consumer = options.onFile(stream, { fileName: info.filename || null, mimeType: info.mimeType || null }).then(
@@ -101,8 +109,10 @@ export function readMultipart<T>(req: Request, options: MultipartOptions<T>): Pr
       );
     });
     parser.on('filesLimit', () => fail(errors.invalidOptions(`Send one "${options.file}" part per request.`, { field: options.file })));
-    parser.on('fieldsLimit', () => fail(errors.invalidOptions(`Too many parts: this request takes ${[...options.fields, options.file].join(', ')}.`, { field: currentPart })));
-    parser.on('error', (error: Error) => fail(malformed(`is malformed or ended early (${error.message.toLowerCase()}) in the "${currentPart}" part`, currentPart)));
+    parser.on('fieldsLimit', () => fail(errors.invalidOptions(`Too many parts: this request takes `
+      + `${[...options.fields, options.file].join(', ')}.`, { field: currentPart })));
+    parser.on('error', (error: Error) => fail(malformed(`is malformed or ended early (${error.message.toLowerCase()}) in the `
+      + `"${currentPart}" part`, currentPart)));
     parser.on('close', () => {
       if (failure) return;
       parsed = true;

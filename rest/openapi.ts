@@ -14,7 +14,8 @@ import type { JsonSchema, RouteEntry } from './types.js';
  */
 function derivedErrors(route: RouteEntry): { status: number; line: string }[] {
   const out: { status: number; line: string }[] = [];
-  const readsJson = route.method === 'post' || route.method === 'put' || route.method === 'patch' ? !('ownBody' in route && route.ownBody) : false;
+  const readsJson =
+    route.method === 'post' || route.method === 'put' || route.method === 'patch' ? !('ownBody' in route && route.ownBody) : false;
   const readsQuery = (route.parameters ?? []).some((parameter) => parameter.in === 'query');
   const idempotent = 'idempotent' in route && !!route.idempotent;
   const readsPath = /\{\w+\}/.test(route.path);
@@ -24,18 +25,28 @@ function derivedErrors(route: RouteEntry): { status: number; line: string }[] {
     + 'missing, or is given twice; `details.field` names it.' });
   // The router refuses a body that is not an object (null, an array, a scalar) where the schema is one (rest/router.ts).
   const takesObject = route.method !== 'ws' && route.request?.schema.type === 'object';
-  if (readsJson) out.push({ status: 400, line: `\`invalid_options\`: the body is not valid JSON${takesObject ? ' or not a JSON object (null, an array, a scalar)' : ''}, or a field is invalid; the message and \`details.field\` name it.` });
+  if (readsJson) {
+    out.push({ status: 400, line: `\`invalid_options\`: the body is not valid `
+      + `JSON${takesObject ? ' or not a JSON object (null, an array, a scalar)' : ''}, or a field is invalid; the message and `
+        + `\`details.field\` name it.` });
+  }
   if (idempotent) out.push({ status: 400, line: '`invalid_options`: an `Idempotency-Key` longer than 255 characters.' });
   if (route.auth.mode !== 'public') {
-    const credential = route.auth.mode === 'key' ? 'an API key' : route.auth.mode === 'user' ? 'a signed-in person\'s token' : 'a credential';
+    const credential =
+      route.auth.mode === 'key' ? 'an API key' : route.auth.mode === 'user' ? 'a signed-in person\'s token' : 'a credential';
     out.push({
       status: 401,
-      line: `\`invalid_token\` (${route.auth.mode === 'optional' ? 'an unknown or malformed token; without one the answer depends on the '
-        + 'other credentials this operation takes' : `no credential, or an unknown or malformed one; this operation needs ${credential}`}), \`key_expired\`, \`key_revoked\`.`,
+      line: `\`invalid_token\` `
+          + `(${route.auth.mode === 'optional' ? 'an unknown or malformed token; without one the answer depends on the '
+        + 'other credentials this operation '
+          + 'takes' : `no credential, or an unknown or malformed one; this operation needs ${credential}`}), \`key_expired\`, `
+            + `\`key_revoked\`.`,
     });
-    const who = route.auth.mode === 'key' ? ' (also a person\'s token: API keys only)' : route.auth.mode === 'user' ? ' (also an API key: signed-in persons only)' : '';
+    const who = route.auth.mode === 'key' ? ' (also a person\'s token: API keys '
+      + 'only)' : route.auth.mode === 'user' ? ' (also an API key: signed-in persons only)' : '';
     const scopes = route.auth.scopes.length ? ` (needs ${route.auth.scopes.map((scope) => `\`${scope}\``).join(', ')})` : '';
-    out.push({ status: 403, line: `\`forbidden\`: a missing scope${scopes}, the message names it${who}; \`key_from_browser\`: an API key sent from a web page of another site or in a URL; \`suspended\`: the account is suspended.` });
+    out.push({ status: 403, line: `\`forbidden\`: a missing scope${scopes}, the message names it${who}; \`key_from_browser\`: an API key `
+      + `sent from a web page of another site or in a URL; \`suspended\`: the account is suspended.` });
   }
   if (route.method === 'ws') out.push({ status: 404, line: '`not_found`: a plain HTTP request without `Upgrade: websocket` (this path is '
     + 'a WebSocket).' });
@@ -73,7 +84,9 @@ function operationFor(route: RouteEntry): JsonSchema {
   if (route.method === 'ws') {
     responses['101'] = { description: 'Switching Protocols: the socket is open; frames are listed under `x-websocket`.' };
   } else {
-    const answers: Array<{ status: number; description: string; schema?: JsonSchema; contentType?: string } | undefined> = [route.response, 'alternative' in route ? route.alternative : undefined];
+    const answers: Array<{ status: number; description: string; schema?: JsonSchema; contentType?: string } | undefined> = [
+      route.response, 'alternative' in route ? route.alternative : undefined,
+    ];
     for (const response of answers) {
       if (!response) continue;
       const contentType = response.contentType ?? 'application/json';

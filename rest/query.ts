@@ -33,13 +33,17 @@ export function single(value: unknown): string | undefined {
  * `unsigned`) inside `minimum`..`maximum` (default: GraphQL's 32-bit Int); anything else is `400 invalid_options`
  * with `message`, naming the parameter in `details.field`.
  */
-export function intParam(query: Record<string, unknown>, name: string, message: string, options: { unsigned?: boolean; minimum?: number; maximum?: number } = {}): number | undefined {
+export function intParam(
+  query: Record<string, unknown>, name: string, message: string, options: { unsigned?: boolean; minimum?: number; maximum?: number } = {},
+): number | undefined {
   const value = single(query[name]);
   if (value === undefined) return undefined;
   const number = Number(value);
   const minimum = options.minimum ?? (options.unsigned ? 0 : -INT32_MAX - 1);
   const maximum = options.maximum ?? INT32_MAX;
-  if (!(options.unsigned ? /^\d+$/ : /^-?\d+$/).test(value) || number < minimum || number > maximum) throw errors.invalidOptions(message, { field: name });
+  if (!(options.unsigned ? /^\d+$/ : /^-?\d+$/).test(value) || number < minimum || number > maximum) {
+    throw errors.invalidOptions(message, { field: name });
+  }
   return number;
 }
 
@@ -62,7 +66,9 @@ function mismatch(name: string, value: string, schema: JsonSchema): string | nul
     return ok ? null : `${name} must be ${s.type === 'integer' ? 'an integer' : 'a number'}${describeRange(s)}.`;
   }
   if (s.type === 'boolean' && value !== 'true' && value !== 'false') return `${name} must be true or false.`;
-  if (s.minLength !== undefined && value.length < s.minLength) return `${name} must be at least ${s.minLength} character${s.minLength === 1 ? '' : 's'}.`;
+  if (s.minLength !== undefined && value.length < s.minLength) {
+    return `${name} must be at least ${s.minLength} character${s.minLength === 1 ? '' : 's'}.`;
+  }
   if (s.maxLength !== undefined && value.length > s.maxLength) return `${name} must be at most ${s.maxLength} characters.`;
   return null;
 }
@@ -79,7 +85,8 @@ export function checkQuery(parameters: readonly RouteParameter[] | undefined, qu
   const declared = (parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name);
   for (const name of refuseUnknown ? Object.keys(query) : []) {
     if (!declared.includes(name)) {
-      throw errors.invalidOptions(`${name} is not a parameter of this route (${declared.length ? `it takes ${declared.join(', ')}` : 'it takes none'}).`, { field: name });
+      throw errors.invalidOptions(`${name} is not a parameter of this route `
+        + `(${declared.length ? `it takes ${declared.join(', ')}` : 'it takes none'}).`, { field: name });
     }
   }
   for (const parameter of parameters ?? []) {

@@ -60,7 +60,9 @@ function checkInput(route: GraphQLRoute | HandlerRoute, input: RestInput): void 
   refuseBadInput(input.query);
   checkQuery(route.parameters, input.query, !('undocumented' in route && route.undocumented));
   const bodySchema = route.request?.schema;
-  if (input.body !== undefined && bodySchema?.type === 'object' && (input.body === null || typeof input.body !== 'object' || Array.isArray(input.body))) {
+  if (input.body !== undefined && bodySchema?.type === 'object' && (input.body === null || typeof input.body !== 'object' || Array.isArray(
+    input.body,
+  ))) {
     throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
   }
 }
@@ -123,7 +125,9 @@ export function createRestRouter(options: RestRouterOptions): Router {
     const allow = [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
     router.all(path, (req, res, next) => {
       res.setHeader('Allow', allow);
-      next(new ApiError('method_not_allowed', 405, `${req.method} is not allowed on ${req.path}; allowed: ${allow}.`, { details: { allow: methods } }));
+      next(new ApiError(
+        'method_not_allowed', 405, `${req.method} is not allowed on ${req.path}; allowed: ${allow}.`, { details: { allow: methods } },
+      ));
     });
   }
   return router;

@@ -181,7 +181,9 @@ function objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode, d
         if (!fragment) throw new Error(`fragmentSchema: fragment ${selection.name.value} is not in the document`);
         visit(fragment.selectionSet);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (selection.typeCondition && selection.typeCondition.name.value !== type.name) throw new Error(`fragmentSchema: ${type.name} selects on ${selection.typeCondition.name.value}`);
+        if (selection.typeCondition && selection.typeCondition.name.value !== type.name) {
+          throw new Error(`fragmentSchema: ${type.name} selects on ${selection.typeCondition.name.value}`);
+        }
         visit(selection.selectionSet);
       } else {
         const name = selection.alias?.value ?? selection.name.value;

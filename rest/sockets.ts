@@ -97,7 +97,9 @@ export function createSocketRouter(options: SocketRouterOptions): SocketRouter {
         const apiError = toApiError(error);
         // Refusals the protocol expects (401, 410, 404..., and 503 unavailable: busy or not ready, retry later)
         // are the caller's business, not a fault of ours; only unexpected failures are errors.
-        if (isExpectedError(apiError)) options.logger.info({ code: apiError.code, status: apiError.status, path: pathname, requestId }, 'upgrade refused');
+        if (isExpectedError(apiError)) options.logger.info(
+          { code: apiError.code, status: apiError.status, path: pathname, requestId }, 'upgrade refused',
+        );
         else options.logger.error({ err: error, path: pathname, requestId }, 'upgrade failed');
         refuseUpgrade(socket, apiError, requestId);
       }

@@ -55,7 +55,10 @@ export interface TranscriptionWorkerOptions {
   maxUploadBytes: number;
   /** The engine of file jobs: the accurate model (config.models.accurate). */
   engine: EngineOptions;
-  /** Beam width of file jobs (default FILE_BEAM_SIZE: beam search 5 with the temperature fallback, as the reference implementations decode files). */
+  /**
+   * Beam width of file jobs (default FILE_BEAM_SIZE: beam search 5 with the temperature fallback, as the reference
+   * implementations decode files).
+   */
   beamSize?: number;
   /** Files transcribed at once by this process (one engine thread each). */
   concurrency: number;
@@ -142,11 +145,16 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       if (!probe.hasAudio) throw errors.invalidAudio('The linked file has no audio stream.');
       await prisma.recording.update({
         where: { id: job.recordingId },
-        data: { sourcePath: relative(job.recordingId, 'source'), sourceBytes: fetched.bytes, sourceMime: fetched.contentType, durationS: probe.durationS },
+        data: {
+          sourcePath: relative(job.recordingId, 'source'), sourceBytes: fetched.bytes, sourceMime: fetched.contentType,
+          durationS: probe.durationS,
+        },
       });
       if (data.crop) {
         const waveform = await waveformPeaks(destination, { durationS: probe.durationS });
-        await openCropping(ctx, ref, waveform, { path: relative(job.recordingId, 'source'), expiresAt: new Date(Date.now() + LINK_PREVIEW_TTL_MS) });
+        await openCropping(ctx, ref, waveform, {
+          path: relative(job.recordingId, 'source'), expiresAt: new Date(Date.now() + LINK_PREVIEW_TTL_MS),
+        });
       } else {
         await queueJob(ctx, job.id, {}, ['fetching']);
       }
@@ -197,8 +205,13 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       // Resume after the last committed segment: a job taken over from a dead worker repeats nothing.
       const last = await prisma.segment.findFirst({ where: { recordingId: recording.id }, orderBy: { seq: 'desc' } });
       const resumeFromS = last ? last.end : 0;
-      const settings = { ...(recording.transcription.settings as Record<string, unknown>), ...(recording.settings as Record<string, unknown>) };
-      const language = typeof settings.spokenLanguage === 'string' && settings.spokenLanguage && settings.spokenLanguage !== 'auto' ? settings.spokenLanguage : undefined;
+      const settings = {
+        ...(recording.transcription.settings as Record<string, unknown>), ...(recording.settings as Record<string, unknown>),
+      };
+      const language =
+        typeof settings.spokenLanguage === 'string' && settings.spokenLanguage && settings.spokenLanguage !== 'auto'
+          ? settings.spokenLanguage
+          : undefined;
       // `on` and `auto` label speakers (the engine's classical diarization, workers/engine/speakers/diarize.ts); `off` or no
       // setting leaves every segment at -1 ("speaker labels were off").
       const speakerLabels = settings.speakerLabels === 'on' || settings.speakerLabels === 'auto';
@@ -206,7 +219,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
 
       const ref: JobRef = { id: job.id, recordingId: recording.id, attempt: data.attempt };
       const storeSegment = async (segment: Segment) => {
-        const speaker = speakerLabels ? { speaker: segment.speaker ?? -1, speakerConfidence: segment.speakerConfidence ?? null } : { speaker: -1, speakerConfidence: null };
+        const speaker = speakerLabels ? { speaker: segment.speaker ?? -1, speakerConfidence: segment.speakerConfidence ?? null } : {
+          speaker: -1, speakerConfidence: null,
+        };
         segmentsDone = await recordSegment(ctx, ref, { ...segment, ...speaker, decoder: 'accuracy' }, totalS);
       };
 
@@ -256,7 +271,9 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
   // logged, and the sweeper repairs the job once the database answers again.
   const running = new Set<Promise<void>>();
   const run = (handler: (data: TranscriptionJobData) => Promise<void>) => (bullJob: Bull.Job<TranscriptionJobData>) => {
-    const processing = handler(bullJob.data).catch((error) => logger.error({ bullJob: bullJob.id, error: String(error) }, 'transcription job processor failed'));
+    const processing = handler(bullJob.data).catch((error) => logger.error(
+      { bullJob: bullJob.id, error: String(error) }, 'transcription job processor failed',
+    ));
     running.add(processing);
     void processing.finally(() => running.delete(processing));
     return processing;
@@ -309,21 +326,31 @@ export function startTranscriptionWorker(options: TranscriptionWorkerOptions): T
       const bullJob = await queue.getJob(bullJobId(name, data));
       if (!bullJob) await enqueue(queue, name, data);
       else if (await bullJob.isFailed()) {
-        await failJob(ctx, job.id, { message: `The job stopped its worker repeatedly: ${bullJob.failedReason ?? 'worker lost'}.`, code: 'worker_lost' }, job.attempts);
+        await failJob(
+          ctx, job.id, { message: `The job stopped its worker repeatedly: ${bullJob.failedReason ?? 'worker lost'}.`, code: 'worker_lost' },
+          job.attempts,
+        );
       }
     }
     // Uploads opened for cropping whose measuring was never queued.
-    const unmeasured = await prisma.job.findMany({ where: { state: 'cropping', peaks: { equals: Prisma.DbNull }, sourceUrl: null, updatedAt: { lt: new Date(Date.now() - 5_000) }, recording: { lifecycle: 'active' } } });
+    const unmeasured = await prisma.job.findMany({ where: {
+      state: 'cropping', peaks: { equals: Prisma.DbNull }, sourceUrl: null, updatedAt: { lt: new Date(Date.now() - 5_000) },
+      recording: { lifecycle: 'active' },
+    } });
     for (const job of unmeasured) await enqueue(queue, 'prepare', { jobId: job.id, attempt: job.attempts });
     // A link's fetched copy is offered for cropping for ten minutes only.
     await expirePreviews(prisma);
     // Live recordings that ended but were not finalized (the finalize work lost with a process).
-    const unfinalized = await prisma.recording.findMany({ where: { kind: 'live', state: 'ended', updatedAt: { lt: new Date(Date.now() - 30_000) } }, select: { id: true } });
+    const unfinalized = await prisma.recording.findMany({
+      where: { kind: 'live', state: 'ended', updatedAt: { lt: new Date(Date.now() - 30_000) } }, select: { id: true },
+    });
     for (const { id } of unfinalized) await enqueue(queue, 'finalize', { jobId: id, attempt: 0 });
   }
 
   let sweeping: Promise<void> | null = null;
-  const runSweep = () => (sweeping ??= sweep().catch((error) => logger.error({ err: error }, 'transcription sweep failed')).finally(() => (sweeping = null)));
+  const runSweep = () => (sweeping ??= sweep().catch((error) => logger.error({ err: error }, 'transcription sweep failed')).finally(
+    () => (sweeping = null),
+  ));
   const timer = options.sweepIntervalMs === 0 ? null : setInterval(runSweep, options.sweepIntervalMs ?? 10_000);
   timer?.unref();
 

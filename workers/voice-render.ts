@@ -15,7 +15,9 @@ type VoiceQueue = Bull.Queue<VoiceRenderWork>;
 function createVoiceQueue(settings: QueueSettings): VoiceQueue {
   return new Bull<VoiceRenderWork>('voice-tracks', settings.redisUrl, {
     prefix: `${settings.redisPrefix}bull`,
-    settings: { lockDuration: settings.lockDurationMs ?? 60_000, stalledInterval: settings.stalledIntervalMs ?? 30_000, maxStalledCount: 2 },
+    settings: {
+      lockDuration: settings.lockDurationMs ?? 60_000, stalledInterval: settings.stalledIntervalMs ?? 30_000, maxStalledCount: 2,
+    },
     defaultJobOptions: { removeOnComplete: true, removeOnFail: 100, attempts: 1 },
   });
 }
@@ -43,7 +45,9 @@ export const voiceRenderWorker: BackgroundWorker = {
     const uncountQueue = countQueueJobs(queue);
     // One track at a time per process: Kokoro's model calls already use every core.
     void queue.process('render', 1, (job: Bull.Job<VoiceRenderWork>) =>
-      services.voiceTracks.render(job.data).catch((error: unknown) => logger.error({ bullJob: job.id, error: String(error) }, 'voice render processor failed')));
+      services.voiceTracks.render(job.data).catch((error: unknown) => logger.error(
+        { bullJob: job.id, error: String(error) }, 'voice render processor failed',
+      )));
     // Runs left queued or rendering by a process that stopped are put on the queue again.
     void services.voiceTracks.resumeUnfinished().catch((error: unknown) => logger.error({ err: error }, 'voice render resume failed'));
     return {

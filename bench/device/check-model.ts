@@ -21,4 +21,6 @@ const graph = [
   value(12, 'z', [2, 64]),
 ];
 // ModelProto { ir_version 8, opset_import { domain '', version 13 }, graph }
-writeFileSync(process.argv[2], writeMessage([varintField(1, 8), messageField(8, [stringField(1, ''), varintField(2, 13)]), messageField(7, graph)]));
+writeFileSync(
+  process.argv[2], writeMessage([varintField(1, 8), messageField(8, [stringField(1, ''), varintField(2, 13)]), messageField(7, graph)]),
+);

@@ -6,7 +6,9 @@
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
 import { SpeechEngine } from '../../workers/engine/speech-engine.js';
 
-const { file, model, beamSize, threads } = JSON.parse(process.argv[2]!) as { file: string; model: string; beamSize: number; threads: number };
+const { file, model, beamSize, threads } = JSON.parse(process.argv[2]!) as {
+  file: string; model: string; beamSize: number; threads: number;
+};
 const engine = await SpeechEngine.load({ model, intraOpThreads: threads, provider: 'cpu' });
 const result = await engine.transcribePcm(await decodeFileToPcm(file), {
   language: 'en', beamSize, vad: false, wordTimestamps: false, conditionOnPreviousText: false,

@@ -58,18 +58,25 @@ function commandOf(engine: AnchorEngine, setting: AnchorSetting, file: string, d
     return { argv, env };
   }
   if (engine === 'faster-whisper') {
-    const argv = [path.join(dir, 'venv/bin/python'), path.join(REPO, 'bench/anchors/fw_run.py'), '--model', path.join(dir, `ct2-whisper-${short}`),
+    const argv = [path.join(dir, 'venv/bin/python'), path.join(REPO, 'bench/anchors/fw_run.py'), '--model', path.join(
+      dir, `ct2-whisper-${short}`,
+    ),
       '--beam', String(setting.beamSize), '--compute-type', 'int8', '--threads', String(THREADS), '--language', 'en', '--lfl', file];
     const pythonPath = [path.join(dir, 'pylib'), path.join(dir, 'faster-whisper')].join(':');
     return { argv, env: { ...env, PYTHONPATH: pythonPath, LD_LIBRARY_PATH: path.join(dir, 'ct2-install/lib') } };
   }
-  const argv = [path.join(REPO, 'node_modules/.bin/tsx'), path.join(REPO, 'bench/helpers/anchor-child.ts'), JSON.stringify({ file, threads: THREADS, ...setting })];
+  const argv = [
+    path.join(REPO, 'node_modules/.bin/tsx'), path.join(REPO, 'bench/helpers/anchor-child.ts'),
+    JSON.stringify({ file, threads: THREADS, ...setting }),
+  ];
   return { argv, env };
 }
 
 /** The transcript a run printed: whisper-cli's lines, faster-whisper's JSON, ours as its last line. */
 function textOf(engine: AnchorEngine, stdout: string): string {
-  if (engine === 'faster-whisper') return Object.values((JSON.parse(stdout.trim().split('\n').pop()!) as { texts: Record<string, string> }).texts).join(' ');
+  if (engine === 'faster-whisper') {
+    return Object.values((JSON.parse(stdout.trim().split('\n').pop()!) as { texts: Record<string, string> }).texts).join(' ');
+  }
   if (engine === 'speechgate') return (JSON.parse(stdout.trim().split('\n').pop()!) as { text: string }).text;
   return stdout.split('\n').map((line) => line.trim()).filter(Boolean).join(' ');
 }
@@ -87,7 +94,9 @@ async function measure(engine: AnchorEngine, setting: AnchorSetting, file: strin
 /** What is missing from `dir` for an engine to run, or null. */
 function missing(engine: AnchorEngine, dir: string): string | null {
   const needed = engine === 'whisper.cpp' ? ['whisper.cpp/build/bin/whisper-cli', 'ggml-tiny.bin', 'ggml-base.bin']
-    : engine === 'faster-whisper' ? ['venv/bin/python', 'ct2-install/lib', 'pylib/ctranslate2', 'faster-whisper/faster_whisper', 'ct2-whisper-tiny', 'ct2-whisper-base']
+    : engine === 'faster-whisper' ? [
+      'venv/bin/python', 'ct2-install/lib', 'pylib/ctranslate2', 'faster-whisper/faster_whisper', 'ct2-whisper-tiny', 'ct2-whisper-base',
+    ]
       : [];
   const absent = needed.filter((entry) => !existsSync(path.join(dir, entry)));
   return absent.length ? absent.join(', ') : null;
@@ -120,7 +129,9 @@ export async function benchAnchors(options: AnchorBenchOptions): Promise<{ runs:
   return { runs, table: anchorTable(configurations, runs, options) };
 }
 
-function anchorTable(configurations: { engine: AnchorEngine; setting: AnchorSetting }[], runs: AnchorRun[][], options: AnchorBenchOptions): string {
+function anchorTable(
+  configurations: { engine: AnchorEngine; setting: AnchorSetting }[], runs: AnchorRun[][], options: AnchorBenchOptions,
+): string {
   const audioS = 60;
   const lines = [
     `Whole processes (load included), ${THREADS} threads, language en, no VAD, no word timings, no prompt, fallback on; `
@@ -133,7 +144,8 @@ function anchorTable(configurations: { engine: AnchorEngine; setting: AnchorSett
     const mine = runs[i]!;
     const wall = median(mine.map((r) => r.wallS));
     lines.push(`| ${setting.model} ${setting.beamSize === 1 ? 'greedy' : `beam ${setting.beamSize}`} | ${engine} | ${wall.toFixed(2)} | `
-      + `${(wall / audioS).toFixed(3)} | ${median(mine.map((r) => r.cpuS)).toFixed(2)} | ${Math.max(...mine.map((r) => r.peakRssMb)).toFixed(0)} | `
+      + `${(wall / audioS).toFixed(3)} | ${median(mine.map((r) => r.cpuS)).toFixed(2)} | `
+        + `${Math.max(...mine.map((r) => r.peakRssMb)).toFixed(0)} | `
       + `${mine[0]!.text.split(/\s+/).filter(Boolean).length} | ${median(mine.map((r) => r.loadAverage)).toFixed(1)} |`);
   }
   lines.push('');
@@ -145,8 +157,10 @@ function anchorTable(configurations: { engine: AnchorEngine; setting: AnchorSett
       if (ours < 0 || theirs < 0) continue;
       const perRound = (key: 'cpuS' | 'wallS') => runs[ours]!.map((r, round) => r[key] / runs[theirs]![round]![key]);
       lines.push(`${setting.model} ${setting.beamSize === 1 ? 'greedy' : `beam ${setting.beamSize}`}: speechgate uses `
-        + `${median(perRound('cpuS')).toFixed(2)}× the CPU seconds of ${anchor} (rounds: ${perRound('cpuS').map((x) => x.toFixed(2)).join(', ')}), `
-        + `${median(perRound('wallS')).toFixed(2)}× its wall time; peak RSS ${Math.max(...runs[ours]!.map((r) => r.peakRssMb)).toFixed(0)} MB vs `
+        + `${median(perRound('cpuS')).toFixed(2)}× the CPU seconds of ${anchor} (rounds: `
+          + `${perRound('cpuS').map((x) => x.toFixed(2)).join(', ')}), `
+        + `${median(perRound('wallS')).toFixed(2)}× its wall time; peak RSS `
+          + `${Math.max(...runs[ours]!.map((r) => r.peakRssMb)).toFixed(0)} MB vs `
         + `${Math.max(...runs[theirs]!.map((r) => r.peakRssMb)).toFixed(0)} MB (goal: ≤ 1.00× faster-whisper's CPU, ≤ 400 MB)`);
     }
   }

@@ -67,7 +67,9 @@ export async function recordClipLive(services: BenchServices, file: string, opti
   const silenceS = options.silenceS ?? 3;
   const finalizeTimeoutS = options.finalizeTimeoutS ?? 300;
   const clipS = await decodedSeconds(file);
-  const live = await rest.post<{ id: string }>('/v1/transcriptions/live', { name: options.name, settings: { spokenLanguage: options.language } });
+  const live = await rest.post<{ id: string }>('/v1/transcriptions/live', {
+    name: options.name, settings: { spokenLanguage: options.language },
+  });
   const grant = await rest.post<{ streamUrl: string; recording: { id: string } }>(`/v1/transcriptions/${live.id}/recordings`);
   const recordingId = grant.recording.id;
   const transcriptPath = `/v1/recordings/${recordingId}/transcript`;
@@ -116,7 +118,8 @@ export async function recordClipLive(services: BenchServices, file: string, opti
   const finalizedText = textOf(await rest.get<StoredTranscript>(transcriptPath));
   const problems = [
     ...session.errors.map((error) => `error frame ${error.code}: ${error.message}`),
-    ...(session.done?.reason === 'eof' ? [] : [`session ended ${session.done?.reason ?? `without session.done (close ${session.closeCode})`}`]),
+    ...(session.done?.reason === 'eof' ? [] : [`session ended `
+      + `${session.done?.reason ?? `without session.done (close ${session.closeCode})`}`]),
   ];
   return { recordingId, pausedText, finalizedText, finalizeS, problems };
 }

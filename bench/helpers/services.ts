@@ -64,11 +64,17 @@ export async function withBenchServices<T>(options: BenchServicesOptions, fn: (s
   };
   const started: EntryProcess[] = [];
   try {
-    const gateway = await startEntryProcess('src/entry/main.ts', { ...env, RUN_WORKERS: String(embedded), ...options.gatewayEnv }, /REST API:\s+(http:\/\/\S+)\/v1/);
+    const gateway = await startEntryProcess(
+      'src/entry/main.ts', { ...env, RUN_WORKERS: String(embedded), ...options.gatewayEnv }, /REST API:\s+(http:\/\/\S+)\/v1/,
+    );
     started.push(gateway);
-    const worker = embedded ? null : await startEntryProcess('src/entry/worker-main.ts', { ...env, ...options.workerEnv }, /"worker":"transcriptions"/);
+    const worker = embedded ? null : await startEntryProcess(
+      'src/entry/worker-main.ts', { ...env, ...options.workerEnv }, /"worker":"transcriptions"/,
+    );
     if (worker) started.push(worker);
-    return await fn({ base: gateway.match!, apiKey, headers: { authorization: `Bearer ${apiKey}` }, databaseUrl: database?.url ?? null, gateway, worker });
+    return await fn({
+      base: gateway.match!, apiKey, headers: { authorization: `Bearer ${apiKey}` }, databaseUrl: database?.url ?? null, gateway, worker,
+    });
   } catch (error) {
     // The services' own account of what went wrong is the useful part of a failed run.
     const logged = started.flatMap((s) => s.output().split('\n').filter((line) => line.includes('"level":"error"'))).slice(0, 5);

@@ -12,6 +12,7 @@ const READ_BY_YOGA = ['application/json', 'application/graphql+json', 'multipart
 export function useGraphqlContentType(): RequestHandler {
   return (req, _res, next) => {
     if (req.method !== 'POST' || req.is(READ_BY_YOGA)) return next();
-    next(new ApiError('invalid_options', 415, `POST /graphql takes ${READ_BY_YOGA.join(', ')}, not ${req.get('content-type') ?? 'an untyped body'}.`, { details: { field: 'Content-Type' } }));
+    next(new ApiError('invalid_options', 415, `POST /graphql takes ${READ_BY_YOGA.join(', ')}, not `
+      + `${req.get('content-type') ?? 'an untyped body'}.`, { details: { field: 'Content-Type' } }));
   };
 }

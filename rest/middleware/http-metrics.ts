@@ -14,7 +14,9 @@ function routeTemplate(req: Parameters<RequestHandler>[0]): string {
   // express keeps the last route matched on the request (the REST router is mounted at the root).
   const matched = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof matched === 'string') return openApiPath(matched);
-  if (req.originalUrl === '/graphql' || req.originalUrl.startsWith('/graphql?') || req.originalUrl.startsWith('/graphql/')) return '/graphql';
+  if (req.originalUrl === '/graphql' || req.originalUrl.startsWith('/graphql?') || req.originalUrl.startsWith('/graphql/')) {
+    return '/graphql';
+  }
   return 'unmatched';
 }
 

@@ -42,7 +42,9 @@ export async function holdIdempotencyKey(service: IdempotencyService, req: Reque
     }));
     const stored = status >= 400 ? service.release(accountId, key) : service.complete(accountId, key, { status, body, headers });
     // The answer waits for the record so a repeat arriving right after it sees `done`, never `running`.
-    stored.catch((error: unknown) => service.logger.warn({ err: error, requestId: req.sg.requestId }, 'idempotency record not stored')).finally(() => sendJson(body));
+    stored.catch(
+      (error: unknown) => service.logger.warn({ err: error, requestId: req.sg.requestId }, 'idempotency record not stored'),
+    ).finally(() => sendJson(body));
     return res;
   };
   return false;

@@ -31,7 +31,9 @@ export function credentialSourceOf(req: IncomingMessage): CredentialSource {
  * `serverErrors: 'throw'` rethrows it as thrown (HTTP: the request fails with the envelope's 5xx), `'keep'` keeps it
  * as `credentialError` like a refusal (sockets: `authorize` or the first field needing a credential answers it).
  */
-export async function judgeCredential(resolver: IdentityResolver, source: CredentialSource, options: { serverErrors: 'throw' | 'keep' }): Promise<Caller> {
+export async function judgeCredential(
+  resolver: IdentityResolver, source: CredentialSource, options: { serverErrors: 'throw' | 'keep' },
+): Promise<Caller> {
   try {
     return { identity: await resolver.resolve(source), credentialError: null };
   } catch (error) {

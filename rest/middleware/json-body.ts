@@ -16,7 +16,10 @@ export function useJsonBody(): RequestHandler {
       return next();
     }
     if (!req.is('application/json')) {
-      return next(new ApiError('invalid_options', 415, `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } }));
+      return next(new ApiError(
+        'invalid_options', 415, `The body must be application/json, not ${req.get('content-type') ?? 'untyped'}.`,
+        { details: { field: 'Content-Type' } },
+      ));
     }
     parse(req, res, (error?: unknown) => {
       if (error) return next(error);

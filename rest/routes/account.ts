@@ -14,14 +14,19 @@ function createKeyInput(body: unknown) {
   const { name, scopes, expiresAt, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length) throw errors.invalidBody(`Unknown field: ${unknown[0]}.`, { field: unknown[0] });
-  if (name !== undefined && name !== null && typeof name !== 'string') throw errors.invalidBody('name must be a string.', { field: 'name' });
+  if (name !== undefined && name !== null && typeof name !== 'string') {
+    throw errors.invalidBody('name must be a string.', { field: 'name' });
+  }
   if (scopes !== undefined && scopes !== null && (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string'))) {
     throw errors.invalidBody('scopes must be an array of strings.', { field: 'scopes' });
   }
   if (expiresAt !== undefined && expiresAt !== null && (typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt)))) {
     throw errors.invalidBody('expiresAt must be an RFC 3339 timestamp.', { field: 'expiresAt' });
   }
-  return { name: name as string | null | undefined, scopes: scopes as string[] | null | undefined, expiresAt: expiresAt as string | null | undefined };
+  return {
+    name: name as string | null | undefined, scopes: scopes as string[] | null | undefined,
+    expiresAt: expiresAt as string | null | undefined,
+  };
 }
 
 export const accountRoutes: RouteEntry[] = [
@@ -52,7 +57,8 @@ export const accountRoutes: RouteEntry[] = [
     request: { schema: inputSchema('CreateApiKeyInput') },
     response: { status: 201, description: 'The new key.', schema: fragmentSchema(NewApiKeyFieldsFragmentDoc, { apiKey: ref('ApiKey') }) },
     errors: [
-      { status: 400, code: 'invalid_options', description: `An unknown scope or none, a blank name or one over ${MAX_KEY_NAME} characters, or \`expiresAt\` not in the future; \`details.field\` names it.` },
+      { status: 400, code: 'invalid_options', description: `An unknown scope or none, a blank name or one over ${MAX_KEY_NAME} `
+        + `characters, or \`expiresAt\` not in the future; \`details.field\` names it.` },
       { status: 403, code: 'forbidden' }, { status: 422, code: 'invalid_body' },
     ],
   }),

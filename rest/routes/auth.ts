@@ -6,7 +6,10 @@ export const authRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/auth/jwks.json', operationId: 'getLocalIssuerJwks', tags: ['auth'],
     auth: { mode: 'public', scopes: [] },
-    response: { status: 200, description: 'JSON Web Key Set.', schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } } },
+    response: {
+      status: 200, description: 'JSON Web Key Set.',
+      schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } },
+    },
     errors: [{ status: 404, code: 'not_found' }],
     document: LocalIssuerJwksDocument,
     result: (data) => ({ status: 200, body: data.localIssuerJwks }),

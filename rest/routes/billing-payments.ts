@@ -74,7 +74,11 @@ export const billingPaymentRoutes: RouteEntry[] = [
     variables: ({ body }) => ({ input: promoFields(body) }),
     result: (data) => ({ status: 200, body: data.checkPromoCode }),
     request: {
-      schema: { type: 'object', additionalProperties: false, required: ['code', 'for'], properties: { code: { type: 'string', description: '1 to 100 characters (422 naming `code` otherwise); matched without regard to case.' }, for: { type: 'string', enum: ['topup', 'subscribe'] } } },
+      schema: {
+        type: 'object', additionalProperties: false, required: ['code', 'for'],
+        properties: { code: { type: 'string', description: '1 to 100 characters (422 naming `code` otherwise); matched without regard to '
+          + 'case.' }, for: { type: 'string', enum: ['topup', 'subscribe'] } },
+      },
     },
     response: { status: 200, description: 'The code\'s terms for this purchase.', schema: resultSchema(CheckPromoCodeDocument) },
     errors: [
@@ -114,7 +118,9 @@ export const billingPaymentRoutes: RouteEntry[] = [
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
     ],
     document: PaymentsDocument,
-    variables: ({ query }) => ({ cursor: single(query.cursor) ?? null, limit: query.limit === undefined ? null : Number(single(query.limit)) }),
+    variables: ({ query }) => ({
+      cursor: single(query.cursor) ?? null, limit: query.limit === undefined ? null : Number(single(query.limit)),
+    }),
     result: (data) => ({ status: 200, body: withoutLastCursor(data.payments) }),
     response: { status: 200, description: 'A page of payments.', schema: cursorPageSchema(PaymentsDocument) },
   }),
@@ -161,7 +167,10 @@ export const billingPaymentRoutes: RouteEntry[] = [
     document: ScheduleSubscriptionIntervalDocument,
     variables: ({ body }) => ({ interval: intervalField(body) }),
     result: (data) => ({ status: 200, body: data.scheduleSubscriptionInterval }),
-    request: { schema: { type: 'object', additionalProperties: false, required: ['interval'], properties: { interval: { type: 'string', enum: ['month', 'year'] } } } },
+    request: { schema: {
+      type: 'object', additionalProperties: false, required: ['interval'],
+      properties: { interval: { type: 'string', enum: ['month', 'year'] } },
+    } },
     response: { status: 200, description: 'The plan and subscription now (`pendingInterval`).', schema: subscriptionStateSchema },
     errors: [{ status: 422, code: 'invalid_body' }, { status: 409, code: 'invalid_state' }, providerDown],
   }),
@@ -190,7 +199,10 @@ export const billingPaymentRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/billing/webhooks/stripe', operationId: 'stripeWebhook', tags: ['billing'],
     auth: { mode: 'public', scopes: [] },
     ownBody: true,
-    request: { contentType: 'application/json', schema: { type: 'object', additionalProperties: true, description: 'A Stripe event, as Stripe signs it.' } },
+    request: {
+      contentType: 'application/json',
+      schema: { type: 'object', additionalProperties: true, description: 'A Stripe event, as Stripe signs it.' },
+    },
     response: { status: 200, description: 'Received.', schema: {
         type: 'object', required: ['received', 'applied', 'type'],
         properties: { received: { type: 'boolean' }, applied: { type: 'boolean' }, type: { type: 'string' } },
@@ -198,7 +210,14 @@ export const billingPaymentRoutes: RouteEntry[] = [
     },
     errors: [{ status: 400, code: 'invalid_signature' }, { status: 422, code: 'invalid_body' }, billingOff],
     handler: async (req, res, ctx) => {
-      const raw = await new Promise<Buffer>((resolve, reject) => express.raw({ type: () => true, limit: '1mb' })(req, res, (error?: unknown) => (error ? reject(errors.invalidBody('The body could not be read (at most 1 MB).', { field: 'body' })) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))));
+      const raw = await new Promise<Buffer>(
+        (resolve, reject) => express.raw({ type: () => true, limit: '1mb' })(
+          req, res,
+          (error?: unknown) => (error ? reject(
+            errors.invalidBody('The body could not be read (at most 1 MB).', { field: 'body' }),
+          ) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0))),
+        ),
+      );
       const outcome = await ctx.services.payments.handleWebhook(raw, single(req.headers['stripe-signature']));
       res.status(200).json({ received: true, ...outcome });
     },

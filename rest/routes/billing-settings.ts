@@ -16,7 +16,9 @@ import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
  * and one longer refused with 400, but this body is refused with 422 `invalid_body` (the spec's rule for details),
  * and a country, an email or a tax ID of any length can still be wrong for what it is.
  */
-const text = (maxLength: number, description?: string): JsonSchema => ({ type: 'string', description: `${description ? `${description} ` : ''}At most ${maxLength} characters.` });
+const text = (maxLength: number, description?: string): JsonSchema => ({
+  type: 'string', description: `${description ? `${description} ` : ''}At most ${maxLength} characters.`,
+});
 const money = (description: string): JsonSchema => ({ type: 'number', nullable: true, description });
 
 const COUNTRY = 'ISO 3166-1 alpha-2 (any case; answered uppercase); required with a `taxId`.';

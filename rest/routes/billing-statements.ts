@@ -15,7 +15,10 @@ const kindEnum = { type: 'string', enum: ['file', 'live'] };
 
 const pageParameters: RouteParameter[] = [
   { name: 'cursor', in: 'query', description: 'The `nextCursor` of the previous page.', schema: { type: 'string' } },
-  { name: 'limit', in: 'query', description: 'Items a page (default 50).', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+  {
+    name: 'limit', in: 'query', description: 'Items a page (default 50).',
+    schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+  },
 ];
 const page = ({ query }: RestInput) => ({
   cursor: single(query.cursor),
@@ -25,7 +28,8 @@ const page = ({ query }: RestInput) => ({
 const rangeParameters: RouteParameter[] = [
   { name: 'startDate', in: 'query', required: true, description: 'First day, YYYY-MM-DD in `tz`; before the account\'s first day it is '
     + 'moved to it.', schema: { type: 'string', format: 'date' } },
-  { name: 'endDate', in: 'query', required: true, description: `Last day (inclusive), YYYY-MM-DD in \`tz\`; after today it is moved to today. At most ${USAGE_MAX_DAYS} days from startDate.`, schema: { type: 'string', format: 'date' } },
+  { name: 'endDate', in: 'query', required: true, description: `Last day (inclusive), YYYY-MM-DD in \`tz\`; after today it is moved to `
+    + `today. At most ${USAGE_MAX_DAYS} days from startDate.`, schema: { type: 'string', format: 'date' } },
   { name: 'tz', in: 'query', description: 'IANA time zone the days are cut in (default UTC).', schema: { type: 'string', default: 'UTC' } },
 ];
 const range = ({ query }: RestInput) => ({ startDate: single(query.startDate)!, endDate: single(query.endDate)!, tz: single(query.tz) });
@@ -35,7 +39,9 @@ const rangeErrors = [
     + '(`details.field` names it).' },
   { status: 400, code: 'range_too_long', description: `More than ${USAGE_MAX_DAYS} days asked (\`details.maxDays\`, \`details.days\`).` },
 ];
-const pageError = { status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of range.' };
+const pageError = {
+  status: 400, code: 'invalid_options', description: 'A cursor this endpoint did not return, or a `limit` out of range.',
+};
 
 const USAGE_RULES = 'A charge counts on the day (in `tz`) of each of its ledger movements: a file charge on the day it was charged, a '
   + 'live recording on the day of each metered minute (one crossing midnight splits), a running transcription at what it has been '
@@ -67,7 +73,8 @@ export const billingStatementRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/billing/usage', operationId: 'getBillingUsage', tags: ['billing'],
     summary: 'Spend per day in `tz`, per source (`dashboard` or the API key id) and per kind (`file`, `live`): audio seconds and dollars.',
-    description: `Answer \`{startDate, endDate, tz, currency, totals: {seconds, amount}, bySource: [{source, seconds, amount}], byKind: [{kind, seconds, amount}], days: [{date, seconds, amount, bySource, byKind}]}\`. ${USAGE_RULES}`,
+    description: `Answer \`{startDate, endDate, tz, currency, totals: {seconds, amount}, bySource: [{source, seconds, amount}], byKind: `
+      + `[{kind, seconds, amount}], days: [{date, seconds, amount, bySource, byKind}]}\`. ${USAGE_RULES}`,
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: rangeParameters,
     document: BillingUsageDocument,
@@ -80,7 +87,10 @@ export const billingStatementRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/billing/usage/charges', operationId: 'listBillingUsageCharges', tags: ['billing'],
     summary: 'The charges behind the usage report, newest first, paged with `cursor`; `kind` and `source` narrow; `count`, `total` and '
       + '`seconds` cover all matches.',
-    description: `Answer \`{startDate, endDate, tz, currency, count, total, seconds, charges: [UsageCharge], nextCursor}\`. One \`charge\` item per charge opened or metered in the range (its seconds and cost inside the range; \`state\` \`open\` while running) and one \`correction\` item per refund or correction of a charge in the range (negative cost). The items add up to the report: \`total\` equals the report's total with the same filters. ${USAGE_RULES}`,
+    description: `Answer \`{startDate, endDate, tz, currency, count, total, seconds, charges: [UsageCharge], nextCursor}\`. One `
+      + `\`charge\` item per charge opened or metered in the range (its seconds and cost inside the range; \`state\` \`open\` while `
+        + `running) and one \`correction\` item per refund or correction of a charge in the range (negative cost). The items add up to `
+          + `the report: \`total\` equals the report's total with the same filters. ${USAGE_RULES}`,
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [
       ...rangeParameters, { name: 'kind', in: 'query', schema: kindEnum },

@@ -38,7 +38,10 @@ import { liveCreationRefusals } from './billing.js';
 export const broadcastSchema = fragmentSchema(BroadcastFieldsFragmentDoc);
 
 const notFound = { status: 404, code: 'not_found', description: 'No such broadcast in this account.' };
-const sourceParameter = { name: 'source', in: 'path' as const, required: true, description: 'The audio source\'s id (`AudioSource.id`).', schema: { type: 'string' } };
+const sourceParameter = {
+  name: 'source', in: 'path' as const, required: true, description: 'The audio source\'s id (`AudioSource.id`).',
+  schema: { type: 'string' },
+};
 const noSuchSource = { status: 404, code: 'not_found', description: 'No such broadcast in this account, or no such audio source of it '
   + '(`details.field` `source`).' };
 
@@ -69,9 +72,13 @@ export const broadcastRoutes: RouteEntry[] = [
     parameters: lifecycleListParameters,
     document: BroadcastsDocument,
     variables: ({ query }) => lifecycleListVariables(query),
-    result: (data) => ({ status: 200, body: withoutLastCursor({ broadcasts: data.broadcasts.items, nextCursor: data.broadcasts.nextCursor }) }),
+    result: (data) => ({
+      status: 200, body: withoutLastCursor({ broadcasts: data.broadcasts.items, nextCursor: data.broadcasts.nextCursor }),
+    }),
     response: { status: 200, description: 'A page.', schema: pageSchema('broadcasts', broadcastSchema) },
-    errors: [invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return')],
+    errors: [
+      invalid('A `lifecycle` other than active, archived or all, a `limit` out of 1..500, or a cursor this endpoint did not return'),
+    ],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/broadcasts/{id}', operationId: 'getBroadcast', tags: ['broadcasts'],
@@ -93,7 +100,10 @@ export const broadcastRoutes: RouteEntry[] = [
     result: (data) => ({ status: 200, body: data.updateBroadcast }),
     request: { schema: inputSchema('UpdateBroadcastInput') },
     response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
-    errors: [notFound, invalid('An unknown field (`source` never changes), a blank `name`, a malformed `code`, private without a password'), codeTaken],
+    errors: [
+      notFound, invalid('An unknown field (`source` never changes), a blank `name`, a malformed `code`, private without a password'),
+      codeTaken,
+    ],
   }),
   ...lifecycleMoveRoutes({
     collection: 'broadcasts', type: 'Broadcast', tag: 'broadcasts', schema: broadcastSchema, notFound,
@@ -101,12 +111,17 @@ export const broadcastRoutes: RouteEntry[] = [
   }),
   ...(['put', 'delete'] as const).map((method) =>
     graphqlRoute({
-      method, path: '/v1/transcriptions/{id}/broadcasts/{broadcast}', operationId: method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast', tags: ['broadcasts'],
+      method, path: '/v1/transcriptions/{id}/broadcasts/{broadcast}',
+      operationId: method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast', tags: ['broadcasts'],
       auth: { mode: 'userOrKey', scopes: ['write'] },
       parameters: [{ name: 'broadcast', in: 'path', required: true, schema: { type: 'string' } }],
-      document: (method === 'put' ? AttachTranscriptionBroadcastDocument : DetachTranscriptionBroadcastDocument) as typeof AttachTranscriptionBroadcastDocument,
+      document: (method === 'put' ? AttachTranscriptionBroadcastDocument : DetachTranscriptionBroadcastDocument) as
+        typeof AttachTranscriptionBroadcastDocument,
       variables: ({ params }) => ({ transcriptionId: params.id!, broadcastId: params.broadcast! }),
-      result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast'] }),
+      result: (data) => ({
+        status: 200,
+        body: (data as Record<string, unknown>)[method === 'put' ? 'attachTranscriptionBroadcast' : 'detachTranscriptionBroadcast'],
+      }),
       response: { status: 200, description: 'The transcription, `broadcasts` as they now stand.', schema: transcriptionSchema },
       errors: [{ status: 404, code: 'not_found' }, ...(method === 'put' ? [{ status: 409, code: 'invalid_state' }] : [])],
     }),
@@ -176,7 +191,11 @@ export const broadcastRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/broadcasts/{id}/audio-sources/{source}/check', operationId: 'checkBroadcastAudioSource', tags: ['broadcasts'],
     summary: 'Open the audio source and say whether audio comes back (AudioSourceCheck); records nothing.',
-    description: `The address is opened as a recording from it would open it (through the link policy; an HLS playlist is followed) and decoded until a second of audio comes back, for at most ${CHECK_MS / 1000} s. \`ready\` only when the address as given plays; otherwise \`error\` with \`problem\`, and \`fix\` when a corrected address (https, the stream a playlist lists, the audio a page plays) was opened and gave audio. Answers are cached, shared by every gateway: a ready one for a minute, a failed one for 20 s, unless \`fresh=true\`.`,
+    description: `The address is opened as a recording from it would open it (through the link policy; an HLS playlist is followed) and `
+      + `decoded until a second of audio comes back, for at most ${CHECK_MS / 1000} s. \`ready\` only when the address as given plays; `
+        + `otherwise \`error\` with \`problem\`, and \`fix\` when a corrected address (https, the stream a playlist lists, the audio a `
+          + `page plays) was opened and gave audio. Answers are cached, shared by every gateway: a ready one for a minute, a failed one `
+            + `for 20 s, unless \`fresh=true\`.`,
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: [sourceParameter, { name: 'fresh', in: 'query', schema: { type: 'boolean', default: false } }],
     document: BroadcastAudioSourceCheckDocument,

@@ -36,7 +36,10 @@ const strings = (record: Record<string, unknown>) =>
 function parseBody(req: Request, res: Response, json: boolean): Promise<Record<string, unknown>> {
   const parser = req.is('application/x-www-form-urlencoded') ? express.urlencoded({ extended: false, limit: '64kb' })
     : json && req.is('application/json') ? express.json({ limit: '64kb' }) : null;
-  if (!parser) return Promise.reject(new OAuthError('invalid_request', `The body must be application/x-www-form-urlencoded${json ? ' or application/json' : ''}.`));
+  if (!parser) {
+    return Promise.reject(new OAuthError('invalid_request', `The body must be `
+      + `application/x-www-form-urlencoded${json ? ' or application/json' : ''}.`));
+  }
   return new Promise((resolve, reject) => parser(req, res, (error?: unknown) => {
     if (error) return reject(new OAuthError('invalid_request', 'The body could not be parsed.'));
     const body = req.body as unknown;
@@ -52,7 +55,9 @@ function crossSite(req: Request, baseUrl: string): boolean {
   return Boolean(origin && origin !== new URL(baseUrl).origin);
 }
 
-const oauthError = (res: Response, error: OAuthError) => res.status(error.status).json({ error: error.error, error_description: error.description });
+const oauthError = (res: Response, error: OAuthError) => res.status(error.status).json({
+  error: error.error, error_description: error.description,
+});
 
 export const connectRoutes: RouteEntry[] = [
   {
@@ -67,10 +72,17 @@ export const connectRoutes: RouteEntry[] = [
         request = ctx.services.connect.validate(params);
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error;
-        if (error.redirect) return redirectBack(res, params.redirect_uri!, { error: error.error, error_description: error.description, state: params.state ?? null }, issuer);
-        return sendPage(res, 400, 'This sign-in link is not valid', `<p class="error">${escapeHtml(error.description)}</p><p>Tell the app that sent you here.</p>`);
+        if (error.redirect) {
+          return redirectBack(
+            res, params.redirect_uri!, { error: error.error, error_description: error.description, state: params.state ?? null }, issuer,
+          );
+        }
+        return sendPage(res, 400, 'This sign-in link is not valid', `<p class="error">${escapeHtml(error.description)}</p><p>Tell the app `
+          + `that sent you here.</p>`);
       }
-      consentPage(res, 200, request, await ctx.services.connect.formToken(request), { accessToken: params.access_token, prefix: pathPrefix(ctx) });
+      consentPage(res, 200, request, await ctx.services.connect.formToken(request), {
+        accessToken: params.access_token, prefix: pathPrefix(ctx),
+      });
     },
   },
   {
@@ -90,8 +102,15 @@ export const connectRoutes: RouteEntry[] = [
         if (!(error instanceof OAuthError)) throw error;
         return sendPage(res, 400, 'This consent form is not valid', `<p class="error">${escapeHtml(error.description)}</p>`);
       }
-      if (body.decision !== 'approve') return redirectBack(res, request.redirectUri, { error: 'access_denied', error_description: 'The person denied the request.', state: request.state }, issuer);
-      const again = (status: number, message: string) => consentPage(res, status, request, body.request!, { message, prefix: pathPrefix(ctx) });
+      if (body.decision !== 'approve') {
+        return redirectBack(
+          res, request.redirectUri, { error: 'access_denied', error_description: 'The person denied the request.', state: request.state },
+          issuer,
+        );
+      }
+      const again = (status: number, message: string) => consentPage(
+        res, status, request, body.request!, { message, prefix: pathPrefix(ctx) },
+      );
       if (!body.access_token) return again(401, 'Sign in: paste your access token, then approve.');
       let identity;
       try {
@@ -111,7 +130,10 @@ export const connectRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     response: {
       status: 200, description: 'RFC 8414 metadata; `issuer` is this server\'s address.',
-      schema: { type: 'object', required: ['issuer', 'authorization_endpoint', 'token_endpoint'], properties: { issuer: { type: 'string' }, authorization_endpoint: { type: 'string' }, token_endpoint: { type: 'string' } } },
+      schema: {
+        type: 'object', required: ['issuer', 'authorization_endpoint', 'token_endpoint'],
+        properties: { issuer: { type: 'string' }, authorization_endpoint: { type: 'string' }, token_endpoint: { type: 'string' } },
+      },
     },
     handler: (req, res, ctx) => {
       const base = requestBaseUrl(req, ctx.config.publicUrl);
@@ -149,7 +171,10 @@ export const connectRoutes: RouteEntry[] = [
         contentType: 'application/json',
         schema: {
           type: 'object', required: ['grant_type', 'code', 'code_verifier', 'redirect_uri'],
-          properties: { grant_type: { type: 'string', description: '`authorization_code`.' }, code: { type: 'string' }, code_verifier: { type: 'string' }, redirect_uri: { type: 'string' }, client_id: { type: 'string' } },
+          properties: {
+            grant_type: { type: 'string', description: '`authorization_code`.' }, code: { type: 'string' },
+            code_verifier: { type: 'string' }, redirect_uri: { type: 'string' }, client_id: { type: 'string' },
+          },
         },
       }],
     },
@@ -157,7 +182,10 @@ export const connectRoutes: RouteEntry[] = [
       status: 200, description: 'The access token: a new API key (it does not expire; revoke it like any key).',
       schema: {
         type: 'object', required: ['access_token', 'token_type', 'scope'],
-        properties: { access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] }, scope: { type: 'string', description: 'The approved scopes, space-separated.' } },
+        properties: {
+          access_token: { type: 'string' }, token_type: { type: 'string', enum: ['Bearer'] },
+          scope: { type: 'string', description: 'The approved scopes, space-separated.' },
+        },
       },
     },
     errors: [
@@ -165,7 +193,8 @@ export const connectRoutes: RouteEntry[] = [
       { status: 403, code: 'key_from_browser' },
     ],
     protocolError: {
-      type: 'object', required: ['error', 'error_description'], additionalProperties: false, description: 'The OAuth 2.0 error form (RFC 6749 section 5.2).',
+      type: 'object', required: ['error', 'error_description'], additionalProperties: false, description: 'The OAuth 2.0 error form (RFC '
+        + '6749 section 5.2).',
       properties: {
         error: { type: 'string', enum: ['invalid_grant', 'invalid_request', 'unsupported_grant_type', 'key_from_browser'] },
         error_description: { type: 'string' },
@@ -176,16 +205,22 @@ export const connectRoutes: RouteEntry[] = [
       res.setHeader('Pragma', 'no-cache');
       try {
         if (req.get('origin') || req.get('sec-fetch-site') || req.get('sec-fetch-dest')) {
-          throw new OAuthError('key_from_browser', 'Connect codes are redeemed by the app\'s server or native code, not from a web page.', 403);
+          throw new OAuthError(
+            'key_from_browser', 'Connect codes are redeemed by the app\'s server or native code, not from a web page.', 403,
+          );
         }
         const raw = await parseBody(req, res, true);
         const repeated = Object.entries(raw).find(([, value]) => typeof value !== 'string');
         if (repeated) throw new OAuthError('invalid_request', `${repeated[0]} must be given once, as a string.`);
         const body = strings(raw);
         if (!body.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
-        if (body.grant_type !== 'authorization_code') throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code.');
+        if (body.grant_type !== 'authorization_code') {
+          throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code.');
+        }
         if (!body.code) throw new OAuthError('invalid_request', 'code is required.');
-        const redeemed = await ctx.services.connect.redeem({ code: body.code, codeVerifier: body.code_verifier, redirectUri: body.redirect_uri, clientId: body.client_id });
+        const redeemed = await ctx.services.connect.redeem({
+          code: body.code, codeVerifier: body.code_verifier, redirectUri: body.redirect_uri, clientId: body.client_id,
+        });
         res.status(200).json({ access_token: redeemed.key, token_type: 'Bearer', scope: redeemed.scopes.join(' ') });
       } catch (error) {
         if (error instanceof OAuthError) return void oauthError(res, error);

@@ -1,5 +1,7 @@
 /** Corrections of a recording's settled text: apply a batch, list them, revert one (src/corrections/service.ts). */
-import { CorrectionFieldsFragmentDoc, CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument } from '../../src/generated/graphql.js';
+import {
+  CorrectionFieldsFragmentDoc, CorrectRecordingDocument, RecordingCorrectionsDocument, RetranscribeLineDocument, RevertCorrectionDocument,
+} from '../../src/generated/graphql.js';
 import { fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes.js';
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';

@@ -63,7 +63,13 @@ export const docsRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/.well-known/oauth-protected-resource', operationId: 'getProtectedResourceMetadata', tags: ['meta'],
     auth: { mode: 'public', scopes: [] },
-    response: { status: 200, description: 'RFC 9728 metadata.', schema: { type: 'object', required: ['resource'], properties: { resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } } } } },
+    response: {
+      status: 200, description: 'RFC 9728 metadata.',
+      schema: {
+        type: 'object', required: ['resource'],
+        properties: { resource: { type: 'string' }, authorization_servers: { type: 'array', items: { type: 'string' } } },
+      },
+    },
     document: ProtectedResourceDocument,
     // RFC 9728 spells its fields in snake_case; GraphQL names them in camelCase.
     result: ({ protectedResource: metadata }) => ({
@@ -74,7 +80,9 @@ export const docsRoutes: RouteEntry[] = [
         bearer_methods_supported: metadata.bearerMethodsSupported,
         scopes_supported: metadata.scopesSupported,
         resource_documentation: metadata.resourceDocumentation,
-        ...(metadata.localIssuer ? { 'x-local-issuer': { issuer: metadata.localIssuer.issuer, jwks_uri: metadata.localIssuer.jwksUri } } : {}),
+        ...(metadata.localIssuer ? {
+          'x-local-issuer': { issuer: metadata.localIssuer.issuer, jwks_uri: metadata.localIssuer.jwksUri },
+        } : {}),
       },
     }),
   }),

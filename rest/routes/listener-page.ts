@@ -36,7 +36,8 @@ let sdkSubscribeBuild: Promise<string> | null = null;
 function sdkSubscribeModule(): Promise<string> {
   if (!sdkSubscribeBuild) {
     const building = build({
-      entryPoints: [SDK_SUBSCRIBE_SOURCE], bundle: true, format: 'esm', platform: 'browser', target: 'es2020', write: false, logLevel: 'silent',
+      entryPoints: [SDK_SUBSCRIBE_SOURCE], bundle: true, format: 'esm', platform: 'browser', target: 'es2020', write: false,
+      logLevel: 'silent',
     }).then((result) => result.outputFiles[0]!.text);
     sdkSubscribeBuild = building;
     building.catch(() => {
@@ -109,7 +110,9 @@ export const listenerPageRoutes: RouteEntry[] = [
     response: { status: 200, description: 'HTML page.', contentType: 'text/html' },
     handler: (req, res, ctx) => {
       // The page finds the code in its own address; only where its assets live is filled in here.
-      const html = pageFile('index.html').toString('utf8').replaceAll('%ASSETS%', escapeHtml(`${pathPrefix(ctx.config.publicUrl)}/b/_assets`));
+      const html = pageFile('index.html').toString('utf8').replaceAll(
+        '%ASSETS%', escapeHtml(`${pathPrefix(ctx.config.publicUrl)}/b/_assets`),
+      );
       res.setHeader('Content-Security-Policy', contentSecurityPolicy(requestBaseUrl(req, ctx.config.publicUrl)));
       res.setHeader('Referrer-Policy', 'no-referrer'); // the address may carry a shareCode
       sendPageFile(res, 'text/html; charset=utf-8', html);
@@ -118,7 +121,9 @@ export const listenerPageRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/b/_assets/{asset}', operationId: 'getListenerPageAsset', tags: ['broadcasts'], undocumented: true,
     auth: { mode: 'public', scopes: [] },
-    response: { status: 200, description: '`listener.js` and `sdk-subscribe.js` (ES modules) or `listener.css`.', contentType: 'text/javascript' },
+    response: {
+      status: 200, description: '`listener.js` and `sdk-subscribe.js` (ES modules) or `listener.css`.', contentType: 'text/javascript',
+    },
     handler: async ({ params }, res) => {
       const name = String(params.asset);
       if (name === SDK_SUBSCRIBE_ASSET) {

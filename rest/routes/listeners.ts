@@ -14,8 +14,12 @@ import { single } from '../query.js';
 import { fragmentSchema } from '../shapes.js';
 import { graphqlRoute, type RouteEntry } from '../types.js';
 
-const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener token.' };
-const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'A share link of the broadcast.' };
+const listenerTokenParam = {
+  name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener token.',
+};
+const shareCodeParam = {
+  name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'A share link of the broadcast.',
+};
 const broadcastNotFound = { status: 404, code: 'not_found', description: 'No broadcast has ever had this code, or it is archived (its '
   + 'links are dead).' };
 
@@ -29,7 +33,9 @@ export const listenerRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     parameters: [listenerTokenParam, shareCodeParam],
     document: ListenerBroadcastDocument,
-    variables: ({ params, query }) => ({ code: params.code!, listenerToken: single(query.listenerToken), shareCode: single(query.shareCode) }),
+    variables: ({ params, query }) => ({
+      code: params.code!, listenerToken: single(query.listenerToken), shareCode: single(query.shareCode),
+    }),
     result: (data) => ({ status: 200, body: data.listenerBroadcast }),
     response: { status: 200, description: 'The broadcast.', schema: fragmentSchema(ListenerBroadcastFieldsFragmentDoc) },
     errors: [broadcastNotFound, { status: 401, code: 'invalid_token' }],
@@ -40,7 +46,10 @@ export const listenerRoutes: RouteEntry[] = [
     document: CreateListenerTokenDocument,
     variables: ({ params, body }) => ({ code: params.code!, password: parseTokenRequest(body).password }),
     result: (data) => ({ status: 201, body: data.createListenerToken }),
-    request: { schema: { type: 'object', additionalProperties: false, properties: { password: { type: 'string', nullable: true, description: 'Required for a private broadcast.' } } } },
+    request: { schema: {
+      type: 'object', additionalProperties: false,
+      properties: { password: { type: 'string', nullable: true, description: 'Required for a private broadcast.' } },
+    } },
     response: { status: 201, description: 'The token.', schema: fragmentSchema(ListenerTokenFieldsFragmentDoc) },
     errors: [
       broadcastNotFound, { status: 400, code: 'invalid_options' }, { status: 403, code: 'forbidden' },

@@ -42,10 +42,13 @@ export const mcpRoutes: RouteEntry[] = [
       + 'answer.', contentType: 'text/event-stream' },
     errors: mcpErrors,
     protocolError: {
-      type: 'object', required: ['jsonrpc', 'error'], additionalProperties: false, description: 'A JSON-RPC 2.0 error answer (from the MCP SDK).',
+      type: 'object', required: ['jsonrpc', 'error'], additionalProperties: false, description: 'A JSON-RPC 2.0 error answer (from the '
+        + 'MCP SDK).',
       properties: {
         jsonrpc: { type: 'string', enum: ['2.0'] },
-        error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+        error: {
+          type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+        },
         id: { oneOf: [{ type: 'string', nullable: true }, { type: 'integer' }], description: 'The request\'s id; null when it could not '
           + 'be read.' },
       },

@@ -114,7 +114,15 @@ export const metaRoutes: RouteEntry[] = [
                   type: 'object', required: ['present'],
                   description: 'The text-to-speech model (optional: voices answer 503 without it, and this check passes either way). '
                     + '`download` while it is fetched on first use (`percent`), or after a failed fetch (`failure`, `retryInS`).',
-                  properties: { present: { type: 'boolean' }, download: { type: 'object', properties: { percent: { type: 'integer', nullable: true }, failure: { type: 'string' }, retryInS: { type: 'number' } } } },
+                  properties: {
+                    present: { type: 'boolean' },
+                    download: {
+                      type: 'object',
+                      properties: {
+                        percent: { type: 'integer', nullable: true }, failure: { type: 'string' }, retryInS: { type: 'number' },
+                      },
+                    },
+                  },
                 },
                 provider: { type: 'string', description: 'Once loaded: the execution provider it runs on (`cpu`, `cuda`); `cpu` when the '
                   + 'one asked for could not load.' },

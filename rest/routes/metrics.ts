@@ -34,7 +34,9 @@ function allowScrape(req: Request, settings: MetricsSettings): void {
   if (settings.token !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '');
     if (!match || !sameToken(match[1]!, settings.token)) {
-      throw new ApiError('invalid_token', 401, 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
+      throw new ApiError('invalid_token', 401, 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.', { headers: {
+        'WWW-Authenticate': 'Bearer realm="metrics"',
+      } });
     }
     return;
   }
@@ -64,7 +66,9 @@ export const metricsRoutes: RouteEntry[] = [
         prisma: ctx.prisma,
         realtime: () => {
           const load = realtime.runtime.admission.load();
-          return { slotsBusy: load.active, slots: load.maxSessions, waiting: load.waiting, sessionsOpen: realtime.runtime.sockets.openSessions };
+          return {
+            slotsBusy: load.active, slots: load.maxSessions, waiting: load.waiting, sessionsOpen: realtime.runtime.sockets.openSessions,
+          };
         },
         listenersConnected: () => listeners.fanout.size,
       });

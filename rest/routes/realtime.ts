@@ -29,7 +29,13 @@ const committedSegmentSchema = {
     start: { type: 'number' },
     end: { type: 'number' },
     text: { type: 'string' },
-    words: { type: 'array', items: { type: 'object', required: ['start', 'end', 'text', 'prob'], properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' } } } },
+    words: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['start', 'end', 'text', 'prob'],
+        properties: { start: { type: 'number' }, end: { type: 'number' }, text: { type: 'string' }, prob: { type: 'number' } },
+      },
+    },
     confidence: { type: 'number', nullable: true },
     speakerConfidence: { type: 'number', nullable: true, description: '0..1 diarization confidence of `speaker`; absent when speaker '
       + 'labels were off.' },
@@ -48,7 +54,10 @@ export const realtimeFrames: SocketRoute['frames'] = {
         { type: 'session.ready', description: 'Audio may now be sent.' },
         { type: 'transcript.draft', description: '`segments` [{start, text, speaker, tentative}]: the live tail, each a full replacement; '
           + '`audioS` is the audio it reflects.' },
-        { type: 'transcript.committed', description: '`segment` (CommittedSegment): final, `seq` gapless from 0.', schema: { type: 'object', properties: { segment: committedSegmentSchema } } },
+        {
+          type: 'transcript.committed', description: '`segment` (CommittedSegment): final, `seq` gapless from 0.',
+          schema: { type: 'object', properties: { segment: committedSegmentSchema } },
+        },
         { type: 'transcript.words', description: '`seq`, `words`: word timings of the newest committed text.' },
         { type: 'transcript.translated', description: '`seq`, `translations` (language → text) and `translationSources` (language → '
           + 'provider): a commit in the `translate` languages, sent after that commit (a live recording: also the languages its '

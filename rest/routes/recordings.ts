@@ -9,7 +9,13 @@ import type { Context } from '../../src/core/context.js';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import type { Identity } from '../../src/core/identity/identity.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type ReaderCredentials } from '../../src/recordings/service.js';
-import { ArchiveRecordingDocument, NameRecordingSpeakerDocument, PauseRecordingDocument, PurgeRecordingDocument, RecordingDocument, RecordingEventsDocument, RecordingFieldsFragmentDoc, RecordingGrantFieldsFragmentDoc, RecordingMediaTokenDocument, RecordingPublishTokenDocument, type RecordingSettingsInput, RecordingTranscriptDocument, RecordingTranslationDocument, RestoreRecordingDocument, ResumeRecordingDocument, StartRecordingDocument, type StartRecordingInput, StopRecordingDocument, TranscriptionRecordingsDocument, UpdateRecordingSettingsDocument } from '../../src/generated/graphql.js';
+import {
+  ArchiveRecordingDocument, NameRecordingSpeakerDocument, PauseRecordingDocument, PurgeRecordingDocument, RecordingDocument,
+  RecordingEventsDocument, RecordingFieldsFragmentDoc, RecordingGrantFieldsFragmentDoc, RecordingMediaTokenDocument,
+  RecordingPublishTokenDocument, type RecordingSettingsInput, RecordingTranscriptDocument, RecordingTranslationDocument,
+  RestoreRecordingDocument, ResumeRecordingDocument, StartRecordingDocument, type StartRecordingInput, StopRecordingDocument,
+  TranscriptionRecordingsDocument, UpdateRecordingSettingsDocument,
+} from '../../src/generated/graphql.js';
 import { cursorPageSchema, fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes.js';
 import {
   RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher,
@@ -49,12 +55,17 @@ const audioAnswerSchema = {
   },
 };
 
-const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, with its permissions.' };
-const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener (`POST /v1/listen/{code}/token`); a public broadcast\'s listener sends nothing.' };
+const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, '
+  + 'with its permissions.' };
+const listenerTokenParam = {
+  name: 'listenerToken', in: 'query' as const, schema: { type: 'string' },
+  description: 'A private broadcast\'s listener (`POST /v1/listen/{code}/token`); a public broadcast\'s listener sends nothing.',
+};
 export const mediaParam = { name: 'media', in: 'query' as const, schema: { type: 'string' }, description: 'The owner\'s media token '
   + '(`GET /v1/recordings/{id}/media-token`), for audio elements that cannot send a header; used when no bearer token is sent.' };
 /** A seq to read past: -1 (or left out) is from the start; GraphQL's 32-bit Int bounds it, as the seq columns. */
-const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what}; -1 or absent: from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
+const afterParam = (what: string) => ({ name: 'after', in: 'query' as const, description: `Only what follows this ${what}; -1 or absent: `
+  + `from the start.`, schema: { type: 'integer', format: 'int32', minimum: -1, maximum: INT32_MAX } });
 export const notFound = { status: 404, code: 'not_found', description: 'No such recording for this reader (or the share link was revoked, '
   + 'or its transcription archived).' };
 const forbidden = { status: 403, code: 'forbidden', description: 'The share link lacks the permission this read needs.' };
@@ -63,11 +74,17 @@ const translationUnavailable = { status: 503, code: 'unavailable', description: 
 
 /** The reader of a recording route, by the recordings module's rule (`readerOf`). */
 export function credentialsOf(ctx: Context, query: Record<string, unknown>, allowMedia: boolean): ReaderCredentials {
-  return readerOf(ctx, { shareCode: single(query.shareCode), media: single(query.media), listenerToken: single(query.listenerToken) }, { allowMedia });
+  return readerOf(
+    ctx, { shareCode: single(query.shareCode), media: single(query.media), listenerToken: single(query.listenerToken) }, { allowMedia },
+  );
 }
 
 /** A signed-in person's access token in the URL, for players that cannot send a header (API keys in URLs are refused). */
-export const accessTokenParam = { name: 'access_token', in: 'query' as const, schema: { type: 'string' }, description: 'A signed-in person\'s access token, for players that cannot send a header (an audio element). API keys are refused in URLs (403 `key_from_browser`).' };
+export const accessTokenParam = {
+  name: 'access_token', in: 'query' as const, schema: { type: 'string' },
+  description: 'A signed-in person\'s access token, for players that cannot send a header (an audio element). API keys are refused in '
+    + 'URLs (403 `key_from_browser`).',
+};
 
 /**
  * The reader of a media route (an audio element's `src`: no header can be sent): as `credentialsOf`, and a person's
@@ -113,7 +130,10 @@ export const recordingRoutes: RouteEntry[] = [
     document: RecordingTranscriptDocument,
     variables: ({ params, query }) => {
       const after = intParam(query, 'after', `after must be a cursor (an integer from -1 to ${INT32_MAX}).`, { minimum: -1 });
-      return { recordingId: params.id!, after, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) };
+      return {
+        recordingId: params.id!, after, lang: single(query.lang), shareCode: single(query.shareCode),
+        listenerToken: single(query.listenerToken),
+      };
     },
     result: (data) => ({ status: 200, body: data.recordingTranscript }),
     response: { status: 200, description: 'The snapshot.', schema: resultSchema(RecordingTranscriptDocument) },
@@ -122,7 +142,14 @@ export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/translation', operationId: 'getRecordingTranslation', tags: ['recordings'],
     summary: 'Sentences of a recording in a translation target (`lang`), by sentence id.',
-    description: `\`lang\` is required: a language the configured providers translate into from the spoken one, or for a recording with its audio English and what they translate English into (the English pivot; \`GET /v1/languages\` lists them; the spoken language itself is 400: read the transcript). \`sentences\` names up to ${MAX_TRANSLATION_SENTENCES} sentence ids, comma-separated, as the transcript snapshot gives them (\`4.0,5.2\`); absent, every sentence. Each comes back with its text as spoken (corrections included), its \`translation\` and \`source\` (\`cache\`, \`apertium\`, \`google\`, \`llm\`, or \`whisper\`: read in English from the sentence's audio where no text provider serves the pair, the English pivot): translated now unless the cache has it. The owner, a broadcast listener (lines under the confidence policy come \`suppressed\` and blank), or a share link that allows translation.`,
+    description: `\`lang\` is required: a language the configured providers translate into from the spoken one, or for a recording with `
+      + `its audio English and what they translate English into (the English pivot; \`GET /v1/languages\` lists them; the spoken language `
+        + `itself is 400: read the transcript). \`sentences\` names up to ${MAX_TRANSLATION_SENTENCES} sentence ids, comma-separated, as `
+          + `the transcript snapshot gives them (\`4.0,5.2\`); absent, every sentence. Each comes back with its text as spoken `
+            + `(corrections included), its \`translation\` and \`source\` (\`cache\`, \`apertium\`, \`google\`, \`llm\`, or \`whisper\`: `
+              + `read in English from the sentence's audio where no text provider serves the pair, the English pivot): translated now `
+                + `unless the cache has it. The owner, a broadcast listener (lines under the confidence policy come \`suppressed\` and `
+                  + `blank), or a share link that allows translation.`,
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
       { name: 'lang', in: 'query', required: true, schema: { type: 'string' }, description: 'The language to translate into.' },
@@ -132,7 +159,11 @@ export const recordingRoutes: RouteEntry[] = [
     document: RecordingTranslationDocument,
     variables: ({ params, query }) => {
       const sentences = single(query.sentences);
-      return { recordingId: params.id!, lang: single(query.lang) ?? '', sentences: sentences === undefined || sentences === null ? null : sentences.split(',').map((id) => id.trim()).filter(Boolean), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) };
+      return {
+        recordingId: params.id!, lang: single(query.lang) ?? '',
+        sentences: sentences === undefined || sentences === null ? null : sentences.split(',').map((id) => id.trim()).filter(Boolean),
+        shareCode: single(query.shareCode), listenerToken: single(query.listenerToken),
+      };
     },
     result: (data) => ({ status: 200, body: data.recordingTranslation }),
     response: { status: 200, description: 'The sentences in `lang`.', schema: resultSchema(RecordingTranslationDocument) },
@@ -141,7 +172,12 @@ export const recordingRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'put', path: '/v1/recordings/{id}/speakers/{idx}', operationId: 'nameRecordingSpeaker', tags: ['recordings'],
     summary: 'Name a speaker of a recording. Owner only.',
-    description: `\`idx\` is the speaker label segments carry (an integer from 0). The body is \`{"name": ...}\`: trimmed, at most ${MAX_SPEAKER_NAME} characters; \`null\` or \`""\` clears the name. The name shows in transcript snapshots (\`speakers\`) and in every export where speakers show (SRT cue prefixes, JSON \`speakers\`, the XLSX Speaker column, PDF paragraph headings; an unnamed speaker reads "Speaker n+1"). Subscribers get a durable \`transcript.speaker\` frame with \`speaker\` (the index) and \`name\` (null when cleared). Naming works on any recording, running or finished, and on an index no segment carries yet.`,
+    description: `\`idx\` is the speaker label segments carry (an integer from 0). The body is \`{"name": ...}\`: trimmed, at most `
+      + `${MAX_SPEAKER_NAME} characters; \`null\` or \`""\` clears the name. The name shows in transcript snapshots (\`speakers\`) and in `
+        + `every export where speakers show (SRT cue prefixes, JSON \`speakers\`, the XLSX Speaker column, PDF paragraph headings; an `
+          + `unnamed speaker reads "Speaker n+1"). Subscribers get a durable \`transcript.speaker\` frame with \`speaker\` (the index) `
+            + `and \`name\` (null when cleared). Naming works on any recording, running or finished, and on an index no segment carries `
+              + `yet.`,
     auth: { mode: 'userOrKey', scopes: ['write'] },
     parameters: [{ name: 'idx', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }],
     document: NameRecordingSpeakerDocument,
@@ -150,10 +186,14 @@ export const recordingRoutes: RouteEntry[] = [
     request: {
       schema: {
         type: 'object', additionalProperties: false, required: ['name'],
-        properties: { name: { type: 'string', nullable: true, maxLength: MAX_SPEAKER_NAME, description: 'The speaker\'s name; null or empty clears it.' } },
+        properties: { name: { type: 'string', nullable: true, maxLength: MAX_SPEAKER_NAME, description: 'The speaker\'s name; null or '
+          + 'empty clears it.' } },
       },
     },
-    response: { status: 200, description: 'The speaker as it now reads: `index` and `name` (null when cleared).', schema: resultSchema(NameRecordingSpeakerDocument) },
+    response: {
+      status: 200, description: 'The speaker as it now reads: `index` and `name` (null when cleared).',
+      schema: resultSchema(NameRecordingSpeakerDocument),
+    },
     errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),
   {
@@ -167,7 +207,9 @@ export const recordingRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The file, as an attachment.', contentType: 'application/octet-stream' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
-      const rendered = await ctx.services.recordings.export(String(req.params.id), credentialsOf(ctx, req.query, false), { format: single(req.query.format), lang: single(req.query.lang) });
+      const rendered = await ctx.services.recordings.export(String(req.params.id), credentialsOf(ctx, req.query, false), {
+        format: single(req.query.format), lang: single(req.query.lang),
+      });
       res.setHeader('Content-Type', rendered.contentType);
       res.setHeader('Content-Disposition', `attachment; filename="${rendered.fileName}"`);
       res.setHeader('X-Export-Partial', String(rendered.partial));
@@ -177,7 +219,13 @@ export const recordingRoutes: RouteEntry[] = [
   {
     method: 'get', path: '/v1/recordings/{id}/audio', operationId: 'getRecordingAudio', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam, { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master', 'voice'], default: 'delivery' } }, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: '`kind=voice` only (and required there): the spoken track\'s language.' }, { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } }],
+    parameters: [
+      shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam,
+      { name: 'kind', in: 'query', schema: { type: 'string', enum: ['delivery', 'source', 'master', 'voice'], default: 'delivery' } },
+      { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: '`kind=voice` only (and required there): the '
+        + 'spoken track\'s language.' },
+      { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf', 'mp3'], default: 'ogg' } },
+    ],
     response: { status: 302, description: 'Location: the signed URL.' },
     alternative: {
       status: 200,
@@ -197,7 +245,9 @@ export const recordingRoutes: RouteEntry[] = [
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('X-Expires-At', signed.expiresAt);
       if (!/\bapplication\/json\b/i.test(req.get('accept') ?? '')) return res.redirect(302, `${base}${signed.path}`);
-      const media = (await ctx.services.recordings.sealedMedia(id, credentials)).map(({ path, ...rendition }) => ({ ...rendition, url: `${base}${path}` }));
+      const media = (await ctx.services.recordings.sealedMedia(id, credentials)).map(
+        ({ path, ...rendition }) => ({ ...rendition, url: `${base}${path}` }),
+      );
       res.status(200).json({ url: `${base}${signed.path}`, expiresAt: signed.expiresAt, media });
     },
   },
@@ -214,7 +264,9 @@ export const recordingRoutes: RouteEntry[] = [
     handler: async (req, res, ctx) => {
       const signed = { exp: single(req.query.exp), sig: single(req.query.sig) };
       const name = String(req.params.file);
-      const file = name.startsWith('voice-') ? await ctx.services.voiceTracks.signedMediaFile(String(req.params.id), name, signed) : await ctx.services.recordings.signedMediaFile(String(req.params.id), name, signed);
+      const file = name.startsWith('voice-')
+        ? await ctx.services.voiceTracks.signedMediaFile(String(req.params.id), name, signed)
+        : await ctx.services.recordings.signedMediaFile(String(req.params.id), name, signed);
       res.type(file.contentType);
       res.setHeader('Cache-Control', 'private, max-age=300');
       res.sendFile(file.path);
@@ -231,7 +283,9 @@ export const recordingRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The clip.', contentType: 'audio/wav' },
     errors: [notFound, forbidden, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
-      const wav = await ctx.services.recordings.clip(String(req.params.id), await mediaCredentialsOf(ctx, req.query), { startS: single(req.query.startS), endS: single(req.query.endS) });
+      const wav = await ctx.services.recordings.clip(String(req.params.id), await mediaCredentialsOf(ctx, req.query), {
+        startS: single(req.query.startS), endS: single(req.query.endS),
+      });
       res.setHeader('Content-Type', 'audio/wav');
       res.status(200).end(wav);
     },
@@ -295,7 +349,9 @@ export const recordingRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     parameters: pageParameters(50),
     document: TranscriptionRecordingsDocument,
-    variables: ({ params, query }) => ({ transcriptionId: params.id!, cursor: single(query.cursor), limit: query.limit === undefined ? null : Number(query.limit) }),
+    variables: ({ params, query }) => ({
+      transcriptionId: params.id!, cursor: single(query.cursor), limit: query.limit === undefined ? null : Number(query.limit),
+    }),
     result: (data) => {
       const page = data.transcriptionRecordings;
       return { status: 200, body: withoutLastCursor({ recordings: page.items, nextCursor: page.nextCursor }) };
@@ -307,7 +363,8 @@ export const recordingRoutes: RouteEntry[] = [
     graphqlRoute({
       method: 'post', path: `/v1/recordings/{id}/${move}`, operationId: `${move}Recording`, tags: ['recordings'],
       auth: { mode: 'userOrKey', scopes: ['write'] },
-      document: (move === 'pause' ? PauseRecordingDocument : move === 'resume' ? ResumeRecordingDocument : StopRecordingDocument) as typeof PauseRecordingDocument,
+      document: (move === 'pause' ? PauseRecordingDocument : move === 'resume' ? ResumeRecordingDocument : StopRecordingDocument) as
+        typeof PauseRecordingDocument,
       variables: ({ params }) => ({ id: params.id! }),
       result: (data) => ({ status: 200, body: (data as Record<string, unknown>)[`${move}Recording`] }),
       response: { status: 200, description: 'The recording.', schema: recordingSchema },
@@ -328,7 +385,9 @@ export const recordingRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The recording, `settings` as they now stand.', schema: recordingSchema },
     errors: [
       notFound,
-      { status: 400, code: 'invalid_options', description: `A field other than ${RECORDING_SETTING_FIELDS.join(', ')}, an unknown language or mode, a policy value out of range or of the wrong type, a field the policy lacks; \`details.field\` names it (\`confidencePolicy.hideBelow\`).` },
+      { status: 400, code: 'invalid_options', description: `A field other than ${RECORDING_SETTING_FIELDS.join(', ')}, an unknown `
+        + `language or mode, a policy value out of range or of the wrong type, a field the policy lacks; \`details.field\` names it `
+          + `(\`confidencePolicy.hideBelow\`).` },
       { status: 409, code: 'invalid_state' },
     ],
   }),

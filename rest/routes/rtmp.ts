@@ -49,9 +49,18 @@ export const rtmpRoutes: RouteEntry[] = [
     response: { status: 200, description: 'MP3 (mono, 64 kb/s) for as long as the publish lasts.', contentType: 'audio/mpeg' },
     errors: [{ status: 403, code: 'forbidden' }, { status: 404, code: 'not_found' }],
     handler: async (req, res, ctx) => {
-      const source = await ctx.services.rtmp.monitor({ account: single(req.query.account), exp: single(req.query.exp), sig: single(req.query.sig) });
+      const source = await ctx.services.rtmp.monitor({
+        account: single(req.query.account), exp: single(req.query.exp), sig: single(req.query.sig),
+      });
       const abort = new AbortController();
-      const child = spawn(ffmpegPath(), ['-nostdin', '-hide_banner', '-loglevel', 'error', '-f', 'flv', '-i', 'pipe:0', '-vn', '-ac', '1', '-c:a', 'libmp3lame', '-b:a', '64k', '-f', 'mp3', 'pipe:1'], { stdio: ['pipe', 'pipe', 'ignore'] });
+      const child = spawn(
+        ffmpegPath(),
+        [
+          '-nostdin', '-hide_banner', '-loglevel', 'error', '-f', 'flv', '-i', 'pipe:0', '-vn', '-ac', '1', '-c:a', 'libmp3lame', '-b:a',
+          '64k', '-f', 'mp3', 'pipe:1',
+        ],
+        { stdio: ['pipe', 'pipe', 'ignore'] },
+      );
       const stop = () => {
         abort.abort();
         if (child.exitCode === null) child.kill('SIGKILL');

@@ -14,7 +14,10 @@ export const searchRoutes: RouteEntry[] = [
       { name: 'lang', in: 'query', schema: { type: 'string' } }, { name: 'transcriptionId', in: 'query', schema: { type: 'string' } },
       { name: 'broadcast', in: 'query', schema: { type: 'string' } }, { name: 'listenerToken', in: 'query', schema: { type: 'string' } },
       { name: 'cursor', in: 'query', schema: { type: 'string' } },
-      { name: 'limit', in: 'query', description: `Results per page (default ${SEARCH_DEFAULT_LIMIT}).`, schema: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT } },
+      {
+        name: 'limit', in: 'query', description: `Results per page (default ${SEARCH_DEFAULT_LIMIT}).`,
+        schema: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT },
+      },
     ],
     document: SearchDocument,
     variables: ({ query }) => {
@@ -26,7 +29,9 @@ export const searchRoutes: RouteEntry[] = [
         broadcast: broadcast === undefined ? undefined : [broadcast],
         listenerToken: single(query.listenerToken),
         cursor: single(query.cursor),
-        limit: intParam(query, 'limit', `limit must be an integer from 1 to ${SEARCH_MAX_LIMIT}.`, { minimum: 1, maximum: SEARCH_MAX_LIMIT }),
+        limit: intParam(query, 'limit', `limit must be an integer from 1 to ${SEARCH_MAX_LIMIT}.`, {
+          minimum: 1, maximum: SEARCH_MAX_LIMIT,
+        }),
       };
     },
     result: (data) => ({ status: 200, body: data.search }),

@@ -1,6 +1,7 @@
 /** Share links of transcriptions and broadcasts: list, create, change, revoke. */
 import {
-  BroadcastShareLinksDocument, CreateBroadcastShareLinkDocument, CreateShareLinkDocument, RevokeShareLinkDocument, ShareLinkFieldsFragmentDoc,
+  BroadcastShareLinksDocument, CreateBroadcastShareLinkDocument, CreateShareLinkDocument, RevokeShareLinkDocument,
+  ShareLinkFieldsFragmentDoc,
   ShareLinksDocument, UpdateShareLinkDocument,
 } from '../../src/generated/graphql.js';
 import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
@@ -13,24 +14,34 @@ export const shareLinkSchema = fragmentSchema(ShareLinkFieldsFragmentDoc);
 
 const invalid = { status: 400, code: 'invalid_options', description: 'An unknown field, a blank or too long `label`, a permission that is '
   + 'not a boolean; `details.field` names it.' };
-const notFound = { status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).' };
-const notFoundOf = (kind: 'transcription' | 'broadcast') => ({ status: 404, code: 'not_found', description: `No such ${kind} in this account.` });
+const notFound = {
+  status: 404, code: 'not_found', description: 'No such transcription or link in this account (or the link was revoked).',
+};
+const notFoundOf = (kind: 'transcription' | 'broadcast') => ({ status: 404, code: 'not_found', description: `No such ${kind} in this `
+  + `account.` });
 
 export const shareLinkRoutes: RouteEntry[] = [
   // The links of a transcription and of a broadcast: the same two routes under each.
   ...(['transcription', 'broadcast'] as const).flatMap((kind) => [
     graphqlRoute({
-      method: 'get', path: `/v1/${kind}s/{id}/share-links`, operationId: kind === 'transcription' ? 'listShareLinks' : 'listBroadcastShareLinks', tags: ['share links'],
+      method: 'get', path: `/v1/${kind}s/{id}/share-links`,
+      operationId: kind === 'transcription' ? 'listShareLinks' : 'listBroadcastShareLinks', tags: ['share links'],
       summary: `Active share links of a ${kind}, oldest first.`,
       auth: { mode: 'userOrKey', scopes: ['read'] },
       document: (kind === 'transcription' ? ShareLinksDocument : BroadcastShareLinksDocument) as typeof ShareLinksDocument,
-      variables: ({ params }) => (kind === 'transcription' ? { transcriptionId: params.id! } : { broadcastId: params.id! }) as { transcriptionId: string },
-      result: (data) => ({ status: 200, body: { shareLinks: (data as Record<string, unknown>)[kind === 'transcription' ? 'shareLinks' : 'broadcastShareLinks'] } }),
+      variables: ({ params }) => (kind === 'transcription' ? { transcriptionId: params.id! } : { broadcastId: params.id! }) as {
+        transcriptionId: string;
+      },
+      result: (data) => ({
+        status: 200,
+        body: { shareLinks: (data as Record<string, unknown>)[kind === 'transcription' ? 'shareLinks' : 'broadcastShareLinks'] },
+      }),
       response: { status: 200, description: 'The links.', schema: listSchema('shareLinks', shareLinkSchema) },
       errors: [notFoundOf(kind)],
     }),
     graphqlRoute({
-      method: 'post', path: `/v1/${kind}s/{id}/share-links`, operationId: kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink', tags: ['share links'],
+      method: 'post', path: `/v1/${kind}s/{id}/share-links`,
+      operationId: kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink', tags: ['share links'],
       summary: `Create a share link of a ${kind} (CreateShareLink); permissions default to on.`,
       auth: { mode: 'userOrKey', scopes: ['write'] },
       document: (kind === 'transcription' ? CreateShareLinkDocument : CreateBroadcastShareLinkDocument) as typeof CreateShareLinkDocument,
@@ -39,9 +50,13 @@ export const shareLinkRoutes: RouteEntry[] = [
       variables: ({ params, body }) => {
         parseShareLinkInput(body ?? {}, 'create');
         const input = (body ?? {}) as CreateShareLinkInput;
-        return (kind === 'transcription' ? { transcriptionId: params.id!, input } : { broadcastId: params.id!, input }) as { transcriptionId: string; input: CreateShareLinkInput };
+        return (kind === 'transcription' ? { transcriptionId: params.id!, input } : { broadcastId: params.id!, input }) as {
+          transcriptionId: string; input: CreateShareLinkInput;
+        };
       },
-      result: (data) => ({ status: 201, body: (data as Record<string, unknown>)[kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink'] }),
+      result: (data) => ({
+        status: 201, body: (data as Record<string, unknown>)[kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink'],
+      }),
       request: { schema: inputSchema('CreateShareLinkInput') },
       response: { status: 201, description: 'The link.', schema: shareLinkSchema },
       errors: [notFoundOf(kind), invalid, { status: 409, code: 'invalid_state', description: `The ${kind} is archived.` }],

@@ -7,7 +7,12 @@ import type { Request, Response } from 'express';
 import { requireScope } from '../../src/core/identity/scopes.js';
 import { ApiError, errors } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
-import { ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type CreateLiveTranscriptionInput, CreateTranscriptionDocument, type CreateTranscriptionInput, JobFieldsFragmentDoc, PurgeTranscriptionDocument, RestoreTranscriptionDocument, TranscriptionDocument, TranscriptionFieldsFragmentDoc, TranscriptionProbeDocument, TranscriptionsDocument, UpdateTranscriptionDocument, type UpdateTranscriptionInput, UploadRecordingDocument } from '../../src/generated/graphql.js';
+import {
+  ArchiveTranscriptionDocument, CreateLiveTranscriptionDocument, type CreateLiveTranscriptionInput, CreateTranscriptionDocument,
+  type CreateTranscriptionInput, JobFieldsFragmentDoc, PurgeTranscriptionDocument, RestoreTranscriptionDocument, TranscriptionDocument,
+  TranscriptionFieldsFragmentDoc, TranscriptionProbeDocument, TranscriptionsDocument, UpdateTranscriptionDocument,
+  type UpdateTranscriptionInput, UploadRecordingDocument,
+} from '../../src/generated/graphql.js';
 import { fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes.js';
 import { refuseBadInput } from '../../src/core/text-input.js';
 import { canonicalJson, fingerprintOf } from '../../src/core/idempotency.js';
@@ -59,7 +64,9 @@ function parseOptionsPart(value: string): unknown {
  * streamed into storage as it arrives; the Idempotency-Key is claimed once the whole body is read, with a
  * fingerprint of the options and of the file's bytes.
  */
-async function createFromMultipart(req: Request, res: Response, ctx: Context, target: CreateTarget, run: RunTyped): Promise<{ id: string } | null> {
+async function createFromMultipart(
+  req: Request, res: Response, ctx: Context, target: CreateTarget, run: RunTyped,
+): Promise<{ id: string } | null> {
   const service = ctx.services.transcriptions;
   const body = await readMultipart(req, {
     fields: ['options'],
@@ -75,7 +82,9 @@ async function createFromMultipart(req: Request, res: Response, ctx: Context, ta
   const options = body.fields.options === undefined ? {} : parseOptionsPart(body.fields.options);
   const upload = body.file;
   try {
-    const fingerprint = fingerprintOf([requestLine(req), canonicalJson(options), upload?.sha256 ?? '', upload?.fileName ?? '', upload?.mimeType ?? '']);
+    const fingerprint = fingerprintOf([
+      requestLine(req), canonicalJson(options), upload?.sha256 ?? '', upload?.fileName ?? '', upload?.mimeType ?? '',
+    ]);
     if (await holdIdempotencyKey(ctx.services.idempotency, req, res, fingerprint)) {
       if (upload) await service.discardUpload(upload);
       return null;
@@ -115,7 +124,10 @@ function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['
       if (Number.isFinite(declared) && declared > ctx.config.limits.maxUploadBytes + MULTIPART_SLACK_BYTES) {
         // Refused before reading: the client stops sending, and nothing was stored.
         res.setHeader('Connection', 'close');
-        throw new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${ctx.config.limits.maxUploadBytes} bytes).`, { details: { field: 'file', limit: ctx.config.limits.maxUploadBytes } });
+        throw new ApiError(
+          'invalid_options', 413, `file is larger than limits.maxUploadBytes (${ctx.config.limits.maxUploadBytes} bytes).`,
+          { details: { field: 'file', limit: ctx.config.limits.maxUploadBytes } },
+        );
       }
       try {
         created = await createFromMultipart(req, res, ctx, target, run);
@@ -137,7 +149,8 @@ function createHandler(targetOf: (req: Request) => CreateTarget): HandlerRoute['
         ? (await run(UploadRecordingDocument, { transcriptionId: target.transcriptionId, options })).uploadRecording
         : (await run(CreateTranscriptionDocument, { options })).createTranscription;
     } else {
-      throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
+      throw new ApiError('invalid_options', 415, `The body must be multipart/form-data (a file) or application/json (a url), not `
+        + `${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
     }
     if (created) res.status(201).json(created);
   };
@@ -170,7 +183,8 @@ export const transcriptionRoutes: RouteEntry[] = [
     ownBody: true,
     request: fileOrLinkRequest('A file: `multipart/form-data` with an optional `options` part (CreateTranscription as JSON, before the '
       + 'file) and one `file` part (audio or video: mp3, wav, flac, ogg, m4a, mp4 and more, up to `limits.maxUploadBytes`; a video '
-      + 'keeps only its audio). A link: `application/json` with CreateTranscription, `url` required.', createOptionsSchema, createFromLinkSchema),
+      + 'keeps only its audio). A link: `application/json` with CreateTranscription, `url` '
+        + 'required.', createOptionsSchema, createFromLinkSchema),
     response: { status: 201, description: 'The transcription; `job.recordingId` names the recording.', schema: transcriptionSchema },
     errors: [...creationRefusals, { status: 400, code: 'invalid_options' }, ...fileOrLinkErrors],
     handler: createHandler(() => ({ into: 'transcription' })),
@@ -220,7 +234,9 @@ export const transcriptionRoutes: RouteEntry[] = [
     parameters: [{ name: 'url', in: 'query', required: true, schema: { type: 'string', minLength: 1 } }],
     document: TranscriptionProbeDocument,
     variables: ({ query }) => {
-      if (typeof query.url !== 'string' || !query.url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
+      if (typeof query.url !== 'string' || !query.url) {
+        throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
+      }
       return { url: query.url };
     },
     result: (data) => ({ status: 200, body: data.transcriptionProbe }),

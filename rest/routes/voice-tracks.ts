@@ -11,16 +11,24 @@ import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './re
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, '
   + 'with its permissions: another language than the spoken one needs `allowTranslate`.' };
-const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.' };
+const listenerTokenParam = {
+  name: 'listenerToken', in: 'query' as const, schema: { type: 'string' },
+  description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.',
+};
 const tracksSchema = fragmentSchema(VoiceTracksFieldsFragmentDoc);
 
 export const voiceTrackRoutes: RouteEntry[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/voice', operationId: 'listRecordingVoiceTracks', tags: ['voice tracks'],
     auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [shareCodeParam, listenerTokenParam, { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'Only this language\'s row.' }],
+    parameters: [
+      shareCodeParam, listenerTokenParam,
+      { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'Only this language\'s row.' },
+    ],
     document: RecordingVoiceTracksDocument,
-    variables: ({ params, query }) => ({ recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) }),
+    variables: ({ params, query }) => ({
+      recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken),
+    }),
     result: (data) => ({ status: 200, body: data.recordingVoiceTracks }),
     response: { status: 200, description: 'One row per language.', schema: tracksSchema },
     errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }],
@@ -32,7 +40,10 @@ export const voiceTrackRoutes: RouteEntry[] = [
       schema: {
         type: 'object', additionalProperties: false, required: ['languages'],
         properties: {
-          languages: { type: 'array', minItems: 1, maxItems: MAX_VOICE_LANGUAGES, items: { type: 'string' }, description: `1 to ${MAX_VOICE_LANGUAGES} language codes (\`es\`, \`fr\`, \`pt-BR\` …); repeats count once.` },
+          languages: {
+            type: 'array', minItems: 1, maxItems: MAX_VOICE_LANGUAGES, items: { type: 'string' },
+            description: `1 to ${MAX_VOICE_LANGUAGES} language codes (\`es\`, \`fr\`, \`pt-BR\` …); repeats count once.`,
+          },
           force: { type: 'boolean', default: false, description: 'Render again even when the track is sealed or running.' },
         },
       },
@@ -40,7 +51,9 @@ export const voiceTrackRoutes: RouteEntry[] = [
     variables: ({ params, body }) => ({ recordingId: params.id!, ...parseVoiceRender(body) }),
     document: RenderVoiceTracksDocument,
     result: (data) => ({ status: 202, body: data.renderVoiceTracks }),
-    response: { status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).', schema: tracksSchema },
+    response: {
+      status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).', schema: tracksSchema,
+    },
     errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),
   {
@@ -56,7 +69,10 @@ export const voiceTrackRoutes: RouteEntry[] = [
     response: { status: 200, description: 'The clip.', contentType: 'audio/ogg' },
     errors: [{ status: 404, code: 'not_found' }, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }],
     handler: async (req, res, ctx) => {
-      const clip = await ctx.services.voiceTracks.clip(String(req.params.id), String(req.params.sentence), await mediaCredentialsOf(ctx, req.query), { lang: single(req.query.lang), format: single(req.query.format) });
+      const clip = await ctx.services.voiceTracks.clip(
+        String(req.params.id), String(req.params.sentence), await mediaCredentialsOf(ctx, req.query),
+        { lang: single(req.query.lang), format: single(req.query.format) },
+      );
       res.type(clip.contentType);
       res.setHeader('Cache-Control', 'private, no-cache');
       res.sendFile(clip.path);

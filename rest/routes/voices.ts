@@ -28,8 +28,13 @@ export const voiceSchema = fragmentSchema(VoiceFieldsFragmentDoc);
 
 const availableSchema = fragmentSchema(AvailableVoicesFieldsFragmentDoc);
 
-const formatParam: RouteParameter = { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' }, description: '`ogg` (Ogg/Opus) or `caf` (Opus in CAF, for browsers that do not play Ogg).' };
-const langParam = (description: string, required = false): RouteParameter => ({ name: 'lang', in: 'query', required, schema: { type: 'string', minLength: 1, maxLength: 35 }, description });
+const formatParam: RouteParameter = {
+  name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' },
+  description: '`ogg` (Ogg/Opus) or `caf` (Opus in CAF, for browsers that do not play Ogg).',
+};
+const langParam = (description: string, required = false): RouteParameter => ({
+  name: 'lang', in: 'query', required, schema: { type: 'string', minLength: 1, maxLength: 35 }, description,
+});
 const notFound = { status: 404, code: 'not_found', description: 'No such voice in this account.' };
 const badLang = { status: 400, code: 'invalid_options', description: '`lang` is not a language a voice speaks (`details.allowed` lists '
   + 'them), or `format` is not ogg or caf.' };
@@ -51,13 +56,16 @@ function parseMetaPart(value: string): unknown {
 async function createVoice(req: Request, res: Response, ctx: Context, run: RunTyped): Promise<void> {
   requireScope(ctx, 'write');
   if (!req.is('multipart/form-data')) {
-    throw new ApiError('invalid_options', 415, `The body must be multipart/form-data with a "sample" audio part and a "meta" JSON part, not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
+    throw new ApiError('invalid_options', 415, `The body must be multipart/form-data with a "sample" audio part and a "meta" JSON part, `
+      + `not ${req.get('content-type') ?? 'untyped'}.`, { details: { field: 'Content-Type' } });
   }
   const limit = ctx.config.voices.sampleMaxBytes;
   const declared = Number(req.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit + MULTIPART_SLACK_BYTES) {
     res.setHeader('Connection', 'close');
-    throw new ApiError('invalid_options', 413, `sample is larger than ${limit} bytes (VOICE_SAMPLE_MAX_BYTES).`, { details: { field: 'sample', limit } });
+    throw new ApiError(
+      'invalid_options', 413, `sample is larger than ${limit} bytes (VOICE_SAMPLE_MAX_BYTES).`, { details: { field: 'sample', limit } },
+    );
   }
   const service = ctx.services.voices;
   let created;
@@ -117,13 +125,20 @@ export const voiceRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/voices/preview', operationId: 'previewCatalogueVoice', tags: ['voices'],
     auth: { mode: 'public', scopes: [] },
     parameters: [
-      { name: 'voice', in: 'query', schema: { type: 'string', minLength: 1, maxLength: 64 }, description: 'A catalogue voice id (`af_heart`).' },
+      { name: 'voice', in: 'query', schema: { type: 'string', minLength: 1, maxLength: 64 }, description: 'A catalogue voice id '
+        + '(`af_heart`).' },
       langParam('The language; the voice must speak it.'), formatParam,
     ],
     response: { status: 200, description: 'The audio.', contentType: 'audio/ogg' },
     errors: [{ status: 400, code: 'invalid_options' }, { status: 503, code: 'unavailable' }],
     handler: async (req, res, ctx) => {
-      sendAudio(res, await ctx.services.voices.cataloguePreview({ voice: single(req.query.voice), lang: single(req.query.lang), format: single(req.query.format) }), 'public, max-age=86400');
+      sendAudio(
+        res,
+        await ctx.services.voices.cataloguePreview({
+          voice: single(req.query.voice), lang: single(req.query.lang), format: single(req.query.format),
+        }),
+        'public, max-age=86400',
+      );
     },
   },
   graphqlRoute({
@@ -134,7 +149,9 @@ export const voiceRoutes: RouteEntry[] = [
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
     ],
     document: VoicesDocument,
-    variables: ({ query }) => ({ cursor: single(query.cursor), limit: query.limit === undefined ? undefined : Number(single(query.limit)) }),
+    variables: ({ query }) => ({
+      cursor: single(query.cursor), limit: query.limit === undefined ? undefined : Number(single(query.limit)),
+    }),
     result: (data) => ({ status: 200, body: withoutLastCursor({ voices: data.voices.items, nextCursor: data.voices.nextCursor }) }),
     response: { status: 200, description: 'A page.', schema: pageSchema('voices', voiceSchema) },
     errors: [{ status: 400, code: 'invalid_options' }],
@@ -166,7 +183,11 @@ export const voiceRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/voices/from-speaker', operationId: 'createVoiceFromSpeaker', tags: ['voices'],
     summary: 'A cloned voice from a recording\'s own audio of one speaker (CreateVoiceFromSpeaker); works on a running recording. Answers '
       + '201 with the voice `training`; naming labels the speaker in the transcript.',
-    description: `The sample is the speaker's segments (those labelled \`speaker\`) cut from the recording's master (or, while a live recording runs, from its capture so far), at most 120 s of it. It needs at least ${MIN_SPEAKER_S} s of that speaker: the refusal (400 naming \`speaker\`) states how much exists (\`details.speechS\`, \`details.requiredS\`). Without \`consent: true\` (false is the default) the clone is refused (403 \`forbidden\`, \`details.reason: consent_required\`). The speaker is named \`name\` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).`,
+    description: `The sample is the speaker's segments (those labelled \`speaker\`) cut from the recording's master (or, while a live `
+      + `recording runs, from its capture so far), at most 120 s of it. It needs at least ${MIN_SPEAKER_S} s of that speaker: the refusal `
+        + `(400 naming \`speaker\`) states how much exists (\`details.speechS\`, \`details.requiredS\`). Without \`consent: true\` (false `
+          + `is the default) the clone is refused (403 \`forbidden\`, \`details.reason: consent_required\`). The speaker is named `
+            + `\`name\` in the transcript (as PUT /v1/recordings/{id}/speakers/{idx} does).`,
     auth: { mode: 'userOrKey', scopes: ['write'] },
     request: { schema: inputSchema('CreateVoiceFromSpeakerInput') },
     document: CreateVoiceFromSpeakerDocument,
@@ -179,7 +200,8 @@ export const voiceRoutes: RouteEntry[] = [
     response: { status: 201, description: 'The voice, `training` at progress 0.', schema: voiceSchema },
     errors: [
       { status: 404, code: 'not_found' }, { status: 403, code: 'forbidden' },
-      { status: 400, code: 'invalid_options', description: `A bad or unknown field; fewer than ${MIN_SPEAKER_S} s of that speaker (\`details.field\` \`speaker\`, \`details.speechS\` how much exists).` },
+      { status: 400, code: 'invalid_options', description: `A bad or unknown field; fewer than ${MIN_SPEAKER_S} s of that speaker `
+        + `(\`details.field\` \`speaker\`, \`details.speechS\` how much exists).` },
       { status: 409, code: 'invalid_state' },
     ],
   }),
@@ -222,7 +244,13 @@ export const voiceRoutes: RouteEntry[] = [
     errors: [notFound, badLang, { status: 409, code: 'invalid_state' }, { status: 401, code: 'invalid_token' }],
     handler: async (req, res, ctx) => {
       const owner = await ownerOf(req, ctx);
-      sendAudio(res, await ctx.services.voices.clonedPreview(owner.account.id, String(req.params.id), { lang: single(req.query.lang), format: single(req.query.format) }), 'private, max-age=3600');
+      sendAudio(
+        res,
+        await ctx.services.voices.clonedPreview(owner.account.id, String(req.params.id), {
+          lang: single(req.query.lang), format: single(req.query.format),
+        }),
+        'private, max-age=3600',
+      );
     },
   },
   {

@@ -60,7 +60,9 @@ export const MeType = builder.objectRef<MeShape>('Me').implement({
     principals: t.field({
       type: [PrincipalType],
       description: 'Principals this caller may act for: a person, every principal of the account; a key, itself.',
-      resolve: (me, _args, ctx) => ctx.services.accounts.principalsFor({ principal: { id: me.principalId, kind: me.kind }, account: { id: me.accountId } }),
+      resolve: (me, _args, ctx) => ctx.services.accounts.principalsFor({
+        principal: { id: me.principalId, kind: me.kind }, account: { id: me.accountId },
+      }),
     }),
   }),
 });
@@ -76,7 +78,9 @@ export const NewApiKeyType = builder.objectRef<{ key: string; principalId: strin
   }),
 });
 
-export const AccountEventType = builder.objectRef<{ type: string; apiKeyId?: string | null; keyPrefix?: string | null }>('AccountEvent').implement({
+export const AccountEventType = builder.objectRef<{
+  type: string; apiKeyId?: string | null; keyPrefix?: string | null;
+}>('AccountEvent').implement({
   description: 'Something that happened to the account (`api_key.created`, `api_key.revoked`).',
   fields: (t) => ({
     type: t.exposeString('type'),

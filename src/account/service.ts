@@ -42,11 +42,15 @@ export class AccountsService {
   }
 
   /** Returns the key in clear: the only moment it exists outside the caller's hands. */
-  async createApiKey(accountId: string, options: CreateKeyOptions = {}, db: Db = this.deps.prisma): Promise<NewApiKey & { principalId: string }> {
+  async createApiKey(accountId: string, options: CreateKeyOptions = {}, db: Db = this.deps.prisma): Promise<NewApiKey & {
+    principalId: string;
+  }> {
     const scopes = options.scopes ?? ['*'];
     const unknown = scopes.filter((scope) => !isScope(scope));
     if (unknown.length || scopes.length === 0) {
-      throw errors.invalidOptions(`scopes: each must be read, write, recordings:publish or *; got ${JSON.stringify(scopes)}`, { field: 'scopes' });
+      throw errors.invalidOptions(
+        `scopes: each must be read, write, recordings:publish or *; got ${JSON.stringify(scopes)}`, { field: 'scopes' },
+      );
     }
     const key = options.givenKey ? describeGivenKey(options.givenKey) : generateApiKey();
     const principal = await db.principal.create({
@@ -107,28 +111,42 @@ export class AccountsService {
     const scopes = options.scopes ?? identity.principal.scopes;
     const beyond = scopes.filter((scope) => isScope(scope) && !grants(identity.principal.scopes, scope));
     if (beyond.length) throw errors.forbidden(`A key cannot grant scopes its creator lacks: ${beyond.join(', ')}.`, { scopes: beyond });
-    if (options.expiresAt && options.expiresAt.getTime() <= Date.now()) throw errors.invalidOptions('expiresAt must be in the future.', { field: 'expiresAt' });
+    if (options.expiresAt && options.expiresAt.getTime() <= Date.now()) {
+      throw errors.invalidOptions('expiresAt must be in the future.', { field: 'expiresAt' });
+    }
     if (options.displayName !== undefined && (!options.displayName.trim() || options.displayName.length > MAX_KEY_NAME)) {
       throw errors.invalidOptions(`name must be a non-empty string of at most ${MAX_KEY_NAME} characters.`, { field: 'name' });
     }
     const created = await this.createApiKey(identity.account.id, { ...options, scopes, createdById: identity.principal.id });
-    this.deps.pubsub.publish(`gateway:account:${identity.account.id}`, { type: 'api_key.created', apiKeyId: created.principalId, keyPrefix: created.keyPrefix });
+    this.deps.pubsub.publish(`gateway:account:${identity.account.id}`, {
+      type: 'api_key.created', apiKeyId: created.principalId, keyPrefix: created.keyPrefix,
+    });
     return created;
   }
 
   /** A caller revoking a key of its own account: only a key whose every scope the caller holds (no lockout by a lesser key). */
   async revokeApiKeyFor<Q extends object>(identity: Identity, apiKeyId: string, query: Q) {
-    const target = await this.deps.prisma.principal.findFirst({ where: { id: apiKeyId, accountId: identity.account.id, kind: 'api_key' }, select: { scopes: true } });
+    const target = await this.deps.prisma.principal.findFirst({
+      where: { id: apiKeyId, accountId: identity.account.id, kind: 'api_key' }, select: { scopes: true },
+    });
     if (!target) throw errors.notFound('API key');
     const beyond = target.scopes.filter((scope) => isScope(scope) && !grants(identity.principal.scopes, scope));
-    if (beyond.length) throw errors.forbidden(`A key can revoke only keys whose scopes it holds; this one also holds ${beyond.join(', ')}.`, { scopes: beyond });
+    if (beyond.length) {
+      throw errors.forbidden(
+        `A key can revoke only keys whose scopes it holds; this one also holds ${beyond.join(', ')}.`, { scopes: beyond },
+      );
+    }
     const { count } = await this.deps.prisma.principal.updateMany({
       where: { id: apiKeyId, accountId: identity.account.id, kind: 'api_key', revokedAt: null },
       data: { revokedAt: new Date() },
     });
-    const key = await this.deps.prisma.principal.findFirst({ ...query, where: { id: apiKeyId, accountId: identity.account.id, kind: 'api_key' } });
+    const key = await this.deps.prisma.principal.findFirst({
+      ...query, where: { id: apiKeyId, accountId: identity.account.id, kind: 'api_key' },
+    });
     if (!key) throw errors.notFound('API key');
-    if (count) this.deps.pubsub.publish(`gateway:account:${identity.account.id}`, { type: 'api_key.revoked', apiKeyId, keyPrefix: key.keyPrefix });
+    if (count) {
+      this.deps.pubsub.publish(`gateway:account:${identity.account.id}`, { type: 'api_key.revoked', apiKeyId, keyPrefix: key.keyPrefix });
+    }
     return key;
   }
 
@@ -144,7 +162,9 @@ export class AccountsService {
   async createLocalUser(accountId: string, input: { email: string; displayName?: string }, issuer: string) {
     const id = newId('usr');
     return this.deps.prisma.principal.create({
-      data: { id, accountId, kind: 'user', displayName: input.displayName ?? input.email, email: input.email, issuer, subject: id, scopes: ['*'] },
+      data: {
+        id, accountId, kind: 'user', displayName: input.displayName ?? input.email, email: input.email, issuer, subject: id, scopes: ['*'],
+      },
     });
   }
 

@@ -26,7 +26,8 @@ const ProtectedResourceType = builder.objectRef<ProtectedResource>('ProtectedRes
     bearerMethodsSupported: t.exposeStringList('bearerMethodsSupported'),
     scopesSupported: t.exposeStringList('scopesSupported'),
     resourceDocumentation: t.exposeString('resourceDocumentation'),
-    localIssuer: t.field({ type: LocalIssuerType, nullable: true, resolve: (m) => m.localIssuer, description: 'The built-in issuer, when LOCAL_ISSUER is on.' }),
+    localIssuer: t.field({ type: LocalIssuerType, nullable: true, resolve: (m) => m.localIssuer, description: 'The built-in issuer, when '
+      + 'LOCAL_ISSUER is on.' }),
   }),
 });
 

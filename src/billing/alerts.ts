@@ -38,7 +38,9 @@ export interface LowBalanceAlertInput {
 
 const FIELDS = ['enabled', 'threshold'];
 
-export const lowBalanceAlertView = (account: Pick<BillingAccountRow, 'lowBalanceAlertEnabled' | 'lowBalanceThresholdCents'>): LowBalanceAlertView => ({
+export const lowBalanceAlertView = (
+  account: Pick<BillingAccountRow, 'lowBalanceAlertEnabled' | 'lowBalanceThresholdCents'>,
+): LowBalanceAlertView => ({
   enabled: account.lowBalanceAlertEnabled,
   threshold: account.lowBalanceThresholdCents === null ? null : dollars(account.lowBalanceThresholdCents),
 });
@@ -49,14 +51,18 @@ export function parseLowBalanceAlert(body: unknown, settings: BillingSettings): 
   const unknown = Object.keys(body).find((key) => !FIELDS.includes(key));
   if (unknown) throw errors.invalidBody(`${unknown} is not a low-balance alert field (enabled, threshold).`, { field: unknown });
   if (typeof body.enabled !== 'boolean') throw errors.invalidBody('enabled must be true or false.', { field: 'enabled' });
-  const thresholdCents = body.threshold === undefined || body.threshold === null ? null : centsIn(body.threshold, 'threshold', settings.lowBalanceAlert.range);
+  const thresholdCents = body.threshold === undefined || body.threshold === null ? null : centsIn(
+    body.threshold, 'threshold', settings.lowBalanceAlert.range,
+  );
   if (body.enabled && thresholdCents === null) throw errors.invalidBody('threshold is required to turn the alert on (dollars inside the '
     + 'plan list\'s lowBalanceAlert.range).', { field: 'threshold' });
   return { enabled: body.enabled, thresholdCents };
 }
 
 /** Turns the alert on or off and sets its threshold; a change re-arms it (the next fall to the threshold emails). */
-export async function setLowBalanceAlert(prisma: PrismaClient, billing: BillingService, accountId: string, body: unknown): Promise<LowBalanceAlertView> {
+export async function setLowBalanceAlert(
+  prisma: PrismaClient, billing: BillingService, accountId: string, body: unknown,
+): Promise<LowBalanceAlertView> {
   const settings = billing.requireOn('low-balance alert to set');
   const input = parseLowBalanceAlert(body, settings);
   return prisma.$transaction(async (tx) => {
@@ -65,7 +71,9 @@ export async function setLowBalanceAlert(prisma: PrismaClient, billing: BillingS
     const changed = input.enabled !== account.lowBalanceAlertEnabled || thresholdCents !== account.lowBalanceThresholdCents;
     const updated = await tx.billingAccount.update({
       where: { accountId },
-      data: { lowBalanceAlertEnabled: input.enabled, lowBalanceThresholdCents: thresholdCents, ...(changed ? { lowBalanceAlertedAt: null } : {}) },
+      data: {
+        lowBalanceAlertEnabled: input.enabled, lowBalanceThresholdCents: thresholdCents, ...(changed ? { lowBalanceAlertedAt: null } : {}),
+      },
     });
     return lowBalanceAlertView(updated);
   }, TX_OPTIONS);
@@ -114,7 +122,9 @@ export class LowBalanceAlerts {
       await this.mailer.send({ to, ...await this.message(settings, due.account) });
     } catch (error) {
       this.logger.error({ accountId, err: error }, 'low-balance alert: the email could not be sent; the next fall tries again');
-      await this.deps.prisma.billingAccount.updateMany({ where: { accountId, lowBalanceAlertedAt: due.mark }, data: { lowBalanceAlertedAt: null } });
+      await this.deps.prisma.billingAccount.updateMany({
+        where: { accountId, lowBalanceAlertedAt: due.mark }, data: { lowBalanceAlertedAt: null },
+      });
     }
   }
 
@@ -128,10 +138,14 @@ export class LowBalanceAlerts {
       return null;
     }
     if (account.lowBalanceAlertedAt) {
-      const roseSince = await tx.ledgerEntry.findFirst({ where: { accountId, createdAt: { gt: account.lowBalanceAlertedAt }, balanceAfterCents: { gt: threshold } }, select: { id: true } });
+      const roseSince = await tx.ledgerEntry.findFirst({
+        where: { accountId, createdAt: { gt: account.lowBalanceAlertedAt }, balanceAfterCents: { gt: threshold } }, select: { id: true },
+      });
       if (!roseSince) return null;
     }
-    const fall = await tx.ledgerEntry.findFirst({ where: { accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { createdAt: true } });
+    const fall = await tx.ledgerEntry.findFirst({
+      where: { accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], select: { createdAt: true },
+    });
     const mark = fall?.createdAt ?? new Date();
     return { account: await tx.billingAccount.update({ where: { accountId }, data: { lowBalanceAlertedAt: mark } }), mark };
   }

@@ -67,12 +67,19 @@ export function parseAutoTopUpSettings(body: unknown, settings: BillingSettings)
   const given = (field: 'threshold' | 'amount', range: MoneyRange) => {
     const value = body[field];
     if (value === undefined || value === null) {
-      if (body.enabled) throw errors.invalidBody(`${field} is required to turn auto top-up on (dollars inside the plan list's autoTopUp.${field}Range).`, { field });
+      if (body.enabled) {
+        throw errors.invalidBody(
+          `${field} is required to turn auto top-up on (dollars inside the plan list's autoTopUp.${field}Range).`, { field },
+        );
+      }
       return null;
     }
     return centsIn(value, field, range);
   };
-  return { enabled: body.enabled, thresholdCents: given('threshold', settings.autoTopUp.thresholdRange), amountCents: given('amount', settings.autoTopUp.amountRange) };
+  return {
+    enabled: body.enabled, thresholdCents: given('threshold', settings.autoTopUp.thresholdRange),
+    amountCents: given('amount', settings.autoTopUp.amountRange),
+  };
 }
 
 /** AutoTopUpView of a row: `available` when a payment method is saved, `last` the newest attempt. */
@@ -98,14 +105,18 @@ async function addressHash(config: Config, clientAddress: string | undefined): P
 }
 
 /** Saves the settings (turning on: the checks above, and the consent) and answers AutoTopUpView. */
-export async function setAutoTopUp(prisma: PrismaClient, billing: BillingService, config: Config, accountId: string, clientAddress: string | undefined, body: unknown): Promise<AutoTopUpView> {
+export async function setAutoTopUp(
+  prisma: PrismaClient, billing: BillingService, config: Config, accountId: string, clientAddress: string | undefined, body: unknown,
+): Promise<AutoTopUpView> {
   const settings = billing.requireOn('auto top-up to set');
   const input = parseAutoTopUpSettings(body, settings);
   if (input.enabled && !billing.offersAutomaticCharges) {
     throw errors.invalidState('This server\'s payment provider takes no automatic charges, so auto top-up cannot be turned on (the plan '
       + 'list says autoTopUp.offered: false).');
   }
-  const consent: AutoTopUpConsent | null = input.enabled ? { at: new Date().toISOString(), addressHash: await addressHash(config, clientAddress), termsVersion: settings.termsVersion } : null;
+  const consent: AutoTopUpConsent | null = input.enabled ? {
+    at: new Date().toISOString(), addressHash: await addressHash(config, clientAddress), termsVersion: settings.termsVersion,
+  } : null;
   return prisma.$transaction(async (tx) => {
     const account = await lockBillingAccount(tx, settings, accountId);
     // Checked under the lock: removing the last card (which turns auto top-up off) cannot slip in between.

@@ -49,7 +49,9 @@ const COUNTRIES = new Set(('AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA B
 
 /** The EU member states and the prefix of their VAT IDs: the country code, except Greece's `EL`. */
 const EU_VAT_PREFIX: Record<string, string> = Object.fromEntries(
-  'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' ').map((code) => [code, code === 'GR' ? 'EL' : code]),
+  'AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' ').map(
+    (code) => [code, code === 'GR' ? 'EL' : code],
+  ),
 );
 
 /** Spaces, dots and dashes dropped, uppercase: the form a tax ID is stored and compared in. */
@@ -61,11 +63,16 @@ export function normaliseTaxId(raw: string): string {
 export function taxIdProblem(country: string, taxId: string): string | null {
   const prefix = EU_VAT_PREFIX[country];
   if (prefix) {
-    if (!taxId.startsWith(prefix)) return `an EU VAT ID of ${country} starts with its country prefix ${prefix}${country === 'GR' ? ' (not GR)' : ''}; got "${taxId}"`;
-    if (!/^[A-Z0-9]{8,12}$/.test(taxId.slice(prefix.length))) return `an EU VAT ID has 8 to 12 letters or digits after its prefix ${prefix} (spaces, dots and dashes are dropped); got "${taxId}"`;
+    if (!taxId.startsWith(prefix)) {
+      return `an EU VAT ID of ${country} starts with its country prefix ${prefix}${country === 'GR' ? ' (not GR)' : ''}; got "${taxId}"`;
+    }
+    if (!/^[A-Z0-9]{8,12}$/.test(taxId.slice(prefix.length))) {
+      return `an EU VAT ID has 8 to 12 letters or digits after its prefix ${prefix} (spaces, dots and dashes are dropped); got "${taxId}"`;
+    }
     return null;
   }
-  return /^[A-Z0-9]{4,20}$/.test(taxId) ? null : `a tax ID has 4 to 20 letters or digits (spaces, dots and dashes are dropped); got "${taxId}"`;
+  return /^[A-Z0-9]{4,20}$/.test(taxId) ? null : `a tax ID has 4 to 20 letters or digits (spaces, dots and dashes are dropped); got `
+    + `"${taxId}"`;
 }
 
 /** What is saved: the view's fields with `email` empty when none was saved. */
@@ -87,13 +94,17 @@ export function parseBillingDetails(body: unknown): SavedDetails {
     if (value.length > TEXT_FIELDS[field]) add(field, `${field} must be at most ${TEXT_FIELDS[field]} characters`);
     return value.trim();
   };
-  const saved: SavedDetails = { name: text('name'), email: text('email'), line1: text('line1'), city: text('city'), postalCode: text('postalCode'), country: null, taxId: null };
+  const saved: SavedDetails = {
+    name: text('name'), email: text('email'), line1: text('line1'), city: text('city'), postalCode: text('postalCode'), country: null,
+    taxId: null,
+  };
   if (saved.email && !/^[^\s@]+@[^\s@]+$/.test(saved.email)) add('email', 'email must be an email address');
 
   const country = body.country;
   if (country !== undefined && country !== null && country !== '') {
     if (typeof country !== 'string') add('country', 'country must be an ISO 3166-1 alpha-2 code or null');
-    else if (!COUNTRIES.has(country.trim().toUpperCase())) add('country', `country must be an ISO 3166-1 alpha-2 code such as "DE"; got "${country.slice(0, 10)}"`);
+    else if (!COUNTRIES.has(country.trim().toUpperCase())) add('country', `country must be an ISO 3166-1 alpha-2 code such as "DE"; got `
+      + `"${country.slice(0, 10)}"`);
     else saved.country = country.trim().toUpperCase();
   }
   const taxId = body.taxId;
@@ -111,7 +122,9 @@ export function parseBillingDetails(body: unknown): SavedDetails {
     }
   }
   if (problems.length) {
-    throw errors.invalidBody(`Invalid billing details: ${problems.map((p) => p.message).join('; ')}.`, { field: problems[0]!.field, fields: [...new Set(problems.map((p) => p.field))] });
+    throw errors.invalidBody(`Invalid billing details: ${problems.map((p) => p.message).join('; ')}.`, {
+      field: problems[0]!.field, fields: [...new Set(problems.map((p) => p.field))],
+    });
   }
   return saved;
 }
@@ -157,11 +170,15 @@ export async function billingDetails(prisma: PrismaClient, identity: Identity): 
   return view(prisma, identity, row?.details ?? null);
 }
 
-export async function saveBillingDetails(prisma: PrismaClient, billing: BillingService, identity: Identity, body: unknown): Promise<BillingDetailsView> {
+export async function saveBillingDetails(
+  prisma: PrismaClient, billing: BillingService, identity: Identity, body: unknown,
+): Promise<BillingDetailsView> {
   const details = parseBillingDetails(body);
   if (!billing.enabled) throw errors.invalidState('This server does not bill: there are no invoices to make out, so billing details are '
     + 'not kept.');
   await billing.account(identity.account.id);
-  const row = await prisma.billingAccount.update({ where: { accountId: identity.account.id }, data: { details: { ...details } }, select: { details: true } });
+  const row = await prisma.billingAccount.update({
+    where: { accountId: identity.account.id }, data: { details: { ...details } }, select: { details: true },
+  });
   return view(prisma, identity, row.details);
 }

@@ -39,7 +39,9 @@ export const PlanType = builder.objectRef<PlanView>('Plan').implement({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     rates: t.field({ type: RatesType, resolve: (plan) => plan.rates }),
-    prices: t.field({ type: PricesType, nullable: true, description: 'Null: no subscription (pay as you go).', resolve: (plan) => plan.prices }),
+    prices: t.field({
+      type: PricesType, nullable: true, description: 'Null: no subscription (pay as you go).', resolve: (plan) => plan.prices,
+    }),
     includedMonthlyCredit: t.exposeFloat('includedMonthlyCredit'),
     graceOnZero: t.exposeBoolean('graceOnZero', { description: 'Running transcriptions continue for a while below zero (new ones are '
       + 'refused).' }),

@@ -15,7 +15,8 @@ import { newId } from '../core/ids.js';
 export type BillingAccountRow = Prisma.BillingAccountGetPayload<{}>;
 export type ChargeRow = Prisma.ChargeGetPayload<{}>;
 
-export type MovementKind = 'signup_credit' | 'top_up' | 'monthly_credit' | 'monthly_credit_removed' | 'charge' | 'correction' | 'refund' | 'adjustment';
+export type MovementKind =
+  'signup_credit' | 'top_up' | 'monthly_credit' | 'monthly_credit_removed' | 'charge' | 'correction' | 'refund' | 'adjustment';
 
 export interface Movement {
   kind: MovementKind;
@@ -48,14 +49,18 @@ export async function lockBillingAccount(tx: Tx, settings: BillingSettings, acco
   if (created > 0) {
     await syncConcurrency(tx, settings, account);
     if (settings.signupCreditCents > 0) {
-      account = (await post(tx, account, { kind: 'signup_credit', amountCents: settings.signupCreditCents, key: 'signup', description: 'Signup credit' })).account;
+      account = (await post(tx, account, {
+        kind: 'signup_credit', amountCents: settings.signupCreditCents, key: 'signup', description: 'Signup credit',
+      })).account;
     }
   }
   return account;
 }
 
 /** The account's file-job concurrency (src/jobs admission) follows its plan's `concurrentTranscriptions`. */
-export async function syncConcurrency(tx: Tx, settings: BillingSettings, account: Pick<BillingAccountRow, 'accountId' | 'planId'>): Promise<void> {
+export async function syncConcurrency(
+  tx: Tx, settings: BillingSettings, account: Pick<BillingAccountRow, 'accountId' | 'planId'>,
+): Promise<void> {
   const plan = planOf(settings, account.planId);
   await tx.account.update({ where: { id: account.accountId }, data: { concurrencyLimit: plan.limits.concurrentTranscriptions } });
 }
@@ -70,7 +75,9 @@ export function planOf(settings: BillingSettings, planId: string): PlanSettings 
  * removes is only what is left of it).
  */
 export async function post(tx: Tx, account: BillingAccountRow, movement: Movement): Promise<Posted & { account: BillingAccountRow }> {
-  const done = await tx.ledgerEntry.findUnique({ where: { accountId_key: { accountId: account.accountId, key: movement.key } }, select: { id: true } });
+  const done = await tx.ledgerEntry.findUnique({
+    where: { accountId_key: { accountId: account.accountId, key: movement.key } }, select: { id: true },
+  });
   if (done) return { posted: false, before: account.balanceCents, after: account.balanceCents, account };
   if (!Number.isInteger(movement.amountCents)) throw new Error(`ledger: ${movement.key} moves ${movement.amountCents}, not whole cents`);
   const after = account.balanceCents + movement.amountCents;
@@ -113,7 +120,9 @@ export function costCents(seconds: number, rateMicros: number): number {
  * by the new total, so metering the same point twice (two workers, a retry after a crash) charges nothing more.
  * Never bills less than already billed (the difference would be a correction, written by `settleCharge`).
  */
-export async function meterCharge(tx: Tx, account: BillingAccountRow, given: Pick<ChargeRow, 'id'>, exactSeconds: number): Promise<{ charge: ChargeRow; account: BillingAccountRow; posted: Posted }> {
+export async function meterCharge(tx: Tx, account: BillingAccountRow, given: Pick<ChargeRow, 'id'>, exactSeconds: number): Promise<{
+  charge: ChargeRow; account: BillingAccountRow; posted: Posted;
+}> {
   // Read under the account's lock the caller holds: a copy read before it may be behind another meter or settle.
   const charge = await tx.charge.findUniqueOrThrow({ where: { id: given.id } });
   // One rounding (to the millisecond) for the comparison, the key, the seconds billed and the cost, so they agree.
@@ -137,7 +146,9 @@ export async function meterCharge(tx: Tx, account: BillingAccountRow, given: Pic
  * Ends a charge at the audio's exact length, at least the minimum billed. A live charge metered by whole minutes
  * has billed less than or equal to this; anything billed beyond it is given back as a correction.
  */
-export async function settleCharge(tx: Tx, account: BillingAccountRow, given: Pick<ChargeRow, 'id'>, exactSeconds: number): Promise<{ charge: ChargeRow; account: BillingAccountRow }> {
+export async function settleCharge(tx: Tx, account: BillingAccountRow, given: Pick<ChargeRow, 'id'>, exactSeconds: number): Promise<{
+  charge: ChargeRow; account: BillingAccountRow;
+}> {
   const charge = await tx.charge.findUniqueOrThrow({ where: { id: given.id } });
   if (charge.state !== 'open') return { charge, account };
   const billed = Math.round(Math.max(exactSeconds, charge.minimumSeconds) * 1000) / 1000;
@@ -146,8 +157,14 @@ export async function settleCharge(tx: Tx, account: BillingAccountRow, given: Pi
   else if (billed < charge.billedSeconds) {
     const cost = costCents(billed, charge.rateMicros);
     const back = charge.costCents - cost;
-    const result = await post(tx, account, { kind: 'correction', amountCents: back, key: `charge:${charge.id}:settle`, description: `Correction: ${charge.name}`, chargeId: charge.id });
-    current = { account: result.account, charge: await tx.charge.update({ where: { id: charge.id }, data: { billedSeconds: billed, costCents: cost } }) };
+    const result = await post(tx, account, {
+      kind: 'correction', amountCents: back, key: `charge:${charge.id}:settle`, description: `Correction: ${charge.name}`,
+      chargeId: charge.id,
+    });
+    current = {
+      account: result.account,
+      charge: await tx.charge.update({ where: { id: charge.id }, data: { billedSeconds: billed, costCents: cost } }),
+    };
   }
   await tx.creditHold.deleteMany({ where: { workId: charge.recordingId ?? charge.sessionId ?? '' } });
   const settled = await tx.charge.update({ where: { id: charge.id }, data: { state: 'settled', settledAt: new Date() } });
@@ -155,11 +172,16 @@ export async function settleCharge(tx: Tx, account: BillingAccountRow, given: Pi
 }
 
 /** Waives a charge: what it cost comes back as a refund and it reads `void`. */
-export async function voidCharge(tx: Tx, account: BillingAccountRow, given: Pick<ChargeRow, 'id'>, reason: string): Promise<{ charge: ChargeRow; account: BillingAccountRow }> {
+export async function voidCharge(tx: Tx, account: BillingAccountRow, given: Pick<ChargeRow, 'id'>, reason: string): Promise<{
+  charge: ChargeRow; account: BillingAccountRow;
+}> {
   const charge = await tx.charge.findUniqueOrThrow({ where: { id: given.id } });
   if (charge.state === 'void') return { charge, account };
   const result = charge.costCents > 0
-    ? await post(tx, account, { kind: 'refund', amountCents: charge.costCents, key: `charge:${charge.id}:void`, description: `Refund (${reason}): ${charge.name}`, chargeId: charge.id })
+    ? await post(tx, account, {
+      kind: 'refund', amountCents: charge.costCents, key: `charge:${charge.id}:void`, description: `Refund (${reason}): ${charge.name}`,
+      chargeId: charge.id,
+    })
     : { account };
   await tx.creditHold.deleteMany({ where: { workId: charge.recordingId ?? charge.sessionId ?? '' } });
   const voided = await tx.charge.update({ where: { id: charge.id }, data: { state: 'void', settledAt: charge.settledAt ?? new Date() } });

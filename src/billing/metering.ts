@@ -42,7 +42,10 @@ const MINUTE_S = 60;
 /** Seconds billed while audio runs: the whole minutes of it. */
 export const wholeMinutes = (seconds: number) => Math.floor(seconds / MINUTE_S) * MINUTE_S;
 
-/** What a metering step did: whether the balance fell (the balance-fell listeners are told after the commit), whether the work must stop. */
+/**
+ * What a metering step did: whether the balance fell (the balance-fell listeners are told after the commit), whether
+ * the work must stop.
+ */
 export interface Metered {
   balanceFell: boolean;
   overdrawn: boolean;
@@ -120,7 +123,10 @@ export class Metering {
     if (existing?.state === 'open' || existing?.state === 'settled') return { refused: null, metered: NOTHING };
     // A retry after a failure: the voided charge stays in the ledger, detached from the recording (recordingId is unique).
     if (existing) await tx.charge.update({ where: { id: existing.id }, data: { recordingId: null } });
-    const recording = await tx.recording.findUniqueOrThrow({ where: { id: job.recordingId }, select: { name: true, durationS: true, transcription: { select: { ownerPrincipalId: true, name: true } } } });
+    const recording = await tx.recording.findUniqueOrThrow({
+      where: { id: job.recordingId },
+      select: { name: true, durationS: true, transcription: { select: { ownerPrincipalId: true, name: true } } },
+    });
     const account = await lockBillingAccount(tx, this.billing.on(), job.accountId);
     const plan = this.billing.plan(account);
     const seconds = Math.max(windowSeconds(recording.durationS, job), plan.rates.minimumSeconds);
@@ -132,7 +138,9 @@ export class Metering {
       return {
         refused: {
           code: 'insufficient_credit',
-          message: `This file costs ${dollars(cost).toFixed(2)} ${this.billing.on().currency.toUpperCase()} (${Math.round(seconds)} s of audio, the minimum billed included) and the account can spend ${dollars(Math.max(0, spendable)).toFixed(2)}; add credit and retry the job.`,
+          message: `This file costs ${dollars(cost).toFixed(2)} ${this.billing.on().currency.toUpperCase()} (${Math.round(seconds)} s of `
+            + `audio, the minimum billed included) and the account can spend ${dollars(Math.max(0, spendable)).toFixed(2)}; add credit `
+              + `and retry the job.`,
         },
         metered: NOTHING,
       };
@@ -140,7 +148,8 @@ export class Metering {
     const creator = await this.billing.creatorOf(tx, { accountId: job.accountId, principalId: recording.transcription.ownerPrincipalId });
     const charge = await tx.charge.create({
       data: {
-        id: newId('chg'), accountId: job.accountId, recordingId: job.recordingId, kind: 'file', source: usageSource(creator), name: recording.name ?? recording.transcription.name,
+        id: newId('chg'), accountId: job.accountId, recordingId: job.recordingId, kind: 'file', source: usageSource(creator),
+        name: recording.name ?? recording.transcription.name,
         state: 'open', rateMicros: plan.rates.fileMicros, minimumSeconds: plan.rates.minimumSeconds,
       },
     });
@@ -177,7 +186,8 @@ export class Metering {
     const plan = this.billing.plan(account);
     await tx.charge.create({
       data: {
-        id: newId('chg'), accountId: recording.accountId, recordingId: recording.id, kind: 'live', source: usageSource(creator), name: recording.name,
+        id: newId('chg'), accountId: recording.accountId, recordingId: recording.id, kind: 'live', source: usageSource(creator),
+        name: recording.name,
         state: 'open', rateMicros: plan.rates.liveMicros, minimumSeconds: plan.rates.minimumSeconds,
       },
     });
@@ -204,7 +214,10 @@ export class Metering {
       const mediaS = Math.max(recording?.mediaS ?? 0, capturedSeconds(this.deps.config.dataDir, recordingId));
       const open = recording?.state === 'live' || recording?.state === 'paused';
       const metered = open ? await this.meterTo(tx, charge, wholeMinutes(mediaS)) : await this.settle(tx, charge, mediaS);
-      return { result: { accountId: charge.accountId, metered: { ...metered, overdrawn: open && metered.overdrawn } }, frames: [] as PendingFrame[] };
+      return {
+        result: { accountId: charge.accountId, metered: { ...metered, overdrawn: open && metered.overdrawn } },
+        frames: [] as PendingFrame[],
+      };
     });
     if (!outcome) return null;
     await this.after(outcome.accountId, outcome.metered);
@@ -218,7 +231,9 @@ export class Metering {
    */
   async sweep(): Promise<Overdrawn[]> {
     if (!this.billing.settings) return [];
-    const open = await this.deps.prisma.charge.findMany({ where: { state: 'open', kind: 'live' }, select: { id: true, recordingId: true, sessionId: true, openedAt: true } });
+    const open = await this.deps.prisma.charge.findMany({
+      where: { state: 'open', kind: 'live' }, select: { id: true, recordingId: true, sessionId: true, openedAt: true },
+    });
     const overdrawn: Overdrawn[] = [];
     for (const charge of open) {
       if (charge.recordingId) {
@@ -255,7 +270,9 @@ export class Metering {
     const outcome = await this.deps.prisma.$transaction(async (tx) => {
       const charge = await tx.charge.findUnique({ where: { sessionId } });
       if (!charge || charge.state !== 'open') return null;
-      return { accountId: charge.accountId, metered: await this.meterTo(tx, charge, Math.max(charge.minimumSeconds, wholeMinutes(receivedS))) };
+      return {
+        accountId: charge.accountId, metered: await this.meterTo(tx, charge, Math.max(charge.minimumSeconds, wholeMinutes(receivedS))),
+      };
     }, TX_OPTIONS);
     if (!outcome) return false;
     await this.after(outcome.accountId, outcome.metered);
@@ -327,7 +344,9 @@ export const meteringSweeper: BackgroundWorker = {
       for (const { accountId, recordingId } of overdrawn) await services.liveRecordings.endForCredit(accountId, recordingId);
     };
     const tick = () => {
-      running ??= pass().catch((error: unknown) => { ledgerErrors.inc({ stage: 'metering_sweep' }); logger.warn({ err: error }, 'metering sweep failed'); }).finally(() => (running = null));
+      running ??= pass().catch(
+        (error: unknown) => { ledgerErrors.inc({ stage: 'metering_sweep' }); logger.warn({ err: error }, 'metering sweep failed'); },
+      ).finally(() => (running = null));
     };
     const timer = setInterval(tick, intervalS * 1000);
     timer.unref();

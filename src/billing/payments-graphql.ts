@@ -2,7 +2,9 @@ import { builder } from '../core/builder.js';
 import { baseUrlOf, type Context } from '../core/context.js';
 import { BillingViewType, AutoTopUpViewType } from './graphql.js';
 import { billingView } from './views.js';
-import { intervalField, type Buyer, type CheckoutView, type PaymentMethodView, type PaymentView, type PromoView } from './payments/service.js';
+import {
+  intervalField, type Buyer, type CheckoutView, type PaymentMethodView, type PaymentView, type PromoView,
+} from './payments/service.js';
 
 /** Checkouts, subscriptions, cards, payments, promo codes and auto top-up retries (src/billing/payments). */
 
@@ -197,7 +199,9 @@ builder.mutationFields((t) => ({
     description: 'Switch to `month` or `year` from the next period; nothing is charged now.',
     authScopes: { write: true },
     args: { interval: t.arg.string({ required: true }) },
-    resolve: async (_root, { interval }, ctx) => { await ctx.services.payments.switchInterval(accountOf(ctx), intervalField({ interval })); return viewOf(ctx); },
+    resolve: async (_root, { interval }, ctx) => { await ctx.services.payments.switchInterval(
+      accountOf(ctx), intervalField({ interval }),
+    ); return viewOf(ctx); },
   }),
   cancelSubscriptionInterval: t.field({
     type: BillingViewType,

@@ -77,12 +77,17 @@ export class BillingService implements Closable {
     if (this.settings) {
       const account = await this.account(accountId);
       const subscribed = await this.deps.prisma.subscription.count({ where: { accountId, status: 'active' } });
-      limit = subscribed ? PAGE_SEARCHES_PER_HOUR.plan : account.hasPaid ? PAGE_SEARCHES_PER_HOUR.payAsYouGo : PAGE_SEARCHES_PER_HOUR.neverPaid;
+      limit = subscribed
+        ? PAGE_SEARCHES_PER_HOUR.plan
+        : account.hasPaid
+          ? PAGE_SEARCHES_PER_HOUR.payAsYouGo
+          : PAGE_SEARCHES_PER_HOUR.neverPaid;
     }
     const hit = await this.hourly.hit(`page-searches:${accountId}`, limit);
     if (!hit.allowed) {
       const retryAfterS = Math.max(1, Math.ceil(hit.resetMs / 1000));
-      throw new ApiError('rate_limited', 429, `Searching web pages for recordings is limited to ${limit} an hour for this account; retry in ${retryAfterS} s.`, {
+      throw new ApiError('rate_limited', 429, `Searching web pages for recordings is limited to ${limit} an hour for this account; retry `
+        + `in ${retryAfterS} s.`, {
         details: { metric: 'page_searches', limit, retryAfterS },
         headers: { 'Retry-After': String(retryAfterS) },
       });
@@ -137,7 +142,9 @@ export class BillingService implements Closable {
     const plan = this.plan(account);
     const block = await this.blockFor(tx, account, plan, work.kind);
     const minimum = this.minimumCents(plan, work.kind);
-    const required = work.knownSeconds != null ? costCents(Math.max(work.knownSeconds, plan.rates.minimumSeconds), this.rate(plan, work.kind)) : minimum;
+    const required = work.knownSeconds != null ? costCents(
+      Math.max(work.knownSeconds, plan.rates.minimumSeconds), this.rate(plan, work.kind),
+    ) : minimum;
     if (block.block === 'hourly_limit') throw this.hourlyLimited(block.limit, block.resetsAt);
     if (block.block === 'no_credit' || block.availableCents < required) {
       // `required` only when the whole cost is known up front (an upload's length); a link's or live audio's is not.
@@ -160,7 +167,9 @@ export class BillingService implements Closable {
   async creatorOf(tx: Tx, actor: Actor): Promise<Creator> {
     if (actor.principalKind) return { accountId: actor.accountId, principalId: actor.principalId, principalKind: actor.principalKind };
     const principal = await tx.principal.findUnique({ where: { id: actor.principalId }, select: { kind: true } });
-    return { accountId: actor.accountId, principalId: actor.principalId, principalKind: principal?.kind === 'api_key' ? 'api_key' : 'user' };
+    return {
+      accountId: actor.accountId, principalId: actor.principalId, principalKind: principal?.kind === 'api_key' ? 'api_key' : 'user',
+    };
   }
 
   /** Registers a listener told after each committed movement that lowered an account's balance. */
@@ -197,7 +206,9 @@ export class BillingService implements Closable {
       where: { planId: { in: limited.map((plan) => plan.id) }, OR: [{ retentionDeadline: null }, { retentionDeadline: { lte: now } }] },
       select: { accountId: true, planId: true },
     });
-    return accounts.map((account) => ({ accountId: account.accountId, cutoff: new Date(now.getTime() - this.plan(account).limits.retentionDays! * 86_400_000) }));
+    return accounts.map((account) => ({
+      accountId: account.accountId, cutoff: new Date(now.getTime() - this.plan(account).limits.retentionDays! * 86_400_000),
+    }));
   }
 
   /** Releases the credit held for work that will not run (a create that failed after admission, a purged job). */
@@ -219,7 +230,9 @@ export class BillingService implements Closable {
    * is left after holds below the minimum), the hour's creations used, the plan's concurrent transcriptions (a
    * file job then queues; live is refused).
    */
-  async blockFor(tx: Tx, account: BillingAccountRow, plan: PlanSettings, kind: WorkKind): Promise<{ block: StartBlock | null; availableCents: number; used: number; limit: number; resetsAt: Date | null }> {
+  async blockFor(tx: Tx, account: BillingAccountRow, plan: PlanSettings, kind: WorkKind): Promise<{
+    block: StartBlock | null; availableCents: number; used: number; limit: number; resetsAt: Date | null;
+  }> {
     const availableCents = account.balanceCents - await heldCents(tx, account.accountId);
     const since = new Date(Date.now() - HOUR_MS);
     const limit = account.hasPaid ? plan.limits.createsPerHour : plan.limits.createsPerHourUnpaid;
@@ -227,7 +240,9 @@ export class BillingService implements Closable {
     const created = await tx.billingAdmission.count({ where: inHour });
     const used = await this.runningCount(tx, account.accountId);
     // Used up: a creation frees when the oldest of the last `limit` leaves the hour.
-    const freedBy = created >= limit ? await tx.billingAdmission.findFirst({ where: inHour, orderBy: { at: 'desc' }, skip: limit - 1, select: { at: true } }) : null;
+    const freedBy = created >= limit ? await tx.billingAdmission.findFirst({
+      where: inHour, orderBy: { at: 'desc' }, skip: limit - 1, select: { at: true },
+    }) : null;
     const resetsAt = freedBy ? new Date(freedBy.at.getTime() + HOUR_MS) : null;
     let block: StartBlock | null = null;
     if (account.balanceCents <= 0 || availableCents < this.minimumCents(plan, kind)) block = 'no_credit';
@@ -254,13 +269,18 @@ export class BillingService implements Closable {
     };
     if (requiredCents !== null) details.required = dollars(requiredCents);
     return new ApiError('insufficient_credit', 402, requiredCents !== null
-      ? `The account's credit does not cover this transcription's cost of ${dollars(requiredCents).toFixed(2)} (the minimum billed included); add credit and try again.`
+      ? `The account's credit does not cover this transcription's cost of ${dollars(requiredCents).toFixed(2)} (the minimum billed `
+        + `included); add credit and try again.`
       : 'The account has no credit left; add credit and try again.', { details, retryable: false });
   }
 
   quotaExceeded(plan: PlanSettings, used: number, baseUrl: string): ApiError {
-    return new ApiError('quota_exceeded', 402, `The plan's ${plan.limits.concurrentTranscriptions} concurrent transcriptions are running; a live one can start when one ends.`, {
-      details: { metric: 'concurrent_transcriptions', limit: plan.limits.concurrentTranscriptions, used, resetsAt: null, plan: plan.id, topUpUrl: this.topUpUrl(baseUrl) },
+    return new ApiError('quota_exceeded', 402, `The plan's ${plan.limits.concurrentTranscriptions} concurrent transcriptions are running; `
+      + `a live one can start when one ends.`, {
+      details: {
+        metric: 'concurrent_transcriptions', limit: plan.limits.concurrentTranscriptions, used, resetsAt: null, plan: plan.id,
+        topUpUrl: this.topUpUrl(baseUrl),
+      },
       retryable: false,
     });
   }

@@ -82,6 +82,8 @@ builder.mutationFields((t) => ({
       + 'consent.',
     authScopes: { write: true },
     args: { input: t.arg({ type: AutoTopUpSettingsInput, required: true }) },
-    resolve: (_root, args, ctx) => setAutoTopUp(ctx.prisma, ctx.services.billing, ctx.config, ctx.identity!.account.id, ctx.clientAddress, args.input),
+    resolve: (_root, args, ctx) => setAutoTopUp(
+      ctx.prisma, ctx.services.billing, ctx.config, ctx.identity!.account.id, ctx.clientAddress, args.input,
+    ),
   }),
 }));

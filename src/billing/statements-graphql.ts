@@ -5,7 +5,8 @@
 import { builder } from '../core/builder.js';
 import {
   chargePage, ledgerPage, usageCharges, usageReport,
-  type LedgerEntryView, type RecordingChargeView, type UsageAmount, type UsageByKind, type UsageBySource, type UsageChargePage, type UsageChargeView, type UsageDay, type UsageReport,
+  type LedgerEntryView, type RecordingChargeView, type UsageAmount, type UsageByKind, type UsageBySource, type UsageChargePage,
+  type UsageChargeView, type UsageDay, type UsageReport,
 } from './statements.js';
 
 const NEXT_CURSOR = 'Pass as `cursor` for the next page; null on the last page.';
@@ -131,7 +132,9 @@ const UsageReportType = builder.objectRef<UsageReport>('UsageReport').implement(
     totals: t.field({ type: UsageAmountType, resolve: (report) => report.totals }),
     bySource: t.field({ type: [UsageBySourceType], description: BY_SOURCE, resolve: (report) => report.bySource }),
     byKind: t.field({ type: [UsageByKindType], description: BY_KIND, resolve: (report) => report.byKind }),
-    days: t.field({ type: [UsageDayType], description: 'Every day from startDate to endDate, zeros included.', resolve: (report) => report.days }),
+    days: t.field({
+      type: [UsageDayType], description: 'Every day from startDate to endDate, zeros included.', resolve: (report) => report.days,
+    }),
   }),
 });
 
@@ -146,7 +149,9 @@ const UsageChargeType = builder.objectRef<UsageChargeView>('UsageCharge').implem
     kind: t.exposeString('kind', { description: '`file` or `live`.' }),
     source: t.exposeString('source'),
     state: t.exposeString('state', { description: 'The charge\'s state: `open` while running, `settled`, `void`.' }),
-    secondsBilled: t.exposeFloat('secondsBilled', { description: 'Audio seconds billed inside the range (a correction: negative or zero).' }),
+    secondsBilled: t.exposeFloat('secondsBilled', {
+      description: 'Audio seconds billed inside the range (a correction: negative or zero).',
+    }),
     rate: t.exposeFloat('rate', { description: 'Dollars per hour of audio.' }),
     cost: t.exposeFloat('cost', { description: 'Dollars inside the range (a correction: negative).' }),
     description: t.exposeString('description', { nullable: true, description: 'A correction\'s ledger description; null for a charge.' }),
@@ -158,7 +163,9 @@ const UsageChargePageType = builder.objectRef<UsageChargePage>('UsageChargePage'
   fields: (t) => ({
     ...rangeUsedFields(t),
     count: t.exposeInt('count', { description: 'Items matching, all pages.' }),
-    total: t.exposeFloat('total', { description: 'Dollars of every matching item, all pages (the report\'s total with the same filters).' }),
+    total: t.exposeFloat(
+      'total', { description: 'Dollars of every matching item, all pages (the report\'s total with the same filters).' },
+    ),
     seconds: t.exposeFloat('seconds', { description: 'Audio seconds of every matching item, all pages.' }),
     charges: t.field({ type: [UsageChargeType], resolve: (page) => page.charges }),
     nextCursor: t.exposeString('nextCursor', { nullable: true }),

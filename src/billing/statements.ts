@@ -117,13 +117,17 @@ function pageCursor(raw: string | null | undefined): { at: Date; id: string } | 
   if (!raw) return null;
   const cursor = decodeCursor(raw);
   const at = new Date(cursor.createdAt);
-  if (at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
+  if (at.getUTCFullYear() < 1970 || at.getUTCFullYear() > 9999) {
+    throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
+  }
   return { at, id: cursor.id };
 }
 
 function pageLimit(limit: number | null | undefined): number {
   const value = limit ?? LIST_DEFAULT;
-  if (!Number.isInteger(value) || value < 1 || value > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  if (!Number.isInteger(value) || value < 1 || value > LIST_MAX) {
+    throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  }
   return value;
 }
 
@@ -163,11 +167,17 @@ function parseZone(value: string): string {
 function wallClock(at: Date, tz: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   let format = formatters.get(tz);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric',
+      second: 'numeric',
+    });
     formatters.set(tz, format);
   }
   const parts = Object.fromEntries(format.formatToParts(at).map((part) => [part.type, part.value]));
-  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute), second: Number(parts.second) };
+  return {
+    year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
 }
 
 /** The calendar day (days since 1970-01-01) an instant falls on in `tz`. */
@@ -221,7 +231,9 @@ function usageRange(query: UsageQuery, accountCreatedAt: Date, now = new Date())
   if (start > end) throw errors.invalidOptions('startDate must be on or before endDate.', { field: 'startDate' });
   const asked = end - start + 1;
   if (asked > USAGE_MAX_DAYS) {
-    throw new ApiError('range_too_long', 400, `The usage report covers at most ${USAGE_MAX_DAYS} days; ${asked} were asked.`, { details: { maxDays: USAGE_MAX_DAYS, days: asked } });
+    throw new ApiError('range_too_long', 400, `The usage report covers at most ${USAGE_MAX_DAYS} days; ${asked} were asked.`, {
+      details: { maxDays: USAGE_MAX_DAYS, days: asked },
+    });
   }
   const first = Math.max(start, localDay(accountCreatedAt, tz));
   const last = Math.min(end, localDay(now, tz));
@@ -263,7 +275,9 @@ const recordingChargeView = (row: ChargeRow): RecordingChargeView => ({
 });
 
 /** Credit movements newest first; (createdAt, id) cursor so rows written in the same millisecond page cleanly. */
-export async function ledgerPage(prisma: PrismaClient, billing: BillingService, accountId: string, query: PageQuery): Promise<{ entries: LedgerEntryView[]; nextCursor: string | null }> {
+export async function ledgerPage(prisma: PrismaClient, billing: BillingService, accountId: string, query: PageQuery): Promise<{
+  entries: LedgerEntryView[]; nextCursor: string | null;
+}> {
   const limit = pageLimit(query.limit);
   const cursor = pageCursor(query.cursor);
   if (!billing.enabled) return { entries: [], nextCursor: null };
@@ -279,7 +293,9 @@ export async function ledgerPage(prisma: PrismaClient, billing: BillingService, 
 }
 
 /** The account's charges newest first (by when they opened), open, settled and void alike. */
-export async function chargePage(prisma: PrismaClient, billing: BillingService, accountId: string, query: PageQuery): Promise<{ charges: RecordingChargeView[]; nextCursor: string | null }> {
+export async function chargePage(prisma: PrismaClient, billing: BillingService, accountId: string, query: PageQuery): Promise<{
+  charges: RecordingChargeView[]; nextCursor: string | null;
+}> {
   const limit = pageLimit(query.limit);
   const cursor = pageCursor(query.cursor);
   if (!billing.enabled) return { charges: [], nextCursor: null };
@@ -290,7 +306,10 @@ export async function chargePage(prisma: PrismaClient, billing: BillingService, 
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { charges: page.map(recordingChargeView), nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.openedAt, id: last.id }) : null };
+  return {
+    charges: page.map(recordingChargeView),
+    nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.openedAt, id: last.id }) : null,
+  };
 }
 
 // ---- usage ----
@@ -335,7 +354,8 @@ function chargeMovements(accountId: string, range: UsageRange): Prisma.Sql {
     moved AS (
       SELECT p.id, p."chargeId", p.kind, p."amountCents", p."createdAt", p.description, p.work, p.source,
         CASE WHEN p.phase IS NULL OR (p."chargeState" = 'void' AND p."chargeCents" = 0) THEN 0::float8
-          ELSE p."secondsAfter" - COALESCE(lag(p."secondsAfter") OVER (PARTITION BY p."chargeId", p.phase IS NULL ORDER BY p.phase, p."secondsAfter", p."createdAt", p.id), 0)
+          ELSE p."secondsAfter" - COALESCE(lag(p."secondsAfter") OVER (PARTITION BY p."chargeId", p.phase IS NULL ORDER BY p.phase,
+            p."secondsAfter", p."createdAt", p.id), 0)
         END AS seconds
       FROM points p
     )`;
@@ -354,7 +374,9 @@ const amountOf = (tally: Tally | undefined): UsageAmount => ({ seconds: seconds(
 
 /** Sources by spend, largest first (the dashboard's order), then by name. */
 function sourceList(map: Map<string, Tally>): UsageBySource[] {
-  return [...map].sort(([a, x], [b, y]) => y.cents - x.cents || (a < b ? -1 : 1)).map(([source, tally]) => ({ source, ...amountOf(tally) }));
+  return [...map].sort(([a, x], [b, y]) => y.cents - x.cents || (a < b ? -1 : 1)).map(
+    ([source, tally]) => ({ source, ...amountOf(tally) }),
+  );
 }
 
 const kindList = (map: Map<string, Tally>): UsageByKind[] => WORK_KINDS.map((kind) => ({ kind, ...amountOf(map.get(kind)) }));
@@ -364,7 +386,9 @@ async function accountCreatedAt(prisma: PrismaClient, accountId: string): Promis
 }
 
 /** Spend per day in `tz`, per source and per kind, over the asked range clamped to the account's life. */
-export async function usageReport(prisma: PrismaClient, billing: BillingService, accountId: string, query: UsageQuery): Promise<UsageReport> {
+export async function usageReport(
+  prisma: PrismaClient, billing: BillingService, accountId: string, query: UsageQuery,
+): Promise<UsageReport> {
   const range = usageRange(query, await accountCreatedAt(prisma, accountId));
   const dayNumbers = isEmpty(range) ? [] : Array.from({ length: range.last - range.first + 1 }, (_, index) => range.first + index);
   const total = new Map<string, Tally>();
@@ -378,7 +402,8 @@ export async function usageReport(prisma: PrismaClient, billing: BillingService,
     const bounds = [...dayNumbers, range.last + 1].map((day) => dayStart(day, range.tz).toISOString());
     const rows = await prisma.$queryRaw<Array<{ bucket: number; source: string; kind: string; cents: bigint; seconds: number }>>`
       WITH ${chargeMovements(accountId, range)}
-      SELECT width_bucket(m."createdAt", ARRAY(SELECT (b::timestamptz AT TIME ZONE 'UTC')::timestamp(3) FROM unnest(${bounds}::text[]) WITH ORDINALITY AS u(b, n) ORDER BY n))::int AS bucket,
+      SELECT width_bucket(m."createdAt", ARRAY(SELECT (b::timestamptz AT TIME ZONE 'UTC')::timestamp(3) FROM unnest(${bounds}::text[])
+        WITH ORDINALITY AS u(b, n) ORDER BY n))::int AS bucket,
              m.source, m.work AS kind, SUM(-m."amountCents")::bigint AS cents, SUM(m.seconds)::float8 AS seconds
       FROM moved m
       WHERE m."createdAt" >= ${utc(range.from)}
@@ -387,7 +412,9 @@ export async function usageReport(prisma: PrismaClient, billing: BillingService,
       const day = perDay.get(range.first + row.bucket - 1);
       if (!day) continue;
       const cents = Number(row.cents);
-      for (const [map, key] of [[total, ''], [perSource, row.source], [perKind, row.kind], [day.all, ''], [day.sources, row.source], [day.kinds, row.kind]] as const) {
+      for (const [map, key] of [
+        [total, ''], [perSource, row.source], [perKind, row.kind], [day.all, ''], [day.sources, row.source], [day.kinds, row.kind],
+      ] as const) {
         addTo(map, key, cents, row.seconds);
       }
     }
@@ -414,12 +441,18 @@ export async function usageReport(prisma: PrismaClient, billing: BillingService,
  * minutes, a void's refund). Items add up to the report: `total` and `seconds` equal the report's totals with the
  * same range and filters. `count`, `total` and `seconds` cover every match, not only the page.
  */
-export async function usageCharges(prisma: PrismaClient, billing: BillingService, accountId: string, query: UsageChargesQuery): Promise<UsageChargePage> {
+export async function usageCharges(
+  prisma: PrismaClient, billing: BillingService, accountId: string, query: UsageChargesQuery,
+): Promise<UsageChargePage> {
   const range = usageRange(query, await accountCreatedAt(prisma, accountId));
   const limit = pageLimit(query.limit);
   const cursor = pageCursor(query.cursor);
-  if (query.kind != null && !WORK_KINDS.includes(query.kind as WorkKind)) throw errors.invalidOptions('kind must be file or live.', { field: 'kind' });
-  const head = { startDate: dayString(range.first), endDate: dayString(range.last), tz: range.tz, currency: billing.settings?.currency ?? null };
+  if (query.kind != null && !WORK_KINDS.includes(query.kind as WorkKind)) {
+    throw errors.invalidOptions('kind must be file or live.', { field: 'kind' });
+  }
+  const head = {
+    startDate: dayString(range.first), endDate: dayString(range.last), tz: range.tz, currency: billing.settings?.currency ?? null,
+  };
   if (!billing.enabled || isEmpty(range)) return { ...head, count: 0, total: 0, seconds: 0, charges: [], nextCursor: null };
 
   const items = Prisma.sql`
@@ -446,7 +479,10 @@ export async function usageCharges(prisma: PrismaClient, billing: BillingService
   const [summary] = await prisma.$queryRaw<Array<{ count: number; cents: bigint; seconds: number }>>`
     ${items}
     SELECT count(*)::int AS count, COALESCE(SUM(cents), 0)::bigint AS cents, COALESCE(SUM(seconds), 0)::float8 AS seconds FROM matches`;
-  const rows = await prisma.$queryRaw<Array<{ id: string; type: 'charge' | 'correction'; at: Date; description: string | null; cents: bigint; seconds: number; charge: Pick<ChargeRow, 'id' | 'recordingId' | 'sessionId' | 'name' | 'kind' | 'source' | 'state' | 'rateMicros'> }>>`
+  const rows = await prisma.$queryRaw<Array<{
+    id: string; type: 'charge' | 'correction'; at: Date; description: string | null; cents: bigint; seconds: number;
+    charge: Pick<ChargeRow, 'id' | 'recordingId' | 'sessionId' | 'name' | 'kind' | 'source' | 'state' | 'rateMicros'>;
+  }>>`
     ${items}
     SELECT i.id, i.type, i.at, i.description, i.cents, i.seconds, row_to_json(c.*) AS charge
     FROM matches i JOIN "Charge" c ON c.id = i."chargeId"

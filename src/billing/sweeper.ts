@@ -12,7 +12,8 @@ const SWEEP_INTERVAL_MS = 3_600_000;
 /** Deletes what each account's plan no longer keeps. */
 export async function applyRetention(services: Services, now = new Date()): Promise<number> {
   let deleted = 0;
-  for (const { accountId, cutoff } of await services.billing.retentionCutoffs(now)) deleted += await services.transcriptions.deleteOlderThan(accountId, cutoff);
+  for (const { accountId, cutoff } of await services.billing.retentionCutoffs(now))
+    deleted += await services.transcriptions.deleteOlderThan(accountId, cutoff);
   return deleted;
 }
 

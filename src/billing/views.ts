@@ -35,7 +35,9 @@ export interface PlanListView {
   defaultPlanId: string | null;
   topUpPresets: number[];
   topUpRange: MoneyRangeView | null;
-  autoTopUp: { offered: boolean; thresholds: number[]; amounts: number[]; thresholdRange: MoneyRangeView; amountRange: MoneyRangeView; perDay: number } | null;
+  autoTopUp: {
+    offered: boolean; thresholds: number[]; amounts: number[]; thresholdRange: MoneyRangeView; amountRange: MoneyRangeView; perDay: number;
+  } | null;
   lowBalanceAlert: { thresholds: number[]; range: MoneyRangeView } | null;
   signupCredit: number;
   downgradeGraceDays: number | null;
@@ -62,7 +64,10 @@ export interface BillingView {
   rates: { file: number; live: number; minimumSeconds: number; currency: string } | null;
   limits: PlanView['limits'] | null;
   limitsUsage: { concurrentTranscriptions: number; createsThisHour: number; createsResetAt: string | null } | null;
-  subscription: { id: string; planId: string; interval: string; status: string; currentPeriodStart: string; currentPeriodEnd: string; cancelAtPeriodEnd: boolean; pendingInterval: string | null } | null;
+  subscription: {
+    id: string; planId: string; interval: string; status: string; currentPeriodStart: string; currentPeriodEnd: string;
+    cancelAtPeriodEnd: boolean; pendingInterval: string | null;
+  } | null;
   pendingChange: { kind: 'cancel' | 'interval'; at: string; planId: string | null; interval: string | null } | null;
   pendingPayment: { checkoutId: string; kind: string; amount: number | null; url: string | null; createdAt: string } | null;
   monthlyCredit: { amount: number; left: number; periodStart: string | null } | null;
@@ -83,7 +88,9 @@ export function planView(plan: PlanSettings): PlanView {
   return {
     id: plan.id,
     name: plan.name,
-    rates: { file: ratePerHour(plan.rates.fileMicros), live: ratePerHour(plan.rates.liveMicros), minimumSeconds: plan.rates.minimumSeconds },
+    rates: {
+      file: ratePerHour(plan.rates.fileMicros), live: ratePerHour(plan.rates.liveMicros), minimumSeconds: plan.rates.minimumSeconds,
+    },
     prices: plan.prices ? { month: dollars(plan.prices.monthCents), year: dollars(plan.prices.yearCents) } : null,
     includedMonthlyCredit: dollars(plan.includedMonthlyCreditCents),
     graceOnZero: plan.graceCapCents > 0,
@@ -95,7 +102,10 @@ export function planView(plan: PlanSettings): PlanView {
 
 export function planListView(settings: BillingSettings | null, offersAutomaticCharges: boolean): PlanListView {
   if (!settings) {
-    return { enabled: false, currency: null, plans: [], defaultPlanId: null, topUpPresets: [], topUpRange: null, autoTopUp: null, lowBalanceAlert: null, signupCredit: 0, downgradeGraceDays: null };
+    return {
+      enabled: false, currency: null, plans: [], defaultPlanId: null, topUpPresets: [], topUpRange: null, autoTopUp: null,
+      lowBalanceAlert: null, signupCredit: 0, downgradeGraceDays: null,
+    };
   }
   return {
     enabled: true,
@@ -112,7 +122,9 @@ export function planListView(settings: BillingSettings | null, offersAutomaticCh
       amountRange: rangeView(settings.autoTopUp.amountRange),
       perDay: settings.autoTopUp.perDay,
     },
-    lowBalanceAlert: { thresholds: settings.lowBalanceAlert.thresholdsCents.map(dollars), range: rangeView(settings.lowBalanceAlert.range) },
+    lowBalanceAlert: {
+      thresholds: settings.lowBalanceAlert.thresholdsCents.map(dollars), range: rangeView(settings.lowBalanceAlert.range),
+    },
     signupCredit: dollars(settings.signupCreditCents),
     downgradeGraceDays: settings.downgradeGraceDays,
   };
@@ -120,12 +132,16 @@ export function planListView(settings: BillingSettings | null, offersAutomaticCh
 
 /** The calendar month (UTC) holding `at`, and the one before it. */
 export function calendarMonth(at: Date, offset = 0): DateRange {
-  return daysOf(new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset, 1)), new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset + 1, 1)));
+  return daysOf(
+    new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset, 1)),
+    new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + offset + 1, 1)),
+  );
 }
 
 const OFF_VIEW = (topUpUrl: string): BillingView => ({
   enabled: false, balance: 0, inGrace: false, canStart: true, startBlock: null, canStartLive: true, startBlockLive: null, currency: null,
-  plan: null, rates: null, limits: null, limitsUsage: null, subscription: null, pendingChange: null, pendingPayment: null, monthlyCredit: null,
+  plan: null, rates: null, limits: null, limitsUsage: null, subscription: null, pendingChange: null, pendingPayment: null,
+  monthlyCredit: null,
   card: null, period: null, previousPeriod: null, accountCreated: null, retentionDeadline: null, hasPaid: false, topUpUrl,
   autoTopUp: { enabled: false, available: false, amount: null, threshold: null, last: null },
   lowBalanceAlert: { enabled: false, threshold: null },
@@ -144,7 +160,9 @@ export async function billingView(prisma: PrismaClient, billing: BillingService,
       billing.blockFor(tx, account, plan, 'live'),
       tx.subscription.findFirst({ where: { accountId, status: 'active' } }),
       tx.paymentMethod.findFirst({ where: { accountId }, orderBy: [{ isDefault: 'desc' }, { createdAt: 'desc' }] }),
-      tx.checkout.findFirst({ where: { accountId, status: 'open', OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] }, orderBy: { createdAt: 'desc' } }),
+      tx.checkout.findFirst({
+        where: { accountId, status: 'open', OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] }, orderBy: { createdAt: 'desc' },
+      }),
       tx.autoTopUpAttempt.findFirst({ where: { accountId }, orderBy: { at: 'desc' } }),
       tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { createdAt: true } }),
     ]);
@@ -152,11 +170,21 @@ export async function billingView(prisma: PrismaClient, billing: BillingService,
     const now = new Date();
     const period = subscription ? daysOf(subscription.currentPeriodStart, subscription.currentPeriodEnd) : calendarMonth(now);
     const previousPeriod = subscription
-      ? daysOf(new Date(subscription.currentPeriodStart.getTime() - (subscription.currentPeriodEnd.getTime() - subscription.currentPeriodStart.getTime())), subscription.currentPeriodStart)
+      ? daysOf(
+        new Date(
+          subscription.currentPeriodStart.getTime() - (subscription.currentPeriodEnd.getTime() - subscription.currentPeriodStart.getTime()),
+        ),
+        subscription.currentPeriodStart,
+      )
       : calendarMonth(now, -1);
     let pendingChange: BillingView['pendingChange'] = null;
-    if (subscription?.cancelAtPeriodEnd) pendingChange = { kind: 'cancel', at: subscription.currentPeriodEnd.toISOString(), planId: settings.defaultPlanId, interval: null };
-    else if (subscription?.pendingInterval) pendingChange = { kind: 'interval', at: subscription.currentPeriodEnd.toISOString(), planId: subscription.planId, interval: subscription.pendingInterval };
+    if (subscription?.cancelAtPeriodEnd) pendingChange = {
+      kind: 'cancel', at: subscription.currentPeriodEnd.toISOString(), planId: settings.defaultPlanId, interval: null,
+    };
+    else if (subscription?.pendingInterval) pendingChange = {
+      kind: 'interval', at: subscription.currentPeriodEnd.toISOString(), planId: subscription.planId,
+      interval: subscription.pendingInterval,
+    };
     return {
       enabled: true,
       balance: dollars(account.balanceCents),
@@ -167,17 +195,28 @@ export async function billingView(prisma: PrismaClient, billing: BillingService,
       startBlockLive: live.block,
       currency: settings.currency,
       plan: { id: plan.id, name: plan.name },
-      rates: { file: ratePerHour(plan.rates.fileMicros), live: ratePerHour(plan.rates.liveMicros), minimumSeconds: plan.rates.minimumSeconds, currency: settings.currency },
+      rates: {
+        file: ratePerHour(plan.rates.fileMicros), live: ratePerHour(plan.rates.liveMicros), minimumSeconds: plan.rates.minimumSeconds,
+        currency: settings.currency,
+      },
       limits: { ...plan.limits },
       limitsUsage: { concurrentTranscriptions: file.used, createsThisHour, createsResetAt: file.resetsAt?.toISOString() ?? null },
       subscription: subscription ? {
-        id: subscription.id, planId: subscription.planId, interval: subscription.interval, status: subscription.cancelAtPeriodEnd ? 'canceling' : subscription.status,
+        id: subscription.id, planId: subscription.planId, interval: subscription.interval,
+        status: subscription.cancelAtPeriodEnd ? 'canceling' : subscription.status,
         currentPeriodStart: subscription.currentPeriodStart.toISOString(), currentPeriodEnd: subscription.currentPeriodEnd.toISOString(),
         cancelAtPeriodEnd: subscription.cancelAtPeriodEnd, pendingInterval: subscription.pendingInterval,
       } : null,
       pendingChange,
-      pendingPayment: openCheckout ? { checkoutId: openCheckout.id, kind: openCheckout.kind, amount: openCheckout.amountCents === null ? null : dollars(openCheckout.amountCents), url: openCheckout.url, createdAt: openCheckout.createdAt.toISOString() } : null,
-      monthlyCredit: plan.includedMonthlyCreditCents > 0 ? { amount: dollars(plan.includedMonthlyCreditCents), left: dollars(account.monthlyCreditLeftCents), periodStart: account.monthlyCreditPeriodStart?.toISOString() ?? null } : null,
+      pendingPayment: openCheckout ? {
+        checkoutId: openCheckout.id, kind: openCheckout.kind,
+        amount: openCheckout.amountCents === null ? null : dollars(openCheckout.amountCents), url: openCheckout.url,
+        createdAt: openCheckout.createdAt.toISOString(),
+      } : null,
+      monthlyCredit: plan.includedMonthlyCreditCents > 0 ? {
+        amount: dollars(plan.includedMonthlyCreditCents), left: dollars(account.monthlyCreditLeftCents),
+        periodStart: account.monthlyCreditPeriodStart?.toISOString() ?? null,
+      } : null,
       card: card ? { brand: card.brand, last4: card.last4, declined: card.declined, expMonth: card.expMonth, expYear: card.expYear } : null,
       period,
       previousPeriod,
@@ -190,9 +229,14 @@ export async function billingView(prisma: PrismaClient, billing: BillingService,
         available: card !== null,
         amount: account.autoTopUpAmountCents === null ? null : dollars(account.autoTopUpAmountCents),
         threshold: account.autoTopUpThresholdCents === null ? null : dollars(account.autoTopUpThresholdCents),
-        last: lastAttempt ? { at: lastAttempt.at.toISOString(), amount: dollars(lastAttempt.amountCents), outcome: lastAttempt.outcome } : null,
+        last: lastAttempt ? {
+          at: lastAttempt.at.toISOString(), amount: dollars(lastAttempt.amountCents), outcome: lastAttempt.outcome,
+        } : null,
       },
-      lowBalanceAlert: { enabled: account.lowBalanceAlertEnabled, threshold: account.lowBalanceThresholdCents === null ? null : dollars(account.lowBalanceThresholdCents) },
+      lowBalanceAlert: {
+        enabled: account.lowBalanceAlertEnabled,
+        threshold: account.lowBalanceThresholdCents === null ? null : dollars(account.lowBalanceThresholdCents),
+      },
     };
   }, TX_OPTIONS);
 }

@@ -27,7 +27,9 @@ export interface AudioSourceView { id: string; name: string; url: string }
 export function parseAudioSourceInput(body: unknown): { url: string; name: string } {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object (CreateAudioSource: url, name).', { field: 'body' });
   for (const key of Object.keys(body)) {
-    if (!(CREATE_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a field of CreateAudioSource (${CREATE_FIELDS.join(', ')}).`, { field: key });
+    if (!(CREATE_FIELDS as readonly string[]).includes(key)) {
+      throw errors.invalidOptions(`${key} is not a field of CreateAudioSource (${CREATE_FIELDS.join(', ')}).`, { field: key });
+    }
   }
   if (typeof body.url !== 'string' || !body.url.trim()) throw errors.invalidOptions('url is required: the http or https address of the '
     + 'stream.', { field: 'url' });
@@ -45,7 +47,9 @@ export class AudioSourceCheckCache {
 
   private redis(): Redis {
     if (!this.client) {
-      this.client = requestRedis(this.redisUrl, { name: 'audio source checks', lazyConnect: true, keyPrefix: `${this.prefix}audio-source-check:`, timeoutMs: 2_000 });
+      this.client = requestRedis(this.redisUrl, {
+        name: 'audio source checks', lazyConnect: true, keyPrefix: `${this.prefix}audio-source-check:`, timeoutMs: 2_000,
+      });
     }
     return this.client;
   }
@@ -56,7 +60,9 @@ export class AudioSourceCheckCache {
   }
 
   async set(sourceId: string, check: AudioSourceCheck): Promise<void> {
-    await this.redis().set(sourceId, JSON.stringify(check), 'PX', check.state === 'ready' ? READY_TTL_MS : FAILED_TTL_MS).catch(() => undefined);
+    await this.redis().set(sourceId, JSON.stringify(check), 'PX', check.state === 'ready' ? READY_TTL_MS : FAILED_TTL_MS).catch(
+      () => undefined,
+    );
   }
 
   async close(): Promise<void> {

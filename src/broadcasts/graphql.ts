@@ -80,10 +80,14 @@ export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').imple
   interfaces: [LifecycleTimesRef],
   fields: (t) => ({
     id: t.exposeID('id'),
-    code: t.exposeString('code', { description: 'The link listeners open; globally unique. Every code the broadcast had keeps opening it.' }),
+    code: t.exposeString('code', {
+      description: 'The link listeners open; globally unique. Every code the broadcast had keeps opening it.',
+    }),
     name: t.exposeString('name'),
     kind: t.exposeString('kind', { description: 'Always `broadcast`.' }),
-    source: t.field({ type: CaptureSourceType, description: 'Where the audio comes from: mic, or a stream the server pulls.', resolve: (b) => b.source }),
+    source: t.field({
+      type: CaptureSourceType, description: 'Where the audio comes from: mic, or a stream the server pulls.', resolve: (b) => b.source,
+    }),
     access: t.field({ type: Access, resolve: (b) => b.access }),
     lifecycle: t.exposeString('lifecycle', { description: 'active or archived.' }),
     ownerPrincipalId: t.exposeString('ownerPrincipalId'),
@@ -93,8 +97,12 @@ export const BroadcastType = builder.objectRef<BroadcastView>('Broadcast').imple
       resolve: (b) => b.settings as Record<string, unknown>,
     }),
     recordingCount: t.exposeInt('recordingCount', { description: 'Recordings made in the live transcriptions feeding it.' }),
-    audioSources: t.field({ type: [AudioSourceType], description: 'Streams it can record besides the microphone, oldest first.', resolve: (b) => b.audioSources }),
-    transcriptions: t.field({ type: [TranscriptionRefType], description: 'Live transcriptions feeding it.', resolve: (b) => b.transcriptions }),
+    audioSources: t.field({
+      type: [AudioSourceType], description: 'Streams it can record besides the microphone, oldest first.', resolve: (b) => b.audioSources,
+    }),
+    transcriptions: t.field({
+      type: [TranscriptionRefType], description: 'Live transcriptions feeding it.', resolve: (b) => b.transcriptions,
+    }),
     currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight in a feeding '
       + 'transcription.', resolve: (b) => b.currentRecording }),
     lastRecording: t.field({
@@ -115,7 +123,9 @@ export const BroadcastPageType = builder.objectRef<BroadcastPage>('BroadcastPage
 });
 
 /** The acting principal, with its kind (billing's usage source of the recordings it starts). */
-const actorOf = (ctx: Context) => ({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id, principalKind: ctx.identity!.principal.kind });
+const actorOf = (ctx: Context) => ({
+  accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id, principalKind: ctx.identity!.principal.kind,
+});
 
 builder.queryFields((t) => ({
   broadcasts: t.field({
@@ -189,7 +199,9 @@ builder.objectField(TranscriptionType, 'broadcasts', (t) =>
   t.field({
     type: [BroadcastRefType],
     description: 'Live: the broadcasts it feeds, in the order they were attached (empty for file and link transcriptions).',
-    resolve: async (transcription, _args, ctx) => (await broadcastRefs(ctx).loadMany(transcription.broadcastIds)).filter((ref): ref is BroadcastRefView => !!ref && !(ref instanceof Error)),
+    resolve: async (transcription, _args, ctx) => (await broadcastRefs(ctx).loadMany(transcription.broadcastIds)).filter(
+      (ref): ref is BroadcastRefView => !!ref && !(ref instanceof Error),
+    ),
   }),
 );
 
@@ -201,7 +213,9 @@ function broadcastRefs(ctx: Context): DataLoader<string, BroadcastRefView | null
   let loader = ctx.loaders.get('broadcastRefs') as DataLoader<string, BroadcastRefView | null> | undefined;
   if (!loader) {
     loader = new DataLoader(async (ids: readonly string[]) => {
-      const refs = new Map((await ctx.services.broadcasts.refs(ctx.identity!.account.id, [...ids], baseUrlOf(ctx))).map((ref) => [ref.id, ref]));
+      const refs = new Map(
+        (await ctx.services.broadcasts.refs(ctx.identity!.account.id, [...ids], baseUrlOf(ctx))).map((ref) => [ref.id, ref]),
+      );
       return ids.map((id) => refs.get(id) ?? null);
     });
     ctx.loaders.set('broadcastRefs', loader);
@@ -240,7 +254,9 @@ builder.mutationFields((t) => ({
       + '409 `conflict` with `details.takeover` while another device records it.',
     authScopes: { write: true },
     args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: StartBroadcastRecordingInput }) },
-    resolve: (_root, args, ctx) => ctx.services.broadcasts.startRecording(actorOf(ctx), String(args.broadcastId), args.input ?? {}, baseUrlOf(ctx)),
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.startRecording(
+      actorOf(ctx), String(args.broadcastId), args.input ?? {}, baseUrlOf(ctx),
+    ),
   }),
 }));
 
@@ -293,7 +309,9 @@ const AudioSourceCheckType = builder.objectRef<AudioSourceCheck>('AudioSourceChe
     checkedAt: t.exposeString('checkedAt', { description: 'When the source was opened (a cached answer keeps its time).' }),
     problem: t.field({ type: SourceProblem, nullable: true, resolve: (check) => check.problem }),
     message: t.exposeString('message', { nullable: true, description: 'The failure in the server\'s words.' }),
-    httpStatus: t.exposeInt('httpStatus', { nullable: true, description: 'The HTTP status the source answered, when that is the failure.' }),
+    httpStatus: t.exposeInt(
+      'httpStatus', { nullable: true, description: 'The HTTP status the source answered, when that is the failure.' },
+    ),
     fix: t.field({ type: AudioSourceFixType, nullable: true, resolve: (check) => check.fix }),
   }),
 });
@@ -305,7 +323,9 @@ builder.queryFields((t) => ({
       + 'unless `fresh`). Records nothing.',
     authScopes: { read: true },
     args: { broadcastId: t.arg.id({ required: true }), sourceId: t.arg.id({ required: true }), fresh: t.arg.boolean() },
-    resolve: (_root, args, ctx) => ctx.services.broadcasts.checkAudioSource(ctx.identity!.account.id, String(args.broadcastId), String(args.sourceId), args.fresh ?? false),
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.checkAudioSource(
+      ctx.identity!.account.id, String(args.broadcastId), String(args.sourceId), args.fresh ?? false,
+    ),
   }),
   broadcastRecordings: t.field({
     type: RecordingPageType,
@@ -324,13 +344,17 @@ builder.mutationFields((t) => ({
       + '`invalid_state`.',
     authScopes: { write: true },
     args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: CreateAudioSourceInput, required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.broadcasts.addAudioSource(ctx.identity!.account.id, String(args.broadcastId), args.input, baseUrlOf(ctx)),
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.addAudioSource(
+      ctx.identity!.account.id, String(args.broadcastId), args.input, baseUrlOf(ctx),
+    ),
   }),
   deleteBroadcastAudioSource: t.field({
     type: BroadcastType,
     description: 'Remove an audio source; what was recorded from it stays. Answers the broadcast.',
     authScopes: { write: true },
     args: { broadcastId: t.arg.id({ required: true }), sourceId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.broadcasts.removeAudioSource(ctx.identity!.account.id, String(args.broadcastId), String(args.sourceId), baseUrlOf(ctx)),
+    resolve: (_root, args, ctx) => ctx.services.broadcasts.removeAudioSource(
+      ctx.identity!.account.id, String(args.broadcastId), String(args.sourceId), baseUrlOf(ctx),
+    ),
   }),
 }));

@@ -101,7 +101,9 @@ interface BroadcastFields {
 
 function parseCode(value: unknown): string {
   if (typeof value !== 'string' || !CODE_PATTERN.test(value)) {
-    throw errors.invalidOptions('code must be 3 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit.', { field: 'code' });
+    throw errors.invalidOptions(
+      'code must be 3 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit.', { field: 'code' },
+    );
   }
   return value;
 }
@@ -116,16 +118,28 @@ function parsePassword(value: unknown): string | null {
 
 /** CreateBroadcast (no extra properties) or its PATCH: each field checked and named when refused. */
 export function parseBroadcastFields(body: unknown, kind: 'create' | 'patch'): BroadcastFields {
-  if (!isObject(body)) throw errors.invalidOptions(`The body must be a JSON object (${kind === 'create' ? 'CreateBroadcast' : 'the fields to change'}).`, { field: 'body' });
+  if (!isObject(body)) {
+    throw errors.invalidOptions(
+      `The body must be a JSON object (${kind === 'create' ? 'CreateBroadcast' : 'the fields to change'}).`, { field: 'body' },
+    );
+  }
   const allowed: readonly string[] = kind === 'create' ? CREATE_FIELDS : PATCH_FIELDS;
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) throw errors.invalidOptions(kind === 'patch' && key === 'source' ? 'source is set at creation and never changed.' : `${key} is not a field of ${kind === 'create' ? 'CreateBroadcast' : 'a broadcast change'} (${allowed.join(', ')}).`, { field: key });
+    if (!allowed.includes(key)) {
+      throw errors.invalidOptions(
+        kind === 'patch' && key === 'source' ? 'source is set at creation and never changed.' : `${key} is not a field of `
+          + `${kind === 'create' ? 'CreateBroadcast' : 'a broadcast change'} (${allowed.join(', ')}).`,
+        { field: key },
+      );
+    }
   }
   const present = (field: string) => body[field] !== undefined && (kind === 'patch' || body[field] !== null);
   const out: BroadcastFields = {};
   if (kind === 'create' || present('name')) out.name = parseName(body.name);
   if (present('access')) {
-    if (!(ACCESS_MODES as readonly unknown[]).includes(body.access)) throw errors.invalidOptions('access must be public or private.', { field: 'access' });
+    if (!(ACCESS_MODES as readonly unknown[]).includes(body.access)) {
+      throw errors.invalidOptions('access must be public or private.', { field: 'access' });
+    }
     out.access = body.access as Access;
   }
   if (present('code')) out.code = parseCode(body.code);
@@ -146,7 +160,14 @@ export function parseBroadcastStart(body: unknown): { audioSourceId: string | nu
 
 /** A code from a name: its letters and digits (accents dropped), hyphen-joined, at most 48 characters. */
 export function codeFromName(name: string): string {
-  const slug = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
   return slug.length >= 3 ? slug : `broadcast${slug ? `-${slug}` : ''}`;
 }
 
@@ -168,16 +189,24 @@ type BroadcastRow = Prisma.BroadcastGetPayload<{}>;
 
 /** The live transcriptions feeding a broadcast: their recordings are the broadcast's (`recordingCount`, listing, last). */
 /** A transcription's newest recording (or newest in flight), as the batched read of broadcast views has it. */
-interface NewestRecording { id: string; transcriptionId: string; kind: string; name: string | null; state: string; lifecycle: string; createdAt: Date; endedAt: Date | null; durationS: number | null }
+interface NewestRecording {
+  id: string; transcriptionId: string; kind: string; name: string | null; state: string; lifecycle: string; createdAt: Date;
+  endedAt: Date | null; durationS: number | null;
+}
 
-const feedingWhere = (accountId: string, broadcastId: string): Prisma.TranscriptionWhereInput => ({ accountId, kind: 'live', broadcastIds: { array_contains: [broadcastId] } });
+const feedingWhere = (accountId: string, broadcastId: string): Prisma.TranscriptionWhereInput => ({
+  accountId, kind: 'live', broadcastIds: { array_contains: [broadcastId] },
+});
 
 export class BroadcastsService {
   private readonly checks: AudioSourceCheckCache;
   /** Checks running in this process, by source: a second caller waits for the same answer rather than opening it again. */
   private readonly checking = new Map<string, Promise<AudioSourceCheck>>();
 
-  constructor(private readonly deps: ServiceDeps, private readonly transcriptions: TranscriptionsService, private readonly liveRecordings: LiveRecordingsService) {
+  constructor(
+    private readonly deps: ServiceDeps, private readonly transcriptions: TranscriptionsService,
+    private readonly liveRecordings: LiveRecordingsService,
+  ) {
     this.checks = new AudioSourceCheckCache(deps.config.redisUrl, deps.config.redisPrefix);
   }
 
@@ -208,13 +237,16 @@ export class BroadcastsService {
     const fields = parseBroadcastFields(body, 'create');
     if (fields.settings) await this.transcriptions.checkSpokenLanguage(fields.settings);
     const access = fields.access ?? 'public';
-    if (access === 'private' && !fields.password) throw errors.invalidOptions('password is required for a private broadcast.', { field: 'password' });
+    if (access === 'private' && !fields.password) {
+      throw errors.invalidOptions('password is required for a private broadcast.', { field: 'password' });
+    }
     if (fields.source?.kind === 'stream') this.transcriptions.refuseUnfetchable(fields.source.url, 'source.url');
     const passwordHash = fields.password ? await hashPassword(fields.password) : null;
     const id = newId('brd');
     const derived = codeFromName(fields.name!);
     for (let attempt = 0; ; attempt++) {
-      const code = fields.code ?? (attempt === 0 ? derived : `${derived.slice(0, 43)}-${crypto.randomBytes(3).toString('hex').slice(0, 4)}`);
+      const code =
+        fields.code ?? (attempt === 0 ? derived : `${derived.slice(0, 43)}-${crypto.randomBytes(3).toString('hex').slice(0, 4)}`);
       try {
         await this.deps.prisma.$transaction(async (tx) => {
           await tx.broadcast.create({
@@ -236,7 +268,9 @@ export class BroadcastsService {
     return this.get(actor.accountId, id, baseUrl);
   }
 
-  async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }, baseUrl: string): Promise<BroadcastPage> {
+  async list(
+    accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }, baseUrl: string,
+  ): Promise<BroadcastPage> {
     const { rows, nextCursor } = await pageByLifecycle(query, (where, take) =>
       this.deps.prisma.broadcast.findMany({ where: { ...where, accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take }));
     return { items: await this.views(rows, baseUrl), nextCursor };
@@ -258,7 +292,11 @@ export class BroadcastsService {
     if (fields.password !== undefined) data.passwordHash = fields.password === null ? null : await hashPassword(fields.password);
     const hasPassword = fields.password !== undefined ? fields.password !== null : row.passwordHash !== null;
     if (access === 'private' && !hasPassword) {
-      throw errors.invalidOptions(fields.password === null ? 'password cannot be cleared while the broadcast is private.' : 'password is required to make a broadcast private.', { field: 'password' });
+      throw errors.invalidOptions(
+        fields.password === null ? 'password cannot be cleared while the broadcast is private.' : 'password is required to make a '
+          + 'broadcast private.',
+        { field: 'password' },
+      );
     }
     if (fields.settings !== undefined) data.settings = mergeSettings(row.settings, fields.settings);
     const newCode = fields.code !== undefined && fields.code !== row.code ? fields.code : null;
@@ -283,13 +321,17 @@ export class BroadcastsService {
   /** Hidden from the default listing and its links dead at once (every code answers 404); data kept. */
   async archive(accountId: string, id: string, baseUrl: string): Promise<BroadcastView> {
     const row = await this.owned(accountId, id);
-    if (row.lifecycle !== 'archived') await this.deps.prisma.broadcast.update({ where: { id }, data: { lifecycle: 'archived', archivedAt: new Date() } });
+    if (row.lifecycle !== 'archived') {
+      await this.deps.prisma.broadcast.update({ where: { id }, data: { lifecycle: 'archived', archivedAt: new Date() } });
+    }
     return this.get(accountId, id, baseUrl);
   }
 
   async restore(accountId: string, id: string, baseUrl: string): Promise<BroadcastView> {
     const row = await this.owned(accountId, id);
-    if (row.lifecycle !== 'active') await this.deps.prisma.broadcast.update({ where: { id }, data: { lifecycle: 'active', archivedAt: null, purgeAfter: null } });
+    if (row.lifecycle !== 'active') {
+      await this.deps.prisma.broadcast.update({ where: { id }, data: { lifecycle: 'active', archivedAt: null, purgeAfter: null } });
+    }
     return this.get(accountId, id, baseUrl);
   }
 
@@ -299,7 +341,9 @@ export class BroadcastsService {
    */
   async purge(accountId: string, id: string): Promise<{ id: string; purged: true }> {
     const row = await this.owned(accountId, id);
-    if (row.lifecycle !== 'archived') throw errors.invalidState('Only an archived broadcast can be purged; archive it first.', { state: row.lifecycle });
+    if (row.lifecycle !== 'archived') {
+      throw errors.invalidState('Only an archived broadcast can be purged; archive it first.', { state: row.lifecycle });
+    }
     await this.deps.prisma.broadcast.delete({ where: { id } });
     return { id, purged: true };
   }
@@ -317,10 +361,18 @@ export class BroadcastsService {
       if (!broadcast) throw errors.notFound('The broadcast');
       const ids = broadcastIdsOf(transcription);
       if (attach) {
-        if (transcription.kind !== 'live') throw errors.invalidState('Only a live transcription feeds a broadcast.', { kind: transcription.kind });
-        if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
-        if (broadcast.lifecycle !== 'active') throw errors.invalidState('The broadcast is archived; restore it first.', { state: broadcast.lifecycle });
-        if (!ids.includes(broadcastId)) await tx.transcription.update({ where: { id: transcriptionId }, data: { broadcastIds: [...ids, broadcastId] } });
+        if (transcription.kind !== 'live') {
+          throw errors.invalidState('Only a live transcription feeds a broadcast.', { kind: transcription.kind });
+        }
+        if (transcription.lifecycle !== 'active') {
+          throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
+        }
+        if (broadcast.lifecycle !== 'active') {
+          throw errors.invalidState('The broadcast is archived; restore it first.', { state: broadcast.lifecycle });
+        }
+        if (!ids.includes(broadcastId)) {
+          await tx.transcription.update({ where: { id: transcriptionId }, data: { broadcastIds: [...ids, broadcastId] } });
+        }
       } else if (ids.includes(broadcastId)) {
         await tx.transcription.update({ where: { id: transcriptionId }, data: { broadcastIds: ids.filter((id) => id !== broadcastId) } });
       }
@@ -341,21 +393,37 @@ export class BroadcastsService {
     return this.liveRecordings.start(actor, transcriptionId, body, baseUrl, {
       fields: ['audioSource'],
       before: async (tx) => {
-        const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Broadcast" WHERE id = ${broadcastId} AND "accountId" = ${actor.accountId} FOR UPDATE`;
+        const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Broadcast" WHERE id = ${broadcastId} AND "accountId" =
+          ${actor.accountId} FOR UPDATE`;
         if (rows.length === 0) throw errors.notFound('The broadcast');
         const broadcast = await tx.broadcast.findUniqueOrThrow({ where: { id: broadcastId } });
-        if (broadcast.lifecycle !== 'active') throw errors.invalidState('The broadcast is archived; restore it first.', { state: broadcast.lifecycle });
+        if (broadcast.lifecycle !== 'active') {
+          throw errors.invalidState('The broadcast is archived; restore it first.', { state: broadcast.lifecycle });
+        }
         let source = broadcast.source as Prisma.InputJsonValue;
         if (audioSourceId !== null) {
           const audioSource = await tx.audioSource.findFirst({ where: { id: audioSourceId, broadcastId } });
-          if (!audioSource) throw new ApiError('not_found', 404, `audioSource ${audioSourceId} is not one of this broadcast's audio sources.`, { details: { field: 'audioSource' } });
+          if (!audioSource) {
+            throw new ApiError(
+              'not_found', 404, `audioSource ${audioSourceId} is not one of this broadcast's audio sources.`,
+              { details: { field: 'audioSource' } },
+            );
+          }
           source = { kind: 'stream', url: audioSource.url };
         }
         const running = await tx.recording.findFirst({
-          where: { kind: 'live', state: { in: ['live', 'paused'] }, transcription: { accountId: actor.accountId, broadcastIds: { array_contains: [broadcastId] } } },
+          where: {
+            kind: 'live', state: { in: ['live', 'paused'] },
+            transcription: { accountId: actor.accountId, broadcastIds: { array_contains: [broadcastId] } },
+          },
           orderBy: { createdAt: 'desc' },
         });
-        if (running) throw errors.conflict('Another device is recording this broadcast; take it over with the publish token route.', { takeover: takeoverDetails(running) });
+        if (running) {
+          throw errors.conflict(
+            'Another device is recording this broadcast; take it over with the publish token route.',
+            { takeover: takeoverDetails(running) },
+          );
+        }
         await tx.transcription.create({
           data: {
             id: transcriptionId, accountId: actor.accountId, ownerPrincipalId: actor.principalId, kind: 'live', name: broadcast.name,
@@ -433,7 +501,9 @@ export class BroadcastsService {
    * `GET /v1/broadcasts/{id}/recordings`: the recordings made in the live transcriptions feeding it (those counted in
    * `recordingCount`), newest first, by lifecycle (`active` by default, `archived`, `all`), paged with `cursor`.
    */
-  async recordings(accountId: string, broadcastId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }): Promise<RecordingPage> {
+  async recordings(
+    accountId: string, broadcastId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null },
+  ): Promise<RecordingPage> {
     await this.owned(accountId, broadcastId);
     const { rows, nextCursor } = await pageByLifecycle(query, (where, take) => this.deps.prisma.recording.findMany({
       where: { ...where, transcription: feedingWhere(accountId, broadcastId) },
@@ -451,7 +521,9 @@ export class BroadcastsService {
     const byId = new Map(rows.map((row) => [row.id, row]));
     return broadcastIds.flatMap((id) => {
       const row = byId.get(id);
-      return row ? [{ id: row.id, name: row.name, code: row.code, access: row.access as Access, shareUrl: this.shareUrl(row.code, baseUrl) }] : [];
+      return row ? [{
+        id: row.id, name: row.name, code: row.code, access: row.access as Access, shareUrl: this.shareUrl(row.code, baseUrl),
+      }] : [];
     });
   }
 
@@ -469,17 +541,27 @@ export class BroadcastsService {
     if (rows.length === 0) return [];
     const [feeding, sources] = await Promise.all([
       this.deps.prisma.transcription.findMany({
-        where: { accountId: { in: [...new Set(rows.map((row) => row.accountId))] }, kind: 'live', OR: rows.map((row) => ({ broadcastIds: { array_contains: [row.id] } })) },
+        where: {
+          accountId: { in: [...new Set(rows.map((row) => row.accountId))] }, kind: 'live',
+          OR: rows.map((row) => ({ broadcastIds: { array_contains: [row.id] } })),
+        },
         select: { id: true, name: true, accountId: true, broadcastIds: true },
         orderBy: { createdAt: 'asc' },
       }),
-      this.deps.prisma.audioSource.findMany({ where: { broadcastId: { in: rows.map((row) => row.id) } }, select: { id: true, name: true, url: true, broadcastId: true }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+      this.deps.prisma.audioSource.findMany({
+        where: { broadcastId: { in: rows.map((row) => row.id) } }, select: { id: true, name: true, url: true, broadcastId: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      }),
     ]);
     const ids = feeding.map((transcription) => transcription.id);
     const [counts, newest, inFlight] = ids.length === 0 ? [[], [], []] : await Promise.all([
       this.deps.prisma.recording.groupBy({ by: ['transcriptionId'], where: { transcriptionId: { in: ids } }, _count: { _all: true } }),
-      this.deps.prisma.$queryRaw<NewestRecording[]>`SELECT DISTINCT ON ("transcriptionId") "id", "transcriptionId", "kind", "name", "state", "lifecycle", "createdAt", "endedAt", "durationS" FROM "Recording" WHERE "transcriptionId" IN (${Prisma.join(ids)}) ORDER BY "transcriptionId", "createdAt" DESC, "id" DESC`,
-      this.deps.prisma.$queryRaw<NewestRecording[]>`SELECT DISTINCT ON ("transcriptionId") "id", "transcriptionId", "kind", "name", "state", "lifecycle", "createdAt", "endedAt", "durationS" FROM "Recording" WHERE "transcriptionId" IN (${Prisma.join(ids)}) AND "kind" = 'live' AND "state" IN ('live', 'paused') ORDER BY "transcriptionId", "createdAt" DESC, "id" DESC`,
+      this.deps.prisma.$queryRaw<NewestRecording[]>`SELECT DISTINCT ON ("transcriptionId") "id", "transcriptionId", "kind", "name",
+        "state", "lifecycle", "createdAt", "endedAt", "durationS" FROM "Recording" WHERE "transcriptionId" IN (${Prisma.join(ids)}) ORDER
+          BY "transcriptionId", "createdAt" DESC, "id" DESC`,
+      this.deps.prisma.$queryRaw<NewestRecording[]>`SELECT DISTINCT ON ("transcriptionId") "id", "transcriptionId", "kind", "name",
+        "state", "lifecycle", "createdAt", "endedAt", "durationS" FROM "Recording" WHERE "transcriptionId" IN (${Prisma.join(ids)}) AND
+          "kind" = 'live' AND "state" IN ('live', 'paused') ORDER BY "transcriptionId", "createdAt" DESC, "id" DESC`,
     ]);
     const countOf = new Map(counts.map((count) => [count.transcriptionId, count._count._all]));
     const newestOf = new Map(newest.map((recording) => [recording.transcriptionId, recording]));
@@ -492,7 +574,9 @@ export class BroadcastsService {
       return a > b || (a === b && recording.id > best.id) ? recording : best;
     }, null);
     return rows.map((row) => {
-      const transcriptions = feeding.filter((transcription) => transcription.accountId === row.accountId && broadcastIdsOf(transcription).includes(row.id));
+      const transcriptions = feeding.filter(
+        (transcription) => transcription.accountId === row.accountId && broadcastIdsOf(transcription).includes(row.id),
+      );
       const current = latest(transcriptions.map((transcription) => inFlightOf.get(transcription.id)));
       const last = latest(transcriptions.map((transcription) => newestOf.get(transcription.id)));
       return {
@@ -509,10 +593,15 @@ export class BroadcastsService {
         recordingCount: transcriptions.reduce((sum, transcription) => sum + (countOf.get(transcription.id) ?? 0), 0),
         audioSources: sources.filter((source) => source.broadcastId === row.id).map(({ id, name, url }) => ({ id, name, url })),
         transcriptions: transcriptions.map(({ id, name }) => ({ id, name })),
-        currentRecording: current ? { recordingId: current.id, state: current.state, startedAt: new Date(current.createdAt).toISOString(), transcriptionId: current.transcriptionId } : null,
+        currentRecording: current ? {
+          recordingId: current.id, state: current.state, startedAt: new Date(current.createdAt).toISOString(),
+          transcriptionId: current.transcriptionId,
+        } : null,
         lastRecording: last && {
-          recordingId: last.id, transcriptionId: last.transcriptionId, kind: last.kind, name: last.name, state: last.state, lifecycle: last.lifecycle,
-          startedAt: new Date(last.createdAt).toISOString(), endedAt: last.endedAt ? new Date(last.endedAt).toISOString() : null, durationS: last.durationS,
+          recordingId: last.id, transcriptionId: last.transcriptionId, kind: last.kind, name: last.name, state: last.state,
+          lifecycle: last.lifecycle,
+          startedAt: new Date(last.createdAt).toISOString(), endedAt: last.endedAt ? new Date(last.endedAt).toISOString() : null,
+          durationS: last.durationS,
         },
         lastRecordedAt: last ? new Date(last.createdAt).toISOString() : null,
         ...lifecycleTimes(row),

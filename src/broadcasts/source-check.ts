@@ -76,7 +76,9 @@ export async function checkSource(url: string, policy: LinkFetchPolicy): Promise
       const message = works
         ? `The address is ${what}, not the stream itself; \`fix\` names the stream it ${named.kind === 'page' ? 'plays' : 'lists'}.`
         : `The address is ${what}, not the stream itself, and no stream it names gave audio.`;
-      const fix = works && { url: works, kind: named.kind, label: named.kind === 'page' ? 'The audio the page plays' : 'The stream the playlist lists' };
+      const fix = works && {
+        url: works, kind: named.kind, label: named.kind === 'page' ? 'The audio the page plays' : 'The stream the playlist lists',
+      };
       return answer({ problem: named.kind, message, httpStatus: null }, fix || null);
     }
   }
@@ -98,7 +100,9 @@ async function listen(url: string, policy: LinkFetchPolicy, deadline: number): P
     // The source ended after some audio (decodeStream refuses none at all): a short file, still audio.
     return null;
   } catch (error) {
-    if (connection.signal.aborted) return { problem: 'timeout', message: `No audio came back within ${CHECK_MS / 1000} s.`, httpStatus: null };
+    if (connection.signal.aborted) {
+      return { problem: 'timeout', message: `No audio came back within ${CHECK_MS / 1000} s.`, httpStatus: null };
+    }
     return failureOf(error);
   } finally {
     clearTimeout(timer);
@@ -111,15 +115,21 @@ function failureOf(error: unknown): Failure {
   if (error instanceof LinkError) {
     const status = typeof error.details.httpStatus === 'number' ? error.details.httpStatus : null;
     if (error.problem === 'link_refused') return { problem: 'address_refused', message: error.message, httpStatus: null };
-    if (error.problem === 'link_http_error' && status !== null) return { problem: 'http_error', message: `The address answered HTTP ${status}.`, httpStatus: status };
-    if (error.problem === 'link_http_error' || error.problem === 'too_large') return { problem: 'not_audio', message: error.message.replace(/^source\.url:\s*/, ''), httpStatus: null };
+    if (error.problem === 'link_http_error' && status !== null) {
+      return { problem: 'http_error', message: `The address answered HTTP ${status}.`, httpStatus: status };
+    }
+    if (error.problem === 'link_http_error' || error.problem === 'too_large') {
+      return { problem: 'not_audio', message: error.message.replace(/^source\.url:\s*/, ''), httpStatus: null };
+    }
     return { problem: 'unreachable', message: error.message, httpStatus: null };
   }
   const known = knownError(error);
   if (known?.code === 'invalid_audio') return { problem: 'not_audio', message: known.message, httpStatus: null };
   // The connection broke while the answer was arriving (reset, closed early): the socket's error, not a LinkError.
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^(E[A-Z]+|ERR_STREAM_PREMATURE_CLOSE)$/.test(code)) return { problem: 'unreachable', message: `The connection to the address broke: ${(error as Error).message}.`, httpStatus: null };
+  if (typeof code === 'string' && /^(E[A-Z]+|ERR_STREAM_PREMATURE_CLOSE)$/.test(code)) {
+    return { problem: 'unreachable', message: `The connection to the address broke: ${(error as Error).message}.`, httpStatus: null };
+  }
   throw error;
 }
 
@@ -136,7 +146,9 @@ async function firstWorking(urls: string[], policy: LinkFetchPolicy, deadline: n
  * When `url` answers a playlist or a web page: the streams it names (playlist entries in order; a page's audio and
  * video elements, Open Graph audio and links to media files). Null for anything else, or when it cannot be read.
  */
-async function namedStreams(url: string, policy: LinkFetchPolicy, deadline: number): Promise<{ kind: 'playlist' | 'page'; urls: string[] } | null> {
+async function namedStreams(
+  url: string, policy: LinkFetchPolicy, deadline: number,
+): Promise<{ kind: 'playlist' | 'page'; urls: string[] } | null> {
   const connection = new AbortController();
   const timer = setTimeout(() => connection.abort(), Math.max(0, deadline - Date.now()));
   try {
@@ -147,10 +159,24 @@ async function namedStreams(url: string, policy: LinkFetchPolicy, deadline: numb
     for await (const chunk of opened.response as AsyncIterable<Buffer>) {
       text += chunk.toString('utf8');
       // The first chunk tells a text answer from audio or other binary data; only text is read on.
-      if (text.length >= PEEK_BYTES || !(PLAYLIST_TYPES.test(type) || PAGE_TYPES.test(type) || PLAYLIST_PATH.test(opened.url.pathname) || PLAYLIST_HEAD.test(text) || PAGE_HEAD.test(text))) break;
+      if (
+        text.length >= PEEK_BYTES ||
+        !(
+          PLAYLIST_TYPES.test(type) ||
+          PAGE_TYPES.test(type) ||
+          PLAYLIST_PATH.test(opened.url.pathname) ||
+          PLAYLIST_HEAD.test(text) ||
+          PAGE_HEAD.test(text)
+        )
+      )
+        break;
     }
-    if (PAGE_TYPES.test(type) || PAGE_HEAD.test(text)) return { kind: 'page', urls: findMediaOnPage(text, opened.url).map((medium) => medium.url) };
-    if (PLAYLIST_TYPES.test(type) || PLAYLIST_PATH.test(opened.url.pathname) || PLAYLIST_HEAD.test(text)) return { kind: 'playlist', urls: playlistEntries(text, opened.url) };
+    if (PAGE_TYPES.test(type) || PAGE_HEAD.test(text)) {
+      return { kind: 'page', urls: findMediaOnPage(text, opened.url).map((medium) => medium.url) };
+    }
+    if (PLAYLIST_TYPES.test(type) || PLAYLIST_PATH.test(opened.url.pathname) || PLAYLIST_HEAD.test(text)) {
+      return { kind: 'playlist', urls: playlistEntries(text, opened.url) };
+    }
     return null;
   } catch {
     return null; // it answered audio a moment ago; now it cannot be read again, so nothing to say about its kind
@@ -164,7 +190,9 @@ async function namedStreams(url: string, policy: LinkFetchPolicy, deadline: numb
 export function playlistEntries(text: string, base: URL): string[] {
   const lines = text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
   const pls = lines.some((line) => /^\[playlist\]$/i.test(line));
-  const listed = pls ? lines.flatMap((line) => /^File\d+\s*=\s*(.+)$/i.exec(line)?.[1] ?? []) : lines.filter((line) => !line.startsWith('#'));
+  const listed = pls ? lines.flatMap((line) => /^File\d+\s*=\s*(.+)$/i.exec(line)?.[1] ?? []) : lines.filter(
+    (line) => !line.startsWith('#'),
+  );
   const urls = new Set<string>();
   for (const entry of listed) {
     try {

@@ -16,7 +16,10 @@ const ffmpegBinary = () => process.env.FFMPEG_PATH || ffmpegInstaller.path;
 
 /** The file's audio, 200 ms of samples at a time (the last block may be shorter); undecodable audio is refused (exit 5). */
 export async function* pcmBlocks(file: string, signal?: AbortSignal): AsyncGenerator<Float32Array> {
-  const decoder = spawn(ffmpegBinary(), ['-nostdin', '-v', 'error', '-i', file, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', 'pipe:1'], { stdio: ['ignore', 'pipe', 'pipe'], signal });
+  const decoder = spawn(
+    ffmpegBinary(), ['-nostdin', '-v', 'error', '-i', file, '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', 'pipe:1'],
+    { stdio: ['ignore', 'pipe', 'pipe'], signal },
+  );
   const complaints: Buffer[] = [];
   decoder.stderr.on('data', (data: Buffer) => complaints.push(data));
   decoder.on('error', () => undefined); // an abort or a missing binary: the exit code below says so

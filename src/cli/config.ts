@@ -26,7 +26,9 @@ export interface Credentials {
 export const DEFAULT_URL = 'http://localhost:8080';
 
 export function configFile(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(env.HOME || os.homedir(), '.config');
+  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(
+    env.HOME || os.homedir(), '.config',
+  );
   return path.join(base, 'speechgate', 'config.json');
 }
 
@@ -75,7 +77,9 @@ export function normaliseUrl(url: string): string {
   return parsed.toString().replace(/\/+$/, '');
 }
 
-export async function resolveCredentials(flags: { url?: string; key?: string }, env: NodeJS.ProcessEnv = process.env): Promise<Credentials> {
+export async function resolveCredentials(
+  flags: { url?: string; key?: string }, env: NodeJS.ProcessEnv = process.env,
+): Promise<Credentials> {
   const stored = await readConfig(configFile(env));
   const [url, urlFrom] = flags.url ? [flags.url, 'flag' as const]
     : env.SPEECHGATE_URL ? [env.SPEECHGATE_URL, 'environment' as const]

@@ -64,7 +64,9 @@ export class CommandContext {
   /** A client with the key; no key anywhere is an authentication failure that says how to get one. */
   async client(): Promise<SpeechgateClient> {
     const { url, apiKey } = await this.credentials();
-    if (!apiKey) throw new CliError('not logged in: run `speechgate login` (or pass --key, or set SPEECHGATE_API_KEY)', EXIT.auth, 'unauthorized');
+    if (!apiKey) {
+      throw new CliError('not logged in: run `speechgate login` (or pass --key, or set SPEECHGATE_API_KEY)', EXIT.auth, 'unauthorized');
+    }
     return createClient({ baseUrl: url, apiKey, WebSocket: NODE_WEBSOCKET, headers: { 'user-agent': USER_AGENT } });
   }
 

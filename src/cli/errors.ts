@@ -36,7 +36,9 @@ const EXIT_CODE_ROWS: Array<[ExitCode, string]> = [
   [EXIT.network, 'network: no answer from the server'],
   [EXIT.interrupted, 'interrupted by Ctrl-C before the command finished (listen ends with 0 on Ctrl-C)'],
 ];
-export const EXIT_CODE_HELP = `Exit codes:\n${EXIT_CODE_ROWS.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join('\n')}`;
+export const EXIT_CODE_HELP = `Exit codes:\n${EXIT_CODE_ROWS.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`).join(
+  '\n',
+)}`;
 
 /** A refusal made by the CLI itself, with the exit code it ends with. */
 export class CliError extends Error {
@@ -151,7 +153,13 @@ export function messageOf(error: unknown): string {
 /** The error as `--json` prints it. */
 export function jsonOf(error: unknown): Record<string, unknown> {
   if (error instanceof SpeechgateError) {
-    return { error: { code: error.code, status: error.status, message: error.message, retryable: error.retryable, details: error.details, requestId: error.requestId }, exitCode: exitCodeOf(error) };
+    return {
+      error: {
+        code: error.code, status: error.status, message: error.message, retryable: error.retryable, details: error.details,
+        requestId: error.requestId,
+      },
+      exitCode: exitCodeOf(error),
+    };
   }
   return { error: { code: error instanceof CliError ? error.code : 'cli_error', message: messageOf(error) }, exitCode: exitCodeOf(error) };
 }

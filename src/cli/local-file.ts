@@ -10,7 +10,8 @@ export async function readableFile(file: string): Promise<string> {
     await fs.access(file, fs.constants.R_OK);
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw usageError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}.`);
+    throw usageError(`Cannot read ${file}: `
+      + `${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}.`);
   }
   return file;
 }

@@ -35,7 +35,10 @@ export function buildProgram(): Command {
     .addOption(new Option('--key <key>', 'the API key'))
     .option('--json', 'machine-readable output only on stdout: one JSON document (JSON lines for streaming commands)')
     .addHelpText('after', `\n${CREDENTIAL_HELP}\n\n${EXIT_CODE_HELP}`);
-  for (const command of [loginCommand(), logoutCommand(), transcribeCommand(), streamCommand(), liveCommand(), listenCommand(), keysCommand(), transcriptionsCommand()]) {
+  for (const command of [
+    loginCommand(), logoutCommand(), transcribeCommand(), streamCommand(), liveCommand(), listenCommand(), keysCommand(),
+    transcriptionsCommand(),
+  ]) {
     program.addCommand(command);
   }
   reportUsageErrorsByException(program);

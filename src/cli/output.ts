@@ -20,7 +20,8 @@ export class ProgressBar {
   /** Redraws the line when what it shows changed: `label [#####-----]  45%  detail`. */
   update(label: string, fraction: number | null, detail = ''): void {
     const clamped = fraction === null ? null : Math.max(0, Math.min(1, fraction));
-    const bar = clamped === null ? '' : ` [${'#'.repeat(Math.round(clamped * BAR_WIDTH)).padEnd(BAR_WIDTH, '-')}] ${String(Math.floor(clamped * 100)).padStart(3)}%`;
+    const bar = clamped === null ? '' : ` [${'#'.repeat(Math.round(clamped * BAR_WIDTH)).padEnd(BAR_WIDTH, '-')}] `
+      + `${String(Math.floor(clamped * 100)).padStart(3)}%`;
     const line = `${label}${bar}${detail ? `  ${detail}` : ''}`;
     if (line === this.shown) return;
     this.shown = line;
@@ -115,7 +116,9 @@ export class Output {
 /** A table of columns padded to their widest cell. */
 export function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const format = (row: string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  const format = (row: string[]) => row.map(
+    (cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)),
+  ).join('  ').trimEnd();
   return [format(header), ...rows.map(format)];
 }
 

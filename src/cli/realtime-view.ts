@@ -15,7 +15,9 @@ export function showFrames(ctx: CommandContext, stream: RealtimeStream): () => v
     out.jsonLine(frame);
     if (frame.type === 'transcript.draft') out.draft(frame.segments.map((segment) => segment.text.trim()).filter(Boolean).join(' '));
     else if (frame.type === 'transcript.committed') out.print(frame.segment.text.trim());
-    else if (frame.type === 'transcript.translated') out.print(Object.entries(frame.translations ?? {}).map(([lang, text]) => `  ${lang}: ${String(text).trim()}`));
+    else if (frame.type === 'transcript.translated') out.print(
+      Object.entries(frame.translations ?? {}).map(([lang, text]) => `  ${lang}: ${String(text).trim()}`),
+    );
     else if (frame.type === 'error') out.note(`server: ${frame.code}: ${frame.message}`);
   });
 }

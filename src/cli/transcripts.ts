@@ -32,10 +32,15 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) =
 function jobLine(job: Job): { label: string; fraction: number | null; detail: string } {
   const progress = (job.progress ?? {}) as Record<string, unknown>;
   const pct = typeof progress.pct === 'number' ? progress.pct : null;
-  if (job.state === 'queued') return { label: 'queued', fraction: null, detail: job.queue?.position ? `position ${job.queue.position}` : '' };
+  if (job.state === 'queued') {
+    return { label: 'queued', fraction: null, detail: job.queue?.position ? `position ${job.queue.position}` : '' };
+  }
   if (job.state === 'fetching') {
     const phasePct = typeof progress.phasePct === 'number' ? progress.phasePct : null;
-    return { label: typeof progress.phase === 'string' ? progress.phase : 'fetching', fraction: phasePct === null ? null : phasePct / 100, detail: '' };
+    return {
+      label: typeof progress.phase === 'string' ? progress.phase : 'fetching', fraction: phasePct === null ? null : phasePct / 100,
+      detail: '',
+    };
   }
   return { label: job.state, fraction: pct === null ? null : pct / 100, detail: '' };
 }
@@ -59,7 +64,10 @@ export async function waitForJob(ctx: CommandContext, client: SpeechgateClient, 
       bar?.update(line.label.padEnd(12), line.fraction, line.detail);
       await sleep(POLL_MS, ctx.signal);
       if (ctx.signal.aborted) {
-        throw new CliError(`interrupted: the job goes on on the server; follow it with \`speechgate transcriptions wait ${current.id}\``, EXIT.interrupted, 'interrupted');
+        throw new CliError(
+          `interrupted: the job goes on on the server; follow it with \`speechgate transcriptions wait ${current.id}\``, EXIT.interrupted,
+          'interrupted',
+        );
       }
       current = (await client.GET('/v1/transcriptions/{id}', { params: { path: { id: current.id } } })).data!;
     }
@@ -98,9 +106,13 @@ export interface TranscriptOutput {
  * The transcript, as text or an export file. Answers what `--json` reports: the snapshot itself, or where the
  * file went. An export to stdout writes the file's bytes there (never a binary format onto a terminal).
  */
-export async function writeTranscript(ctx: CommandContext, client: SpeechgateClient, recordingId: string, options: TranscriptOutput): Promise<Record<string, unknown>> {
+export async function writeTranscript(
+  ctx: CommandContext, client: SpeechgateClient, recordingId: string, options: TranscriptOutput,
+): Promise<Record<string, unknown>> {
   if (!options.format) {
-    const { data } = await client.GET('/v1/recordings/{id}/transcript', { params: { path: { id: recordingId }, query: { lang: options.lang } } });
+    const { data } = await client.GET('/v1/recordings/{id}/transcript', { params: {
+      path: { id: recordingId }, query: { lang: options.lang },
+    } });
     const lines = transcriptLines(data!, options.lang);
     if (options.output) {
       await fs.writeFile(options.output, lines.length ? `${lines.join('\n')}\n` : '');
@@ -111,7 +123,8 @@ export async function writeTranscript(ctx: CommandContext, client: SpeechgateCli
     return { transcript: data };
   }
   if (!options.output && (ctx.out.json || (BINARY_FORMATS.has(options.format) && ctx.out.stdoutIsTerminal))) {
-    throw usageError(ctx.out.json ? 'With --json, --export needs -o FILE (stdout holds the JSON document).' : `${options.format} is binary: write it with -o FILE or redirect stdout.`);
+    throw usageError(ctx.out.json ? 'With --json, --export needs -o FILE (stdout holds the JSON document).' : `${options.format} is `
+      + `binary: write it with -o FILE or redirect stdout.`);
   }
   const { data, response } = await client.GET('/v1/recordings/{id}/export', {
     params: { path: { id: recordingId }, query: { format: options.format, lang: options.lang } },
@@ -122,7 +135,8 @@ export async function writeTranscript(ctx: CommandContext, client: SpeechgateCli
   const fileName = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? null;
   if (options.output) {
     await fs.writeFile(options.output, bytes);
-    ctx.out.note(`${options.format} written to ${options.output} (${bytes.byteLength} bytes${partial ? ', partial: the job still runs' : ''}).`);
+    ctx.out.note(`${options.format} written to ${options.output} (${bytes.byteLength} `
+      + `bytes${partial ? ', partial: the job still runs' : ''}).`);
   } else {
     await ctx.out.raw(bytes);
   }

@@ -97,7 +97,9 @@ export class ConnectService {
     // From here on the redirect_uri is trusted enough to carry errors back to the client.
     const back = (error: string, description: string) => new OAuthError(error, description, 400, true);
     if (params.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code.', 400, true);
-    if (params.state !== undefined && (params.state.length > MAX_STATE || !printable(params.state))) throw back('invalid_request', `state: at most ${MAX_STATE} printable characters.`);
+    if (params.state !== undefined && (params.state.length > MAX_STATE || !printable(params.state))) {
+      throw back('invalid_request', `state: at most ${MAX_STATE} printable characters.`);
+    }
     if (params.code_challenge_method !== 'S256') throw back('invalid_request', 'code_challenge_method must be S256 (plain is refused).');
     if (!params.code_challenge || !CHALLENGE.test(params.code_challenge)) throw back('invalid_request', 'code_challenge must be the '
       + 'base64url SHA-256 of the code_verifier (43 characters).');
@@ -170,7 +172,9 @@ export class ConnectService {
       return { created, scopes: row.scopes, accountId: row.accountId };
     });
     if ('refused' in outcome) throw outcome.refused;
-    this.deps.pubsub.publish(`gateway:account:${outcome.accountId}`, { type: 'api_key.created', apiKeyId: outcome.created.principalId, keyPrefix: outcome.created.keyPrefix });
+    this.deps.pubsub.publish(`gateway:account:${outcome.accountId}`, {
+      type: 'api_key.created', apiKeyId: outcome.created.principalId, keyPrefix: outcome.created.keyPrefix,
+    });
     return { key: outcome.created.key, apiKeyId: outcome.created.principalId, scopes: outcome.scopes };
   }
 

@@ -2,7 +2,8 @@
  * Background workers (Bull queue processors, sweepers) that run inside the gateway process by default and alone in
  * `npm run worker` (src/entry/worker-main.ts). A part registers its worker in `backgroundWorkers` (src/entry/background-workers.ts):
  *
- *   { name: 'transcription', start: async (deps) => { const queue = new Bull(...); queue.process(...); return { stop: () => queue.close() }; } }
+ * { name: 'transcription', start: async (deps) => { const queue = new Bull(...); queue.process(...); return { stop: ()
+ * => queue.close() }; } }
  *
  * `deps.redisPrefix` must prefix Bull's queue names/keys (`prefix` option) so test files never share queues.
  */

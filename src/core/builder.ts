@@ -146,7 +146,12 @@ builder.scalarType('LanguageMap', {
 });
 
 function languageMap(value: unknown, what: string): Record<string, string> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.values(value).some((text) => typeof text !== 'string')) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    Object.values(value).some((text) => typeof text !== 'string')
+  ) {
     throw new GraphQLError(`${what} must be an object from language codes to strings.`);
   }
   return value as Record<string, string>;

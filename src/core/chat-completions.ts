@@ -56,7 +56,9 @@ export async function chatCompletion(settings: ChatSettings, messages: ChatMessa
   }
   if (!response.ok) {
     const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
-    throw new ChatError(`The chat API answered ${response.status}${typeof message === 'string' ? `: ${message}` : ''}.`, 'status', response.status);
+    throw new ChatError(
+      `The chat API answered ${response.status}${typeof message === 'string' ? `: ${message}` : ''}.`, 'status', response.status,
+    );
   }
   if (!body) throw new ChatError(`The chat API answered ${response.status} with a body that is not JSON.`, 'body', response.status);
   const choices = (body as { choices?: Array<{ message?: { content?: unknown } }> }).choices;

@@ -9,12 +9,16 @@ export interface Cursor {
   id: string;
 }
 
-export const encodeCursor = (item: { createdAt: Date; id: string }): string => Buffer.from(`${item.createdAt.toISOString()}|${item.id}`).toString('base64url');
+export const encodeCursor = (item: { createdAt: Date; id: string }): string => Buffer.from(
+  `${item.createdAt.toISOString()}|${item.id}`,
+).toString('base64url');
 
 /** Throws 400 `invalid_options` naming `cursor` for anything this service did not hand out. */
 export function decodeCursor(raw: string): Cursor {
   const [createdAt, id] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) {
+    throw errors.invalidOptions('cursor is not one this endpoint returned.', { field: 'cursor' });
+  }
   return { createdAt, id };
 }
 
@@ -40,9 +44,13 @@ export async function pageByLifecycle<T extends { createdAt: Date; id: string }>
   fetch: (where: { lifecycle: 'active' | 'archived'; OR?: ReturnType<typeof afterCursor> }, take: number) => Promise<T[]>,
 ): Promise<{ rows: T[]; nextCursor: string | null }> {
   const lifecycle = (query.lifecycle ?? 'active') as LifecycleFilter;
-  if (!['active', 'archived', 'all'].includes(lifecycle)) throw errors.invalidOptions('lifecycle must be active, archived or all.', { field: 'lifecycle' });
+  if (!['active', 'archived', 'all'].includes(lifecycle)) {
+    throw errors.invalidOptions('lifecycle must be active, archived or all.', { field: 'lifecycle' });
+  }
   const limit = query.limit ?? LIST_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
+    throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  }
   const after = query.cursor ? { OR: afterCursor(query.cursor) } : {};
   const lifecycles: Array<'active' | 'archived'> = lifecycle === 'all' ? ['active', 'archived'] : [lifecycle];
   const streams = await Promise.all(lifecycles.map((each) => fetch({ ...after, lifecycle: each }, limit + 1)));
@@ -63,7 +71,9 @@ export async function pageNewestFirst<T extends { createdAt: Date; id: string }>
   fetch: (after: { OR?: ReturnType<typeof afterCursor> }, take: number) => Promise<T[]>,
 ): Promise<{ rows: T[]; nextCursor: string | null }> {
   const limit = query.limit ?? LIST_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
+    throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+  }
   const rows = await fetch(query.cursor ? { OR: afterCursor(query.cursor) } : {}, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];

@@ -142,7 +142,9 @@ export function knownError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (error instanceof EngineError) {
     if (error.code === 'unavailable') {
-      return new ApiError('unavailable', 503, error.message, { cause: error, headers: { 'Retry-After': String(error.details.retryAfterS ?? 5) } });
+      return new ApiError('unavailable', 503, error.message, {
+        cause: error, headers: { 'Retry-After': String(error.details.retryAfterS ?? 5) },
+      });
     }
     return new ApiError(error.code, 400, error.message, { details: error.details, cause: error });
   }
@@ -162,7 +164,12 @@ export function rawHttpAnswer(error: ApiError, requestId: string): string {
     Connection: 'close',
     ...error.headers,
   };
-  return `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? 'Error'}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${body}`;
+  return (
+    `HTTP/1.1 ${error.status} `
+    + `${STATUS_TEXT[error.status] ?? 'Error'}\r\n${Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n')}\r\n\r\n${body}`
+  );
 }
 
 /** Prisma's unique-constraint violation: a concurrent writer took the key first (idempotency keys, broadcast codes). */

@@ -60,7 +60,9 @@ export function renderGraphiQLPage(options: GraphiQLOptions = {}): string {
 self.MonacoEnvironment = {
   globalAPI: false,
   getWorkerUrl: function (_moduleId, label) {
-    return ${scriptJson({ editorWorkerService: at('editor.worker.js'), json: at('json.worker.js'), graphql: at('graphql.worker.js') })}[label];
+    return ${scriptJson(
+      { editorWorkerService: at('editor.worker.js'), json: at('json.worker.js'), graphql: at('graphql.worker.js') },
+    )}[label];
   },
 };
 </script>

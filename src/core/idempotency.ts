@@ -28,7 +28,9 @@ export interface StoredAnswer { status: number; body: unknown; headers: Record<s
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    return `{${Object.keys(value).sort().map(
+      (key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
+    ).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }
@@ -54,7 +56,9 @@ export class IdempotencyService {
    * `{ replay }`: answer the stored answer. Throws 422 for another fingerprint and 409 while the first runs.
    */
   async claim(accountId: string, key: string, requestHash: string, now = Date.now()): Promise<'claimed' | { replay: StoredAnswer }> {
-    if (key.length > MAX_KEY_LENGTH) throw errors.invalidOptions(`Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters.`, { field: 'Idempotency-Key' });
+    if (key.length > MAX_KEY_LENGTH) {
+      throw errors.invalidOptions(`Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters.`, { field: 'Idempotency-Key' });
+    }
     const { prisma } = this.deps;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
@@ -74,11 +78,16 @@ export class IdempotencyService {
         continue;
       }
       if (existing.requestHash !== requestHash) {
-        throw new ApiError('idempotency_key_reused', 422, 'This Idempotency-Key was already used with a different request body.', { details: { field: 'Idempotency-Key' } });
+        throw new ApiError(
+          'idempotency_key_reused', 422, 'This Idempotency-Key was already used with a different request body.',
+          { details: { field: 'Idempotency-Key' } },
+        );
       }
       if (existing.state === 'running') throw errors.conflict('A request with this Idempotency-Key is still running; retry after it '
         + 'finishes.', { idempotencyKey: key });
-      return { replay: { status: existing.status ?? 200, body: existing.body, headers: (existing.headers ?? {}) as Record<string, string> } };
+      return {
+        replay: { status: existing.status ?? 200, body: existing.body, headers: (existing.headers ?? {}) as Record<string, string> },
+      };
     }
     throw errors.conflict('Could not claim the Idempotency-Key; retry.');
   }

@@ -11,7 +11,9 @@ export interface LifecycleTimes {
   purgeAfter: string | null;
 }
 
-export function lifecycleTimes(row: { createdAt: Date; updatedAt: Date; archivedAt: Date | null; purgeAfter: Date | null }): LifecycleTimes {
+export function lifecycleTimes(
+  row: { createdAt: Date; updatedAt: Date; archivedAt: Date | null; purgeAfter: Date | null },
+): LifecycleTimes {
   return {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -12,7 +12,9 @@ export interface Logger {
 function serialize(fields: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error ? { name: value.name, message: value.message, stack: value.stack, cause: value.cause instanceof Error ? value.cause.message : value.cause } : value;
+    out[key] = value instanceof Error ? {
+      name: value.name, message: value.message, stack: value.stack, cause: value.cause instanceof Error ? value.cause.message : value.cause,
+    } : value;
   }
   return out;
 }

@@ -124,7 +124,9 @@ export const engineProviders = new Gauge({
 
 /** An EngineThreads `onReady`: records which provider the engine threads doing `use` run on. */
 export function recordEngineProvider(use: 'realtime' | 'file' | 'translation') {
-  return (info: { provider: string; requestedProvider: string }) => engineProviders.set({ use, requested: info.requestedProvider, provider: info.provider }, 1);
+  return (info: { provider: string; requestedProvider: string }) => engineProviders.set(
+    { use, requested: info.requestedProvider, provider: info.provider }, 1,
+  );
 }
 
 export const ledgerErrors = new Counter({
@@ -219,7 +221,9 @@ function setByState(gauge: Gauge<'state'>, states: readonly string[], rows: { st
 export async function scrapeMetrics(sources: ScrapeSources): Promise<string> {
   const [jobs, recordings] = await Promise.all([
     sources.prisma.job.groupBy({ by: ['state'], where: { state: { in: [...ACTIVE_JOB_STATES] } }, _count: { _all: true } }),
-    sources.prisma.recording.groupBy({ by: ['state'], where: { kind: 'live', state: { in: [...OPEN_LIVE_STATES] } }, _count: { _all: true } }),
+    sources.prisma.recording.groupBy({
+      by: ['state'], where: { kind: 'live', state: { in: [...OPEN_LIVE_STATES] } }, _count: { _all: true },
+    }),
   ]);
   setByState(jobsByState, ACTIVE_JOB_STATES, jobs);
   setByState(liveRecordingsByState, OPEN_LIVE_STATES, recordings);

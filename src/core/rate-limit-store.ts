@@ -52,9 +52,13 @@ export class RedisRateLimitStore extends RedisStore {
     return { ...hit, forgive: async () => void (await this.redis.zrem(`window:${identity}`, member)) };
   }
 
-  private async take(identity: string, windowMs: number, max: number, member = `${Date.now()}:${crypto.randomBytes(4).toString('hex')}`): Promise<Hit> {
+  private async take(
+    identity: string, windowMs: number, max: number, member = `${Date.now()}:${crypto.randomBytes(4).toString('hex')}`,
+  ): Promise<Hit> {
     const now = Date.now();
-    const [allowed, count, oldest] = (await this.redis.eval(SLIDING_WINDOW, 1, `window:${identity}`, now, windowMs, max, member)) as [number, number, number];
+    const [allowed, count, oldest] = (await this.redis.eval(
+      SLIDING_WINDOW, 1, `window:${identity}`, now, windowMs, max, member,
+    )) as [number, number, number];
     return { allowed: allowed === 1, count, resetMs: Math.max(0, oldest + windowMs - now) };
   }
 }

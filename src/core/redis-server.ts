@@ -28,18 +28,23 @@ function findRedisServer(): string | null {
 export class RedisUnavailableError extends Error {}
 
 /** Returns the child process when one was started (stop it on exit), null when Redis already answered. */
-export async function ensureRedis(options: { redisUrl: string; dataDir: string; allowStart: boolean; log: (line: string) => void }): Promise<ChildProcess | null> {
+export async function ensureRedis(
+  options: { redisUrl: string; dataDir: string; allowStart: boolean; log: (line: string) => void },
+): Promise<ChildProcess | null> {
   if (await redisAnswers(options.redisUrl)) return null;
   const url = new URL(options.redisUrl);
   const local = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname);
   const binary = options.allowStart && local ? findRedisServer() : null;
   if (!binary) {
-    throw new RedisUnavailableError(`Nothing answers at REDIS_URL=${options.redisUrl}: start Redis there, set REDIS_URL to a running Redis, or install redis-server (e.g. apt-get install redis-server) so it can be started for you.`);
+    throw new RedisUnavailableError(`Nothing answers at REDIS_URL=${options.redisUrl}: start Redis there, set REDIS_URL to a running `
+      + `Redis, or install redis-server (e.g. apt-get install redis-server) so it can be started for you.`);
   }
   const dir = path.join(options.dataDir, 'redis');
   fs.mkdirSync(dir, { recursive: true });
   const port = url.port || '6379';
-  const child = spawn(binary, ['--port', port, '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(binary, ['--port', port, '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (let i = 0; i < 50; i++) {
     if (await redisAnswers(options.redisUrl, 200)) {
       options.log(`Started redis-server (pid ${child.pid}) on 127.0.0.1:${port}, files in ${dir}`);

@@ -48,10 +48,13 @@ export function inputProblem(value: unknown, path: string): InputProblem | null 
 /** The refusal of a problem: its field is the path, or its top-level field for one nested too deep (the path is long). */
 export function inputRefusal(problem: InputProblem, whole = 'body') {
   if (problem.kind === 'nul') {
-    return errors.invalidOptions(`${problem.at || `The ${whole}`} contains a NUL character (\\u0000), which no field accepts.`, { field: problem.at || whole });
+    return errors.invalidOptions(
+      `${problem.at || `The ${whole}`} contains a NUL character (\\u0000), which no field accepts.`, { field: problem.at || whole },
+    );
   }
   const field = /^[^.[]+/.exec(problem.at)?.[0] ?? whole;
-  return errors.invalidOptions(`${field === whole ? `The ${whole}` : field} nests arrays and objects more than ${MAX_INPUT_DEPTH} levels deep.`, { field, limit: MAX_INPUT_DEPTH });
+  return errors.invalidOptions(`${field === whole ? `The ${whole}` : field} nests arrays and objects more than ${MAX_INPUT_DEPTH} levels `
+    + `deep.`, { field, limit: MAX_INPUT_DEPTH });
 }
 
 /** Throws `400 invalid_options` naming the field when `value` holds a NUL character or nests too deep. */

@@ -9,7 +9,9 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 export function optionalNumber(input: Record<string, unknown>, field: string, prefix = ''): number | null {
   const value = input[field];
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw errors.invalidOptions(`${prefix}${field} must be a number of seconds at or above 0, or null.`, { field: `${prefix}${field}` });
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw errors.invalidOptions(`${prefix}${field} must be a number of seconds at or above 0, or null.`, { field: `${prefix}${field}` });
+  }
   return value;
 }
 

@@ -17,17 +17,31 @@ export const CLONED_VOICE_ID = /^voi_[A-Za-z0-9_-]{1,64}$/;
  */
 export function parseVoicePins(value: unknown, field: string): Record<string, string> | null {
   if (value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw errors.invalidOptions(`${field} must be an object from a voice language to a voice, or null.`, { field });
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw errors.invalidOptions(`${field} must be an object from a voice language to a voice, or null.`, { field });
+  }
   const pins: Record<string, string> = {};
   for (const [lang, voice] of Object.entries(value as Record<string, unknown>)) {
     const name = `${field}.${lang}`;
     const language = findVoiceLanguage(lang);
-    if (!language) throw errors.invalidOptions(`${name}: no voice speaks '${lang}' (the voice languages: ${VOICE_LANGUAGES.map((l) => l.code).join(', ')}).`, { field: name });
-    if (typeof voice !== 'string') throw errors.invalidOptions(`${name} must be a voice id (GET /v1/voices/available?lang=${language.code} lists them).`, { field: name });
+    if (!language) {
+      throw errors.invalidOptions(`${name}: no voice speaks '${lang}' (the voice languages: `
+        + `${VOICE_LANGUAGES.map((l) => l.code).join(', ')}).`, { field: name });
+    }
+    if (typeof voice !== 'string') {
+      throw errors.invalidOptions(
+        `${name} must be a voice id (GET /v1/voices/available?lang=${language.code} lists them).`, { field: name },
+      );
+    }
     if (!CLONED_VOICE_ID.test(voice)) {
       const catalogue = findVoice(voice);
-      if (!catalogue) throw errors.invalidOptions(`${name}: '${voice}' is neither a catalogue voice nor a cloned voice id (GET /v1/voices/available?lang=${language.code} lists them).`, { field: name });
-      if (catalogue.language !== language.code) throw errors.invalidOptions(`${name}: '${voice}' speaks ${catalogue.language}, not ${language.code}.`, { field: name });
+      if (!catalogue) {
+        throw errors.invalidOptions(`${name}: '${voice}' is neither a catalogue voice nor a cloned voice id (GET `
+          + `/v1/voices/available?lang=${language.code} lists them).`, { field: name });
+      }
+      if (catalogue.language !== language.code) {
+        throw errors.invalidOptions(`${name}: '${voice}' speaks ${catalogue.language}, not ${language.code}.`, { field: name });
+      }
     }
     pins[language.code] = voice;
   }

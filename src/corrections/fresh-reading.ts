@@ -58,10 +58,14 @@ export class FreshReader {
    * The line's audio decoded with `language` forced and beam search. `whole`: the line's audio must all be there
    * (retranscribe); otherwise what there is of it is read (the voiced rule).
    */
-  async readLine(recording: RecordingAudio, startS: number, endS: number, language: string | null, options: { whole: boolean }): Promise<LineReading> {
+  async readLine(
+    recording: RecordingAudio, startS: number, endS: number, language: string | null, options: { whole: boolean },
+  ): Promise<LineReading> {
     const capture = recording.kind === 'live' && !recording.masterPath;
     const lengthS = (capture ? capturedSeconds(this.dataDir, recording.id) : recording.durationS) ?? 0;
-    const input = capture ? mediaPath(this.dataDir, path.join(recording.id, CAPTURE_FILE)) : recording.masterPath && mediaPath(this.dataDir, recording.masterPath);
+    const input = capture ? mediaPath(this.dataDir, path.join(recording.id, CAPTURE_FILE)) : recording.masterPath && mediaPath(
+      this.dataDir, recording.masterPath,
+    );
     if (endS - startS > MAX_CLIP_S) return { kind: 'too_long' };
     if (!input) return { kind: 'no_audio', haveS: 0 };
     // An open capture still grows: what it lacks has not arrived yet. A master is whole: what it lacks never will.
@@ -76,7 +80,12 @@ export class FreshReader {
       return { kind: 'engine', retryAfterS: 5, message: (error as Error).message };
     }
     const refusal = engine ? engine.unavailable() : null;
-    if (!engine || refusal) return { kind: 'engine', retryAfterS: Number(refusal?.details.retryAfterS ?? 5) || 5, message: refusal?.message ?? 'This process runs no speech engine.' };
+    if (!engine || refusal) {
+      return {
+        kind: 'engine', retryAfterS: Number(refusal?.details.retryAfterS ?? 5) || 5,
+        message: refusal?.message ?? 'This process runs no speech engine.',
+      };
+    }
     const file = path.join(os.tmpdir(), `sg-line-${randomUUID()}.wav`);
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -88,9 +97,13 @@ export class FreshReader {
         beamSize: BEAM_SIZE,
         ...(forced ? { language: forced } : {}),
         onSegment: async (segment) => { texts.push(segment.text); },
-      }).then((): LineReading => ({ kind: 'text', text: texts.join(' ').replace(/\s+/g, ' ').trim() }), (error: Error): LineReading => ({ kind: 'engine', retryAfterS: 5, message: error.message }));
+      }).then(
+        (): LineReading => ({ kind: 'text', text: texts.join(' ').replace(/\s+/g, ' ').trim() }),
+        (error: Error): LineReading => ({ kind: 'engine', retryAfterS: 5, message: error.message }),
+      );
       const timeout = new Promise<LineReading>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: 'engine', retryAfterS: 5, message: `The speech engine did not answer within ${READ_TIMEOUT_MS / 1000} s (busy).` }), READ_TIMEOUT_MS);
+        timer = setTimeout(() => resolve({ kind: 'engine', retryAfterS: 5, message: `The speech engine did not answer within `
+          + `${READ_TIMEOUT_MS / 1000} s (busy).` }), READ_TIMEOUT_MS);
       });
       return await Promise.race([reading, timeout]);
     } catch (error) {

@@ -67,17 +67,23 @@ export const CorrectionType = builder.objectRef<CorrectionView>('Correction').im
   }),
 });
 
-export const CorrectionPageType = builder.objectRef<{ corrections: CorrectionView[]; nextCursor: string | null }>('CorrectionPage').implement({
+export const CorrectionPageType = builder.objectRef<{
+  corrections: CorrectionView[]; nextCursor: string | null;
+}>('CorrectionPage').implement({
   fields: (t) => ({
     corrections: t.field({ type: [CorrectionType], resolve: (p) => p.corrections }),
     nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Absent on the last page.' }),
   }),
 });
 
-export const CorrectionBatchResultType = builder.objectRef<{ batchId: string; corrections: CorrectionView[] }>('CorrectionBatchResult').implement({
+export const CorrectionBatchResultType = builder.objectRef<{
+  batchId: string; corrections: CorrectionView[];
+}>('CorrectionBatchResult').implement({
   fields: (t) => ({
     batchId: t.exposeID('batchId'),
-    corrections: t.field({ type: [CorrectionType], description: 'One per corrected segment, in the order applied.', resolve: (b) => b.corrections }),
+    corrections: t.field({
+      type: [CorrectionType], description: 'One per corrected segment, in the order applied.', resolve: (b) => b.corrections,
+    }),
   }),
 });
 
@@ -91,11 +97,15 @@ export const RetranscribeInput = builder.inputType('RetranscribeInput', {
   }),
 });
 
-export const RetranscribeResultType = builder.objectRef<{ batchId: string; corrections: CorrectionView[]; text: string; language: string }>('RetranscribeResult').implement({
+export const RetranscribeResultType = builder.objectRef<{ batchId: string; corrections: CorrectionView[]; text: string; language: string }>(
+  'RetranscribeResult',
+).implement({
   description: 'What the engine heard, applied as a line rewrite: one `line` correction per segment of one batch, each revertible.',
   fields: (t) => ({
     batchId: t.exposeID('batchId'),
-    corrections: t.field({ type: [CorrectionType], description: 'One `line` correction per segment, in order; voiced.', resolve: (r) => r.corrections }),
+    corrections: t.field({
+      type: [CorrectionType], description: 'One `line` correction per segment, in order; voiced.', resolve: (r) => r.corrections,
+    }),
     text: t.exposeString('text', { description: 'The line as the engine read it.' }),
     language: t.exposeString('language', { description: 'The language it was read in.' }),
   }),

@@ -117,7 +117,9 @@ const isSeq = (value: unknown): value is number => Number.isInteger(value) && (v
 
 function onlyFields(input: Record<string, unknown>, allowed: string[], where: string): void {
   for (const key of Object.keys(input)) {
-    if (!allowed.includes(key)) throw errors.invalidOptions(`${where}${key} is not a field here (${allowed.join(', ')}).`, { field: `${where}${key}` });
+    if (!allowed.includes(key)) {
+      throw errors.invalidOptions(`${where}${key} is not a field here (${allowed.join(', ')}).`, { field: `${where}${key}` });
+    }
   }
 }
 
@@ -150,7 +152,8 @@ export function parseRetranscribe(body: unknown): RetranscribeRequest {
   onlyFields(body, ['seqs', 'language'], '');
   const language = body.language ?? null;
   if (language !== null && (typeof language !== 'string' || !/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(language))) {
-    throw errors.invalidOptions(`language must be a language code such as "en" (GET /v1/languages lists them), not ${JSON.stringify(language)}.`, { field: 'language' });
+    throw errors.invalidOptions(`language must be a language code such as "en" (GET /v1/languages lists them), not `
+      + `${JSON.stringify(language)}.`, { field: 'language' });
   }
   return { seqs: parseLineSeqs(body.seqs, 'seqs'), language: language as string | null };
 }
@@ -168,8 +171,12 @@ export function parseCorrectionBatch(body: unknown): CorrectionBatch {
     const where = `edits[${index}]`;
     if (!isObject(raw)) throw errors.invalidOptions(`${where} must be a WordEdit (seq, wordIdx, to).`, { field: where });
     onlyFields(raw, ['seq', 'wordIdx', 'to'], `${where}.`);
-    if (!isSeq(raw.seq)) throw errors.invalidOptions(`${where}.seq must be a segment seq (an integer at or above 0).`, { field: `${where}.seq` });
-    if (!isSeq(raw.wordIdx)) throw errors.invalidOptions(`${where}.wordIdx must be an integer at or above 0.`, { field: `${where}.wordIdx` });
+    if (!isSeq(raw.seq)) {
+      throw errors.invalidOptions(`${where}.seq must be a segment seq (an integer at or above 0).`, { field: `${where}.seq` });
+    }
+    if (!isSeq(raw.wordIdx)) {
+      throw errors.invalidOptions(`${where}.wordIdx must be an integer at or above 0.`, { field: `${where}.wordIdx` });
+    }
     return { seq: raw.seq, wordIdx: raw.wordIdx, to: nonBlank(raw.to, `${where}.to`, 200) };
   });
   const lines = list('lines').map((raw, index): LineEdit => {
@@ -178,8 +185,12 @@ export function parseCorrectionBatch(body: unknown): CorrectionBatch {
     onlyFields(raw, ['seqs', 'text'], `${where}.`);
     return { seqs: parseLineSeqs(raw.seqs, `${where}.seqs`), text: nonBlank(raw.text, `${where}.text`, MAX_TEXT) };
   });
-  if (edits.length + lines.length === 0) throw errors.invalidOptions('A CorrectionBatch needs at least one of edits or lines.', { field: 'edits' });
-  if (edits.length + lines.length > MAX_ITEMS) throw errors.invalidOptions(`A CorrectionBatch holds at most ${MAX_ITEMS} edits and lines together.`, { field: 'edits' });
+  if (edits.length + lines.length === 0) {
+    throw errors.invalidOptions('A CorrectionBatch needs at least one of edits or lines.', { field: 'edits' });
+  }
+  if (edits.length + lines.length > MAX_ITEMS) {
+    throw errors.invalidOptions(`A CorrectionBatch holds at most ${MAX_ITEMS} edits and lines together.`, { field: 'edits' });
+  }
   return { edits, lines };
 }
 
@@ -195,7 +206,9 @@ const joinWords = (words: Word[]) => words.map((word) => word.text.trim()).filte
 function refuseScriptWordEdit(segment: SegmentRow, current: SegmentText, index: number): void {
   if (segment.scriptPos === null || current.text === joinWords(current.words)) return;
   throw errors.invalidOptions(
-    `edits[${index}].seq: segment ${segment.seq} follows the recording's script: its text is the script's words, while wordIdx counts the recognizer's words (recognizedText), so a word edit would replace the script's text. Rewrite the line instead: {"lines": [{"seqs": [${segment.seq}], "text": "…"}]}.`,
+    `edits[${index}].seq: segment ${segment.seq} follows the recording's script: its text is the script's words, while wordIdx counts the `
+      + `recognizer's words (recognizedText), so a word edit would replace the script's text. Rewrite the line instead: {"lines": `
+        + `[{"seqs": [${segment.seq}], "text": "…"}]}.`,
     { field: `edits[${index}].seq`, seq: segment.seq, scriptFrom: segment.scriptFrom, scriptPos: segment.scriptPos },
   );
 }
@@ -216,7 +229,9 @@ function spreadLine(segments: SegmentRow[], text: string): SegmentText[] {
     const own = said.slice(taken, upTo);
     taken = upTo;
     const step = (segment.end - segment.start) / Math.max(own.length, 1);
-    const words = own.map((word, i) => ({ start: round(segment.start + i * step), end: round(segment.start + (i + 1) * step), text: ` ${word}`, prob: 1 }));
+    const words = own.map((word, i) => ({
+      start: round(segment.start + i * step), end: round(segment.start + (i + 1) * step), text: ` ${word}`, prob: 1,
+    }));
     return { text: own.join(' '), words };
   });
 }
@@ -232,7 +247,9 @@ function committedView(row: SegmentRow, text: SegmentText): Record<string, unkno
 /** `503 engine_unavailable` with Retry-After: the line cannot be read now, and a retry is worthwhile. */
 function engineUnavailable(message: string, retryAfterS: number, details: Record<string, unknown>): ApiError {
   const after = Math.max(1, Math.ceil(retryAfterS));
-  return new ApiError('engine_unavailable', 503, message, { details: { retryAfterS: after, ...details }, headers: { 'Retry-After': String(after) } });
+  return new ApiError('engine_unavailable', 503, message, {
+    details: { retryAfterS: after, ...details }, headers: { 'Retry-After': String(after) },
+  });
 }
 
 /** The key of a line's fresh reading: its seqs. */
@@ -285,7 +302,9 @@ export class CorrectionsService {
     for (const [seq, languages] of retranslate) for (const lang of languages) byLanguage.set(lang, [...(byLanguage.get(lang) ?? []), seq]);
     for (const [lang, seqs] of byLanguage) {
       try {
-        await translateSegments({ prisma: this.deps.prisma, pubsub: this.deps.pubsub, translate: this.translate }, recordingId, seqs, [lang]);
+        await translateSegments(
+          { prisma: this.deps.prisma, pubsub: this.deps.pubsub, translate: this.translate }, recordingId, seqs, [lang],
+        );
       } catch (error) {
         this.logger.warn({ recordingId, seqs, lang, error: String(error) }, 'translating corrected segments failed; their translation '
           + 'stays dropped until read again');
@@ -311,9 +330,17 @@ export class CorrectionsService {
   private async freshReadings(recordingId: string, batch: CorrectionBatch): Promise<Map<string, string>> {
     const readings = new Map<string, string>();
     if (!this.reader) return readings;
-    const targets = [...batch.edits.map((e) => ({ seqs: [e.seq], said: e.to })), ...batch.lines.map((l) => ({ seqs: l.seqs, said: l.text }))];
-    const segments = new Map((await this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: targets.flatMap((t) => t.seqs) } } })).map((s) => [s.seq, s]));
-    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId }, select: { id: true, kind: true, masterPath: true, durationS: true, spokenLanguage: true } });
+    const targets = [
+      ...batch.edits.map((e) => ({ seqs: [e.seq], said: e.to })), ...batch.lines.map((l) => ({ seqs: l.seqs, said: l.text })),
+    ];
+    const segments = new Map(
+      (await this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: targets.flatMap((t) => t.seqs) } } })).map(
+        (s) => [s.seq, s],
+      ),
+    );
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({
+      where: { id: recordingId }, select: { id: true, kind: true, masterPath: true, durationS: true, spokenLanguage: true },
+    });
     for (const target of targets) {
       const lineSegments = target.seqs.map((seq) => segments.get(seq));
       const key = lineKey(target.seqs);
@@ -328,7 +355,9 @@ export class CorrectionsService {
 
   /** The caller's recording, or 404 (another account's looks the same as none). */
   private async ownedRecording(accountId: string, recordingId: string) {
-    const recording = await this.deps.prisma.recording.findFirst({ where: { id: recordingId, accountId }, select: { id: true, lifecycle: true } });
+    const recording = await this.deps.prisma.recording.findFirst({
+      where: { id: recordingId, accountId }, select: { id: true, lifecycle: true },
+    });
     if (!recording) throw errors.notFound('The recording');
     return recording;
   }
@@ -344,10 +373,14 @@ export class CorrectionsService {
   }
 
   /** A batch already parsed; `known`: fresh readings the caller already made, by line key. */
-  private async applyBatch(identity: Identity, recordingId: string, batch: CorrectionBatch, known: Map<string, string>): Promise<{ batchId: string; corrections: CorrectionView[] }> {
+  private async applyBatch(identity: Identity, recordingId: string, batch: CorrectionBatch, known: Map<string, string>): Promise<{
+    batchId: string; corrections: CorrectionView[];
+  }> {
     const recording = await this.ownedRecording(identity.account.id, recordingId);
     if (recording.lifecycle !== 'active') throw errors.invalidState('The recording is archived; restore it before correcting it.');
-    const readings = new Map([...(await this.freshReadings(recordingId, { ...batch, lines: batch.lines.filter((l) => !known.has(lineKey(l.seqs))) })), ...known]);
+    const readings = new Map([
+      ...(await this.freshReadings(recordingId, { ...batch, lines: batch.lines.filter((l) => !known.has(lineKey(l.seqs))) })), ...known,
+    ]);
     const batchId = newId('cbt');
     const actor = {
       actorApiKeyId: identity.principal.kind === 'api_key' ? identity.principal.id : null,
@@ -363,27 +396,38 @@ export class CorrectionsService {
       const segments = new Map(stored.map((s) => [s.seq, s]));
       const settled = (seq: number, field: string): SegmentRow => {
         const segment = segments.get(seq);
-        if (!segment) throw errors.invalidState(`${field}: segment ${seq} is not settled (no committed segment of this recording has that seq); only committed text can be corrected.`, { field, seq });
+        if (!segment) {
+          throw errors.invalidState(`${field}: segment ${seq} is not settled (no committed segment of this recording has that seq); only `
+            + `committed text can be corrected.`, { field, seq });
+        }
         return segment;
       };
       // The text of each touched segment as the batch goes, starting from what is stored.
       const current = new Map<number, SegmentText>(stored.map((s) => [s.seq, { text: s.text, words: s.words as unknown as Word[] }]));
       const recognized = (seq: number) => segments.get(seq)!.recognizedText ?? segments.get(seq)!.text;
       // What the audio supports: the recognizer's text of the line, and its fresh reading when one was made.
-      const heard = (seqs: number[]) => [seqs.map(recognized).join(' '), ...(readings.has(lineKey(seqs)) ? [readings.get(lineKey(seqs))!] : [])];
+      const heard = (seqs: number[]) => [
+        seqs.map(recognized).join(' '), ...(readings.has(lineKey(seqs)) ? [readings.get(lineKey(seqs))!] : []),
+      ];
       const pending: Array<Omit<Prisma.CorrectionCreateManyInput, 'id' | 'batchId' | 'recordingId' | 'createdAt'>> = [];
       batch.edits.forEach((edit, index) => {
         const segment = settled(edit.seq, `edits[${index}].seq`);
         const before = current.get(edit.seq)!;
         refuseScriptWordEdit(segment, before, index);
         const word = before.words[edit.wordIdx];
-        if (!word) throw errors.invalidOptions(`edits[${index}].wordIdx: segment ${edit.seq} has ${before.words.length} words (0 to ${before.words.length - 1}).`, { field: `edits[${index}].wordIdx` });
+        if (!word) {
+          throw errors.invalidOptions(`edits[${index}].wordIdx: segment ${edit.seq} has ${before.words.length} words (0 to `
+            + `${before.words.length - 1}).`, { field: `edits[${index}].wordIdx` });
+        }
         // The engine's words carry their leading space: the edited word keeps it.
         const words = before.words.map((w, i) => (i === edit.wordIdx ? { ...w, text: `${/^\s*/.exec(w.text)![0]}${edit.to}` } : w));
         const after = { text: joinWords(words), words };
         current.set(edit.seq, after);
         const verdict = voicedVerdict({ said: edit.to, heard: heard([edit.seq]), resulting: after.text });
-        pending.push({ kind: 'word', seq: edit.seq, speaker: segment.speaker, wordIdx: edit.wordIdx, from: word.text.trim(), to: edit.to, before: before as never, after: after as never, voiced: verdict.voiced, notVoicedReason: verdict.notVoicedReason });
+        pending.push({
+          kind: 'word', seq: edit.seq, speaker: segment.speaker, wordIdx: edit.wordIdx, from: word.text.trim(), to: edit.to,
+          before: before as never, after: after as never, voiced: verdict.voiced, notVoicedReason: verdict.notVoicedReason,
+        });
       });
       batch.lines.forEach((line, index) => {
         const lineSegments = line.seqs.map((seq) => settled(seq, `lines[${index}].seqs`));
@@ -392,29 +436,41 @@ export class CorrectionsService {
         lineSegments.forEach((segment, i) => {
           const before = current.get(segment.seq)!;
           current.set(segment.seq, spread[i]!);
-          pending.push({ kind: 'line', seq: segment.seq, speaker: segment.speaker, wordIdx: null, from: before.text, to: spread[i]!.text, before: before as never, after: spread[i]! as never, voiced: verdict.voiced, notVoicedReason: verdict.notVoicedReason });
+          pending.push({
+            kind: 'line', seq: segment.seq, speaker: segment.speaker, wordIdx: null, from: before.text, to: spread[i]!.text,
+            before: before as never, after: spread[i]! as never, voiced: verdict.voiced, notVoicedReason: verdict.notVoicedReason,
+          });
         });
       });
       // Distinct times, newest last, after any correction already stored: the listing's order is the order applied.
       const latest = await tx.correction.findFirst({ where: { recordingId }, orderBy: { createdAt: 'desc' }, select: { createdAt: true } });
       const base = Math.max(Date.now(), (latest?.createdAt.getTime() ?? 0) + 1);
-      const created = pending.map((row, index) => ({ ...row, ...actor, id: newId('cor'), batchId, recordingId, createdAt: new Date(base + index) }));
+      const created = pending.map((row, index) => ({
+        ...row, ...actor, id: newId('cor'), batchId, recordingId, createdAt: new Date(base + index),
+      }));
       await tx.correction.createMany({ data: created });
       for (const [seq, text] of current) {
         const segment = segments.get(seq)!;
         if (text.text === segment.text && JSON.stringify(text.words) === JSON.stringify(segment.words)) continue;
         const translations = text.text === segment.text ? {} : dropTranslations(segment, retranslate);
-        await tx.segment.update({ where: { id: segment.id }, data: { text: text.text, words: text.words as object[], recognizedText: segment.recognizedText ?? segment.text, ...translations } });
+        await tx.segment.update({
+          where: { id: segment.id },
+          data: { text: text.text, words: text.words as object[], recognizedText: segment.recognizedText ?? segment.text, ...translations },
+        });
       }
       const frames: PendingFrame[] = created.map((row) => ({
         type: 'transcript.corrected', audience: 'log',
-        body: { seq: row.seq, segment: committedView(segments.get(row.seq)!, row.after as unknown as SegmentText), correctionId: row.id, batchId },
+        body: {
+          seq: row.seq, segment: committedView(segments.get(row.seq)!, row.after as unknown as SegmentText), correctionId: row.id, batchId,
+        },
       }));
       return { result: { created, stale: await this.textChanged(tx, recordingId) }, frames };
     });
     this.afterTextChange(recordingId, rows.stale);
     await this.retranslate(recordingId, retranslate);
-    const saved = await this.deps.prisma.correction.findMany({ where: { id: { in: rows.created.map((r) => r.id) } }, orderBy: { createdAt: 'asc' } });
+    const saved = await this.deps.prisma.correction.findMany({
+      where: { id: { in: rows.created.map((r) => r.id) } }, orderBy: { createdAt: 'asc' },
+    });
     return { batchId, corrections: saved.map(correctionView) };
   }
 
@@ -426,22 +482,33 @@ export class CorrectionsService {
    * not know (400), no speech heard (409); `503 engine_unavailable` with Retry-After while the line's audio has not
    * reached this machine or the engine is unavailable or busy (nothing applied; retrying is worthwhile).
    */
-  async retranscribe(identity: Identity, recordingId: string, body: unknown): Promise<{ batchId: string; corrections: CorrectionView[]; text: string; language: string }> {
+  async retranscribe(identity: Identity, recordingId: string, body: unknown): Promise<{
+    batchId: string; corrections: CorrectionView[]; text: string; language: string;
+  }> {
     const request = parseRetranscribe(body);
     const owned = await this.ownedRecording(identity.account.id, recordingId);
     if (owned.lifecycle !== 'active') throw errors.invalidState('The recording is archived; restore it before correcting it.');
-    const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId }, select: { id: true, kind: true, masterPath: true, durationS: true, spokenLanguage: true } });
-    const found = new Map((await this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: request.seqs } } })).map((s) => [s.seq, s]));
+    const recording = await this.deps.prisma.recording.findUniqueOrThrow({
+      where: { id: recordingId }, select: { id: true, kind: true, masterPath: true, durationS: true, spokenLanguage: true },
+    });
+    const found = new Map(
+      (await this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: request.seqs } } })).map((s) => [s.seq, s]),
+    );
     const missing = request.seqs.find((seq) => !found.has(seq));
     if (missing !== undefined) {
-      throw errors.invalidState(`seqs: segment ${missing} is not settled (no committed segment of this recording has that seq); only committed text can be retranscribed.`, { field: 'seqs', seq: missing });
+      throw errors.invalidState(`seqs: segment ${missing} is not settled (no committed segment of this recording has that seq); only `
+        + `committed text can be retranscribed.`, { field: 'seqs', seq: missing });
     }
     const line = request.seqs.map((seq) => found.get(seq)!);
     const language = request.language ?? recording.spokenLanguage ?? line[0]!.language;
-    if (!language) throw errors.invalidOptions('language is required: the recording has no spoken language to default to.', { field: 'language' });
+    if (!language) {
+      throw errors.invalidOptions('language is required: the recording has no spoken language to default to.', { field: 'language' });
+    }
     const known = await this.languages?.().catch(() => null);
     if (known && !known.includes(language.split('-')[0]!.toLowerCase())) {
-      throw errors.invalidOptions(`language "${language}" is not a language the speech model knows (GET /v1/languages lists them).`, { field: 'language', language });
+      throw errors.invalidOptions(
+        `language "${language}" is not a language the speech model knows (GET /v1/languages lists them).`, { field: 'language', language },
+      );
     }
     const startS = line[0]!.start;
     const endS = line[line.length - 1]!.end;
@@ -452,22 +519,33 @@ export class CorrectionsService {
       case 'text':
         break;
       case 'no_audio':
-        throw engineUnavailable(`The line's audio (to ${endS.toFixed(2)} s) has not reached this machine yet (${reading.haveS.toFixed(2)} s so far); retry shortly.`, 2, { reason: 'audio_not_here', haveS: reading.haveS, needS: endS });
+        throw engineUnavailable(`The line's audio (to ${endS.toFixed(2)} s) has not reached this machine yet (${reading.haveS.toFixed(2)} `
+          + `s so far); retry shortly.`, 2, { reason: 'audio_not_here', haveS: reading.haveS, needS: endS });
       case 'engine':
-        throw engineUnavailable(`The speech engine cannot read the line now: ${reading.message}`, reading.retryAfterS, { reason: 'engine' });
+        throw engineUnavailable(
+          `The speech engine cannot read the line now: ${reading.message}`, reading.retryAfterS, { reason: 'engine' },
+        );
       case 'too_long':
-        throw errors.invalidOptions(`seqs: the line is ${(endS - startS).toFixed(1)} s long; at most ${MAX_CLIP_S} s can be retranscribed at once.`, { field: 'seqs' });
+        throw errors.invalidOptions(`seqs: the line is ${(endS - startS).toFixed(1)} s long; at most ${MAX_CLIP_S} s can be retranscribed `
+          + `at once.`, { field: 'seqs' });
       case 'past_end':
-        throw errors.invalidOptions(`seqs: the line ends at ${endS.toFixed(2)} s, past the end of the recording's audio (${reading.haveS.toFixed(2)} s).`, { field: 'seqs' });
+        throw errors.invalidOptions(`seqs: the line ends at ${endS.toFixed(2)} s, past the end of the recording's audio `
+          + `(${reading.haveS.toFixed(2)} s).`, { field: 'seqs' });
     }
-    if (!reading.text) throw errors.invalidState('The engine heard no speech in the line\'s audio; nothing was applied.', { field: 'seqs' });
+    if (!reading.text) {
+      throw errors.invalidState('The engine heard no speech in the line\'s audio; nothing was applied.', { field: 'seqs' });
+    }
     const text = reading.text.slice(0, MAX_TEXT);
-    const applied = await this.applyBatch(identity, recordingId, { edits: [], lines: [{ seqs: request.seqs, text }] }, new Map([[lineKey(request.seqs), text]]));
+    const applied = await this.applyBatch(
+      identity, recordingId, { edits: [], lines: [{ seqs: request.seqs, text }] }, new Map([[lineKey(request.seqs), text]]),
+    );
     return { ...applied, text, language };
   }
 
   /** A recording's corrections, newest first, paged with `cursor`. */
-  async list(accountId: string, recordingId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{ corrections: CorrectionView[]; nextCursor: string | null }> {
+  async list(accountId: string, recordingId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{
+    corrections: CorrectionView[]; nextCursor: string | null;
+  }> {
     await this.ownedRecording(accountId, recordingId);
     const page = await pageNewestFirst(query, (after, take) => this.deps.prisma.correction.findMany({
       where: { recordingId, ...after },
@@ -479,22 +557,32 @@ export class CorrectionsService {
 
   /** Undoes one correction: its segment reads as it did before it; `transcript.corrected` goes out again. */
   async revert(accountId: string, correctionId: string): Promise<CorrectionView> {
-    const found = await this.deps.prisma.correction.findFirst({ where: { id: correctionId, recording: { accountId } }, select: { recordingId: true } });
+    const found = await this.deps.prisma.correction.findFirst({
+      where: { id: correctionId, recording: { accountId } }, select: { recordingId: true },
+    });
     if (!found) throw errors.notFound('The correction');
     const retranslate: Retranslate = new Map();
     const row = await inTransaction(this.deps, found.recordingId, async (tx) => {
       await this.lockRecording(tx, found.recordingId);
       const correction = await tx.correction.findUniqueOrThrow({ where: { id: correctionId } });
-      if (correction.revertedAt) throw errors.invalidState(`The correction was already reverted at ${correction.revertedAt.toISOString()}.`, { revertedAt: correction.revertedAt.toISOString() });
+      if (correction.revertedAt) {
+        throw errors.invalidState(`The correction was already reverted at ${correction.revertedAt.toISOString()}.`, {
+          revertedAt: correction.revertedAt.toISOString(),
+        });
+      }
       const later = await tx.correction.findMany({
         where: { recordingId: correction.recordingId, seq: correction.seq, revertedAt: null, createdAt: { gt: correction.createdAt } },
         orderBy: { createdAt: 'desc' },
       });
       const blocking = later.find((other) => correction.kind === 'line' || other.kind === 'line' || other.wordIdx === correction.wordIdx);
       if (blocking) {
-        throw errors.invalidState(`A later correction (${blocking.id}) changed the same words; revert it first.`, { laterCorrectionId: blocking.id });
+        throw errors.invalidState(
+          `A later correction (${blocking.id}) changed the same words; revert it first.`, { laterCorrectionId: blocking.id },
+        );
       }
-      const segment = await tx.segment.findUniqueOrThrow({ where: { recordingId_seq: { recordingId: correction.recordingId, seq: correction.seq } } });
+      const segment = await tx.segment.findUniqueOrThrow({ where: { recordingId_seq: {
+        recordingId: correction.recordingId, seq: correction.seq,
+      } } });
       const before = correction.before as unknown as SegmentText;
       let restored = before;
       if (correction.kind === 'word') {
@@ -505,7 +593,9 @@ export class CorrectionsService {
       }
       retranslate.clear();
       const translations = restored.text === segment.text ? {} : dropTranslations(segment, retranslate);
-      await tx.segment.update({ where: { id: segment.id }, data: { text: restored.text, words: restored.words as object[], ...translations } });
+      await tx.segment.update({
+        where: { id: segment.id }, data: { text: restored.text, words: restored.words as object[], ...translations },
+      });
       const reverted = await tx.correction.update({ where: { id: correctionId }, data: { revertedAt: new Date() } });
       const frame: PendingFrame = {
         type: 'transcript.corrected', audience: 'log',

@@ -26,7 +26,9 @@ const USAGE = `usage: npm run admin -- <command>
 
 It works on the configured database (DATABASE_URL, else the embedded one in DATA_DIR, which needs the server
 stopped). A running server takes POST /v1/api-keys with a key holding write.`;
-const COMMANDS = ['create-account', 'create-key', 'revoke-key', 'create-user', 'user-token', 'suspend', 'unsuspend', 'billing-credit', 'billing-plan'];
+const COMMANDS = [
+  'create-account', 'create-key', 'revoke-key', 'create-user', 'user-token', 'suspend', 'unsuspend', 'billing-credit', 'billing-plan',
+];
 
 let parsed;
 try {
@@ -51,7 +53,9 @@ if (!command || !COMMANDS.includes(command)) {
   process.exit(2);
 }
 // The services load only for a command to run: usage and refusals answer at once.
-const [{ loadConfigOrExit }, { openDatabase }, { EmbeddedDatabaseInUseError }, { LOCAL_ISSUER }, { createServices }, { assignPlan, grantCredit }] = await Promise.all([
+const [
+  { loadConfigOrExit }, { openDatabase }, { EmbeddedDatabaseInUseError }, { LOCAL_ISSUER }, { createServices }, { assignPlan, grantCredit },
+] = await Promise.all([
   import('../core/config/index.js'),
   import('../core/db/index.js'),
   import('../core/db/embedded.js'),
@@ -68,7 +72,9 @@ const db = await openDatabase(config).catch((error: unknown) => {
   throw error;
 });
 // Administration publishes nothing live; a no-op pub/sub keeps Redis optional for this command.
-const quietPubSub: PubSub = { publish: () => undefined, subscribe: () => { throw new Error('not available in the admin command'); }, close: async () => undefined };
+const quietPubSub: PubSub = {
+  publish: () => undefined, subscribe: () => { throw new Error('not available in the admin command'); }, close: async () => undefined,
+};
 const services = createServices({ config, prisma: db.prisma, pubsub: quietPubSub });
 const scopes = values.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean);
 const expiresAt = values.expires ? new Date(values.expires) : null;
@@ -91,7 +97,9 @@ try {
       console.log('revoked');
       break;
     case 'create-user': {
-      const user = await services.accounts.createLocalUser(required(args[0], 'accountId'), { email: required(args[1], 'email') }, LOCAL_ISSUER);
+      const user = await services.accounts.createLocalUser(
+        required(args[0], 'accountId'), { email: required(args[1], 'email') }, LOCAL_ISSUER,
+      );
       console.log(JSON.stringify({ userId: user.id, accessToken: await services.auth.issueLocalToken(user.id, 12 * 3600) }, null, 2));
       break;
     }
@@ -108,7 +116,10 @@ try {
       const cents = Math.round(dollars * 100);
       if (!Number.isFinite(dollars) || Math.abs(cents - dollars * 100) > 1e-6) throw new Error('<dollars> must be an amount with at most '
         + 'two decimals');
-      const after = await grantCredit(db.prisma, billingOn(), required(args[0], 'accountId'), cents, args[2] ?? (cents > 0 ? 'Credit added by the operator' : 'Credit taken back by the operator'));
+      const after = await grantCredit(
+        db.prisma, billingOn(), required(args[0], 'accountId'), cents,
+        args[2] ?? (cents > 0 ? 'Credit added by the operator' : 'Credit taken back by the operator'),
+      );
       console.log(JSON.stringify({ balance: after / 100 }));
       break;
     }
@@ -120,7 +131,9 @@ try {
 } catch (error) {
   // One line, no stack: what an operator can act on (a record that is not there, a refusal with its reason).
   const { code, message } = error as { code?: string; message?: string };
-  const reason = code === 'P2025' || code === 'P2003' ? `no such record (${args.join(' ')})` : (message ?? String(error)).trim().split('\n').pop();
+  const reason = code === 'P2025' || code === 'P2003' ? `no such record (${args.join(' ')})` : (message ?? String(error)).trim().split(
+    '\n',
+  ).pop();
   console.error(`admin ${command}: ${reason}`);
   process.exitCode = 1;
 } finally {

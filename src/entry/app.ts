@@ -75,12 +75,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const db = await openDatabase(config, { onIdleError: (error) => logger.warn({ err: error }, 'database connection lost; it is replaced '
     + 'on next use') });
   const prisma = db.prisma;
-  const onOutage = (error: Error, name: string) => logger.warn({ err: error, client: name }, 'Redis unreachable; retrying in the background');
-  const onRecovered = (name: string, outageS: number) => logger.info({ client: name, outageS: Math.round(outageS * 10) / 10 }, 'Redis reachable again');
+  const onOutage = (error: Error, name: string) => logger.warn(
+    { err: error, client: name }, 'Redis unreachable; retrying in the background',
+  );
+  const onRecovered = (name: string, outageS: number) => logger.info(
+    { client: name, outageS: Math.round(outageS * 10) / 10 }, 'Redis reachable again',
+  );
   const pubsub = createRedisPubSub({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onOutage, onRecovered });
   const services = createServices({ config, prisma, pubsub });
   // Every request counts against its budget here: while Redis is away a count fails fast and the request goes through.
-  const rateLimitRedis = requestRedis(config.redisUrl, { name: 'rate limits', keyPrefix: `${config.redisPrefix}ratelimit:`, timeoutMs: 500, onOutage, onRecovered });
+  const rateLimitRedis = requestRedis(config.redisUrl, {
+    name: 'rate limits', keyPrefix: `${config.redisPrefix}ratelimit:`, timeoutMs: 500, onOutage, onRecovered,
+  });
   const rateLimitStore = new RedisRateLimitStore(rateLimitRedis);
   const bootstrap = await services.accounts.ensureBootstrap(config.bootstrapApiKey);
 
@@ -100,7 +106,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     const fromParams = connectionParams?.authorization ?? connectionParams?.Authorization;
     if (typeof fromParams === 'string') source.authorization = fromParams;
     // Unlike HTTP (useIdentity), a failure on our side is kept as the credential error, not thrown.
-    return { requestId, clientAddress: socketAddress(req), ...(await judgeCredential(services.auth.resolver, source, { serverErrors: 'keep' })) };
+    return {
+      requestId, clientAddress: socketAddress(req), ...(await judgeCredential(services.auth.resolver, source, { serverErrors: 'keep' })),
+    };
   };
 
   const graphql = createGraphQLServer({
@@ -174,7 +182,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       if (closed) return;
       closed = true;
-      for (const { worker } of running.reverse()) await worker.stop().catch((error) => logger.warn({ err: error }, 'worker did not stop cleanly'));
+      for (const { worker } of running.reverse()) await worker.stop().catch((error) => logger.warn(
+        { err: error }, 'worker did not stop cleanly',
+      ));
       await rtmp?.close().catch((error: unknown) => logger.warn({ err: error }, 'RTMP server did not stop cleanly'));
       // Graceful: no new connections; sockets told (1001) and given a moment to close; requests in flight may finish
       // within the grace, idle keep-alive connections are closed at once; what is left after it is cut.

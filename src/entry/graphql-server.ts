@@ -85,7 +85,8 @@ export function createGraphQLServer(options: GraphQLServerOptions): GraphQLServe
     onSubscribe: async (ctx, _id, payload) => {
       // This operation is counted already (graphql-ws reserves its id before asking).
       if (Object.keys(ctx.subscriptions).length > wsMaxOperations) {
-        return [asRequestError(errors.invalidState(`This connection has ${wsMaxOperations} operations running (GRAPHQL_WS_MAX_OPERATIONS): complete one before starting another.`, { limit: wsMaxOperations }))];
+        return [asRequestError(errors.invalidState(`This connection has ${wsMaxOperations} operations running `
+          + `(GRAPHQL_WS_MAX_OPERATIONS): complete one before starting another.`, { limit: wsMaxOperations }))];
       }
       const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
         req: ctx.extra.request,

@@ -30,9 +30,12 @@ try {
     redisChild?.kill();
     process.exit(1);
   }
-  if (config.databaseUrl && /ECONNREFUSED|ENOTFOUND|Can't reach database server|does not exist|password authentication/.test(String((error as Error)?.message ?? error) + String((error as Error)?.cause ?? ''))) {
+  if (config.databaseUrl && /ECONNREFUSED|ENOTFOUND|Can't reach database server|does not exist|password authentication/.test(
+    String((error as Error)?.message ?? error) + String((error as Error)?.cause ?? ''),
+  )) {
     const where = new URL(config.databaseUrl);
-    console.error(`Cannot use the PostgreSQL database at ${where.host}${where.pathname} (DATABASE_URL): ${String((error as Error).message).split('\n')[0]!.replace(/\.?$/, '.')} Unset DATABASE_URL to use the embedded database.`);
+    console.error(`Cannot use the PostgreSQL database at ${where.host}${where.pathname} (DATABASE_URL): `
+      + `${String((error as Error).message).split('\n')[0]!.replace(/\.?$/, '.')} Unset DATABASE_URL to use the embedded database.`);
     redisChild?.kill();
     process.exit(1);
   }

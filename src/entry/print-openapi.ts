@@ -21,7 +21,11 @@ const OPERATIONS_PATH = path.join(GENERATED_DIR, 'openapi-operations.ts');
 const document = buildOpenApi(routeTable, '/');
 const idempotent = Object.entries(document.paths).flatMap(([pathTemplate, operations]) =>
   Object.entries(operations)
-    .filter(([, operation]) => ((operation as { parameters?: { name: string; in: string }[] }).parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key'))
+    .filter(
+      ([, operation]) => ((operation as { parameters?: { name: string; in: string }[] }).parameters ?? []).some(
+        (parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key',
+      ),
+    )
     .map(([method]) => `${method.toUpperCase()} ${pathTemplate}`));
 
 await fs.mkdir(GENERATED_DIR, { recursive: true });
@@ -31,5 +35,8 @@ await fs.writeFile(OPERATIONS_PATH, [
   `export const idempotentOperations: readonly string[] = ${JSON.stringify(idempotent, null, 2)};`,
   '',
 ].join('\n'));
-execFileSync(path.join(REPO_ROOT, 'node_modules/.bin/openapi-typescript'), [DOCUMENT_PATH, '--output', TYPES_PATH, '--root-types'], { stdio: 'inherit' });
+execFileSync(
+  path.join(REPO_ROOT, 'node_modules/.bin/openapi-typescript'), [DOCUMENT_PATH, '--output', TYPES_PATH, '--root-types'],
+  { stdio: 'inherit' },
+);
 console.log(`wrote ${[DOCUMENT_PATH, TYPES_PATH, OPERATIONS_PATH].map((file) => path.relative(process.cwd(), file)).join(', ')}`);

@@ -47,10 +47,14 @@ export function createServices(deps: ServiceDeps): Services {
   const jobs = new JobsService(deps, lazyJobQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }), metering);
   const translation = new TranslationService(deps);
   // Languages broadcast listeners read recordings in: new pairs limited per network, translated live once asked.
-  const listenerLanguages = new ListenerLanguages({ redisUrl: deps.config.redisUrl, prefix: deps.config.redisPrefix, pairsPerHour: deps.config.rateLimit.listenerTranslationPairsPerHour });
+  const listenerLanguages = new ListenerLanguages({
+    redisUrl: deps.config.redisUrl, prefix: deps.config.redisPrefix, pairsPerHour: deps.config.rateLimit.listenerTranslationPairsPerHour,
+  });
   const realtime = new RealtimeService(deps, capabilities, translation, metering);
   const transcriptions = new TranscriptionsService(deps, capabilities, jobs, metering);
-  const liveRecordings = new LiveRecordingsService(deps, realtime, jobs.context.queue, translation.translate.bind(translation), listenerLanguages, metering);
+  const liveRecordings = new LiveRecordingsService(
+    deps, realtime, jobs.context.queue, translation.translate.bind(translation), listenerLanguages, metering,
+  );
   const listenerAccess = new ListenerAccess(deps);
   // The English pivot: sentences read again from their audio (Whisper's speech→English) on the accurate model,
   // on the realtime engine threads when they run it.
@@ -65,12 +69,18 @@ export function createServices(deps: ServiceDeps): Services {
   const voices = new VoicesService(deps, lazyVoiceTrainingQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }));
   // Spoken-translation tracks: rendered on their own Bull queue (workers/voice-render.ts); a track pinned to a cloned
   // voice (settings.voiceByLang) speaks with its fitted style while it is usable.
-  const voiceTracks = new VoiceTracksService(deps, recordings, (texts, from, to) => translation.translate(texts, from, to), (from, to) => translation.serves(from, to), lazyVoiceRenderQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }), (accountId, id) => voices.usableStyle(accountId, id));
+  const voiceTracks = new VoiceTracksService(
+    deps, recordings, (texts, from, to) => translation.translate(texts, from, to), (from, to) => translation.serves(from, to),
+    lazyVoiceRenderQueue({ redisUrl: deps.config.redisUrl, redisPrefix: deps.config.redisPrefix }),
+    (accountId, id) => voices.usableStyle(accountId, id),
+  );
   const accounts = new AccountsService(deps);
   // Low-balance alert emails: told of every fall of a balance, one email per fall to the account's threshold.
   new LowBalanceAlerts(deps, billing).listen();
   // Checkouts, subscriptions, cards, auto top-up: through the provider the plans file names (Stripe or manual).
-  const payments = new PaymentsService(deps, billing, createPaymentProvider(billing.settings), billing.hourly, createLogger(deps.config.logLevel));
+  const payments = new PaymentsService(
+    deps, billing, createPaymentProvider(billing.settings), billing.hourly, createLogger(deps.config.logLevel),
+  );
   // A fall of the balance to the account's auto top-up threshold charges its card (at most perDay a day).
   billing.onBalanceFell((accountId) => payments.autoTopUp(accountId, 'threshold'));
   return {
@@ -83,8 +93,14 @@ export function createServices(deps: ServiceDeps): Services {
     recordings,
     // Fresh readings of a line's audio decode on this process's realtime engine threads; summaries and stored
     // translations follow corrections.
-    corrections: new CorrectionsService(deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages(), summaries, (texts, from, to) => translation.translate(texts, from, to)),
-    listeners: new ListenersService(deps, recordings, shareLinks, listenerAccess, () => translation.targets(), (recordingId, sentence, lang, voice) => voiceTracks.speakForSubscriber(recordingId, sentence, lang, voice)),
+    corrections: new CorrectionsService(
+      deps, new FreshReader(deps.config.dataDir, () => realtime.runtime.engine), () => capabilities.transcriptionLanguages(), summaries,
+      (texts, from, to) => translation.translate(texts, from, to),
+    ),
+    listeners: new ListenersService(
+      deps, recordings, shareLinks, listenerAccess, () => translation.targets(),
+      (recordingId, sentence, lang, voice) => voiceTracks.speakForSubscriber(recordingId, sentence, lang, voice),
+    ),
     shareLinks,
     summaries,
     translation,

@@ -26,9 +26,12 @@ const services = createServices({ config, prisma: db.prisma, pubsub });
 let scrapes: ScrapeListener | null = null;
 if (config.metrics.workerPort !== null) {
   try {
-    scrapes = await listenForScrapes({ settings: config.metrics, host: config.host, port: config.metrics.workerPort, sources: { prisma: db.prisma }, logger });
+    scrapes = await listenForScrapes({
+      settings: config.metrics, host: config.host, port: config.metrics.workerPort, sources: { prisma: db.prisma }, logger,
+    });
   } catch (error) {
-    console.error(`npm run worker cannot listen for metrics on ${config.host}:${config.metrics.workerPort} (METRICS_PORT): ${(error as Error).message}`);
+    console.error(`npm run worker cannot listen for metrics on ${config.host}:${config.metrics.workerPort} (METRICS_PORT): `
+      + `${(error as Error).message}`);
     process.exit(1);
   }
   logger.info({ url: `${scrapes.url}/metrics` }, 'metrics listening');

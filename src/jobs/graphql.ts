@@ -44,8 +44,12 @@ const JobProgressType = builder.objectRef<JobProgress>('JobProgress').implement(
     totalS: t.float({ nullable: true, description: 'Seconds of audio to transcribe.', resolve: (p) => p.totalS ?? null }),
     segmentsDone: t.int({ nullable: true, description: 'Segments committed so far.', resolve: (p) => p.segmentsDone ?? null }),
     segmentsTotal: t.int({ nullable: true, description: 'Segments in all, once known.', resolve: (p) => p.segmentsTotal ?? null }),
-    phase: t.string({ nullable: true, description: 'While fetching a link: `fetching`, then `extracting`.', resolve: (p) => p.phase ?? null }),
-    phasePct: t.float({ nullable: true, description: 'How far the phase is, 0 to 100, when its size is known.', resolve: (p) => p.phasePct ?? null }),
+    phase: t.string({
+      nullable: true, description: 'While fetching a link: `fetching`, then `extracting`.', resolve: (p) => p.phase ?? null,
+    }),
+    phasePct: t.float({
+      nullable: true, description: 'How far the phase is, 0 to 100, when its size is known.', resolve: (p) => p.phasePct ?? null,
+    }),
     fetchedBytes: t.float({ nullable: true, description: 'Bytes of the link fetched so far.', resolve: (p) => p.fetchedBytes ?? null }),
     fetchTotalBytes: t.float({ nullable: true, description: 'The link\'s size, when it said.', resolve: (p) => p.fetchTotalBytes ?? null }),
     uncoveredSpeechS: t.float({

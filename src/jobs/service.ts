@@ -58,7 +58,9 @@ type JobRow = Prisma.JobGetPayload<{}>;
 export const ACTIVE_WORK = { lifecycle: 'active', transcription: { lifecycle: 'active' } } as const satisfies Prisma.RecordingWhereInput;
 
 /** The frame every job state change sends: the state and the fields that changed with it. */
-export function stateFrame(job: Pick<JobRow, 'state' | 'error' | 'errorCode' | 'progress' | 'attempts'>, extra: Record<string, unknown> = {}): PendingFrame {
+export function stateFrame(
+  job: Pick<JobRow, 'state' | 'error' | 'errorCode' | 'progress' | 'attempts'>, extra: Record<string, unknown> = {},
+): PendingFrame {
   return {
     type: 'job.state',
     audience: 'transcription',
@@ -71,7 +73,9 @@ export function progressFrame(state: JobState, progress: JobProgress): PendingFr
 }
 
 /** 1 for the next job of the account to start; null unless queued. Ties on `queuedAt` break by id, as admission does. */
-export async function queuePosition(prisma: PrismaClient | Tx, job: Pick<JobRow, 'id' | 'accountId' | 'state' | 'queuedAt'>): Promise<number | null> {
+export async function queuePosition(
+  prisma: PrismaClient | Tx, job: Pick<JobRow, 'id' | 'accountId' | 'state' | 'queuedAt'>,
+): Promise<number | null> {
   if (job.state !== 'queued' || !job.queuedAt) return null;
   const ahead = await prisma.job.count({
     where: {
@@ -88,12 +92,16 @@ export async function queuePosition(prisma: PrismaClient | Tx, job: Pick<JobRow,
  * The queue positions of several jobs at once (a page of transcriptions): one read of their accounts' queues in
  * order, the same places `queuePosition` counts one by one. Jobs not queued are left out.
  */
-export async function queuePositions(prisma: PrismaClient, jobs: Array<Pick<JobRow, 'id' | 'accountId' | 'state' | 'queuedAt'>>): Promise<Map<string, number>> {
+export async function queuePositions(
+  prisma: PrismaClient, jobs: Array<Pick<JobRow, 'id' | 'accountId' | 'state' | 'queuedAt'>>,
+): Promise<Map<string, number>> {
   const queued = jobs.filter((job) => job.state === 'queued' && job.queuedAt);
   const positions = new Map<string, number>();
   if (queued.length === 0) return positions;
   const lines = await prisma.job.findMany({
-    where: { accountId: { in: [...new Set(queued.map((job) => job.accountId))] }, state: 'queued', recording: ACTIVE_WORK, queuedAt: { not: null } },
+    where: {
+      accountId: { in: [...new Set(queued.map((job) => job.accountId))] }, state: 'queued', recording: ACTIVE_WORK, queuedAt: { not: null },
+    },
     select: { id: true, accountId: true },
     orderBy: [{ queuedAt: 'asc' }, { id: 'asc' }],
   });
@@ -160,7 +168,10 @@ export async function beginTranscribing(ctx: JobsContext, jobId: string, attempt
     // The charge opens as the job starts; a file costing more than the account can spend fails instead, uncharged.
     const charge = await ctx.metering?.openFile(tx, job);
     if (charge?.refused) {
-      const failed = await tx.job.update({ where: { id: jobId }, data: { state: 'failed', error: charge.refused.message, errorCode: charge.refused.code, finishedAt: new Date() } });
+      const failed = await tx.job.update({
+        where: { id: jobId },
+        data: { state: 'failed', error: charge.refused.message, errorCode: charge.refused.code, finishedAt: new Date() },
+      });
       await tx.recording.update({ where: { id: recordingId }, data: { state: 'ended' } });
       return { result: { job: failed, started: false, charge }, frames: [stateFrame(failed)] };
     }
@@ -181,7 +192,9 @@ export async function announceQueuePositions(ctx: Pick<JobsContext, 'prisma' | '
     select: { recordingId: true, recording: { select: { transcriptionId: true } } },
   });
   queued.forEach((job, index) => {
-    const frame: Frame = { type: 'job.progress', recordingId: job.recordingId, state: 'queued', queue: { position: index + 1 }, at: new Date().toISOString() };
+    const frame: Frame = {
+      type: 'job.progress', recordingId: job.recordingId, state: 'queued', queue: { position: index + 1 }, at: new Date().toISOString(),
+    };
     ctx.pubsub.publish(`transcription:${job.recording.transcriptionId}`, frame);
   });
 }
@@ -201,7 +214,10 @@ export async function queueJob(
     }
     const updated = await tx.job.update({
       where: { id: jobId },
-      data: { ...data, state: 'queued', queuedAt: new Date(), startedAt: null, finishedAt: null, error: null, errorCode: null, progress: { pct: 0 } },
+      data: {
+        ...data, state: 'queued', queuedAt: new Date(), startedAt: null, finishedAt: null, error: null, errorCode: null,
+        progress: { pct: 0 },
+      },
     });
     const position = await queuePosition(tx, updated);
     return { result: updated, frames: [stateFrame(updated, { queue: { position } })] };
@@ -223,7 +239,9 @@ async function recordingOf(prisma: PrismaClient, jobId: string): Promise<string>
 export async function handBackJob(ctx: JobsContext, jobId: string, attempt: number): Promise<boolean> {
   const recordingId = await recordingOf(ctx.prisma, jobId);
   const handed = await inTransaction(ctx, recordingId, async (tx) => {
-    const moved = await tx.job.updateMany({ where: { id: jobId, state: 'transcribing', attempts: attempt }, data: { state: 'queued', startedAt: null } });
+    const moved = await tx.job.updateMany({
+      where: { id: jobId, state: 'transcribing', attempts: attempt }, data: { state: 'queued', startedAt: null },
+    });
     if (!moved.count) return { result: null, frames: [] };
     const job = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
     return { result: job, frames: [stateFrame(job, { queue: { position: await queuePosition(tx, job) } })] };
@@ -233,11 +251,15 @@ export async function handBackJob(ctx: JobsContext, jobId: string, attempt: numb
 }
 
 /** Ends a job `failed` with a message and, when machine-readable, a code; frees its slot for the next. */
-export async function failJob(ctx: JobsContext, jobId: string, error: { message: string; code: string | null }, attempt?: number): Promise<boolean> {
+export async function failJob(
+  ctx: JobsContext, jobId: string, error: { message: string; code: string | null }, attempt?: number,
+): Promise<boolean> {
   const recordingId = await recordingOf(ctx.prisma, jobId);
   const failed = await inTransaction(ctx, recordingId, async (tx) => {
     const current = await tx.job.findUnique({ where: { id: jobId } });
-    if (!current || !['fetching', 'transcribing', 'queued', 'cropping'].includes(current.state) || (attempt !== undefined && current.attempts !== attempt)) {
+    if (!current || ![
+      'fetching', 'transcribing', 'queued', 'cropping',
+    ].includes(current.state) || (attempt !== undefined && current.attempts !== attempt)) {
       return { result: null, frames: [] };
     }
     const updated = await tx.job.update({
@@ -261,7 +283,9 @@ export interface JobView {
   errorCode: string | null;
   source: string | null;
   queue: { position: number } | null;
-  preview: { peaks: number[] | null; bucketS: number | null; durationS: number | null; expiresAt: string | null; available: boolean } | null;
+  preview: {
+    peaks: number[] | null; bucketS: number | null; durationS: number | null; expiresAt: string | null; available: boolean;
+  } | null;
   window: { startS: number; endS: number | null } | null;
   attempts: number;
   createdAt: string;
@@ -313,7 +337,9 @@ export interface JobRef {
 /** Fetch progress of a link (`fetching`); nothing when the job moved on meanwhile. */
 export async function recordFetchProgress(ctx: JobsContext, job: JobRef, progress: JobProgress): Promise<void> {
   await inTransaction(ctx, job.recordingId, async (tx) => {
-    const updated = await tx.job.updateMany({ where: { id: job.id, state: 'fetching', attempts: job.attempt }, data: { progress: progress as object } });
+    const updated = await tx.job.updateMany({
+      where: { id: job.id, state: 'fetching', attempts: job.attempt }, data: { progress: progress as object },
+    });
     return { result: null, frames: updated.count ? [progressFrame('fetching', progress)] : [] };
   });
 }
@@ -325,11 +351,15 @@ export interface Waveform {
 }
 
 /** A fetched link opened for cropping (`fetching` → `cropping`): its waveform and a preview until `previewExpiresAt`. */
-export async function openCropping(ctx: JobsContext, job: JobRef, waveform: Waveform, preview: { path: string; expiresAt: Date }): Promise<void> {
+export async function openCropping(
+  ctx: JobsContext, job: JobRef, waveform: Waveform, preview: { path: string; expiresAt: Date },
+): Promise<void> {
   await inTransaction(ctx, job.recordingId, async (tx) => {
     const updated = await tx.job.update({
       where: { id: job.id },
-      data: { state: 'cropping', peaks: { ...waveform }, previewPath: preview.path, previewExpiresAt: preview.expiresAt, progress: { pct: 0 } },
+      data: {
+        state: 'cropping', peaks: { ...waveform }, previewPath: preview.path, previewExpiresAt: preview.expiresAt, progress: { pct: 0 },
+      },
     });
     return { result: updated, frames: [stateFrame(updated)] };
   });
@@ -339,7 +369,12 @@ export async function openCropping(ctx: JobsContext, job: JobRef, waveform: Wave
 export async function recordWaveform(ctx: JobsContext, job: JobRef, waveform: Waveform, previewPath: string): Promise<void> {
   await inTransaction(ctx, job.recordingId, async (tx) => {
     const updated = await tx.job.update({ where: { id: job.id }, data: { peaks: { ...waveform }, previewPath } });
-    return { result: null, frames: [{ type: 'job.progress', audience: 'transcription', body: { state: 'cropping', progress: updated.progress, peaksReady: true } }] };
+    return {
+      result: null,
+      frames: [{
+        type: 'job.progress', audience: 'transcription', body: { state: 'cropping', progress: updated.progress, peaksReady: true },
+      }],
+    };
   });
 }
 
@@ -371,11 +406,17 @@ export async function recordSegment(ctx: JobsContext, job: JobRef, segment: Segm
   });
 }
 
-/** `transcribing` → `done`; the `done` frame says what decoded the file (model, beam width), the language heard and the speech left without words. */
+/**
+ * `transcribing` → `done`; the `done` frame says what decoded the file (model, beam width), the language heard and the
+ * speech left without words.
+ */
 export async function finishTranscribing(
   ctx: JobsContext,
   job: JobRef & { accountId: string },
-  outcome: { totalS: number; segmentsDone: number; spokenLanguage: string | null; language: string | null; model: string; beamSize: number; uncoveredSpeechS: number },
+  outcome: {
+    totalS: number; segmentsDone: number; spokenLanguage: string | null; language: string | null; model: string; beamSize: number;
+    uncoveredSpeechS: number;
+  },
 ): Promise<void> {
   const { totalS, segmentsDone } = outcome;
   // Speech the engine heard but no word covers, even after decoding it again (0 when nothing was lost), rounded to ms.
@@ -383,15 +424,28 @@ export async function finishTranscribing(
   const settled = await inTransaction(ctx, job.recordingId, async (tx) => {
     const updated = await tx.job.updateMany({
       where: { id: job.id, state: 'transcribing', attempts: job.attempt },
-      data: { state: 'done', finishedAt: new Date(), progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone, uncoveredSpeechS } },
+      data: {
+        state: 'done', finishedAt: new Date(),
+        progress: { pct: 100, processedS: totalS, totalS, segmentsDone, segmentsTotal: segmentsDone, uncoveredSpeechS },
+      },
     });
     if (!updated.count) return { result: null, frames: [] };
     // The summary is written next (src/summaries): pending from this moment, so it never reads as missing.
-    await tx.recording.update({ where: { id: job.recordingId }, data: { state: 'finalized', finalizedAt: new Date(), spokenLanguage: outcome.spokenLanguage, summaryState: 'pending', summaryAt: new Date() } });
+    await tx.recording.update({
+      where: { id: job.recordingId },
+      data: {
+        state: 'finalized', finalizedAt: new Date(), spokenLanguage: outcome.spokenLanguage, summaryState: 'pending', summaryAt: new Date(),
+      },
+    });
     // Settled at the exact length transcribed (at least the minimum billed).
     const metered = await ctx.metering?.settleFile(tx, job.recordingId, totalS);
     const done = await tx.job.findUniqueOrThrow({ where: { id: job.id } });
-    return { result: metered ?? null, frames: [stateFrame(done, { language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize, uncoveredSpeechS })] };
+    return {
+      result: metered ?? null,
+      frames: [stateFrame(done, {
+        language: outcome.language, lastSeq: segmentsDone - 1, model: outcome.model, beamSize: outcome.beamSize, uncoveredSpeechS,
+      })],
+    };
   });
   if (settled) await ctx.metering?.after(job.accountId, settled);
   await dispatchQueued(ctx, job.accountId);
@@ -405,7 +459,10 @@ export async function expirePreviews(prisma: PrismaClient): Promise<void> {
 /** The first row of a job, written by its transcription in the same transaction as its other rows. */
 export async function createJob(
   tx: Tx,
-  data: { id: string; recordingId: string; accountId: string; state: 'fetching' | 'cropping' | 'queued'; sourceUrl: string | null; windowStartS: number | null; windowEndS: number | null },
+  data: {
+    id: string; recordingId: string; accountId: string; state: 'fetching' | 'cropping' | 'queued'; sourceUrl: string | null;
+    windowStartS: number | null; windowEndS: number | null;
+  },
 ): Promise<{ job: JobRow; frame: PendingFrame }> {
   const job = await tx.job.create({ data: { ...data, queuedAt: data.state === 'queued' ? new Date() : null, progress: { pct: 0 } } });
   return { job, frame: stateFrame(job) };
@@ -415,8 +472,11 @@ export async function createJob(
 
 /** A window for `POST /job/start` (CropWindow: `startS` required, `endS` optional). */
 export function parseCropWindow(body: unknown): { startS: number; endS: number | null } {
-  if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object with startS (and optionally endS).', { field: 'startS' });
-  for (const key of Object.keys(body)) if (key !== 'startS' && key !== 'endS') throw errors.invalidOptions(`${key} is not a field of the crop window (startS, endS).`, { field: key });
+  if (!isObject(body)) {
+    throw errors.invalidOptions('The body must be a JSON object with startS (and optionally endS).', { field: 'startS' });
+  }
+  for (const key of Object.keys(body)) if (key !== 'startS' && key !== 'endS') throw errors.invalidOptions(`${key} is not a field of the `
+    + `crop window (startS, endS).`, { field: key });
   const startS = optionalNumber(body, 'startS') ?? 0;
   const endS = optionalNumber(body, 'endS');
   if (endS !== null && endS <= startS) throw errors.invalidOptions('endS must be after startS.', { field: 'endS' });
@@ -449,7 +509,9 @@ export class JobsService {
   }
 
   private async owned(accountId: string, recordingId: string) {
-    const job = await this.deps.prisma.job.findFirst({ where: { recordingId, accountId }, include: { recording: { select: { lifecycle: true } } } });
+    const job = await this.deps.prisma.job.findFirst({
+      where: { recordingId, accountId }, include: { recording: { select: { lifecycle: true } } },
+    });
     if (!job || job.recording.lifecycle !== 'active') throw errors.notFound('The job of this recording');
     return job;
   }
@@ -463,7 +525,9 @@ export class JobsService {
   async start(accountId: string, recordingId: string, body: unknown): Promise<JobView> {
     const window = parseCropWindow(body ?? {});
     const job = await this.owned(accountId, recordingId);
-    if (job.state !== 'cropping') throw errors.invalidState(`The job is ${job.state}; only a cropping job can be started.`, { state: job.state });
+    if (job.state !== 'cropping') {
+      throw errors.invalidState(`The job is ${job.state}; only a cropping job can be started.`, { state: job.state });
+    }
     const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
     if (!recording.sourcePath) throw errors.invalidState('The job has no stored source yet; wait for its waveform.', { state: job.state });
     if (recording.durationS !== null && window.startS >= recording.durationS) {
@@ -480,7 +544,9 @@ export class JobsService {
    */
   async retry(accountId: string, recordingId: string): Promise<JobView> {
     const job = await this.owned(accountId, recordingId);
-    if (job.state !== 'failed') throw errors.invalidState(`The job is ${job.state}; only a failed job can be retried.`, { state: job.state });
+    if (job.state !== 'failed') {
+      throw errors.invalidState(`The job is ${job.state}; only a failed job can be retried.`, { state: job.state });
+    }
     const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
     await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { state: 'processing' } });
     if (recording.sourcePath) {

@@ -48,7 +48,9 @@ for (const [address, prefix, reason] of V6_RANGES) {
 }
 
 /** Host names that are internal whatever they resolve to (some resolve only inside a cloud). */
-const REFUSED_HOST_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']);
+const REFUSED_HOST_NAMES = new Set([
+  'localhost', 'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal',
+]);
 
 /** The eight 16-bit groups of an IPv6 address in any spelling (`::` compression, a trailing dotted quad). */
 function ipv6Groups(address: string): number[] | null {

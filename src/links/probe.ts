@@ -163,5 +163,6 @@ export async function probeLink(raw: string, options: OpenLinkOptions & { before
     }
     return { ...record, kind: 'file', ok: true, problem: null };
   }
-  return { ...record, kind: 'unknown', ok: false, problem: `The link is not audio or video (it answered ${contentType ?? 'no content type'}).` };
+  return { ...record, kind: 'unknown', ok: false, problem: `The link is not audio or video (it answered `
+    + `${contentType ?? 'no content type'}).` };
 }

@@ -37,7 +37,9 @@ export interface LinkFetchPolicy {
 }
 
 /** The policy from the service configuration (`config.transcriptions`, env LINK_FETCH_*). */
-export function linkFetchPolicyOf(settings: { linkAllowHosts: string[]; linkMaxRedirects: number; linkIdleTimeoutMs: number }): LinkFetchPolicy {
+export function linkFetchPolicyOf(
+  settings: { linkAllowHosts: string[]; linkMaxRedirects: number; linkIdleTimeoutMs: number },
+): LinkFetchPolicy {
   return {
     allowHosts: settings.linkAllowHosts.map(normaliseHost),
     maxRedirects: settings.linkMaxRedirects,
@@ -88,7 +90,8 @@ export function parseLinkUrl(raw: string, field = 'url'): URL {
 const ALLOW_HINT = '; the server\'s operator can allow a host with LINK_FETCH_ALLOW_HOSTS';
 
 function refuse(url: URL, reason: string): never {
-  throw new LinkError('link_refused', `url points to an address the server does not fetch from (${reason}): ${url.hostname}${ALLOW_HINT}.`, {
+  throw new LinkError('link_refused', `url points to an address the server does not fetch from (${reason}): `
+    + `${url.hostname}${ALLOW_HINT}.`, {
     host: url.hostname,
     reason,
   });
@@ -118,7 +121,8 @@ function guardedLookup(url: URL, options: OpenLinkOptions): net.LookupFunction |
         const reason = refusedAddressReason(entry.address);
         if (reason) {
           return callback(
-            new LinkError('link_refused', `url's host ${hostname} resolves to an address the server does not fetch from (${reason})${ALLOW_HINT}.`, {
+            new LinkError('link_refused', `url's host ${hostname} resolves to an address the server does not fetch from `
+              + `(${reason})${ALLOW_HINT}.`, {
               host: hostname,
               reason,
             }),
@@ -149,7 +153,8 @@ function requestOnce(url: URL, options: OpenLinkOptions): Promise<http.IncomingM
       },
       resolve,
     );
-    request.on('timeout', () => request.destroy(new LinkError('link_unreachable', `url did not answer within ${options.policy.idleTimeoutMs / 1000} s.`)));
+    request.on('timeout', () => request.destroy(new LinkError('link_unreachable', `url did not answer within `
+      + `${options.policy.idleTimeoutMs / 1000} s.`)));
     request.on('error', (error) => {
       if (error instanceof ApiError) return reject(error);
       // Node wraps errors thrown by `lookup`; keep our refusal when it is the cause.
@@ -218,7 +223,9 @@ export async function fetchLinkToFile(
     transform(chunk: Buffer, _encoding, done) {
       fetched += chunk.length;
       if (fetched > options.maxBytes) {
-        done(new LinkError('too_large', `url's file is larger than limits.maxUploadBytes (${options.maxBytes} bytes).`, { limit: options.maxBytes }));
+        done(new LinkError(
+          'too_large', `url's file is larger than limits.maxUploadBytes (${options.maxBytes} bytes).`, { limit: options.maxBytes },
+        ));
         return;
       }
       options.onProgress?.({ fetchedBytes: fetched, fetchTotalBytes: total });

@@ -43,7 +43,9 @@ export class ListenerAccess {
     return purposeKey(this.deps.config, 'listener-token');
   }
 
-  async issue(broadcast: { id: string; access: string; passwordHash: string | null }): Promise<{ listenerToken: string; expiresAt: string }> {
+  async issue(
+    broadcast: { id: string; access: string; passwordHash: string | null },
+  ): Promise<{ listenerToken: string; expiresAt: string }> {
     const payload: TokenPayload = { b: broadcast.id, a: accessFingerprint(broadcast), e: Date.now() + LISTENER_TOKEN_TTL_MS };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     const signature = crypto.createHmac('sha256', await this.key()).update(body).digest('base64url');
@@ -63,7 +65,9 @@ export class ListenerAccess {
     if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw refused('not a listener token of this server');
     const payload = JSON.parse(Buffer.from(match[1]!, 'base64url').toString('utf8')) as TokenPayload;
     if (!(payload.e > Date.now())) throw refused('expired');
-    const broadcast = await this.deps.prisma.broadcast.findUnique({ where: { id: payload.b }, select: { id: true, access: true, passwordHash: true, lifecycle: true } });
+    const broadcast = await this.deps.prisma.broadcast.findUnique({
+      where: { id: payload.b }, select: { id: true, access: true, passwordHash: true, lifecycle: true },
+    });
     if (!broadcast || broadcast.lifecycle !== 'active') throw errors.notFound('The broadcast');
     if (accessFingerprint(broadcast) !== payload.a) throw refused('the broadcast\'s password or access changed since it was issued');
     return broadcast;
@@ -79,7 +83,9 @@ export class ListenerAccess {
       return broadcastIds.includes(broadcast.id) ? { broadcastIds: [broadcast.id] } : null;
     }
     if (broadcastIds.length === 0) return null;
-    const open = await this.deps.prisma.broadcast.findMany({ where: { id: { in: broadcastIds }, access: 'public', lifecycle: 'active' }, select: { id: true } });
+    const open = await this.deps.prisma.broadcast.findMany({
+      where: { id: { in: broadcastIds }, access: 'public', lifecycle: 'active' }, select: { id: true },
+    });
     return open.length ? { broadcastIds: open.map((b) => b.id) } : null;
   }
 }

@@ -55,10 +55,15 @@ export interface FanoutOptions {
 
 export const POLL_MS = 2_000;
 export const SLOW_CONSUMER_BYTES = 1 << 20;
-const DEFAULTS: Required<FanoutOptions> = { pollMs: POLL_MS, slowConsumerBytes: SLOW_CONSUMER_BYTES, ringSize: 1_024, idleMs: 15_000, maxReplay: 5_000 };
+const DEFAULTS: Required<FanoutOptions> = {
+  pollMs: POLL_MS, slowConsumerBytes: SLOW_CONSUMER_BYTES, ringSize: 1_024, idleMs: 15_000, maxReplay: 5_000,
+};
 
 /** The frame types a subscriber receives as they are; every other durable frame reaches it as `noop`. */
-const SUBSCRIBER_FRAMES = new Set(['transcript.committed', 'transcript.sentence', 'transcript.translated', 'transcript.amended', 'transcript.corrected', 'transcript.speaker', 'recording.state']);
+const SUBSCRIBER_FRAMES = new Set([
+  'transcript.committed', 'transcript.sentence', 'transcript.translated', 'transcript.amended', 'transcript.corrected',
+  'transcript.speaker', 'recording.state',
+]);
 const SEGMENT_FRAMES = new Set(['transcript.committed', 'transcript.amended', 'transcript.corrected']);
 /** Stored fields a subscriber is not shown: the text a rewrite replaced (it may be a hidden line's), a failure's internals. */
 const WITHHELD_FIELDS = ['previousText', 'error', 'audience'];
@@ -79,19 +84,27 @@ export function subscriberFrame(frame: Frame, view: SubscriberView, policy: Conf
     return { ...frame, translations: { [lang]: translations[lang] }, translationSources: lang in sources ? { [lang]: sources[lang] } : {} };
   }
   const segment = frame.segment as { words?: unknown; confidence?: number | null } | undefined;
-  if (view === 'listener' && SEGMENT_FRAMES.has(frame.type) && segment && isUnclearSegment({ words: segment.words, confidence: segment.confidence ?? null }, policy)) {
+  if (view === 'listener' && SEGMENT_FRAMES.has(frame.type) && segment && isUnclearSegment(
+    { words: segment.words, confidence: segment.confidence ?? null }, policy,
+  )) {
     return { type: 'noop', cursor, seq: frame.seq as number, reason: 'unclear' };
   }
   const shown: Frame = { ...frame };
   for (const field of WITHHELD_FIELDS) delete shown[field];
   // A sentence under the policy reads as the snapshot has it: blank and `suppressed` for a listener, `unclear` else.
-  const sentence = frame.type === 'transcript.sentence' ? (frame.sentence as { text: string; confidence: number | null } | undefined) : undefined;
-  if (sentence && isUnclear(sentence, policy)) shown.sentence = view === 'listener' ? { ...sentence, text: '', suppressed: true } : { ...sentence, unclear: true };
+  const sentence = frame.type === 'transcript.sentence' ? (frame.sentence as {
+    text: string; confidence: number | null;
+  } | undefined) : undefined;
+  if (sentence && isUnclear(sentence, policy)) {
+    shown.sentence = view === 'listener' ? { ...sentence, text: '', suppressed: true } : { ...sentence, unclear: true };
+  }
   return shown;
 }
 
 /** One finished sentence spoken in `lang` by `voice`: 16-bit PCM, 16 kHz, mono; null when there is nothing to speak. */
-export type SpeakSentence = (recordingId: string, sentence: { id: string; seqs: number[] }, lang: string | null, voice: string) => Promise<Buffer | null>;
+export type SpeakSentence = (
+  recordingId: string, sentence: { id: string; seqs: number[] }, lang: string | null, voice: string,
+) => Promise<Buffer | null>;
 
 interface HubDeps {
   prisma: PrismaClient;
@@ -102,7 +115,10 @@ interface HubDeps {
   speak?: SpeakSentence;
 }
 
-/** Sentences waiting to be spoken for one language and voice: past this a sentence is skipped, not queued (audio, like drafts, may drop). */
+/**
+ * Sentences waiting to be spoken for one language and voice: past this a sentence is skipped, not queued (audio, like
+ * drafts, may drop).
+ */
 export const MAX_PENDING_SENTENCES = 8;
 
 const voiceKey = (subscriber: Subscriber) => `${subscriber.lang ?? ''}|${subscriber.voice}`;
@@ -153,13 +169,17 @@ class RecordingHub {
     this.policy = await recordingConfidencePolicy(this.deps.prisma, row);
     void this.pump(first);
     // The poll also reads the confidence policy again: a change at any level reaches subscribers within a poll.
-    this.poll = setInterval(() => void this.enqueue(async () => { await this.refreshPolicy(); await this.catchUp(); }), this.options.pollMs);
+    this.poll = setInterval(
+      () => void this.enqueue(async () => { await this.refreshPolicy(); await this.catchUp(); }), this.options.pollMs,
+    );
     this.poll.unref();
   }
 
   /** The recording's policy as it stands (src/transcript/confidence.ts); kept as it was when it cannot be read. */
   private async refreshPolicy(): Promise<void> {
-    const row = await this.deps.prisma.recording.findUnique({ where: { id: this.recordingId }, select: { settings: true, transcription: { select: { settings: true, broadcastIds: true } } } });
+    const row = await this.deps.prisma.recording.findUnique({
+      where: { id: this.recordingId }, select: { settings: true, transcription: { select: { settings: true, broadcastIds: true } } },
+    });
     if (row) this.policy = await recordingConfidencePolicy(this.deps.prisma, row);
   }
 
@@ -175,7 +195,9 @@ class RecordingHub {
   /** Everything that moves the cursor runs one at a time, in arrival order. */
   private enqueue<T>(task: () => Promise<T> | T): Promise<T> {
     const run = this.chain.then(task);
-    this.chain = run.catch((error: unknown) => this.deps.logger?.warn({ err: error, recordingId: this.recordingId }, 'subscriber fan-out step failed'));
+    this.chain = run.catch(
+      (error: unknown) => this.deps.logger?.warn({ err: error, recordingId: this.recordingId }, 'subscriber fan-out step failed'),
+    );
     return run;
   }
 
@@ -212,9 +234,12 @@ class RecordingHub {
     const texts = new Map<string, string>();
     for (const subscriber of this.subscribers) {
       if (!this.roomFor(subscriber)) continue;
-      const key = subscriber.view === 'listener' && frame.type === 'transcript.translated' ? `listener:${subscriber.lang}` : subscriber.view;
+      const key =
+        subscriber.view === 'listener' && frame.type === 'transcript.translated' ? `listener:${subscriber.lang}` : subscriber.view;
       let text = texts.get(key);
-      if (text === undefined) texts.set(key, (text = JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy, subscriber.lang))));
+      if (text === undefined) {
+        texts.set(key, (text = JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy, subscriber.lang))));
+      }
       subscriber.sendText(text);
     }
     if (frame.type === 'transcript.sentence') this.speak(frame);
@@ -230,7 +255,9 @@ class RecordingHub {
     const speak = this.deps.speak;
     if (!speak || !sentence?.complete) return;
     const wanted = new Map<string, { lang: string | null; voice: string }>();
-    for (const subscriber of this.subscribers) if (subscriber.voice) wanted.set(voiceKey(subscriber), { lang: subscriber.lang, voice: subscriber.voice });
+    for (const subscriber of this.subscribers) if (subscriber.voice) wanted.set(voiceKey(subscriber), {
+      lang: subscriber.lang, voice: subscriber.voice,
+    });
     for (const [key, { lang, voice }] of wanted) {
       let line = this.voices.get(key);
       if (!line) this.voices.set(key, (line = { chain: Promise.resolve(), pending: 0, spoken: new Set() }));
@@ -252,8 +279,12 @@ class RecordingHub {
           },
           (error: unknown) => {
             const failure = toApiError(error);
-            this.deps.logger?.warn({ err: error, recordingId: this.recordingId, sentenceId: sentence.id, lang, voice }, 'voice subscribers: a sentence could not be spoken');
-            const text = JSON.stringify({ type: 'error', code: failure.code, message: `Sentence ${sentence.id} could not be spoken: ${failure.message}`, retryable: failure.retryable });
+            this.deps.logger?.warn(
+              { err: error, recordingId: this.recordingId, sentenceId: sentence.id, lang, voice },
+              'voice subscribers: a sentence could not be spoken',
+            );
+            const text = JSON.stringify({ type: 'error', code: failure.code, message: `Sentence ${sentence.id} could not be spoken: `
+              + `${failure.message}`, retryable: failure.retryable });
             for (const subscriber of listeners()) subscriber.sendText(text);
           },
         )
@@ -279,11 +310,15 @@ class RecordingHub {
       clearTimeout(this.idle);
       // A joiner reads under the policy as it stands now, not as it was when the hub started.
       await this.refreshPolicy();
-      subscriber.sendText(JSON.stringify({ type: 'subscribe.ready', recordingId: this.recordingId, lastSeq: this.delivered, state: this.state, instance: this.deps.instance }));
+      subscriber.sendText(JSON.stringify({
+        type: 'subscribe.ready', recordingId: this.recordingId, lastSeq: this.delivered, state: this.state, instance: this.deps.instance,
+      }));
       if (after !== null && after < this.delivered) {
         const replay = await this.since(after);
         if (replay === 'gap') subscriber.sendText(JSON.stringify({ type: 'subscribe.gap', cursor: this.delivered, after }));
-        else for (const frame of replay) subscriber.sendText(JSON.stringify(subscriberFrame(frame, subscriber.view, this.policy, subscriber.lang)));
+        else for (const frame of replay) subscriber.sendText(JSON.stringify(subscriberFrame(
+          frame, subscriber.view, this.policy, subscriber.lang,
+        )));
       }
       this.subscribers.add(subscriber);
       if (subscriber.audio) this.audioChanged();
@@ -295,7 +330,9 @@ class RecordingHub {
     const oldest = this.ring[0]?.cursor as number | undefined;
     if (oldest !== undefined && oldest <= after + 1) return this.ring.filter((frame) => (frame.cursor as number) > after);
     if (this.delivered - after > this.options.maxReplay) return 'gap';
-    const rows = await this.deps.prisma.recordingEvent.findMany({ where: { recordingId: this.recordingId, seq: { gt: after, lte: this.delivered } }, orderBy: { seq: 'asc' } });
+    const rows = await this.deps.prisma.recordingEvent.findMany({
+      where: { recordingId: this.recordingId, seq: { gt: after, lte: this.delivered } }, orderBy: { seq: 'asc' },
+    });
     return rows.map((row) => ({ ...(row.payload as Frame), cursor: row.seq }));
   }
 

@@ -4,6 +4,7 @@
  */
 import { builder } from '../core/builder.js';
 import { Access, BroadcastType, CurrentRecordingType } from '../broadcasts/graphql.js';
+import { recordingReaderArgs } from '../recordings/graphql.js';
 import { readerOf } from '../recordings/service.js';
 import type { BroadcastEvent, ListenerBroadcastView } from './service.js';
 
@@ -22,7 +23,10 @@ const ListenerBroadcastType = builder.objectRef<ListenerBroadcastView>('Listener
     languages: t.exposeStringList('languages', {
       description: 'What `lang` may ask for on the subscribe socket: the spoken language first, then every language translation serves.',
     }),
-    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The recording in flight (only when authorized).', resolve: (view) => view.currentRecording }),
+    currentRecording: t.field({
+      type: CurrentRecordingType, nullable: true, description: 'The recording in flight (only when authorized).',
+      resolve: (view) => view.currentRecording,
+    }),
     lastRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'The newest recording a listener can read (only '
       + 'when authorized).', resolve: (view) => view.lastRecording }),
   }),
@@ -54,7 +58,9 @@ builder.mutationFields((t) => ({
       + 'caller address, 10 a minute, and per broadcast, 100). A public broadcast answers one without a password.',
     authScopes: { public: true },
     args: { code: t.arg.string({ required: true }), password: t.arg.string() },
-    resolve: (_root, args, ctx) => ctx.services.listeners.issueToken(args.code, args.password === undefined || args.password === null ? {} : { password: args.password }, ctx.clientAddress),
+    resolve: (_root, args, ctx) => ctx.services.listeners.issueToken(
+      args.code, args.password === undefined || args.password === null ? {} : { password: args.password }, ctx.clientAddress,
+    ),
   }),
 }));
 
@@ -73,10 +79,15 @@ const BroadcastEventType = builder.objectRef<BroadcastEvent>('BroadcastEvent').i
   fields: (t) => ({
     type: t.exposeString('type'),
     broadcastId: t.id({ nullable: true, resolve: (event) => ('broadcastId' in event ? event.broadcastId : null) }),
-    currentRecording: t.field({ type: CurrentRecordingType, nullable: true, description: 'events.ready: the recording in flight.', resolve: (event) => ('currentRecording' in event ? event.currentRecording : null) }),
+    currentRecording: t.field({
+      type: CurrentRecordingType, nullable: true, description: 'events.ready: the recording in flight.',
+      resolve: (event) => ('currentRecording' in event ? event.currentRecording : null),
+    }),
     recordingId: t.id({ nullable: true, resolve: (event) => ('recordingId' in event ? event.recordingId : null) }),
     transcriptionId: t.id({ nullable: true, resolve: (event) => ('transcriptionId' in event ? event.transcriptionId : null) }),
-    state: t.string({ nullable: true, description: '`live`, `paused`, `ended`, `finalized`.', resolve: (event) => ('state' in event ? event.state : null) }),
+    state: t.string({
+      nullable: true, description: '`live`, `paused`, `ended`, `finalized`.', resolve: (event) => ('state' in event ? event.state : null),
+    }),
     at: t.string({ nullable: true, resolve: (event) => ('at' in event ? event.at : null) }),
   }),
 });
@@ -85,9 +96,9 @@ builder.subscriptionFields((t) => ({
   broadcastEvents: t.field({
     type: BroadcastEventType,
     description:
-      'WS /v1/broadcasts/{id}/events as a subscription: `events.ready` with the recording in flight, then `recording.started` ' +
-      'the moment a recording of a feeding transcription begins and `recording.state` on its moves. The owner (credential), ' +
-      'a listener with a `listenerToken` or `shareCode` of a private broadcast, or nothing for a public one. Not counted in '
+      'WS /v1/broadcasts/{id}/events as a subscription: `events.ready` with the recording in flight, then `recording.started` '
+      + 'the moment a recording of a feeding transcription begins and `recording.state` on its moves. The owner (credential), '
+      + 'a listener with a `listenerToken` or `shareCode` of a private broadcast, or nothing for a public one. Not counted in '
         + '`listenersNow`.',
     authScopes: { public: true },
     args: { broadcastId: t.arg.id({ required: true }), shareCode: t.arg.string(), listenerToken: t.arg.string() },
@@ -101,11 +112,11 @@ builder.subscriptionFields((t) => ({
   recordingFrames: t.field({
     type: 'Frame',
     description:
-      'WS /v1/recordings/{id}/subscribe as a subscription: `subscribe.ready`, then every durable frame in `cursor` order ' +
-      '(`noop` for one withheld from this reader), `subscribe.gap` when `after` is too far back. The owner (credential), ' +
-      'a `shareCode`, a `listenerToken`, or nothing for a public broadcast\'s listener. No live audio (that is binary, on the socket).',
+      'WS /v1/recordings/{id}/subscribe as a subscription: `subscribe.ready`, then every durable frame in `cursor` order '
+      + '(`noop` for one withheld from this reader), `subscribe.gap` when `after` is too far back. The owner (credential), '
+      + 'a `shareCode`, a `listenerToken`, or nothing for a public broadcast\'s listener. No live audio (that is binary, on the socket).',
     authScopes: { public: true },
-    args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string(), listenerToken: t.arg.string() },
+    args: recordingReaderArgs,
     subscribe: async (_root, args, ctx) => {
       const recordingId = String(args.recordingId);
       const { view, lang } = await ctx.services.recordings.subscriber(recordingId, readerOf(ctx, args), args.lang ?? null);

@@ -146,7 +146,9 @@ export class ListenersService implements Closable {
     speak?: SpeakSentence,
   ) {
     this.access = access;
-    this.fanout = new RecordingFanout({ prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance, logger: createLogger(deps.config.logLevel), speak });
+    this.fanout = new RecordingFanout({
+      prisma: deps.prisma, pubsub: deps.pubsub, instance: this.instance, logger: createLogger(deps.config.logLevel), speak,
+    });
   }
 
   private get redis(): Redis {
@@ -174,11 +176,17 @@ export class ListenersService implements Closable {
   async view(code: string, credentials: { listenerToken?: string | null; shareCode?: string | null }): Promise<ListenerBroadcastView> {
     const broadcast = await this.byCode(code);
     let authorized = broadcast.access === 'public';
-    if (credentials.shareCode) authorized = (await this.shareLinks.resolve(credentials.shareCode)).broadcastId === broadcast.id || authorized;
+    if (credentials.shareCode) {
+      authorized = (await this.shareLinks.resolve(credentials.shareCode)).broadcastId === broadcast.id || authorized;
+    }
     if (credentials.listenerToken) authorized = (await this.access.verify(credentials.listenerToken)).id === broadcast.id || authorized;
     const [current, last] = authorized ? await this.recordingsOf(broadcast.id) : [null, null];
     const settings = broadcast.settings as { spokenLanguage?: unknown };
-    const spokenLanguage = (typeof settings.spokenLanguage === 'string' && settings.spokenLanguage !== 'auto' ? settings.spokenLanguage : null) ?? current?.spokenLanguage ?? last?.spokenLanguage ?? null;
+    const spokenLanguage =
+      (typeof settings.spokenLanguage === 'string' && settings.spokenLanguage !== 'auto' ? settings.spokenLanguage : null) ??
+      current?.spokenLanguage ??
+      last?.spokenLanguage ??
+      null;
     return {
       broadcastId: broadcast.id,
       code: broadcast.code,
@@ -232,7 +240,10 @@ export class ListenersService implements Closable {
       for (let next = first; ; next = frames.next()) {
         const { value, done } = await next;
         if (done) return;
-        yield { type: value.type, recordingId: value.recordingId as string, transcriptionId: value.transcriptionId as string, state: value.state as string, at: value.at as string };
+        yield {
+          type: value.type, recordingId: value.recordingId as string, transcriptionId: value.transcriptionId as string,
+          state: value.state as string, at: value.at as string,
+        };
       }
     }.call(this);
     return {
@@ -255,7 +266,9 @@ export class ListenersService implements Closable {
 
   /** The recording in flight and the newest one among those a listener of the broadcast can read. */
   private async recordingsOf(broadcastId: string) {
-    const where = { lifecycle: 'active', transcription: { lifecycle: 'active', kind: 'live', broadcastIds: { array_contains: [broadcastId] } } };
+    const where = {
+      lifecycle: 'active', transcription: { lifecycle: 'active', kind: 'live', broadcastIds: { array_contains: [broadcastId] } },
+    };
     return Promise.all([
       this.deps.prisma.recording.findFirst({ where: { ...where, state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } }),
       this.deps.prisma.recording.findFirst({ where, orderBy: { createdAt: 'desc' } }),
@@ -268,7 +281,9 @@ export class ListenersService implements Closable {
    * past them); a public one
    * answers a token without one, so clients treat both alike.
    */
-  async issueToken(code: string, body: unknown, clientAddress = 'unknown'): Promise<{ listenerToken: string; broadcastId: string; expiresAt: string }> {
+  async issueToken(code: string, body: unknown, clientAddress = 'unknown'): Promise<{
+    listenerToken: string; broadcastId: string; expiresAt: string;
+  }> {
     const { password } = parseTokenRequest(body);
     const broadcast = await this.byCode(code);
     if (broadcast.access === 'private') {
@@ -299,7 +314,9 @@ export class ListenersService implements Closable {
    * and frames as the subscribe socket, no live audio. Frames wait in a queue the consumer drains; past
    * SLOW_CONSUMER_BYTES queued it ends with an `error` frame `slow_consumer`, as a socket is closed.
    */
-  async frames(recordingId: string, view: SubscriberView, after: number | null, lang: string | null = null): Promise<AsyncIterableIterator<Frame>> {
+  async frames(
+    recordingId: string, view: SubscriberView, after: number | null, lang: string | null = null,
+  ): Promise<AsyncIterableIterator<Frame>> {
     if (after !== null && (!Number.isInteger(after) || after < -1)) throw errors.invalidOptions('after must be a cursor (an integer at or '
       + 'above -1).', { field: 'after' });
     const queue: Array<{ text: string }> = [];
@@ -362,9 +379,12 @@ export class ListenersService implements Closable {
 export function parseTokenRequest(body: unknown): { password: string | null } {
   if (body === undefined || body === null) return { password: null };
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object: {"password": "..."}.', { field: 'body' });
-  for (const key of Object.keys(body)) if (key !== 'password') throw errors.invalidOptions(`${key} is not a field of this request (password).`, { field: key });
+  for (const key of Object.keys(body)) if (key !== 'password') throw errors.invalidOptions(`${key} is not a field of this request `
+    + `(password).`, { field: key });
   const password = (body as { password?: unknown }).password;
-  if (password !== undefined && password !== null && typeof password !== 'string') throw errors.invalidOptions('password must be a string.', { field: 'password' });
+  if (password !== undefined && password !== null && typeof password !== 'string') {
+    throw errors.invalidOptions('password must be a string.', { field: 'password' });
+  }
   return { password: password ?? null };
 }
 

@@ -10,7 +10,9 @@ export interface SlotLease {
 
 export class Admission {
   private active = 0;
-  private readonly waiting: { grant: (lease: SlotLease) => void; refuse: (reason: unknown) => void; signal: AbortSignal; onAbort: () => void }[] = [];
+  private readonly waiting: {
+    grant: (lease: SlotLease) => void; refuse: (reason: unknown) => void; signal: AbortSignal; onAbort: () => void;
+  }[] = [];
 
   constructor(
     private readonly maxSessions: number,

@@ -23,17 +23,20 @@ export type FixLine = (line: LineToFix) => Promise<string>;
 export const CONTEXT_LINES = 3;
 
 const INSTRUCTIONS =
-  'You fix live speech-recognition output. You get the previous lines for context and one new line. Fix only what ' +
-  'speech recognition gets wrong in the new line: misheard words that the context makes clear, casing, punctuation. ' +
-  'Keep the speaker\'s words, order and language; never summarise, translate, add or drop content. Answer a JSON ' +
-  'object {"text": "<the new line, fixed>"}; when nothing needs fixing, answer the line unchanged.';
+  'You fix live speech-recognition output. You get the previous lines for context and one new line. Fix only what '
+  + 'speech recognition gets wrong in the new line: misheard words that the context makes clear, casing, punctuation. '
+  + 'Keep the speaker\'s words, order and language; never summarise, translate, add or drop content. Answer a JSON '
+  + 'object {"text": "<the new line, fixed>"}; when nothing needs fixing, answer the line unchanged.';
 
 /** The chat API client: one request per line, answered as `{"text": …}`. */
 export function chatLineFixer(settings: ChatSettings, fetchImpl: typeof fetch = fetch): FixLine {
   return async (line) => {
     const messages: ChatMessage[] = [
       { role: 'system', content: INSTRUCTIONS },
-      { role: 'user', content: JSON.stringify({ language: line.language, previousLines: line.context.slice(-CONTEXT_LINES), line: line.text }) },
+      {
+        role: 'user',
+        content: JSON.stringify({ language: line.language, previousLines: line.context.slice(-CONTEXT_LINES), line: line.text }),
+      },
     ];
     const answer = parseJsonContent(await chatCompletion(settings, messages, fetchImpl));
     const text = (answer as { text?: unknown } | null)?.text;
@@ -53,7 +56,9 @@ function commonWords(heard: string[], fixed: string[]): Array<[number, number]> 
   const b = fixed.map(wordKey);
   const lengths = Array.from({ length: a.length + 1 }, () => new Int32Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lengths[i]![j] = a[i] === b[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+    for (let j = b.length - 1; j >= 0; j--) lengths[i]![j] = a[i] === b[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(
+      lengths[i + 1]![j]!, lengths[i]![j + 1]!,
+    );
   }
   const pairs: Array<[number, number]> = [];
   for (let i = 0, j = 0; i < a.length && j < b.length; ) {

@@ -87,7 +87,8 @@ function translateTargets(value: unknown, rules: OptionRules): string[] {
   const targets = value.map((item, index) => {
     const code = languageCode(item, `translate[${index}]`, rules);
     if (rules.translationTargets && !rules.translationTargets.includes(code)) {
-      throw invalid(`translate[${index}]`, `"${code}" is not a language this server translates into (GET /v1/languages lists the translation targets${rules.translationTargets.length ? `: ${rules.translationTargets.join(', ')}` : '; none are configured'}).`);
+      throw invalid(`translate[${index}]`, `"${code}" is not a language this server translates into (GET /v1/languages lists the `
+        + `translation targets${rules.translationTargets.length ? `: ${rules.translationTargets.join(', ')}` : '; none are configured'}).`);
     }
     return code;
   });
@@ -196,10 +197,14 @@ export interface SessionUpdateResult {
  * Applies a `session.update` frame (its fields beside `type`) to the current options. Validation happens
  * for every field before anything changes, so a bad frame leaves the session exactly as it was.
  */
-export function applySessionUpdate(current: RealtimeSessionOptions, frame: Record<string, unknown>, rules: OptionRules): SessionUpdateResult {
+export function applySessionUpdate(
+  current: RealtimeSessionOptions, frame: Record<string, unknown>, rules: OptionRules,
+): SessionUpdateResult {
   const { type: _type, ...patch } = frame;
   rejectUnknownFields(patch);
-  const next: RealtimeSessionOptions = { ...current, translate: [...current.translate], voice: [...current.voice], voiceByLang: { ...current.voiceByLang } };
+  const next: RealtimeSessionOptions = {
+    ...current, translate: [...current.translate], voice: [...current.voice], voiceByLang: { ...current.voiceByLang },
+  };
   const ignored: SessionUpdateResult['ignored'] = [];
   const present = (field: string) => patch[field] !== undefined;
 
@@ -209,7 +214,8 @@ export function applySessionUpdate(current: RealtimeSessionOptions, frame: Recor
     } catch (error) {
       // The spec: "an unsupported code is ignored". A value that is not even a string is still a bad frame.
       if (typeof patch.spokenLanguage !== 'string') throw error;
-      ignored.push({ field: 'spokenLanguage', reason: `"${patch.spokenLanguage}" is not a language this server knows; kept ${current.spokenLanguage ?? 'auto'}.` });
+      ignored.push({ field: 'spokenLanguage', reason: `"${patch.spokenLanguage}" is not a language this server knows; kept `
+        + `${current.spokenLanguage ?? 'auto'}.` });
     }
   }
   if (present('translate')) next.translate = translateTargets(patch.translate, rules);

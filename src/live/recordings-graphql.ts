@@ -74,7 +74,9 @@ builder.mutationFields((t) => ({
       + 'another device records.',
     authScopes: { write: true },
     args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: StartRecordingInput }) },
-    resolve: (_root, args, ctx) => ctx.services.liveRecordings.start(actorOf(ctx.identity!), String(args.transcriptionId), args.input ?? {}, baseUrlOf(ctx)),
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings.start(
+      actorOf(ctx.identity!), String(args.transcriptionId), args.input ?? {}, baseUrlOf(ctx),
+    ),
   }),
   recordingPublishToken: t.field({
     type: RecordingGrantType,
@@ -82,7 +84,9 @@ builder.mutationFields((t) => ({
       + '`details.takeover` while another publisher is attached, unless `takeover` is true: then that one is demoted.',
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }), takeover: t.arg.boolean() },
-    resolve: (_root, args, ctx) => ctx.services.liveRecordings.publishToken(ctx.identity!.account.id, String(args.id), args.takeover === true, baseUrlOf(ctx)),
+    resolve: (_root, args, ctx) => ctx.services.liveRecordings.publishToken(
+      ctx.identity!.account.id, String(args.id), args.takeover === true, baseUrlOf(ctx),
+    ),
   }),
   updateRecordingSettings: t.field({
     type: RecordingType,
@@ -94,7 +98,10 @@ builder.mutationFields((t) => ({
   }),
   ...Object.fromEntries((['pause', 'resume', 'stop'] as const).map((move) => [`${move}Recording`, t.field({
     type: RecordingType,
-    description: { pause: 'live → paused (idempotent): audio sent while paused is not transcribed or kept.', resume: 'paused → live.', stop: 'paused → ended (only from paused); finalization follows.' }[move],
+    description: {
+      pause: 'live → paused (idempotent): audio sent while paused is not transcribed or kept.', resume: 'paused → live.',
+      stop: 'paused → ended (only from paused); finalization follows.',
+    }[move],
     authScopes: { write: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.liveRecordings[move](ctx.identity!.account.id, String(args.id)),

@@ -103,7 +103,8 @@ export function parseStartRecording(body: unknown, extra: readonly string[] = []
   const input = body === undefined || body === null ? {} : body;
   if (!isObject(input)) throw errors.invalidOptions('The body must be a JSON object or absent.', { field: 'body' });
   const fields = ['scriptText', ...extra];
-  for (const key of Object.keys(input)) if (!fields.includes(key)) throw errors.invalidOptions(`${key} is not a field of a recording start (${fields.join(', ')}).`, { field: key });
+  for (const key of Object.keys(input)) if (!fields.includes(key)) throw errors.invalidOptions(`${key} is not a field of a recording `
+    + `start (${fields.join(', ')}).`, { field: key });
   const script = input.scriptText;
   if (script !== undefined && script !== null && (typeof script !== 'string' || script.length > MAX_SCRIPT_CHARS)) {
     throw errors.invalidOptions(`scriptText must be a string of at most ${MAX_SCRIPT_CHARS} characters, or null.`, { field: 'scriptText' });
@@ -121,9 +122,15 @@ export type CaptureSettings = Partial<Pick<RealtimeSessionOptions, (typeof CAPTU
  * `auto`, `off`). Only the fields sent are returned.
  */
 export function parseCaptureSettings(body: unknown, rules: OptionRules): CaptureSettings {
-  if (!isObject(body)) throw errors.invalidOptions(`The body must be a JSON object of capture settings (${CAPTURE_SETTING_FIELDS.join(', ')}).`, { field: 'body' });
+  if (!isObject(body)) {
+    throw errors.invalidOptions(
+      `The body must be a JSON object of capture settings (${CAPTURE_SETTING_FIELDS.join(', ')}).`, { field: 'body' },
+    );
+  }
   for (const key of Object.keys(body)) {
-    if (!(CAPTURE_SETTING_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a capture setting (${CAPTURE_SETTING_FIELDS.join(', ')}).`, { field: key });
+    if (!(CAPTURE_SETTING_FIELDS as readonly string[]).includes(key)) {
+      throw errors.invalidOptions(`${key} is not a capture setting (${CAPTURE_SETTING_FIELDS.join(', ')}).`, { field: key });
+    }
   }
   const present = CAPTURE_SETTING_FIELDS.filter((field) => body[field] !== undefined);
   const parsed = parseSessionOptions(Object.fromEntries(present.map((field) => [field, body[field]])), rules);
@@ -148,9 +155,15 @@ export interface RecordingSettingsPatch {
  * reads them, and `confidencePolicy` as every level's policy is read (src/transcriptions/service.ts).
  */
 export function parseRecordingSettings(body: unknown, rules: OptionRules): RecordingSettingsPatch {
-  if (!isObject(body)) throw errors.invalidOptions(`The body must be a JSON object of recording settings (${RECORDING_SETTING_FIELDS.join(', ')}).`, { field: 'body' });
+  if (!isObject(body)) {
+    throw errors.invalidOptions(
+      `The body must be a JSON object of recording settings (${RECORDING_SETTING_FIELDS.join(', ')}).`, { field: 'body' },
+    );
+  }
   for (const key of Object.keys(body)) {
-    if (!(RECORDING_SETTING_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a recording setting (${RECORDING_SETTING_FIELDS.join(', ')}).`, { field: key });
+    if (!(RECORDING_SETTING_FIELDS as readonly string[]).includes(key)) {
+      throw errors.invalidOptions(`${key} is not a recording setting (${RECORDING_SETTING_FIELDS.join(', ')}).`, { field: key });
+    }
   }
   const { confidencePolicy, voiceByLang, ...capture } = body;
   const patch: RecordingSettingsPatch = { capture: parseCaptureSettings(capture, rules) };
@@ -159,7 +172,9 @@ export function parseRecordingSettings(body: unknown, rules: OptionRules): Recor
   return patch;
 }
 
-const stateFrame = (state: LiveState, extra: Record<string, unknown> = {}): PendingFrame => ({ type: 'recording.state', audience: 'transcription', body: { state, ...extra } });
+const stateFrame = (state: LiveState, extra: Record<string, unknown> = {}): PendingFrame => ({
+  type: 'recording.state', audience: 'transcription', body: { state, ...extra },
+});
 
 /** A word as the accurate model heard it, on the media time line. */
 export interface TimedWord { start: number; end: number; text: string; prob: number }
@@ -168,7 +183,9 @@ export interface TimedWord { start: number; end: number; text: string; prob: num
  * Reads the master again with the accurate model (the worker's engine): its words, the language it heard, and with
  * `speakerLabels` who spoke when (the whole audio's diarization, as a file job's).
  */
-export type CatchUp = (masterPath: string, language: string | null, options: { speakerLabels: boolean }) => Promise<{ words: TimedWord[]; language: string | null; speakers?: SpeakerTurnOnMaster[] }>;
+export type CatchUp = (masterPath: string, language: string | null, options: { speakerLabels: boolean }) => Promise<{
+  words: TimedWord[]; language: string | null; speakers?: SpeakerTurnOnMaster[];
+}>;
 
 
 /** How far (seconds, middle to middle) a word of the accurate reading may be from the live word it is taken to repeat. */
@@ -183,7 +200,9 @@ const SAME_WORD_WITHIN_S = 1;
  * the next one's; the first's from 0, the last's to the end), never before the segment of the word before it. A
  * segment that gets no word keeps what the fast model said.
  */
-export function overlayWords<S extends { seq: number; start: number; words?: unknown }>(segments: S[], words: TimedWord[]): Map<number, TimedWord[]> {
+export function overlayWords<S extends {
+  seq: number; start: number; words?: unknown;
+}>(segments: S[], words: TimedWord[]): Map<number, TimedWord[]> {
   const ordered = [...segments].sort((a, b) => a.start - b.start || a.seq - b.seq);
   const liveWords = ordered.flatMap((segment, at) =>
     (Array.isArray(segment.words) ? (segment.words as TimedWord[]) : [])
@@ -233,7 +252,9 @@ const wordCount = (words: { text: string }[]) => words.filter((word) => wordKey(
 export function lostSpeech(live: TimedWord[], accurate: TimedWord[], heard: TimedWord[]): boolean {
   if (wordCount(accurate) >= wordCount(live)) return false;
   const covered = (at: number) =>
-    heard.some((word) => word.start - COVERED_WITHIN_S <= at && at <= Math.min(word.end, word.start + longestWordS(word.text)) + COVERED_WITHIN_S);
+    heard.some(
+      (word) => word.start - COVERED_WITHIN_S <= at && at <= Math.min(word.end, word.start + longestWordS(word.text)) + COVERED_WITHIN_S,
+    );
   return live.some((word) => wordCount([word]) > 0 && !covered((word.start + word.end) / 2));
 }
 
@@ -245,7 +266,9 @@ export function lostSpeech(live: TimedWord[], accurate: TimedWord[], heard: Time
  * A catch-up only improves: a segment whose accurate reading lost speech its live text holds (`lostSpeech`) keeps
  * the live text. Answers how many segments were amended.
  */
-export async function catchUpSegments(ctx: EventLogContext, recordingId: string, heard: { words: TimedWord[]; language: string | null }): Promise<number> {
+export async function catchUpSegments(
+  ctx: EventLogContext, recordingId: string, heard: { words: TimedWord[]; language: string | null },
+): Promise<number> {
   const segments = await ctx.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
   const overlay = overlayWords(segments, heard.words);
   let amended = 0;
@@ -261,10 +284,21 @@ export async function catchUpSegments(ctx: EventLogContext, recordingId: string,
     await inTransaction(ctx, recordingId, async (tx) => {
       const updated = await tx.segment.update({
         where: { id: segment.id },
-        data: { text, words: words as object[], confidence, decoder: 'accuracy', catchup: null, language: heard.language ?? segment.language },
+        data: {
+          text, words: words as object[], confidence, decoder: 'accuracy', catchup: null, language: heard.language ?? segment.language,
+        },
       });
-      const view = { seq: updated.seq, speaker: updated.speaker, start: updated.start, end: updated.end, text, words, confidence, language: updated.language, decoder: 'accuracy' };
-      return { result: null, frames: [{ type: 'transcript.amended', audience: 'log', body: { seq: updated.seq, reason: 'catchup', segment: view, previousText: segment.text } }] };
+      const view = {
+        seq: updated.seq, speaker: updated.speaker, start: updated.start, end: updated.end, text, words, confidence,
+        language: updated.language, decoder: 'accuracy',
+      };
+      return {
+        result: null,
+        frames: [{
+          type: 'transcript.amended', audience: 'log',
+          body: { seq: updated.seq, reason: 'catchup', segment: view, previousText: segment.text },
+        }],
+      };
     });
     amended++;
   }
@@ -278,7 +312,10 @@ export async function catchUpSegments(ctx: EventLogContext, recordingId: string,
  * settled, with a `transcript.speaker` event for each segment that changed.
  */
 async function reclusterSpeakers(ctx: EventLogContext, recordingId: string, turns: SpeakerTurnOnMaster[]): Promise<void> {
-  const segments = await ctx.prisma.segment.findMany({ where: { recordingId, speaker: { gte: 0 } }, orderBy: { seq: 'asc' }, select: { seq: true, speaker: true, speakerConfidence: true, speakerProvisional: true, start: true, end: true } });
+  const segments = await ctx.prisma.segment.findMany({
+    where: { recordingId, speaker: { gte: 0 } }, orderBy: { seq: 'asc' },
+    select: { seq: true, speaker: true, speakerConfidence: true, speakerProvisional: true, start: true, end: true },
+  });
   const recording = await ctx.prisma.recording.findUnique({ where: { id: recordingId }, select: { speakers: true } });
   const named = new Set(storedSpeakers(recording?.speakers).map((speaker) => speaker.index));
   const labels = relabelSegments(segments, turns, named);
@@ -314,14 +351,24 @@ export async function finalizeRecording(ctx: EventLogContext & { dataDir: string
       const settings = recording.settings as { spokenLanguage?: string | null };
       // Segments labelled live are labelled again from the whole audio (online labels only saw what came before).
       const labelled = (await ctx.prisma.segment.count({ where: { recordingId, speaker: { gte: 0 } } })) > 0;
-      const heard = await ctx.catchUp(mediaPath(ctx.dataDir, masterPath), settings.spokenLanguage ?? recording.spokenLanguage ?? null, { speakerLabels: labelled });
+      const heard = await ctx.catchUp(
+        mediaPath(ctx.dataDir, masterPath), settings.spokenLanguage ?? recording.spokenLanguage ?? null, { speakerLabels: labelled },
+      );
       await catchUpSegments(ctx, recordingId, heard);
       if (heard.speakers) await reclusterSpeakers(ctx, recordingId, heard.speakers);
-      if (heard.language && !recording.spokenLanguage) await ctx.prisma.recording.update({ where: { id: recordingId }, data: { spokenLanguage: heard.language } });
+      if (heard.language && !recording.spokenLanguage) {
+        await ctx.prisma.recording.update({ where: { id: recordingId }, data: { spokenLanguage: heard.language } });
+      }
     }
   }
   await inTransaction(ctx, recordingId, async (tx) => {
-    const moved = await tx.recording.updateMany({ where: { id: recordingId, state: 'ended' }, data: { state: 'finalized', finalizedAt: new Date(), masterPath, durationS, mediaS: durationS, summaryState: 'pending', summaryAt: new Date() } });
+    const moved = await tx.recording.updateMany({
+      where: { id: recordingId, state: 'ended' },
+      data: {
+        state: 'finalized', finalizedAt: new Date(), masterPath, durationS, mediaS: durationS, summaryState: 'pending',
+        summaryAt: new Date(),
+      },
+    });
     return { result: null, frames: moved.count ? [stateFrame('finalized', { durationS })] : [] };
   });
 }
@@ -379,19 +426,32 @@ export class LiveRecordingsService {
    * creations: nothing is created) and its charge opens. Its usage source is the actor's principal, or (an RTMP
    * publish, acting for the key's owner) the transcription's owner.
    */
-  async start(actor: { accountId: string; principalId?: string; principalKind?: Actor['principalKind'] }, transcriptionId: string, body: unknown, baseUrl: string, options: StartOptions = {}): Promise<RecordingGrant> {
+  async start(
+    actor: { accountId: string; principalId?: string; principalKind?: Actor['principalKind'] }, transcriptionId: string, body: unknown,
+    baseUrl: string, options: StartOptions = {},
+  ): Promise<RecordingGrant> {
     const { scriptText } = parseStartRecording(body, options.fields);
     const recordingId = newId('rec');
     const recording = await this.deps.prisma.$transaction(async (tx) => {
       await options.before?.(tx);
       const transcription = await lockTranscription(tx, actor.accountId, transcriptionId);
       if (transcription.kind !== 'live') {
-        throw errors.invalidState('Only a live transcription records live; a file or link transcription has its one recording already.', { kind: transcription.kind });
+        throw errors.invalidState(
+          'Only a live transcription records live; a file or link transcription has its one recording already.',
+          { kind: transcription.kind },
+        );
       }
-      if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
-      const running = await tx.recording.findFirst({ where: { transcriptionId, kind: 'live', state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' } });
+      if (transcription.lifecycle !== 'active') {
+        throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
+      }
+      const running = await tx.recording.findFirst({
+        where: { transcriptionId, kind: 'live', state: { in: ['live', 'paused'] } }, orderBy: { createdAt: 'desc' },
+      });
       if (running) {
-        throw errors.conflict('Another device is recording this transcription; take it over with the publish token route.', { takeover: takeoverDetails(running) });
+        throw errors.conflict(
+          'Another device is recording this transcription; take it over with the publish token route.',
+          { takeover: takeoverDetails(running) },
+        );
       }
       const pulled = streamSourceOf(transcription) !== null;
       const created = await tx.recording.create({
@@ -412,7 +472,10 @@ export class LiveRecordingsService {
       return created;
     }, TX_OPTIONS);
     // The event after the row: `recording.started` names the recording the moment it exists.
-    await inTransaction(this.events, recordingId, async () => ({ result: null, frames: [{ type: 'recording.started', audience: 'transcription', body: { state: 'live' } }] }));
+    await inTransaction(
+      this.events, recordingId,
+      async () => ({ result: null, frames: [{ type: 'recording.started', audience: 'transcription', body: { state: 'live' } }] }),
+    );
     if (recording.ingest) {
       // A stream source: the server is the publisher. Whichever process runs stream pulls claims it now.
       this.deps.pubsub.publish(STREAM_PULLS_TOPIC, { type: 'stream-pulls.sweep', recordingId });
@@ -431,13 +494,22 @@ export class LiveRecordingsService {
     const recording = await this.deps.prisma.$transaction(async (tx) => {
       const current = await lockRecording(tx, accountId, recordingId);
       if (current.kind !== 'live') throw errors.invalidState('A file or link recording has no publisher.', { kind: current.kind });
-      if (current.ingest) throw errors.invalidState('The server pulls this recording\'s stream source itself; it takes no publisher.', { source: 'stream' });
-      if (current.state !== 'live' && current.state !== 'paused') throw errors.invalidState('The recording has ended; start a new one.', { state: current.state });
+      if (current.ingest) {
+        throw errors.invalidState('The server pulls this recording\'s stream source itself; it takes no publisher.', { source: 'stream' });
+      }
+      if (current.state !== 'live' && current.state !== 'paused') {
+        throw errors.invalidState('The recording has ended; start a new one.', { state: current.state });
+      }
       const attached = current.publisherSeenAt !== null && Date.now() - current.publisherSeenAt.getTime() < PUBLISHER_GONE_MS;
       if (attached && !takeover) {
-        throw errors.conflict('A publisher is attached to this recording; ask again with takeover=true to take it over.', { takeover: takeoverDetails(current) });
+        throw errors.conflict(
+          'A publisher is attached to this recording; ask again with takeover=true to take it over.',
+          { takeover: takeoverDetails(current) },
+        );
       }
-      return tx.recording.update({ where: { id: recordingId }, data: { publisherEpoch: { increment: 1 }, publisherSeenAt: null }, include: { captureSpans: true } });
+      return tx.recording.update({
+        where: { id: recordingId }, data: { publisherEpoch: { increment: 1 }, publisherSeenAt: null }, include: { captureSpans: true },
+      });
     }, TX_OPTIONS);
     this.control(recordingId, 'demote', { epoch: recording.publisherEpoch });
     return this.grant(recording, baseUrl);
@@ -446,7 +518,9 @@ export class LiveRecordingsService {
   /** A publisher grant for the recording's current epoch: a realtime stream token bound to this recording. */
   private grant(recording: Prisma.RecordingGetPayload<{}>, baseUrl: string): RecordingGrant {
     const runtime = this.realtime.runtime;
-    const issued = runtime.signer.issue(recording.accountId, this.optionsOf(recording.settings), runtime.config.tokenTtlS, { id: recording.id, epoch: recording.publisherEpoch });
+    const issued = runtime.signer.issue(recording.accountId, this.optionsOf(recording.settings), runtime.config.tokenTtlS, {
+      id: recording.id, epoch: recording.publisherEpoch,
+    });
     return {
       sessionId: issued.sessionId,
       streamUrl: `${baseUrl.replace(/^http/, 'ws')}/v1/recordings/${recording.id}/publish/${issued.token}`,
@@ -458,7 +532,9 @@ export class LiveRecordingsService {
   /** The capture settings as they stand now, as session options (a re-attach keeps what PATCH .../settings changed). */
   private optionsOf(stored: Prisma.JsonValue): RealtimeSessionOptions {
     const settings = (stored ?? {}) as Record<string, unknown>;
-    return parseSessionOptions(Object.fromEntries(CAPTURE_SETTING_FIELDS.map((field) => [field, settings[field] ?? null])), this.realtime.runtime.optionRules());
+    return parseSessionOptions(
+      Object.fromEntries(CAPTURE_SETTING_FIELDS.map((field) => [field, settings[field] ?? null])), this.realtime.runtime.optionRules(),
+    );
   }
 
   /** A recording's session options now (a pulled stream's next session starts with them). */
@@ -477,7 +553,10 @@ export class LiveRecordingsService {
   async claimStreamPulls(pulling: string[]): Promise<Array<{ recordingId: string; accountId: string; url: string; epoch: number }>> {
     const gone = new Date(Date.now() - PUBLISHER_GONE_MS);
     const open = await this.deps.prisma.recording.findMany({
-      where: { kind: 'live', state: { in: ['live', 'paused'] }, ingest: { not: Prisma.AnyNull }, id: { notIn: pulling }, OR: [{ publisherSeenAt: null }, { publisherSeenAt: { lt: gone } }] },
+      where: {
+        kind: 'live', state: { in: ['live', 'paused'] }, ingest: { not: Prisma.AnyNull }, id: { notIn: pulling },
+        OR: [{ publisherSeenAt: null }, { publisherSeenAt: { lt: gone } }],
+      },
       include: { transcription: true },
       take: 20,
     });
@@ -505,9 +584,17 @@ export class LiveRecordingsService {
     const ingest = { ...report, seconds: Math.round(report.seconds * 100) / 100 };
     if (!durable) {
       // Also the puller's presence while it waits to reopen (no session, so no publisher heartbeat).
-      const moved = await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch, state: { in: ['live', 'paused'] } }, data: { ingest, publisherSeenAt: new Date() } });
-      const recording = moved.count ? await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, select: { transcriptionId: true } }) : null;
-      if (recording) this.deps.pubsub.publish(`transcription:${recording.transcriptionId}`, { type: 'stream.ingest', recordingId, ...ingest, at: new Date().toISOString() });
+      const moved = await this.deps.prisma.recording.updateMany({
+        where: { id: recordingId, publisherEpoch: epoch, state: { in: ['live', 'paused'] } }, data: { ingest, publisherSeenAt: new Date() },
+      });
+      const recording = moved.count ? await this.deps.prisma.recording.findUnique({
+        where: { id: recordingId }, select: { transcriptionId: true },
+      }) : null;
+      if (recording) {
+        this.deps.pubsub.publish(`transcription:${recording.transcriptionId}`, {
+          type: 'stream.ingest', recordingId, ...ingest, at: new Date().toISOString(),
+        });
+      }
       return;
     }
     await inTransaction(this.events, recordingId, async (tx) => {
@@ -524,12 +611,22 @@ export class LiveRecordingsService {
     const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
     const moved = await inTransaction(this.events, recordingId, async (tx) => {
       const recording = await tx.recording.findUnique({ where: { id: recordingId } });
-      if (!recording || recording.publisherEpoch !== epoch || (recording.state !== 'live' && recording.state !== 'paused')) return { result: null, frames: [] };
+      if (!recording || recording.publisherEpoch !== epoch || (recording.state !== 'live' && recording.state !== 'paused')) {
+        return { result: null, frames: [] };
+      }
       const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
       await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
-      await tx.recording.update({ where: { id: recordingId }, data: { state: 'ended', endedAt: new Date(), mediaS, ingest: { ...report }, publisherSeenAt: null } });
+      await tx.recording.update({
+        where: { id: recordingId }, data: { state: 'ended', endedAt: new Date(), mediaS, ingest: { ...report }, publisherSeenAt: null },
+      });
       const settled = await this.metering?.settleLive(tx, recordingId, mediaS);
-      return { result: { accountId: recording.accountId, settled }, frames: [{ type: 'recording.ingest', audience: 'transcription', body: { ...report } }, stateFrame('ended', { reason: 'source_failed', error: report.error })] };
+      return {
+        result: { accountId: recording.accountId, settled },
+        frames: [
+          { type: 'recording.ingest', audience: 'transcription', body: { ...report } },
+          stateFrame('ended', { reason: 'source_failed', error: report.error }),
+        ],
+      };
     });
     if (!moved) return;
     if (moved.settled) await this.metering?.after(moved.accountId, moved.settled);
@@ -538,13 +635,19 @@ export class LiveRecordingsService {
 
   /** The live recordings of a transcription, newest first; the cursor is the last item's (createdAt, id). */
   async list(accountId: string, transcriptionId: string, query: { cursor?: string | null; limit?: number | null }): Promise<RecordingPage> {
-    const transcription = await this.deps.prisma.transcription.findFirst({ where: { id: transcriptionId, accountId }, select: { id: true } });
+    const transcription = await this.deps.prisma.transcription.findFirst({
+      where: { id: transcriptionId, accountId }, select: { id: true },
+    });
     if (!transcription) throw errors.notFound('The transcription');
     const limit = query.limit ?? 50;
-    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
+      throw errors.invalidOptions(`limit must be an integer from 1 to ${LIST_MAX}.`, { field: 'limit' });
+    }
     const where: Prisma.RecordingWhereInput = { transcriptionId };
     if (query.cursor) where.OR = afterCursor(query.cursor);
-    const rows = await this.deps.prisma.recording.findMany({ where, include: { captureSpans: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1 });
+    const rows = await this.deps.prisma.recording.findMany({
+      where, include: { captureSpans: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit + 1,
+    });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
@@ -579,7 +682,9 @@ export class LiveRecordingsService {
   async endForCredit(accountId: string, recordingId: string): Promise<void> {
     const error = 'The account ran out of credit; add credit and start a new recording.';
     try {
-      await this.move(accountId, recordingId, { from: ['live', 'paused'], to: 'ended', action: 'stop', closeSpan: true, reason: 'insufficient_credit', error });
+      await this.move(accountId, recordingId, {
+        from: ['live', 'paused'], to: 'ended', action: 'stop', closeSpan: true, reason: 'insufficient_credit', error,
+      });
     } catch (refused) {
       if (refused instanceof ApiError) return;
       throw refused;
@@ -608,9 +713,16 @@ export class LiveRecordingsService {
       const { confidencePolicy: stored, voiceByLang: storedPins, ...rest } = recording.settings as Record<string, unknown>;
       const policy = confidencePolicy === undefined ? stored : confidencePolicy;
       const pins = voiceByLang === undefined ? storedPins : voiceByLang;
-      const settings = { ...rest, ...patch, ...(policy ? { confidencePolicy: policy } : {}), ...(pins && Object.keys(pins).length ? { voiceByLang: pins } : {}) };
-      const updated = await tx.recording.update({ where: { id: recordingId }, data: { settings: settings as Prisma.InputJsonValue }, include: { captureSpans: true } });
-      const frames: PendingFrame[] = Object.keys(patch).length ? [{ type: 'recording.settings', audience: 'transcription', body: { settings: patch } }] : [];
+      const settings = {
+        ...rest, ...patch, ...(policy ? { confidencePolicy: policy } : {}),
+        ...(pins && Object.keys(pins).length ? { voiceByLang: pins } : {}),
+      };
+      const updated = await tx.recording.update({
+        where: { id: recordingId }, data: { settings: settings as Prisma.InputJsonValue }, include: { captureSpans: true },
+      });
+      const frames: PendingFrame[] = Object.keys(patch).length ? [{
+        type: 'recording.settings', audience: 'transcription', body: { settings: patch },
+      }] : [];
       return { result: updated, frames };
     });
     if (Object.keys(patch).length) this.control(recordingId, 'settings', { settings: patch });
@@ -620,18 +732,36 @@ export class LiveRecordingsService {
   private async move(
     accountId: string,
     recordingId: string,
-    rule: { from: LiveState[]; to: LiveState; same?: LiveState; action: ControlAction; closeSpan?: boolean; openSpan?: string; reason?: string; error?: string },
+    rule: {
+      from: LiveState[]; to: LiveState; same?: LiveState; action: ControlAction; closeSpan?: boolean; openSpan?: string; reason?: string;
+      error?: string;
+    },
   ): Promise<RecordingView> {
     const mediaS = capturedSeconds(this.deps.config.dataDir, recordingId);
     const moved = await inTransaction(this.events, recordingId, async (tx) => {
       const recording = await lockRecording(tx, accountId, recordingId);
-      if (recording.kind !== 'live') throw errors.invalidState(`A file or link recording is not paused, resumed or stopped; only live recordings are.`, { kind: recording.kind });
-      if (rule.same === recording.state) return { result: { row: await tx.recording.findUniqueOrThrow({ where: { id: recordingId }, include: { captureSpans: true } }), settled: undefined }, frames: [] };
+      if (recording.kind !== 'live') {
+        throw errors.invalidState(
+          `A file or link recording is not paused, resumed or stopped; only live recordings are.`, { kind: recording.kind },
+        );
+      }
+      if (rule.same === recording.state) {
+        return {
+          result: {
+            row: await tx.recording.findUniqueOrThrow({ where: { id: recordingId }, include: { captureSpans: true } }), settled: undefined,
+          },
+          frames: [],
+        };
+      }
       if (!rule.from.includes(recording.state as LiveState)) {
-        throw errors.invalidState(`${rule.action} moves a recording from ${rule.from.join(' or ')}; this one is ${recording.state}.`, { state: recording.state });
+        throw errors.invalidState(
+          `${rule.action} moves a recording from ${rule.from.join(' or ')}; this one is ${recording.state}.`, { state: recording.state },
+        );
       }
       const wall = (Date.now() - recording.createdAt.getTime()) / 1000;
-      if (rule.closeSpan) await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
+      if (rule.closeSpan) {
+        await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: mediaS, wallEnd: wall } });
+      }
       if (rule.openSpan) await openSpan(tx, recordingId, rule.openSpan, wall, mediaS);
       const updated = await tx.recording.update({
         where: { id: recordingId },
@@ -640,7 +770,9 @@ export class LiveRecordingsService {
       });
       // An ended recording's charge settles at the seconds it captured, in the same transaction.
       const settled = rule.to === 'ended' ? await this.metering?.settleLive(tx, recordingId, mediaS) : undefined;
-      return { result: { row: updated, settled }, frames: [stateFrame(rule.to, rule.reason ? { reason: rule.reason, error: rule.error } : {})] };
+      return {
+        result: { row: updated, settled }, frames: [stateFrame(rule.to, rule.reason ? { reason: rule.reason, error: rule.error } : {})],
+      };
     });
     if (moved.settled) await this.metering?.after(moved.row.accountId, moved.settled);
     // Also when nothing moved (a second pause): the publisher may have missed the first one.
@@ -660,14 +792,23 @@ export class LiveRecordingsService {
     return this.deps.prisma.$transaction(async (tx) => {
       const recording = await tx.recording.findUnique({ where: { id: recordingId } });
       if (!recording || recording.kind !== 'live') throw errors.notFound('The recording');
-      if (recording.state === 'ended' || recording.state === 'finalized') throw errors.invalidState('The recording has ended; start a new one.', { state: recording.state });
+      if (recording.state === 'ended' || recording.state === 'finalized') {
+        throw errors.invalidState('The recording has ended; start a new one.', { state: recording.state });
+      }
       if (recording.publisherEpoch !== epoch) {
-        throw errors.conflict('This publish grant was replaced by a newer one (another device took over); ask for a new publish token.', { takeover: { recordingId } });
+        throw errors.conflict(
+          'This publish grant was replaced by a newer one (another device took over); ask for a new publish token.',
+          { takeover: { recordingId } },
+        );
       }
       await tx.recording.update({ where: { id: recordingId }, data: { publisherSeenAt: new Date() } });
       const spans = await tx.captureSpan.count({ where: { recordingId } });
-      await tx.captureSpan.updateMany({ where: { recordingId, wallEnd: null }, data: { mediaEnd: offsetS, wallEnd: (Date.now() - recording.createdAt.getTime()) / 1000 } });
-      if (recording.state === 'live') await openSpan(tx, recordingId, spans === 0 ? 'start' : 'attach', (Date.now() - recording.createdAt.getTime()) / 1000, offsetS);
+      await tx.captureSpan.updateMany({
+        where: { recordingId, wallEnd: null }, data: { mediaEnd: offsetS, wallEnd: (Date.now() - recording.createdAt.getTime()) / 1000 },
+      });
+      if (recording.state === 'live') {
+        await openSpan(tx, recordingId, spans === 0 ? 'start' : 'attach', (Date.now() - recording.createdAt.getTime()) / 1000, offsetS);
+      }
       return { offsetS, paused: recording.state === 'paused' };
     }, TX_OPTIONS);
   }
@@ -686,10 +827,14 @@ export class LiveRecordingsService {
       if (!recording || recording.publisherEpoch !== epoch) throw errors.conflict('This publisher was replaced; its commits are no longer '
         + 'stored.');
       // The tail flushed after a stop is stored while `ended`; a finalized transcript takes nothing more.
-      if (recording.state === 'finalized') throw errors.invalidState('The recording is finalized; its transcript takes no more commits.', { state: recording.state });
+      if (recording.state === 'finalized') {
+        throw errors.invalidState('The recording is finalized; its transcript takes no more commits.', { state: recording.state });
+      }
       const { seq, frame, segment: stored } = await commitSegment(tx, recordingId, {
         speaker: Number(body.speaker ?? -1),
-        ...(typeof body.speakerConfidence === 'number' ? { speakerConfidence: body.speakerConfidence, speakerProvisional: body.speakerProvisional === true } : {}),
+        ...(typeof body.speakerConfidence === 'number' ? {
+          speakerConfidence: body.speakerConfidence, speakerProvisional: body.speakerProvisional === true,
+        } : {}),
         start: segment.start,
         end: segment.end,
         text: body.text,
@@ -702,7 +847,9 @@ export class LiveRecordingsService {
         ...(typeof body.latencyS === 'number' ? { latencyS: body.latencyS } : {}),
       });
       // The publisher's socket shows what was stored: a segment following the script reads as the script.
-      const script = stored.scriptPos !== undefined ? { text: stored.text, recognizedText: stored.recognizedText, scriptFrom: stored.scriptFrom, scriptPos: stored.scriptPos } : {};
+      const script = stored.scriptPos !== undefined ? {
+        text: stored.text, recognizedText: stored.recognizedText, scriptFrom: stored.scriptFrom, scriptPos: stored.scriptPos,
+      } : {};
       return { result: { ...segment, ...script, seq }, frames: [frame] };
     });
   }
@@ -730,11 +877,19 @@ export class LiveRecordingsService {
     return inTransaction(this.events, recordingId, async (tx) => {
       const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { state: true } });
       const segment = await tx.segment.findFirst({ where: { recordingId, seq } });
-      if (!recording || recording.state === 'finalized' || !segment || segment.recognizedText !== null || segment.text !== previousText) return { result: null, frames: [] };
+      if (!recording || recording.state === 'finalized' || !segment || segment.recognizedText !== null || segment.text !== previousText) {
+        return { result: null, frames: [] };
+      }
       const words = retimedWords(segment.words as unknown as TimedWord[], text);
       const updated = await tx.segment.update({ where: { id: segment.id }, data: { text, words: words as object[] } });
-      const view = { seq, speaker: updated.speaker, start: updated.start, end: updated.end, text, words, confidence: updated.confidence, language: updated.language, decoder: updated.decoder };
-      return { result: view, frames: [{ type: 'transcript.amended', audience: 'log', body: { seq, reason: 'llm_fix', segment: view, previousText } }] };
+      const view = {
+        seq, speaker: updated.speaker, start: updated.start, end: updated.end, text, words, confidence: updated.confidence,
+        language: updated.language, decoder: updated.decoder,
+      };
+      return {
+        result: view,
+        frames: [{ type: 'transcript.amended', audience: 'log', body: { seq, reason: 'llm_fix', segment: view, previousText } }],
+      };
     });
   }
 
@@ -757,7 +912,9 @@ export class LiveRecordingsService {
    */
   async heartbeat(recordingId: string, epoch: number): Promise<{ state: string; epoch: number } | null> {
     // Only while present: a heartbeat still on its way when the socket closed must not bring back a detached publisher.
-    await this.deps.prisma.recording.updateMany({ where: { id: recordingId, publisherEpoch: epoch, publisherSeenAt: { not: null } }, data: { publisherSeenAt: new Date() } });
+    await this.deps.prisma.recording.updateMany({
+      where: { id: recordingId, publisherEpoch: epoch, publisherSeenAt: { not: null } }, data: { publisherSeenAt: new Date() },
+    });
     const now = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, select: { state: true, publisherEpoch: true } });
     return now && { state: now.state, epoch: now.publisherEpoch };
   }
@@ -803,7 +960,8 @@ async function openSpan(tx: Tx, recordingId: string, reason: string, wallStart: 
 
 /** The recording's row, locked for this transaction (moves serialise on it); 404 for another account's. */
 async function lockRecording(tx: Tx, accountId: string, recordingId: string) {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Recording" WHERE id = ${recordingId} AND "accountId" = ${accountId} FOR UPDATE`;
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Recording" WHERE id = ${recordingId} AND "accountId" =
+    ${accountId} FOR UPDATE`;
   if (rows.length === 0) throw errors.notFound('The recording');
   return tx.recording.findUniqueOrThrow({ where: { id: recordingId } });
 }

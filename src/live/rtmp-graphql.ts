@@ -26,7 +26,10 @@ const RtmpStatusType = builder.objectRef<RtmpStatus>('RtmpStatus').implement({
     transcriptionId: t.exposeID('transcriptionId', { nullable: true, description: 'The live transcription the key records into, made '
       + 'with the key (source `{kind: "stream", url: serverUrl}`); if it is archived or deleted, the next answer binds a new one. Each '
       + 'publish is one recording of it: started when publishing starts, stopped (then finalized) when publishing stops.' }),
-    audio: t.field({ type: RtmpAudioType, nullable: true, description: 'What is coming in now; null while nobody publishes.', resolve: (status) => status.audio }),
+    audio: t.field({
+      type: RtmpAudioType, nullable: true, description: 'What is coming in now; null while nobody publishes.',
+      resolve: (status) => status.audio,
+    }),
     monitorUrl: t.exposeString('monitorUrl', { description: 'Signed URL (valid an hour) streaming the incoming audio as MP3: no '
       + 'credential, the signature is one (a tampered or expired one is 403); 404 while nobody publishes.' }),
     monitorExpiresAt: t.exposeString('monitorExpiresAt', { description: 'When `monitorUrl` stops working (ISO 8601).' }),
@@ -39,7 +42,9 @@ builder.queryFields((t) => ({
     description: 'The account\'s RTMP ingest. The first call makes the stream key (shown in full in that answer only) and binds it to a '
       + 'new live transcription.',
     authScopes: { read: true },
-    resolve: (_root, _args, ctx) => ctx.services.rtmp.status({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, baseUrlOf(ctx)),
+    resolve: (_root, _args, ctx) => ctx.services.rtmp.status(
+      { accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, baseUrlOf(ctx),
+    ),
   }),
 }));
 
@@ -49,6 +54,8 @@ builder.mutationFields((t) => ({
     description: 'Replaces the account\'s stream key: the new one is in this answer only; the old one is refused from now on (a publish '
       + 'running on it goes on until it stops).',
     authScopes: { write: true },
-    resolve: (_root, _args, ctx) => ctx.services.rtmp.rotate({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, baseUrlOf(ctx)),
+    resolve: (_root, _args, ctx) => ctx.services.rtmp.rotate(
+      { accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, baseUrlOf(ctx),
+    ),
   }),
 }));

@@ -114,19 +114,27 @@ export class RtmpService {
   }
 
   /** The bound live transcription if it is still active, else a new one (source: this server's RTMP address). */
-  private async boundTranscription(actor: { accountId: string; principalId: string }, current: string | null, baseUrl: string): Promise<string> {
+  private async boundTranscription(
+    actor: { accountId: string; principalId: string }, current: string | null, baseUrl: string,
+  ): Promise<string> {
     if (current) {
-      const found = await this.deps.prisma.transcription.findFirst({ where: { id: current, accountId: actor.accountId, lifecycle: 'active' }, select: { id: true } });
+      const found = await this.deps.prisma.transcription.findFirst({
+        where: { id: current, accountId: actor.accountId, lifecycle: 'active' }, select: { id: true },
+      });
       if (found) return found.id;
     }
     // Made as a microphone transcription (the link policy would refuse an rtmp:// source), then given its source.
     const made = await this.transcriptions.createLive(actor, { name: TRANSCRIPTION_NAME });
-    await this.deps.prisma.transcription.update({ where: { id: made.id }, data: { source: { kind: 'stream', url: this.serverUrl(baseUrl) } } });
+    await this.deps.prisma.transcription.update({
+      where: { id: made.id }, data: { source: { kind: 'stream', url: this.serverUrl(baseUrl) } },
+    });
     await this.deps.prisma.rtmpIngest.updateMany({ where: { accountId: actor.accountId }, data: { transcriptionId: made.id } });
     return made.id;
   }
 
-  private async view(accountId: string, key: { key: string | null; tail: string; transcriptionId: string | null }, baseUrl: string): Promise<RtmpStatus> {
+  private async view(
+    accountId: string, key: { key: string | null; tail: string; transcriptionId: string | null }, baseUrl: string,
+  ): Promise<RtmpStatus> {
     const exp = Math.floor(Date.now() / 1000) + MONITOR_TTL_S;
     const sig = monitorSignature(await signingSecret(this.deps.config), accountId, exp);
     const query = new URLSearchParams({ account: accountId, exp: String(exp), sig });
@@ -146,7 +154,9 @@ export class RtmpService {
     if (!key.startsWith(KEY_PREFIX)) return null;
     const row = await this.deps.prisma.rtmpIngest.findUnique({ where: { keyHash: hashStreamKey(key) } });
     if (!row?.transcriptionId) return null;
-    const transcription = await this.deps.prisma.transcription.findFirst({ where: { id: row.transcriptionId, accountId: row.accountId, lifecycle: 'active' }, select: { id: true } });
+    const transcription = await this.deps.prisma.transcription.findFirst({
+      where: { id: row.transcriptionId, accountId: row.accountId, lifecycle: 'active' }, select: { id: true },
+    });
     return transcription ? { accountId: row.accountId, transcriptionId: transcription.id } : null;
   }
 

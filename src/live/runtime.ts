@@ -36,21 +36,31 @@ export class RealtimeRuntime {
   constructor(
     gatewayConfig: GatewayConfigPart,
     log?: RealtimeSocketDeps['log'],
-    private readonly translation: { translate?: LiveSessionDeps['translate']; translationTargets?: () => readonly string[] | undefined } = {},
+    private readonly translation: {
+      translate?: LiveSessionDeps['translate']; translationTargets?: () => readonly string[] | undefined;
+    } = {},
     meter?: LiveSessionDeps['meter'],
   ) {
     this.config = realtimeConfig(gatewayConfig);
     this.engine = new EngineThreads({
-      engine: { modelsDir: this.config.modelsDir, model: this.config.model, ...(this.config.intraOpThreads > 0 ? { intraOpThreads: this.config.intraOpThreads } : {}) },
+      engine: {
+        modelsDir: this.config.modelsDir, model: this.config.model,
+        ...(this.config.intraOpThreads > 0 ? { intraOpThreads: this.config.intraOpThreads } : {}),
+      },
       threads: this.config.engineThreads,
       retryAfterS: 30,
       onReady: recordEngineProvider('realtime'),
     });
     this.admission = new Admission(this.config.maxSessions, this.config.maxWaiting);
-    const { key, source } = realtimeSigningKey({ realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir });
+    const { key, source } = realtimeSigningKey({
+      realtimeSecret: this.config.secret, serverSecret: this.config.serverSecret, dataDir: this.config.dataDir,
+    });
     this.signer = new SessionTokenSigner(key);
     const fixLine = this.config.llmFix ? chatLineFixer(this.config.llmFix) : undefined;
-    this.sockets = new RealtimeSockets({ engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(), translate: translation.translate, fixLine, log, meter });
+    this.sockets = new RealtimeSockets({
+      engine: this.engine, admission: this.admission, signer: this.signer, config: this.config, optionRules: async () => this.optionRules(),
+      translate: translation.translate, fixLine, log, meter,
+    });
     if (source === 'DATA_DIR') {
       log?.('warn', 'REALTIME_SECRET is unset: stream tokens are signed with a key kept in DATA_DIR; gateways on other machines will '
         + 'refuse them.');
@@ -87,7 +97,10 @@ export class RealtimeRuntime {
 
   optionRules(): OptionRules {
     const translationTargets = this.translation.translationTargets?.();
-    return { languages: this.languages(), speakerLabelModes: SPEAKER_LABEL_MODES, llmFix: this.config.llmFix !== null, ...(translationTargets ? { translationTargets } : {}) };
+    return {
+      languages: this.languages(), speakerLabelModes: SPEAKER_LABEL_MODES, llmFix: this.config.llmFix !== null,
+      ...(translationTargets ? { translationTargets } : {}),
+    };
   }
 
   /** `POST /v1/realtime/sessions`: validates the options and signs them into a token. Nothing is stored. */

@@ -111,7 +111,9 @@ export class RealtimeService implements Closable {
   checkSession(caller: Caller, body: unknown): Identity {
     const identity = requireIdentity(caller, NEEDS_API_KEY);
     if (identity.principal.kind !== 'api_key') {
-      throw errors.forbidden('Realtime sessions are created with an API key by a server; a signed-in person cannot create one.', { needs: 'api_key' });
+      throw errors.forbidden(
+        'Realtime sessions are created with an API key by a server; a signed-in person cannot create one.', { needs: 'api_key' },
+      );
     }
     requireScope(caller, 'write', NEEDS_API_KEY);
     parseSessionOptions(body, this.runtime.optionRules());

@@ -83,13 +83,19 @@ export class SessionTokenSigner {
     }
     if (typeof payload.sid !== 'string' || typeof payload.exp !== 'number' || typeof payload.opts !== 'object') throw invalidStreamToken();
     if (this.now() / 1000 >= payload.exp) {
-      throw new ApiError('session_expired', 410, `The realtime session expired at ${new Date(payload.exp * 1000).toISOString()}; create a new one.`, {
+      throw new ApiError('session_expired', 410, `The realtime session expired at ${new Date(payload.exp * 1000).toISOString()}; create a `
+        + `new one.`, {
         retryable: false,
         details: { sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000).toISOString() },
       });
     }
-    const recording = payload.rec && typeof payload.rec.id === 'string' && typeof payload.rec.ep === 'number' ? { id: payload.rec.id, epoch: payload.rec.ep } : undefined;
-    return { sessionId: payload.sid, accountId: payload.acct, options: payload.opts, expiresAt: payload.exp, issuedAt: payload.iat, ...(recording ? { recording } : {}) };
+    const recording = payload.rec && typeof payload.rec.id === 'string' && typeof payload.rec.ep === 'number' ? {
+      id: payload.rec.id, epoch: payload.rec.ep,
+    } : undefined;
+    return {
+      sessionId: payload.sid, accountId: payload.acct, options: payload.opts, expiresAt: payload.exp, issuedAt: payload.iat,
+      ...(recording ? { recording } : {}),
+    };
   }
 
   private sign(body: string): string {
@@ -107,10 +113,14 @@ function invalidStreamToken(): ApiError {
  * `DATA_DIR/realtime-signing-secret`, so restarts and every process sharing that folder accept the same tokens
  * (gateways on other machines need one of the two secrets).
  */
-export function realtimeSigningKey(options: { realtimeSecret: string | null; serverSecret: string | null; dataDir: string }): { key: Buffer; source: 'REALTIME_SECRET' | 'SERVER_SECRET' | 'DATA_DIR' } {
+export function realtimeSigningKey(options: { realtimeSecret: string | null; serverSecret: string | null; dataDir: string }): {
+  key: Buffer; source: 'REALTIME_SECRET' | 'SERVER_SECRET' | 'DATA_DIR';
+} {
   if (options.realtimeSecret) return { key: Buffer.from(options.realtimeSecret, 'utf8'), source: 'REALTIME_SECRET' };
   if (options.serverSecret) {
-    const derived = hkdfSync('sha256', Buffer.from(options.serverSecret, 'utf8'), Buffer.alloc(0), 'speechgate realtime session token v1', 32);
+    const derived = hkdfSync(
+      'sha256', Buffer.from(options.serverSecret, 'utf8'), Buffer.alloc(0), 'speechgate realtime session token v1', 32,
+    );
     return { key: Buffer.from(derived), source: 'SERVER_SECRET' };
   }
   const file = join(options.dataDir, 'realtime-signing-secret');

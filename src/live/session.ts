@@ -33,7 +33,9 @@ export type LiveEvent = { type: string } & Record<string, unknown>;
 export type LiveOutcome = 'done' | 'failed' | 'no_slot';
 
 /** A committed segment as the session sends it, before it has a `seq`. */
-export type CommittedBody = Record<string, unknown> & { start: number; end: number; text: string; words: Array<{ start: number; end: number; text: string; prob: number }> };
+export type CommittedBody = Record<string, unknown> & {
+  start: number; end: number; text: string; words: Array<{ start: number; end: number; text: string; prob: number }>;
+};
 
 /**
  * Where commits go before their frame does (a live recording's store): it gives each its `seq` (and may move its
@@ -176,7 +178,9 @@ export class LiveSession implements LiveListener {
     }
     this.state = 'loading';
     try {
-      const settings = { language: this.options.spokenLanguage, latencyMode: this.options.latencyMode, speakerLabels: labelsOn(this.options) };
+      const settings = {
+        language: this.options.spokenLanguage, latencyMode: this.options.latencyMode, speakerLabels: labelsOn(this.options),
+      };
       this.live = this.deps.engine.openLive(settings, this.deps.config.tuning, this);
     } catch (error) {
       this.failed(toApiError(error).message);
@@ -318,7 +322,9 @@ export class LiveSession implements LiveListener {
     this.stopHeartbeat();
     this.state = 'ready';
     this.meterAudio();
-    this.output.send({ type: 'session.ready', sessionId: this.claims.sessionId, audio: { encoding: 'pcm_f32le', sampleRate: SAMPLE_RATE, channels: 1 } });
+    this.output.send({
+      type: 'session.ready', sessionId: this.claims.sessionId, audio: { encoding: 'pcm_f32le', sampleRate: SAMPLE_RATE, channels: 1 },
+    });
   }
 
   update(update: LiveUpdate): void {
@@ -336,17 +342,25 @@ export class LiveSession implements LiveListener {
         const body = held ? this.withFix(heard, held.outcome, now) : heard;
         const committed = this.hooks.store ? await this.hooks.store.commit(body) : { ...body, seq: this.seq++ };
         this.recentLines = [...this.recentLines, committed.text].slice(-CONTEXT_LINES);
-        if (typeof body.latencyS === 'number') commitLatency.observe({ session: this.hooks.store ? 'live_recording' : 'realtime' }, body.latencyS);
+        if (typeof body.latencyS === 'number') {
+          commitLatency.observe({ session: this.hooks.store ? 'live_recording' : 'realtime' }, body.latencyS);
+        }
         const turn = update.committed[index]!.speakerTurn;
         if (turn !== undefined) this.turnSeqs.set(turn, committed.seq);
         if (!this.output.send({ type: 'transcript.committed', segment: committed })) return;
         if (committed.words.length > 0) this.output.send({ type: 'transcript.words', seq: committed.seq, words: committed.words });
-        if (held) this.output.send({ type: 'transcript.latency', seq: committed.seq, latencyS: committed.latencyS, heldS: held.heldS, ...outcomeFields(held.outcome) });
-        else if (fixes[index]) this.amendWhenFixed(committed, now - (typeof heard.latencyS === 'number' ? heard.latencyS * 1000 : 0), fixes[index]);
+        if (held) this.output.send({
+          type: 'transcript.latency', seq: committed.seq, latencyS: committed.latencyS, heldS: held.heldS, ...outcomeFields(held.outcome),
+        });
+        else if (fixes[index]) this.amendWhenFixed(
+          committed, now - (typeof heard.latencyS === 'number' ? heard.latencyS * 1000 : 0), fixes[index],
+        );
         this.translateCommit(committed);
       }
       if (update.speakers?.length && !(await this.settleSpeakers(update.speakers))) return;
-      const draft = update.draft.map((item) => ({ start: round(item.start), text: item.text, speaker: item.speaker ?? SPEAKER_LABELS_OFF, tentative: true }));
+      const draft = update.draft.map((item) => ({
+        start: round(item.start), text: item.text, speaker: item.speaker ?? SPEAKER_LABELS_OFF, tentative: true,
+      }));
       const draftJson = JSON.stringify(draft);
       if (draftJson !== this.lastDraftJson && !this.output.behind()) {
         this.lastDraftJson = draftJson;
@@ -363,14 +377,18 @@ export class LiveSession implements LiveListener {
     const fixLine = this.deps.fixLine;
     if (!this.options.llmFix || !fixLine || body.text.trim() === '') return null;
     const context = [...this.recentLines, ...before.map((b) => b.text)].slice(-CONTEXT_LINES);
-    const outcome = fixLine({ text: body.text, language: (body.language as string | null | undefined) ?? this.options.spokenLanguage, context }).then(
+    const outcome = fixLine({
+      text: body.text, language: (body.language as string | null | undefined) ?? this.options.spokenLanguage, context,
+    }).then(
       (proposed): FixOutcome => {
         const text = acceptedFix(body.text, proposed);
         if (text === null) return { fix: 'rejected' };
         return text === body.text.replace(/\s+/g, ' ').trim() ? { fix: 'unchanged' } : { fix: 'changed', text };
       },
       (error: unknown): FixOutcome => {
-        this.deps.log?.('warn', 'llmFix: the line could not be fixed; it goes out as heard', { sessionId: this.claims.sessionId, error: String(error) });
+        this.deps.log?.('warn', 'llmFix: the line could not be fixed; it goes out as heard', {
+          sessionId: this.claims.sessionId, error: String(error),
+        });
         return { fix: 'failed', problem: (error as Error).message };
       },
     );
@@ -386,7 +404,9 @@ export class LiveSession implements LiveListener {
     if (!fix) return null;
     const holdMs = this.deps.config.llmFix?.holdMs ?? 0;
     let timer: NodeJS.Timeout | undefined;
-    const timeUp = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, fix.startedMs + holdMs - Date.now()))));
+    const timeUp = new Promise<null>((resolve) => (timer = setTimeout(
+      () => resolve(null), Math.max(0, fix.startedMs + holdMs - Date.now()),
+    )));
     const outcome = await Promise.race([fix.outcome, timeUp]);
     clearTimeout(timer);
     return outcome && { outcome, heldS: round((Date.now() - fix.startedMs) / 1000) };
@@ -404,7 +424,9 @@ export class LiveSession implements LiveListener {
    * as `transcript.amended`, then `transcript.latency` says how long the final text took; after the commits queued
    * before it, and `session.done` waits for it as for a translation.
    */
-  private amendWhenFixed(committed: CommittedBody & { seq: number }, endArrivedMs: number, fix: NonNullable<ReturnType<LiveSession['askFix']>>): void {
+  private amendWhenFixed(
+    committed: CommittedBody & { seq: number }, endArrivedMs: number, fix: NonNullable<ReturnType<LiveSession['askFix']>>,
+  ): void {
     const work = fix.outcome.then((outcome) =>
       this.enqueue(async () => {
         if (this.state === 'closed') return;
@@ -412,14 +434,24 @@ export class LiveSession implements LiveListener {
           // A fix that cannot be stored leaves the line as it went out: unlike a commit, it does not end the session.
           const stored = this.hooks.store?.amend
             ? await this.hooks.store.amend(committed.seq, outcome.text, committed.text).catch((error: unknown) => {
-                this.deps.log?.('warn', 'llmFix: a late fix could not be stored; the line stays as heard', { sessionId: this.claims.sessionId, seq: committed.seq, error: String(error) });
+                this.deps.log?.('warn', 'llmFix: a late fix could not be stored; the line stays as heard', {
+                  sessionId: this.claims.sessionId, seq: committed.seq, error: String(error),
+                });
                 return null;
               })
             : { ...committed, text: outcome.text, words: retimedWords(committed.words, outcome.text) };
-          if (stored) this.output.send({ type: 'transcript.amended', seq: committed.seq, reason: 'llm_fix', segment: { ...stored, seq: committed.seq }, previousText: committed.text });
+          if (stored) {
+            this.output.send({
+              type: 'transcript.amended', seq: committed.seq, reason: 'llm_fix', segment: { ...stored, seq: committed.seq },
+              previousText: committed.text,
+            });
+          }
         }
         const latencyS = round((Date.now() - endArrivedMs) / 1000);
-        this.output.send({ type: 'transcript.latency', seq: committed.seq, latencyS, heldS: round((this.deps.config.llmFix?.holdMs ?? 0) / 1000), ...outcomeFields(outcome) });
+        this.output.send({
+          type: 'transcript.latency', seq: committed.seq, latencyS, heldS: round((this.deps.config.llmFix?.holdMs ?? 0) / 1000),
+          ...outcomeFields(outcome),
+        });
       }),
     );
     const tracked = work.finally(() => this.translating.delete(tracked));
@@ -430,7 +462,9 @@ export class LiveSession implements LiveListener {
   private async settleSpeakers(settlements: NonNullable<LiveUpdate['speakers']>): Promise<boolean> {
     const labels: SpeakerSettled[] = settlements.flatMap((s) => {
       const seq = this.turnSeqs.get(s.turn);
-      return seq === undefined ? [] : [{ seq, speaker: s.speaker, speakerConfidence: round(s.confidence), speakerProvisional: false as const }];
+      return seq === undefined ? [] : [{
+        seq, speaker: s.speaker, speakerConfidence: round(s.confidence), speakerProvisional: false as const,
+      }];
     });
     if (labels.length === 0) return true;
     await this.hooks.store?.settleSpeakers(labels);
@@ -449,7 +483,9 @@ export class LiveSession implements LiveListener {
     // A live recording's store also translates into the languages its listeners asked for: it is always asked.
     if ((targets.length === 0 && !this.hooks.store) || committed.text.trim() === '') return;
     const work = (async () => {
-      const made = this.hooks.store ? await this.hooks.store.translate(committed.seq, targets) : await this.translateText(committed.text, language, targets);
+      const made = this.hooks.store ? await this.hooks.store.translate(committed.seq, targets) : await this.translateText(
+        committed.text, language, targets,
+      );
       if (made && Object.keys(made.translations).length > 0) {
         this.enqueue(() => {
           if (this.state !== 'closed') this.output.send({ type: 'transcript.translated', seq: committed.seq, ...made });
@@ -458,7 +494,9 @@ export class LiveSession implements LiveListener {
     })()
       .catch((error: unknown) => {
         const apiError = toApiError(error);
-        this.enqueue(() => this.sendError(apiError.code, `transcript.translated for seq ${committed.seq}: ${apiError.message}`, apiError.retryable));
+        this.enqueue(() => this.sendError(
+          apiError.code, `transcript.translated for seq ${committed.seq}: ${apiError.message}`, apiError.retryable,
+        ));
       })
       .finally(() => this.translating.delete(work));
     this.translating.add(work);
@@ -495,7 +533,9 @@ export class LiveSession implements LiveListener {
       this.output.send({
         type: 'session.done',
         reason: this.endReason ?? reason,
-        stats: { audioS: round(audioS), processingS: round(this.processingS), realtimeFactor: audioS > 0 ? round(this.processingS / audioS) : 0 },
+        stats: {
+          audioS: round(audioS), processingS: round(this.processingS), realtimeFactor: audioS > 0 ? round(this.processingS / audioS) : 0,
+        },
       });
       this.close('done');
     }));
@@ -567,8 +607,12 @@ export class LiveSession implements LiveListener {
   }
 
   private committedBody(segment: LiveSegment, now: number): CommittedBody {
-    const words = segment.words.map((word) => ({ start: round(word.start), end: round(word.end), text: word.text, prob: round(word.prob) }));
-    const label = segment.speaker === undefined ? { speaker: SPEAKER_LABELS_OFF } : { speaker: segment.speaker, speakerConfidence: round(segment.speakerConfidence ?? 0), speakerProvisional: true };
+    const words = segment.words.map(
+      (word) => ({ start: round(word.start), end: round(word.end), text: word.text, prob: round(word.prob) }),
+    );
+    const label = segment.speaker === undefined ? { speaker: SPEAKER_LABELS_OFF } : {
+      speaker: segment.speaker, speakerConfidence: round(segment.speakerConfidence ?? 0), speakerProvisional: true,
+    };
     return {
       ...label,
       start: round(segment.start),

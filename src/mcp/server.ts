@@ -30,7 +30,10 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** A resource read that is refused: the JSON-RPC error carries the API's code and message. */
 function resourceError(error: unknown): McpError {
   const refusal = toApiError(error);
-  return new McpError(refusal.status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, `${refusal.code}: ${refusal.message}`, { code: refusal.code, status: refusal.status });
+  return new McpError(
+    refusal.status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, `${refusal.code}: ${refusal.message}`,
+    { code: refusal.code, status: refusal.status },
+  );
 }
 
 /** Transcripts as resources: listed from the caller's transcriptions (first page), read as text lines. */

@@ -60,13 +60,21 @@ const FINISHED = new Set(['done', 'failed', 'cropping']);
 async function followJob(created: { id: string; recordingId?: string | null }, args: WaitArgs, call: ToolCall): Promise<CallToolResult> {
   const recordingId = created.recordingId!;
   const ids = `transcriptionId ${created.id}, recordingId ${recordingId}`;
-  if (args.wait === false) return textResult(`Transcription started (${ids}). Read it with get_transcript or the resource speechgate://recordings/${recordingId}/transcript.`);
+  if (args.wait === false) {
+    return textResult(`Transcription started (${ids}). Read it with get_transcript or the resource `
+      + `speechgate://recordings/${recordingId}/transcript.`);
+  }
   const deadline = Date.now() + (args.timeoutS ?? 600) * 1000;
   for (;;) {
     const { recordingJob: job } = await call.run(RecordingJobDocument, { recordingId });
     const progress = (job.progress ?? {}) as { pct?: number; phase?: string };
-    await call.progress(Math.max(0, Math.min(100, Number(progress.pct) || 0)), 100, progress.phase ? `${job.state} (${progress.phase})` : job.state);
-    if (job.state === 'failed') return { isError: true, content: [{ type: 'text', text: `${job.errorCode ?? 'failed'}: the job failed (${ids}): ${job.error ?? 'no reason given'}` }] };
+    await call.progress(
+      Math.max(0, Math.min(100, Number(progress.pct) || 0)), 100, progress.phase ? `${job.state} (${progress.phase})` : job.state,
+    );
+    if (job.state === 'failed') {
+      return { isError: true, content: [{ type: 'text', text: `${job.errorCode ?? 'failed'}: the job failed (${ids}): `
+        + `${job.error ?? 'no reason given'}` }] };
+    }
     if (FINISHED.has(job.state)) break;
     if (Date.now() > deadline || call.signal.aborted) return textResult(`Still ${job.state} (${ids}); read it later with get_transcript.`);
     await new Promise((resolve) => setTimeout(resolve, WAIT_EVERY_MS));
@@ -87,7 +95,8 @@ const TEXT_FORMATS = new Set(['srt', 'json']);
 const recordingActions = [
   { name: 'pause_recording', verb: 'Pause', document: PauseRecordingDocument, field: 'pauseRecording', rule: 'A live one.' },
   { name: 'resume_recording', verb: 'Resume', document: ResumeRecordingDocument, field: 'resumeRecording', rule: 'A paused one.' },
-  { name: 'stop_recording', verb: 'Stop', document: StopRecordingDocument, field: 'stopRecording', rule: 'A paused one (pause it first); it ends for good.' },
+  { name: 'stop_recording', verb: 'Stop', document: StopRecordingDocument, field: 'stopRecording', rule: 'A paused one (pause it first); '
+    + 'it ends for good.' },
 ] as const;
 
 export const tools: ToolDefinition<z.ZodRawShape>[] = [
@@ -96,7 +105,9 @@ export const tools: ToolDefinition<z.ZodRawShape>[] = [
     description: 'Transcribe audio or video at an http(s) link (fetched by the server), waiting for the job by default, and answer the '
       + 'transcript.',
     input: { url: z.string().url().describe('An http or https link to an audio or video file.'), ...waitInput },
-    call: async (args, call) => followJob((await call.run(CreateTranscriptionDocument, { options: optionsOf(args) })).createTranscription, args, call),
+    call: async (args, call) => followJob(
+      (await call.run(CreateTranscriptionDocument, { options: optionsOf(args) })).createTranscription, args, call,
+    ),
   }),
   tool({
     name: 'transcribe_file', title: 'Transcribe an uploaded file', scope: 'write',
@@ -122,7 +133,9 @@ export const tools: ToolDefinition<z.ZodRawShape>[] = [
       lang: z.string().min(2).max(35).optional().describe('Read it in this language (a translation target).'),
     },
     call: async (args, call) => {
-      const { recordingTranscript } = await call.run(RecordingTranscriptDocument, { recordingId: args.recordingId, lang: args.lang ?? null });
+      const { recordingTranscript } = await call.run(RecordingTranscriptDocument, {
+        recordingId: args.recordingId, lang: args.lang ?? null,
+      });
       return textResult(transcriptText(recordingTranscript, args.lang));
     },
   }),
@@ -136,20 +149,25 @@ export const tools: ToolDefinition<z.ZodRawShape>[] = [
       ...page,
     },
     call: async (args, call) => jsonResult((await call.run(SearchDocument, {
-      q: args.q, lang: args.lang ?? null, transcriptionId: args.transcriptionId ?? null, cursor: args.cursor ?? null, limit: args.limit ?? null,
+      q: args.q, lang: args.lang ?? null, transcriptionId: args.transcriptionId ?? null, cursor: args.cursor ?? null,
+      limit: args.limit ?? null,
     })).search),
   }),
   tool({
     name: 'list_transcriptions', title: 'List transcriptions', scope: 'read',
     description: 'The account\'s transcriptions, newest first (id, name, kind, recordingId, job state).',
     input: listPage,
-    call: async (args, call) => jsonResult((await call.run(TranscriptionsDocument, { cursor: args.cursor ?? null, limit: args.limit ?? null, lifecycle: args.lifecycle ?? null })).transcriptions),
+    call: async (args, call) => jsonResult((await call.run(TranscriptionsDocument, {
+      cursor: args.cursor ?? null, limit: args.limit ?? null, lifecycle: args.lifecycle ?? null,
+    })).transcriptions),
   }),
   tool({
     name: 'list_broadcasts', title: 'List broadcasts', scope: 'read',
     description: 'The account\'s broadcasts, newest first (code, share URL, access, current recording).',
     input: listPage,
-    call: async (args, call) => jsonResult((await call.run(BroadcastsDocument, { cursor: args.cursor ?? null, limit: args.limit ?? null, lifecycle: args.lifecycle ?? null })).broadcasts),
+    call: async (args, call) => jsonResult((await call.run(BroadcastsDocument, {
+      cursor: args.cursor ?? null, limit: args.limit ?? null, lifecycle: args.lifecycle ?? null,
+    })).broadcasts),
   }),
   tool({
     name: 'create_broadcast', title: 'Create a broadcast', scope: 'write',
@@ -165,7 +183,10 @@ export const tools: ToolDefinition<z.ZodRawShape>[] = [
   tool({
     name: 'start_recording', title: 'Start a recording', scope: 'write',
     description: 'Start a recording of a live transcription: answers the recording and the stream URL that audio is sent to.',
-    input: { transcriptionId: z.string().min(1).describe('A live transcription.'), scriptText: z.string().optional().describe('The text expected to be read, if any.') },
+    input: {
+      transcriptionId: z.string().min(1).describe('A live transcription.'),
+      scriptText: z.string().optional().describe('The text expected to be read, if any.'),
+    },
     call: async (args, call) => jsonResult((await call.run(StartRecordingDocument, {
       transcriptionId: args.transcriptionId, input: args.scriptText === undefined ? null : { scriptText: args.scriptText },
     })).startRecording),
@@ -174,7 +195,9 @@ export const tools: ToolDefinition<z.ZodRawShape>[] = [
     name: action.name, title: `${action.verb} a recording`, scope: 'write',
     description: `${action.verb} a recording of a live transcription. ${action.rule}`,
     input: { recordingId: z.string().min(1) },
-    call: async (args, call) => jsonResult((await call.run(action.document as TypedDocumentNode<Record<string, unknown>, { id: string }>, { id: args.recordingId }))[action.field]),
+    call: async (args, call) => jsonResult((await call.run(
+      action.document as TypedDocumentNode<Record<string, unknown>, { id: string }>, { id: args.recordingId },
+    ))[action.field]),
   })),
   tool({
     name: 'export_transcript', title: 'Export a transcript', scope: 'read',
@@ -185,13 +208,18 @@ export const tools: ToolDefinition<z.ZodRawShape>[] = [
       lang: z.string().min(2).max(35).optional().describe('The file in this language (a translation target).'),
     },
     call: async (args, call) => {
-      const rendered = await call.ctx.services.recordings.export(args.recordingId, readerOf(call.ctx, {}), { format: args.format, lang: args.lang });
+      const rendered = await call.ctx.services.recordings.export(
+        args.recordingId, readerOf(call.ctx, {}), { format: args.format, lang: args.lang },
+      );
       const uri = `speechgate://recordings/${args.recordingId}/export/${rendered.fileName}`;
       const bytes = Buffer.from(rendered.body);
       const resource = TEXT_FORMATS.has(args.format)
         ? { uri, mimeType: rendered.contentType, text: bytes.toString('utf8') }
         : { uri, mimeType: rendered.contentType, blob: bytes.toString('base64') };
-      return { content: [{ type: 'text', text: `${rendered.fileName}${rendered.partial ? ' (partial: the job still runs)' : ''}` }, { type: 'resource', resource }] };
+      return { content: [
+        { type: 'text', text: `${rendered.fileName}${rendered.partial ? ' (partial: the job still runs)' : ''}` },
+        { type: 'resource', resource },
+      ] };
     },
   }),
 ];
@@ -218,7 +246,9 @@ export function registerTools(server: McpServer, ctx: Context, run: Run): void {
 interface ToolExtra {
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
-  sendNotification(notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total: number; message: string } }): Promise<void>;
+  sendNotification(notification: {
+    method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total: number; message: string };
+  }): Promise<void>;
 }
 
 /** Progress notifications when the client sent a progressToken; each one's value goes up (the protocol's rule). */

@@ -21,6 +21,7 @@ export function transcriptText(snapshot: Snapshot, lang?: string): string {
     return `[${clock(sentence.start)}] ${who}${translated ?? sentence.text}`;
   });
   const state = snapshot.partial ? `partial, job ${snapshot.job?.state ?? 'running'}` : snapshot.state;
-  const header = `Recording ${snapshot.recordingId} (transcription ${snapshot.transcriptionId}), ${state}, language ${snapshot.language ?? 'unknown'}${snapshot.durationS != null ? `, ${clock(snapshot.durationS)}` : ''}`;
+  const header = `Recording ${snapshot.recordingId} (transcription ${snapshot.transcriptionId}), ${state}, language `
+    + `${snapshot.language ?? 'unknown'}${snapshot.durationS != null ? `, ${clock(snapshot.durationS)}` : ''}`;
   return [header, '', ...(lines.length ? lines : ['(no speech yet)'])].join('\n');
 }

@@ -22,7 +22,9 @@ const LanguageType = builder.objectRef<Language>('Language').implement({
 
 const LanguagesType = builder.objectRef<Record<'transcription' | 'translation' | 'voice', Language[]>>('Languages').implement({
   fields: (t) => ({
-    transcription: t.field({ type: [LanguageType], resolve: (l) => l.transcription, description: 'Spoken languages the model transcribes.' }),
+    transcription: t.field({
+      type: [LanguageType], resolve: (l) => l.transcription, description: 'Spoken languages the model transcribes.',
+    }),
     translation: t.field({ type: [LanguageType], resolve: (l) => l.translation, description: 'Target languages of translation.' }),
     voice: t.field({ type: [LanguageType], resolve: (l) => l.voice, description: 'Languages a voice can speak.' }),
   }),
@@ -32,7 +34,9 @@ export const LatencyMode = builder.enumType('LatencyMode', { values: ['auto', 'f
 export const SpeakerLabels = builder.enumType('SpeakerLabels', { values: ['auto', 'on', 'off'] as const });
 const AudioEncoding = builder.enumType('AudioEncoding', { values: ['pcm_f32le'] as const });
 
-const AudioCapabilitiesType = builder.objectRef<{ encodings: 'pcm_f32le'[]; sampleRates: number[]; channels: number[] }>('AudioCapabilities').implement({
+const AudioCapabilitiesType = builder.objectRef<{ encodings: 'pcm_f32le'[]; sampleRates: number[]; channels: number[] }>(
+  'AudioCapabilities',
+).implement({
   fields: (t) => ({
     encodings: t.field({ type: [AudioEncoding], resolve: (a) => a.encodings }),
     sampleRates: t.intList({ resolve: (a) => a.sampleRates }),
@@ -50,7 +54,8 @@ const CapabilityLimitsType = builder.objectRef<{ maxUploadBytes: number; maxDura
 const CapabilitiesType = builder.objectRef<RealtimeCapabilities>('Capabilities').implement({
   fields: (t) => ({
     languages: t.stringList({ resolve: (c) => c.languages }),
-    speakerLabelModes: t.field({ type: [SpeakerLabels], resolve: (c) => c.speakerLabelModes, description: 'Empty: speaker labels are not offered.' }),
+    speakerLabelModes: t.field({ type: [SpeakerLabels], resolve: (c) => c.speakerLabelModes, description: 'Empty: speaker labels are not '
+      + 'offered.' }),
     latencyModes: t.field({ type: [LatencyMode], resolve: (c) => c.latencyModes }),
     audio: t.field({ type: AudioCapabilitiesType, resolve: (c) => c.audio }),
     limits: t.field({ type: CapabilityLimitsType, resolve: (c) => c.limits }),

@@ -93,7 +93,9 @@ export class CapabilitiesService {
         const { resolveModelDir } = await import('../../workers/engine/index.js');
         // Both models must be installed; a language is offered when both know it (tiny and base know the same 99).
         const { modelsDir, models } = this.deps.config;
-        const [fast, accurate] = await Promise.all([models.fast, models.accurate].map((model) => modelLanguages(resolveModelDir({ modelsDir, model }))));
+        const [fast, accurate] = await Promise.all([models.fast, models.accurate].map(
+          (model) => modelLanguages(resolveModelDir({ modelsDir, model })),
+        ));
         return accurate!.filter((code) => fast!.includes(code));
       } catch (error) {
         // No model (or one that cannot be read) means the service is not ready, not a fault of ours: 503 unavailable,

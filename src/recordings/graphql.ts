@@ -3,6 +3,14 @@ import { PurgedType } from '../core/lifecycle.js';
 import { MAX_TRANSLATION_SENTENCES, readerOf, type RecordingTranslation, type TranscriptSnapshot } from './service.js';
 import { parseSpeakerName } from './speakers.js';
 
+/**
+ * A recording read by its owner, a `shareCode` or a broadcast's listener (`listenerToken`, or nothing for a public
+ * broadcast), from `after` (a cursor), in `lang`: the snapshot query's and the frames subscription's arguments.
+ */
+export const recordingReaderArgs = builder.args((t) => ({
+  recordingId: t.id({ required: true }), after: t.int(), lang: t.string(), shareCode: t.string(), listenerToken: t.string(),
+}));
+
 export const ConfidencePolicyInput = builder.inputType('ConfidencePolicyInput', {
   description: 'ConfidencePolicy: when a line is hidden as unclear and which words are low confidence.',
   fields: (t) => ({
@@ -141,8 +149,13 @@ builder.mutationFields((t) => ({
       + 'Shown in snapshots (`speakers`) and every export; subscribers get a `transcript.speaker` frame (`speaker`, `name`). Owner '
       + 'only.',
     authScopes: { write: true },
-    args: { recordingId: t.arg.id({ required: true }), idx: t.arg.int({ required: true }), name: t.arg.string({ description: 'null or empty: clear the name.' }) },
-    resolve: (_root, args, ctx) => ctx.services.recordings.nameSpeaker(ctx.identity!.account.id, String(args.recordingId), args.idx, parseSpeakerName({ name: args.name ?? null })),
+    args: {
+      recordingId: t.arg.id({ required: true }), idx: t.arg.int({ required: true }),
+      name: t.arg.string({ description: 'null or empty: clear the name.' }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.recordings.nameSpeaker(
+      ctx.identity!.account.id, String(args.recordingId), args.idx, parseSpeakerName({ name: args.name ?? null }),
+    ),
   }),
 }));
 
@@ -176,7 +189,9 @@ const TranslatedSentenceType = builder.objectRef<RecordingTranslation['sentences
     translation: t.exposeString('translation', { description: 'The sentence in `lang`; blank when `suppressed`.' }),
     source: t.exposeString('source', { description: 'Who translated it: `cache`, `apertium`, `google`, `llm` or `whisper` (read in '
       + 'English from the sentence\'s audio: the English pivot); `none` for a blank line.' }),
-    suppressed: t.boolean({ nullable: true, description: 'A broadcast listener\'s line under the confidence policy: blank.', resolve: (s) => s.suppressed ?? null }),
+    suppressed: t.boolean({
+      nullable: true, description: 'A broadcast listener\'s line under the confidence policy: blank.', resolve: (s) => s.suppressed ?? null,
+    }),
   }),
 });
 
@@ -193,10 +208,17 @@ const RecordingTranslationType = builder.objectRef<RecordingTranslation>('Record
 builder.queryFields((t) => ({
   recordingTranslation: t.field({
     type: RecordingTranslationType,
-    description: `Sentences of a recording in \`lang\` (a translation target; GET /v1/languages lists them): \`sentences\` names up to ${MAX_TRANSLATION_SENTENCES} ids as the snapshot gives them (all when absent). Owner, a broadcast listener, or a share link that allows translation.`,
+    description: `Sentences of a recording in \`lang\` (a translation target; GET /v1/languages lists them): \`sentences\` names up to `
+      + `${MAX_TRANSLATION_SENTENCES} ids as the snapshot gives them (all when absent). Owner, a broadcast listener, or a share link that `
+        + `allows translation.`,
     authScopes: { public: true },
-    args: { recordingId: t.arg.id({ required: true }), lang: t.arg.string({ required: true }), sentences: t.arg.stringList(), shareCode: t.arg.string(), listenerToken: t.arg.string() },
-    resolve: (_root, args, ctx) => ctx.services.recordings.translation(String(args.recordingId), readerOf(ctx, args), { lang: args.lang, sentences: args.sentences ?? null }),
+    args: {
+      recordingId: t.arg.id({ required: true }), lang: t.arg.string({ required: true }), sentences: t.arg.stringList(),
+      shareCode: t.arg.string(), listenerToken: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => ctx.services.recordings.translation(String(args.recordingId), readerOf(ctx, args), {
+      lang: args.lang, sentences: args.sentences ?? null,
+    }),
   }),
 }));
 
@@ -210,7 +232,9 @@ export const RecordingEventType = builder.objectRef<EventEntry>('RecordingEvent'
   }),
 });
 
-export const RecordingEventPageType = builder.objectRef<{ events: EventEntry[]; lastSeq: number; nextCursor: string | null }>('RecordingEventPage').implement({
+export const RecordingEventPageType = builder.objectRef<{ events: EventEntry[]; lastSeq: number; nextCursor: string | null }>(
+  'RecordingEventPage',
+).implement({
   fields: (t) => ({
     events: t.field({ type: [RecordingEventType], resolve: (p) => p.events }),
     lastSeq: t.exposeInt('lastSeq'),
@@ -241,8 +265,12 @@ export const CaptureSpanType = builder.objectRef<import('./service.js').CaptureS
 export const RecordingIngestType = builder.objectRef<Record<string, unknown>>('RecordingIngest').implement({
   description: 'A stream source\'s pull by the server, as `stream.ingest` frames report it.',
   fields: (t) => ({
-    state: t.string({ description: 'connecting, streaming, reconnecting or failed.', resolve: (ingest) => String(ingest.state ?? 'connecting') }),
-    bytes: t.float({ description: 'Bytes read from the source (HLS playlists and segments included).', resolve: (ingest) => Number(ingest.bytes ?? 0) }),
+    state: t.string({
+      description: 'connecting, streaming, reconnecting or failed.', resolve: (ingest) => String(ingest.state ?? 'connecting'),
+    }),
+    bytes: t.float({
+      description: 'Bytes read from the source (HLS playlists and segments included).', resolve: (ingest) => Number(ingest.bytes ?? 0),
+    }),
     seconds: t.float({ description: 'Seconds of audio decoded from it.', resolve: (ingest) => Number(ingest.seconds ?? 0) }),
     reconnects: t.int({ resolve: (ingest) => Number(ingest.reconnects ?? 0) }),
     error: t.string({
@@ -308,8 +336,10 @@ builder.queryFields((t) => ({
       + 'a `listenerToken` for a private one; lines under the confidence policy come `suppressed`).',
     // A share code is a credential of its own: the service decides between owner and link.
     authScopes: { public: true },
-    args: { recordingId: t.arg.id({ required: true }), after: t.arg.int(), lang: t.arg.string(), shareCode: t.arg.string(), listenerToken: t.arg.string() },
-    resolve: (_root, args, ctx) => ctx.services.recordings.transcript(String(args.recordingId), readerOf(ctx, args), { after: args.after, lang: args.lang }),
+    args: recordingReaderArgs,
+    resolve: (_root, args, ctx) => ctx.services.recordings.transcript(
+      String(args.recordingId), readerOf(ctx, args), { after: args.after, lang: args.lang },
+    ),
   }),
   recordingEvents: t.field({
     type: RecordingEventPageType,

@@ -84,7 +84,9 @@ export class ListenerLanguages implements Closable {
       }
       if (used > this.options.pairsPerHour) {
         const retryAfterS = ttl > 0 ? ttl : HOUR_S;
-        throw new ApiError('rate_limited', 429, `lang: listeners on this network asked for ${this.options.pairsPerHour} new translation languages of recordings this hour, the most allowed; ${lang} can be read in ${retryAfterS} s (the spoken language, or a language already asked for, now).`, {
+        throw new ApiError('rate_limited', 429, `lang: listeners on this network asked for ${this.options.pairsPerHour} new translation `
+          + `languages of recordings this hour, the most allowed; ${lang} can be read in ${retryAfterS} s (the spoken language, or a `
+            + `language already asked for, now).`, {
           details: { retryAfterS, metric: 'translation_pairs', limit: this.options.pairsPerHour, field: 'lang' },
           headers: { 'Retry-After': String(retryAfterS) },
         });

@@ -2,12 +2,12 @@
  * Reading a recording: the transcript snapshot, exports, audio (signed URLs and the files behind them), WAV clips,
  * the media token, and who may follow it on the subscribe socket. Who may read what is decided here, in one place:
  *
- * | reader                       | transcript       | export        | audio delivery | audio source  | master | clip          | media token |
- * |------------------------------|------------------|---------------|----------------|---------------|--------|---------------|-------------|
- * | owner (credential)           | yes              | yes           | yes            | yes           | yes    | yes           | yes         |
- * | owner (media token)          | no               | no            | yes            | yes           | yes    | yes           | no          |
- * | share link (`shareCode`)     | yes              | allowExport   | allowDownload  | allowDownload | no     | allowDownload | no          |
- * | broadcast listener           | unclear blanked  | once ended    | yes            | no            | no     | yes           | no          |
+ * | reader                   | transcript      | export      | audio delivery | audio source  | master | clip          | media token |
+ * |--------------------------|-----------------|-------------|----------------|---------------|--------|---------------|-------------|
+ * | owner (credential)       | yes             | yes         | yes            | yes           | yes    | yes           | yes         |
+ * | owner (media token)      | no              | no          | yes            | yes           | yes    | yes           | no          |
+ * | share link (`shareCode`) | yes             | allowExport | allowDownload  | allowDownload | no     | allowDownload | no          |
+ * | broadcast listener       | unclear blanked | once ended  | yes            | no            | no     | yes           | no          |
  *
  * A share link is its transcription's, or a broadcast's that the recording's transcription feeds. A broadcast
  * listener sends nothing (a public broadcast) or a listener token (a private one) and reads what its broadcast is
@@ -26,7 +26,7 @@ import {
   type CommittedSegment, type Word, CAPTURE_FILE, capturedSeconds, CONTENT_TYPES, ensureRendition, mediaPath,
   mediaToken, parseAudioFormat, parseAudioKind, recordingMediaDir, signMedia, verifyMediaSignature, verifyMediaToken,
   wavClip, MAX_CLIP_S, type AudioFormat, type AudioKind, buildSentences, isUnclear, isUnclearSegment, markLowWords,
-  recordingConfidencePolicy, broadcastIdsOf,
+  recordingConfidencePolicy, broadcastIdsOf, type SignedMedia,
 } from '../transcript/index.js';
 import { requireScope } from '../core/identity/scopes.js';
 import type { ServiceDeps } from '../core/services.js';
@@ -74,13 +74,18 @@ export interface ReaderCredentials {
  * wins over a credential; without one the caller needs `read`, and a presented credential that is bad is
  * refused, never silently ignored; a media token (`media=`) counts only where media is served.
  */
-export function readerOf(ctx: Context, given: { shareCode?: string | null; media?: string | null; listenerToken?: string | null }, options: { allowMedia?: boolean } = {}): ReaderCredentials {
+export function readerOf(
+  ctx: Context, given: { shareCode?: string | null; media?: string | null; listenerToken?: string | null },
+  options: { allowMedia?: boolean } = {},
+): ReaderCredentials {
   if (given.shareCode) return { shareCode: given.shareCode };
   if (given.listenerToken) return { listenerToken: given.listenerToken, network: networkOf(ctx.clientAddress) };
   if (options.allowMedia && given.media && !ctx.identity && !ctx.credentialError) return { media: given.media };
   // Nothing at all: a public broadcast's listener, or a refusal that names what to send (RecordingsService.reader).
   if (!ctx.identity && !ctx.credentialError) return { anonymous: true, network: networkOf(ctx.clientAddress) };
-  const identity = requireScope(ctx, 'read', 'This read needs a credential: a bearer token, a shareCode' + (options.allowMedia ? ' or a media token (media=).' : '.'));
+  const identity = requireScope(
+    ctx, 'read', 'This read needs a credential: a bearer token, a shareCode' + (options.allowMedia ? ' or a media token (media=).' : '.'),
+  );
   return { accountId: identity.account.id };
 }
 
@@ -110,8 +115,16 @@ export interface TranscriptSnapshot {
   /** True while the job runs: later segments will follow. */
   partial: boolean;
   job: { state: string; pct: number } | null;
-  sentences: Array<{ id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null; unclear?: true; suppressed?: true }>;
-  segments: Array<{ seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null; translations: Record<string, string>; translationSources: Record<string, string>; start: number; end: number; text: string; words: unknown; confidence: number | null; language: string | null; decoder: string | null; recognizedText: string | null; scriptFrom: number | null; scriptPos: number | null; suppressed?: true }>;
+  sentences: Array<{
+    id: string; speaker: number; start: number; end: number; text: string; translations: Record<string, string>; confidence: number | null;
+    unclear?: true; suppressed?: true;
+  }>;
+  segments: Array<{
+    seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null;
+    translations: Record<string, string>; translationSources: Record<string, string>; start: number; end: number; text: string;
+    words: unknown; confidence: number | null; language: string | null; decoder: string | null; recognizedText: string | null;
+    scriptFrom: number | null; scriptPos: number | null; suppressed?: true;
+  }>;
   speakers: Array<{ index: number; name: string | null }>;
 }
 
@@ -157,12 +170,22 @@ export class RecordingsService {
     return signingSecret(this.deps.config);
   }
 
+  /** Refuses (403) a signed media URL whose `sig` does not sign `media` with its `exp`, or that expired. */
+  async checkMediaSignature(media: Omit<SignedMedia, 'expiresAt'>, query: Record<string, unknown>): Promise<void> {
+    const signed = { ...media, expiresAt: Number(query.exp) };
+    if (typeof query.sig !== 'string' || !verifyMediaSignature(await this.mediaSecret(), signed, query.sig)) {
+      throw errors.forbidden('This media URL is not valid or has expired; ask /audio for a new one.');
+    }
+  }
+
   /**
    * Works out who is reading: a share code wins over a credential (the link's permissions apply, not the owner's);
    * a listener (no credential, or a listener token) reads what a broadcast it reaches is fed.
    */
   async reader(recordingId: string, credentials: ReaderCredentials): Promise<{ reader: Reader; recording: RecordingRow }> {
-    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true, captureSpans: true } });
+    const recording = await this.deps.prisma.recording.findUnique({
+      where: { id: recordingId }, include: { transcription: true, job: true, captureSpans: true },
+    });
     const readable = recording?.lifecycle === 'active' && recording.transcription.lifecycle === 'active' ? recording : null;
     if (credentials.shareCode) {
       const link = await this.shareLinks.resolve(credentials.shareCode);
@@ -184,8 +207,14 @@ export class RecordingsService {
       return { reader: { kind: 'mediaToken', recordingId }, recording };
     }
     if (credentials.listenerToken || credentials.anonymous) {
-      const reach = readable ? await this.listenerAccess.reach(broadcastIdsOf(readable.transcription), credentials.listenerToken ?? null) : null;
-      if (reach) return { reader: { kind: 'listener', broadcastIds: reach.broadcastIds, network: credentials.network ?? 'unknown' }, recording: readable! };
+      const reach = readable ? await this.listenerAccess.reach(
+        broadcastIdsOf(readable.transcription), credentials.listenerToken ?? null,
+      ) : null;
+      if (reach) {
+        return {
+          reader: { kind: 'listener', broadcastIds: reach.broadcastIds, network: credentials.network ?? 'unknown' }, recording: readable!,
+        };
+      }
       if (credentials.listenerToken) throw errors.notFound('The recording');
     }
     throw errors.invalidToken('This read needs a credential: a bearer token, a shareCode, a listenerToken, or a media token (media=).');
@@ -203,7 +232,10 @@ export class RecordingsService {
    * provider serves from the spoken language, is 400 naming `lang`. Summaries and the subscribe socket ask it too.
    * `speech`: a read of sentences (transcript, translation, export), which the English pivot also serves.
    */
-  async translationTarget(reader: Reader, recording: Pick<RecordingRow, 'id' | 'spokenLanguage' | 'settings' | 'masterPath' | 'durationS'>, lang: string | null | undefined, options: { speech?: boolean } = {}): Promise<string | null> {
+  async translationTarget(
+    reader: Reader, recording: Pick<RecordingRow, 'id' | 'spokenLanguage' | 'settings' | 'masterPath' | 'durationS'>,
+    lang: string | null | undefined, options: { speech?: boolean } = {},
+  ): Promise<string | null> {
     if (lang === undefined || lang === null || lang.trim() === '') return null;
     const target = canonicalLanguage(lang.trim());
     if (!target) throw errors.invalidOptions(`lang: "${lang}" is not a language code.`, { field: 'lang' });
@@ -213,12 +245,15 @@ export class RecordingsService {
     const spoken = known ? canonicalLanguage(known) : null;
     if (target === spoken) return null;
     if (reader.kind === 'shareLink' && !reader.link.allowTranslate) {
-      throw errors.forbidden(`lang: this share link does not allow translation; only the spoken language (${recording.spokenLanguage ?? 'not yet known'}) can be read.`, { field: 'lang', permission: 'allowTranslate' });
+      throw errors.forbidden(`lang: this share link does not allow translation; only the spoken language `
+        + `(${recording.spokenLanguage ?? 'not yet known'}) can be read.`, { field: 'lang', permission: 'allowTranslate' });
     }
     // Not known yet (detected from the first words): any language some provider translates into.
     const served = spoken ? await this.translator.serves(spoken, target) : (await this.translator.targets()).includes(target);
     if (!served && !(options.speech && (await this.speech?.serves(recording, spoken, target)))) {
-      throw errors.invalidOptions(`lang: this server does not translate ${spoken ? `from ${spoken} ` : ''}into ${target} (GET /v1/languages lists the translation targets); read the spoken language (${recording.spokenLanguage ?? 'not yet known'}) or leave lang out.`, { field: 'lang' });
+      throw errors.invalidOptions(`lang: this server does not translate ${spoken ? `from ${spoken} ` : ''}into ${target} (GET `
+        + `/v1/languages lists the translation targets); read the spoken language (${recording.spokenLanguage ?? 'not yet known'}) or `
+          + `leave lang out.`, { field: 'lang' });
     }
     // A listener's language the recording is not yet translated into is a new pair, limited per network (429).
     if (reader.kind === 'listener') await this.listenerLanguages?.admit(recording.id, target, reader.network);
@@ -226,8 +261,12 @@ export class RecordingsService {
   }
 
   /** The English pivot for a recording's sentences when no text provider serves `from` → `to` (null: text does). */
-  private async speechFor<S extends { start: number; end: number; text: string }>(recording: SpeechRecording, from: string | null, to: string): Promise<SpeechTranslate<S> | null> {
-    if (!this.speech || (await this.translator.serves(from, to).catch(() => false)) || !(await this.speech.serves(recording, from, to))) return null;
+  private async speechFor<S extends { start: number; end: number; text: string }>(
+    recording: SpeechRecording, from: string | null, to: string,
+  ): Promise<SpeechTranslate<S> | null> {
+    if (!this.speech || (await this.translator.serves(from, to).catch(() => false)) || !(await this.speech.serves(recording, from, to))) {
+      return null;
+    }
     return (sentences) => this.speech!.translate(recording, sentences, from, to);
   }
 
@@ -236,16 +275,22 @@ export class RecordingsService {
    * for a broadcast's listeners, `full` for the owner and share-link readers. `broadcastIds`: the broadcasts whose
    * link the reader came through (counted in their `listenersNow`).
    */
-  async subscriber(recordingId: string, credentials: ReaderCredentials, lang: string | null): Promise<{ view: 'full' | 'listener'; lang: string | null; broadcastIds: string[] }> {
+  async subscriber(recordingId: string, credentials: ReaderCredentials, lang: string | null): Promise<{
+    view: 'full' | 'listener'; lang: string | null; broadcastIds: string[];
+  }> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or '
       + 'listenerToken to subscribe.');
     const target = await this.translationTarget(reader, recording, lang);
     if (reader.kind === 'listener') return { view: 'listener', lang: target, broadcastIds: reader.broadcastIds };
-    return { view: 'full', lang: target, broadcastIds: reader.kind === 'shareLink' && reader.link.broadcastId ? [reader.link.broadcastId] : [] };
+    return {
+      view: 'full', lang: target, broadcastIds: reader.kind === 'shareLink' && reader.link.broadcastId ? [reader.link.broadcastId] : [],
+    };
   }
 
-  async transcript(recordingId: string, credentials: ReaderCredentials, query: { after?: unknown; lang?: string | null }): Promise<TranscriptSnapshot> {
+  async transcript(
+    recordingId: string, credentials: ReaderCredentials, query: { after?: unknown; lang?: string | null },
+  ): Promise<TranscriptSnapshot> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode for the '
       + 'transcript.');
@@ -253,7 +298,9 @@ export class RecordingsService {
     let after = -1;
     if (query.after !== undefined && query.after !== null && query.after !== '') {
       after = Number(query.after);
-      if (!Number.isInteger(after) || after < -1) throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
+      if (!Number.isInteger(after) || after < -1) {
+        throw errors.invalidOptions('after must be a cursor (an integer at or above -1).', { field: 'after' });
+      }
     }
     return this.snapshot(recording, { after, listener: reader.kind === 'listener', lang });
   }
@@ -265,7 +312,9 @@ export class RecordingsService {
    * carries its translation in `translations` (made now when not cached; a provider's failure fails the read), and
    * a listener's segments carry only that language's stored translations (owners see every stored one).
    */
-  private async snapshot(recording: RecordingRow, options: { after?: number; listener?: boolean; lang?: string | null } = {}): Promise<TranscriptSnapshot> {
+  private async snapshot(
+    recording: RecordingRow, options: { after?: number; listener?: boolean; lang?: string | null } = {},
+  ): Promise<TranscriptSnapshot> {
     const after = options.after ?? -1;
     // One read of segments and the log's cursor together, so the snapshot and its lastSeq always agree.
     const [segments, fresh] = await this.deps.prisma.$transaction([
@@ -274,7 +323,9 @@ export class RecordingsService {
     ], TX_OPTIONS);
     const policy = await recordingConfidencePolicy(this.deps.prisma, recording);
     const changed = new Set(segments.filter((s) => s.cursor > after).map((s) => s.seq));
-    const sources = segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence }));
+    const sources = segments.map((s) => ({
+      seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence,
+    }));
     const sentences = buildSentences(sources)
       .filter((sentence) => sentence.seqs.some((seq) => changed.has(seq)))
       .map((sentence) => {
@@ -292,7 +343,10 @@ export class RecordingsService {
       });
     const language = fresh.spokenLanguage ?? segments[0]?.language ?? null;
     if (options.lang) {
-      const translated = await translateSentences(this.translator.translate.bind(this.translator), sentences, language, options.lang, await this.speechFor(fresh, language, options.lang));
+      const translated = await translateSentences(
+        this.translator.translate.bind(this.translator), sentences, language, options.lang,
+        await this.speechFor(fresh, language, options.lang),
+      );
       translated.forEach((sentence, i) => {
         if (sentence.text !== '') sentences[i]!.translations = { [options.lang!]: sentence.translation };
       });
@@ -312,8 +366,15 @@ export class RecordingsService {
       segments: await this.withSegmentTranslations(segments
         .filter((s) => changed.has(s.seq))
         .map((s) => {
-          const segment = { seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional, ...(options.listener ? storedTranslations(s, options.lang ?? null) : storedTranslations(s)), start: s.start, end: s.end, text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language, decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos };
-          return options.listener && isUnclearSegment(segment, policy) ? { ...segment, text: '', words: [], recognizedText: null, suppressed: true as const } : segment;
+          const segment = {
+            seq: s.seq, speaker: s.speaker, speakerConfidence: s.speakerConfidence, speakerProvisional: s.speakerProvisional,
+            ...(options.listener ? storedTranslations(s, options.lang ?? null) : storedTranslations(s)), start: s.start, end: s.end,
+            text: s.text, words: markLowWords(s.words as unknown as Word[], policy), confidence: s.confidence, language: s.language,
+            decoder: s.decoder, recognizedText: s.recognizedText, scriptFrom: s.scriptFrom, scriptPos: s.scriptPos,
+          };
+          return options.listener && isUnclearSegment(segment, policy) ? {
+            ...segment, text: '', words: [], recognizedText: null, suppressed: true as const,
+          } : segment;
         }), language, options.lang ?? null),
       speakers: speakersOf(fresh.speakers, segments),
     };
@@ -323,7 +384,9 @@ export class RecordingsService {
    * Segments read in `lang` carry it in `translations` even when it was not made as they were committed (a language
    * asked for later): translated now, through the cache, when a text provider serves the pair; stored ones stay.
    */
-  private async withSegmentTranslations<S extends { text: string; language: string | null; translations: Record<string, string>; suppressed?: true }>(segments: S[], language: string | null, lang: string | null): Promise<S[]> {
+  private async withSegmentTranslations<S extends {
+    text: string; language: string | null; translations: Record<string, string>; suppressed?: true;
+  }>(segments: S[], language: string | null, lang: string | null): Promise<S[]> {
     if (!lang) return segments;
     const missing = segments.filter((s) => !s.suppressed && s.text.trim() !== '' && !(lang in s.translations));
     if (missing.length === 0 || !(await this.translator.serves(language, lang))) return segments;
@@ -338,27 +401,45 @@ export class RecordingsService {
    * `suppressed` and blank), or a share link that allows translation. Each sentence is translated now unless the
    * cache has it; a provider's failure fails the read (never an untranslated answer).
    */
-  async translation(recordingId: string, credentials: ReaderCredentials, query: { lang?: string | null; sentences?: string[] | null }): Promise<RecordingTranslation> {
+  async translation(
+    recordingId: string, credentials: ReaderCredentials, query: { lang?: string | null; sentences?: string[] | null },
+  ): Promise<RecordingTranslation> {
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token, shareCode or '
       + 'listenerToken for translations.');
     if (!query.lang?.trim()) throw errors.invalidOptions('lang is required: the language to translate into (GET /v1/languages lists the '
       + 'targets).', { field: 'lang' });
     const lang = await this.translationTarget(reader, recording, query.lang, { speech: true });
-    if (!lang) throw errors.invalidOptions(`lang: ${query.lang} is the spoken language; read the transcript (GET /v1/recordings/{id}/transcript) for it.`, { field: 'lang' });
+    if (!lang) {
+      throw errors.invalidOptions(`lang: ${query.lang} is the spoken language; read the transcript (GET /v1/recordings/{id}/transcript) `
+        + `for it.`, { field: 'lang' });
+    }
     const wanted = query.sentences ?? null;
-    if (wanted && wanted.length > MAX_TRANSLATION_SENTENCES) throw errors.invalidOptions(`sentences: at most ${MAX_TRANSLATION_SENTENCES} sentence ids per read (got ${wanted.length}).`, { field: 'sentences' });
+    if (wanted && wanted.length > MAX_TRANSLATION_SENTENCES) {
+      throw errors.invalidOptions(
+        `sentences: at most ${MAX_TRANSLATION_SENTENCES} sentence ids per read (got ${wanted.length}).`, { field: 'sentences' },
+      );
+    }
     const snapshot = await this.snapshot(recording, { listener: reader.kind === 'listener' });
     const byId = new Map(snapshot.sentences.map((s) => [s.id, s]));
     const unknown = wanted?.find((id) => !byId.has(id));
-    if (unknown !== undefined) throw errors.invalidOptions(`sentences: "${unknown}" is not a sentence of this recording (ids as the transcript snapshot gives them, like 4.0).`, { field: 'sentences' });
+    if (unknown !== undefined) {
+      throw errors.invalidOptions(`sentences: "${unknown}" is not a sentence of this recording (ids as the transcript snapshot gives `
+        + `them, like 4.0).`, { field: 'sentences' });
+    }
     const chosen = wanted ? [...new Set(wanted)].map((id) => byId.get(id)!) : snapshot.sentences;
-    const translated = await translateSentences(this.translator.translate.bind(this.translator), chosen, snapshot.language, lang, await this.speechFor(recording, snapshot.language, lang));
+    const translated = await translateSentences(
+      this.translator.translate.bind(this.translator), chosen, snapshot.language, lang,
+      await this.speechFor(recording, snapshot.language, lang),
+    );
     return {
       recordingId,
       lang,
       language: snapshot.language,
-      sentences: translated.map((s) => ({ id: s.id, start: s.start, end: s.end, text: s.text, translation: s.translation, source: s.source, ...(s.suppressed ? { suppressed: true as const } : {}) })),
+      sentences: translated.map((s) => ({
+        id: s.id, start: s.start, end: s.end, text: s.text, translation: s.translation, source: s.source,
+        ...(s.suppressed ? { suppressed: true as const } : {}),
+      })),
     };
   }
 
@@ -367,11 +448,15 @@ export class RecordingsService {
     return nameSpeaker(this.deps, accountId, recordingId, parseSpeakerIndex(idx), name);
   }
 
-  async export(recordingId: string, credentials: ReaderCredentials, query: { format?: unknown; lang?: string | null }): Promise<RenderedExport> {
+  async export(
+    recordingId: string, credentials: ReaderCredentials, query: { format?: unknown; lang?: string | null },
+  ): Promise<RenderedExport> {
     const format = parseExportFormat(query.format);
     const { reader, recording } = await this.reader(recordingId, credentials);
     if (reader.kind === 'mediaToken') throw errors.forbidden('A media token reads media only; send a bearer token or shareCode to export.');
-    if (reader.kind === 'shareLink' && !reader.link.allowExport) throw errors.forbidden('This share link does not allow exports.', { permission: 'allowExport' });
+    if (reader.kind === 'shareLink' && !reader.link.allowExport) {
+      throw errors.forbidden('This share link does not allow exports.', { permission: 'allowExport' });
+    }
     if (reader.kind === 'listener' && recording.state !== 'ended' && recording.state !== 'finalized') {
       throw errors.forbidden('A listener may export a recording once it has ended.', { state: recording.state });
     }
@@ -388,7 +473,9 @@ export class RecordingsService {
       // In another language every line reads translated (the snapshot translated them, the cache answering lines
       // read before); the spoken text rides along as `original`.
       lang,
-      sentences: lang ? snapshot.sentences.map((s) => ({ ...s, text: s.translations[lang] ?? s.text, original: s.text })) : snapshot.sentences,
+      sentences: lang ? snapshot.sentences.map(
+        (s) => ({ ...s, text: s.translations[lang] ?? s.text, original: s.text }),
+      ) : snapshot.sentences,
       segments: snapshot.segments.map((s) => ({ ...s, words: s.words as Word[], decoder: s.decoder as CommittedSegment['decoder'] })),
       speakers: snapshot.speakers,
     };
@@ -396,7 +483,9 @@ export class RecordingsService {
   }
 
   private audioPermission(reader: Reader, kind: AudioKind): void {
-    if (reader.kind === 'listener' && kind !== 'delivery') throw errors.forbidden(`kind ${kind} is not for listeners; they hear the delivery audio.`, { field: 'kind' });
+    if (reader.kind === 'listener' && kind !== 'delivery') {
+      throw errors.forbidden(`kind ${kind} is not for listeners; they hear the delivery audio.`, { field: 'kind' });
+    }
     if (reader.kind === 'shareLink') {
       if (kind === 'master') throw errors.forbidden('kind master is for the recording\'s owner only.', { field: 'kind' });
       if (!reader.link.allowDownload) throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
@@ -404,7 +493,9 @@ export class RecordingsService {
   }
 
   /** Where `/audio` redirects: a URL path signed for this recording, kind and format (1 h delivery, 5 min master/source). */
-  async audioUrl(recordingId: string, credentials: ReaderCredentials, query: { kind?: unknown; format?: unknown }): Promise<{ path: string; expiresAt: string }> {
+  async audioUrl(recordingId: string, credentials: ReaderCredentials, query: { kind?: unknown; format?: unknown }): Promise<{
+    path: string; expiresAt: string;
+  }> {
     const kind = parseAudioKind(query.kind);
     const format = parseAudioFormat(query.format);
     const { reader, recording } = await this.reader(recordingId, credentials);
@@ -452,33 +543,45 @@ export class RecordingsService {
   }
 
   /** Serves a signed media URL: checks the signature, makes the rendition once, returns the file to stream. */
-  async signedMediaFile(recordingId: string, file: string, query: { exp?: unknown; sig?: unknown }): Promise<{ path: string; contentType: string }> {
+  async signedMediaFile(recordingId: string, file: string, query: { exp?: unknown; sig?: unknown }): Promise<{
+    path: string; contentType: string;
+  }> {
     const match = /^(delivery|source|master)\.(ogg|caf|mp3)$/.exec(file);
     if (!match) throw errors.notFound('The media file');
     const kind = match[1] as AudioKind;
     const format = match[2] as AudioFormat;
-    const exp = Number(query.exp);
-    if (typeof query.sig !== 'string' || !verifyMediaSignature(await this.mediaSecret(), { recordingId, kind, format, expiresAt: exp }, query.sig)) {
-      throw errors.forbidden('This media URL is not valid or has expired; ask /audio for a new one.');
-    }
-    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true } });
+    await this.checkMediaSignature({ recordingId, kind, format }, query);
+    const recording = await this.deps.prisma.recording.findUnique({
+      where: { id: recordingId }, include: { transcription: true, job: true },
+    });
     if (!recording || recording.lifecycle !== 'active') throw errors.notFound('The recording');
-    const rendition = await ensureRendition(this.audioInput(recording, kind), recordingMediaDir(this.deps.config.dataDir, recordingId), kind, format);
+    const rendition = await ensureRendition(
+      this.audioInput(recording, kind), recordingMediaDir(this.deps.config.dataDir, recordingId), kind, format,
+    );
     return { path: rendition, contentType: CONTENT_TYPES[format] };
   }
 
   /** WAV (16-bit, 16 kHz, mono) of [startS, endS) of what was transcribed, at most 120 s; times as in the transcript. */
   async clip(recordingId: string, credentials: ReaderCredentials, query: { startS?: unknown; endS?: unknown }): Promise<Buffer> {
     const { reader, recording } = await this.reader(recordingId, credentials);
-    if (reader.kind === 'shareLink' && !reader.link.allowDownload) throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
+    if (reader.kind === 'shareLink' && !reader.link.allowDownload) {
+      throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
+    }
     // An open live recording has no master yet: the clip is cut from the capture as it stands.
     const capture = recording.kind === 'live' && !recording.masterPath;
     const lengthS = capture ? capturedSeconds(this.deps.config.dataDir, recordingId) : recording.durationS;
     const startS = query.startS === undefined || query.startS === '' ? 0 : Number(query.startS);
-    const endS = query.endS === undefined || query.endS === '' ? Math.min(startS + MAX_CLIP_S, lengthS ?? startS + MAX_CLIP_S) : Number(query.endS);
+    const endS = query.endS === undefined || query.endS === '' ? Math.min(startS + MAX_CLIP_S, lengthS ?? startS + MAX_CLIP_S) : Number(
+      query.endS,
+    );
     if (capture) {
       if (lengthS === 0) throw errors.notFound('Audio of this recording (nothing captured yet)');
-      if (Number.isFinite(startS) && startS >= (lengthS ?? 0)) throw errors.invalidOptions(`startS (${startS}) is at or past the end of what was captured so far (${(lengthS ?? 0).toFixed(2)} s).`, { field: 'startS', capturedS: lengthS });
+      if (Number.isFinite(startS) && startS >= (lengthS ?? 0)) {
+        throw errors.invalidOptions(
+          `startS (${startS}) is at or past the end of what was captured so far (${(lengthS ?? 0).toFixed(2)} s).`,
+          { field: 'startS', capturedS: lengthS },
+        );
+      }
       return wavClip(mediaPath(this.deps.config.dataDir, path.join(recordingId, CAPTURE_FILE)), startS, endS, { rawPcm: true });
     }
     return wavClip(this.audioInput(recording, 'master'), startS, endS);
@@ -508,7 +611,9 @@ export class RecordingsService {
       throw errors.notFound('The job preview (it exists only while the job is cropping, and a link\'s copy for ten minutes)');
     }
     const dir = recordingMediaDir(this.deps.config.dataDir, recordingId);
-    const rendition = await ensureRendition(mediaPath(this.deps.config.dataDir, job.previewPath), path.join(dir, 'preview'), 'delivery', 'ogg');
+    const rendition = await ensureRendition(
+      mediaPath(this.deps.config.dataDir, job.previewPath), path.join(dir, 'preview'), 'delivery', 'ogg',
+    );
     return { path: rendition, contentType: CONTENT_TYPES.ogg };
   }
 }

@@ -19,14 +19,18 @@ const INT32_MAX = 2147483647;
 /** The stored `speakers` as a clean list (anything malformed left out). */
 export function storedSpeakers(stored: unknown): SpeakerName[] {
   if (!Array.isArray(stored)) return [];
-  return stored.filter((s): s is SpeakerName => !!s && typeof s === 'object' && Number.isInteger((s as SpeakerName).index) && typeof (s as SpeakerName).name === 'string');
+  return stored.filter(
+    (s): s is SpeakerName =>
+      !!s && typeof s === 'object' && Number.isInteger((s as SpeakerName).index) && typeof (s as SpeakerName).name === 'string',
+  );
 }
 
 /** `idx` from a path (a string) or GraphQL (a number): an integer from 0; otherwise 400 naming `idx`. */
 export function parseSpeakerIndex(raw: unknown): number {
   const value = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > INT32_MAX) {
-    throw errors.invalidOptions(`idx must be a speaker index: an integer from 0 (as segments number their speakers), not ${JSON.stringify(raw)}.`, { field: 'idx' });
+    throw errors.invalidOptions(`idx must be a speaker index: an integer from 0 (as segments number their speakers), not `
+      + `${JSON.stringify(raw)}.`, { field: 'idx' });
   }
   return value;
 }
@@ -35,13 +39,17 @@ export function parseSpeakerIndex(raw: unknown): number {
 export function parseSpeakerName(body: unknown): string | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidOptions('The body must be an object: {"name": '
     + '"..."} (null or "" clears the name).', { field: 'body' });
-  for (const key of Object.keys(body)) if (key !== 'name') throw errors.invalidOptions(`${key} is not a field here (name).`, { field: key });
+  for (const key of Object.keys(body)) if (key !== 'name') throw errors.invalidOptions(
+    `${key} is not a field here (name).`, { field: key },
+  );
   const name = (body as { name?: unknown }).name;
   if (name === undefined) throw errors.invalidOptions('name is required: a string, or null or "" to clear the name.', { field: 'name' });
   if (name === null) return null;
   if (typeof name !== 'string') throw errors.invalidOptions('name must be a string, or null to clear it.', { field: 'name' });
   const trimmed = name.replace(/\s+/g, ' ').trim();
-  if (trimmed.length > MAX_SPEAKER_NAME) throw errors.invalidOptions(`name must be at most ${MAX_SPEAKER_NAME} characters.`, { field: 'name' });
+  if (trimmed.length > MAX_SPEAKER_NAME) {
+    throw errors.invalidOptions(`name must be at most ${MAX_SPEAKER_NAME} characters.`, { field: 'name' });
+  }
   return trimmed || null;
 }
 
@@ -49,7 +57,9 @@ export function parseSpeakerName(body: unknown): string | null {
  * Stores (or clears) speaker `index`'s name on the owner's recording under its row's lock, with the durable
  * `transcript.speaker` frame in the same transaction. 404 for another account's recording, 409 while archived.
  */
-export async function nameSpeaker(ctx: EventLogContext, accountId: string, recordingId: string, index: number, name: string | null): Promise<SpeakerName> {
+export async function nameSpeaker(
+  ctx: EventLogContext, accountId: string, recordingId: string, index: number, name: string | null,
+): Promise<SpeakerName> {
   const owned = await ctx.prisma.recording.findFirst({ where: { id: recordingId, accountId }, select: { id: true } });
   if (!owned) throw errors.notFound('The recording');
   return inTransaction(ctx, recordingId, async (tx) => {
@@ -71,7 +81,10 @@ export async function nameSpeaker(ctx: EventLogContext, accountId: string, recor
 export async function applySpeakerLabels(tx: Tx, recordingId: string, labels: SpeakerSettled[]): Promise<PendingFrame[]> {
   const frames: PendingFrame[] = [];
   for (const label of labels) {
-    const updated = await tx.segment.updateMany({ where: { recordingId, seq: label.seq }, data: { speaker: label.speaker, speakerConfidence: label.speakerConfidence, speakerProvisional: false } });
+    const updated = await tx.segment.updateMany({
+      where: { recordingId, seq: label.seq },
+      data: { speaker: label.speaker, speakerConfidence: label.speakerConfidence, speakerProvisional: false },
+    });
     if (updated.count > 0) frames.push({ type: 'transcript.speaker', audience: 'log', body: { ...label } });
   }
   return frames;
@@ -80,7 +93,9 @@ export async function applySpeakerLabels(tx: Tx, recordingId: string, labels: Sp
 /** A turn of a whole recording's diarization: who spoke from `start` to `end` (seconds), and how sure it is. */
 export type SpeakerTurnOnMaster = SpeakerTurn;
 
-interface LabelledSegment { seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null; start: number; end: number }
+interface LabelledSegment {
+  seq: number; speaker: number; speakerConfidence: number | null; speakerProvisional: boolean | null; start: number; end: number;
+}
 
 /**
  * The labels segments take from a whole recording's diarization (`turns`), as settlements of what changed.
@@ -89,7 +104,9 @@ interface LabelledSegment { seq: number; speaker: number; speakerConfidence: num
  * not have gets the smallest number no segment uses. A `named` number goes first to the voice holding most of its
  * speech: when live labelling split one voice over two numbers, the name stays with the voice, not the larger half.
  */
-export function relabelSegments(segments: LabelledSegment[], turns: SpeakerTurn[], named: ReadonlySet<number> = new Set()): SpeakerSettled[] {
+export function relabelSegments(
+  segments: LabelledSegment[], turns: SpeakerTurn[], named: ReadonlySet<number> = new Set(),
+): SpeakerSettled[] {
   if (segments.length === 0 || turns.length === 0) return [];
   const found = segments.map((segment) => ({ segment, label: speakerOf(turns, segment.start, segment.end)! }));
   const shared = new Map<string, { from: number; to: number; seconds: number }>();

@@ -17,13 +17,16 @@ export interface SegmentTranslations {
   translationSources: Record<string, string>;
 }
 
-const asRecord = (value: unknown): Record<string, string> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {});
+const asRecord = (value: unknown): Record<string, string> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
 
 /**
  * The translations stored on a segment row: every language (`only` left out: the owner's), `only` alone (a
  * listener's `lang`), or none (`only` null: a listener reading the spoken language).
  */
-export function storedTranslations(segment: { translations: unknown; translationSources: unknown }, only?: string | null): SegmentTranslations {
+export function storedTranslations(
+  segment: { translations: unknown; translationSources: unknown }, only?: string | null,
+): SegmentTranslations {
   const translations = asRecord(segment.translations);
   const translationSources = asRecord(segment.translationSources);
   if (only === undefined) return { translations, translationSources };
@@ -40,9 +43,15 @@ export function storedTranslations(segment: { translations: unknown; translation
  * A segment whose text changed while it was being translated (a correction) keeps what the correction left:
  * the correction translates it again. Answers what was stored, by seq.
  */
-export async function translateSegments(ctx: EventLogContext & { translate: Translate }, recordingId: string, seqs: number[], targets: string[]): Promise<Map<number, SegmentTranslations>> {
-  const segments = await ctx.prisma.segment.findMany({ where: { recordingId, seq: { in: seqs } }, orderBy: { seq: 'asc' }, select: { seq: true, text: true, language: true } });
-  const spoken = (await ctx.prisma.recording.findUnique({ where: { id: recordingId }, select: { spokenLanguage: true } }))?.spokenLanguage ?? null;
+export async function translateSegments(
+  ctx: EventLogContext & { translate: Translate }, recordingId: string, seqs: number[], targets: string[],
+): Promise<Map<number, SegmentTranslations>> {
+  const segments = await ctx.prisma.segment.findMany({
+    where: { recordingId, seq: { in: seqs } }, orderBy: { seq: 'asc' }, select: { seq: true, text: true, language: true },
+  });
+  const spoken = (await ctx.prisma.recording.findUnique(
+    { where: { id: recordingId }, select: { spokenLanguage: true } },
+  ))?.spokenLanguage ?? null;
   const made = new Map<number, SegmentTranslations>();
   for (const target of targets) {
     const todo = segments.filter((s) => (s.language ?? spoken) !== target && s.text.trim() !== '');
@@ -65,7 +74,10 @@ export async function translateSegments(ctx: EventLogContext & { translate: Tran
   return inTransaction(ctx, recordingId, async (tx) => {
     const stored = new Map<number, SegmentTranslations>();
     const frames: PendingFrame[] = [];
-    const current = await tx.segment.findMany({ where: { recordingId, seq: { in: [...made.keys()] } }, select: { id: true, seq: true, text: true, translations: true, translationSources: true } });
+    const current = await tx.segment.findMany({
+      where: { recordingId, seq: { in: [...made.keys()] } },
+      select: { id: true, seq: true, text: true, translations: true, translationSources: true },
+    });
     for (const row of current) {
       if (row.text !== texts.get(row.seq)) continue;
       const fresh = made.get(row.seq)!;
@@ -90,7 +102,9 @@ export type SpeechTranslate<S> = (sentences: S[]) => Promise<Translated[]>;
  * Sentences in another language: each sentence's text translated (the cache answers sentences read before), or,
  * with `speech` (the pair no text provider serves), each sentence's audio read in English and on from there.
  */
-export async function translateSentences<S extends { text: string }>(translate: Translate, sentences: S[], from: string | null, to: string, speech?: SpeechTranslate<S> | null): Promise<Array<S & { translation: string; source: string }>> {
+export async function translateSentences<S extends { text: string }>(
+  translate: Translate, sentences: S[], from: string | null, to: string, speech?: SpeechTranslate<S> | null,
+): Promise<Array<S & { translation: string; source: string }>> {
   const todo = sentences.filter((s) => s.text.trim() !== '');
   const results = !todo.length ? [] : speech ? await speech(todo) : await translate(todo.map((s) => s.text), from, to);
   const byText = new Map(todo.map((s, i) => [s, results[i]!]));

@@ -57,7 +57,10 @@ const VoiceTrackType = builder.objectRef<VoiceTrackView>('VoiceTrack').implement
     sealedAt: t.exposeString('sealedAt', { nullable: true }),
     durationS: t.exposeFloat('durationS', { nullable: true, description: 'Seconds of the sealed track: at least the recording\'s '
       + 'duration.' }),
-    job: t.field({ type: VoiceJobType, nullable: true, description: 'The track\'s render job; null when only single clips were asked for.', resolve: (row) => row.job }),
+    job: t.field({
+      type: VoiceJobType, nullable: true, description: 'The track\'s render job; null when only single clips were asked for.',
+      resolve: (row) => row.job,
+    }),
     clips: t.field({ type: [VoiceClipType], description: 'Sentence clips that stand now (text and voice unchanged since made), in '
       + 'sentence order.', resolve: (row) => row.clips }),
   }),
@@ -68,7 +71,9 @@ const VoiceTracksType = builder.objectRef<VoiceTracksView>('VoiceTracks').implem
   fields: (t) => ({
     recordingId: t.exposeID('recordingId'),
     language: t.exposeString('language', { nullable: true, description: 'The recording\'s spoken language.' }),
-    tracks: t.field({ type: [VoiceTrackType], description: 'One row per language with a track or clips, by language code.', resolve: (view) => view.tracks }),
+    tracks: t.field({
+      type: [VoiceTrackType], description: 'One row per language with a track or clips, by language code.', resolve: (view) => view.tracks,
+    }),
   }),
 });
 
@@ -90,6 +95,8 @@ builder.mutationFields((t) => ({
       + 'stands) or running is left as it is unless `force`. Owner only.',
     authScopes: { write: true },
     args: { recordingId: t.arg.id({ required: true }), languages: t.arg.stringList({ required: true }), force: t.arg.boolean() },
-    resolve: (_root, args, ctx) => ctx.services.voiceTracks.requestRender(ctx.identity!.account.id, String(args.recordingId), { languages: args.languages, force: args.force }),
+    resolve: (_root, args, ctx) => ctx.services.voiceTracks.requestRender(ctx.identity!.account.id, String(args.recordingId), {
+      languages: args.languages, force: args.force,
+    }),
   }),
 }));

@@ -35,7 +35,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import { ApiError, errors, isUniqueViolation, knownError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import {
-  type Word, CONTENT_TYPES, ensureRendition, mediaPath, parseAudioFormat, signMedia, verifyMediaSignature,
+  type Word, CONTENT_TYPES, ensureRendition, mediaPath, parseAudioFormat, signMedia,
   type AudioFormat, buildSentences, isUnclear, joinWords, recordingConfidencePolicy,
 } from '../transcript/index.js';
 import type { ServiceDeps } from '../core/services.js';
@@ -91,7 +91,10 @@ export interface VoiceClipView {
   durationS: number;
   /** The sentence text it was made from, in the recording's language. */
   text: string;
-  /** Why the sentence speaks `text` now: `corrected` the transcript's text; `recognized` the recognizer's words (a correction that is not voiced). */
+  /**
+   * Why the sentence speaks `text` now: `corrected` the transcript's text; `recognized` the recognizer's words (a
+   * correction that is not voiced).
+   */
   textFrom: 'corrected' | 'recognized';
   /** The words spoken: `text` translated into the row's language, or `text` itself in the spoken language. */
   spoken: string;
@@ -112,7 +115,10 @@ export interface VoiceTrackView {
   sealedAt: string | null;
   durationS: number | null;
   /** The render job of this language's track; null when only clips were asked for. */
-  job: { state: VoiceJobState; progress: number; error: string | null; attempts: number; renderS: number | null; synthesizedS: number | null; startedAt: string | null } | null;
+  job: {
+    state: VoiceJobState; progress: number; error: string | null; attempts: number; renderS: number | null; synthesizedS: number | null;
+    startedAt: string | null;
+  } | null;
   /** Clips that stand now, in sentence order. */
   clips: VoiceClipView[];
 }
@@ -183,17 +189,25 @@ export function parseVoiceRender(body: unknown): { languages: string[]; force: b
     + '{"languages": ["es", …], "force": false}.', { field: 'languages' });
   const { languages, force, ...rest } = body as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw errors.invalidOptions(`${unknown}: not a field of a voice render (languages, force).`, { field: unknown });
-  if (force !== undefined && force !== null && typeof force !== 'boolean') throw errors.invalidOptions('force must be a boolean.', { field: 'force' });
+  if (unknown !== undefined) {
+    throw errors.invalidOptions(`${unknown}: not a field of a voice render (languages, force).`, { field: unknown });
+  }
+  if (force !== undefined && force !== null && typeof force !== 'boolean') {
+    throw errors.invalidOptions('force must be a boolean.', { field: 'force' });
+  }
   if (!Array.isArray(languages) || languages.length < 1 || languages.length > MAX_VOICE_LANGUAGES) {
-    throw errors.invalidOptions(`languages must be an array of 1 to ${MAX_VOICE_LANGUAGES} language codes.`, { field: 'languages', min: 1, max: MAX_VOICE_LANGUAGES });
+    throw errors.invalidOptions(`languages must be an array of 1 to ${MAX_VOICE_LANGUAGES} language codes.`, {
+      field: 'languages', min: 1, max: MAX_VOICE_LANGUAGES,
+    });
   }
   const out: string[] = [];
   languages.forEach((code, i) => {
     const field = `languages[${i}]`;
     const canonical = typeof code === 'string' && code.trim() ? canonicalLanguage(code.trim()) : null;
     if (!canonical) throw errors.invalidOptions(`${field}: ${JSON.stringify(code)} is not a language code.`, { field });
-    if (voicesFor(canonical).length === 0) throw errors.invalidOptions(`${field}: no voice speaks ${canonical} (GET /v1/languages lists the voice languages).`, { field });
+    if (voicesFor(canonical).length === 0) {
+      throw errors.invalidOptions(`${field}: no voice speaks ${canonical} (GET /v1/languages lists the voice languages).`, { field });
+    }
     if (!out.includes(canonical)) out.push(canonical);
   });
   return { languages: out, force: force === true };
@@ -204,7 +218,10 @@ export function parseVoiceRender(body: unknown): { languages: string[]; force: b
  * (words as stored) and the recording's corrections, oldest first.
  */
 export function spokenSentencesOf(
-  segments: Array<{ seq: number; speaker: number; start: number; end: number; text: string; words: unknown; confidence: number | null; recognizedText: string | null }>,
+  segments: Array<{
+    seq: number; speaker: number; start: number; end: number; text: string; words: unknown; confidence: number | null;
+    recognizedText: string | null;
+  }>,
   corrections: Array<{ seq: number; voiced: boolean; revertedAt: Date | null; before: unknown }>,
   policy: Parameters<typeof isUnclear>[1],
 ): SpokenSentence[] {
@@ -221,7 +238,9 @@ export function spokenSentencesOf(
     if (first?.words?.length) return first.words;
     return [{ start: segment.start, end: segment.end, text: first?.text ?? segment.recognizedText ?? segment.text, prob: 1 }];
   };
-  const sources = segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as Word[], confidence: s.confidence }));
+  const sources = segments.map((s) => ({
+    seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as Word[], confidence: s.confidence,
+  }));
   return buildSentences(sources).map((sentence) => {
     const base = { id: sentence.id, start: sentence.start, end: sentence.end, unclear: isUnclear(sentence, policy) };
     if (!sentence.seqs.some((seq) => notVoiced.has(seq))) return { ...base, text: sentence.text, textFrom: 'corrected' as const };
@@ -242,7 +261,10 @@ function sha(text: string): string {
 
 /** Decodes an audio file to mono float32 at `rate`. */
 async function decodeAt(file: string, rate: number): Promise<Float32Array> {
-  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', file, '-f', 'f32le', '-acodec', 'pcm_f32le', '-ac', '1', '-ar', String(rate), 'pipe:1'];
+  const args = [
+    '-nostdin', '-hide_banner', '-loglevel', 'error', '-i', file, '-f', 'f32le', '-acodec', 'pcm_f32le', '-ac', '1', '-ar', String(rate),
+    'pipe:1',
+  ];
   const { stdout } = await run(ffmpegPath(), args, { encoding: 'buffer', maxBuffer: 1 << 30 });
   return floats(stdout);
 }
@@ -256,7 +278,9 @@ function floats(bytes: Buffer): Float32Array {
 /** `samples` played `tempo` times faster, pitch kept (ffmpeg's atempo). */
 async function speedUp(samples: Float32Array, tempo: number): Promise<Float32Array> {
   const parts: Buffer[] = [];
-  for await (const part of ffmpegTransform([samples], KOKORO_SAMPLE_RATE, ['-filter:a', `atempo=${tempo.toFixed(4)}`, '-f', 'f32le', '-acodec', 'pcm_f32le'])) parts.push(part);
+  for await (const part of ffmpegTransform([samples], KOKORO_SAMPLE_RATE, [
+    '-filter:a', `atempo=${tempo.toFixed(4)}`, '-f', 'f32le', '-acodec', 'pcm_f32le',
+  ])) parts.push(part);
   return floats(Buffer.concat(parts));
 }
 
@@ -265,7 +289,7 @@ export class VoiceTracksService {
 
   constructor(
     private readonly deps: ServiceDeps,
-    private readonly recordings: Pick<RecordingsService, 'reader' | 'mediaSecret'>,
+    private readonly recordings: Pick<RecordingsService, 'reader' | 'mediaSecret' | 'checkMediaSignature'>,
     private readonly translate: Translate,
     private readonly serves: (from: string | null, to: string) => Promise<boolean>,
     private readonly queue: VoiceRenderQueue,
@@ -286,22 +310,32 @@ export class VoiceTracksService {
     const options = kokoroDownload ? { modelsDir: path.dirname(kokoroDir), download: true, threads } : { modelDir: kokoroDir, threads };
     this.kokoro ??= Kokoro.load(options).catch((error: unknown) => {
       this.kokoro = null;
-      throw new ApiError('unavailable', 503, `The text-to-speech model is not available on this server: ${(error as Error).message}`, { headers: { 'Retry-After': '30' }, cause: error });
+      throw new ApiError(
+        'unavailable', 503, `The text-to-speech model is not available on this server: ${(error as Error).message}`,
+        { headers: { 'Retry-After': '30' }, cause: error },
+      );
     });
     return this.kokoro;
   }
 
   private async ownedRecording(accountId: string, recordingId: string) {
-    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true } });
+    const recording = await this.deps.prisma.recording.findUnique({
+      where: { id: recordingId }, include: { transcription: true, job: true },
+    });
     if (!recording || recording.accountId !== accountId || recording.lifecycle !== 'active') throw errors.notFound('The recording');
     return recording;
   }
 
   /** The sentences as voices speak them now, and the recording's spoken language. */
-  async spokenSentences(recording: { id: string; spokenLanguage: string | null; settings: unknown; transcription: { settings: unknown; broadcastIds: unknown } }): Promise<{ sentences: SpokenSentence[]; language: string | null }> {
+  async spokenSentences(recording: {
+    id: string; spokenLanguage: string | null; settings: unknown; transcription: { settings: unknown; broadcastIds: unknown };
+  }): Promise<{ sentences: SpokenSentence[]; language: string | null }> {
     const [segments, corrections] = await this.deps.prisma.$transaction([
       this.deps.prisma.segment.findMany({ where: { recordingId: recording.id }, orderBy: { seq: 'asc' } }),
-      this.deps.prisma.correction.findMany({ where: { recordingId: recording.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { seq: true, voiced: true, revertedAt: true, before: true } }),
+      this.deps.prisma.correction.findMany({
+        where: { recordingId: recording.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        select: { seq: true, voiced: true, revertedAt: true, before: true },
+      }),
     ], TX_OPTIONS);
     const policy = await recordingConfidencePolicy(this.deps.prisma, recording);
     const language = recording.spokenLanguage ?? segments[0]?.language ?? null;
@@ -313,7 +347,9 @@ export class VoiceTracksService {
    * lookupVoice's catalogue choice (a pin to a cloned voice that is training, switched off or deleted speaks with the
    * language's default until it can).
    */
-  private async voiceFor(recording: { accountId: string; settings: unknown; transcription: { settings: unknown } }, lang: string): Promise<string> {
+  private async voiceFor(
+    recording: { accountId: string; settings: unknown; transcription: { settings: unknown } }, lang: string,
+  ): Promise<string> {
     const pinned = pinnedVoice(lang, recording.settings, recording.transcription.settings);
     if (pinned && isClonedVoice(pinned) && (await this.clonedStyle(recording.accountId, pinned))) return pinned;
     const voice = lookupVoice(lang, pinned);
@@ -327,15 +363,20 @@ export class VoiceTracksService {
   async requestRender(accountId: string, recordingId: string, input: VoiceRenderInput): Promise<VoiceTracksView> {
     const { languages, force } = parseVoiceRender(input);
     const recording = await this.ownedRecording(accountId, recordingId);
-    const finished = recording.kind === 'live' ? recording.state === 'ended' || recording.state === 'finalized' : recording.job?.state === 'done';
+    const finished =
+      recording.kind === 'live' ? recording.state === 'ended' || recording.state === 'finalized' : recording.job?.state === 'done';
     if (!finished) {
-      throw errors.invalidState(`Spoken tracks are rendered for a finished recording (a live recording ended or finalized, a file job done); this one is ${recording.kind === 'live' ? recording.state : `a file job ${recording.job?.state ?? 'without a job'}`}.`, { state: recording.state, jobState: recording.job?.state ?? null });
+      throw errors.invalidState(`Spoken tracks are rendered for a finished recording (a live recording ended or finalized, a file job `
+        + `done); this one is ${recording.kind === 'live' ? recording.state : `a file job ${recording.job?.state ?? 'without a job'}`}.`, {
+          state: recording.state, jobState: recording.job?.state ?? null,
+        });
     }
     const { sentences, language } = await this.spokenSentences(recording);
     for (const [i, lang] of languages.entries()) {
       if (sameLanguage(lang, language)) continue;
       if (!(await this.serves(language, lang))) {
-        throw errors.invalidOptions(`languages[${i}]: this server does not translate ${language ? `from ${language} ` : ''}into ${lang} (GET /v1/languages lists the translation targets).`, { field: `languages[${i}]` });
+        throw errors.invalidOptions(`languages[${i}]: this server does not translate ${language ? `from ${language} ` : ''}into ${lang} `
+          + `(GET /v1/languages lists the translation targets).`, { field: `languages[${i}]` });
       }
     }
     for (const lang of languages) {
@@ -361,7 +402,9 @@ export class VoiceTracksService {
 
   /** Tracks queued or rendering whose work may have been lost with a process: queued again (Bull ignores duplicates). */
   async resumeUnfinished(): Promise<void> {
-    const open = await this.deps.prisma.voiceTrack.findMany({ where: { state: { in: ['queued', 'rendering'] } }, select: { id: true, attempts: true } });
+    const open = await this.deps.prisma.voiceTrack.findMany({
+      where: { state: { in: ['queued', 'rendering'] } }, select: { id: true, attempts: true },
+    });
     for (const track of open) await this.queue.add({ trackId: track.id, attempt: track.attempts });
   }
 
@@ -381,15 +424,24 @@ export class VoiceTracksService {
    */
   async render(work: VoiceRenderWork): Promise<void> {
     const began = Date.now();
-    const claimed = await this.deps.prisma.voiceTrack.updateMany({ where: { id: work.trackId, attempts: work.attempt, state: { in: ['queued', 'rendering'] } }, data: { state: 'rendering', startedAt: new Date(), progress: 0 } });
+    const claimed = await this.deps.prisma.voiceTrack.updateMany({
+      where: { id: work.trackId, attempts: work.attempt, state: { in: ['queued', 'rendering'] } },
+      data: { state: 'rendering', startedAt: new Date(), progress: 0 },
+    });
     if (claimed.count === 0) return;
     const track = await this.deps.prisma.voiceTrack.findUniqueOrThrow({ where: { id: work.trackId } });
     const current = { id: track.id, attempts: work.attempt };
     try {
-      const recording = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: track.recordingId }, include: { transcription: true } });
+      const recording = await this.deps.prisma.recording.findUniqueOrThrow({
+        where: { id: track.recordingId }, include: { transcription: true },
+      });
       const { sentences, language } = await this.spokenSentences(recording);
       const speakable = sentences.filter((s) => !s.unclear);
-      const clips = new Map((await this.deps.prisma.voiceClip.findMany({ where: { recordingId: recording.id, lang: track.lang } })).map((c) => [c.sentenceId, c]));
+      const clips = new Map(
+        (await this.deps.prisma.voiceClip.findMany({ where: { recordingId: recording.id, lang: track.lang } })).map((c) => [
+          c.sentenceId, c,
+        ]),
+      );
       const todo = speakable.filter((s) => track.force || !this.clipStands(clips.get(s.id), s, track.voice));
       let lastWrite = 0;
       let synthesizedS = 0;
@@ -410,8 +462,11 @@ export class VoiceTracksService {
       const moved = await this.deps.prisma.voiceTrack.updateMany({
         where: { id: track.id, attempts: work.attempt },
         data: {
-          state: 'sealed', progress: 100, error: null, force: false, trackPath: assembled.trackPath, durationS: assembled.durationS, sealedAt: new Date(),
-          sentences: speakable.filter((s) => clips.has(s.id)).map((s) => ({ id: s.id, text: s.text, voice: track.voice })) as unknown as Prisma.InputJsonValue,
+          state: 'sealed', progress: 100, error: null, force: false, trackPath: assembled.trackPath, durationS: assembled.durationS,
+          sealedAt: new Date(),
+          sentences: speakable.filter((s) => clips.has(s.id)).map(
+            (s) => ({ id: s.id, text: s.text, voice: track.voice }),
+          ) as unknown as Prisma.InputJsonValue,
           renderS: (Date.now() - began) / 1000, synthesizedS,
         },
       });
@@ -421,12 +476,16 @@ export class VoiceTracksService {
     } catch (error) {
       const known = knownError(error);
       const message = known?.message ?? `The track could not be rendered: ${(error as Error)?.message ?? String(error)}`;
-      await this.deps.prisma.voiceTrack.updateMany({ where: { id: track.id, attempts: work.attempt }, data: { state: 'failed', error: message, renderS: (Date.now() - began) / 1000 } });
+      await this.deps.prisma.voiceTrack.updateMany({
+        where: { id: track.id, attempts: work.attempt }, data: { state: 'failed', error: message, renderS: (Date.now() - began) / 1000 },
+      });
     }
   }
 
   private async progress(track: { id: string; attempts: number }, pct: number): Promise<void> {
-    await this.deps.prisma.voiceTrack.updateMany({ where: { id: track.id, attempts: track.attempts, state: 'rendering' }, data: { progress: Math.round(pct * 10) / 10 } });
+    await this.deps.prisma.voiceTrack.updateMany({
+      where: { id: track.id, attempts: track.attempts, state: 'rendering' }, data: { progress: Math.round(pct * 10) / 10 },
+    });
   }
 
   private clipStands(clip: ClipRow | undefined, sentence: SpokenSentence, voice: string): clip is ClipRow {
@@ -434,7 +493,9 @@ export class VoiceTracksService {
   }
 
   /** The words each sentence speaks in `lang`: translated, or as they are in the spoken language. */
-  private async translated(sentences: SpokenSentence[], language: string | null, lang: string): Promise<Array<{ text: string; source: string }>> {
+  private async translated(sentences: SpokenSentence[], language: string | null, lang: string): Promise<Array<{
+    text: string; source: string;
+  }>> {
     if (sentences.length === 0) return [];
     if (sameLanguage(language, lang)) return sentences.map((s) => ({ text: s.text, source: 'none' }));
     return this.translate(sentences.map((s) => s.text), language, lang);
@@ -444,12 +505,17 @@ export class VoiceTracksService {
   private async styleOf(recordingId: string, voice: string): Promise<Float32Array> {
     const { accountId } = await this.deps.prisma.recording.findUniqueOrThrow({ where: { id: recordingId }, select: { accountId: true } });
     const style = await this.clonedStyle(accountId, voice);
-    if (!style) throw errors.invalidState(`The cloned voice ${voice} can no longer speak (switched off or deleted); render again to speak with the default voice.`, { voice });
+    if (!style) {
+      throw errors.invalidState(`The cloned voice ${voice} can no longer speak (switched off or deleted); render again to speak with the `
+        + `default voice.`, { voice });
+    }
     return style;
   }
 
   /** Synthesises one sentence and keeps it (replacing an older clip of it); null when there is nothing to speak. */
-  private async makeClip(recordingId: string, lang: string, voice: string, sentence: SpokenSentence, spoken: { text: string; source: string }): Promise<ClipRow | null> {
+  private async makeClip(
+    recordingId: string, lang: string, voice: string, sentence: SpokenSentence, spoken: { text: string; source: string },
+  ): Promise<ClipRow | null> {
     const kokoro = await this.model();
     let samples: Float32Array;
     try {
@@ -461,14 +527,21 @@ export class VoiceTracksService {
       if (knownError(error)?.details.field === 'text') return null;
       throw error;
     }
-    const relative = path.join(recordingId, 'voice', lang, 'clips', `${sentence.id}-${sha(`${voice}\n${sentence.text}\n${spoken.text}`).slice(0, 12)}.ogg`);
+    const relative = path.join(
+      recordingId, 'voice', lang, 'clips', `${sentence.id}-${sha(`${voice}\n${sentence.text}\n${spoken.text}`).slice(0, 12)}.ogg`,
+    );
     const file = mediaPath(this.deps.config.dataDir, relative);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, await encodeSpeech(samples, 'ogg'));
-    const data = { voice, text: sentence.text, textFrom: sentence.textFrom, spoken: spoken.text, translationSource: spoken.source, path: relative, durationS: samples.length / KOKORO_SAMPLE_RATE };
+    const data = {
+      voice, text: sentence.text, textFrom: sentence.textFrom, spoken: spoken.text, translationSource: spoken.source, path: relative,
+      durationS: samples.length / KOKORO_SAMPLE_RATE,
+    };
     const key = { recordingId_lang_sentenceId: { recordingId, lang, sentenceId: sentence.id } };
     const previous = await this.deps.prisma.voiceClip.findUnique({ where: key });
-    const upsert = () => this.deps.prisma.voiceClip.upsert({ where: key, create: { id: newId('vcl'), recordingId, lang, sentenceId: sentence.id, ...data }, update: data });
+    const upsert = () => this.deps.prisma.voiceClip.upsert({
+      where: key, create: { id: newId('vcl'), recordingId, lang, sentenceId: sentence.id, ...data }, update: data,
+    });
     // A render and an on-demand read making the same clip at once: the second create becomes an update.
     const clip = await upsert().catch((error: unknown) => (isUniqueViolation(error) ? upsert() : Promise.reject(error)));
     if (previous && previous.path !== relative) await rm(mediaPath(this.deps.config.dataDir, previous.path), { force: true });
@@ -476,7 +549,9 @@ export class VoiceTracksService {
   }
 
   /** The whole track, Ogg/Opus, on the recording's time line (see the top of this file). */
-  private async assemble(recording: { id: string; durationS: number | null }, track: TrackRow, speakable: SpokenSentence[], clips: Map<string, ClipRow>): Promise<{ trackPath: string; durationS: number }> {
+  private async assemble(
+    recording: { id: string; durationS: number | null }, track: TrackRow, speakable: SpokenSentence[], clips: Map<string, ClipRow>,
+  ): Promise<{ trackPath: string; durationS: number }> {
     const rate = KOKORO_SAMPLE_RATE;
     const placed = speakable.filter((s) => clips.has(s.id));
     const endS = Math.max(recording.durationS ?? 0, ...speakable.map((s) => s.end));
@@ -519,14 +594,18 @@ export class VoiceTracksService {
 
   private languageAllowed(reader: Reader, lang: string, language: string | null): void {
     if (reader.kind === 'shareLink' && !reader.link.allowTranslate && !sameLanguage(lang, language)) {
-      throw errors.forbidden(`lang: this share link does not allow translation; only the spoken language (${language ?? 'not yet known'}) can be heard.`, { field: 'lang', permission: 'allowTranslate' });
+      throw errors.forbidden(`lang: this share link does not allow translation; only the spoken language (${language ?? 'not yet known'}) `
+        + `can be heard.`, { field: 'lang', permission: 'allowTranslate' });
     }
   }
 
   private parseLang(lang: string | null | undefined, required: boolean, fallback: string | null): string {
     const given = lang?.trim();
     if (!given) {
-      if (required || !fallback) throw errors.invalidOptions(`lang is required: the language of the voice${fallback ? '' : ' (the recording\'s spoken language is not known)'}.`, { field: 'lang' });
+      if (required || !fallback) {
+        throw errors.invalidOptions(`lang is required: the language of the `
+          + `voice${fallback ? '' : ' (the recording\'s spoken language is not known)'}.`, { field: 'lang' });
+      }
       return fallback;
     }
     const canonical = canonicalLanguage(given);
@@ -549,14 +628,21 @@ export class VoiceTracksService {
       languages = [lang];
     }
     const view = await this.view(recording, { languages, ...spoken });
-    if (reader.kind === 'shareLink' && !reader.link.allowTranslate) view.tracks = view.tracks.filter((t) => sameLanguage(t.lang, spoken.language));
+    if (reader.kind === 'shareLink' && !reader.link.allowTranslate) {
+      view.tracks = view.tracks.filter((t) => sameLanguage(t.lang, spoken.language));
+    }
     return view;
   }
 
   /** Rows for `languages` (null: every language with a track or clips); stale sealed tracks are queued again. */
-  private async view(recording: RecordingRow | Awaited<ReturnType<VoiceTracksService['ownedRecording']>>, spoken: { languages: string[] | null; sentences: SpokenSentence[]; language: string | null }): Promise<VoiceTracksView> {
+  private async view(
+    recording: RecordingRow | Awaited<ReturnType<VoiceTracksService['ownedRecording']>>,
+    spoken: { languages: string[] | null; sentences: SpokenSentence[]; language: string | null },
+  ): Promise<VoiceTracksView> {
     const where = { recordingId: recording.id, ...(spoken.languages ? { lang: { in: spoken.languages } } : {}) };
-    const [tracks, clips] = await Promise.all([this.deps.prisma.voiceTrack.findMany({ where }), this.deps.prisma.voiceClip.findMany({ where })]);
+    const [tracks, clips] = await Promise.all([
+      this.deps.prisma.voiceTrack.findMany({ where }), this.deps.prisma.voiceClip.findMany({ where }),
+    ]);
     const langs = spoken.languages ?? [...new Set([...tracks.map((t) => t.lang), ...clips.map((c) => c.lang)])].sort();
     const order = new Map(spoken.sentences.map((s, i) => [s.id, i]));
     const rows: VoiceTrackView[] = [];
@@ -585,10 +671,17 @@ export class VoiceTracksService {
         staleSentences: stale,
         sealedAt: track?.sealedAt?.toISOString() ?? null,
         durationS: track?.durationS ?? null,
-        job: track ? { state: track.state === 'sealed' ? 'done' : (track.state as VoiceJobState), progress: track.progress, error: track.error, attempts: track.attempts, renderS: track.renderS, synthesizedS: track.synthesizedS, startedAt: track.startedAt?.toISOString() ?? null } : null,
+        job: track ? {
+          state: track.state === 'sealed' ? 'done' : (track.state as VoiceJobState), progress: track.progress, error: track.error,
+          attempts: track.attempts, renderS: track.renderS, synthesizedS: track.synthesizedS,
+          startedAt: track.startedAt?.toISOString() ?? null,
+        } : null,
         clips: standing.map((c) => {
           const sentence = spoken.sentences[order.get(c.sentenceId)!]!;
-          return { sentenceId: c.sentenceId, voice: c.voice, start: sentence.start, end: sentence.end, durationS: c.durationS, text: c.text, textFrom: sentence.textFrom, spoken: c.spoken, translationSource: c.translationSource };
+          return {
+            sentenceId: c.sentenceId, voice: c.voice, start: sentence.start, end: sentence.end, durationS: c.durationS, text: c.text,
+            textFrom: sentence.textFrom, spoken: c.spoken, translationSource: c.translationSource,
+          };
         }),
       });
     }
@@ -599,10 +692,18 @@ export class VoiceTracksService {
    * `GET /v1/recordings/{id}/voice/{sentence}`: one sentence spoken in `lang` (default: the spoken language), made
    * now when it has no clip or its clip no longer stands. 404 for a line hidden as unclear or an unknown sentence.
    */
-  async clip(recordingId: string, sentenceId: string, credentials: ReaderCredentials, query: { lang?: string | null; format?: unknown }): Promise<{ path: string; contentType: string }> {
-    if (!SENTENCE_ID.test(sentenceId)) throw errors.invalidOptions(`sentence: "${sentenceId}" is not a sentence id (ids as the transcript snapshot gives them, like 4.0).`, { field: 'sentence' });
+  async clip(
+    recordingId: string, sentenceId: string, credentials: ReaderCredentials, query: { lang?: string | null; format?: unknown },
+  ): Promise<{ path: string; contentType: string }> {
+    if (!SENTENCE_ID.test(sentenceId)) {
+      throw errors.invalidOptions(
+        `sentence: "${sentenceId}" is not a sentence id (ids as the transcript snapshot gives them, like 4.0).`, { field: 'sentence' },
+      );
+    }
     const format = query.format === undefined || query.format === null || query.format === '' ? 'ogg' : query.format;
-    if (format !== 'ogg' && format !== 'caf') throw errors.invalidOptions('format must be ogg or caf.', { field: 'format', allowed: ['ogg', 'caf'] });
+    if (format !== 'ogg' && format !== 'caf') {
+      throw errors.invalidOptions('format must be ogg or caf.', { field: 'format', allowed: ['ogg', 'caf'] });
+    }
     const { reader, recording } = await this.readerFor(recordingId, credentials);
     const { sentences, language } = await this.spokenSentences(recording);
     const lang = this.parseLang(query.lang, false, language && voicesFor(language).length ? language : null);
@@ -611,7 +712,9 @@ export class VoiceTracksService {
     if (!sentence) throw errors.notFound(`Sentence ${sentenceId} of this recording`);
     if (sentence.unclear) throw errors.notFound(`A voice clip of sentence ${sentenceId} (the line is hidden as unclear)`);
     if (!sameLanguage(lang, language) && !(await this.serves(language, lang))) {
-      throw errors.invalidOptions(`lang: this server does not translate ${language ? `from ${language} ` : ''}into ${lang}.`, { field: 'lang' });
+      throw errors.invalidOptions(
+        `lang: this server does not translate ${language ? `from ${language} ` : ''}into ${lang}.`, { field: 'lang' },
+      );
     }
     const clip = await this.standingClip(recordingId, lang, await this.voiceFor(recording, lang), sentence, language);
     if (!clip) throw errors.notFound(`A voice clip of sentence ${sentenceId} (it has nothing to speak)`);
@@ -620,9 +723,15 @@ export class VoiceTracksService {
   }
 
   /** A sentence's clip in `lang` by `voice`: the kept one while it stands, else made now (null: nothing to speak). */
-  private async standingClip(recordingId: string, lang: string, voice: string, sentence: SpokenSentence, language: string | null): Promise<ClipRow | null> {
-    const kept = (await this.deps.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: { recordingId, lang, sentenceId: sentence.id } } })) ?? undefined;
-    if (this.clipStands(kept, sentence, voice) && (await stat(mediaPath(this.deps.config.dataDir, kept.path)).catch(() => null))) return kept;
+  private async standingClip(
+    recordingId: string, lang: string, voice: string, sentence: SpokenSentence, language: string | null,
+  ): Promise<ClipRow | null> {
+    const kept = (await this.deps.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: {
+      recordingId, lang, sentenceId: sentence.id,
+    } } })) ?? undefined;
+    if (this.clipStands(kept, sentence, voice) && (await stat(mediaPath(this.deps.config.dataDir, kept.path)).catch(() => null))) {
+      return kept;
+    }
     return this.makeClip(recordingId, lang, voice, sentence, (await this.translated([sentence], language, lang))[0]!);
   }
 
@@ -633,7 +742,10 @@ export class VoiceTracksService {
     const partial = `${output}.${process.pid}.${Date.now()}.part`;
     try {
       await new Promise<void>((resolve, reject) => {
-        const child = spawn(ffmpegPath(), ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', ogg, '-c:a', 'copy', '-f', 'caf', partial], { stdio: 'ignore' });
+        const child = spawn(
+          ffmpegPath(), ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', ogg, '-c:a', 'copy', '-f', 'caf', partial],
+          { stdio: 'ignore' },
+        );
         child.on('error', reject);
         child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code} writing a CAF clip`))));
       });
@@ -653,25 +765,35 @@ export class VoiceTracksService {
       const stale = this.staleSentences(track, (await this.spokenSentences(recording)).sentences, voice);
       if (stale.length === 0) return track;
       await this.queueRender(recording.id, lang, voice, false, track);
-      throw errors.invalidState(`The ${lang} voice track is being rendered again: sentences changed since it was sealed (${stale.slice(0, 5).join(', ')}${stale.length > 5 ? ', …' : ''}); poll GET /v1/recordings/{id}/voice.`, { state: 'queued', staleSentences: stale });
+      throw errors.invalidState(`The ${lang} voice track is being rendered again: sentences changed since it was sealed `
+        + `(${stale.slice(0, 5).join(', ')}${stale.length > 5 ? ', …' : ''}); poll GET /v1/recordings/{id}/voice.`, {
+          state: 'queued', staleSentences: stale,
+        });
     }
-    throw errors.invalidState(`The ${lang} voice track is not sealed yet (${track.state}${track.error ? `: ${track.error}` : ''}); poll GET /v1/recordings/{id}/voice.`, { state: track.state, progress: track.progress });
+    throw errors.invalidState(`The ${lang} voice track is not sealed yet (${track.state}${track.error ? `: ${track.error}` : ''}); poll `
+      + `GET /v1/recordings/{id}/voice.`, { state: track.state, progress: track.progress });
   }
 
   private voiceAudioPermission(reader: Reader, lang: string, language: string | null): void {
-    if (reader.kind === 'shareLink' && !reader.link.allowDownload) throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
+    if (reader.kind === 'shareLink' && !reader.link.allowDownload) {
+      throw errors.forbidden('This share link does not allow downloads.', { permission: 'allowDownload' });
+    }
     this.languageAllowed(reader, lang, language);
   }
 
   /** `GET /v1/recordings/{id}/audio?kind=voice&lang=`: where it redirects, a URL signed for the recording, language and format (1 h). */
-  async audioUrl(recordingId: string, credentials: ReaderCredentials, query: { lang?: string | null; format?: unknown }): Promise<{ path: string; expiresAt: string }> {
+  async audioUrl(recordingId: string, credentials: ReaderCredentials, query: { lang?: string | null; format?: unknown }): Promise<{
+    path: string; expiresAt: string;
+  }> {
     const format = parseAudioFormat(query.format);
     const lang = this.parseLang(query.lang, true, null);
     const { reader, recording } = await this.readerFor(recordingId, credentials);
     this.voiceAudioPermission(reader, lang, recording.spokenLanguage ? canonicalLanguage(recording.spokenLanguage) : null);
     await this.sealedTrack(recording, lang);
     const { exp, sig } = signMedia(await this.recordings.mediaSecret(), { recordingId, kind: 'voice', lang, format });
-    return { path: `/v1/media/${recordingId}/voice-${lang}.${format}?exp=${exp}&sig=${sig}`, expiresAt: new Date(exp * 1000).toISOString() };
+    return {
+      path: `/v1/media/${recordingId}/voice-${lang}.${format}?exp=${exp}&sig=${sig}`, expiresAt: new Date(exp * 1000).toISOString(),
+    };
   }
 
   // ---- sentences spoken on the subscribe socket (`voice`) ----
@@ -693,7 +815,9 @@ export class VoiceTracksService {
     const refuse = (message: string) => errors.invalidOptions(`${field}: ${message}`, { field });
     const language = await this.readingLanguage(recordingId, lang);
     if (voice === 'auto') {
-      if (language && voicesFor(language).length === 0) throw refuse(`no voice speaks ${language} (GET /v1/languages lists the voice languages).`);
+      if (language && voicesFor(language).length === 0) {
+        throw refuse(`no voice speaks ${language} (GET /v1/languages lists the voice languages).`);
+      }
       return;
     }
     if (isClonedVoice(voice)) throw refuse('a cloned voice speaks here through the recording\'s settings.voiceByLang pin; ask for '
@@ -704,7 +828,9 @@ export class VoiceTracksService {
     } catch {
       throw refuse(`${JSON.stringify(voice)} is neither auto nor a catalogue voice (GET /v1/voices/available lists them).`);
     }
-    if (language && findVoiceLanguage(language)?.code !== speaks) throw refuse(`${voice} does not speak ${language}; ask for a voice GET /v1/voices/available?lang=${language} lists, or auto.`);
+    if (language && findVoiceLanguage(language)?.code !== speaks) {
+      throw refuse(`${voice} does not speak ${language}; ask for a voice GET /v1/voices/available?lang=${language} lists, or auto.`);
+    }
   }
 
   /**
@@ -714,14 +840,21 @@ export class VoiceTracksService {
    * as `/voice/{sentence}` does (the same clip serves both); another catalogue voice is spoken and not kept. Only the
    * sentence's segments are read (a sentence's id is the same built from them alone).
    */
-  async speakForSubscriber(recordingId: string, sentence: { id: string; seqs: number[] }, lang: string | null, voice: string): Promise<Buffer | null> {
+  async speakForSubscriber(
+    recordingId: string, sentence: { id: string; seqs: number[] }, lang: string | null, voice: string,
+  ): Promise<Buffer | null> {
     const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true } });
     if (!recording) return null;
     const [segments, corrections] = await this.deps.prisma.$transaction([
       this.deps.prisma.segment.findMany({ where: { recordingId, seq: { in: sentence.seqs } }, orderBy: { seq: 'asc' } }),
-      this.deps.prisma.correction.findMany({ where: { recordingId, seq: { in: sentence.seqs } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: { seq: true, voiced: true, revertedAt: true, before: true } }),
+      this.deps.prisma.correction.findMany({
+        where: { recordingId, seq: { in: sentence.seqs } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        select: { seq: true, voiced: true, revertedAt: true, before: true },
+      }),
     ], TX_OPTIONS);
-    const spoken = spokenSentencesOf(segments, corrections, await recordingConfidencePolicy(this.deps.prisma, recording)).find((s) => s.id === sentence.id);
+    const spoken = spokenSentencesOf(segments, corrections, await recordingConfidencePolicy(this.deps.prisma, recording)).find(
+      (s) => s.id === sentence.id,
+    );
     const language = recording.spokenLanguage ?? segments[0]?.language ?? null;
     const target = lang ?? (language ? canonicalLanguage(language) : null);
     if (!spoken || spoken.unclear || !target || voicesFor(target).length === 0) return null;
@@ -749,15 +882,17 @@ export class VoiceTracksService {
   }
 
   /** Serves `/v1/media/{id}/voice-<lang>.<format>`: the signature, then the sealed track (caf/mp3 encoded once from it). */
-  async signedMediaFile(recordingId: string, file: string, query: { exp?: unknown; sig?: unknown }): Promise<{ path: string; contentType: string }> {
+  async signedMediaFile(recordingId: string, file: string, query: { exp?: unknown; sig?: unknown }): Promise<{
+    path: string; contentType: string;
+  }> {
     const match = /^voice-([A-Za-z0-9-]{2,35})\.(ogg|caf|mp3)$/.exec(file);
     if (!match) throw errors.notFound('The media file');
     const lang = match[1]!;
     const format = match[2] as AudioFormat;
-    if (typeof query.sig !== 'string' || !verifyMediaSignature(await this.recordings.mediaSecret(), { recordingId, kind: 'voice', lang, format, expiresAt: Number(query.exp) }, query.sig)) {
-      throw errors.forbidden('This media URL is not valid or has expired; ask /audio for a new one.');
-    }
-    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId }, include: { transcription: true, job: true, captureSpans: true } });
+    await this.recordings.checkMediaSignature({ recordingId, kind: 'voice', lang, format }, query);
+    const recording = await this.deps.prisma.recording.findUnique({
+      where: { id: recordingId }, include: { transcription: true, job: true, captureSpans: true },
+    });
     if (!recording || recording.lifecycle !== 'active') throw errors.notFound('The recording');
     const track = await this.sealedTrack(recording, lang);
     const sealed = mediaPath(this.deps.config.dataDir, track.trackPath!);

@@ -14,9 +14,14 @@ import { IDEMPOTENCY_KEY_HEADER, isSafeToRepeat, sendWithRetries, type RetryOpti
 import type { CreateSessionResponse, RealtimeSessionOptions, WebSocketConstructor } from './frames.js';
 import { connectRealtime, type RealtimeConnectOptions, type RealtimeStream } from './realtime.js';
 import { subscribeRecording, type RecordingSubscription, type SubscribeOptions } from './subscribe.js';
-import { blobOf, multipartBody, progressStream, sendWithXhr, usesXhr, type CreateTranscriptionOptions, type Transcription, type UploadProgress, type UploadSource } from './upload.js';
+import {
+  blobOf, multipartBody, progressStream, sendWithXhr, usesXhr, type CreateTranscriptionOptions, type Transcription, type UploadProgress,
+  type UploadSource,
+} from './upload.js';
 
-export type Credential = { apiKey: string; accessToken?: never } | { accessToken: string; apiKey?: never } | { apiKey?: undefined; accessToken?: undefined };
+export type Credential = { apiKey: string; accessToken?: never } | { accessToken: string; apiKey?: never } | {
+  apiKey?: undefined; accessToken?: undefined;
+};
 
 export type ClientOptions = Credential & RetryOptions & {
   /** The server, e.g. `https://speech.example.org` (paths start at `/v1`). */
@@ -57,8 +62,12 @@ export interface SpeechgateClient extends RestClient {
    * SpeechgateError from its `extensions` (`code`, `status`, `retryable`, `details`, `requestId`). A document from
    * `graphqlDocuments` (the server's own operations, generated as typed strings) types its variables and data.
    */
-  graphql<TData, TVariables>(document: GraphQLDocument<TData, TVariables>, variables?: TVariables, options?: GraphQLCallOptions): Promise<TData>;
-  graphql<TData = Record<string, unknown>, TVariables extends Record<string, unknown> = Record<string, unknown>>(query: string, variables?: TVariables, options?: GraphQLCallOptions): Promise<TData>;
+  graphql<TData, TVariables>(
+    document: GraphQLDocument<TData, TVariables>, variables?: TVariables, options?: GraphQLCallOptions,
+  ): Promise<TData>;
+  graphql<TData = Record<string, unknown>, TVariables extends Record<string, unknown> = Record<string, unknown>>(
+    query: string, variables?: TVariables, options?: GraphQLCallOptions,
+  ): Promise<TData>;
   realtime: {
     /** `POST /v1/realtime/sessions` (API key, servers): the session's `streamUrl`, to connect to or hand to a browser. */
     createSession(body?: RealtimeSessionOptions): Promise<CreateSessionResponse>;
@@ -67,7 +76,9 @@ export interface SpeechgateClient extends RestClient {
   };
   recordings: {
     /** Follows a recording with this client's server and credential (subscribe.ts). */
-    subscribe(recordingId: string, options?: Omit<SubscribeOptions, 'baseUrl' | 'recordingId' | 'apiKey' | 'accessToken'>): RecordingSubscription;
+    subscribe(
+      recordingId: string, options?: Omit<SubscribeOptions, 'baseUrl' | 'recordingId' | 'apiKey' | 'accessToken'>,
+    ): RecordingSubscription;
   };
   transcriptions: {
     /** A transcription from a file (multipart `POST /v1/transcriptions`), with byte progress; answers the 201 body. */
@@ -91,7 +102,9 @@ export function createClient(options: ClientOptions): SpeechgateClient {
     baseUrl,
     headers,
     // openapi-fetch hands over a built Request; each attempt sends a clone so the body can be sent again.
-    fetch: (request) => sendWithRetries({ send: () => baseFetch(request.clone()), safeToRepeat: isSafeToRepeat(request.method, request.headers) }, retry),
+    fetch: (request) => sendWithRetries(
+      { send: () => baseFetch(request.clone()), safeToRepeat: isSafeToRepeat(request.method, request.headers) }, retry,
+    ),
   });
   // A create carries a generated key unless the caller gave one, so its retries are replays (spec: Errors).
   const idempotencyKeys: Middleware = {
@@ -104,25 +117,40 @@ export function createClient(options: ClientOptions): SpeechgateClient {
   };
   rest.use(idempotencyKeys);
 
-  async function graphql<TData>(document: string | GraphQLDocument<TData, unknown>, variables?: unknown, callOptions: GraphQLCallOptions = {}): Promise<TData> {
+  async function graphql<TData>(
+    document: string | GraphQLDocument<TData, unknown>, variables?: unknown, callOptions: GraphQLCallOptions = {},
+  ): Promise<TData> {
     const query = document.toString();
     const body = JSON.stringify({ query, ...(variables ? { variables } : {}) });
     const response = await sendWithRetries({
       send: () => baseFetch(new Request(`${baseUrl}/graphql`, {
-        method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' }, body, signal: callOptions.signal,
+        method: 'POST', headers: {
+          ...headers, 'content-type': 'application/json', accept: 'application/json',
+        }, body, signal: callOptions.signal,
       })),
       safeToRepeat: callOptions.safeToRepeat ?? !MUTATION.test(query),
     }, retry);
     const result = (await response.json()) as { data?: TData | null; errors?: unknown[] };
     if (result.errors?.length) throw graphqlErrorOf(result.errors[0], response.status, response.headers.get('x-request-id'), result);
-    if (result.data == null) throw new SpeechgateError({ code: 'graphql_error', status: response.status, message: 'The GraphQL answer holds no data.', retryable: false, requestId: response.headers.get('x-request-id'), body: result });
+    if (result.data == null) {
+      throw new SpeechgateError({
+        code: 'graphql_error', status: response.status, message: 'The GraphQL answer holds no data.', retryable: false,
+        requestId: response.headers.get('x-request-id'), body: result,
+      });
+    }
     return result.data;
   }
 
-  async function upload(source: UploadSource, createOptions?: CreateTranscriptionOptions, controls: UploadControls = {}): Promise<Transcription> {
+  async function upload(
+    source: UploadSource, createOptions?: CreateTranscriptionOptions, controls: UploadControls = {},
+  ): Promise<Transcription> {
     const { blob, name } = await blobOf(source);
-    const body = multipartBody(blob, controls.fileName ?? name ?? 'upload', controls.contentType ?? (blob.type || 'application/octet-stream'), createOptions);
-    const requestHeaders = { ...headers, 'content-type': body.contentType, [IDEMPOTENCY_KEY_HEADER]: controls.idempotencyKey ?? crypto.randomUUID() };
+    const body = multipartBody(
+      blob, controls.fileName ?? name ?? 'upload', controls.contentType ?? (blob.type || 'application/octet-stream'), createOptions,
+    );
+    const requestHeaders = {
+      ...headers, 'content-type': body.contentType, [IDEMPOTENCY_KEY_HEADER]: controls.idempotencyKey ?? crypto.randomUUID(),
+    };
     const onProgress = controls.onProgress ?? (() => undefined);
     const url = `${baseUrl}/v1/transcriptions`;
     // A browser streams a fetch body only over HTTP/2: there XMLHttpRequest reports the progress (upload.ts).

@@ -110,7 +110,9 @@ export async function errorFromResponse(response: Response): Promise<SpeechgateE
       body,
     });
   }
-  if (isRecord(body) && Array.isArray(body.errors) && body.errors.length) return graphqlErrorOf(body.errors[0], response.status, headerRequestId, body);
+  if (isRecord(body) && Array.isArray(body.errors) && body.errors.length) {
+    return graphqlErrorOf(body.errors[0], response.status, headerRequestId, body);
+  }
   // A busy fleet answers a bare 503 (spec: Errors): the same condition as `unavailable`.
   const bare = response.status === 503 ? 'unavailable' : response.status === 429 ? 'rate_limited' : `http_${response.status}`;
   return new SpeechgateError({
@@ -125,6 +127,7 @@ export async function errorFromResponse(response: Response): Promise<SpeechgateE
 }
 
 export function networkError(cause: unknown): SpeechgateError {
-  const reason = cause instanceof Error ? (cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message) : String(cause);
+  const reason = cause instanceof Error ? (cause.cause instanceof Error ? `${cause.message}: `
+    + `${cause.cause.message}` : cause.message) : String(cause);
   return new SpeechgateError({ code: NETWORK_ERROR, status: 0, message: `No answer from the server (${reason}).`, retryable: true, cause });
 }

@@ -61,7 +61,11 @@ export interface WebSocketLike {
  * A WebSocket constructor: the browser's, or Node's `ws` (`import { WebSocket } from 'ws'`), whose third argument
  * carries request headers. A browser's WebSocket ignores that argument: it cannot send headers.
  */
-export type WebSocketConstructor = new (url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) => WebSocketLike;
+export type WebSocketConstructor = new (
+  url: string,
+  protocols?: string | string[],
+  options?: { headers?: Record<string, string> },
+) => WebSocketLike;
 
 export const OPEN = 1;
 
@@ -74,14 +78,21 @@ export function webSocketConstructor(given: WebSocketConstructor | undefined): W
 
 /** `ws`'s EventEmitter side, when the constructor was `ws`'s: it reports a refused upgrade with the answer. */
 interface UpgradeAnswer {
-  on(event: 'unexpected-response', listener: (request: { destroy(): void }, response: AsyncIterable<Uint8Array> & { statusCode?: number; headers: Record<string, unknown> }) => void): void;
+  on(
+    event: 'unexpected-response',
+    listener: (
+      request: { destroy(): void }, response: AsyncIterable<Uint8Array> & { statusCode?: number; headers: Record<string, unknown> },
+    ) => void,
+  ): void;
 }
 
 /**
  * Opens a socket. `onRefused` gets the refused upgrade's error envelope as a SpeechgateError where the constructor
  * can tell it (`ws`); elsewhere a refusal is a failure to open like any other (`network_error`, from the caller).
  */
-export function openSocket(Constructor: WebSocketConstructor, url: string, headers: Record<string, string>, onRefused: (error: SpeechgateError) => void): WebSocketLike {
+export function openSocket(
+  Constructor: WebSocketConstructor, url: string, headers: Record<string, string>, onRefused: (error: SpeechgateError) => void,
+): WebSocketLike {
   const socket = Object.keys(headers).length ? new Constructor(url, undefined, { headers }) : new Constructor(url);
   socket.binaryType = 'arraybuffer';
   const emitter = socket as unknown as Partial<UpgradeAnswer>;
@@ -97,7 +108,9 @@ export function openSocket(Constructor: WebSocketConstructor, url: string, heade
   return socket;
 }
 
-async function readRefusal(response: AsyncIterable<Uint8Array> & { statusCode?: number; headers: Record<string, unknown> }): Promise<SpeechgateError> {
+async function readRefusal(
+  response: AsyncIterable<Uint8Array> & { statusCode?: number; headers: Record<string, unknown> },
+): Promise<SpeechgateError> {
   const status = response.statusCode ?? 0;
   let text = '';
   try {
@@ -130,12 +143,16 @@ async function readRefusal(response: AsyncIterable<Uint8Array> & { statusCode?: 
 
 /** A socket that could not be opened, or dropped: no answer to read (spec: `network_error`). */
 export function socketLost(what: string, code?: number): SpeechgateError {
-  return new SpeechgateError({ code: NETWORK_ERROR, status: 0, message: `${what}${code ? ` (close code ${code})` : ''}.`, retryable: true });
+  return new SpeechgateError(
+    { code: NETWORK_ERROR, status: 0, message: `${what}${code ? ` (close code ${code})` : ''}.`, retryable: true },
+  );
 }
 
 /** An `error` frame as the SDK's error. */
 export function frameError(frame: SocketErrorFrame): SpeechgateError {
-  return new SpeechgateError({ code: frame.code, status: 0, message: frame.message, retryable: frame.retryable, details: frame.details ?? {}, body: frame });
+  return new SpeechgateError({
+    code: frame.code, status: 0, message: frame.message, retryable: frame.retryable, details: frame.details ?? {}, body: frame,
+  });
 }
 
 /** A text frame parsed; null for one that is not a JSON object with a `type` (ignored, as unknown frames are). */

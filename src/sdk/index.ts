@@ -11,7 +11,8 @@ export {
   type SpeechgateClient, type UploadControls,
 } from './client.js';
 export type {
-  CommittedSegment, CreateSessionResponse, DraftSegment, FrameOf, RealtimeServerFrame, RealtimeSessionOptions, SessionDoneFrame, SessionReadyFrame, SnapshotSegment,
+  CommittedSegment, CreateSessionResponse, DraftSegment, FrameOf, RealtimeServerFrame, RealtimeSessionOptions, SessionDoneFrame,
+  SessionReadyFrame, SnapshotSegment,
   SocketErrorFrame, SubscribeFrame, SubscribeReadyFrame, TranscriptSnapshot, WebSocketConstructor, WebSocketLike, Word,
 } from './frames.js';
 export {
@@ -20,11 +21,15 @@ export {
 } from './realtime.js';
 export {
   defaultReconnectDelayMs, subscribeRecording,
-  type ConnectionStatus, type ReconnectContext, type RecordingSubscription, type SubscribedSegment, type SubscribeOptions, type SubscriptionEvent, type SubscriptionListener,
+  type ConnectionStatus, type ReconnectContext, type RecordingSubscription, type SubscribedSegment, type SubscribeOptions,
+  type SubscriptionEvent, type SubscriptionListener,
 } from './subscribe.js';
 export { NETWORK_ERROR, SpeechgateError, type ErrorEnvelope, type SpeechgateErrorFields } from './errors.js';
 export { DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_RETRIES, IDEMPOTENCY_KEY_HEADER, type RetryOptions } from './retry.js';
 export type { CreateTranscriptionOptions, Transcription, UploadProgress, UploadSource } from './upload.js';
 export type { components, operations, paths } from '../generated/openapi.js';
-/** The server's GraphQL operations (schema/operations/*.graphql) as typed strings for `client.graphql`: `MeDocument`, `TranscriptionDocument`, … */
+/**
+ * The server's GraphQL operations (schema/operations/*.graphql) as typed strings for `client.graphql`: `MeDocument`,
+ * `TranscriptionDocument`, …
+ */
 export * as graphqlDocuments from '../generated/graphql-documents.js';

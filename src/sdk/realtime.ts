@@ -14,7 +14,8 @@
 import { SpeechgateError } from './errors.js';
 import {
   frameError, OPEN, openSocket, parseFrame, socketLost, webSocketConstructor,
-  type CommittedSegment, type RealtimeServerFrame, type RealtimeSessionOptions, type SessionDoneFrame, type SessionReadyFrame, type SocketErrorFrame, type WebSocketConstructor, type WebSocketLike,
+  type CommittedSegment, type RealtimeServerFrame, type RealtimeSessionOptions, type SessionDoneFrame, type SessionReadyFrame,
+  type SocketErrorFrame, type WebSocketConstructor, type WebSocketLike,
 } from './frames.js';
 
 export const DEFAULT_READY_TIMEOUT_MS = 30_000;
@@ -104,7 +105,8 @@ class Stream implements RealtimeStream {
   /** The socket closed: without `session.done` the session failed (no resume). */
   socketClosed(code: number): void {
     if (this.lastError) this.end(frameError(this.lastError));
-    else if (this.closedByCaller) this.end(new SpeechgateError({ code: 'closed', status: 0, message: 'The stream was closed before session.done.', retryable: false }));
+    else if (this.closedByCaller) this.end(new SpeechgateError({ code: 'closed', status: 0, message: 'The stream was closed before '
+      + 'session.done.', retryable: false }));
     else this.end(socketLost('The realtime socket closed before session.done', code));
   }
 
@@ -121,7 +123,9 @@ class Stream implements RealtimeStream {
     const send = this.sending.then(async () => {
       for (let start = 0; start < pcm.length; start += MAX_CHUNK_SAMPLES) {
         // Not while the socket is full: the caller's loop waits here instead of filling memory.
-        while (this.socket.readyState === OPEN && this.socket.bufferedAmount > this.highWaterMarkBytes && !this.cancelled) await sleep(DRAIN_POLL_MS);
+        while (this.socket.readyState === OPEN && this.socket.bufferedAmount > this.highWaterMarkBytes && !this.cancelled) await sleep(
+          DRAIN_POLL_MS,
+        );
         if (this.cancelled || this.outcome || this.socket.readyState !== OPEN) throw this.notAccepting();
         this.socket.send(pcm.subarray(start, start + MAX_CHUNK_SAMPLES));
       }
@@ -176,7 +180,9 @@ class Stream implements RealtimeStream {
   /** Why nothing more can be sent: how the session ended, or that it is ending. */
   private notAccepting(): SpeechgateError {
     if (this.outcome instanceof SpeechgateError) return this.outcome;
-    return new SpeechgateError({ code: 'invalid_state', status: 0, message: 'The session is ending or over: nothing more can be sent.', retryable: false });
+    return new SpeechgateError({
+      code: 'invalid_state', status: 0, message: 'The session is ending or over: nothing more can be sent.', retryable: false,
+    });
   }
 }
 
@@ -192,7 +198,8 @@ export function connectRealtime(streamUrl: string, options: RealtimeConnectOptio
       socket = openSocket(Constructor, streamUrl, {}, (error) => (refusal = error));
     } catch (error) {
       // A malformed URL: the constructor throws at once.
-      reject(error instanceof SpeechgateError ? error : socketLost(`The realtime socket could not be opened (${error instanceof Error ? error.message : String(error)})`));
+      reject(error instanceof SpeechgateError ? error : socketLost(`The realtime socket could not be opened `
+        + `(${error instanceof Error ? error.message : String(error)})`));
       return;
     }
     const stream = new Stream(socket, options.highWaterMarkBytes ?? DEFAULT_HIGH_WATER_MARK_BYTES);
@@ -213,8 +220,10 @@ export function connectRealtime(streamUrl: string, options: RealtimeConnectOptio
       timer = setTimeout(() => {
         const seconds = readyTimeoutMs / 1000;
         if (!opened) fail(socketLost(`The realtime socket did not open in ${seconds} s`));
-        else if (sawFrame) fail(new SpeechgateError({ code: 'engine_unavailable', status: 0, message: `No session.ready after ${seconds} s of silence while the engine was loading.`, retryable: true }));
-        else fail(new SpeechgateError({ code: 'capacity_exceeded', status: 0, message: `No frame at all in ${seconds} s: every engine slot is busy.`, retryable: true }));
+        else if (sawFrame) fail(new SpeechgateError({ code: 'engine_unavailable', status: 0, message: `No session.ready after ${seconds} `
+          + `s of silence while the engine was loading.`, retryable: true }));
+        else fail(new SpeechgateError({ code: 'capacity_exceeded', status: 0, message: `No frame at all in ${seconds} s: every engine `
+          + `slot is busy.`, retryable: true }));
       }, readyTimeoutMs);
     };
     armDeadline();
@@ -247,7 +256,9 @@ export function connectRealtime(streamUrl: string, options: RealtimeConnectOptio
     socket.onerror = () => undefined;
     socket.onclose = (event: { code?: number }) => {
       if (ready) stream.socketClosed(event.code ?? 0);
-      else fail(refusal ?? socketLost(opened ? 'The realtime socket closed before session.ready' : 'The realtime socket could not be opened', event.code));
+      else fail(refusal ?? socketLost(
+        opened ? 'The realtime socket closed before session.ready' : 'The realtime socket could not be opened', event.code,
+      ));
     };
   });
 }

@@ -224,14 +224,17 @@ class Subscription implements RecordingSubscription {
 
   private url(path: string, query: Record<string, string | number | null | undefined>): URL {
     const url = new URL(`${this.options.baseUrl.replace(/\/+$/, '')}/v1/recordings/${encodeURIComponent(this.recordingId)}/${path}`);
-    for (const [name, value] of Object.entries(query)) if (value !== null && value !== undefined && value !== '') url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query)) if (value !== null && value !== undefined && value !== '') url.searchParams.set(
+      name, String(value),
+    );
     return url;
   }
 
   connect(): void {
     if (this.stopped) return;
     const url = this.url('subscribe', {
-      ...this.options.query, ...this.credentialQuery(), lang: this.lang, audio: this.audio ? 'true' : undefined, voice: this.options.voice ?? undefined, after: this.synced ? this.lastCursor : undefined,
+      ...this.options.query, ...this.credentialQuery(), lang: this.lang, audio: this.audio ? 'true' : undefined,
+      voice: this.options.voice ?? undefined, after: this.synced ? this.lastCursor : undefined,
     });
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     let refusal: SpeechgateError | null = null;
@@ -240,7 +243,8 @@ class Subscription implements RecordingSubscription {
     try {
       socket = openSocket(this.Constructor, url.toString(), this.headers(), (error) => (refusal = error));
     } catch (error) {
-      this.fail(error instanceof SpeechgateError ? error : socketLost(`The subscribe socket could not be opened (${error instanceof Error ? error.message : String(error)})`));
+      this.fail(error instanceof SpeechgateError ? error : socketLost(`The subscribe socket could not be opened `
+        + `(${error instanceof Error ? error.message : String(error)})`));
       return;
     }
     this.socket = socket;
@@ -268,7 +272,8 @@ class Subscription implements RecordingSubscription {
         this.langAsked = null;
         this.synced = false;
       }
-      void this.reconnect(wasReady, refusal ?? socketLost(wasReady ? 'The subscribe socket dropped' : 'The subscribe socket could not be opened', event.code));
+      void this.reconnect(wasReady, refusal ?? socketLost(wasReady ? 'The subscribe socket dropped' : 'The subscribe socket could not be '
+        + 'opened', event.code));
     };
   }
 
@@ -360,12 +365,16 @@ class Subscription implements RecordingSubscription {
         this.segments.set(segment.seq, { ...known, translations: {}, translationSources: {} });
       }
       // A null `translations` in a frame says nothing new: the merge keeps what is known.
-      this.upsert({ ...segment, ...(translations ? { translations } : {}), ...(translationSources ? { translationSources } : {}), unclear: false });
+      this.upsert({
+        ...segment, ...(translations ? { translations } : {}), ...(translationSources ? { translationSources } : {}), unclear: false,
+      });
       return this.lang !== null && known !== undefined && known.text !== segment.text && !translations?.[this.lang];
     } else if (frame.type === 'noop') {
       if (frame.reason === 'unclear' && typeof frame.seq === 'number') this.upsert({ seq: frame.seq, text: '', words: [], unclear: true });
     } else if (frame.type === 'transcript.translated') {
-      if (this.segments.has(frame.seq)) this.upsert({ seq: frame.seq, translations: frame.translations, translationSources: frame.translationSources });
+      if (this.segments.has(frame.seq)) {
+        this.upsert({ seq: frame.seq, translations: frame.translations, translationSources: frame.translationSources });
+      }
     } else if (frame.type === 'transcript.speaker') {
       // A settled label names its segment; a speaker's name (`name`) names none.
       if (frame.speakerProvisional === false && !('name' in frame) && this.segments.has(frame.seq)) {
@@ -402,7 +411,10 @@ class Subscription implements RecordingSubscription {
     const baseFetch = this.options.fetch ?? ((request: Request) => globalThis.fetch(request));
     for (let attempt = 0; ; attempt += 1) {
       try {
-        const response = await sendWithRetries({ send: () => baseFetch(new Request(url, { headers: { ...this.headers(), accept: 'application/json' } })), safeToRepeat: true }, this.options.retry);
+        const response = await sendWithRetries(
+          { send: () => baseFetch(new Request(url, { headers: { ...this.headers(), accept: 'application/json' } })), safeToRepeat: true },
+          this.options.retry,
+        );
         const snapshot = (await response.json()) as TranscriptSnapshot;
         if (generation !== this.generation || this.stopped) return;
         this.applySnapshot(snapshot, full);
@@ -429,7 +441,9 @@ class Subscription implements RecordingSubscription {
       if (typeof segment.seq !== 'number') continue;
       // A snapshot's segment is a committed one as this reader may see it (its fields typed looser by the schema).
       const fields = segment as Partial<SubscribedSegment>;
-      this.upsert({ ...fields, seq: segment.seq, text: segment.suppressed ? '' : (segment.text ?? ''), unclear: !!segment.suppressed }, false);
+      this.upsert(
+        { ...fields, seq: segment.seq, text: segment.suppressed ? '' : (segment.text ?? ''), unclear: !!segment.suppressed }, false,
+      );
     }
     // Its state is the recording's as of its lastSeq: news unless a frame already applied is newer (frames it
     // covers, a `recording.state` among them, are now skipped).
@@ -455,7 +469,9 @@ class Subscription implements RecordingSubscription {
 
   /** Finalized and everything applied: nothing will change any more. */
   private finishIfFinal(): void {
-    if (this.state === 'finalized' && this.synced && !this.busy && this.pending.length === 0 && (this.options.closeWhenFinalized ?? true)) this.close();
+    if (this.state === 'finalized' && this.synced && !this.busy && this.pending.length === 0 && (this.options.closeWhenFinalized ?? true)) {
+      this.close();
+    }
   }
 
   update(change: { lang?: string | null; audio?: boolean }): void {

@@ -9,7 +9,9 @@
  */
 import type { paths } from '../generated/openapi.js';
 
-export type CreateTranscriptionOptions = NonNullable<NonNullable<paths['/v1/transcriptions']['post']['requestBody']>['content']['multipart/form-data']['options']>;
+export type CreateTranscriptionOptions = NonNullable<
+  NonNullable<paths['/v1/transcriptions']['post']['requestBody']>['content']['multipart/form-data']['options']
+>;
 export type Transcription = paths['/v1/transcriptions']['post']['responses'][201]['content']['application/json'];
 
 export interface UploadProgress {
@@ -37,7 +39,9 @@ const importNode = <T>(specifier: string): Promise<T> => import(/* @vite-ignore 
 /** A file path as a Blob read lazily from disk (Node only). */
 export async function blobOf(source: UploadSource): Promise<{ blob: Blob; name: string | undefined }> {
   if (typeof source === 'string') {
-    const [{ openAsBlob }, path] = await Promise.all([importNode<typeof import('node:fs')>(NODE_FS), importNode<typeof import('node:path')>(NODE_PATH)]);
+    const [{ openAsBlob }, path] = await Promise.all([
+      importNode<typeof import('node:fs')>(NODE_FS), importNode<typeof import('node:path')>(NODE_PATH),
+    ]);
     return { blob: await openAsBlob(source), name: path.basename(source) };
   }
   // A copy: a view over a SharedArrayBuffer is not a BlobPart.
@@ -58,10 +62,14 @@ export interface MultipartBody {
   fileSize: number;
 }
 
-export function multipartBody(file: Blob, fileName: string, contentType: string, options: CreateTranscriptionOptions | undefined): MultipartBody {
+export function multipartBody(
+  file: Blob, fileName: string, contentType: string, options: CreateTranscriptionOptions | undefined,
+): MultipartBody {
   const boundary = `speechgate-${crypto.randomUUID()}`;
-  const optionsPart = options === undefined ? '' : `--${boundary}\r\nContent-Disposition: form-data; name="options"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(options)}\r\n`;
-  const head = new TextEncoder().encode(`${optionsPart}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=${quoted(fileName)}\r\nContent-Type: ${contentType}\r\n\r\n`);
+  const optionsPart = options === undefined ? '' : `--${boundary}\r\nContent-Disposition: form-data; name="options"\r\nContent-Type: `
+    + `application/json\r\n\r\n${JSON.stringify(options)}\r\n`;
+  const head = new TextEncoder().encode(`${optionsPart}--${boundary}\r\nContent-Disposition: form-data; name="file"; `
+    + `filename=${quoted(fileName)}\r\nContent-Type: ${contentType}\r\n\r\n`);
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     blob: new Blob([head, file, `\r\n--${boundary}--\r\n`]),
@@ -159,7 +167,9 @@ function responseHeaders(xhr: Xhr): Headers {
  * rejects (as fetch does) when none came (a TypeError) or the signal aborted it (the signal's reason). Progress is
  * reported as the browser hands the body to the connection, in file bytes, once per change.
  */
-export function sendWithXhr(url: string, headers: Record<string, string>, body: MultipartBody, onProgress: (progress: UploadProgress) => void, signal?: AbortSignal): Promise<Response> {
+export function sendWithXhr(
+  url: string, headers: Record<string, string>, body: MultipartBody, onProgress: (progress: UploadProgress) => void, signal?: AbortSignal,
+): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
@@ -189,7 +199,9 @@ export function sendWithXhr(url: string, headers: Record<string, string>, body: 
     xhr.onload = () => {
       settle();
       const status = xhr.status;
-      resolve(new Response(NULL_BODY_STATUSES.has(status) ? null : (xhr.response as ArrayBuffer), { status, statusText: xhr.statusText, headers: responseHeaders(xhr) }));
+      resolve(new Response(NULL_BODY_STATUSES.has(status) ? null : (xhr.response as ArrayBuffer), {
+        status, statusText: xhr.statusText, headers: responseHeaders(xhr),
+      }));
     };
     xhr.onerror = () => {
       settle();

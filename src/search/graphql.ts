@@ -58,7 +58,9 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) =>
       ctx.services.search.search(readerOf(ctx, { listenerToken: args.listenerToken }), {
-        q: args.q, lang: args.lang, transcriptionId: args.transcriptionId === null || args.transcriptionId === undefined ? null : String(args.transcriptionId),
+        q: args.q, lang: args.lang, transcriptionId: args.transcriptionId === null || args.transcriptionId === undefined ? null : String(
+          args.transcriptionId,
+        ),
         broadcast: args.broadcast, cursor: args.cursor, limit: args.limit,
       }),
   }),

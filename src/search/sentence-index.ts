@@ -52,20 +52,33 @@ export async function indexRecording(prisma: PrismaClient, recordingId: string):
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`search:${recordingId}`}))`;
     // The log's position first: segments read after it are at least as new, so a change racing this build only
     // makes the next search rebuild again, never leaves the rows stale.
-    const recording = await tx.recording.findUnique({ where: { id: recordingId }, select: { lastEventSeq: true, accountId: true, transcriptionId: true, spokenLanguage: true, searchIndex: { select: { eventSeq: true } } } });
+    const recording = await tx.recording.findUnique({
+      where: { id: recordingId },
+      select: {
+        lastEventSeq: true, accountId: true, transcriptionId: true, spokenLanguage: true, searchIndex: { select: { eventSeq: true } },
+      },
+    });
     if (!recording || recording.searchIndex?.eventSeq === recording.lastEventSeq) return;
-    const segments = await tx.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' }, select: { seq: true, speaker: true, start: true, end: true, text: true, words: true, confidence: true, language: true } });
+    const segments = await tx.segment.findMany({
+      where: { recordingId }, orderBy: { seq: 'asc' },
+      select: { seq: true, speaker: true, start: true, end: true, text: true, words: true, confidence: true, language: true },
+    });
     const language = recording.spokenLanguage ?? segments[0]?.language ?? null;
     const sentences = buildSentences(segments.map((s) => ({ ...s, words: s.words as never })));
     await tx.$executeRaw`DELETE FROM "SearchSentence" WHERE "recordingId" = ${recordingId}`;
     if (sentences.length) {
       const config = textSearchConfig(language);
       await tx.$executeRaw`
-        INSERT INTO "SearchSentence" ("recordingId", "sentenceId", "accountId", "transcriptionId", "firstSeq", "firstWord", speaker, start, "end", text, confidence, language, tsv)
-        SELECT ${recordingId}, u.id, ${recording.accountId}, ${recording.transcriptionId}, u.fseq, u.fword, u.speaker, u.st, u.en, u.text, u.conf, ${language},
+        INSERT INTO "SearchSentence" ("recordingId", "sentenceId", "accountId", "transcriptionId", "firstSeq", "firstWord", speaker,
+          start, "end", text, confidence, language, tsv)
+        SELECT ${recordingId}, u.id, ${recording.accountId}, ${recording.transcriptionId}, u.fseq, u.fword, u.speaker, u.st, u.en, u.text,
+          u.conf, ${language},
                to_tsvector(${config}::regconfig, u.text) || to_tsvector('simple', u.text)
-        FROM unnest(${sentences.map((s) => s.id)}::text[], ${sentences.map((s) => Number(s.id.split('.')[0]))}::int[], ${sentences.map((s) => Number(s.id.split('.')[1]))}::int[],
-                    ${sentences.map((s) => s.speaker)}::int[], ${sentences.map((s) => s.start)}::float8[], ${sentences.map((s) => s.end)}::float8[],
+        FROM unnest(${sentences.map((s) => s.id)}::text[], ${sentences.map((s) => Number(s.id.split('.')[0]))}::int[], ${sentences.map(
+          (s) => Number(s.id.split('.')[1]),
+        )}::int[],
+                    ${sentences.map((s) => s.speaker)}::int[], ${sentences.map((s) => s.start)}::float8[],
+                      ${sentences.map((s) => s.end)}::float8[],
                     ${sentences.map((s) => s.text)}::text[], ${sentences.map((s) => s.confidence)}::float8[])
              AS u(id, fseq, fword, speaker, st, en, text, conf)`;
     }

@@ -111,7 +111,9 @@ export function parseSearchQuery(query: SearchQuery): { q: string; lang: string 
   const lang = query.lang ?? null;
   if (lang !== null && !LANG.test(lang)) throw errors.invalidOptions('lang: a language code such as en or pt-BR.', { field: 'lang' });
   const limit = query.limit ?? SEARCH_DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) throw errors.invalidOptions(`limit must be an integer from 1 to ${SEARCH_MAX_LIMIT}.`, { field: 'limit' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_MAX_LIMIT) {
+    throw errors.invalidOptions(`limit must be an integer from 1 to ${SEARCH_MAX_LIMIT}.`, { field: 'limit' });
+  }
   const codes = [...new Set((query.broadcast ?? []).flatMap((each) => each.split(',')).map((code) => code.trim()).filter(Boolean))];
   if (query.broadcast && (codes.length === 0 || codes.length > SEARCH_MAX_BROADCASTS)) {
     throw errors.invalidOptions(`broadcast: 1 to ${SEARCH_MAX_BROADCASTS} broadcast codes, comma-separated.`, { field: 'broadcast' });
@@ -124,7 +126,9 @@ function encodeCursor(key: CursorKey, q: string): string {
 }
 
 function decodeCursor(raw: string, q: string): CursorKey {
-  const refuse = () => errors.invalidOptions('cursor is not one this search returned (a cursor belongs to its query).', { field: 'cursor' });
+  const refuse = () => errors.invalidOptions(
+    'cursor is not one this search returned (a cursor belongs to its query).', { field: 'cursor' },
+  );
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
@@ -133,7 +137,14 @@ function decodeCursor(raw: string, q: string): CursorKey {
   }
   if (!Array.isArray(parsed) || parsed.length !== 5) throw refuse();
   const [score, recordingId, firstSeq, firstWord, forQuery] = parsed as unknown[];
-  if (typeof score !== 'number' || typeof recordingId !== 'string' || !Number.isInteger(firstSeq) || !Number.isInteger(firstWord) || forQuery !== q) throw refuse();
+  if (
+    typeof score !== 'number' ||
+    typeof recordingId !== 'string' ||
+    !Number.isInteger(firstSeq) ||
+    !Number.isInteger(firstWord) ||
+    forQuery !== q
+  )
+    throw refuse();
   return { score, recordingId, firstSeq: firstSeq as number, firstWord: firstWord as number };
 }
 
@@ -223,7 +234,8 @@ export class SearchService {
     const targets = (await this.translator?.targets().catch(() => [])) ?? [];
     if (targets.includes(lang)) return;
     throw errors.invalidOptions(
-      `lang: this server does not translate into ${lang} (GET /v1/languages lists the translation targets)${spoken.length ? `; the recordings searched are spoken in ${spoken.join(', ')}` : ''}.`,
+      `lang: this server does not translate into ${lang} (GET /v1/languages lists the translation `
+        + `targets)${spoken.length ? `; the recordings searched are spoken in ${spoken.join(', ')}` : ''}.`,
       { field: 'lang' },
     );
   }
@@ -243,7 +255,9 @@ export class SearchService {
       try {
         let route: string[] | null = null;
         if (await translator.serves(from, language)) route = [language];
-        else if (from !== PIVOT && language !== PIVOT && (await translator.serves(from, PIVOT)) && (await translator.serves(PIVOT, language))) route = [PIVOT, language];
+        else if (from !== PIVOT && language !== PIVOT && (await translator.serves(from, PIVOT)) && (await translator.serves(
+          PIVOT, language,
+        ))) route = [PIVOT, language];
         if (!route) continue;
         let said = text;
         let source = from;
@@ -283,7 +297,9 @@ export class SearchService {
     if (credentials.shareCode || credentials.media) throw errors.invalidToken('Search takes a bearer token, or (a listener) broadcast '
       + 'codes and a listenerToken.');
     if (transcriptionId) {
-      const transcription = await prisma.transcription.findUnique({ where: { id: transcriptionId }, select: { accountId: true, lifecycle: true } });
+      const transcription = await prisma.transcription.findUnique({
+        where: { id: transcriptionId }, select: { accountId: true, lifecycle: true },
+      });
       const owned = !!credentials.accountId && transcription?.accountId === credentials.accountId;
       if (!transcription || (credentials.accountId && !owned)) throw errors.notFound('The transcription');
     }
@@ -296,7 +312,8 @@ export class SearchService {
     }
     const broadcastIds = await this.broadcastsOf(credentials, codes);
     const recordings = await prisma.$queryRaw<Array<{ id: string; settings: unknown; tsettings: unknown; broadcastIds: unknown }>>`
-      SELECT r.id, r.settings, t.settings AS tsettings, t."broadcastIds" FROM "Recording" r JOIN "Transcription" t ON t.id = r."transcriptionId"
+      SELECT r.id, r.settings, t.settings AS tsettings, t."broadcastIds" FROM "Recording" r JOIN "Transcription" t ON t.id =
+        r."transcriptionId"
       WHERE t."broadcastIds" ?| ${broadcastIds}::text[] AND r.lifecycle = 'active' AND t.lifecycle = 'active'
         ${transcriptionId ? Prisma.sql`AND t.id = ${transcriptionId}` : Prisma.empty}
         ${credentials.accountId ? Prisma.sql`AND r."accountId" = ${credentials.accountId}` : Prisma.empty}`;
@@ -305,7 +322,9 @@ export class SearchService {
     if (!credentials.accountId) {
       floors = new Map();
       for (const r of recordings) {
-        const policy = await recordingConfidencePolicy(prisma, { settings: r.settings, transcription: { settings: r.tsettings, broadcastIds: r.broadcastIds } });
+        const policy = await recordingConfidencePolicy(prisma, {
+          settings: r.settings, transcription: { settings: r.tsettings, broadcastIds: r.broadcastIds },
+        });
         floors.set(r.id, policy.hideBelow);
       }
     }
@@ -317,13 +336,17 @@ export class SearchService {
    * or the private one its listener token opens. An unknown or archived code is 404.
    */
   private async broadcastsOf(credentials: ReaderCredentials, codes: string[]): Promise<string[]> {
-    const rows = await this.deps.prisma.broadcastCode.findMany({ where: { code: { in: codes } }, select: { code: true, broadcast: { select: { id: true, accountId: true, access: true, lifecycle: true } } } });
+    const rows = await this.deps.prisma.broadcastCode.findMany({
+      where: { code: { in: codes } },
+      select: { code: true, broadcast: { select: { id: true, accountId: true, access: true, lifecycle: true } } },
+    });
     const byCode = new Map(rows.map((row) => [row.code, row.broadcast]));
     const opened = credentials.listenerToken ? (await this.listenerAccess.verify(credentials.listenerToken)).id : null;
     const ids: string[] = [];
     for (const code of codes) {
       const broadcast = byCode.get(code);
-      const visible = broadcast && broadcast.lifecycle === 'active' && (!credentials.accountId || broadcast.accountId === credentials.accountId);
+      const visible =
+        broadcast && broadcast.lifecycle === 'active' && (!credentials.accountId || broadcast.accountId === credentials.accountId);
       if (!visible) throw errors.notFound(`The broadcast ${code}`);
       if (!credentials.accountId && broadcast.access !== 'public' && broadcast.id !== opened) {
         throw errors.invalidToken(`broadcast ${code} is private: send its listenerToken (POST /v1/listen/{code}/token).`);
@@ -333,7 +356,9 @@ export class SearchService {
     return ids;
   }
 
-  private async query(scope: Scope, q: string, queryLang: string, pivots: PivotQuery[], take: number, after: CursorKey | null): Promise<Row[]> {
+  private async query(
+    scope: Scope, q: string, queryLang: string, pivots: PivotQuery[], take: number, after: CursorKey | null,
+  ): Promise<Row[]> {
     const literal = literalText(q);
     const like = `%${literal.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const config = textSearchConfig(queryLang);
@@ -341,19 +366,26 @@ export class SearchService {
     // against the sentences spoken in it, each language its own index scan.
     const pivotTsq = (p: PivotQuery) => Prisma.sql`plainto_tsquery(${textSearchConfig(p.language)}::regconfig, ${p.text})`;
     const pivotMatch = pivots.length
-      ? Prisma.join(pivots.map((p) => Prisma.sql`UNION SELECT ctid FROM "SearchSentence" WHERE language = ${p.language} AND tsv @@ ${pivotTsq(p)}`), ' ')
+      ? Prisma.join(
+        pivots.map((p) => Prisma.sql`UNION SELECT ctid FROM "SearchSentence" WHERE language = ${p.language} AND tsv @@ ${pivotTsq(p)}`),
+        ' ',
+      )
       : Prisma.empty;
     const pivotRank = pivots.length
-      ? Prisma.sql`+ CASE ${Prisma.join(pivots.map((p) => Prisma.sql`WHEN s.language = ${p.language} THEN ts_rank_cd(s.tsv, ${pivotTsq(p)})::float8`), ' ')} ELSE 0 END`
+      ? Prisma.sql`+ CASE ${Prisma.join(
+        pivots.map((p) => Prisma.sql`WHEN s.language = ${p.language} THEN ts_rank_cd(s.tsv, ${pivotTsq(p)})::float8`), ' ',
+      )} ELSE 0 END`
       : Prisma.empty;
     // A quoted phrase means those words in that order: no fuzzy match (trigram similarity ignores word order).
     const fuzzy = q.includes('"') ? Prisma.empty : Prisma.sql`UNION SELECT ctid FROM "SearchSentence" WHERE ${literal} <% text`;
     const floors = scope.floors
-      ? Prisma.sql`JOIN unnest(${[...scope.floors.keys()]}::text[], ${[...scope.floors.values()]}::float8[]) AS f(rid, floor) ON f.rid = s."recordingId"
+      ? Prisma.sql`JOIN unnest(${[...scope.floors.keys()]}::text[], ${[...scope.floors.values()]}::float8[]) AS f(rid, floor) ON f.rid =
+        s."recordingId"
                    AND (s.confidence IS NULL OR s.confidence >= f.floor)`
       : Prisma.empty;
     const cursor = after
-      ? Prisma.sql`WHERE hit.score < ${after.score}::float8 OR (hit.score = ${after.score}::float8 AND (hit."recordingId", hit."firstSeq", hit."firstWord") > (${after.recordingId}, ${after.firstSeq}::int, ${after.firstWord}::int))`
+      ? Prisma.sql`WHERE hit.score < ${after.score}::float8 OR (hit.score = ${after.score}::float8 AND (hit."recordingId", hit."firstSeq",
+        hit."firstWord") > (${after.recordingId}, ${after.firstSeq}::int, ${after.firstWord}::int))`
       : Prisma.empty;
     const prisma = this.deps.prisma;
     // Each way of matching is its own index scan (one OR over the three makes the planner read every row); the
@@ -364,8 +396,10 @@ export class SearchService {
       prisma.$queryRaw<Row[]>`
       WITH query AS (SELECT websearch_to_tsquery('simple', ${q}) || websearch_to_tsquery(${config}::regconfig, ${q}) AS tsq)
       SELECT * FROM (
-        SELECT s."recordingId", s."transcriptionId", s."sentenceId", s."firstSeq", s."firstWord", s.start, s."end", s.speaker, s.text, s.confidence, s.language,
-               (ts_rank_cd(s.tsv, query.tsq)::float8 + CASE WHEN s.text ILIKE ${like} THEN 0.5 ELSE 0 END + word_similarity(${literal}, s.text)::float8 ${pivotRank}) AS score
+        SELECT s."recordingId", s."transcriptionId", s."sentenceId", s."firstSeq", s."firstWord", s.start, s."end", s.speaker, s.text,
+          s.confidence, s.language,
+               (ts_rank_cd(s.tsv, query.tsq)::float8 + CASE WHEN s.text ILIKE ${like} THEN 0.5 ELSE 0 END + word_similarity(${literal},
+                 s.text)::float8 ${pivotRank}) AS score
         FROM "SearchSentence" s CROSS JOIN query
         JOIN "Recording" r ON r.id = s."recordingId" AND r.lifecycle = 'active'
         JOIN "Transcription" t ON t.id = s."transcriptionId" AND t.lifecycle = 'active'
@@ -389,8 +423,12 @@ export class SearchService {
     const out = new Set<string>();
     if (scope.floors || rows.length === 0) return out;
     const ids = [...new Set(rows.map((row) => row.recordingId))];
-    const recordings = await this.deps.prisma.recording.findMany({ where: { id: { in: ids } }, select: { id: true, settings: true, transcription: { select: { settings: true, broadcastIds: true } } } });
-    const policies = new Map(await Promise.all(recordings.map(async (r) => [r.id, await recordingConfidencePolicy(this.deps.prisma, r)] as const)));
+    const recordings = await this.deps.prisma.recording.findMany({
+      where: { id: { in: ids } }, select: { id: true, settings: true, transcription: { select: { settings: true, broadcastIds: true } } },
+    });
+    const policies = new Map(await Promise.all(recordings.map(
+      async (r) => [r.id, await recordingConfidencePolicy(this.deps.prisma, r)] as const,
+    )));
     for (const row of rows) {
       const policy = policies.get(row.recordingId);
       if (policy && isUnclear(row, policy)) out.add(`${row.recordingId}/${row.sentenceId}`);

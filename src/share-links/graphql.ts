@@ -46,7 +46,9 @@ builder.queryFields((t) => ({
     description: 'Active share links of a transcription, oldest first.',
     authScopes: { read: true },
     args: { transcriptionId: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.shareLinks.list(ctx.identity!.account.id, { transcriptionId: String(args.transcriptionId) }),
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.list(
+      ctx.identity!.account.id, { transcriptionId: String(args.transcriptionId) },
+    ),
   }),
 }));
 
@@ -56,7 +58,9 @@ builder.mutationFields((t) => ({
     description: 'Share a transcription: body CreateShareLink (`label`; `allowDownload`, `allowExport`, `allowTranslate` default true).',
     authScopes: { write: true },
     args: { transcriptionId: t.arg.id({ required: true }), input: t.arg({ type: CreateShareLinkInput, required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(ctx.identity!.account.id, { transcriptionId: String(args.transcriptionId) }, args.input),
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(
+      ctx.identity!.account.id, { transcriptionId: String(args.transcriptionId) }, args.input,
+    ),
   }),
   updateShareLink: t.field({
     type: ShareLinkType,
@@ -92,6 +96,8 @@ builder.mutationFields((t) => ({
     description: 'Share a broadcast: body CreateShareLink (`label`; `allowDownload`, `allowExport`, `allowTranslate` default true).',
     authScopes: { write: true },
     args: { broadcastId: t.arg.id({ required: true }), input: t.arg({ type: CreateShareLinkInput, required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(ctx.identity!.account.id, { broadcastId: String(args.broadcastId) }, args.input),
+    resolve: (_root, args, ctx) => ctx.services.shareLinks.create(
+      ctx.identity!.account.id, { broadcastId: String(args.broadcastId) }, args.input,
+    ),
   }),
 }));

@@ -25,11 +25,17 @@ const FIELDS = new Set(['label', ...PERMISSIONS]);
 export const newShareCode = () => crypto.randomBytes(16).toString('base64url');
 
 /** Validates CreateShareLink (creating) or a PATCH body (partial); unknown fields are refused by name. */
-export function parseShareLinkInput(body: unknown, mode: 'create' | 'patch'): { label?: string } & Partial<Record<(typeof PERMISSIONS)[number], boolean>> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
+export function parseShareLinkInput(
+  body: unknown, mode: 'create' | 'patch',
+): { label?: string } & Partial<Record<(typeof PERMISSIONS)[number], boolean>> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
+  }
   const input = body as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!FIELDS.has(key)) throw errors.invalidOptions(`${key} is not a share link field (label, allowDownload, allowExport, allowTranslate).`, { field: key });
+    if (!FIELDS.has(key)) {
+      throw errors.invalidOptions(`${key} is not a share link field (label, allowDownload, allowExport, allowTranslate).`, { field: key });
+    }
   }
   const out: { label?: string } & Partial<Record<(typeof PERMISSIONS)[number], boolean>> = {};
   if (input.label !== undefined || mode === 'create') {
@@ -71,7 +77,9 @@ export class ShareLinksService {
   async create(accountId: string, target: ShareTarget, body: unknown): Promise<ShareLinkRow> {
     const input = parseShareLinkInput(body, 'create');
     const shared = await this.ownedTarget(accountId, target);
-    if (shared.lifecycle !== 'active') throw errors.invalidState(`The ${'broadcastId' in target ? 'broadcast' : 'transcription'} is archived; restore it before sharing.`);
+    if (shared.lifecycle !== 'active') {
+      throw errors.invalidState(`The ${'broadcastId' in target ? 'broadcast' : 'transcription'} is archived; restore it before sharing.`);
+    }
     const link = await this.deps.prisma.shareLink.create({
       data: { id: newId('shl'), code: newShareCode(), accountId, ...target, label: input.label!, ...pickPermissions(input) },
     });
@@ -87,7 +95,9 @@ export class ShareLinksService {
   async update(accountId: string, id: string, body: unknown): Promise<ShareLinkRow> {
     const input = parseShareLinkInput(body, 'patch');
     await this.ownedLink(accountId, id);
-    const link = await this.deps.prisma.shareLink.update({ where: { id }, data: { ...(input.label ? { label: input.label } : {}), ...pickPermissions(input) } });
+    const link = await this.deps.prisma.shareLink.update({
+      where: { id }, data: { ...(input.label ? { label: input.label } : {}), ...pickPermissions(input) },
+    });
     return link;
   }
 

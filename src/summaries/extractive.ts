@@ -2,7 +2,8 @@
  * The built-in summariser: extractive, no language model. It ranks the transcript's sentences with TextRank over
  * TF-IDF cosine similarity (a sentence that shares weighted words with many well-ranked sentences ranks high),
  * blended with each sentence's similarity to the whole transcript (its TF-IDF centroid, which still separates
- * sentences when they share few words, as in a short talk), keeps the best few in their original order as the summary, and makes a title from the transcript's key phrases
+ * sentences when they share few words, as in a short talk), keeps the best few in their original order as the summary,
+ * and makes a title from the transcript's key phrases
  * (runs of content words between stop words, scored by how often their words occur, RAKE-style). Stop words for
  * English, Spanish, Italian, French and German; other languages use the English list and the ranking still works.
  */

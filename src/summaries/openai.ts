@@ -13,9 +13,9 @@ import { SummariserError, type Summariser, type SummaryInput, type SummaryText }
 export const MAX_TRANSCRIPT_CHARS = 48_000;
 
 const INSTRUCTIONS =
-  'You write a title and a short summary of a transcript. Answer with one JSON object only: ' +
-  '{"title": "<at most 10 words>", "summary": "<2 to 5 sentences>"}. Write both in the language of the transcript ' +
-  '(its code is given); say only what the transcript says.';
+  'You write a title and a short summary of a transcript. Answer with one JSON object only: '
+  + '{"title": "<at most 10 words>", "summary": "<2 to 5 sentences>"}. Write both in the language of the transcript '
+  + '(its code is given); say only what the transcript says.';
 
 function transcriptText(sentences: string[]): string {
   const kept: string[] = [];
@@ -48,7 +48,9 @@ export function parseSummaryAnswer(content: unknown): SummaryText {
   return { title: title.trim(), summary: summary.trim() };
 }
 
-export function openAiSummariser(settings: Pick<SummarySettings, 'apiUrl' | 'apiKey' | 'model' | 'timeoutMs'>, fetchImpl: typeof fetch = fetch): Summariser {
+export function openAiSummariser(
+  settings: Pick<SummarySettings, 'apiUrl' | 'apiKey' | 'model' | 'timeoutMs'>, fetchImpl: typeof fetch = fetch,
+): Summariser {
   const chat = { apiUrl: settings.apiUrl!, apiKey: settings.apiKey, model: settings.model, timeoutMs: settings.timeoutMs };
   return {
     name: `openai:${settings.model}`,

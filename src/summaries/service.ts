@@ -119,12 +119,15 @@ export class SummariesService {
   private async translated(recording: RecordingRow, view: SummaryView, target: string): Promise<SummaryView> {
     const kept = (recording.summaryTranslations as Record<string, KeptTranslation> | null)?.[target];
     const madeFrom = recording.summarySeq ?? null;
-    if (kept && kept.summarySeq === madeFrom && kept.writtenAt === view.writtenAt) return { ...view, title: kept.title, summary: kept.summary, lang: target };
+    if (kept && kept.summarySeq === madeFrom && kept.writtenAt === view.writtenAt) {
+      return { ...view, title: kept.title, summary: kept.summary, lang: target };
+    }
     const [title, summary] = await this.translation.translate([view.title ?? '', view.summary ?? ''], view.language, target);
     const entry: KeptTranslation = { title: title!.text, summary: summary!.text, summarySeq: madeFrom, writtenAt: view.writtenAt };
     // Kept only while the summary is still the one translated (a rewrite may have landed meanwhile).
     await this.deps.prisma.$executeRaw`
-      UPDATE "Recording" SET "summaryTranslations" = COALESCE("summaryTranslations", '{}'::jsonb) || jsonb_build_object(${target}::text, ${JSON.stringify(entry)}::jsonb)
+      UPDATE "Recording" SET "summaryTranslations" = COALESCE("summaryTranslations", '{}'::jsonb) || jsonb_build_object(${target}::text,
+        ${JSON.stringify(entry)}::jsonb)
       WHERE id = ${recording.id} AND "summaryAt" IS NOT DISTINCT FROM ${recording.summaryAt}`;
     return { ...view, title: entry.title, summary: entry.summary, lang: target };
   }
@@ -141,7 +144,10 @@ export class SummariesService {
       where: {
         id: recordingId,
         state: 'finalized',
-        OR: [{ summaryState: null }, { summaryState: 'failed' }, { summaryState: 'pending', OR: [{ summaryAt: null }, { summaryAt: { lt: new Date(Date.now() - STALE_MS) } }] }],
+        OR: [
+          { summaryState: null }, { summaryState: 'failed' },
+          { summaryState: 'pending', OR: [{ summaryAt: null }, { summaryAt: { lt: new Date(Date.now() - STALE_MS) } }] },
+        ],
       },
       data: { summaryState: 'pending', summaryAt: new Date(), summaryError: null },
     });
@@ -215,7 +221,9 @@ export class SummariesService {
     if (!recording || recording.state !== 'finalized' || recording.summaryState !== 'pending') return true;
     const seq = recording.lastEventSeq;
     const segments = await this.deps.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
-    const sentences = buildSentences(segments.map((s) => ({ seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence })))
+    const sentences = buildSentences(segments.map((s) => ({
+      seq: s.seq, speaker: s.speaker, start: s.start, end: s.end, text: s.text, words: s.words as never, confidence: s.confidence,
+    })))
       .map((sentence) => sentence.text.trim())
       .filter(Boolean);
     const language = recording.spokenLanguage ?? segments[0]?.language ?? null;
@@ -223,11 +231,16 @@ export class SummariesService {
     try {
       if (!sentences.length) throw new Error('The transcript has no words to summarise.');
       const { title, summary } = await summariser.summarise({ sentences, language });
-      data = { summaryState: 'ready', summaryTitle: title, summaryText: summary, summaryLanguage: language, summaryProvider: summariser.name, summaryError: null };
+      data = {
+        summaryState: 'ready', summaryTitle: title, summaryText: summary, summaryLanguage: language, summaryProvider: summariser.name,
+        summaryError: null,
+      };
     } catch (error) {
       data = { summaryState: 'failed', summaryError: (error as Error).message, summaryProvider: summariser.name };
     }
-    const stored = await this.deps.prisma.recording.updateMany({ where: { id: recordingId, summaryState: 'pending', lastEventSeq: seq }, data: { ...data, summarySeq: seq, summaryAt: new Date() } });
+    const stored = await this.deps.prisma.recording.updateMany({
+      where: { id: recordingId, summaryState: 'pending', lastEventSeq: seq }, data: { ...data, summarySeq: seq, summaryAt: new Date() },
+    });
     return stored.count > 0;
   }
 
@@ -236,7 +249,9 @@ export class SummariesService {
       recordingId: recording.id, state: 'unavailable', title: null, summary: null, language: null, lang: null,
       provider: null, writtenAt: null, reason: null, retryable: false, error: null,
     };
-    const unavailable = (reason: UnavailableReason, retryable: boolean): SummaryView => ({ ...base, reason, retryable, error: recording.summaryError });
+    const unavailable = (reason: UnavailableReason, retryable: boolean): SummaryView => ({
+      ...base, reason, retryable, error: recording.summaryError,
+    });
     if (!this.summariser) return { ...base, reason: 'off' };
     if (recording.summaryState === 'ready') {
       return {

@@ -20,9 +20,13 @@ export interface PolicySources {
   transcription: { settings: unknown; broadcastIds: unknown };
 }
 
-export async function recordingConfidencePolicy(prisma: Pick<PrismaClient, 'broadcast'>, recording: PolicySources): Promise<ConfidencePolicy> {
+export async function recordingConfidencePolicy(
+  prisma: Pick<PrismaClient, 'broadcast'>, recording: PolicySources,
+): Promise<ConfidencePolicy> {
   const ids = broadcastIdsOf(recording.transcription);
-  const broadcasts = ids.length ? await prisma.broadcast.findMany({ where: { id: { in: ids } }, select: { id: true, settings: true } }) : [];
+  const broadcasts = ids.length ? await prisma.broadcast.findMany(
+    { where: { id: { in: ids } }, select: { id: true, settings: true } },
+  ) : [];
   const byId = new Map(broadcasts.map((b) => [b.id, b.settings]));
   return resolveConfidencePolicy(recording.settings, recording.transcription.settings, ...ids.map((id) => byId.get(id)));
 }
@@ -47,9 +51,18 @@ export function parseConfidencePolicy(policy: unknown, field: string): StoredCon
   const parsed: StoredConfidencePolicy = {};
   for (const [key, raw] of Object.entries(policy)) {
     const name = `${field}.${key}`;
-    if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) throw errors.invalidOptions(`${name} is not a confidence policy field (hideBelow, lowThreshold, suppressCount).`, { field: name });
-    if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0 || (key !== 'suppressCount' && raw > 1) || (key === 'suppressCount' && (!Number.isInteger(raw) || raw > 4294967295))) {
-      throw errors.invalidOptions(`${name} must be ${key === 'suppressCount' ? 'a whole number from 0 to 4294967295' : 'a number from 0 to 1'}.`, { field: name });
+    if (!['hideBelow', 'lowThreshold', 'suppressCount'].includes(key)) {
+      throw errors.invalidOptions(`${name} is not a confidence policy field (hideBelow, lowThreshold, suppressCount).`, { field: name });
+    }
+    if (
+      typeof raw !== 'number' ||
+      !Number.isFinite(raw) ||
+      raw < 0 ||
+      (key !== 'suppressCount' && raw > 1) ||
+      (key === 'suppressCount' && (!Number.isInteger(raw) || raw > 4294967295))
+    ) {
+      throw errors.invalidOptions(`${name} must be `
+        + `${key === 'suppressCount' ? 'a whole number from 0 to 4294967295' : 'a number from 0 to 1'}.`, { field: name });
     }
     parsed[key as keyof typeof parsed] = raw;
   }

@@ -35,7 +35,9 @@ export interface PendingFrame {
  * a `transcript.speaker` frame that settles a segment's label (it names its `seq`; one that names a speaker does not).
  */
 const SEGMENT_FRAMES = new Set(['transcript.committed', 'transcript.amended', 'transcript.corrected', 'transcript.translated']);
-const isSegmentFrame = (type: string, body: Record<string, unknown>) => SEGMENT_FRAMES.has(type) || (type === 'transcript.speaker' && typeof body.seq === 'number');
+const isSegmentFrame = (
+  type: string, body: Record<string, unknown>,
+) => SEGMENT_FRAMES.has(type) || (type === 'transcript.speaker' && typeof body.seq === 'number');
 
 /** Frames the events sockets of the broadcasts a recording feeds also carry. */
 const BROADCAST_FRAMES = new Set(['recording.started', 'recording.state']);
@@ -50,7 +52,9 @@ export const recordingLogTopic = (recordingId: string): Topic => `recording:${re
  * A step that changes a segment's words or speaker also writes the `transcript.sentence` frames of the sentences
  * holding it (sentenceFrames).
  */
-export async function appendEvents(tx: Tx, recordingId: string, changes: PendingFrame[]): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
+export async function appendEvents(
+  tx: Tx, recordingId: string, changes: PendingFrame[],
+): Promise<Array<{ frame: Frame; topics: Topic[] }>> {
   if (changes.length === 0) return [];
   // Sentences right after the segment changes that touched them, and before a step's end of the recording (`ended`,
   // `finalized`): a reader may stop at that frame.
@@ -68,7 +72,10 @@ export async function appendEvents(tx: Tx, recordingId: string, changes: Pending
   const at = new Date();
   const stamped = frames.map((pending, index) => {
     const cursor = firstCursor + index;
-    const frame: Frame = { type: pending.type, recordingId, ...pending.body, cursor, seq: typeof pending.body.seq === 'number' ? pending.body.seq : cursor, at: at.toISOString() };
+    const frame: Frame = {
+      type: pending.type, recordingId, ...pending.body, cursor, seq: typeof pending.body.seq === 'number' ? pending.body.seq : cursor,
+      at: at.toISOString(),
+    };
     // A broadcast's listeners follow recordings of several transcriptions: the frame says which.
     if (BROADCAST_FRAMES.has(pending.type)) frame.transcriptionId = recording.transcriptionId;
     const topics: Topic[] = [recordingLogTopic(recordingId)];
@@ -77,17 +84,23 @@ export async function appendEvents(tx: Tx, recordingId: string, changes: Pending
     return { frame, topics };
   });
   await tx.recordingEvent.createMany({
-    data: stamped.map(({ frame }) => ({ recordingId, seq: frame.cursor as number, type: frame.type, payload: frame as Prisma.InputJsonValue, createdAt: at })),
+    data: stamped.map(({ frame }) => ({
+      recordingId, seq: frame.cursor as number, type: frame.type, payload: frame as Prisma.InputJsonValue, createdAt: at,
+    })),
   });
   for (const { frame } of stamped) {
-    if (isSegmentFrame(frame.type, frame)) await tx.segment.updateMany({ where: { recordingId, seq: frame.seq as number }, data: { cursor: frame.cursor as number } });
+    if (isSegmentFrame(frame.type, frame)) {
+      await tx.segment.updateMany({ where: { recordingId, seq: frame.seq as number }, data: { cursor: frame.cursor as number } });
+    }
   }
   return stamped;
 }
 
 /** A change of a segment's words or speaker (a translation changes neither). */
-const touchesSentence = ({ type, body }: PendingFrame) => type !== 'transcript.translated' && isSegmentFrame(type, body) && typeof body.seq === 'number';
-const endsRecording = ({ type, body }: PendingFrame) => type === 'recording.state' && (body.state === 'ended' || body.state === 'finalized');
+const touchesSentence = ({ type, body }: PendingFrame) =>
+  type !== 'transcript.translated' && isSegmentFrame(type, body) && typeof body.seq === 'number';
+const endsRecording = ({ type, body }: PendingFrame) =>
+  type === 'recording.state' && (body.state === 'ended' || body.state === 'finalized');
 
 /** About the most segments read back from a change for the start of its sentence, or on for its end (a longer sentence is cut there). */
 const SENTENCE_LOOKBACK = 256;
@@ -115,7 +128,9 @@ async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame
   let from = first;
   let speaker = firstRow?.speaker;
   for (let take = 8, boundary = false; !boundary && take <= SENTENCE_LOOKBACK; take *= 4) {
-    const before = await tx.segment.findMany({ where: { recordingId, seq: { lt: from } }, orderBy: { seq: 'desc' }, take, select: { seq: true, speaker: true, text: true } });
+    const before = await tx.segment.findMany({
+      where: { recordingId, seq: { lt: from } }, orderBy: { seq: 'desc' }, take, select: { seq: true, speaker: true, text: true },
+    });
     boundary = before.length < take;
     for (const segment of before) {
       if (closesSentence(segment.text) || segment.speaker !== speaker) {
@@ -131,7 +146,9 @@ async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame
   // On past `last` to where its sentence ends: through the segment that closes it, or to another speaker's first
   // (which closes it too, and is left out below as untouched). Read a few at a time, as going back.
   for (let take = 8, open = segments.length > 0 && !closesSentence(segments.at(-1)!.text); open && take <= SENTENCE_LOOKBACK; take *= 4) {
-    const after = await tx.segment.findMany({ where: { recordingId, seq: { gt: segments.at(-1)!.seq } }, orderBy: { seq: 'asc' }, take, select });
+    const after = await tx.segment.findMany({
+      where: { recordingId, seq: { gt: segments.at(-1)!.seq } }, orderBy: { seq: 'asc' }, take, select,
+    });
     open = after.length === take;
     for (const segment of after) {
       const otherSpeaker = segment.speaker !== segments.at(-1)!.speaker;
@@ -143,7 +160,9 @@ async function sentenceFrames(tx: Tx, recordingId: string, changes: PendingFrame
     }
   }
   const sources = segments.map((segment) => ({ ...segment, words: segment.words as unknown as Word[] }));
-  return sentencesTouching(sources, touched, ended).map((sentence) => ({ type: 'transcript.sentence', audience: 'log', body: { sentenceId: sentence.id, sentence } }));
+  return sentencesTouching(sources, touched, ended).map((sentence) => ({
+    type: 'transcript.sentence', audience: 'log', body: { sentenceId: sentence.id, sentence },
+  }));
 }
 
 export function publishAll(pubsub: Pick<PubSub, 'publish'>, published: Array<{ frame: Frame; topics: Topic[] }>): void {
@@ -187,15 +206,21 @@ export type SegmentToCommit = Omit<CommittedSegment, 'seq' | 'decoder' | 'confid
 };
 
 /** A segment as committed: the engine's, with its script following when the recording has a script. */
-export type CommittedView = Omit<CommittedSegment, 'words'> & { words: SegmentToCommit['words'] } & Partial<Pick<ScriptMatch, 'recognizedText' | 'scriptFrom' | 'scriptPos'>>;
+export type CommittedView = Omit<CommittedSegment, 'words'> & { words: SegmentToCommit['words'] } & Partial<
+    Pick<ScriptMatch, 'recognizedText' | 'scriptFrom' | 'scriptPos'>
+  >;
 
 /**
  * A recording with a script follows it (src/transcript/script.ts): the reader is where the last matched segment
  * left them (its `scriptPos`; 0 before any). Runs under the recording row's lock, so commits follow one by one.
  */
-async function followRecordingScript(tx: Tx, recordingId: string, scriptText: string | null, recognized: string): Promise<ScriptMatch | null> {
+async function followRecordingScript(
+  tx: Tx, recordingId: string, scriptText: string | null, recognized: string,
+): Promise<ScriptMatch | null> {
   if (!scriptText) return null;
-  const last = await tx.segment.findFirst({ where: { recordingId, scriptPos: { not: null } }, orderBy: { seq: 'desc' }, select: { scriptPos: true } });
+  const last = await tx.segment.findFirst({
+    where: { recordingId, scriptPos: { not: null } }, orderBy: { seq: 'desc' }, select: { scriptPos: true },
+  });
   return followScript(cachedScript(scriptText), recognized, last?.scriptPos ?? 0);
 }
 
@@ -206,8 +231,12 @@ async function followRecordingScript(tx: Tx, recordingId: string, scriptText: st
  * recording follows a script and the segment matches it, `text` is the script's words and `recognizedText` what
  * was heard, with `scriptFrom`/`scriptPos`.
  */
-export async function commitSegment(tx: Tx, recordingId: string, segment: SegmentToCommit): Promise<{ seq: number; frame: PendingFrame; segment: CommittedView }> {
-  const { lastSeq: seq, scriptText } = await tx.recording.update({ where: { id: recordingId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true, scriptText: true } });
+export async function commitSegment(tx: Tx, recordingId: string, segment: SegmentToCommit): Promise<{
+  seq: number; frame: PendingFrame; segment: CommittedView;
+}> {
+  const { lastSeq: seq, scriptText } = await tx.recording.update({
+    where: { id: recordingId }, data: { lastSeq: { increment: 1 } }, select: { lastSeq: true, scriptText: true },
+  });
   const script = await followRecordingScript(tx, recordingId, scriptText, segment.text);
   const stored = await tx.segment.create({
     data: {

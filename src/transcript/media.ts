@@ -12,7 +12,10 @@ import { errors } from '../core/errors.js';
 import { decodeFile, ffmpegPath, SAMPLE_RATE } from '../../workers/engine/index.js';
 
 export type AudioKind = 'delivery' | 'source' | 'master';
-/** What a signed media URL may name: an AudioKind, or a spoken-translation track (`voice`, signed with its `lang`: src/recordings/voice-tracks.ts). */
+/**
+ * What a signed media URL may name: an AudioKind, or a spoken-translation track (`voice`, signed with its `lang`:
+ * src/recordings/voice-tracks.ts).
+ */
 export type SignedKind = AudioKind | 'voice';
 export type AudioFormat = 'ogg' | 'caf' | 'mp3';
 export const AUDIO_KINDS: readonly AudioKind[] = ['delivery', 'source', 'master'];
@@ -29,7 +32,9 @@ export const CONTENT_TYPES: Record<AudioFormat, string> = { ogg: 'audio/ogg', ca
  * high quality with its channels kept; master: what the engine heard (the job window, 16 kHz mono), lossless-ish.
  */
 function encoderArgs(kind: SignedKind, format: AudioFormat): string[] {
-  const quality = kind === 'delivery' || kind === 'voice' ? { opus: '32k', mp3: '64k', channels: ['-ac', '1'] } : kind === 'source' ? { opus: '128k', mp3: '192k', channels: [] } : { opus: '96k', mp3: '128k', channels: ['-ac', '1'] };
+  const quality = kind === 'delivery' || kind === 'voice' ? { opus: '32k', mp3: '64k', channels: ['-ac', '1'] } : kind === 'source' ? {
+    opus: '128k', mp3: '192k', channels: [],
+  } : { opus: '96k', mp3: '128k', channels: ['-ac', '1'] };
   // Opus runs at 48 kHz internally; CAF carries Opus too, which is what Safari plays when it refuses Ogg.
   if (format === 'mp3') return [...quality.channels, '-c:a', 'libmp3lame', '-b:a', quality.mp3, '-f', 'mp3'];
   return [...quality.channels, '-ar', '48000', '-c:a', 'libopus', '-b:a', quality.opus, '-f', format === 'ogg' ? 'ogg' : 'caf'];
@@ -50,7 +55,9 @@ export function parseAudioFormat(value: unknown): AudioFormat {
 /** Runs ffmpeg to completion; its last stderr lines become the error. */
 export function runFfmpeg(args: string[], options: { signal?: AbortSignal } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath(), ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'], signal: options.signal });
+    const child = spawn(ffmpegPath(), ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'], signal: options.signal,
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
@@ -59,7 +66,8 @@ export function runFfmpeg(args: string[], options: { signal?: AbortSignal } = {}
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve();
-      else reject(errors.invalidAudio(`The audio could not be converted: ${stderr.trim().split('\n').slice(-2).join(' | ') || `ffmpeg exited ${code}`}.`));
+      else reject(errors.invalidAudio(`The audio could not be converted: `
+        + `${stderr.trim().split('\n').slice(-2).join(' | ') || `ffmpeg exited ${code}`}.`));
     });
   });
 }
@@ -126,11 +134,20 @@ export async function ensureRendition(input: string, outputDir: string, kind: Si
 
 /** A WAV clip (16-bit, 16 kHz, mono) of [startS, endS) of `input` (a live capture with `rawPcm`), at most MAX_CLIP_S long. */
 export async function wavClip(input: string, startS: number, endS: number, options: { rawPcm?: boolean } = {}): Promise<Buffer> {
-  if (!Number.isFinite(startS) || startS < 0) throw errors.invalidOptions('startS must be a number of seconds at or above 0.', { field: 'startS' });
-  if (!Number.isFinite(endS) || endS <= startS) throw errors.invalidOptions('endS must be a number of seconds after startS.', { field: 'endS' });
-  if (endS - startS > MAX_CLIP_S) throw errors.invalidOptions(`endS - startS must be at most ${MAX_CLIP_S} s.`, { field: 'endS', maxS: MAX_CLIP_S });
+  if (!Number.isFinite(startS) || startS < 0) {
+    throw errors.invalidOptions('startS must be a number of seconds at or above 0.', { field: 'startS' });
+  }
+  if (!Number.isFinite(endS) || endS <= startS) {
+    throw errors.invalidOptions('endS must be a number of seconds after startS.', { field: 'endS' });
+  }
+  if (endS - startS > MAX_CLIP_S) {
+    throw errors.invalidOptions(`endS - startS must be at most ${MAX_CLIP_S} s.`, { field: 'endS', maxS: MAX_CLIP_S });
+  }
   return new Promise((resolve, reject) => {
-    const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-ss', startS.toFixed(3), ...(options.rawPcm ? CAPTURE_INPUT : []), '-i', input, '-t', (endS - startS).toFixed(3), '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', 'pipe:1'];
+    const args = [
+      '-nostdin', '-hide_banner', '-loglevel', 'error', '-ss', startS.toFixed(3), ...(options.rawPcm ? CAPTURE_INPUT : []), '-i', input,
+      '-t', (endS - startS).toFixed(3), '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav', 'pipe:1',
+    ];
     const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let stderr = '';
@@ -163,7 +180,9 @@ export interface Waveform {
  * Waveform peaks for the cropping step. The bucket length is chosen from the duration so the array stays
  * about `targetBuckets` long whatever the file length; decoding is streamed, so memory stays flat.
  */
-export async function waveformPeaks(input: string, options: { durationS: number; targetBuckets?: number; signal?: AbortSignal }): Promise<Waveform> {
+export async function waveformPeaks(
+  input: string, options: { durationS: number; targetBuckets?: number; signal?: AbortSignal },
+): Promise<Waveform> {
   const target = options.targetBuckets ?? 1000;
   const bucketSamples = Math.max(160, Math.ceil((options.durationS * 16000) / target));
   const peaks: number[] = [];

@@ -115,7 +115,10 @@ export function followScript(script: Script, recognized: string, position: numbe
   // Column j's word with the one before it (j from 2).
   const pairOf = (k: number) => (script.pairs[k] ??= keyOf(`${script.words[k - 1]} ${script.words[k]}`));
   const scriptPair = Array.from({ length: width + 1 }, (_, j) => (j > 1 ? pairOf(lo + j - 1) : ''));
-  const newRow = (): Row => ({ score: new Float64Array(width + 1), startI: new Int32Array(width + 1), startJ: new Int32Array(width + 1), matches: new Int32Array(width + 1) });
+  const newRow = (): Row => ({
+    score: new Float64Array(width + 1), startI: new Int32Array(width + 1), startJ: new Int32Array(width + 1),
+    matches: new Int32Array(width + 1),
+  });
   const rows: Row[] = [newRow()];
   let best: { endI: number; endJ: number; startI: number; startJ: number; matches: number; rank: number } | null = null;
   // Among equal scores the path starting nearest the reader wins, ahead of it before behind it.
@@ -160,7 +163,9 @@ export function followScript(script: Script, recognized: string, position: numbe
       row.matches[j] = (continues ? source.matches[at]! : 0) + gain;
       if (matched) {
         const rank = value - 0.001 * distance(row.startJ[j]!);
-        if (!best || rank > best.rank) best = { endI: i, endJ: j, startI: row.startI[j]!, startJ: row.startJ[j]!, matches: row.matches[j]!, rank };
+        if (!best || rank > best.rank) {
+          best = { endI: i, endJ: j, startI: row.startI[j]!, startJ: row.startJ[j]!, matches: row.matches[j]!, rank };
+        }
       }
     }
     rows.push(row);

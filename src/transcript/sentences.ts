@@ -53,7 +53,10 @@ export function buildSentences(segments: SentenceSource[]): Sentence[] {
   return sentences;
 }
 
-/** A sentence as `transcript.sentence` frames carry it: `complete` once closed (end punctuation, another speaker, or the recording's end). */
+/**
+ * A sentence as `transcript.sentence` frames carry it: `complete` once closed (end punctuation, another speaker, or the
+ * recording's end).
+ */
 export type SentenceFrameBody = Sentence & { complete: boolean };
 
 /**
@@ -121,8 +124,12 @@ export function isUnclear(sentence: { confidence: number | null }, policy: Confi
  * A segment judged on its own, as a listener's live line is (the subscribe socket withholds it as `noop`): by its
  * words' mean probability, or the segment's confidence when it has no word timings.
  */
-export function isUnclearSegment(segment: { words: unknown; confidence: number | null }, policy: ConfidencePolicy = DEFAULT_CONFIDENCE_POLICY): boolean {
-  const probs = (Array.isArray(segment.words) ? (segment.words as Array<{ prob?: unknown }>) : []).map((w) => w.prob).filter((p): p is number => typeof p === 'number' && Number.isFinite(p));
+export function isUnclearSegment(
+  segment: { words: unknown; confidence: number | null }, policy: ConfidencePolicy = DEFAULT_CONFIDENCE_POLICY,
+): boolean {
+  const probs = (Array.isArray(segment.words) ? (segment.words as Array<{ prob?: unknown }>) : []).map((w) => w.prob).filter(
+    (p): p is number => typeof p === 'number' && Number.isFinite(p),
+  );
   const confidence = probs.length ? probs.reduce((a, b) => a + b, 0) / probs.length : segment.confidence;
   return isUnclear({ confidence }, policy);
 }

@@ -46,7 +46,8 @@ function collapseNumbers(tokens: string[]): string[] {
 }
 
 /**
- * The words of a text as the voiced rule of corrections and script following compare them: folded, negations written with "n't" marked as `not` after their
+ * The words of a text as the voiced rule of corrections and script following compare them: folded, negations written
+ * with "n't" marked as `not` after their
  * stem ("don't" → "do", "not"; "can't" → "ca", "not"), punctuation gone (digit grouping too: "1,000" = "1000"),
  * hyphens split ("twenty-one"), English number words as digits.
  */

@@ -120,7 +120,10 @@ export const TranscriptionType = builder.objectRef<TranscriptionView>('Transcrip
     kind: t.exposeString('kind', { description: 'file, link or live.' }),
     name: t.exposeString('name'),
     state: t.exposeString('state', { description: 'Lifecycle: active or archived.' }),
-    settings: t.field({ type: SettingsType, description: 'Default capture settings of its recordings.', resolve: (tr) => tr.settings as Record<string, unknown> }),
+    settings: t.field({
+      type: SettingsType, description: 'Default capture settings of its recordings.',
+      resolve: (tr) => tr.settings as Record<string, unknown>,
+    }),
     sourceUrl: t.exposeString('sourceUrl', { nullable: true }),
     source: t.field({ type: CaptureSourceType, nullable: true, description: 'Live: where the audio comes from (null for file and link '
       + 'transcriptions).', resolve: (tr) => tr.source }),
@@ -214,7 +217,9 @@ builder.mutationFields((t) => ({
       options: t.arg({ type: CreateTranscriptionInput }),
       file: t.arg({ type: 'Upload' }),
     },
-    resolve: (_root, args, ctx) => ctx.services.transcriptions.create(actorOf(ctx.identity!), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx)),
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.create(
+      actorOf(ctx.identity!), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx),
+    ),
   }),
   uploadRecording: t.field({
     type: TranscriptionType,
@@ -228,14 +233,18 @@ builder.mutationFields((t) => ({
       file: t.arg({ type: 'Upload' }),
     },
     resolve: (_root, args, ctx) =>
-      ctx.services.transcriptions.uploadRecording(actorOf(ctx.identity!), String(args.transcriptionId), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx)),
+      ctx.services.transcriptions.uploadRecording(
+        actorOf(ctx.identity!), String(args.transcriptionId), args.options ?? {}, uploadOf(args.file), baseUrlOf(ctx),
+      ),
   }),
   createLiveTranscription: t.field({
     type: TranscriptionType,
     description: 'A live transcription (CreateLiveTranscription), created idle: start a recording to capture.',
     authScopes: { write: true },
     args: { input: t.arg({ type: CreateLiveTranscriptionInput, required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.transcriptions.createLive({ accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.input),
+    resolve: (_root, args, ctx) => ctx.services.transcriptions.createLive(
+      { accountId: ctx.identity!.account.id, principalId: ctx.identity!.principal.id }, args.input,
+    ),
   }),
   updateTranscription: t.field({
     type: TranscriptionType,

@@ -139,21 +139,31 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
   if (!isObject(value)) throw errors.invalidOptions(`${field} must be an object or null.`, { field });
   const out: TranscriptionSettings = {};
   for (const key of Object.keys(value)) {
-    if (!SETTINGS_FIELDS.has(key)) throw errors.invalidOptions(`${field}.${key} is not a setting of file transcriptions (${[...SETTINGS_FIELDS].join(', ')}).`, { field: `${field}.${key}` });
+    if (!SETTINGS_FIELDS.has(key)) {
+      throw errors.invalidOptions(
+        `${field}.${key} is not a setting of file transcriptions (${[...SETTINGS_FIELDS].join(', ')}).`, { field: `${field}.${key}` },
+      );
+    }
   }
   if (value.spokenLanguage !== undefined) {
     const language = value.spokenLanguage;
     if (language !== null && (typeof language !== 'string' || !/^(auto|[a-z]{2,3}(-[A-Za-z]{2,4})?)?$/.test(language))) {
-      throw errors.invalidOptions(`${field}.spokenLanguage must be a language code such as "en", "auto" or null.`, { field: `${field}.spokenLanguage` });
+      throw errors.invalidOptions(
+        `${field}.spokenLanguage must be a language code such as "en", "auto" or null.`, { field: `${field}.spokenLanguage` },
+      );
     }
     out.spokenLanguage = language === '' || language === 'auto' ? null : (language as string | null);
   }
   if (value.speakerLabels === null) out.speakerLabels = null;
   else if (value.speakerLabels !== undefined) {
-    if (!(SPEAKER_LABEL_MODES as readonly unknown[]).includes(value.speakerLabels)) throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
+    if (!(SPEAKER_LABEL_MODES as readonly unknown[]).includes(value.speakerLabels)) {
+      throw errors.invalidOptions(`${field}.speakerLabels must be auto, on or off.`, { field: `${field}.speakerLabels` });
+    }
     out.speakerLabels = value.speakerLabels as 'auto' | 'on' | 'off';
   }
-  if (value.confidencePolicy !== undefined) out.confidencePolicy = parseConfidencePolicy(value.confidencePolicy, `${field}.confidencePolicy`);
+  if (value.confidencePolicy !== undefined) {
+    out.confidencePolicy = parseConfidencePolicy(value.confidencePolicy, `${field}.confidencePolicy`);
+  }
   if (value.voiceByLang !== undefined) out.voiceByLang = parseVoicePins(value.voiceByLang, `${field}.voiceByLang`);
   return out;
 }
@@ -163,12 +173,18 @@ export function parseSettings(value: unknown, field = 'settings'): Transcription
  * uploaded into a live transcription (`into: 'recording'`) takes the same fields but `shareLink` (the transcription
  * and its links exist already).
  */
-export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'transcription' | 'recording' = 'transcription'): CreateTranscriptionOptions {
+export function parseCreateOptions(
+  body: unknown, hasFile: boolean, into: 'transcription' | 'recording' = 'transcription',
+): CreateTranscriptionOptions {
   const input = body === undefined || body === null ? {} : body;
   if (!isObject(input)) throw errors.invalidOptions('options must be a JSON object.', { field: 'options' });
   const fields: readonly string[] = into === 'transcription' ? CREATE_FIELDS : CREATE_FIELDS.filter((field) => field !== 'shareLink');
   for (const key of Object.keys(input)) {
-    if (!fields.includes(key)) throw errors.invalidOptions(`${key} is not a field of ${into === 'transcription' ? 'CreateTranscription' : 'a recording upload'}.`, { field: key });
+    if (!fields.includes(key)) {
+      throw errors.invalidOptions(
+        `${key} is not a field of ${into === 'transcription' ? 'CreateTranscription' : 'a recording upload'}.`, { field: key },
+      );
+    }
   }
   const url = input.url === undefined || input.url === null ? null : input.url;
   if (url !== null && typeof url !== 'string') throw errors.invalidOptions('url must be a string or null.', { field: 'url' });
@@ -176,14 +192,21 @@ export function parseCreateOptions(body: unknown, hasFile: boolean, into: 'trans
   if (!hasFile && !url) throw errors.invalidOptions('url is required without a file part (send multipart with `file`, or JSON with '
     + '`url`).', { field: 'url' });
   const name = input.name === undefined || input.name === null ? null : input.name;
-  if (name !== null && (typeof name !== 'string' || !name.trim() || name.length > 300)) throw errors.invalidOptions('name must be a non-empty string of at most 300 characters, or null.', { field: 'name' });
+  if (name !== null && (typeof name !== 'string' || !name.trim() || name.length > 300)) {
+    throw errors.invalidOptions('name must be a non-empty string of at most 300 characters, or null.', { field: 'name' });
+  }
   for (const flag of ['crop', 'shareLink'] as const) {
-    if (input[flag] !== undefined && input[flag] !== null && typeof input[flag] !== 'boolean') throw errors.invalidOptions(`${flag} must be true, false or null.`, { field: flag });
+    if (input[flag] !== undefined && input[flag] !== null && typeof input[flag] !== 'boolean') {
+      throw errors.invalidOptions(`${flag} must be true, false or null.`, { field: flag });
+    }
   }
   const crop = input.crop === true;
   const startS = optionalNumber(input, 'startS');
   const endS = optionalNumber(input, 'endS');
-  if (crop && (startS !== null || endS !== null)) throw errors.invalidOptions(`${startS !== null ? 'startS' : 'endS'} cannot be given together with crop: the window is chosen in the cropping step.`, { field: startS !== null ? 'startS' : 'endS' });
+  if (crop && (startS !== null || endS !== null)) {
+    throw errors.invalidOptions(`${startS !== null ? 'startS' : 'endS'} cannot be given together with crop: the window is chosen in the `
+      + `cropping step.`, { field: startS !== null ? 'startS' : 'endS' });
+  }
   if (startS !== null && endS !== null && endS <= startS) throw errors.invalidOptions('endS must be after startS.', { field: 'endS' });
   return {
     url: url as string | null,
@@ -211,16 +234,23 @@ export function mergeSettings(stored: Prisma.JsonValue, patch: TranscriptionSett
 function refuseRecordingUpload(transcription: { kind: string; lifecycle: string }): void {
   if (transcription.kind !== 'live') throw errors.invalidState('Only a live transcription takes uploaded recordings; a file or link '
     + 'transcription has its one recording already.', { kind: transcription.kind });
-  if (transcription.lifecycle !== 'active') throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
+  if (transcription.lifecycle !== 'active') {
+    throw errors.invalidState('The transcription is archived; restore it first.', { state: transcription.lifecycle });
+  }
 }
 
 /** CaptureSource (no extra properties): `{kind: 'mic'}` (the default, also for null) or `{kind: 'stream', url}`. */
 export function parseCaptureSource(raw: unknown): CaptureSource {
   if (raw === undefined || raw === null) return { kind: 'mic' };
-  if (!isObject(raw)) throw errors.invalidOptions('source must be an object ({kind: "mic"} or {kind: "stream", url}) or null.', { field: 'source' });
-  for (const key of Object.keys(raw)) if (key !== 'kind' && key !== 'url') throw errors.invalidOptions(`source.${key} is not a field of CaptureSource (kind, url).`, { field: `source.${key}` });
+  if (!isObject(raw)) {
+    throw errors.invalidOptions('source must be an object ({kind: "mic"} or {kind: "stream", url}) or null.', { field: 'source' });
+  }
+  for (const key of Object.keys(raw)) if (key !== 'kind' && key !== 'url') throw errors.invalidOptions(`source.${key} is not a field of `
+    + `CaptureSource (kind, url).`, { field: `source.${key}` });
   if (raw.kind === 'mic') {
-    if (raw.url !== undefined && raw.url !== null) throw errors.invalidOptions('source.url is only for kind "stream".', { field: 'source.url' });
+    if (raw.url !== undefined && raw.url !== null) {
+      throw errors.invalidOptions('source.url is only for kind "stream".', { field: 'source.url' });
+    }
     return { kind: 'mic' };
   }
   if (raw.kind === 'stream') {
@@ -235,7 +265,9 @@ export function parseCaptureSource(raw: unknown): CaptureSource {
 export function parseCreateLiveOptions(body: unknown): CreateLiveTranscriptionOptions {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object (CreateLiveTranscription).', { field: 'body' });
   for (const key of Object.keys(body)) {
-    if (!(CREATE_LIVE_FIELDS as readonly string[]).includes(key)) throw errors.invalidOptions(`${key} is not a field of CreateLiveTranscription.`, { field: key });
+    if (!(CREATE_LIVE_FIELDS as readonly string[]).includes(key)) {
+      throw errors.invalidOptions(`${key} is not a field of CreateLiveTranscription.`, { field: key });
+    }
   }
   if (typeof body.name !== 'string' || !body.name.trim() || body.name.length > MAX_NAME) {
     throw errors.invalidOptions(`name is required: a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
@@ -250,14 +282,17 @@ export function parseCreateLiveOptions(body: unknown): CreateLiveTranscriptionOp
 
 /** A name (transcriptions, broadcasts): not blank, at most MAX_NAME characters; trimmed. */
 export function parseName(value: unknown): string {
-  if (typeof value !== 'string' || !value.trim() || value.length > MAX_NAME) throw errors.invalidOptions(`name must be a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
+  if (typeof value !== 'string' || !value.trim() || value.length > MAX_NAME) {
+    throw errors.invalidOptions(`name must be a non-empty string of at most ${MAX_NAME} characters.`, { field: 'name' });
+  }
   return value.trim();
 }
 
 /** The PATCH of a transcription (UpdateTranscription: `name`, `settings` as a SettingsPatch); unknown fields are refused by name. */
 export function parseTranscriptionPatch(body: unknown): { name?: string; settings?: TranscriptionSettings } {
   if (!isObject(body)) throw errors.invalidOptions('The body must be a JSON object.', { field: 'body' });
-  for (const key of Object.keys(body)) if (key !== 'name' && key !== 'settings') throw errors.invalidOptions(`${key} cannot be changed (name, settings).`, { field: key });
+  for (const key of Object.keys(body)) if (key !== 'name' && key !== 'settings') throw errors.invalidOptions(`${key} cannot be changed `
+    + `(name, settings).`, { field: key });
   const out: { name?: string; settings?: TranscriptionSettings } = {};
   if (body.name !== undefined) out.name = parseName(body.name);
   if (body.settings !== undefined) out.settings = parseSettings(body.settings);
@@ -291,7 +326,9 @@ export class TranscriptionsService {
     if (!language) return;
     const known = await this.capabilities.transcriptionLanguages().catch(() => null);
     if (known && !known.includes(language.split('-')[0]!.toLowerCase())) {
-      throw errors.invalidOptions(`${field} "${language}" is not a language the speech model knows (GET /v1/languages lists them).`, { field });
+      throw errors.invalidOptions(
+        `${field} "${language}" is not a language the speech model knows (GET /v1/languages lists them).`, { field },
+      );
     }
   }
 
@@ -362,7 +399,9 @@ export class TranscriptionsService {
       });
       if (options.shareLink) {
         await tx.shareLink.create({
-          data: { id: newId('shl'), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true },
+          data: {
+            id: newId('shl'), code: newShareCode(), accountId: actor.accountId, transcriptionId, label: 'Default link', isDefault: true,
+          },
         });
       }
       return { transcriptionId, recordingSettings: {} };
@@ -375,7 +414,9 @@ export class TranscriptionsService {
    * live phase: the file-job path transcribes it at full speed. Its `settings` apply to this recording only (over the
    * transcription's). Refused: another account's transcription (404), a file or link one or an archived one (409).
    */
-  async uploadRecording(actor: Actor, transcriptionId: string, rawOptions: unknown, upload: UploadedFile | StagedUpload | null, baseUrl: string): Promise<TranscriptionView> {
+  async uploadRecording(
+    actor: Actor, transcriptionId: string, rawOptions: unknown, upload: UploadedFile | StagedUpload | null, baseUrl: string,
+  ): Promise<TranscriptionView> {
     const options = await this.parseOrDiscard(upload, async () => {
       const parsed = parseCreateOptions(rawOptions, upload !== null, 'recording');
       // Refused before the upload is probed; checked again under the row's lock below.
@@ -390,7 +431,9 @@ export class TranscriptionsService {
   }
 
   /** Parses a create body; a refused one removes the upload already staged for it. */
-  private async parseOrDiscard(upload: UploadedFile | StagedUpload | null, parse: () => CreateTranscriptionOptions | Promise<CreateTranscriptionOptions>): Promise<CreateTranscriptionOptions> {
+  private async parseOrDiscard(
+    upload: UploadedFile | StagedUpload | null, parse: () => CreateTranscriptionOptions | Promise<CreateTranscriptionOptions>,
+  ): Promise<CreateTranscriptionOptions> {
     try {
       const options = await parse();
       await this.checkSpokenLanguage(options.settings);
@@ -446,7 +489,9 @@ export class TranscriptionsService {
         // A cropped upload's window is chosen later: its cost is not known up front.
         const knownSeconds = stored && !options.crop ? windowSeconds(stored.durationS, window) : null;
         await this.metering?.billing.admitActor(tx, actor, { kind: 'file', workId: recordingId, knownSeconds }, baseUrl);
-        const { job, frame } = await createJob(tx, { id: jobId, recordingId, accountId: actor.accountId, state: initialState, sourceUrl: options.url, ...window });
+        const { job, frame } = await createJob(tx, {
+          id: jobId, recordingId, accountId: actor.accountId, state: initialState, sourceUrl: options.url, ...window,
+        });
         return { result: job, frames: [frame] };
       });
     } catch (error) {
@@ -471,7 +516,12 @@ export class TranscriptionsService {
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (this.linkPolicy.allowHosts.includes(host)) return;
     const reason = refusedHostNameReason(host) ?? (/^[\d.]+$|:/.test(host) ? refusedAddressReason(host) : null);
-    if (reason) throw new LinkError('link_refused', `${field} points to an address the server does not fetch from (${reason}): ${url.hostname}.`, { host: url.hostname, reason, field });
+    if (reason) {
+      throw new LinkError(
+        'link_refused', `${field} points to an address the server does not fetch from (${reason}): ${url.hostname}.`,
+        { host: url.hostname, reason, field },
+      );
+    }
   }
 
   /** A live transcription, created idle: it has no recording until one is started. */
@@ -480,9 +530,14 @@ export class TranscriptionsService {
     await this.checkSpokenLanguage(options.settings);
     if (options.source.kind === 'stream') this.refuseUnfetchable(options.source.url, 'source.url');
     if (options.broadcasts.length > 0) {
-      const found = await this.deps.prisma.broadcast.count({ where: { id: { in: options.broadcasts }, accountId: actor.accountId, lifecycle: 'active' } });
+      const found = await this.deps.prisma.broadcast.count({ where: {
+        id: { in: options.broadcasts }, accountId: actor.accountId, lifecycle: 'active',
+      } });
       if (found !== options.broadcasts.length) {
-        throw new ApiError('not_found', 404, 'A broadcast in broadcasts was not found (not one of this account\'s active broadcasts).', { details: { field: 'broadcasts' } });
+        throw new ApiError(
+          'not_found', 404, 'A broadcast in broadcasts was not found (not one of this account\'s active broadcasts).',
+          { details: { field: 'broadcasts' } },
+        );
       }
     }
     const id = newId('trn');
@@ -515,7 +570,9 @@ export class TranscriptionsService {
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;
         if (bytes > limit) {
-          done(new ApiError('invalid_options', 413, `file is larger than limits.maxUploadBytes (${limit} bytes).`, { details: { field: 'file', limit } }));
+          done(new ApiError(
+            'invalid_options', 413, `file is larger than limits.maxUploadBytes (${limit} bytes).`, { details: { field: 'file', limit } },
+          ));
           return;
         }
         hash.update(chunk);
@@ -549,7 +606,10 @@ export class TranscriptionsService {
       });
       if (!probe.hasAudio) throw errors.invalidAudio('file has no audio stream.', { field: 'file' });
       if (options.startS !== null && probe.durationS > 0 && options.startS >= probe.durationS) {
-        throw errors.invalidOptions(`startS (${options.startS}) is at or past the end of the file (${probe.durationS.toFixed(2)} s).`, { field: 'startS', durationS: probe.durationS });
+        throw errors.invalidOptions(
+          `startS (${options.startS}) is at or past the end of the file (${probe.durationS.toFixed(2)} s).`,
+          { field: 'startS', durationS: probe.durationS },
+        );
       }
       return { bytes: upload.bytes, durationS: probe.durationS };
     } catch (error) {
@@ -564,10 +624,16 @@ export class TranscriptionsService {
    * transcriptions (the spec's "up to 500 of each"), merged newest first and cut where the first lifecycle that has more
    * ends, so the next page (from that item) skips nothing of either.
    */
-  async list(accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null }): Promise<TranscriptionPage> {
+  async list(
+    accountId: string, query: { cursor?: string | null; lifecycle?: string | null; limit?: number | null },
+  ): Promise<TranscriptionPage> {
     const { rows, nextCursor } = await pageByLifecycle(query, (where, take) =>
-      this.deps.prisma.transcription.findMany({ where: { ...where, accountId }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take }));
-    const positions = await queuePositions(this.deps.prisma, rows.flatMap((row) => (row.recordings[0]?.job ? [row.recordings[0].job] : [])));
+      this.deps.prisma.transcription.findMany({
+        where: { ...where, accountId }, include: this.include, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take,
+      }));
+    const positions = await queuePositions(
+      this.deps.prisma, rows.flatMap((row) => (row.recordings[0]?.job ? [row.recordings[0].job] : [])),
+    );
     return { items: await Promise.all(rows.map((row) => this.view(row, positions))), nextCursor };
   }
 
@@ -618,7 +684,9 @@ export class TranscriptionsService {
   /** Irreversible; only an archived transcription. Deletes rows (cascade) and the stored media. */
   async purge(accountId: string, id: string): Promise<{ id: string; purged: true }> {
     const row = await this.owned(accountId, id);
-    if (row.lifecycle !== 'archived') throw errors.invalidState('Only an archived transcription can be purged; archive it first.', { state: row.lifecycle });
+    if (row.lifecycle !== 'archived') {
+      throw errors.invalidState('Only an archived transcription can be purged; archive it first.', { state: row.lifecycle });
+    }
     await this.deleteWithMedia(accountId, [id]);
     return { id, purged: true };
   }
@@ -629,7 +697,10 @@ export class TranscriptionsService {
    */
   async deleteOlderThan(accountId: string, cutoff: Date): Promise<number> {
     const old = await this.deps.prisma.transcription.findMany({
-      where: { accountId, createdAt: { lt: cutoff }, recordings: { none: { OR: [{ createdAt: { gte: cutoff } }, { state: { in: ['live', 'paused', 'processing'] } }] } } },
+      where: {
+        accountId, createdAt: { lt: cutoff },
+        recordings: { none: { OR: [{ createdAt: { gte: cutoff } }, { state: { in: ['live', 'paused', 'processing'] } }] } },
+      },
       select: { id: true },
     });
     if (old.length) await this.deleteWithMedia(accountId, old.map((row) => row.id));
@@ -649,7 +720,9 @@ export class TranscriptionsService {
   /** Searching a web page for recordings counts against the account's hourly allowance (src/billing); files and streams do not. */
   async probe(accountId: string, url: unknown): Promise<ProbeRecord> {
     if (typeof url !== 'string' || !url) throw errors.invalidOptions('url is required (the link to look at).', { field: 'url' });
-    return probeLink(url, { policy: this.linkPolicy, beforePageSearch: () => this.metering?.billing.admitPageSearch(accountId) ?? Promise.resolve() });
+    return probeLink(url, {
+      policy: this.linkPolicy, beforePageSearch: () => this.metering?.billing.admitPageSearch(accountId) ?? Promise.resolve(),
+    });
   }
 
   // ---- the lifecycle of one recording (a file transcription's only recording) ----
@@ -664,7 +737,9 @@ export class TranscriptionsService {
   async archiveRecording(accountId: string, recordingId: string): Promise<RecordingView> {
     const recording = await this.ownedRecording(accountId, recordingId);
     if (recording.lifecycle === 'archived') return recordingView(recording);
-    const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'archived', archivedAt: new Date() } });
+    const updated = await this.deps.prisma.recording.update({
+      where: { id: recordingId }, data: { lifecycle: 'archived', archivedAt: new Date() },
+    });
     await dispatchQueued(this.jobs.context, accountId);
     return recordingView(updated);
   }
@@ -672,7 +747,9 @@ export class TranscriptionsService {
   async restoreRecording(accountId: string, recordingId: string): Promise<RecordingView> {
     const recording = await this.ownedRecording(accountId, recordingId);
     if (recording.lifecycle === 'active') return recordingView(recording);
-    const updated = await this.deps.prisma.recording.update({ where: { id: recordingId }, data: { lifecycle: 'active', archivedAt: null } });
+    const updated = await this.deps.prisma.recording.update(
+      { where: { id: recordingId }, data: { lifecycle: 'active', archivedAt: null } },
+    );
     await dispatchQueued(this.jobs.context, accountId);
     return recordingView(updated);
   }
@@ -680,7 +757,9 @@ export class TranscriptionsService {
   /** Irreversible; only an archived recording: its transcript, events, job and media go. */
   async purgeRecording(accountId: string, recordingId: string): Promise<{ id: string; purged: true }> {
     const recording = await this.ownedRecording(accountId, recordingId);
-    if (recording.lifecycle !== 'archived') throw errors.invalidState('Only an archived recording can be purged; archive it first.', { state: recording.lifecycle });
+    if (recording.lifecycle !== 'archived') {
+      throw errors.invalidState('Only an archived recording can be purged; archive it first.', { state: recording.lifecycle });
+    }
     await this.deps.prisma.recording.delete({ where: { id: recordingId } });
     await this.deps.prisma.creditHold.deleteMany({ where: { workId: recordingId } });
     await rm(this.mediaDir(recordingId), { recursive: true, force: true });
@@ -690,9 +769,13 @@ export class TranscriptionsService {
   /** The durable event log of a recording, oldest first; `cursor` (from a previous page) or `after` (a seq), not both. */
   async events(accountId: string, recordingId: string, query: { cursor?: string | null; after?: number | null; limit?: number | null }) {
     const recording = await this.ownedRecording(accountId, recordingId);
-    if (query.cursor && query.after !== undefined && query.after !== null) throw errors.invalidOptions('after cannot be combined with cursor; send one.', { field: 'after' });
+    if (query.cursor && query.after !== undefined && query.after !== null) {
+      throw errors.invalidOptions('after cannot be combined with cursor; send one.', { field: 'after' });
+    }
     const limit = query.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+      throw errors.invalidOptions('limit must be an integer from 1 to 500.', { field: 'limit' });
+    }
     let after = -1;
     if (query.cursor) {
       const decoded = Number(Buffer.from(query.cursor, 'base64url').toString('utf8').replace(/^seq:/, ''));
@@ -703,7 +786,9 @@ export class TranscriptionsService {
         + 'above -1).', { field: 'after' });
       after = query.after;
     }
-    const rows = await this.deps.prisma.recordingEvent.findMany({ where: { recordingId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1 });
+    const rows = await this.deps.prisma.recordingEvent.findMany({
+      where: { recordingId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit + 1,
+    });
     const page = rows.slice(0, limit);
     return {
       events: page.map((row) => ({ seq: row.seq, type: row.type, at: row.createdAt.toISOString(), frame: row.payload })),

@@ -75,20 +75,23 @@ export function apertiumProvider(settings: Pick<TranslationSettings, 'apertium' 
           } catch {
             child.kill('SIGKILL'); // the group is gone already
           }
-          reject(providerError('apertium', 'timeout', `Apertium did not finish within ${settings.timeoutMs} ms (apertium ${args.join(' ')}).`));
+          reject(providerError('apertium', 'timeout', `Apertium did not finish within ${settings.timeoutMs} ms (apertium `
+            + `${args.join(' ')}).`));
         }, settings.timeoutMs);
         child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
         child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
         child.on('error', (error: NodeJS.ErrnoException) => {
           clearTimeout(timer);
           reject(error.code === 'ENOENT'
-            ? providerError('apertium', 'not_installed', `The Apertium binary "${bin}" is not installed (or not on PATH); install the apertium package and its language pairs, or set TRANSLATION_APERTIUM_BIN.`, { cause: error })
+            ? providerError('apertium', 'not_installed', `The Apertium binary "${bin}" is not installed (or not on PATH); install the `
+              + `apertium package and its language pairs, or set TRANSLATION_APERTIUM_BIN.`, { cause: error })
             : providerError('apertium', 'failed', `Apertium could not be started: ${error.message}`, { cause: error }));
         });
         child.on('close', (code, signal) => {
           clearTimeout(timer);
           if (code === 0) resolve(Buffer.concat(out).toString('utf8'));
-          else if (signal !== 'SIGKILL') reject(providerError('apertium', 'failed', `Apertium (apertium ${args.join(' ')}) exited with ${code ?? signal}: ${err.trim().slice(0, 300)}`));
+          else if (signal !== 'SIGKILL') reject(providerError('apertium', 'failed', `Apertium (apertium ${args.join(' ')}) exited with `
+            + `${code ?? signal}: ${err.trim().slice(0, 300)}`));
         });
       });
     } finally {
@@ -136,7 +139,8 @@ export function apertiumProvider(settings: Pick<TranslationSettings, 'apertium' 
       }
       const translated = output.split(/\n[ \t]*\n/).map((text) => text.trim());
       if (translated.length !== texts.length) {
-        throw providerError('apertium', 'bad_answer', `Apertium (${mode}) answered ${translated.length} paragraphs for ${texts.length} texts.`);
+        throw providerError('apertium', 'bad_answer', `Apertium (${mode}) answered ${translated.length} paragraphs for ${texts.length} `
+          + `texts.`);
       }
       return translated;
     },

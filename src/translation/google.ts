@@ -27,7 +27,9 @@ interface GoogleErrorBody {
   error?: { code?: number; message?: string; errors?: Array<{ reason?: string }>; status?: string; details?: Array<{ reason?: string }> };
 }
 
-export function googleProvider(settings: Pick<TranslationSettings, 'google' | 'timeoutMs'>, fetchImpl: typeof fetch = fetch): TranslationProvider {
+export function googleProvider(
+  settings: Pick<TranslationSettings, 'google' | 'timeoutMs'>, fetchImpl: typeof fetch = fetch,
+): TranslationProvider {
   const base = `${settings.google.apiUrl}/language/translate/v2`;
   const key = encodeURIComponent(settings.google.apiKey ?? '');
   let languages: { list: Promise<string[]>; until: number } | null = null;
@@ -41,8 +43,12 @@ export function googleProvider(settings: Pick<TranslationSettings, 'google' | 't
       text = await response.text();
     } catch (error) {
       const name = (error as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw providerError('google', 'timeout', `Google Translation did not answer within ${settings.timeoutMs} ms.`, { cause: error });
-      throw providerError('google', 'unreachable', `Google Translation could not be reached: ${(error as Error).message}`, { cause: error });
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw providerError('google', 'timeout', `Google Translation did not answer within ${settings.timeoutMs} ms.`, { cause: error });
+      }
+      throw providerError(
+        'google', 'unreachable', `Google Translation could not be reached: ${(error as Error).message}`, { cause: error },
+      );
     }
     let body: unknown = null;
     try {
@@ -51,12 +57,15 @@ export function googleProvider(settings: Pick<TranslationSettings, 'google' | 't
       // handled below: a 2xx must be JSON; an error's message is optional
     }
     if (response.ok) {
-      if (body === null) throw providerError('google', 'bad_answer', `Google Translation answered ${response.status} with a body that is not JSON.`);
+      if (body === null) {
+        throw providerError('google', 'bad_answer', `Google Translation answered ${response.status} with a body that is not JSON.`);
+      }
       return body;
     }
     const error = (body as GoogleErrorBody | null)?.error;
     const reasons = (error?.errors ?? []).map((e) => e.reason ?? '');
-    const said = `Google Translation answered ${response.status}${reasons.length ? ` (${reasons.join(', ')})` : ''}${error?.message ? `: ${error.message}` : ''}`;
+    const said = `Google Translation answered `
+      + `${response.status}${reasons.length ? ` (${reasons.join(', ')})` : ''}${error?.message ? `: ${error.message}` : ''}`;
     if (response.status === 429 || reasons.some((reason) => QUOTA_REASONS.has(reason))) {
       const daily = reasons.includes('dailyLimitExceeded');
       throw providerError('google', 'quota', `${said}. Its quota is spent; retry later.`, { retryAfterS: daily ? 3600 : 60 });
@@ -64,7 +73,9 @@ export function googleProvider(settings: Pick<TranslationSettings, 'google' | 't
     // A refused key: 400 `keyInvalid` (older answers) or `badRequest` with the `API_KEY_INVALID` detail (newer), 401, 403.
     const keyRefused = reasons.includes('keyInvalid') || (error?.details ?? []).some((detail) => detail.reason === 'API_KEY_INVALID');
     if ((response.status === 400 && keyRefused) || response.status === 401 || response.status === 403) {
-      throw providerError('google', 'credentials', `${said}. The server's TRANSLATION_GOOGLE_API_KEY is refused; the operator must fix it.`);
+      throw providerError(
+        'google', 'credentials', `${said}. The server's TRANSLATION_GOOGLE_API_KEY is refused; the operator must fix it.`,
+      );
     }
     throw providerError('google', 'failed', `${said}.`);
   }
@@ -92,8 +103,11 @@ export function googleProvider(settings: Pick<TranslationSettings, 'google' | 't
       body: JSON.stringify({ q, target, ...(source ? { source } : {}), format: 'text' }),
     });
     const translations = (body as { data?: { translations?: Array<{ translatedText?: unknown }> } }).data?.translations;
-    if (!Array.isArray(translations) || translations.length !== q.length || translations.some((t) => typeof t?.translatedText !== 'string')) {
-      throw providerError('google', 'bad_answer', `Google Translation answered ${Array.isArray(translations) ? translations.length : 'no'} translations for ${q.length} texts.`);
+    if (!Array.isArray(translations) || translations.length !== q.length || translations.some(
+      (t) => typeof t?.translatedText !== 'string',
+    )) {
+      throw providerError('google', 'bad_answer', `Google Translation answered `
+        + `${Array.isArray(translations) ? translations.length : 'no'} translations for ${q.length} texts.`);
     }
     return translations.map((t) => t.translatedText as string);
   }

@@ -14,11 +14,11 @@ const MAX_TEXTS = 40;
 const MAX_CHARS = 6_000;
 
 const INSTRUCTIONS =
-  'You are a translation engine. The user sends one JSON object {"from": <source language code, or "auto">, ' +
-  '"to": <target language code>, "texts": [<strings>]}. Answer with one JSON object only: {"translations": [<strings>]}, ' +
-  'exactly one translation per text, in the same order, each written in the target language. Translate each text on ' +
-  'its own: never merge, split, skip or explain. Keep names, numbers and punctuation; a text that needs no ' +
-  'translation is returned as it is.';
+  'You are a translation engine. The user sends one JSON object {"from": <source language code, or "auto">, '
+  + '"to": <target language code>, "texts": [<strings>]}. Answer with one JSON object only: {"translations": [<strings>]}, '
+  + 'exactly one translation per text, in the same order, each written in the target language. Translate each text on '
+  + 'its own: never merge, split, skip or explain. Keep names, numbers and punctuation; a text that needs no '
+  + 'translation is returned as it is.';
 
 /** The chat client's failure as this provider's error: a refused key is the operator's to fix, the rest passes. */
 function asProviderError(error: ChatError) {
@@ -45,7 +45,8 @@ export function parseTranslations(content: unknown, count: number): string[] {
     throw providerError('llm', 'bad_answer', 'LLM translation failed: the answer has no "translations" list of strings.');
   }
   if (translations.length !== count) {
-    throw providerError('llm', 'bad_answer', `LLM translation failed: the model answered ${translations.length} translations for ${count} texts.`);
+    throw providerError('llm', 'bad_answer', `LLM translation failed: the model answered ${translations.length} translations for ${count} `
+      + `texts.`);
   }
   return translations as string[];
 }

@@ -37,7 +37,10 @@ const RETRYABLE: ReadonlySet<ProviderFailure> = new Set(['quota', 'timeout', 'un
  * (the caller did nothing wrong). `retryable` with a `Retry-After` for what passes (quota, timeouts, an outage, a
  * bad model answer); not retryable for what an operator must fix (a refused key, a missing binary).
  */
-export function providerError(provider: TranslationProviderName | 'whisper', reason: ProviderFailure, message: string, options: { retryAfterS?: number; cause?: unknown } = {}): ApiError {
+export function providerError(
+  provider: TranslationProviderName | 'whisper', reason: ProviderFailure, message: string,
+  options: { retryAfterS?: number; cause?: unknown } = {},
+): ApiError {
   const retryable = RETRYABLE.has(reason);
   const retryAfterS = options.retryAfterS ?? (reason === 'quota' ? 60 : 5);
   return new ApiError('unavailable', 503, message, {
@@ -62,7 +65,9 @@ export function offeredCode(code: string, offered: readonly string[]): string | 
  * Translates `texts` in runs of at most `maxItems` texts and about `maxChars` characters (a longer text goes alone),
  * one run after another, so one call never exceeds what a provider takes in one request.
  */
-export async function inBatches(texts: string[], maxItems: number, maxChars: number, translateBatch: (batch: string[]) => Promise<string[]>): Promise<string[]> {
+export async function inBatches(
+  texts: string[], maxItems: number, maxChars: number, translateBatch: (batch: string[]) => Promise<string[]>,
+): Promise<string[]> {
   const translated: string[] = [];
   for (const batch of batches(texts, maxItems, maxChars)) translated.push(...(await translateBatch(batch)));
   return translated;

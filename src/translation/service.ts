@@ -120,7 +120,9 @@ export class TranslationService {
       missing.forEach((text, i) => byHash.set(hashes.get(text)!, { text: translations[i]!, source: provider }));
       // Two calls translating the same new text at once both ask; the second's row is skipped, both answer.
       await this.deps.prisma.translationCache.createMany({
-        data: missing.map((text, i) => ({ textHash: hashes.get(text)!, sourceLang: sourceKey, targetLang: target, translation: translations[i]!, provider })),
+        data: missing.map((text, i) => ({
+          textHash: hashes.get(text)!, sourceLang: sourceKey, targetLang: target, translation: translations[i]!, provider,
+        })),
         skipDuplicates: true,
       });
     }
@@ -128,7 +130,9 @@ export class TranslationService {
   }
 
   /** The first provider serving the pair that answers; the first failure when none does. */
-  private async ask(texts: string[], from: string | null, to: string): Promise<{ provider: TranslationProviderName; translations: string[] }> {
+  private async ask(texts: string[], from: string | null, to: string): Promise<{
+    provider: TranslationProviderName; translations: string[];
+  }> {
     let failure: unknown = null;
     for (const provider of this.providers) {
       try {
@@ -140,7 +144,8 @@ export class TranslationService {
     }
     if (failure) throw failure instanceof ApiError ? failure : errors.internal(failure);
     const names = this.providerNames.join(', ') || 'none';
-    throw errors.invalidOptions(`No translation provider of this server translates ${from ?? 'auto'}→${to} (TRANSLATION_PROVIDERS: ${names}).`, {
+    throw errors.invalidOptions(`No translation provider of this server translates ${from ?? 'auto'}→${to} (TRANSLATION_PROVIDERS: `
+      + `${names}).`, {
       field: 'to', from: from ?? DETECTED, to,
     });
   }

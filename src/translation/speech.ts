@@ -102,7 +102,9 @@ export class SpeechTranslation {
     if (primary(to) === PIVOT) return english;
     const onward = await this.text.translate(english.map((e) => e.text), PIVOT, to);
     // A new reading is the news (`whisper`); a kept one defers to what the text step did.
-    return onward.map((t, i) => ({ text: t.text, source: english[i]!.source === 'whisper' || t.source === 'none' ? english[i]!.source : t.source }));
+    return onward.map((t, i) => ({
+      text: t.text, source: english[i]!.source === 'whisper' || t.source === 'none' ? english[i]!.source : t.source,
+    }));
   }
 
   /** Stops the engine host of its own, if it started one. */
@@ -139,7 +141,8 @@ export class SpeechTranslation {
     const host = this.host();
     const refusal = host ? host.unavailable() : null;
     if (!host || refusal) {
-      throw providerError('whisper', 'failed', `The speech engine cannot translate speech now: ${refusal?.message ?? 'this process runs no speech engine'}.`, { retryAfterS: Number(refusal?.details.retryAfterS ?? 5) || 5 });
+      throw providerError('whisper', 'failed', `The speech engine cannot translate speech now: `
+        + `${refusal?.message ?? 'this process runs no speech engine'}.`, { retryAfterS: Number(refusal?.details.retryAfterS ?? 5) || 5 });
     }
     const startS = Math.max(0, passage[0]!.start - PAD_S);
     const endS = Math.min(recording.durationS ?? Number.POSITIVE_INFINITY, passage.at(-1)!.end + PAD_S);
@@ -155,15 +158,21 @@ export class SpeechTranslation {
         signal: AbortSignal.timeout(READ_TIMEOUT_MS),
       });
       for (const segment of result.segments) {
-        for (const word of segment.words.length ? segment.words : [segment]) words[ownerOf(passage, (word.start + word.end) / 2)]!.push(word.text);
+        for (const word of segment.words.length ? segment.words : [segment]) words[ownerOf(passage, (word.start + word.end) / 2)]!.push(
+          word.text,
+        );
       }
       return words.map((list) => list.join(' ').replace(/\s+/g, ' ').trim());
     } catch (error) {
       if ((error as Error | null)?.name === 'TimeoutError') {
-        throw providerError('whisper', 'timeout', `The speech engine did not translate a passage's speech within ${READ_TIMEOUT_MS / 1000} s (busy).`, { cause: error });
+        throw providerError('whisper', 'timeout', `The speech engine did not translate a passage's speech within `
+          + `${READ_TIMEOUT_MS / 1000} s (busy).`, { cause: error });
       }
       const retryAfterS = error instanceof EngineError ? Number(error.details.retryAfterS ?? 5) || 5 : 5;
-      throw providerError('whisper', 'failed', `The speech engine could not translate a passage's speech: ${(error as Error).message}`, { retryAfterS, cause: error });
+      throw providerError(
+        'whisper', 'failed', `The speech engine could not translate a passage's speech: ${(error as Error).message}`,
+        { retryAfterS, cause: error },
+      );
     }
   }
 
@@ -207,7 +216,9 @@ function passagesOf<T extends [string, TimedText]>(sentences: T[]): T[][] {
   for (const entry of [...sentences].sort((a, b) => a[1].start - b[1].start)) {
     const current = passages.at(-1);
     const [first, last] = [current?.[0]?.[1], current?.at(-1)?.[1]];
-    if (current && first && last && entry[1].end - first.start <= PASSAGE_S && entry[1].start - last.end <= PASSAGE_GAP_S) current.push(entry);
+    if (current && first && last && entry[1].end - first.start <= PASSAGE_S && entry[1].start - last.end <= PASSAGE_GAP_S) current.push(
+      entry,
+    );
     else passages.push([entry]);
   }
   return passages;

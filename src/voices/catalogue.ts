@@ -28,7 +28,9 @@ function gradeScore(id: string): number {
 export function rankedCatalogue(voices: readonly Voice[] = VOICES): Voice[] {
   return voices
     .map((voice, index) => ({ voice, index }))
-    .sort((a, b) => Number(b.voice.default) - Number(a.voice.default) || gradeScore(b.voice.id) - gradeScore(a.voice.id) || a.index - b.index)
+    .sort(
+      (a, b) => Number(b.voice.default) - Number(a.voice.default) || gradeScore(b.voice.id) - gradeScore(a.voice.id) || a.index - b.index,
+    )
     .map(({ voice }) => voice);
 }
 

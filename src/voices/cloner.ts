@@ -90,7 +90,8 @@ export function styleFitCloner(options: StyleFitOptions): VoiceCloner {
     async clone(sample, { gender, onProgress, signal }) {
       const { speech, speechS } = await speechOf(sample);
       if (speechS < options.minSpeechS) {
-        throw new CloneRefusal(`The sample has ${speechS.toFixed(1)} s of speech; a voice needs at least ${options.minSpeechS} s of someone speaking (music, tones, noise and silence do not count).`);
+        throw new CloneRefusal(`The sample has ${speechS.toFixed(1)} s of speech; a voice needs at least ${options.minSpeechS} s of `
+          + `someone speaking (music, tones, noise and silence do not count).`);
       }
       const target = await measureSpeech(speech.subarray(0, MAX_MEASURED_SPEECH_S * SAMPLE_RATE));
       if (target.f0Hz === null) throw new CloneRefusal('The sample has no voiced speech (no pitch could be measured in it).');

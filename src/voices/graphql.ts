@@ -65,9 +65,13 @@ export const VoiceType = builder.objectRef<VoiceView>('Voice').implement({
     progress: t.exposeFloat('progress', { description: 'Percent: 0 when created, moving as candidate styles are tried, 100 when ready.' }),
     error: t.exposeString('error', { nullable: true, description: 'When `failed`: why (e.g. the sample has too little speech: tones, '
       + 'music, noise or silence).' }),
-    source: t.field({ type: VoiceSourceType, nullable: true, description: 'A voice made from a recording\'s speaker.', resolve: (voice) => voice.source }),
+    source: t.field({
+      type: VoiceSourceType, nullable: true, description: 'A voice made from a recording\'s speaker.', resolve: (voice) => voice.source,
+    }),
     speechS: t.exposeFloat('speechS', { nullable: true, description: 'Seconds of speech measured in the sample (once trained).' }),
-    fit: t.field({ type: VoiceFitType, nullable: true, description: 'What training measured and chose (once trained).', resolve: (voice) => voice.fit }),
+    fit: t.field({
+      type: VoiceFitType, nullable: true, description: 'What training measured and chose (once trained).', resolve: (voice) => voice.fit,
+    }),
     createdAt: t.exposeString('createdAt'),
     updatedAt: t.exposeString('updatedAt'),
   }),
@@ -93,7 +97,10 @@ const VoiceFitType = builder.objectRef<Record<string, unknown>>('VoiceFit').impl
       cloner: t.string({ description: 'Which cloner trained it (`style-fit`).', resolve: (fit) => String(fit.cloner ?? 'unknown') }),
       speechS: float('speechS', 'Seconds of speech measured in the sample.'),
       pitchHz: float('pitchHz', 'The speaker\'s median pitch.'),
-      gender: t.string({ nullable: true, description: '`female` or `male`, as the pitch suggests.', resolve: (fit) => (typeof fit.gender === 'string' ? fit.gender : null) }),
+      gender: t.string({
+        nullable: true, description: '`female` or `male`, as the pitch suggests.',
+        resolve: (fit) => (typeof fit.gender === 'string' ? fit.gender : null),
+      }),
       basedOn: t.stringList({
         nullable: true, description: 'The catalogue voices whose styles were blended (one or two).',
         resolve: (fit) => (Array.isArray(fit.basedOn) ? fit.basedOn.map(String) : null),

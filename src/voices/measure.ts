@@ -108,7 +108,8 @@ export async function measureSpeech(speech: Float32Array): Promise<Omit<VoiceMea
 }
 
 /**
- * How far apart two voices sound: four times the pitch difference in octaves (a semitone weighs 0.33) plus the distance of the envelopes (RMS over
+ * How far apart two voices sound: four times the pitch difference in octaves (a semitone weighs 0.33) plus the distance
+ * of the envelopes (RMS over
  * the 19 coefficients, log10 units). A missing pitch counts as an octave away.
  */
 export function voiceDistance(a: Omit<VoiceMeasure, 'speechS'>, b: Omit<VoiceMeasure, 'speechS'>): number {

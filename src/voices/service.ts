@@ -129,14 +129,18 @@ function refuseUnknown(body: Record<string, unknown>, allowed: string[]): void {
 function parseName(value: unknown): string {
   if (typeof value !== 'string') throw errors.invalidOptions('name is required: a string of 1 to 100 characters.', { field: 'name' });
   const name = value.replace(/\s+/g, ' ').trim();
-  if (!name || name.length > MAX_NAME) throw errors.invalidOptions(`name must be 1 to ${MAX_NAME} characters (not blank).`, { field: 'name' });
+  if (!name || name.length > MAX_NAME) {
+    throw errors.invalidOptions(`name must be 1 to ${MAX_NAME} characters (not blank).`, { field: 'name' });
+  }
   return name;
 }
 
 /** A colour: a string of at most 32 characters; '' or null clears it. */
 function parseColor(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
-  if (typeof value !== 'string' || value.length > MAX_COLOR) throw errors.invalidOptions(`color must be a string of at most ${MAX_COLOR} characters ('' clears it).`, { field: 'color' });
+  if (typeof value !== 'string' || value.length > MAX_COLOR) {
+    throw errors.invalidOptions(`color must be a string of at most ${MAX_COLOR} characters ('' clears it).`, { field: 'color' });
+  }
   return value.trim() || null;
 }
 
@@ -148,14 +152,18 @@ function parseBoolean(value: unknown, field: string, fallback: boolean): boolean
 
 function parseGender(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
-  if (typeof value !== 'string' || !GENDERS.includes(value)) throw errors.invalidOptions('gender must be female, male or null.', { field: 'gender', allowed: GENDERS });
+  if (typeof value !== 'string' || !GENDERS.includes(value)) {
+    throw errors.invalidOptions('gender must be female, male or null.', { field: 'gender', allowed: GENDERS });
+  }
   return value;
 }
 
 function parseSampleUrl(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
   if (typeof value !== 'string' || value.length > MAX_URL || !/^https?:\/\/\S+$/i.test(value)) {
-    throw errors.invalidOptions('sampleUrl must be an http or https address (where the sample came from; it is not fetched).', { field: 'sampleUrl' });
+    throw errors.invalidOptions(
+      'sampleUrl must be an http or https address (where the sample came from; it is not fetched).', { field: 'sampleUrl' },
+    );
   }
   return value;
 }
@@ -191,7 +199,9 @@ export function parseCreateVoice(raw: unknown): CreateVoiceOptions {
 }
 
 /** CreateVoiceFromSpeaker: no extra properties (consent is checked once the recording is found). */
-export function parseFromSpeaker(raw: unknown): { recordingId: string; speaker: number; name: string; color: string | null; consent: boolean } {
+export function parseFromSpeaker(raw: unknown): {
+  recordingId: string; speaker: number; name: string; color: string | null; consent: boolean;
+} {
   const body = objectBody(raw, 'body');
   refuseUnknown(body, ['recordingId', 'speaker', 'name', 'color', 'consent']);
   if (typeof body.recordingId !== 'string' || !body.recordingId) throw errors.invalidOptions('recordingId is required: the recording '
@@ -204,7 +214,10 @@ export function parseFromSpeaker(raw: unknown): { recordingId: string; speaker: 
   } catch {
     throw errors.invalidOptions('speaker must be an integer from 0 (the speaker index as segments label it).', { field: 'speaker' });
   }
-  return { recordingId: body.recordingId, speaker, name: parseName(body.name), color: parseColor(body.color), consent: parseBoolean(body.consent, 'consent', false) };
+  return {
+    recordingId: body.recordingId, speaker, name: parseName(body.name), color: parseColor(body.color),
+    consent: parseBoolean(body.consent, 'consent', false),
+  };
 }
 
 export interface VoicePatch {
@@ -227,11 +240,15 @@ export function parseVoicePatch(raw: unknown): VoicePatch {
     patch.enabled = body.enabled;
   }
   if (body.consent !== undefined) {
-    if (body.consent !== true) throw errors.invalidOptions('consent can only be given (true) here; to withdraw it, delete the voice.', { field: 'consent' });
+    if (body.consent !== true) {
+      throw errors.invalidOptions('consent can only be given (true) here; to withdraw it, delete the voice.', { field: 'consent' });
+    }
     patch.consent = true;
   }
   if (body.draft !== undefined) {
-    if (body.draft !== false) throw errors.invalidOptions('draft can only be set to false here (which starts training).', { field: 'draft' });
+    if (body.draft !== false) {
+      throw errors.invalidOptions('draft can only be set to false here (which starts training).', { field: 'draft' });
+    }
     patch.draft = false;
   }
   return patch;
@@ -248,7 +265,8 @@ function voiceLanguage(code: unknown, field: string) {
   const language = typeof code === 'string' && code.trim() ? findVoiceLanguage(code) : undefined;
   if (!language) {
     const given = typeof code === 'string' && code.trim() ? `No voice speaks '${code}'` : `${field} is required`;
-    throw errors.invalidOptions(`${given}: ${field} must be one of the voice languages (${VOICE_LANGUAGE_CODES.join(', ')}; GET /v1/languages lists them).`, { field, allowed: VOICE_LANGUAGE_CODES });
+    throw errors.invalidOptions(`${given}: ${field} must be one of the voice languages (${VOICE_LANGUAGE_CODES.join(', ')}; GET `
+      + `/v1/languages lists them).`, { field, allowed: VOICE_LANGUAGE_CODES });
   }
   return language;
 }
@@ -336,7 +354,9 @@ export class VoicesService {
     private readonly downloader: KokoroDownloader = downloadKokoro,
   ) {
     const settings = deps.config.voices;
-    this.cloner = cloner ?? styleFitCloner({ kokoro: () => this.kokoro(), minSpeechS: settings.minSpeechS, candidates: settings.fitCandidates });
+    this.cloner = cloner ?? styleFitCloner({
+      kokoro: () => this.kokoro(), minSpeechS: settings.minSpeechS, candidates: settings.fitCandidates,
+    });
   }
 
   /**
@@ -365,7 +385,11 @@ export class VoicesService {
     const present = this.modelIsPresent();
     const state = this.download;
     if (present || !state) return { present, download: null };
-    if (state.failure) return { present, download: { failure: state.failure, retryInS: Math.max(0, (state.failedAt + DOWNLOAD_RETRY_MS - Date.now()) / 1000) } };
+    if (state.failure) {
+      return {
+        present, download: { failure: state.failure, retryInS: Math.max(0, (state.failedAt + DOWNLOAD_RETRY_MS - Date.now()) / 1000) },
+      };
+    }
     return { present, download: { percent: state.percent } };
   }
 
@@ -381,7 +405,9 @@ export class VoicesService {
       const started: ModelDownload = { percent: null, failure: null, failedAt: 0 };
       this.download = started;
       const onProgress = (progress: TarballProgress) => {
-        if (progress.stage === 'download' && progress.totalBytes) started.percent = Math.floor((100 * progress.receivedBytes) / progress.totalBytes);
+        if (progress.stage === 'download' && progress.totalBytes) {
+          started.percent = Math.floor((100 * progress.receivedBytes) / progress.totalBytes);
+        }
       };
       const logger = createLogger(this.deps.config.logLevel);
       logger.info({ dir: kokoroDir }, 'downloading the text-to-speech model (first use)');
@@ -401,7 +427,8 @@ export class VoicesService {
     if (state.failure) {
       const retryInS = (state.failedAt + DOWNLOAD_RETRY_MS - Date.now()) / 1000;
       return unavailable(
-        `The text-to-speech model could not be downloaded (${state.failure}); it is tried again in ${Math.ceil(retryInS)} s, or run \`npm run models:download -- kokoro\`.`,
+        `The text-to-speech model could not be downloaded (${state.failure}); it is tried again in ${Math.ceil(retryInS)} s, or run \`npm `
+          + `run models:download -- kokoro\`.`,
         retryInS,
       );
     }
@@ -434,11 +461,17 @@ export class VoicesService {
     return toView(await this.owned(accountId, id));
   }
 
-  async list(accountId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{ items: VoiceView[]; nextCursor: string | null }> {
+  async list(accountId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{
+    items: VoiceView[]; nextCursor: string | null;
+  }> {
     const limit = query.limit ?? LIST_DEFAULT;
-    if (!(Number.isInteger(limit) && limit >= 1 && limit <= LIST_MAX)) throw errors.invalidOptions(`limit must be a whole number, 1 to ${LIST_MAX}.`, { field: 'limit' });
+    if (!(Number.isInteger(limit) && limit >= 1 && limit <= LIST_MAX)) {
+      throw errors.invalidOptions(`limit must be a whole number, 1 to ${LIST_MAX}.`, { field: 'limit' });
+    }
     const after = query.cursor ? afterCursor(query.cursor) : null;
-    const rows = await this.deps.prisma.voice.findMany({ where: after ? { accountId, OR: after } : { accountId }, orderBy: NEWEST_FIRST, take: limit + 1 });
+    const rows = await this.deps.prisma.voice.findMany({
+      where: after ? { accountId, OR: after } : { accountId }, orderBy: NEWEST_FIRST, take: limit + 1,
+    });
     const page = rows.slice(0, limit);
     return { items: page.map(toView), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
   }
@@ -452,7 +485,12 @@ export class VoicesService {
     const cap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;
-        if (bytes > limit) return done(new ApiError('invalid_options', 413, `sample is larger than ${limit} bytes (VOICE_SAMPLE_MAX_BYTES).`, { details: { field: 'sample', limit } }));
+        if (bytes > limit) {
+          return done(new ApiError(
+            'invalid_options', 413, `sample is larger than ${limit} bytes (VOICE_SAMPLE_MAX_BYTES).`,
+            { details: { field: 'sample', limit } },
+          ));
+        }
         done(null, chunk);
       },
     });
@@ -476,7 +514,11 @@ export class VoicesService {
   async create(accountId: string, rawMeta: unknown, staged: StagedSample | null): Promise<VoiceView> {
     try {
       const options = parseCreateVoice(rawMeta);
-      if (!staged) throw errors.invalidOptions('sample is required: the audio part of someone speaking (multipart part "sample").', { field: 'sample' });
+      if (!staged) {
+        throw errors.invalidOptions(
+          'sample is required: the audio part of someone speaking (multipart part "sample").', { field: 'sample' },
+        );
+      }
       if (staged.bytes === 0) throw errors.invalidAudio('sample is empty.', { field: 'sample' });
       const probe = await probeAudio(path.join(this.dir(staged.voiceId), 'sample')).catch((error: unknown) => {
         const known = knownError(error);
@@ -505,14 +547,19 @@ export class VoicesService {
    */
   async createFromSpeaker(accountId: string, raw: unknown): Promise<VoiceView> {
     const options = parseFromSpeaker(raw);
-    const recording = await this.deps.prisma.recording.findFirst({ where: { id: options.recordingId, accountId }, select: { id: true, kind: true, masterPath: true, lifecycle: true } });
+    const recording = await this.deps.prisma.recording.findFirst({
+      where: { id: options.recordingId, accountId }, select: { id: true, kind: true, masterPath: true, lifecycle: true },
+    });
     if (!recording) throw errors.notFound('The recording');
     requireConsent(options.consent, false);
     if (recording.lifecycle !== 'active') throw errors.invalidState('The recording is archived; restore it first.');
-    const segments = await this.deps.prisma.segment.findMany({ where: { recordingId: recording.id, speaker: options.speaker }, orderBy: { seq: 'asc' }, select: { start: true, end: true } });
+    const segments = await this.deps.prisma.segment.findMany({
+      where: { recordingId: recording.id, speaker: options.speaker }, orderBy: { seq: 'asc' }, select: { start: true, end: true },
+    });
     const spokenS = segments.reduce((sum, segment) => sum + Math.max(0, segment.end - segment.start), 0);
     if (spokenS < MIN_SPEAKER_S) {
-      throw errors.invalidOptions(`Speaker ${options.speaker} has ${spokenS.toFixed(1)} s of speech in this recording; a voice needs at least ${MIN_SPEAKER_S} s of that speaker.`, {
+      throw errors.invalidOptions(`Speaker ${options.speaker} has ${spokenS.toFixed(1)} s of speech in this recording; a voice needs at `
+        + `least ${MIN_SPEAKER_S} s of that speaker.`, {
         field: 'speaker', speechS: Math.round(spokenS * 10) / 10, requiredS: MIN_SPEAKER_S, segments: segments.length,
       });
     }
@@ -540,8 +587,10 @@ export class VoicesService {
       await nameSpeaker(this.deps, accountId, recording.id, options.speaker, options.name);
       const row = await this.deps.prisma.voice.create({
         data: {
-          id: voiceId, accountId, name: options.name, color: options.color, consent: true, draft: false, state: 'training', progress: 0, attempts: 1,
-          recordingId: recording.id, speaker: options.speaker, samplePath: path.join(voiceId, 'sample'), sampleMime: 'audio/wav', sampleBytes: bytes.length,
+          id: voiceId, accountId, name: options.name, color: options.color, consent: true, draft: false, state: 'training', progress: 0,
+          attempts: 1,
+          recordingId: recording.id, speaker: options.speaker, samplePath: path.join(voiceId, 'sample'), sampleMime: 'audio/wav',
+          sampleBytes: bytes.length,
         },
       });
       await this.queue.add(row.id, 1);
@@ -575,10 +624,15 @@ export class VoicesService {
       // Written only if the voice is still as read (no other PATCH started its training meanwhile): else read again.
       const written = await this.deps.prisma.voice.updateMany({
         where: { id, accountId, draft: current.draft, attempts: current.attempts },
-        data: { name: patch.name, color: patch.color, enabled: patch.enabled, consent, draft, ...(startTraining ? { attempts: current.attempts + 1, state: 'training', progress: 0 } : {}) },
+        data: {
+          name: patch.name, color: patch.color, enabled: patch.enabled, consent, draft,
+          ...(startTraining ? { attempts: current.attempts + 1, state: 'training', progress: 0 } : {}),
+        },
       });
       if (written.count === 0) {
-        if (!(await this.deps.prisma.voice.findFirst({ where: { id, accountId }, select: { id: true } }))) throw errors.notFound('The voice');
+        if (!(await this.deps.prisma.voice.findFirst({ where: { id, accountId }, select: { id: true } }))) {
+          throw errors.notFound('The voice');
+        }
         continue;
       }
       if (startTraining) await this.queue.add(id, current.attempts + 1);
@@ -599,13 +653,23 @@ export class VoicesService {
     const language = voiceLanguage(lang, 'lang');
     const catalogue: AvailableVoice[] = rankedCatalogue()
       .filter((voice) => voice.language === language.code)
-      .map((voice) => ({ id: voice.id, kind: 'catalogue', name: voice.name, language: voice.language, gender: voice.gender, default: voice.default, color: null }));
+      .map((voice) => ({
+        id: voice.id, kind: 'catalogue', name: voice.name, language: voice.language, gender: voice.gender, default: voice.default,
+        color: null,
+      }));
     const cloned = identity
-      ? await this.deps.prisma.voice.findMany({ where: { accountId: identity.account.id, state: 'ready', enabled: true }, orderBy: NEWEST_FIRST })
+      ? await this.deps.prisma.voice.findMany({
+        where: { accountId: identity.account.id, state: 'ready', enabled: true }, orderBy: NEWEST_FIRST,
+      })
       : [];
     return {
       lang: language.code,
-      voices: [...catalogue, ...cloned.map((row): AvailableVoice => ({ id: row.id, kind: 'cloned', name: row.name, language: null, gender: row.gender, default: false, color: row.color }))],
+      voices: [
+        ...catalogue,
+        ...cloned.map((row): AvailableVoice => ({
+          id: row.id, kind: 'cloned', name: row.name, language: null, gender: row.gender, default: false, color: row.color,
+        })),
+      ],
     };
   }
 
@@ -614,10 +678,17 @@ export class VoicesService {
     const format = parseSpeechFormat(query.format);
     const voiceId = typeof query.voice === 'string' && query.voice ? query.voice : null;
     const voice = voiceId ? findVoice(voiceId) : undefined;
-    if (voiceId && !voice) throw errors.invalidOptions(`voice '${voiceId}' is not a catalogue voice (a cloned voice's preview is GET /v1/voices/{id}/preview).`, { field: 'voice' });
-    const language = query.lang === undefined || query.lang === '' ? voiceLanguage(voice?.language ?? 'en-US', 'lang') : voiceLanguage(query.lang, 'lang');
+    if (voiceId && !voice) {
+      throw errors.invalidOptions(
+        `voice '${voiceId}' is not a catalogue voice (a cloned voice's preview is GET /v1/voices/{id}/preview).`, { field: 'voice' },
+      );
+    }
+    const language = query.lang === undefined || query.lang === '' ? voiceLanguage(voice?.language ?? 'en-US', 'lang') : voiceLanguage(
+      query.lang, 'lang',
+    );
     if (voice && voice.language !== language.code) {
-      throw errors.invalidOptions(`voice '${voice.id}' speaks ${voice.language}, not ${language.code}; GET /v1/voices/available?lang=${language.code} lists the voices that do.`, { field: 'voice' });
+      throw errors.invalidOptions(`voice '${voice.id}' speaks ${voice.language}, not ${language.code}; GET `
+        + `/v1/voices/available?lang=${language.code} lists the voices that do.`, { field: 'voice' });
     }
     const id = voice?.id ?? language.defaultVoice;
     const file = path.join(this.deps.config.dataDir, 'voices', 'previews', `${id}.${language.code}.${format}`);
@@ -625,12 +696,15 @@ export class VoicesService {
   }
 
   /** GET /v1/voices/{id}/preview: a ready cloned voice saying `lang`'s sample sentence (default en-US); 409 before. */
-  async clonedPreview(accountId: string, id: string, query: { lang?: unknown; format?: unknown }): Promise<{ path: string; contentType: string }> {
+  async clonedPreview(accountId: string, id: string, query: { lang?: unknown; format?: unknown }): Promise<{
+    path: string; contentType: string;
+  }> {
     const format = parseSpeechFormat(query.format);
     const language = voiceLanguage(query.lang === undefined || query.lang === '' ? 'en-US' : query.lang, 'lang');
     const row = await this.owned(accountId, id);
     if (row.state !== 'ready' || !row.modelPath) {
-      throw errors.invalidState(`The voice is ${row.state}${row.draft ? ' (a draft, not trained)' : ''}; its preview exists once it is ready.`, { state: row.state });
+      throw errors.invalidState(`The voice is ${row.state}${row.draft ? ' (a draft, not trained)' : ''}; its preview exists once it is `
+        + `ready.`, { state: row.state });
     }
     const modelFile = path.join(this.deps.config.dataDir, 'voices', row.modelPath);
     const file = path.join(this.dir(id), `preview.${language.code}.${format}`);
@@ -638,7 +712,9 @@ export class VoicesService {
   }
 
   /** Renders a preview once and keeps it on disk; asking again (or at the same time) reuses it. */
-  private render(file: string, speaker: { voice: string } | { modelFile: string }, language: string, format: SpeechFormat): Promise<string> {
+  private render(
+    file: string, speaker: { voice: string } | { modelFile: string }, language: string, format: SpeechFormat,
+  ): Promise<string> {
     let pending = this.rendering.get(file);
     if (!pending) {
       pending = (async () => {
@@ -663,7 +739,9 @@ export class VoicesService {
     const row = await this.owned(accountId, id);
     const file = row.samplePath ? path.join(this.deps.config.dataDir, 'voices', row.samplePath) : null;
     if (!file || !existsSync(file)) throw errors.notFound('The voice\'s sample');
-    return { path: file, contentType: row.sampleMime && /^(audio|video)\//.test(row.sampleMime) ? row.sampleMime : 'application/octet-stream' };
+    return {
+      path: file, contentType: row.sampleMime && /^(audio|video)\//.test(row.sampleMime) ? row.sampleMime : 'application/octet-stream',
+    };
   }
 
   /**
@@ -688,7 +766,10 @@ export class VoicesService {
         },
       });
       const modelPath = path.join(voiceId, 'model.f32');
-      await writeAtomically(path.join(this.deps.config.dataDir, 'voices', modelPath), Buffer.from(cloned.style.buffer, cloned.style.byteOffset, cloned.style.byteLength));
+      await writeAtomically(
+        path.join(this.deps.config.dataDir, 'voices', modelPath),
+        Buffer.from(cloned.style.buffer, cloned.style.byteOffset, cloned.style.byteLength),
+      );
       const fit = { ...cloned.report, cloner: this.cloner.name } as Prisma.InputJsonValue;
       const speechS = typeof cloned.report.speechS === 'number' ? cloned.report.speechS : null;
       await prisma.voice.updateMany({ where: current, data: { state: 'ready', progress: 1, error: null, modelPath, fit, speechS } });
@@ -701,7 +782,9 @@ export class VoicesService {
 
   /** Voices left `training` by a worker that died (Bull lost the job): queued again, same attempt. */
   async resumeTraining(): Promise<void> {
-    const stuck = await this.deps.prisma.voice.findMany({ where: { state: 'training', draft: false, attempts: { gt: 0 } }, select: { id: true, attempts: true } });
+    const stuck = await this.deps.prisma.voice.findMany({
+      where: { state: 'training', draft: false, attempts: { gt: 0 } }, select: { id: true, attempts: true },
+    });
     for (const voice of stuck) await this.queue.add(voice.id, voice.attempts);
   }
 

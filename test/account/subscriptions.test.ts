@@ -41,7 +41,9 @@ function subscribe(client: Client, query: string) {
 beforeAll(async () => {
   // PostgreSQL even under TEST_DATABASE=embedded: the second gateway process shares the database.
   server = await startTestServer({ workers: [], database: 'postgres' });
-  other = await startSecondProcess({ DATABASE_URL: server.env.DATABASE_URL!, REDIS_PREFIX: server.env.REDIS_PREFIX!, REDIS_URL: server.env.REDIS_URL! });
+  other = await startSecondProcess({
+    DATABASE_URL: server.env.DATABASE_URL!, REDIS_PREFIX: server.env.REDIS_PREFIX!, REDIS_URL: server.env.REDIS_URL!,
+  });
 });
 afterAll(async () => {
   if (other?.process.exitCode === null) {
@@ -89,14 +91,20 @@ describe('subscriptions across processes', () => {
   it('another account\'s subscriber hears nothing of it', async () => {
     const otherAccount = await server.createAccount();
     const { key } = await server.createKey(['read'], { accountId: otherAccount });
-    const client = createClient({ url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` } });
-    const mine = createClient({ url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${server.apiKey}` } });
+    const client = createClient({
+      url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` },
+    });
+    const mine = createClient({
+      url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${server.apiKey}` },
+    });
     const theirs = subscribe(client, 'subscription { accountEvents { type apiKeyId } }');
     const ours = subscribe(mine, 'subscription { accountEvents { type apiKeyId } }');
     try {
       for (let attempt = 0; attempt < 20 && ours.frames.length === 0; attempt++) {
         await fetch(`${other.url}/v1/api-keys`, {
-          method: 'POST', headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }, body: '{"scopes":["read"]}',
+          method: 'POST', headers: {
+            authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json',
+          }, body: '{"scopes":["read"]}',
         });
         await new Promise((resolve) => setTimeout(resolve, 250));
       }

@@ -31,7 +31,9 @@ describe('auth matrix', () => {
   });
 
   it('unknown key and malformed header → 401 invalid_token', async () => {
-    const badHeaders: Record<string, string>[] = [{ authorization: 'Bearer sg_live_000000000000_nope' }, { authorization: 'Basic abc' }, { authorization: 'Bearer a.b.c' }];
+    const badHeaders: Record<string, string>[] = [
+      { authorization: 'Bearer sg_live_000000000000_nope' }, { authorization: 'Basic abc' }, { authorization: 'Bearer a.b.c' },
+    ];
     for (const headers of badHeaders) {
       const response = await server.request('/v1/me', { headers, auth: null });
       expect(response.status).toBe(401);
@@ -69,7 +71,10 @@ describe('auth matrix', () => {
     expect(envelope).toMatchObject({ code: 'forbidden', data: { details: { scopes: ['*'] } } });
     expect((await server.request('/v1/me', { auth: full })).status).toBe(200);
     // Through GraphQL the same rule.
-    const graphql = await server.request('/graphql', { auth: writer, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', variables: { id: fullId } }) });
+    const graphql = await server.request('/graphql', {
+      auth: writer, method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', variables: { id: fullId } }),
+    });
     expect(((await graphql.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('forbidden');
     // Nor a read key: write does not grant read.
     expect((await server.request(`/v1/api-keys/${readerId}`, { auth: writer, method: 'DELETE' })).status).toBe(403);
@@ -88,7 +93,9 @@ describe('auth matrix', () => {
     expect(body.message).toContain('"read"');
 
     const { key: readOnly } = await server.createKey(['read']);
-    const create = await server.request('/v1/api-keys', { auth: readOnly, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const create = await server.request('/v1/api-keys', {
+      auth: readOnly, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+    });
     expect(create.status).toBe(403);
     expect((await envelopeOf(create)).message).toContain('"write"');
   });

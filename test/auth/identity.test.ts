@@ -37,7 +37,10 @@ async function startIssuer(options: { failingDiscoveries?: number } = {}) {
   });
   await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
-  const sign = (claims: { sub: string; aud?: string; exp?: string | number; iss?: string; email?: string }, key: jose.CryptoKey | Uint8Array = privateKey) =>
+  const sign = (
+    claims: { sub: string; aud?: string; exp?: string | number; iss?: string; email?: string },
+    key: jose.CryptoKey | Uint8Array = privateKey,
+  ) =>
     new jose.SignJWT({ email: claims.email })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(claims.iss ?? issuer)
@@ -60,7 +63,10 @@ beforeAll(async () => {
   server = await startTestServer({
     database: 'postgres',
     workers: [],
-    env: { OIDC_ISSUERS: `${issuer.issuer}||${AUDIENCE},${flaky.issuer}||${AUDIENCE}`, BOOTSTRAP_API_KEY: 'sg_live_0123456789ab_smoke-test-key-0123456789' },
+    env: {
+      OIDC_ISSUERS: `${issuer.issuer}||${AUDIENCE},${flaky.issuer}||${AUDIENCE}`,
+      BOOTSTRAP_API_KEY: 'sg_live_0123456789ab_smoke-test-key-0123456789',
+    },
   });
 });
 afterAll(async () => {
@@ -76,7 +82,9 @@ describe('OIDC issuers', () => {
     const token = await issuer.sign({ sub: 'alice', email: 'alice@example.test' });
     const first = await me(token);
     expect(first.status).toBe(200);
-    const body = await first.json() as { userId: string; apiKeyId: string | null; account: { id: string }; principal: { email: string; kind: string } };
+    const body = await first.json() as {
+      userId: string; apiKeyId: string | null; account: { id: string }; principal: { email: string; kind: string };
+    };
     expect(body.apiKeyId).toBeNull();
     expect(body.principal).toMatchObject({ kind: 'user', email: 'alice@example.test' });
     expect(body.account.id).not.toBe(server.accountId);
@@ -157,7 +165,9 @@ describe('BOOTSTRAP_API_KEY', () => {
   });
 
   it('must have the key format: anything else stops the start with a line naming the variable', () => {
-    for (const key of ['smoke-test-key-0123456789', 'sg_live_short', 'sg_live_0123456789ab_', 'sg_live_0123456789AB_abcdefghijklmnopqrstuvwxyz']) {
+    for (const key of [
+      'smoke-test-key-0123456789', 'sg_live_short', 'sg_live_0123456789ab_', 'sg_live_0123456789AB_abcdefghijklmnopqrstuvwxyz',
+    ]) {
       expect(() => loadConfig({ ...server.env, BOOTSTRAP_API_KEY: key }), key).toThrow(/BOOTSTRAP_API_KEY/);
     }
   });
@@ -201,7 +211,12 @@ describe('bootstrap on several processes at once', () => {
     const database = await createTestDatabase();
     const dirs = await Promise.all([0, 1].map(() => fs.mkdtemp(path.join(os.tmpdir(), 'sg-twin-'))));
     try {
-      const apps = await Promise.all(dirs.map((dataDir) => createApp(loadConfig({ ...server.env, DATABASE_URL: database.url, DATA_DIR: dataDir, BOOTSTRAP_API_KEY: 'sg_live_ba9876543210_twin-start-key-0123456789' }), { workers: [] })));
+      const apps = await Promise.all(dirs.map((dataDir) => createApp(
+        loadConfig({
+          ...server.env, DATABASE_URL: database.url, DATA_DIR: dataDir, BOOTSTRAP_API_KEY: 'sg_live_ba9876543210_twin-start-key-0123456789',
+        }),
+        { workers: [] },
+      )));
       expect(new Set(apps.map((app) => app.bootstrap.accountId)).size).toBe(1);
       expect(await apps[0]!.prisma.account.count({ where: { bootstrap: true } })).toBe(1);
       expect(await apps[0]!.prisma.principal.count({ where: { displayName: 'BOOTSTRAP_API_KEY' } })).toBe(1);
@@ -215,7 +230,9 @@ describe('bootstrap on several processes at once', () => {
 
 describe('admin command', () => {
   it('creates an account and an API key that the API accepts', async () => {
-    const { stdout } = await promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/admin.ts', 'create-account', 'Acme', '--scopes', 'read'], {
+    const { stdout } = await promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), [
+      'src/entry/admin.ts', 'create-account', 'Acme', '--scopes', 'read',
+    ], {
       cwd: REPO_ROOT, env: { ...process.env, ...server.env },
     });
     const created = JSON.parse(stdout) as { accountId: string; apiKey: string };
@@ -224,9 +241,12 @@ describe('admin command', () => {
     expect(await response.json()).toMatchObject({ account: { id: created.accountId, name: 'Acme' }, scopes: ['read'] });
   });
 
-  it('prints its usage for --help (0) and for a missing or unknown command or option (2), a record it cannot find in one line (1)', async () => {
+  it('prints its usage for --help (0) and for a missing or unknown command or option (2), a record it cannot find in one line '
+    + '(1)', async () => {
     const admin = (...args: string[]) =>
-      promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/admin.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...server.env } }).then(
+      promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/admin.ts', ...args], {
+        cwd: REPO_ROOT, env: { ...process.env, ...server.env },
+      }).then(
         ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
         (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
       );
@@ -234,7 +254,9 @@ describe('admin command', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: npm run admin -- <command>/);
     expect(help.stdout).toContain('create-account <name>');
-    for (const [args, first] of [[[], 'no command given'], [['launch'], "unknown command 'launch'"], [['create-key', '--bogus'], "Unknown option '--bogus'"]] as const) {
+    for (const [args, first] of [
+      [[], 'no command given'], [['launch'], "unknown command 'launch'"], [['create-key', '--bogus'], "Unknown option '--bogus'"],
+    ] as const) {
       const refused = await admin(...args);
       expect(refused.code, args.join(' ')).toBe(2);
       expect(refused.stderr).toContain(first);

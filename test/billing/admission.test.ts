@@ -14,9 +14,18 @@ import { addCredit, fundedAccount } from '../helpers/billing-accounts.js';
 
 const RATES = { file: 36, live: 72, minimumSeconds: 2 };
 const PLANS = [
-  { id: 'payg', name: 'Pay as you go', rates: RATES, limits: { concurrentTranscriptions: 2, createsPerHour: 500, createsPerHourUnpaid: 500 } },
-  { id: 'hourly', name: 'Three an hour', visible: false, rates: RATES, limits: { concurrentTranscriptions: 5, createsPerHour: 500, createsPerHourUnpaid: 3 } },
-  { id: 'single', name: 'One at a time', visible: false, rates: RATES, limits: { concurrentTranscriptions: 1, createsPerHour: 500, createsPerHourUnpaid: 500 } },
+  {
+    id: 'payg', name: 'Pay as you go', rates: RATES,
+    limits: { concurrentTranscriptions: 2, createsPerHour: 500, createsPerHourUnpaid: 500 },
+  },
+  {
+    id: 'hourly', name: 'Three an hour', visible: false, rates: RATES,
+    limits: { concurrentTranscriptions: 5, createsPerHour: 500, createsPerHourUnpaid: 3 },
+  },
+  {
+    id: 'single', name: 'One at a time', visible: false, rates: RATES,
+    limits: { concurrentTranscriptions: 1, createsPerHour: 500, createsPerHourUnpaid: 500 },
+  },
 ];
 /** The least a file costs (2 s at 1 cent a second) and a live recording (2 s at 2 cents). */
 const FILE_MINIMUM_CENTS = 2;
@@ -51,8 +60,12 @@ describe('admission with billing on', () => {
   it('an upload whose cost is more than the credit: 402 with required (its whole cost, known from its length)', async () => {
     // goforward.wav is 2.79 s: 3 cents; 2 cents cover only the minimum.
     const { accountId, auth: key } = await fundedAccount(server, 2);
-    const refused = await expectStatus(await upload(server, undefined, goForward, { authorization: `Bearer ${key}` }), 402, 'insufficient_credit');
-    expect(refused.data.details).toEqual({ balance: 0.02, plan: 'payg', topUpUrl: `${server.url}/v1/billing/plans`, currency: 'usd', required: 0.03 });
+    const refused = await expectStatus(
+      await upload(server, undefined, goForward, { authorization: `Bearer ${key}` }), 402, 'insufficient_credit',
+    );
+    expect(refused.data.details).toEqual({
+      balance: 0.02, plan: 'payg', topUpUrl: `${server.url}/v1/billing/plans`, currency: 'usd', required: 0.03,
+    });
     expect(await server.prisma.recording.count({ where: { accountId } })).toBe(0);
     // A link's length is not known up front: the minimum is what it needs, and 2 cents cover it.
     await expectStatus(await server.postJson('/v1/transcriptions', linkBody(), { auth: key }), 201);
@@ -66,7 +79,9 @@ describe('admission with billing on', () => {
   it('an upload into a live transcription is admitted the same way', async () => {
     const { accountId, auth: key } = await fundedAccount(server, 0);
     const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Live' }, { auth: key }), 201);
-    const refused = await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, linkBody(), { auth: key }), 402, 'insufficient_credit');
+    const refused = await expectStatus(
+      await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, linkBody(), { auth: key }), 402, 'insufficient_credit',
+    );
     expect(refused.data.details).toMatchObject({ balance: 0, plan: 'payg' });
     expect(await server.prisma.recording.count({ where: { accountId } })).toBe(0);
     await addCredit(server, accountId, FILE_MINIMUM_CENTS);
@@ -81,13 +96,19 @@ describe('admission with billing on', () => {
     expect(await server.prisma.transcription.count({ where: { accountId } })).toBe(0);
     await addCredit(server, accountId, 10);
     const grant = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}, { auth: key }), 201);
-    expect(await server.prisma.charge.findUnique({ where: { recordingId: grant.recording.id } })).toMatchObject({ kind: 'live', state: 'open' });
+    expect(await server.prisma.charge.findUnique({ where: { recordingId: grant.recording.id } })).toMatchObject({
+      kind: 'live', state: 'open',
+    });
   });
 
   it('GraphQL refuses the same way, with the details in the extensions', async () => {
     const { auth: key } = await fundedAccount(server, 1);
-    const body = await json(await server.graphql('mutation($o: CreateTranscriptionInput) { createTranscription(options: $o) { id } }', { o: linkBody() }, { auth: key }));
-    expect(body.errors[0].extensions).toMatchObject({ code: 'insufficient_credit', status: 402, details: { balance: 0.01, plan: 'payg', currency: 'usd' } });
+    const body = await json(await server.graphql(
+      'mutation($o: CreateTranscriptionInput) { createTranscription(options: $o) { id } }', { o: linkBody() }, { auth: key },
+    ));
+    expect(body.errors[0].extensions).toMatchObject({
+      code: 'insufficient_credit', status: 402, details: { balance: 0.01, plan: 'payg', currency: 'usd' },
+    });
   });
 
   it('a refused create with an Idempotency-Key is not replayed: the same request after adding credit creates', async () => {
@@ -101,7 +122,8 @@ describe('admission with billing on', () => {
     expect(created.headers.get('idempotent-replayed')).toBeNull();
   });
 
-  it('past the hour\'s creations: 429 rate_limited with metric, limit, resetsAt and Retry-After; GET /v1/billing says hourly_limit', async () => {
+  it('past the hour\'s creations: 429 rate_limited with metric, limit, resetsAt and Retry-After; GET /v1/billing says '
+    + 'hourly_limit', async () => {
     const { auth: key } = await fundedAccount(server, 100, 'hourly');
     for (let i = 0; i < 3; i++) await expectStatus(await server.postJson('/v1/transcriptions', linkBody(), { auth: key }), 201);
     const response = await server.postJson('/v1/transcriptions', linkBody(), { auth: key });
@@ -116,7 +138,9 @@ describe('admission with billing on', () => {
     // Live creation points count the same hour.
     const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Live' }, { auth: key }), 201);
     await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}, { auth: key }), 429, 'rate_limited');
-    expect(await billingView(server, key)).toMatchObject({ canStart: false, startBlock: 'hourly_limit', canStartLive: false, startBlockLive: 'hourly_limit' });
+    expect(await billingView(server, key)).toMatchObject({
+      canStart: false, startBlock: 'hourly_limit', canStartLive: false, startBlockLive: 'hourly_limit',
+    });
   });
 
   it('a live recording past the plan\'s concurrent transcriptions: 402 quota_exceeded, while a file job still queues', async () => {
@@ -126,7 +150,9 @@ describe('admission with billing on', () => {
     expect(first.recording.state).toBe('live');
     expect(await billingView(server, key)).toMatchObject({ canStartLive: false, startBlockLive: 'concurrency', startBlock: 'concurrency' });
     const refused = await expectStatus(await startLive(server, key), 402, 'quota_exceeded');
-    expect(refused.data.details).toEqual({ metric: 'concurrent_transcriptions', limit: 1, used: 1, resetsAt: null, plan: 'single', topUpUrl: `${server.url}/v1/billing/plans` });
+    expect(refused.data.details).toEqual({
+      metric: 'concurrent_transcriptions', limit: 1, used: 1, resetsAt: null, plan: 'single', topUpUrl: `${server.url}/v1/billing/plans`,
+    });
     // A file is never refused for concurrency: it waits in the queue, not admitted while the live one holds the slot.
     const file = await expectStatus(await upload(server, undefined, goForward, { authorization: `Bearer ${key}` }), 201);
     expect(file.job.state).toBe('queued');
@@ -142,12 +168,15 @@ describe('admission with billing on', () => {
   it('a live recording needs its own (larger) minimum: canStartLive says so before it is refused', async () => {
     // 3 cents cover a file's minimum (2) but not a live one's (4).
     const { auth: key } = await fundedAccount(server, 3);
-    expect(await billingView(server, key)).toMatchObject({ canStart: true, startBlock: null, canStartLive: false, startBlockLive: 'no_credit' });
+    expect(await billingView(server, key)).toMatchObject({
+      canStart: true, startBlock: null, canStartLive: false, startBlockLive: 'no_credit',
+    });
     const refused = await expectStatus(await startLive(server, key), 402, 'insufficient_credit');
     expect(refused.data.details).toMatchObject({ balance: 0.03, plan: 'payg', currency: 'usd' });
   });
 
-  it('50 parallel creates against credit for exactly 10 minimums: 10 created, 40 refused, nothing charged, the credit all held', async () => {
+  it('50 parallel creates against credit for exactly 10 minimums: 10 created, 40 refused, nothing charged, the credit all '
+    + 'held', async () => {
     const { accountId, auth: key } = await fundedAccount(server, 10 * FILE_MINIMUM_CENTS);
     const answers = await Promise.all(Array.from({ length: 50 }, () => server.postJson('/v1/transcriptions', linkBody(), { auth: key })));
     const statuses = answers.map((answer) => answer.status);

@@ -10,7 +10,10 @@ describe('billing off (the self-hosted default)', () => {
     const res = await server.request('/v1/billing');
     expect(res.status).toBe(200);
     const view = await res.json();
-    expect(view).toMatchObject({ enabled: false, balance: 0, inGrace: false, canStart: true, startBlock: null, canStartLive: true, plan: null, rates: null, limits: null, hasPaid: false });
+    expect(view).toMatchObject({
+      enabled: false, balance: 0, inGrace: false, canStart: true, startBlock: null, canStartLive: true, plan: null, rates: null,
+      limits: null, hasPaid: false,
+    });
     expect(view.autoTopUp).toEqual({ enabled: false, available: false, amount: null, threshold: null, last: null });
     const plans = await (await server.request('/v1/billing/plans', { auth: null })).json();
     expect(plans).toMatchObject({ enabled: false, plans: [] });
@@ -27,7 +30,10 @@ describe('billing on', () => {
     expect(list.enabled).toBe(true);
     expect(list.plans.map((plan: { id: string }) => plan.id)).toEqual(['payg', 'pro']);
     const pro = list.plans[1];
-    expect(pro).toMatchObject({ rates: { file: 0.3, live: 0.6, minimumSeconds: 30 }, prices: { month: 20, year: 200 }, includedMonthlyCredit: 20, graceOnZero: true, features: ['priority'] });
+    expect(pro).toMatchObject({
+      rates: { file: 0.3, live: 0.6, minimumSeconds: 30 }, prices: { month: 20, year: 200 }, includedMonthlyCredit: 20, graceOnZero: true,
+      features: ['priority'],
+    });
     expect(JSON.stringify(list)).not.toContain('"5"');
     expect(list.topUpRange).toEqual({ min: 5, max: 500 });
     expect(list.autoTopUp).toMatchObject({ offered: false, thresholds: [2, 5], amountRange: { min: 5, max: 500 } });
@@ -38,7 +44,10 @@ describe('billing on', () => {
     const accountId = await server.createAccount('fresh');
     const { key } = await server.createKey(['*'], { accountId });
     const view = await (await server.request('/v1/billing', { auth: key })).json();
-    expect(view).toMatchObject({ enabled: true, balance: 1, inGrace: false, canStart: true, startBlock: null, plan: { id: 'payg' }, rates: { file: 0.6, live: 1.2, minimumSeconds: 60, currency: 'usd' }, hasPaid: false, currency: 'usd' });
+    expect(view).toMatchObject({
+      enabled: true, balance: 1, inGrace: false, canStart: true, startBlock: null, plan: { id: 'payg' },
+      rates: { file: 0.6, live: 1.2, minimumSeconds: 60, currency: 'usd' }, hasPaid: false, currency: 'usd',
+    });
     expect(view.limits.concurrentTranscriptions).toBe(2);
     // DateRange: inclusive days; without a subscription, this calendar month and the one before.
     const today = new Date();

@@ -7,7 +7,10 @@ import { TEST_PLANS } from '../helpers/billing.js';
 describe('BILLING_CONFIG', () => {
   it('reads the file into cents and millionths', () => {
     const settings = parseBillingSettings(TEST_PLANS, {});
-    expect(settings.plans[1]).toMatchObject({ id: 'pro', rates: { fileMicros: 300_000, liveMicros: 600_000, minimumSeconds: 30 }, includedMonthlyCreditCents: 2000, graceCapCents: 500 });
+    expect(settings.plans[1]).toMatchObject({
+      id: 'pro', rates: { fileMicros: 300_000, liveMicros: 600_000, minimumSeconds: 30 }, includedMonthlyCreditCents: 2000,
+      graceCapCents: 500,
+    });
     expect(settings.topUp.range).toEqual({ minCents: 500, maxCents: 50_000 });
     expect(settings.provider).toEqual({ kind: 'manual' });
   });

@@ -21,13 +21,18 @@ async function accountWithPerson(server: TestServer, email: string) {
 describe('billing details (billing on)', () => {
   const server = useTestServer({ env: billingEnv() });
 
-  it('answers empty details with the sign-in email until one is saved: the person\'s own, or for a key the account\'s first person\'s', async () => {
+  it('answers empty details with the sign-in email until one is saved: the person\'s own, or for a key the account\'s first '
+    + 'person\'s', async () => {
     const { person, key, accountId } = await accountWithPerson(server, 'owner@example.test');
     const second = await server.createUser({ accountId, email: 'second@example.test' });
     const empty = { name: '', line1: '', city: '', postalCode: '', country: null, taxId: null };
     expect(await (await server.request('/v1/billing/details', { auth: key })).json()).toEqual({ ...empty, email: 'owner@example.test' });
-    expect(await (await server.request('/v1/billing/details', { auth: person.token })).json()).toEqual({ ...empty, email: 'owner@example.test' });
-    expect(await (await server.request('/v1/billing/details', { auth: second.token })).json()).toEqual({ ...empty, email: 'second@example.test' });
+    expect(await (await server.request('/v1/billing/details', { auth: person.token })).json()).toEqual({
+      ...empty, email: 'owner@example.test',
+    });
+    expect(await (await server.request('/v1/billing/details', { auth: second.token })).json()).toEqual({
+      ...empty, email: 'second@example.test',
+    });
     // An account that only keys act for has no sign-in email.
     const keysOnly = await server.createAccount('Keys only');
     const { key: lonelyKey } = await server.createKey(['read'], { accountId: keysOnly });
@@ -36,11 +41,26 @@ describe('billing details (billing on)', () => {
 
   it('saves the whole record: country uppercased, an EU VAT ID normalised; a saved email wins over the sign-in email', async () => {
     const { key, person } = await accountWithPerson(server, 'me@example.test');
-    const saved = await putDetails(server, { name: 'Acme GmbH', email: 'invoices@acme.test', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'de', taxId: 'DE 123.456-789' }, key);
-    expect(saved).toEqual({ status: 200, body: { name: 'Acme GmbH', email: 'invoices@acme.test', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE', taxId: 'DE123456789' } });
+    const saved = await putDetails(
+      server,
+      {
+        name: 'Acme GmbH', email: 'invoices@acme.test', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'de',
+        taxId: 'DE 123.456-789',
+      },
+      key,
+    );
+    expect(saved).toEqual({
+      status: 200,
+      body: {
+        name: 'Acme GmbH', email: 'invoices@acme.test', line1: 'Hauptstr. 1', city: 'Berlin', postalCode: '10115', country: 'DE',
+        taxId: 'DE123456789',
+      },
+    });
     expect(await (await server.request('/v1/billing/details', { auth: person.token })).json()).toEqual(saved.body);
     // PUT replaces: what is left out takes its default, an empty email falls back to the sign-in email.
-    expect(await putDetails(server, { name: 'Acme' }, key)).toEqual({ status: 200, body: { name: 'Acme', email: 'me@example.test', line1: '', city: '', postalCode: '', country: null, taxId: null } });
+    expect(await putDetails(server, { name: 'Acme' }, key)).toEqual({
+      status: 200, body: { name: 'Acme', email: 'me@example.test', line1: '', city: '', postalCode: '', country: null, taxId: null },
+    });
   });
 
   it('applies the EU VAT ID rule: the country\'s prefix (Greece EL, not GR) and 8 to 12 letters or digits after it', async () => {
@@ -73,7 +93,9 @@ describe('billing details (billing on)', () => {
     ];
     for (const [country, taxId] of refused) {
       const { status, body } = await putDetails(server, { country, taxId }, key);
-      expect({ country, taxId, status, code: body.code, field: body.data?.details?.field }).toEqual({ country, taxId, status: 422, code: 'invalid_body', field: 'taxId' });
+      expect({ country, taxId, status, code: body.code, field: body.data?.details?.field }).toEqual({
+        country, taxId, status: 422, code: 'invalid_body', field: 'taxId',
+      });
     }
     const greek = await putDetails(server, { country: 'GR', taxId: 'GR123456789' }, key);
     expect(greek.body.message).toContain('EL');
@@ -104,7 +126,9 @@ describe('billing details (billing on)', () => {
     ];
     for (const [body, field] of cases) {
       const answer = await putDetails(server, body, key);
-      expect({ body, status: answer.status, code: answer.body.code, field: answer.body.data?.details?.field }).toEqual({ body, status: 422, code: 'invalid_body', field });
+      expect({ body, status: answer.status, code: answer.body.code, field: answer.body.data?.details?.field }).toEqual({
+        body, status: 422, code: 'invalid_body', field,
+      });
       expect(answer.body.message).toContain(field);
     }
     const several = await putDetails(server, { name: 1, country: 'ZZ', extra: true, city: 'c'.repeat(500) }, key);
@@ -125,11 +149,14 @@ describe('billing details (billing on)', () => {
 
   it('GraphQL reads and saves the same record and refuses the same way', async () => {
     const { key } = await accountWithPerson(server, 'graphql@example.test');
-    const save = await server.graphql(`mutation ($input: BillingDetailsInput!) { updateBillingDetails(input: $input) { ${DETAILS_FIELDS} } }`,
+    const save = await server.graphql(`mutation ($input: BillingDetailsInput!) { updateBillingDetails(input: $input) { ${DETAILS_FIELDS} `
+      + `} }`,
       { input: { name: 'Ελληνική ΑΕ', country: 'GR', taxId: 'el 094.259-216' } }, { auth: key });
     const saved = await save.json();
     expect(saved.errors).toBeUndefined();
-    expect(saved.data.updateBillingDetails).toEqual({ name: 'Ελληνική ΑΕ', email: 'graphql@example.test', line1: '', city: '', postalCode: '', country: 'GR', taxId: 'EL094259216' });
+    expect(saved.data.updateBillingDetails).toEqual({
+      name: 'Ελληνική ΑΕ', email: 'graphql@example.test', line1: '', city: '', postalCode: '', country: 'GR', taxId: 'EL094259216',
+    });
     const read = await (await server.graphql(`{ billingDetails { ${DETAILS_FIELDS} } }`, undefined, { auth: key })).json();
     expect(read.data.billingDetails).toEqual(saved.data.updateBillingDetails);
     const refused = await (await server.graphql('mutation ($input: BillingDetailsInput!) { updateBillingDetails(input: $input) { taxId } }',
@@ -145,7 +172,9 @@ describe('billing details (billing off)', () => {
 
   it('reads the defaults (with the sign-in email) but keeps nothing: a PUT is 409 invalid_state', async () => {
     const { key } = await accountWithPerson(server, 'selfhosted@example.test');
-    expect(await (await server.request('/v1/billing/details', { auth: key })).json()).toEqual({ name: '', email: 'selfhosted@example.test', line1: '', city: '', postalCode: '', country: null, taxId: null });
+    expect(await (await server.request('/v1/billing/details', { auth: key })).json()).toEqual({
+      name: '', email: 'selfhosted@example.test', line1: '', city: '', postalCode: '', country: null, taxId: null,
+    });
     const refused = await putDetails(server, { name: 'Me' }, key);
     expect([refused.status, refused.body.code]).toEqual([409, 'invalid_state']);
     expect(refused.body.message).toContain('does not bill');

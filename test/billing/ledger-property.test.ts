@@ -39,17 +39,28 @@ const chargeSpec: fc.Arbitrary<ChargeSpec> = fc.record({
 });
 
 // Few keys and few points, so repeats of the same key and the same point are common.
-const seconds = fc.oneof(fc.integer({ min: 1, max: 5 }).map((minutes) => minutes * 60), fc.integer({ min: 1, max: 300_000 }).map((millis) => millis / 1000));
+const seconds = fc.oneof(
+  fc.integer({ min: 1, max: 5 }).map((minutes) => minutes * 60), fc.integer({ min: 1, max: 300_000 }).map((millis) => millis / 1000),
+);
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ type: fc.constant('top_up' as const), key: fc.nat(2), cents: fc.integer({ min: 1, max: 5000 }) }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('refund' as const, 'correction' as const), key: fc.nat(2), cents: fc.integer({ min: -300, max: 300 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constantFrom('refund' as const, 'correction' as const), key: fc.nat(2), cents: fc.integer({ min: -300, max: 300 }),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ type: fc.constant('meter' as const), charge: fc.nat(2), seconds }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('settle' as const), charge: fc.nat(2), seconds }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('void' as const), charge: fc.nat(2) }) },
 );
 /** A batch runs concurrently; each op may be sent twice at once (a retry racing the first attempt). */
-const batch = fc.array(fc.tuple(op, fc.boolean()), { minLength: 1, maxLength: 5 }).map((ops) => ops.flatMap(([each, twice]) => (twice ? [each, each] : [each])));
-const scenario = fc.record({ charges: fc.array(chargeSpec, { minLength: 1, maxLength: 3 }), batches: fc.array(batch, { minLength: 1, maxLength: 4 }) });
+const batch = fc.array(fc.tuple(op, fc.boolean()), { minLength: 1, maxLength: 5 }).map((ops) => ops.flatMap(
+  ([each, twice]) => (twice ? [each, each] : [each]),
+));
+const scenario = fc.record({
+  charges: fc.array(chargeSpec, { minLength: 1, maxLength: 3 }), batches: fc.array(batch, { minLength: 1, maxLength: 4 }),
+});
 
 interface ModelCharge { state: 'open' | 'settled' | 'void'; billedSeconds: number; costCents: number; spec: ChargeSpec }
 
@@ -105,7 +116,10 @@ describe('the ledger under concurrent random interleavings', () => {
       const opening = await prisma.$transaction((tx) => lockBillingAccount(tx, settings, accountId));
       const initialRows = await prisma.ledgerEntry.findMany({ where: { accountId } });
       const charges = await Promise.all(specs.map((spec, index) => prisma.charge.create({
-        data: { id: newId('chg'), accountId, kind: spec.kind, source: 'dashboard', name: `charge ${index}`, state: 'open', rateMicros: spec.rateMicros, minimumSeconds: spec.minimumSeconds, recordingId: newId('rec') },
+        data: {
+          id: newId('chg'), accountId, kind: spec.kind, source: 'dashboard', name: `charge ${index}`, state: 'open',
+          rateMicros: spec.rateMicros, minimumSeconds: spec.minimumSeconds, recordingId: newId('rec'),
+        },
       })));
 
       /** One op in its own transaction; `lockOrder` is when it took the account's lock (= its commit order). */
@@ -147,12 +161,18 @@ describe('the ledger under concurrent random interleavings', () => {
       // The run matches the ledger's rules replayed in commit order: nothing charged twice, repeats no-ops.
       const model = replay(specs, opening.balanceCents, done.map((entry) => entry.each));
       expect(account.balanceCents).toBe(model.balance);
-      for (const [index, stored] of (await Promise.all(charges.map((charge) => prisma.charge.findUniqueOrThrow({ where: { id: charge.id } })))).entries()) {
+      for (const [index, stored] of (await Promise.all(charges.map(
+        (charge) => prisma.charge.findUniqueOrThrow({ where: { id: charge.id } }),
+      ))).entries()) {
         const expected = model.charges[index]!;
-        expect({ state: stored.state, billedSeconds: stored.billedSeconds, costCents: stored.costCents }).toEqual({ state: expected.state, billedSeconds: expected.billedSeconds, costCents: expected.costCents });
+        expect({ state: stored.state, billedSeconds: stored.billedSeconds, costCents: stored.costCents }).toEqual({
+          state: expected.state, billedSeconds: expected.billedSeconds, costCents: expected.costCents,
+        });
         expect(stored.costCents).toBe(costCents(stored.billedSeconds, stored.rateMicros));
         const own = rows.filter((row) => row.chargeId === stored.id);
-        const spent = own.filter((row) => row.kind === 'charge' || row.kind === 'correction').reduce((total, row) => total - row.amountCents, 0);
+        const spent = own.filter((row) => row.kind === 'charge' || row.kind === 'correction').reduce(
+          (total, row) => total - row.amountCents, 0,
+        );
         const refunded = own.filter((row) => row.kind === 'refund').reduce((total, row) => total + row.amountCents, 0);
         expect(spent).toBe(stored.costCents);
         expect(refunded).toBe(stored.state === 'void' ? stored.costCents : 0);
@@ -163,8 +183,12 @@ describe('the ledger under concurrent random interleavings', () => {
       const range = { startDate: utcDay(-1), endDate: utcDay(1), tz: 'UTC' };
       const report = await usageReport(prisma, server.app.services.billing, accountId, range);
       const stored = await prisma.charge.findMany({ where: { accountId } });
-      expect(Math.round(report.totals.amount * 100)).toBe(rows.filter((row) => row.chargeId).reduce((total, row) => total - row.amountCents, 0));
-      expect(report.totals.seconds).toBeCloseTo(stored.reduce((total, charge) => total + (charge.state === 'void' ? 0 : charge.billedSeconds), 0), 3);
+      expect(Math.round(report.totals.amount * 100)).toBe(
+        rows.filter((row) => row.chargeId).reduce((total, row) => total - row.amountCents, 0),
+      );
+      expect(report.totals.seconds).toBeCloseTo(
+        stored.reduce((total, charge) => total + (charge.state === 'void' ? 0 : charge.billedSeconds), 0), 3,
+      );
       const listed = await usageCharges(prisma, server.app.services.billing, accountId, { ...range, limit: 1 });
       expect(listed.total).toBe(report.totals.amount);
     }), { numRuns: 25, ...(process.env.LEDGER_SEED ? { seed: Number(process.env.LEDGER_SEED) } : {}) });

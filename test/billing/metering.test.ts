@@ -31,14 +31,24 @@ const RATES = { file: 36, live: 72, minimumSeconds: 2 };
 const FILE_MICROS = 36_000_000;
 const LIVE_MICROS = 72_000_000;
 const PLANS = [
-  { id: 'payg', name: 'Pay as you go', rates: RATES, limits: { concurrentTranscriptions: 3, createsPerHour: 500, createsPerHourUnpaid: 500 } },
-  { id: 'grace', name: 'With grace', visible: false, rates: RATES, graceOnZero: 5, limits: { concurrentTranscriptions: 3, createsPerHour: 500, createsPerHourUnpaid: 500 } },
+  {
+    id: 'payg', name: 'Pay as you go', rates: RATES,
+    limits: { concurrentTranscriptions: 3, createsPerHour: 500, createsPerHourUnpaid: 500 },
+  },
+  {
+    id: 'grace', name: 'With grace', visible: false, rates: RATES, graceOnZero: 5,
+    limits: { concurrentTranscriptions: 3, createsPerHour: 500, createsPerHourUnpaid: 500 },
+  },
 ];
 const PLANS_FILE = { signupCredit: 0, plans: PLANS, meterIntervalS: 1 };
 
-const balanceOf = async (server: TestServer, accountId: string) => (await server.prisma.billingAccount.findUniqueOrThrow({ where: { accountId } })).balanceCents;
+const balanceOf = async (server: TestServer, accountId: string) => (await server.prisma.billingAccount.findUniqueOrThrow({
+  where: { accountId },
+})).balanceCents;
 const chargeOf = (server: TestServer, recordingId: string) => server.prisma.charge.findUnique({ where: { recordingId } });
-const movementsOf = (server: TestServer, chargeId: string) => server.prisma.ledgerEntry.findMany({ where: { chargeId }, orderBy: { createdAt: 'asc' } });
+const movementsOf = (server: TestServer, chargeId: string) => server.prisma.ledgerEntry.findMany({
+  where: { chargeId }, orderBy: { createdAt: 'asc' },
+});
 
 /** A live recording started through REST, with no publisher: the test writes its captured audio itself. */
 async function startLive(server: TestServer, auth: string): Promise<string> {
@@ -52,6 +62,22 @@ async function capture(dataDir: string, recordingId: string, seconds: number): P
   const dir = recordingMediaDir(dataDir, recordingId);
   await mkdir(dir, { recursive: true });
   await appendFile(path.join(dir, CAPTURE_FILE), Buffer.alloc(Math.round(seconds * 16_000) * 4));
+}
+
+/** A cropped upload of goforward.wav, once its peaks are drawn: admitted, waiting for `job/start`. */
+async function uploadCropped(server: TestServer, auth: string): Promise<string> {
+  const created = await expectStatus(await upload(server, { crop: true }, goForward, { authorization: `Bearer ${auth}` }), 201);
+  const recordingId = created.job.recordingId as string;
+  await eventually(
+    async () => expect((await json(await server.request(`/v1/recordings/${recordingId}/job`, { auth }))).preview.peaks).not.toBeNull(),
+  );
+  return recordingId;
+}
+
+/** A realtime session's charge, once it settled. */
+async function settledChargeOf(server: TestServer, sessionId: string) {
+  await eventually(async () => expect(await server.prisma.charge.findUnique({ where: { sessionId } })).toMatchObject({ state: 'settled' }));
+  return server.prisma.charge.findUniqueOrThrow({ where: { sessionId } });
 }
 
 /** `POST /v1/realtime/sessions` for this caller: the session's id and `streamUrl`. */
@@ -69,9 +95,7 @@ describe('metering with the workers running', () => {
 
   it('a file job: no charge while it waits, opened as it transcribes, settled at done at the exact length', async () => {
     const { accountId, auth } = await fundedAccount(server, 1000);
-    const created = await expectStatus(await upload(server, { crop: true }, goForward, { authorization: `Bearer ${auth}` }), 201);
-    const recordingId = created.job.recordingId as string;
-    await eventually(async () => expect((await json(await server.request(`/v1/recordings/${recordingId}/job`, { auth }))).preview.peaks).not.toBeNull());
+    const recordingId = await uploadCropped(server, auth);
     // Admitted: its minimum is held, nothing charged yet.
     expect(await chargeOf(server, recordingId)).toBeNull();
     expect(await server.prisma.creditHold.findUnique({ where: { workId: recordingId } })).toMatchObject({ amountCents: 2 });
@@ -81,7 +105,9 @@ describe('metering with the workers running', () => {
     const recording = await server.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } });
     const exact = costCents(recording.durationS!, FILE_MICROS);
     const charge = await chargeOf(server, recordingId);
-    expect(charge).toMatchObject({ kind: 'file', state: 'settled', billedSeconds: recording.durationS, costCents: exact, rateMicros: FILE_MICROS, minimumSeconds: 2 });
+    expect(charge).toMatchObject({
+      kind: 'file', state: 'settled', billedSeconds: recording.durationS, costCents: exact, rateMicros: FILE_MICROS, minimumSeconds: 2,
+    });
     const movements = await movementsOf(server, charge!.id);
     expect(movements.reduce((sum, row) => sum + row.amountCents, 0)).toBe(-exact);
     expect(await balanceOf(server, accountId)).toBe(1000 - exact);
@@ -92,9 +118,7 @@ describe('metering with the workers running', () => {
   it('a file costing more than the credit fails insufficient_credit, nothing charged', async () => {
     // 2 cents admit the cropped upload (its minimum); the file itself costs 3.
     const { accountId, auth } = await fundedAccount(server, 2);
-    const created = await expectStatus(await upload(server, { crop: true }, goForward, { authorization: `Bearer ${auth}` }), 201);
-    const recordingId = created.job.recordingId as string;
-    await eventually(async () => expect((await json(await server.request(`/v1/recordings/${recordingId}/job`, { auth }))).preview.peaks).not.toBeNull());
+    const recordingId = await uploadCropped(server, auth);
     await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/job/start`, { startS: 0 }, { auth }), 200);
     const job = await waitForJob(server, recordingId, ['done', 'failed'], 120_000, auth);
     expect(job).toMatchObject({ state: 'failed', errorCode: 'insufficient_credit' });
@@ -109,9 +133,13 @@ describe('metering with the workers running', () => {
     const recordingId = await startLive(server, auth);
     expect(await chargeOf(server, recordingId)).toMatchObject({ kind: 'live', state: 'open', costCents: 0 });
     await capture(server.env.DATA_DIR!, recordingId, 65);
-    await eventually(async () => expect(await chargeOf(server, recordingId)).toMatchObject({ state: 'open', billedSeconds: 60, costCents: 120 }));
+    await eventually(
+      async () => expect(await chargeOf(server, recordingId)).toMatchObject({ state: 'open', billedSeconds: 60, costCents: 120 }),
+    );
     await capture(server.env.DATA_DIR!, recordingId, 65);
-    await eventually(async () => expect(await chargeOf(server, recordingId)).toMatchObject({ state: 'open', billedSeconds: 120, costCents: 240 }));
+    await eventually(
+      async () => expect(await chargeOf(server, recordingId)).toMatchObject({ state: 'open', billedSeconds: 120, costCents: 240 }),
+    );
     expect(await balanceOf(server, accountId)).toBe(10_000 - 240);
     await stopLive(server, auth, recordingId);
     const charge = await chargeOf(server, recordingId);
@@ -124,13 +152,21 @@ describe('metering with the workers running', () => {
     const { accountId, auth } = await fundedAccount(server, 150);
     const recordingId = await startLive(server, auth);
     await capture(server.env.DATA_DIR!, recordingId, 130);
-    await eventually(async () => expect((await server.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } })).state).toMatch(/^(ended|finalized)$/));
+    await eventually(
+      async () => expect((await server.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } })).state).toMatch(
+        /^(ended|finalized)$/,
+      ),
+    );
     const charge = await chargeOf(server, recordingId);
     expect(charge).toMatchObject({ state: 'settled', billedSeconds: 130, costCents: 260 });
     expect(await balanceOf(server, accountId)).toBe(150 - 260);
-    const ended = await server.prisma.recordingEvent.findFirst({ where: { recordingId, type: 'recording.state', payload: { path: ['state'], equals: 'ended' } } });
+    const ended = await server.prisma.recordingEvent.findFirst({ where: {
+      recordingId, type: 'recording.state', payload: { path: ['state'], equals: 'ended' },
+    } });
     expect(ended?.payload).toMatchObject({ state: 'ended', reason: 'insufficient_credit' });
-    expect(await json(await server.request('/v1/billing', { auth }))).toMatchObject({ balance: -1.1, canStart: false, startBlock: 'no_credit' });
+    expect(await json(await server.request('/v1/billing', { auth }))).toMatchObject({
+      balance: -1.1, canStart: false, startBlock: 'no_credit',
+    });
   });
 
   it('with grace, running audio goes on below zero until the balance is past the grace cap', async () => {
@@ -143,7 +179,11 @@ describe('metering with the workers running', () => {
     expect(await json(await server.request('/v1/billing', { auth }))).toMatchObject({ balance: -0.9, inGrace: true, canStart: false });
     // Four more minutes: 150 - 720 = -570, past -500: it ends.
     await capture(server.env.DATA_DIR!, recordingId, 240);
-    await eventually(async () => expect((await server.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } })).state).toMatch(/^(ended|finalized)$/));
+    await eventually(
+      async () => expect((await server.prisma.recording.findUniqueOrThrow({ where: { id: recordingId } })).state).toMatch(
+        /^(ended|finalized)$/,
+      ),
+    );
     expect(await chargeOf(server, recordingId)).toMatchObject({ state: 'settled', billedSeconds: 370, costCents: 740 });
     expect(await balanceOf(server, accountId)).toBe(150 - 740);
   });
@@ -154,7 +194,9 @@ describe('realtime sessions', () => {
 
   it('a session is admitted like a live recording, billed from its start and settled at the audio it received', async () => {
     const broke = await fundedAccount(server, 3);
-    const refused = await expectStatus(await server.postJson('/v1/realtime/sessions', {}, { auth: broke.auth }), 402, 'insufficient_credit');
+    const refused = await expectStatus(
+      await server.postJson('/v1/realtime/sessions', {}, { auth: broke.auth }), 402, 'insufficient_credit',
+    );
     expect(refused.data.details).toMatchObject({ balance: 0.03, plan: 'payg', currency: 'usd' });
     expect(await server.prisma.charge.count({ where: { accountId: broke.accountId } })).toBe(0);
 
@@ -162,12 +204,13 @@ describe('realtime sessions', () => {
     const fell: string[] = [];
     server.app.services.billing.onBalanceFell((id) => void fell.push(id));
     const session = await createSession(server, auth);
-    expect(await server.prisma.charge.findUnique({ where: { sessionId: session.sessionId } })).toMatchObject({ kind: 'live', state: 'open', costCents: 0 });
+    expect(await server.prisma.charge.findUnique({ where: { sessionId: session.sessionId } })).toMatchObject({
+      kind: 'live', state: 'open', costCents: 0,
+    });
     const result = await streamFile(session.streamUrl, GO_FORWARD, { realtime: false });
     expect(result.done?.stats.audioS).toBeGreaterThan(2);
     const audioS = result.done!.stats.audioS;
-    await eventually(async () => expect(await server.prisma.charge.findUnique({ where: { sessionId: session.sessionId } })).toMatchObject({ state: 'settled' }));
-    const charge = await server.prisma.charge.findUniqueOrThrow({ where: { sessionId: session.sessionId } });
+    const charge = await settledChargeOf(server, session.sessionId);
     expect(charge.billedSeconds).toBeCloseTo(audioS, 2);
     expect(charge.costCents).toBe(costCents(charge.billedSeconds, LIVE_MICROS));
     expect(await balanceOf(server, accountId)).toBe(1000 - charge.costCents);
@@ -184,7 +227,9 @@ describe('realtime sessions past a minute', () => {
   beforeAll(async () => {
     // Two minutes of real speech: the lecture twice.
     twoMinutes = path.join(await mkdtemp(path.join(os.tmpdir(), 'sg-metering-')), 'lecture-twice.wav');
-    await promisify(execFile)(ffmpegPath(), ['-v', 'error', '-i', LECTURE, '-i', LECTURE, '-filter_complex', 'concat=n=2:v=0:a=1', '-ar', '16000', '-ac', '1', twoMinutes]);
+    await promisify(execFile)(ffmpegPath(), [
+      '-v', 'error', '-i', LECTURE, '-i', LECTURE, '-filter_complex', 'concat=n=2:v=0:a=1', '-ar', '16000', '-ac', '1', twoMinutes,
+    ]);
   });
 
   it('bills each whole minute received and ends the session with insufficient_credit once the credit is spent', async () => {
@@ -193,8 +238,7 @@ describe('realtime sessions past a minute', () => {
     const session = await createSession(server, auth);
     const result = await streamFile(session.streamUrl, twoMinutes, { realtime: false });
     expect(result.errors).toContainEqual(expect.objectContaining({ code: 'insufficient_credit', retryable: false }));
-    await eventually(async () => expect(await server.prisma.charge.findUnique({ where: { sessionId: session.sessionId } })).toMatchObject({ state: 'settled' }));
-    const charge = await server.prisma.charge.findUniqueOrThrow({ where: { sessionId: session.sessionId } });
+    const charge = await settledChargeOf(server, session.sessionId);
     // The whole minute it crossed was billed, and the session settled at the audio it had received (sent faster than
     // real time, all of it may have arrived before the end); it was ended, not finished at the end of the file.
     expect(charge.billedSeconds).toBeGreaterThanOrEqual(60);
@@ -204,7 +248,9 @@ describe('realtime sessions past a minute', () => {
     expect(movements.reduce((sum, row) => sum + row.amountCents, 0)).toBe(-charge.costCents);
     expect(await balanceOf(server, accountId)).toBe(100 - charge.costCents);
     expect(await balanceOf(server, accountId)).toBeLessThanOrEqual(0);
-    expect((await expectStatus(await server.postJson('/v1/realtime/sessions', {}, { auth }), 402, 'insufficient_credit')).data.details.balance).toBeLessThanOrEqual(0);
+    expect(
+      (await expectStatus(await server.postJson('/v1/realtime/sessions', {}, { auth }), 402, 'insufficient_credit')).data.details.balance,
+    ).toBeLessThanOrEqual(0);
   });
 });
 
@@ -237,8 +283,12 @@ describe('file charges through the job moves', () => {
     expect(second?.id).not.toBe(first!.id);
     // The voided charge stays in the ledger, detached from the recording.
     expect(await server.prisma.charge.findUniqueOrThrow({ where: { id: first!.id } })).toMatchObject({ state: 'void', recordingId: null });
-    await finishTranscribing(ctx, { id: retried.id, recordingId, attempt: retried.attempts, accountId }, { totalS: 2.5, segmentsDone: 0, spokenLanguage: 'en', language: 'en', model: 'test', beamSize: 1, uncoveredSpeechS: 0 });
-    expect(await chargeOf(server, recordingId)).toMatchObject({ state: 'settled', billedSeconds: 2.5, costCents: costCents(2.5, FILE_MICROS) });
+    await finishTranscribing(ctx, { id: retried.id, recordingId, attempt: retried.attempts, accountId }, {
+      totalS: 2.5, segmentsDone: 0, spokenLanguage: 'en', language: 'en', model: 'test', beamSize: 1, uncoveredSpeechS: 0,
+    });
+    expect(await chargeOf(server, recordingId)).toMatchObject({
+      state: 'settled', billedSeconds: 2.5, costCents: costCents(2.5, FILE_MICROS),
+    });
     expect(await balanceOf(server, accountId)).toBe(1000 - costCents(2.5, FILE_MICROS));
   });
 });
@@ -249,7 +299,9 @@ describe('two processes metering the same charges', () => {
   beforeAll(async () => {
     // Two gateways on one database and one media folder, neither running its sweeper: the test runs their passes.
     first = await startTestServer({ workers: [], env: billingEnv(PLANS_FILE) });
-    second = await startTestServer({ workers: [], env: { DATABASE_URL: first.env.DATABASE_URL!, DATA_DIR: first.env.DATA_DIR!, BILLING_CONFIG: first.env.BILLING_CONFIG! } });
+    second = await startTestServer({
+      workers: [], env: { DATABASE_URL: first.env.DATABASE_URL!, DATA_DIR: first.env.DATA_DIR!, BILLING_CONFIG: first.env.BILLING_CONFIG! },
+    });
   });
   afterAll(async () => {
     await second?.close();
@@ -282,7 +334,9 @@ describe('two processes metering the same charges', () => {
     // Stopped from the other process: settled once at the exact 186 s.
     await Promise.all(recordings.map((recordingId) => stopLive(second, auth, recordingId)));
     await passes();
-    for (const recordingId of recordings) expect(await chargeOf(first, recordingId)).toMatchObject({ state: 'settled', billedSeconds: 186, costCents: 372 });
+    for (const recordingId of recordings) expect(await chargeOf(first, recordingId)).toMatchObject({
+      state: 'settled', billedSeconds: 186, costCents: 372,
+    });
     expect(await balanceOf(first, accountId)).toBe(100_000 - 2 * 372);
     const rows = await first.prisma.ledgerEntry.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' } });
     expect(rows.reduce((sum, row) => sum + row.amountCents, 0)).toBe(100_000 - 2 * 372);
@@ -290,7 +344,9 @@ describe('two processes metering the same charges', () => {
 });
 
 describe('a gateway killed while it meters', () => {
-  const { createDatabase, tempDir, startGateways, call, expectStatus: expectOn, until, tail, stopAll } = gatewayProcesses({ realtimeSecret: 'metering-suite-secret-0123456789abcdef' });
+  const { createDatabase, tempDir, startGateways, call, expectStatus: expectOn, until, tail, stopAll } = gatewayProcesses({
+    realtimeSecret: 'metering-suite-secret-0123456789abcdef',
+  });
   let database: Database;
   let a: Gateway;
   let b: Gateway;

@@ -10,7 +10,9 @@ import { REPO_ROOT } from '../../src/core/db/migrate.js';
 const server = useTestServer({ env: billingEnv() });
 
 async function admin(...args: string[]) {
-  return promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/admin.ts', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...server.env } });
+  return promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/admin.ts', ...args], {
+    cwd: REPO_ROOT, env: { ...process.env, ...server.env },
+  });
 }
 
 describe('billing by hand (manual provider)', () => {

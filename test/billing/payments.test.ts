@@ -49,7 +49,9 @@ async function spendAll(accountId: string, cents: number) {
   const settings = server.app.services.billing.on();
   await server.prisma.$transaction(async (tx) => {
     const account = await lockBillingAccount(tx, settings, accountId);
-    await post(tx, account, { kind: 'adjustment', amountCents: -cents, key: `test-spend:${crypto.randomUUID()}`, description: 'test spend' });
+    await post(tx, account, {
+      kind: 'adjustment', amountCents: -cents, key: `test-spend:${crypto.randomUUID()}`, description: 'test spend',
+    });
   });
   await server.app.services.billing.balanceFell(accountId);
 }
@@ -97,7 +99,9 @@ describe('top-up checkouts', () => {
 
     // Stripe delivers at least once: the same event again changes nothing.
     const completed = deliveries.find((delivery) => delivery.event.type === 'checkout.session.completed')!;
-    const again = await fetch(fake.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': completed.signature }, body: completed.payload });
+    const again = await fetch(fake.webhookUrl!, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': completed.signature }, body: completed.payload,
+    });
     expect(again.status).toBe(200);
     expect(await again.json()).toMatchObject({ applied: false });
     expect((await billing(key)).balance).toBe(21);
@@ -110,9 +114,13 @@ describe('top-up checkouts', () => {
     expect(byProvider.body.checkoutId).toBe(opened.body.checkoutId);
 
     const payments = await json(await server.request('/v1/billing/payments', { auth: key }));
-    expect(payments.body.payments).toMatchObject([{ kind: 'topup', status: 'paid', amount: 20, document: 'receipt', businessPurchase: false }]);
+    expect(payments.body.payments).toMatchObject([{
+      kind: 'topup', status: 'paid', amount: 20, document: 'receipt', businessPurchase: false,
+    }]);
     const cards = await json(await server.request('/v1/billing/payment-methods', { auth: key }));
-    expect(cards.body.paymentMethods).toMatchObject([{ brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, isDefault: true, declined: false }]);
+    expect(cards.body.paymentMethods).toMatchObject([{
+      brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, isDefault: true, declined: false,
+    }]);
   });
 
   it('a missed webhook is made good when the checkout is read', async () => {
@@ -137,7 +145,11 @@ describe('top-up checkouts', () => {
     const second = await checkout(token, { kind: 'topup', amount: 15, acceptTerms: true }, { 'idempotency-key': key });
     expect(second.body.checkoutId).toBe(first.body.checkoutId);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    const forged = await fetch(fake.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': fake.sign('{"id":"evt_x"}', { secret: 'whsec_other' }) }, body: '{"id":"evt_x"}' });
+    const forged = await fetch(fake.webhookUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': fake.sign('{"id":"evt_x"}', { secret: 'whsec_other' }) },
+      body: '{"id":"evt_x"}',
+    });
     expect(forged.status).toBe(400);
     expect((await forged.json()).code).toBe('invalid_signature');
   });
@@ -158,9 +170,13 @@ describe('top-up checkouts', () => {
   it('GraphQL opens a checkout for a person and refuses a key', async () => {
     const { token, key } = await customer();
     const mutation = 'mutation($input: CreateCheckoutInput!) { createCheckout(input: $input) { checkoutId status amount kind } }';
-    const ok = await (await server.graphql(mutation, { input: { kind: 'topup', amount: 12.5, acceptTerms: true } }, { auth: token })).json();
+    const ok = await (await server.graphql(
+      mutation, { input: { kind: 'topup', amount: 12.5, acceptTerms: true } }, { auth: token },
+    )).json();
     expect(ok.data.createCheckout).toMatchObject({ status: 'open', amount: 12.5, kind: 'topup' });
-    const refused = await (await server.graphql(mutation, { input: { kind: 'topup', amount: 12.5, acceptTerms: true } }, { auth: key })).json();
+    const refused = await (await server.graphql(
+      mutation, { input: { kind: 'topup', amount: 12.5, acceptTerms: true } }, { auth: key },
+    )).json();
     expect(refused.errors[0].extensions.code).toBe('forbidden');
   });
 });
@@ -185,19 +201,25 @@ describe('promo codes', () => {
   it('past the hourly limit promo checks answer 429 rate_limited', async () => {
     const { key } = await customer();
     const answers = [];
-    for (let i = 0; i < 6; i++) answers.push((await server.postJson('/v1/billing/promo-codes/check', { code: 'HALF', for: 'topup' }, { auth: key })).status);
+    for (let i = 0; i < 6; i++) answers.push((await server.postJson(
+      '/v1/billing/promo-codes/check', { code: 'HALF', for: 'topup' }, { auth: key },
+    )).status);
     expect(answers).toEqual([200, 200, 200, 200, 200, 429]);
   });
 });
 
 describe('subscriptions', () => {
-  it('subscribe → plan, monthly credit, invoice; switch interval and take it back; cancel, uncancel; renew; end → default plan', async () => {
+  it('subscribe → plan, monthly credit, invoice; switch interval and take it back; cancel, uncancel; renew; end → default '
+    + 'plan', async () => {
     const { accountId, token, key } = await customer();
     const opened = await checkout(token, { kind: 'subscribe', planId: 'pro', interval: 'month', acceptTerms: true });
     expect(opened.body).toMatchObject({ kind: 'subscribe', planId: 'pro', interval: 'month', amount: 20 });
     await fake.completeCheckout(opened.body.providerId, { card: CARD });
     let view = await billing(key);
-    expect(view).toMatchObject({ plan: { id: 'pro' }, balance: 21, monthlyCredit: { amount: 20, left: 20 }, subscription: { planId: 'pro', interval: 'month', cancelAtPeriodEnd: false, pendingInterval: null } });
+    expect(view).toMatchObject({
+      plan: { id: 'pro' }, balance: 21, monthlyCredit: { amount: 20, left: 20 },
+      subscription: { planId: 'pro', interval: 'month', cancelAtPeriodEnd: false, pendingInterval: null },
+    });
     expect(view.limits.concurrentTranscriptions).toBe(5);
     expect((await server.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).concurrencyLimit).toBe(5);
 
@@ -221,9 +243,14 @@ describe('subscriptions', () => {
     const subscriptionId = (await server.prisma.subscription.findUniqueOrThrow({ where: { accountId } })).providerId!;
     await fake.renewSubscription(subscriptionId);
     const payments = await json(await server.request('/v1/billing/payments', { auth: key }));
-    expect(payments.body.payments.map((payment: { kind: string; document: string }) => `${payment.kind}/${payment.document}`)).toEqual(['subscription/invoice', 'subscription/invoice']);
+    expect(payments.body.payments.map((payment: { kind: string; document: string }) => `${payment.kind}/${payment.document}`)).toEqual(
+      ['subscription/invoice', 'subscription/invoice'],
+    );
 
-    const inUse = await json(await server.request(`/v1/billing/payment-methods/${(await server.prisma.paymentMethod.findFirstOrThrow({ where: { accountId } })).id}`, { method: 'DELETE', auth: key }));
+    const inUse = await json(await server.request(
+      `/v1/billing/payment-methods/${(await server.prisma.paymentMethod.findFirstOrThrow({ where: { accountId } })).id}`,
+      { method: 'DELETE', auth: key },
+    ));
     expect(inUse.status).toBe(409);
     expect(inUse.body.code).toBe('payment_method_in_use');
 
@@ -288,7 +315,9 @@ describe('documents, portal and cards', () => {
 
     const sub = await checkout(token, { kind: 'subscribe', planId: 'pro', interval: 'month', acceptTerms: true });
     await fake.completeCheckout(sub.body.providerId, { card: CARD });
-    const invoice = (await json(await server.request('/v1/billing/payments', { auth: key }))).body.payments.find((p: { document: string }) => p.document === 'invoice');
+    const invoice = (await json(await server.request('/v1/billing/payments', { auth: key }))).body.payments.find(
+      (p: { document: string }) => p.document === 'invoice',
+    );
     const needsDetails = await json(await server.request(`/v1/billing/payments/${invoice.id}/document`, { auth: token }));
     expect(needsDetails.status).toBe(409);
     expect(needsDetails.body.code).toBe('billing_details_required');
@@ -313,7 +342,10 @@ describe('auto top-up', () => {
     const { accountId, token, key } = await customer();
     const opened = await checkout(token, { kind: 'topup', amount: 10, acceptTerms: true });
     await fake.completeCheckout(opened.body.providerId, { card: CARD });
-    const enabled = await json(await server.request('/v1/billing/auto-top-up', { method: 'PUT', auth: key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: true, threshold: 5, amount: 25 }) }));
+    const enabled = await json(await server.request('/v1/billing/auto-top-up', {
+      method: 'PUT', auth: key, headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: true, threshold: 5, amount: 25 }),
+    }));
     expect(enabled.status).toBe(200);
 
     await spend(accountId, 700); // 11 → 4: at or below 5
@@ -338,7 +370,9 @@ describe('auto top-up', () => {
     expect(capped.body.code).toBe('rate_limited');
     expect((await billing(key)).balance).toBe(4);
 
-    await server.request('/v1/billing/auto-top-up', { method: 'PUT', auth: key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+    await server.request('/v1/billing/auto-top-up', {
+      method: 'PUT', auth: key, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }),
+    });
     const off = await json(await server.postJson('/v1/billing/auto-top-up/retry', {}, { auth: key }));
     expect(off.status).toBe(409);
     expect(off.body.code).toBe('auto_top_up_off');

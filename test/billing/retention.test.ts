@@ -10,12 +10,17 @@ import { applyRetention } from '../../src/billing/sweeper.js';
 const DAY_MS = 86_400_000;
 const server = useTestServer({
   workers: [],
-  env: billingEnv({ signupCredit: 100, plans: [{ ...TEST_PLANS.plans[0], limits: { ...TEST_PLANS.plans[0]!.limits, retentionDays: 30 } }, TEST_PLANS.plans[1]] }),
+  env: billingEnv({
+    signupCredit: 100,
+    plans: [{ ...TEST_PLANS.plans[0], limits: { ...TEST_PLANS.plans[0]!.limits, retentionDays: 30 } }, TEST_PLANS.plans[1]],
+  }),
 });
 
 /** A link transcription made through the API, its job ended, dated `daysAgo` days back. */
 async function transcription(key: string, daysAgo: number, state = 'ended') {
-  const res = await server.postJson('/v1/transcriptions', { url: 'https://example.org/old-talk.mp3', name: `${daysAgo} days old` }, { auth: key });
+  const res = await server.postJson(
+    '/v1/transcriptions', { url: 'https://example.org/old-talk.mp3', name: `${daysAgo} days old` }, { auth: key },
+  );
   expect(res.status).toBe(201);
   const { id } = await res.json() as { id: string };
   const at = new Date(Date.now() - daysAgo * DAY_MS);
@@ -35,7 +40,9 @@ describe('plan retention', () => {
     const graced = await server.createAccount('in grace');
     const graceKey = (await server.createKey(['*'], { accountId: graced })).key;
     const gracedOld = await transcription(graceKey, 40);
-    await server.prisma.billingAccount.update({ where: { accountId: graced }, data: { retentionDeadline: new Date(Date.now() + 3 * DAY_MS) } });
+    await server.prisma.billingAccount.update({
+      where: { accountId: graced }, data: { retentionDeadline: new Date(Date.now() + 3 * DAY_MS) },
+    });
     const view = await (await server.request('/v1/billing', { auth: graceKey })).json();
     expect(view.retentionDeadline).not.toBeNull();
 

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../src/core/ids.js';
-import { lockBillingAccount, meterCharge, post, settleCharge, voidCharge, type BillingAccountRow, type ChargeRow } from '../../src/billing/ledger.js';
+import {
+  lockBillingAccount, meterCharge, post, settleCharge, voidCharge, type BillingAccountRow, type ChargeRow,
+} from '../../src/billing/ledger.js';
 import type { Tx } from '../../src/core/db/transactions.js';
 import { useTestServer, type TestServer } from '../helpers/server.js';
 import { billingEnv } from '../helpers/billing.js';
@@ -41,13 +43,18 @@ async function dated<T>(server: TestServer, accountId: string, when: Date | null
   const before = new Set((await server.prisma.ledgerEntry.findMany({ where: { accountId }, select: { id: true } })).map((row) => row.id));
   const result = await fn();
   if (when) {
-    const written = (await server.prisma.ledgerEntry.findMany({ where: { accountId }, select: { id: true } })).map((row) => row.id).filter((id) => !before.has(id));
+    const written = (await server.prisma.ledgerEntry.findMany({ where: { accountId }, select: { id: true } })).map((row) => row.id).filter(
+      (id) => !before.has(id),
+    );
     await server.prisma.ledgerEntry.updateMany({ where: { id: { in: written } }, data: { createdAt: when } });
   }
   return result;
 }
 
-async function openCharge(server: TestServer, accountId: string, fields: { kind: 'file' | 'live'; source: string; name: string; openedAt: Date; rateMicros?: number; recordingId?: string }): Promise<ChargeRow> {
+async function openCharge(
+  server: TestServer, accountId: string,
+  fields: { kind: 'file' | 'live'; source: string; name: string; openedAt: Date; rateMicros?: number; recordingId?: string },
+): Promise<ChargeRow> {
   return server.prisma.charge.create({
     data: {
       id: newId('chg'), accountId, kind: fields.kind, source: fields.source, name: fields.name, state: 'open',
@@ -60,15 +67,26 @@ async function openCharge(server: TestServer, accountId: string, fields: { kind:
 const reread = (tx: Tx, charge: ChargeRow) => tx.charge.findUniqueOrThrow({ where: { id: charge.id } });
 
 function meter(server: TestServer, accountId: string, charge: ChargeRow, seconds: number, when: Date | null) {
-  return dated(server, accountId, when, () => onLedger(server, accountId, async (tx, account) => (await meterCharge(tx, account, await reread(tx, charge), seconds)).charge));
+  return dated(
+    server, accountId, when,
+    () => onLedger(server, accountId, async (tx, account) => (await meterCharge(tx, account, await reread(tx, charge), seconds)).charge),
+  );
 }
 
 function settle(server: TestServer, accountId: string, charge: ChargeRow, seconds: number, when: Date | null) {
-  return dated(server, accountId, when, () => onLedger(server, accountId, async (tx, account) => (await settleCharge(tx, account, await reread(tx, charge), seconds)).charge));
+  return dated(
+    server, accountId, when,
+    () => onLedger(server, accountId, async (tx, account) => (await settleCharge(tx, account, await reread(tx, charge), seconds)).charge),
+  );
 }
 
 function waive(server: TestServer, accountId: string, charge: ChargeRow, when: Date | null) {
-  return dated(server, accountId, when, () => onLedger(server, accountId, async (tx, account) => (await voidCharge(tx, account, await reread(tx, charge), 'engine failed')).charge));
+  return dated(
+    server, accountId, when,
+    () => onLedger(
+      server, accountId, async (tx, account) => (await voidCharge(tx, account, await reread(tx, charge), 'engine failed')).charge,
+    ),
+  );
 }
 
 function topUp(server: TestServer, accountId: string, cents: number, when: Date | null) {
@@ -91,7 +109,9 @@ async function allPages<T>(server: TestServer, key: string, path: string, list: 
   let cursor: string | null = null;
   do {
     const separator = path.includes('?') ? '&' : '?';
-    const { status, body } = await getJson(server, `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, key);
+    const { status, body } = await getJson(
+      server, `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, key,
+    );
     expect(status).toBe(200);
     expect(body[list].length).toBeLessThanOrEqual(limit);
     items.push(...body[list]);
@@ -115,7 +135,9 @@ describe('billing statements (billing on)', () => {
 
     const rows = await server.prisma.ledgerEntry.findMany({ where: { accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     expect(rows).toHaveLength(7); // signup, 4 top-ups, one metered minute, its refund
-    const paged = await allPages<{ id: string; kind: string; amount: number; balanceAfter: number; chargeId: string | null }>(server, key, '/v1/billing/ledger', 'entries', 2);
+    const paged = await allPages<{ id: string; kind: string; amount: number; balanceAfter: number; chargeId: string | null }>(
+      server, key, '/v1/billing/ledger', 'entries', 2,
+    );
     expect(paged.map((entry) => entry.id)).toEqual(rows.map((row) => row.id));
     const byKind = Object.fromEntries(paged.map((entry) => [entry.kind, entry]));
     expect(byKind.signup_credit).toMatchObject({ amount: 1, balanceAfter: 1, chargeId: null });
@@ -134,7 +156,9 @@ describe('billing statements (billing on)', () => {
     const refused = await getJson(server, '/v1/billing/ledger?cursor=not-ours', key);
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ code: 'invalid_options', data: { details: { field: 'cursor' } } });
-    expect((await getJson(server, '/v1/billing/ledger?limit=0', key)).body).toMatchObject({ code: 'invalid_options', data: { details: { field: 'limit' } } });
+    expect((await getJson(server, '/v1/billing/ledger?limit=0', key)).body).toMatchObject({
+      code: 'invalid_options', data: { details: { field: 'limit' } },
+    });
     // A forged cursor whose instant the database cannot hold is refused the same way, not a database error.
     const forged = Buffer.from('+275760-09-13T00:00:00.000Z|led_x').toString('base64url');
     for (const path of ['/v1/billing/ledger', '/v1/billing/charges', `/v1/billing/usage/charges?startDate=${day(-1)}&endDate=${day(0)}&`]) {
@@ -158,9 +182,15 @@ describe('billing statements (billing on)', () => {
     const charges = await allPages<Record<string, unknown>>(server, key, '/v1/billing/charges', 'charges', 1);
     expect(charges.map((charge) => charge.id)).toEqual([file.id, live.id, waived.id].sort().reverse());
     const byId = Object.fromEntries(charges.map((charge) => [charge.id as string, charge]));
-    expect(byId[file.id]).toMatchObject({ kind: 'file', source: keyId, state: 'settled', secondsBilled: 95.5, rate: 0.6, cost: 0.02, name: 'interview.mp3', recordingId: file.recordingId, sessionId: null, minimumSeconds: 60 });
+    expect(byId[file.id]).toMatchObject({
+      kind: 'file', source: keyId, state: 'settled', secondsBilled: 95.5, rate: 0.6, cost: 0.02, name: 'interview.mp3',
+      recordingId: file.recordingId, sessionId: null, minimumSeconds: 60,
+    });
     expect(byId[file.id]!.settledAt).toEqual(expect.any(String));
-    expect(byId[live.id]).toMatchObject({ kind: 'live', source: 'dashboard', state: 'open', secondsBilled: 120, rate: 1.2, cost: 0.04, settledAt: null, openedAt: sameTime.toISOString() });
+    expect(byId[live.id]).toMatchObject({
+      kind: 'live', source: 'dashboard', state: 'open', secondsBilled: 120, rate: 1.2, cost: 0.04, settledAt: null,
+      openedAt: sameTime.toISOString(),
+    });
     expect(byId[waived.id]).toMatchObject({ state: 'void', cost: 0.01 });
 
     const body = await gql(server, key, '{ billingCharges(limit: 2) { charges { id state cost secondsBilled rate } nextCursor } }');
@@ -181,12 +211,16 @@ describe('billing statements (billing on)', () => {
       await topUp(server, accountId, 5000, at(-9, '10:00'));
       const file = await openCharge(server, accountId, { kind: 'file', source: keyId, name: 'lecture.mp3', openedAt: at(-3, '23:25') });
       await settle(server, accountId, file, 600, at(-3, '23:30'));
-      const live = await openCharge(server, accountId, { kind: 'live', source: 'dashboard', name: 'Night show', openedAt: at(-2, '09:59') });
+      const live = await openCharge(
+        server, accountId, { kind: 'live', source: 'dashboard', name: 'Night show', openedAt: at(-2, '09:59') },
+      );
       await meter(server, accountId, live, 60, at(-2, '10:00'));
       await meter(server, accountId, live, 120, at(-1, '10:00'));
       await settle(server, accountId, live, 120, at(-1, '10:01'));
       await waive(server, accountId, file, at(-1, '12:00'));
-      const running = await openCharge(server, accountId, { kind: 'live', source: keyId, name: 'Running', openedAt: new Date(Date.now() - 120_000) });
+      const running = await openCharge(server, accountId, {
+        kind: 'live', source: keyId, name: 'Running', openedAt: new Date(Date.now() - 120_000),
+      });
       await meter(server, accountId, running, 60, null);
       return { ...fixture, file, live, running };
     }
@@ -200,7 +234,9 @@ describe('billing statements (billing on)', () => {
       expect(berlin.body.days.map((entry: { date: string }) => entry.date)).toEqual([day(-4), day(-3), day(-2), day(-1)]);
       expect(days[day(-3)]).toMatchObject({ seconds: 0, amount: 0, bySource: [] });
       expect(days[day(-2)]).toMatchObject({ seconds: 660, amount: 0.12 });
-      expect(days[day(-2)].bySource).toEqual([{ source: keyId, seconds: 600, amount: 0.1 }, { source: 'dashboard', seconds: 60, amount: 0.02 }]);
+      expect(days[day(-2)].bySource).toEqual([
+        { source: keyId, seconds: 600, amount: 0.1 }, { source: 'dashboard', seconds: 60, amount: 0.02 },
+      ]);
       expect(days[day(-2)].byKind).toEqual([{ kind: 'file', seconds: 600, amount: 0.1 }, { kind: 'live', seconds: 60, amount: 0.02 }]);
       // The refund reduces the day it happened; the live charge's second minute counts on its own day.
       expect(days[day(-1)]).toMatchObject({ seconds: -540, amount: -0.08 });
@@ -227,7 +263,9 @@ describe('billing statements (billing on)', () => {
       expect(status).toBe(200);
       expect(body).toMatchObject({ startDate: day(-10), endDate: day(0), tz: 'UTC' });
       expect(body.days).toHaveLength(11);
-      expect(body.days.at(-1)).toMatchObject({ date: day(0), seconds: 60, amount: 0.02, bySource: [{ source: keyId, seconds: 60, amount: 0.02 }] });
+      expect(body.days.at(-1)).toMatchObject({
+        date: day(0), seconds: 60, amount: 0.02, bySource: [{ source: keyId, seconds: 60, amount: 0.02 }],
+      });
       expect(body.totals).toEqual({ seconds: 180, amount: 0.06 });
 
       // Wholly before the account existed: nothing used, nothing reported.
@@ -257,9 +295,16 @@ describe('billing statements (billing on)', () => {
         }
       }
       const range = `startDate=${day(-1)}&endDate=${day(0)}`;
-      expect((await getJson(server, `/v1/billing/usage/charges?${range}&source=${'n'.repeat(200)}`, key)).body).toMatchObject({ count: 0, charges: [] });
-      expect((await getJson(server, `/v1/billing/usage/charges?${range}&source=${'n'.repeat(201)}`, key)).body).toMatchObject({ code: 'invalid_options', data: { details: { field: 'source' } } });
-      const graph = await gql(server, key, 'query($s: String!, $e: String!) { billingUsage(startDate: $s, endDate: $e) { startDate } }', { s: day(-100), e: day(0) });
+      expect((await getJson(server, `/v1/billing/usage/charges?${range}&source=${'n'.repeat(200)}`, key)).body).toMatchObject({
+        count: 0, charges: [],
+      });
+      expect((await getJson(server, `/v1/billing/usage/charges?${range}&source=${'n'.repeat(201)}`, key)).body).toMatchObject({
+        code: 'invalid_options', data: { details: { field: 'source' } },
+      });
+      const graph = await gql(
+        server, key, 'query($s: String!, $e: String!) { billingUsage(startDate: $s, endDate: $e) { startDate } }',
+        { s: day(-100), e: day(0) },
+      );
       expect(graph.errors[0].extensions).toMatchObject({ code: 'range_too_long' });
       const badZone = await gql(server, key, 'query($s: String!, $e: String!) { billingUsageCharges(startDate: $s, endDate: $e, tz: '
         + '"Nowhere/Special") { count } }', { s: day(-1), e: day(0) });
@@ -273,16 +318,24 @@ describe('billing statements (billing on)', () => {
       const range = `startDate=${day(-4)}&endDate=${day(1)}&tz=Europe/Berlin`;
       const report = (await getJson(server, `/v1/billing/usage?${range}`, key)).body;
       const { body: first } = await getJson(server, `/v1/billing/usage/charges?${range}&limit=2`, key);
-      expect(first).toMatchObject({ count: 4, total: report.totals.amount, seconds: report.totals.seconds, startDate: day(-4), tz: 'Europe/Berlin', currency: 'usd' });
+      expect(first).toMatchObject({
+        count: 4, total: report.totals.amount, seconds: report.totals.seconds, startDate: day(-4), tz: 'Europe/Berlin', currency: 'usd',
+      });
       expect(first.charges).toHaveLength(2);
       const items = await allPages<Record<string, unknown>>(server, key, `/v1/billing/usage/charges?${range}`, 'charges', 1);
       expect(items).toHaveLength(4);
       expect(new Set(items.map((item) => item.id)).size).toBe(4);
       const times = items.map((item) => Date.parse(item.at as string));
       expect(times).toEqual([...times].sort((a, b) => b - a));
-      expect(items.find((item) => item.id === running.id)).toMatchObject({ type: 'charge', state: 'open', kind: 'live', source: keyId, secondsBilled: 60, cost: 0.02, rate: 1.2 });
-      expect(items.find((item) => item.id === live.id)).toMatchObject({ type: 'charge', state: 'settled', secondsBilled: 120, cost: 0.04, name: 'Night show' });
-      expect(items.find((item) => item.id === file.id)).toMatchObject({ type: 'charge', state: 'void', secondsBilled: 600, cost: 0.1, source: keyId, name: 'lecture.mp3' });
+      expect(items.find((item) => item.id === running.id)).toMatchObject({
+        type: 'charge', state: 'open', kind: 'live', source: keyId, secondsBilled: 60, cost: 0.02, rate: 1.2,
+      });
+      expect(items.find((item) => item.id === live.id)).toMatchObject({
+        type: 'charge', state: 'settled', secondsBilled: 120, cost: 0.04, name: 'Night show',
+      });
+      expect(items.find((item) => item.id === file.id)).toMatchObject({
+        type: 'charge', state: 'void', secondsBilled: 600, cost: 0.1, source: keyId, name: 'lecture.mp3',
+      });
       const refund = items.find((item) => item.type === 'correction');
       expect(refund).toMatchObject({ chargeId: file.id, kind: 'file', cost: -0.1, secondsBilled: -600, name: 'lecture.mp3' });
       expect(refund!.description).toContain('Refund');
@@ -296,26 +349,37 @@ describe('billing statements (billing on)', () => {
       expect(keyOnly.nextCursor).toEqual(expect.any(String));
       const dashboardLive = (await getJson(server, `/v1/billing/usage/charges?${range}&source=dashboard&kind=live`, key)).body;
       expect(dashboardLive.charges.map((item: { id: string }) => item.id)).toEqual([live.id]);
-      expect((await getJson(server, `/v1/billing/usage/charges?${range}&kind=audio`, key)).body).toMatchObject({ code: 'invalid_options', data: { details: { field: 'kind' } } });
+      expect((await getJson(server, `/v1/billing/usage/charges?${range}&kind=audio`, key)).body).toMatchObject({
+        code: 'invalid_options', data: { details: { field: 'kind' } },
+      });
 
       const graph = await gql(server, key, 'query($s: String!, $e: String!, $tz: String, $kind: String) { billingUsageCharges(startDate: '
-        + '$s, endDate: $e, tz: $tz, kind: $kind) { count total charges { id type state cost } } }', { s: day(-4), e: day(1), tz: 'Europe/Berlin', kind: 'file' });
+        + '$s, endDate: $e, tz: $tz, kind: $kind) { count total charges { id type state cost } } }', {
+          s: day(-4), e: day(1), tz: 'Europe/Berlin', kind: 'file',
+        });
       expect(graph.errors).toBeUndefined();
       expect(graph.data.billingUsageCharges).toMatchObject({ count: 2, total: 0 });
-      expect(graph.data.billingUsageCharges.charges.map((item: { type: string; cost: number }) => [item.type, item.cost]).sort()).toEqual([['charge', 0.1], ['correction', -0.1]]);
+      expect(graph.data.billingUsageCharges.charges.map((item: { type: string; cost: number }) => [item.type, item.cost]).sort()).toEqual(
+        [['charge', 0.1], ['correction', -0.1]],
+      );
     });
 
     it('reports a deleted recording\'s charges by the name and source the charge kept', async () => {
       const { accountId, key, keyId } = await freshAccount(server);
       await topUp(server, accountId, 1000, null);
       // The recording is gone (no row): a charge keeps its recordingId, name and source without a relation.
-      const charge = await openCharge(server, accountId, { kind: 'file', source: keyId, name: 'deleted talk.mp3', openedAt: new Date(Date.now() - 60_000), recordingId: 'rec_deleted0000000000' });
+      const charge = await openCharge(server, accountId, {
+        kind: 'file', source: keyId, name: 'deleted talk.mp3', openedAt: new Date(Date.now() - 60_000),
+        recordingId: 'rec_deleted0000000000',
+      });
       await settle(server, accountId, charge, 300, null);
       expect(await server.prisma.recording.findUnique({ where: { id: 'rec_deleted0000000000' } })).toBeNull();
       const report = (await getJson(server, `/v1/billing/usage?startDate=${day(0)}&endDate=${day(0)}`, key)).body;
       expect(report.bySource).toEqual([{ source: keyId, seconds: 300, amount: 0.05 }]);
       const items = (await getJson(server, `/v1/billing/usage/charges?startDate=${day(0)}&endDate=${day(0)}`, key)).body;
-      expect(items.charges).toMatchObject([{ id: charge.id, recordingId: 'rec_deleted0000000000', name: 'deleted talk.mp3', cost: 0.05, state: 'settled' }]);
+      expect(items.charges).toMatchObject([{
+        id: charge.id, recordingId: 'rec_deleted0000000000', name: 'deleted talk.mp3', cost: 0.05, state: 'settled',
+      }]);
     });
 
     it('needs the read scope', async () => {
@@ -337,7 +401,10 @@ describe('billing statements (billing off)', () => {
     expect((await getJson(server, '/v1/billing/charges', server.apiKey)).body).toEqual({ charges: [], nextCursor: null });
     const usage = await getJson(server, `/v1/billing/usage?startDate=${day(-3)}&endDate=${day(0)}`, server.apiKey);
     expect(usage.status).toBe(200);
-    expect(usage.body).toMatchObject({ currency: null, totals: { seconds: 0, amount: 0 }, bySource: [], byKind: [{ kind: 'file', seconds: 0, amount: 0 }, { kind: 'live', seconds: 0, amount: 0 }] });
+    expect(usage.body).toMatchObject({
+      currency: null, totals: { seconds: 0, amount: 0 }, bySource: [],
+      byKind: [{ kind: 'file', seconds: 0, amount: 0 }, { kind: 'live', seconds: 0, amount: 0 }],
+    });
     expect(usage.body.days.every((entry: { amount: number }) => entry.amount === 0)).toBe(true);
     const charges = await getJson(server, `/v1/billing/usage/charges?startDate=${day(-3)}&endDate=${day(0)}`, server.apiKey);
     expect(charges.body).toMatchObject({ count: 0, total: 0, seconds: 0, charges: [] });

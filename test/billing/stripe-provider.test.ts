@@ -20,7 +20,9 @@ beforeAll(async () => {
   fake = await startFakeStripe({ secretKey: 'sk_test_provider', webhookSecret: 'whsec_provider' });
   fake.addPrice({ id: 'price_pro_month', unitAmount: 1900, interval: 'month' });
   fake.addPrice({ id: 'price_pro_year', unitAmount: 19000, interval: 'year' });
-  provider = new StripeProvider({ secretKey: fake.secretKey, webhookSecret: fake.webhookSecret, apiBase: fake.baseUrl, currency: 'EUR', timeoutMs: 3000 });
+  provider = new StripeProvider({
+    secretKey: fake.secretKey, webhookSecret: fake.webhookSecret, apiBase: fake.baseUrl, currency: 'EUR', timeoutMs: 3000,
+  });
   receiver = await listenOnLoopback((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -41,15 +43,20 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-const lastEvent = <T extends ProviderEvent['type']>(type: T) => received.filter((event) => event.type === type).at(-1) as (ProviderEvent & { type: T }) | undefined;
+const lastEvent = <T extends ProviderEvent['type']>(type: T) => received.filter((event) => event.type === type).at(-1) as (ProviderEvent & {
+  type: T;
+}) | undefined;
 
 async function newCustomer(accountId: string) {
   return provider.ensureCustomer({ existingId: null, accountId, email: `${accountId}@example.com`, name: accountId });
 }
 
-async function paidTopUp(customerId: string, amountCents: number, card?: { brand: string; last4: string; expMonth: number; expYear: number }) {
+async function paidTopUp(
+  customerId: string, amountCents: number, card?: { brand: string; last4: string; expMonth: number; expYear: number },
+) {
   const checkout = await provider.createCheckout({
-    customerId, kind: 'topup', amountCents, priceId: null, successUrl: 'https://app.example/billing?checkout=c1', cancelUrl: 'https://app.example/billing',
+    customerId, kind: 'topup', amountCents, priceId: null, successUrl: 'https://app.example/billing?checkout=c1',
+    cancelUrl: 'https://app.example/billing',
     idempotencyKey: `topup-${customerId}-${amountCents}-${received.length}`, metadata: { checkoutId: `chk_${amountCents}` },
   });
   const deliveries = await fake.completeCheckout(checkout.providerId, { card });
@@ -59,7 +66,8 @@ async function paidTopUp(customerId: string, amountCents: number, card?: { brand
 
 async function subscribe(customerId: string) {
   const checkout = await provider.createCheckout({
-    customerId, kind: 'subscribe', amountCents: null, priceId: 'price_pro_month', successUrl: 'https://app.example/ok', cancelUrl: 'https://app.example/no',
+    customerId, kind: 'subscribe', amountCents: null, priceId: 'price_pro_month', successUrl: 'https://app.example/ok',
+    cancelUrl: 'https://app.example/no',
     idempotencyKey: `sub-${customerId}`, metadata: { planId: 'pro' },
   });
   await fake.completeCheckout(checkout.providerId);
@@ -86,10 +94,13 @@ describe('top-up checkout', () => {
   it('sends the customer to a page of a custom amount, and the signed completion says what was paid', async () => {
     const customerId = await newCustomer('acct_topup');
     const checkout = await provider.createCheckout({
-      customerId, kind: 'topup', amountCents: 2500, priceId: null, successUrl: 'https://app.example/ok', cancelUrl: 'https://app.example/no',
+      customerId, kind: 'topup', amountCents: 2500, priceId: null, successUrl: 'https://app.example/ok',
+      cancelUrl: 'https://app.example/no',
       idempotencyKey: 'topup-1', metadata: { checkoutId: 'chk_1', accountId: 'acct_topup' },
     });
-    expect(checkout).toMatchObject({ providerId: expect.stringMatching(/^cs_test_/), url: expect.stringContaining(fake.baseUrl), amountCents: 2500 });
+    expect(checkout).toMatchObject({
+      providerId: expect.stringMatching(/^cs_test_/), url: expect.stringContaining(fake.baseUrl), amountCents: 2500,
+    });
     expect(checkout.expiresAt!.getTime()).toBeGreaterThan(Date.now());
     const sent = fake.requests.filter((request) => request.path === '/v1/checkout/sessions').at(-1)!;
     expect(sent.params).toMatchObject({
@@ -98,7 +109,9 @@ describe('top-up checkout', () => {
       payment_intent_data: { setup_future_usage: 'off_session', metadata: { checkoutId: 'chk_1' } },
     });
     expect(sent.idempotencyKey).toBe('topup-1');
-    expect(await provider.getCheckout(checkout.providerId)).toMatchObject({ status: 'open', paid: false, paymentId: null, paymentMethodId: null });
+    expect(await provider.getCheckout(checkout.providerId)).toMatchObject({
+      status: 'open', paid: false, paymentId: null, paymentMethodId: null,
+    });
 
     await fake.completeCheckout(checkout.providerId, { card: { brand: 'mastercard', last4: '4444', expMonth: 3, expYear: 2031 } });
     const completed = lastEvent('checkout.completed')!;
@@ -106,21 +119,31 @@ describe('top-up checkout', () => {
       checkoutProviderId: checkout.providerId, kind: 'topup', customerId, amountCents: 2500, paid: true,
       paymentId: expect.stringMatching(/^pi_/), subscriptionId: null, metadata: { checkoutId: 'chk_1', accountId: 'acct_topup' },
     });
-    expect(lastEvent('payment.succeeded')).toMatchObject({ paymentId: completed.paymentId, amountCents: 2500, metadata: { checkoutId: 'chk_1' } });
+    expect(lastEvent('payment.succeeded')).toMatchObject({
+      paymentId: completed.paymentId, amountCents: 2500, metadata: { checkoutId: 'chk_1' },
+    });
     const read = await provider.getCheckout(checkout.providerId);
-    expect(read).toMatchObject({ status: 'complete', paid: true, paymentId: completed.paymentId, paymentMethodId: expect.stringMatching(/^pm_/) });
+    expect(read).toMatchObject({
+      status: 'complete', paid: true, paymentId: completed.paymentId, paymentMethodId: expect.stringMatching(/^pm_/),
+    });
   });
 
   it('takes a promo reduction as a single-use coupon', async () => {
     const customerId = await newCustomer('acct_promo');
-    const base = { customerId, kind: 'topup' as const, amountCents: 5000, priceId: null, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', metadata: {} };
+    const base = {
+      customerId, kind: 'topup' as const, amountCents: 5000, priceId: null, successUrl: 'https://a.example/',
+      cancelUrl: 'https://a.example/', metadata: {},
+    };
     expect((await provider.createCheckout({ ...base, percentOff: 20, idempotencyKey: 'promo-1' })).amountCents).toBe(4000);
     expect((await provider.createCheckout({ ...base, discountCents: 700, idempotencyKey: 'promo-2' })).amountCents).toBe(4300);
   });
 
   it('answers a repeated idempotency key with the first checkout, and refuses the key for a different one', async () => {
     const customerId = await newCustomer('acct_idem');
-    const input = { customerId, kind: 'topup' as const, amountCents: 1000, priceId: null, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', idempotencyKey: 'same-key', metadata: {} };
+    const input = {
+      customerId, kind: 'topup' as const, amountCents: 1000, priceId: null, successUrl: 'https://a.example/',
+      cancelUrl: 'https://a.example/', idempotencyKey: 'same-key', metadata: {},
+    };
     const first = await provider.createCheckout(input);
     const again = await provider.createCheckout(input);
     expect(again).toEqual(first);
@@ -130,7 +153,8 @@ describe('top-up checkout', () => {
   it('reports an expired checkout', async () => {
     const customerId = await newCustomer('acct_expire');
     const checkout = await provider.createCheckout({
-      customerId, kind: 'topup', amountCents: 1500, priceId: null, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', idempotencyKey: 'expire-1', metadata: { checkoutId: 'chk_x' },
+      customerId, kind: 'topup', amountCents: 1500, priceId: null, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/',
+      idempotencyKey: 'expire-1', metadata: { checkoutId: 'chk_x' },
     });
     await fake.expireCheckout(checkout.providerId);
     expect(lastEvent('checkout.expired')).toMatchObject({ checkoutProviderId: checkout.providerId, metadata: { checkoutId: 'chk_x' } });
@@ -144,14 +168,20 @@ describe('webhook signatures', () => {
     await paidTopUp(customerId, 1200);
     const { payload, signature } = fake.deliveries.at(-1)!;
     expect(provider.verifyWebhook(payload, signature).type).toBe('checkout.completed');
-    expect(() => provider.verifyWebhook(payload.replace('"amount_total": 1200', '"amount_total": 120000'), signature)).toThrow(WebhookSignatureError);
-    expect(() => provider.verifyWebhook(payload, fake.sign(payload, { timestamp: Math.floor(Date.now() / 1000) - 600 }))).toThrow(WebhookSignatureError);
+    expect(() => provider.verifyWebhook(payload.replace('"amount_total": 1200', '"amount_total": 120000'), signature)).toThrow(
+      WebhookSignatureError,
+    );
+    expect(() => provider.verifyWebhook(payload, fake.sign(payload, { timestamp: Math.floor(Date.now() / 1000) - 600 }))).toThrow(
+      WebhookSignatureError,
+    );
     expect(() => provider.verifyWebhook(payload, fake.sign(payload, { secret: 'whsec_other' }))).toThrow(WebhookSignatureError);
     expect(() => provider.verifyWebhook(payload, undefined)).toThrow(WebhookSignatureError);
   });
 
   it('passes over events billing does not act on', () => {
-    const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'customer.created', data: { object: { id: 'cus_1', object: 'customer' } } });
+    const payload = JSON.stringify({
+      id: 'evt_1', object: 'event', type: 'customer.created', data: { object: { id: 'cus_1', object: 'customer' } },
+    });
     expect(provider.verifyWebhook(payload, fake.sign(payload))).toEqual({ id: 'evt_1', type: 'ignored', providerType: 'customer.created' });
   });
 });
@@ -160,12 +190,19 @@ describe('subscriptions', () => {
   it('starts with a paid first invoice for its first period', async () => {
     const customerId = await newCustomer('acct_sub');
     const subscriptionId = await subscribe(customerId);
-    expect(fake.requests.find((request) => request.path === '/v1/checkout/sessions' && request.params.mode === 'subscription')!.params.line_items).toEqual([{ price: 'price_pro_month', quantity: '1' }]);
+    expect(
+      fake.requests.find(
+        (request) => request.path === '/v1/checkout/sessions' && request.params.mode === 'subscription',
+      )!.params.line_items,
+    ).toEqual([{ price: 'price_pro_month', quantity: '1' }]);
     const invoicePaid = lastEvent('invoice.paid')!;
     expect(invoicePaid).toMatchObject({ subscriptionId, amountCents: 1900, billingReason: 'subscription_create' });
     expect(lastEvent('checkout.completed')).toMatchObject({ kind: 'subscribe', subscriptionId, paymentId: null, amountCents: 1900 });
     const subscription = await provider.getSubscription(subscriptionId);
-    expect(subscription).toMatchObject({ id: subscriptionId, customerId, status: 'active', priceId: 'price_pro_month', interval: 'month', cancelAtPeriodEnd: false, pendingPriceId: null, defaultPaymentMethodId: expect.stringMatching(/^pm_/), metadata: { planId: 'pro' } });
+    expect(subscription).toMatchObject({
+      id: subscriptionId, customerId, status: 'active', priceId: 'price_pro_month', interval: 'month', cancelAtPeriodEnd: false,
+      pendingPriceId: null, defaultPaymentMethodId: expect.stringMatching(/^pm_/), metadata: { planId: 'pro' },
+    });
     expect(subscription.currentPeriodStart).toEqual(invoicePaid.periodStart);
     expect(subscription.currentPeriodEnd).toEqual(invoicePaid.periodEnd);
     const next = new Date(subscription.currentPeriodStart);
@@ -179,24 +216,37 @@ describe('subscriptions', () => {
     expect((await provider.setCancelAtPeriodEnd(subscriptionId, false)).cancelAtPeriodEnd).toBe(false);
     await provider.setCancelAtPeriodEnd(subscriptionId, true);
     await fake.endPeriod(subscriptionId);
-    expect(lastEvent('subscription.deleted')!.subscription).toMatchObject({ id: subscriptionId, status: 'canceled', cancelAtPeriodEnd: true });
+    expect(lastEvent('subscription.deleted')!.subscription).toMatchObject({
+      id: subscriptionId, status: 'canceled', cancelAtPeriodEnd: true,
+    });
   });
 
   it('switches the interval at the next period, or not once taken back', async () => {
     const subscriptionId = await subscribe(await newCustomer('acct_switch'));
     const before = await provider.getSubscription(subscriptionId);
     const scheduled = await provider.scheduleInterval(subscriptionId, 'price_pro_year');
-    expect(scheduled).toMatchObject({ priceId: 'price_pro_month', interval: 'month', pendingPriceId: 'price_pro_year', currentPeriodEnd: before.currentPeriodEnd });
+    expect(scheduled).toMatchObject({
+      priceId: 'price_pro_month', interval: 'month', pendingPriceId: 'price_pro_year', currentPeriodEnd: before.currentPeriodEnd,
+    });
     const scheduleUpdate = fake.requests.filter((request) => request.path.startsWith('/v1/subscription_schedules/')).at(-1)!;
-    expect(scheduleUpdate.params.phases[1]).toMatchObject({ items: [{ price: 'price_pro_year' }], duration: { interval: 'year' }, proration_behavior: 'none' });
+    expect(scheduleUpdate.params.phases[1]).toMatchObject({
+      items: [{ price: 'price_pro_year' }], duration: { interval: 'year' }, proration_behavior: 'none',
+    });
 
     expect((await provider.scheduleInterval(subscriptionId, null)).pendingPriceId).toBeNull();
     await provider.scheduleInterval(subscriptionId, 'price_pro_year');
     await fake.renewSubscription(subscriptionId);
     const renewed = await provider.getSubscription(subscriptionId);
-    expect(renewed).toMatchObject({ priceId: 'price_pro_year', interval: 'year', pendingPriceId: null, currentPeriodStart: before.currentPeriodEnd });
-    expect(lastEvent('invoice.paid')).toMatchObject({ subscriptionId, amountCents: 19000, billingReason: 'subscription_cycle', periodStart: before.currentPeriodEnd, periodEnd: renewed.currentPeriodEnd });
-    expect(lastEvent('subscription.updated')!.subscription).toMatchObject({ id: subscriptionId, priceId: 'price_pro_year', interval: 'year' });
+    expect(renewed).toMatchObject({
+      priceId: 'price_pro_year', interval: 'year', pendingPriceId: null, currentPeriodStart: before.currentPeriodEnd,
+    });
+    expect(lastEvent('invoice.paid')).toMatchObject({
+      subscriptionId, amountCents: 19000, billingReason: 'subscription_cycle', periodStart: before.currentPeriodEnd,
+      periodEnd: renewed.currentPeriodEnd,
+    });
+    expect(lastEvent('subscription.updated')!.subscription).toMatchObject({
+      id: subscriptionId, priceId: 'price_pro_year', interval: 'year',
+    });
   });
 
   it('falls past due when the renewal is declined', async () => {
@@ -222,13 +272,19 @@ describe('saved cards and off-session charges', () => {
     await paidTopUp(customerId, 2000, { brand: 'visa', last4: '1881', expMonth: 9, expYear: 2030 });
     const [card, ...others] = await provider.listPaymentMethods(customerId);
     expect(others).toEqual([]);
-    expect(card).toEqual({ id: expect.stringMatching(/^pm_/), brand: 'visa', last4: '1881', expMonth: 9, expYear: 2030, wallet: null, isDefault: true });
+    expect(card).toEqual({
+      id: expect.stringMatching(/^pm_/), brand: 'visa', last4: '1881', expMonth: 9, expYear: 2030, wallet: null, isDefault: true,
+    });
 
-    const charge = { customerId, paymentMethodId: card!.id, amountCents: 3000, description: 'Auto top-up', metadata: { kind: 'auto_topup' } };
+    const charge = {
+      customerId, paymentMethodId: card!.id, amountCents: 3000, description: 'Auto top-up', metadata: { kind: 'auto_topup' },
+    };
     const paid = await provider.chargeOffSession({ ...charge, idempotencyKey: 'auto-1' });
     expect(paid).toEqual({ providerId: expect.stringMatching(/^pi_/), outcome: 'paid', message: null });
     expect(await provider.chargeOffSession({ ...charge, idempotencyKey: 'auto-1' })).toEqual(paid);
-    expect(fake.requests.filter((request) => request.path === '/v1/payment_intents').at(-1)!.params).toMatchObject({ off_session: 'true', confirm: 'true', amount: '3000', currency: 'eur' });
+    expect(fake.requests.filter((request) => request.path === '/v1/payment_intents').at(-1)!.params).toMatchObject({
+      off_session: 'true', confirm: 'true', amount: '3000', currency: 'eur',
+    });
 
     fake.setDeclining(card!.id, true);
     const declined = await provider.chargeOffSession({ ...charge, idempotencyKey: 'auto-2' });
@@ -281,11 +337,17 @@ describe('failures', () => {
 
   it('passes on what Stripe refuses, in its words', async () => {
     await expect(
-      provider.createCheckout({ customerId: 'cus_missing', kind: 'topup', amountCents: 1000, priceId: null, successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', idempotencyKey: 'missing-1', metadata: {} }),
+      provider.createCheckout({
+        customerId: 'cus_missing', kind: 'topup', amountCents: 1000, priceId: null, successUrl: 'https://a.example/',
+        cancelUrl: 'https://a.example/', idempotencyKey: 'missing-1', metadata: {},
+      }),
     ).rejects.toMatchObject({ name: 'ProviderRefused', code: 'resource_missing', message: "No such customer: 'cus_missing'" });
     const customerId = await newCustomer('acct_refused');
     await expect(
-      provider.createCheckout({ customerId, kind: 'subscribe', amountCents: null, priceId: 'price_none', successUrl: 'https://a.example/', cancelUrl: 'https://a.example/', idempotencyKey: 'missing-2', metadata: {} }),
+      provider.createCheckout({
+        customerId, kind: 'subscribe', amountCents: null, priceId: 'price_none', successUrl: 'https://a.example/',
+        cancelUrl: 'https://a.example/', idempotencyKey: 'missing-2', metadata: {},
+      }),
     ).rejects.toThrow(/No such price: 'price_none'/);
     const wrongKey = new StripeProvider({ secretKey: 'sk_test_wrong', webhookSecret: 'x', apiBase: fake.baseUrl, currency: 'eur' });
     await expect(wrongKey.getSubscription('sub_1')).rejects.toThrow(ProviderRefused);

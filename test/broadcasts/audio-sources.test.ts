@@ -44,10 +44,14 @@ beforeAll(async () => {
     '/radio.mp3': () => ({ type: 'audio/mpeg', body: mp3 }),
     '/hls/live.m3u8': () => ({ type: 'application/vnd.apple.mpegurl', body: fs.readFileSync(path.join(encoded, 'live.m3u8')) }),
     '/list.m3u': () => ({ type: 'audio/x-mpegurl', body: '# a plain M3U: no #EXTM3U header, one relative entry\nradio.mp3\n' }),
-    '/list.pls': () => ({ type: 'audio/x-scpls', body: `[playlist]\nFile1=${base}/gone.mp3\nTitle1=Gone\nFile2=${base}/radio.mp3\nTitle2=Radio\nNumberOfEntries=2\nVersion=2\n` }),
+    '/list.pls': () => ({
+      type: 'audio/x-scpls',
+      body: `[playlist]\nFile1=${base}/gone.mp3\nTitle1=Gone\nFile2=${base}/radio.mp3\nTitle2=Radio\nNumberOfEntries=2\nVersion=2\n`,
+    }),
     '/player.html': () => ({ type: 'text/html; charset=utf-8', body: '<!doctype html><html><body><h1>Live</h1><audio controls><source '
       + 'src="/radio.mp3" type="audio/mpeg"></audio></body></html>' }),
-    '/og.html': () => ({ type: 'text/html', body: `<html><head><meta property="og:audio" content="${base}/radio.mp3"></head><body></body></html>` }),
+    '/og.html': () => ({ type: 'text/html', body: `<html><head><meta property="og:audio" `
+      + `content="${base}/radio.mp3"></head><body></body></html>` }),
     '/plain.html': () => ({ type: 'text/html', body: '<html><body>No stream here</body></html>' }),
     '/notes.txt': () => ({ type: 'text/plain', body: 'these are words, not sounds\n'.repeat(40) }),
     '/switch.mp3': () => (switchPlays ? { type: 'audio/mpeg', body: mp3 } : null),
@@ -92,7 +96,9 @@ async function broadcast(name = 'Radio hall') {
   return expectStatus(await server.postJson('/v1/broadcasts', { name }), 201);
 }
 
-const addSource = (broadcastId: string, body: unknown, auth?: string) => server.postJson(`/v1/broadcasts/${broadcastId}/audio-sources`, body, { auth });
+const addSource = (broadcastId: string, body: unknown, auth?: string) => server.postJson(
+  `/v1/broadcasts/${broadcastId}/audio-sources`, body, { auth },
+);
 
 /** A broadcast with one source at `pathname` on the loopback server; answers the source's id. */
 async function sourceAt(pathname: string) {
@@ -118,9 +124,13 @@ describe('audio sources', () => {
     expect((await expectStatus(await addSource(created.id, { url: `${base}/radio.mp3` }), 409, 'conflict')).data.details.field).toBe('url');
 
     const [radio, hls] = both.audioSources;
-    const removed = await expectStatus(await server.request(`/v1/broadcasts/${created.id}/audio-sources/${radio.id}`, { method: 'DELETE' }), 200);
+    const removed = await expectStatus(
+      await server.request(`/v1/broadcasts/${created.id}/audio-sources/${radio.id}`, { method: 'DELETE' }), 200,
+    );
     expect(removed.audioSources).toEqual([hls]);
-    const again = await expectStatus(await server.request(`/v1/broadcasts/${created.id}/audio-sources/${radio.id}`, { method: 'DELETE' }), 404, 'not_found');
+    const again = await expectStatus(
+      await server.request(`/v1/broadcasts/${created.id}/audio-sources/${radio.id}`, { method: 'DELETE' }), 404, 'not_found',
+    );
     expect(again.data.details.field).toBe('source');
     // Gone with the broadcast when it is purged.
     await server.postJson(`/v1/broadcasts/${created.id}/archive`, {});
@@ -154,12 +164,18 @@ describe('audio sources', () => {
     const accountId = await server.createAccount('Source stranger');
     const { key } = await server.createKey(['read', 'write'], { accountId });
     await expectStatus(await addSource(created.id, { url: 'https://radio.example.com/other' }, key), 404, 'not_found');
-    await expectStatus(await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}`, { method: 'DELETE', auth: key }), 404, 'not_found');
-    await expectStatus(await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}/check`, { auth: key }), 404, 'not_found');
+    await expectStatus(
+      await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}`, { method: 'DELETE', auth: key }), 404, 'not_found',
+    );
+    await expectStatus(
+      await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}/check`, { auth: key }), 404, 'not_found',
+    );
     // A source id of another broadcast is not this one's.
     const other = await broadcast('Other hall');
     await expectStatus(await server.request(`/v1/broadcasts/${other.id}/audio-sources/${sourceId}/check`), 404, 'not_found');
-    await expectStatus(await server.request(`/v1/broadcasts/${other.id}/audio-sources/${sourceId}`, { method: 'DELETE' }), 404, 'not_found');
+    await expectStatus(
+      await server.request(`/v1/broadcasts/${other.id}/audio-sources/${sourceId}`, { method: 'DELETE' }), 404, 'not_found',
+    );
     await expectStatus(await server.request(`/v1/broadcasts/${created.id}/audio-sources/aus_missing/check`), 404, 'not_found');
     await expectStatus(await addSource('brd_missing', { url: 'https://radio.example.com/live' }), 404, 'not_found');
     await expectInvalidOption(await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}/check?fresh=yes`), 'fresh');
@@ -170,13 +186,19 @@ describe('audio sources', () => {
     await server.postJson(`/v1/broadcasts/${created.id}/archive`, {});
     await expectStatus(await addSource(created.id, { url: 'https://radio.example.com/late' }), 409, 'invalid_state');
     // Removing one from an archived broadcast is tidying up, not a change listeners see: allowed.
-    expect((await expectStatus(await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}`, { method: 'DELETE' }), 200)).audioSources).toEqual([]);
+    expect(
+      (await expectStatus(
+        await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}`, { method: 'DELETE' }), 200,
+      )).audioSources,
+    ).toEqual([]);
   });
 
   it('through GraphQL too', async () => {
     const created = await broadcast('GraphQL hall');
     const add = await (await server.graphql('mutation($id: ID!, $input: CreateAudioSourceInput!) { '
-      + 'createBroadcastAudioSource(broadcastId: $id, input: $input) { audioSources { id name url } } }', { id: created.id, input: { url: `${base}/radio.mp3` } })).json();
+      + 'createBroadcastAudioSource(broadcastId: $id, input: $input) { audioSources { id name url } } }', {
+        id: created.id, input: { url: `${base}/radio.mp3` },
+      })).json();
     expect(add.errors).toBeUndefined();
     const [source] = add.data.createBroadcastAudioSource.audioSources;
     expect(source).toMatchObject({ name: new URL(base).host, url: `${base}/radio.mp3` });
@@ -184,7 +206,9 @@ describe('audio sources', () => {
       + 'fresh: true) { state problem fix { url } } }', { b: created.id, s: source.id })).json();
     expect(checked.data.broadcastAudioSourceCheck).toEqual({ state: 'ready', problem: null, fix: null });
     const refused = await (await server.graphql('mutation($id: ID!, $input: CreateAudioSourceInput!) { '
-      + 'createBroadcastAudioSource(broadcastId: $id, input: $input) { id } }', { id: created.id, input: { url: 'gopher://old.example.com/' } })).json();
+      + 'createBroadcastAudioSource(broadcastId: $id, input: $input) { id } }', {
+        id: created.id, input: { url: 'gopher://old.example.com/' },
+      })).json();
     expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'url' } });
     const removed = await (await server.graphql('mutation($b: ID!, $s: ID!) { deleteBroadcastAudioSource(broadcastId: $b, sourceId: $s) { '
       + 'audioSources { id } } }', { b: created.id, s: source.id })).json();
@@ -197,7 +221,9 @@ describe('the audio source check', () => {
     for (const pathname of ['/radio.mp3', '/hls/live.m3u8']) {
       const { broadcastId, sourceId } = await sourceAt(pathname);
       const answer = await check(broadcastId, sourceId);
-      expect(answer, pathname).toEqual({ state: 'ready', checkedAt: expect.any(String), problem: null, message: null, httpStatus: null, fix: null });
+      expect(answer, pathname).toEqual({
+        state: 'ready', checkedAt: expect.any(String), problem: null, message: null, httpStatus: null, fix: null,
+      });
       expect(Date.parse(answer.checkedAt)).not.toBeNaN();
       const after = await json(await server.request(`/v1/broadcasts/${broadcastId}`));
       expect(after).toMatchObject({ recordingCount: 0, transcriptions: [], currentRecording: null, lastRecording: null });
@@ -210,13 +236,17 @@ describe('the audio source check', () => {
   ])('answers a playlist file %s with problem playlist and the stream it lists as the fix', async (pathname, stream) => {
     const { broadcastId, sourceId } = await sourceAt(pathname);
     const answer = await check(broadcastId, sourceId);
-    expect(answer).toMatchObject({ state: 'error', problem: 'playlist', httpStatus: null, fix: { url: `${base}${stream}`, kind: 'playlist', label: expect.any(String) } });
+    expect(answer).toMatchObject({
+      state: 'error', problem: 'playlist', httpStatus: null, fix: { url: `${base}${stream}`, kind: 'playlist', label: expect.any(String) },
+    });
     expect(answer.message).toMatch(/playlist/);
   }, 60_000);
 
   it.each(['/player.html', '/og.html'])('answers a web page %s with problem page and the audio it plays as the fix', async (pathname) => {
     const { broadcastId, sourceId } = await sourceAt(pathname);
-    expect(await check(broadcastId, sourceId)).toMatchObject({ state: 'error', problem: 'page', fix: { url: `${base}/radio.mp3`, kind: 'page' } });
+    expect(await check(broadcastId, sourceId)).toMatchObject({
+      state: 'error', problem: 'page', fix: { url: `${base}/radio.mp3`, kind: 'page' },
+    });
   }, 60_000);
 
   it.each([
@@ -231,14 +261,17 @@ describe('the audio source check', () => {
     expect(answer.message).toEqual(expect.any(String));
   }, 60_000);
 
-  it('answers a port nobody listens on or a connection that breaks with unreachable, and a stream that never sends audio with timeout', async () => {
+  it('answers a port nobody listens on or a connection that breaks with unreachable, and a stream that never sends audio with '
+    + 'timeout', async () => {
     const created = await broadcast('Dead ends');
     const closed = http.createServer();
     await once(closed.listen(0, '127.0.0.1'), 'listening');
     const deadPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const added = await expectStatus(await addSource(created.id, { url: `http://127.0.0.1:${deadPort}/live` }), 201);
-    expect(await check(created.id, added.audioSources[0].id)).toMatchObject({ state: 'error', problem: 'unreachable', httpStatus: null, fix: null });
+    expect(await check(created.id, added.audioSources[0].id)).toMatchObject({
+      state: 'error', problem: 'unreachable', httpStatus: null, fix: null,
+    });
     const broken = await sourceAt('/broken.mp3');
     expect(await check(broken.broadcastId, broken.sourceId)).toMatchObject({ state: 'error', problem: 'unreachable', fix: null });
     const silent = await sourceAt('/silent.mp3');
@@ -266,10 +299,14 @@ describe('the audio source check', () => {
 
 describe('recording an audio source', () => {
   it('starts a recording in a new live transcription whose source is the stream, which the server pulls', async () => {
-    const created = await expectStatus(await server.postJson('/v1/broadcasts', { name: 'Radio relay', settings: { spokenLanguage: 'en' } }), 201);
+    const created = await expectStatus(
+      await server.postJson('/v1/broadcasts', { name: 'Radio relay', settings: { spokenLanguage: 'en' } }), 201,
+    );
     const added = await expectStatus(await addSource(created.id, { url: `${base}/radio.mp3`, name: 'Campus radio' }), 201);
     const sourceId = added.audioSources[0].id;
-    const unknown = await expectStatus(await server.postJson(`/v1/broadcasts/${created.id}/recordings`, { audioSource: 'aus_missing' }), 404, 'not_found');
+    const unknown = await expectStatus(
+      await server.postJson(`/v1/broadcasts/${created.id}/recordings`, { audioSource: 'aus_missing' }), 404, 'not_found',
+    );
     expect(unknown.data.details.field).toBe('audioSource');
     await expectInvalidOption(await server.postJson(`/v1/broadcasts/${created.id}/recordings`, { audioSource: 7 }), 'audioSource');
     // Another broadcast's source is not this one's.
@@ -281,16 +318,26 @@ describe('recording an audio source', () => {
     expect(grant.streamUrl).toBeNull();
     expect(grant.recording).toMatchObject({ kind: 'live', state: 'live', ingest: { state: expect.any(String) } });
     const transcription = await json(await server.request(`/v1/transcriptions/${grant.recording.transcriptionId}`));
-    expect(transcription).toMatchObject({ kind: 'live', name: 'Radio relay', source: { kind: 'stream', url: `${base}/radio.mp3` }, broadcasts: [{ id: created.id }] });
+    expect(transcription).toMatchObject({
+      kind: 'live', name: 'Radio relay', source: { kind: 'stream', url: `${base}/radio.mp3` }, broadcasts: [{ id: created.id }],
+    });
     const fed = await json(await server.request(`/v1/broadcasts/${created.id}`));
-    expect(fed).toMatchObject({ source: { kind: 'mic' }, currentRecording: { recordingId: grant.recording.id }, lastRecording: { recordingId: grant.recording.id, transcriptionId: transcription.id } });
+    expect(fed).toMatchObject({
+      source: { kind: 'mic' }, currentRecording: { recordingId: grant.recording.id },
+      lastRecording: { recordingId: grant.recording.id, transcriptionId: transcription.id },
+    });
 
     // Removing the source leaves the recording made from it (and its transcription's copy of the address).
     await expectStatus(await server.request(`/v1/broadcasts/${created.id}/audio-sources/${sourceId}`, { method: 'DELETE' }), 200);
     expect((await json(await server.request(`/v1/recordings/${grant.recording.id}`))).id).toBe(grant.recording.id);
-    expect((await json(await server.request(`/v1/transcriptions/${transcription.id}`))).source).toEqual({ kind: 'stream', url: `${base}/radio.mp3` });
+    expect((await json(await server.request(`/v1/transcriptions/${transcription.id}`))).source).toEqual({
+      kind: 'stream', url: `${base}/radio.mp3`,
+    });
     // The server pulls it: audio comes in, then the recording ends and is finalized as any other.
-    await eventually(async () => expect((await json(await server.request(`/v1/recordings/${grant.recording.id}`))).ingest.bytes).toBeGreaterThan(0), 120_000, 250);
+    await eventually(
+      async () => expect((await json(await server.request(`/v1/recordings/${grant.recording.id}`))).ingest.bytes).toBeGreaterThan(0),
+      120_000, 250,
+    );
     await server.postJson(`/v1/recordings/${grant.recording.id}/pause`, {});
     await expectStatus(await server.postJson(`/v1/recordings/${grant.recording.id}/stop`, {}), 200);
     const finalized = await eventually(async () => {
@@ -305,10 +352,14 @@ describe('recording an audio source', () => {
 describe('playlistEntries', () => {
   const listAt = new URL('https://radio.example.com/lists/station.m3u');
   it('reads an M3U\'s addresses (comments skipped, relative ones resolved) and a PLS\'s FileN keys, http(s) only, once each', () => {
-    expect(playlistEntries('#EXTM3U\n#EXTINF:-1,Station\nlive.mp3\r\n/abs/aac\nhttps://cdn.example.net/s.ogg\nrtmp://x/y\nlive.mp3\n', listAt)).toEqual([
+    expect(playlistEntries(
+      '#EXTM3U\n#EXTINF:-1,Station\nlive.mp3\r\n/abs/aac\nhttps://cdn.example.net/s.ogg\nrtmp://x/y\nlive.mp3\n', listAt,
+    )).toEqual([
       'https://radio.example.com/lists/live.mp3', 'https://radio.example.com/abs/aac', 'https://cdn.example.net/s.ogg',
     ]);
-    expect(playlistEntries('[playlist]\nNumberOfEntries=2\nFile1=http://a.example.com:8000/stream\nTitle1=A\nfile2 = b.mp3\nLength1=-1\n', listAt)).toEqual([
+    expect(playlistEntries(
+      '[playlist]\nNumberOfEntries=2\nFile1=http://a.example.com:8000/stream\nTitle1=A\nfile2 = b.mp3\nLength1=-1\n', listAt,
+    )).toEqual([
       'http://a.example.com:8000/stream', 'https://radio.example.com/lists/b.mp3',
     ]);
     expect(playlistEntries('', listAt)).toEqual([]);

@@ -27,7 +27,9 @@ async function create(body: Record<string, unknown>) {
 }
 
 const patch = (id: string, body: unknown, auth?: string) =>
-  server.request(`/v1/broadcasts/${id}`, { method: 'PATCH', auth, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  server.request(`/v1/broadcasts/${id}`, {
+    method: 'PATCH', auth, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  });
 
 describe('broadcasts', () => {
   it('are created with a code derived from the name, public and fed by the microphone by default', async () => {
@@ -36,7 +38,8 @@ describe('broadcasts', () => {
     const slug = name.toLowerCase().replace('— ', '').replace(/ /g, '-');
     expect(created).toMatchObject({
       kind: 'broadcast', name, code: slug, access: 'public', lifecycle: 'active', source: { kind: 'mic' },
-      settings: { spokenLanguage: 'en' }, recordingCount: 0, transcriptions: [], audioSources: [], currentRecording: null, lastRecording: null, lastRecordedAt: null,
+      settings: { spokenLanguage: 'en' }, recordingCount: 0, transcriptions: [], audioSources: [], currentRecording: null,
+      lastRecording: null, lastRecordedAt: null,
     });
     expect(created.id).toMatch(/^brd_/);
     expect(created.shareUrl).toMatch(new RegExp(`^http://[^/]+/b/${slug}$`));
@@ -86,7 +89,9 @@ describe('broadcasts', () => {
     const first = `first-${unique()}`;
     const broadcast = await create({ name: 'Lecture', code: first, settings: { spokenLanguage: 'en', speakerLabels: 'off' } });
     const second = `second-${unique()}`;
-    const changed = await expectStatus(await patch(broadcast.id, { name: 'Lecture hall', code: second, settings: { speakerLabels: null, spokenLanguage: 'fr' } }), 200);
+    const changed = await expectStatus(
+      await patch(broadcast.id, { name: 'Lecture hall', code: second, settings: { speakerLabels: null, spokenLanguage: 'fr' } }), 200,
+    );
     expect(changed).toMatchObject({ name: 'Lecture hall', code: second, settings: { spokenLanguage: 'fr' } });
     expect(changed.settings.speakerLabels).toBeNull();
     expect(changed.shareUrl).toMatch(new RegExp(`/b/${second}$`));
@@ -116,16 +121,22 @@ describe('broadcasts', () => {
     }
     const [one, two, three] = made;
     await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/purge`, {}, { auth: key }), 409, 'invalid_state');
-    expect((await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/archive`, {}, { auth: key }), 200)).lifecycle).toBe('archived');
+    expect((await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/archive`, {}, { auth: key }), 200)).lifecycle).toBe(
+      'archived',
+    );
     const active = await json(await server.request('/v1/broadcasts', { auth: key }));
     expect(active.broadcasts.map((b: { id: string }) => b.id)).toEqual([three.id, one.id]);
     const archived = await json(await server.request('/v1/broadcasts?lifecycle=archived', { auth: key }));
-    expect(archived.broadcasts.map((b: { id: string; archivedAt: string | null }) => [b.id, Boolean(b.archivedAt)])).toEqual([[two.id, true]]);
+    expect(archived.broadcasts.map((b: { id: string; archivedAt: string | null }) => [b.id, Boolean(b.archivedAt)])).toEqual([[
+      two.id, true,
+    ]]);
     // Paged one at a time over both lifecycles: every broadcast once, newest first.
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await json(await server.request(`/v1/broadcasts?lifecycle=all&limit=1${cursor ? `&cursor=${cursor}` : ''}`, { auth: key }));
+      const page = await json(await server.request(
+        `/v1/broadcasts?lifecycle=all&limit=1${cursor ? `&cursor=${cursor}` : ''}`, { auth: key },
+      ));
       seen.push(...page.broadcasts.map((b: { id: string }) => b.id));
       cursor = page.nextCursor;
     } while (cursor);
@@ -134,9 +145,13 @@ describe('broadcasts', () => {
     await expectInvalidOption(await server.request('/v1/broadcasts?limit=0', { auth: key }), 'limit');
     await expectInvalidOption(await server.request('/v1/broadcasts?cursor=nope', { auth: key }), 'cursor');
 
-    expect((await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/restore`, {}, { auth: key }), 200)).lifecycle).toBe('active');
+    expect((await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/restore`, {}, { auth: key }), 200)).lifecycle).toBe(
+      'active',
+    );
     await server.postJson(`/v1/broadcasts/${two.id}/archive`, {}, { auth: key });
-    expect(await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/purge`, {}, { auth: key }), 200)).toEqual({ id: two.id, purged: true });
+    expect(await expectStatus(await server.postJson(`/v1/broadcasts/${two.id}/purge`, {}, { auth: key }), 200)).toEqual({
+      id: two.id, purged: true,
+    });
     await expectStatus(await server.request(`/v1/broadcasts/${two.id}`, { auth: key }), 404, 'not_found');
     expect((await create({ name: 'Reuse', code: two.code })).code).toBe(two.code);
   });
@@ -175,7 +190,9 @@ describe('broadcasts', () => {
     const addFed = async (n: number) => {
       for (let i = 0; i < n; i++) {
         const broadcast = await json(await server.postJson('/v1/broadcasts', { name: `Hall ${unique()}` }, { auth: key }));
-        const live = await json(await server.postJson('/v1/transcriptions/live', { name: `Feed ${i}`, broadcasts: [broadcast.id] }, { auth: key }));
+        const live = await json(await server.postJson(
+          '/v1/transcriptions/live', { name: `Feed ${i}`, broadcasts: [broadcast.id] }, { auth: key },
+        ));
         await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}, { auth: key }), 201);
       }
     };
@@ -208,20 +225,30 @@ describe('broadcasts', () => {
     const [a, b] = [await create({ name: 'Hall A' }), await create({ name: 'Hall B' })];
     const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Keynote' }));
     const other = await json(await server.postJson('/v1/transcriptions/live', { name: 'Panel' }));
-    const attach = (transcriptionId: string, broadcastId: string, auth?: string) => server.request(`/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, { method: 'PUT', auth });
-    const detach = (transcriptionId: string, broadcastId: string) => server.request(`/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, { method: 'DELETE' });
+    const attach = (transcriptionId: string, broadcastId: string, auth?: string) => server.request(
+      `/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, { method: 'PUT', auth },
+    );
+    const detach = (transcriptionId: string, broadcastId: string) => server.request(
+      `/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, { method: 'DELETE' },
+    );
     // Concurrent attaches to one transcription all land; repeating one changes nothing.
     await Promise.all([attach(live.id, a.id), attach(live.id, b.id), attach(live.id, a.id)]);
     const both = await expectStatus(await attach(live.id, b.id), 200);
     expect(both.broadcasts.map((ref: { id: string }) => ref.id).sort()).toEqual([a.id, b.id].sort());
-    expect(both.broadcasts[0]).toMatchObject({ name: expect.any(String), code: expect.any(String), access: 'public', shareUrl: expect.stringMatching(/\/b\//) });
+    expect(both.broadcasts[0]).toMatchObject({
+      name: expect.any(String), code: expect.any(String), access: 'public', shareUrl: expect.stringMatching(/\/b\//),
+    });
     await expectStatus(await attach(other.id, a.id), 200);
-    expect((await json(await server.request(`/v1/broadcasts/${a.id}`))).transcriptions.map((t: { id: string }) => t.id)).toEqual([live.id, other.id]);
+    expect((await json(await server.request(`/v1/broadcasts/${a.id}`))).transcriptions.map((t: { id: string }) => t.id)).toEqual([
+      live.id, other.id,
+    ]);
 
     const after = await expectStatus(await detach(live.id, a.id), 200);
     expect(after.broadcasts.map((ref: { id: string }) => ref.id)).toEqual([b.id]);
     await expectStatus(await detach(live.id, a.id), 200);
-    expect((await json(await server.request(`/v1/broadcasts/${a.id}`))).transcriptions.map((t: { id: string }) => t.id)).toEqual([other.id]);
+    expect((await json(await server.request(`/v1/broadcasts/${a.id}`))).transcriptions.map((t: { id: string }) => t.id)).toEqual(
+      [other.id],
+    );
     // GraphQL, the same move.
     const viaGraphql = await (await server.graphql('mutation($t: ID!, $b: ID!) { attachTranscriptionBroadcast(transcriptionId: $t, '
       + 'broadcastId: $b) { broadcasts { id } } }', { t: live.id, b: a.id })).json();
@@ -255,7 +282,9 @@ describe('broadcasts', () => {
     expect(grant.streamUrl).toMatch(/^ws:\/\/.*\/publish\//);
     expect(grant.recording).toMatchObject({ kind: 'live', state: 'live', scriptText: won === first ? 'welcome everyone' : null });
     const transcription = await json(await server.request(`/v1/transcriptions/${grant.recording.transcriptionId}`));
-    expect(transcription).toMatchObject({ kind: 'live', name: 'Town hall', settings: { spokenLanguage: 'en' }, broadcasts: [{ id: broadcast.id }] });
+    expect(transcription).toMatchObject({
+      kind: 'live', name: 'Town hall', settings: { spokenLanguage: 'en' }, broadcasts: [{ id: broadcast.id }],
+    });
     const fed = await json(await server.request(`/v1/broadcasts/${broadcast.id}`));
     expect(fed.currentRecording).toMatchObject({ recordingId: grant.recording.id, state: 'live', transcriptionId: transcription.id });
     expect(fed.recordingCount).toBe(1);
@@ -269,7 +298,9 @@ describe('broadcasts', () => {
     expect(next.recording.transcriptionId).not.toBe(transcription.id);
 
     await expectInvalidOption(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, { script: 'x' }), 'script');
-    const noSource = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, { audioSource: 'src_1' }), 404, 'not_found');
+    const noSource = await expectStatus(
+      await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, { audioSource: 'src_1' }), 404, 'not_found',
+    );
     expect(noSource.data.details.field).toBe('audioSource');
     await expectStatus(await server.postJson('/v1/broadcasts/brd_missing/recordings', {}), 404, 'not_found');
     const archived = await create({ name: 'Closed hall' });
@@ -278,7 +309,9 @@ describe('broadcasts', () => {
     const accountId = await server.createAccount('Hall stranger');
     const { key } = await server.createKey(['read', 'write'], { accountId });
     await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}, { auth: key }), 404, 'not_found');
-    const viaGraphql = await (await server.graphql('mutation($id: ID!) { startBroadcastRecording(broadcastId: $id) { sessionId } }', { id: broadcast.id })).json();
+    const viaGraphql = await (await server.graphql(
+      'mutation($id: ID!) { startBroadcastRecording(broadcastId: $id) { sessionId } }', { id: broadcast.id },
+    )).json();
     expect(viaGraphql.errors[0].extensions).toMatchObject({ code: 'conflict' });
   });
 
@@ -303,11 +336,15 @@ describe('broadcasts', () => {
     const listed = await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`), 200);
     expect(listed.recordings.map((r: { id: string }) => r.id)).toEqual([third.id, second.id, first.id]);
     expect(listed).not.toHaveProperty('nextCursor');
-    expect(listed.recordings[1]).toMatchObject({ id: second.id, transcriptionId: second.transcriptionId, kind: 'live', state: expect.stringMatching(/^(ended|finalized)$/) });
+    expect(listed.recordings[1]).toMatchObject({
+      id: second.id, transcriptionId: second.transcriptionId, kind: 'live', state: expect.stringMatching(/^(ended|finalized)$/),
+    });
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?limit=1${cursor ? `&cursor=${cursor}` : ''}`), 200);
+      const page = await expectStatus(
+        await server.request(`/v1/broadcasts/${broadcast.id}/recordings?limit=1${cursor ? `&cursor=${cursor}` : ''}`), 200,
+      );
       seen.push(...page.recordings.map((r: { id: string }) => r.id));
       cursor = page.nextCursor;
     } while (cursor);
@@ -328,13 +365,17 @@ describe('broadcasts', () => {
 
     // Archived recordings are listed apart.
     await expectStatus(await server.postJson(`/v1/recordings/${first.id}/archive`, {}), 200);
-    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`))).recordings.map((r: { id: string }) => r.id)).toEqual([third.id, second.id]);
+    expect(
+      (await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`))).recordings.map((r: { id: string }) => r.id),
+    ).toEqual([third.id, second.id]);
     const archived = await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?lifecycle=archived`));
     expect(archived.recordings.map((r: { id: string; lifecycle: string }) => [r.id, r.lifecycle])).toEqual([[first.id, 'archived']]);
     expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?lifecycle=all`))).recordings).toHaveLength(3);
     // Detached, a transcription's recordings are no longer the broadcast's.
     await server.request(`/v1/transcriptions/${attached.id}/broadcasts/${broadcast.id}`, { method: 'DELETE' });
-    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`))).recordings.map((r: { id: string }) => r.id)).toEqual([second.id]);
+    expect(
+      (await json(await server.request(`/v1/broadcasts/${broadcast.id}/recordings`))).recordings.map((r: { id: string }) => r.id),
+    ).toEqual([second.id]);
     expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}`))).lastRecording.recordingId).toBe(second.id);
 
     await expectInvalidOption(await server.request(`/v1/broadcasts/${broadcast.id}/recordings?lifecycle=gone`), 'lifecycle');
@@ -353,17 +394,35 @@ describe('broadcasts', () => {
 
   it('have share links: listed, created, changed and revoked with the same permission model as transcriptions', async () => {
     const broadcast = await create({ name: 'Shared hall' });
-    const link = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Press', allowTranslate: false }), 201);
-    expect(link).toMatchObject({ label: 'Press', broadcastId: broadcast.id, transcriptionId: null, allowDownload: true, allowExport: true, allowTranslate: false, isDefault: false });
+    const link = await expectStatus(
+      await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Press', allowTranslate: false }), 201,
+    );
+    expect(link).toMatchObject({
+      label: 'Press', broadcastId: broadcast.id, transcriptionId: null, allowDownload: true, allowExport: true, allowTranslate: false,
+      isDefault: false,
+    });
     expect(link.code).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const second = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Family' }), 201);
-    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`))).shareLinks.map((l: { id: string }) => l.id)).toEqual([link.id, second.id]);
-    expect((await expectStatus(await server.request(`/v1/share-links/${link.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ allowExport: false }) }), 200)).allowExport).toBe(false);
+    expect(
+      (await json(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`))).shareLinks.map((l: { id: string }) => l.id),
+    ).toEqual([link.id, second.id]);
+    expect((await expectStatus(
+      await server.request(`/v1/share-links/${link.id}`, {
+        method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ allowExport: false }),
+      }),
+      200,
+    )).allowExport).toBe(false);
     await expectStatus(await server.request(`/v1/share-links/${second.id}`, { method: 'DELETE' }), 200);
-    expect((await json(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`))).shareLinks.map((l: { id: string }) => l.id)).toEqual([link.id]);
-    await expectInvalidOption(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'x', allowDownload: 'yes' }), 'allowDownload');
+    expect(
+      (await json(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`))).shareLinks.map((l: { id: string }) => l.id),
+    ).toEqual([link.id]);
+    await expectInvalidOption(
+      await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'x', allowDownload: 'yes' }), 'allowDownload',
+    );
     await expectInvalidOption(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, {}), 'label');
-    const viaGraphql = await (await server.graphql('query($id: ID!) { broadcastShareLinks(broadcastId: $id) { id broadcastId } }', { id: broadcast.id })).json();
+    const viaGraphql = await (await server.graphql(
+      'query($id: ID!) { broadcastShareLinks(broadcastId: $id) { id broadcastId } }', { id: broadcast.id },
+    )).json();
     expect(viaGraphql.data.broadcastShareLinks).toEqual([{ id: link.id, broadcastId: broadcast.id }]);
 
     await server.postJson(`/v1/broadcasts/${broadcast.id}/archive`, {});
@@ -371,7 +430,9 @@ describe('broadcasts', () => {
     const accountId = await server.createAccount('Link stranger');
     const { key } = await server.createKey(['read', 'write'], { accountId });
     await expectStatus(await server.request(`/v1/broadcasts/${broadcast.id}/share-links`, { auth: key }), 404, 'not_found');
-    await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Mine' }, { auth: key }), 404, 'not_found');
+    await expectStatus(
+      await server.postJson(`/v1/broadcasts/${broadcast.id}/share-links`, { label: 'Mine' }, { auth: key }), 404, 'not_found',
+    );
     await expectStatus(await server.request(`/v1/share-links/${link.id}`, { method: 'DELETE', auth: key }), 404, 'not_found');
   });
 
@@ -383,7 +444,9 @@ describe('broadcasts', () => {
     expect(created.data.createBroadcast).toMatchObject({ code, access: 'private', kind: 'broadcast' });
     const listed = await (await server.graphql('{ broadcasts(limit: 500) { items { id code } } }')).json();
     expect(listed.data.broadcasts.items.map((b: { code: string }) => b.code)).toContain(code);
-    const taken = await (await server.graphql('mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id } }', { input: { name: 'Again', code } })).json();
+    const taken = await (await server.graphql(
+      'mutation($input: CreateBroadcastInput!) { createBroadcast(input: $input) { id } }', { input: { name: 'Again', code } },
+    )).json();
     expect(taken.errors[0].extensions).toMatchObject({ code: 'conflict' });
   });
 });

@@ -23,7 +23,9 @@ afterAll(async () => {
 
 const configPath = () => path.join(home.configDir, 'speechgate', 'config.json');
 /** The CLI with the test's home (and whatever else a test sets). */
-const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) => runCli(args, { env: { ...home.env, ...env }, input });
+const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) => runCli(
+  args, { env: { ...home.env, ...env }, input },
+);
 
 describe('login and logout', () => {
   it('checks the key, stores server and key mode 0600, and every later command uses them; flags beat the environment, which beats the '
@@ -67,7 +69,9 @@ describe('login and logout', () => {
 
 describe('keys', () => {
   it('creates a key (its secret alone on stdout), lists it, refuses what its scope does not allow, and revokes it', async () => {
-    const created = await cli(['keys', 'create', '--name', 'cli reader', '--scope', 'read'], { SPEECHGATE_URL: server.url, SPEECHGATE_API_KEY: server.apiKey });
+    const created = await cli(['keys', 'create', '--name', 'cli reader', '--scope', 'read'], {
+      SPEECHGATE_URL: server.url, SPEECHGATE_API_KEY: server.apiKey,
+    });
     expect(created.code, created.stderr).toBe(0);
     const secret = created.stdout.trim();
     expect(secret).not.toContain('\n');
@@ -99,7 +103,9 @@ describe('transcriptions', () => {
   it('lists a page at a time by cursor (or every page), gets one, and archives, restores and purges it; an unknown id is 4', async () => {
     const flags = ['--url', server.url, '--key', server.apiKey];
     const ids: string[] = [];
-    for (const name of ['First', 'Second', 'Third']) ids.push((await expectStatus(await server.postJson('/v1/transcriptions/live', { name: `CLI ${name}` }), 201)).id);
+    for (const name of ['First', 'Second', 'Third']) ids.push((await expectStatus(
+      await server.postJson('/v1/transcriptions/live', { name: `CLI ${name}` }), 201,
+    )).id);
 
     const page = jsonOf(await cli(['transcriptions', 'list', '--limit', '2', '--json', ...flags]));
     expect(page.transcriptions.map((t: { id: string }) => t.id)).toEqual([ids[2], ids[1]]);
@@ -133,7 +139,10 @@ describe('transcriptions', () => {
 describe('usage', () => {
   it('a bad option, a missing argument or a file that is not there is a usage error (2), with nothing on stdout', async () => {
     const flags = ['--url', server.url, '--key', server.apiKey];
-    for (const args of [['transcriptions', 'list', '--lifecycle', 'some'], ['transcribe'], ['keys', 'create', '--scope', 'admin'], ['no-such-command'], ['transcribe', '/no/such/file.wav', ...flags], ['transcriptions', 'list', '--limit', '0', ...flags]]) {
+    for (const args of [
+      ['transcriptions', 'list', '--lifecycle', 'some'], ['transcribe'], ['keys', 'create', '--scope', 'admin'], ['no-such-command'],
+      ['transcribe', '/no/such/file.wav', ...flags], ['transcriptions', 'list', '--limit', '0', ...flags],
+    ]) {
       const result = await cli(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout, args.join(' ')).toBe('');

@@ -14,7 +14,9 @@ describe('listen text mode', () => {
     expect(same.lines).toEqual([]);
     const corrected = textOfLine(same.shown, { text: 'Go forward ten meters.', unclear: false, translation: undefined }, undefined);
     expect(corrected.lines).toEqual(['  ✎ Go forward ten meters.']);
-    expect(textOfLine(corrected.shown, { text: 'Go forward ten meters.', unclear: false, translation: undefined }, undefined).lines).toEqual([]);
+    expect(
+      textOfLine(corrected.shown, { text: 'Go forward ten meters.', unclear: false, translation: undefined }, undefined).lines,
+    ).toEqual([]);
   });
 
   it('with --lang: the translation first, a late one when it comes, a new one after a correction', () => {
@@ -31,6 +33,8 @@ describe('listen text mode', () => {
   it('an unclear line shows as such, and what it became once heard', () => {
     const unclear = textOfLine(undefined, { text: '', unclear: true, translation: undefined }, undefined);
     expect(unclear.lines).toEqual(['[audio unclear]']);
-    expect(textOfLine(unclear.shown, { text: 'Turn left.', unclear: false, translation: undefined }, undefined).lines).toEqual(['  ✎ Turn left.']);
+    expect(textOfLine(unclear.shown, { text: 'Turn left.', unclear: false, translation: undefined }, undefined).lines).toEqual([
+      '  ✎ Turn left.',
+    ]);
   });
 });

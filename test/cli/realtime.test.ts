@@ -14,7 +14,9 @@ import { jsonLines, runCli, runInTerminal, startCli } from './run.js';
 
 const server = useTestServer({ env: { REALTIME_SECRET: 'cli-suite-secret-0123456789abcdef0123' } });
 
-const env = () => ({ SPEECHGATE_URL: server.url, SPEECHGATE_API_KEY: server.apiKey, HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent/config' });
+const env = () => ({
+  SPEECHGATE_URL: server.url, SPEECHGATE_API_KEY: server.apiKey, HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent/config',
+});
 
 /** The listener lines a `listen --json` printed, joined. */
 const heard = (stdout: string) => normalise(jsonLines(stdout).filter((line) => line.type === 'line').map((line) => line.text).join(' '));
@@ -57,18 +59,26 @@ describe('stream', () => {
 });
 
 describe('live and listen', () => {
-  it('publishes a file into a broadcast while listeners follow it by its code; Ctrl-C ends a listener cleanly, --once at finalize', async () => {
+  it('publishes a file into a broadcast while listeners follow it by its code; Ctrl-C ends a listener cleanly, --once at '
+    + 'finalize', async () => {
     // hideBelow 0: listeners see every line (whisper-tiny hears "Go" with less confidence than the default policy shows).
-    const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: 'CLI hall', settings: { spokenLanguage: 'en', confidencePolicy: { hideBelow: 0 } } }), 201);
+    const broadcast = await expectStatus(
+      await server.postJson('/v1/broadcasts', { name: 'CLI hall', settings: { spokenLanguage: 'en', confidencePolicy: { hideBelow: 0 } } }),
+      201,
+    );
     const listener = startCli(['listen', broadcast.code, '--json'], { env: env() });
     const once = startCli(['listen', broadcast.code, '--once', '--json'], { env: env() });
     await listener.waitForStdout(/"type":"broadcast"/);
     await once.waitForStdout(/"type":"broadcast"/);
 
-    const live = await runCli(['live', GO_FORWARD, '--broadcast', broadcast.id, '--language', 'en', '--name', 'CLI live', '--json'], { env: env() });
+    const live = await runCli(
+      ['live', GO_FORWARD, '--broadcast', broadcast.id, '--language', 'en', '--name', 'CLI live', '--json'], { env: env() },
+    );
     expect(live.code, live.stderr).toBe(0);
     const frames = jsonLines(live.stdout);
-    const published = normalise(frames.filter((frame) => frame.type === 'transcript.committed').map((frame) => frame.segment.text).join(' '));
+    const published = normalise(
+      frames.filter((frame) => frame.type === 'transcript.committed').map((frame) => frame.segment.text).join(' '),
+    );
     expect(published).toMatch(GO_FORWARD_TEXT);
     const stopped = frames.at(-1);
     expect(stopped).toMatchObject({ type: 'live.stopped', state: 'ended', broadcasts: [{ id: broadcast.id, code: broadcast.code }] });
@@ -93,14 +103,19 @@ describe('live and listen', () => {
     expect(heard(finalized.stdout)).toMatch(GO_FORWARD_TEXT);
   });
 
-  it('a private broadcast needs its password: none or a wrong one is refused (3), the right one lets the listener wait for it', async () => {
-    const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: 'CLI vault', access: 'private', password: 'open sesame' }), 201);
+  it('a private broadcast needs its password: none or a wrong one is refused (3), the right one lets the listener wait for '
+    + 'it', async () => {
+    const broadcast = await expectStatus(
+      await server.postJson('/v1/broadcasts', { name: 'CLI vault', access: 'private', password: 'open sesame' }), 201,
+    );
     const none = await runCli(['listen', broadcast.code], { env: env() });
     expect(none.code).toBe(3);
     expect(none.stderr).toContain('is private: pass --password');
     const wrong = await runCli(['listen', broadcast.code, '--password', 'nope', '--json'], { env: env() });
     expect(wrong.code).toBe(3);
-    expect(jsonLines(wrong.stdout)).toEqual([expect.objectContaining({ error: expect.objectContaining({ code: 'forbidden' }), exitCode: 3 })]);
+    expect(jsonLines(wrong.stdout)).toEqual([expect.objectContaining(
+      { error: expect.objectContaining({ code: 'forbidden' }), exitCode: 3 },
+    )]);
 
     const listener = startCli(['listen', broadcast.code, '--password', 'open sesame'], { env: env() });
     await eventually(() => expect(listener.stderr).toContain('waiting for the broadcast to start'));
@@ -115,7 +130,9 @@ describe('live and listen', () => {
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toMatch(/^speechgate: not_found: /);
 
-    const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: 'CLI room', settings: { spokenLanguage: 'en' } }), 201);
+    const broadcast = await expectStatus(
+      await server.postJson('/v1/broadcasts', { name: 'CLI room', settings: { spokenLanguage: 'en' } }), 201,
+    );
     const live = await runCli(['live', GO_FORWARD, '--fast', '--broadcast', broadcast.id, '--language', 'en'], { env: env() });
     expect(live.code, live.stderr).toBe(0);
     expect(normalise(live.stdout)).toMatch(GO_FORWARD_TEXT);

@@ -83,7 +83,9 @@ export function startCli(args: string[], options: { env?: Record<string, string 
     waitForStdout(pattern, timeoutMs = 90_000) {
       const matches = typeof pattern === 'function' ? pattern : (text: string) => pattern.test(text);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern} on stdout.\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () => finish(new Error(`timed out waiting for ${pattern} on stdout.\nstdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs,
+        );
         const finish = (error?: Error) => {
           clearTimeout(timer);
           watchers.delete(check);
@@ -92,7 +94,8 @@ export function startCli(args: string[], options: { env?: Record<string, string 
         };
         const check = () => {
           if (matches(stdout)) finish();
-          else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`the CLI ended (${child.exitCode ?? child.signalCode}) before ${pattern} on stdout.\nstdout: ${stdout}\nstderr: ${stderr}`));
+          else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`the CLI ended `
+            + `(${child.exitCode ?? child.signalCode}) before ${pattern} on stdout.\nstdout: ${stdout}\nstderr: ${stderr}`));
         };
         watchers.add(check);
         check();
@@ -125,7 +128,9 @@ export function runInTerminal(args: string[], env: Record<string, string | undef
   const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
   const command = [process.execPath, CLI, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...childEnv(env), COLUMNS: '120', TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: { ...childEnv(env), COLUMNS: '120', TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));

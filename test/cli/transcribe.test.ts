@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenOnLoopback, type Loopback } from '../helpers/loopback.js';
+import { serveWavOnLoopback, type Loopback } from '../helpers/loopback.js';
 import { GO_FORWARD, GO_FORWARD_TEXT, normalise } from '../helpers/realtime.js';
 import { useTestServer } from '../helpers/server.js';
 import { cliHome, jsonOf, runCli, runInTerminal, type CliHome } from './run.js';
@@ -18,8 +18,7 @@ let files: Loopback;
 
 beforeAll(async () => {
   home = await cliHome();
-  const bytes = await fs.readFile(GO_FORWARD);
-  files = await listenOnLoopback((_req, res) => void res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': bytes.length }).end(bytes));
+  files = await serveWavOnLoopback(GO_FORWARD);
 });
 afterAll(async () => {
   await files?.close();

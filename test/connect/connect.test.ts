@@ -21,7 +21,9 @@ beforeAll(async () => {
 });
 afterAll(async () => { await server?.close(); });
 
-interface AuthorizeOptions { clientId?: string; redirectUri?: string; scope?: string; method?: string; challenge?: string; extra?: Record<string, string> }
+interface AuthorizeOptions {
+  clientId?: string; redirectUri?: string; scope?: string; method?: string; challenge?: string; extra?: Record<string, string>;
+}
 
 /** The authorization endpoint's address for a request (defaults: a valid one), with its verifier and state. */
 async function authorizeUrl(options: AuthorizeOptions = {}) {
@@ -54,12 +56,16 @@ async function approvedCode(options: AuthorizeOptions = {}) {
   const authorize = await authorizeUrl(options);
   const answer = await consent(await fetch(authorize.url), { access_token: person.token, decision: 'approve' });
   expect(answer.status).toBe(303);
-  const params = oauth.validateAuthResponse(as, { client_id: authorize.clientId }, new URL(answer.headers.get('location')!), authorize.state);
+  const params = oauth.validateAuthResponse(
+    as, { client_id: authorize.clientId }, new URL(answer.headers.get('location')!), authorize.state,
+  );
   return { ...authorize, code: params.get('code')!, params };
 }
 
 function redeem(body: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(as.token_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body) });
+  return fetch(as.token_endpoint!, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body),
+  });
 }
 
 async function expectInvalidGrant(response: Response) {
@@ -74,10 +80,14 @@ describe('metadata', () => {
   it('publishes RFC 8414 metadata, and the RFC 9728 metadata names this authorization server', async () => {
     expect(as).toMatchObject({
       issuer: server.url, authorization_endpoint: `${server.url}/connect/authorize`, token_endpoint: `${server.url}/v1/connect/token`,
-      code_challenge_methods_supported: ['S256'], token_endpoint_auth_methods_supported: ['none'], grant_types_supported: ['authorization_code'],
+      code_challenge_methods_supported: ['S256'], token_endpoint_auth_methods_supported: ['none'], grant_types_supported: [
+        'authorization_code',
+      ],
     });
     expect(as.scopes_supported).toEqual(['read', 'write', 'recordings:publish', '*']);
-    const resource = await (await server.request('/.well-known/oauth-protected-resource', { auth: null })).json() as { authorization_servers: string[] };
+    const resource = await (await server.request('/.well-known/oauth-protected-resource', { auth: null })).json() as {
+      authorization_servers: string[];
+    };
     expect(resource.authorization_servers).toContain(as.issuer);
   });
 });
@@ -101,8 +111,12 @@ describe('the whole flow with an OAuth client', () => {
     expect(caller.account.id).toBe(server.accountId);
     expect(caller.scopes).toEqual(['read', 'write']);
 
-    const listed = await (await server.request('/v1/api-keys')).json() as { apiKeys: { id: string; displayName: string; scopes: string[] }[] };
-    expect(listed.apiKeys.find((entry) => entry.id === caller.apiKeyId)).toMatchObject({ displayName: 'Connect: Test CLI', scopes: ['read', 'write'], createdBy: { id: person.id } });
+    const listed = await (await server.request('/v1/api-keys')).json() as {
+      apiKeys: { id: string; displayName: string; scopes: string[] }[];
+    };
+    expect(listed.apiKeys.find((entry) => entry.id === caller.apiKeyId)).toMatchObject({
+      displayName: 'Connect: Test CLI', scopes: ['read', 'write'], createdBy: { id: person.id },
+    });
 
     expect((await server.request(`/v1/api-keys/${caller.apiKeyId}`, { method: 'DELETE', auth: person.token })).status).toBe(200);
     const revoked = await server.request('/v1/me', { auth: key });
@@ -114,7 +128,9 @@ describe('the whole flow with an OAuth client', () => {
     const { code, verifier } = await approvedCode({ scope: 'read' });
     const response = await fetch(as.token_endpoint!, {
       method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: 'Test CLI' }),
+      body: JSON.stringify({
+        grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: 'Test CLI',
+      }),
     });
     expect(response.status).toBe(200);
     const { access_token: key, scope } = await response.json() as { access_token: string; scope: string };
@@ -157,20 +173,28 @@ describe('refusals at the token endpoint', () => {
 
   it('a wrong verifier is invalid_grant and spends the code', async () => {
     const { code, verifier } = await approvedCode();
-    await expectInvalidGrant(await redeem({ grant_type: 'authorization_code', code, code_verifier: oauth.generateRandomCodeVerifier(), redirect_uri: REDIRECT }));
+    await expectInvalidGrant(await redeem({
+      grant_type: 'authorization_code', code, code_verifier: oauth.generateRandomCodeVerifier(), redirect_uri: REDIRECT,
+    }));
     await expectInvalidGrant(await redeem({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT }));
   });
 
   it('another redirect_uri is invalid_grant and spends the code', async () => {
     const { code, verifier } = await approvedCode();
-    await expectInvalidGrant(await redeem({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:8765/other' }));
+    await expectInvalidGrant(await redeem({
+      grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: 'http://127.0.0.1:8765/other',
+    }));
     await expectInvalidGrant(await redeem({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT }));
   });
 
   it('another client_id is invalid_grant; an unknown code is invalid_grant', async () => {
     const { code, verifier } = await approvedCode();
-    await expectInvalidGrant(await redeem({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: 'Someone else' }));
-    await expectInvalidGrant(await redeem({ grant_type: 'authorization_code', code: 'made-up', code_verifier: verifier, redirect_uri: REDIRECT }));
+    await expectInvalidGrant(await redeem({
+      grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: 'Someone else',
+    }));
+    await expectInvalidGrant(await redeem({
+      grant_type: 'authorization_code', code: 'made-up', code_verifier: verifier, redirect_uri: REDIRECT,
+    }));
   });
 
   it('refuses a request from a web page without spending the code', async () => {
@@ -190,7 +214,9 @@ describe('refusals at the token endpoint', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => redeem(body)));
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
     for (const answer of answers.filter((one) => one.status === 400)) expect(await answer.json()).toMatchObject({ error: 'invalid_grant' });
-    expect(await server.prisma.principal.count({ where: { displayName: 'Connect: Test CLI', createdAt: { gte: new Date(Date.now() - 60_000) } } })).toBeGreaterThan(0);
+    expect(await server.prisma.principal.count({ where: {
+      displayName: 'Connect: Test CLI', createdAt: { gte: new Date(Date.now() - 60_000) },
+    } })).toBeGreaterThan(0);
   });
 
   it('answers OAuth errors for a bad grant_type, a missing code or another body type', async () => {
@@ -213,7 +239,10 @@ describe('an expired code', () => {
     const other = await short.createUser();
     const verifier = oauth.generateRandomCodeVerifier();
     const url = new URL(`${short.url}/connect/authorize`);
-    const params = { response_type: 'code', client_id: 'Slow app', redirect_uri: REDIRECT, scope: 'read', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    const params = {
+      response_type: 'code', client_id: 'Slow app', redirect_uri: REDIRECT, scope: 'read',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    };
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const html = await (await fetch(url)).text();
     const request = /name="request" value="([^"]+)"/.exec(html)![1]!;
@@ -251,7 +280,10 @@ describe('refusals at the authorization endpoint', () => {
   });
 
   it('never redirects to a bad redirect_uri: it shows the error', async () => {
-    for (const redirectUri of ['http://example.com/cb', 'javascript:alert(1)', '/relative', 'https://app.example/cb#frag', 'https://user:pw@app.example/cb', 'ftp://app.example/cb']) {
+    for (const redirectUri of [
+      'http://example.com/cb', 'javascript:alert(1)', '/relative', 'https://app.example/cb#frag', 'https://user:pw@app.example/cb',
+      'ftp://app.example/cb',
+    ]) {
       const authorize = await authorizeUrl({ redirectUri });
       const answer = await fetch(authorize.url, { redirect: 'manual' });
       expect(answer.status, redirectUri).toBe(400);
@@ -263,7 +295,9 @@ describe('refusals at the authorization endpoint', () => {
   });
 
   it('accepts https, loopback http and a native app\'s private-use scheme', async () => {
-    for (const redirectUri of ['https://app.example/callback?x=1', 'http://[::1]:9000/cb', 'http://localhost/cb', 'com.example.app:/oauth']) {
+    for (const redirectUri of [
+      'https://app.example/callback?x=1', 'http://[::1]:9000/cb', 'http://localhost/cb', 'com.example.app:/oauth',
+    ]) {
       const { code, redirectUri: sent } = await approvedCode({ redirectUri });
       expect(code, redirectUri).toBeTruthy();
       expect(sent).toBe(redirectUri);
@@ -284,7 +318,9 @@ describe('refusals at the authorization endpoint', () => {
 
   it('refuses a consent form from another site or one that was altered', async () => {
     const authorize = await authorizeUrl();
-    const crossSite = await consent(await fetch(authorize.url), { decision: 'approve', access_token: person.token }, { origin: 'https://evil.example' });
+    const crossSite = await consent(
+      await fetch(authorize.url), { decision: 'approve', access_token: person.token }, { origin: 'https://evil.example' },
+    );
     expect(crossSite.status).toBe(403);
     expect(crossSite.headers.get('location')).toBeNull();
     const altered = await fetch(`${server.url}/connect/authorize`, {

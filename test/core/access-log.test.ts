@@ -26,9 +26,13 @@ describe('the access log', () => {
     await missing.text();
     await expect.poll(() => on.requests().length).toBeGreaterThanOrEqual(2);
     const [first, second] = on.requests().slice(-2);
-    expect(first).toMatchObject({ requestId: me.headers.get('x-request-id'), method: 'GET', path: '/v1/me', status: 200, principal: meBody.apiKeyId });
+    expect(first).toMatchObject({
+      requestId: me.headers.get('x-request-id'), method: 'GET', path: '/v1/me', status: 200, principal: meBody.apiKeyId,
+    });
     expect(first!.ms).toEqual(expect.any(Number));
-    expect(second).toMatchObject({ requestId: missing.headers.get('x-request-id'), method: 'GET', path: '/v1/recordings/rec_nope', status: missing.status });
+    expect(second).toMatchObject({
+      requestId: missing.headers.get('x-request-id'), method: 'GET', path: '/v1/recordings/rec_nope', status: missing.status,
+    });
     expect(second!.principal).toBeUndefined();
     // Nothing of a credential or the query string reaches the log.
     const text = JSON.stringify(on.requests());

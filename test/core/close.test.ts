@@ -9,7 +9,10 @@ import { startTestServer } from '../helpers/server.js';
 import { createStreamUrl, GO_FORWARD, sleep } from '../helpers/realtime.js';
 import { json, upload } from '../helpers/http.js';
 
-/** What holds this process open, by kind, for the kinds the app opens: sockets (PostgreSQL, Redis, HTTP), the listener, worker threads' ports. */
+/**
+ * What holds this process open, by kind, for the kinds the app opens: sockets (PostgreSQL, Redis, HTTP), the listener,
+ * worker threads' ports.
+ */
 const KINDS = ['TCPSocketWrap', 'TCPServerWrap', 'MessagePort'] as const;
 function openResources(): Record<(typeof KINDS)[number], number> {
   const active = process.getActiveResourcesInfo();

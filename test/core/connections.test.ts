@@ -41,12 +41,17 @@ const within = <T>(promise: Promise<T>, ms: number, what: string) =>
   Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms))]);
 
 describe('connections', () => {
-  it('300 slow sockets from one address: 40 are held, the rest refused with 429 and closed; /v1/health answers meanwhile; all released', async () => {
+  it('300 slow sockets from one address: 40 are held, the rest refused with 429 and closed; /v1/health answers meanwhile; all '
+    + 'released', async () => {
     // Each sends the start of a request and never finishes its headers.
-    const slow = await Promise.all(Array.from({ length: 300 }, () => connect('127.0.0.2', 'GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: ')));
+    const slow = await Promise.all(Array.from(
+      { length: 300 }, () => connect('127.0.0.2', 'GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: '),
+    ));
     // The server meets them as fast as it can (a busy machine: give it time); past 40 each is refused.
     const refusedNow = () => slow.filter((client) => client.text().startsWith('HTTP/1.1 429'));
-    for (let waited = 0; refusedNow().length < 260 && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let waited = 0; refusedNow().length < 260 && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(
+      resolve, 100,
+    ));
     const refused = refusedNow();
     expect(refused.length).toBe(260);
     const envelope = JSON.parse(refused[0]!.text().split('\r\n\r\n')[1]!) as { code: string; data: { details: { limit: number } } };
@@ -67,7 +72,8 @@ describe('connections', () => {
   }, 60_000);
 
   it('a request body that stops arriving is 408 in the envelope, and the connection is closed', async () => {
-    const stalled = await connect('127.0.0.2', `POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
+    const stalled = await connect('127.0.0.2', `POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer `
+      + `${server.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
     await within(stalled.closed, 15_000, 'the stalled upload closed');
     expect(stalled.text()).toMatch(/^HTTP\/1.1 408/);
     expect(JSON.parse(stalled.text().split('\r\n\r\n')[1]!)).toMatchObject({ status: 408, data: { details: { field: 'body' } } });

@@ -64,7 +64,12 @@ describe('a page of transcriptions', () => {
     const stop = server.app.db.onQuery((sql) => queries.push(sql));
     const listed = await expectStatus(await server.request('/v1/transcriptions?limit=100'), 200);
     stop();
-    return { items: listed.transcriptions as Array<{ id: string; job: { queue: { position: number } | null } | null; broadcasts: Array<{ id: string }> }>, queries };
+    return {
+      items: listed.transcriptions as Array<{
+        id: string; job: { queue: { position: number } | null } | null; broadcasts: Array<{ id: string }>;
+      }>,
+      queries,
+    };
   }
 
   it('reads queue positions and fed broadcasts together: the same queries for 3 as for 10', async () => {

@@ -44,7 +44,10 @@ describe('two gateways and two workers', () => {
     const form = new FormData();
     form.append('options', JSON.stringify({ name: 'across processes', settings: { spokenLanguage: 'en' } }));
     form.append('file', new Blob([new Uint8Array(await readFile(fixture('goforward.wav')))], { type: 'audio/wav' }), 'goforward.wav');
-    const created = await expectStatus(await fetch(`${b.url}/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form }), 201, tail(b));
+    const created = await expectStatus(
+      await fetch(`${b.url}/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form }), 201,
+      tail(b),
+    );
     const recordingId = created.job.recordingId as string;
     await until('the file job done, read through A', async () => {
       const transcription = await expectStatus(await call(a, `/v1/transcriptions/${created.id}`), 200, tail(a));
@@ -56,7 +59,9 @@ describe('two gateways and two workers', () => {
   }, 360_000);
 
   it('a live recording published through A, followed through B, finalized by a worker', async () => {
-    const live = await expectStatus(await call(a, '/v1/transcriptions/live', 'POST', { name: 'live across processes', settings: { spokenLanguage: 'en' } }), 201, tail(a));
+    const live = await expectStatus(
+      await call(a, '/v1/transcriptions/live', 'POST', { name: 'live across processes', settings: { spokenLanguage: 'en' } }), 201, tail(a),
+    );
     const grant = (await expectStatus(await call(a, `/v1/transcriptions/${live.id}/recordings`, 'POST'), 201, tail(a))) as Grant;
     const recordingId = grant.recording.id;
     follower = new Follower({ baseUrl: b.url, recordingId, authorization: `Bearer ${apiKey}` });
@@ -73,13 +78,16 @@ describe('two gateways and two workers', () => {
     const diagnosis = async () => {
       const { frames, errors, closeCode } = publisher.result;
       const stored = await json(await call(a, `/v1/recordings/${recordingId}/transcript`)).catch((error: unknown) => String(error));
-      return `publisher on A: ${frames.length} frames (${[...new Set(frames.map(({ frame }) => frame.type))].join(', ')}), errors ${JSON.stringify(errors)}, close ${closeCode}\n` +
-        `A's transcript: ${JSON.stringify(stored).slice(0, 600)}\n${tail(a, b)()}`;
+      return `publisher on A: ${frames.length} frames (${[...new Set(frames.map(({ frame }) => frame.type))].join(', ')}), errors `
+        + `${JSON.stringify(errors)}, close ${closeCode}\n`
+        + `A's transcript: ${JSON.stringify(stored).slice(0, 600)}\n${tail(a, b)()}`;
     };
     await follower.until('a committed line on B', () => follower!.lines.size > 0, 240_000, diagnosis);
     microphone.stop();
     await microphone.finished;
-    expect(await expectStatus(await call(a, `/v1/recordings/${recordingId}/pause`, 'POST'), 200, tail(a))).toMatchObject({ state: 'paused' });
+    expect(await expectStatus(await call(a, `/v1/recordings/${recordingId}/pause`, 'POST'), 200, tail(a))).toMatchObject({
+      state: 'paused',
+    });
     expect(await expectStatus(await call(b, `/v1/recordings/${recordingId}/stop`, 'POST'), 200, tail(b))).toMatchObject({ state: 'ended' });
     await follower.until('finalized, heard on B', () => follower!.state === 'finalized', 300_000, diagnosis);
     publisher.close();

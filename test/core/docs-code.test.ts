@@ -16,12 +16,17 @@ import { REPO_ROOT } from '../../src/core/db/migrate.js';
 
 const KINDS = ['sh example', 'ts example', 'sh synopsis', 'json', 'yaml', 'text'];
 
-const files = ['README.md', ...(await fs.readdir(path.join(REPO_ROOT, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const files = [
+  'README.md',
+  ...(await fs.readdir(path.join(REPO_ROOT, 'docs'))).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`),
+];
 const blocks = (
   await Promise.all(
     files.map(async (file) => {
       const text = await fs.readFile(path.join(REPO_ROOT, file), 'utf8');
-      return [...text.matchAll(/^```(.*)\n([\s\S]*?)^```$/gm)].map((match) => ({ file, info: match[1]!.trim(), body: match[2]!, line: text.slice(0, match.index).split('\n').length }));
+      return [...text.matchAll(/^```(.*)\n([\s\S]*?)^```$/gm)].map((match) => ({
+        file, info: match[1]!.trim(), body: match[2]!, line: text.slice(0, match.index).split('\n').length,
+      }));
     }),
   )
 ).flat();
@@ -46,7 +51,9 @@ afterAll(async () => {
 
 describe('the code blocks of README.md and docs/', () => {
   it('each says what it is: an example that runs or type-checks, a synopsis, or data', () => {
-    const unmarked = blocks.filter((block) => !KINDS.includes(block.info)).map((block) => `${block.file}:${block.line} \`\`\`${block.info}`);
+    const unmarked = blocks.filter((block) => !KINDS.includes(block.info)).map(
+      (block) => `${block.file}:${block.line} \`\`\`${block.info}`,
+    );
     expect(unmarked).toEqual([]);
     expect(blocks.filter((block) => block.info === 'ts example').length).toBeGreaterThanOrEqual(3);
   });
@@ -64,7 +71,13 @@ describe('the code blocks of README.md and docs/', () => {
         .replaceAll(`'./`, `'${REPO_ROOT}/`);
       await fs.writeFile(path.join(work, name), `${READER_SUPPLIES}\n${source}`);
     }
-    const tsconfig = { compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], strict: true, noEmit: true, skipLibCheck: true, types: ['node'], customConditions: ['development'] }, files: names };
+    const tsconfig = {
+      compilerOptions: {
+        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM'], strict: true, noEmit: true,
+        skipLibCheck: true, types: ['node'], customConditions: ['development'],
+      },
+      files: names,
+    };
     await fs.writeFile(path.join(work, 'tsconfig.json'), JSON.stringify(tsconfig));
     const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const result = await promisify(execFile)(process.execPath, [tsc, '-p', work], { cwd: work }).then(

@@ -28,7 +28,9 @@ async function expectEnvelope(response: Response, status: number, code: string) 
   const text = await response.text();
   expect(response.status, text).toBe(status);
   const body = JSON.parse(text);
-  expect(body).toMatchObject({ defined: true, code, status, message: expect.any(String), data: { retryable: expect.any(Boolean), details: expect.any(Object) } });
+  expect(body).toMatchObject({
+    defined: true, code, status, message: expect.any(String), data: { retryable: expect.any(Boolean), details: expect.any(Object) },
+  });
   expect(body.requestId).toBe(response.headers.get('x-request-id'));
   return body as { message: string; data: { details: Record<string, unknown> } };
 }
@@ -90,13 +92,17 @@ describe('NUL characters in strings', () => {
     const form = new FormData();
     form.append('options', JSON.stringify({ name: 'a\0' }));
     form.append('file', new Blob([new Uint8Array(16)]), 'a.wav');
-    const envelope = await expectEnvelope(await server.request('/v1/transcriptions', { method: 'POST', body: form }), 400, 'invalid_options');
+    const envelope = await expectEnvelope(
+      await server.request('/v1/transcriptions', { method: 'POST', body: form }), 400, 'invalid_options',
+    );
     expect(envelope.data.details.field).toBe('name');
   });
 
   it('in GraphQL variables and literals', async () => {
     const ask = async (query: string, variables?: Record<string, unknown>) => {
-      const res = await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      const res = await server.request('/graphql', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }),
+      });
       expect(res.status).toBeLessThan(500);
       return (await res.json()) as { errors?: { message: string; extensions: { code: string; details: { field: string } } }[] };
     };
@@ -122,17 +128,25 @@ describe('values nested too deep', () => {
 
   it('a JSON body past 64 levels is 400 naming the top field and the limit, never 500: owner routes and anonymous ones', async () => {
     for (const levels of [65, 3000, 8000]) {
-      const settings = await server.request(`/v1/transcriptions/${transcriptionId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: `{"settings":${nested(levels)}}` });
+      const settings = await server.request(`/v1/transcriptions/${transcriptionId}`, {
+        method: 'PATCH', headers: { 'content-type': 'application/json' }, body: `{"settings":${nested(levels)}}`,
+      });
       const envelope = await expectEnvelope(settings, 400, 'invalid_options');
       expect(envelope.data.details).toMatchObject({ field: 'settings', limit: 64 });
       expect(envelope.message).toContain('64');
-      const anonymous = await server.request('/v1/listen/some-code/token', { method: 'POST', headers: { 'content-type': 'application/json', authorization: '' }, body: `{"password":${nested(levels)}}` });
+      const anonymous = await server.request('/v1/listen/some-code/token', {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: '' }, body: `{"password":${nested(levels)}}`,
+      });
       expect((await expectEnvelope(anonymous, 400, 'invalid_options')).data.details).toMatchObject({ field: 'password', limit: 64 });
-      const wholeBody = await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${nested(levels)}]` });
+      const wholeBody = await server.request('/v1/api-keys', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: `[${nested(levels)}]`,
+      });
       expect((await expectEnvelope(wholeBody, 400, 'invalid_options')).data.details).toMatchObject({ field: 'body', limit: 64 });
     }
     // 64 levels are judged as usual (here: settings has no field "a").
-    const deepest = await server.request(`/v1/transcriptions/${transcriptionId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: `{"settings":${nested(63)}}` });
+    const deepest = await server.request(`/v1/transcriptions/${transcriptionId}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json' }, body: `{"settings":${nested(63)}}`,
+    });
     expect(deepest.status).toBe(400);
     expect((await deepest.json()).message).not.toContain('levels deep');
   });
@@ -141,24 +155,37 @@ describe('values nested too deep', () => {
     const form = new FormData();
     form.append('options', `{"settings":${nested(5000)}}`);
     form.append('file', new Blob([new Uint8Array(16)]), 'a.wav');
-    expect((await expectEnvelope(await server.request('/v1/transcriptions', { method: 'POST', body: form }), 400, 'invalid_options')).data.details).toMatchObject({ field: 'settings', limit: 64 });
+    expect(
+      (await expectEnvelope(
+        await server.request('/v1/transcriptions', { method: 'POST', body: form }), 400, 'invalid_options',
+      )).data.details,
+    ).toMatchObject({ field: 'settings', limit: 64 });
 
     const query = 'mutation ($id: ID!, $patch: UpdateTranscriptionInput!) { updateTranscription(id: $id, input: $patch) { id } }';
     for (const headers of [{}, { authorization: '' }] as Array<Record<string, string>>) {
-      const res = await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: `{"query":${JSON.stringify(query)},"variables":{"id":"${transcriptionId}","patch":${nested(5000)}}}` });
+      const res = await server.request('/graphql', {
+        method: 'POST', headers: { 'content-type': 'application/json', ...headers },
+        body: `{"query":${JSON.stringify(query)},"variables":{"id":"${transcriptionId}","patch":${nested(5000)}}}`,
+      });
       expect(res.status).toBeLessThan(500);
       const body = (await res.json()) as { errors?: { extensions: { code: string; details: Record<string, unknown> } }[] };
       expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'patch', limit: 64 } });
     }
 
-    const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: {
+      authorization: `Bearer ${server.apiKey}`,
+    } });
     const messages: Array<{ type: string; payload?: unknown }> = [];
     await new Promise<void>((resolve, reject) => {
       socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
       socket.on('message', (data) => {
         const message = JSON.parse(data.toString()) as { type: string };
         messages.push(message);
-        if (message.type === 'connection_ack') socket.send(`{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(query)},"variables":{"id":"x","patch":${nested(5000)}}}}`);
+        if (message.type === 'connection_ack') {
+          socket.send(
+            `{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(query)},"variables":{"id":"x","patch":${nested(5000)}}}}`,
+          );
+        }
         if (message.type === 'error' || message.type === 'next' || message.type === 'complete') resolve();
       });
       socket.on('close', () => reject(new Error(`closed: ${JSON.stringify(messages)}`)));
@@ -174,32 +201,44 @@ describe('requests the HTTP parser refuses, as envelopes', () => {
   it('a 100 KB query string is 431 with the envelope', async () => {
     const answer = await raw(`GET /v1/health?q=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(answer.status).toBe(431);
-    expect(JSON.parse(answer.body)).toMatchObject({ defined: true, code: 'invalid_options', status: 431, data: { details: { field: 'headers' } } });
+    expect(JSON.parse(answer.body)).toMatchObject({
+      defined: true, code: 'invalid_options', status: 431, data: { details: { field: 'headers' } },
+    });
     expect(answer.head).toMatch(/X-Request-Id: req_/);
   });
 
   it('a control character in a header is 400 with the envelope', async () => {
     const answer = await raw('GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n');
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body)).toMatchObject({ defined: true, code: 'invalid_options', status: 400, data: { details: { field: 'headers' } } });
+    expect(JSON.parse(answer.body)).toMatchObject({
+      defined: true, code: 'invalid_options', status: 400, data: { details: { field: 'headers' } },
+    });
   });
 
   it('POST /graphql as text/plain is 415 with the envelope', async () => {
-    const envelope = await expectEnvelope(await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{ __typename }' }), 415, 'invalid_options');
+    const envelope = await expectEnvelope(
+      await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{ __typename }' }), 415,
+      'invalid_options',
+    );
     expect(envelope.data.details.field).toBe('Content-Type');
   });
 
   it('a WebSocket handshake the protocol refuses is the envelope: a bad version, a bad key, an upgrade on POST', async () => {
     const upgrade = (method: string, path: string, headers: Record<string, string>) =>
-      raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
+      raw(`${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: `
+        + `websocket\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`);
     const key = 'dGhlIHNhbXBsZSBub25jZQ==';
     for (const path of ['/graphql', `/v1/recordings/${recordingId}/subscribe`]) {
       const version = await upgrade('GET', path, { 'Sec-WebSocket-Key': key, 'Sec-WebSocket-Version': '99' });
       expect(version.status).toBe(400);
-      expect(JSON.parse(version.body)).toMatchObject({ defined: true, code: 'invalid_options', data: { details: { field: 'Sec-WebSocket-Version' } } });
+      expect(JSON.parse(version.body)).toMatchObject({
+        defined: true, code: 'invalid_options', data: { details: { field: 'Sec-WebSocket-Version' } },
+      });
       expect(version.head).toMatch(/Sec-WebSocket-Version: 13/);
       const badKey = await upgrade('GET', path, { 'Sec-WebSocket-Key': 'short', 'Sec-WebSocket-Version': '13' });
-      expect(JSON.parse(badKey.body)).toMatchObject({ code: 'invalid_options', status: 400, data: { details: { field: 'Sec-WebSocket-Key' } } });
+      expect(JSON.parse(badKey.body)).toMatchObject({
+        code: 'invalid_options', status: 400, data: { details: { field: 'Sec-WebSocket-Key' } },
+      });
       const post = await upgrade('POST', path, { 'Sec-WebSocket-Key': key, 'Sec-WebSocket-Version': '13', 'Content-Length': '0' });
       expect(post.status).toBe(405);
       expect(JSON.parse(post.body)).toMatchObject({ defined: true, code: 'method_not_allowed', data: { details: { allow: ['GET'] } } });
@@ -241,7 +280,9 @@ describe('sockets', () => {
   });
 
   it('a malformed %-escape in a socket path is 404 with the envelope', async () => {
-    const answer = await raw(`GET /v1/transcriptions/%E0%A4%A/events HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${server.apiKey}\r\n\r\n`);
+    const answer = await raw(`GET /v1/transcriptions/%E0%A4%A/events HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: `
+      + `websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer `
+        + `${server.apiKey}\r\n\r\n`);
     expect(answer.status).toBe(404);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'not_found', status: 404 });
   });
@@ -266,7 +307,12 @@ describe('the order of refusals', () => {
 
   it('a key without the route\'s scope is 403 before its input is judged', async () => {
     const { key } = await server.createKey(['read']);
-    await expectEnvelope(await server.request(`/v1/transcriptions/${transcriptionId}`, { method: 'PATCH', auth: key, headers: { 'content-type': 'application/json' }, body: '{"bogus":1}' }), 403, 'forbidden');
+    await expectEnvelope(
+      await server.request(`/v1/transcriptions/${transcriptionId}`, {
+        method: 'PATCH', auth: key, headers: { 'content-type': 'application/json' }, body: '{"bogus":1}',
+      }),
+      403, 'forbidden',
+    );
   });
 });
 
@@ -274,14 +320,18 @@ describe('bodies and query parameters', () => {
   it('a null, array or scalar JSON body where an object is expected is 400 naming the body', async () => {
     for (const [method, path] of [['PATCH', `/v1/transcriptions/${transcriptionId}`], ['POST', '/v1/api-keys']]) {
       for (const body of ['null', '[]', '3', '"x"']) {
-        const envelope = await expectEnvelope(await server.request(path!, { method: method!, headers: { 'content-type': 'application/json' }, body }), 400, 'invalid_options');
+        const envelope = await expectEnvelope(
+          await server.request(path!, { method: method!, headers: { 'content-type': 'application/json' }, body }), 400, 'invalid_options',
+        );
         expect(envelope.data.details.field, `${method} ${path} ${body}`).toBe('body');
       }
     }
   });
 
   it('a repeated query parameter is refused by name', async () => {
-    const envelope = await expectEnvelope(await server.request('/v1/transcriptions?lifecycle=all&lifecycle=active'), 400, 'invalid_options');
+    const envelope = await expectEnvelope(
+      await server.request('/v1/transcriptions?lifecycle=all&lifecycle=active'), 400, 'invalid_options',
+    );
     expect(envelope.data.details.field).toBe('lifecycle');
     expect(envelope.message).toContain('lifecycle');
   });
@@ -293,14 +343,18 @@ describe('bodies and query parameters', () => {
     const none = await expectEnvelope(await server.request('/v1/me?verbose=true'), 400, 'invalid_options');
     expect(none.message).toContain('it takes none');
     // Anonymous routes alike.
-    expect((await expectEnvelope(await server.request('/v1/health?x=1', { auth: null }), 400, 'invalid_options')).data.details.field).toBe('x');
+    expect((await expectEnvelope(await server.request('/v1/health?x=1', { auth: null }), 400, 'invalid_options')).data.details.field).toBe(
+      'x',
+    );
   });
 });
 
 describe('paths', () => {
   it('another method on a fixed path beside a parameter path is 405, not a lookup of an id', async () => {
     for (const method of ['PATCH', 'POST', 'DELETE']) {
-      const res = await server.request('/v1/transcriptions/probe?url=https://example.org/', { method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{}' });
+      const res = await server.request('/v1/transcriptions/probe?url=https://example.org/', {
+        method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{}',
+      });
       await expectEnvelope(res, 405, 'method_not_allowed');
       expect(res.headers.get('allow')).toBe('GET, HEAD');
     }
@@ -309,16 +363,28 @@ describe('paths', () => {
 
 describe('names and languages', () => {
   it('an API key name is at most 200 characters', async () => {
-    const envelope = await expectEnvelope(await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'k'.repeat(201) }) }), 400, 'invalid_options');
+    const envelope = await expectEnvelope(
+      await server.request('/v1/api-keys', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'k'.repeat(201) }),
+      }),
+      400, 'invalid_options',
+    );
     expect(envelope.data.details.field).toBe('name');
   });
 
   it('a spoken language the model does not know is refused at create and on update', async () => {
-    const created = await server.request('/v1/transcriptions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.org/b.mp3', settings: { spokenLanguage: 'xx-nope' } }) });
+    const created = await server.request('/v1/transcriptions', {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.org/b.mp3', settings: { spokenLanguage: 'xx-nope' } }),
+    });
     expect((await expectEnvelope(created, 400, 'invalid_options')).data.details.field).toBe('settings.spokenLanguage');
-    const updated = await server.request(`/v1/transcriptions/${transcriptionId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { spokenLanguage: 'qq' } }) });
+    const updated = await server.request(`/v1/transcriptions/${transcriptionId}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { spokenLanguage: 'qq' } }),
+    });
     expect((await expectEnvelope(updated, 400, 'invalid_options')).data.details.field).toBe('settings.spokenLanguage');
-    const fine = await server.request(`/v1/transcriptions/${transcriptionId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { spokenLanguage: 'en-US' } }) });
+    const fine = await server.request(`/v1/transcriptions/${transcriptionId}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { spokenLanguage: 'en-US' } }),
+    });
     expect(fine.status).toBe(200);
   });
 });

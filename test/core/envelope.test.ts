@@ -61,7 +61,9 @@ async function expectEnvelope(response: Response, status: number, code: string) 
   return body as { message: string; data: { details: Record<string, unknown> } };
 }
 
-const json = (body: string, extra: Record<string, string> = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...extra }, body });
+const json = (body: string, extra: Record<string, string> = {}) => ({
+  method: 'POST', headers: { 'content-type': 'application/json', ...extra }, body,
+});
 
 describe('error envelope', () => {
   it('400 invalid_options on malformed JSON', async () => {
@@ -95,7 +97,9 @@ describe('error envelope', () => {
   });
 
   it('415 when the body is not JSON', async () => {
-    const response = await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'scopes=read' });
+    const response = await server.request('/v1/api-keys', {
+      method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'scopes=read',
+    });
     await expectEnvelope(response, 415, 'invalid_options');
   });
 
@@ -139,7 +143,9 @@ describe('error envelope', () => {
       const { status, headers } = await upgradeRefusal(`${server.wsUrl}${pathname}`);
       return { status, retryAfter: headers['retry-after'], requestId: headers['x-request-id'] as string | undefined };
     };
-    const upgradeLogs = (requestId: string | undefined) => logged.filter((entry) => entry.fields.requestId === requestId && /upgrade/.test(entry.message));
+    const upgradeLogs = (requestId: string | undefined) => logged.filter(
+      (entry) => entry.fields.requestId === requestId && /upgrade/.test(entry.message),
+    );
 
     const expected: [string, number][] = [
       ['/v1/test/sockets/unavailable', 503],
@@ -165,9 +171,13 @@ describe('error envelope', () => {
 
   it('GraphQL input errors name the field: an int32 overflow in a variable, an input field or a literal', async () => {
     const ask = async (query: string, variables?: Record<string, unknown>) => {
-      const response = await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      const response = await server.request('/graphql', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }),
+      });
       expect(response.status).toBe(400);
-      return ((await response.json()) as { errors: { message: string; extensions: { code: string; details: { field?: string } } }[] }).errors[0]!;
+      return ((await response.json()) as {
+        errors: { message: string; extensions: { code: string; details: { field?: string } } }[];
+      }).errors[0]!;
     };
     const byVariable = await ask('query ($limit: Int) { transcriptions(limit: $limit) { items { id } } }', { limit: 99_999_999_999 });
     expect(byVariable.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'limit' } });
@@ -184,7 +194,10 @@ describe('error envelope', () => {
       [post('not json'), 400, 'invalid_options'],
       [post('{"query":"{ nope }"}'), 400, 'invalid_options'],
       [post('{"query":"{ health { "}'), 400, 'invalid_options'],
-      [post('{"query":"mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key } }","variables":{"i":{"scopes":7}}}'), 400, 'invalid_options'],
+      [
+        post('{"query":"mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key } }","variables":{"i":{"scopes":7}}}'), 400,
+        'invalid_options',
+      ],
       [server.request('/graphql', { method: 'PUT' }), 405, 'method_not_allowed'],
     ];
     for (const [pending, status, code] of cases) {

@@ -63,13 +63,27 @@ let deadline: number;
 beforeAll(async () => {
   // Billing on (the manual provider): every billing route and every creation point's admission is fuzzed too; the
   // credit and the creation rate are large enough that generated creates are rarely refused for money.
-  server = await startTestServer({ workers: [], env: { RATE_LIMIT_MAX: '1000000', ...billingEnv({ signupCredit: 100_000, topUp: { presets: [10], range: { min: 5, max: 100_000 } }, plans: [{ id: 'payg', name: 'Fuzz', rates: { file: 0.01, live: 0.01, minimumSeconds: 1 }, limits: { concurrentTranscriptions: 50, createsPerHour: 1_000_000, createsPerHourUnpaid: 1_000_000 } }] }) } });
+  server = await startTestServer({
+    workers: [],
+    env: {
+      RATE_LIMIT_MAX: '1000000',
+      ...billingEnv({
+        signupCredit: 100_000, topUp: { presets: [10], range: { min: 5, max: 100_000 } },
+        plans: [{
+          id: 'payg', name: 'Fuzz', rates: { file: 0.01, live: 0.01, minimumSeconds: 1 },
+          limits: { concurrentTranscriptions: 50, createsPerHour: 1_000_000, createsPerHourUnpaid: 1_000_000 },
+        }],
+      }),
+    },
+  });
   const response = await server.request('/v1/openapi.json', { auth: null });
   expect(response.status).toBe(200);
   documentJson = await response.json() as typeof documentJson;
 
   const created = await server.request('/v1/transcriptions', {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.org/fuzz.mp3', name: 'fuzz' }),
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({
+      url: 'https://example.org/fuzz.mp3', name: 'fuzz',
+    }),
   });
   expect(created.status).toBe(201);
   const transcription = await created.json() as { id: string; recordingId: string; shareLink: { id: string } };
@@ -80,7 +94,10 @@ beforeAll(async () => {
     id: [transcription.id, transcription.recordingId, transcription.shareLink.id, victim.id],
     broadcast: [],
   };
-  badTokens = ['Bearer sg_live_0000000000000000000000000000', 'Bearer not-a-token', 'Basic Zm9vOmJhcg==', `Bearer ${revoked.key}`, `Bearer ${expired.key}`, 'Bearer eyJhbGciOiJub25lIn0.e30.'];
+  badTokens = [
+    'Bearer sg_live_0000000000000000000000000000', 'Bearer not-a-token', 'Basic Zm9vOmJhcg==', `Bearer ${revoked.key}`,
+    `Bearer ${expired.key}`, 'Bearer eyJhbGciOiJub25lIn0.e30.',
+  ];
   deadline = Date.now() + BUDGET_MS;
 });
 afterAll(async () => { await server?.close(); });
@@ -88,7 +105,10 @@ afterAll(async () => { await server?.close(); });
 // ---- hostile values ----
 
 const HUGE = 'x'.repeat(70_000);
-const hostileStrings = ['', ' ', '\u0000', 'a\u0000b', '\u0001\u0007\u001b[31m\u007f', '\t\r\n', '\ud800', '\u202eevil', '𝕳𝖊𝖑𝖑𝖔 ｗｉｄｅ', '../../../etc/passwd', '%00', "' OR 1=1 --", '<script>alert(1)</script>', '${jndi:ldap://x}', HUGE];
+const hostileStrings = [
+  '', ' ', '\u0000', 'a\u0000b', '\u0001\u0007\u001b[31m\u007f', '\t\r\n', '\ud800', '\u202eevil', '𝕳𝖊𝖑𝖑𝖔 ｗｉｄｅ', '../../../etc/passwd',
+  '%00', "' OR 1=1 --", '<script>alert(1)</script>', '${jndi:ldap://x}', HUGE,
+];
 const hostileNumbers = [-1, -0.5, 0.5, 1e308, -1e308, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 2, 1e-320];
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...hostileStrings),
@@ -96,7 +116,10 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<unknown>(null, true, false, [], {}, [null], { '': null }, [[[[[]]]]], { nested: { deep: [1, 'a', null] } }),
 );
 /** Query values arrive as strings: numbers that are not integers, out of range, not numbers at all. */
-const hostileQuery = fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\u0001\u001f', 'NaN', 'Infinity', '-1', '-0', '1.5', '1e3', '0x10', '2147483648', '-2147483649', '99999999999999999999', ' 1', 'true', 'null', '[]', '%', 'x'.repeat(5_000), 'y'.repeat(20_000));
+const hostileQuery = fc.constantFrom(
+  '', ' ', '\u0000', 'a\u0000b', '\u0001\u001f', 'NaN', 'Infinity', '-1', '-0', '1.5', '1e3', '0x10', '2147483648', '-2147483649',
+  '99999999999999999999', ' 1', 'true', 'null', '[]', '%', 'x'.repeat(5_000), 'y'.repeat(20_000),
+);
 /** Path ids that do not exist (or are odd), next to the ones that do. */
 const hostilePathIds = ['does-not-exist', 'tr_00000000000000000000', '\u0000', ' ', 'ü', '%', "'", 'a;b', 'x'.repeat(3_000)];
 
@@ -113,10 +136,14 @@ function typedArb(raw: Schema, depth: number): fc.Arbitrary<unknown> {
     const minLength = schema.minLength ?? 0;
     arb = fc.string({ minLength, maxLength: Math.max(minLength, Math.min(schema.maxLength ?? 24, 24)) });
   } else if (schema.type === 'integer') arb = fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000 });
-  else if (schema.type === 'number') arb = fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true });
+  else if (schema.type === 'number') arb = fc.double({
+    min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true,
+  });
   else if (schema.type === 'boolean') arb = fc.boolean();
   else if (schema.type === 'array') {
-    arb = depth > 3 ? fc.constant([]) : fc.array(valueArb(schema.items ?? {}, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)) });
+    arb = depth > 3 ? fc.constant([]) : fc.array(valueArb(schema.items ?? {}, depth + 1), {
+      minLength: schema.minItems ?? 0, maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)),
+    });
   } else if (schema.type === 'object' || schema.properties) arb = objectArb(schema, depth);
   else arb = fc.jsonValue({ maxDepth: 2 });
   return schema.nullable ? fc.oneof({ weight: 4, arbitrary: arb }, { weight: 1, arbitrary: fc.constant(null) }) : arb;
@@ -152,7 +179,12 @@ function objectArb(schema: Schema, depth: number): fc.Arbitrary<unknown> {
   });
   return fc.oneof(
     { weight: 6, arbitrary: filled },
-    { weight: 1, arbitrary: fc.tuple(filled, fc.constantFrom('extraField', '__proto__', 'constructor', ''), hostileValue).map(([value, name, extra]) => ({ ...(value as object), [name]: extra })) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(filled, fc.constantFrom('extraField', '__proto__', 'constructor', ''), hostileValue).map(
+        ([value, name, extra]) => ({ ...(value as object), [name]: extra }),
+      ),
+    },
   );
 }
 
@@ -177,9 +209,13 @@ function bodyArb(operation: Operation, method: string): fc.Arbitrary<FuzzRequest
       const properties = (deref(schema).properties ?? {}) as Record<string, Schema>;
       const part = fc.oneof(
         ...Object.entries(properties).map(([name, property]) => (property.format === 'binary'
-          ? fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 64 }).map((bytes) => [name, { bytes, name: 'clip.wav' }] as [string, { bytes: number[]; name: string }])
+          ? fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 64 }).map(
+            (bytes) => [name, { bytes, name: 'clip.wav' }] as [string, { bytes: number[]; name: string }],
+          )
           : valueArb(property).map((value) => [name, JSON.stringify(value) ?? 'null'] as [string, string]))),
-        fc.tuple(fc.constantFrom('other', 'file', ''), fc.constantFrom('x', '\u0000', '{}')).map(([name, value]) => [name, value] as [string, string]),
+        fc.tuple(fc.constantFrom('other', 'file', ''), fc.constantFrom('x', '\u0000', '{}')).map(
+          ([name, value]) => [name, value] as [string, string],
+        ),
       );
       choices.push({ weight: 6, arbitrary: fc.array(part, { maxLength: 3 }).map((form) => ({ form })) });
     }
@@ -189,7 +225,12 @@ function bodyArb(operation: Operation, method: string): fc.Arbitrary<FuzzRequest
   choices.push(
     { weight: 2, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: hostileValue.map((value) => ({ contentType: 'application/json', text: JSON.stringify(value) ?? 'null' })) },
-    { weight: 1, arbitrary: fc.constantFrom('{"a":', '', 'null', '"\\u0000"', '{"name": "\\u0000"}', '\u0000', `[${'['.repeat(5000)}`).map((text) => ({ contentType: 'application/json', text })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{"a":', '', 'null', '"\\u0000"', '{"name": "\\u0000"}', '\u0000', `[${'['.repeat(5000)}`).map(
+        (text) => ({ contentType: 'application/json', text }),
+      ),
+    },
     {
       weight: 1,
       arbitrary: fc.constantFrom<[string | undefined, string]>(
@@ -206,22 +247,34 @@ function bodyArb(operation: Operation, method: string): fc.Arbitrary<FuzzRequest
 
 function requestArb(pathTemplate: string, method: string, operation: Operation): fc.Arbitrary<FuzzRequest> {
   const pathNames = [...pathTemplate.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-  const pathArb = fc.tuple(...pathNames.map(() => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...pools.id) }, { weight: 2, arbitrary: fc.constantFrom(...hostilePathIds) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) })))
+  const pathArb = fc.tuple(...pathNames.map(() => fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...pools.id) }, { weight: 2, arbitrary: fc.constantFrom(...hostilePathIds) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+  )))
     // A path id is never empty (that is another path) nor dots (URLs normalise them away).
-    .map((values) => pathNames.reduce((path, name, i) => path.replace(`{${name}}`, encodeURIComponent(values[i]!.replace(/^\.*$/, 'dots'))), pathTemplate));
+    .map((values) => pathNames.reduce(
+      (path, name, i) => path.replace(`{${name}}`, encodeURIComponent(values[i]!.replace(/^\.*$/, 'dots'))), pathTemplate,
+    ));
   const queryParameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
-  const queryArbs = fc.tuple(...queryParameters.map(queryArb)).map((lists) => lists.flatMap((values, i) => values.map((value) => [queryParameters[i]!.name, value] as [string, string])));
+  const queryArbs = fc.tuple(...queryParameters.map(queryArb)).map((lists) => lists.flatMap((values, i) => values.map(
+    (value) => [queryParameters[i]!.name, value] as [string, string],
+  )));
   const idempotencyKey = (operation.parameters ?? []).some((parameter) => parameter.name === 'Idempotency-Key')
     ? fc.oneof(fc.constant(undefined), fc.uuid(), fc.constantFrom('k', 'x'.repeat(300), 'fixed-key-1'))
     : fc.constant(undefined);
-  return fc.record({ path: pathArb, query: queryArbs, credential: fc.constantFrom<FuzzRequest['credential']>('valid', 'none', 'bad'), badToken: fc.constantFrom(...badTokens), idempotencyKey, body: bodyArb(operation, method) })
+  return fc.record({
+    path: pathArb, query: queryArbs, credential: fc.constantFrom<FuzzRequest['credential']>('valid', 'none', 'bad'),
+    badToken: fc.constantFrom(...badTokens), idempotencyKey, body: bodyArb(operation, method),
+  })
     .map(({ path, query, credential, badToken, idempotencyKey: key, body }) => ({
       method: method.toUpperCase(),
       path,
       query,
       credential,
       headers: {
-        ...(credential === 'valid' ? { authorization: `Bearer ${server.apiKey}` } : credential === 'bad' ? { authorization: badToken } : {}),
+        ...(credential === 'valid' ? {
+          authorization: `Bearer ${server.apiKey}`,
+        } : credential === 'bad' ? { authorization: badToken } : {}),
         ...(key ? { 'idempotency-key': key } : {}),
       },
       body,
@@ -236,18 +289,26 @@ function examplesFor(pathTemplate: string, method: string, operation: Operation)
   const base = (path: string): FuzzRequest => ({
     method: method.toUpperCase(), path, query: [], credential: 'valid', headers: { authorization: `Bearer ${server.apiKey}` },
   });
-  const withIds = (nulAt: string | null) => pathTemplate.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(name === nulAt ? 'a\u0000b' : pools.id[0]!));
+  const withIds = (nulAt: string | null) => pathTemplate.replace(
+    /\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(name === nulAt ? 'a\u0000b' : pools.id[0]!),
+  );
   const out: FuzzRequest[] = [];
   for (const [, name] of pathTemplate.matchAll(/\{(\w+)\}/g)) out.push(base(withIds(name!)));
   for (const parameter of operation.parameters ?? []) {
     const schema = deref(parameter.schema);
-    if (parameter.in === 'query' && schema.type === 'string' && !schema.enum) out.push({ ...base(withIds(null)), query: [[parameter.name, 'a\u0000b']] });
+    if (parameter.in === 'query' && schema.type === 'string' && !schema.enum) {
+      out.push({ ...base(withIds(null)), query: [[parameter.name, 'a\u0000b']] });
+    }
   }
   const json = operation.requestBody?.content['application/json'];
   if (json) {
     const properties = (deref(json.schema).properties ?? {}) as Record<string, Schema>;
-    const strings = Object.entries(properties).filter(([, property]) => deref(property).type === 'string' && !deref(property).enum && !deref(property).format);
-    for (const [name] of strings) out.push({ ...base(withIds(null)), body: { contentType: 'application/json', text: JSON.stringify({ [name]: 'a\u0000b' }) } });
+    const strings = Object.entries(properties).filter(
+      ([, property]) => deref(property).type === 'string' && !deref(property).enum && !deref(property).format,
+    );
+    for (const [name] of strings) out.push({
+      ...base(withIds(null)), body: { contentType: 'application/json', text: JSON.stringify({ [name]: 'a\u0000b' }) },
+    });
   }
   return out;
 }
@@ -271,9 +332,13 @@ function urlOf(request: FuzzRequest): string {
 function describeRequest(request: FuzzRequest): string {
   const clip = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text);
   const body = !request.body ? '(no body)'
-    : request.body.form ? `multipart parts: ${clip(JSON.stringify(request.body.form.map(([name, value]) => [name, typeof value === 'string' ? value : `<${value.bytes.length} bytes ${value.name}>`])))}`
+    : request.body.form ? `multipart parts: `
+      + `${clip(JSON.stringify(request.body.form.map(([name, value]) => [
+        name, typeof value === 'string' ? value : `<${value.bytes.length} bytes ${value.name}>`,
+      ])))}`
       : `${request.body.contentType ?? '(no content-type)'}: ${clip(JSON.stringify(request.body.text))}`;
-  return `${request.method} ${clip(urlOf(request))}\n  credential: ${request.credential} ${JSON.stringify(request.headers)}\n  body: ${body}`;
+  return `${request.method} ${clip(urlOf(request))}\n  credential: ${request.credential} ${JSON.stringify(request.headers)}\n  body: `
+    + `${body}`;
 }
 
 async function send(request: FuzzRequest): Promise<{ status: number; headers: Headers; text: string }> {
@@ -291,7 +356,9 @@ async function send(request: FuzzRequest): Promise<{ status: number; headers: He
     body = new TextEncoder().encode(request.body.text);
     if (request.body.contentType) headers.set('content-type', request.body.contentType);
   }
-  const response = await fetch(urlOf(request), { method: request.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(20_000) });
+  const response = await fetch(urlOf(request), {
+    method: request.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(20_000),
+  });
   return { status: response.status, headers: response.headers, text: Buffer.from(await response.arrayBuffer()).toString('utf8') };
 }
 
@@ -300,7 +367,8 @@ async function send(request: FuzzRequest): Promise<{ status: number; headers: He
  * envelope), JSON-RPC's `{jsonrpc, error: {code, message}}` at the MCP endpoint.
  */
 const PROTOCOL_ERRORS: Record<string, (body: Record<string, any>, status: number) => boolean> = {
-  '/v1/connect/token': (body, status) => status !== 429 && status !== 503 && typeof body.error === 'string' && typeof body.error_description === 'string',
+  '/v1/connect/token': (body, status) =>
+    status !== 429 && status !== 503 && typeof body.error === 'string' && typeof body.error_description === 'string',
   '/v1/mcp': (body) => body.jsonrpc === '2.0' && typeof body.error?.code === 'number' && typeof body.error?.message === 'string',
 };
 
@@ -322,7 +390,9 @@ function compileDeclared(schema: Schema): ValidateFunction {
 function declaredBody(operation: Operation, status: number): ValidateFunction | null {
   const key = `${operation.operationId} ${status}`;
   if (validators.has(key)) return validators.get(key)!;
-  const declared = (operation.responses[String(status)] as { content?: Record<string, { schema?: Schema }> } | undefined)?.content?.['application/json']?.schema;
+  const declared = (operation.responses[String(status)] as {
+    content?: Record<string, { schema?: Schema }>;
+  } | undefined)?.content?.['application/json']?.schema;
   const validate = declared ? compileDeclared(declared) : null;
   validators.set(key, validate);
   return validate;
@@ -359,7 +429,9 @@ function judge(request: FuzzRequest, operation: Operation, answer: { status: num
       problems.push(`a ${status} that is not JSON`);
     }
   }
-  if (status >= 500 && !(status === 503 && envelope?.code === 'unavailable')) problems.push(`a ${status}${envelope?.code ? ` ${envelope.code}` : ''}`);
+  if (status >= 500 && !(status === 503 && envelope?.code === 'unavailable')) {
+    problems.push(`a ${status}${envelope?.code ? ` ${envelope.code}` : ''}`);
+  }
   // Two routes answer in their protocol's error form instead of the envelope (README "Connect", "MCP").
   if (envelope && PROTOCOL_ERRORS[request.path]?.(envelope, status)) envelope = null;
   if (envelope) {
@@ -370,10 +442,15 @@ function judge(request: FuzzRequest, operation: Operation, answer: { status: num
     if (typeof envelope.message !== 'string') problems.push('envelope: no `message`');
     if (typeof envelope.data?.retryable !== 'boolean') problems.push('envelope: no `data.retryable`');
     if (typeof envelope.data?.details !== 'object' || envelope.data.details === null) problems.push('envelope: no `data.details`');
-    if (!requestId || envelope.requestId !== requestId) problems.push(`envelope: \`requestId\` ${envelope.requestId} is not X-Request-Id ${requestId}`);
-    if (!/^application\/json/.test(answer.headers.get('content-type') ?? '')) problems.push(`envelope served as ${answer.headers.get('content-type')}`);
+    if (!requestId || envelope.requestId !== requestId) {
+      problems.push(`envelope: \`requestId\` ${envelope.requestId} is not X-Request-Id ${requestId}`);
+    }
+    if (!/^application\/json/.test(answer.headers.get('content-type') ?? '')) {
+      problems.push(`envelope served as ${answer.headers.get('content-type')}`);
+    }
   }
-  if (!(String(status) in operation.responses)) problems.push(`status ${status} is not declared (declared: ${Object.keys(operation.responses).join(', ')})`);
+  if (!(String(status) in operation.responses)) problems.push(`status ${status} is not declared (declared: `
+    + `${Object.keys(operation.responses).join(', ')})`);
   else if (/^application\/json/.test(answer.headers.get('content-type') ?? '')) {
     // The body is what the document says this status carries.
     const validate = declaredBody(operation, status);
@@ -384,10 +461,13 @@ function judge(request: FuzzRequest, operation: Operation, answer: { status: num
       problems.push(`a ${status} served as JSON that is not JSON`);
     }
     if (validate && body !== undefined && !validate(body)) {
-      problems.push(`the ${status} body is not its declared schema: ${(validate.errors ?? []).slice(0, 4).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')}`);
+      problems.push(`the ${status} body is not its declared schema: `
+        + `${(validate.errors ?? []).slice(0, 4).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')}`);
     }
   }
-  if (operation['x-auth-mode'] !== 'public' && request.credential !== 'valid' && status < 400) problems.push(`a ${status} on a protected operation without a valid credential`);
+  if (operation['x-auth-mode'] !== 'public' && request.credential !== 'valid' && status < 400) {
+    problems.push(`a ${status} on a protected operation without a valid credential`);
+  }
   // Negative data: a body the document calls invalid is refused, not taken.
   const invalid = status < 400 ? refusedByDocument(request, operation) : null;
   if (invalid !== null) problems.push(`a ${status} for a body the document calls invalid (${invalid})`);
@@ -401,7 +481,9 @@ describe('fuzzing the REST surface from /v1/openapi.json', () => {
   it('covers every documented HTTP operation', () => {
     const documented = Object.entries(documentJson.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
     const sockets = new Set(socketRoutes.map((route) => `get ${route.path}`));
-    expect(documented.filter((name) => !sockets.has(name)).sort()).toEqual(httpRoutes.map((route) => `${route.method} ${route.path}`).sort());
+    expect(documented.filter((name) => !sockets.has(name)).sort()).toEqual(
+      httpRoutes.map((route) => `${route.method} ${route.path}`).sort(),
+    );
   });
 
   /** Sends one request and throws the problems with its answer, the request and the answer printed. */
@@ -419,7 +501,9 @@ describe('fuzzing the REST surface from /v1/openapi.json', () => {
   }
 
   let operationsLeft = httpRoutes.length;
-  it.each(httpRoutes.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route.method, route.path] as const))('%s', async (_name, method, path) => {
+  it.each(httpRoutes.map((route) => [`${route.method.toUpperCase()} ${route.path}`, route.method, route.path] as const))('%s', async (
+    _name, method, path,
+  ) => {
     const operation = documentJson.paths[path]![method]!;
     const stopAt = Date.now() + Math.max(0, deadline - Date.now()) / operationsLeft;
     operationsLeft -= 1;
@@ -446,7 +530,10 @@ describe('fuzzing the REST surface from /v1/openapi.json', () => {
     const operation = documentJson.paths[path]!.get!;
     const concrete = path.replace(/\{\w+\}/g, (_m) => pools.id[0]!);
     for (const credential of ['valid', 'none'] as const) {
-      const request: FuzzRequest = { method: 'GET', path: concrete, query: [], credential, headers: credential === 'valid' ? { authorization: `Bearer ${server.apiKey}` } : {} };
+      const request: FuzzRequest = {
+        method: 'GET', path: concrete, query: [], credential,
+        headers: credential === 'valid' ? { authorization: `Bearer ${server.apiKey}` } : {},
+      };
       const answer = await send(request);
       expect(answer.status, describeRequest(request)).toBe(404);
       expect(judge(request, operation, answer), describeRequest(request)).toEqual([]);

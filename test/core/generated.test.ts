@@ -11,7 +11,9 @@ const inGitCheckout = existsSync('.git');
 
 describe('src/generated', () => {
   it.skipIf(!inGitCheckout)('is what the generators make from the sources as committed (run npm run generate:code and commit it)', () => {
-    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', 'src/generated'], { encoding: 'utf8' }).trim();
+    const changed = execFileSync(
+      'git', ['status', '--porcelain', '--untracked-files=all', '--', 'src/generated'], { encoding: 'utf8' },
+    ).trim();
     expect(changed, 'src/generated differs from what was committed: commit what `npm run generate:code` wrote').toBe('');
   });
 });

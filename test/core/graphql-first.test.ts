@@ -10,7 +10,8 @@ import { schema } from '../../src/graphql-schema.js';
 
 /** method + path of the routes served by a handler, and why (README "binary routes are the exceptions"). */
 const HANDLER_EXCEPTIONS: Record<string, string> = {
-  'post /v1/transcriptions': 'multipart upload streamed to storage, then CreateTranscription with it as `file` (the JSON url form runs it too)',
+  'post /v1/transcriptions': 'multipart upload streamed to storage, then CreateTranscription with it as `file` (the JSON url form runs it '
+    + 'too)',
   'post /v1/transcriptions/{id}/recordings/upload': 'multipart upload streamed to storage, then UploadRecording with it as `file`',
   'get /v1/recordings/{id}/job/preview': 'binary media',
   'get /v1/recordings/{id}/export': 'binary file',
@@ -40,7 +41,9 @@ const HANDLER_EXCEPTIONS: Record<string, string> = {
 };
 
 /** Input positions where JSON is the honest type: an open map. */
-const OPEN_MAP_INPUTS = new Set(['RealtimeSessionOptionsInput.voiceByLang', 'SettingsPatchInput.voiceByLang', 'RecordingSettingsInput.voiceByLang']);
+const OPEN_MAP_INPUTS = new Set([
+  'RealtimeSessionOptionsInput.voiceByLang', 'SettingsPatchInput.voiceByLang', 'RecordingSettingsInput.voiceByLang',
+]);
 
 describe('GraphQL first', () => {
   it('every JSON route runs a GraphQL operation; handlers are the listed exceptions', () => {
@@ -59,7 +62,9 @@ describe('GraphQL first', () => {
       for (const field of Object.values(root?.getFields() ?? {})) for (const arg of field.args) check(`${root!.name}.${field.name}`, arg);
     }
     for (const type of Object.values(schema.getTypeMap())) {
-      if (isInputObjectType(type) && !type.name.startsWith('__')) for (const field of Object.values(type.getFields())) check(type.name, field);
+      if (isInputObjectType(type) && !type.name.startsWith('__')) {
+        for (const field of Object.values(type.getFields())) check(type.name, field);
+      }
     }
     expect(positions.filter((position) => !OPEN_MAP_INPUTS.has(position))).toEqual([]);
   });
@@ -85,6 +90,8 @@ describe('GraphQL first', () => {
     expect(fields('SettingsPatchInput')).toEqual(['confidencePolicy', 'speakerLabels', 'spokenLanguage', 'voiceByLang']);
     expect(fields('ConfidencePolicyInput')).toEqual(['hideBelow', 'lowThreshold', 'suppressCount']);
     expect(fields('CropWindowInput')).toEqual(['endS', 'startS']);
-    expect(fields('RealtimeSessionOptionsInput')).toEqual(['latencyMode', 'llmFix', 'speakerLabels', 'spokenLanguage', 'translate', 'voice', 'voiceByLang']);
+    expect(fields('RealtimeSessionOptionsInput')).toEqual([
+      'latencyMode', 'llmFix', 'speakerLabels', 'spokenLanguage', 'translate', 'voice', 'voiceByLang',
+    ]);
   });
 });

@@ -9,10 +9,15 @@ import { startTestServer, useTestServer, type TestServer } from '../helpers/serv
 
 const server = useTestServer({ workers: [] });
 
-interface GraphQLAnswer { status: number; bytes: number; body: { data?: unknown; errors?: { message: string; extensions: { code: string; status: number; details?: Record<string, unknown> } }[] } }
+interface GraphQLAnswer {
+  status: number; bytes: number;
+  body: { data?: unknown; errors?: { message: string; extensions: { code: string; status: number; details?: Record<string, unknown> } }[] };
+}
 
 async function graphql(query: string, auth: string | null | undefined = undefined, on: TestServer = server): Promise<GraphQLAnswer> {
-  const response = await on.request('/graphql', { method: 'POST', auth, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const response = await on.request('/graphql', {
+    method: 'POST', auth, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }),
+  });
   const text = await response.text();
   return { status: response.status, bytes: Buffer.byteLength(text), body: JSON.parse(text) };
 }
@@ -93,7 +98,10 @@ describe('introspection', () => {
     expect((await graphql('{ __typename }', null)).status).toBe(200);
 
     // GraphiQL's own introspection query, as GraphiQL sends it, with a key.
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+    const query = getIntrospectionQuery({
+      descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true,
+      oneOf: true,
+    });
     const answer = await graphql(query);
     expect(answer.status).toBe(200);
     expect(answer.body.errors).toBeUndefined();
@@ -104,7 +112,10 @@ describe('introspection', () => {
   it('GRAPHQL_INTROSPECTION=public opens it; tight limits never refuse the REST adapter\'s operations', async () => {
     const other = await startTestServer({
       workers: [],
-      env: { GRAPHQL_INTROSPECTION: 'public', GRAPHQL_MAX_ALIASES: '0', GRAPHQL_MAX_DEPTH: '1', GRAPHQL_MAX_TOKENS: '40', GRAPHQL_MAX_COST: '5', GRAPHQL_MAX_DIRECTIVES: '0', GRAPHQL_MAX_LIST_ITEMS: '1' },
+      env: {
+        GRAPHQL_INTROSPECTION: 'public', GRAPHQL_MAX_ALIASES: '0', GRAPHQL_MAX_DEPTH: '1', GRAPHQL_MAX_TOKENS: '40', GRAPHQL_MAX_COST: '5',
+        GRAPHQL_MAX_DIRECTIVES: '0', GRAPHQL_MAX_LIST_ITEMS: '1',
+      },
     });
     try {
       const open = await graphql('{ __schema { queryType { name } } }', null, other);
@@ -116,7 +127,9 @@ describe('introspection', () => {
         const response = await other.request(path);
         expect(response.status, path).toBe(200);
       }
-      const created = await other.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'limits', scopes: ['read'] }) });
+      const created = await other.request('/v1/api-keys', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'limits', scopes: ['read'] }),
+      });
       expect(created.status).toBe(201);
     } finally {
       await other.close();

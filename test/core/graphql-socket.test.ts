@@ -9,20 +9,27 @@ import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/server.js';
 
-const server = useTestServer({ workers: [], env: { GRAPHQL_WS_MAX_OPERATIONS: '3', GRAPHQL_WS_INIT_TIMEOUT_S: '1', GRAPHQL_WS_MAX_PAYLOAD: '65536' } });
+const server = useTestServer({
+  workers: [], env: { GRAPHQL_WS_MAX_OPERATIONS: '3', GRAPHQL_WS_INIT_TIMEOUT_S: '1', GRAPHQL_WS_MAX_PAYLOAD: '65536' },
+});
 
 type Message = { id?: string; type: string; payload?: unknown };
 
 /** A graphql-ws socket that records what it receives and how it closed. */
 function connect(withKey = true) {
-  const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', withKey ? { headers: { authorization: `Bearer ${server.apiKey}` } } : {});
+  const socket = new WebSocket(
+    `${server.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws',
+    withKey ? { headers: { authorization: `Bearer ${server.apiKey}` } } : {},
+  );
   const messages: Message[] = [];
   const waiters: Array<() => void> = [];
   socket.on('message', (data) => {
     messages.push(JSON.parse(data.toString()) as Message);
     for (const wake of waiters.splice(0)) wake();
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on(
+    'close', (code, reason) => resolve({ code, reason: reason.toString() }),
+  ));
   const opened = new Promise<void>((resolve, reject) => {
     socket.on('open', () => resolve());
     socket.on('error', reject);
@@ -32,7 +39,10 @@ function connect(withKey = true) {
     for (;;) {
       const found = messages.find(match);
       if (found) return found;
-      await Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), closed.then(() => { throw new Error(`closed before the message came: ${JSON.stringify(messages)}`); })]);
+      await Promise.race([
+        new Promise<void>((resolve) => waiters.push(resolve)),
+        closed.then(() => { throw new Error(`closed before the message came: ${JSON.stringify(messages)}`); }),
+      ]);
     }
   };
   return { socket, messages, closed, opened, receive, send: (message: unknown) => socket.send(JSON.stringify(message)) };
@@ -64,7 +74,8 @@ describe('the GraphQL WebSocket', () => {
     await healthy();
   });
 
-  it('runs at most GRAPHQL_WS_MAX_OPERATIONS operations on one connection; one more is refused, and a finished one frees its place', async () => {
+  it('runs at most GRAPHQL_WS_MAX_OPERATIONS operations on one connection; one more is refused, and a finished one frees its '
+    + 'place', async () => {
     const created = await server.postJson('/v1/transcriptions', { url: 'https://example.org/a.mp3' });
     const { id } = (await created.json()) as { id: string };
     const client = connect();
@@ -76,20 +87,28 @@ describe('the GraphQL WebSocket', () => {
     for (const opId of ['a', 'b', 'c']) subscribe(opId);
     subscribe('d');
     const refused = await client.receive((message) => message.id === 'd' && message.type === 'error');
-    expect(refused.payload).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'invalid_state', details: { limit: 3 } }) })]);
-    expect(refused.payload as Array<{ message: string }>).toEqual([expect.objectContaining({ message: expect.stringContaining('GRAPHQL_WS_MAX_OPERATIONS') })]);
+    expect(refused.payload).toEqual([expect.objectContaining({ extensions: expect.objectContaining({
+      code: 'invalid_state', details: { limit: 3 },
+    }) })]);
+    expect(refused.payload as Array<{ message: string }>).toEqual([expect.objectContaining({
+      message: expect.stringContaining('GRAPHQL_WS_MAX_OPERATIONS'),
+    })]);
     // The three still run (none was answered with an error), and completing one lets another start.
     expect(client.messages.filter((message) => ['a', 'b', 'c'].includes(message.id ?? '') && message.type === 'error')).toEqual([]);
     client.send({ id: 'a', type: 'complete' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     client.send({ id: 'e', type: 'subscribe', payload: { query: '{ __typename }' } });
-    expect(await client.receive((message) => message.id === 'e' && message.type === 'next')).toMatchObject({ payload: { data: { __typename: 'Query' } } });
+    expect(await client.receive((message) => message.id === 'e' && message.type === 'next')).toMatchObject({
+      payload: { data: { __typename: 'Query' } },
+    });
     client.socket.close();
     await healthy();
   });
 
   it('a form-encoded POST /graphql is 415 naming Content-Type', async () => {
-    const response = await server.request('/graphql', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D' });
+    const response = await server.request('/graphql', {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D',
+    });
     expect(response.status).toBe(415);
     expect(await response.json()).toMatchObject({ code: 'invalid_options', data: { details: { field: 'Content-Type' } } });
   });

@@ -16,7 +16,10 @@ const server = useTestServer({ workers: [] });
 
 interface Readiness {
   ready: boolean;
-  checks: Record<'database' | 'redis' | 'models', { ok: boolean; ms: number; error?: string; languages?: number; loaded?: boolean; fast?: string; accurate?: string; voices?: { present: boolean } }>;
+  checks: Record<'database' | 'redis' | 'models', {
+    ok: boolean; ms: number; error?: string; languages?: number; loaded?: boolean; fast?: string; accurate?: string;
+    voices?: { present: boolean };
+  }>;
 }
 
 async function readiness(target: TestServer): Promise<{ status: number; body: Readiness }> {

@@ -65,7 +65,9 @@ describe('Idempotency-Key', () => {
     expect(mine.status).toBe(201);
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
-    expect(((await theirs.json()) as { apiKey: { id: string } }).apiKey.id).not.toBe(((await mine.json()) as { apiKey: { id: string } }).apiKey.id);
+    expect(((await theirs.json()) as { apiKey: { id: string } }).apiKey.id).not.toBe(
+      ((await mine.json()) as { apiKey: { id: string } }).apiKey.id,
+    );
   });
 
   it('a repeat while the first still runs → 409 conflict; after it, the replay', async () => {
@@ -119,7 +121,9 @@ describe('Idempotency-Key', () => {
   it('without the header every request runs', async () => {
     const before = await server.prisma.principal.count({ where: { displayName: 'no-key' } });
     for (let i = 0; i < 2; i++) {
-      const response = await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"no-key"}' });
+      const response = await server.request('/v1/api-keys', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"no-key"}',
+      });
       expect(response.status).toBe(201);
     }
     expect(await server.prisma.principal.count({ where: { displayName: 'no-key' } })).toBe(before + 2);

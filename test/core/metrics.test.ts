@@ -45,8 +45,12 @@ describe('GET /metrics', () => {
       expect(families.get(name)?.help, name).not.toBe('');
     }
     // Every state is a series, zero or not, so a dashboard's query never comes back empty.
-    expect(families.get('speechgate_jobs')!.samples.map((sample) => sample.labels.state).sort()).toEqual(['cropping', 'fetching', 'queued', 'transcribing']);
-    expect(families.get('speechgate_live_recordings')!.samples.map((sample) => sample.labels.state).sort()).toEqual(['ended', 'live', 'paused']);
+    expect(families.get('speechgate_jobs')!.samples.map((sample) => sample.labels.state).sort()).toEqual([
+      'cropping', 'fetching', 'queued', 'transcribing',
+    ]);
+    expect(families.get('speechgate_live_recordings')!.samples.map((sample) => sample.labels.state).sort()).toEqual([
+      'ended', 'live', 'paused',
+    ]);
     expect(sampleValue(families, 'speechgate_engine_slots')).toBeGreaterThan(0);
     expect(sampleValue(families, 'speechgate_engine_slots_busy')).toBe(0);
     // This gateway runs no workers: no queue of its own is counted (worker processes count theirs).
@@ -60,9 +64,17 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 3; i += 1) await expectStatus(await server.request(`/v1/recordings/${id}`), 404, 'not_found');
     await expectStatus(await server.request(`/v1/no-such-thing/${id}`), 404, 'not_found');
     const after = await scrape(server);
-    expect(sampleValue(after, 'speechgate_http_request_duration_seconds_count', labels) - sampleValue(before, 'speechgate_http_request_duration_seconds_count', labels)).toBe(3);
-    expect(sampleValue(after, 'speechgate_http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(sampleValue(after, 'speechgate_http_request_duration_seconds_count', labels));
-    expect(sampleValue(after, 'speechgate_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(after, 'speechgate_http_request_duration_seconds_count', labels) - sampleValue(
+        before, 'speechgate_http_request_duration_seconds_count', labels,
+      ),
+    ).toBe(3);
+    expect(sampleValue(after, 'speechgate_http_request_duration_seconds_bucket', { ...labels, le: '+Inf' })).toBe(sampleValue(
+      after, 'speechgate_http_request_duration_seconds_count', labels,
+    ));
+    expect(
+      sampleValue(after, 'speechgate_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBeGreaterThanOrEqual(1);
     const routes = new Set(after.get('speechgate_http_request_duration_seconds')!.samples.map((sample) => sample.labels.route));
     for (const route of routes) expect(route).not.toContain(id);
     // The earlier scrapes are themselves timed, under their own route.
@@ -74,16 +86,22 @@ describe('GET /metrics', () => {
     const ok = { operation: 'MetricsProbe', type: 'query', outcome: 'ok' };
     const failed = { operation: 'MetricsDenied', type: 'query', outcome: 'error' };
     const health = { operation: 'Health', type: 'query', outcome: 'ok' };
-    for (let i = 0; i < 2; i += 1) expect((await json(await server.graphql('query MetricsProbe { health { status } }'))).data.health.status).toBe('ok');
+    for (let i = 0; i < 2; i += 1) expect(
+      (await json(await server.graphql('query MetricsProbe { health { status } }'))).data.health.status,
+    ).toBe('ok');
     const denied = await json(await server.graphql('query MetricsDenied { me { scopes } }', {}, { auth: null }));
     expect(denied.errors?.length).toBeGreaterThan(0);
     expect((await server.request('/v1/health', { auth: null })).status).toBe(200);
     const after = await scrape(server);
-    const moved = (labels: Record<string, string>) => sampleValue(after, 'speechgate_graphql_operations_total', labels) - sampleValue(before, 'speechgate_graphql_operations_total', labels);
+    const moved = (labels: Record<string, string>) => sampleValue(after, 'speechgate_graphql_operations_total', labels) - sampleValue(
+      before, 'speechgate_graphql_operations_total', labels,
+    );
     expect(moved(ok)).toBe(2);
     expect(moved(failed)).toBe(1);
     expect(moved(health)).toBe(1);
-    expect(sampleValue(after, 'speechgate_http_request_duration_seconds_count', { method: 'POST', route: '/graphql', status: '200' })).toBeGreaterThanOrEqual(3);
+    expect(
+      sampleValue(after, 'speechgate_http_request_duration_seconds_count', { method: 'POST', route: '/graphql', status: '200' }),
+    ).toBeGreaterThanOrEqual(3);
   });
 
   it('reads the queue depth from the jobs table when scraped', async () => {
@@ -91,7 +109,9 @@ describe('GET /metrics', () => {
     await expectStatus(await upload(server), 201);
     const after = await scrape(server);
     expect(sampleValue(after, 'speechgate_jobs', { state: 'queued' })).toBe(before + 1);
-    expect(sampleValue(after, 'speechgate_http_request_duration_seconds_count', { method: 'POST', route: '/v1/transcriptions', status: '201' })).toBe(1);
+    expect(sampleValue(after, 'speechgate_http_request_duration_seconds_count', {
+      method: 'POST', route: '/v1/transcriptions', status: '201',
+    })).toBe(1);
   });
 
   it('counts the realtime session\'s slot and socket while it runs, then its commits\' latency and its real-time factor', async () => {
@@ -161,10 +181,14 @@ describe('GET /metrics behind configuration', () => {
 describe('metrics settings', () => {
   it('reads METRICS, METRICS_TOKEN and the worker\'s METRICS_PORT, refusing what is not one of them', () => {
     expect(loadMetricsSettings({})).toEqual({ access: 'local', token: null, workerPort: null });
-    expect(loadMetricsSettings({ METRICS: 'OPEN', METRICS_TOKEN: 't0ken', METRICS_PORT: '9464' })).toEqual({ access: 'open', token: 't0ken', workerPort: 9464 });
+    expect(loadMetricsSettings({ METRICS: 'OPEN', METRICS_TOKEN: 't0ken', METRICS_PORT: '9464' })).toEqual({
+      access: 'open', token: 't0ken', workerPort: 9464,
+    });
     expect(loadMetricsSettings({ METRICS_PORT: '0' }).workerPort).toBe(0);
     expect(loadMetricsSettings({ METRICS_PORT: 'off' }).workerPort).toBeNull();
-    for (const port of ['-1', '65536', '9100.5', 'metrics']) expect(() => loadMetricsSettings({ METRICS_PORT: port }), port).toThrow(/METRICS_PORT/);
+    for (const port of ['-1', '65536', '9100.5', 'metrics']) expect(() => loadMetricsSettings({ METRICS_PORT: port }), port).toThrow(
+      /METRICS_PORT/,
+    );
     expect(() => loadMetricsSettings({ METRICS: 'public' })).toThrow(/METRICS must be/);
   });
 });

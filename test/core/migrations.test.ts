@@ -19,7 +19,8 @@ async function tablesAt(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`);
+    const { rows } = await client.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = `
+      + `'public'`);
     return rows.map((row) => row.table_name);
   } finally {
     await client.end();

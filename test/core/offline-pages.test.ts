@@ -8,7 +8,11 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer({ workers: [] });
 
 /** Hosts that serve page assets (scripts, styles, fonts): naming one in a served page or asset means loading from the internet. */
-const CDN = /\b(unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com|fonts\.googleapis\.com|fonts\.gstatic\.com|raw\.githubusercontent\.com|esm\.sh)\b/g;
+const CDN_HOSTS = [
+  'unpkg.com', 'cdn.jsdelivr.net', 'cdnjs.cloudflare.com', 'fonts.googleapis.com', 'fonts.gstatic.com', 'raw.githubusercontent.com',
+  'esm.sh',
+];
+const CDN = new RegExp(`\\b(${CDN_HOSTS.map((host) => host.replaceAll('.', '\\.')).join('|')})\\b`, 'g');
 
 /** src= and href= attributes of the HTML, outside inline scripts (whose text is code, not markup). */
 function attributeUrls(html: string): string[] {
@@ -19,7 +23,9 @@ function attributeUrls(html: string): string[] {
 /** Strings an inline script hands the browser as URLs to load: absolute or rooted paths in quotes. */
 function scriptUrls(html: string): string[] {
   const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)].map((match) => match[1]!);
-  return scripts.flatMap((script) => [...script.matchAll(/["'`]((?:https?:)?\/\/[^"'`\s]+|\/[A-Za-z0-9_./-]+\.(?:js|css|json|ico|png|woff2?))["'`]/g)].map((match) => match[1]!));
+  return scripts.flatMap((script) => [...script.matchAll(
+    /["'`]((?:https?:)?\/\/[^"'`\s]+|\/[A-Za-z0-9_./-]+\.(?:js|css|json|ico|png|woff2?))["'`]/g,
+  )].map((match) => match[1]!));
 }
 
 /** @import and url() of a stylesheet, data: URIs aside. */
@@ -62,7 +68,10 @@ describe('pages work offline', () => {
     const loaded = await crawl('/graphql');
     for (const [url, status] of loaded) expect(status, url).toBe(200);
     const paths = [...loaded.keys()].map((url) => new URL(url).pathname);
-    expect(paths).toEqual(expect.arrayContaining(['/graphiql/graphiql.js', '/graphiql/graphiql.css', '/graphiql/editor.worker.js', '/graphiql/json.worker.js', '/graphiql/graphql.worker.js']));
+    expect(paths).toEqual(expect.arrayContaining([
+      '/graphiql/graphiql.js', '/graphiql/graphiql.css', '/graphiql/editor.worker.js', '/graphiql/json.worker.js',
+      '/graphiql/graphql.worker.js',
+    ]));
     expect((await server.request('/graphiql/../package.json', { auth: null })).status).toBe(404);
     expect((await server.request('/graphiql/nope.js', { auth: null })).status).toBe(404);
   });

@@ -21,7 +21,10 @@ const echoSocket: RouteEntry = {
   method: 'ws', path: '/v1/test/echo/{id}', operationId: 'testEcho', tags: ['test'], summary: 'Echo socket.',
   auth: { mode: 'userOrKey', scopes: ['read'] },
   frames: {
-    server: [{ type: 'hello', description: 'first frame', schema: { type: 'object', properties: { id: { type: 'string' } } } }, { type: 'echo', description: 'what you sent' }],
+    server: [
+      { type: 'hello', description: 'first frame', schema: { type: 'object', properties: { id: { type: 'string' } } } },
+      { type: 'echo', description: 'what you sent' },
+    ],
     client: [{ type: 'say', description: 'anything' }],
   },
   authorize: (_req, params, ctx) => {
@@ -88,11 +91,17 @@ describe('OpenAPI document', () => {
 
 describe('what the document declares is what the server does', () => {
   const declared = (path: string, method: string) => Object.keys(document.paths[path][method].responses);
-  const json = (body: unknown, headers: Record<string, string> = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const json = (body: unknown, headers: Record<string, string> = {}) => ({
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  });
 
   it('derives auth, idempotency, body and socket errors from the entries', () => {
-    expect(declared('/v1/api-keys', 'post')).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '429']));
-    expect(declared('/v1/transcriptions', 'post')).toEqual(expect.arrayContaining(['201', '400', '401', '403', '409', '413', '415', '422', '429']));
+    expect(declared('/v1/api-keys', 'post')).toEqual(expect.arrayContaining(
+      ['201', '400', '401', '403', '409', '413', '415', '422', '429'],
+    ));
+    expect(declared('/v1/transcriptions', 'post')).toEqual(expect.arrayContaining([
+      '201', '400', '401', '403', '409', '413', '415', '422', '429',
+    ]));
     expect(declared('/v1/health', 'get')).not.toContain('401');
     expect(declared('/v1/health', 'get')).toContain('429');
     expect(declared('/v1/transcriptions/{id}/events', 'get')).toEqual(expect.arrayContaining(['101', '401', '403', '404']));
@@ -116,7 +125,9 @@ describe('what the document declares is what the server does', () => {
     expect(responses['400'].description).toContain('not a JSON object (null, an array, a scalar)');
     expect(responses['422'].description).not.toContain('JSON object');
     for (const body of ['null', '[]', '3']) {
-      expect((await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status, body).toBe(400);
+      expect(
+        (await server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status, body,
+      ).toBe(400);
     }
   });
 
@@ -153,18 +164,33 @@ describe('what the document declares is what the server does', () => {
       ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ name: 'b' }, { 'idempotency-key': idem })), 422],
       ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', { ...json({}), auth: readOnly }), 403],
       ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', { ...json({}), auth: null }), 401],
-      ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415],
+      [
+        '/v1/api-keys', 'post',
+        () => server.request('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415,
+      ],
       ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ name: 'x'.repeat(1_100_000) })), 413],
       ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ colour: 'red' })), 422],
       ['/v1/api-keys', 'post', () => server.request('/v1/api-keys', json({ expiresAt: '2000-01-01T00:00:00Z' })), 400],
-      ['/v1/transcriptions', 'post', () => server.request('/v1/transcriptions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415],
+      [
+        '/v1/transcriptions', 'post',
+        () => server.request('/v1/transcriptions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x' }), 415,
+      ],
       ['/v1/transcriptions', 'post', () => server.request('/v1/transcriptions', json({ name: 'no url' })), 400],
       ['/v1/transcriptions/{id}', 'get', () => server.request('/v1/transcriptions/tr_none'), 404],
       ['/v1/transcriptions/{id}/events', 'get', () => server.request('/v1/transcriptions/tr_none/events'), 404],
-      ['/v1/recordings/{id}/job/preview', 'get', () => server.request('/v1/recordings/rec_none/job/preview?media=nope', { auth: null }), 401],
+      [
+        '/v1/recordings/{id}/job/preview', 'get', () => server.request('/v1/recordings/rec_none/job/preview?media=nope', { auth: null }),
+        401,
+      ],
       ['/v1/realtime/sessions', 'post', () => server.request('/v1/realtime/sessions', { ...json({}), auth: userToken }), 403],
       ['/v1/mcp', 'post', () => server.request('/v1/mcp', { ...json({}), auth: null }), 401],
-      ['/v1/mcp', 'post', () => server.request('/v1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{' }), 400],
+      [
+        '/v1/mcp', 'post',
+        () => server.request('/v1/mcp', {
+          method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{',
+        }),
+        400,
+      ],
     ];
     for (const [path, method, pending, status] of cases) {
       const response = await pending();
@@ -183,13 +209,18 @@ const schemaOf = (schema: Schema | undefined) => resolveSchema(document as OpenA
 function bodyFields(schema: Schema, path: string[] = []): DeclaredField[] {
   const resolved = schemaOf(schema);
   if (resolved.type === 'array' && resolved.items) return bodyFields(resolved.items, [...path, '[]']);
-  if (resolved.properties) return Object.entries(resolved.properties as Record<string, Schema>).flatMap(([name, property]) => bodyFields(property, [...path, name]));
+  if (resolved.properties) {
+    return Object.entries(resolved.properties as Record<string, Schema>).flatMap(
+      ([name, property]) => bodyFields(property, [...path, name]),
+    );
+  }
   return [{ in: 'body', path, schema: resolved }];
 }
 
 /** What the walk checks against the server: declared values (enums) and declared string lengths of a body. */
 const hasEnum = (field: DeclaredField) => Array.isArray(field.schema.enum);
-const hasMaxLength = (field: DeclaredField) => field.in === 'body' && field.schema.type === 'string' && field.schema.maxLength !== undefined;
+const hasMaxLength = (field: DeclaredField) =>
+  field.in === 'body' && field.schema.type === 'string' && field.schema.maxLength !== undefined;
 
 /** The field as the server names it in `details.field` and messages: `settings.speakerLabels`, `scopes`. */
 const fieldName = (field: DeclaredField) => field.path.filter((part) => part !== '[]').join('.');
@@ -204,9 +235,15 @@ function withValue(body: unknown, path: string[], value: unknown): unknown {
 }
 
 /** Values for required fields that are not enums, by name; an operation requiring another one has to add it here. */
-const requiredExamples: Record<string, unknown> = { url: 'https://example.org/openapi-walk.mp3', label: 'openapi walk', name: 'openapi walk', lang: 'en', recordingId: 'rec_openapiwalk', speaker: 0, startDate: '2026-11-01', endDate: '2026-11-24', code: 'OPENAPI-WALK' };
+const requiredExamples: Record<string, unknown> = {
+  url: 'https://example.org/openapi-walk.mp3', label: 'openapi walk', name: 'openapi walk', lang: 'en', recordingId: 'rec_openapiwalk',
+  speaker: 0, startDate: '2026-11-01', endDate: '2026-11-24', code: 'OPENAPI-WALK',
+};
 
-interface WalkedOperation { name: string; path: string; method: string; operation: Operation; fields: DeclaredField[]; body?: Record<string, unknown>; query: Record<string, string> }
+interface WalkedOperation {
+  name: string; path: string; method: string; operation: Operation; fields: DeclaredField[]; body?: Record<string, unknown>;
+  query: Record<string, string>;
+}
 
 /**
  * Every JSON operation of the document that declares an enum or a string length, with its body and query fields and
@@ -219,7 +256,9 @@ function walkOperations(ids: Record<string, string>): WalkedOperation[] {
       if (operation['x-websocket']) continue;
       const name = `${method.toUpperCase()} ${template}`;
       const queryParameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
-      const fields: DeclaredField[] = queryParameters.map((parameter) => ({ in: 'query', path: [parameter.name], schema: schemaOf(parameter.schema) }));
+      const fields: DeclaredField[] = queryParameters.map((parameter) => ({
+        in: 'query', path: [parameter.name], schema: schemaOf(parameter.schema),
+      }));
       const json = operation.requestBody?.content['application/json'];
       const bodySchema = json ? schemaOf(json.schema) : undefined;
       if (bodySchema) fields.push(...bodyFields(bodySchema));
@@ -235,8 +274,14 @@ function walkOperations(ids: Record<string, string>): WalkedOperation[] {
         if (!ids[collection]) throw new Error(`${name}: no ${collection} id to call it with`);
         return `/${collection}/${ids[collection]}`;
       });
-      const query = Object.fromEntries(queryParameters.filter((parameter) => parameter.required).map((parameter) => [parameter.name, String(required(parameter.name, parameter.schema))]));
-      const body = bodySchema && Object.fromEntries(((bodySchema.required ?? []) as string[]).map((field) => [field, required(field, bodySchema.properties?.[field])]));
+      const query = Object.fromEntries(
+        queryParameters.filter((parameter) => parameter.required).map((parameter) => [
+          parameter.name, String(required(parameter.name, parameter.schema)),
+        ]),
+      );
+      const body = bodySchema && Object.fromEntries(
+        ((bodySchema.required ?? []) as string[]).map((field) => [field, required(field, bodySchema.properties?.[field])]),
+      );
       out.push({ name, path, method, operation, fields, body, query });
     }
   }
@@ -252,7 +297,10 @@ describe('every declared value is accepted, every declared length enforced', () 
     const transcription = await created.json() as { id: string; recordingId: string; shareLink: { id: string } };
     const key = await server.createKey(['read']);
     const broadcast = await (await server.postJson('/v1/broadcasts', { name: 'openapi walk' })).json() as { id: string };
-    walked = walkOperations({ transcriptions: transcription.id, recordings: transcription.recordingId, 'share-links': transcription.shareLink.id, 'api-keys': key.id, broadcasts: broadcast.id, speakers: '0', voice: '0.0', voices: 'voi_openapiwalk' });
+    walked = walkOperations({
+      transcriptions: transcription.id, recordings: transcription.recordingId, 'share-links': transcription.shareLink.id,
+      'api-keys': key.id, broadcasts: broadcast.id, speakers: '0', voice: '0.0', voices: 'voi_openapiwalk',
+    });
     userToken = (await server.createUser()).token;
   });
 
@@ -285,7 +333,9 @@ describe('every declared value is accepted, every declared length enforced', () 
           const refused = await refusal(await send(walk, field, value));
           const parent = fieldName(field).split('.').slice(0, -1).join('.');
           const sameParent = (other: string) => (parent === '' ? !other.includes('.') : other.startsWith(`${parent}.`));
-          const sibling = refused !== null && typeof refused.field === 'string' && refused.field !== fieldName(field) && sameParent(refused.field);
+          const sibling = refused !== null && typeof refused.field === 'string' && refused.field !== fieldName(field) && sameParent(
+            refused.field,
+          );
           if (!sibling) expect(refused, what).toBeNull();
           sent.push(what);
         }
@@ -311,7 +361,9 @@ describe('every declared value is accepted, every declared length enforced', () 
         const what = `${walk.name} ${fieldName(field)}`;
         const longest = field.schema.maxLength as number;
         expect(await refusal(await send(walk, field, 'n'.repeat(longest))), `${what} of ${longest} characters`).toBeNull();
-        expect(await refusal(await send(walk, field, 'n'.repeat(longest + 1))), `${what} of ${longest + 1} characters`).toMatchObject({ status: 400, field: fieldName(field) });
+        expect(await refusal(await send(walk, field, 'n'.repeat(longest + 1))), `${what} of ${longest + 1} characters`).toMatchObject(
+          { status: 400, field: fieldName(field) },
+        );
         checked.push(`${what} ≤ ${longest}`);
       }
     }
@@ -330,7 +382,9 @@ describe('every declared value is accepted, every declared length enforced', () 
 describe('table sockets', () => {
   it('serves a socket route with the caller\'s identity and path parameters', async () => {
     const socket = new WebSocket(`${server.wsUrl}/v1/test/echo/abc`, { headers: { authorization: `Bearer ${server.apiKey}` } });
-    const upgradeRequestId = new Promise<string | undefined>((resolve) => socket.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string | undefined)));
+    const upgradeRequestId = new Promise<string | undefined>((resolve) => socket.once(
+      'upgrade', (res) => resolve(res.headers['x-request-id'] as string | undefined),
+    ));
     const frames: Record<string, unknown>[] = [];
     await new Promise<void>((resolve, reject) => {
       socket.on('message', (data) => {

@@ -5,7 +5,9 @@ import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 
 const route = (operationId: string, texts: Partial<Pick<RouteEntry, 'summary' | 'description' | 'errors' | 'parameters'>> = {}) =>
-  ({ method: 'get', path: `/v1/${operationId}`, operationId, tags: ['t'], auth: { mode: 'public', scopes: [] }, ...texts }) as unknown as RouteEntry;
+  ({
+    method: 'get', path: `/v1/${operationId}`, operationId, tags: ['t'], auth: { mode: 'public', scopes: [] }, ...texts,
+  }) as unknown as RouteEntry;
 
 describe('operation texts', () => {
   it('reads a summary (the first paragraph) and a description (the rest), each paragraph\'s lines joined', () => {

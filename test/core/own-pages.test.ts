@@ -42,7 +42,9 @@ describe('the printed API key on the server’s own pages', () => {
     await page.keyboard.press('Escape');
     await page.locator('.graphiql-execute-button').click();
     const result = page.locator('.graphiql-response .view-lines');
-    await expect.poll(async () => ((await result.textContent()) ?? '').replace(/\s+/g, ''), { timeout: 30_000 }).toContain('"scopes":["*"]');
+    await expect.poll(async () => ((await result.textContent()) ?? '').replace(/\s+/g, ''), { timeout: 30_000 }).toContain(
+      '"scopes":["*"]',
+    );
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -58,7 +60,9 @@ describe('the printed API key on the server’s own pages', () => {
     await page.click('#operations-account-getMe button.execute');
     const status = page.locator('#operations-account-getMe .live-responses-table tr.response .response-col_status').first();
     await expect.poll(async () => (await status.textContent())?.trim(), { timeout: 30_000 }).toBe('200');
-    const body = await page.locator('#operations-account-getMe .live-responses-table tr.response .response-col_description pre').first().textContent();
+    const body = await page.locator(
+      '#operations-account-getMe .live-responses-table tr.response .response-col_description pre',
+    ).first().textContent();
     expect(JSON.parse(body ?? '{}')).toMatchObject({ apiKeyId: expect.any(String) });
     expect(problems).toEqual([]);
     await page.context().close();

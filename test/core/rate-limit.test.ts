@@ -46,7 +46,9 @@ describe('rate limits', () => {
   it('GraphQL requests count against the same budget', async () => {
     const other = await server.createAccount();
     const { key } = await server.createKey(['*'], { accountId: other });
-    const response = await server.request('/graphql', { auth: key, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ me { scopes } }"}' });
+    const response = await server.request('/graphql', {
+      auth: key, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ me { scopes } }"}',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('ratelimit-remaining')).toBe('3');
   });
@@ -60,7 +62,10 @@ describe('rate limits', () => {
     expect(limited.headers.get('retry-after')).toBe('120');
     expect(await limited.json()).toMatchObject({ code: 'rate_limited', status: 429 });
 
-    const graphql = await server.request('/graphql', { auth: key, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ languages { transcription { code } } }"}' });
+    const graphql = await server.request('/graphql', {
+      auth: key, method: 'POST', headers: { 'content-type': 'application/json' },
+      body: '{"query":"{ languages { transcription { code } } }"}',
+    });
     const body = await graphql.json() as { errors: { extensions: { code: string; status: number } }[] };
     expect(body.errors[0]!.extensions).toMatchObject({ code: 'rate_limited', status: 429 });
   });

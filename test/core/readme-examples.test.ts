@@ -1,5 +1,6 @@
 /**
- * The README's and docs/' examples run as written (test/core/docs-code.test.ts checks that every block says what it is): every block fenced ```sh example (README.md first, then
+ * The README's and docs/' examples run as written (test/core/docs-code.test.ts checks that every block says what it
+ * is): every block fenced ```sh example (README.md first, then
  * docs/transcriptions.md, then the other guides by name) is run by bash (-euo pipefail, in order, in
  * one folder that looks like the checkout) against a test server with workers, with KEY and BASE set
  * as a reader sets them after `npm start` (a block's own `KEY=sg_live_…`/`BASE=…` lines are the placeholders it

@@ -36,9 +36,13 @@ describe('Redis for npm start', () => {
 
   it('otherwise stops with one line saying how to provide Redis', async () => {
     const redisUrl = `redis://127.0.0.1:${await freePort()}`;
-    await expect(ensureRedis({ redisUrl, dataDir: os.tmpdir(), allowStart: false, log: () => undefined })).rejects.toBeInstanceOf(RedisUnavailableError);
+    await expect(ensureRedis({ redisUrl, dataDir: os.tmpdir(), allowStart: false, log: () => undefined })).rejects.toBeInstanceOf(
+      RedisUnavailableError,
+    );
     const run = promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), ['src/entry/main.ts'], {
-      cwd: REPO_ROOT, env: { ...process.env, REDIS_URL: redisUrl, START_REDIS: 'false', DATABASE_URL: 'postgres://unused@127.0.0.1:1/none' },
+      cwd: REPO_ROOT, env: {
+        ...process.env, REDIS_URL: redisUrl, START_REDIS: 'false', DATABASE_URL: 'postgres://unused@127.0.0.1:1/none',
+      },
     });
     const failure = await run.then(() => null, (error: { code: number; stderr: string }) => error);
     expect(failure?.code).toBe(1);
@@ -52,7 +56,10 @@ describe('Redis outages in the log', () => {
   it('are said once when they begin, and again when the client is connected again', () => {
     const client = new EventEmitter();
     const said: string[] = [];
-    reportOutagesOnce(client as unknown as Redis, 'rate limits', (error, name) => said.push(`down ${name}: ${error.message}`), (name, outageS) => said.push(`up ${name} after ${outageS >= 0 ? 'some' : 'no'} time`));
+    reportOutagesOnce(
+      client as unknown as Redis, 'rate limits', (error, name) => said.push(`down ${name}: ${error.message}`),
+      (name, outageS) => said.push(`up ${name} after ${outageS >= 0 ? 'some' : 'no'} time`),
+    );
     client.emit('ready'); // connecting the first time is not a recovery
     client.emit('error', new Error('connect ECONNREFUSED'));
     client.emit('error', new Error('connect ECONNREFUSED')); // retries of the same outage

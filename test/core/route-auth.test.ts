@@ -15,7 +15,12 @@ const CREDENTIAL_SCOPES = ['read', 'write', 'recordings:publish', '*'];
 function declaredScopes(route: GraphQLRoute): Record<string, unknown>[] {
   const operation = (route.document as { definitions: readonly { kind: string }[] }).definitions
     .find((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)!;
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root =
+    operation.operation === 'query'
+      ? schema.getQueryType()
+      : operation.operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   return operation.selectionSet.selections.flatMap((selection) => {
     if (selection.kind !== Kind.FIELD || selection.name.value.startsWith('__')) return [];
     const field = root!.getFields()[selection.name.value]!;
@@ -38,7 +43,9 @@ describe('route auth matches field auth', () => {
       for (const scopes of declared) {
         const fieldScopes = CREDENTIAL_SCOPES.filter((scope) => scopes[scope] === true);
         const isPublic = scopes.public === true;
-        expect(isPublic, `x-auth-mode ${route.auth.mode} vs field public`).toBe(route.auth.mode === 'public' || route.auth.mode === 'optional');
+        expect(isPublic, `x-auth-mode ${route.auth.mode} vs field public`).toBe(
+          route.auth.mode === 'public' || route.auth.mode === 'optional',
+        );
         if (!isPublic) expect([...route.auth.scopes].sort(), 'x-auth-scopes vs field scopes').toEqual(fieldScopes.sort());
         if (scopes.user === true) expect(route.auth.mode).toBe('user');
         if (scopes.key === true) expect(route.auth.mode).toBe('key');
@@ -60,7 +67,10 @@ describe('handler routes: the router enforces the declared auth', () => {
 
   for (const route of protectedHandlers) {
     it(`${route.method.toUpperCase()} ${route.path}: 401 without a credential, 403 without its scopes, before anything else`, async () => {
-      const init = { method: route.method.toUpperCase(), headers: { 'content-type': 'application/json' }, body: route.method === 'get' ? undefined : '{}' };
+      const init = {
+        method: route.method.toUpperCase(), headers: { 'content-type': 'application/json' },
+        body: route.method === 'get' ? undefined : '{}',
+      };
       const anonymous = await server.request(pathOf(route), { ...init, auth: null });
       expect(anonymous.status).toBe(401);
       expect(await anonymous.json()).toMatchObject({ code: 'invalid_token' });

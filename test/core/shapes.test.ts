@@ -13,7 +13,10 @@ import { cursorPageSchema, fragmentSchema, inputSchema, listSchema, resultSchema
 describe('fragmentSchema', () => {
   it('describes what a fragment selects: every field required, nullable ones nullable, instants as date-time', () => {
     const link = fragmentSchema(ShareLinkFieldsFragmentDoc);
-    expect(link.required).toEqual(['id', 'code', 'label', 'transcriptionId', 'broadcastId', 'allowDownload', 'allowExport', 'allowTranslate', 'isDefault', 'createdAt', 'updatedAt']);
+    expect(link.required).toEqual([
+      'id', 'code', 'label', 'transcriptionId', 'broadcastId', 'allowDownload', 'allowExport', 'allowTranslate', 'isDefault', 'createdAt',
+      'updatedAt',
+    ]);
     expect(link.properties).toMatchObject({
       id: { type: 'string' },
       code: { type: 'string', description: 'The secret readers pass as `shareCode`.' },
@@ -28,9 +31,15 @@ describe('fragmentSchema', () => {
     const job = fragmentSchema(JobFieldsFragmentDoc, { attempts: { type: 'integer', minimum: 0 } });
     const properties = job.properties as Record<string, Record<string, unknown>>;
     expect(properties.state).toMatchObject({ type: 'string', enum: ['cropping', 'queued', 'fetching', 'transcribing', 'done', 'failed'] });
-    expect(properties.queue).toMatchObject({ type: 'object', nullable: true, required: ['position'], properties: { position: { type: 'integer', minimum: 1 } } });
-    expect(properties.preview).toMatchObject({ nullable: true, properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } } } });
-    expect(properties.progress).toMatchObject({ type: 'object', properties: { pct: { type: 'number', minimum: 0, maximum: 100 }, phase: { nullable: true } } });
+    expect(properties.queue).toMatchObject({
+      type: 'object', nullable: true, required: ['position'], properties: { position: { type: 'integer', minimum: 1 } },
+    });
+    expect(properties.preview).toMatchObject({
+      nullable: true, properties: { peaks: { type: 'array', nullable: true, items: { type: 'number' } } },
+    });
+    expect(properties.progress).toMatchObject({
+      type: 'object', properties: { pct: { type: 'number', minimum: 0, maximum: 100 }, phase: { nullable: true } },
+    });
     expect(properties.attempts).toEqual({ type: 'integer', minimum: 0 });
   });
 
@@ -47,17 +56,23 @@ describe('fragmentSchema', () => {
     const source = (transcription.properties as Record<string, { oneOf: Array<Record<string, unknown>> }>).source;
     expect(source.oneOf).toEqual([
       expect.objectContaining({ required: ['kind'], properties: { kind: expect.objectContaining({ enum: ['mic'] }) } }),
-      expect.objectContaining({ required: ['kind', 'url'], properties: expect.objectContaining({ kind: expect.objectContaining({ enum: ['stream'] }) }) }),
+      expect.objectContaining({
+        required: ['kind', 'url'], properties: expect.objectContaining({ kind: expect.objectContaining({ enum: ['stream'] }) }),
+      }),
       { type: 'object', nullable: true, enum: [null] },
     ]);
     const broadcast = fragmentSchema(BroadcastFieldsFragmentDoc);
     expect((broadcast.properties as Record<string, { oneOf: unknown[] }>).source.oneOf).toHaveLength(2);
-    expect(() => fragmentSchema(parse('fragment F on Broadcast { source { ... on MicSource { kind } } }'))).toThrow('leaves out the union member StreamSource');
+    expect(() => fragmentSchema(parse('fragment F on Broadcast { source { ... on MicSource { kind } } }'))).toThrow(
+      'leaves out the union member StreamSource',
+    );
   });
 
   it('describes what an operation answers under its root field, without the operation\'s own description', () => {
     const token = resultSchema(RecordingMediaTokenDocument);
-    expect(token).toMatchObject({ type: 'object', required: ['token', 'expiresAt'], properties: { expiresAt: { type: 'string', format: 'date-time' } } });
+    expect(token).toMatchObject({
+      type: 'object', required: ['token', 'expiresAt'], properties: { expiresAt: { type: 'string', format: 'date-time' } },
+    });
     expect(token).not.toHaveProperty('description');
     expect(() => resultSchema(parse('query Q { health { status } me { scopes } }'))).toThrow('one root field');
   });

@@ -19,7 +19,9 @@ describe('graceful shutdown', () => {
         socket.once('open', () => resolve());
         socket.once('error', reject);
       });
-      const closing = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+      const closing = new Promise<{ code: number; reason: string }>((resolve) => socket.once(
+        'close', (code, reason) => resolve({ code, reason: reason.toString() }),
+      ));
       const shutdown = server.close();
       closed = true;
       expect(await closing).toEqual({ code: 1001, reason: 'server shutting down' });

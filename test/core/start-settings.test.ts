@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/core/db/migrate.js';
 
 async function failedStart(entry: string, env: Record<string, string>, args: readonly string[] = []) {
-  const run = promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), [entry, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
+  const run = promisify(execFile)(path.join(REPO_ROOT, 'node_modules/.bin/tsx'), [entry, ...args], {
+    cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 60_000,
+  });
   const failure = await run.then(() => null, (error: { code: number; stderr: string }) => error);
   expect(failure, 'the process refused to start').not.toBeNull();
   return { code: failure!.code, lines: failure!.stderr.split('\n').filter((line) => line.trim() && !line.startsWith('npm warn')) };

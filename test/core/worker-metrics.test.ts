@@ -47,8 +47,12 @@ afterAll(async () => {
   await server?.close();
 });
 
-const scrape = async (): Promise<Map<string, MetricFamily>> => familiesOf(await fetch(`${metricsUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } }));
-const queued = (families: Map<string, MetricFamily>, state: string) => sampleValue(families, 'speechgate_queue_jobs', { queue: 'transcriptions', state });
+const scrape = async (): Promise<Map<string, MetricFamily>> => familiesOf(await fetch(`${metricsUrl}/metrics`, {
+  headers: { authorization: `Bearer ${token}` },
+}));
+const queued = (families: Map<string, MetricFamily>, state: string) => sampleValue(
+  families, 'speechgate_queue_jobs', { queue: 'transcriptions', state },
+);
 
 describe('a worker process\'s metrics (METRICS_PORT)', () => {
   it('refuses a scrape without the token, answers one with it, and answers liveness to anyone', async () => {
@@ -60,17 +64,26 @@ describe('a worker process\'s metrics (METRICS_PORT)', () => {
     await expectStatus(wrong, 401, 'invalid_token');
 
     const families = await scrape();
-    for (const name of ['speechgate_queue_jobs', 'speechgate_jobs', 'speechgate_live_recordings', 'speechgate_engine_slots_busy', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'speechgate_queue_jobs', 'speechgate_jobs', 'speechgate_live_recordings', 'speechgate_engine_slots_busy',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(families.get(name)?.type, name).toBe('gauge');
     }
     expect(families.get('speechgate_realtime_factor')?.type).toBe('histogram');
     // The process runs the transcription queue's workers: its every state is a series.
-    expect(families.get('speechgate_queue_jobs')!.samples.filter((sample) => sample.labels.queue === 'transcriptions').map((sample) => sample.labels.state).sort())
+    expect(
+      families.get('speechgate_queue_jobs')!.samples.filter((sample) => sample.labels.queue === 'transcriptions').map(
+        (sample) => sample.labels.state,
+      ).sort(),
+    )
       .toEqual(['active', 'delayed', 'failed', 'paused', 'waiting']);
     // A worker holds no realtime session: no slots.
     expect(sampleValue(families, 'speechgate_engine_slots')).toBe(0);
     // The refused scrapes were timed, as the gateway times its requests.
-    expect(sampleValue(families, 'speechgate_http_request_duration_seconds_count', { method: 'GET', route: '/metrics', status: '401' })).toBe(2);
+    expect(
+      sampleValue(families, 'speechgate_http_request_duration_seconds_count', { method: 'GET', route: '/metrics', status: '401' }),
+    ).toBe(2);
 
     const health = await fetch(`${metricsUrl}/v1/health`);
     expect(health.status).toBe(200);
@@ -83,7 +96,9 @@ describe('a worker process\'s metrics (METRICS_PORT)', () => {
     expect(queued(before, 'waiting') + queued(before, 'paused') + queued(before, 'active')).toBe(0);
 
     // Work due later is Bull's `delayed` (this work names no job: when due, the processor finds nothing to do).
-    const later = await queue.add('transcribe', { jobId: 'job_metricsprobe', attempt: 1 }, { jobId: 'transcribe:job_metricsprobe:1', delay: 3_600_000 });
+    const later = await queue.add('transcribe', { jobId: 'job_metricsprobe', attempt: 1 }, {
+      jobId: 'transcribe:job_metricsprobe:1', delay: 3_600_000,
+    });
     expect(queued(await scrape(), 'delayed')).toBe(queued(before, 'delayed') + 1);
     await later.remove();
     expect(queued(await scrape(), 'delayed')).toBe(queued(before, 'delayed'));
@@ -104,7 +119,11 @@ describe('a worker process\'s metrics (METRICS_PORT)', () => {
     expect(job.state, workerOutput().slice(-3000)).toBe('done');
     const after = await eventually(async () => {
       const families = await scrape();
-      expect(sampleValue(families, 'speechgate_realtime_factor_count', { kind: 'file' }) - sampleValue(before, 'speechgate_realtime_factor_count', { kind: 'file' })).toBe(1);
+      expect(
+        sampleValue(families, 'speechgate_realtime_factor_count', { kind: 'file' }) - sampleValue(
+          before, 'speechgate_realtime_factor_count', { kind: 'file' },
+        ),
+      ).toBe(1);
       return families;
     });
     expect(sampleValue(after, 'speechgate_realtime_factor_sum', { kind: 'file' })).toBeGreaterThan(0);

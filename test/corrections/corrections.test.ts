@@ -13,24 +13,33 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer();
 
 interface Segment { seq: number; text: string; words: Array<{ text: string }> }
-interface Correction { id: string; kind: string; seq: number; wordIdx: number | null; from: string; to: string; voiced: boolean | null; notVoicedReason: string | null; revertedAt: string | null; appliedAt: string; actor: Record<string, unknown> }
+interface Correction {
+  id: string; kind: string; seq: number; wordIdx: number | null; from: string; to: string; voiced: boolean | null;
+  notVoicedReason: string | null; revertedAt: string | null; appliedAt: string; actor: Record<string, unknown>;
+}
 
 let recordingId = '';
 let transcriptionId = '';
 let shareCode = '';
 let firstSeq = 0;
 
-const transcript = async (): Promise<{ lastSeq: number; segments: Segment[]; sentences: Array<{ id: string; text: string }> }> => json(await server.request(`/v1/recordings/${recordingId}/transcript`));
+const transcript = async (): Promise<{ lastSeq: number; segments: Segment[]; sentences: Array<{ id: string; text: string }> }> => json(
+  await server.request(`/v1/recordings/${recordingId}/transcript`),
+);
 const segmentText = async (seq: number) => (await transcript()).segments.find((s) => s.seq === seq)!.text;
 const correct = (body: unknown, auth?: string | null) => server.postJson(`/v1/recordings/${recordingId}/corrections`, body, { auth });
-const listAll = async (): Promise<Correction[]> => (await json(await server.request(`/v1/recordings/${recordingId}/corrections?limit=500`))).corrections;
+const listAll = async (): Promise<Correction[]> => (await json(
+  await server.request(`/v1/recordings/${recordingId}/corrections?limit=500`),
+)).corrections;
 
 /** Commits a segment of known text after the recognizer's, as file jobs and live recordings commit theirs. */
 async function seed(text: string, start: number): Promise<number> {
   const said = text.split(' ');
   const words = said.map((word, i) => ({ start: start + i * 0.3, end: start + i * 0.3 + 0.25, text: ` ${word}`, prob: 0.9 }));
   return inTransaction({ prisma: server.prisma, pubsub: server.app.pubsub }, recordingId, async (tx) => {
-    const { seq, frame } = await commitSegment(tx, recordingId, { speaker: -1, start, end: words[words.length - 1]!.end, text, words, confidence: 0.9, language: 'en', decoder: 'accuracy' });
+    const { seq, frame } = await commitSegment(tx, recordingId, {
+      speaker: -1, start, end: words[words.length - 1]!.end, text, words, confidence: 0.9, language: 'en', decoder: 'accuracy',
+    });
     return { result: seq, frames: [frame] };
   });
 }
@@ -51,9 +60,15 @@ describe('applying corrections', () => {
     const original = (await transcript()).segments.find((s) => s.seq === firstSeq)!;
     const a = await seed('The quick brown fox', 100);
     const b = await seed('jumps over the dog', 102);
-    const applied = await expectStatus(await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Onward' }], lines: [{ seqs: [a, b], text: 'A slow red fox walks past the lazy dog' }] }), 201);
+    const applied = await expectStatus(
+      await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Onward' }], lines: [{ seqs: [a, b], text: 'A slow red fox walks past the '
+        + 'lazy dog' }] }),
+      201,
+    );
     expect(applied.corrections.map((c: Correction) => [c.kind, c.seq])).toEqual([['word', firstSeq], ['line', a], ['line', b]]);
-    expect(applied.corrections[0]).toMatchObject({ from: original.words[0]!.text.trim(), to: 'Onward', wordIdx: 0, revertedAt: null, actor: { displayName: 'test key', userId: null } });
+    expect(applied.corrections[0]).toMatchObject({
+      from: original.words[0]!.text.trim(), to: 'Onward', wordIdx: 0, revertedAt: null, actor: { displayName: 'test key', userId: null },
+    });
     expect(applied.corrections[0].actor.apiKeyId).toMatch(/./);
     expect(new Set(applied.corrections.map((c: Correction) => c.id)).size).toBe(3);
 
@@ -75,10 +90,18 @@ describe('applying corrections', () => {
   it('is atomic: a batch with one target that is not settled applies nothing', async () => {
     const before = await transcript();
     const count = (await listAll()).length;
-    const refused = await expectStatus(await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Never' }, { seq: 99_999, wordIdx: 0, to: 'x' }] }), 409, 'invalid_state');
+    const refused = await expectStatus(
+      await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Never' }, { seq: 99_999, wordIdx: 0, to: 'x' }] }), 409, 'invalid_state',
+    );
     expect(refused.data.details).toMatchObject({ field: 'edits[1].seq', seq: 99_999 });
-    await expectStatus(await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Never' }], lines: [{ seqs: [99_998, 99_999], text: 'nothing' }] }), 409, 'invalid_state');
-    await expectInvalidOption(await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Never' }, { seq: firstSeq, wordIdx: 10_000, to: 'x' }] }), 'edits[1].wordIdx');
+    await expectStatus(
+      await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Never' }], lines: [{ seqs: [99_998, 99_999], text: 'nothing' }] }), 409,
+      'invalid_state',
+    );
+    await expectInvalidOption(
+      await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'Never' }, { seq: firstSeq, wordIdx: 10_000, to: 'x' }] }),
+      'edits[1].wordIdx',
+    );
     const after = await transcript();
     expect(after.lastSeq).toBe(before.lastSeq);
     expect(after.segments).toEqual(before.segments);
@@ -100,8 +123,12 @@ describe('applying corrections', () => {
 describe('the voiced rule', () => {
   it('passes case, accents and number formatting; fails a new word and a dropped "not"', async () => {
     const seq = await seed('I have twenty-one apples and I do not know the café', 120);
-    const verdicts = async (body: unknown) => (await expectStatus(await correct(body), 201)).corrections.map((c: Correction) => [c.voiced, c.notVoicedReason]);
-    expect(await verdicts({ edits: [{ seq, wordIdx: 2, to: '21' }, { seq, wordIdx: 10, to: 'CAFE.' }] })).toEqual([[true, null], [true, null]]);
+    const verdicts = async (body: unknown) => (await expectStatus(await correct(body), 201)).corrections.map(
+      (c: Correction) => [c.voiced, c.notVoicedReason],
+    );
+    expect(await verdicts({ edits: [{ seq, wordIdx: 2, to: '21' }, { seq, wordIdx: 10, to: 'CAFE.' }] })).toEqual([
+      [true, null], [true, null],
+    ]);
     expect(await verdicts({ lines: [{ seqs: [seq], text: 'I HAVE 21 APPLES, AND I DO NOT KNOW THE CAFÉ!' }] })).toEqual([[true, null]]);
     expect(await verdicts({ edits: [{ seq, wordIdx: 3, to: 'pears' }] })).toEqual([[false, 'rewrite']]);
     expect(await verdicts({ lines: [{ seqs: [seq], text: 'I have 21 apples and I do know the cafe' }] })).toEqual([[false, 'rewrite']]);
@@ -114,7 +141,9 @@ describe('the voiced rule', () => {
     const spoken = real.text.split(/\s+/).map((word) => word.replace(/[^\p{L}]/gu, '')).sort((a, b) => b.length - a.length)[0]!;
     const words = ['mumble', 'mumble'].map((text, i) => ({ start: i, end: i + 1, text: ` ${text}`, prob: 0.2 }));
     const seq = await inTransaction({ prisma: server.prisma, pubsub: server.app.pubsub }, recordingId, async (tx) => {
-      const committed = await commitSegment(tx, recordingId, { speaker: -1, start: 0, end: 2.5, text: 'mumble mumble', words, confidence: 0.2, language: 'en', decoder: 'accuracy' });
+      const committed = await commitSegment(tx, recordingId, {
+        speaker: -1, start: 0, end: 2.5, text: 'mumble mumble', words, confidence: 0.2, language: 'en', decoder: 'accuracy',
+      });
       return { result: committed.seq, frames: [committed.frame] };
     });
     const [heard] = (await expectStatus(await correct({ edits: [{ seq, wordIdx: 0, to: spoken }] }), 201)).corrections;
@@ -154,7 +183,9 @@ describe('reverting', () => {
     const a = await seed('first half', 140);
     const b = await seed('second half', 142);
     const { corrections } = await expectStatus(await correct({ lines: [{ seqs: [a, b], text: 'all of it rewritten now' }] }), 201);
-    for (const correction of corrections) await expectStatus(await server.request(`/v1/corrections/${correction.id}/revert`, { method: 'POST' }), 200);
+    for (const correction of corrections) await expectStatus(
+      await server.request(`/v1/corrections/${correction.id}/revert`, { method: 'POST' }), 200,
+    );
     expect([await segmentText(a), await segmentText(b)]).toEqual(['first half', 'second half']);
   });
 });
@@ -168,7 +199,9 @@ describe('listing', () => {
     const paged: Correction[] = [];
     let cursor: string | undefined;
     do {
-      const page = await json(await server.request(`/v1/recordings/${recordingId}/corrections?limit=2${cursor ? `&cursor=${cursor}` : ''}`));
+      const page = await json(
+        await server.request(`/v1/recordings/${recordingId}/corrections?limit=2${cursor ? `&cursor=${cursor}` : ''}`),
+      );
       expect(page.corrections.length).toBeLessThanOrEqual(2);
       paged.push(...page.corrections);
       cursor = page.nextCursor;
@@ -188,7 +221,10 @@ describe('who may correct', () => {
     await expectStatus(await server.request(`/v1/corrections/${one!.id}/revert`, { method: 'POST', auth: otherKey }), 404, 'not_found');
 
     expect((await server.request(`/v1/recordings/${recordingId}/corrections?shareCode=${shareCode}`, { auth: null })).status).toBe(401);
-    expect((await server.postJson(`/v1/recordings/${recordingId}/corrections?shareCode=${shareCode}`, { edits: [{ seq: firstSeq, wordIdx: 0, to: 'x' }] }, { auth: null })).status).toBe(401);
+    expect((await server.postJson(
+      `/v1/recordings/${recordingId}/corrections?shareCode=${shareCode}`, { edits: [{ seq: firstSeq, wordIdx: 0, to: 'x' }] },
+      { auth: null },
+    )).status).toBe(401);
     const { key: reader } = await server.createKey(['read']);
     await expectStatus(await correct({ edits: [{ seq: firstSeq, wordIdx: 0, to: 'x' }] }, reader), 403, 'forbidden');
     await expectStatus(await server.request(`/v1/recordings/${recordingId}/corrections`, { auth: reader }), 200);
@@ -201,7 +237,8 @@ describe('GraphQL', () => {
     const seq = await seed('graph queries are fun', 150);
     const fields = 'id kind seq wordIdx from to voiced notVoicedReason revertedAt actor { apiKeyId displayName userId }';
     const applied = await json(await server.graphql(
-      `mutation ($id: ID!, $input: CorrectionBatchInput!) { correctRecording(recordingId: $id, input: $input) { batchId corrections { ${fields} } } }`,
+      `mutation ($id: ID!, $input: CorrectionBatchInput!) { correctRecording(recordingId: $id, input: $input) { batchId corrections { `
+        + `${fields} } } }`,
       { id: recordingId, input: { edits: [{ seq, wordIdx: 3, to: 'FUN!' }] } },
     ));
     expect(applied.errors).toBeUndefined();
@@ -217,7 +254,9 @@ describe('GraphQL', () => {
     ));
     expect(listed.data.recordingCorrections.corrections[0].id).toBe(correction.id);
     expect(listed.data.recordingCorrections.nextCursor).toMatch(/./);
-    const reverted = await json(await server.graphql(`mutation ($id: ID!) { revertCorrection(id: $id) { ${fields} } }`, { id: correction.id }));
+    const reverted = await json(await server.graphql(
+      `mutation ($id: ID!) { revertCorrection(id: $id) { ${fields} } }`, { id: correction.id },
+    ));
     expect(reverted.data.revertCorrection.revertedAt).toMatch(/./);
     expect(await segmentText(seq)).toBe('graph queries are fun');
   });
@@ -235,7 +274,10 @@ describe('subscribers', () => {
       const frame = follower.frames.find((f) => f.type === 'transcript.corrected' && f.seq === seq)!;
       expect(frame).toMatchObject({ recordingId, segment: { seq, text: 'watch this line move' } });
       // The sentence holding the line follows in the same log step: the snapshot's cursor is its.
-      await follower.until('the corrected sentence', () => follower.frames.some((f) => f.type === 'transcript.sentence' && f.cursor === (frame.cursor as number) + 1), 20_000);
+      await follower.until(
+        'the corrected sentence',
+        () => follower.frames.some((f) => f.type === 'transcript.sentence' && f.cursor === (frame.cursor as number) + 1), 20_000,
+      );
       const sentence = follower.frames.find((f) => f.type === 'transcript.sentence' && f.cursor === (frame.cursor as number) + 1)!;
       const body = sentence.sentence as { id: string; text: string; seqs: number[] };
       expect(sentence.sentenceId).toBe(body.id);
@@ -254,13 +296,17 @@ describe('subscribers', () => {
 
 describe('a segment that follows the recording\'s script', () => {
   it('refuses word edits (wordIdx counts the recognizer\'s words, text is the script\'s) and takes a line rewrite', async () => {
-    const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Teleprompter', settings: { spokenLanguage: 'en' } }), 201);
+    const live = await expectStatus(
+      await server.postJson('/v1/transcriptions/live', { name: 'Teleprompter', settings: { spokenLanguage: 'en' } }), 201,
+    );
     const script = 'Good morning, everyone. Welcome to the quarterly review.';
     const started = await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, { scriptText: script }), 201);
     const scripted: string = started.recording.id;
     const heard = 'good morning every one welcome to the quarterly review';
     const seq = await commitKnown(server, scripted, { text: heard, start: 0 });
-    const read = async () => (await json(await server.request(`/v1/recordings/${scripted}/transcript`))).segments.find((s: { seq: number }) => s.seq === seq);
+    const read = async () => (await json(await server.request(`/v1/recordings/${scripted}/transcript`))).segments.find(
+      (s: { seq: number }) => s.seq === seq,
+    );
     const correctScripted = (body: unknown) => server.postJson(`/v1/recordings/${scripted}/corrections`, body);
     const asCommitted = await read();
     expect(asCommitted).toMatchObject({ text: script, recognizedText: heard, scriptFrom: 0, scriptPos: 8 });
@@ -272,7 +318,9 @@ describe('a segment that follows the recording\'s script', () => {
     expect(refused.message).toMatch(/lines/);
     // The whole batch is refused: its line rewrite of another segment is not applied either.
     const other = await commitKnown(server, scripted, { text: 'unscripted words said after the script', start: 10 });
-    await expectInvalidOption(await correctScripted({ edits: [{ seq: other, wordIdx: 0, to: 'Unscripted' }, { seq, wordIdx: 0, to: 'Good' }] }), 'edits[1].seq');
+    await expectInvalidOption(
+      await correctScripted({ edits: [{ seq: other, wordIdx: 0, to: 'Unscripted' }, { seq, wordIdx: 0, to: 'Good' }] }), 'edits[1].seq',
+    );
     expect((await read()).text).toBe(script);
     expect(await json(await server.request(`/v1/recordings/${scripted}/corrections`))).toMatchObject({ corrections: [] });
 

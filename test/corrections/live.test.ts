@@ -21,7 +21,9 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 it('corrects a committed live line, and finalization keeps the correction', async () => {
-  const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Live corrections', settings: { spokenLanguage: 'en' } }), 201);
+  const live = await expectStatus(
+    await server.postJson('/v1/transcriptions/live', { name: 'Live corrections', settings: { spokenLanguage: 'en' } }), 201,
+  );
   const grant = await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}), 201);
   const recordingId: string = grant.recording.id;
   const publisher = new RealtimeConnection(grant.streamUrl);
@@ -32,7 +34,10 @@ it('corrects a committed live line, and finalization keeps the correction', asyn
   const committed = await until('a committed line', transcript, (t) => t.segments.length > 0, 60_000);
   const seq: number = committed.segments[0].seq;
 
-  const { corrections } = await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs: [seq], text: 'Walk onward twelve paces.' }] }), 201);
+  const { corrections } = await expectStatus(
+    await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs: [seq], text: 'Walk onward twelve paces.' }] }),
+    201,
+  );
   expect(corrections[0]).toMatchObject({ kind: 'line', seq, to: 'Walk onward twelve paces.', voiced: false, notVoicedReason: 'rewrite' });
   expect((await transcript()).segments[0].text).toBe('Walk onward twelve paces.');
 
@@ -42,6 +47,8 @@ it('corrects a committed live line, and finalization keeps the correction', asyn
   const after = await transcript();
   expect(after.segments.find((s: { seq: number }) => s.seq === seq).text).toBe('Walk onward twelve paces.');
   // A correction may still arrive once the recording is finalized.
-  await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { edits: [{ seq, wordIdx: 0, to: 'Stride' }] }), 201);
+  await expectStatus(
+    await server.postJson(`/v1/recordings/${recordingId}/corrections`, { edits: [{ seq, wordIdx: 0, to: 'Stride' }] }), 201,
+  );
   expect((await transcript()).segments.find((s: { seq: number }) => s.seq === seq).text).toBe('Stride onward twelve paces.');
 }, 300_000);

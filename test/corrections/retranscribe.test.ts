@@ -17,8 +17,12 @@ interface Segment { seq: number; text: string }
 let recordingId = '';
 let original: Segment[] = [];
 
-const transcript = async (id = recordingId): Promise<{ segments: Segment[] }> => json(await server.request(`/v1/recordings/${id}/transcript`));
-const retranscribe = (body: unknown, init: { auth?: string | null; id?: string } = {}) => server.postJson(`/v1/recordings/${init.id ?? recordingId}/retranscribe`, body, { auth: init.auth });
+const transcript = async (id = recordingId): Promise<{ segments: Segment[] }> => json(
+  await server.request(`/v1/recordings/${id}/transcript`),
+);
+const retranscribe = (body: unknown, init: { auth?: string | null; id?: string } = {}) => server.postJson(
+  `/v1/recordings/${init.id ?? recordingId}/retranscribe`, body, { auth: init.auth },
+);
 
 beforeAll(async () => {
   const created = await json(await upload(server, { name: 'Retranscribe', settings: { spokenLanguage: 'en' } }));
@@ -36,7 +40,9 @@ describe('retranscribing a line', () => {
     expect(answer.text.length).toBeGreaterThan(0);
     expect(answer.corrections).toHaveLength(1);
     const [correction] = answer.corrections;
-    expect(correction).toMatchObject({ kind: 'line', seq, from: original[0]!.text, voiced: true, notVoicedReason: null, revertedAt: null, batchId: answer.batchId });
+    expect(correction).toMatchObject({
+      kind: 'line', seq, from: original[0]!.text, voiced: true, notVoicedReason: null, revertedAt: null, batchId: answer.batchId,
+    });
     // The engine heard the same words the recognizer did (case and punctuation aside).
     const words = (text: string) => text.toLowerCase().replace(/[^a-z ]/g, '').split(/\s+/).filter(Boolean);
     expect(words(answer.text)).toEqual(words(original[0]!.text));
@@ -61,8 +67,12 @@ describe('retranscribing a line', () => {
     expect(answer.language).toBe('en');
     expect(answer.corrections.map((c: { seq: number; kind: string }) => [c.kind, c.seq])).toEqual(seqs.map((seq) => ['line', seq]));
     const after = (await transcript()).segments;
-    expect(seqs.map((seq) => after.find((s) => s.seq === seq)!.text).join(' ').trim()).toBe(answer.corrections.map((c: { to: string }) => c.to).join(' ').trim());
-    for (const correction of [...answer.corrections].reverse()) await expectStatus(await server.postJson(`/v1/corrections/${correction.id}/revert`, {}), 200);
+    expect(seqs.map((seq) => after.find((s) => s.seq === seq)!.text).join(' ').trim()).toBe(
+      answer.corrections.map((c: { to: string }) => c.to).join(' ').trim(),
+    );
+    for (const correction of [...answer.corrections].reverse()) await expectStatus(
+      await server.postJson(`/v1/corrections/${correction.id}/revert`, {}), 200,
+    );
     expect((await transcript()).segments.map((s) => s.text)).toEqual(original.map((s) => s.text));
 
     const refused = await json(await server.graphql(
@@ -93,8 +103,11 @@ describe('refusals', () => {
     expect((await transcript()).segments.map((s) => s.text)).toEqual(original.map((s) => s.text));
   });
 
-  it('answers 503 engine_unavailable with Retry-After while the line\'s audio has not reached the machine, and succeeds once it has', async () => {
-    const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Live retranscribe', settings: { spokenLanguage: 'en' } }), 201);
+  it('answers 503 engine_unavailable with Retry-After while the line\'s audio has not reached the machine, and succeeds once it '
+    + 'has', async () => {
+    const live = await expectStatus(
+      await server.postJson('/v1/transcriptions/live', { name: 'Live retranscribe', settings: { spokenLanguage: 'en' } }), 201,
+    );
     const grant = await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}), 201);
     const liveId: string = grant.recording.id;
     // A line committed for 0.0–2.3 s while no audio has been captured here yet.
@@ -102,7 +115,9 @@ describe('refusals', () => {
     const early = await retranscribe({ seqs: [seq], language: 'en' }, { id: liveId });
     expect(early.status).toBe(503);
     expect(Number(early.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await early.json()).toMatchObject({ code: 'engine_unavailable', data: { retryable: true, details: { reason: 'audio_not_here', haveS: 0 } } });
+    expect(await early.json()).toMatchObject({
+      code: 'engine_unavailable', data: { retryable: true, details: { reason: 'audio_not_here', haveS: 0 } },
+    });
     expect((await transcript(liveId)).segments.find((s) => s.seq === seq)!.text).toBe('words from elsewhere arrive later here');
 
     // The audio arrives: the retry reads it.
@@ -111,7 +126,9 @@ describe('refusals', () => {
     for (const chunk of await fileChunks(GO_FORWARD)) publisher.sendPcm(chunk);
     let answer: Response;
     const deadline = Date.now() + 60_000;
-    while ((answer = await retranscribe({ seqs: [seq], language: 'en' }, { id: liveId })).status === 503 && Date.now() < deadline) await sleep(500);
+    while ((answer = await retranscribe(
+      { seqs: [seq], language: 'en' }, { id: liveId },
+    )).status === 503 && Date.now() < deadline) await sleep(500);
     const applied = await expectStatus(answer, 201);
     expect(applied.corrections[0]).toMatchObject({ kind: 'line', seq, from: 'words from elsewhere arrive later here', voiced: true });
     expect(applied.text.length).toBeGreaterThan(0);

@@ -56,6 +56,8 @@ describe('the voiced rule', () => {
   });
 
   it('accepts a word of a fresh reading of the audio when one is given', () => {
-    expect(voicedVerdict({ said: 'forward', heard: ['go for word', 'go forward'], resulting: 'go forward' })).toMatchObject({ voiced: true });
+    expect(voicedVerdict({ said: 'forward', heard: ['go for word', 'go forward'], resulting: 'go forward' })).toMatchObject({
+      voiced: true,
+    });
   });
 });

@@ -35,7 +35,10 @@ describe('CLI defaults', () => {
 
   it('a real run reports whisper-base with beam 5, and the words', async () => {
     const env = { ...process.env, MODEL: '', MODEL_FAST: '', MODEL_ACCURATE: '', MODELS_DIR: '' };
-    const { stdout } = await run('node_modules/.bin/tsx', ['workers/engine/tools/cli.ts', fixture('goforward.wav'), '--json', '--language', 'en'], { cwd: REPO_ROOT, env, maxBuffer: 16 << 20 });
+    const { stdout } = await run(
+      'node_modules/.bin/tsx', ['workers/engine/tools/cli.ts', fixture('goforward.wav'), '--json', '--language', 'en'],
+      { cwd: REPO_ROOT, env, maxBuffer: 16 << 20 },
+    );
     const result = JSON.parse(stdout) as { model: string; beamSize: number; segments: { text: string }[] };
     expect(result).toMatchObject({ model: 'whisper-base', beamSize: 5 });
     expect(result.segments.map((s) => s.text).join(' ').toLowerCase()).toMatch(/forward/);

@@ -38,7 +38,9 @@ const int64 = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(r
 beforeAll(async () => {
   const float = dequantizedGraph(hoistedDecoder(readFileSync(decoderFile)));
   rewritten = crossKeysPerStep(float);
-  const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, executionProviders: ['cpu'], extra: { session: DECODER_SESSION_CONFIG } };
+  const options: ort.InferenceSession.SessionOptions = {
+    intraOpNumThreads: 1, executionProviders: ['cpu'], extra: { session: DECODER_SESSION_CONFIG },
+  };
   exported = await ort.InferenceSession.create(float, options);
   perStep = await ort.InferenceSession.create(rewritten, options);
 });
@@ -50,7 +52,8 @@ describe('crossKeysPerStep', () => {
     expect(perStep.outputNames).toEqual(exported.outputNames);
   });
 
-  it('a cached step fed the encoder states gives the logits and decoder cache the export gives fed its first call’s keys and values', async () => {
+  it('a cached step fed the encoder states gives the logits and decoder cache the export gives fed its first call’s keys and '
+    + 'values', async () => {
     const encoder = states(2, 11);
     const empty = new ort.Tensor('float32', new Float32Array(0), [2, HEADS, 0, HEAD_DIM]);
     const firstFeeds: Record<string, ort.Tensor> = {
@@ -63,7 +66,8 @@ describe('crossKeysPerStep', () => {
       [LOGITS_FROM]: new ort.Tensor('int64', BigInt64Array.of(1n), [1]),
     };
     for (let layer = 0; layer < LAYERS; layer++) {
-      for (const kind of ['decoder', 'encoder']) for (const part of ['key', 'value']) firstFeeds[`past_key_values.${layer}.${kind}.${part}`] = empty;
+      for (const kind of ['decoder', 'encoder'])
+        for (const part of ['key', 'value']) firstFeeds[`past_key_values.${layer}.${kind}.${part}`] = empty;
     }
     const first = await exported.run(firstFeeds);
     const step: Record<string, ort.Tensor> = {
@@ -92,7 +96,9 @@ describe('crossKeysPerStep', () => {
     }
     // The logits do depend on the encoder states the step reads: other states give other logits.
     const other = await perStep.run({ ...step, encoder_hidden_states: states(2, 12) });
-    expect(Math.max(...(other.logits.data as Float32Array).map((v, i) => Math.abs(v - (actual.logits.data as Float32Array)[i])))).toBeGreaterThan(0.1);
+    expect(
+      Math.max(...(other.logits.data as Float32Array).map((v, i) => Math.abs(v - (actual.logits.data as Float32Array)[i]))),
+    ).toBeGreaterThan(0.1);
   });
 
   it('refuses a graph that is not a merged decoder (the caller keeps it as it is)', () => {
@@ -104,7 +110,9 @@ describe('the engine on the per-step decoder (the graphs GPU sessions load, run 
   it('beam search and batched windows carry each row’s encoder states in the cache, and say what the 8-bit graphs say', async () => {
     const pcm = await decodeFileToPcm(fixture('political-philosophy-60s.wav'), { endS: 45 });
     const text = async (options: { gpuGraphs: boolean; batchSize: number; beamSize: number }) => {
-      const engine = await SpeechEngine.load({ model: 'whisper-tiny', gpuGraphs: options.gpuGraphs, batchSize: options.batchSize, intraOpThreads: 1 });
+      const engine = await SpeechEngine.load({
+        model: 'whisper-tiny', gpuGraphs: options.gpuGraphs, batchSize: options.batchSize, intraOpThreads: 1,
+      });
       return (await engine.transcribePcm(pcm, { beamSize: options.beamSize })).segments.map((s) => s.text).join(' ');
     };
     const reference = normaliseText(await text({ gpuGraphs: false, batchSize: 1, beamSize: 1 }));

@@ -22,7 +22,9 @@ let encoderHidden: ort.Tensor;
 beforeAll(async () => {
   const options: ort.InferenceSession.SessionOptions = { graphOptimizationLevel: 'all', intraOpNumThreads: 1, executionProviders: ['cpu'] };
   original = await ort.InferenceSession.create(decoderFile, options);
-  hoisted = await ort.InferenceSession.create(hoistedDecoder(readFileSync(decoderFile)), { ...options, extra: { session: DECODER_SESSION_CONFIG } });
+  hoisted = await ort.InferenceSession.create(hoistedDecoder(readFileSync(decoderFile)), {
+    ...options, extra: { session: DECODER_SESSION_CONFIG },
+  });
   // Deterministic stand-in for an encoder output: the rewrite must not care what the audio was.
   let seed = 7;
   const next = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5) * 4;
@@ -55,7 +57,9 @@ describe('decoder with the output projection out of the If', () => {
     const prompt = [50258, 50259, 50359, 50364, 440, 2068];
     let a = await original.run(feeds(prompt, null));
     let b = await hoisted.run(feeds(prompt, null, 0));
-    for (const name of ['logits', 'present.0.encoder.key', 'present.3.decoder.value', 'cross_attentions.2']) expect(bytes(b[name]).equals(bytes(a[name])), name).toBe(true);
+    for (const name of ['logits', 'present.0.encoder.key', 'present.3.decoder.value', 'cross_attentions.2']) expect(
+      bytes(b[name]).equals(bytes(a[name])), name,
+    ).toBe(true);
     // A cached step's own encoder outputs are placeholders: the first call's keys/values stay.
     const step = ['logits', ...Array.from({ length: LAYERS }, (_, l) => [`present.${l}.decoder.key`, `present.${l}.decoder.value`]).flat()];
     for (const token of [1029, 286, 264]) {

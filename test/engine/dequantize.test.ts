@@ -43,7 +43,11 @@ function opCounts(model: Uint8Array): Map<string, number> {
 
 const tensor = (dataType: number, dims: number[], values: ArrayLike<number>) => {
   const raw =
-    dataType === 1 ? new Uint8Array(Float32Array.from(values).buffer) : dataType === 3 ? new Uint8Array(Int8Array.from(values).buffer) : Uint8Array.from(values);
+    dataType === 1
+      ? new Uint8Array(Float32Array.from(values).buffer)
+      : dataType === 3
+        ? new Uint8Array(Int8Array.from(values).buffer)
+        : Uint8Array.from(values);
   return { dataType, dims, raw };
 };
 
@@ -51,7 +55,9 @@ describe('dequantizeWeight', () => {
   it('gives (q − zero) × scale, with one scale or one per output channel (a MatMul’s columns, a Conv’s first axis)', () => {
     const uint8 = tensor(2, [2, 3], [0, 128, 255, 10, 20, 30]);
     expect([...dequantizeWeight(uint8, tensor(2, [], [128]), tensor(1, [], [0.5]), 'MatMul')]).toEqual([-64, 0, 63.5, -59, -54, -49]);
-    expect([...dequantizeWeight(uint8, tensor(2, [], [128]), tensor(1, [3], [1, 2, 4]), 'MatMul')]).toEqual([-128, 0, 508, -118, -216, -392]);
+    expect([...dequantizeWeight(uint8, tensor(2, [], [128]), tensor(1, [3], [1, 2, 4]), 'MatMul')]).toEqual([
+      -128, 0, 508, -118, -216, -392,
+    ]);
     const int8 = tensor(3, [2, 1, 2], [-3, 5, 7, -1]);
     expect([...dequantizeWeight(int8, tensor(3, [], [1]), tensor(1, [2], [2, 10]), 'Conv')]).toEqual([-8, 8, 60, -20]);
   });
@@ -184,7 +190,9 @@ describe('the graphs a GPU runs, on the CPU', () => {
     const reference = normaliseText(quantized);
     const counts = editCounts(reference, normaliseText(float));
     expect(reference.length).toBeGreaterThan(30);
-    expect((counts.substitutions + counts.deletions + counts.insertions) / reference.length, `${quantized} / ${float}`).toBeLessThanOrEqual(0.1);
+    expect((counts.substitutions + counts.deletions + counts.insertions) / reference.length, `${quantized} / ${float}`).toBeLessThanOrEqual(
+      0.1,
+    );
   });
 
   it('asking for CUDA where its libraries are missing: one warning line saying why, and the CPU’s graphs', async () => {

@@ -16,10 +16,14 @@ function normals(seed: number): () => number {
 }
 
 /** A speaker of synthetic features: its own mean per coefficient (spread `separation` apart). */
-const speakerMean = (speaker: number, separation: number) => Float64Array.from({ length: N_CEPS }, (_, k) => separation * Math.sin(1.7 * speaker + k * (speaker + 1)));
+const speakerMean = (speaker: number, separation: number) => Float64Array.from(
+  { length: N_CEPS }, (_, k) => separation * Math.sin(1.7 * speaker + k * (speaker + 1)),
+);
 
 /** Frames of speakers taking turns: `script` lists [speaker, seconds]; 0.5 s of silence between turns. */
-function syntheticFrames(script: Array<[number, number]>, separation = 1.5, seed = 7): { features: SpeakerFrames; regions: Array<{ start: number; end: number; speaker: number }> } {
+function syntheticFrames(script: Array<[number, number]>, separation = 1.5, seed = 7): {
+  features: SpeakerFrames; regions: Array<{ start: number; end: number; speaker: number }>;
+} {
   const next = normals(seed);
   const gap = Math.round(0.5 / FRAME_S);
   const frames = script.reduce((n, [, s]) => n + Math.round(s / FRAME_S) + gap, 0);
@@ -117,7 +121,10 @@ describe('speakerOf', () => {
   });
   it('gives a segment across a change of speaker to whoever is heard longest in it, over all their turns', () => {
     // Speaker 0's one turn is the longest (3 s), but speaker 1 says 2 s + 2.5 s of the segment.
-    const alternating = [{ start: 0, end: 3, speaker: 0, confidence: 1 }, { start: 3.5, end: 5.5, speaker: 1, confidence: 1 }, { start: 6, end: 8.5, speaker: 1, confidence: 1 }];
+    const alternating = [
+      { start: 0, end: 3, speaker: 0, confidence: 1 }, { start: 3.5, end: 5.5, speaker: 1, confidence: 1 },
+      { start: 6, end: 8.5, speaker: 1, confidence: 1 },
+    ];
     expect(speakerOf(alternating, 0, 10)?.speaker).toBe(1);
   });
 });
@@ -128,10 +135,19 @@ describe('splitBySpeaker', () => {
     { start: 4.5, end: 9, speaker: 1, confidence: 0.8 },
   ];
   const word = (start: number, text: string) => ({ start, end: start + 0.4, text, prob: 0.9 });
-  const segment = (words: ReturnType<typeof word>[]) => ({ start: 0, end: 9, text: words.map((w) => w.text).join(' '), words, confidence: 0.9, language: 'en' });
+  const segment = (words: ReturnType<typeof word>[]) => ({
+    start: 0, end: 9, text: words.map((w) => w.text).join(' '), words, confidence: 0.9, language: 'en',
+  });
   it('splits a segment the model read across a change of speaker into one part per speaker, each labelled', () => {
-    const parts = splitBySpeaker(turns, segment([word(1, 'where'), word(2, 'we'), word(3, 'cold'), word(3.4, '-hearted'), word(5, 'Had'), word(6, 'he'), word(7, 'married.')]));
-    expect(parts.map((p) => [p.speaker, p.text, p.start, p.end])).toEqual([[0, 'where we cold-hearted', 0, 3.8], [1, 'Had he married.', 5, 9]]);
+    const parts = splitBySpeaker(
+      turns,
+      segment(
+        [word(1, 'where'), word(2, 'we'), word(3, 'cold'), word(3.4, '-hearted'), word(5, 'Had'), word(6, 'he'), word(7, 'married.')],
+      ),
+    );
+    expect(parts.map((p) => [p.speaker, p.text, p.start, p.end])).toEqual([
+      [0, 'where we cold-hearted', 0, 3.8], [1, 'Had he married.', 5, 9],
+    ]);
   });
   it('keeps one word of another speaker at a turn\'s edge in its segment (alignment jitter)', () => {
     const parts = splitBySpeaker(turns, segment([word(1, 'go'), word(2, 'forward'), word(3, 'ten'), word(4.3, 'meters.')]));

@@ -32,7 +32,11 @@ beforeAll(async () => {
     requests.push(`${request.method} ${url.pathname}`);
     const cdn = url.pathname.match(/^\/cdn\/(.+)$/);
     const resolveMatch = url.pathname.match(/^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/);
-    const file = cdn ? decodeURIComponent(cdn[1]) : resolveMatch && resolveMatch[1] === 'Xenova/whisper-tiny' && resolveMatch[2] === 'main' ? resolveMatch[3] : null;
+    const file = cdn
+      ? decodeURIComponent(cdn[1])
+      : resolveMatch && resolveMatch[1] === 'Xenova/whisper-tiny' && resolveMatch[2] === 'main'
+        ? resolveMatch[3]
+        : null;
     const path = file ? join(sourceDir, file) : '';
     if (!file || !existsSync(path) || !statSync(path).isFile()) {
       response.writeHead(404, { 'content-type': 'text/plain', 'x-error-code': 'EntryNotFound' });
@@ -84,7 +88,10 @@ describe('models:download', () => {
       onProgress: (event) => event.done && progressFiles.add(event.file),
     });
     expect(result.modelDir).toBe(join(modelsDir, 'Xenova', 'whisper-tiny'));
-    const wanted = ['config.json', 'generation_config.json', 'tokenizer.json', 'onnx/encoder_model_quantized.onnx', 'onnx/decoder_model_merged_quantized.onnx'];
+    const wanted = [
+      'config.json', 'generation_config.json', 'tokenizer.json', 'onnx/encoder_model_quantized.onnx',
+      'onnx/decoder_model_merged_quantized.onnx',
+    ];
     for (const file of wanted) {
       expect(sha256(join(result.modelDir, file)), file).toBe(sha256(join(sourceDir, file)));
       expect(progressFiles.has(file)).toBe(true);
@@ -131,6 +138,8 @@ describe('models:download', () => {
   });
 
   it('says which file is missing when the repository is not a Whisper export', async () => {
-    await expect(downloadModel({ model: 'someone/not-whisper', modelsDir: join(scratch, 'none'), baseUrl })).rejects.toThrow(/config\.json/);
+    await expect(downloadModel({ model: 'someone/not-whisper', modelsDir: join(scratch, 'none'), baseUrl })).rejects.toThrow(
+      /config\.json/,
+    );
   });
 });

@@ -82,7 +82,9 @@ describe('variable-length encoder', () => {
     for (const frames of [3000, 500]) {
       const window = new WindowDecoder(engine.model, await engine.model.encode([features], frames));
       expect(window.encoderHidden.dims[1]).toBe(frames / 2);
-      const decoded = await decodeWithFallback(engine.tokenizer, window, { language: 'en', beamSize: 1, bestOf: 1, previousTokens: [], maxInitialTimestampS: 1 });
+      const decoded = await decodeWithFallback(engine.tokenizer, window, {
+        language: 'en', beamSize: 1, bestOf: 1, previousTokens: [], maxInitialTimestampS: 1,
+      });
       texts.push(decoded.text);
     }
     for (const text of texts) expect(wordErrors(['go', 'forward', 'ten', 'meters'], normaliseWords(text)), text).toBeLessThanOrEqual(1);
@@ -95,7 +97,9 @@ describe('attention in blocks of query rows', () => {
     const whole = variableLengthEncoder(readFileSync(encoderFile));
     const sessions = await Promise.all([whole, blockedAttention(whole)].map((graph) => ort.InferenceSession.create(graph, options)));
     for (const frames of [3000, 500]) {
-      const [a, b] = await Promise.all(sessions.map(async (s) => (await s.run({ input_features: input(frames) }, ['last_hidden_state'])).last_hidden_state));
+      const [a, b] = await Promise.all(sessions.map(
+        async (s) => (await s.run({ input_features: input(frames) }, ['last_hidden_state'])).last_hidden_state,
+      ));
       expect(b.dims).toEqual([1, frames / 2, 384]);
       expect(Buffer.from(b.data as Float32Array).equals(Buffer.from(a.data as Float32Array)), `${frames} frames`).toBe(true);
     }

@@ -52,15 +52,20 @@ describe('gpu:install', () => {
   it('refuses another onnxruntime-node version before fetching anything: a mismatched provider may abort the process', async () => {
     const tarball = await makeTarball('other-runtime', PROVIDER_LIBRARIES);
     const dir = bindingDir('other-runtime');
-    await expect(installGpuProviders({ tarball: tarball.file, tarballSha256: tarball.sha, bindingDir: dir, runtimeVersion: '1.30.0', libraryDirs: [] }))
+    await expect(installGpuProviders({
+      tarball: tarball.file, tarballSha256: tarball.sha, bindingDir: dir, runtimeVersion: '1.30.0', libraryDirs: [],
+    }))
       .rejects.toThrow(`onnxruntime-node is 1.30.0 here, but the registry's CUDA providers are built for ${PROVIDER_RUNTIME_VERSION}`);
     expect(readdirSync(dir)).toEqual(['onnxruntime_binding.node']);
   });
 
-  it('places the three provider libraries beside the binding (nothing else) once the checksum matches, and reports what CUDA lacks', async () => {
+  it('places the three provider libraries beside the binding (nothing else) once the checksum matches, and reports what CUDA '
+    + 'lacks', async () => {
     const tarball = await makeTarball('good', PROVIDER_LIBRARIES);
     const dir = bindingDir('good');
-    const report = await installGpuProviders({ tarball: tarball.file, tarballSha256: tarball.sha, bindingDir: dir, runtimeVersion: PROVIDER_RUNTIME_VERSION, libraryDirs: [] });
+    const report = await installGpuProviders({
+      tarball: tarball.file, tarballSha256: tarball.sha, bindingDir: dir, runtimeVersion: PROVIDER_RUNTIME_VERSION, libraryDirs: [],
+    });
     expect(readdirSync(dir).sort()).toEqual(['onnxruntime_binding.node', ...PROVIDER_LIBRARIES].sort());
     for (const library of PROVIDER_LIBRARIES) expect(readFileSync(join(dir, library), 'utf8')).toBe(`ELF bytes of ${library}`);
     expect(report).toMatchObject({ runtimeMatches: true, providersPlaced: true });
@@ -73,7 +78,9 @@ describe('gpu:install', () => {
   it('refuses a tarball that lacks a provider library, leaving the binding folder as it was', async () => {
     const tarball = await makeTarball('incomplete', PROVIDER_LIBRARIES.slice(0, 2));
     const dir = bindingDir('incomplete');
-    await expect(installGpuProviders({ tarball: tarball.file, tarballSha256: tarball.sha, bindingDir: dir, runtimeVersion: PROVIDER_RUNTIME_VERSION, libraryDirs: [] }))
+    await expect(installGpuProviders({
+      tarball: tarball.file, tarballSha256: tarball.sha, bindingDir: dir, runtimeVersion: PROVIDER_RUNTIME_VERSION, libraryDirs: [],
+    }))
       .rejects.toThrow(`the tarball has no ${PROVIDER_LIBRARIES[2]}`);
     expect(readdirSync(dir)).toEqual(['onnxruntime_binding.node']);
   });
@@ -89,7 +96,9 @@ describe('gpu:install', () => {
   });
 
   it('--check reports this machine as it is and changes nothing', async () => {
-    const failure = await run(join(REPO_ROOT, 'node_modules/.bin/tsx'), ['workers/engine/tools/gpu-install.ts', '--check'], { cwd: REPO_ROOT })
+    const failure = await run(
+      join(REPO_ROOT, 'node_modules/.bin/tsx'), ['workers/engine/tools/gpu-install.ts', '--check'], { cwd: REPO_ROOT },
+    )
       .then(({ stdout }) => ({ code: 0, stdout }), (error: { code: number; stdout: string }) => error);
     expect(failure.stdout).toMatch(/^onnxruntime-node \S+ \(providers built for 1\.29\.0: (same|DIFFERENT)\)$/m);
     expect(failure.stdout).toMatch(/^CUDA providers beside the binding \(.+\): (yes|no)$/m);

@@ -101,7 +101,9 @@ class OneSegmentPerPass implements LiveTranscriber {
     if (this.fedS - this.committedS < 0.5) return { committed: [], draft: [{ start: this.committedS, text: 'draft' }] };
     const start = this.committedS;
     this.committedS = this.fedS;
-    const segment = { start, end: this.fedS, text: 'words', words: [{ start, end: this.fedS, text: 'words', prob: 0.9 }], confidence: 0.9, language: 'en' };
+    const segment = {
+      start, end: this.fedS, text: 'words', words: [{ start, end: this.fedS, text: 'words', prob: 0.9 }], confidence: 0.9, language: 'en',
+    };
     return { committed: [segment], draft: [{ start: this.fedS, text: 'draft' }] };
   }
 }
@@ -110,7 +112,9 @@ describe('the live policy with speaker labels', () => {
   it('labels commits provisionally, guesses the draft, settles every label by the end; off labels nothing', async () => {
     const audio = await fixtureAudio();
     const run = async (speakerLabels: boolean, turnOnAtS?: number) => {
-      const live = new LiveTranscription(new OneSegmentPerPass(), { language: 'en', latencyMode: 'fast', speakerLabels }, { minStepS: 3, catchupLagS: 100, resumeLagS: 1 });
+      const live = new LiveTranscription(new OneSegmentPerPass(), { language: 'en', latencyMode: 'fast', speakerLabels }, {
+        minStepS: 3, catchupLagS: 100, resumeLagS: 1,
+      });
       const updates: LiveUpdate[] = [];
       const ended = live.run((update) => updates.push(update));
       for (let at = 0; at < audio.length; at += 4000) {

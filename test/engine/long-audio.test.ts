@@ -24,7 +24,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 it('transcribes a 10-minute file with memory that does not grow with its length', { timeout: 600_000 }, async () => {
   const file = join(scratch, 'lecture-10min.flac');
-  execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-y', '-stream_loop', '9', '-i', fixture('political-philosophy-60s.wav'), '-c:a', 'flac', file]);
+  execFileSync(ffmpegPath(), [
+    '-nostdin', '-loglevel', 'error', '-y', '-stream_loop', '9', '-i', fixture('political-philosophy-60s.wav'), '-c:a', 'flac', file,
+  ]);
   const engine = await SpeechEngine.load();
 
   // Minutes 1.5–5 against minutes 5–10: a pipeline that kept audio, segments' tensors or windows would grow
@@ -65,8 +67,9 @@ it('transcribes a 10-minute file with memory that does not grow with its length'
   expect(late.rss.length).toBeGreaterThan(0);
   const mb = (bytes: number) => bytes / 1e6;
   console.log(
-    `10 min: ${result.processingS.toFixed(1)} s (RTF ${(result.processingS / result.durationS).toFixed(3)}); ` +
-      `rss (median) ${mb(median(early.rss)).toFixed(0)} → ${mb(median(late.rss)).toFixed(0)} MB, live array buffers (median) ${mb(median(early.buffers)).toFixed(1)} → ${mb(median(late.buffers)).toFixed(1)} MB`,
+    `10 min: ${result.processingS.toFixed(1)} s (RTF ${(result.processingS / result.durationS).toFixed(3)}); `
+      + `rss (median) ${mb(median(early.rss)).toFixed(0)} → ${mb(median(late.rss)).toFixed(0)} MB, live array buffers (median) `
+        + `${mb(median(early.buffers)).toFixed(1)} → ${mb(median(late.buffers)).toFixed(1)} MB`,
   );
   // Live buffers are one window's audio and decoder state (encoder keys/values alone are 18 MB): level
   // over time. Keeping the decoded audio would add 3.8 MB per minute, ~19 MB over the late five minutes.

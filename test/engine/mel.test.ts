@@ -90,7 +90,9 @@ describe('log-mel features', () => {
     expect(features[band * N_FRAMES + N_FRAMES - 1]).toBeCloseTo((last[band] + 4) / 4, 4);
     // What a reflection would have given instead (its mirror meets the Hann window's tail: 0.024 in log10, far
     // more than the 4 decimals checked above).
-    const reflected = Float32Array.from({ length: audio.length + NFFT / 2 }, (_, i) => (i < audio.length ? audio[i] : audio[2 * (audio.length - 1) - i]));
+    const reflected = Float32Array.from(
+      { length: audio.length + NFFT / 2 }, (_, i) => (i < audio.length ? audio[i] : audio[2 * (audio.length - 1) - i]),
+    );
     const mirrored = referenceLogMel(reflected, N_FRAMES - 1, filters)[band];
     expect(Math.abs(mirrored - last[band]) / 4).toBeGreaterThan(1e-3);
   });
@@ -126,7 +128,9 @@ describe('live log-mel features', () => {
     let end = 0;
     // Grow by live-sized pieces (some not whole hops), cut by whole hops and once by a part of a hop.
     const steps: [grow: number, cut: number][] = [
-      [4800, 0], [3200, 0], [3333, 0], [6400, 0], [1600, 3200], [4000, 0], [2500, 160 * 37], [8000, 0], [3200, 1234], [4800, 0], [16000 * 12, 0], [100, 0],
+      [4800, 0], [3200, 0], [3333, 0], [6400, 0], [1600, 3200], [4000, 0], [2500, 160 * 37], [8000, 0], [3200, 1234], [4800, 0], [
+        16000 * 12, 0,
+      ], [100, 0],
     ];
     for (const [grow, cut] of steps) {
       if (cut) {

@@ -17,7 +17,9 @@ import {
 import { dctProjection, toySpeakerEmbedding, type ToyEmbeddingOptions } from '../helpers/onnx-model.js';
 import { measureDiarization, TWO_SPEAKERS } from '../helpers/speakers.js';
 
-const tone = (hz: number, samples: number, amplitude = 0.3) => Float32Array.from({ length: samples }, (_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / 16_000));
+const tone = (hz: number, samples: number, amplitude = 0.3) => Float32Array.from(
+  { length: samples }, (_, i) => amplitude * Math.sin((2 * Math.PI * hz * i) / 16_000),
+);
 
 /** A deterministic uniform sampler in [-0.5, 0.5). */
 function uniforms(seed: number): () => number {
@@ -44,7 +46,9 @@ describe('Kaldi filterbank (fbank.ts)', () => {
     for (const window of ['povey', 'hamming'] as const) {
       const { data, frames } = kaldiFbank(audio, { window });
       expect(frames).toBe(6);
-      [0, 5].forEach((t, row) => [0, 10, 27, 50, 79].forEach((bin, col) => expect(data[t * FBANK_BINS + bin]).toBeCloseTo(expected[window][row][col], 3)));
+      [0, 5].forEach((t, row) => [0, 10, 27, 50, 79].forEach(
+        (bin, col) => expect(data[t * FBANK_BINS + bin]).toBeCloseTo(expected[window][row][col], 3),
+      ));
     }
   });
 
@@ -123,7 +127,9 @@ const SEPARATING: ToyEmbeddingOptions = { projection: dctProjection(2, 8) };
 /** Answers the same embedding for any audio: everything is one speaker. */
 const CONSTANT: ToyEmbeddingOptions = { projection: new Float32Array(80 * 3), bias: [1, 0, 0] };
 
-const loadToy = (options: ToyEmbeddingOptions, config?: object) => SpeakerEmbeddingModel.load(join(modelsDir(toySpeakerEmbedding(options), config), SPEAKER_EMBEDDING_PATH));
+const loadToy = (options: ToyEmbeddingOptions, config?: object) => SpeakerEmbeddingModel.load(join(
+  modelsDir(toySpeakerEmbedding(options), config), SPEAKER_EMBEDDING_PATH,
+));
 
 describe('the speaker-embedding model (speaker-embedding.ts)', () => {
   it('is found in MODELS_DIR/speaker-embedding/model.onnx, and is null without one', async () => {
@@ -164,7 +170,9 @@ describe('the speaker-embedding model (speaker-embedding.ts)', () => {
     );
     await expect(loadToy({ ...SEPARATING, inputShape: [1, 80, 'T'] })).rejects.toThrow(/'feats' is \[1, 80, T\]; expected \[1, T, 80\]/);
     await expect(loadToy({ ...SEPARATING, inputShape: [1, 300, 80] })).rejects.toThrow(/is \[1, 300, 80\]; expected .*T dynamic/);
-    await expect(SpeakerEmbeddingModel.load(join(modelsDir(Buffer.from('not a model')), SPEAKER_EMBEDDING_PATH))).rejects.toThrow(/onnxruntime cannot load it/);
+    await expect(SpeakerEmbeddingModel.load(join(modelsDir(Buffer.from('not a model')), SPEAKER_EMBEDDING_PATH))).rejects.toThrow(
+      /onnxruntime cannot load it/,
+    );
     await expect(loadToy(SEPARATING, { window: 'hann' })).rejects.toThrow(/"window" must be "povey" or "hamming"/);
   });
 
@@ -221,7 +229,8 @@ describe('diarization with a speaker-embedding model (two-speakers fixture)', ()
     expect(turns.every((t) => t.confidence === 1)).toBe(true);
   }, 60_000);
 
-  it("is what a file job's diarizeFile uses when MODELS_DIR has the model; without one, or with a broken one, it is classical", async () => {
+  it("is what a file job's diarizeFile uses when MODELS_DIR has the model; without one, or with a broken one, it is "
+    + "classical", async () => {
     const withModel = await SpeechEngine.load({ modelsDir: modelsDir(toySpeakerEmbedding(CONSTANT)) });
     expect((await withModel.speakerEmbedding())?.dimension).toBe(3);
     expect(new Set((await withModel.diarizeFile(TWO_SPEAKERS.audio)).map((t) => t.speaker)).size).toBe(1);

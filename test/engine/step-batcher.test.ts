@@ -28,13 +28,17 @@ beforeAll(async () => {
 });
 
 /**
- * Five short windows of the lecture (short so the test stays cheap on a loaded machine): different lengths (encoder contexts), prompts, timestamp modes
+ * Five short windows of the lecture (short so the test stays cheap on a loaded machine): different lengths (encoder
+ * contexts), prompts, timestamp modes
  * and forced text (a live pass's committed words: its first call returns the logits from <|startoftranscript|> on).
  */
 function windows(): { audio: Float32Array; frames: number; previous: number[]; withoutTimestamps: boolean; prefix?: number[] }[] {
   const at = (fromS: number, toS: number) => lecture.subarray(fromS * SAMPLE_RATE, toS * SAMPLE_RATE);
   const frames = (audio: Float32Array) => Math.max(500, Math.ceil(audio.length / SAMPLE_RATE + 2) * 100);
-  const prompts = [[], [286, 370, 322, 264, 2487, 949, 341, 13], [], [3768, 3071, 390, 848, 510, 11, 257, 2854, 12391, 813, 264, 1472, 295, 552, 13], [286, 370]];
+  const prompts = [
+    [], [286, 370, 322, 264, 2487, 949, 341, 13], [], [3768, 3071, 390, 848, 510, 11, 257, 2854, 12391, 813, 264, 1472, 295, 552, 13],
+    [286, 370],
+  ];
   const prefixes = [undefined, undefined, [440, 1185], undefined, [286, 370, 322, 264, 2487]];
   return [at(0, 5), at(10, 17), at(26, 30), at(33, 40), at(12, 18)].map((audio, i) => ({
     audio,
@@ -67,7 +71,9 @@ describe('rowMasks', () => {
     const float = dequantizedGraph(hoistedDecoder(readFileSync(join(modelDir, 'onnx', 'decoder_model_merged_quantized.onnx'))));
     const masked = rowMasks(float);
     const { graph } = readGraph(masked);
-    const inputs = graph.filter((f) => f.field === ONNX.graph.input).map((f) => new TextDecoder().decode(readMessage(f.value).find((x) => x.field === 1)!.value));
+    const inputs = graph.filter((f) => f.field === ONNX.graph.input).map((f) => new TextDecoder().decode(
+      readMessage(f.value).find((x) => x.field === 1)!.value,
+    ));
     expect(inputs).toEqual(expect.arrayContaining([POSITIONS, SELF_BIAS, CROSS_BIAS]));
     const branches = readMessage(nodesOf(graph).find((n) => n.opType === 'If')!.field.value)
       .filter((f) => f.field === ONNX.node.attribute)
@@ -79,8 +85,12 @@ describe('rowMasks', () => {
     expect([reads(first, SELF_BIAS), reads(first, CROSS_BIAS), reads(first, POSITIONS)]).toEqual([0, 0, 0]);
     expect(() => rowMasks(masked)).toThrow('already takes row masks');
     // The per-step rewrite still fits after it, and the step copies only the encoder keys' and values' nodes in.
-    const perStep = nodesOf(readMessage(readMessage(readMessage(nodesOf(readGraph(crossKeysPerStep(masked)).graph).find((n) => n.opType === 'If')!.field.value).find((f) => f.field === ONNX.node.attribute)!.value).find((a) => a.field === ONNX.attribute.graph)!.value));
-    expect(perStep.filter((n) => n.opType === 'MatMul').length).toBeLessThanOrEqual(cached.filter((n) => n.opType === 'MatMul').length + 2 * 4);
+    const perStep = nodesOf(readMessage(readMessage(readMessage(
+      nodesOf(readGraph(crossKeysPerStep(masked)).graph).find((n) => n.opType === 'If')!.field.value,
+    ).find((f) => f.field === ONNX.node.attribute)!.value).find((a) => a.field === ONNX.attribute.graph)!.value));
+    expect(perStep.filter((n) => n.opType === 'MatMul').length).toBeLessThanOrEqual(
+      cached.filter((n) => n.opType === 'MatMul').length + 2 * 4,
+    );
   });
 });
 

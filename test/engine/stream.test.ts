@@ -128,7 +128,8 @@ describe('streaming transcriber', () => {
     expect(() => transcriber.setLanguage('auto')).not.toThrow();
   });
 
-  it('commits a take\'s last words once the speaker has been silent 1.5 s, with no pause or end (beam search, a pass every 2 s)', async () => {
+  it('commits a take\'s last words once the speaker has been silent 1.5 s, with no pause or end (beam search, a pass every 2 '
+    + 's)', async () => {
     // Beam search ended this sentence's text at "than" (before decoding.ts stopped as the reference does): two passes
     // agreed on that much, and "he was" waited for a pause that never came.
     const { pcm, speechS } = await takeThenSilence();

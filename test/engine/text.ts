@@ -3,7 +3,8 @@ import type { Segment } from '../../workers/engine/speech-engine.js';
 
 /** Text comparison helpers for the engine tests: what counts as "the same words". */
 const NUMBER_WORDS: Record<string, string> = {
-  '0': 'zero', '1': 'one', '2': 'two', '3': 'three', '4': 'four', '5': 'five', '6': 'six', '7': 'seven', '8': 'eight', '9': 'nine', '10': 'ten',
+  '0': 'zero', '1': 'one', '2': 'two', '3': 'three', '4': 'four', '5': 'five', '6': 'six', '7': 'seven', '8': 'eight', '9': 'nine',
+  '10': 'ten',
   '11': 'eleven', '12': 'twelve', '20': 'twenty',
 };
 

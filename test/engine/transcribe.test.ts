@@ -63,7 +63,9 @@ describe('goforward.wav (real speech)', () => {
   });
 
   it('gives the same words from 16 kHz PCM in memory', async () => {
-    const pcm = new Float32Array(execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-i', fixture('goforward.wav'), '-f', 'f32le', '-ac', '1', '-ar', '16000', 'pipe:1']).buffer.slice(0));
+    const pcm = new Float32Array(execFileSync(ffmpegPath(), [
+      '-nostdin', '-loglevel', 'error', '-i', fixture('goforward.wav'), '-f', 'f32le', '-ac', '1', '-ar', '16000', 'pipe:1',
+    ]).buffer.slice(0));
     const result = await engine.transcribePcm(pcm);
     expect(normaliseWords(textOf(result))).toEqual(normaliseWords(textOf(goforward)));
   });
@@ -131,19 +133,26 @@ describe('no spoken word lost (whisper-base, the accurate model)', () => {
     // Four takes with 1.1–1.5 s pauses (voice activity cuts them out), the last word 50 ms before the file's end.
     endsInSpeech = join(scratch, 'ends-in-speech.wav');
     const takes = ['cards/001.wav', 'cards/005.wav', 'librivox/sense_and_sensibility_01_austen_64kb-0890.wav', 'cards/003.wav'];
-    const trim = 'silenceremove=start_periods=1:start_threshold=-40dB,areverse,silenceremove=start_periods=1:start_threshold=-40dB,areverse';
+    const trim =
+      'silenceremove=start_periods=1:start_threshold=-40dB,areverse,silenceremove=start_periods=1:start_threshold=-40dB,areverse';
     const pauses = [1.5, 1.1, 1.5, 0.05];
     const filter = takes.map((_, i) => `[${i}:a]${trim}[t${i}];`).join('') +
       pauses.map((seconds, i) => `aevalsrc=0:d=${seconds}:s=16000[p${i}];`).join('') +
       `${takes.map((_, i) => `[t${i}][p${i}]`).join('')}concat=n=${takes.length + pauses.length}:v=0:a=1`;
-    execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', ...takes.flatMap((take) => ['-i', fixture(take)]), '-filter_complex', filter, '-ar', '16000', '-ac', '1', endsInSpeech]);
+    execFileSync(ffmpegPath(), [
+      '-nostdin', '-loglevel', 'error', ...takes.flatMap((take) => ['-i', fixture(take)]), '-filter_complex', filter, '-ar', '16000', '-ac',
+      '1', endsInSpeech,
+    ]);
   });
 
   // Voice activity rises after a word's onset, and the first region's 400 ms of padding was halved as if it shared
   // its silence with a region before it: speech starting at the file's start lost its first word ("He was not …").
   it('keeps the first word of speech that starts right at the start of the file', async () => {
     const startsInSpeech = join(scratch, 'starts-in-speech.wav');
-    execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-i', fixture('librivox/sense_and_sensibility_01_austen_64kb-0880.wav'), '-af', 'silenceremove=start_periods=1:start_threshold=-40dB', startsInSpeech]);
+    execFileSync(ffmpegPath(), [
+      '-nostdin', '-loglevel', 'error', '-i', fixture('librivox/sense_and_sensibility_01_austen_64kb-0880.wav'), '-af',
+      'silenceremove=start_periods=1:start_threshold=-40dB', startsInSpeech,
+    ]);
     const result = await engine.transcribeFile(startsInSpeech, { language: 'en' });
     expect(result.segments[0]!.words[0]!.start).toBeLessThan(0.1);
     expect(normaliseWords(textOf(result)).slice(0, 3), textOf(result)).toEqual(['he', 'was', 'not']);
@@ -165,10 +174,14 @@ describe('no spoken word lost (whisper-base, the accurate model)', () => {
   // On the lecture whisper-base, prompted with the text before, ended the window 8.9–37.8 s at "where" (20.5 s), or
   // stretched "spills" over 29.6–37.8 s and lost "over into normative arguments made by other scholars. Thomas
   // Piketty's". whisper.cpp and faster-whisper on the same weights read 113–117 words.
-  it.each([0, 7])('started at %s s, the lecture keeps every stretch of speech, across the 30 s window edge to the end (beam 5)', async (startS) => {
+  it.each([0, 7])('started at %s s, the lecture keeps every stretch of speech, across the 30 s window edge to the end (beam 5)', async (
+    startS,
+  ) => {
     const result = await base.transcribeFile(fixture('political-philosophy-60s.wav'), { beamSize: 5, startS });
     const words = normaliseWords(textOf(result));
-    for (const said of ['literature', 'implemented', 'spills', 'over', 'arguments', 'scholars', 'piketty', 'wealth', 'normative']) expect(words, words.join(' ')).toContain(said);
+    for (const said of ['literature', 'implemented', 'spills', 'over', 'arguments', 'scholars', 'piketty', 'wealth', 'normative']) expect(
+      words, words.join(' '),
+    ).toContain(said);
     expect(words.length).toBeGreaterThan(startS === 0 ? 105 : 90);
     expect(result.segments.at(-1)!.end).toBeGreaterThan(55);
     expect(result.uncoveredSpeechS).toBe(0);
@@ -234,7 +247,10 @@ describe('containers', () => {
 
   it('rejects a video without sound with invalid_audio', async () => {
     const file = join(scratch, 'silent-film.mp4');
-    execFileSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', file]);
+    execFileSync(ffmpegPath(), [
+      '-nostdin', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=1', '-c:v', 'libx264', '-pix_fmt',
+      'yuv420p', file,
+    ]);
     await expect(engine.transcribeFile(file)).rejects.toMatchObject({ code: 'invalid_audio' });
   });
 });

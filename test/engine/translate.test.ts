@@ -124,7 +124,9 @@ describe('the translate task (whisper-base)', () => {
       expect(failure, JSON.stringify(window)).toBeInstanceOf(EngineError);
       expect(failure).toMatchObject({ code: 'invalid_options', details: { field } });
     }
-    await expect(base.translateSpeech(pcm, { language: 'xx' })).rejects.toMatchObject({ code: 'invalid_options', details: { field: 'language' } });
+    await expect(base.translateSpeech(pcm, { language: 'xx' })).rejects.toMatchObject({
+      code: 'invalid_options', details: { field: 'language' },
+    });
   });
 });
 
@@ -145,7 +147,9 @@ describe('translation through the engine threads', () => {
   });
 
   it('refuses a bad window with invalid_options: on the host, and past the file\'s end on the thread', async () => {
-    await expect(threads.translateSpeech({ path: both, startS: 5, endS: 1 })).rejects.toMatchObject({ code: 'invalid_options', details: { field: 'endS' } });
+    await expect(threads.translateSpeech({ path: both, startS: 5, endS: 1 })).rejects.toMatchObject({
+      code: 'invalid_options', details: { field: 'endS' },
+    });
     const pastEnd = await threads.translateSpeech({ path: both, startS: 600 }).catch((error: unknown) => error);
     expect(pastEnd).toBeInstanceOf(EngineError);
     expect(pastEnd).toMatchObject({ code: 'invalid_options', details: { field: 'startS' } });

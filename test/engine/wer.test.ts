@@ -41,7 +41,10 @@ describe('normaliseText', () => {
       ['we', 'had', 'done', 'it', 'you', 'had', 'gone', 'he', 'has', 'got', 'it', 'they', 'would', 'go'],
     );
     expect(normaliseText('St. Louis, Gen. Grant, Lt. Col. Smith Sr., Hon. Asst. Ald. Rev. Esq.')).toEqual(
-      ['saint', 'louis', 'general', 'grant', 'lieutenant', 'colonel', 'smith', 'senior', 'honorable', 'assistant', 'alderman', 'reverend', 'esquire'],
+      [
+        'saint', 'louis', 'general', 'grant', 'lieutenant', 'colonel', 'smith', 'senior', 'honorable', 'assistant', 'alderman', 'reverend',
+        'esquire',
+      ],
     );
   });
 
@@ -208,7 +211,9 @@ describe('editCounts', () => {
     expect(editCounts(['a', 'b', 'c'], ['a', 'b', 'c'])).toEqual({ substitutions: 0, deletions: 0, insertions: 0, errors: 0, words: 3 });
     expect(editCounts(['a', 'b', 'c'], ['a', 'x', 'c'])).toMatchObject({ substitutions: 1, deletions: 0, insertions: 0, errors: 1 });
     expect(editCounts(['a', 'b', 'c'], ['a', 'c'])).toMatchObject({ substitutions: 0, deletions: 1, insertions: 0, errors: 1 });
-    expect(editCounts(['a', 'c'], ['a', 'b', 'c', 'd'])).toMatchObject({ substitutions: 0, deletions: 0, insertions: 2, errors: 2, words: 2 });
+    expect(editCounts(['a', 'c'], ['a', 'b', 'c', 'd'])).toMatchObject({
+      substitutions: 0, deletions: 0, insertions: 2, errors: 2, words: 2,
+    });
     expect(editCounts([], ['a'])).toMatchObject({ insertions: 1, errors: 1, words: 0 });
     expect(editCounts(['a', 'b'], [])).toMatchObject({ deletions: 2, errors: 2 });
   });
@@ -239,7 +244,10 @@ describe('wordErrorRate', () => {
   it('normalises each pair in its own language', () => {
     const result = wordErrorRate([
       { reference: 'Twenty one', hypothesis: '21', language: 'en' },
-      { reference: 'Die Werbung vermittelt einen falschen Eindruck.', hypothesis: 'die werbung vermittelt einen falschen eindruck', language: 'de' },
+      {
+        reference: 'Die Werbung vermittelt einen falschen Eindruck.', hypothesis: 'die werbung vermittelt einen falschen eindruck',
+        language: 'de',
+      },
       { reference: 'Las arenas son blanquecinas', hypothesis: 'Las arenas son blanquesinas.', language: 'es' },
     ]);
     expect(result).toMatchObject({ errors: 1, words: 11, substitutions: 1 });

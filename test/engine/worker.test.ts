@@ -41,7 +41,9 @@ describe('engine hosting', () => {
 
   it('engine threads report the provider asked for and the one they run on, once each thread is ready', async () => {
     const ready: EngineInfo[] = [];
-    const threads = new EngineThreads({ threads: 1, engine: { model: 'whisper-tiny', provider: 'CUDA' }, onReady: (info) => ready.push(info) });
+    const threads = new EngineThreads({
+      threads: 1, engine: { model: 'whisper-tiny', provider: 'CUDA' }, onReady: (info) => ready.push(info),
+    });
     try {
       const info = await threads.warm();
       expect(info).toMatchObject({ modelName: 'whisper-tiny', requestedProvider: 'cuda', provider: 'cpu' });

@@ -4,7 +4,9 @@ import { lockBillingAccount, post, syncConcurrency } from '../../src/billing/led
 import type { TestServer } from './server.js';
 
 /** An account of its own on `planId` with `cents` of credit, a key of it (`auth`) and the key's principal id. */
-export async function fundedAccount(server: TestServer, cents: number, planId = 'payg'): Promise<{ accountId: string; auth: string; keyId: string }> {
+export async function fundedAccount(server: TestServer, cents: number, planId = 'payg'): Promise<{
+  accountId: string; auth: string; keyId: string;
+}> {
   const accountId = await server.createAccount(`billing ${randomUUID()}`);
   const { key, id } = await server.createKey(['*'], { accountId });
   const settings = server.app.services.billing.on();
@@ -12,7 +14,9 @@ export async function fundedAccount(server: TestServer, cents: number, planId = 
     let account = await lockBillingAccount(tx, settings, accountId);
     account = await tx.billingAccount.update({ where: { accountId }, data: { planId } });
     await syncConcurrency(tx, settings, account);
-    await post(tx, account, { kind: 'adjustment', amountCents: cents - account.balanceCents, key: `test:${randomUUID()}`, description: 'Test credit' });
+    await post(tx, account, {
+      kind: 'adjustment', amountCents: cents - account.balanceCents, key: `test:${randomUUID()}`, description: 'Test credit',
+    });
   });
   return { accountId, auth: key, keyId: id };
 }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 
 export const TEST_PLANS = {
   currency: 'usd',
@@ -18,7 +19,10 @@ export const TEST_PLANS = {
   downgradeGraceDays: 14,
   promoChecksPerHour: 5,
   plans: [
-    { id: 'payg', name: 'Pay as you go', rates: { file: 0.6, live: 1.2, minimumSeconds: 60 }, limits: { concurrentTranscriptions: 2, createsPerHour: 100, createsPerHourUnpaid: 100 } },
+    {
+      id: 'payg', name: 'Pay as you go', rates: { file: 0.6, live: 1.2, minimumSeconds: 60 },
+      limits: { concurrentTranscriptions: 2, createsPerHour: 100, createsPerHourUnpaid: 100 },
+    },
     {
       id: 'pro', name: 'Pro', rates: { file: 0.3, live: 0.6, minimumSeconds: 30 }, includedMonthlyCredit: 20, graceOnZero: 5,
       prices: { month: 20, year: 200, providerMonth: 'price_pro_month', providerYear: 'price_pro_year' },
@@ -36,3 +40,16 @@ export function billingEnv(overrides: PlansFile = {}, extraEnv: Record<string, s
   fs.writeFileSync(file, JSON.stringify({ ...TEST_PLANS, ...overrides }, null, 2));
   return { BILLING_CONFIG: file, ...extraEnv };
 }
+
+/** Each body is refused with 422 `invalid_body` naming its field in `details.field`. */
+export async function expectInvalidBodies(
+  cases: Array<[unknown, string]>, send: (body: unknown) => Promise<{ status: number; body: Record<string, any> }>,
+): Promise<void> {
+  for (const [body, field] of cases) {
+    const answer = await send(body);
+    expect({ body, status: answer.status, code: answer.body.code, field: answer.body.data?.details?.field }).toEqual({
+      body, status: 422, code: 'invalid_body', field,
+    });
+  }
+}
+

@@ -237,7 +237,10 @@ export class FakeStripe {
     if (options.decline) {
       card.customer = null;
       if (session.mode !== 'payment') return [];
-      const intent = this.createIntent({ amount: session.amount_total, customer: session.customer, card, metadata: created.payment_intent_data?.metadata ?? {}, declined: true });
+      const intent = this.createIntent({
+        amount: session.amount_total, customer: session.customer, card, metadata: created.payment_intent_data?.metadata ?? {},
+        declined: true,
+      });
       return this.sendEvents([['payment_intent.payment_failed', intent]]);
     }
     Object.assign(session, { status: 'complete', payment_status: 'paid', url: null });
@@ -257,9 +260,13 @@ export class FakeStripe {
     const price = this.find(created.line_items[0].price, 'price');
     const subscription = this.createSubscription(session, price, card.id, created.subscription_data?.metadata ?? {});
     const item = subscription.items.data[0];
-    const invoice = this.createSubscriptionInvoice(subscription, 'subscription_create', session.amount_total, { start: item.current_period_start, end: item.current_period_end });
+    const invoice = this.createSubscriptionInvoice(subscription, 'subscription_create', session.amount_total, {
+      start: item.current_period_start, end: item.current_period_end,
+    });
     Object.assign(session, { subscription: subscription.id, invoice: invoice.id });
-    return this.sendEvents([['customer.subscription.created', subscription], ['invoice.paid', invoice], ['checkout.session.completed', session]]);
+    return this.sendEvents([
+      ['customer.subscription.created', subscription], ['invoice.paid', invoice], ['checkout.session.completed', session],
+    ]);
   }
 
   /** The checkout's 24 hours pass unpaid. */
@@ -291,7 +298,8 @@ export class FakeStripe {
     }
     item.current_period_start = start;
     item.current_period_end = addInterval(start, item.price.recurring.interval, item.price.recurring.interval_count);
-    const paymentMethod = subscription.default_payment_method ?? this.find(subscription.customer, 'customer').invoice_settings.default_payment_method;
+    const paymentMethod =
+      subscription.default_payment_method ?? this.find(subscription.customer, 'customer').invoice_settings.default_payment_method;
     const failed = !paymentMethod || this.declining.has(paymentMethod);
     const invoice = this.createSubscriptionInvoice(subscription, 'subscription_cycle', item.price.unit_amount * (item.quantity ?? 1), {
       start: item.current_period_start,
@@ -300,7 +308,9 @@ export class FakeStripe {
     subscription.status = failed ? 'past_due' : 'active';
     subscription.latest_invoice = invoice.id;
     const changes = { items: previous.items, ...(failed && { status: previous.status }) };
-    return this.sendEvents([['customer.subscription.updated', subscription, changes], [failed ? 'invoice.payment_failed' : 'invoice.paid', invoice]]);
+    return this.sendEvents([
+      ['customer.subscription.updated', subscription, changes], [failed ? 'invoice.payment_failed' : 'invoice.paid', invoice],
+    ]);
   }
 
   /** The period of a subscription set to cancel at its end is over: it ends (`customer.subscription.deleted`). */
@@ -330,7 +340,9 @@ export class FakeStripe {
       const idempotencyKey = method === 'POST' ? ((req.headers['idempotency-key'] as string | undefined) ?? null) : null;
       this.requests.push({ method, path: url.pathname, params, idempotencyKey });
       const send = (status: number, answer: unknown, headers: Record<string, string> = {}) =>
-        res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(7).toString('hex')}`, ...headers }).end(JSON.stringify(answer, null, 2));
+        res.writeHead(
+          status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(7).toString('hex')}`, ...headers },
+        ).end(JSON.stringify(answer, null, 2));
 
       if (url.pathname.startsWith('/c/pay/') || url.pathname.startsWith('/p/session/')) {
         res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Fake Stripe</title><p>A page of the fake '
@@ -343,7 +355,8 @@ export class FakeStripe {
         return;
       }
       if (req.headers.authorization !== `Bearer ${this.secretKey}`) {
-        send(401, { error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${String(req.headers.authorization ?? '').slice(7, 15)}***` } });
+        send(401, { error: { type: 'invalid_request_error', message: `Invalid API Key provided: `
+          + `${String(req.headers.authorization ?? '').slice(7, 15)}***` } });
         return;
       }
       if (idempotencyKey) {
@@ -352,7 +365,8 @@ export class FakeStripe {
           send(400, {
             error: {
               type: 'idempotency_error',
-              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`,
+              message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key `
+                + `other than '${idempotencyKey}' if you meant to execute a different request.`,
             },
           });
           return;
@@ -369,11 +383,16 @@ export class FakeStripe {
       } catch (error) {
         // A fault of the fake itself answers 500 naming it (a throw here would end the test process instead).
         if (!(error instanceof StripeError)) {
-          send(500, { error: { type: 'api_error', message: `fake Stripe failed: ${error instanceof Error ? error.stack : String(error)}` } });
+          send(500, {
+            error: { type: 'api_error', message: `fake Stripe failed: ${error instanceof Error ? error.stack : String(error)}` },
+          });
           return;
         }
         status = error.status;
-        answer = { error: { ...error.body, request_log_url: `${this.url}/logs`, doc_url: error.body.code ? `https://docs.stripe.com/error-codes/${error.body.code.replaceAll('_', '-')}` : undefined } };
+        answer = { error: {
+          ...error.body, request_log_url: `${this.url}/logs`,
+          doc_url: error.body.code ? `https://docs.stripe.com/error-codes/${error.body.code.replaceAll('_', '-')}` : undefined,
+        } };
       }
       if (idempotencyKey) this.idempotent.set(idempotencyKey, { method, path: url.pathname, body, status, answer });
       send(status, answer, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
@@ -403,14 +422,21 @@ export class FakeStripe {
       ['POST', /^\/v1\/subscriptions\/([^/]+)$/, (id) => show(this.updateSubscription(this.find(id, 'subscription'), params))],
       ['POST', /^\/v1\/subscription_schedules$/, () => show(this.createSchedule(params))],
       ['GET', /^\/v1\/subscription_schedules\/([^/]+)$/, (id) => show(this.find(id, 'subscription_schedule'))],
-      ['POST', /^\/v1\/subscription_schedules\/([^/]+)$/, (id) => show(this.updateSchedule(this.find(id, 'subscription_schedule'), params))],
-      ['POST', /^\/v1\/subscription_schedules\/([^/]+)\/release$/, (id) => show(this.releaseSchedule(this.find(id, 'subscription_schedule')))],
+      [
+        'POST', /^\/v1\/subscription_schedules\/([^/]+)$/,
+        (id) => show(this.updateSchedule(this.find(id, 'subscription_schedule'), params)),
+      ],
+      [
+        'POST', /^\/v1\/subscription_schedules\/([^/]+)\/release$/,
+        (id) => show(this.releaseSchedule(this.find(id, 'subscription_schedule'))),
+      ],
     ];
     for (const [routeMethod, pattern, run] of routes) {
       const match = routeMethod === method ? pattern.exec(path) : null;
       if (match) return run(decodeURIComponent(match[1] ?? ''));
     }
-    throw new StripeError(404, { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.` });
+    throw new StripeError(404, { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path}). Please see `
+      + `https://stripe.com/docs or we can help at https://support.stripe.com/.` });
   }
 
   // ---- objects -------------------------------------------------------------------------------------------------
@@ -437,7 +463,9 @@ export class FakeStripe {
     const copy = structuredClone(object);
     for (const field of expand) {
       const target = typeof copy[field] === 'string' ? this.objects.get(copy[field]) : undefined;
-      if (target) copy[field] = structuredClone(target.object === 'charge' || target.object === 'invoice' ? this.withDocuments(target) : target);
+      if (target) {
+        copy[field] = structuredClone(target.object === 'charge' || target.object === 'invoice' ? this.withDocuments(target) : target);
+      }
     }
     return copy;
   }
@@ -482,7 +510,10 @@ export class FakeStripe {
     const defaultMethod = params.invoice_settings?.default_payment_method;
     if (defaultMethod !== undefined) {
       if (defaultMethod && this.objects.get(defaultMethod)?.customer !== customer.id) {
-        throw invalid(`No such PaymentMethod: '${defaultMethod}'; the payment method is not attached to this customer.`, 'invoice_settings[default_payment_method]', 'resource_missing');
+        throw invalid(
+          `No such PaymentMethod: '${defaultMethod}'; the payment method is not attached to this customer.`,
+          'invoice_settings[default_payment_method]', 'resource_missing',
+        );
       }
       customer.invoice_settings.default_payment_method = orNull(defaultMethod);
     }
@@ -492,7 +523,9 @@ export class FakeStripe {
   private createCoupon(params: Record<string, any>): StripeObject {
     const amountOff = params.amount_off === undefined ? null : integer(params.amount_off, 'amount_off');
     const percentOff = params.percent_off === undefined ? null : Number(params.percent_off);
-    if ((amountOff === null) === (percentOff === null)) throw invalid('You must pass exactly one of amount_off or percent_off.', 'amount_off');
+    if ((amountOff === null) === (percentOff === null)) {
+      throw invalid('You must pass exactly one of amount_off or percent_off.', 'amount_off');
+    }
     if (amountOff !== null && !params.currency) throw invalid('You must pass currency when passing amount_off.', 'currency');
     return this.store({
       id: randomBytes(6).toString('base64url').replace(/[-_]/g, 'x'),
@@ -522,7 +555,9 @@ export class FakeStripe {
     if (params.mode === 'payment') {
       if (!line.price_data) throw invalid('This fake takes a payment-mode line with price_data only.', 'line_items[0][price_data]');
       subtotal = integer(line.price_data.unit_amount, 'line_items[0][price_data][unit_amount]') * Number(line.quantity ?? 1);
-      if (line.price_data.currency !== this.currency) throw invalid(`Invalid currency: ${line.price_data.currency}`, 'line_items[0][price_data][currency]');
+      if (line.price_data.currency !== this.currency) {
+        throw invalid(`Invalid currency: ${line.price_data.currency}`, 'line_items[0][price_data][currency]');
+      }
     } else if (params.mode === 'subscription') {
       const price = this.find(line.price ?? '', 'price', 'line_items[0][price]');
       if (price.type !== 'recurring') throw invalid('The price specified is set to `type=one_time` but this field only accepts prices '
@@ -533,7 +568,9 @@ export class FakeStripe {
     }
     const couponId: string | undefined = params.discounts?.[0]?.coupon;
     const coupon = couponId ? this.find(couponId, 'coupon', 'discounts[0][coupon]') : null;
-    if (coupon && coupon.max_redemptions !== null && coupon.times_redeemed >= coupon.max_redemptions) throw invalid(`Coupon ${coupon.id} has been redeemed the maximum number of times.`, 'discounts[0][coupon]', 'coupon_expired');
+    if (coupon && coupon.max_redemptions !== null && coupon.times_redeemed >= coupon.max_redemptions) {
+      throw invalid(`Coupon ${coupon.id} has been redeemed the maximum number of times.`, 'discounts[0][coupon]', 'coupon_expired');
+    }
     if (coupon) coupon.times_redeemed += 1;
     const discount = coupon ? Math.min(subtotal, coupon.amount_off ?? Math.round((subtotal * coupon.percent_off) / 100)) : 0;
     if (subtotal - discount < 50 && params.mode === 'payment') throw invalid('The Checkout Session\'s total amount due must add up to at '
@@ -573,14 +610,22 @@ export class FakeStripe {
     if (!params.customer) throw invalid('Missing required param: customer.', 'customer');
     this.find(params.customer, 'customer', 'customer');
     const methods = [...this.objects.values()]
-      .filter((object) => object.object === 'payment_method' && object.customer === params.customer && (!params.type || object.type === params.type))
+      .filter(
+        (object) =>
+          object.object === 'payment_method' && object.customer === params.customer && (!params.type || object.type === params.type),
+      )
       .reverse()
       .slice(0, params.limit ? Number(params.limit) : 10);
     return list(methods.map((method) => this.render(method)), '/v1/payment_methods');
   }
 
   private detach(method: StripeObject): StripeObject {
-    if (!method.customer) throw invalid('The payment method you provided is not attached to a customer so detachment is impossible.', undefined, 'payment_method_unexpected_state');
+    if (!method.customer) {
+      throw invalid(
+        'The payment method you provided is not attached to a customer so detachment is impossible.', undefined,
+        'payment_method_unexpected_state',
+      );
+    }
     const customer = this.objects.get(method.customer);
     if (customer?.invoice_settings.default_payment_method === method.id) customer.invoice_settings.default_payment_method = null;
     method.customer = null;
@@ -605,7 +650,9 @@ export class FakeStripe {
     });
   }
 
-  private createCard(customerId: string, card: CardDetails = { brand: 'visa', last4: '4242', expMonth: 12, expYear: new Date().getUTCFullYear() + 3 }): StripeObject {
+  private createCard(
+    customerId: string, card: CardDetails = { brand: 'visa', last4: '4242', expMonth: 12, expYear: new Date().getUTCFullYear() + 3 },
+  ): StripeObject {
     return this.store({
       id: this.newId('pm'),
       object: 'payment_method',
@@ -633,7 +680,10 @@ export class FakeStripe {
   }
 
   /** A confirmed payment intent and its charge; a declined one carries Stripe's `last_payment_error`. */
-  private createIntent(input: { amount: number; customer: string; card: StripeObject; metadata: Record<string, string>; description?: string | null; setupFutureUsage?: string | null; declined: boolean }): StripeObject {
+  private createIntent(input: {
+    amount: number; customer: string; card: StripeObject; metadata: Record<string, string>; description?: string | null;
+    setupFutureUsage?: string | null; declined: boolean;
+  }): StripeObject {
     const intentId = this.newId('pi');
     const chargeId = this.newId('ch');
     const declineError = {
@@ -659,11 +709,20 @@ export class FakeStripe {
       failure_message: input.declined ? declineError.message : null,
       livemode: false,
       metadata: input.metadata,
-      outcome: { network_status: input.declined ? 'declined_by_network' : 'approved_by_network', reason: input.declined ? 'generic_decline' : null, type: input.declined ? 'issuer_declined' : 'authorized' },
+      outcome: {
+        network_status: input.declined ? 'declined_by_network' : 'approved_by_network', reason: input.declined ? 'generic_decline' : null,
+        type: input.declined ? 'issuer_declined' : 'authorized',
+      },
       paid: !input.declined,
       payment_intent: intentId,
       payment_method: input.card.id,
-      payment_method_details: { type: 'card', card: { brand: input.card.card.brand, last4: input.card.card.last4, exp_month: input.card.card.exp_month, exp_year: input.card.card.exp_year } },
+      payment_method_details: {
+        type: 'card',
+        card: {
+          brand: input.card.card.brand, last4: input.card.card.last4, exp_month: input.card.card.exp_month,
+          exp_year: input.card.card.exp_year,
+        },
+      },
       receipt_url: input.declined ? null : `${this.url}/receipts/${chargeId}`,
       refunded: false,
       status: input.declined ? 'failed' : 'succeeded',
@@ -702,17 +761,26 @@ export class FakeStripe {
     const customer = this.find(params.customer ?? '', 'customer', 'customer');
     const card = this.find(params.payment_method ?? '', 'payment_method', 'payment_method');
     if (card.customer !== customer.id) {
-      throw invalid(`The provided PaymentMethod ${card.id} does not belong to the Customer ${customer.id}. Please use a PaymentMethod attached to this Customer.`, 'payment_method');
+      throw invalid(`The provided PaymentMethod ${card.id} does not belong to the Customer ${customer.id}. Please use a PaymentMethod `
+        + `attached to this Customer.`, 'payment_method');
     }
     const declined = this.declining.has(card.id);
-    const intent = this.createIntent({ amount, customer: customer.id, card, metadata: params.metadata ?? {}, description: orNull(params.description) as string | null, declined });
+    const intent = this.createIntent({
+      amount, customer: customer.id, card, metadata: params.metadata ?? {}, description: orNull(params.description) as string | null,
+      declined,
+    });
     const charge = this.objects.get(intent.latest_charge)!;
-    void this.sendEvents([[declined ? 'charge.failed' : 'charge.succeeded', charge], [declined ? 'payment_intent.payment_failed' : 'payment_intent.succeeded', intent]]);
+    void this.sendEvents([
+      [declined ? 'charge.failed' : 'charge.succeeded', charge],
+      [declined ? 'payment_intent.payment_failed' : 'payment_intent.succeeded', intent],
+    ]);
     if (declined) throw new StripeError(402, { ...intent.last_payment_error, payment_intent: this.render(intent) });
     return this.render(intent);
   }
 
-  private createSubscription(session: StripeObject, price: StripeObject, paymentMethodId: string, metadata: Record<string, string>): StripeObject {
+  private createSubscription(
+    session: StripeObject, price: StripeObject, paymentMethodId: string, metadata: Record<string, string>,
+  ): StripeObject {
     const now = unix();
     const id = this.newId('sub');
     return this.store({
@@ -730,7 +798,11 @@ export class FakeStripe {
       discounts: [],
       ended_at: null,
       items: list(
-        [{ id: this.newId('si'), object: 'subscription_item', created: now, current_period_start: now, current_period_end: addInterval(now, price.recurring.interval, price.recurring.interval_count), discounts: [], metadata: {}, price: structuredClone(price), quantity: 1, subscription: id, tax_rates: [] }],
+        [{
+          id: this.newId('si'), object: 'subscription_item', created: now, current_period_start: now,
+          current_period_end: addInterval(now, price.recurring.interval, price.recurring.interval_count), discounts: [], metadata: {},
+          price: structuredClone(price), quantity: 1, subscription: id, tax_rates: [],
+        }],
         `/v1/subscription_items?subscription=${id}`,
       ),
       latest_invoice: null,
@@ -745,7 +817,10 @@ export class FakeStripe {
   }
 
   /** A subscription's finalized invoice for one period, paid with a charge (or left open when the card fails). */
-  private createSubscriptionInvoice(subscription: StripeObject, reason: string, amount: number, period: { start: number; end: number }, options: { previousStart?: number; failed?: boolean } = {}): StripeObject {
+  private createSubscriptionInvoice(
+    subscription: StripeObject, reason: string, amount: number, period: { start: number; end: number },
+    options: { previousStart?: number; failed?: boolean } = {},
+  ): StripeObject {
     const now = unix();
     const id = this.newId('in');
     const item = subscription.items.data[0];
@@ -777,9 +852,18 @@ export class FakeStripe {
           invoice: id,
           livemode: false,
           metadata: {},
-          parent: { type: 'subscription_item_details', invoice_item_details: null, subscription_item_details: { invoice_item: null, proration: false, proration_details: { credited_items: null }, subscription: subscription.id, subscription_item: item.id } },
+          parent: {
+            type: 'subscription_item_details', invoice_item_details: null,
+            subscription_item_details: {
+              invoice_item: null, proration: false, proration_details: { credited_items: null }, subscription: subscription.id,
+              subscription_item: item.id,
+            },
+          },
           period,
-          pricing: { type: 'price_details', price_details: { price: item.price.id, product: item.price.product }, unit_amount_decimal: String(item.price.unit_amount) },
+          pricing: {
+            type: 'price_details', price_details: { price: item.price.id, product: item.price.product },
+            unit_amount_decimal: String(item.price.unit_amount),
+          },
           quantity: item.quantity ?? 1,
         }],
         `/v1/invoices/${id}/lines`,
@@ -787,7 +871,10 @@ export class FakeStripe {
       livemode: false,
       metadata: {},
       number: `${randomBytes(4).toString('hex').toUpperCase()}-0001`,
-      parent: { type: 'subscription_details', quote_details: null, subscription_details: { metadata: subscription.metadata, subscription: subscription.id } },
+      parent: {
+        type: 'subscription_details', quote_details: null,
+        subscription_details: { metadata: subscription.metadata, subscription: subscription.id },
+      },
       // Stripe's invoice period is the one whose usage it collects: for a renewal, the period that just ended.
       period_end: reason === 'subscription_cycle' ? period.start : now,
       period_start: options.previousStart ?? now,
@@ -799,12 +886,20 @@ export class FakeStripe {
   }
 
   private updateSubscription(subscription: StripeObject, params: Record<string, any>): StripeObject {
-    const unknown = Object.keys(params).find((key) => !['cancel_at_period_end', 'metadata', 'expand', 'default_payment_method'].includes(key));
-    if (unknown) throw invalid(`Received unknown parameter: ${unknown} (this fake models cancel_at_period_end, metadata and default_payment_method)`, unknown, 'parameter_unknown');
+    const unknown = Object.keys(params).find(
+      (key) => !['cancel_at_period_end', 'metadata', 'expand', 'default_payment_method'].includes(key),
+    );
+    if (unknown) {
+      throw invalid(
+        `Received unknown parameter: ${unknown} (this fake models cancel_at_period_end, metadata and default_payment_method)`, unknown,
+        'parameter_unknown',
+      );
+    }
     if (subscription.status === 'canceled') throw invalid('A canceled subscription can only update its cancellation_details and metadata.');
     if ('cancel_at_period_end' in params) {
       if (subscription.schedule) {
-        throw invalid(`The subscription is managed by the subscription schedule \`${subscription.schedule}\`, and updating any cancelation behavior directly is not allowed. Please update the schedule instead.`);
+        throw invalid(`The subscription is managed by the subscription schedule \`${subscription.schedule}\`, and updating any `
+          + `cancelation behavior directly is not allowed. Please update the schedule instead.`);
       }
       const cancel = flag(params.cancel_at_period_end);
       Object.assign(subscription, {
@@ -821,7 +916,11 @@ export class FakeStripe {
 
   private createSchedule(params: Record<string, any>): StripeObject {
     const subscription = this.find(params.from_subscription ?? '', 'subscription', 'from_subscription');
-    if (subscription.schedule) throw invalid(`You cannot migrate a subscription that is already attached to a schedule: \`${subscription.schedule}\`.`, 'from_subscription');
+    if (subscription.schedule) {
+      throw invalid(
+        `You cannot migrate a subscription that is already attached to a schedule: \`${subscription.schedule}\`.`, 'from_subscription',
+      );
+    }
     if (subscription.status === 'canceled') throw invalid('You cannot migrate a canceled subscription.', 'from_subscription');
     const item = subscription.items.data[0];
     const phase = { start_date: item.current_period_start, end_date: item.current_period_end };
@@ -836,7 +935,10 @@ export class FakeStripe {
       end_behavior: 'release',
       livemode: false,
       metadata: {},
-      phases: [{ ...phase, items: [{ price: item.price.id, quantity: item.quantity ?? 1, metadata: {}, discounts: [], tax_rates: [] }], proration_behavior: 'create_prorations', metadata: {} }],
+      phases: [{
+        ...phase, items: [{ price: item.price.id, quantity: item.quantity ?? 1, metadata: {}, discounts: [], tax_rates: [] }],
+        proration_behavior: 'create_prorations', metadata: {},
+      }],
       released_at: null,
       released_subscription: null,
       status: 'active',
@@ -848,8 +950,13 @@ export class FakeStripe {
 
   /** Replaces the phases, checked as Stripe checks them: the current phase keeps its start, phases follow each other. */
   private updateSchedule(schedule: StripeObject, params: Record<string, any>): StripeObject {
-    if (schedule.status !== 'active' && schedule.status !== 'not_started') throw invalid(`You cannot update a subscription schedule that is currently in the \`${schedule.status}\` status. It must be in \`not_started\` or \`active\`.`);
-    const unknown = Object.keys(params).find((key) => !['phases', 'end_behavior', 'proration_behavior', 'metadata', 'expand'].includes(key));
+    if (schedule.status !== 'active' && schedule.status !== 'not_started') {
+      throw invalid(`You cannot update a subscription schedule that is currently in the \`${schedule.status}\` status. It must be in `
+        + `\`not_started\` or \`active\`.`);
+    }
+    const unknown = Object.keys(params).find(
+      (key) => !['phases', 'end_behavior', 'proration_behavior', 'metadata', 'expand'].includes(key),
+    );
     if (unknown) throw invalid(`Received unknown parameter: ${unknown}`, unknown, 'parameter_unknown');
     if (params.end_behavior) schedule.end_behavior = params.end_behavior;
     if (params.phases) {
@@ -857,11 +964,15 @@ export class FakeStripe {
       schedule.phases = (params.phases as any[]).map((phase, index) => {
         const param = `phases[${index}]`;
         const price = this.find(phase.items?.[0]?.price ?? '', 'price', `${param}[items][0][price]`);
-        const start = phase.start_date === undefined ? previousEnd : phase.start_date === 'now' ? unix() : integer(phase.start_date, `${param}[start_date]`);
+        const start = phase.start_date === undefined ? previousEnd : phase.start_date === 'now' ? unix() : integer(
+          phase.start_date, `${param}[start_date]`,
+        );
         if (start === null) throw invalid('The first phase needs a start_date.', `${param}[start_date]`);
         if (index === 0 && start !== schedule.current_phase.start_date) throw invalid('You can not modify the start date of the current '
           + 'phase.', `${param}[start_date]`);
-        if (previousEnd !== null && start !== previousEnd) throw invalid(`The start date of phase ${index} must equal the end date of the phase before it.`, `${param}[start_date]`);
+        if (previousEnd !== null && start !== previousEnd) {
+          throw invalid(`The start date of phase ${index} must equal the end date of the phase before it.`, `${param}[start_date]`);
+        }
         if (phase.end_date !== undefined && phase.duration !== undefined) throw invalid('You may only specify one of these parameters: '
           + 'duration, end_date.', `${param}[end_date]`);
         const end = phase.end_date !== undefined
@@ -871,7 +982,11 @@ export class FakeStripe {
             : addInterval(start, price.recurring.interval, price.recurring.interval_count);
         if (end <= start) throw invalid('The end date of a phase must be after its start date.', `${param}[end_date]`);
         previousEnd = end;
-        return { start_date: start, end_date: end, items: [{ price: price.id, quantity: Number(phase.items[0].quantity ?? 1), metadata: {}, discounts: [], tax_rates: [] }], proration_behavior: phase.proration_behavior ?? 'create_prorations', metadata: phase.metadata ?? {} };
+        return {
+          start_date: start, end_date: end,
+          items: [{ price: price.id, quantity: Number(phase.items[0].quantity ?? 1), metadata: {}, discounts: [], tax_rates: [] }],
+          proration_behavior: phase.proration_behavior ?? 'create_prorations', metadata: phase.metadata ?? {},
+        };
       });
       schedule.current_phase = { start_date: schedule.phases[0].start_date, end_date: schedule.phases[0].end_date };
     }
@@ -880,18 +995,23 @@ export class FakeStripe {
 
   private releaseSchedule(schedule: StripeObject): StripeObject {
     if (schedule.status !== 'active' && schedule.status !== 'not_started') {
-      throw invalid(`You cannot release a subscription schedule that is currently in the \`${schedule.status}\` status. It must be in \`not_started\` or \`active\`.`);
+      throw invalid(`You cannot release a subscription schedule that is currently in the \`${schedule.status}\` status. It must be in `
+        + `\`not_started\` or \`active\`.`);
     }
     const subscription = schedule.subscription ? this.objects.get(schedule.subscription) : undefined;
     if (subscription) subscription.schedule = null;
-    Object.assign(schedule, { status: 'released', released_at: unix(), released_subscription: schedule.subscription, subscription: null, current_phase: null });
+    Object.assign(schedule, {
+      status: 'released', released_at: unix(), released_subscription: schedule.subscription, subscription: null, current_phase: null,
+    });
     return schedule;
   }
 
   // ---- webhooks ------------------------------------------------------------------------------------------------
 
   /** Sends events in order, each one signed, to `webhookUrl`; resolves once each has its answer (or none). */
-  private async sendEvents(events: Array<[type: string, object: StripeObject, previous?: Record<string, unknown>]>): Promise<WebhookDelivery[]> {
+  private async sendEvents(
+    events: Array<[type: string, object: StripeObject, previous?: Record<string, unknown>]>,
+  ): Promise<WebhookDelivery[]> {
     // Each event shows its object as it is now, not as it is by the time the events before it were answered.
     const deliveries = events.map(([type, object, previous]): WebhookDelivery => {
       const event: StripeObject = {
@@ -915,7 +1035,10 @@ export class FakeStripe {
       try {
         const answer = await fetch(this.webhookUrl, {
           method: 'POST',
-          headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': delivery.signature, 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' },
+          headers: {
+            'content-type': 'application/json; charset=utf-8', 'stripe-signature': delivery.signature,
+            'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+          },
           body: delivery.payload,
           signal: AbortSignal.timeout(10_000),
         });

@@ -83,10 +83,14 @@ export class Follower {
     this.socket?.send(JSON.stringify(frame));
   }
 
-  private async snapshot(after: number): Promise<{ lastSeq: number; segments: Array<{ seq: number; text: string; suppressed?: boolean | null }>; sentences: Array<{ id: string; text: string }> }> {
+  private async snapshot(after: number): Promise<{
+    lastSeq: number; segments: Array<{ seq: number; text: string; suppressed?: boolean | null }>;
+    sentences: Array<{ id: string; text: string }>;
+  }> {
     const url = new URL(`/v1/recordings/${this.options.recordingId}/transcript`, this.options.baseUrl);
     // The procedure's snapshot: the same `lang` and credential as the socket (not its own parameters: presence, audio).
-    for (const [key, value] of Object.entries(this.options.query ?? {})) if (['lang', 'shareCode', 'listenerToken'].includes(key)) url.searchParams.set(key, value);
+    for (const [key, value] of Object.entries(this.options.query ?? {}))
+      if (['lang', 'shareCode', 'listenerToken'].includes(key)) url.searchParams.set(key, value);
     if (after >= 0) url.searchParams.set('after', String(after));
     const response = await fetch(url, { headers: this.options.authorization ? { Authorization: this.options.authorization } : {} });
     if (response.status !== 200) throw new Error(`transcript: ${response.status} ${await response.text()}`);
@@ -95,12 +99,16 @@ export class Follower {
 
   private open(extra: Record<string, string>): Promise<void> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.url(extra), { headers: this.options.authorization ? { Authorization: this.options.authorization } : {} });
+      const socket = new WebSocket(this.url(extra), {
+        headers: this.options.authorization ? { Authorization: this.options.authorization } : {},
+      });
       this.socket = socket;
       socket.on('unexpected-response', (_req, res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => reject(Object.assign(new Error(`subscribe refused: ${res.statusCode} ${body}`), { status: res.statusCode, body })));
+        res.on(
+          'end', () => reject(Object.assign(new Error(`subscribe refused: ${res.statusCode} ${body}`), { status: res.statusCode, body })),
+        );
       });
       socket.on('error', reject);
       socket.on('message', (data, isBinary) => {
@@ -131,7 +139,10 @@ export class Follower {
     this.lastCursor = cursor;
     this.applied.push(cursor);
     const segment = frame.segment as { seq: number; text: string } | undefined;
-    if ((frame.type === 'transcript.committed' || frame.type === 'transcript.amended' || frame.type === 'transcript.corrected') && segment) {
+    if (
+      (frame.type === 'transcript.committed' || frame.type === 'transcript.amended' || frame.type === 'transcript.corrected') &&
+      segment
+    ) {
       this.lines.set(segment.seq, { text: segment.text, unclear: false });
     } else if (frame.type === 'noop' && frame.reason === 'unclear' && typeof frame.seq === 'number') {
       this.lines.set(frame.seq, { text: '', unclear: true });
@@ -150,7 +161,9 @@ export class Follower {
   /** The sentences in order, as text. */
   sentenceTexts(): string[] {
     const position = (id: string) => id.split('.').map(Number) as [number, number];
-    return [...this.sentences.entries()].sort(([a], [b]) => position(a)[0] - position(b)[0] || position(a)[1] - position(b)[1]).map(([, text]) => text);
+    return [...this.sentences.entries()].sort(([a], [b]) => position(a)[0] - position(b)[0] || position(a)[1] - position(b)[1]).map(
+      ([, text]) => text,
+    );
   }
 
   /**
@@ -163,7 +176,8 @@ export class Follower {
       if (Date.now() > deadline) {
         const types = [...new Set(this.frames.map((frame) => frame.type))].join(', ');
         const extra = await context();
-        throw new Error(`follower: timed out waiting for ${what} (state ${this.state}, cursor ${this.lastCursor}, ${this.lines.size} lines, socket ${this.isOpen ? 'open' : 'closed'}, ${this.frames.length} frames: ${types})${extra ? `\n${extra}` : ''}`);
+        throw new Error(`follower: timed out waiting for ${what} (state ${this.state}, cursor ${this.lastCursor}, ${this.lines.size} `
+          + `lines, socket ${this.isOpen ? 'open' : 'closed'}, ${this.frames.length} frames: ${types})${extra ? `\n${extra}` : ''}`);
       }
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);

@@ -7,7 +7,8 @@
  * kills its gateways and redis-servers.
  *
  *   const { createDatabase, startGateways, stopAll } = gatewayProcesses({ realtimeSecret: 'my-suite-secret-0123456789abcdef' });
- *   beforeAll(async () => { await createDatabase(); [a, b] = await startGateways({ env: { DATA_DIR } }, { env: { DATA_DIR } }); }, 300_000);
+ * beforeAll(async () => { await createDatabase(); [a, b] = await startGateways({ env: { DATA_DIR } }, { env: { DATA_DIR
+ * } }); }, 300_000);
  *   afterAll(() => stopAll(), 120_000);
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -103,7 +104,9 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
   const publishers: RealtimeConnection[] = [];
   let database: TestDatabase | undefined;
   // A fork that dies without its afterAll still takes its gateways and redis-servers with it.
-  process.once('exit', () => { for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  process.once(
+    'exit', () => { for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); },
+  );
 
   /** The file's own PostgreSQL database, which every gateway started here uses (call it first, in beforeAll). */
   async function createDatabase(): Promise<TestDatabase> {
@@ -123,7 +126,9 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
    * no workers, no child redis-server, the same API key (BOOTSTRAP_API_KEY) and grant secret everywhere.
    */
   async function startGateway(env: Record<string, string>, name?: string): Promise<Gateway> {
-    const started = await startEntryProcess('src/entry/main.ts', { PORT: '0', HOST: '127.0.0.1', ...processEnv(env) }, /REST API:\s+(http:\/\/\S+)\/v1/, 240_000);
+    const started = await startEntryProcess(
+      'src/entry/main.ts', { PORT: '0', HOST: '127.0.0.1', ...processEnv(env) }, /REST API:\s+(http:\/\/\S+)\/v1/, 240_000,
+    );
     children.push(started.child);
     return { name, child: started.child, url: started.match!, output: started.output };
   }
@@ -139,7 +144,10 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
 
   /** `npm run worker` as its own process on the file's database and Redis (every background worker, no HTTP). */
   async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-    const started = await startEntryProcess('src/entry/worker-main.ts', processEnv({ LOG_LEVEL: 'info', ...env }), /worker started[\s\S]*"worker":"transcriptions"|"worker":"transcriptions"[\s\S]*worker started/, 240_000);
+    const started = await startEntryProcess(
+      'src/entry/worker-main.ts', processEnv({ LOG_LEVEL: 'info', ...env }),
+      /worker started[\s\S]*"worker":"transcriptions"|"worker":"transcriptions"[\s\S]*worker started/, 240_000,
+    );
     children.push(started.child);
     return started.child;
   }
@@ -158,7 +166,10 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
     const url = `redis://127.0.0.1:${port}`;
     const dir = await tempDir('sg-redis-');
     const start = async (): Promise<ChildProcess> => {
-      const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+      const child = spawn(
+        'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+        { stdio: 'ignore' },
+      );
       children.push(child);
       await until(`redis-server on port ${port}`, async () => child.exitCode === null && (await redisAnswers(url, 500)), 60_000);
       return child;
@@ -180,7 +191,9 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
   }
 
   /** Polls `probe` until it answers something other than undefined/false; past the deadline fails naming `what`. */
-  async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 90_000, context = () => ''): Promise<T> {
+  async function until<T>(
+    what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 90_000, context = () => '',
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = await probe();
@@ -192,7 +205,9 @@ export function gatewayProcesses(options: GatewayProcessesOptions) {
 
   /** The tail of the gateways' output, for a failure message. */
   const tail = (...gateways: Gateway[]) => () =>
-    gateways.map((gateway) => `gateway ${gateway.name === undefined ? '' : `${gateway.name} `}output:\n${gateway.output().slice(-tailChars)}`).join('\n');
+    gateways.map(
+      (gateway) => `gateway ${gateway.name === undefined ? '' : `${gateway.name} `}output:\n${gateway.output().slice(-tailChars)}`,
+    ).join('\n');
 
   /** A publisher on `grant`, ready (the engine may be loading on a busy machine: a generous deadline of silence). */
   async function publisherOn(grant: Pick<Grant, 'streamUrl'>): Promise<RealtimeConnection> {

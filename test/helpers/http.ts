@@ -40,7 +40,9 @@ export async function waitForJob(server: TestServer, recordingId: string, states
   }
 }
 
-export async function upload(server: TestServer, options?: Record<string, unknown>, bytes = goForward, headers: Record<string, string> = {}) {
+export async function upload(
+  server: TestServer, options?: Record<string, unknown>, bytes = goForward, headers: Record<string, string> = {},
+) {
   return server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(bytes, options), headers });
 }
 

@@ -14,7 +14,9 @@ let found: Promise<string> | null = null;
 
 export function kokoroTestDir(): Promise<string> {
   found ??= (async () => {
-    const candidates = [process.env.MODELS_DIR && join(process.env.MODELS_DIR, 'kokoro'), SHARED_DIR].filter((dir): dir is string => Boolean(dir));
+    const candidates = [process.env.MODELS_DIR && join(process.env.MODELS_DIR, 'kokoro'), SHARED_DIR].filter(
+      (dir): dir is string => Boolean(dir),
+    );
     const present = candidates.find((dir) => isCompleteKokoroDir(dir));
     if (present) return present;
     return (await downloadKokoro({ modelsDir: CACHE_DIR })).modelDir;

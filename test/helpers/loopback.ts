@@ -3,6 +3,7 @@
  * test/translation/fake-google.ts). `hang(res)` keeps an answer from ever being sent (a hung server); `close()` ends
  * those and every open connection, so a test file never waits on a fake.
  */
+import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -25,4 +26,12 @@ export async function listenOnLoopback(handler: http.RequestListener): Promise<L
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A link to a WAV file for link transcriptions: every request gets the whole file. */
+export async function serveWavOnLoopback(file: string): Promise<Loopback> {
+  const bytes = await fs.readFile(file);
+  return listenOnLoopback(
+    (_req, res) => void res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': bytes.length }).end(bytes),
+  );
 }

@@ -25,13 +25,21 @@ function tensorInfo(graphField: number, name: string, shape: Dim[]): WireField {
 function floatInitializer(name: string, dims: number[], values: ArrayLike<number>): WireField {
   const raw = new Uint8Array(Float32Array.from(values).buffer);
   const { tensor } = ONNX;
-  return messageField(ONNX.graph.initializer, [...dims.map((d) => varintField(tensor.dims, d)), varintField(tensor.dataType, FLOAT), stringField(tensor.name, name), bytesField(tensor.rawData, raw)]);
+  return messageField(ONNX.graph.initializer, [
+    ...dims.map((d) => varintField(tensor.dims, d)), varintField(tensor.dataType, FLOAT), stringField(tensor.name, name),
+    bytesField(tensor.rawData, raw),
+  ]);
 }
 
 const intAttribute = (name: string, value: number): WireField =>
-  messageField(ONNX.node.attribute, [stringField(ONNX.attribute.name, name), varintField(ATTRIBUTE.typeField, ATTRIBUTE.int.type), varintField(ATTRIBUTE.int.field, value)]);
+  messageField(ONNX.node.attribute, [
+    stringField(ONNX.attribute.name, name), varintField(ATTRIBUTE.typeField, ATTRIBUTE.int.type), varintField(ATTRIBUTE.int.field, value),
+  ]);
 const intsAttribute = (name: string, values: number[]): WireField =>
-  messageField(ONNX.node.attribute, [stringField(ONNX.attribute.name, name), varintField(ATTRIBUTE.typeField, ATTRIBUTE.ints.type), ...values.map((v) => varintField(ATTRIBUTE.ints.field, v))]);
+  messageField(ONNX.node.attribute, [
+    stringField(ONNX.attribute.name, name), varintField(ATTRIBUTE.typeField, ATTRIBUTE.ints.type),
+    ...values.map((v) => varintField(ATTRIBUTE.ints.field, v)),
+  ]);
 
 export interface ToyEmbeddingOptions {
   /** [bins × D] row-major: the embedding is the log-variance profile (one value per bin, 80) times this. */

@@ -22,7 +22,10 @@ export function resolveSchema(document: OpenApiDocument, schema: Schema | undefi
   if (typeof schema.$ref === 'string') return resolveSchema(document, document.components.schemas[schema.$ref.split('/').pop()!]);
   if (Array.isArray(schema.allOf)) {
     const parts = schema.allOf.map((part: Schema) => resolveSchema(document, part));
-    return { type: 'object', properties: Object.assign({}, ...parts.map((part: Schema) => part.properties ?? {})), required: parts.flatMap((part: Schema) => part.required ?? []) };
+    return {
+      type: 'object', properties: Object.assign({}, ...parts.map((part: Schema) => part.properties ?? {})),
+      required: parts.flatMap((part: Schema) => part.required ?? []),
+    };
   }
   return schema;
 }
@@ -32,8 +35,12 @@ export function resolveSchema(document: OpenApiDocument, schema: Schema | undefi
  * `received` it does not: a frame the server sends must be in the document (it describes what the server does).
  */
 export async function undeclaredFrames(baseUrl: string, operationId: string, received: Array<{ type: string }>): Promise<string[]> {
-  const document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string; 'x-websocket'?: { server: Array<{ type: string }> } }>> };
-  const operation = Object.values(document.paths).flatMap((methods) => Object.values(methods)).find((candidate) => candidate.operationId === operationId);
+  const document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, {
+    operationId?: string; 'x-websocket'?: { server: Array<{ type: string }> };
+  }>> };
+  const operation = Object.values(document.paths).flatMap((methods) => Object.values(methods)).find(
+    (candidate) => candidate.operationId === operationId,
+  );
   const declared = new Set((operation?.['x-websocket']?.server ?? []).map((frame) => frame.type));
   return [...new Set(received.map((frame) => frame.type))].filter((type) => !declared.has(type));
 }

@@ -20,7 +20,9 @@ export interface EntryProcess {
 
 export function startEntryProcess(entry: string, env: Record<string, string>, ready: RegExp, timeoutMs = 120_000): Promise<EntryProcess> {
   // `node --import tsx` rather than the tsx CLI: one process, so its pid's memory is the service's memory.
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: REPO_ROOT, env: { ...process.env, RTMP_PORT: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: REPO_ROOT, env: { ...process.env, RTMP_PORT: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     // Not started in time: killed, so a test that gives up on it leaves no process behind.

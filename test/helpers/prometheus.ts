@@ -96,7 +96,9 @@ function checkHistogram(family: MetricFamily): void {
     if (!last || last[0] !== Infinity) throw new Error(`${family.name} ${key}: no +Inf bucket`);
     if (last[1] !== count) throw new Error(`${family.name} ${key}: +Inf bucket ${last[1]} is not _count ${count}`);
     for (let i = 1; i < buckets.length; i += 1) {
-      if (buckets[i]![0] <= buckets[i - 1]![0] || buckets[i]![1] < buckets[i - 1]![1]) throw new Error(`${family.name} ${key}: buckets not increasing and cumulative`);
+      if (buckets[i]![0] <= buckets[i - 1]![0] || buckets[i]![1] < buckets[i - 1]![1]) {
+        throw new Error(`${family.name} ${key}: buckets not increasing and cumulative`);
+      }
     }
   }
 }
@@ -140,7 +142,9 @@ export function parsePrometheusText(text: string): Map<string, MetricFamily> {
     }
     for (const label of Object.keys(labels)) if (!LABEL_NAME.test(label)) throw new Error(`${where}: bad label name ${label}`);
     const parts = rest.trim().split(/\s+/);
-    if (!rest.startsWith(' ') || parts.length < 1 || parts.length > 2) throw new Error(`${where}: expected "value [timestamp]" after ${name}`);
+    if (!rest.startsWith(' ') || parts.length < 1 || parts.length > 2) {
+      throw new Error(`${where}: expected "value [timestamp]" after ${name}`);
+    }
     const value = parseValue(parts[0]!, where);
     if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1])) throw new Error(`${where}: bad timestamp ${parts[1]}`);
     const family = familyOf(name, families);
@@ -166,7 +170,9 @@ export async function familiesOf(response: Response): Promise<Map<string, Metric
 /** The value of the one sample named `name` whose labels include `labels` (0 when there is none yet). */
 export function sampleValue(families: Map<string, MetricFamily>, name: string, labels: Record<string, string> = {}): number {
   const family = familyOf(name, families);
-  const matches = family?.samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value)) ?? [];
+  const matches = family?.samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  ) ?? [];
   if (matches.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} matches ${matches.length} series`);
   return matches[0]?.value ?? 0;
 }

@@ -141,7 +141,9 @@ export class RealtimeConnection {
 
 /** Decodes any audio or video file to 16 kHz mono float32, yielding chunks of exactly `chunkSamples` (the last may be shorter). */
 export async function* decodeToChunks(path: string, chunkSamples: number): AsyncGenerator<Float32Array> {
-  const args = ['-nostdin', '-loglevel', 'error', '-i', path, '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', '-'];
+  const args = [
+    '-nostdin', '-loglevel', 'error', '-i', path, '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', '-',
+  ];
   const ffmpeg = spawn(ffmpegPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   ffmpeg.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

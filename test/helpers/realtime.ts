@@ -21,7 +21,9 @@ export function normalise(text: string): string {
 
 /** `POST /v1/realtime/sessions` with the server's key; fails the test on anything but 201. */
 export async function createStreamUrl(server: TestServer, options: Record<string, unknown> = {}): Promise<string> {
-  const response = await server.request('/v1/realtime/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(options) });
+  const response = await server.request('/v1/realtime/sessions', {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(options),
+  });
   const body = (await response.json()) as { streamUrl?: string };
   if (response.status !== 201 || !body.streamUrl) throw new Error(`session not created: ${response.status} ${JSON.stringify(body)}`);
   return body.streamUrl;

@@ -15,11 +15,14 @@ export interface KnownSegment {
 /** Commits `segment` to the recording with its next seq; answers the seq. */
 export async function commitKnown(server: TestServer, recordingId: string, segment: KnownSegment): Promise<number> {
   const prob = segment.prob ?? 0.9;
-  const words = segment.text.split(' ').map((word, i) => ({ text: ` ${word}`, prob, start: segment.start + 0.4 * i, end: segment.start + 0.4 * i + 0.3 }));
+  const words = segment.text.split(' ').map((word, i) => ({
+    text: ` ${word}`, prob, start: segment.start + 0.4 * i, end: segment.start + 0.4 * i + 0.3,
+  }));
   const end = words.at(-1)!.end;
   return inTransaction({ prisma: server.prisma, pubsub: server.app.pubsub }, recordingId, async (tx) => {
     const committed = await commitSegment(tx, recordingId, {
-      speaker: segment.speaker ?? -1, start: segment.start, end, text: segment.text, words, confidence: prob, language: segment.language ?? 'en', decoder: 'accuracy',
+      speaker: segment.speaker ?? -1, start: segment.start, end, text: segment.text, words, confidence: prob,
+      language: segment.language ?? 'en', decoder: 'accuracy',
     });
     return { result: committed.seq, frames: [committed.frame] };
   });

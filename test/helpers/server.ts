@@ -134,7 +134,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     postJson(pathname, body, init = {}) {
       return server.request(pathname, {
-        method: init.method ?? 'POST', auth: init.auth, headers: { 'content-type': 'application/json', ...init.headers }, body: JSON.stringify(body),
+        method: init.method ?? 'POST', auth: init.auth, headers: {
+          'content-type': 'application/json', ...init.headers,
+        }, body: JSON.stringify(body),
       });
     },
     graphql(query, variables, init = {}) {
@@ -142,7 +144,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     socket(pathname, init = {}) {
       const token = init.auth === undefined ? apiKey : init.auth;
-      return new WebSocket(`${url.replace(/^http/, 'ws')}${pathname}`, { headers: { ...(token !== null ? { authorization: `Bearer ${token}` } : {}), ...init.headers } });
+      return new WebSocket(`${url.replace(/^http/, 'ws')}${pathname}`, { headers: {
+        ...(token !== null ? { authorization: `Bearer ${token}` } : {}), ...init.headers,
+      } });
     },
     async close() {
       await app.close();
@@ -163,7 +167,11 @@ async function refuseLocalPaths(response: Response, folders: Array<string | unde
   const text = await response.clone().text();
   if (response.ok && !text.includes('"errors"')) return;
   const named = folders.filter((folder): folder is string => Boolean(folder) && text.includes(folder!));
-  if (named.length > 0) throw new Error(`An error answer (${response.status} ${response.url}) names a local folder (${named.join(', ')}): ${text.slice(0, 500)}`);
+  if (named.length > 0) {
+    throw new Error(
+      `An error answer (${response.status} ${response.url}) names a local folder (${named.join(', ')}): ${text.slice(0, 500)}`,
+    );
+  }
 }
 
 export async function deleteRedisKeys(redisUrl: string, prefix: string) {

@@ -23,7 +23,9 @@ beforeAll(async () => {
   media = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname === '/speech.wav') {
-      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': goForward.length, 'content-disposition': 'attachment; filename="directions.wav"' });
+      res.writeHead(200, {
+        'content-type': 'audio/wav', 'content-length': goForward.length, 'content-disposition': 'attachment; filename="directions.wav"',
+      });
       return res.end(goForward);
     }
     if (url.pathname === '/flaky.wav') {
@@ -62,7 +64,9 @@ afterAll(async () => {
 });
 
 async function events(recordingId: string) {
-  return (await json(await server.request(`/v1/recordings/${recordingId}/events?limit=500`))).events as Array<{ type: string; frame: Record<string, any> }>;
+  return (await json(await server.request(`/v1/recordings/${recordingId}/events?limit=500`))).events as Array<{
+    type: string; frame: Record<string, any>;
+  }>;
 }
 
 describe('link transcriptions', () => {
@@ -70,7 +74,9 @@ describe('link transcriptions', () => {
     const res = await server.postJson('/v1/transcriptions', { url: `${base}/speech.wav` });
     expect(res.status).toBe(201);
     const created = await json(res);
-    expect(created).toMatchObject({ kind: 'link', sourceUrl: `${base}/speech.wav`, job: { state: 'fetching', source: `${base}/speech.wav` } });
+    expect(created).toMatchObject({
+      kind: 'link', sourceUrl: `${base}/speech.wav`, job: { state: 'fetching', source: `${base}/speech.wav` },
+    });
     const job = await waitForJob(server, created.recordingId, ['done', 'failed']);
     expect(job.state).toBe('done');
     const log = await events(created.recordingId);
@@ -117,14 +123,17 @@ describe('link transcriptions', () => {
     expect(transcript.sentences.map((s: { text: string }) => s.text).join(' ').toLowerCase()).toContain('forward');
   });
 
-  it('fails with link_unreachable when the link hangs up in the middle of the body, keeping nothing, and the gateway answers on', async () => {
+  it('fails with link_unreachable when the link hangs up in the middle of the body, keeping nothing, and the gateway answers '
+    + 'on', async () => {
     const created = await json(await server.postJson('/v1/transcriptions', { url: `${base}/cut.wav` }));
     const failed = await waitForJob(server, created.recordingId, ['failed', 'done']);
     expect(failed).toMatchObject({ state: 'failed', errorCode: 'link_unreachable' });
     expect(failed.error).toMatch(/stopped answering after \d+ bytes/);
     await expect(stat(path.join(recordingMediaDir(server.app.config.dataDir, created.recordingId), 'source'))).rejects.toThrow();
     expect((await server.request('/v1/health')).status).toBe(200);
-    expect((await json(await server.request(`/v1/transcriptions/${created.id}`))).job).toMatchObject({ state: 'failed', errorCode: 'link_unreachable' });
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}`))).job).toMatchObject({
+      state: 'failed', errorCode: 'link_unreachable',
+    });
   });
 
   it('fails a link that is not audio with invalid_audio', async () => {

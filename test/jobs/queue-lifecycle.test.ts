@@ -14,11 +14,15 @@ describe('the queue and the lifecycle', () => {
     const { key } = await server.createKey(['*'], { accountId: other });
     const made: Array<{ id: string; recordingId: string }> = [];
     for (let i = 0; i < 4; i++) {
-      const res = await server.request('/v1/transcriptions', { method: 'POST', auth: key, body: uploadForm(goForward, { name: `line ${i}` }) });
+      const res = await server.request('/v1/transcriptions', {
+        method: 'POST', auth: key, body: uploadForm(goForward, { name: `line ${i}` }),
+      });
       made.push(await json(res));
     }
     const positions = async () =>
-      Promise.all(made.map(async (t) => (await json(await server.request(`/v1/recordings/${t.recordingId}/job`, { auth: key }))).queue?.position ?? null));
+      Promise.all(made.map(
+        async (t) => (await json(await server.request(`/v1/recordings/${t.recordingId}/job`, { auth: key }))).queue?.position ?? null,
+      ));
     // Nothing transcribes here (no workers): every job waits in creation order.
     expect(await positions()).toEqual([1, 2, 3, 4]);
     await server.request(`/v1/transcriptions/${made[1].id}/archive`, { method: 'POST', auth: key });

@@ -77,22 +77,34 @@ describe('the jobs module on its own', () => {
     const { id, recordingId } = jobs[0]!;
     const admitted = await row(id);
     expect(await beginTranscribing(ctx, id, admitted.attempts)).toBe(true);
-    const segment = { start: 0, end: 1.2, text: 'Go forward.', words: [{ start: 0, end: 1.2, text: 'Go forward.', prob: 0.9 }], confidence: 0.9, language: 'en', speaker: -1, decoder: 'accuracy' as const };
+    const segment = {
+      start: 0, end: 1.2, text: 'Go forward.', words: [{ start: 0, end: 1.2, text: 'Go forward.', prob: 0.9 }], confidence: 0.9,
+      language: 'en', speaker: -1, decoder: 'accuracy' as const,
+    };
 
     await expect(recordSegment(ctx, { id, recordingId, attempt: admitted.attempts - 1 }, segment, 2.8)).rejects.toBeInstanceOf(StaleJob);
-    await finishTranscribing(ctx, { id, recordingId, attempt: admitted.attempts - 1, accountId }, { totalS: 2.8, segmentsDone: 0, spokenLanguage: 'en', language: 'en', model: 'whisper-tiny', beamSize: 5, uncoveredSpeechS: 0 });
+    await finishTranscribing(ctx, { id, recordingId, attempt: admitted.attempts - 1, accountId }, {
+      totalS: 2.8, segmentsDone: 0, spokenLanguage: 'en', language: 'en', model: 'whisper-tiny', beamSize: 5, uncoveredSpeechS: 0,
+    });
     expect((await row(id)).state).toBe('transcribing');
     expect(await server.prisma.segment.count({ where: { recordingId } })).toBe(0);
 
     const current = { id, recordingId, attempt: admitted.attempts };
     expect(await recordSegment(ctx, current, segment, 2.8)).toBe(1);
     expect(await recordSegment(ctx, current, { ...segment, start: 1.2, end: 2.8, text: 'Ten meters.' }, 2.8)).toBe(2);
-    await finishTranscribing(ctx, { ...current, accountId }, { totalS: 2.8, segmentsDone: 2, spokenLanguage: 'en', language: 'en', model: 'whisper-tiny', beamSize: 5, uncoveredSpeechS: 0 });
+    await finishTranscribing(ctx, { ...current, accountId }, {
+      totalS: 2.8, segmentsDone: 2, spokenLanguage: 'en', language: 'en', model: 'whisper-tiny', beamSize: 5, uncoveredSpeechS: 0,
+    });
     expect(await row(id)).toMatchObject({ state: 'done', progress: { pct: 100, segmentsDone: 2, uncoveredSpeechS: 0 } });
-    expect((await server.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } })).map((s) => [s.seq, s.text])).toEqual([[0, 'Go forward.'], [1, 'Ten meters.']]);
+    expect((await server.prisma.segment.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } })).map((s) => [s.seq, s.text])).toEqual(
+      [[0, 'Go forward.'], [1, 'Ten meters.']],
+    );
     const log = await seqs(recordingId);
     expect(log).toEqual(log.map((_, index) => index));
     const events = await server.prisma.recordingEvent.findMany({ where: { recordingId }, orderBy: { seq: 'asc' } });
-    expect(events.map((event) => event.type).slice(-7)).toEqual(['transcript.committed', 'transcript.sentence', 'job.progress', 'transcript.committed', 'transcript.sentence', 'job.progress', 'job.state']);
+    expect(events.map((event) => event.type).slice(-7)).toEqual([
+      'transcript.committed', 'transcript.sentence', 'job.progress', 'transcript.committed', 'transcript.sentence', 'job.progress',
+      'job.state',
+    ]);
   });
 });

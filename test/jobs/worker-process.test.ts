@@ -70,7 +70,9 @@ async function jobStates(recordingId: string): Promise<string[]> {
   return log.events.filter((e: { type: string }) => e.type === 'job.state').map((e: { frame: { state: string } }) => e.frame.state);
 }
 
-const createLectureJob = async () => (await json(await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(lecture, { name: 'Lecture', settings: { spokenLanguage: 'en' } }, 'lecture.wav') }))).recordingId as string;
+const createLectureJob = async () => (await json(await server.request('/v1/transcriptions', {
+  method: 'POST', body: uploadForm(lecture, { name: 'Lecture', settings: { spokenLanguage: 'en' } }, 'lecture.wav'),
+}))).recordingId as string;
 
 describe('worker processes', () => {
   it('a separate worker process transcribes; killed mid-job, another takes over and loses nothing', async () => {
@@ -94,7 +96,9 @@ describe('worker processes', () => {
 
   it('stopped with SIGTERM mid-job, a worker hands the job back to the queue at once; another finishes it', async () => {
     // Only the worker about to be stopped may take the job: the workers of the test before go first.
-    await Promise.all(children.filter((child) => child.exitCode === null && child.signalCode === null).map((child) => new Promise((resolve) => {
+    await Promise.all(children.filter(
+      (child) => child.exitCode === null && child.signalCode === null,
+    ).map((child) => new Promise((resolve) => {
       child.once('exit', resolve);
       child.kill('SIGKILL');
     })));
@@ -106,7 +110,8 @@ describe('worker processes', () => {
     await new Promise((resolve) => first.once('exit', resolve));
     // It says so: the signal, each worker stopped, and the end.
     const said = outputs.get(first)!();
-    for (const line of ['"message":"stopping: workers finish or hand back their jobs","signal":"SIGTERM"', '"message":"worker stopped","worker":"transcriptions"', '"message":"stopped","signal":"SIGTERM"']) {
+    for (const line of ['"message":"stopping: workers finish or hand back their jobs","signal":"SIGTERM"', '"message":"worker '
+      + 'stopped","worker":"transcriptions"', '"message":"stopped","signal":"SIGTERM"']) {
       expect(said, line).toContain(line);
     }
     // Handed back, not stranded until its lock expires, nor failed.

@@ -39,8 +39,8 @@ beforeAll(async () => {
       case '/page.html':
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         return res.end(
-          '<html><head><title>Lecture</title><meta property="og:audio" content="/og.mp3"></head><body>' +
-            '<audio src="speech.wav"></audio><a href="https://cdn.example.org/ep1.mp3?x=1&amp;y=2">Episode 1</a><a '
+          '<html><head><title>Lecture</title><meta property="og:audio" content="/og.mp3"></head><body>'
+            + '<audio src="speech.wav"></audio><a href="https://cdn.example.org/ep1.mp3?x=1&amp;y=2">Episode 1</a><a '
               + 'href="/about">About</a></body></html>',
         );
       case '/empty.html':
@@ -112,7 +112,9 @@ describe('address policy', () => {
   ])('refuses %s', (address, reason) => {
     expect(refusedAddressReason(address)).toBe(reason);
   });
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '2002:808:808::1', '64:ff9b::8.8.8.8', '2001:4860:4860::8888'])('allows public %s', (address) => {
+  it.each(
+    ['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '2002:808:808::1', '64:ff9b::8.8.8.8', '2001:4860:4860::8888'],
+  )('allows public %s', (address) => {
     expect(refusedAddressReason(address)).toBeNull();
   });
 });
@@ -214,7 +216,9 @@ describe('link fetching', () => {
 
 describe('probe', () => {
   it('recognises a media file, also by its bytes', async () => {
-    expect(await probeLink(`${base}/speech.wav`, { policy: allowLoopback })).toMatchObject({ kind: 'file', ok: true, problem: null, bytes: speech.length });
+    expect(await probeLink(`${base}/speech.wav`, { policy: allowLoopback })).toMatchObject({
+      kind: 'file', ok: true, problem: null, bytes: speech.length,
+    });
     expect(await probeLink(`${base}/octet`, { policy: allowLoopback })).toMatchObject({ kind: 'file', ok: true });
   });
 
@@ -236,7 +240,9 @@ describe('probe', () => {
   });
 
   it('reports failures in the record and refuses internal addresses', async () => {
-    expect(await probeLink(`${base}/missing`, { policy: allowLoopback })).toMatchObject({ ok: false, problem: 'The link answered HTTP 404.' });
+    expect(await probeLink(`${base}/missing`, { policy: allowLoopback })).toMatchObject({
+      ok: false, problem: 'The link answered HTTP 404.',
+    });
     expect(await probeLink('https://www.youtube.com/watch?v=x', { policy: allowLoopback })).toMatchObject({ ok: false, source: 'youtube' });
     await refusal(probeLink(`${base}/speech.wav`, { policy: strict }));
     await refusal(probeLink('http://169.254.169.254/', { policy: allowLoopback }));

@@ -54,10 +54,18 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000) {
 
 /** Log frames written without being published: as if Redis had lost them on the way. */
 async function appendUnpublished(recordingId: string, count: number) {
-  await server.app.prisma.$transaction((tx) => appendEvents(tx, recordingId, Array.from({ length: count }, () => ({ type: 'recording.ingest', audience: 'log' as const, body: { state: 'streaming' } }))), TX_OPTIONS);
+  await server.app.prisma.$transaction(
+    (tx) => appendEvents(
+      tx, recordingId,
+      Array.from({ length: count }, () => ({ type: 'recording.ingest', audience: 'log' as const, body: { state: 'streaming' } })),
+    ),
+    TX_OPTIONS,
+  );
 }
 
-const cursors = (frames: Array<Record<string, unknown>>) => frames.filter((f) => typeof f.cursor === 'number').map((f) => f.cursor as number);
+const cursors = (frames: Array<Record<string, unknown>>) => frames.filter((f) => typeof f.cursor === 'number').map(
+  (f) => f.cursor as number,
+);
 
 describe('the fan-out', () => {
   it('drops a subscriber that does not drain and goes on delivering to the others', async () => {
@@ -97,7 +105,9 @@ describe('the fan-out', () => {
       await until('the published move', () => cursors(follower.frames).length === 4);
       expect(cursors(follower.frames)).toEqual([start + 1, start + 2, start + 3, start + 4]);
       // A listener gets log frames it has no use for as noop, so its cursor never skips.
-      expect(follower.frames.slice(1, 4).every((f) => f.type === 'noop' && f.reason === 'not_for_subscribers' && f.seq === null)).toBe(true);
+      expect(follower.frames.slice(1, 4).every((f) => f.type === 'noop' && f.reason === 'not_for_subscribers' && f.seq === null)).toBe(
+        true,
+      );
       expect(follower.frames[4]).toMatchObject({ type: 'recording.state', state: 'paused', cursor: start + 4 });
     } finally {
       fanout.close();
@@ -105,7 +115,9 @@ describe('the fan-out', () => {
   });
 
   it('replays a resuming subscriber from memory or the log, and past maxReplay sends subscribe.gap', async () => {
-    const fanout = new RecordingFanout({ prisma: server.app.prisma, pubsub: server.app.pubsub, instance: 'gw_test' }, { ringSize: 2, maxReplay: 6, pollMs: 100 });
+    const fanout = new RecordingFanout({ prisma: server.app.prisma, pubsub: server.app.pubsub, instance: 'gw_test' }, {
+      ringSize: 2, maxReplay: 6, pollMs: 100,
+    });
     try {
       const recordingId = await liveRecording();
       const first = fakeSubscriber();
@@ -126,7 +138,9 @@ describe('the fan-out', () => {
       // Further back than maxReplay: a gap (the subscriber re-reads the transcript with after=), then live frames.
       const gone = fakeSubscriber();
       await fanout.join(recordingId, gone.subscriber, -1);
-      expect(gone.frames.slice(1), JSON.stringify({ start, last, gone: gone.frames, far: far.frames })).toEqual([{ type: 'subscribe.gap', cursor: last, after: -1 }]);
+      expect(gone.frames.slice(1), JSON.stringify({ start, last, gone: gone.frames, far: far.frames })).toEqual([{
+        type: 'subscribe.gap', cursor: last, after: -1,
+      }]);
     } finally {
       fanout.close();
     }

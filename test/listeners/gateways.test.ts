@@ -57,7 +57,12 @@ interface Transcript { lastSeq: number; segments: Array<{ seq: number; text: str
 
 /** A public broadcast (anyone may follow it), made through `gateway`. */
 async function createBroadcast(gateway: Gateway, name: string): Promise<{ id: string; code: string; access: string }> {
-  const broadcast = await expectStatus(await call(gateway, '/v1/broadcasts', 'POST', { name: `${name} ${crypto.randomBytes(3).toString('hex')}`, settings: { spokenLanguage: 'en' } }), 201);
+  const broadcast = await expectStatus(
+    await call(gateway, '/v1/broadcasts', 'POST', {
+      name: `${name} ${crypto.randomBytes(3).toString('hex')}`, settings: { spokenLanguage: 'en' },
+    }),
+    201,
+  );
   expect(broadcast.access).toBe('public');
   return broadcast;
 }
@@ -78,16 +83,30 @@ const recordingState = async (gateway: Gateway, recordingId: string) =>
 const listenersNow = async (gateway: Gateway, broadcastId: string) =>
   (await expectStatus(await call(gateway, `/v1/broadcasts/${broadcastId}`), 200, tail(gateway))).listenersNow as number | null | undefined;
 
-/** Pause, stop and wait for `finalized` (the finalize job runs on the gateway with RUN_WORKERS), all through `gateway`. */
-async function finish(gateway: Gateway, recordingId: string, context: () => string): Promise<void> {
-  expect(await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/pause`, 'POST'), 200, context)).toMatchObject({ state: 'paused' });
-  expect(await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/stop`, 'POST'), 200, context)).toMatchObject({ state: 'ended' });
+/**
+ * Pause, stop and wait for `finalized` (the finalize job runs on the gateway with RUN_WORKERS), all through `gateway`;
+ * then until each of `followers` has followed it to `finalized`.
+ */
+async function finish(
+  gateway: Gateway, recordingId: string, context: () => string, followers: Record<string, Follower> = {},
+): Promise<void> {
+  expect(await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/pause`, 'POST'), 200, context)).toMatchObject({
+    state: 'paused',
+  });
+  expect(await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/stop`, 'POST'), 200, context)).toMatchObject({
+    state: 'ended',
+  });
   await until('the recording finalized', async () => (await recordingState(gateway, recordingId)) === 'finalized', 240_000, context);
+  for (const [name, follower] of Object.entries(followers)) await follower.until(
+    `${name} finalized`, () => follower.state === 'finalized', 60_000,
+  );
 }
 
 /** An anonymous listener of the recording on `gateway`, with a presence id of its own. */
 function listenerOn(gateway: Gateway, recordingId: string): Follower {
-  const follower = new Follower({ baseUrl: gateway.url, recordingId, query: { presence: `listener-${crypto.randomBytes(6).toString('hex')}` } });
+  const follower = new Follower({
+    baseUrl: gateway.url, recordingId, query: { presence: `listener-${crypto.randomBytes(6).toString('hex')}` },
+  });
   followers.push(follower);
   return follower;
 }
@@ -96,7 +115,8 @@ function listenerOn(gateway: Gateway, recordingId: string): Follower {
 
 /** What a listener has reached, for failure messages. */
 const progress = (named: Record<string, Follower>) =>
-  Object.entries(named).map(([name, follower]) => `${name}: cursor ${follower.lastCursor}, state ${follower.state}, ${follower.lines.size} lines, open ${follower.isOpen}`).join('; ');
+  Object.entries(named).map(([name, follower]) => `${name}: cursor ${follower.lastCursor}, state ${follower.state}, `
+    + `${follower.lines.size} lines, open ${follower.isOpen}`).join('; ');
 
 /** Subscribers of `channels` on the Redis at `redisUrl` (PUBSUB NUMSUB), in order. */
 async function numsub(redisUrl: string, channels: string[]): Promise<number[]> {
@@ -132,13 +152,19 @@ function expectFollowedExactly(name: string, follower: Follower, owner: Transcri
   const first = follower.applied[0]!;
   expect(follower.applied.length, `${name} applied frames from its socket`).toBeGreaterThan(0);
   expect(follower.applied, `${name}'s applied cursors`).toEqual(follower.applied.map((_cursor, i) => first + i));
-  const sent = follower.frames.filter((frame) => typeof frame.cursor === 'number' && (frame.cursor as number) >= first).map((frame) => frame.cursor as number);
+  const sent = follower.frames.filter((frame) => typeof frame.cursor === 'number' && (frame.cursor as number) >= first).map(
+    (frame) => frame.cursor as number,
+  );
   expect(sent, `${name}: the cursors its socket was sent after its snapshot`).toEqual(follower.applied);
-  expect(follower.frames.some((frame) => frame.type === 'subscribe.gap' || frame.type === 'error'), `${name} was sent no gap or error`).toBe(false);
+  expect(
+    follower.frames.some((frame) => frame.type === 'subscribe.gap' || frame.type === 'error'), `${name} was sent no gap or error`,
+  ).toBe(false);
 }
 
 /** Every listener against the owner's transcript read through `owners` and the listener's view read through `listeners`. */
-async function expectAllFollowedExactly(named: Record<string, Follower>, owners: Gateway, listeners: Gateway, recordingId: string): Promise<Transcript> {
+async function expectAllFollowedExactly(
+  named: Record<string, Follower>, owners: Gateway, listeners: Gateway, recordingId: string,
+): Promise<Transcript> {
   const owner = await ownerTranscript(owners, recordingId);
   const seen = await listenerTranscript(listeners, recordingId);
   expect(owner.segments.length).toBeGreaterThan(3);
@@ -176,7 +202,9 @@ describe('listeners on another gateway process than the publisher', () => {
     named.second = listenerOn(b, recordingId);
     await named.first.start();
     await named.second.start();
-    expect(named.first.ready).toMatchObject({ type: 'subscribe.ready', recordingId, state: 'live', instance: expect.stringMatching(/^gw_/) });
+    expect(named.first.ready).toMatchObject({
+      type: 'subscribe.ready', recordingId, state: 'live', instance: expect.stringMatching(/^gw_/),
+    });
     expect(named.first.lines.size).toBe(0);
     await until('B subscribed to the recording\'s log topic on Redis', async () =>
       (await numsub(sharedRedis, [`${redisPrefix}recording:${recordingId}:log`]))[0]! >= 1, 30_000, context);
@@ -186,7 +214,9 @@ describe('listeners on another gateway process than the publisher', () => {
     const half = Math.floor(chunks.length / 2);
     for (const chunk of chunks.slice(0, half)) publisher.sendPcm(chunk);
     await until('a first commit on A', async () => (await ownerTranscript(a, recordingId)).segments.length > 0, 180_000, context);
-    await until('the first commit reaching B\'s listeners', () => named.first!.lines.size > 0 && named.second!.lines.size > 0, 30_000, context);
+    await until(
+      'the first commit reaching B\'s listeners', () => named.first!.lines.size > 0 && named.second!.lines.size > 0, 30_000, context,
+    );
 
     // Mid-recording: a third listener on B, its snapshot has lines already.
     named.late = listenerOn(b, recordingId);
@@ -202,14 +232,15 @@ describe('listeners on another gateway process than the publisher', () => {
     await until('a commit after the late join', async () => (await ownerTranscript(a, recordingId)).lastSeq > before, 180_000, context);
     await until('the late listener hearing a frame from its socket', () => named.late!.applied.length > 0, 30_000, context);
 
-    await finish(a, recordingId, context);
-    for (const [name, follower] of Object.entries(named)) await follower.until(`${name} finalized`, () => follower.state === 'finalized', 60_000);
+    await finish(a, recordingId, context, named);
     publisher.close();
 
     const owner = await expectAllFollowedExactly(named, a, b, recordingId);
     // The early listeners' snapshot was empty: every line reached them over the socket, from B's hub.
     for (const follower of [named.first, named.second]) {
-      const committed = new Set(follower.frames.filter((frame) => frame.type === 'transcript.committed' || (frame.type === 'noop' && frame.reason === 'unclear')).map((frame) => frame.seq));
+      const committed = new Set(follower.frames.filter(
+        (frame) => frame.type === 'transcript.committed' || (frame.type === 'noop' && frame.reason === 'unclear'),
+      ).map((frame) => frame.seq));
       expect(owner.segments.filter((segment) => !committed.has(segment.seq)).map((segment) => segment.seq)).toEqual([]);
     }
 
@@ -233,7 +264,9 @@ describe('a Redis restart during a live recording', () => {
     redisUrl = ownRedis.url;
     redis = await ownRedis.start();
     const dataDir = await tempDir('sg-gateways-redis-');
-    [a, b] = await startGateways({ name: 'A', env: { DATA_DIR: dataDir, REDIS_URL: redisUrl, RUN_WORKERS: 'true' } }, { name: 'B', env: { DATA_DIR: dataDir, REDIS_URL: redisUrl } });
+    [a, b] = await startGateways({ name: 'A', env: { DATA_DIR: dataDir, REDIS_URL: redisUrl, RUN_WORKERS: 'true' } }, {
+      name: 'B', env: { DATA_DIR: dataDir, REDIS_URL: redisUrl },
+    });
   }, 300_000);
 
   afterAll(async () => {
@@ -264,7 +297,9 @@ describe('a Redis restart during a live recording', () => {
     const speaking = speak(publisher, lecture);
     try {
       await until('a commit before the outage', () => publisher.result.commits.length > 0, 180_000, context);
-      await until('the commit reaching the listeners on B', () => named.first!.lines.size > 0 && named.second!.lines.size > 0, 30_000, context);
+      await until(
+        'the commit reaching the listeners on B', () => named.first!.lines.size > 0 && named.second!.lines.size > 0, 30_000, context,
+      );
       await until('listenersNow 2 read through A', async () => (await listenersNow(a, broadcast.id)) === 2, 30_000, context);
 
       // Redis gone while the publisher goes on speaking.
@@ -272,7 +307,9 @@ describe('a Redis restart during a live recording', () => {
       const killedAt = Date.now();
       const beforeOutage = (await ownerTranscript(a, recordingId)).lastSeq;
       // The commits are PostgreSQL's: the session goes on, and B's hub finds them by reading the recording's cursor.
-      await until('a commit while Redis is down', async () => (await ownerTranscript(a, recordingId)).lastSeq > beforeOutage, 120_000, context);
+      await until(
+        'a commit while Redis is down', async () => (await ownerTranscript(a, recordingId)).lastSeq > beforeOutage, 120_000, context,
+      );
       const duringOutage = (await ownerTranscript(a, recordingId)).lastSeq;
       await until('B\'s listeners reaching the commits made while Redis is down', () =>
         named.first!.lastCursor >= duringOutage && named.second!.lastCursor >= duringOutage, 30_000, context);
@@ -287,7 +324,10 @@ describe('a Redis restart during a live recording', () => {
       // A socket cut while Redis is down resumes from its last cursor on the same gateway.
       named.second.cut();
       const outageCut = (await ownerTranscript(a, recordingId)).lastSeq;
-      await until('a commit while the second listener is cut', async () => (await ownerTranscript(a, recordingId)).lastSeq > outageCut, 120_000, context);
+      await until(
+        'a commit while the second listener is cut', async () => (await ownerTranscript(a, recordingId)).lastSeq > outageCut, 120_000,
+        context,
+      );
       await named.second.resume();
       // The broadcast reads without waiting for Redis to come back (that happens only below: a read that waited would
       // never answer); its listeners cannot be counted meanwhile, so listenersNow is left out.
@@ -303,9 +343,13 @@ describe('a Redis restart during a live recording', () => {
       await until('the gateways subscribed again to the recording\'s topics', async () =>
         (await numsub(redisUrl, [logChannel, controlChannel])).every((count, i) => count >= [2, 1][i]!), 120_000, context);
       // Presence was lost with Redis' memory: each process vouches for its listeners again (every 10 s).
-      await until('listenersNow 4 read through A after the restart', async () => (await listenersNow(a, broadcast.id)) === 4, 60_000, context);
+      await until(
+        'listenersNow 4 read through A after the restart', async () => (await listenersNow(a, broadcast.id)) === 4, 60_000, context,
+      );
       const afterRestart = (await ownerTranscript(a, recordingId)).lastSeq;
-      await until('a commit after the restart', async () => (await ownerTranscript(a, recordingId)).lastSeq > afterRestart, 120_000, context);
+      await until(
+        'a commit after the restart', async () => (await ownerTranscript(a, recordingId)).lastSeq > afterRestart, 120_000, context,
+      );
       const latest = (await ownerTranscript(a, recordingId)).lastSeq;
       await until('every listener reaching the commits after the restart', () =>
         Object.values(named).every((follower) => follower.lastCursor >= latest), 30_000, context);
@@ -313,8 +357,7 @@ describe('a Redis restart during a live recording', () => {
       speaking.stop();
     }
 
-    await finish(a, recordingId, context);
-    for (const [name, follower] of Object.entries(named)) await follower.until(`${name} finalized`, () => follower.state === 'finalized', 60_000);
+    await finish(a, recordingId, context, named);
     publisher.close();
 
     await expectAllFollowedExactly(named, a, b, recordingId);

@@ -20,7 +20,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 /** What the page exposes for tests (rest/pages/listener/listener.js). */
 declare global {
   interface Window {
-    __listener: { dropSocket(): void; reconnects: number; connected: boolean; page: { audio: { context: AudioContext | null }; current: { subscription: { status: string } | null } | null } };
+    __listener: {
+      dropSocket(): void; reconnects: number; connected: boolean;
+      page: { audio: { context: AudioContext | null }; current: { subscription: { status: string } | null } | null };
+    };
   }
 }
 
@@ -48,7 +51,9 @@ interface Grant { streamUrl: string; recording: { id: string; transcriptionId: s
 interface Line { seq: number; text: string }
 
 async function createBroadcast(body: Record<string, unknown> = {}): Promise<Broadcast> {
-  const response = await server.postJson('/v1/broadcasts', { name: `Listener page ${unique()}`, settings: { spokenLanguage: 'en' }, ...body });
+  const response = await server.postJson('/v1/broadcasts', {
+    name: `Listener page ${unique()}`, settings: { spokenLanguage: 'en' }, ...body,
+  });
   const created = await json(response);
   expect(response.status, JSON.stringify(created)).toBe(201);
   return created as Broadcast;
@@ -93,7 +98,9 @@ const pageLines = (page: Page, recordingId?: string): Promise<Line[]> =>
  * Waits until the page shows exactly the owner's committed lines (at least `atLeast` of them): same seqs, same text,
  * same order, none doubled.
  */
-async function expectSameLines(page: Page, recordingId: string, listener: { query: string }, atLeast = 1, timeoutMs = 120_000): Promise<Line[]> {
+async function expectSameLines(
+  page: Page, recordingId: string, listener: { query: string }, atLeast = 1, timeoutMs = 120_000,
+): Promise<Line[]> {
   const lines = await eventually(async () => {
     const [expected, shown] = await Promise.all([expectedLines(recordingId, listener), pageLines(page, recordingId)]);
     expect(expected.length).toBeGreaterThanOrEqual(atLeast);
@@ -187,7 +194,9 @@ describe('the listener page', () => {
     }
     // The SDK's subscribe module, bundled for the page and imported by its script: the page follows recordings with it.
     expect(html).toContain('/b/_assets/sdk-subscribe.js');
-    expect(await (await fetch(`${server.url}/b/_assets/listener.js`)).text()).toMatch(/import \{ subscribeRecording \} from '\.\/sdk-subscribe\.js'/);
+    expect(await (await fetch(`${server.url}/b/_assets/listener.js`)).text()).toMatch(
+      /import \{ subscribeRecording \} from '\.\/sdk-subscribe\.js'/,
+    );
     const sdk = await fetch(`${server.url}/b/_assets/sdk-subscribe.js`);
     expect(sdk.status).toBe(200);
     expect(sdk.headers.get('content-type')).toMatch(/^text\/javascript/);
@@ -225,7 +234,9 @@ describe('the listener page', () => {
     await eventually(async () => expect(await statusText(page)).toMatch(/Waiting for the broadcast to start/), 60_000);
     expect(await page.getAttribute('#captions', 'aria-live')).toBe('polite');
     // The spoken language first, then what translation serves (Apertium here).
-    expect(await page.$$eval('#lang option', (options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual(['en', 'ca', 'es', 'gl']);
+    expect(await page.$$eval('#lang option', (options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual([
+      'en', 'ca', 'es', 'gl',
+    ]);
 
     // The recording starts after the page opened: the broadcast's events socket tells the page to follow it.
     const grant = await startRecording(broadcast);
@@ -257,7 +268,9 @@ describe('the listener page', () => {
     expect(again.commits.length).toBeGreaterThan(0);
     await expectSameLines(page, next.recording.id, PUBLIC, again.commits.length);
     expect(await pageLines(page, grant.recording.id)).toEqual(final);
-    expect(await page.$$eval('#captions li.divider', (items) => items.map((item) => (item as HTMLElement).dataset.recording))).toEqual([grant.recording.id, next.recording.id]);
+    expect(await page.$$eval('#captions li.divider', (items) => items.map((item) => (item as HTMLElement).dataset.recording))).toEqual(
+      [grant.recording.id, next.recording.id],
+    );
     expect(await page.getAttribute('#state', 'data-state')).toBe('live');
 
     // What a listener sees: a real image with the lines in it.
@@ -275,7 +288,10 @@ describe('the listener page', () => {
 
     // Another language: the page reads the transcript again in it, and the lines read in Spanish.
     await page.selectOption('#lang', 'es');
-    await eventually(async () => expect((await pageLines(page, next.recording.id)).map((line) => line.text).join(' ').toLowerCase()).toMatch(/metros/), 60_000, 250);
+    await eventually(
+      async () => expect((await pageLines(page, next.recording.id)).map((line) => line.text).join(' ').toLowerCase()).toMatch(/metros/),
+      60_000, 250,
+    );
 
     expectOnlyThisServer(opened);
   }, 240_000);

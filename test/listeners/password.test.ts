@@ -16,7 +16,10 @@ async function privateBroadcast(): Promise<string> {
 }
 
 const tryPassword = (code: string, password: string, address: string) =>
-  server.request(`/v1/listen/${code}/token`, { auth: null, method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: JSON.stringify({ password }) });
+  server.request(`/v1/listen/${code}/token`, {
+    auth: null, method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+    body: JSON.stringify({ password }),
+  });
 
 describe('private broadcast passwords', () => {
   it('one guesser is stopped after 10 wrong passwords, the right one included, while everyone else gets in', async () => {
@@ -50,7 +53,9 @@ describe('private broadcast passwords', () => {
   it('past 100 wrong passwords a minute from everyone, the broadcast refuses further tries', async () => {
     const code = await privateBroadcast();
     for (let address = 0; address < 10; address++) {
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => tryPassword(code, `wrong ${address}.${i}`, `198.18.0.${address + 1}`)));
+      const answers = await Promise.all(Array.from(
+        { length: 10 }, (_, i) => tryPassword(code, `wrong ${address}.${i}`, `198.18.0.${address + 1}`),
+      ));
       expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(403));
     }
     expect((await tryPassword(code, 'one more', '198.18.1.1')).status).toBe(429);

@@ -34,7 +34,9 @@ async function upgradeRefusal(url: string, headers: Record<string, string> = {})
 const unique = () => Math.random().toString(36).slice(2, 8);
 
 async function createBroadcast(body: Record<string, unknown> = {}) {
-  return expectStatus(await server.postJson('/v1/broadcasts', { name: `Hall ${unique()}`, settings: { spokenLanguage: 'en' }, ...body }), 201);
+  return expectStatus(
+    await server.postJson('/v1/broadcasts', { name: `Hall ${unique()}`, settings: { spokenLanguage: 'en' }, ...body }), 201,
+  );
 }
 
 /** Starts a recording on the broadcast and attaches a publisher to it. */
@@ -68,7 +70,10 @@ describe('the listen view and listener tokens', () => {
   it('open a broadcast by any code it had; a private one asks its password once and the token opens it', async () => {
     const open = await createBroadcast();
     const view = await expectStatus(await server.request(`/v1/listen/${open.code}`, { auth: null }), 200);
-    expect(view).toMatchObject({ broadcastId: open.id, code: open.code, name: open.name, access: 'public', authorized: true, spokenLanguage: 'en', languages: ['en', 'ca', 'es', 'gl'], currentRecording: null, lastRecording: null });
+    expect(view).toMatchObject({
+      broadcastId: open.id, code: open.code, name: open.name, access: 'public', authorized: true, spokenLanguage: 'en',
+      languages: ['en', 'ca', 'es', 'gl'], currentRecording: null, lastRecording: null,
+    });
     await expectStatus(await server.request(`/v1/listen/no-such-code-${unique()}`, { auth: null }), 404, 'not_found');
 
     const password = 'open sesame';
@@ -84,20 +89,39 @@ describe('the listen view and listener tokens', () => {
     const issued = await expectStatus(await tokenOf({ password }), 201);
     expect(issued).toMatchObject({ broadcastId: closed.id, listenerToken: expect.stringMatching(/^lt_/) });
     expect(Date.parse(issued.expiresAt)).toBeGreaterThan(Date.now() + 23 * 3600_000);
-    const opened = await expectStatus(await server.request(`/v1/listen/${closed.code}?listenerToken=${issued.listenerToken}`, { auth: null }), 200);
+    const opened = await expectStatus(
+      await server.request(`/v1/listen/${closed.code}?listenerToken=${issued.listenerToken}`, { auth: null }), 200,
+    );
     expect(opened).toMatchObject({ authorized: true, broadcastId: closed.id });
     // A tampered token is not ours; another broadcast's token does not open this one.
-    await expectStatus(await server.request(`/v1/listen/${closed.code}?listenerToken=${issued.listenerToken.slice(0, -2)}xx`, { auth: null }), 401, 'invalid_token');
+    await expectStatus(
+      await server.request(`/v1/listen/${closed.code}?listenerToken=${issued.listenerToken.slice(0, -2)}xx`, { auth: null }), 401,
+      'invalid_token',
+    );
     const publicToken = await expectStatus(await tokenOf({}, open.code), 201);
-    expect((await json(await server.request(`/v1/listen/${closed.code}?listenerToken=${publicToken.listenerToken}`, { auth: null }))).authorized).toBe(false);
+    expect(
+      (await json(await server.request(`/v1/listen/${closed.code}?listenerToken=${publicToken.listenerToken}`, { auth: null }))).authorized,
+    ).toBe(false);
 
     // A new code: the old one keeps opening the broadcast, and the view answers the code it has now.
     const renamed = `${closed.code}-new`;
-    await expectStatus(await server.request(`/v1/broadcasts/${closed.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: renamed }) }), 200);
+    await expectStatus(
+      await server.request(`/v1/broadcasts/${closed.id}`, {
+        method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: renamed }),
+      }),
+      200,
+    );
     expect((await expectStatus(await server.request(`/v1/listen/${closed.code}`, { auth: null }), 200)).code).toBe(renamed);
     // A password change ends every token issued before it.
-    await expectStatus(await server.request(`/v1/broadcasts/${closed.id}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: 'another one' }) }), 200);
-    await expectStatus(await server.request(`/v1/listen/${renamed}?listenerToken=${issued.listenerToken}`, { auth: null }), 401, 'invalid_token');
+    await expectStatus(
+      await server.request(`/v1/broadcasts/${closed.id}`, {
+        method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: 'another one' }),
+      }),
+      200,
+    );
+    await expectStatus(
+      await server.request(`/v1/listen/${renamed}?listenerToken=${issued.listenerToken}`, { auth: null }), 401, 'invalid_token',
+    );
     // Archived: every link is dead.
     await expectStatus(await server.postJson(`/v1/broadcasts/${open.id}/archive`, {}), 200);
     await expectStatus(await server.request(`/v1/listen/${open.code}`, { auth: null }), 404, 'not_found');
@@ -140,7 +164,11 @@ describe('the subscribe socket', () => {
     expect(listenerView.currentRecording).toMatchObject({ recordingId, state: 'live' });
 
     // A listener exports only once the recording has ended.
-    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}/export?format=srt`, { auth: null }), 403, 'forbidden')).data.details.state).toBe('live');
+    expect(
+      (await expectStatus(
+        await server.request(`/v1/recordings/${recordingId}/export?format=srt`, { auth: null }), 403, 'forbidden',
+      )).data.details.state,
+    ).toBe('live');
 
     const quarter = half + Math.floor((chunks.length - half) / 2);
     for (const chunk of chunks.slice(half, quarter)) publisher.sendPcm(chunk);
@@ -161,12 +189,16 @@ describe('the subscribe socket', () => {
     expect(ownerLines.length).toBeGreaterThan(3);
     // Both follow as listeners: the owner's lines, but a line under the default policy's hideBelow (0.60) withheld
     // as unclear (the accurate model's catch-up can leave one there).
-    const listenerLines = owner.segments.map((s: { text: string; words: unknown; confidence: number | null }) => (isUnclearSegment(s) ? '' : s.text));
+    const listenerLines = owner.segments.map(
+      (s: { text: string; words: unknown; confidence: number | null }) => (isUnclearSegment(s) ? '' : s.text),
+    );
     expect(listenerLines.filter(Boolean).length).toBeGreaterThan(3);
     expect(listener.texts()).toEqual(listenerLines);
     expect(events.texts()).toEqual(listenerLines);
     // Sentences kept from the snapshot and `transcript.sentence` frames are the final snapshot's, merges and all.
-    const listenerSentences = (await expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript`, { auth: null }), 200)).sentences.map((s: { text: string }) => s.text);
+    const listenerSentences = (await expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/transcript`, { auth: null }), 200,
+    )).sentences.map((s: { text: string }) => s.text);
     expect(listener.sentenceTexts()).toEqual(listenerSentences);
     expect(events.sentenceTexts()).toEqual(listenerSentences);
     const sentenceFrames = listener.frames.filter((f) => f.type === 'transcript.sentence');
@@ -179,13 +211,16 @@ describe('the subscribe socket', () => {
       expect(follower.applied).toEqual(follower.applied.map((_c, i) => first + i));
       expect(follower.lastCursor).toBe(owner.lastSeq);
     }
-    // Ended: the listener's export reads as the listener's lines (unclear ones blank), and the delivery audio is theirs to hear (not the source).
+    // Ended: the listener's export reads as the listener's lines (unclear ones blank), and the delivery audio is theirs
+    // to hear (not the source).
     const exported = await server.request(`/v1/recordings/${recordingId}/export?format=json`, { auth: null });
     expect(exported.status).toBe(200);
     expect((await exported.json()).segments.map((s: { text: string }) => s.text)).toEqual(listenerLines);
     const delivery = await server.request(`/v1/recordings/${recordingId}/audio?kind=delivery`, { auth: null, redirect: 'manual' });
     expect(delivery.status).toBe(302);
-    await expectStatus(await server.request(`/v1/recordings/${recordingId}/audio?kind=source`, { auth: null, redirect: 'manual' }), 403, 'forbidden');
+    await expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/audio?kind=source`, { auth: null, redirect: 'manual' }), 403, 'forbidden',
+    );
     await expectStatus(await server.request(`/v1/recordings/${recordingId}/media-token`, { auth: null }), 401);
     // No drafts on this socket; unknown log frames came as noop.
     expect(listener.frames.some((f) => f.type === 'transcript.draft')).toBe(false);
@@ -217,7 +252,9 @@ describe('the subscribe socket', () => {
     expect(noops.map((f) => f.seq)).toEqual(stored.segments.map((s: { seq: number }) => s.seq));
     expect(listener.frames.some((f) => f.type === 'transcript.committed')).toBe(false);
     // Sentences come blank and `suppressed` to the listener, whole and `unclear` to the owner.
-    const sentencesOf = (follower: Follower) => follower.frames.filter((f) => f.type === 'transcript.sentence').map((f) => f.sentence as { text: string; unclear?: boolean; suppressed?: boolean });
+    const sentencesOf = (follower: Follower) => follower.frames.filter((f) => f.type === 'transcript.sentence').map(
+      (f) => f.sentence as { text: string; unclear?: boolean; suppressed?: boolean },
+    );
     expect(sentencesOf(listener).length).toBeGreaterThan(0);
     expect(sentencesOf(listener).every((s) => s.suppressed && s.text === '')).toBe(true);
     expect(sentencesOf(owner).every((s) => s.unclear && s.text.length > 0)).toBe(true);
@@ -225,7 +262,9 @@ describe('the subscribe socket', () => {
     expect(listener.lastCursor).toBe(owner.lastCursor);
     // The listener's snapshot blanks the same lines; the owner's keeps them, flagged unclear.
     const seen = await expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript`, { auth: null }), 200);
-    expect(seen.segments.every((s: { text: string; suppressed: boolean; words: unknown[] }) => s.suppressed && s.text === '' && s.words.length === 0)).toBe(true);
+    expect(seen.segments.every(
+      (s: { text: string; suppressed: boolean; words: unknown[] }) => s.suppressed && s.text === '' && s.words.length === 0,
+    )).toBe(true);
     expect(seen.sentences.every((s: { text: string; suppressed: boolean }) => s.suppressed && s.text === '')).toBe(true);
     expect(stored.sentences.every((s: { unclear: boolean; text: string }) => s.unclear && s.text.length > 0)).toBe(true);
   }, 300_000);
@@ -236,14 +275,24 @@ describe('the subscribe socket', () => {
     const path = `/v1/recordings/${recordingId}/subscribe`;
     const ws = server.wsUrl;
     expect(await upgradeRefusal(`${ws}${path}`)).toMatchObject({ status: 401, body: { code: 'invalid_token' } });
-    expect(await upgradeRefusal(`${ws}${path}?listenerToken=lt_bogus.bogus`)).toMatchObject({ status: 401, body: { code: 'invalid_token' } });
+    expect(await upgradeRefusal(`${ws}${path}?listenerToken=lt_bogus.bogus`)).toMatchObject({
+      status: 401, body: { code: 'invalid_token' },
+    });
     const other = await createBroadcast();
     const otherToken = (await expectStatus(await server.postJson(`/v1/listen/${other.code}/token`, {}, { auth: null }), 201)).listenerToken;
     expect(await upgradeRefusal(`${ws}${path}?listenerToken=${otherToken}`)).toMatchObject({ status: 404, body: { code: 'not_found' } });
-    expect(await upgradeRefusal(`${ws}${path}?after=soon`)).toMatchObject({ status: 400, body: { code: 'invalid_options', data: { details: { field: 'after' } } } });
-    expect(await upgradeRefusal(`${ws}${path}?presence=x`)).toMatchObject({ status: 400, body: { data: { details: { field: 'presence' } } } });
-    const token = (await expectStatus(await server.postJson(`/v1/listen/${closed.code}/token`, { password: 'secret-words' }, { auth: null }), 201)).listenerToken;
-    expect(await upgradeRefusal(`${ws}${path}?listenerToken=${token}&lang=fr`)).toMatchObject({ status: 400, body: { data: { details: { field: 'lang' } } } });
+    expect(await upgradeRefusal(`${ws}${path}?after=soon`)).toMatchObject({
+      status: 400, body: { code: 'invalid_options', data: { details: { field: 'after' } } },
+    });
+    expect(await upgradeRefusal(`${ws}${path}?presence=x`)).toMatchObject({
+      status: 400, body: { data: { details: { field: 'presence' } } },
+    });
+    const token = (await expectStatus(
+      await server.postJson(`/v1/listen/${closed.code}/token`, { password: 'secret-words' }, { auth: null }), 201,
+    )).listenerToken;
+    expect(await upgradeRefusal(`${ws}${path}?listenerToken=${token}&lang=fr`)).toMatchObject({
+      status: 400, body: { data: { details: { field: 'lang' } } },
+    });
     // Another account's key reads nothing of it.
     const stranger = await server.createKey(['*'], { accountId: await server.createAccount('Stranger') });
     expect(await upgradeRefusal(`${ws}${path}`, { Authorization: `Bearer ${stranger.key}` })).toMatchObject({ status: 404 });
@@ -251,7 +300,9 @@ describe('the subscribe socket', () => {
     // A share link of the broadcast opens it too, with no password; the recording reads through either.
     const link = await expectStatus(await server.postJson(`/v1/broadcasts/${closed.id}/share-links`, { label: 'Press' }), 201);
     expect((await json(await server.request(`/v1/listen/${closed.code}?shareCode=${link.code}`, { auth: null }))).authorized).toBe(true);
-    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}?listenerToken=${token}`, { auth: null }), 200)).id).toBe(recordingId);
+    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}?listenerToken=${token}`, { auth: null }), 200)).id).toBe(
+      recordingId,
+    );
     const viaLink = new Follower({ baseUrl: server.url, recordingId, query: { shareCode: link.code } });
     await viaLink.start();
     expect(viaLink.ready).toMatchObject({ recordingId, state: 'live' });
@@ -293,7 +344,10 @@ describe('the recordingFrames subscription', () => {
     const errors: unknown[] = [];
     const stop = client.subscribe<{ recordingFrames: Record<string, unknown> }>(
       { query: 'subscription($id: ID!) { recordingFrames(recordingId: $id) }', variables: { id: recordingId } },
-      { next: (message) => message.data && frames.push(message.data.recordingFrames), error: (error) => errors.push(error), complete: () => undefined },
+      {
+        next: (message) => message.data && frames.push(message.data.recordingFrames), error: (error) => errors.push(error),
+        complete: () => undefined,
+      },
     );
     try {
       await until('subscribe.ready', async () => frames.length > 0 || errors.length > 0, 30_000);
@@ -304,13 +358,19 @@ describe('the recordingFrames subscription', () => {
       await until('finalized', async () => frames.some((f) => f.type === 'recording.state' && f.state === 'finalized'), 120_000);
       const owner = await ownerTranscript(recordingId);
       const lines = new Map<number, string>();
-      for (const frame of frames) if (frame.type === 'transcript.committed' || frame.type === 'transcript.amended') lines.set(frame.seq as number, (frame.segment as { text: string }).text);
-      expect([...lines.entries()].sort(([a], [b]) => a - b).map(([, text]) => text)).toEqual(owner.segments.map((s: { text: string }) => s.text));
+      for (const frame of frames) if (frame.type === 'transcript.committed' || frame.type === 'transcript.amended') lines.set(
+        frame.seq as number, (frame.segment as { text: string }).text,
+      );
+      expect([...lines.entries()].sort(([a], [b]) => a - b).map(([, text]) => text)).toEqual(
+        owner.segments.map((s: { text: string }) => s.text),
+      );
       const cursors = frames.slice(1).map((f) => f.cursor as number);
       expect(cursors).toEqual(cursors.map((_c, i) => (frames[0]!.lastSeq as number) + 1 + i));
       // Another account's key finds nothing to follow.
       const stranger = await server.createKey(['*'], { accountId: await server.createAccount('Other') });
-      const refused = await json(await server.graphql('subscription($id: ID!) { recordingFrames(recordingId: $id) }', { id: recordingId }, { auth: stranger.key }));
+      const refused = await json(await server.graphql(
+        'subscription($id: ID!) { recordingFrames(recordingId: $id) }', { id: recordingId }, { auth: stranger.key },
+      ));
       expect(JSON.stringify(refused)).toContain('not_found');
     } finally {
       stop();
@@ -325,7 +385,9 @@ describe('the broadcast events socket', () => {
     const broadcast = await createBroadcast({ access: 'private', password: 'pass-word' });
     const path = `/v1/broadcasts/${broadcast.id}/events`;
     expect(await upgradeRefusal(`${server.wsUrl}${path}`, {})).toMatchObject({ status: 401, body: { code: 'invalid_token' } });
-    const token = (await expectStatus(await server.postJson(`/v1/listen/${broadcast.code}/token`, { password: 'pass-word' }, { auth: null }), 201)).listenerToken;
+    const token = (await expectStatus(
+      await server.postJson(`/v1/listen/${broadcast.code}/token`, { password: 'pass-word' }, { auth: null }), 201,
+    )).listenerToken;
     const socket = server.socket(`${path}?listenerToken=${token}`, { auth: null });
     const frames: Array<Record<string, unknown>> = [];
     socket.on('message', (data) => frames.push(JSON.parse(data.toString())));
@@ -335,20 +397,37 @@ describe('the broadcast events socket', () => {
       + 'currentRecording { recordingId } recordingId transcriptionId state at } }';
     const events: Array<Record<string, unknown>> = [];
     const refusals: unknown[] = [];
-    const stopEvents = client.subscribe<{ broadcastEvents: Record<string, unknown> }>({ query, variables: { id: broadcast.id, token } }, { next: (message) => message.data && events.push(message.data.broadcastEvents), error: (error) => refusals.push(error), complete: () => undefined });
-    const stopRefused = client.subscribe({ query, variables: { id: broadcast.id } }, { next: (message) => refusals.push(message.errors), error: (error) => refusals.push(error), complete: () => undefined });
+    const stopEvents = client.subscribe<{ broadcastEvents: Record<string, unknown> }>(
+      { query, variables: { id: broadcast.id, token } },
+      {
+        next: (message) => message.data && events.push(message.data.broadcastEvents), error: (error) => refusals.push(error),
+        complete: () => undefined,
+      },
+    );
+    const stopRefused = client.subscribe({ query, variables: { id: broadcast.id } }, {
+      next: (message) => refusals.push(message.errors), error: (error) => refusals.push(error), complete: () => undefined,
+    });
     await until('events.ready', async () => frames.length > 0 && events.length > 0 && refusals.length > 0, 30_000);
-    expect(events[0]).toEqual({ type: 'events.ready', broadcastId: broadcast.id, currentRecording: null, recordingId: null, transcriptionId: null, state: null, at: null });
+    expect(events[0]).toEqual({
+      type: 'events.ready', broadcastId: broadcast.id, currentRecording: null, recordingId: null, transcriptionId: null, state: null,
+      at: null,
+    });
     expect(JSON.stringify(refusals[0])).toContain('invalid_token');
     expect(frames[0]).toEqual({ type: 'events.ready', broadcastId: broadcast.id, currentRecording: null });
     const { recordingId, publisher } = await startPublishing(broadcast.id);
     await until('recording.started', async () => frames.some((f) => f.type === 'recording.started'), 30_000);
-    expect(frames.find((f) => f.type === 'recording.started')).toMatchObject({ recordingId, state: 'live', transcriptionId: expect.any(String) });
+    expect(frames.find((f) => f.type === 'recording.started')).toMatchObject({
+      recordingId, state: 'live', transcriptionId: expect.any(String),
+    });
     await finish(recordingId);
     await until('finalized frame', async () => frames.some((f) => f.type === 'recording.state' && f.state === 'finalized'), 60_000);
     expect(frames.filter((f) => f.type === 'recording.state').map((f) => f.state)).toEqual(['paused', 'ended', 'finalized']);
-    await until('the subscription\'s finalized', async () => events.some((e) => e.type === 'recording.state' && e.state === 'finalized'), 60_000);
-    expect(events.slice(1).map((e) => [e.type, e.recordingId, e.state])).toEqual(frames.slice(1).map((f) => [f.type, f.recordingId, f.state]));
+    await until(
+      'the subscription\'s finalized', async () => events.some((e) => e.type === 'recording.state' && e.state === 'finalized'), 60_000,
+    );
+    expect(events.slice(1).map((e) => [e.type, e.recordingId, e.state])).toEqual(frames.slice(1).map(
+      (f) => [f.type, f.recordingId, f.state],
+    ));
     stopEvents();
     stopRefused();
     await client.dispose();

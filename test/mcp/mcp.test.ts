@@ -29,7 +29,9 @@ afterAll(async () => {
 
 async function connect(key: string = server.apiKey): Promise<Client> {
   const client = new Client({ name: 'speechgate-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/v1/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/v1/mcp`), { requestInit: {
+    headers: { authorization: `Bearer ${key}` },
+  } });
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -37,8 +39,12 @@ async function connect(key: string = server.apiKey): Promise<Client> {
 
 const textOf = (result: unknown) => (result as CallToolResult).content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 
-async function callOk(client: Client, name: string, args: Record<string, unknown> = {}, onprogress?: (progress: { progress: number; message?: string }) => void) {
-  const result = await client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, timeout: 120_000 } : { timeout: 120_000 });
+async function callOk(
+  client: Client, name: string, args: Record<string, unknown> = {}, onprogress?: (progress: { progress: number; message?: string }) => void,
+) {
+  const result = await client.callTool(
+    { name, arguments: args }, undefined, onprogress ? { onprogress, timeout: 120_000 } : { timeout: 120_000 },
+  );
   expect(result.isError ?? false, textOf(result)).toBe(false);
   return result as CallToolResult;
 }
@@ -63,7 +69,9 @@ describe('MCP server', () => {
   it('transcribes a link, reporting progress while the job runs, and answers the transcript', async () => {
     const client = await connect();
     const progress: number[] = [];
-    const result = await callOk(client, 'transcribe_link', { url: `${media.url}/speech.wav`, name: 'Directions' }, (p) => progress.push(p.progress));
+    const result = await callOk(
+      client, 'transcribe_link', { url: `${media.url}/speech.wav`, name: 'Directions' }, (p) => progress.push(p.progress),
+    );
     const text = textOf(result);
     expect(text.toLowerCase()).toContain('forward');
     recordingId = recordingIdIn(text)!;
@@ -74,7 +82,9 @@ describe('MCP server', () => {
 
   it('transcribes an uploaded file sent as base64', async () => {
     const client = await connect();
-    const result = await callOk(client, 'transcribe_file', { fileName: 'goforward.wav', mimeType: 'audio/wav', contentBase64: goForward.toString('base64') });
+    const result = await callOk(client, 'transcribe_file', {
+      fileName: 'goforward.wav', mimeType: 'audio/wav', contentBase64: goForward.toString('base64'),
+    });
     expect(textOf(result).toLowerCase()).toContain('forward');
   });
 
@@ -132,7 +142,10 @@ describe('MCP server', () => {
   });
 
   it('answers 401 with WWW-Authenticate resource_metadata for no or a bad credential', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     for (const auth of [null, 'sg_not_a_real_key']) {
       const res = await server.request('/v1/mcp', { method: 'POST', auth, headers, body });
@@ -144,7 +157,9 @@ describe('MCP server', () => {
   });
 
   it('answers malformed JSON-RPC with the SDK\'s errors, and serves concurrent clients', async () => {
-    const res = await server.request('/v1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{not json' });
+    const res = await server.request('/v1/mcp', {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{not json',
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
     const many = await Promise.all(Array.from({ length: 6 }, async () => (await connect()).listTools()));

@@ -16,7 +16,10 @@ beforeAll(async () => {
   modelsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-models-'));
   await fs.mkdir(path.join(modelsDir, 'test-model'));
   await fs.writeFile(path.join(modelsDir, 'test-model', 'config.json'), '{}');
-  await fs.writeFile(path.join(modelsDir, 'test-model', 'generation_config.json'), JSON.stringify({ lang_to_id: { '<|fr|>': 50265, '<|de|>': 50261, '<|ja|>': 50266 } }));
+  await fs.writeFile(
+    path.join(modelsDir, 'test-model', 'generation_config.json'),
+    JSON.stringify({ lang_to_id: { '<|fr|>': 50265, '<|de|>': 50261, '<|ja|>': 50266 } }),
+  );
   ownModel = await startTestServer({ env: { MODELS_DIR: modelsDir, MODEL: 'test-model' } });
 });
 afterAll(async () => {
@@ -44,7 +47,9 @@ describe('meta routes', () => {
     // What the installed Apertium pairs translate into (the test machine has English with Spanish, Catalan, Galician).
     expect((body.translation as Array<{ code: string }>).map((language) => language.code)).toEqual(['ca', 'en', 'es', 'gl']);
     // The languages a catalogue voice speaks (src/voices registers them), with picker names.
-    expect((body.voice as Array<{ code: string }>).map((language) => language.code)).toEqual(['en-US', 'en-GB', 'es', 'fr', 'hi', 'it', 'ja', 'pt-BR', 'zh']);
+    expect((body.voice as Array<{ code: string }>).map((language) => language.code)).toEqual([
+      'en-US', 'en-GB', 'es', 'fr', 'hi', 'it', 'ja', 'pt-BR', 'zh',
+    ]);
     expect(body.voice).toContainEqual({ code: 'es', name: 'Spanish', nativeName: 'español' });
   });
 
@@ -68,7 +73,9 @@ describe('meta routes', () => {
     });
     const languages = await (await ownModel.request('/v1/languages')).json() as { translation: { code: string }[] };
     expect(languages.translation).toEqual([{ code: 'es', name: 'Spanish', nativeName: 'español' }]);
-    const capabilities = await (await ownModel.request('/v1/realtime/capabilities')).json() as { latencyModes: string[]; speakerLabelModes: string[] };
+    const capabilities = await (await ownModel.request('/v1/realtime/capabilities')).json() as {
+      latencyModes: string[]; speakerLabelModes: string[];
+    };
     expect(capabilities.latencyModes).toEqual(['auto', 'fast', 'accuracy']);
     expect(capabilities.speakerLabelModes).toEqual(['auto', 'on', 'off']);
   });
@@ -94,7 +101,10 @@ describe('a server whose model is missing or unloadable', () => {
     const bare = await startTestServer({
       workers: [],
       logger: { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') },
-      env: { MODELS_DIR: dir, MODEL: kind === 'missing' ? 'whisper-not-installed' : 'broken-model', REALTIME_SECRET: 'meta-suite-secret-0123456789abcdef' },
+      env: {
+        MODELS_DIR: dir, MODEL: kind === 'missing' ? 'whisper-not-installed' : 'broken-model',
+        REALTIME_SECRET: 'meta-suite-secret-0123456789abcdef',
+      },
     });
     try {
       await expectUnavailable(await bare.request('/v1/realtime/capabilities'));

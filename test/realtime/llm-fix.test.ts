@@ -24,12 +24,17 @@ let server: TestServer;
 let chat: FakeChat;
 
 /** The fake model's fix: "meters" is spelled "metres"; whatever else it was asked stays as it was. */
-const metres = (body: { messages: Array<{ content: string }> }) => JSON.stringify({ text: (JSON.parse(body.messages[1]!.content) as { line: string }).line.replace(/meters/gi, 'metres') });
+const metres = (body: { messages: Array<{ content: string }> }) => JSON.stringify({
+  text: (JSON.parse(body.messages[1]!.content) as { line: string }).line.replace(/meters/gi, 'metres'),
+});
 
 beforeAll(async () => {
   chat = await startFakeChat();
   server = await startTestServer({
-    env: { REALTIME_SECRET: 'llm-fix-suite-secret-0123456789abcdef', LLM_FIX_API_URL: chat.url, LLM_FIX_API_KEY: 'sk-fix', LLM_FIX_MODEL: 'fixer-1', LLM_FIX_HOLD_MS: String(HOLD_MS) },
+    env: {
+      REALTIME_SECRET: 'llm-fix-suite-secret-0123456789abcdef', LLM_FIX_API_URL: chat.url, LLM_FIX_API_KEY: 'sk-fix',
+      LLM_FIX_MODEL: 'fixer-1', LLM_FIX_HOLD_MS: String(HOLD_MS),
+    },
   });
 }, 120_000);
 
@@ -51,7 +56,9 @@ const ofType = <T>(frames: ServerFrame[], type: string) => frames.filter((f) => 
 
 describe('llmFix on a realtime session', () => {
   it('commits a line fixed in time, its words keeping the heard times, and says how long its final text took', async () => {
-    const result = await streamFile(await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true }), GO_FORWARD, { realtime: false });
+    const result = await streamFile(
+      await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true }), GO_FORWARD, { realtime: false },
+    );
     const frames = framesOf(result);
     expect(result.done).toMatchObject({ type: 'session.done', reason: 'eof' });
     const lines = result.commits.filter((c) => c.text.trim() !== '');
@@ -79,7 +86,9 @@ describe('llmFix on a realtime session', () => {
   it('sends a line as heard when its fix is late, then amends it in place; session.done waits for it', async () => {
     chat.mode = 'hold';
     let released = false;
-    const result = await streamFile(await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true }), GO_FORWARD, {
+    const result = await streamFile(await createStreamUrl(
+      server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true },
+    ), GO_FORWARD, {
       realtime: false,
       // The model answers only once a line went out without its fix.
       onFrame: (frame) => {
@@ -93,7 +102,9 @@ describe('llmFix on a realtime session', () => {
     const amended = ofType<Amended>(frames, 'transcript.amended');
     expect(amended.length).toBeGreaterThan(0);
     const first = amended[0]!;
-    const committedAt = frames.findIndex((f) => f.type === 'transcript.committed' && (f as unknown as { segment: Segment }).segment.seq === first.seq);
+    const committedAt = frames.findIndex(
+      (f) => f.type === 'transcript.committed' && (f as unknown as { segment: Segment }).segment.seq === first.seq,
+    );
     expect(committedAt).toBeGreaterThanOrEqual(0);
     const heard = (frames[committedAt] as unknown as { segment: Segment }).segment;
     expect(heard.text).toMatch(/meters/);
@@ -109,12 +120,16 @@ describe('llmFix on a realtime session', () => {
 
   it('keeps the heard line when the model rewrites it or the API fails, and goes on', async () => {
     chat.answer = () => JSON.stringify({ text: 'The weather in Paris is lovely this time of year, they said.' });
-    const rewritten = await streamFile(await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true }), GO_FORWARD, { realtime: false });
+    const rewritten = await streamFile(
+      await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true }), GO_FORWARD, { realtime: false },
+    );
     expect(rewritten.commits.map((c) => c.text).join(' ')).toMatch(/meters/);
     expect(ofType<Latency>(framesOf(rewritten), 'transcript.latency').map((l) => l.fix)).toContain('rejected');
 
     chat.mode = 'server_error';
-    const failed = await streamFile(await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true }), GO_FORWARD, { realtime: false });
+    const failed = await streamFile(
+      await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', llmFix: true }), GO_FORWARD, { realtime: false },
+    );
     expect(failed.done).toMatchObject({ type: 'session.done', reason: 'eof' });
     expect(failed.commits.map((c) => c.text).join(' ')).toMatch(/meters/);
     const latencies = ofType<Latency>(framesOf(failed), 'transcript.latency');
@@ -140,7 +155,9 @@ describe('llmFix on a realtime session', () => {
     const frames = framesOf(result);
     const [on, off] = frames.filter((f) => f.type === 'session.updated').map((f) => frames.indexOf(f));
     const latencies = ofType<Latency>(frames, 'transcript.latency');
-    const seqsBetween = (from: number, to: number) => frames.slice(from, to).filter((f) => f.type === 'transcript.committed').map((f) => (f as unknown as { segment: Segment }).segment.seq);
+    const seqsBetween = (from: number, to: number) => frames.slice(from, to).filter((f) => f.type === 'transcript.committed').map(
+      (f) => (f as unknown as { segment: Segment }).segment.seq,
+    );
     expect(latencies.length).toBeGreaterThan(0);
     for (const seq of seqsBetween(0, on!)) expect(latencies.find((l) => l.seq === seq)).toBeUndefined();
     // Lines of an update that arrived after the fixes were turned off are not asked for.
@@ -176,10 +193,14 @@ describe('llmFix on a live recording', () => {
       await sleep(200);
       snapshot = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
     }
-    const events = (await json(await server.request(`/v1/recordings/${recordingId}/events`))).events as Array<{ type: string; frame: Amended }>;
+    const events = (await json(await server.request(`/v1/recordings/${recordingId}/events`))).events as Array<{
+      type: string; frame: Amended;
+    }>;
     const amended = events.filter((e) => e.type === 'transcript.amended').map((e) => e.frame);
     expect(amended.length).toBeGreaterThan(0);
-    expect(amended[0]).toMatchObject({ reason: 'llm_fix', segment: { text: expect.stringMatching(/metres/) }, previousText: expect.stringMatching(/meters/) });
+    expect(amended[0]).toMatchObject({
+      reason: 'llm_fix', segment: { text: expect.stringMatching(/metres/) }, previousText: expect.stringMatching(/meters/),
+    });
     publisher.close();
   }, 120_000);
 });
@@ -187,7 +208,9 @@ describe('llmFix on a live recording', () => {
 describe('settings', () => {
   it('are off without LLM_FIX_API_URL, and refuse a URL that is not http(s) or a hold that is not a number', () => {
     expect(loadConfig({}).realtime.llmFix).toBeNull();
-    expect(loadConfig({ LLM_FIX_API_URL: 'http://127.0.0.1:8000/v1/' }).realtime.llmFix).toMatchObject({ apiUrl: 'http://127.0.0.1:8000/v1', model: 'gpt-4o-mini', holdMs: 1500, timeoutMs: 10000 });
+    expect(loadConfig({ LLM_FIX_API_URL: 'http://127.0.0.1:8000/v1/' }).realtime.llmFix).toMatchObject({
+      apiUrl: 'http://127.0.0.1:8000/v1', model: 'gpt-4o-mini', holdMs: 1500, timeoutMs: 10000,
+    });
     expect(() => loadConfig({ LLM_FIX_API_URL: 'file:///etc/passwd' })).toThrow(/LLM_FIX_API_URL/);
     expect(() => loadConfig({ LLM_FIX_API_URL: 'http://127.0.0.1:8000', LLM_FIX_HOLD_MS: 'soon' })).toThrow(/LLM_FIX_HOLD_MS/);
   });

@@ -10,7 +10,9 @@ describe('models of the configuration', () => {
   it('default to whisper-tiny (fast) and whisper-base (accurate); MODEL alone sets both; MODEL_FAST / MODEL_ACCURATE win', () => {
     expect(loadConfig({}).models).toEqual({ fast: 'whisper-tiny', accurate: 'whisper-base' });
     expect(loadConfig({ MODEL: 'whisper-small' }).models).toEqual({ fast: 'whisper-small', accurate: 'whisper-small' });
-    expect(loadConfig({ MODEL: 'whisper-small', MODEL_FAST: 'whisper-tiny' }).models).toEqual({ fast: 'whisper-tiny', accurate: 'whisper-small' });
+    expect(loadConfig({ MODEL: 'whisper-small', MODEL_FAST: 'whisper-tiny' }).models).toEqual({
+      fast: 'whisper-tiny', accurate: 'whisper-small',
+    });
     expect(loadConfig({ MODEL_ACCURATE: 'whisper-medium' }).models).toEqual({ fast: 'whisper-tiny', accurate: 'whisper-medium' });
   });
 });

@@ -32,7 +32,9 @@ afterAll(async () => {
 });
 
 async function post(body: unknown, auth?: string | null) {
-  const response = await server.request('/v1/realtime/sessions', { method: 'POST', auth, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await server.request('/v1/realtime/sessions', {
+    method: 'POST', auth, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, any>, headers: response.headers };
 }
 
@@ -64,7 +66,9 @@ describe('capabilities and session creation', () => {
   });
 
   it('POST /v1/realtime/sessions answers sessionId, streamUrl and expiresAt; nothing is stored', async () => {
-    const { status, body } = await post({ spokenLanguage: 'en', translate: ['es'], latencyMode: 'fast', llmFix: false, voice: ['de:anna', 'fr'], voiceByLang: { de: 'anna' } });
+    const { status, body } = await post({
+      spokenLanguage: 'en', translate: ['es'], latencyMode: 'fast', llmFix: false, voice: ['de:anna', 'fr'], voiceByLang: { de: 'anna' },
+    });
     expect(status).toBe(201);
     expect(Object.keys(body).sort()).toEqual(['expiresAt', 'sessionId', 'streamUrl']);
     expect(body.streamUrl).toMatch(new RegExp(`^${server.wsUrl}/v1/realtime/sessions/[^/]+/socket$`));
@@ -104,7 +108,9 @@ describe('capabilities and session creation', () => {
     expect(create.responses['201']).toBeDefined();
     const socket = JSON.stringify(document).includes('/v1/realtime/sessions/{token}/socket');
     expect(socket).toBe(true);
-    for (const frame of ['session.ready', 'transcript.committed', 'session.done', 'eof', 'clock']) expect(JSON.stringify(document)).toContain(`"${frame}"`);
+    for (const frame of [
+      'session.ready', 'transcript.committed', 'session.done', 'eof', 'clock',
+    ]) expect(JSON.stringify(document)).toContain(`"${frame}"`);
   });
 
   it('accepts detection spelled three ways', async () => {
@@ -169,7 +175,8 @@ describe('upgrade refusals', () => {
 });
 
 describe('capacity and limits (one engine slot)', () => {
-  it('a socket waits in silence while the slot is busy, the next is refused 503 with Retry-After, and the waiter runs once the slot frees', async () => {
+  it('a socket waits in silence while the slot is busy, the next is refused 503 with Retry-After, and the waiter runs once the slot '
+    + 'frees', async () => {
     const holder = new RealtimeConnection(await createStreamUrl(server, { spokenLanguage: 'en' }), { readyTimeoutS: 60 });
     await holder.ready();
     const chunks = await fileChunks(LECTURE);
@@ -214,7 +221,9 @@ describe('capacity and limits (one engine slot)', () => {
 
 describe('a server without its model', () => {
   it('answers session creation with 503 unavailable and Retry-After', async () => {
-    const bare = await startTestServer({ workers: [], database: 'embedded', env: { MODEL: 'whisper-not-installed', REALTIME_SECRET: 'bare-suite-secret-0123456789abcdef' } });
+    const bare = await startTestServer({
+      workers: [], database: 'embedded', env: { MODEL: 'whisper-not-installed', REALTIME_SECRET: 'bare-suite-secret-0123456789abcdef' },
+    });
     try {
       await expectUnavailable(await bare.postJson('/v1/realtime/sessions', {}));
     } finally {

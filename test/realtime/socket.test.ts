@@ -80,7 +80,9 @@ describe('streaming real speech', () => {
   });
 
   it('session.update mid-stream: switches to the fast decoder, ignores an unsupported language, refuses bad fields', async () => {
-    const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy', translate: ['es'], voiceByLang: { de: 'anna' } });
+    const streamUrl = await createStreamUrl(server, {
+      spokenLanguage: 'en', latencyMode: 'accuracy', translate: ['es'], voiceByLang: { de: 'anna' },
+    });
     let updated = false;
     const result = await streamFile(streamUrl, GO_FORWARD, {
       afterChunk: (connection, sentS) => {
@@ -95,7 +97,9 @@ describe('streaming real speech', () => {
     });
     const frames = result.frames.map(({ frame }) => frame);
     const applied = frames.find((frame) => frame.type === 'session.updated') as Record<string, any> | undefined;
-    expect(applied?.options).toMatchObject({ latencyMode: 'fast', spokenLanguage: 'en', translate: ['ca', 'es'], voiceByLang: {}, llmFix: false });
+    expect(applied?.options).toMatchObject({
+      latencyMode: 'fast', spokenLanguage: 'en', translate: ['ca', 'es'], voiceByLang: {}, llmFix: false,
+    });
     expect(applied?.ignored.map((entry: { field: string }) => entry.field)).toEqual(['spokenLanguage']);
 
     const refusals = frames.filter((frame) => frame.type === 'error') as { code: string; message: string; retryable: boolean }[];
@@ -111,7 +115,9 @@ describe('streaming real speech', () => {
 
     // Everything committed after the switch came from the fast decoder, marked as the spec says.
     const switchIndex = frames.indexOf(applied as ServerFrame);
-    const afterSwitch = frames.slice(switchIndex).filter((frame) => frame.type === 'transcript.committed').map((frame) => (frame as { segment: CommittedSegment }).segment);
+    const afterSwitch = frames.slice(switchIndex).filter((frame) => frame.type === 'transcript.committed').map(
+      (frame) => (frame as { segment: CommittedSegment }).segment,
+    );
     expect(afterSwitch.length).toBeGreaterThan(0);
     for (const segment of afterSwitch) expect(segment).toMatchObject({ decoder: 'fast', catchup: true });
     expect(normalise(result.commits.map((segment) => segment.text).join(' '))).toMatch(GO_FORWARD_TEXT);
@@ -127,7 +133,9 @@ describe('streaming real speech', () => {
     // Keeping up: a sentence and a pause, then a little more audio each time a pass has answered, so the
     // backlog never exceeds 0.4 s however slow this machine is, until the whole sentence is committed (a busy
     // machine may commit it in more than one piece).
-    const passesAnswered = () => connection.result.frames.filter(({ frame }) => frame.type === 'transcript.draft' || frame.type === 'transcript.committed').length;
+    const passesAnswered = () => connection.result.frames.filter(
+      ({ frame }) => frame.type === 'transcript.draft' || frame.type === 'transcript.committed',
+    ).length;
     // Two frames of under 2 s: whichever part a pass misses, the backlog stays below the hand-over threshold.
     const sentence = await fileChunks(GO_FORWARD);
     const opening = new Float32Array([...sentence.flatMap((chunk) => [...chunk]), ...silence(1)]);
@@ -242,7 +250,9 @@ describe('backpressure and isolation', () => {
       createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'accuracy' }),
     ]);
     let streaming = true;
-    const streams = Promise.all(sessions.map((url) => streamFile(url, LECTURE, { realtime: false, durationS: 20 }))).finally(() => (streaming = false));
+    const streams = Promise.all(sessions.map((url) => streamFile(url, LECTURE, { realtime: false, durationS: 20 }))).finally(
+      () => (streaming = false),
+    );
     const latencies: number[] = [];
     await sleep(1000);
     while (streaming && latencies.length < 200) {

@@ -41,7 +41,9 @@ function voiceOf(segments: Labelled[], speaker: number): string | number | undef
   return [...seconds].sort((a, b) => b[1] - a[1])[0]?.[0];
 }
 
-const derOf = (segments: Labelled[]) => diarizationErrorRate(reference, segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker })), 0.25).der;
+const derOf = (segments: Labelled[]) => diarizationErrorRate(
+  reference, segments.map((s) => ({ start: s.start, end: s.end, speaker: s.speaker })), 0.25,
+).der;
 
 describe('speaker labels on live audio', () => {
   it('a realtime session labels each commit provisionally and settles every label with transcript.speaker frames', async () => {
@@ -65,7 +67,9 @@ describe('speaker labels on live audio', () => {
     expect(new Set(settled.map((s) => s.seq))).toEqual(new Set(commits.map((s) => s.seq)));
     for (const frame of settled) {
       expect(frame).toMatchObject({ speakerProvisional: false });
-      const committedAt = frames.findIndex((f) => f.type === 'transcript.committed' && (f as { segment: { seq: number } }).segment.seq === frame.seq);
+      const committedAt = frames.findIndex(
+        (f) => f.type === 'transcript.committed' && (f as { segment: { seq: number } }).segment.seq === frame.seq,
+      );
       expect(committedAt).toBeLessThan(frames.indexOf(frame as unknown as ServerFrame));
     }
     expect(frames.findLastIndex((f) => f.type === 'transcript.speaker')).toBeLessThan(frames.findIndex((f) => f.type === 'session.done'));
@@ -90,7 +94,9 @@ describe('speaker labels on live audio', () => {
   }, 120_000);
 
   it('a live recording stores the labels, settles them, and finalize clusters them again from the whole audio', async () => {
-    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Two voices', settings: { spokenLanguage: 'en', speakerLabels: 'on' } });
+    const { recordingId, streamUrl } = await startLiveRecording(server, {
+      name: 'Two voices', settings: { spokenLanguage: 'en', speakerLabels: 'on' },
+    });
     const publisher = await connectPublisher(streamUrl);
     // Twice as fast as spoken, held back whenever the server is 3 s behind: passes take small bites, as with a microphone.
     let sentS = 0;
@@ -101,7 +107,9 @@ describe('speaker labels on live audio', () => {
       await sleep(100);
     }
     // Everything sent is committed and settled once the session flushes at the pause.
-    const named = await server.request(`/v1/recordings/${recordingId}/speakers/0`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'First voice' }) });
+    const named = await server.request(`/v1/recordings/${recordingId}/speakers/0`, {
+      method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'First voice' }),
+    });
     expect(named.status).toBe(200);
     expect((await server.postJson(`/v1/recordings/${recordingId}/pause`, {})).status).toBe(200);
     expect((await server.postJson(`/v1/recordings/${recordingId}/stop`, {})).status).toBe(200);
@@ -115,7 +123,9 @@ describe('speaker labels on live audio', () => {
     const commits = frames.filter((f) => f.type === 'transcript.committed').map((f) => (f as unknown as { segment: Labelled }).segment);
     expect(commits.length).toBeGreaterThan(3);
     for (const segment of commits) expect(segment).toMatchObject({ speakerProvisional: true });
-    expect(new Set(frames.filter((f) => f.type === 'transcript.speaker').map((f) => (f as unknown as Labelled).seq))).toEqual(new Set(commits.map((s) => s.seq)));
+    expect(new Set(frames.filter((f) => f.type === 'transcript.speaker').map((f) => (f as unknown as Labelled).seq))).toEqual(
+      new Set(commits.map((s) => s.seq)),
+    );
 
     const snapshot = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
     const segments = snapshot.segments as Labelled[];
@@ -128,14 +138,20 @@ describe('speaker labels on live audio', () => {
     expect(derOf(segments)).toBeLessThan(0.4);
     // The name given while live stays with its voice: the reference voice speaker 0 held live is the one it holds now
     // (not segments[0]'s label: a first segment that holds both voices may go either way).
-    const settledLive = new Map(frames.filter((f) => f.type === 'transcript.speaker').map((f) => [(f as unknown as Labelled).seq, (f as unknown as Labelled).speaker]));
+    const settledLive = new Map(
+      frames.filter((f) => f.type === 'transcript.speaker').map(
+        (f) => [(f as unknown as Labelled).seq, (f as unknown as Labelled).speaker],
+      ),
+    );
     const live = commits.map((s) => ({ ...s, speaker: settledLive.get(s.seq)! }));
     expect(voiceOf(live, 0)).toBeDefined();
     expect(voiceOf(segments, 0)).toBe(voiceOf(live, 0));
     expect(snapshot.speakers).toEqual(expect.arrayContaining([expect.objectContaining({ index: 0, name: 'First voice' })]));
 
     // Durable: the settlements are in the event log, and a reader that was at a cursor before them gets the segments again.
-    const events = (await json(await server.request(`/v1/recordings/${recordingId}/events?limit=500`))).events as Array<{ type: string; frame: Labelled & { cursor: number } }>;
+    const events = (await json(await server.request(`/v1/recordings/${recordingId}/events?limit=500`))).events as Array<{
+      type: string; frame: Labelled & { cursor: number };
+    }>;
     const speakerEvents = events.filter((e) => e.type === 'transcript.speaker' && typeof e.frame.seq === 'number');
     expect(speakerEvents.length).toBeGreaterThanOrEqual(commits.length);
     const firstSettle = speakerEvents[0]!.frame.cursor;
@@ -145,7 +161,9 @@ describe('speaker labels on live audio', () => {
     const graphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { segments { seq speaker '
       + 'speakerConfidence speakerProvisional } } }', { id: recordingId })).json();
     expect(graphql.errors).toBeUndefined();
-    for (const segment of graphql.data.recordingTranscript.segments) expect(segment).toMatchObject({ speakerProvisional: false, speakerConfidence: expect.any(Number) });
+    for (const segment of graphql.data.recordingTranscript.segments) expect(segment).toMatchObject({
+      speakerProvisional: false, speakerConfidence: expect.any(Number),
+    });
     publisher.close();
   }, 300_000);
 });

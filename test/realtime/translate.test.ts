@@ -24,7 +24,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-type Translated = { type: 'transcript.translated'; seq: number; translations: Record<string, string>; translationSources: Record<string, string> };
+type Translated = {
+  type: 'transcript.translated'; seq: number; translations: Record<string, string>; translationSources: Record<string, string>;
+};
 const translatedFrames = (frames: ServerFrame[]) => frames.filter((f) => f.type === 'transcript.translated') as unknown as Translated[];
 
 describe('translate on a realtime session', () => {
@@ -39,11 +41,15 @@ describe('translate on a realtime session', () => {
     for (const frame of translated) {
       expect(Object.keys(frame.translations)).toEqual(['es']);
       expect(['apertium', 'cache']).toContain(frame.translationSources.es);
-      const committedAt = frames.findIndex((f) => f.type === 'transcript.committed' && (f as unknown as { segment: { seq: number } }).segment.seq === frame.seq);
+      const committedAt = frames.findIndex(
+        (f) => f.type === 'transcript.committed' && (f as unknown as { segment: { seq: number } }).segment.seq === frame.seq,
+      );
       expect(committedAt).toBeLessThan(frames.indexOf(frame as unknown as ServerFrame));
     }
     expect(translated.map((t) => t.translations.es).join(' ').toLowerCase()).toMatch(/metros/);
-    expect(frames.findLastIndex((f) => f.type === 'transcript.translated')).toBeLessThan(frames.findIndex((f) => f.type === 'session.done'));
+    expect(frames.findLastIndex((f) => f.type === 'transcript.translated')).toBeLessThan(
+      frames.findIndex((f) => f.type === 'session.done'),
+    );
     expect(await undeclaredFrames(server.url, 'realtimeSocket', frames)).toEqual([]);
   }, 120_000);
 
@@ -63,7 +69,9 @@ describe('translate on a realtime session', () => {
           connection.update({ translate: ['ca', 'es'] });
         } else if (step === 1) {
           const updatedAt = frames.findIndex((f) => f.type === 'session.updated');
-          const committedSince = updatedAt >= 0 && frames.slice(updatedAt).some((f) => f.type === 'transcript.committed' && (f as unknown as { segment: { text: string } }).segment.text.trim());
+          const committedSince = updatedAt >= 0 && frames.slice(updatedAt).some(
+            (f) => f.type === 'transcript.committed' && (f as unknown as { segment: { text: string } }).segment.text.trim(),
+          );
           if (committedSince) {
             step = 2;
             connection.update({ translate: [] });
@@ -75,7 +83,9 @@ describe('translate on a realtime session', () => {
     const updates = frames.filter((f) => f.type === 'session.updated');
     expect(updates).toHaveLength(2);
     const [toBoth, toNone] = updates.map((u) => frames.indexOf(u));
-    const commitsBetween = (from: number, to: number) => frames.slice(from, to).filter((f) => f.type === 'transcript.committed').map((f) => (f as unknown as { segment: { seq: number; text: string } }).segment);
+    const commitsBetween = (from: number, to: number) => frames.slice(from, to).filter((f) => f.type === 'transcript.committed').map(
+      (f) => (f as unknown as { segment: { seq: number; text: string } }).segment,
+    );
     const translated = translatedFrames(frames);
     const of = (seq: number) => translated.find((t) => t.seq === seq);
     // Commits after the first update come in both languages; after the second, in none.
@@ -93,7 +103,9 @@ describe('translate on a realtime session', () => {
 describe('translate on a live recording', () => {
   it('keeps each commit\'s translations: snapshot, durable events, and a listener following in Spanish', async () => {
     const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Spanish room' }));
-    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Translated', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] });
+    const { recordingId, streamUrl } = await startLiveRecording(server, {
+      name: 'Translated', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id],
+    });
     // The recording's capture settings carry the targets (a re-attached publisher keeps them).
     await patchRecordingSettings(server, recordingId, { translate: ['es'] });
     const listener = new Follower({ baseUrl: server.url, recordingId, query: { lang: 'es' } });
@@ -101,7 +113,9 @@ describe('translate on a live recording', () => {
     const publisher = await publishThenPause(server, recordingId, streamUrl, GO_FORWARD);
 
     const deadline = Date.now() + 60_000;
-    let snapshot: { segments: Array<{ seq: number; text: string; translations: Record<string, string>; translationSources: Record<string, string> }> };
+    let snapshot: { segments: Array<{
+      seq: number; text: string; translations: Record<string, string>; translationSources: Record<string, string>;
+    }> };
     for (;;) {
       snapshot = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
       if (snapshot.segments.length > 0 && snapshot.segments.every((s) => !s.text.trim() || s.translations.es)) break;
@@ -111,7 +125,9 @@ describe('translate on a live recording', () => {
     expect(snapshot.segments.map((s) => s.translations.es).join(' ').toLowerCase()).toMatch(/metros/);
     const publisherFrames = translatedFrames(publisher.result.frames.map(({ frame }) => frame));
     expect(publisherFrames.length).toBeGreaterThan(0);
-    const events = (await json(await server.request(`/v1/recordings/${recordingId}/events`))).events as Array<{ type: string; frame: Translated }>;
+    const events = (await json(await server.request(`/v1/recordings/${recordingId}/events`))).events as Array<{
+      type: string; frame: Translated;
+    }>;
     expect(events.filter((e) => e.type === 'transcript.translated').map((e) => e.frame.seq)).toEqual(publisherFrames.map((f) => f.seq));
     // The listener following in Spanish got them, filtered to Spanish.
     const heard = () => translatedFrames(listener.frames as unknown as ServerFrame[]);
@@ -123,7 +139,9 @@ describe('translate on a live recording', () => {
 
   it('a listener switches language mid-recording with subscribe.update: frames after the answer come in the new one', async () => {
     const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Switching room' }));
-    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Switching', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] });
+    const { recordingId, streamUrl } = await startLiveRecording(server, {
+      name: 'Switching', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id],
+    });
     const listener = new Follower({ baseUrl: server.url, recordingId, query: { lang: 'es' } });
     await listener.start();
     const publisher = await connectPublisher(streamUrl);
@@ -143,7 +161,9 @@ describe('translate on a live recording', () => {
     const statesBefore = publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state').length;
     await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/resume`, {}), 200);
     const deadline = Date.now() + 30_000;
-    while (!publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state').slice(statesBefore).some(({ frame }) => (frame as { state?: string }).state === 'live')) {
+    while (!publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state').slice(statesBefore).some(
+      ({ frame }) => (frame as { state?: string }).state === 'live',
+    )) {
       if (Date.now() > deadline) throw new Error('the publisher never heard the resume');
       await sleep(50);
     }
@@ -153,7 +173,9 @@ describe('translate on a live recording', () => {
     for (const frame of heard().slice(before)) expect(Object.keys(frame.translations)).toEqual(['ca']);
     // The snapshot re-read in the new language has the sentences in Catalan.
     const snapshot = await json(await server.request(`/v1/recordings/${recordingId}/transcript?lang=ca`, { auth: null }));
-    expect(snapshot.sentences.map((s: { translations: Record<string, string> }) => s.translations.ca).join(' ').toLowerCase()).toMatch(/metres|metros/);
+    expect(snapshot.sentences.map((s: { translations: Record<string, string> }) => s.translations.ca).join(' ').toLowerCase()).toMatch(
+      /metres|metros/,
+    );
     listener.close();
     publisher.close();
   }, 180_000);

@@ -21,7 +21,9 @@ let broadcastId = '';
 let transcriptionId = '';
 
 const owner = async (id: string): Promise<Snapshot> => expectStatus(await server.request(`/v1/recordings/${id}/transcript`), 200);
-const listener = async (id: string): Promise<Snapshot> => expectStatus(await server.request(`/v1/recordings/${id}/transcript`, { auth: null }), 200);
+const listener = async (id: string): Promise<Snapshot> => expectStatus(
+  await server.request(`/v1/recordings/${id}/transcript`, { auth: null }), 200,
+);
 /** The sentence and segment of the line `text` as the owner and a listener read them. */
 async function line(recordingId: string, seq: number, text: string) {
   const [mine, theirs] = [await owner(recordingId), await listener(recordingId)];
@@ -46,17 +48,26 @@ async function listenerSees(recordingId: string, text: string): Promise<'text' |
 }
 
 async function uploadRecording(settings?: Record<string, unknown>): Promise<string> {
-  const response = await server.request(`/v1/transcriptions/${transcriptionId}/recordings/upload`, { method: 'POST', body: uploadForm(goForward, settings ? { settings } : undefined) });
+  const response = await server.request(`/v1/transcriptions/${transcriptionId}/recordings/upload`, {
+    method: 'POST', body: uploadForm(goForward, settings ? { settings } : undefined),
+  });
   const recordingId: string = (await expectStatus(response, 201)).recordingId;
   await waitForJob(server, recordingId, ['done']);
   return recordingId;
 }
 
 beforeAll(async () => {
-  const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: `Confidence ${Date.now()}`, settings: { spokenLanguage: 'en', confidencePolicy: { hideBelow: 0.7 } } }), 201);
+  const broadcast = await expectStatus(
+    await server.postJson('/v1/broadcasts', {
+      name: `Confidence ${Date.now()}`, settings: { spokenLanguage: 'en', confidencePolicy: { hideBelow: 0.7 } },
+    }),
+    201,
+  );
   broadcastId = broadcast.id;
   // A live transcription attached to the broadcast after it was made: the broadcast's policy still applies.
-  const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Fed later', settings: { spokenLanguage: 'en' } }), 201);
+  const live = await expectStatus(
+    await server.postJson('/v1/transcriptions/live', { name: 'Fed later', settings: { spokenLanguage: 'en' } }), 201,
+  );
   transcriptionId = live.id;
   await expectStatus(await server.postJson(`/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, {}, { method: 'PUT' }), 200);
 }, 60_000);
@@ -72,14 +83,21 @@ describe('precedence', () => {
     expect(await listenerSees(plain, 'Another half heard line.')).toBe('noop');
 
     // The transcription's policy (hideBelow 0.3) wins over the broadcast's.
-    await expectStatus(await server.postJson(`/v1/transcriptions/${transcriptionId}`, { settings: { confidencePolicy: { hideBelow: 0.3 } } }, { method: 'PATCH' }), 200);
+    await expectStatus(
+      await server.postJson(
+        `/v1/transcriptions/${transcriptionId}`, { settings: { confidencePolicy: { hideBelow: 0.3 } } }, { method: 'PATCH' },
+      ),
+      200,
+    );
     expect(await line(plain, seq, quiet)).toMatchObject({ unclear: null, suppressed: null, lowWords: [null, null, null, null, null] });
     expect(await listenerSees(plain, 'A line the listener now reads.')).toBe('text');
 
     // The recording's own (hideBelow 0.9, lowThreshold 0.6) wins over both.
     const strict = await uploadRecording({ confidencePolicy: { hideBelow: 0.9, lowThreshold: 0.6 } });
     const strictSeq = await commitKnown(server, strict, { text: quiet, start: 200, prob: 0.5 });
-    expect(await line(strict, strictSeq, quiet)).toMatchObject({ unclear: true, suppressed: true, lowWords: [true, true, true, true, true] });
+    expect(await line(strict, strictSeq, quiet)).toMatchObject({
+      unclear: true, suppressed: true, lowWords: [true, true, true, true, true],
+    });
     expect(await listenerSees(strict, 'Held back from listeners.')).toBe('noop');
     // The recognizer's confident words are not low.
     expect((await owner(strict)).segments[0]!.words.some((w) => w.low === null)).toBe(true);
@@ -93,9 +111,14 @@ describe('precedence', () => {
     expect(mine.segments.find((s: { seq: number }) => s.seq === strictSeq).words.every((w: { low: boolean }) => w.low === true)).toBe(true);
 
     // The transcription's policy cleared: the broadcast's applies again, and a change to it applies at the next read.
-    await expectStatus(await server.postJson(`/v1/transcriptions/${transcriptionId}`, { settings: { confidencePolicy: null } }, { method: 'PATCH' }), 200);
+    await expectStatus(
+      await server.postJson(`/v1/transcriptions/${transcriptionId}`, { settings: { confidencePolicy: null } }, { method: 'PATCH' }), 200,
+    );
     expect((await line(plain, seq, quiet)).unclear).toBe(true);
-    await expectStatus(await server.postJson(`/v1/broadcasts/${broadcastId}`, { settings: { confidencePolicy: { hideBelow: 0.4 } } }, { method: 'PATCH' }), 200);
+    await expectStatus(
+      await server.postJson(`/v1/broadcasts/${broadcastId}`, { settings: { confidencePolicy: { hideBelow: 0.4 } } }, { method: 'PATCH' }),
+      200,
+    );
     expect((await line(plain, seq, quiet)).unclear).toBe(null);
     // Detached from the broadcast: the default (0.60).
     await expectStatus(await server.request(`/v1/transcriptions/${transcriptionId}/broadcasts/${broadcastId}`, { method: 'DELETE' }), 200);
@@ -112,33 +135,58 @@ describe('validation', () => {
     await expectInvalidOption(await patch({ confidencePolicy: { suppressCount: 1.5 } }), 'settings.confidencePolicy.suppressCount');
     await expectInvalidOption(await patch({ confidencePolicy: { hidebelow: 0.5 } }), 'settings.confidencePolicy.hidebelow');
     await expectInvalidOption(await patch({ confidencePolicy: 0.5 }), 'settings.confidencePolicy');
-    await expectInvalidOption(await server.postJson('/v1/broadcasts', { name: 'Bad policy', settings: { confidencePolicy: { hideBelow: -1 } } }), 'settings.confidencePolicy.hideBelow');
-    await expectInvalidOption(await upload(server, { settings: { confidencePolicy: { lowThreshold: 2 } } }), 'settings.confidencePolicy.lowThreshold');
+    await expectInvalidOption(
+      await server.postJson('/v1/broadcasts', { name: 'Bad policy', settings: { confidencePolicy: { hideBelow: -1 } } }),
+      'settings.confidencePolicy.hideBelow',
+    );
+    await expectInvalidOption(
+      await upload(server, { settings: { confidencePolicy: { lowThreshold: 2 } } }), 'settings.confidencePolicy.lowThreshold',
+    );
     // suppressCount is accepted and kept (not read).
     const kept = await expectStatus(await patch({ confidencePolicy: { hideBelow: 0.5, suppressCount: 3 } }), 200);
     expect(kept.settings.confidencePolicy).toEqual({ hideBelow: 0.5, lowThreshold: null, suppressCount: 3 });
     const refused = await json(await server.graphql(
-      'mutation ($id: ID!) { updateTranscription(id: $id, input: { settings: { confidencePolicy: { hideBelow: 7 } } }) { id } }', { id: transcriptionId },
+      'mutation ($id: ID!) { updateTranscription(id: $id, input: { settings: { confidencePolicy: { hideBelow: 7 } } }) { id } }', {
+        id: transcriptionId,
+      },
     ));
-    expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'settings.confidencePolicy.hideBelow' } });
+    expect(refused.errors[0].extensions).toMatchObject({
+      code: 'invalid_options', details: { field: 'settings.confidencePolicy.hideBelow' },
+    });
   });
 });
 
 describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () => {
-  it('is set on a finished file-job recording, wins over the transcription\'s, reaches snapshot and export, and null clears it', async () => {
+  it('is set on a finished file-job recording, wins over the transcription\'s, reaches snapshot and export, and null clears '
+    + 'it', async () => {
     // A transcription of its own (hideBelow 0.3) feeding a broadcast of its own (no policy), with a share link.
-    const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: `Own policy ${Date.now()}`, settings: { spokenLanguage: 'en' } }), 201);
-    const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Own policy', settings: { spokenLanguage: 'en', confidencePolicy: { hideBelow: 0.3 } } }), 201);
+    const broadcast = await expectStatus(
+      await server.postJson('/v1/broadcasts', { name: `Own policy ${Date.now()}`, settings: { spokenLanguage: 'en' } }), 201,
+    );
+    const live = await expectStatus(
+      await server.postJson('/v1/transcriptions/live', {
+        name: 'Own policy', settings: { spokenLanguage: 'en', confidencePolicy: { hideBelow: 0.3 } },
+      }),
+      201,
+    );
     await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/broadcasts/${broadcast.id}`, {}, { method: 'PUT' }), 200);
     const link = await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/share-links`, { label: 'reader' }), 201);
-    const uploaded = await expectStatus(await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, { method: 'POST', body: uploadForm(goForward) }), 201);
+    const uploaded = await expectStatus(
+      await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, { method: 'POST', body: uploadForm(goForward) }), 201,
+    );
     const recordingId: string = uploaded.recordingId;
     await waitForJob(server, recordingId, ['done']);
     const quiet = 'Half heard words, finished recording.';
     const seq = await commitKnown(server, recordingId, { text: quiet, start: 200, prob: 0.5 });
-    const shared = async (): Promise<Snapshot> => expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript?shareCode=${link.code}`, { auth: null }), 200);
-    const exported = async () => (await json(await server.request(`/v1/recordings/${recordingId}/export?format=json`))).sentences.find((s: { text: string }) => s.text === quiet);
-    const patch = (body: unknown, auth?: string | null) => server.postJson(`/v1/recordings/${recordingId}/settings`, body, { method: 'PATCH', auth });
+    const shared = async (): Promise<Snapshot> => expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/transcript?shareCode=${link.code}`, { auth: null }), 200,
+    );
+    const exported = async () => (await json(await server.request(`/v1/recordings/${recordingId}/export?format=json`))).sentences.find(
+      (s: { text: string }) => s.text === quiet,
+    );
+    const patch = (body: unknown, auth?: string | null) => server.postJson(
+      `/v1/recordings/${recordingId}/settings`, body, { method: 'PATCH', auth },
+    );
 
     // The transcription's 0.3: the 0.5 line reads plainly for everyone.
     expect(await line(recordingId, seq, quiet)).toMatchObject({ unclear: null, suppressed: null });
@@ -149,7 +197,9 @@ describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () 
     const changed = await expectStatus(await patch({ confidencePolicy: policy }), 200);
     expect(changed).toMatchObject({ id: recordingId, settings: { confidencePolicy: policy } });
     expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}`), 200)).settings.confidencePolicy).toEqual(policy);
-    expect(await line(recordingId, seq, quiet)).toMatchObject({ unclear: true, suppressed: true, lowWords: [true, true, true, true, true] });
+    expect(await line(recordingId, seq, quiet)).toMatchObject(
+      { unclear: true, suppressed: true, lowWords: [true, true, true, true, true] },
+    );
     // A share-link reader reads it as the owner does (unclear, words kept); a listener's is blank.
     const throughLink = await shared();
     expect(throughLink.sentences.find((s) => s.text === quiet)!.unclear).toBe(true);
@@ -164,13 +214,15 @@ describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () 
 
     // GraphQL's twin: null clears the recording's, and the transcription's 0.3 applies again.
     const cleared = await json(await server.graphql(
-      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: null }) { id settings { confidencePolicy { hideBelow } } } }', { id: recordingId },
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: null }) { id settings { confidencePolicy { '
+        + 'hideBelow } } } }', { id: recordingId },
     ));
     expect(cleared.errors).toBeUndefined();
     expect(cleared.data.updateRecordingSettings.settings.confidencePolicy).toBeNull();
     expect(await line(recordingId, seq, quiet)).toMatchObject({ unclear: null, suppressed: null });
     const set = await json(await server.graphql(
-      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.8 } }) { settings { confidencePolicy { hideBelow lowThreshold suppressCount } } } }', { id: recordingId },
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.8 } }) { settings { '
+        + 'confidencePolicy { hideBelow lowThreshold suppressCount } } } }', { id: recordingId },
     ));
     expect(set.data.updateRecordingSettings.settings.confidencePolicy).toEqual({ hideBelow: 0.8, lowThreshold: null, suppressCount: null });
     expect((await line(recordingId, seq, quiet)).unclear).toBe(true);
@@ -183,10 +235,14 @@ describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () 
     await expectInvalidOption(await patch({ confidencePolicy: 0.5 }), 'confidencePolicy');
     await expectInvalidOption(await patch({ confidence: { hideBelow: 0.5 } }), 'confidence');
     const refused = await json(await server.graphql(
-      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { lowThreshold: 7 } }) { id } }', { id: recordingId },
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { lowThreshold: 7 } }) { id } }', {
+        id: recordingId,
+      },
     ));
     expect(refused.errors[0].extensions).toMatchObject({ code: 'invalid_options', details: { field: 'confidencePolicy.lowThreshold' } });
-    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}`), 200)).settings.confidencePolicy).toEqual({ hideBelow: 0.8, lowThreshold: null, suppressCount: null });
+    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}`), 200)).settings.confidencePolicy).toEqual({
+      hideBelow: 0.8, lowThreshold: null, suppressCount: null,
+    });
 
     // Owner only: another account's recording is not found, a read-only key may not write, no credential is 401.
     const stranger = await server.createKey(['*'], { accountId: await server.createAccount() });
@@ -195,7 +251,9 @@ describe('the recording\'s own policy (PATCH /v1/recordings/{id}/settings)', () 
     await expectStatus(await patch({ confidencePolicy: { hideBelow: 0.1 } }, readOnly.key), 403, 'forbidden');
     await expectStatus(await patch({ confidencePolicy: { hideBelow: 0.1 } }, null), 401);
     const theirs = await json(await server.graphql(
-      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.1 } }) { id } }', { id: recordingId }, { auth: stranger.key },
+      'mutation ($id: ID!) { updateRecordingSettings(id: $id, input: { confidencePolicy: { hideBelow: 0.1 } }) { id } }', {
+        id: recordingId,
+      }, { auth: stranger.key },
     ));
     expect(theirs.errors[0].extensions.code).toBe('not_found');
     expect((await line(recordingId, seq, quiet)).unclear).toBe(true);

@@ -20,6 +20,7 @@ import WebSocket from 'ws';
 import { streamFile, type CommittedSegment, type RealtimeConnection } from '../helpers/realtime-client.js';
 import { gatewayProcesses, speak, stopChild, type Gateway, type Grant, type OwnRedis } from '../helpers/gateways.js';
 import { json } from '../helpers/http.js';
+import { committedSeqsOf } from '../helpers/live.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
 
 /** No workers (no finalize runs here) unless a test asks; `until` polls every 100 ms, failures show 4000 characters of output. */
@@ -68,11 +69,17 @@ const move = async (gateway: Gateway, recordingId: string, action: 'pause' | 're
   expectStatus(await call(gateway, `/v1/recordings/${recordingId}/${action}`, 'POST'), 200);
 
 const storedTranscript = async (gateway: Gateway, recordingId: string) =>
-  (await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/transcript`), 200)) as { segments: CommittedSegment[]; lastSeq: number };
+  (await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/transcript`), 200)) as {
+    segments: CommittedSegment[]; lastSeq: number;
+  };
 
 /** `WS /v1/transcriptions/{id}/events` on `gateway` (API key in Authorization); resolves after `events.ready`. */
-async function eventsSocket(gateway: Gateway, transcriptionId: string): Promise<{ socket: WebSocket; frames: Array<Record<string, unknown>> }> {
-  const socket = new WebSocket(`${gateway.url.replace(/^http/, 'ws')}/v1/transcriptions/${transcriptionId}/events`, { headers: { authorization: `Bearer ${apiKey}` } });
+async function eventsSocket(gateway: Gateway, transcriptionId: string): Promise<{
+  socket: WebSocket; frames: Array<Record<string, unknown>>;
+}> {
+  const socket = new WebSocket(`${gateway.url.replace(/^http/, 'ws')}/v1/transcriptions/${transcriptionId}/events`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   const frames: Array<Record<string, unknown>> = [];
   socket.on('message', (data) => frames.push(JSON.parse(data.toString())));
   await new Promise<void>((resolve, reject) => {
@@ -88,13 +95,17 @@ async function eventsSocket(gateway: Gateway, transcriptionId: string): Promise<
 
 /** The publisher's `recording.state` frame for `state` (the n-th one, counting from 1). */
 const publisherState = (publisher: RealtimeConnection, state: string, nth = 1) =>
-  publisher.result.frames.filter(({ frame }) => frame.type === 'recording.state' && (frame as { state?: string }).state === state)[nth - 1]?.frame;
+  publisher.result.frames.filter(
+    ({ frame }) => frame.type === 'recording.state' && (frame as { state?: string }).state === state,
+  )[nth - 1]?.frame;
 
 /** Every commit a publisher was sent is stored with the same seq, text and times. */
 function expectStored(stored: CommittedSegment[], sent: CommittedSegment[]): void {
   const bySeq = new Map(stored.map((segment) => [segment.seq, segment]));
   for (const segment of sent) {
-    expect(bySeq.get(segment.seq), `seq ${segment.seq} is stored`).toMatchObject({ seq: segment.seq, text: segment.text, start: segment.start, end: segment.end });
+    expect(bySeq.get(segment.seq), `seq ${segment.seq} is stored`).toMatchObject({
+      seq: segment.seq, text: segment.text, start: segment.start, end: segment.end,
+    });
   }
 }
 
@@ -110,14 +121,17 @@ async function stopAndReadBack(gateway: Gateway, recordingId: string, publisher:
   expectGapless(result.commits);
   const transcript = await storedTranscript(gateway, recordingId);
   expectGapless(transcript.segments);
-  expect(transcript.segments.map((s) => [s.seq, s.text, s.start, s.end])).toEqual(result.commits.map((s) => [s.seq, s.text, s.start, s.end]));
+  expect(transcript.segments.map((s) => [s.seq, s.text, s.start, s.end])).toEqual(
+    result.commits.map((s) => [s.seq, s.text, s.start, s.end]),
+  );
   return transcript;
 }
 
 // ---- the tests ---------------------------------------------------------------------------------------------------
 
 describe('live recordings across gateway processes', () => {
-  it('a recording started on A is moved through B: the controls reach A\'s publisher over Redis, B\'s events socket hears it all', async () => {
+  it('a recording started on A is moved through B: the controls reach A\'s publisher over Redis, B\'s events socket hears it '
+    + 'all', async () => {
     const lecture = await fileChunks(LECTURE);
     const transcriptionId = await createLive(b, 'Two gateways');
     const events = await eventsSocket(b, transcriptionId);
@@ -147,7 +161,9 @@ describe('live recordings across gateway processes', () => {
     const transcript = await stopAndReadBack(b, recordingId, publisher);
     // How much of the lecture was said before the pause depends on the machine's speed: only that some was.
     expect(transcript.segments.length).toBeGreaterThan(0);
-    await until('recording.state ended on B\'s events socket', () => events.frames.some((frame) => frame.state === 'ended'), 60_000, tail(b));
+    await until(
+      'recording.state ended on B\'s events socket', () => events.frames.some((frame) => frame.state === 'ended'), 60_000, tail(b),
+    );
     expect(events.frames.filter((frame) => frame.type === 'recording.state').map((frame) => [frame.recordingId, frame.state])).toEqual(
       ['paused', 'live', 'paused', 'ended'].map((state) => [recordingId, state]),
     );
@@ -170,7 +186,10 @@ describe('live recordings across gateway processes', () => {
       const response = await call(b, `/v1/recordings/${recordingId}/publish-token`, 'POST');
       const body = await json(response);
       if (response.status === 409) {
-        expect(body).toMatchObject({ code: 'conflict', data: { details: { takeover: { recordingId, publishToken: `/v1/recordings/${recordingId}/publish-token?takeover=true` } } } });
+        expect(body).toMatchObject({
+          code: 'conflict',
+          data: { details: { takeover: { recordingId, publishToken: `/v1/recordings/${recordingId}/publish-token?takeover=true` } } },
+        });
         await sleep(1000);
         return undefined;
       }
@@ -252,7 +271,9 @@ describe('a Redis restart mid-recording', () => {
     }
 
     expect(await move(gateway, recordingId, 'pause')).toMatchObject({ state: 'paused' });
-    await until('recording.state paused on the publisher after the restart', () => publisherState(publisher, 'paused'), 60_000, tail(gateway));
+    await until(
+      'recording.state paused on the publisher after the restart', () => publisherState(publisher, 'paused'), 60_000, tail(gateway),
+    );
     await until('recording.state paused on the events socket after the restart', () =>
       events.frames.some((frame) => frame.type === 'recording.state' && frame.state === 'paused'), 60_000, tail(gateway));
     speaking.stop();
@@ -260,8 +281,7 @@ describe('a Redis restart mid-recording', () => {
     const transcript = await stopAndReadBack(gateway, recordingId, publisher);
     const result = publisher.result;
     const log = await expectStatus(await call(gateway, `/v1/recordings/${recordingId}/events?limit=500`), 200);
-    expect(log.events.filter((e: { type: string }) => e.type === 'transcript.committed').map((e: { frame: { segment: { seq: number } } }) => e.frame.segment.seq))
-      .toEqual(result.commits.map((s) => s.seq));
+    expect(committedSeqsOf(log)).toEqual(result.commits.map((s) => s.seq));
     expect(gateway.child.exitCode, tail(gateway)()).toBeNull();
     events.socket.close();
   }, 600_000);
@@ -278,7 +298,9 @@ describe('a Redis restart mid-recording', () => {
     try {
       await stopChild(redis!, 'SIGKILL');
       expect(await move(gateway, recordingId, 'pause')).toMatchObject({ state: 'paused' });
-      await until('recording.state paused on the publisher with Redis down', () => publisherState(publisher, 'paused'), 60_000, tail(gateway));
+      await until(
+        'recording.state paused on the publisher with Redis down', () => publisherState(publisher, 'paused'), 60_000, tail(gateway),
+      );
     } finally {
       speaking.stop();
       redis = await ownRedis.start();
@@ -309,13 +331,19 @@ describe('a stream source whose pulling process dies', () => {
       const transcriptionId = (await expectStatus(created, 201)).id as string;
       const { recordingId, grant } = await startOn(first, transcriptionId);
       expect(grant.streamUrl).toBeNull();
-      await until('a commit pulled by the first process', async () => (await storedTranscript(first, recordingId)).segments.length > 0, 240_000, tail(first));
+      await until(
+        'a commit pulled by the first process', async () => (await storedTranscript(first, recordingId)).segments.length > 0, 240_000,
+        tail(first),
+      );
 
       await stopChild(first.child, 'SIGKILL');
       const before = (await storedTranscript(b, recordingId)).segments.length;
       const second = await startGateway(pulling);
       // Its sweep claims the recording once the dead puller has been silent for 15 s, and pulls on.
-      await until('commits pulled by the second process', async () => (await storedTranscript(second, recordingId)).segments.length > before, 240_000, tail(second));
+      await until(
+        'commits pulled by the second process', async () => (await storedTranscript(second, recordingId)).segments.length > before, 240_000,
+        tail(second),
+      );
       const recording = await expectStatus(await call(second, `/v1/recordings/${recordingId}`), 200);
       expect(recording.state).toBe('live');
       expect(recording.captureSpans.map((span: { reason: string }) => span.reason)).toEqual(expect.arrayContaining(['start', 'attach']));

@@ -17,7 +17,9 @@ const made = { recordingId: '', transcriptionId: '', shareCode: '' };
 let recordingId = '';
 
 beforeAll(async () => {
-  const { recordingId: id, id: transcriptionId, shareLink } = await json(await upload(server, { name: 'Directions', settings: { spokenLanguage: 'en' } }));
+  const { recordingId: id, id: transcriptionId, shareLink } = await json(await upload(server, {
+    name: 'Directions', settings: { spokenLanguage: 'en' },
+  }));
   Object.assign(made, { recordingId: id, transcriptionId, shareCode: shareLink.code });
   recordingId = id;
   await waitForJob(server, id, ['done'], 180_000);
@@ -85,15 +87,22 @@ describe('an export in another language', () => {
 
   it('through a share link: in Spanish by default; 403 without allowTranslate, the spoken language still allowed', async () => {
     expect((await exported(`format=srt&lang=es&shareCode=${made.shareCode}`, null)).fileName).toBe('Directions.es.srt');
-    const closed = await json(await server.postJson(`/v1/transcriptions/${made.transcriptionId}/share-links`, { label: 'No translation', allowTranslate: false }));
+    const closed = await json(await server.postJson(`/v1/transcriptions/${made.transcriptionId}/share-links`, {
+      label: 'No translation', allowTranslate: false,
+    }));
     for (const format of ['srt', 'json', 'xlsx', 'pdf']) {
-      const refused = await expectStatus(await server.request(`/v1/recordings/${recordingId}/export?format=${format}&lang=es&shareCode=${closed.code}`, { auth: null }), 403, 'forbidden');
+      const refused = await expectStatus(
+        await server.request(`/v1/recordings/${recordingId}/export?format=${format}&lang=es&shareCode=${closed.code}`, { auth: null }), 403,
+        'forbidden',
+      );
       expect(refused.data.details).toMatchObject({ field: 'lang', permission: 'allowTranslate' });
     }
     expect((await exported(`format=srt&lang=en&shareCode=${closed.code}`, null)).fileName).toBe('Directions.srt');
   });
 
   it.each(['fr', 'not a language'])('refuses lang=%s naming lang', async (lang) => {
-    await expectInvalidOption(await server.request(`/v1/recordings/${recordingId}/export?format=srt&lang=${encodeURIComponent(lang)}`), 'lang');
+    await expectInvalidOption(
+      await server.request(`/v1/recordings/${recordingId}/export?format=srt&lang=${encodeURIComponent(lang)}`), 'lang',
+    );
   });
 });

@@ -10,7 +10,9 @@ import { buildSentences, isUnclear, type SentenceSource } from '../../src/transc
 // suite exports real transcripts; this file pins each format's structure with a transcript whose content is known.
 function segment(seq: number, speaker: number, start: number, words: Array<[string, number]>): SentenceSource {
   const timed = words.map(([text, prob], i) => ({ start: start + i * 0.4, end: start + i * 0.4 + 0.35, text, prob }));
-  return { seq, speaker, start, end: timed[timed.length - 1]!.end, text: timed.map((w) => w.text).join('').trim(), words: timed, confidence: null };
+  return {
+    seq, speaker, start, end: timed[timed.length - 1]!.end, text: timed.map((w) => w.text).join('').trim(), words: timed, confidence: null,
+  };
 }
 
 const segments = [
@@ -138,7 +140,9 @@ describe('exports in another language', () => {
     expect(json).toMatchObject({ translated: true, lang: 'es', language: 'en' });
     expect(json.sentences[0]).toMatchObject({ text: 'Avanza diez metros.', original: 'Go forward ten meters.' });
     // Untranslated, the flag is false and the language the spoken one.
-    expect(JSON.parse((await renderExport(snapshot(false), 'json')).body.toString('utf8'))).toMatchObject({ translated: false, lang: 'en' });
+    expect(JSON.parse((await renderExport(snapshot(false), 'json')).body.toString('utf8'))).toMatchObject(
+      { translated: false, lang: 'en' },
+    );
 
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load((await renderExport(translated(), 'xlsx')).body as unknown as ArrayBuffer);

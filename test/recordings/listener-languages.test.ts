@@ -13,12 +13,16 @@ import { fileChunks, GO_FORWARD } from '../helpers/realtime.js';
 import { useTestServer } from '../helpers/server.js';
 import { upgradeRefusal } from '../helpers/sockets.js';
 
-const server = useTestServer({ env: { REALTIME_SECRET: 'listener-languages-secret-0123456789ab', LISTENER_TRANSLATION_PAIRS_PER_HOUR: '2' } });
+const server = useTestServer({
+  env: { REALTIME_SECRET: 'listener-languages-secret-0123456789ab', LISTENER_TRANSLATION_PAIRS_PER_HOUR: '2' },
+});
 
 /** A public broadcast fed by a live transcription (English) with a recording started: listeners need no credential. */
 async function liveBroadcast(name: string) {
   const broadcast = await json(await server.postJson('/v1/broadcasts', { name }));
-  const live = await json(await server.postJson('/v1/transcriptions/live', { name, settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id] }));
+  const live = await json(await server.postJson('/v1/transcriptions/live', {
+    name, settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id],
+  }));
   const grant = await json(await server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}));
   return { recordingId: grant.recording.id as string, streamUrl: grant.streamUrl as string };
 }
@@ -49,7 +53,9 @@ describe('a listener\'s language', () => {
     for (const chunk of await fileChunks(GO_FORWARD)) publisher.sendPcm(chunk);
     await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/pause`, {}), 200);
     await listener.until('a Catalan translation', () => listener.frames.some((f) => f.type === 'transcript.translated'), 60_000);
-    const translated = listener.frames.filter((f) => f.type === 'transcript.translated') as unknown as Array<{ translations: Record<string, string> }>;
+    const translated = listener.frames.filter((f) => f.type === 'transcript.translated') as unknown as Array<{
+      translations: Record<string, string>;
+    }>;
     for (const frame of translated) expect(Object.keys(frame.translations)).toEqual(['ca']);
     expect(translated.map((f) => f.translations.ca).join(' ').toLowerCase()).toMatch(/metres|metros/);
     // The owner's snapshot has it stored with the segment.

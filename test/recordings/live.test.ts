@@ -9,6 +9,7 @@ import { RealtimeConnection, streamFile, type ServerFrame } from '../helpers/rea
 import { catchUpSegments, overlayWords, type TimedWord } from '../../src/live/recordings.js';
 import { expectInvalidOption, json, upload, uploadForm, goForward, waitForJob } from '../helpers/http.js';
 import { expectGapless, fileChunks, GO_FORWARD, GO_FORWARD_TEXT, LECTURE, normalise, sleep } from '../helpers/realtime.js';
+import { committedSeqsOf } from '../helpers/live.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { fixture } from '../helpers/fixtures.js';
 
@@ -25,7 +26,9 @@ afterAll(async () => {
 async function createLive(body: Record<string, unknown> = { name: 'Morning meeting' }) {
   const response = await server.postJson('/v1/transcriptions/live', body);
   expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
-  return (await response.json()) as { id: string; kind: string; recordingId: string | null; source: unknown; broadcasts: Array<{ id: string }> };
+  return (await response.json()) as {
+    id: string; kind: string; recordingId: string | null; source: unknown; broadcasts: Array<{ id: string }>;
+  };
 }
 
 interface Grant { sessionId: string; streamUrl: string; expiresAt: string; recording: { id: string; state: string; kind: string } }
@@ -57,7 +60,9 @@ async function waitForState(recordingId: string, state: string, timeoutMs = 60_0
 async function frameOf(connection: RealtimeConnection, type: string, state?: string, timeoutMs = 30_000): Promise<ServerFrame> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = connection.result.frames.find(({ frame }) => frame.type === type && (state === undefined || (frame as { state?: string }).state === state));
+    const found = connection.result.frames.find(
+      ({ frame }) => frame.type === type && (state === undefined || (frame as { state?: string }).state === state),
+    );
     if (found) return found.frame;
     if (Date.now() > deadline) throw new Error(`no ${type} ${state ?? ''} frame`);
     await sleep(50);
@@ -80,7 +85,9 @@ describe('live transcriptions', () => {
     const broadcast = await json(await server.postJson('/v1/broadcasts', { name: 'Standup room' }));
     const created = await createLive({ name: '  Standup  ', settings: { spokenLanguage: 'en' }, broadcasts: [broadcast.id, broadcast.id] });
     expect(created).toMatchObject({ kind: 'live', recordingId: null, source: { kind: 'mic' }, name: 'Standup', state: 'active' });
-    expect(created.broadcasts).toEqual([{ id: broadcast.id, name: 'Standup room', code: broadcast.code, access: 'public', shareUrl: broadcast.shareUrl }]);
+    expect(created.broadcasts).toEqual([{
+      id: broadcast.id, name: 'Standup room', code: broadcast.code, access: 'public', shareUrl: broadcast.shareUrl,
+    }]);
     // Only the account's own active broadcasts: anything else is 404, naming the field.
     const unknown = await server.postJson('/v1/transcriptions/live', { name: 'x', broadcasts: ['brd_missing'] });
     expect(unknown.status).toBe(404);
@@ -143,16 +150,20 @@ describe('live recordings', () => {
 
     // Every commit the publisher saw is stored, with the same seq and times.
     const transcript = await json(await server.request(`/v1/recordings/${grant.recording.id}/transcript`));
-    expect(transcript.segments.map((s: { seq: number; text: string; start: number }) => [s.seq, s.text, s.start])).toEqual(result.commits.map((s) => [s.seq, s.text, s.start]));
+    expect(transcript.segments.map((s: { seq: number; text: string; start: number }) => [s.seq, s.text, s.start])).toEqual(
+      result.commits.map((s) => [s.seq, s.text, s.start]),
+    );
     const viaGraphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { lastSeq segments { seq text '
       + '} } }', { id: grant.recording.id })).json();
     expect(viaGraphql.data.recordingTranscript.segments.map((s: { text: string }) => s.text)).toEqual(result.commits.map((s) => s.text));
     // The durable log has the commits in order.
     const log = await json(await server.request(`/v1/recordings/${grant.recording.id}/events`));
-    expect(log.events.filter((e: { type: string }) => e.type === 'transcript.committed').map((e: { frame: { segment: { seq: number } } }) => e.frame.segment.seq)).toEqual(result.commits.map((s) => s.seq));
+    expect(committedSeqsOf(log)).toEqual(result.commits.map((s) => s.seq));
     // The snapshot's lastSeq is the log's cursor it reflects (the recording's state frames count too).
     expect(log.lastSeq).toBeGreaterThanOrEqual(transcript.lastSeq);
-    expect(transcript.lastSeq).toBeGreaterThanOrEqual(log.events.filter((e: { type: string }) => e.type === 'transcript.committed').at(-1).seq);
+    expect(transcript.lastSeq).toBeGreaterThanOrEqual(
+      log.events.filter((e: { type: string }) => e.type === 'transcript.committed').at(-1).seq,
+    );
 
     // A dropped connection does not end the recording; the transcription now names it.
     const after = await recording(grant.recording.id);
@@ -185,7 +196,9 @@ describe('live recordings', () => {
 
     // The durable log tells the moves in order.
     const log = await json(await server.request(`/v1/recordings/${id}/events`));
-    expect(log.events.filter((e: { type: string }) => e.type === 'recording.state').map((e: { frame: { state: string } }) => e.frame.state)).toEqual(['paused', 'live', 'paused', 'ended', 'finalized']);
+    expect(
+      log.events.filter((e: { type: string }) => e.type === 'recording.state').map((e: { frame: { state: string } }) => e.frame.state),
+    ).toEqual(['paused', 'live', 'paused', 'ended', 'finalized']);
     // An ended recording takes no publisher.
     const late = new RealtimeConnection(grant.streamUrl);
     await expect(late.ready()).rejects.toMatchObject({ status: 409, code: 'invalid_state' });
@@ -212,7 +225,9 @@ describe('live recordings', () => {
     expect(text.match(/forward/g)).toHaveLength(2);
     expect(text).not.toMatch(/dublin|philosophy/);
     // The second sentence starts where the first ended on the media time line: the paused audio is not on it.
-    const second = transcript.segments.find((s: { start: number; text: string }) => s.start > sentenceS * 0.5 && /go|forward/i.test(s.text));
+    const second = transcript.segments.find(
+      (s: { start: number; text: string }) => s.start > sentenceS * 0.5 && /go|forward/i.test(s.text),
+    );
     expect(second.start).toBeGreaterThan(sentenceS - 1);
     expect(second.start).toBeLessThan(sentenceS + 1.5);
 
@@ -233,16 +248,25 @@ describe('live recordings', () => {
     const publisher = new RealtimeConnection(grant.streamUrl);
     await publisher.ready();
     // Beam search all along (`auto` hands a backlog to the greedy decoder).
-    const accurate = await server.request(`/v1/recordings/${grant.recording.id}/settings`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ latencyMode: 'accuracy' }) });
+    const accurate = await server.request(`/v1/recordings/${grant.recording.id}/settings`, {
+      method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ latencyMode: 'accuracy' }),
+    });
     expect(accurate.status).toBe(200);
     await frameOf(publisher, 'session.updated');
     // A read sentence ending "… more respectable than he was" and 3 s of silence, sent at once in 2 s frames (the
     // engine takes it in big bites, as a busy machine does): beam search ended its text at "than" (before decoding.ts
     // stopped as the reference does), and the pause's pass committed that much, never "he was".
-    const take = [...(await fileChunks(fixture('librivox/sense_and_sensibility_01_austen_64kb-0920.wav'), 2)), ...Array.from({ length: 3 }, () => new Float32Array(16_000))];
+    const take = [
+      ...(await fileChunks(fixture('librivox/sense_and_sensibility_01_austen_64kb-0920.wav'), 2)),
+      ...Array.from({ length: 3 }, () => new Float32Array(16_000)),
+    ];
     for (const chunk of take) publisher.sendPcm(chunk);
     expect(await json(await move(grant.recording.id, 'pause'))).toMatchObject({ state: 'paused' });
-    const stored = async () => normalise((await json(await server.request(`/v1/recordings/${grant.recording.id}/transcript`))).segments.map((s: { text: string }) => s.text).join(' '));
+    const stored = async () => normalise(
+      (await json(
+        await server.request(`/v1/recordings/${grant.recording.id}/transcript`),
+      )).segments.map((s: { text: string }) => s.text).join(' '),
+    );
     const deadline = Date.now() + 60_000;
     while (!/than he was$/.test(await stored()) && Date.now() < deadline) await sleep(250);
     expect(await stored()).toMatch(/more respectable than he was$/);
@@ -253,7 +277,9 @@ describe('live recordings', () => {
   it('refuse a second device while one records (conflict with details.takeover), file transcriptions and archived ones', async () => {
     const live = await createLive({ name: 'Two devices' });
     const first = await startRecording(live.id);
-    const [a, b] = await Promise.all([server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}), server.postJson(`/v1/transcriptions/${live.id}/recordings`, {})]);
+    const [a, b] = await Promise.all([
+      server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}), server.postJson(`/v1/transcriptions/${live.id}/recordings`, {}),
+    ]);
     for (const second of [a, b]) {
       expect(second.status).toBe(409);
       const envelope = await second.json();
@@ -303,7 +329,9 @@ describe('live recordings', () => {
     expect(refused.status).toBe(409);
     const envelope = await refused.json();
     expect(envelope.code).toBe('conflict');
-    expect(envelope.data.details.takeover).toMatchObject({ recordingId: id, publishToken: `/v1/recordings/${id}/publish-token?takeover=true` });
+    expect(envelope.data.details.takeover).toMatchObject({
+      recordingId: id, publishToken: `/v1/recordings/${id}/publish-token?takeover=true`,
+    });
 
     const takeover = await server.postJson(`/v1/recordings/${id}/publish-token?takeover=true`, {});
     expect(takeover.status).toBe(201);
@@ -356,10 +384,16 @@ describe('live recordings', () => {
     const other = await startRecording((await createLive({ name: 'Other' })).id);
     const token = grant.streamUrl.split('/publish/')[1]!;
     const wrongRecording = new WebSocket(other.streamUrl.replace(/\/publish\/.*/, `/publish/${token}`));
-    const status = await new Promise<number>((resolve) => wrongRecording.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    const status = await new Promise<number>((resolve) => wrongRecording.on(
+      'unexpected-response', (_req, res) => resolve(res.statusCode ?? 0),
+    ));
     expect(status).toBe(401);
-    const realtimeWithGrant = new WebSocket(grant.streamUrl.replace(/\/v1\/recordings\/.*\/publish\//, '/v1/realtime/sessions/') + '/socket');
-    const realtimeStatus = await new Promise<number>((resolve) => realtimeWithGrant.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    const realtimeWithGrant = new WebSocket(
+      grant.streamUrl.replace(/\/v1\/recordings\/.*\/publish\//, '/v1/realtime/sessions/') + '/socket',
+    );
+    const realtimeStatus = await new Promise<number>((resolve) => realtimeWithGrant.on(
+      'unexpected-response', (_req, res) => resolve(res.statusCode ?? 0),
+    ));
     expect(realtimeStatus).toBe(401);
   });
 });
@@ -368,7 +402,9 @@ describe('the accurate model catching up at finalization', () => {
   it('lays its words over the live segments by time, keeping their seqs', () => {
     const word = (start: number, end: number, text: string) => ({ start, end, text, prob: 0.9 });
     const segments = [{ seq: 0, start: 0.5 }, { seq: 1, start: 3 }, { seq: 2, start: 6 }];
-    const overlay = overlayWords(segments, [word(0.1, 0.4, 'Early'), word(0.6, 1, 'go'), word(2.8, 3.4, 'forward'), word(5, 5.5, 'ten'), word(6.2, 6.6, 'meters.')]);
+    const overlay = overlayWords(segments, [
+      word(0.1, 0.4, 'Early'), word(0.6, 1, 'go'), word(2.8, 3.4, 'forward'), word(5, 5.5, 'ten'), word(6.2, 6.6, 'meters.'),
+    ]);
     expect(overlay.get(0)!.map((w) => w.text)).toEqual(['Early', 'go']);
     // A word belongs where its middle falls: 'forward' (middle 3.1) to the second segment.
     expect(overlay.get(1)!.map((w) => w.text)).toEqual(['forward', 'ten']);
@@ -385,8 +421,12 @@ describe('the accurate model catching up at finalization', () => {
       { seq: 8, start: 6.96, words: [word(6.96, 7.24, 'for')] },
       { seq: 9, start: 7.22, words: [word(7.22, 8.26, 'you,'), word(8.26, 8.6, 'ask')] },
     ];
-    const overlay = overlayWords(segments, [word(6.25, 6.61, 'can'), word(6.61, 6.83, 'do'), word(6.83, 7.07, 'for'), word(7.07, 7.37, 'you,'), word(7.59, 8.49, 'ask')]);
-    expect([...overlay.entries()].map(([seq, words]) => [seq, words.map((w) => w.text).join(' ')])).toEqual([[7, 'can do'], [8, 'for'], [9, 'you, ask']]);
+    const overlay = overlayWords(segments, [
+      word(6.25, 6.61, 'can'), word(6.61, 6.83, 'do'), word(6.83, 7.07, 'for'), word(7.07, 7.37, 'you,'), word(7.59, 8.49, 'ask'),
+    ]);
+    expect([...overlay.entries()].map(([seq, words]) => [seq, words.map((w) => w.text).join(' ')])).toEqual([
+      [7, 'can do'], [8, 'for'], [9, 'you, ask'],
+    ]);
   });
 
   it('only improves: a segment whose accurate reading lost speech its live text holds keeps the live text', async () => {
@@ -402,12 +442,17 @@ describe('the accurate model catching up at finalization', () => {
     ];
     for (const words of liveSegments) {
       const text = words.map((w) => w.text).join(' ');
-      await server.app.services.liveRecordings.storeCommit(id, publisherEpoch, 0, { start: words[0]!.start, end: words.at(-1)!.end, text, words, confidence: 0.9, language: 'en', decoder: 'fast', catchup: true });
+      await server.app.services.liveRecordings.storeCommit(id, publisherEpoch, 0, {
+        start: words[0]!.start, end: words.at(-1)!.end, text, words, confidence: 0.9, language: 'en', decoder: 'fast', catchup: true,
+      });
     }
     // The accurate reading lost the speech after "spills", its alignment stretching that word over it (as the lecture's
     // catch-up did: "spills" for "spills over into normative arguments made by other"); "ill-disposed" is one word
     // over two live ones.
-    const heard = [word('Go', 0.5, 0.8), word('forward.', 0.8, 1.3), word('Spills', 3, 4.9), word('An', 6, 6.2), word('ill-disposed', 6.2, 7), word('man.', 7, 7.4)];
+    const heard = [
+      word('Go', 0.5, 0.8), word('forward.', 0.8, 1.3), word('Spills', 3, 4.9), word('An', 6, 6.2), word('ill-disposed', 6.2, 7),
+      word('man.', 7, 7.4),
+    ];
     expect(await catchUpSegments({ prisma: server.prisma, pubsub: server.app.pubsub }, id, { words: heard, language: 'en' })).toBe(2);
     const transcript = await json(await server.request(`/v1/recordings/${id}/transcript`));
     expect(transcript.segments.map((s: { text: string; decoder: string }) => [s.text, s.decoder])).toEqual([
@@ -415,7 +460,9 @@ describe('the accurate model catching up at finalization', () => {
       ['spills over into normative arguments', 'fast'],
       ['An ill-disposed man.', 'accuracy'],
     ]);
-    const amended = (await json(await server.request(`/v1/recordings/${id}/events`))).events.filter((e: { type: string }) => e.type === 'transcript.amended');
+    const amended = (await json(await server.request(`/v1/recordings/${id}/events`))).events.filter(
+      (e: { type: string }) => e.type === 'transcript.amended',
+    );
     expect(amended.map((e: { frame: { seq: number } }) => e.frame.seq)).toEqual([0, 2]);
   });
 });
@@ -429,7 +476,9 @@ function wavDataBytes(wav: Buffer): number {
 
 describe('a running capture', () => {
   const patchSettings = (recordingId: string, body: unknown) =>
-    server.request(`/v1/recordings/${recordingId}/settings`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    server.request(`/v1/recordings/${recordingId}/settings`, {
+      method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    });
 
   it('changes mode and language mid-recording from the next segment on, and serves clips of what was captured while open', async () => {
     const { id, publisher, sentence, sentenceS } = await recordOneSentence('Settings');
@@ -467,11 +516,17 @@ describe('a running capture', () => {
 
     // Through GraphQL, and a re-attached publisher's grant carries the settings as they now stand.
     const viaGraphql = await (await server.graphql('mutation($id: ID!, $input: RecordingSettingsInput!) { updateRecordingSettings(id: '
-      + '$id, input: $input) { settings { latencyMode spokenLanguage } } }', { id, input: { latencyMode: 'accuracy', spokenLanguage: null } })).json();
+      + '$id, input: $input) { settings { latencyMode spokenLanguage } } }', {
+        id, input: { latencyMode: 'accuracy', spokenLanguage: null },
+      })).json();
     expect(viaGraphql.errors).toBeUndefined();
     expect(viaGraphql.data.updateRecordingSettings.settings).toMatchObject({ latencyMode: 'accuracy', spokenLanguage: null });
     const log = await json(await server.request(`/v1/recordings/${id}/events`));
-    expect(log.events.filter((e: { type: string }) => e.type === 'recording.settings').map((e: { frame: { settings: unknown } }) => e.frame.settings)).toEqual([
+    expect(
+      log.events.filter((e: { type: string }) => e.type === 'recording.settings').map(
+        (e: { frame: { settings: unknown } }) => e.frame.settings,
+      ),
+    ).toEqual([
       { latencyMode: 'fast' },
       { latencyMode: 'accuracy', spokenLanguage: null },
     ]);
@@ -500,7 +555,9 @@ describe('a running capture', () => {
     expect(caughtUp.segments.map((s: { seq: number }) => s.seq)).toEqual(result.commits.map((s) => s.seq));
     for (const segment of caughtUp.segments) expect(segment.decoder).toBe('accuracy');
     expect(normalise(caughtUp.segments.map((s: { text: string }) => s.text).join(' '))).toMatch(GO_FORWARD_TEXT);
-    const amended = (await json(await server.request(`/v1/recordings/${id}/events`))).events.filter((e: { type: string }) => e.type === 'transcript.amended');
+    const amended = (await json(await server.request(`/v1/recordings/${id}/events`))).events.filter(
+      (e: { type: string }) => e.type === 'transcript.amended',
+    );
     expect(amended.length).toBeGreaterThan(0);
     expect(amended[0].frame).toMatchObject({ reason: 'catchup', segment: { decoder: 'accuracy' } });
     // Finalization encoded the delivery audio listeners play.
@@ -519,14 +576,18 @@ describe('a running capture', () => {
     expect(onFile.status).toBe(409);
     const accountId = await server.createAccount('Settings stranger');
     const { key } = await server.createKey(['read', 'write'], { accountId });
-    const stranger = await server.request(`/v1/recordings/${id}/settings`, { method: 'PATCH', auth: key, headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const stranger = await server.request(`/v1/recordings/${id}/settings`, {
+      method: 'PATCH', auth: key, headers: { 'Content-Type': 'application/json' }, body: '{}',
+    });
     expect(stranger.status).toBe(404);
   }, 300_000);
 });
 
 describe('recordings uploaded into a live transcription', () => {
   const uploadInto = (transcriptionId: string, options?: Record<string, unknown>, auth?: string) =>
-    server.request(`/v1/transcriptions/${transcriptionId}/recordings/upload`, { method: 'POST', body: uploadForm(goForward, options), auth });
+    server.request(`/v1/transcriptions/${transcriptionId}/recordings/upload`, {
+      method: 'POST', body: uploadForm(goForward, options), auth,
+    });
 
   it('are transcribed at full speed by the file-job path and listed with the live recordings', async () => {
     const live = await createLive({ name: 'Meeting with a take from a phone', settings: { spokenLanguage: 'en' } });
@@ -544,9 +605,13 @@ describe('recordings uploaded into a live transcription', () => {
     expect(normalise(transcript.segments.map((s: { text: string }) => s.text).join(' '))).toMatch(GO_FORWARD_TEXT);
     expect(transcript.segments[0].decoder).toBe('accuracy');
     const uploaded = await recording(recordingId);
-    expect(uploaded).toMatchObject({ kind: 'file', state: 'finalized', name: 'Phone take', transcriptionId: live.id, settings: { speakerLabels: 'off' } });
+    expect(uploaded).toMatchObject({
+      kind: 'file', state: 'finalized', name: 'Phone take', transcriptionId: live.id, settings: { speakerLabels: 'off' },
+    });
     const listed = await json(await server.request(`/v1/transcriptions/${live.id}/recordings`));
-    expect(listed.recordings.map((r: { id: string; kind: string }) => [r.id, r.kind])).toEqual([[recordingId, 'file'], [grant.recording.id, 'live']]);
+    expect(listed.recordings.map((r: { id: string; kind: string }) => [r.id, r.kind])).toEqual([
+      [recordingId, 'file'], [grant.recording.id, 'live'],
+    ]);
     // The live recording goes on beside it.
     expect(await recording(grant.recording.id)).toMatchObject({ state: 'live' });
   }, 240_000);
@@ -555,9 +620,16 @@ describe('recordings uploaded into a live transcription', () => {
     const live = await createLive({ name: 'Refusals' });
     await expectInvalidOption(await uploadInto(live.id, { shareLink: true }), 'shareLink');
     await expectInvalidOption(await uploadInto(live.id, { startS: 5, crop: true }), 'startS');
-    await expectInvalidOption(await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, { url: 'http://127.0.0.1:1/a.wav' }), 'url');
-    await expectInvalidOption(await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, { url: 'https://example.com/a.wav', shareLink: false }), 'shareLink');
-    const notAudio = await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, { method: 'POST', body: uploadForm(Buffer.from('not audio at all'), undefined, 'a.txt') });
+    await expectInvalidOption(
+      await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, { url: 'http://127.0.0.1:1/a.wav' }), 'url',
+    );
+    await expectInvalidOption(
+      await server.postJson(`/v1/transcriptions/${live.id}/recordings/upload`, { url: 'https://example.com/a.wav', shareLink: false }),
+      'shareLink',
+    );
+    const notAudio = await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, {
+      method: 'POST', body: uploadForm(Buffer.from('not audio at all'), undefined, 'a.txt'),
+    });
     expect(notAudio.status).toBe(400);
     expect((await notAudio.json()).code).toBe('invalid_audio');
 

@@ -23,7 +23,10 @@ afterAll(async () => {
 
 interface StoredSegment { seq: number; text: string; recognizedText: string | null; scriptFrom: number | null; scriptPos: number | null }
 
-/** Records the fixture in a new live transcription whose recording follows `scriptText`; the stored transcript and what the publisher saw. */
+/**
+ * Records the fixture in a new live transcription whose recording follows `scriptText`; the stored transcript and what
+ * the publisher saw.
+ */
 async function readFixture(scriptText: string) {
   const live = await json(await server.postJson('/v1/transcriptions/live', { name: 'Teleprompter', settings: { spokenLanguage: 'en' } }));
   const started = await server.postJson(`/v1/transcriptions/${live.id}/recordings`, { scriptText });
@@ -53,21 +56,35 @@ describe('script following', () => {
     matched.slice(1).forEach((segment, i) => expect(segment.scriptFrom).toBe(matched[i]!.scriptPos));
 
     // The publisher's own socket, GraphQL and the durable log's committed frames say the same.
-    expect(published.commits.map((c) => [c.seq, c.text, (c as unknown as StoredSegment).scriptPos ?? null])).toEqual(segments.map((s) => [s.seq, s.text, s.scriptPos]));
+    expect(published.commits.map((c) => [c.seq, c.text, (c as unknown as StoredSegment).scriptPos ?? null])).toEqual(
+      segments.map((s) => [s.seq, s.text, s.scriptPos]),
+    );
     const viaGraphql = await (await server.graphql('query($id: ID!) { recordingTranscript(recordingId: $id) { segments { seq text '
       + 'recognizedText scriptFrom scriptPos } } }', { id: recordingId })).json();
-    expect(viaGraphql.data.recordingTranscript.segments).toEqual(segments.map(({ seq, text, recognizedText, scriptFrom, scriptPos }) => ({ seq, text, recognizedText, scriptFrom, scriptPos })));
+    expect(viaGraphql.data.recordingTranscript.segments).toEqual(segments.map(
+      ({ seq, text, recognizedText, scriptFrom, scriptPos }) => ({ seq, text, recognizedText, scriptFrom, scriptPos }),
+    ));
     const log = await json(await server.request(`/v1/recordings/${recordingId}/events`));
-    const committed = log.events.filter((e: { type: string }) => e.type === 'transcript.committed').map((e: { frame: { segment: Record<string, unknown> } }) => e.frame.segment);
-    expect(committed.map((s: Partial<StoredSegment>) => [s.text, s.recognizedText ?? null, s.scriptFrom ?? null, s.scriptPos ?? null])).toEqual(segments.map((s) => [s.text, s.recognizedText, s.scriptFrom, s.scriptPos]));
+    const committed = log.events.filter((e: { type: string }) => e.type === 'transcript.committed').map((e: {
+      frame: { segment: Record<string, unknown> };
+    }) => e.frame.segment);
+    expect(
+      committed.map((s: Partial<StoredSegment>) => [s.text, s.recognizedText ?? null, s.scriptFrom ?? null, s.scriptPos ?? null]),
+    ).toEqual(segments.map((s) => [s.text, s.recognizedText, s.scriptFrom, s.scriptPos]));
 
     // Corrections judge a scripted line against what the recognizer heard: the script's "yards" was not heard.
     const [first] = matched;
-    const correct = async (text: string) => json(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { edits: [], lines: [{ seqs: [first!.seq], text }] }));
+    const correct = async (text: string) => json(await server.postJson(`/v1/recordings/${recordingId}/corrections`, {
+      edits: [], lines: [{ seqs: [first!.seq], text }],
+    }));
     expect((await correct('go forward ten meters')).corrections[0]).toMatchObject({ from: first!.text, voiced: true });
     expect((await correct('Go forward ten yards')).corrections[0]).toMatchObject({ voiced: false, notVoicedReason: 'rewrite' });
-    const after = (await json(await server.request(`/v1/recordings/${recordingId}/transcript`))).segments.find((s: StoredSegment) => s.seq === first!.seq);
-    expect(after).toMatchObject({ text: 'Go forward ten yards', recognizedText: first!.recognizedText, scriptFrom: first!.scriptFrom, scriptPos: first!.scriptPos });
+    const after = (await json(await server.request(`/v1/recordings/${recordingId}/transcript`))).segments.find(
+      (s: StoredSegment) => s.seq === first!.seq,
+    );
+    expect(after).toMatchObject({
+      text: 'Go forward ten yards', recognizedText: first!.recognizedText, scriptFrom: first!.scriptFrom, scriptPos: first!.scriptPos,
+    });
   });
 
   it('leaves speech that is not the script as the recognizer heard it, without script fields', async () => {

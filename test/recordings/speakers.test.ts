@@ -12,7 +12,9 @@ import { useTestServer } from '../helpers/server.js';
 const server = useTestServer();
 let recordingId = '';
 
-const put = (idx: string | number, body: unknown, auth?: string | null) => server.postJson(`/v1/recordings/${recordingId}/speakers/${idx}`, body, { method: 'PUT', auth });
+const put = (idx: string | number, body: unknown, auth?: string | null) => server.postJson(
+  `/v1/recordings/${recordingId}/speakers/${idx}`, body, { method: 'PUT', auth },
+);
 const snapshotSpeakers = async () => (await json(await server.request(`/v1/recordings/${recordingId}/transcript`))).speakers;
 const srt = async () => (await server.request(`/v1/recordings/${recordingId}/export?format=srt`)).text();
 
@@ -43,11 +45,17 @@ it('names a speaker: snapshot, SRT and JSON exports, and a transcript.speaker fr
     // GraphQL: a second name, then null clears it.
     const mutation = 'mutation ($id: ID!, $idx: Int!, $name: String) { nameRecordingSpeaker(recordingId: $id, idx: $idx, name: $name) { '
       + 'index name } }';
-    expect((await json(await server.graphql(mutation, { id: recordingId, idx: 0, name: 'Grace' }))).data.nameRecordingSpeaker).toEqual({ index: 0, name: 'Grace' });
-    expect((await json(await server.graphql(mutation, { id: recordingId, idx: 1, name: null }))).data.nameRecordingSpeaker).toEqual({ index: 1, name: null });
+    expect((await json(await server.graphql(mutation, { id: recordingId, idx: 0, name: 'Grace' }))).data.nameRecordingSpeaker).toEqual(
+      { index: 0, name: 'Grace' },
+    );
+    expect((await json(await server.graphql(mutation, { id: recordingId, idx: 1, name: null }))).data.nameRecordingSpeaker).toEqual(
+      { index: 1, name: null },
+    );
     expect(await snapshotSpeakers()).toEqual([{ index: 0, name: 'Grace' }, { index: 1, name: null }]);
     expect(await srt()).toContain('Speaker 2: And good morning to you.');
-    await follower.until('the cleared name', () => follower.frames.some((f) => f.type === 'transcript.speaker' && f.speaker === 1 && f.name === null), 20_000);
+    await follower.until(
+      'the cleared name', () => follower.frames.some((f) => f.type === 'transcript.speaker' && f.speaker === 1 && f.name === null), 20_000,
+    );
     // An empty name clears too.
     expect(await expectStatus(await put(0, { name: '' }), 200)).toEqual({ index: 0, name: null });
     expect(await snapshotSpeakers()).toEqual([{ index: 0, name: null }, { index: 1, name: null }]);

@@ -24,7 +24,10 @@ const connections: Record<string, number> = {};
 
 beforeAll(async () => {
   hlsDir = mkdtempSync(path.join(tmpdir(), 'sg-hls-'));
-  const made = spawnSync(ffmpegPath(), ['-nostdin', '-loglevel', 'error', '-i', GO_FORWARD, '-c:a', 'aac', '-b:a', '64k', '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0', path.join(hlsDir, 'live.m3u8')]);
+  const made = spawnSync(ffmpegPath(), [
+    '-nostdin', '-loglevel', 'error', '-i', GO_FORWARD, '-c:a', 'aac', '-b:a', '64k', '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0',
+    path.join(hlsDir, 'live.m3u8'),
+  ]);
   expect(made.status, made.stderr?.toString()).toBe(0);
   const wav = readFileSync(GO_FORWARD);
   source = http.createServer((req, res) => {
@@ -65,7 +68,9 @@ afterAll(async () => {
 });
 
 async function recordStream(url: string) {
-  const created = await server.postJson('/v1/transcriptions/live', { name: 'Radio', settings: { spokenLanguage: 'en' }, source: { kind: 'stream', url } });
+  const created = await server.postJson('/v1/transcriptions/live', {
+    name: 'Radio', settings: { spokenLanguage: 'en' }, source: { kind: 'stream', url },
+  });
   expect(created.status).toBe(201);
   const live = await created.json();
   const events = server.socket(`/v1/transcriptions/${live.id}/events`);
@@ -92,7 +97,9 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
 }
 
 const recording = async (id: string) => json(await server.request(`/v1/recordings/${id}`));
-const transcriptText = async (id: string) => normalise((await json(await server.request(`/v1/recordings/${id}/transcript`))).segments.map((s: { text: string }) => s.text).join(' '));
+const transcriptText = async (id: string) => normalise(
+  (await json(await server.request(`/v1/recordings/${id}/transcript`))).segments.map((s: { text: string }) => s.text).join(' '),
+);
 
 async function stopAndFinalize(id: string) {
   expect((await server.postJson(`/v1/recordings/${id}/pause`, {})).status).toBe(200);
@@ -109,7 +116,9 @@ describe('stream sources', () => {
     // Each connection plays one sentence and drops: the second one proves the reopen.
     const reopened = await until('a reopened stream and its words stored', async () => {
       const current = await recording(id);
-      return current.ingest.reconnects >= 1 && (connections['/radio.wav'] ?? 0) >= 2 && GO_FORWARD_TEXT.test(await transcriptText(id)) && current;
+      return (
+        current.ingest.reconnects >= 1 && (connections['/radio.wav'] ?? 0) >= 2 && GO_FORWARD_TEXT.test(await transcriptText(id)) && current
+      );
     }, 180_000);
     expect(connections['/radio.wav']).toBeGreaterThanOrEqual(2);
     expect(reopened.ingest).toMatchObject({ bytes: expect.any(Number), seconds: expect.any(Number) });
@@ -119,7 +128,9 @@ describe('stream sources', () => {
     const ingestStates = heard.filter((frame) => frame.type === 'recording.ingest').map((frame) => frame.state);
     expect(ingestStates).toContain('streaming');
     expect(ingestStates).toContain('reconnecting');
-    expect(heard.find((frame) => frame.type === 'stream.ingest')).toMatchObject({ recordingId: id, bytes: expect.any(Number), seconds: expect.any(Number), reconnects: expect.any(Number) });
+    expect(heard.find((frame) => frame.type === 'stream.ingest')).toMatchObject({
+      recordingId: id, bytes: expect.any(Number), seconds: expect.any(Number), reconnects: expect.any(Number),
+    });
     // No client publishes to a pulled recording.
     const token = await server.postJson(`/v1/recordings/${id}/publish-token`, {});
     expect(token.status).toBe(409);
@@ -139,7 +150,9 @@ describe('stream sources', () => {
     expect(connections['/hls/live.m3u8']).toBeGreaterThanOrEqual(1);
     expect(connections['/hls/live0.ts']).toBeGreaterThanOrEqual(1);
     // A playlist that stops growing for six target durations has ended: the pull then reopens it.
-    expect((await recording(id)).ingest).toMatchObject({ state: expect.stringMatching(/^(streaming|reconnecting)$/), bytes: expect.any(Number) });
+    expect((await recording(id)).ingest).toMatchObject({
+      state: expect.stringMatching(/^(streaming|reconnecting)$/), bytes: expect.any(Number),
+    });
     await stopAndFinalize(id);
   }, 300_000);
 

@@ -49,12 +49,16 @@ describe('a recording read in another language', () => {
     const id = first.sentences[0].id as string;
     const again = await expectStatus(await read(`translation?lang=es&sentences=${id}`), 200);
     expect(again.sentences).toHaveLength(1);
-    expect(again.sentences[0]).toMatchObject({ id, translation: first.sentences[0].translation, source: 'cache', text: first.sentences[0].text });
+    expect(again.sentences[0]).toMatchObject({
+      id, translation: first.sentences[0].translation, source: 'cache', text: first.sentences[0].text,
+    });
 
     const graphql = await (await server.graphql('query($id: ID!, $s: [String!]) { recordingTranslation(recordingId: $id, lang: "es", '
       + 'sentences: $s) { lang sentences { id translation source } } }', { id: recordingId, s: [id] })).json();
     expect(graphql.errors).toBeUndefined();
-    expect(graphql.data.recordingTranslation).toEqual({ lang: 'es', sentences: [{ id, translation: first.sentences[0].translation, source: 'cache' }] });
+    expect(graphql.data.recordingTranslation).toEqual({
+      lang: 'es', sentences: [{ id, translation: first.sentences[0].translation, source: 'cache' }],
+    });
   });
 
   it.each([
@@ -71,7 +75,9 @@ describe('a recording read in another language', () => {
 
   it('through a share link: allowed by default, 403 without allowTranslate (never a silently untranslated answer)', async () => {
     expect((await expectStatus(await read(`translation?lang=es&shareCode=${shareCode}`, null), 200)).sentences.length).toBeGreaterThan(0);
-    const closed = await json(await server.postJson(`/v1/transcriptions/${transcriptionId}/share-links`, { label: 'No translation', allowTranslate: false }));
+    const closed = await json(await server.postJson(`/v1/transcriptions/${transcriptionId}/share-links`, {
+      label: 'No translation', allowTranslate: false,
+    }));
     for (const path of ['translation?lang=es', 'transcript?lang=es', 'summary?lang=es', 'export?format=srt&lang=es']) {
       await expectStatus(await read(`${path}&shareCode=${closed.code}`, null), 403, 'forbidden');
     }

@@ -23,8 +23,13 @@ import { useTestServer } from '../helpers/server.js';
 const kokoroDir = await kokoroTestDir();
 const server = useTestServer({ env: { MODELS_DIR: path.dirname(kokoroDir) } });
 
-interface Clip { sentenceId: string; voice: string; text: string; textFrom: string; spoken: string; translationSource: string; durationS: number }
-interface Track { lang: string; voice: string; sealed: boolean; stale: boolean; staleSentences: string[]; durationS: number | null; job: { state: string; progress: number; attempts: number; synthesizedS: number | null; renderS: number | null } | null; clips: Clip[] }
+interface Clip {
+  sentenceId: string; voice: string; text: string; textFrom: string; spoken: string; translationSource: string; durationS: number;
+}
+interface Track {
+  lang: string; voice: string; sealed: boolean; stale: boolean; staleSentences: string[]; durationS: number | null;
+  job: { state: string; progress: number; attempts: number; synthesizedS: number | null; renderS: number | null } | null; clips: Clip[];
+}
 
 let recordingId = '';
 let transcriptionId = '';
@@ -32,7 +37,9 @@ let durationS = 0;
 let sentenceIds: string[] = [];
 const known = { house: '', unclear: '', door: '' };
 
-const voiceRows = async (query = '', auth?: string | null): Promise<{ language: string; tracks: Track[] }> => expectStatus(await server.request(`/v1/recordings/${recordingId}/voice${query}`, { auth }), 200);
+const voiceRows = async (query = '', auth?: string | null): Promise<{ language: string; tracks: Track[] }> => expectStatus(
+  await server.request(`/v1/recordings/${recordingId}/voice${query}`, { auth }), 200,
+);
 const spanish = async (): Promise<Track> => (await voiceRows('?lang=es')).tracks[0]!;
 
 async function waitSealed(timeoutMs = 240_000): Promise<Track> {
@@ -88,7 +95,9 @@ describe('refusals of a render', () => {
 
   it('needs 1 to 10 language codes, each with a voice, and nothing else in the body', async () => {
     await expectInvalidOption(await render({ languages: [] }), 'languages');
-    await expectInvalidOption(await render({ languages: ['es', 'fr', 'it', 'pt-BR', 'ja', 'zh', 'hi', 'en', 'en-GB', 'es', 'fr'] }), 'languages');
+    await expectInvalidOption(
+      await render({ languages: ['es', 'fr', 'it', 'pt-BR', 'ja', 'zh', 'hi', 'en', 'en-GB', 'es', 'fr'] }), 'languages',
+    );
     await expectInvalidOption(await render({}), 'languages');
     await expectInvalidOption(await render({ languages: 'es' }), 'languages');
     await expectInvalidOption(await render({ languages: ['es', 'not a language'] }), 'languages[1]');
@@ -107,7 +116,9 @@ describe('refusals of a render', () => {
 
   it('refuses a recording that is not finished (409 invalid_state)', async () => {
     const fetching = await json(await server.postJson('/v1/transcriptions', { url: 'https://example.invalid/voice.mp3' }));
-    const refused = await expectStatus(await server.postJson(`/v1/recordings/${fetching.recordingId}/voice`, { languages: ['es'] }), 409, 'invalid_state');
+    const refused = await expectStatus(
+      await server.postJson(`/v1/recordings/${fetching.recordingId}/voice`, { languages: ['es'] }), 409, 'invalid_state',
+    );
     expect(refused.message).toMatch(/finished recording/);
   });
 });
@@ -129,12 +140,18 @@ describe('a Spanish track', () => {
     expect(sealed.clips.map((c) => c.sentenceId)).toEqual(clear);
     expect(sealed.clips.every((c) => c.voice === 'ef_dora' && c.durationS > 0.3)).toBe(true);
     const house = sealed.clips.find((c) => c.sentenceId === known.house)!;
-    expect(house).toMatchObject({ text: 'The house is very big.', textFrom: 'corrected', translationSource: expect.stringMatching(/apertium|cache/) });
+    expect(house).toMatchObject({
+      text: 'The house is very big.', textFrom: 'corrected', translationSource: expect.stringMatching(/apertium|cache/),
+    });
     expect(plain(house.spoken)).toMatch(/casa/);
     // A repeat once sealed queues nothing either.
-    expect((await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/voice`, { languages: ['es'] }), 202)).tracks[0].job.attempts).toBe(1);
+    expect(
+      (await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/voice`, { languages: ['es'] }), 202)).tracks[0].job.attempts,
+    ).toBe(1);
     const speechS = sealed.job!.synthesizedS!;
-    console.log(`voice render: ${speechS.toFixed(1)} s of Spanish speech over ${sealed.clips.length} clips, job ${sealed.job!.renderS!.toFixed(1)} s (wall ${wallS.toFixed(1)} s): ${(sealed.job!.renderS! / (speechS / 60)).toFixed(1)} s of work per minute of speech`);
+    console.log(`voice render: ${speechS.toFixed(1)} s of Spanish speech over ${sealed.clips.length} clips, job `
+      + `${sealed.job!.renderS!.toFixed(1)} s (wall ${wallS.toFixed(1)} s): ${(sealed.job!.renderS! / (speechS / 60)).toFixed(1)} s of `
+        + `work per minute of speech`);
   }, 300_000);
 
   it('serves the sealed track through /audio?kind=voice as Ogg (and CAF, MP3), as long as the recording', async () => {
@@ -151,13 +168,19 @@ describe('a Spanish track', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-    const caf = await fetch((await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=es&format=caf`, { redirect: 'manual' })).headers.get('location')!);
+    const caf = await fetch((await server.request(
+      `/v1/recordings/${recordingId}/audio?kind=voice&lang=es&format=caf`, { redirect: 'manual' },
+    )).headers.get('location')!);
     expect((await bytesOf(caf)).subarray(0, 4).toString('latin1')).toBe('caff');
-    const mp3 = await bytesOf(await fetch((await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=es&format=mp3`, { redirect: 'manual' })).headers.get('location')!));
+    const mp3 = await bytesOf(await fetch((await server.request(
+      `/v1/recordings/${recordingId}/audio?kind=voice&lang=es&format=mp3`, { redirect: 'manual' },
+    )).headers.get('location')!));
     expect(mp3.length).toBeGreaterThan(1000);
     // Without lang; a language with no track; a signature for another language.
     await expectInvalidOption(await server.request(`/v1/recordings/${recordingId}/audio?kind=voice`, { redirect: 'manual' }), 'lang');
-    await expectStatus(await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=fr`, { redirect: 'manual' }), 404, 'not_found');
+    await expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=fr`, { redirect: 'manual' }), 404, 'not_found',
+    );
     const forged = redirect.headers.get('location')!.replace('voice-es.ogg', 'voice-fr.ogg');
     expect((await fetch(forged)).status).toBe(403);
   });
@@ -181,26 +204,49 @@ describe('a Spanish track', () => {
   });
 
   it('through a share link: only the spoken language without allowTranslate (403 for Spanish), Spanish with it', async () => {
-    const closed = await json(await server.postJson(`/v1/transcriptions/${transcriptionId}/share-links`, { label: 'No translation', allowTranslate: false, allowDownload: true }));
-    const open = await json(await server.postJson(`/v1/transcriptions/${transcriptionId}/share-links`, { label: 'Translation', allowTranslate: true, allowDownload: true }));
+    const closed = await json(await server.postJson(`/v1/transcriptions/${transcriptionId}/share-links`, {
+      label: 'No translation', allowTranslate: false, allowDownload: true,
+    }));
+    const open = await json(await server.postJson(`/v1/transcriptions/${transcriptionId}/share-links`, {
+      label: 'Translation', allowTranslate: true, allowDownload: true,
+    }));
     expect((await voiceRows(`?shareCode=${closed.code}`, null)).tracks.map((t) => t.lang)).toEqual([]);
-    await expectStatus(await server.request(`/v1/recordings/${recordingId}/voice?lang=es&shareCode=${closed.code}`, { auth: null }), 403, 'forbidden');
-    await expectStatus(await server.request(`/v1/recordings/${recordingId}/voice/${known.house}?lang=es&shareCode=${closed.code}`, { auth: null }), 403, 'forbidden');
-    await expectStatus(await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=es&shareCode=${closed.code}`, { auth: null, redirect: 'manual' }), 403, 'forbidden');
+    await expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/voice?lang=es&shareCode=${closed.code}`, { auth: null }), 403, 'forbidden',
+    );
+    await expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/voice/${known.house}?lang=es&shareCode=${closed.code}`, { auth: null }), 403,
+      'forbidden',
+    );
+    await expectStatus(
+      await server.request(
+        `/v1/recordings/${recordingId}/audio?kind=voice&lang=es&shareCode=${closed.code}`, { auth: null, redirect: 'manual' },
+      ),
+      403, 'forbidden',
+    );
     // The spoken language is open to it: an English clip, made on demand with the English default voice.
-    const english = await bytesOf(await server.request(`/v1/recordings/${recordingId}/voice/${known.house}?shareCode=${closed.code}`, { auth: null }));
+    const english = await bytesOf(await server.request(
+      `/v1/recordings/${recordingId}/voice/${known.house}?shareCode=${closed.code}`, { auth: null },
+    ));
     expect(english.subarray(0, 4).toString('latin1')).toBe('OggS');
     const rows = (await voiceRows(`?shareCode=${closed.code}`, null)).tracks;
-    expect(rows.map((t) => [t.lang, t.job, t.clips.map((c) => [c.sentenceId, c.voice, c.spoken])])).toEqual([['en', null, [[known.house, 'af_heart', 'The house is very big.']]]]);
+    expect(rows.map((t) => [t.lang, t.job, t.clips.map((c) => [c.sentenceId, c.voice, c.spoken])])).toEqual([[
+      'en', null, [[known.house, 'af_heart', 'The house is very big.']],
+    ]]);
     expect((await voiceRows(`?shareCode=${open.code}`, null)).tracks.map((t) => t.lang)).toEqual(['en', 'es']);
-    expect((await server.request(`/v1/recordings/${recordingId}/voice/${known.house}?lang=es&shareCode=${open.code}`, { auth: null })).status).toBe(200);
+    expect(
+      (await server.request(`/v1/recordings/${recordingId}/voice/${known.house}?lang=es&shareCode=${open.code}`, { auth: null })).status,
+    ).toBe(200);
   }, 120_000);
 });
 
 describe('corrections after sealing', () => {
   it('a correction that is not voiced keeps the recognizer\'s words in the clip, and the track stands', async () => {
     const seq = Number(known.door.split('.')[0]);
-    const [correction] = (await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs: [seq], text: 'Close the green window.' }] }), 201)).corrections;
+    const [correction] = (await expectStatus(
+      await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs: [seq], text: 'Close the green window.' }] }),
+      201,
+    )).corrections;
     expect(correction).toMatchObject({ voiced: false, notVoicedReason: 'rewrite' });
     const track = await spanish();
     expect(track).toMatchObject({ sealed: true, stale: false });
@@ -215,24 +261,31 @@ describe('corrections after sealing', () => {
   it('a voiced correction makes the track stale: 409 until re-rendered, only that sentence synthesised again', async () => {
     const seq = Number(known.house.split('.')[0]);
     const before = await spanish();
-    const [correction] = (await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { edits: [{ seq, wordIdx: 3, to: 'really' }] }), 201)).corrections;
+    const [correction] = (await expectStatus(
+      await server.postJson(`/v1/recordings/${recordingId}/corrections`, { edits: [{ seq, wordIdx: 3, to: 'really' }] }), 201,
+    )).corrections;
     // "really" is not a word the recognizer's text has: not voiced, so nothing changes for voices.
     expect(correction.voiced).toBe(false);
     expect((await spanish()).stale).toBe(false);
     // Its revert and a voiced edit (a word of the line, recased) do change what the sentence speaks.
     await expectStatus(await server.postJson(`/v1/corrections/${correction.id}/revert`, {}), 200);
-    const [voiced] = (await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { edits: [{ seq, wordIdx: 1, to: 'HOUSE' }] }), 201)).corrections;
+    const [voiced] = (await expectStatus(
+      await server.postJson(`/v1/recordings/${recordingId}/corrections`, { edits: [{ seq, wordIdx: 1, to: 'HOUSE' }] }), 201,
+    )).corrections;
     expect(voiced.voiced).toBe(true);
     const stale = await spanish();
     expect(stale).toMatchObject({ sealed: false, stale: true, staleSentences: [known.house] });
     expect(stale.clips.some((c) => c.sentenceId === known.house)).toBe(false);
-    await expectStatus(await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=es`, { redirect: 'manual' }), 409, 'invalid_state');
+    await expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=es`, { redirect: 'manual' }), 409, 'invalid_state',
+    );
     const resealed = await waitSealed();
     expect(resealed.job!.attempts).toBe(before.job!.attempts + 1);
     const house = resealed.clips.find((c) => c.sentenceId === known.house)!;
     expect(house.text).toBe('The HOUSE is very big.');
     expect(resealed.job!.synthesizedS).toBeCloseTo(house.durationS, 3);
-    console.log(`voice re-render: ${resealed.job!.synthesizedS!.toFixed(1)} s of speech re-synthesised, job ${resealed.job!.renderS!.toFixed(1)} s (model warm)`);
+    console.log(`voice re-render: ${resealed.job!.synthesizedS!.toFixed(1)} s of speech re-synthesised, job `
+      + `${resealed.job!.renderS!.toFixed(1)} s (model warm)`);
     expect(resealed.clips.find((c) => c.sentenceId === known.door)).toMatchObject({ textFrom: 'recognized' });
     expect((await server.request(`/v1/recordings/${recordingId}/audio?kind=voice&lang=es`, { redirect: 'manual' })).status).toBe(302);
   }, 300_000);
@@ -240,8 +293,13 @@ describe('corrections after sealing', () => {
 
 describe('sentences spoken on the subscribe socket (voice)', () => {
   it('refuses a voice that cannot speak what is read, and two audio streams on one socket', async () => {
-    const refusal = async (query: string) => (await upgradeRefusal(`${server.wsUrl}/v1/recordings/${recordingId}/subscribe?${query}`, { Authorization: `Bearer ${server.apiKey}` })) as { status: number; body: string };
-    for (const query of ['lang=es&voice=bogus', 'lang=es&voice=af_heart', 'lang=ca&voice=auto', 'lang=es&voice=auto&audio=true', 'lang=es&voice=voi_0123456789abcdef']) {
+    const refusal = async (query: string) => (await upgradeRefusal(
+      `${server.wsUrl}/v1/recordings/${recordingId}/subscribe?${query}`, { Authorization: `Bearer ${server.apiKey}` },
+    )) as { status: number; body: string };
+    for (const query of [
+      'lang=es&voice=bogus', 'lang=es&voice=af_heart', 'lang=ca&voice=auto', 'lang=es&voice=auto&audio=true',
+      'lang=es&voice=voi_0123456789abcdef',
+    ]) {
       const refused = await refusal(query);
       expect(refused.status, query).toBe(400);
       expect(JSON.parse(refused.body), query).toMatchObject({ code: 'invalid_options', data: { details: { field: 'voice' } } });
@@ -249,7 +307,9 @@ describe('sentences spoken on the subscribe socket (voice)', () => {
   });
 
   it('speaks each finished sentence as PCM frames: Whisper hears the Spanish, the recording\'s voice keeps its clip', async () => {
-    const options = (voice: string) => ({ baseUrl: server.url, recordingId, authorization: `Bearer ${server.apiKey}`, query: { lang: 'es', voice } });
+    const options = (voice: string) => ({
+      baseUrl: server.url, recordingId, authorization: `Bearer ${server.apiKey}`, query: { lang: 'es', voice },
+    });
     const auto = new Follower(options('auto'));
     const alex = new Follower(options('em_alex'));
     await auto.start();
@@ -257,8 +317,13 @@ describe('sentences spoken on the subscribe socket (voice)', () => {
     try {
       // Half a sentence commits nothing to speak; the rest closes it.
       const first = await commitKnown(server, recordingId, { text: 'The white cat', start: 40, speaker: 0 });
-      await auto.until('the open sentence', () => auto.frames.some((f) => f.type === 'transcript.sentence' && (f.sentence as { id: string }).id === `${first}.0`));
-      expect(auto.frames.find((f) => f.type === 'transcript.sentence')).toMatchObject({ sentence: { complete: false, text: 'The white cat' } });
+      await auto.until(
+        'the open sentence',
+        () => auto.frames.some((f) => f.type === 'transcript.sentence' && (f.sentence as { id: string }).id === `${first}.0`),
+      );
+      expect(auto.frames.find((f) => f.type === 'transcript.sentence')).toMatchObject({ sentence: {
+        complete: false, text: 'The white cat',
+      } });
       await commitKnown(server, recordingId, { text: 'sleeps in the house.', start: 42, speaker: 0 });
       await auto.until('the spoken sentence', () => auto.binary.length > 0, 120_000);
       await alex.until('the other voice', () => alex.binary.length > 0, 120_000);
@@ -273,7 +338,11 @@ describe('sentences spoken on the subscribe socket (voice)', () => {
       expect(words, words).toMatch(/gato/);
       expect(words, words).toMatch(/casa/);
       // The recording's voice (auto: ef_dora) kept the clip /voice/{sentence} serves; em_alex spoke its own.
-      expect(await server.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: { recordingId, lang: 'es', sentenceId: `${first}.0` } } })).toMatchObject({ voice: 'ef_dora' });
+      expect(
+        await server.prisma.voiceClip.findUnique({ where: { recordingId_lang_sentenceId: {
+          recordingId, lang: 'es', sentenceId: `${first}.0`,
+        } } }),
+      ).toMatchObject({ voice: 'ef_dora' });
       expect(alex.binary[0]!.equals(pcm)).toBe(false);
       // A rewrite of a spoken sentence is not spoken again; live audio cannot be added to a voice socket.
       auto.send({ type: 'subscribe.update', audio: true });

@@ -23,7 +23,11 @@ beforeAll(async () => {
   first = await json(response);
   streamKey = first.streamKey;
   // The bound transcription hears English (auto-detection on a three-second clip is not the point here).
-  expect((await server.postJson(`/v1/transcriptions/${first.transcriptionId}`, { settings: { spokenLanguage: 'en' } }, { method: 'PATCH' })).status).toBe(200);
+  expect(
+    (await server.postJson(
+      `/v1/transcriptions/${first.transcriptionId}`, { settings: { spokenLanguage: 'en' } }, { method: 'PATCH' },
+    )).status,
+  ).toBe(200);
 }, 120_000);
 
 afterAll(async () => {
@@ -33,7 +37,11 @@ afterAll(async () => {
 /** ffmpeg publishing the fixture to `key`, as an encoder would (`-re`: at its own pace, so it is live while we look). */
 function publish(key: string, options: { realtime?: boolean; loops?: number } = {}) {
   const port = new URL(first.serverUrl).port;
-  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', ...(options.realtime ? ['-re'] : []), ...(options.loops ? ['-stream_loop', String(options.loops)] : []), '-i', GO_FORWARD, '-c:a', 'aac', '-b:a', '64k', '-f', 'flv', `rtmp://127.0.0.1:${port}/live/${key}`];
+  const args = [
+    '-nostdin', '-hide_banner', '-loglevel', 'error', ...(options.realtime ? ['-re'] : []),
+    ...(options.loops ? ['-stream_loop', String(options.loops)] : []), '-i', GO_FORWARD, '-c:a', 'aac', '-b:a', '64k', '-f', 'flv',
+    `rtmp://127.0.0.1:${port}/live/${key}`,
+  ];
   const child = spawn(ffmpegPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -50,7 +58,9 @@ function until<T>(what: string, probe: () => Promise<T | null | undefined | fals
   }, { timeout: timeoutMs, interval: 250 });
 }
 
-const recordings = async () => (await json(await server.request(`/v1/transcriptions/${first.transcriptionId}/recordings`))).recordings as Array<{ id: string; state: string }>;
+const recordings = async () => (await json(
+  await server.request(`/v1/transcriptions/${first.transcriptionId}/recordings`),
+)).recordings as Array<{ id: string; state: string }>;
 const status = async () => json(await server.request('/v1/rtmp'));
 
 describe('RTMP ingest', () => {

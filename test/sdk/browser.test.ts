@@ -32,7 +32,9 @@ let wavBase64: string;
 let accessToken: string;
 
 beforeAll(async () => {
-  const built = await build({ entryPoints: ['src/sdk/index.ts'], bundle: true, format: 'esm', platform: 'browser', target: 'es2020', write: false, logLevel: 'silent' });
+  const built = await build({
+    entryPoints: ['src/sdk/index.ts'], bundle: true, format: 'esm', platform: 'browser', target: 'es2020', write: false, logLevel: 'silent',
+  });
   bundle = built.outputFiles[0]!.text;
   wavBase64 = (await fs.readFile(fixture('goforward.wav'))).toString('base64');
   [proxy, browser, { token: accessToken }] = await Promise.all([startFaultyProxy(server.url), launchChromium(), server.createUser()]);
@@ -60,7 +62,8 @@ async function openSdkPage(): Promise<SdkPage> {
   page.on('pageerror', (error) => problems.push(error.message));
   expect((await page.goto(`${proxy.url}/v1/health`))!.status()).toBe(200);
   // A string, not a function: vitest rewrites an `import()` in this file's functions into its own loader's call.
-  await page.evaluate(`import(URL.createObjectURL(new Blob([${JSON.stringify(bundle)}], { type: 'text/javascript' }))).then((sdk) => { window.__sdk = sdk; })`);
+  await page.evaluate(`import(URL.createObjectURL(new Blob([${JSON.stringify(bundle)}], { type: 'text/javascript' }))).then((sdk) => { `
+    + `window.__sdk = sdk; })`);
   expect(problems).toEqual([]);
   proxy.reset(); // the page's own load is not one of the SDK's requests
   return { page, requests, close: () => context.close() };
@@ -74,7 +77,9 @@ async function openSdkPage(): Promise<SdkPage> {
 async function throttleUploads(page: Page, bytesPerSecond = 32 * 1024): Promise<void> {
   const devtools = await page.context().newCDPSession(page);
   await devtools.send('Network.enable');
-  await devtools.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  await devtools.send('Network.emulateNetworkConditions', {
+    offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond,
+  });
 }
 
 interface BrowserUpload {
@@ -108,7 +113,9 @@ function uploadInPage(page: Page, options: { abortOnProgress?: boolean } = {}): 
   }, { accessToken, wav: wavBase64, abortOnProgress: options.abortOnProgress ?? false });
 }
 
-const uploadRequests = (requests: Request[]) => requests.filter((request) => request.method() === 'POST' && new URL(request.url()).pathname === '/v1/transcriptions');
+const uploadRequests = (requests: Request[]) => requests.filter(
+  (request) => request.method() === 'POST' && new URL(request.url()).pathname === '/v1/transcriptions',
+);
 
 describe('the SDK bundled for a browser', () => {
   it('makes a typed REST call with the page\'s fetch', async () => {
@@ -118,7 +125,9 @@ describe('the SDK bundled for a browser', () => {
       return { status: response.status, accountId: data!.account.id };
     }, accessToken);
     expect(me).toEqual({ status: 200, accountId: server.accountId });
-    expect(opened.requests.filter((request) => request.url().endsWith('/v1/me')).map((request) => request.resourceType())).toEqual(['fetch']);
+    expect(opened.requests.filter((request) => request.url().endsWith('/v1/me')).map((request) => request.resourceType())).toEqual(
+      ['fetch'],
+    );
     await opened.close();
   }, 60_000);
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, graphqlDocuments, SpeechgateError, type ClientOptions, type UploadProgress } from 'speechgate/sdk';
-import { listenOnLoopback, type Loopback } from '../helpers/loopback.js';
+import { listenOnLoopback, serveWavOnLoopback, type Loopback } from '../helpers/loopback.js';
 import { fixture } from '../helpers/fixtures.js';
 import { useTestServer } from '../helpers/server.js';
 import { startFaultyProxy } from './faulty-proxy.js';
@@ -20,8 +20,7 @@ const waits: number[] = [];
 
 beforeAll(async () => {
   proxy = await startFaultyProxy(server.url);
-  const bytes = await fs.readFile(speechPath);
-  files = await listenOnLoopback((_req, res) => void res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': bytes.length }).end(bytes));
+  files = await serveWavOnLoopback(speechPath);
 });
 afterAll(async () => {
   await proxy?.close();
@@ -144,7 +143,9 @@ describe('retry rules', () => {
     expect(first!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
 
     const list = await client.GET('/v1/transcriptions', { params: { query: { limit: 100 } } });
-    expect(list.data!.transcriptions.filter((transcription) => transcription.name === name).map((transcription) => transcription.id)).toEqual([created.data!.id]);
+    expect(
+      list.data!.transcriptions.filter((transcription) => transcription.name === name).map((transcription) => transcription.id),
+    ).toEqual([created.data!.id]);
   });
 
   it('a key the caller gives is kept', async () => {
@@ -176,7 +177,9 @@ describe('typed errors', () => {
     const key = crypto.randomUUID();
     const client = sdk();
     await client.POST('/v1/transcriptions/live', { params: { header: { 'Idempotency-Key': key } }, body: { name: 'First body' } });
-    const error = await failureOf(client.POST('/v1/transcriptions/live', { params: { header: { 'Idempotency-Key': key } }, body: { name: 'Second body' } }));
+    const error = await failureOf(client.POST('/v1/transcriptions/live', {
+      params: { header: { 'Idempotency-Key': key } }, body: { name: 'Second body' },
+    }));
     expect(error).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
     expect(error.requestId).toMatch(/\S/);
     expect(error.details).toBeTypeOf('object');
@@ -184,7 +187,9 @@ describe('typed errors', () => {
   });
 
   it('a wrong credential answers invalid_token 401', async () => {
-    expect(await failureOf(sdk({ apiKey: 'sg_live_not_a_key' }).GET('/v1/transcriptions'))).toMatchObject({ code: 'invalid_token', status: 401 });
+    expect(await failureOf(sdk({ apiKey: 'sg_live_not_a_key' }).GET('/v1/transcriptions'))).toMatchObject({
+      code: 'invalid_token', status: 401,
+    });
   });
 
   it('no answer at all is network_error, status 0, not retried', async () => {
@@ -199,7 +204,9 @@ describe('uploads', () => {
   it('uploads a file path with byte progress up to the file size, and answers the transcription', async () => {
     const size = (await fs.stat(speechPath)).size;
     const progress: UploadProgress[] = [];
-    const transcription = await sdk().transcriptions.upload(speechPath, { name: 'Uploaded', settings: { spokenLanguage: 'en' } }, { onProgress: (event) => progress.push(event) });
+    const transcription = await sdk().transcriptions.upload(
+      speechPath, { name: 'Uploaded', settings: { spokenLanguage: 'en' } }, { onProgress: (event) => progress.push(event) },
+    );
     expect(transcription).toMatchObject({ kind: 'file', name: 'Uploaded', settings: { spokenLanguage: 'en' } });
     expect(progress.length).toBeGreaterThan(1);
     expect(progress.every((event) => event.total === size)).toBe(true);
@@ -214,7 +221,9 @@ describe('uploads', () => {
     proxy.fail({ status: 503, retryAfter: '0' });
     const bytes = await fs.readFile(speechPath);
     const progress: number[] = [];
-    const transcription = await sdk().transcriptions.upload(new File([bytes], 'speech.wav', { type: 'audio/wav' }), undefined, { onProgress: (event) => progress.push(event.loaded) });
+    const transcription = await sdk().transcriptions.upload(new File([bytes], 'speech.wav', { type: 'audio/wav' }), undefined, {
+      onProgress: (event) => progress.push(event.loaded),
+    });
     expect(transcription).toMatchObject({ kind: 'file', name: 'speech.wav' });
     // An in-memory file is one chunk to its stream: progress still moves in steps, and starts over on the retry.
     expect(progress.filter((loaded) => loaded === bytes.length)).toHaveLength(2);
@@ -224,7 +233,9 @@ describe('uploads', () => {
   });
 
   it('a refused upload throws the server\'s error', async () => {
-    const error = await failureOf(sdk().transcriptions.upload(new TextEncoder().encode('not audio at all'), { name: 'Noise' }, { fileName: 'noise.wav' }));
+    const error = await failureOf(sdk().transcriptions.upload(
+      new TextEncoder().encode('not audio at all'), { name: 'Noise' }, { fileName: 'noise.wav' },
+    ));
     expect(error).toMatchObject({ code: 'invalid_audio', status: 400 });
   });
 });

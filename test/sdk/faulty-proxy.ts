@@ -37,8 +37,12 @@ export async function startFaultyProxy(target: string) {
 
   async function forward(req: http.IncomingMessage, body: Buffer): Promise<Response> {
     const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && typeof value === 'string') headers.set(name, value);
-    return fetch(`${target}${req.url}`, { method: req.method, headers, body: body.length ? new Uint8Array(body) : undefined, redirect: 'manual' });
+    for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && typeof value === 'string') headers.set(
+      name, value,
+    );
+    return fetch(`${target}${req.url}`, {
+      method: req.method, headers, body: body.length ? new Uint8Array(body) : undefined, redirect: 'manual',
+    });
   }
 
   const loopback = await listenOnLoopback((req, res) => {
@@ -75,7 +79,8 @@ export async function startFaultyProxy(target: string) {
           return;
         }
         res.writeHead(fault.status, { ...headers, 'content-type': 'application/json', 'x-request-id': 'req_proxy' }).end(JSON.stringify({
-          defined: true, code, status: fault.status, message: `A scripted ${code}.`, data: { retryable: true, details: {} }, requestId: 'req_proxy',
+          defined: true, code, status: fault.status, message: `A scripted ${code}.`, data: { retryable: true, details: {} },
+          requestId: 'req_proxy',
         }));
       } catch (error) {
         res.writeHead(502).end(String(error));

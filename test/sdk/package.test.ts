@@ -42,7 +42,9 @@ beforeAll(async () => {
   await fs.mkdir(packageDir, { recursive: true });
   await run('tar', ['xzf', tarball, '-C', packageDir, '--strip-components=1']);
   // The SDK's and the CLI's own dependencies, as an install would bring them (linked from this checkout's).
-  for (const dependency of ['openapi-fetch', 'openapi-typescript-helpers', '@graphql-typed-document-node', '@types', 'commander', 'ws', '@ffmpeg-installer']) {
+  for (const dependency of [
+    'openapi-fetch', 'openapi-typescript-helpers', '@graphql-typed-document-node', '@types', 'commander', 'ws', '@ffmpeg-installer',
+  ]) {
     await fs.symlink(path.join(REPO_ROOT, 'node_modules', dependency), path.join(work, 'consumer', 'node_modules', dependency));
   }
   await fs.writeFile(path.join(work, 'consumer', 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -55,7 +57,10 @@ afterAll(async () => {
 
 async function typeCheck(compilerOptions: Record<string, unknown>): Promise<string> {
   const dir = path.join(work, 'consumer');
-  await fs.writeFile(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', ...compilerOptions }, files: ['index.ts'] }));
+  await fs.writeFile(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', ...compilerOptions }, files: ['index.ts'] }),
+  );
   const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   return run(process.execPath, [tsc, '-p', dir], { cwd: dir }).then(
     () => 'ok',
@@ -68,14 +73,18 @@ describe('the packed SDK', () => {
     const files = (await fs.readdir(path.join(packageDir, 'dist', 'sdk'))).sort();
     expect(files).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'client.js', 'upload.d.ts']));
     expect(files.filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))).toEqual([]);
-    const manifest = JSON.parse(await fs.readFile(path.join(packageDir, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
+    const manifest = JSON.parse(await fs.readFile(path.join(packageDir, 'package.json'), 'utf8')) as {
+      exports: Record<string, Record<string, string>>;
+    };
     expect(manifest.exports['./sdk']).toMatchObject({ types: './dist/sdk/index.d.ts', default: './dist/sdk/index.js' });
     await expect(fs.access(path.join(packageDir, 'src', 'sdk'))).rejects.toThrow();
   });
 
   it('holds every file its install scripts run (an install of the tarball runs them)', async () => {
     const manifest = JSON.parse(await fs.readFile(path.join(packageDir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    const installScripts = ['preinstall', 'install', 'postinstall'].map((name) => manifest.scripts[name]).filter((script) => script !== undefined);
+    const installScripts = ['preinstall', 'install', 'postinstall'].map((name) => manifest.scripts[name]).filter(
+      (script) => script !== undefined,
+    );
     expect(installScripts.length).toBeGreaterThan(0);
     for (const script of installScripts) {
       for (const file of script.match(/[\w./-]+\.(?:m?js|cjs|sh)\b/g) ?? []) await fs.access(path.join(packageDir, file));
@@ -87,7 +96,9 @@ describe('the packed SDK', () => {
   });
 
   it('type-checks a consumer bundled for the browser (DOM library, no Node types)', async () => {
-    expect(await typeCheck({ module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [] })).toBe('ok');
+    expect(await typeCheck({ module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [] })).toBe(
+      'ok',
+    );
   });
 
   it('runs the compiled CLI: speechgate --version answers the package version', async () => {

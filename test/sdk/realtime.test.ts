@@ -9,7 +9,9 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { connectRealtime, createClient, MAX_CHUNK_SAMPLES, SpeechgateError, type RealtimeServerFrame, type WebSocketConstructor } from 'speechgate/sdk';
+import {
+  connectRealtime, createClient, MAX_CHUNK_SAMPLES, SpeechgateError, type RealtimeServerFrame, type WebSocketConstructor,
+} from 'speechgate/sdk';
 import { fileChunks, GO_FORWARD, GO_FORWARD_TEXT, sleep } from '../helpers/realtime.js';
 import { useTestServer } from '../helpers/server.js';
 import { loadFrameSchemas, ScriptedSocket, type FrameSchemas } from './sockets.js';
@@ -64,10 +66,14 @@ describe('a real session', () => {
   });
 
   it('a refused upgrade fails with its envelope\'s code (ws reads it), a socket that cannot open with network_error', async () => {
-    expect(await refusalOf(connectRealtime(`${server.wsUrl}/v1/realtime/sessions/not-a-token/socket`, { WebSocket }))).toMatchObject({ code: 'invalid_token', status: 401 });
+    expect(await refusalOf(connectRealtime(`${server.wsUrl}/v1/realtime/sessions/not-a-token/socket`, { WebSocket }))).toMatchObject(
+      { code: 'invalid_token', status: 401 },
+    );
     const closedPort = await silentServer(() => undefined);
     await closedPort.close();
-    expect(await refusalOf(connectRealtime(closedPort.url, { WebSocket }))).toMatchObject({ code: 'network_error', status: 0, retryable: true });
+    expect(await refusalOf(connectRealtime(closedPort.url, { WebSocket }))).toMatchObject({
+      code: 'network_error', status: 0, retryable: true,
+    });
   });
 });
 
@@ -98,7 +104,9 @@ describe('the ready deadline and failures before ready', () => {
 
   it('a socket that says nothing: capacity_exceeded (every engine slot busy)', async () => {
     const url = await loopback(() => undefined);
-    expect(await refusalOf(connectRealtime(url, { WebSocket, readyTimeoutMs: 300 }))).toMatchObject({ code: 'capacity_exceeded', retryable: true });
+    expect(await refusalOf(connectRealtime(url, { WebSocket, readyTimeoutMs: 300 }))).toMatchObject({
+      code: 'capacity_exceeded', retryable: true,
+    });
   });
 
   it('loading frames, then silence: engine_unavailable; each frame restarts the wait', async () => {
@@ -121,7 +129,9 @@ describe('the ready deadline and failures before ready', () => {
   it('an error frame before session.ready fails with its code', async () => {
     const refusal = { type: 'error', code: 'insufficient_credit', message: 'Add credit.', retryable: false };
     const url = await loopback((socket) => socket.send(JSON.stringify(refusal)));
-    expect(await refusalOf(connectRealtime(url, { WebSocket }))).toMatchObject({ code: 'insufficient_credit', message: 'Add credit.', retryable: false });
+    expect(await refusalOf(connectRealtime(url, { WebSocket }))).toMatchObject({
+      code: 'insufficient_credit', message: 'Add credit.', retryable: false,
+    });
     expect(schemas.problem('RealtimeServerFrame', refusal)).toBeNull();
   });
 
@@ -146,13 +156,17 @@ class StalledSocket extends ScriptedSocket {
 
   override send(data: string | ArrayBuffer | ArrayBufferView): void {
     super.send(data);
-    if (data === JSON.stringify({ type: 'eof' })) this.frame({ type: 'session.done', reason: 'eof', stats: { audioS: 2.5, processingS: 1, realtimeFactor: 0.4 } });
+    if (data === JSON.stringify({ type: 'eof' })) {
+      this.frame({ type: 'session.done', reason: 'eof', stats: { audioS: 2.5, processingS: 1, realtimeFactor: 0.4 } });
+    }
   }
 }
 
 describe('backpressure', () => {
   it('sendAudio waits while bufferedAmount is over the high-water mark, then sends in order; eof goes after the audio', async () => {
-    const stream = await connectRealtime('ws://stalled.invalid/socket', { WebSocket: StalledSocket as unknown as WebSocketConstructor, highWaterMarkBytes: 64_000 });
+    const stream = await connectRealtime('ws://stalled.invalid/socket', {
+      WebSocket: StalledSocket as unknown as WebSocketConstructor, highWaterMarkBytes: 64_000,
+    });
     const socket = ScriptedSocket.made.at(-1)!;
     socket.bufferedAmount = 64_001;
     let sent = false;
@@ -171,7 +185,9 @@ describe('backpressure', () => {
     const done = await finished;
     expect(done).toMatchObject({ type: 'session.done', reason: 'eof' });
     // Split into the spec's largest chunk (16,000 bytes) and sent in call order, eof last.
-    expect(socket.sent.map((frame) => (typeof frame === 'string' ? frame : frame.byteLength))).toEqual([16_000, 16_000, 4_000, 400, JSON.stringify({ type: 'eof' })]);
+    expect(socket.sent.map((frame) => (typeof frame === 'string' ? frame : frame.byteLength))).toEqual([
+      16_000, 16_000, 4_000, 400, JSON.stringify({ type: 'eof' }),
+    ]);
     expect(await refusalOf(stream.sendAudio(new Float32Array(10)))).toMatchObject({ code: 'invalid_state' });
   });
 });

@@ -9,7 +9,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { connectRealtime, createClient, subscribeRecording, SpeechgateError, type SubscribeFrame, type SubscriptionEvent, type WebSocketConstructor } from 'speechgate/sdk';
+import {
+  connectRealtime, createClient, subscribeRecording, SpeechgateError, type SubscribeFrame, type SubscriptionEvent,
+  type WebSocketConstructor,
+} from 'speechgate/sdk';
 import { expectStatus } from '../helpers/http.js';
 import { fileChunks, LECTURE } from '../helpers/realtime.js';
 import { useTestServer } from '../helpers/server.js';
@@ -19,7 +22,10 @@ const server = useTestServer();
 
 /** What a subscription reported: the frames it received and applied, snapshots, connection changes, audio bytes. */
 function recorder() {
-  const seen = { received: [] as SubscribeFrame[], applied: [] as number[], snapshots: [] as number[], statuses: [] as string[], errors: [] as SpeechgateError[], audioBytes: 0, sentences: [] as Array<{ id: string; text: string }> };
+  const seen = {
+    received: [] as SubscribeFrame[], applied: [] as number[], snapshots: [] as number[], statuses: [] as string[],
+    errors: [] as SpeechgateError[], audioBytes: 0, sentences: [] as Array<{ id: string; text: string }>,
+  };
   const onEvent = (event: SubscriptionEvent) => {
     if (event.type === 'received') seen.received.push(event.frame);
     else if (event.type === 'frame') seen.applied.push((event.frame as { cursor: number }).cursor);
@@ -33,9 +39,12 @@ function recorder() {
 }
 
 describe('following a live recording on the real server', () => {
-  it('the owner and a listener end with exactly the owner\'s transcript; a cut socket resumes with after=, nothing lost or doubled', async () => {
+  it('the owner and a listener end with exactly the owner\'s transcript; a cut socket resumes with after=, nothing lost or '
+    + 'doubled', async () => {
     const client = createClient({ baseUrl: server.url, apiKey: server.apiKey, WebSocket });
-    const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: `SDK hall ${Date.now()}`, settings: { spokenLanguage: 'en' } }), 201);
+    const broadcast = await expectStatus(
+      await server.postJson('/v1/broadcasts', { name: `SDK hall ${Date.now()}`, settings: { spokenLanguage: 'en' } }), 201,
+    );
     const grant = await expectStatus(await server.postJson(`/v1/broadcasts/${broadcast.id}/recordings`, {}), 201);
     const recordingId = grant.recording.id as string;
     const publisher = await connectRealtime(grant.streamUrl, { WebSocket });
@@ -53,9 +62,13 @@ describe('following a live recording on the real server', () => {
     let allowReconnect!: () => void;
     const reconnectAllowed = new Promise<void>((resolve) => (allowReconnect = resolve));
     const owner = recorder();
-    const ownerSubscription = client.recordings.subscribe(recordingId, { onEvent: owner.onEvent, shouldReconnect: async () => (await reconnectAllowed, true) });
+    const ownerSubscription = client.recordings.subscribe(recordingId, {
+      onEvent: owner.onEvent, shouldReconnect: async () => (await reconnectAllowed, true),
+    });
     const listener = recorder();
-    const listenerSubscription = subscribeRecording({ baseUrl: server.url, recordingId, WebSocket, audio: true, onEvent: listener.onEvent });
+    const listenerSubscription = subscribeRecording(
+      { baseUrl: server.url, recordingId, WebSocket, audio: true, onEvent: listener.onEvent },
+    );
     // A third reads in Spanish from a language change on the open socket (the snapshot is read again in it).
     const reader = recorder();
     const readerSubscription = subscribeRecording({ baseUrl: server.url, recordingId, WebSocket, onEvent: reader.onEvent });
@@ -87,7 +100,9 @@ describe('following a live recording on the real server', () => {
     // A listener's lines are the listener's snapshot: a line under the confidence policy is '' (withheld as unclear).
     const heard = await expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript`, { auth: null }), 200);
     const listenerLines = heard.segments.map((segment: { text: string; suppressed?: boolean }) => (segment.suppressed ? '' : segment.text));
-    for (const [subscription, seen, expected] of [[ownerSubscription, owner, lines], [listenerSubscription, listener, listenerLines]] as const) {
+    for (const [subscription, seen, expected] of [
+      [ownerSubscription, owner, lines], [listenerSubscription, listener, listenerLines],
+    ] as const) {
       expect(subscription.state).toBe('finalized');
       expect(subscription.status).toBe('closed');
       expect(subscription.texts()).toEqual(expected);
@@ -99,7 +114,9 @@ describe('following a live recording on the real server', () => {
     }
     // Sentences as they formed: the last frame of each id still standing is the final snapshot's sentence.
     const latest = new Map(owner.sentences.map((sentence) => [sentence.id, sentence.text]));
-    for (const sentence of final.sentences as Array<{ id: string; text: string }>) if (latest.has(sentence.id)) expect(latest.get(sentence.id)).toBe(sentence.text);
+    for (const sentence of final.sentences as Array<{ id: string; text: string }>) if (latest.has(sentence.id)) expect(latest.get(
+      sentence.id,
+    )).toBe(sentence.text);
     expect(owner.sentences.length).toBeGreaterThan(0);
     expect(ownerSubscription.reconnects).toBe(1);
     expect(owner.statuses).toEqual(['open', 'reconnecting', 'open', 'closed']);
@@ -112,7 +129,9 @@ describe('following a live recording on the real server', () => {
     // The Spanish reader: its lines as a listener's Spanish snapshot has them, after one more full snapshot.
     const inSpanish = await expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript?lang=es`, { auth: null }), 200);
     expect(readerSubscription.lang).toBe('es');
-    expect(readerSubscription.texts()).toEqual(inSpanish.segments.map((segment: { text: string; suppressed?: boolean; translations: Record<string, string> }) => (segment.suppressed ? '' : segment.translations.es || segment.text)));
+    expect(readerSubscription.texts()).toEqual(inSpanish.segments.map((segment: {
+      text: string; suppressed?: boolean; translations: Record<string, string>;
+    }) => (segment.suppressed ? '' : segment.translations.es || segment.text)));
     expect(readerSubscription.texts().some((text, index) => text !== lines[index])).toBe(true);
     expect(readerSubscription.lastCursor).toBe(final.lastSeq);
     // Its first snapshot, the one in Spanish, and one after each line whose text changed untranslated (the finalize's amendments).
@@ -145,16 +164,23 @@ function fakeFetch() {
   const fetch = (request: Request) => {
     asked.push(new URL(request.url));
     authorizations.push(request.headers.get('authorization'));
-    return new Promise<Response>((resolve) => answers.push((body) => resolve(new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } }))));
+    return new Promise<Response>((resolve) => answers.push((body) => resolve(new Response(JSON.stringify(body), {
+      status: 200, headers: { 'content-type': 'application/json' },
+    }))));
   };
   return { fetch, asked, authorizations, answer: (body: Record<string, unknown>) => answers.shift()!(body) };
 }
 
-const segment = (seq: number, text: string, extra: Record<string, unknown> = {}) => ({ seq, speaker: -1, start: seq, end: seq + 1, text, words: [], ...extra });
-const committed = (cursor: number, seq: number, text: string) => ({ type: 'transcript.committed', recordingId: 'rec_fake', cursor, seq, at: '2026-01-01T00:00:00Z', segment: segment(seq, text) });
+const segment = (seq: number, text: string, extra: Record<string, unknown> = {}) => ({
+  seq, speaker: -1, start: seq, end: seq + 1, text, words: [], ...extra,
+});
+const committed = (cursor: number, seq: number, text: string) => ({
+  type: 'transcript.committed', recordingId: 'rec_fake', cursor, seq, at: '2026-01-01T00:00:00Z', segment: segment(seq, text),
+});
 
 describe('the procedure, step by step (a fake server)', () => {
-  it('snapshot then frames past it, lines from every frame kind, subscribe.gap re-read with after=, a language change, finalized', async () => {
+  it('snapshot then frames past it, lines from every frame kind, subscribe.gap re-read with after=, a language change, '
+    + 'finalized', async () => {
     ScriptedSocket.made = [];
     const { fetch, asked, answer } = fakeFetch();
     const seen = recorder();
@@ -181,12 +207,19 @@ describe('the procedure, step by step (a fake server)', () => {
 
     // A line withheld as unclear, a translation merged into its line, a settled speaker, a speaker's name (no line).
     first.frame({ type: 'noop', recordingId: 'rec_fake', cursor: 4, seq: 1, reason: 'unclear' });
-    first.frame({ type: 'transcript.translated', recordingId: 'rec_fake', cursor: 5, seq: 2, translations: { es: 'tres' }, translationSources: { es: 'cache' } });
-    first.frame({ type: 'transcript.speaker', recordingId: 'rec_fake', cursor: 6, seq: 2, speaker: 1, speakerConfidence: 0.9, speakerProvisional: false });
+    first.frame({
+      type: 'transcript.translated', recordingId: 'rec_fake', cursor: 5, seq: 2, translations: { es: 'tres' },
+      translationSources: { es: 'cache' },
+    });
+    first.frame({
+      type: 'transcript.speaker', recordingId: 'rec_fake', cursor: 6, seq: 2, speaker: 1, speakerConfidence: 0.9, speakerProvisional: false,
+    });
     first.frame({ type: 'transcript.speaker', recordingId: 'rec_fake', cursor: 7, seq: 7, speaker: 0, name: 'Ada' });
     first.onmessage?.({ data: new Uint8Array([1, 0, 2, 0]).buffer });
     expect(subscription.segments.get(1)).toMatchObject({ text: '', unclear: true });
-    expect(subscription.segments.get(2)).toMatchObject({ text: 'three', speaker: 1, speakerProvisional: false, translations: { es: 'tres' } });
+    expect(subscription.segments.get(2)).toMatchObject({
+      text: 'three', speaker: 1, speakerProvisional: false, translations: { es: 'tres' },
+    });
     expect(subscription.segments.has(7)).toBe(false);
     expect(subscription.texts()).toEqual(['one', '', 'three']);
     expect(seen.audioBytes).toBe(4);
@@ -209,7 +242,10 @@ describe('the procedure, step by step (a fake server)', () => {
     expect(seen.applied).toEqual([3, 4, 5, 6, 7, 41]);
     expect(seen.snapshots).toEqual([2, 40]);
 
-    const inSpanish = { recordingId: 'rec_fake', lastSeq: 42, state: 'live', segments: [segment(0, 'one', { translations: { es: 'uno' } }), segment(10, 'eleven', { translations: { es: 'once' } })] };
+    const inSpanish = {
+      recordingId: 'rec_fake', lastSeq: 42, state: 'live',
+      segments: [segment(0, 'one', { translations: { es: 'uno' } }), segment(10, 'eleven', { translations: { es: 'once' } })],
+    };
     // A language: asked on the socket; once the server answers, the whole snapshot in it; frames wait meanwhile.
     subscription.update({ lang: 'es', audio: true });
     expect(second.sentFrames()).toEqual([{ type: 'subscribe.update', lang: 'es', audio: true }]);
@@ -256,7 +292,9 @@ describe('the procedure, step by step (a fake server)', () => {
   it('the owner\'s credential goes in the Authorization header, never in the URL', async () => {
     ScriptedSocket.made = [];
     const { fetch, asked, authorizations } = fakeFetch();
-    const client = createClient({ baseUrl: 'https://speech.test', apiKey: 'sg_live_secret', WebSocket: ScriptedSocket as unknown as WebSocketConstructor, fetch });
+    const client = createClient({
+      baseUrl: 'https://speech.test', apiKey: 'sg_live_secret', WebSocket: ScriptedSocket as unknown as WebSocketConstructor, fetch,
+    });
     const subscription = client.recordings.subscribe('rec_owned', { lang: 'de' });
     const socket = ScriptedSocket.made[0]!;
     expect(socket.url).toBe('wss://speech.test/v1/recordings/rec_owned/subscribe?lang=de');

@@ -10,7 +10,10 @@ import { expectInvalidOption, expectStatus, json, upload, uploadForm, goForward,
 import { commitKnown } from '../helpers/segments.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-interface Hit { recordingId: string; transcriptionId: string; sentenceId: string; start: number; end: number; speaker: number; text: string; snippet: string; score: number; unclear: boolean }
+interface Hit {
+  recordingId: string; transcriptionId: string; sentenceId: string; start: number; end: number; speaker: number; text: string;
+  snippet: string; score: number; unclear: boolean;
+}
 interface Page { results: Hit[]; nextCursor?: string | null }
 
 const lecture = await readFile(fixture('political-philosophy-60s.wav'));
@@ -32,10 +35,19 @@ describe.each(['postgres', 'embedded'] as const)('search on %s', (database) => {
 
   /** A recording of goforward.wav in a live transcription fed to a new broadcast, its job done. */
   async function broadcastRecording(body: Record<string, unknown>) {
-    const broadcast = await expectStatus(await server.postJson('/v1/broadcasts', { name: `Search ${Math.random().toString(36).slice(2, 8)}`, settings: { spokenLanguage: 'en' }, ...body }), 201);
-    const live = await expectStatus(await server.postJson('/v1/transcriptions/live', { name: 'Fed', settings: { spokenLanguage: 'en' } }), 201);
+    const broadcast = await expectStatus(
+      await server.postJson('/v1/broadcasts', {
+        name: `Search ${Math.random().toString(36).slice(2, 8)}`, settings: { spokenLanguage: 'en' }, ...body,
+      }),
+      201,
+    );
+    const live = await expectStatus(
+      await server.postJson('/v1/transcriptions/live', { name: 'Fed', settings: { spokenLanguage: 'en' } }), 201,
+    );
     await expectStatus(await server.postJson(`/v1/transcriptions/${live.id}/broadcasts/${broadcast.id}`, {}, { method: 'PUT' }), 200);
-    const response = await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, { method: 'POST', body: uploadForm(goForward) });
+    const response = await server.request(`/v1/transcriptions/${live.id}/recordings/upload`, {
+      method: 'POST', body: uploadForm(goForward),
+    });
     const recordingId: string = (await expectStatus(response, 201)).recordingId;
     await waitForJob(server, recordingId, ['done']);
     return { broadcast: { id: broadcast.id as string, code: broadcast.code as string }, recordingId };
@@ -43,7 +55,9 @@ describe.each(['postgres', 'embedded'] as const)('search on %s', (database) => {
 
   beforeAll(async () => {
     server = await startTestServer({ database });
-    const [a, b] = await Promise.all([json(await upload(server, { name: 'Go forward' })), json(await upload(server, { name: 'Lecture' }, lecture))]);
+    const [a, b] = await Promise.all([
+      json(await upload(server, { name: 'Go forward' })), json(await upload(server, { name: 'Lecture' }, lecture)),
+    ]);
     goForwardRec = a.recordingId;
     goForwardTx = a.id;
     lectureRec = b.recordingId;
@@ -103,7 +117,9 @@ describe.each(['postgres', 'embedded'] as const)('search on %s', (database) => {
     expect((await search({ q: 'Dublin' }, other.key)).results).toEqual([]);
     expect((await search({ q: 'forward' }, other.key)).results).toEqual([]);
     await expectStatus(await server.request(`/v1/search?q=forward&transcriptionId=${goForwardTx}`, { auth: other.key }), 404, 'not_found');
-    await expectStatus(await server.request(`/v1/search?q=lighthouse&broadcast=${publicBroadcast.code}`, { auth: other.key }), 404, 'not_found');
+    await expectStatus(
+      await server.request(`/v1/search?q=lighthouse&broadcast=${publicBroadcast.code}`, { auth: other.key }), 404, 'not_found',
+    );
   });
 
   it('lets a listener search a public broadcast by code, not a private one without its token, never a suppressed line', async () => {
@@ -111,8 +127,12 @@ describe.each(['postgres', 'embedded'] as const)('search on %s', (database) => {
     expect(found.results.map((h) => [h.recordingId, h.text])).toEqual([[publicRec, 'The lighthouse keeper waved at dawn.']]);
     // The private broadcast's line is not there through the public code, and its code needs the token.
     expect((await search({ q: 'submarine', broadcast: publicBroadcast.code }, null)).results).toEqual([]);
-    await expectStatus(await server.request(`/v1/search?q=submarine&broadcast=${privateBroadcast.code}`, { auth: null }), 401, 'invalid_token');
-    const { listenerToken } = await expectStatus(await server.postJson(`/v1/listen/${privateBroadcast.code}/token`, { password }, { auth: null }), 201);
+    await expectStatus(
+      await server.request(`/v1/search?q=submarine&broadcast=${privateBroadcast.code}`, { auth: null }), 401, 'invalid_token',
+    );
+    const { listenerToken } = await expectStatus(
+      await server.postJson(`/v1/listen/${privateBroadcast.code}/token`, { password }, { auth: null }), 201,
+    );
     const opened = await search({ q: 'submarine', broadcast: privateBroadcast.code, listenerToken }, null);
     expect(opened.results.map((h) => h.recordingId)).toEqual([privateRec]);
     // The low-confidence line: suppressed for listeners, unclear for the owner.
@@ -129,7 +149,9 @@ describe.each(['postgres', 'embedded'] as const)('search on %s', (database) => {
   it('searches the corrected text, never the old', async () => {
     const seq = await commitKnown(server, goForwardRec, { text: 'The quick brown fox jumped.', start: 50 });
     expect(texts(await search({ q: 'brown' }))).toContain('The quick brown fox jumped.');
-    await expectStatus(await server.postJson(`/v1/recordings/${goForwardRec}/corrections`, { edits: [{ seq, wordIdx: 2, to: 'crimson' }] }), 201);
+    await expectStatus(
+      await server.postJson(`/v1/recordings/${goForwardRec}/corrections`, { edits: [{ seq, wordIdx: 2, to: 'crimson' }] }), 201,
+    );
     expect(texts(await search({ q: 'crimson' }))).toContain('The quick crimson fox jumped.');
     expect(texts(await search({ q: 'brown' }))).not.toContain('The quick brown fox jumped.');
     expect(texts(await search({ q: 'brown' })).some((text) => /brown/.test(text))).toBe(false);

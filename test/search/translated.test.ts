@@ -11,7 +11,10 @@ import { expectInvalidOption, expectStatus, json, upload, waitForJob } from '../
 import { commitKnown } from '../helpers/segments.js';
 import { useTestServer } from '../helpers/server.js';
 
-interface Hit { recordingId: string; sentenceId: string; text: string; snippet: string; language: string | null; lang: string | null; original: string | null }
+interface Hit {
+  recordingId: string; sentenceId: string; text: string; snippet: string; language: string | null; lang: string | null;
+  original: string | null;
+}
 
 const server = useTestServer();
 const spanishAudio = await readFile(fixture('espeak-es.wav'));
@@ -74,7 +77,10 @@ describe('the English pivot', () => {
     const body = await (await server.graphql('query { search(q: "lighthouse", lang: "en") { results { recordingId text lang original '
       + 'language } } }')).json();
     expect(body.errors).toBeUndefined();
-    expect(body.data.search.results).toEqual([{ recordingId: spanishRec, text: expect.stringMatching(/lighthouse/i), lang: 'en', original: 'El faro brilla en la costa.', language: 'es' }]);
+    expect(body.data.search.results).toEqual([{
+      recordingId: spanishRec, text: expect.stringMatching(/lighthouse/i), lang: 'en', original: 'El faro brilla en la costa.',
+      language: 'es',
+    }]);
   });
 
   it.each(['de', 'fr'])('refuses lang=%s (not a translation target, not spoken) naming lang', async (lang) => {

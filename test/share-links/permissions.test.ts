@@ -30,23 +30,33 @@ describe('share links', () => {
     expect((await server.postJson(`/v1/transcriptions/${created.id}/share-links`, {})).status).toBe(400);
     expect((await server.postJson(`/v1/transcriptions/${created.id}/share-links`, { label: 'x', allowExport: 'yes' })).status).toBe(400);
 
-    const read = (code: string, what: string) => server.request(`/v1/recordings/${recordingId}/${what}${what.includes('?') ? '&' : '?'}shareCode=${code}`, { auth: null, redirect: 'manual' });
+    const read = (code: string, what: string) => server.request(
+      `/v1/recordings/${recordingId}/${what}${what.includes('?') ? '&' : '?'}shareCode=${code}`, { auth: null, redirect: 'manual' },
+    );
     const matrix: Array<[string, string, number]> = [
       // [link, read, status]
       [defaultLink.code, 'transcript', 200], [defaultLink.code, 'export?format=json', 200], [defaultLink.code, 'audio?kind=source', 302],
       [viewOnly.code, 'transcript', 200], [viewOnly.code, 'export?format=json', 403], [viewOnly.code, 'audio?kind=source', 403],
       [viewOnly.code, 'transcript?lang=fr', 403],
-      [exporter.code, 'export?format=srt', 200], [exporter.code, 'audio?kind=delivery', 403], [exporter.code, 'audio/clip?startS=0&endS=1', 403],
+      [exporter.code, 'export?format=srt', 200], [exporter.code, 'audio?kind=delivery', 403], [
+        exporter.code, 'audio/clip?startS=0&endS=1', 403,
+      ],
       [downloader.code, 'export?format=pdf', 403], [downloader.code, 'audio?kind=source', 302], [downloader.code, 'audio?kind=master', 403],
       [downloader.code, 'events', 401], [downloader.code, 'media-token', 401],
     ];
     for (const [code, what, status] of matrix) {
       const res = await read(code, what);
-      expect(res.status, `${what} with ${code === viewOnly.code ? 'viewer' : code === exporter.code ? 'exporter' : code === downloader.code ? 'downloader' : 'default'}`).toBe(status);
+      expect(
+        res.status,
+        `${what} with ${code === viewOnly.code ? 'viewer' : code === exporter.code ? 'exporter' : code === downloader.code ? 'downloader'
+          : 'default'}`,
+      ).toBe(status);
       if (status === 403) expect((await json(res)).code).toBe('forbidden');
     }
     // A link reads only its own transcription.
-    expect((await server.request(`/v1/recordings/${noLink.recordingId}/transcript?shareCode=${defaultLink.code}`, { auth: null })).status).toBe(404);
+    expect(
+      (await server.request(`/v1/recordings/${noLink.recordingId}/transcript?shareCode=${defaultLink.code}`, { auth: null })).status,
+    ).toBe(404);
 
     // PATCH applies from the next request; omitted fields stay.
     const patched = await json(await server.postJson(`/v1/share-links/${viewOnly.id}`, { allowExport: true }, { method: 'PATCH' }));
@@ -80,7 +90,9 @@ describe('share link labels', () => {
       await server.postJson(`/v1/share-links/${link.id}`, { label: `${longest}l` }, { method: 'PATCH' }),
     ];
     for (const res of refused) expect((await expectInvalidOption(res, 'label')).message).toContain('200');
-    expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toEqual([expect.objectContaining({ id: link.id, label: longest })]);
+    expect((await json(await server.request(`/v1/transcriptions/${created.id}/share-links`))).shareLinks).toEqual([
+      expect.objectContaining({ id: link.id, label: longest }),
+    ]);
   });
 });
 

@@ -1,6 +1,8 @@
 /** The built-in extractive summariser: TextRank over TF-IDF, top sentences in original order, a title from key phrases. */
 import { describe, expect, it } from 'vitest';
-import { centroidScores, extractiveSummariser, keyPhrases, pickSentences, rankSentences, stopWords, summaryLength, titleOf } from '../../src/summaries/extractive.js';
+import {
+  centroidScores, extractiveSummariser, keyPhrases, pickSentences, rankSentences, stopWords, summaryLength, titleOf,
+} from '../../src/summaries/extractive.js';
 import { parseSummaryAnswer } from '../../src/summaries/openai.js';
 
 const LECTURE = [
@@ -58,7 +60,9 @@ describe('sentence ranking', () => {
   });
 
   it('prefers a full sentence over a short interjection', () => {
-    expect(pickSentences(['Yes.', 'Justice is the first virtue of institutions.', 'Okay.'], 'en', 1)).toEqual(['Justice is the first virtue of institutions.']);
+    expect(pickSentences(['Yes.', 'Justice is the first virtue of institutions.', 'Okay.'], 'en', 1)).toEqual([
+      'Justice is the first virtue of institutions.',
+    ]);
   });
 
   it('uses the language\'s stop words, English when unknown', () => {
@@ -78,7 +82,10 @@ describe('title', () => {
   });
 
   it('works in Spanish with its stop words', async () => {
-    const sentences = ['La democracia necesita ciudadanos informados.', 'Los ciudadanos informados votan mejor.', 'Hoy hace sol.', 'Una democracia sin ciudadanos informados no dura.'];
+    const sentences = [
+      'La democracia necesita ciudadanos informados.', 'Los ciudadanos informados votan mejor.', 'Hoy hace sol.',
+      'Una democracia sin ciudadanos informados no dura.',
+    ];
     const { title, summary } = await extractiveSummariser.summarise({ sentences, language: 'es' });
     expect(title).toMatch(/Ciudadanos Informados|Democracia/);
     expect(summary).not.toContain('Hoy hace sol.');

@@ -29,7 +29,9 @@ export async function startFakeChat(): Promise<FakeChat> {
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
-  const error = (res: http.ServerResponse, status: number, message: string, type: string, code: string | null) => send(res, status, { error: { message, type, param: null, code } });
+  const error = (res: http.ServerResponse, status: number, message: string, type: string, code: string | null) => send(
+    res, status, { error: { message, type, param: null, code } },
+  );
   const completion = (model: string, content: string) => ({
     id: 'chatcmpl-fake', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
@@ -46,8 +48,12 @@ export async function startFakeChat(): Promise<FakeChat> {
         body = raw;
       }
       fake.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body });
-      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return error(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'invalid_request_error', 'unknown_url');
-      if (!body || typeof body !== 'object' || !body.model || !Array.isArray(body.messages)) return error(res, 400, 'you must provide a model parameter', 'invalid_request_error', null);
+      if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+        return error(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'invalid_request_error', 'unknown_url');
+      }
+      if (!body || typeof body !== 'object' || !body.model || !Array.isArray(body.messages)) {
+        return error(res, 400, 'you must provide a model parameter', 'invalid_request_error', null);
+      }
       const ok = () => send(res, 200, completion(body.model, fake.answer(body)));
       switch (fake.mode) {
         case 'ok': return ok();

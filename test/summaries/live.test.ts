@@ -13,7 +13,9 @@ const server = useTestServer({ env: { REALTIME_SECRET: 'summaries-suite-secret-0
 
 it('is pending while the recording is live and ready after finalize, from the corrected text', async () => {
   const created = await server.postJson('/v1/transcriptions/live', { name: 'Live summary', settings: { spokenLanguage: 'en' } });
-  const { streamUrl, recording } = await expectStatus(await server.postJson(`/v1/transcriptions/${(await expectStatus(created, 201)).id}/recordings`, {}), 201);
+  const { streamUrl, recording } = await expectStatus(
+    await server.postJson(`/v1/transcriptions/${(await expectStatus(created, 201)).id}/recordings`, {}), 201,
+  );
   const recordingId: string = recording.id;
   const summary = () => server.request(`/v1/recordings/${recordingId}/summary`).then(json);
   expect(await summary()).toMatchObject({ state: 'pending', title: null });
@@ -29,9 +31,15 @@ it('is pending while the recording is live and ready after finalize, from the co
     return transcript;
   }, 60_000, 250);
   // summarize before finalize asks nothing: the summary is written after it.
-  expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}/summarize`, { method: 'POST' }), 200)).state).toBe('pending');
+  expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}/summarize`, { method: 'POST' }), 200)).state).toBe(
+    'pending',
+  );
   const seqs: number[] = committed.segments.map((s: { seq: number }) => s.seq);
-  await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs, text: 'Walk onward twelve paces toward the harbour.' }] }), 201);
+  await expectStatus(
+    await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs, text: 'Walk onward twelve paces toward the '
+      + 'harbour.' }] }),
+    201,
+  );
 
   publisher.close();
   await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/stop`, {}), 200);

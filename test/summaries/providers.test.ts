@@ -12,9 +12,14 @@ import { FAKE_ANSWER, startFakeChat, type FakeChat, type FakeMode } from './fake
 const fake: FakeChat = await startFakeChat();
 afterAll(() => fake.close());
 
-const server = useTestServer({ env: { SUMMARY_PROVIDER: 'openai', SUMMARY_API_URL: fake.url, SUMMARY_API_KEY: 'sk-test-123', SUMMARY_MODEL: 'test-model', SUMMARY_TIMEOUT_MS: '1500' } });
+const server = useTestServer({ env: {
+  SUMMARY_PROVIDER: 'openai', SUMMARY_API_URL: fake.url, SUMMARY_API_KEY: 'sk-test-123', SUMMARY_MODEL: 'test-model',
+  SUMMARY_TIMEOUT_MS: '1500',
+} });
 
-const summaryOf = async (target: TestServer, recordingId: string) => expectStatus(await target.request(`/v1/recordings/${recordingId}/summary`), 200);
+const summaryOf = async (target: TestServer, recordingId: string) => expectStatus(
+  await target.request(`/v1/recordings/${recordingId}/summary`), 200,
+);
 const settled = (recordingId: string) => eventually(async () => {
   const summary = await summaryOf(server, recordingId);
   expect(summary.state).not.toBe('pending');
@@ -64,7 +69,9 @@ describe('the OpenAI-compatible summariser', () => {
     await server.prisma.recording.update({ where: { id: recordingId }, data: { summaryState: 'failed' } });
     fake.mode = mode;
     const before = fake.requests.length;
-    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}/summarize`, { method: 'POST' }), 200)).state).toBe('pending');
+    expect((await expectStatus(await server.request(`/v1/recordings/${recordingId}/summarize`, { method: 'POST' }), 200)).state).toBe(
+      'pending',
+    );
     const failed = await settled(recordingId);
     expect(fake.requests.length).toBe(before + 1);
     expect(failed).toMatchObject({ state: 'unavailable', reason: 'failed', retryable: true, title: null, summary: null });
@@ -88,8 +95,12 @@ describe('SUMMARY_PROVIDER=off', () => {
     expect(await summaryOf(off, recordingId)).toMatchObject({ state: 'unavailable', reason: 'off', retryable: false });
     await waitForJob(off, recordingId, ['done']);
     expect(await summaryOf(off, recordingId)).toMatchObject({ state: 'unavailable', reason: 'off', title: null });
-    expect(await expectStatus(await off.request(`/v1/recordings/${recordingId}/summarize`, { method: 'POST' }), 200)).toMatchObject({ state: 'unavailable', reason: 'off' });
-    const { data } = await json(await off.graphql('query ($id: ID!) { recordingSummary(recordingId: $id) { state reason } }', { id: recordingId }));
+    expect(await expectStatus(await off.request(`/v1/recordings/${recordingId}/summarize`, { method: 'POST' }), 200)).toMatchObject(
+      { state: 'unavailable', reason: 'off' },
+    );
+    const { data } = await json(await off.graphql(
+      'query ($id: ID!) { recordingSummary(recordingId: $id) { state reason } }', { id: recordingId },
+    ));
     expect(data.recordingSummary).toEqual({ state: 'unavailable', reason: 'off' });
   }, 120_000);
 });

@@ -36,7 +36,9 @@ beforeAll(async () => {
 describe('the summary written after finalize', () => {
   it('is ready after the job is done: a title and sentences of the transcript, in order', async () => {
     const summary = await ready();
-    expect(summary).toMatchObject({ recordingId, state: 'ready', provider: 'builtin', language: 'en', lang: null, reason: null, error: null });
+    expect(summary).toMatchObject({
+      recordingId, state: 'ready', provider: 'builtin', language: 'en', lang: null, reason: null, error: null,
+    });
     expect(summary.title.trim().length).toBeGreaterThan(0);
     expect(Date.parse(summary.writtenAt)).toBeGreaterThan(0);
     const transcript = await expectStatus(await server.request(`/v1/recordings/${recordingId}/transcript`), 200);
@@ -79,8 +81,12 @@ describe('the summary written after finalize', () => {
 describe('asking for a summary', () => {
   it('summarize writes one for a finished recording that has none, through REST and GraphQL', async () => {
     const before = await ready();
-    await server.prisma.recording.update({ where: { id: recordingId }, data: { summaryState: null, summaryTitle: null, summaryText: null, summaryAt: null } });
-    expect(await expectStatus(await getSummary(), 200)).toMatchObject({ state: 'unavailable', reason: 'missing', retryable: true, title: null });
+    await server.prisma.recording.update({
+      where: { id: recordingId }, data: { summaryState: null, summaryTitle: null, summaryText: null, summaryAt: null },
+    });
+    expect(await expectStatus(await getSummary(), 200)).toMatchObject({
+      state: 'unavailable', reason: 'missing', retryable: true, title: null,
+    });
     // GET queues nothing.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await expectStatus(await getSummary(), 200)).state).toBe('unavailable');
@@ -91,8 +97,12 @@ describe('asking for a summary', () => {
     expect({ title: after.title, summary: after.summary }).toEqual({ title: before.title, summary: before.summary });
 
     await server.prisma.recording.update({ where: { id: recordingId }, data: { summaryState: 'failed', summaryError: 'earlier failure' } });
-    expect(await expectStatus(await getSummary(), 200)).toMatchObject({ state: 'unavailable', reason: 'failed', retryable: true, error: 'earlier failure' });
-    const { data, errors } = await json(await server.graphql('mutation ($id: ID!) { summarizeRecording(recordingId: $id) { state } }', { id: recordingId }));
+    expect(await expectStatus(await getSummary(), 200)).toMatchObject({
+      state: 'unavailable', reason: 'failed', retryable: true, error: 'earlier failure',
+    });
+    const { data, errors } = await json(await server.graphql(
+      'mutation ($id: ID!) { summarizeRecording(recordingId: $id) { state } }', { id: recordingId },
+    ));
     expect(errors).toBeUndefined();
     expect(['pending', 'ready']).toContain(data.summarizeRecording.state);
     expect((await ready()).error).toBeNull();
@@ -102,9 +112,13 @@ describe('asking for a summary', () => {
     const created = await json(await upload(server, { name: 'Short' }));
     const early = await expectStatus(await server.request(`/v1/recordings/${created.recordingId}/summary`), 200);
     expect(early.state).toBe('pending');
-    expect((await expectStatus(await server.request(`/v1/recordings/${created.recordingId}/summarize`, { method: 'POST' }), 200)).state).toBe('pending');
+    expect(
+      (await expectStatus(await server.request(`/v1/recordings/${created.recordingId}/summarize`, { method: 'POST' }), 200)).state,
+    ).toBe('pending');
     await waitForJob(server, created.recordingId, ['done']);
-    await eventually(async () => expect((await json(await server.request(`/v1/recordings/${created.recordingId}/summary`))).state).toBe('ready'), 30_000);
+    await eventually(
+      async () => expect((await json(await server.request(`/v1/recordings/${created.recordingId}/summary`))).state).toBe('ready'), 30_000,
+    );
   });
 });
 
@@ -112,7 +126,9 @@ describe('who may read and ask', () => {
   it('a share-link reader can read the summary but not ask for one', async () => {
     const summary = await ready();
     expect(await expectStatus(await getSummary(`?shareCode=${shareCode}`, null), 200)).toEqual(summary);
-    await expectStatus(await server.request(`/v1/recordings/${recordingId}/summarize?shareCode=${shareCode}`, { method: 'POST', auth: null }), 401);
+    await expectStatus(
+      await server.request(`/v1/recordings/${recordingId}/summarize?shareCode=${shareCode}`, { method: 'POST', auth: null }), 401,
+    );
     const readOnly = await server.createKey(['read']);
     await expectStatus(await summarize(readOnly.key), 403, 'forbidden');
   });
@@ -121,7 +137,9 @@ describe('who may read and ask', () => {
     const other = await server.createKey(['*'], { accountId: await server.createAccount() });
     await expectStatus(await getSummary('', other.key), 404, 'not_found');
     await expectStatus(await summarize(other.key), 404, 'not_found');
-    const { errors } = await json(await server.graphql('mutation ($id: ID!) { summarizeRecording(recordingId: $id) { state } }', { id: recordingId }, { auth: other.key }));
+    const { errors } = await json(await server.graphql(
+      'mutation ($id: ID!) { summarizeRecording(recordingId: $id) { state } }', { id: recordingId }, { auth: other.key },
+    ));
     expect(errors[0].extensions.code).toBe('not_found');
   });
 
@@ -150,7 +168,9 @@ describe('after a correction', () => {
       'In the evening the boats return with their catch.',
       'Everyone meets at the harbour market before dark.',
     ];
-    await expectStatus(await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs, text: sentences.join(' ') }] }), 201);
+    await expectStatus(
+      await server.postJson(`/v1/recordings/${recordingId}/corrections`, { lines: [{ seqs, text: sentences.join(' ') }] }), 201,
+    );
     expect((await expectStatus(await getSummary(), 200)).state).toBe('pending');
     const after = await ready();
     expect(Date.parse(after.writtenAt)).toBeGreaterThan(Date.parse(before.writtenAt));

@@ -94,7 +94,9 @@ describe('media credentials', () => {
     expect(delivery.exp - now / 1000).toBe(3600);
     const master = signMedia(secret, { recordingId: 'r1', kind: 'master', format: 'ogg' }, now);
     expect(master.exp - now / 1000).toBe(300);
-    const ok = (m: { recordingId: string; kind: 'delivery' | 'master'; format: 'ogg' | 'mp3' }, s: { exp: number; sig: string }, at: number) =>
+    const ok = (
+      m: { recordingId: string; kind: 'delivery' | 'master'; format: 'ogg' | 'mp3' }, s: { exp: number; sig: string }, at: number,
+    ) =>
       verifyMediaSignature(secret, { ...m, expiresAt: s.exp }, s.sig, at);
     expect(ok({ recordingId: 'r1', kind: 'delivery', format: 'ogg' }, delivery, now + 3599_000)).toBe(true);
     expect(ok({ recordingId: 'r1', kind: 'delivery', format: 'ogg' }, delivery, now + 3601_000)).toBe(false);

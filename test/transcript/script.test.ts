@@ -36,12 +36,16 @@ describe('script following', () => {
   });
 
   it('jumps ahead over a skipped sentence', () => {
-    const [, skipped] = follow(['Good morning everyone, welcome to the quarterly review.', 'Second, we opened three new offices in Europe.']);
+    const [, skipped] = follow([
+      'Good morning everyone, welcome to the quarterly review.', 'Second, we opened three new offices in Europe.',
+    ]);
     expect(skipped).toMatchObject({ text: 'Second, we opened three new offices in Europe.', scriptFrom: 17, scriptPos: 25 });
   });
 
   it('finds a repeated phrase a little behind the reader, then goes on from there', () => {
-    const matches = follow(['First, our revenue grew by twenty one percent this year.', 'twenty one percent this year', 'Second we opened three new offices']);
+    const matches = follow([
+      'First, our revenue grew by twenty one percent this year.', 'twenty one percent this year', 'Second we opened three new offices',
+    ]);
     expect(matches[0]).toMatchObject({ text: 'First, our revenue grew by twenty-one percent this year.', scriptFrom: 8, scriptPos: 17 });
     // "twenty one" (two words heard) is "twenty-one" (one script word).
     expect(matches[1]).toMatchObject({ text: 'twenty-one percent this year.', scriptFrom: 13, scriptPos: 17 });
@@ -61,7 +65,9 @@ describe('script following', () => {
   });
 
   it('takes a short segment going on where the reader is, but not one elsewhere', () => {
-    expect(followScript(SCRIPT, '21 dollars', 13)).toMatchObject({ text: 'twenty-one percent', recognizedText: '21 dollars', scriptFrom: 13, scriptPos: 15 });
+    expect(followScript(SCRIPT, '21 dollars', 13)).toMatchObject({
+      text: 'twenty-one percent', recognizedText: '21 dollars', scriptFrom: 13, scriptPos: 15,
+    });
     expect(followScript(SCRIPT, 'offices', 22)).toMatchObject({ text: 'offices', scriptFrom: 22, scriptPos: 23 });
     expect(followScript(SCRIPT, 'offices', 8)).toBeNull();
   });

@@ -31,7 +31,9 @@ describe('file jobs decode accurately by default', () => {
     expect(job).toMatchObject({ state: 'done', error: null });
 
     const log = await json(await server.request(`/v1/recordings/${created.recordingId}/events?limit=500`));
-    const done = log.events.filter((event: { type: string; frame: { state: string } }) => event.type === 'job.state' && event.frame.state === 'done');
+    const done = log.events.filter(
+      (event: { type: string; frame: { state: string } }) => event.type === 'job.state' && event.frame.state === 'done',
+    );
     expect(done).toHaveLength(1);
     expect(done[0].frame).toMatchObject({ model: 'whisper-base', beamSize: 5 });
 
@@ -46,7 +48,9 @@ describe('file jobs decode accurately by default', () => {
 
 describe('a server without its accurate model', () => {
   it('answers capabilities, languages and session creation with 503 unavailable and Retry-After', async () => {
-    const bare = await startTestServer({ workers: [], env: { MODEL_ACCURATE: 'whisper-not-installed', REALTIME_SECRET: 'accuracy-suite-secret-0123456789abcdef' } });
+    const bare = await startTestServer({
+      workers: [], env: { MODEL_ACCURATE: 'whisper-not-installed', REALTIME_SECRET: 'accuracy-suite-secret-0123456789abcdef' },
+    });
     try {
       for (const [pathname, init] of [
         ['/v1/realtime/capabilities', undefined],

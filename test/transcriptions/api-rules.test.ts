@@ -29,7 +29,9 @@ describe('creating', () => {
     const res = await upload(server, { name: 'too big' }, big);
     expect(res.status).toBe(413);
     const body = await json(res);
-    expect(body).toMatchObject({ defined: true, code: 'invalid_options', status: 413, data: { details: { field: 'file', limit: 100000 } } });
+    expect(body).toMatchObject(
+      { defined: true, code: 'invalid_options', status: 413, data: { details: { field: 'file', limit: 100000 } } },
+    );
     expect(body.message).toContain('limits.maxUploadBytes');
     expect(body.requestId).toBe(res.headers.get('x-request-id'));
     expect(await mediaFiles()).toEqual(before);
@@ -58,7 +60,9 @@ describe('creating', () => {
       expect(envelope.data.details.field).toBe(field);
       expect(envelope.message).toContain(field.split('.').pop());
     }
-    const wrongType = await server.request('/v1/transcriptions', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const wrongType = await server.request('/v1/transcriptions', {
+      method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello',
+    });
     expect(wrongType.status).toBe(415);
   });
 
@@ -77,7 +81,11 @@ describe('creating', () => {
   });
 
   it('refuses links to private, loopback and metadata addresses at once', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:9/a.mp3', 'http://[::1]/a.mp3', 'http://metadata.google.internal/', 'http://10.0.0.8/a.wav', 'http://[::127.0.0.1]/a.mp3', 'http://[::ffff:0:7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b:1::1]/', 'http://[2001::1]/']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:9/a.mp3', 'http://[::1]/a.mp3', 'http://metadata.google.internal/',
+      'http://10.0.0.8/a.wav', 'http://[::127.0.0.1]/a.mp3', 'http://[::ffff:0:7f00:1]/', 'http://[2002:7f00:1::]/',
+      'http://[64:ff9b:1::1]/', 'http://[2001::1]/',
+    ]) {
       const res = await server.postJson('/v1/transcriptions', { url });
       expect(res.status, url).toBe(400);
       expect(await json(res)).toMatchObject({ code: 'invalid_options', data: { details: { field: 'url', problem: 'link_refused' } } });
@@ -100,7 +108,9 @@ describe('creating', () => {
 describe('listing and lifecycle', () => {
   it('pages newest first without repeats or gaps while items are created and archived between pages', async () => {
     const made: string[] = [];
-    for (let i = 0; i < 5; i++) made.push((await json(await server.postJson('/v1/transcriptions', { url: `https://example.org/page-${i}.mp3`, name: `page ${i}` }))).id);
+    for (let i = 0; i < 5; i++) made.push((await json(await server.postJson('/v1/transcriptions', {
+      url: `https://example.org/page-${i}.mp3`, name: `page ${i}`,
+    }))).id);
     const first = await json(await server.request('/v1/transcriptions?limit=2'));
     expect(first.transcriptions.map((t: { id: string }) => t.id)).toEqual([made[4], made[3]]);
     // Between pages: a new one appears (newer than the cursor: not in later pages) and one already seen is archived.
@@ -127,10 +137,17 @@ describe('listing and lifecycle', () => {
   it('renames, archives, restores, and purges only archived transcriptions', async () => {
     const created = await json(await server.postJson('/v1/transcriptions', { url: 'https://example.org/life.mp3' }));
     expect(created.name).toBe('https://example.org/life.mp3');
-    const renamed = await json(await server.postJson(`/v1/transcriptions/${created.id}`, { name: 'Life', settings: { spokenLanguage: 'de' } }, { method: 'PATCH' }));
+    const renamed = await json(await server.postJson(
+      `/v1/transcriptions/${created.id}`, { name: 'Life', settings: { spokenLanguage: 'de' } }, { method: 'PATCH' },
+    ));
     expect(renamed).toMatchObject({ name: 'Life', settings: { spokenLanguage: 'de' } });
-    const cleared = await json(await server.postJson(`/v1/transcriptions/${created.id}`, { settings: { spokenLanguage: null } }, { method: 'PATCH' }));
-    expect(cleared.settings).toEqual({ spokenLanguage: null, speakerLabels: null, confidencePolicy: null, voiceByLang: null, latencyMode: null, translate: null, llmFix: null });
+    const cleared = await json(await server.postJson(
+      `/v1/transcriptions/${created.id}`, { settings: { spokenLanguage: null } }, { method: 'PATCH' },
+    ));
+    expect(cleared.settings).toEqual({
+      spokenLanguage: null, speakerLabels: null, confidencePolicy: null, voiceByLang: null, latencyMode: null, translate: null,
+      llmFix: null,
+    });
     expect((await server.postJson(`/v1/transcriptions/${created.id}`, { kind: 'live' }, { method: 'PATCH' })).status).toBe(400);
     const early = await server.request(`/v1/transcriptions/${created.id}/purge`, { method: 'POST' });
     expect(early.status).toBe(409);
@@ -138,7 +155,9 @@ describe('listing and lifecycle', () => {
     expect((await json(await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST' }))).state).toBe('archived');
     expect((await json(await server.request(`/v1/transcriptions/${created.id}/restore`, { method: 'POST' }))).state).toBe('active');
     await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST' });
-    expect(await json(await server.request(`/v1/transcriptions/${created.id}/purge`, { method: 'POST' }))).toEqual({ id: created.id, purged: true });
+    expect(await json(await server.request(`/v1/transcriptions/${created.id}/purge`, { method: 'POST' }))).toEqual({
+      id: created.id, purged: true,
+    });
     expect((await server.request(`/v1/transcriptions/${created.id}`)).status).toBe(404);
   });
 
@@ -176,7 +195,9 @@ describe('spec details', () => {
     const made: { id: string; archived: boolean }[] = [];
     for (let i = 0; i < 3; i++) {
       for (const archived of [true, false]) {
-        const created = await json(await server.postJson('/v1/transcriptions', { url: `https://example.org/all-${i}-${archived}.mp3` }, { auth: key }));
+        const created = await json(await server.postJson(
+          '/v1/transcriptions', { url: `https://example.org/all-${i}-${archived}.mp3` }, { auth: key },
+        ));
         if (archived) await server.request(`/v1/transcriptions/${created.id}/archive`, { method: 'POST', auth: key });
         made.push({ id: created.id, archived });
       }
@@ -190,7 +211,9 @@ describe('spec details', () => {
     const seen = first.transcriptions.map((t: { id: string }) => t.id);
     let cursor = first.nextCursor;
     while (cursor) {
-      const page = await json(await server.request(`/v1/transcriptions?lifecycle=all&limit=2&cursor=${encodeURIComponent(cursor)}`, { auth: key }));
+      const page = await json(await server.request(
+        `/v1/transcriptions?lifecycle=all&limit=2&cursor=${encodeURIComponent(cursor)}`, { auth: key },
+      ));
       seen.push(...page.transcriptions.map((t: { id: string }) => t.id));
       cursor = page.nextCursor;
     }
@@ -205,7 +228,9 @@ describe('spec details', () => {
     expect(res.headers.get('x-export-partial')).toBe('false');
     expect(res.headers.get('content-disposition')).not.toContain('partial');
     expect(await json(res)).toMatchObject({ partial: false });
-    expect(await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`))).toMatchObject({ partial: false, job: { state: 'failed' } });
+    expect(await json(await server.request(`/v1/recordings/${created.recordingId}/transcript`))).toMatchObject({
+      partial: false, job: { state: 'failed' },
+    });
   });
 
   it('the cropping preview takes the owner\'s media token (media=), as /audio does, and refuses a share link', async () => {
@@ -215,12 +240,16 @@ describe('spec details', () => {
     const recording = await server.prisma.recording.findUniqueOrThrow({ where: { id: created.recordingId } });
     await server.prisma.job.updateMany({ where: { recordingId: created.recordingId }, data: { previewPath: recording.sourcePath } });
     const { token } = await json(await server.request(`/v1/recordings/${created.recordingId}/media-token`));
-    const preview = await server.request(`/v1/recordings/${created.recordingId}/job/preview?media=${encodeURIComponent(token)}`, { auth: null });
+    const preview = await server.request(
+      `/v1/recordings/${created.recordingId}/job/preview?media=${encodeURIComponent(token)}`, { auth: null },
+    );
     expect(preview.status).toBe(200);
     expect(Buffer.from(await preview.arrayBuffer()).subarray(0, 4).toString('latin1')).toBe('OggS');
     expect((await server.request(`/v1/recordings/${created.recordingId}/job/preview?media=nope`, { auth: null })).status).toBe(401);
     // A share link does not open it: the route takes no shareCode (refused by name, as any parameter it does not declare).
-    const shared = await server.request(`/v1/recordings/${created.recordingId}/job/preview?shareCode=${created.shareLink.code}`, { auth: null });
+    const shared = await server.request(
+      `/v1/recordings/${created.recordingId}/job/preview?shareCode=${created.shareLink.code}`, { auth: null },
+    );
     expect(shared.status).toBe(400);
     expect(await shared.json()).toMatchObject({ code: 'invalid_options', data: { details: { field: 'shareCode' } } });
   });
@@ -242,6 +271,8 @@ describe('events socket', () => {
       socket.once('error', reject);
     });
     socket.close();
-    expect(first).toMatchObject({ type: 'events.ready', transcriptionId: created.id, job: { state: 'fetching', recordingId: created.recordingId } });
+    expect(first).toMatchObject({
+      type: 'events.ready', transcriptionId: created.id, job: { state: 'fetching', recordingId: created.recordingId },
+    });
   });
 });

@@ -21,11 +21,16 @@ afterAll(async () => {
 });
 
 describe('POST /v1/transcriptions with a file', () => {
-  let transcription: { id: string; recordingId: string; job: { recordingId: string; state: string; startedAt: string | null }; shareLink: { code: string } | null };
+  let transcription: {
+    id: string; recordingId: string; job: { recordingId: string; state: string; startedAt: string | null };
+    shareLink: { code: string } | null;
+  };
   const socketFrames: Array<{ type: string; state?: string; progress?: { pct: number } }> = [];
 
   it('answers 201 at once with job.recordingId, and the job reaches done with the spoken text', async () => {
-    const res = await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(speech, { name: 'Directions', settings: { spokenLanguage: 'en' } }) });
+    const res = await server.request('/v1/transcriptions', {
+      method: 'POST', body: uploadForm(speech, { name: 'Directions', settings: { spokenLanguage: 'en' } }),
+    });
     expect(res.status).toBe(201);
     transcription = await json(res);
     expect(transcription).toMatchObject({ kind: 'file', name: 'Directions', state: 'active', settings: { spokenLanguage: 'en' } });
@@ -35,7 +40,9 @@ describe('POST /v1/transcriptions with a file', () => {
     if (transcription.job.state === 'queued') expect(transcription.job.startedAt).toBeNull();
     expect(transcription.shareLink).toMatchObject({ isDefault: true, allowDownload: true, allowExport: true, allowTranslate: true });
 
-    const socket = new WebSocket(`${server.wsUrl}/v1/transcriptions/${transcription.id}/events`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const socket = new WebSocket(`${server.wsUrl}/v1/transcriptions/${transcription.id}/events`, { headers: {
+      authorization: `Bearer ${server.apiKey}`,
+    } });
     socket.on('message', (data) => socketFrames.push(JSON.parse(String(data))));
     await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
 
@@ -57,11 +64,16 @@ describe('POST /v1/transcriptions with a file', () => {
     expect(transcript.lastSeq).toBe(log.lastSeq);
     expect(transcript.segments[0].words.length).toBeGreaterThan(1);
     // The confidence policy: a sentence under `hideBelow` is flagged unclear, its words kept.
-    const strict = await server.request(`/v1/transcriptions/${transcription.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { confidencePolicy: { hideBelow: 1 } } }) });
+    const strict = await server.request(`/v1/transcriptions/${transcription.id}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: { confidencePolicy: { hideBelow: 1 } } }),
+    });
     expect(strict.status).toBe(200);
     const flagged = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript`));
     expect(flagged.sentences.every((s: { unclear?: boolean; text: string }) => s.unclear === true && s.text.length > 0)).toBe(true);
-    await server.request(`/v1/transcriptions/${transcription.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { confidencePolicy: null } }) });
+    await server.request(`/v1/transcriptions/${transcription.id}`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ settings: { confidencePolicy: null } }),
+    });
     const relaxed = await json(await server.request(`/v1/recordings/${transcription.recordingId}/transcript`));
     for (const sentence of relaxed.sentences) expect(sentence.unclear ?? false).toBe(sentence.confidence < 0.6);
     // `after` returns only what follows.
@@ -85,7 +97,9 @@ describe('POST /v1/transcriptions with a file', () => {
     const rest = await json(await server.request(`/v1/recordings/${transcription.recordingId}/events?cursor=${log.nextCursor}&limit=500`));
     const all = [...log.events, ...rest.events];
     expect(all.map((e: { seq: number }) => e.seq)).toEqual(all.map((_: unknown, i: number) => i));
-    expect(all.filter((e: { type: string }) => e.type === 'job.state').map((e: { frame: { state: string } }) => e.frame.state)).toEqual(['queued', 'transcribing', 'done']);
+    expect(all.filter((e: { type: string }) => e.type === 'job.state').map((e: { frame: { state: string } }) => e.frame.state)).toEqual(
+      ['queued', 'transcribing', 'done'],
+    );
     expect(rest.nextCursor).toBeUndefined();
     const both = await server.request(`/v1/recordings/${transcription.recordingId}/events?cursor=${log.nextCursor}&after=3`);
     expect(both.status).toBe(400);
@@ -113,8 +127,12 @@ describe('POST /v1/transcriptions with a file', () => {
   });
 
   it('redirects /audio to signed URLs per kind and format, serves WAV clips, and honours the media token', async () => {
-    for (const [kind, format, magic] of [['delivery', 'ogg', 'OggS'], ['delivery', 'caf', 'caff'], ['master', 'mp3', ''], ['source', 'ogg', 'OggS']] as const) {
-      const res = await server.request(`/v1/recordings/${transcription.recordingId}/audio?kind=${kind}&format=${format}`, { redirect: 'manual' });
+    for (const [kind, format, magic] of [
+      ['delivery', 'ogg', 'OggS'], ['delivery', 'caf', 'caff'], ['master', 'mp3', ''], ['source', 'ogg', 'OggS'],
+    ] as const) {
+      const res = await server.request(
+        `/v1/recordings/${transcription.recordingId}/audio?kind=${kind}&format=${format}`, { redirect: 'manual' },
+      );
       expect(res.status).toBe(302);
       const location = res.headers.get('location')!;
       expect(location).toMatch(/sig=/);
@@ -138,21 +156,31 @@ describe('POST /v1/transcriptions with a file', () => {
     const { token } = await json(await server.request(`/v1/recordings/${transcription.recordingId}/media-token`));
     const again = await json(await server.request(`/v1/recordings/${transcription.recordingId}/media-token`));
     expect(again.token).toBe(token);
-    const viaToken = await server.request(`/v1/recordings/${transcription.recordingId}/audio?media=${token}`, { auth: null, redirect: 'manual' });
+    const viaToken = await server.request(
+      `/v1/recordings/${transcription.recordingId}/audio?media=${token}`, { auth: null, redirect: 'manual' },
+    );
     expect(viaToken.status).toBe(302);
     const noCredential = await server.request(`/v1/recordings/${transcription.recordingId}/audio`, { auth: null, redirect: 'manual' });
     expect(noCredential.status).toBe(401);
     // A signed-in person's access token rides in access_token= (an audio element sends no header); an API key may not.
     const person = await server.createUser();
-    expect((await server.request(`/v1/recordings/${transcription.recordingId}/audio?access_token=${person.token}`, { auth: null, redirect: 'manual' })).status).toBe(302);
-    const personClip = await server.request(`/v1/recordings/${transcription.recordingId}/audio/clip?startS=0&endS=1&access_token=${person.token}`, { auth: null });
+    expect((await server.request(
+      `/v1/recordings/${transcription.recordingId}/audio?access_token=${person.token}`, { auth: null, redirect: 'manual' },
+    )).status).toBe(302);
+    const personClip = await server.request(
+      `/v1/recordings/${transcription.recordingId}/audio/clip?startS=0&endS=1&access_token=${person.token}`, { auth: null },
+    );
     expect(personClip.status).toBe(200);
     expect(personClip.headers.get('content-type')).toBe('audio/wav');
-    const keyInUrl = await server.request(`/v1/recordings/${transcription.recordingId}/audio?access_token=${server.apiKey}`, { auth: null, redirect: 'manual' });
+    const keyInUrl = await server.request(
+      `/v1/recordings/${transcription.recordingId}/audio?access_token=${server.apiKey}`, { auth: null, redirect: 'manual' },
+    );
     expect(keyInUrl.status).toBe(403);
     expect((await keyInUrl.json()).code).toBe('key_from_browser');
     const otherPerson = await server.createUser({ accountId: await server.createAccount('elsewhere') });
-    expect((await server.request(`/v1/recordings/${transcription.recordingId}/audio?access_token=${otherPerson.token}`, { auth: null, redirect: 'manual' })).status).toBe(404);
+    expect((await server.request(
+      `/v1/recordings/${transcription.recordingId}/audio?access_token=${otherPerson.token}`, { auth: null, redirect: 'manual' },
+    )).status).toBe(404);
     // The token reads media only: the transcript takes no media parameter (refused by name).
     const transcriptByToken = await server.request(`/v1/recordings/${transcription.recordingId}/transcript?media=${token}`, { auth: null });
     expect(transcriptByToken.status).toBe(400);
@@ -160,7 +188,9 @@ describe('POST /v1/transcriptions with a file', () => {
   });
 
   it('answers /audio as data with Accept: application/json: the signed URL, and media listing the sealed renditions', async () => {
-    const audio = (query: string, accept: string) => server.request(`/v1/recordings/${transcription.recordingId}/audio${query}`, { headers: { accept }, redirect: 'manual' });
+    const audio = (query: string, accept: string) => server.request(`/v1/recordings/${transcription.recordingId}/audio${query}`, {
+      headers: { accept }, redirect: 'manual',
+    });
     type Rendition = { rendition: string; format: string; contentType: string; bytes: number; url: string; expiresAt: string };
     const asData = async (query = '') => {
       const res = await audio(query, 'application/json');
@@ -179,7 +209,9 @@ describe('POST /v1/transcriptions with a file', () => {
     const after = await asData();
     const mp3 = after.media.find((m) => m.rendition === 'delivery_mp3')!;
     expect(mp3).toMatchObject({ format: 'mp3', contentType: 'audio/mpeg', bytes });
-    expect(after.media.map((m) => m.rendition)).toEqual(['delivery', 'delivery_caf', 'delivery_mp3'].filter((r) => after.media.some((m) => m.rendition === r)));
+    expect(after.media.map((m) => m.rendition)).toEqual(
+      ['delivery', 'delivery_caf', 'delivery_mp3'].filter((r) => after.media.some((m) => m.rendition === r)),
+    );
     const served = await fetch(mp3.url);
     expect([served.status, served.headers.get('content-type')]).toEqual([200, 'audio/mpeg']);
     expect(Date.parse(mp3.expiresAt)).toBeGreaterThan(Date.now());
@@ -216,7 +248,9 @@ describe('GraphQL', () => {
       headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query }),
     })).json();
-    const client = createClient({ url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${server.apiKey}` } });
+    const client = createClient({
+      url: `${server.wsUrl}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${server.apiKey}` },
+    });
     const states: string[] = [];
     const finished = new Promise<void>((resolve, reject) => {
       const stop = client.subscribe<{ transcriptionEvents: { type: string; state: string | null } }>(
@@ -252,7 +286,8 @@ describe('GraphQL', () => {
     const query = await fetch(`${server.url}/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ recordingTranscript(recordingId: "${recordingId}") { lastSeq partial sentences { text } segments { seq words { text prob } } } }` }),
+      body: JSON.stringify({ query: `{ recordingTranscript(recordingId: "${recordingId}") { lastSeq partial sentences { text } segments { `
+        + `seq words { text prob } } } }` }),
     });
     const transcript = (await query.json()).data.recordingTranscript;
     expect(transcript.partial).toBe(false);
@@ -310,10 +345,14 @@ describe('cropping', () => {
     const preview = await server.request(`/v1/recordings/${recordingId}/job/preview`);
     expect(preview.status).toBe(200);
     expect(Buffer.from(await preview.arrayBuffer()).subarray(0, 4).toString('latin1')).toBe('OggS');
-    const bad = await server.request(`/v1/recordings/${recordingId}/job/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 2, endS: 1 }) });
+    const bad = await server.request(`/v1/recordings/${recordingId}/job/start`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 2, endS: 1 }),
+    });
     expect(bad.status).toBe(400);
     expect((await json(bad)).data.details.field).toBe('endS');
-    const started = await json(await server.request(`/v1/recordings/${recordingId}/job/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 1 }) }));
+    const started = await json(await server.request(`/v1/recordings/${recordingId}/job/start`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 1 }),
+    }));
     expect(['queued', 'transcribing']).toContain(started.state);
     expect(started.window).toEqual({ startS: 1, endS: null });
     await waitFor(server, recordingId, ['done']);
@@ -337,7 +376,9 @@ describe('failure while transcribing', () => {
     }
     // The stored upload disappears before the job starts (storage lost it).
     await rm(path.join(server.app.config.dataDir, 'media', created.recordingId, 'source'));
-    await server.request(`/v1/recordings/${created.recordingId}/job/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 0 }) });
+    await server.request(`/v1/recordings/${created.recordingId}/job/start`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ startS: 0 }),
+    });
     const failed = await waitFor(server, created.recordingId, ['failed', 'done']);
     expect(failed).toMatchObject({ state: 'failed', errorCode: 'source_missing', attempts: 1 });
     expect(failed.error).toContain('stored source');
@@ -346,7 +387,9 @@ describe('failure while transcribing', () => {
     const again = await waitFor(server, created.recordingId, ['failed', 'done']);
     expect(again).toMatchObject({ state: 'failed', errorCode: 'source_missing', attempts: 2 });
     const log = await json(await server.request(`/v1/recordings/${created.recordingId}/events?limit=500`));
-    const states = log.events.filter((e: { type: string }) => e.type === 'job.state').map((e: { frame: { state: string } }) => e.frame.state);
+    const states = log.events.filter((e: { type: string }) => e.type === 'job.state').map(
+      (e: { frame: { state: string } }) => e.frame.state,
+    );
     expect(states).toEqual(['cropping', 'queued', 'transcribing', 'failed', 'queued', 'transcribing', 'failed']);
   });
 });

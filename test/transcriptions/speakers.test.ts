@@ -23,7 +23,9 @@ interface SegmentView { start: number; end: number; speaker: number; speakerConf
 async function transcribe(speakerLabels: 'on' | 'off'): Promise<{ segments: SegmentView[]; speakers: Array<{ index: number }> }> {
   const created = await json(await server.request('/v1/transcriptions', {
     method: 'POST',
-    body: uploadForm(await readFile(TWO_SPEAKERS.audio), { name: 'Two speakers', settings: { spokenLanguage: 'en', speakerLabels } }, 'two-speakers.flac'),
+    body: uploadForm(
+      await readFile(TWO_SPEAKERS.audio), { name: 'Two speakers', settings: { spokenLanguage: 'en', speakerLabels } }, 'two-speakers.flac',
+    ),
   }));
   expect(await waitForJob(server, created.recordingId, ['done', 'failed'], 180_000)).toMatchObject({ state: 'done', error: null });
   return json(await server.request(`/v1/recordings/${created.recordingId}/transcript`));

@@ -52,8 +52,8 @@ function multipartRequest(body: string | Buffer, extraHeaders = '') {
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
   return Buffer.concat([
     Buffer.from(
-      `POST /v1/transcriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.apiKey}\r\n` +
-      `Content-Type: multipart/form-data; boundary=B\r\nContent-Length: ${payload.length}\r\nConnection: close\r\n${extraHeaders}\r\n`,
+      `POST /v1/transcriptions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.apiKey}\r\n`
+      + `Content-Type: multipart/form-data; boundary=B\r\nContent-Length: ${payload.length}\r\nConnection: close\r\n${extraHeaders}\r\n`,
     ),
     payload,
   ]);
@@ -148,14 +148,22 @@ describe('Idempotency-Key on uploads', () => {
 
   it('another file of the same length under the same key is 422 idempotency_key_reused', async () => {
     const key = crypto.randomUUID();
-    const first = await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(variant(1)), headers: { 'idempotency-key': key } });
+    const first = await server.request('/v1/transcriptions', {
+      method: 'POST', body: uploadForm(variant(1)), headers: { 'idempotency-key': key },
+    });
     expect(first.status).toBe(201);
-    const other = await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(variant(2)), headers: { 'idempotency-key': key } });
+    const other = await server.request('/v1/transcriptions', {
+      method: 'POST', body: uploadForm(variant(2)), headers: { 'idempotency-key': key },
+    });
     expect(other.status).toBe(422);
     expect(await json(other)).toMatchObject({ code: 'idempotency_key_reused' });
-    const options = await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(variant(1), { name: 'x' }), headers: { 'idempotency-key': key } });
+    const options = await server.request('/v1/transcriptions', {
+      method: 'POST', body: uploadForm(variant(1), { name: 'x' }), headers: { 'idempotency-key': key },
+    });
     expect(options.status).toBe(422);
-    const same = await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(variant(1)), headers: { 'idempotency-key': key } });
+    const same = await server.request('/v1/transcriptions', {
+      method: 'POST', body: uploadForm(variant(1)), headers: { 'idempotency-key': key },
+    });
     expect(same.status).toBe(201);
     expect(same.headers.get('idempotent-replayed')).toBe('true');
     expect((await json(same)).id).toBe((await json(first)).id);
@@ -164,7 +172,9 @@ describe('Idempotency-Key on uploads', () => {
   it('concurrent repeats with different bodies never get another body\'s answer', async () => {
     const key = crypto.randomUUID();
     const answers = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
-      const res = await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(variant(i % 4 === 0 ? 7 : 100 + i)), headers: { 'idempotency-key': key } });
+      const res = await server.request('/v1/transcriptions', {
+        method: 'POST', body: uploadForm(variant(i % 4 === 0 ? 7 : 100 + i)), headers: { 'idempotency-key': key },
+      });
       return { i, status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await json(res) };
     }));
     const created = answers.filter((a) => a.status === 201);
@@ -193,7 +203,9 @@ describe('what can be known at create is refused at create', () => {
   });
 
   it('a file that is not audio, without the server\'s paths in the message', async () => {
-    const res = await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(Buffer.from('plain text, not audio '.repeat(40)), undefined, 'notes.mp3') });
+    const res = await server.request('/v1/transcriptions', {
+      method: 'POST', body: uploadForm(Buffer.from('plain text, not audio '.repeat(40)), undefined, 'notes.mp3'),
+    });
     expect(res.status).toBe(400);
     const body = await json(res);
     expect(body).toMatchObject({ code: 'invalid_audio', data: { details: { field: 'file' } } });

@@ -29,8 +29,12 @@ const translation = () => server.app.services.translation;
 
 describe('mode names', () => {
   it('map Apertium\'s ISO 639-3 and 639-1 names to the API\'s codes, leaving variants out', () => {
-    const pairs = pairsOf(['cat-eng', 'cat-eng_US', 'en-gl', 'eng-cat', 'eng-cat_valencia', 'eng-spa', 'gl-en', 'spa-eng', 'spa-eng_US', 'xyz-eng']);
-    expect(Object.fromEntries(pairs)).toEqual({ 'ca>en': 'cat-eng', 'en>gl': 'en-gl', 'en>ca': 'eng-cat', 'en>es': 'eng-spa', 'gl>en': 'gl-en', 'es>en': 'spa-eng' });
+    const pairs = pairsOf([
+      'cat-eng', 'cat-eng_US', 'en-gl', 'eng-cat', 'eng-cat_valencia', 'eng-spa', 'gl-en', 'spa-eng', 'spa-eng_US', 'xyz-eng',
+    ]);
+    expect(Object.fromEntries(pairs)).toEqual({
+      'ca>en': 'cat-eng', 'en>gl': 'en-gl', 'en>ca': 'eng-cat', 'en>es': 'eng-spa', 'gl>en': 'gl-en', 'es>en': 'spa-eng',
+    });
   });
 });
 
@@ -82,14 +86,18 @@ describe.skipIf(!installed)('Apertium on real text', () => {
 
 describe('a missing or stuck Apertium binary', () => {
   it('stops the start when TRANSLATION_PROVIDERS names it', () => {
-    expect(() => loadConfig({ TRANSLATION_PROVIDERS: 'apertium', PATH: '/nonexistent' })).toThrow(/names apertium, but "apertium" is not an executable on PATH/);
+    expect(() => loadConfig({ TRANSLATION_PROVIDERS: 'apertium', PATH: '/nonexistent' })).toThrow(
+      /names apertium, but "apertium" is not an executable on PATH/,
+    );
   });
 
   it('fails a translation with a clear 503 (not installed, not retryable) when it disappears after the start', async () => {
     const gone = apertiumProvider({ apertium: { bin: '/nonexistent/apertium', path: null }, timeoutMs: 5000 });
     const service = serviceWith(server, gone);
     const error = await failure(service.translate(['The house.'], 'en', 'es'));
-    expect(error).toMatchObject({ code: 'unavailable', status: 503, retryable: false, details: { provider: 'apertium', reason: 'not_installed' } });
+    expect(error).toMatchObject({
+      code: 'unavailable', status: 503, retryable: false, details: { provider: 'apertium', reason: 'not_installed' },
+    });
     expect(error.message).toMatch(/"\/nonexistent\/apertium" is not installed.*TRANSLATION_APERTIUM_BIN/);
     expect(await service.targets()).toEqual([]);
   });
@@ -102,7 +110,9 @@ describe('a missing or stuck Apertium binary', () => {
     const service = serviceWith(server, stuck);
     const error = await failure(service.translate(['A stuck text.'], 'en', 'es'));
     await fs.rm(dir, { recursive: true, force: true });
-    expect(error).toMatchObject({ code: 'unavailable', status: 503, retryable: true, details: { provider: 'apertium', reason: 'timeout' } });
+    expect(error).toMatchObject(
+      { code: 'unavailable', status: 503, retryable: true, details: { provider: 'apertium', reason: 'timeout' } },
+    );
     expect(error.message).toMatch(/did not finish within 300 ms/);
     expect(await server.prisma.translationCache.count({ where: { provider: 'apertium', translation: { contains: 'stuck' } } })).toBe(0);
   });
@@ -113,7 +123,9 @@ describe.skipIf(!installed)('TRANSLATION_PROVIDERS=apertium,google: the order of
 
   it('a pair goes to the first provider that serves it: Apertium for en→es, Google for en→fr and for a detected source', async () => {
     const service = serviceWith(server, apertiumProvider(server.app.config.translation), google());
-    expect((await service.translate(['The window is open.'], 'en', 'es'))[0]).toMatchObject({ source: 'apertium', text: expect.stringMatching(/ventana/) });
+    expect((await service.translate(['The window is open.'], 'en', 'es'))[0]).toMatchObject({
+      source: 'apertium', text: expect.stringMatching(/ventana/),
+    });
     expect(await service.translate(['The window is open.'], 'en', 'fr')).toEqual([{ text: '[fr] The window is open.', source: 'google' }]);
     expect(await service.translate(['The door is open.'], null, 'es')).toEqual([{ text: '[es] The door is open.', source: 'google' }]);
     expect(await service.targets()).toEqual(['ca', 'de', 'en', 'es', 'fr', 'gl', 'zh-CN']);

@@ -28,8 +28,12 @@ describe('translation settings', () => {
 
   it('the LLM falls back on the summaries\' API (with its key), never sending that key to another address', () => {
     const summaries = { SUMMARY_API_URL: 'http://llm.local', SUMMARY_API_KEY: 'sk-sum', SUMMARY_MODEL: 'm1', TRANSLATION_PROVIDERS: 'llm' };
-    expect(loadConfig({ ...withoutApertium, ...summaries }).translation.llm).toMatchObject({ apiUrl: 'http://llm.local', apiKey: 'sk-sum', model: 'm1' });
-    expect(loadConfig({ ...withoutApertium, ...summaries, TRANSLATION_LLM_URL: 'http://other.local' }).translation.llm).toMatchObject({ apiUrl: 'http://other.local', apiKey: null });
+    expect(loadConfig({ ...withoutApertium, ...summaries }).translation.llm).toMatchObject({
+      apiUrl: 'http://llm.local', apiKey: 'sk-sum', model: 'm1',
+    });
+    expect(loadConfig({ ...withoutApertium, ...summaries, TRANSLATION_LLM_URL: 'http://other.local' }).translation.llm).toMatchObject(
+      { apiUrl: 'http://other.local', apiKey: null },
+    );
   });
 
   it.each([

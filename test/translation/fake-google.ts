@@ -28,9 +28,15 @@ export interface FakeGoogle {
 export const GOOGLE_KEY = 'AIza-test-key-123';
 
 export async function startFakeGoogle(): Promise<FakeGoogle> {
-  const send = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
-  const error = (res: http.ServerResponse, code: number, message: string, reason: string, domain = 'global', status?: string, details?: unknown[]) =>
-    send(res, code, { error: { code, message, errors: [{ message, domain, reason }], ...(status ? { status } : {}), ...(details ? { details } : {}) } });
+  const send = (res: http.ServerResponse, status: number, body: unknown) => res.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+  }).end(JSON.stringify(body));
+  const error = (
+    res: http.ServerResponse, code: number, message: string, reason: string, domain = 'global', status?: string, details?: unknown[],
+  ) =>
+    send(res, code, { error: {
+      code, message, errors: [{ message, domain, reason }], ...(status ? { status } : {}), ...(details ? { details } : {}),
+    } });
 
   const loopback = await listenOnLoopback((req, res) => {
     let raw = '';
@@ -64,11 +70,15 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       if (req.method !== 'POST' || url.pathname !== '/language/translate/v2') return error(res, 404, 'Not Found', 'notFound');
       if (!body || typeof body !== 'object') return error(res, 400, 'Invalid JSON payload received.', 'parseError');
       if (!body.target) return error(res, 400, 'Missing required field target', 'required');
-      if (!fake.languages.includes(body.target) || (body.source && !fake.languages.includes(body.source))) return error(res, 400, 'Invalid Value', 'invalid');
+      if (!fake.languages.includes(body.target) || (body.source && !fake.languages.includes(body.source))) {
+        return error(res, 400, 'Invalid Value', 'invalid');
+      }
       const q: string[] = Array.isArray(body.q) ? body.q : [body.q];
       if (q.length > 128) return error(res, 400, 'Too many text segments', 'invalid');
       send(res, 200, {
-        data: { translations: q.map((text) => ({ translatedText: `[${body.target}] ${text}`, ...(body.source ? {} : { detectedSourceLanguage: 'en' }) })) },
+        data: { translations: q.map((text) => ({
+          translatedText: `[${body.target}] ${text}`, ...(body.source ? {} : { detectedSourceLanguage: 'en' }),
+        })) },
       });
     });
   });

@@ -16,7 +16,9 @@ afterAll(() => fake.close());
 
 const server = useTestServer({
   workers: [],
-  env: { TRANSLATION_PROVIDERS: 'google', TRANSLATION_GOOGLE_URL: fake.url, TRANSLATION_GOOGLE_API_KEY: fake.key, TRANSLATION_TIMEOUT_MS: '800' },
+  env: {
+    TRANSLATION_PROVIDERS: 'google', TRANSLATION_GOOGLE_URL: fake.url, TRANSLATION_GOOGLE_API_KEY: fake.key, TRANSLATION_TIMEOUT_MS: '800',
+  },
 });
 
 const translation = () => server.app.services.translation;
@@ -41,7 +43,9 @@ describe('Google Cloud Translation v2', () => {
 
   it('a second call answers from the cache without asking Google; a new text in the batch is asked alone', async () => {
     const before = fake.translateRequests().length;
-    expect(await translation().translate(['The bridge is open.'], 'en', 'es')).toEqual([{ text: '[es] The bridge is open.', source: 'cache' }]);
+    expect(await translation().translate(['The bridge is open.'], 'en', 'es')).toEqual([{
+      text: '[es] The bridge is open.', source: 'cache',
+    }]);
     expect(fake.translateRequests().length).toBe(before);
 
     const mixed = await translation().translate(['The bridge is open.', 'The river is high.'], 'en', 'es');
@@ -49,13 +53,19 @@ describe('Google Cloud Translation v2', () => {
     expect(fake.translateRequests().at(-1)!.body.q).toEqual(['The river is high.']);
     // The cache row names the provider that made it.
     expect(await server.prisma.translationCache.findMany({ where: { translation: '[es] The river is high.' } })).toEqual([
-      expect.objectContaining({ sourceLang: 'en', targetLang: 'es', provider: 'google', textHash: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+      expect.objectContaining(
+        { sourceLang: 'en', targetLang: 'es', provider: 'google', textHash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      ),
     ]);
   });
 
   it('a pair is cached per source and target: another target or a detected source asks again', async () => {
-    expect(await translation().translate(['The bridge is open.'], 'en', 'fr')).toEqual([{ text: '[fr] The bridge is open.', source: 'google' }]);
-    expect(await translation().translate(['The bridge is open.'], null, 'es')).toEqual([{ text: '[es] The bridge is open.', source: 'google' }]);
+    expect(await translation().translate(['The bridge is open.'], 'en', 'fr')).toEqual([{
+      text: '[fr] The bridge is open.', source: 'google',
+    }]);
+    expect(await translation().translate(['The bridge is open.'], null, 'es')).toEqual([{
+      text: '[es] The bridge is open.', source: 'google',
+    }]);
     expect(fake.translateRequests().at(-1)!.body).toEqual({ q: ['The bridge is open.'], target: 'es', format: 'text' });
   });
 
@@ -70,7 +80,9 @@ describe('Google Cloud Translation v2', () => {
     const unserved = await failure(translation().translate(['Hello'], 'en', 'ja'));
     expect(unserved).toMatchObject({ code: 'invalid_options', status: 400 });
     expect(unserved.message).toMatch(/en→ja/);
-    expect(await failure(translation().translate(['Hello'], 'en', 'not a code!'))).toMatchObject({ code: 'invalid_options', status: 400, details: { field: 'to' } });
+    expect(await failure(translation().translate(['Hello'], 'en', 'not a code!'))).toMatchObject({
+      code: 'invalid_options', status: 400, details: { field: 'to' },
+    });
   });
 
   const quota: Array<[GoogleMode, RegExp, number]> = [
@@ -78,18 +90,24 @@ describe('Google Cloud Translation v2', () => {
     ['daily_limit', /403 \(dailyLimitExceeded\): Daily Limit Exceeded/, 3600],
     ['resource_exhausted', /429: Quota exceeded/, 60],
   ];
-  it.each(quota)('spent quota (%s) is a retryable 503 unavailable with Retry-After; nothing is cached and the next call asks again', async (mode, message, retryAfterS) => {
+  it.each(quota)('spent quota (%s) is a retryable 503 unavailable with Retry-After; nothing is cached and the next call asks again', async (
+    mode, message, retryAfterS,
+  ) => {
     const text = `Quota test ${mode}.`;
     fake.mode = mode;
     const error = await failure(translation().translate([text], 'en', 'de'));
     fake.mode = 'ok';
-    expect(error).toMatchObject({ code: 'unavailable', status: 503, retryable: true, details: { provider: 'google', reason: 'quota', retryAfterS }, headers: { 'Retry-After': String(retryAfterS) } });
+    expect(error).toMatchObject({
+      code: 'unavailable', status: 503, retryable: true, details: { provider: 'google', reason: 'quota', retryAfterS },
+      headers: { 'Retry-After': String(retryAfterS) },
+    });
     expect(error.message).toMatch(message);
     expect(await cacheRows(text)).toBe(0);
     expect(await translation().translate([text], 'en', 'de')).toEqual([{ text: `[de] ${text}`, source: 'google' }]);
   });
 
-  it('a server that does not answer within TRANSLATION_TIMEOUT_MS is a retryable 503 unavailable (timeout); nothing is cached', async () => {
+  it('a server that does not answer within TRANSLATION_TIMEOUT_MS is a retryable 503 unavailable (timeout); nothing is '
+    + 'cached', async () => {
     fake.mode = 'hang';
     const started = Date.now();
     const error = await failure(translation().translate(['Hanging text.'], 'en', 'de'));
@@ -104,7 +122,9 @@ describe('Google Cloud Translation v2', () => {
     const settings = { ...server.app.config.translation, google: { apiUrl: fake.url, apiKey: 'wrong-key' } };
     const service = serviceWith(server, googleProvider(settings));
     const error = await failure(service.translate(['Bad key text.'], 'en', 'es'));
-    expect(error).toMatchObject({ code: 'unavailable', status: 503, retryable: false, details: { provider: 'google', reason: 'credentials' } });
+    expect(error).toMatchObject({
+      code: 'unavailable', status: 503, retryable: false, details: { provider: 'google', reason: 'credentials' },
+    });
     expect(error.headers).toEqual({});
     expect(error.message).toMatch(/400 \(badRequest\): API key not valid.*TRANSLATION_GOOGLE_API_KEY/);
     expect(fake.requests.at(-1)!.query.get('key')).toBe('wrong-key');
@@ -122,6 +142,8 @@ describe('Google Cloud Translation v2', () => {
       { code: 'fr', name: 'French', nativeName: 'français' },
       { code: 'zh-CN', name: 'Chinese (China)', nativeName: '中文（中国）' },
     ]);
-    expect(fake.requests.some((r) => r.method === 'GET' && r.path === '/language/translate/v2/languages' && r.query.get('key') === fake.key)).toBe(true);
+    expect(fake.requests.some(
+      (r) => r.method === 'GET' && r.path === '/language/translate/v2/languages' && r.query.get('key') === fake.key,
+    )).toBe(true);
   });
 });

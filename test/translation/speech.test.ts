@@ -60,11 +60,14 @@ describe.skipIf(!apertium)('the English pivot (whisper-base)', () => {
     const againS = (Date.now() - started) / 1000;
     expect((again.sentences as Translated[]).map((s) => [s.translation, s.source])).toEqual(sentences.map((s) => [s.translation, 'cache']));
     for (const s of sentences) console.info(`${s.id} "${s.text}" → "${s.translation}"`);
-    console.info(`speech→English: ${sentences.length} sentences in ${firstS.toFixed(2)} s (${(firstS / sentences.length).toFixed(2)} s a sentence), again from the cache in ${againS.toFixed(2)} s: ${english}`);
+    console.info(`speech→English: ${sentences.length} sentences in ${firstS.toFixed(2)} s (${(firstS / sentences.length).toFixed(2)} s a `
+      + `sentence), again from the cache in ${againS.toFixed(2)} s: ${english}`);
 
     // The snapshot and exports carry the same English; GraphQL answers the same.
     const snapshot = await expectStatus(await read('transcript?lang=en'), 200);
-    expect(snapshot.sentences.map((s: { translations: Record<string, string> }) => s.translations.en)).toEqual(sentences.map((s) => s.translation));
+    expect(snapshot.sentences.map((s: { translations: Record<string, string> }) => s.translations.en)).toEqual(sentences.map(
+      (s) => s.translation,
+    ));
     const srt = await read('export?format=srt&lang=en');
     expect(srt.status).toBe(200);
     expect(countOf(await srt.text(), ENGLISH)).toBeGreaterThanOrEqual(4);
@@ -84,7 +87,9 @@ describe.skipIf(!apertium)('the English pivot (whisper-base)', () => {
     const again = await expectStatus(await read('translation?lang=es'), 200);
     for (const sentence of again.sentences as Translated[]) expect(sentence.source).toBe('cache');
     const snapshot = await expectStatus(await read('transcript?lang=es'), 200);
-    expect(snapshot.sentences.map((s: { translations: Record<string, string> }) => s.translations.es)).toEqual((first.sentences as Translated[]).map((s) => s.translation));
+    expect(snapshot.sentences.map((s: { translations: Record<string, string> }) => s.translations.es)).toEqual(
+      (first.sentences as Translated[]).map((s) => s.translation),
+    );
   }, 120_000);
 
   it('a two-step translation whose speech step is new reads `whisper`; a kept one reads the text step\'s source', async () => {
@@ -93,7 +98,9 @@ describe.skipIf(!apertium)('the English pivot (whisper-base)', () => {
     const window = [{ start: 1, end: 6, text: 'Oggi il tempo è molto bello.' }];
     const started = Date.now();
     const fresh = await server.app.services.speechTranslation.translate(recording, window, 'it', 'es');
-    console.info(`speech→English→Spanish, 5 s of audio on a warm engine: ${((Date.now() - started) / 1000).toFixed(2)} s: ${fresh[0]!.text}`);
+    console.info(
+      `speech→English→Spanish, 5 s of audio on a warm engine: ${((Date.now() - started) / 1000).toFixed(2)} s: ${fresh[0]!.text}`,
+    );
     expect(fresh).toHaveLength(1);
     expect(fresh[0]!.source).toBe('whisper');
     expect(countOf(fresh[0]!.text, SPANISH), fresh[0]!.text).toBeGreaterThanOrEqual(2);
@@ -102,7 +109,9 @@ describe.skipIf(!apertium)('the English pivot (whisper-base)', () => {
   }, 60_000);
 
   it('a target no text provider serves from English stays 400 naming lang; so do the live and summary reads', async () => {
-    for (const path of ['translation?lang=de', 'transcript?lang=de', 'export?format=srt&lang=fr']) await expectInvalidOption(await read(path), 'lang');
+    for (const path of ['translation?lang=de', 'transcript?lang=de', 'export?format=srt&lang=fr']) await expectInvalidOption(
+      await read(path), 'lang',
+    );
     // The summary and the subscribe socket translate text, not audio: the pivot does not serve them.
     await expectInvalidOption(await read('summary?lang=en'), 'lang');
   });

@@ -24,7 +24,14 @@ const lecture = await readFile(fixture('political-philosophy-60s.wav'));
 
 /** 12 s of a 220 Hz tone: audio, but no speech. */
 function tone(): Buffer {
-  const made = spawnSync(ffmpegPath(), ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=220:duration=12', '-ar', '16000', '-ac', '1', '-f', 'wav', 'pipe:1'], { maxBuffer: 10 * 1024 * 1024 });
+  const made = spawnSync(
+    ffmpegPath(),
+    [
+      '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=220:duration=12', '-ar', '16000', '-ac', '1', '-f', 'wav',
+      'pipe:1',
+    ],
+    { maxBuffer: 10 * 1024 * 1024 },
+  );
   if (made.status !== 0) throw new Error(`ffmpeg: ${made.stderr.toString()}`);
   return made.stdout;
 }
@@ -80,7 +87,9 @@ describe('the catalogue', () => {
   it('previews a catalogue voice as Ogg/Opus or CAF, kept on disk so a second ask is instant; refuses others', async () => {
     const started = Date.now();
     // Two at once: one rendering, both answered the same bytes.
-    const [first, again] = await Promise.all([1, 2].map(async () => audioOf(await server.request('/v1/voices/preview?voice=ef_dora&lang=es', { auth: null }))));
+    const [first, again] = await Promise.all([1, 2].map(async () => audioOf(await server.request(
+      '/v1/voices/preview?voice=ef_dora&lang=es', { auth: null },
+    ))));
     const firstMs = Date.now() - started;
     expect(first!.subarray(0, 4).toString('latin1')).toBe('OggS');
     expect(again!.equals(first!)).toBe(true);
@@ -103,7 +112,9 @@ describe('a cloned voice from an upload', () => {
   it('trains a real speech sample: training at progress 0, then ready; its preview speaks Ogg and CAF', async () => {
     const started = Date.now();
     const created = await expectStatus(await createVoice({ name: 'Lecturer', color: '#aa3300', consent: true }, lecture, undefined), 201);
-    expect(created).toMatchObject({ state: 'training', progress: 0, consent: true, draft: false, enabled: true, color: '#aa3300', error: null });
+    expect(created).toMatchObject({
+      state: 'training', progress: 0, consent: true, draft: false, enabled: true, color: '#aa3300', error: null,
+    });
     voiceId = created.id;
     const { voice, seen } = await waitForVoice(voiceId);
     const trainingS = (Date.now() - started) / 1000;
@@ -161,7 +172,9 @@ describe('a cloned voice from an upload', () => {
         await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
         continue;
       }
-      if (response.status !== 200 || !body.tracks?.[0]) throw new Error(`GET …/voice?lang=es answered ${response.status}: ${JSON.stringify(body)}`);
+      if (response.status !== 200 || !body.tracks?.[0]) {
+        throw new Error(`GET …/voice?lang=es answered ${response.status}: ${JSON.stringify(body)}`);
+      }
       track = body.tracks[0];
       if (track.sealed) break;
       if (track.job?.state === 'failed' || Date.now() > deadline) throw new Error(`not sealed: ${JSON.stringify(track)}`);
@@ -171,10 +184,17 @@ describe('a cloned voice from an upload', () => {
     expect(track.clips.length).toBeGreaterThan(0);
     for (const clip of track.clips) expect(clip.voice).toBe(voiceId);
     // The recording's own pin wins over its transcription's, in any state; a pin the catalogue refuses is 400.
-    const pinned = await json(await server.postJson(`/v1/recordings/${created.recordingId}/settings`, { voiceByLang: { es: 'em_alex' } }, { method: 'PATCH' }));
+    const pinned = await json(await server.postJson(
+      `/v1/recordings/${created.recordingId}/settings`, { voiceByLang: { es: 'em_alex' } }, { method: 'PATCH' },
+    ));
     expect(pinned.settings.voiceByLang).toEqual({ es: 'em_alex' });
-    for (const [pins, field] of [[{ fr: 'ef_dora' }, 'voiceByLang.fr'], [{ es: 'nobody' }, 'voiceByLang.es'], [{ xx: 'ef_dora' }, 'voiceByLang.xx'], ['ef_dora', 'voiceByLang']] as const) {
-      await expectInvalidOption(await server.postJson(`/v1/recordings/${created.recordingId}/settings`, { voiceByLang: pins }, { method: 'PATCH' }), field);
+    for (const [pins, field] of [
+      [{ fr: 'ef_dora' }, 'voiceByLang.fr'], [{ es: 'nobody' }, 'voiceByLang.es'], [{ xx: 'ef_dora' }, 'voiceByLang.xx'],
+      ['ef_dora', 'voiceByLang'],
+    ] as const) {
+      await expectInvalidOption(
+        await server.postJson(`/v1/recordings/${created.recordingId}/settings`, { voiceByLang: pins }, { method: 'PATCH' }), field,
+      );
       await expectInvalidOption(await upload(server, { name: 'Bad pin', settings: { voiceByLang: pins } }), `settings.${field}`);
     }
   }, 400_000);
@@ -227,11 +247,15 @@ describe('a cloned voice from an upload', () => {
     await expectInvalidOption(await createVoice({ name: 'x', consent: true, gender: 'other' }, lecture), 'gender');
     await expectInvalidOption(await createVoice({ name: 'x', consent: true }, null), 'sample');
     await expectInvalidOption(await createVoice(undefined, lecture), 'meta');
-    const notAudio = await expectStatus(await createVoice({ name: 'x', consent: true }, Buffer.from('this is not audio at all, just text'.repeat(50))), 400, 'invalid_audio');
+    const notAudio = await expectStatus(
+      await createVoice({ name: 'x', consent: true }, Buffer.from('this is not audio at all, just text'.repeat(50))), 400, 'invalid_audio',
+    );
     expect(notAudio.data.details.field).toBe('sample');
     const huge = await createVoice({ name: 'x', consent: true }, Buffer.alloc(SAMPLE_LIMIT + 200_000));
     expect(await expectStatus(huge, 413, 'invalid_options')).toMatchObject({ data: { details: { field: 'sample' } } });
-    expect((await expectStatus(await server.postJson('/v1/voices', { name: 'x' }), 415, 'invalid_options')).data.details.field).toBe('Content-Type');
+    expect((await expectStatus(await server.postJson('/v1/voices', { name: 'x' }), 415, 'invalid_options')).data.details.field).toBe(
+      'Content-Type',
+    );
     // Nothing refused was kept.
     const listed = (await json(await server.request('/v1/voices'))).voices.map((v: { name: string }) => v.name);
     expect(listed).not.toContain('x');
@@ -240,18 +264,22 @@ describe('a cloned voice from an upload', () => {
   it('creates through GraphQL with the multipart request spec; a sample sent as JSON is refused by name', async () => {
     const form = new FormData();
     form.append('operations', JSON.stringify({
-      query: 'mutation($input: CreateVoiceInput!, $sample: Upload!) { createVoice(input: $input, sample: $sample) { id name state draft } }',
+      query: 'mutation($input: CreateVoiceInput!, $sample: Upload!) { createVoice(input: $input, sample: $sample) { id name state draft } '
+        + '}',
       variables: { input: { name: 'From GraphQL', draft: true }, sample: null },
     }));
     form.append('map', JSON.stringify({ 0: ['variables.sample'] }));
     form.append('0', new Blob([new Uint8Array(tone())], { type: 'audio/wav' }), 'tone.wav');
-    const made = await (await fetch(`${server.url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${server.apiKey}` }, body: form })).json();
+    const made = await (await fetch(`${server.url}/graphql`, {
+      method: 'POST', headers: { authorization: `Bearer ${server.apiKey}` }, body: form,
+    })).json();
     expect(made.errors).toBeUndefined();
     expect(made.data.createVoice).toMatchObject({ name: 'From GraphQL', state: 'training', draft: true });
     expect(await json(await server.request(`/v1/voices/${made.data.createVoice.id}`))).toMatchObject({ name: 'From GraphQL', draft: true });
 
     // What a staged sample looks like inside the server, forged as JSON: not a file, so refused.
-    const forged = await (await server.graphql('mutation($input: CreateVoiceInput!, $sample: Upload!) { createVoice(input: $input, sample: $sample) { id } }', {
+    const forged = await (await server.graphql('mutation($input: CreateVoiceInput!, $sample: Upload!) { createVoice(input: $input, '
+      + 'sample: $sample) { id } }', {
       input: { name: 'Forged', draft: true }, sample: { voiceId: made.data.createVoice.id, bytes: 10, mimeType: 'audio/wav' },
     })).json();
     expect(forged.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_options', details: { field: 'sample' } });
@@ -279,32 +307,44 @@ describe('a cloned voice from an upload', () => {
 
 describe('a voice from a recording\'s speaker', () => {
   async function transcribe(audio: Buffer, name: string, server: TestServer): Promise<string> {
-    const created = await json(await server.request('/v1/transcriptions', { method: 'POST', body: uploadForm(audio, { name, settings: { spokenLanguage: 'en', speakerLabels: 'on' } }, name) }));
+    const created = await json(await server.request('/v1/transcriptions', {
+      method: 'POST', body: uploadForm(audio, { name, settings: { spokenLanguage: 'en', speakerLabels: 'on' } }, name),
+    }));
     expect(await waitForJob(server, created.recordingId, ['done', 'failed'], 180_000)).toMatchObject({ state: 'done' });
     return created.recordingId;
   }
 
   it('refuses a speaker with under 30 s, saying how much exists; refusals name the field', async () => {
     const recordingId = await transcribe(await readFile(TWO_SPEAKERS.audio), 'two-speakers.flac', server);
-    const refusal = await expectInvalidOption(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Reader', consent: true }), 'speaker');
+    const refusal = await expectInvalidOption(
+      await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Reader', consent: true }), 'speaker',
+    );
     expect(refusal.data.details.speechS).toBeGreaterThan(5);
     expect(refusal.data.details.speechS).toBeLessThan(30);
     expect(refusal.data.details.requiredS).toBe(30);
     expect(refusal.message).toContain(`${refusal.data.details.speechS.toFixed(1)} s`);
     await expectStatus(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Reader' }), 403, 'forbidden');
-    await expectInvalidOption(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 'a', name: 'Reader', consent: true }), 'speaker');
+    await expectInvalidOption(
+      await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 'a', name: 'Reader', consent: true }), 'speaker',
+    );
     await expectInvalidOption(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, consent: true }), 'name');
-    await expectStatus(await server.postJson('/v1/voices/from-speaker', { recordingId: 'rec_nope', speaker: 0, name: 'x', consent: true }), 404, 'not_found');
+    await expectStatus(
+      await server.postJson('/v1/voices/from-speaker', { recordingId: 'rec_nope', speaker: 0, name: 'x', consent: true }), 404, 'not_found',
+    );
   }, 240_000);
 
   it('makes a voice from a speaker with enough speech, names the speaker, and trains it', async () => {
     const recordingId = await transcribe(lecture, 'lecture.wav', server);
     const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
     const spoken = new Map<number, number>();
-    for (const segment of transcript.segments as Array<{ speaker: number; start: number; end: number }>) spoken.set(segment.speaker, (spoken.get(segment.speaker) ?? 0) + segment.end - segment.start);
+    for (const segment of transcript.segments as Array<{ speaker: number; start: number; end: number }>) spoken.set(
+      segment.speaker, (spoken.get(segment.speaker) ?? 0) + segment.end - segment.start,
+    );
     const [speaker, seconds] = [...spoken.entries()].sort((a, b) => b[1] - a[1])[0]!;
     expect(seconds).toBeGreaterThanOrEqual(30);
-    const created = await expectStatus(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker, name: 'Professor', color: '#123456', consent: true }), 201);
+    const created = await expectStatus(
+      await server.postJson('/v1/voices/from-speaker', { recordingId, speaker, name: 'Professor', color: '#123456', consent: true }), 201,
+    );
     expect(created).toMatchObject({ state: 'training', progress: 0, source: { recordingId, speaker }, name: 'Professor' });
     const named = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
     expect(named.speakers).toContainEqual(expect.objectContaining({ index: speaker, name: 'Professor' }));
@@ -315,7 +355,9 @@ describe('a voice from a recording\'s speaker', () => {
   }, 300_000);
 
   it('makes a voice from a speaker of a live recording while it runs: the capture so far is the sample', async () => {
-    const { recordingId, streamUrl } = await startLiveRecording(server, { name: 'Live lecture', settings: { spokenLanguage: 'en', speakerLabels: 'on' } });
+    const { recordingId, streamUrl } = await startLiveRecording(server, {
+      name: 'Live lecture', settings: { spokenLanguage: 'en', speakerLabels: 'on' },
+    });
     const publisher = await connectPublisher(streamUrl);
     // Four times faster than spoken: 60 s of one speaker in about 15 s.
     for (const chunk of await fileChunks(LECTURE)) {
@@ -326,12 +368,16 @@ describe('a voice from a recording\'s speaker', () => {
     let labelled = 0;
     while (labelled < 30) {
       const transcript = await json(await server.request(`/v1/recordings/${recordingId}/transcript`));
-      labelled = (transcript.segments as Array<{ speaker: number; start: number; end: number }>).filter((s) => s.speaker === 0).reduce((sum, s) => sum + s.end - s.start, 0);
+      labelled = (transcript.segments as Array<{ speaker: number; start: number; end: number }>).filter((s) => s.speaker === 0).reduce(
+        (sum, s) => sum + s.end - s.start, 0,
+      );
       if (Date.now() > deadline) throw new Error(`only ${labelled} s labelled as speaker 0`);
       if (labelled < 30) await new Promise((resolve) => setTimeout(resolve, 500));
     }
     expect((await json(await server.request(`/v1/recordings/${recordingId}`))).state).toBe('live');
-    const created = await expectStatus(await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Live lecturer', consent: true }), 201);
+    const created = await expectStatus(
+      await server.postJson('/v1/voices/from-speaker', { recordingId, speaker: 0, name: 'Live lecturer', consent: true }), 201,
+    );
     expect(created).toMatchObject({ state: 'training', source: { recordingId, speaker: 0 } });
     const sample = await audioOf(await server.request(`/v1/voices/${created.id}/sample`));
     expect((sample.length - 44) / 32_000).toBeGreaterThanOrEqual(30);

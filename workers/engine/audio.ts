@@ -63,7 +63,9 @@ export async function* decodeFile(path: string, options: DecodeOptions = {}): As
  * chunks as it comes. Audio ffmpeg cannot read ends the iteration with EngineError `invalid_audio`; an error of
  * `bytes` ends it with that error once ffmpeg has decoded what came before.
  */
-export async function* decodeStream(bytes: AsyncIterable<Uint8Array>, options: { signal?: AbortSignal; what?: string } = {}): AsyncIterable<Float32Array> {
+export async function* decodeStream(
+  bytes: AsyncIterable<Uint8Array>, options: { signal?: AbortSignal; what?: string } = {},
+): AsyncIterable<Float32Array> {
   yield* runDecoder(['-i', 'pipe:0'], bytes, { signal: options.signal, what: options.what ?? 'The stream' });
 }
 
@@ -73,7 +75,10 @@ async function* runDecoder(
   input: AsyncIterable<Uint8Array> | null,
   options: { signal?: AbortSignal; what: string; hide?: string; mayBeEmpty?: boolean },
 ): AsyncIterable<Float32Array> {
-  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', ...inputArgs, '-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', '-acodec', 'pcm_f32le', 'pipe:1'];
+  const args = [
+    '-nostdin', '-hide_banner', '-loglevel', 'error', ...inputArgs, '-map', '0:a:0', '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f',
+    'f32le', '-acodec', 'pcm_f32le', 'pipe:1',
+  ];
   const child = spawn(ffmpegPath(), args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8');

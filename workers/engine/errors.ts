@@ -22,5 +22,7 @@ export const engineErrors = {
   /** An option the engine cannot honour (a language the model does not know); `details.field` names it. */
   invalidOptions: (message: string, details: Record<string, unknown> = {}) => new EngineError('invalid_options', message, details),
   /** The engine cannot take work now (no model loaded, shutting down); `details.retryAfterS` says when to ask again. */
-  unavailable: (message: string, retryAfterS: number) => new EngineError('unavailable', message, { retryAfterS: Math.max(1, Math.ceil(retryAfterS)) }),
+  unavailable: (message: string, retryAfterS: number) => new EngineError('unavailable', message, {
+    retryAfterS: Math.max(1, Math.ceil(retryAfterS)),
+  }),
 };

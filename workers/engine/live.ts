@@ -272,10 +272,14 @@ export class LiveTranscription {
         return { ...segment, decoder, ...(gapBefore > 0 ? { gapBefore } : {}), ...this.labelOf(segment) };
       });
     const labels = this.speakerLabels ? this.speakers! : null;
-    const draft = labels ? result.draft.map((item) => ({ ...item, speaker: labels.guess(item.start, coveredSamples / SAMPLE_RATE) })) : result.draft;
+    const draft = labels ? result.draft.map(
+      (item) => ({ ...item, speaker: labels.guess(item.start, coveredSamples / SAMPLE_RATE) }),
+    ) : result.draft;
     // The last pass (the end of audio) settles every label; one turned off settles nothing more.
     const settled = this.speakers?.settle(this.ended && this.incoming.length === 0) ?? [];
-    emit({ committed, draft, coveredS: coveredSamples / SAMPLE_RATE, processingS, decoder, ...(settled.length ? { speakers: settled } : {}) });
+    emit({
+      committed, draft, coveredS: coveredSamples / SAMPLE_RATE, processingS, decoder, ...(settled.length ? { speakers: settled } : {}),
+    });
   }
 
   private labelOf(segment: Segment): Pick<LiveSegment, 'speaker' | 'speakerConfidence' | 'speakerTurn'> {

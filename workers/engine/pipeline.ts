@@ -145,7 +145,9 @@ export function segmentsFromTokens(tokenizer: WhisperTokenizer, tokens: number[]
     // An unclosed last segment (the window ended mid-sentence) runs to the end of the window.
     const closed = isTs(slice[slice.length - 1]) && slice.length > 1;
     const last = closed ? tokenizer.timestampSeconds(slice[slice.length - 1]) : windowS;
-    segments.push({ start: Math.min(first, windowS), end: Math.min(Math.max(last, first), windowS), tokens: text, closed, tokenIndex: to - slice.length });
+    segments.push({
+      start: Math.min(first, windowS), end: Math.min(Math.max(last, first), windowS), tokens: text, closed, tokenIndex: to - slice.length,
+    });
   }
   return segments;
 }
@@ -187,7 +189,9 @@ function joinWindows(first: SpeechWindow, second: SpeechWindow): SpeechWindow {
   const audio = concatSamples([first.audio, second.audio]);
   const shifted = second.pieces.map((p) => ({ ...p, offset: p.offset + first.audio.length }));
   const firstS = first.audio.length / SAMPLE_RATE;
-  const speech = first.speech && second.speech ? [...first.speech, ...second.speech.map((s) => ({ start: s.start + firstS, end: s.end + firstS }))] : undefined;
+  const speech = first.speech && second.speech ? [
+    ...first.speech, ...second.speech.map((s) => ({ start: s.start + firstS, end: s.end + firstS })),
+  ] : undefined;
   return { audio, pieces: [...first.pieces, ...shifted], sourceEnd: second.sourceEnd, speech };
 }
 
@@ -321,7 +325,10 @@ export async function transcribeWindow(
   const words =
     options.wordTimestamps === false || silent
       ? []
-      : await alignWords(model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / HOP_LENGTH), task === 'translate' ? 'en' : language);
+      : await alignWords(
+        model, tokenizer, windowDecoder.encoderHidden, decoded.sotSequence, allText, Math.ceil(window.audio.length / HOP_LENGTH),
+        task === 'translate' ? 'en' : language,
+      );
 
   const segments: Segment[] = [];
   const spans: Interval[][] = [];
@@ -352,7 +359,9 @@ export async function transcribeWindow(
     const text = tokenizer.decode(windowSegment.tokens).trim();
     const squeezed = segmentSpans.length >= SQUEEZED_RUN && segmentSpans.every((span) => span.end - span.start < SQUEEZED_S);
     if (!text || squeezed) continue;
-    const confidence = segmentWords.length ? segmentWords.reduce((sum, w) => sum + w.prob, 0) / segmentWords.length : Math.exp(decoded.avgLogprob);
+    const confidence = segmentWords.length ? segmentWords.reduce((sum, w) => sum + w.prob, 0) / segmentWords.length : Math.exp(
+      decoded.avgLogprob,
+    );
     segments.push({
       start: windowTimeToSource(window, windowSegment.start),
       end: windowTimeToSource(window, windowSegment.end),
@@ -405,7 +414,9 @@ async function recoverUncovered(
   let redecodedGaps = 0;
   for (const stretch of recover ? uncoveredStretches(window.speech, transcript.spans.flat(), untilS) : []) {
     const fromS = Math.max(0, stretch.start - REDECODE_MARGIN_S);
-    const recovered = await decodeAlone(engine, windowSlice(window, fromS, Math.min(untilS, stretch.end + REDECODE_MARGIN_S)), language, options);
+    const recovered = await decodeAlone(
+      engine, windowSlice(window, fromS, Math.min(untilS, stretch.end + REDECODE_MARGIN_S)), language, options,
+    );
     redecodedGaps++;
     // Only the words of the stretch itself: the margins repeat words the transcript already has.
     const inStretch = (span: Interval) => {
@@ -417,7 +428,9 @@ async function recoverUncovered(
       const kept = segmentOfWords(segment, keep, language);
       if (!kept) return;
       transcript.segments.push(kept);
-      transcript.spans.push(recovered.spans[i].filter((_, j) => keep[j]).map((span) => ({ start: span.start + fromS, end: span.end + fromS })));
+      transcript.spans.push(
+        recovered.spans[i].filter((_, j) => keep[j]).map((span) => ({ start: span.start + fromS, end: span.end + fromS })),
+      );
     });
   }
   if (redecodedGaps > 0) sortSegments(transcript);
@@ -440,7 +453,9 @@ function sortSegments(transcript: WindowTranscript): void {
     const lastWord = segment.words[segment.words.length - 1];
     if (!next || segment.end <= next.start) return;
     const end = Math.max(next.start, lastWord?.start ?? segment.start);
-    transcript.segments[i] = { ...segment, end, words: segment.words.map((word) => ({ ...word, end: Math.max(word.start, Math.min(word.end, end)) })) };
+    transcript.segments[i] = {
+      ...segment, end, words: segment.words.map((word) => ({ ...word, end: Math.max(word.start, Math.min(word.end, end)) })),
+    };
   });
 }
 
@@ -459,14 +474,21 @@ function segmentOfWords(segment: Segment, keep: boolean[], language: string): Se
   if (words.length === 0) return null;
   if (words.length === segment.words.length) return segment;
   const text = textOfWords(words, language);
-  return { ...segment, start: words[0].start, end: words[words.length - 1].end, text, words, confidence: words.reduce((sum, w) => sum + w.prob, 0) / words.length };
+  return {
+    ...segment, start: words[0].start, end: words[words.length - 1].end, text, words,
+    confidence: words.reduce((sum, w) => sum + w.prob, 0) / words.length,
+  };
 }
 
 /** A stretch of a window decoded as a window of its own, without the previous text as prompt and not checked again. */
-async function decodeAlone(engine: PipelineModel, window: SpeechWindow, language: string, options: TranscribeOptions): Promise<WindowTranscript> {
+async function decodeAlone(
+  engine: PipelineModel, window: SpeechWindow, language: string, options: TranscribeOptions,
+): Promise<WindowTranscript> {
   options.signal?.throwIfAborted();
   const hidden = await engine.model.encode([logMelSpectrogram(window.audio)]);
-  const { segments, spans } = await transcribeWindow(engine, window, new WindowDecoder(engine.model, hidden), language, options, [], undefined, { canHold: false, recover: false });
+  const { segments, spans } = await transcribeWindow(
+    engine, window, new WindowDecoder(engine.model, hidden), language, options, [], undefined, { canHold: false, recover: false },
+  );
   return { segments, spans };
 }
 
@@ -527,7 +549,9 @@ export async function transcribeSource(
       return;
     }
     const held: WindowTranscript = { segments: [carry.segment], spans: [carry.spans] };
-    const checked = await recoverUncovered(engine, carry.window, held, carry.window.audio.length / SAMPLE_RATE, language!, options, options.wordTimestamps !== false);
+    const checked = await recoverUncovered(
+      engine, carry.window, held, carry.window.audio.length / SAMPLE_RATE, language!, options, options.wordTimestamps !== false,
+    );
     uncovered.push(...checked.uncovered);
     redecodedGaps += checked.redecodedGaps;
     carry = null;
@@ -568,14 +592,25 @@ export async function transcribeSource(
     // Several windows and plain greedy search: decode them together, each step one call for all.
     const batched =
       batch.length > 1 && (options.beamSize ?? 1) === 1
-        ? await decodeGreedyBatch(model, tokenizer, hidden, language, { maxInitialTimestampS: 1, signal: options.signal, task: taskFor(options, language) })
+        ? await decodeGreedyBatch(model, tokenizer, hidden, language, {
+          maxInitialTimestampS: 1, signal: options.signal, task: taskFor(options, language),
+        })
         : undefined;
     for (let i = 0; i < batch.length; i++) {
       const window = batch[i];
-      const outcome = await transcribeWindow(engine, window, windowDecoders[i], language, options, batched ? [] : previousTokens, batched?.[i], {
-        canHold: batch.length === 1,
-        recover: true,
-      });
+      const outcome = await transcribeWindow(
+        engine,
+        window,
+        windowDecoders[i],
+        language,
+        options,
+        batched ? [] : previousTokens,
+        batched?.[i],
+        {
+          canHold: batch.length === 1,
+          recover: true,
+        },
+      );
       const { segments: windowSegments, decoded, openTail } = outcome;
       uncovered.push(...outcome.uncovered);
       redecodedGaps += outcome.redecodedGaps;
@@ -587,8 +622,12 @@ export async function transcribeSource(
           : [...previousTokens, ...keptTokens.filter((t) => !tokenizer.isTimestamp(t))];
       processedS = window.sourceEnd / SAMPLE_RATE;
       if (openTail) {
-        const heldSpans = openTail.holdsSegment ? outcome.spans.pop()!.map((span) => ({ start: span.start - openTail.startS, end: span.end - openTail.startS })) : [];
-        carry = { window: windowSlice(window, openTail.startS), segment: openTail.holdsSegment ? windowSegments.pop()! : null, spans: heldSpans };
+        const heldSpans = openTail.holdsSegment ? outcome.spans.pop()!.map((span) => ({
+          start: span.start - openTail.startS, end: span.end - openTail.startS,
+        })) : [];
+        carry = {
+          window: windowSlice(window, openTail.startS), segment: openTail.holdsSegment ? windowSegments.pop()! : null, spans: heldSpans,
+        };
       }
       for (const segment of windowSegments) emit(segment);
       options.onProgress?.(progress());
@@ -650,7 +689,9 @@ const REPEAT_GAP_S = 0.3;
 function withoutRepeatedWord(previous: Segment | undefined, segment: Segment, language: string): Segment | null {
   const last = previous?.words[previous.words.length - 1];
   const first = segment.words[0];
-  if (!last || !first || wordKey(last.text) !== wordKey(first.text) || !wordKey(first.text) || first.start - last.end > REPEAT_GAP_S) return segment;
+  if (!last || !first || wordKey(last.text) !== wordKey(first.text) || !wordKey(first.text) || first.start - last.end > REPEAT_GAP_S) {
+    return segment;
+  }
   return segmentOfWords(segment, segment.words.map((_, i) => i > 0), language);
 }
 

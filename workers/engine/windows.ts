@@ -118,7 +118,11 @@ class SpeechFrames {
       for (const run of this.runs) {
         const start = Math.max(run.start, piece.sourceStart);
         const end = Math.min(run.end, piece.sourceStart + piece.length);
-        if (end > start) speech.push({ start: (piece.offset + start - piece.sourceStart) / SAMPLE_RATE, end: (piece.offset + end - piece.sourceStart) / SAMPLE_RATE });
+        if (end > start) {
+          speech.push({
+            start: (piece.offset + start - piece.sourceStart) / SAMPLE_RATE, end: (piece.offset + end - piece.sourceStart) / SAMPLE_RATE,
+          });
+        }
       }
     }
     return speech;
@@ -138,7 +142,9 @@ export interface WindowOptions {
 export async function* speechWindows(source: AsyncIterable<Float32Array>, options: WindowOptions): AsyncGenerator<SpeechWindow> {
   const vadOptions = { ...DEFAULT_VAD_OPTIONS, ...options.vadOptions };
   if (!options.vad || options.fixed) {
-    yield* fixedWindows(source, options.signal, options.vad ? { stream: options.vad.createStream(), frames: new SpeechFrames(vadOptions.threshold) } : null);
+    yield* fixedWindows(
+      source, options.signal, options.vad ? { stream: options.vad.createStream(), frames: new SpeechFrames(vadOptions.threshold) } : null,
+    );
     return;
   }
   const detector = new SpeechDetector(vadOptions);

@@ -44,12 +44,18 @@ ${body}</body></html>`);
 }
 
 /** The consent form: what the app asks for, where the key goes, and the person's token field. */
-export function consentPage(res: Response, status: number, request: ConnectRequest, formToken: string, options: { accessToken?: string; message?: string; prefix: string }) {
+export function consentPage(
+  res: Response, status: number, request: ConnectRequest, formToken: string,
+  options: { accessToken?: string; message?: string; prefix: string },
+) {
   const target = new URL(request.redirectUri);
-  const scopes = request.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(SCOPE_TEXT[scope] ?? scope)}</li>`).join('');
+  const scopes = request.scopes.map(
+    (scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(SCOPE_TEXT[scope] ?? scope)}</li>`,
+  ).join('');
   sendPage(res, status, `Connect ${request.clientId}`, `
 <p>The app <strong>${escapeHtml(request.clientId)}</strong> asks for an API key of your account with these scopes:</p><ul>${scopes}</ul>
-<p>It will receive the key at <code>${escapeHtml(target.host || target.protocol)}</code> (<code>${escapeHtml(request.redirectUri)}</code>). The key appears in your API keys, where you can revoke it.</p>
+<p>It will receive the key at <code>${escapeHtml(target.host || target.protocol)}</code> (<code>${escapeHtml(request.redirectUri)}</code>).
+The key appears in your API keys, where you can revoke it.</p>
 ${options.message ? `<p class="error">${escapeHtml(options.message)}</p>` : ''}
 <form method="post" action="${escapeHtml(`${options.prefix}/connect/authorize`)}">
 <input type="hidden" name="request" value="${escapeHtml(formToken)}">

@@ -30,7 +30,9 @@ const ui = {
   captions: $('captions'),
 };
 
-const STATE_LABELS = { connecting: 'Connecting', waiting: 'Waiting', live: 'Live', paused: 'Paused', ended: 'Ended', finalized: 'Finished', offline: 'Offline' };
+const STATE_LABELS = {
+  connecting: 'Connecting', waiting: 'Waiting', live: 'Live', paused: 'Paused', ended: 'Ended', finalized: 'Finished', offline: 'Offline',
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Address, credential, HTTP
@@ -71,7 +73,9 @@ function credential(extra = {}) {
   const token = listenerToken();
   if (token) params.set('listenerToken', token);
   else if (shareCode) params.set('shareCode', shareCode);
-  for (const [name, value] of Object.entries(extra)) if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
+  for (const [name, value] of Object.entries(extra)) if (value !== undefined && value !== null && value !== '') params.set(
+    name, String(value),
+  );
   return params;
 }
 
@@ -98,7 +102,9 @@ class HttpError extends Error {
 }
 
 async function requestJson(path, params, init = {}) {
-  const response = await fetch(apiUrl(path, params), { credentials: 'omit', cache: 'no-store', ...init, headers: { accept: 'application/json', ...init.headers } });
+  const response = await fetch(apiUrl(path, params), {
+    credentials: 'omit', cache: 'no-store', ...init, headers: { accept: 'application/json', ...init.headers },
+  });
   const body = await response.json().catch(() => null);
   if (!response.ok) throw new HttpError(response.status, body, Number(response.headers.get('retry-after')) || null);
   return body;
@@ -214,7 +220,8 @@ class LiveAudio {
 // the SDK keeps the recording's lines right (snapshot, cursor order, after=, gaps, reconnects); the page shows them.
 
 /** A line as this listener reads it: in its language when the segment has that translation, else as spoken. */
-const lineText = (segment, lang) => (segment.unclear ? 'Audio unclear' : ((lang && segment.translations?.[lang]) || segment.text || '').trim());
+const lineText = (segment, lang) =>
+  segment.unclear ? 'Audio unclear' : ((lang && segment.translations?.[lang]) || segment.text || '').trim();
 
 class RecordingFollower {
   constructor(page, recording, first) {
@@ -577,7 +584,9 @@ class ListenerPage {
       ui.lang.append(option);
     }
     for (const lang of languages) ui.lang.append(new Option(languageName(lang), lang));
-    if (!languages.includes(this.lang)) this.lang = answer.spokenLanguage && languages.includes(answer.spokenLanguage) ? answer.spokenLanguage : (languages[0] ?? '');
+    if (!languages.includes(this.lang)) {
+      this.lang = answer.spokenLanguage && languages.includes(answer.spokenLanguage) ? answer.spokenLanguage : (languages[0] ?? '');
+    }
     ui.lang.value = this.lang;
     ui.lang.disabled = languages.length < 2;
   }
@@ -609,7 +618,9 @@ class ListenerPage {
   openEvents() {
     if (!this.broadcast || this.closed) return;
     clearTimeout(this.eventsTimer);
-    const socket = new WebSocket(socketUrl(`v1/broadcasts/${encodeURIComponent(this.broadcast.broadcastId)}/events`, credential({ presence })));
+    const socket = new WebSocket(socketUrl(
+      `v1/broadcasts/${encodeURIComponent(this.broadcast.broadcastId)}/events`, credential({ presence }),
+    ));
     this.events = socket;
     let ready = false;
     socket.onmessage = (event) => {
@@ -625,7 +636,10 @@ class ListenerPage {
         this.eventsAttempt = 0;
         if (frame.currentRecording) this.follow(frame.currentRecording);
       } else if (frame.type === 'recording.started' && frame.recordingId) {
-        this.follow({ recordingId: frame.recordingId, transcriptionId: frame.transcriptionId, state: frame.state ?? 'live', startedAt: frame.startedAt ?? frame.at ?? new Date().toISOString() });
+        this.follow({
+          recordingId: frame.recordingId, transcriptionId: frame.transcriptionId, state: frame.state ?? 'live',
+          startedAt: frame.startedAt ?? frame.at ?? new Date().toISOString(),
+        });
       }
     };
     socket.onclose = () => {

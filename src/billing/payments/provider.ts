@@ -124,7 +124,10 @@ export type ProviderEvent =
       billingReason: 'subscription_create' | 'subscription_cycle' | 'other';
     }
   | { id: string; type: 'subscription.updated' | 'subscription.deleted'; subscription: SubscriptionSnapshot }
-  | { id: string; type: 'payment.succeeded' | 'payment.failed'; paymentId: string; amountCents: number; metadata: Record<string, string>; message: string | null }
+  | {
+    id: string; type: 'payment.succeeded' | 'payment.failed'; paymentId: string; amountCents: number; metadata: Record<string, string>;
+    message: string | null;
+  }
   | { id: string; type: 'ignored'; providerType: string };
 
 export interface PaymentProvider {

@@ -16,7 +16,10 @@ import { lockBillingAccount, post, syncConcurrency, type BillingAccountRow } fro
 import type { Tx } from '../../core/db/transactions.js';
 import { dollars, type BillingService } from '../service.js';
 import { centsIn } from '../money.js';
-import { ProviderRefused, ProviderUnavailable, WebhookSignatureError, type BillingInterval, type PaymentProvider, type ProviderEvent, type ProviderSubscription } from './provider.js';
+import {
+  ProviderRefused, ProviderUnavailable, WebhookSignatureError, type BillingInterval, type PaymentProvider, type ProviderEvent,
+  type ProviderSubscription,
+} from './provider.js';
 import { bodyWithFields, isObject } from '../../core/validate.js';
 import { ManualProvider } from './manual.js';
 import { StripeProvider } from './stripe.js';
@@ -97,9 +100,13 @@ export function checkoutView(row: CheckoutRow): CheckoutView {
 /** The provider's failure as the interface's: it did not answer → 503 unavailable (retry); it refused → 409 invalid_state. */
 function providerError(error: unknown): unknown {
   if (error instanceof ProviderUnavailable) {
-    return new ApiError('unavailable', 503, `The payment provider did not answer: ${error.message}. Try again shortly.`, { headers: { 'Retry-After': '5' }, retryable: true });
+    return new ApiError('unavailable', 503, `The payment provider did not answer: ${error.message}. Try again shortly.`, {
+      headers: { 'Retry-After': '5' }, retryable: true,
+    });
   }
-  if (error instanceof ProviderRefused) return errors.invalidState(`The payment provider refused: ${error.message}.`, { providerCode: error.code });
+  if (error instanceof ProviderRefused) {
+    return errors.invalidState(`The payment provider refused: ${error.message}.`, { providerCode: error.code });
+  }
   return error;
 }
 
@@ -168,13 +175,21 @@ export class PaymentsService {
   /** The code's terms for this purchase, or 404 promo_code_invalid (unknown, expired, used up, redeemed, gives nothing). */
   private async promo(accountId: string, code: string, kind: 'topup' | 'subscribe'): Promise<PromoCodeSettings> {
     const hit = await this.promoChecks.hit(`promo-checks:${accountId}`, this.settings.promoChecksPerHour);
-    if (!hit.allowed) throw errors.rateLimited(Math.max(1, Math.ceil(hit.resetMs / 1000)), { metric: 'promo_checks', limit: this.settings.promoChecksPerHour });
-    const invalid = (why: string) => new ApiError('promo_code_invalid', 404, `The promo code ${JSON.stringify(code)} ${why}.`, { details: { field: 'code' }, retryable: false });
+    if (!hit.allowed) {
+      throw errors.rateLimited(Math.max(1, Math.ceil(hit.resetMs / 1000)), {
+        metric: 'promo_checks', limit: this.settings.promoChecksPerHour,
+      });
+    }
+    const invalid = (why: string) => new ApiError('promo_code_invalid', 404, `The promo code ${JSON.stringify(code)} ${why}.`, {
+      details: { field: 'code' }, retryable: false,
+    });
     const promo = this.settings.promoCodes.find((entry) => entry.code.toLowerCase() === code.trim().toLowerCase());
     if (!promo) throw invalid('does not exist');
     if (promo.expiresAt && promo.expiresAt.getTime() <= Date.now()) throw invalid('has expired');
     if (!promo.for.includes(kind)) throw invalid(`gives nothing for a ${kind === 'topup' ? 'top-up' : 'subscription'}`);
-    if (kind === 'subscribe' && promo.percentOff === null && promo.amountOffCents === null) throw invalid('gives nothing for a subscription');
+    if (kind === 'subscribe' && promo.percentOff === null && promo.amountOffCents === null) {
+      throw invalid('gives nothing for a subscription');
+    }
     const [mine, used] = await Promise.all([
       this.deps.prisma.promoRedemption.findUnique({ where: { accountId_code: { accountId, code: promo.code } } }),
       this.deps.prisma.promoRedemption.count({ where: { code: promo.code } }),
@@ -217,27 +232,28 @@ export class PaymentsService {
     } else {
       if (amount != null) throw errors.invalidBody('amount is for a top-up; a subscription\'s price decides.', { field: 'amount' });
       if (typeof planId !== 'string') throw errors.invalidBody('planId must name a plan with prices.', { field: 'planId' });
-      if (interval !== 'month' && interval !== 'year') throw errors.invalidBody('interval must be "month" or "year".', { field: 'interval' });
+      if (interval !== 'month' && interval !== 'year') {
+        throw errors.invalidBody('interval must be "month" or "year".', { field: 'interval' });
+      }
       plan = settings.plans.find((entry) => entry.id === planId && entry.visible && entry.prices) ?? null;
       if (!plan) throw errors.invalidBody(`planId ${JSON.stringify(planId)} is not a plan that can be subscribed to.`, { field: 'planId' });
       if (plan.billedByHand) throw errors.invalidState(`The plan ${plan.id} is billed by hand; ask the operator.`);
       chosenInterval = interval;
       const active = await this.deps.prisma.subscription.findFirst({ where: { accountId: buyer.accountId, status: 'active' } });
-      if (active) throw errors.invalidState('The account already has an active subscription; cancel it or change its interval instead.', { subscriptionId: active.id });
+      if (active) {
+        throw errors.invalidState(
+          'The account already has an active subscription; cancel it or change its interval instead.', { subscriptionId: active.id },
+        );
+      }
       amountCents = interval === 'month' ? plan.prices!.monthCents : plan.prices!.yearCents;
     }
     const promo = promoCode !== null ? await this.promo(buyer.accountId, promoCode, kind) : null;
     const account = await this.billing.account(buyer.accountId);
     const details = isObject(account.details) ? account.details : {};
-    const customerId = await callProvider(() => this.provider.ensureCustomer({
-      existingId: account.providerCustomerId,
-      accountId: buyer.accountId,
+    const customerId = await this.providerCustomer(buyer.accountId, account, {
       email: typeof details.email === 'string' && details.email ? details.email : buyer.email,
       name: typeof details.name === 'string' && details.name ? details.name : null,
-    }));
-    if (customerId !== account.providerCustomerId) {
-      await this.deps.prisma.billingAccount.update({ where: { accountId: buyer.accountId }, data: { providerCustomerId: customerId } });
-    }
+    });
     const id = newId('chk');
     const back = new URL(this.billing.topUpUrl(baseUrl));
     back.searchParams.set('checkout', id);
@@ -255,7 +271,10 @@ export class PaymentsService {
       successUrl: back.toString(),
       cancelUrl: cancel.toString(),
       idempotencyKey: idempotencyKey ? `${buyer.accountId}:${idempotencyKey}` : id,
-      metadata: { accountId: buyer.accountId, checkoutId: id, kind, ...(plan ? { planId: plan.id, interval: chosenInterval! } : {}), ...(promo ? { promoCode: promo.code } : {}) },
+      metadata: {
+        accountId: buyer.accountId, checkoutId: id, kind, ...(plan ? { planId: plan.id, interval: chosenInterval! } : {}),
+        ...(promo ? { promoCode: promo.code } : {}),
+      },
     }));
     const paidFirst = kind === 'subscribe' ? (created.amountCents ?? discounted(amountCents!, promo)) : amountCents;
     const row = await this.deps.prisma.checkout.upsert({
@@ -279,8 +298,12 @@ export class PaymentsService {
     if (row.status === 'open' && row.providerId) {
       try {
         const remote = await this.provider.getCheckout(row.providerId);
-        if (remote.status === 'complete' && remote.paid) await this.completeCheckout(row, { paymentId: remote.paymentId, subscriptionId: remote.subscriptionId, amountPaidCents: remote.amountCents });
-        else if (remote.status === 'expired') await this.deps.prisma.checkout.updateMany({ where: { id: row.id, status: 'open' }, data: { status: 'expired' } });
+        if (remote.status === 'complete' && remote.paid) await this.completeCheckout(row, {
+          paymentId: remote.paymentId, subscriptionId: remote.subscriptionId, amountPaidCents: remote.amountCents,
+        });
+        else if (remote.status === 'expired') await this.deps.prisma.checkout.updateMany({
+          where: { id: row.id, status: 'open' }, data: { status: 'expired' },
+        });
         row = await this.deps.prisma.checkout.findUniqueOrThrow({ where: { id: row.id } });
       } catch (error) {
         // The stored state is still true as far as we know; the webhook will move it.
@@ -295,26 +318,44 @@ export class PaymentsService {
    * A paid checkout: a top-up's credit (and a promo's bonus) or a subscription's plan, the payment and the card,
    * the promo's redemption — one transaction, keyed by the checkout so a second completion changes nothing.
    */
-  private async completeCheckout(checkout: CheckoutRow, paid: { paymentId: string | null; subscriptionId: string | null; amountPaidCents: number | null }): Promise<void> {
+  private async completeCheckout(
+    checkout: CheckoutRow, paid: { paymentId: string | null; subscriptionId: string | null; amountPaidCents: number | null },
+  ): Promise<void> {
     const settings = this.settings;
     const subscription = paid.subscriptionId ? await this.provider.getSubscription(paid.subscriptionId) : null;
     await this.syncPaymentMethods(checkout.accountId);
     await this.transaction(checkout.accountId, async (tx, account) => {
-      const moved = await tx.checkout.updateMany({ where: { id: checkout.id, status: 'open' }, data: { status: 'succeeded', completedAt: new Date() } });
+      const moved = await tx.checkout.updateMany({
+        where: { id: checkout.id, status: 'open' }, data: { status: 'succeeded', completedAt: new Date() },
+      });
       if (!moved.count) return;
       const details = isObject(account.details) ? account.details : {};
       const taxId = typeof details.taxId === 'string' && details.taxId ? details.taxId : null;
       if (checkout.promoCode) {
-        await tx.promoRedemption.upsert({ where: { accountId_code: { accountId: checkout.accountId, code: checkout.promoCode } }, update: {}, create: { accountId: checkout.accountId, code: checkout.promoCode, checkoutId: checkout.id } });
+        await tx.promoRedemption.upsert({
+          where: { accountId_code: { accountId: checkout.accountId, code: checkout.promoCode } }, update: {},
+          create: { accountId: checkout.accountId, code: checkout.promoCode, checkoutId: checkout.id },
+        });
       }
       if (checkout.kind === 'topup') {
         const paymentId = newId('pay');
         await tx.payment.create({
-          data: { id: paymentId, accountId: checkout.accountId, kind: 'topup', status: 'paid', amountCents: paid.amountPaidCents ?? checkout.amountCents ?? 0, currency: settings.currency, providerId: paid.paymentId, document: 'receipt', businessPurchase: taxId !== null, taxId },
+          data: {
+            id: paymentId, accountId: checkout.accountId, kind: 'topup', status: 'paid',
+            amountCents: paid.amountPaidCents ?? checkout.amountCents ?? 0, currency: settings.currency, providerId: paid.paymentId,
+            document: 'receipt', businessPurchase: taxId !== null, taxId,
+          },
         });
-        let current = (await post(tx, account, { kind: 'top_up', amountCents: checkout.amountCents ?? 0, key: `checkout:${checkout.id}`, description: 'Top-up', paymentId })).account;
+        let current = (await post(tx, account, {
+          kind: 'top_up', amountCents: checkout.amountCents ?? 0, key: `checkout:${checkout.id}`, description: 'Top-up', paymentId,
+        })).account;
         const promo = settings.promoCodes.find((entry) => entry.code === checkout.promoCode);
-        if (promo?.bonusCreditCents) current = (await post(tx, current, { kind: 'adjustment', amountCents: promo.bonusCreditCents, key: `checkout:${checkout.id}:bonus`, description: `Promo ${promo.code}: bonus credit`, paymentId })).account;
+        if (promo?.bonusCreditCents) {
+          current = (await post(tx, current, {
+            kind: 'adjustment', amountCents: promo.bonusCreditCents, key: `checkout:${checkout.id}:bonus`,
+            description: `Promo ${promo.code}: bonus credit`, paymentId,
+          })).account;
+        }
       } else if (subscription) {
         await this.adoptSubscription(tx, account, subscription, checkout.planId);
       }
@@ -348,7 +389,9 @@ export class PaymentsService {
       create: { id: newId('sub'), accountId: account.accountId, providerId: remote.id, ...data },
     });
     if (account.planId !== plan.id) {
-      const moved = await tx.billingAccount.update({ where: { accountId: account.accountId }, data: { planId: plan.id, retentionDeadline: null } });
+      const moved = await tx.billingAccount.update({
+        where: { accountId: account.accountId }, data: { planId: plan.id, retentionDeadline: null },
+      });
       await syncConcurrency(tx, this.settings, moved);
     }
   }
@@ -387,7 +430,9 @@ export class PaymentsService {
     } else if (!subscription.pendingInterval) throw errors.invalidState('No interval switch is scheduled.');
     const plan = this.settings.plans.find((entry) => entry.id === subscription.planId);
     if (!plan) throw errors.invalidState('The subscription\'s plan is no longer offered.');
-    const remote = await callProvider(() => this.provider.scheduleInterval(subscription.providerId, target === null ? null : this.priceOf(plan, target)));
+    const remote = await callProvider(() => this.provider.scheduleInterval(
+      subscription.providerId, target === null ? null : this.priceOf(plan, target),
+    ));
     await this.mirror(accountId, remote);
   }
 
@@ -403,16 +448,26 @@ export class PaymentsService {
     if (await tx.ledgerEntry.findUnique({ where: { accountId_key: { accountId: account.accountId, key } } })) return account;
     let current = account;
     if (current.monthlyCreditLeftCents > 0) {
-      current = (await post(tx, current, { kind: 'monthly_credit_removed', amountCents: -current.monthlyCreditLeftCents, key: `${key}:expired`, description: 'Unspent monthly credit of last month' })).account;
+      current = (await post(tx, current, {
+        kind: 'monthly_credit_removed', amountCents: -current.monthlyCreditLeftCents, key: `${key}:expired`,
+        description: 'Unspent monthly credit of last month',
+      })).account;
     }
-    current = (await post(tx, current, { kind: 'monthly_credit', amountCents: plan.includedMonthlyCreditCents, key, description: `Monthly credit ${label} (${plan.name})` })).account;
-    return tx.billingAccount.update({ where: { accountId: account.accountId }, data: { monthlyCreditPeriodStart: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1)) } });
+    current = (await post(tx, current, {
+      kind: 'monthly_credit', amountCents: plan.includedMonthlyCreditCents, key, description: `Monthly credit ${label} (${plan.name})`,
+    })).account;
+    return tx.billingAccount.update({
+      where: { accountId: account.accountId },
+      data: { monthlyCreditPeriodStart: new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1)) },
+    });
   }
 
   /** Yearly subscriptions get their monthly credit each month without an invoice: granted by the background sweep. */
   async grantDueMonthlyCredit(now = new Date()): Promise<void> {
     if (!this.billing.settings) return;
-    const subscriptions = await this.deps.prisma.subscription.findMany({ where: { status: 'active', currentPeriodEnd: { gt: now } }, select: { accountId: true } });
+    const subscriptions = await this.deps.prisma.subscription.findMany({
+      where: { status: 'active', currentPeriodEnd: { gt: now } }, select: { accountId: true },
+    });
     for (const { accountId } of subscriptions) {
       await this.transaction(accountId, (tx, account) => this.grantMonthlyCredit(tx, account, now));
     }
@@ -424,7 +479,9 @@ export class PaymentsService {
    */
   async reconcileSubscriptions(now = new Date()): Promise<void> {
     if (!this.billing.settings) return;
-    const due = await this.deps.prisma.subscription.findMany({ where: { status: 'active', currentPeriodEnd: { lte: now }, providerId: { not: null } } });
+    const due = await this.deps.prisma.subscription.findMany({ where: {
+      status: 'active', currentPeriodEnd: { lte: now }, providerId: { not: null },
+    } });
     for (const subscription of due) {
       try {
         const remote = await this.provider.getSubscription(subscription.providerId!);
@@ -439,17 +496,25 @@ export class PaymentsService {
 
   /** The period ended without renewal: back to the default plan, unspent monthly credit removed, old data kept a grace. */
   private async downgrade(tx: Tx, account: BillingAccountRow, subscriptionProviderId: string): Promise<void> {
-    const ended = await tx.subscription.updateMany({ where: { accountId: account.accountId, providerId: subscriptionProviderId, status: 'active' }, data: { status: 'ended', cancelAtPeriodEnd: false, pendingInterval: null } });
+    const ended = await tx.subscription.updateMany({
+      where: { accountId: account.accountId, providerId: subscriptionProviderId, status: 'active' },
+      data: { status: 'ended', cancelAtPeriodEnd: false, pendingInterval: null },
+    });
     if (!ended.count) return;
     let current = account;
     if (current.monthlyCreditLeftCents > 0) {
-      current = (await post(tx, current, { kind: 'monthly_credit_removed', amountCents: -current.monthlyCreditLeftCents, key: `downgrade:${subscriptionProviderId}`, description: 'Unspent monthly credit removed at the end of the subscription' })).account;
+      current = (await post(tx, current, {
+        kind: 'monthly_credit_removed', amountCents: -current.monthlyCreditLeftCents, key: `downgrade:${subscriptionProviderId}`,
+        description: 'Unspent monthly credit removed at the end of the subscription',
+      })).account;
     }
     const settings = this.settings;
     // Data older than the default plan's retention is deleted once the grace has passed (none without a retention).
     const keepsFor = this.billing.plan({ planId: settings.defaultPlanId }).limits.retentionDays;
     const retentionDeadline = keepsFor === null ? null : new Date(Date.now() + settings.downgradeGraceDays * DAY_MS);
-    const moved = await tx.billingAccount.update({ where: { accountId: account.accountId }, data: { planId: settings.defaultPlanId, retentionDeadline } });
+    const moved = await tx.billingAccount.update({
+      where: { accountId: account.accountId }, data: { planId: settings.defaultPlanId, retentionDeadline },
+    });
     await syncConcurrency(tx, settings, moved);
   }
 
@@ -465,7 +530,11 @@ export class PaymentsService {
     try {
       event = this.provider.verifyWebhook(rawBody, signature);
     } catch (error) {
-      if (error instanceof WebhookSignatureError) throw new ApiError('invalid_signature', 400, `The webhook signature was refused: ${error.message}.`, { details: { field: 'Stripe-Signature' } });
+      if (error instanceof WebhookSignatureError) {
+        throw new ApiError('invalid_signature', 400, `The webhook signature was refused: ${error.message}.`, {
+          details: { field: 'Stripe-Signature' },
+        });
+      }
       throw error;
     }
     if (event.type === 'ignored') return { applied: false, type: event.providerType };
@@ -478,7 +547,9 @@ export class PaymentsService {
   }
 
   private async accountOfCustomer(customerId: string): Promise<string | null> {
-    const account = await this.deps.prisma.billingAccount.findUnique({ where: { providerCustomerId: customerId }, select: { accountId: true } });
+    const account = await this.deps.prisma.billingAccount.findUnique({
+      where: { providerCustomerId: customerId }, select: { accountId: true },
+    });
     return account?.accountId ?? null;
   }
 
@@ -488,12 +559,19 @@ export class PaymentsService {
         const checkout = await this.deps.prisma.checkout.findUnique({ where: { providerId: event.checkoutProviderId } });
         if (!checkout) return this.logger.warn({ checkout: event.checkoutProviderId }, 'a completed checkout this server did not open was '
           + 'ignored');
-        if (event.paid) await this.completeCheckout(checkout, { paymentId: event.paymentId, subscriptionId: event.subscriptionId, amountPaidCents: event.amountCents });
+        if (event.paid) {
+          await this.completeCheckout(checkout, {
+            paymentId: event.paymentId, subscriptionId: event.subscriptionId, amountPaidCents: event.amountCents,
+          });
+        }
         return;
       }
       case 'checkout.expired':
       case 'checkout.failed':
-        await this.deps.prisma.checkout.updateMany({ where: { providerId: event.checkoutProviderId, status: 'open' }, data: { status: event.type === 'checkout.expired' ? 'expired' : 'failed' } });
+        await this.deps.prisma.checkout.updateMany({
+          where: { providerId: event.checkoutProviderId, status: 'open' },
+          data: { status: event.type === 'checkout.expired' ? 'expired' : 'failed' },
+        });
         return;
       case 'invoice.paid': {
         const remote = await callProvider(() => this.provider.getSubscription(event.subscriptionId));
@@ -507,11 +585,16 @@ export class PaymentsService {
           await tx.payment.upsert({
             where: { providerId: event.invoiceId },
             update: { status: 'paid' },
-            create: { id: newId('pay'), accountId, kind: 'subscription', status: 'paid', amountCents: event.amountCents, currency: this.settings.currency, providerId: event.invoiceId, document: 'invoice', businessPurchase: taxId !== null, taxId },
+            create: {
+              id: newId('pay'), accountId, kind: 'subscription', status: 'paid', amountCents: event.amountCents,
+              currency: this.settings.currency, providerId: event.invoiceId, document: 'invoice', businessPurchase: taxId !== null, taxId,
+            },
           });
           const current = await tx.billingAccount.update({ where: { accountId }, data: { hasPaid: true } });
           await this.grantMonthlyCredit(tx, current, event.periodStart);
-          if (remote.defaultPaymentMethodId) await tx.paymentMethod.updateMany({ where: { providerId: remote.defaultPaymentMethodId }, data: { declined: false } });
+          if (remote.defaultPaymentMethodId) {
+            await tx.paymentMethod.updateMany({ where: { providerId: remote.defaultPaymentMethodId }, data: { declined: false } });
+          }
         });
         return;
       }
@@ -532,7 +615,9 @@ export class PaymentsService {
       case 'payment.succeeded':
       case 'payment.failed': {
         const attemptId = event.metadata.autoTopUpAttemptId;
-        if (attemptId) await this.settleAttempt(attemptId, event.type === 'payment.succeeded' ? 'paid' : 'declined', event.paymentId, event.message);
+        if (attemptId) {
+          await this.settleAttempt(attemptId, event.type === 'payment.succeeded' ? 'paid' : 'declined', event.paymentId, event.message);
+        }
         return;
       }
     }
@@ -548,8 +633,13 @@ export class PaymentsService {
     await this.deps.prisma.$transaction(async (tx) => {
       await tx.paymentMethod.deleteMany({ where: { accountId, providerId: { notIn: remote.map((method) => method.id) } } });
       for (const method of remote) {
-        const data = { brand: method.brand, last4: method.last4, expMonth: method.expMonth, expYear: method.expYear, wallet: method.wallet, isDefault: method.isDefault };
-        await tx.paymentMethod.upsert({ where: { providerId: method.id }, update: data, create: { id: newId('pm'), accountId, providerId: method.id, ...data } });
+        const data = {
+          brand: method.brand, last4: method.last4, expMonth: method.expMonth, expYear: method.expYear, wallet: method.wallet,
+          isDefault: method.isDefault,
+        };
+        await tx.paymentMethod.upsert({
+          where: { providerId: method.id }, update: data, create: { id: newId('pm'), accountId, providerId: method.id, ...data },
+        });
       }
       // Without any card there is nothing to charge automatically.
       if (remote.length === 0) await tx.billingAccount.update({ where: { accountId }, data: { autoTopUpEnabled: false } });
@@ -559,16 +649,33 @@ export class PaymentsService {
   async paymentMethods(accountId: string): Promise<PaymentMethodView[]> {
     if (!this.billing.settings) return [];
     await this.syncPaymentMethods(accountId);
-    const rows = await this.deps.prisma.paymentMethod.findMany({ where: { accountId }, orderBy: [{ isDefault: 'desc' }, { createdAt: 'desc' }, { id: 'asc' }] });
-    return rows.map((row) => ({ id: row.id, brand: row.brand, last4: row.last4, expMonth: row.expMonth, expYear: row.expYear, wallet: row.wallet, isDefault: row.isDefault, declined: row.declined }));
+    const rows = await this.deps.prisma.paymentMethod.findMany({
+      where: { accountId }, orderBy: [{ isDefault: 'desc' }, { createdAt: 'desc' }, { id: 'asc' }],
+    });
+    return rows.map((row) => ({
+      id: row.id, brand: row.brand, last4: row.last4, expMonth: row.expMonth, expYear: row.expYear, wallet: row.wallet,
+      isDefault: row.isDefault, declined: row.declined,
+    }));
+  }
+
+  /** The account's customer at the provider, made on first use; its id is kept on the billing account. */
+  private async providerCustomer(
+    accountId: string, account: { providerCustomerId: string | null }, contact: { email: string | null; name: string | null },
+  ): Promise<string> {
+    const customerId = await callProvider(() => this.provider.ensureCustomer({
+      existingId: account.providerCustomerId, accountId, ...contact,
+    }));
+    if (customerId !== account.providerCustomerId) {
+      await this.deps.prisma.billingAccount.update({ where: { accountId }, data: { providerCustomerId: customerId } });
+    }
+    return customerId;
   }
 
   /** The provider's portal to add, replace or default a card; works before the first payment (the customer is made). */
   async manageUrl(buyer: Buyer, baseUrl: string): Promise<string> {
     this.requireOn();
     const account = await this.billing.account(buyer.accountId);
-    const customerId = await callProvider(() => this.provider.ensureCustomer({ existingId: account.providerCustomerId, accountId: buyer.accountId, email: buyer.email, name: null }));
-    if (customerId !== account.providerCustomerId) await this.deps.prisma.billingAccount.update({ where: { accountId: buyer.accountId }, data: { providerCustomerId: customerId } });
+    const customerId = await this.providerCustomer(buyer.accountId, account, { email: buyer.email, name: null });
     return callProvider(() => this.provider.portalUrl(customerId, this.billing.topUpUrl(baseUrl)));
   }
 
@@ -597,16 +704,29 @@ export class PaymentsService {
     await callProvider(() => this.provider.detachPaymentMethod(method.providerId));
     await this.deps.prisma.$transaction(async (tx) => {
       await tx.paymentMethod.delete({ where: { id: method.id } });
-      if (await tx.paymentMethod.count({ where: { accountId } }) === 0) await tx.billingAccount.updateMany({ where: { accountId }, data: { autoTopUpEnabled: false } });
+      if (await tx.paymentMethod.count({ where: { accountId } }) === 0) {
+        await tx.billingAccount.updateMany({ where: { accountId }, data: { autoTopUpEnabled: false } });
+      }
     }, TX_OPTIONS);
   }
 
   /** Payment history newest first, paged by `cursor` (src/core/cursor.ts). */
-  async payments(accountId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{ items: PaymentView[]; nextCursor: string | null }> {
+  async payments(accountId: string, query: { cursor?: string | null; limit?: number | null }): Promise<{
+    items: PaymentView[]; nextCursor: string | null;
+  }> {
     if (!this.billing.settings) return { items: [], nextCursor: null };
-    const page = await pageNewestFirst(query, (after, take) => this.deps.prisma.payment.findMany({ where: { accountId, ...after }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take }));
+    const page = await pageNewestFirst(
+      query,
+      (after, take) => this.deps.prisma.payment.findMany({
+        where: { accountId, ...after }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take,
+      }),
+    );
     return {
-      items: page.rows.map((row) => ({ id: row.id, kind: row.kind, status: row.status, amount: dollars(row.amountCents), currency: row.currency, createdAt: row.createdAt.toISOString(), document: row.document as PaymentView['document'], businessPurchase: row.businessPurchase, taxId: row.taxId })),
+      items: page.rows.map((row) => ({
+        id: row.id, kind: row.kind, status: row.status, amount: dollars(row.amountCents), currency: row.currency,
+        createdAt: row.createdAt.toISOString(), document: row.document as PaymentView['document'], businessPurchase: row.businessPurchase,
+        taxId: row.taxId,
+      })),
       nextCursor: page.nextCursor,
     };
   }
@@ -622,11 +742,16 @@ export class PaymentsService {
     if (!payment.providerId) throw errors.notFound('The payment\'s document');
     const account = await this.billing.account(accountId);
     const details = isObject(account.details) ? account.details : {};
-    const missing = ['name', 'line1', 'city', 'postalCode', 'country'].filter((field) => typeof details[field] !== 'string' || !(details[field] as string).trim());
+    const missing = ['name', 'line1', 'city', 'postalCode', 'country'].filter(
+      (field) => typeof details[field] !== 'string' || !(details[field] as string).trim(),
+    );
     if (payment.document === 'invoice' && missing.length) {
-      throw new ApiError('billing_details_required', 409, `An invoice is addressed: save the billing details first (missing: ${missing.join(', ')}).`, { details: { fields: missing }, retryable: false });
+      throw new ApiError('billing_details_required', 409, `An invoice is addressed: save the billing details first (missing: `
+        + `${missing.join(', ')}).`, { details: { fields: missing }, retryable: false });
     }
-    const url = await callProvider(() => this.provider.documentUrl({ providerId: payment.providerId!, kind: payment.document as 'invoice' | 'receipt' }));
+    const url = await callProvider(() => this.provider.documentUrl({
+      providerId: payment.providerId!, kind: payment.document as 'invoice' | 'receipt',
+    }));
     return url ? { pending: false, url, document: payment.document } : { pending: true };
   }
 
@@ -650,7 +775,9 @@ export class PaymentsService {
         if (trigger === 'retry') throw errors.invalidState('The payment provider takes no automatic charges.');
         return null;
       }
-      if (trigger === 'threshold' && (account.autoTopUpThresholdCents === null || account.balanceCents > account.autoTopUpThresholdCents)) return null;
+      if (trigger === 'threshold' && (account.autoTopUpThresholdCents === null || account.balanceCents > account.autoTopUpThresholdCents)) {
+        return null;
+      }
       if (await tx.autoTopUpAttempt.findFirst({ where: { accountId, outcome: 'pending' } })) {
         if (trigger === 'retry') throw errors.invalidState('An automatic charge is in progress; wait for its outcome.');
         return null;
@@ -659,7 +786,9 @@ export class PaymentsService {
       const today = await tx.autoTopUpAttempt.count({ where: { accountId, at: { gte: dayStart } } });
       if (today >= settings.autoTopUp.perDay) {
         if (trigger === 'retry') {
-          throw errors.rateLimited(Math.max(1, Math.ceil((dayStart.getTime() + DAY_MS - Date.now()) / 1000)), { metric: 'auto_top_up_per_day', limit: settings.autoTopUp.perDay });
+          throw errors.rateLimited(Math.max(1, Math.ceil((dayStart.getTime() + DAY_MS - Date.now()) / 1000)), {
+            metric: 'auto_top_up_per_day', limit: settings.autoTopUp.perDay,
+          });
         }
         return null;
       }
@@ -668,7 +797,9 @@ export class PaymentsService {
         if (trigger === 'retry') throw new ApiError('payment_method_required', 409, 'No payment method is saved.', { retryable: false });
         return null;
       }
-      const attempt = await tx.autoTopUpAttempt.create({ data: { id: newId('atu'), accountId, amountCents: account.autoTopUpAmountCents, outcome: 'pending', trigger } });
+      const attempt = await tx.autoTopUpAttempt.create({ data: {
+        id: newId('atu'), accountId, amountCents: account.autoTopUpAmountCents, outcome: 'pending', trigger,
+      } });
       return { attempt, card, customerId: account.providerCustomerId };
     });
     if (!started) return;
@@ -693,7 +824,9 @@ export class PaymentsService {
   }
 
   /** An attempt's outcome: paid → credit and a receipt; declined → the card is marked. Once per attempt. */
-  private async settleAttempt(attemptId: string, outcome: 'paid' | 'declined' | 'pending', providerPaymentId: string | null, message: string | null): Promise<void> {
+  private async settleAttempt(
+    attemptId: string, outcome: 'paid' | 'declined' | 'pending', providerPaymentId: string | null, message: string | null,
+  ): Promise<void> {
     if (outcome === 'pending') return;
     const attempt = await this.deps.prisma.autoTopUpAttempt.findUnique({ where: { id: attemptId } });
     if (!attempt) return;
@@ -705,9 +838,14 @@ export class PaymentsService {
         return;
       }
       const paymentId = newId('pay');
-      await tx.payment.create({ data: { id: paymentId, accountId: attempt.accountId, kind: 'auto_top_up', status: 'paid', amountCents: attempt.amountCents, currency: this.settings.currency, providerId: providerPaymentId, document: 'receipt' } });
+      await tx.payment.create({ data: {
+        id: paymentId, accountId: attempt.accountId, kind: 'auto_top_up', status: 'paid', amountCents: attempt.amountCents,
+        currency: this.settings.currency, providerId: providerPaymentId, document: 'receipt',
+      } });
       await tx.autoTopUpAttempt.update({ where: { id: attemptId }, data: { paymentId } });
-      await post(tx, account, { kind: 'top_up', amountCents: attempt.amountCents, key: `auto-top-up:${attemptId}`, description: 'Auto top-up', paymentId });
+      await post(tx, account, {
+        kind: 'top_up', amountCents: attempt.amountCents, key: `auto-top-up:${attemptId}`, description: 'Auto top-up', paymentId,
+      });
       await tx.billingAccount.update({ where: { accountId: attempt.accountId }, data: { hasPaid: true } });
     });
   }
@@ -733,15 +871,29 @@ export function intervalField(body: unknown): BillingInterval {
  * The CreateCheckout body's shape (unknown fields, types, terms accepted), checked before anything else; ranges,
  * plans and codes are the service's. The REST adapter runs it first so the 422 names the field.
  */
-export function checkoutFields(body: unknown): { kind: 'topup' | 'subscribe'; amount: unknown; planId: unknown; interval: unknown; promoCode: string | null } {
-  const { kind, amount, planId, interval, promoCode, acceptTerms, waiveWithdrawal } = bodyWithFields(body, ['kind', 'amount', 'planId', 'interval', 'promoCode', 'acceptTerms', 'waiveWithdrawal'], 'a CreateCheckout object');
+export function checkoutFields(body: unknown): {
+  kind: 'topup' | 'subscribe'; amount: unknown; planId: unknown; interval: unknown; promoCode: string | null;
+} {
+  const { kind, amount, planId, interval, promoCode, acceptTerms, waiveWithdrawal } = bodyWithFields(
+    body, ['kind', 'amount', 'planId', 'interval', 'promoCode', 'acceptTerms', 'waiveWithdrawal'], 'a CreateCheckout object',
+  );
   if (kind !== 'topup' && kind !== 'subscribe') throw errors.invalidBody('kind must be "topup" or "subscribe".', { field: 'kind' });
-  if (amount != null && (typeof amount !== 'number' || !Number.isFinite(amount))) throw errors.invalidBody('amount must be an amount in dollars or null.', { field: 'amount' });
+  if (amount != null && (typeof amount !== 'number' || !Number.isFinite(amount))) {
+    throw errors.invalidBody('amount must be an amount in dollars or null.', { field: 'amount' });
+  }
   if (planId != null && typeof planId !== 'string') throw errors.invalidBody('planId must be a string or null.', { field: 'planId' });
-  if (interval != null && typeof interval !== 'string') throw errors.invalidBody('interval must be "month", "year" or null.', { field: 'interval' });
-  if (acceptTerms !== undefined && acceptTerms !== null && typeof acceptTerms !== 'boolean') throw errors.invalidBody('acceptTerms must be a boolean.', { field: 'acceptTerms' });
-  if (waiveWithdrawal !== undefined && waiveWithdrawal !== null && typeof waiveWithdrawal !== 'boolean') throw errors.invalidBody('waiveWithdrawal must be a boolean (it is deprecated and ignored).', { field: 'waiveWithdrawal' });
-  if (acceptTerms !== true) throw errors.invalidBody('acceptTerms must be true: the terms must be accepted to pay.', { field: 'acceptTerms' });
+  if (interval != null && typeof interval !== 'string') {
+    throw errors.invalidBody('interval must be "month", "year" or null.', { field: 'interval' });
+  }
+  if (acceptTerms !== undefined && acceptTerms !== null && typeof acceptTerms !== 'boolean') {
+    throw errors.invalidBody('acceptTerms must be a boolean.', { field: 'acceptTerms' });
+  }
+  if (waiveWithdrawal !== undefined && waiveWithdrawal !== null && typeof waiveWithdrawal !== 'boolean') {
+    throw errors.invalidBody('waiveWithdrawal must be a boolean (it is deprecated and ignored).', { field: 'waiveWithdrawal' });
+  }
+  if (acceptTerms !== true) {
+    throw errors.invalidBody('acceptTerms must be true: the terms must be accepted to pay.', { field: 'acceptTerms' });
+  }
   if (promoCode != null && (typeof promoCode !== 'string' || !promoCode.trim() || promoCode.length > 100)) {
     throw errors.invalidBody('promoCode must be a non-empty string of at most 100 characters, or null.', { field: 'promoCode' });
   }

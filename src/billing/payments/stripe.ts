@@ -74,7 +74,9 @@ export class StripeProvider implements PaymentProvider {
     this.webhookToleranceS = options.webhookToleranceS ?? 300;
   }
 
-  async ensureCustomer(input: { existingId: string | null; accountId: string; email: string | null; name: string | null }): Promise<string> {
+  async ensureCustomer(
+    input: { existingId: string | null; accountId: string; email: string | null; name: string | null },
+  ): Promise<string> {
     if (input.existingId) {
       const existing = await this.call(() => this.stripe.customers.retrieve(input.existingId!), { missingIsNull: true });
       if (existing && !existing.deleted) {
@@ -112,13 +114,19 @@ export class StripeProvider implements PaymentProvider {
       params = {
         ...common,
         mode: 'payment',
-        line_items: [{ quantity: 1, price_data: { currency: this.currency, unit_amount: input.amountCents!, product_data: { name: TOP_UP_PRODUCT_NAME } } }],
+        line_items: [{
+          quantity: 1,
+          price_data: { currency: this.currency, unit_amount: input.amountCents!, product_data: { name: TOP_UP_PRODUCT_NAME } },
+        }],
         // Saves the card for auto top-up; the metadata follows the payment into payment_intent.* events.
         payment_intent_data: { setup_future_usage: 'off_session', metadata: input.metadata },
       };
     } else {
       if (!input.priceId) throw new TypeError('a subscription checkout needs a price');
-      params = { ...common, mode: 'subscription', line_items: [{ price: input.priceId, quantity: 1 }], subscription_data: { metadata: input.metadata } };
+      params = {
+        ...common, mode: 'subscription', line_items: [{ price: input.priceId, quantity: 1 }],
+        subscription_data: { metadata: input.metadata },
+      };
     }
     const session = await this.call(() => this.stripe.checkout.sessions.create(params, { idempotencyKey: input.idempotencyKey }));
     if (!session.url) throw new ProviderRefused('Stripe made a checkout without a page to send the customer to');
@@ -127,7 +135,9 @@ export class StripeProvider implements PaymentProvider {
 
   async getCheckout(providerId: string): Promise<ProviderCheckout> {
     // Expanded: the card the customer paid with is on the payment intent (top-up) or the subscription.
-    const session = await this.call(() => this.stripe.checkout.sessions.retrieve(providerId, { expand: ['payment_intent', 'subscription'] }));
+    const session = await this.call(
+      () => this.stripe.checkout.sessions.retrieve(providerId, { expand: ['payment_intent', 'subscription'] }),
+    );
     const intent = typeof session.payment_intent === 'object' ? session.payment_intent : null;
     const subscription = typeof session.subscription === 'object' ? session.subscription : null;
     return {
@@ -191,7 +201,8 @@ export class StripeProvider implements PaymentProvider {
       );
       if (intent.status === 'succeeded') return { providerId: intent.id, outcome: 'paid', message: null };
       if (intent.status === 'processing') return { providerId: intent.id, outcome: 'pending', message: null };
-      return { providerId: intent.id, outcome: 'declined', message: intent.last_payment_error?.message ?? `the payment is ${intent.status.replaceAll('_', ' ')}` };
+      return { providerId: intent.id, outcome: 'declined', message: intent.last_payment_error?.message ?? `the payment is `
+        + `${intent.status.replaceAll('_', ' ')}` };
     } catch (error) {
       // Stripe answers a decline (or a card that needs its holder present) with a card error naming the intent.
       if (error instanceof Stripe.errors.StripeCardError) {
@@ -236,7 +247,10 @@ export class StripeProvider implements PaymentProvider {
       this.stripe.subscriptionSchedules.update(schedule.id, {
         end_behavior: 'release',
         phases: [
-          { items: [{ price: item.price.id, quantity: item.quantity ?? 1 }], start_date: phaseStart, end_date: item.current_period_end, proration_behavior: 'none' },
+          {
+            items: [{ price: item.price.id, quantity: item.quantity ?? 1 }], start_date: phaseStart, end_date: item.current_period_end,
+            proration_behavior: 'none',
+          },
           {
             items: [{ price: priceId, quantity: item.quantity ?? 1 }],
             duration: { interval: price.recurring!.interval, interval_count: price.recurring!.interval_count },
@@ -279,7 +293,9 @@ export class StripeProvider implements PaymentProvider {
 
   /** A promo code's reduction as a single-use coupon for this checkout's first payment (Checkout takes coupons only). */
   private async oneOffDiscount(input: CreateCheckoutInput): Promise<Array<{ coupon: string }> | null> {
-    const off = input.percentOff ? { percent_off: input.percentOff } : input.discountCents ? { amount_off: input.discountCents, currency: this.currency } : null;
+    const off = input.percentOff ? { percent_off: input.percentOff } : input.discountCents ? {
+      amount_off: input.discountCents, currency: this.currency,
+    } : null;
     if (!off) return null;
     const coupon = await this.call(() =>
       this.stripe.coupons.create({ ...off, duration: 'once', max_redemptions: 1 }, { idempotencyKey: `${input.idempotencyKey}:coupon` }),
@@ -345,14 +361,18 @@ function toProviderSubscription(subscription: Stripe.Subscription): ProviderSubs
   const snapshot = toSnapshot(subscription);
   const schedule = typeof subscription.schedule === 'object' ? subscription.schedule : null;
   const periodEnd = firstItem(subscription).current_period_end;
-  const next = schedule && (schedule.status === 'active' || schedule.status === 'not_started') ? schedule.phases.find((phase) => phase.start_date >= periodEnd) : undefined;
+  const next = schedule && (schedule.status === 'active' || schedule.status === 'not_started') ? schedule.phases.find(
+    (phase) => phase.start_date >= periodEnd,
+  ) : undefined;
   const nextPriceId = idOf(next?.items[0]?.price);
   return { ...snapshot, pendingPriceId: nextPriceId && nextPriceId !== snapshot.priceId ? nextPriceId : null };
 }
 
 /** The service period an invoice pays for: its subscription line's (the invoice's own period is the one before). */
 function paidPeriod(invoice: Stripe.Invoice): { start: number; end: number } {
-  const line = invoice.lines.data.find((candidate) => candidate.parent?.subscription_item_details && !candidate.parent.subscription_item_details.proration);
+  const line = invoice.lines.data.find(
+    (candidate) => candidate.parent?.subscription_item_details && !candidate.parent.subscription_item_details.proration,
+  );
   return line ? line.period : { start: invoice.period_start, end: invoice.period_end };
 }
 
@@ -393,12 +413,20 @@ function toProviderEvent(event: Stripe.Event): ProviderEvent {
         amountCents: invoice.amount_paid,
         periodStart: seconds(period.start),
         periodEnd: seconds(period.end),
-        billingReason: invoice.billing_reason === 'subscription_create' ? 'subscription_create' : invoice.billing_reason === 'subscription_cycle' ? 'subscription_cycle' : 'other',
+        billingReason:
+          invoice.billing_reason === 'subscription_create'
+            ? 'subscription_create'
+            : invoice.billing_reason === 'subscription_cycle'
+              ? 'subscription_cycle'
+              : 'other',
       };
     }
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted':
-      return { id: event.id, type: event.type === 'customer.subscription.updated' ? 'subscription.updated' : 'subscription.deleted', subscription: toSnapshot(event.data.object) };
+      return {
+        id: event.id, type: event.type === 'customer.subscription.updated' ? 'subscription.updated' : 'subscription.deleted',
+        subscription: toSnapshot(event.data.object),
+      };
     case 'payment_intent.succeeded':
     case 'payment_intent.payment_failed': {
       const intent = event.data.object;

@@ -23,7 +23,9 @@ async function list(ctx: CommandContext): Promise<void> {
   const keys = data!.apiKeys;
   ctx.out.result(data, keys.length
     ? table(['ID', 'NAME', 'PREFIX', 'SCOPES', 'STATE', 'CREATED', 'LAST USED'], keys.map((key) => [
-      key.id, key.displayName, key.keyPrefix ?? '-', key.scopes.join(','), keyState(key), shortTime(key.createdAt), shortTime(key.lastUsedAt),
+      key.id, key.displayName, key.keyPrefix ?? '-', key.scopes.join(','), keyState(key), shortTime(key.createdAt), shortTime(
+        key.lastUsedAt,
+      ),
     ]))
     : 'No API keys.');
 }
@@ -42,7 +44,8 @@ async function create(ctx: CommandContext, _args: string[], options: CreateOptio
     body: { name: options.name, scopes: options.scope as (typeof SCOPES)[number][] | undefined, expiresAt },
   });
   ctx.out.result(data, data!.key);
-  ctx.out.note(`Created key ${data!.apiKey.id} (${data!.apiKey.displayName}, scopes ${data!.apiKey.scopes.join(', ')}). The secret above is shown only now: store it.`);
+  ctx.out.note(`Created key ${data!.apiKey.id} (${data!.apiKey.displayName}, scopes ${data!.apiKey.scopes.join(', ')}). The secret above `
+    + `is shown only now: store it.`);
 }
 
 async function revoke(ctx: CommandContext, [id]: string[]): Promise<void> {

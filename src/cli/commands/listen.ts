@@ -9,7 +9,9 @@
 import crypto from 'node:crypto';
 import { Command } from 'commander';
 import { WebSocket } from 'ws';
-import { defaultReconnectDelayMs, type paths, type RecordingSubscription, type SpeechgateClient, type SubscribedSegment } from '../../sdk/index.js';
+import {
+  defaultReconnectDelayMs, type paths, type RecordingSubscription, type SpeechgateClient, type SubscribedSegment,
+} from '../../sdk/index.js';
 import { action, type CommandContext } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import { ask } from '../prompt.js';
@@ -61,11 +63,15 @@ async function listenerView(client: SpeechgateClient, code: string, credential: 
 }
 
 /** The view, proving a private broadcast's password when the listener is not yet let in. */
-async function openBroadcast(ctx: CommandContext, client: SpeechgateClient, code: string, options: ListenOptions): Promise<{ view: ListenerView; credential: ListenerCredential }> {
+async function openBroadcast(ctx: CommandContext, client: SpeechgateClient, code: string, options: ListenOptions): Promise<{
+  view: ListenerView; credential: ListenerCredential;
+}> {
   let credential: ListenerCredential = options.shareCode ? { shareCode: options.shareCode } : {};
   let view = await listenerView(client, code, credential);
   if (view.authorized) return { view, credential };
-  const password = options.password ?? (process.stdin.isTTY && ctx.out.interactive ? await ask(`Password for ${view.name}`, { hidden: true }) : undefined);
+  const password = options.password ?? (process.stdin.isTTY && ctx.out.interactive ? await ask(
+    `Password for ${view.name}`, { hidden: true },
+  ) : undefined);
   if (!password) throw new CliError(`${view.name} is private: pass --password (or a --share-code of it).`, EXIT.auth, 'unauthorized');
   const { data: token } = await client.POST('/v1/listen/{code}/token', { params: { path: { code } }, body: { password } });
   credential = { listenerToken: token!.listenerToken };
@@ -136,7 +142,13 @@ class BroadcastFollower {
     this.subscriptions.set(recordingId, subscription);
     // The subscription closes itself once the recording is finalized (or on a refusal it cannot get past).
     void subscription.closed.then(() => {
-      if (this.options.once && !this.stopped) this.stop(subscription.state === 'finalized' ? undefined : new CliError(`stopped following ${recordingId} before it was finalized`, EXIT.failure, 'closed'));
+      if (this.options.once && !this.stopped) {
+        this.stop(
+          subscription.state === 'finalized' ? undefined : new CliError(
+            `stopped following ${recordingId} before it was finalized`, EXIT.failure, 'closed',
+          ),
+        );
+      }
     });
     subscription.ready.catch((error: unknown) => {
       if (this.options.once) this.stop(error);
@@ -151,9 +163,15 @@ class BroadcastFollower {
     const text = segment.unclear ? '' : segment.text.trim();
     const before = printed.get(segment.seq);
     if (!before) {
-      this.ctx.out.jsonLine({ type: 'line', recordingId, seq: segment.seq, text, unclear: segment.unclear, start: segment.start ?? null, end: segment.end ?? null, speaker: segment.speaker ?? null, ...(lang ? { lang, translation: translation ?? null } : {}) });
+      this.ctx.out.jsonLine({
+        type: 'line', recordingId, seq: segment.seq, text, unclear: segment.unclear, start: segment.start ?? null, end: segment.end ?? null,
+        speaker: segment.speaker ?? null, ...(lang ? { lang, translation: translation ?? null } : {}),
+      });
     } else {
-      this.ctx.out.jsonLine({ type: 'line.updated', recordingId, seq: segment.seq, text, unclear: segment.unclear, ...(lang ? { lang, translation: translation ?? null } : {}) });
+      this.ctx.out.jsonLine({
+        type: 'line.updated', recordingId, seq: segment.seq, text, unclear: segment.unclear,
+        ...(lang ? { lang, translation: translation ?? null } : {}),
+      });
     }
     const { lines, shown } = textOfLine(before, { text, unclear: segment.unclear, translation }, lang);
     printed.set(segment.seq, shown);
@@ -178,14 +196,22 @@ class BroadcastFollower {
       }
       if (frame.type === 'events.ready') {
         this.eventsAttempt = 0;
-        if (frame.currentRecording?.recordingId && !(this.options.once && this.subscriptions.size > 0)) this.follow(frame.currentRecording.recordingId);
-      } else if (frame.type === 'recording.started' && frame.recordingId && !(this.options.once && this.subscriptions.size > 0)) this.follow(frame.recordingId);
+        if (frame.currentRecording?.recordingId && !(this.options.once && this.subscriptions.size > 0)) {
+          this.follow(frame.currentRecording.recordingId);
+        }
+      } else if (frame.type === 'recording.started' && frame.recordingId && !(this.options.once && this.subscriptions.size > 0))
+        this.follow(frame.recordingId);
     });
     socket.on('unexpected-response', (_request, response) => {
       // Refused (archived, a token gone stale): the broadcast cannot be followed any more.
       const status = response.statusCode ?? 0;
       socket.terminate();
-      if (status === 404 || status === 401) this.stop(new CliError(`the broadcast refused its events socket (HTTP ${status}): it is gone or no longer open to this listener`, status === 404 ? EXIT.notFound : EXIT.auth, status === 404 ? 'not_found' : 'invalid_token'));
+      if (status === 404 || status === 401) {
+        this.stop(new CliError(
+          `the broadcast refused its events socket (HTTP ${status}): it is gone or no longer open to this listener`,
+          status === 404 ? EXIT.notFound : EXIT.auth, status === 404 ? 'not_found' : 'invalid_token',
+        ));
+      }
     });
     socket.on('error', () => undefined);
     socket.on('close', () => {
@@ -200,7 +226,9 @@ async function listen(ctx: CommandContext, [code]: string[], options: ListenOpti
   const client = await ctx.anonymousClient();
   const { url } = await ctx.credentials();
   const { view, credential } = await openBroadcast(ctx, client, code!, options);
-  ctx.out.jsonLine({ type: 'broadcast', broadcastId: view.broadcastId, code: view.code, name: view.name, access: view.access, languages: view.languages });
+  ctx.out.jsonLine({
+    type: 'broadcast', broadcastId: view.broadcastId, code: view.code, name: view.name, access: view.access, languages: view.languages,
+  });
   ctx.out.note(`${view.name} (${view.code})${options.lang ? ` in ${options.lang}` : ''}; Ctrl-C to stop`);
   const follower = new BroadcastFollower(ctx, client, url, view, credential, options);
   ctx.signal.addEventListener('abort', () => follower.stop(), { once: true });

@@ -28,7 +28,9 @@ interface LiveOptions {
 const FINALIZE_POLL_MS = 1_000;
 
 async function liveTranscription(client: SpeechgateClient, file: string, options: LiveOptions): Promise<Transcription> {
-  if (options.transcription) return (await client.GET('/v1/transcriptions/{id}', { params: { path: { id: options.transcription } } })).data!;
+  if (options.transcription) {
+    return (await client.GET('/v1/transcriptions/{id}', { params: { path: { id: options.transcription } } })).data!;
+  }
   const { data } = await client.POST('/v1/transcriptions/live', {
     body: {
       name: options.name ?? path.basename(file),
@@ -43,7 +45,8 @@ async function liveTranscription(client: SpeechgateClient, file: string, options
 function listenerLines(transcription: Transcription): string[] {
   return [
     ...(transcription.shareLink ? [`share code: ${transcription.shareLink.code}`] : []),
-    ...(transcription.broadcasts ?? []).map((broadcast) => `broadcast ${broadcast.name}: ${broadcast.shareUrl}  (speechgate listen ${broadcast.code})`),
+    ...(transcription.broadcasts ?? []).map((broadcast) => `broadcast ${broadcast.name}: ${broadcast.shareUrl}  (speechgate listen `
+      + `${broadcast.code})`),
   ];
 }
 
@@ -83,7 +86,10 @@ async function live(ctx: CommandContext, [file]: string[], options: LiveOptions)
     stopped = await stopRecording(client, recordingId);
   }
   const recording = options.wait ? await waitForFinalized(ctx, client, recordingId) : stopped;
-  const summary = { type: 'live.stopped', transcriptionId: transcription.id, recordingId, state: recording.state, shareCode: transcription.shareLink?.code ?? null, broadcasts: transcription.broadcasts ?? [] };
+  const summary = {
+    type: 'live.stopped', transcriptionId: transcription.id, recordingId, state: recording.state,
+    shareCode: transcription.shareLink?.code ?? null, broadcasts: transcription.broadcasts ?? [],
+  };
   ctx.out.jsonLine(summary);
   ctx.out.note(`recording ${recordingId} ${recording.state}`);
   for (const line of listenerLines(transcription)) ctx.out.note(line);

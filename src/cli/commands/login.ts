@@ -45,7 +45,8 @@ async function login(ctx: CommandContext): Promise<void> {
   const who = me!.principal.displayName;
   ctx.out.result(
     { url, configFile: file, account: me!.account, principal: me!.principal, apiKeyId: me!.apiKeyId ?? null, scopes: me!.scopes },
-    `Logged in to ${url} as ${who}${me!.account.name ? ` (${me!.account.name})` : ''}, scopes ${me!.scopes.join(', ') || 'none'}; stored in ${file}`,
+    `Logged in to ${url} as ${who}${me!.account.name ? ` (${me!.account.name})` : ''}, scopes ${me!.scopes.join(', ') || 'none'}; stored `
+      + `in ${file}`,
   );
 }
 

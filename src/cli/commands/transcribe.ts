@@ -51,9 +51,13 @@ function createOptions(options: TranscribeOptions): CreateTranscriptionOptions {
 
 const megabytes = (bytes: number) => `${(bytes / 1_000_000).toFixed(1)} MB`;
 
-async function upload(ctx: CommandContext, client: SpeechgateClient, file: string, body: CreateTranscriptionOptions): Promise<Transcription> {
+async function upload(
+  ctx: CommandContext, client: SpeechgateClient, file: string, body: CreateTranscriptionOptions,
+): Promise<Transcription> {
   const bar: ProgressBar | null = ctx.out.progress();
-  const onProgress = ({ loaded, total }: UploadProgress) => bar?.update('uploading'.padEnd(12), total ? loaded / total : 1, `${megabytes(loaded)} / ${megabytes(total)}`);
+  const onProgress = ({ loaded, total }: UploadProgress) => bar?.update(
+    'uploading'.padEnd(12), total ? loaded / total : 1, `${megabytes(loaded)} / ${megabytes(total)}`,
+  );
   try {
     return await client.transcriptions.upload(file, body, { onProgress, signal: ctx.signal });
   } finally {
@@ -76,7 +80,9 @@ async function transcribe(ctx: CommandContext, [source]: string[], options: Tran
     return;
   }
   transcription = await waitForJob(ctx, client, transcription);
-  const written = await writeTranscript(ctx, client, recordingOf(transcription), { format: options.export, output: options.output, lang: options.lang });
+  const written = await writeTranscript(ctx, client, recordingOf(transcription), {
+    format: options.export, output: options.output, lang: options.lang,
+  });
   ctx.out.result({ transcription, ...written });
 }
 

@@ -23,7 +23,9 @@ function stateOf(transcription: Transcription): string {
 
 async function list(ctx: CommandContext, _args: string[], options: ListOptions): Promise<void> {
   const limit = options.limit === undefined ? undefined : Number(options.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) throw usageError('--limit must be a whole number from 1 to 500.');
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 500)) {
+    throw usageError('--limit must be a whole number from 1 to 500.');
+  }
   const client = await ctx.client();
   const transcriptions: Transcription[] = [];
   let cursor = options.cursor;
@@ -35,9 +37,14 @@ async function list(ctx: CommandContext, _args: string[], options: ListOptions):
     cursor = nextCursor;
   } while (options.all && nextCursor);
   ctx.out.result({ transcriptions, ...(nextCursor ? { nextCursor } : {}) }, transcriptions.length
-    ? table(['ID', 'KIND', 'STATE', 'CREATED', 'NAME'], transcriptions.map((t) => [t.id, t.kind, stateOf(t), shortTime(t.createdAt), t.name]))
+    ? table(
+      ['ID', 'KIND', 'STATE', 'CREATED', 'NAME'], transcriptions.map((t) => [t.id, t.kind, stateOf(t), shortTime(t.createdAt), t.name]),
+    )
     : 'No transcriptions.');
-  if (nextCursor) ctx.out.note(`More: speechgate transcriptions list --cursor ${nextCursor}${options.lifecycle !== 'active' ? ` --lifecycle ${options.lifecycle}` : ''} (or --all)`);
+  if (nextCursor) {
+    ctx.out.note(`More: speechgate transcriptions list --cursor `
+      + `${nextCursor}${options.lifecycle !== 'active' ? ` --lifecycle ${options.lifecycle}` : ''} (or --all)`);
+  }
 }
 
 async function fetchOne(client: SpeechgateClient, id: string): Promise<Transcription> {
@@ -57,10 +64,13 @@ function describe(transcription: Transcription): string[] {
     ['source', transcription.sourceUrl],
     ['error', transcription.job?.error],
     ['share code', transcription.shareLink?.code],
-    ...(transcription.broadcasts ?? []).map((broadcast): [string, string] => ['broadcast', `${broadcast.name}: ${broadcast.shareUrl} (speechgate listen ${broadcast.code})`]),
+    ...(transcription.broadcasts ?? []).map((broadcast): [string, string] => ['broadcast', `${broadcast.name}: ${broadcast.shareUrl} `
+      + `(speechgate listen ${broadcast.code})`]),
     ['created', shortTime(transcription.createdAt)],
   ];
-  return rows.filter((row) => row[1] !== null && row[1] !== undefined && row[1] !== '').map(([name, value]) => `${`${name}:`.padEnd(12)}${value}`);
+  return rows.filter((row) => row[1] !== null && row[1] !== undefined && row[1] !== '').map(
+    ([name, value]) => `${`${name}:`.padEnd(12)}${value}`,
+  );
 }
 
 async function get(ctx: CommandContext, [id]: string[]): Promise<void> {
@@ -112,7 +122,9 @@ export function transcriptionsCommand(): Command {
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .option('--lang <code>', 'translated into this language')
     .action(action(transcript));
-  transcriptions.command('archive').description('hide it and kill its links (data kept until purged)').argument('<id>').action(moveAction('archive'));
+  transcriptions.command('archive').description('hide it and kill its links (data kept until purged)').argument('<id>').action(
+    moveAction('archive'),
+  );
   transcriptions.command('restore').description('bring an archived one back').argument('<id>').action(moveAction('restore'));
   transcriptions.command('purge').description('delete an archived one and its media for good').argument('<id>').action(moveAction('purge'));
   return transcriptions;

@@ -94,7 +94,9 @@ function isRecord(value: unknown): value is Raw {
 }
 
 /** Dollars with at most `decimals` decimals → integer units of 10^-decimals (cents: 2, micros: 6). */
-function money(problems: Problems, place: string, value: unknown, { decimals = 2, fallback }: { decimals?: number; fallback?: number } = {}): number {
+function money(
+  problems: Problems, place: string, value: unknown, { decimals = 2, fallback }: { decimals?: number; fallback?: number } = {},
+): number {
   if (value === undefined && fallback !== undefined) return fallback;
   const scale = 10 ** decimals;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
@@ -156,7 +158,9 @@ function plan(problems: Problems, place: string, raw: unknown): PlanSettings | n
     problems.add(place, 'must be an object');
     return null;
   }
-  unknownKeys(problems, place, raw, ['id', 'name', 'visible', 'rates', 'prices', 'includedMonthlyCredit', 'graceOnZero', 'limits', 'features', 'billedByHand']);
+  unknownKeys(problems, place, raw, [
+    'id', 'name', 'visible', 'rates', 'prices', 'includedMonthlyCredit', 'graceOnZero', 'limits', 'features', 'billedByHand',
+  ]);
   const rates = isRecord(raw.rates) ? raw.rates : (problems.add(`${place}.rates`, 'must be {"file": $/h, "live": $/h, "minimumSeconds": '
     + 's}'), {});
   const limits = isRecord(raw.limits) ? raw.limits : (problems.add(`${place}.limits`, 'must be an object'), {});
@@ -189,10 +193,19 @@ function plan(problems: Problems, place: string, raw: unknown): PlanSettings | n
     limits: {
       concurrentTranscriptions: whole(problems, `${place}.limits.concurrentTranscriptions`, limits.concurrentTranscriptions, 2, { min: 1 }),
       createsPerHour: whole(problems, `${place}.limits.createsPerHour`, limits.createsPerHour, 60, { min: 1 }),
-      createsPerHourUnpaid: whole(problems, `${place}.limits.createsPerHourUnpaid`, limits.createsPerHourUnpaid ?? limits.createsPerHour, 60, { min: 1 }),
-      retentionDays: retention === undefined || retention === null ? null : whole(problems, `${place}.limits.retentionDays`, retention, undefined, { min: 1 }),
+      createsPerHourUnpaid: whole(
+        problems, `${place}.limits.createsPerHourUnpaid`, limits.createsPerHourUnpaid ?? limits.createsPerHour, 60, { min: 1 },
+      ),
+      retentionDays: retention === undefined || retention === null ? null : whole(
+        problems, `${place}.limits.retentionDays`, retention, undefined, { min: 1 },
+      ),
     },
-    features: Array.isArray(raw.features) && raw.features.every((f) => typeof f === 'string') ? raw.features as string[] : (raw.features === undefined ? [] : (problems.add(`${place}.features`, 'must be a list of strings'), [])),
+    features:
+      Array.isArray(raw.features) && raw.features.every((f) => typeof f === 'string')
+        ? (raw.features as string[])
+        : raw.features === undefined
+          ? []
+          : (problems.add(`${place}.features`, 'must be a list of strings'), []),
     billedByHand: raw.billedByHand === true,
   };
 }
@@ -204,7 +217,9 @@ function promoCode(problems: Problems, place: string, raw: unknown): PromoCodeSe
   }
   unknownKeys(problems, place, raw, ['code', 'for', 'percentOff', 'amountOff', 'bonusCredit', 'expiresAt', 'maxRedemptions']);
   const forKinds = Array.isArray(raw.for) ? raw.for : [raw.for];
-  if (!forKinds.every((kind) => kind === 'topup' || kind === 'subscribe')) problems.add(`${place}.for`, 'must be "topup", "subscribe" or a list of them');
+  if (!forKinds.every((kind) => kind === 'topup' || kind === 'subscribe')) {
+    problems.add(`${place}.for`, 'must be "topup", "subscribe" or a list of them');
+  }
   const percentOff = raw.percentOff === undefined ? null : whole(problems, `${place}.percentOff`, raw.percentOff);
   if (percentOff !== null && (percentOff < 1 || percentOff > 100)) problems.add(`${place}.percentOff`, 'must be 1 to 100');
   const expires = raw.expiresAt === undefined || raw.expiresAt === null ? null : new Date(String(raw.expiresAt));
@@ -216,9 +231,13 @@ function promoCode(problems: Problems, place: string, raw: unknown): PromoCodeSe
     amountOffCents: raw.amountOff === undefined ? null : money(problems, `${place}.amountOff`, raw.amountOff),
     bonusCreditCents: raw.bonusCredit === undefined ? null : money(problems, `${place}.bonusCredit`, raw.bonusCredit),
     expiresAt: expires,
-    maxRedemptions: raw.maxRedemptions === undefined || raw.maxRedemptions === null ? null : whole(problems, `${place}.maxRedemptions`, raw.maxRedemptions, undefined, { min: 1 }),
+    maxRedemptions: raw.maxRedemptions === undefined || raw.maxRedemptions === null ? null : whole(
+      problems, `${place}.maxRedemptions`, raw.maxRedemptions, undefined, { min: 1 },
+    ),
   };
-  if (promo.percentOff === null && promo.amountOffCents === null && promo.bonusCreditCents === null) problems.add(place, 'gives nothing: set percentOff, amountOff or bonusCredit');
+  if (promo.percentOff === null && promo.amountOffCents === null && promo.bonusCreditCents === null) {
+    problems.add(place, 'gives nothing: set percentOff, amountOff or bonusCredit');
+  }
   return promo;
 }
 
@@ -226,15 +245,23 @@ function promoCode(problems: Problems, place: string, raw: unknown): PromoCodeSe
 export function parseBillingSettings(raw: unknown, env: Env, source = 'BILLING_CONFIG'): BillingSettings {
   const problems = new Problems();
   if (!isRecord(raw)) throw new Error(`${source}: must hold a JSON object`);
-  unknownKeys(problems, '', raw, ['currency', 'provider', 'defaultPlan', 'signupCredit', 'termsVersion', 'topUpUrl', 'topUp', 'autoTopUp', 'lowBalanceAlert', 'downgradeGraceDays', 'promoChecksPerHour', 'promoCodes', 'plans', 'meterIntervalS']);
-  const plans = Array.isArray(raw.plans) ? raw.plans.map((entry, index) => plan(problems, `plans[${index}]`, entry)).filter((p): p is PlanSettings => p !== null) : [];
+  unknownKeys(problems, '', raw, [
+    'currency', 'provider', 'defaultPlan', 'signupCredit', 'termsVersion', 'topUpUrl', 'topUp', 'autoTopUp', 'lowBalanceAlert',
+    'downgradeGraceDays', 'promoChecksPerHour', 'promoCodes', 'plans', 'meterIntervalS',
+  ]);
+  const plans = Array.isArray(raw.plans) ? raw.plans.map((entry, index) => plan(problems, `plans[${index}]`, entry)).filter(
+    (p): p is PlanSettings => p !== null,
+  ) : [];
   if (!Array.isArray(raw.plans) || plans.length === 0) problems.add('plans', 'must list at least one plan');
   const ids = plans.map((p) => p.id);
   ids.forEach((id, index) => { if (ids.indexOf(id) !== index) problems.add(`plans[${index}].id`, `"${id}" is used twice`); });
   const defaultPlanId = text(problems, 'defaultPlan', raw.defaultPlan, plans[0]?.id ?? '');
   const defaultPlan = plans.find((p) => p.id === defaultPlanId);
   if (plans.length && !defaultPlan) problems.add('defaultPlan', `"${defaultPlanId}" is not one of the plans (${ids.join(', ')})`);
-  if (defaultPlan?.prices) problems.add('defaultPlan', `"${defaultPlanId}" has prices; the default plan is the one an account falls back to and is never subscribed to`);
+  if (defaultPlan?.prices) {
+    problems.add('defaultPlan', `"${defaultPlanId}" has prices; the default plan is the one an account falls back to and is never `
+      + `subscribed to`);
+  }
 
   const providerRaw = isRecord(raw.provider) ? raw.provider : { kind: raw.provider ?? 'manual' };
   let provider: ProviderSettings = { kind: 'manual' };
@@ -245,12 +272,20 @@ export function parseBillingSettings(raw: unknown, env: Env, source = 'BILLING_C
     if (!webhookSecret) problems.add('provider', 'stripe needs the STRIPE_WEBHOOK_SECRET environment variable (the endpoint\'s signing '
       + 'secret)');
     const apiBase = str(env, 'STRIPE_API_BASE') ?? (typeof providerRaw.apiBase === 'string' ? providerRaw.apiBase : null);
-    if (apiBase !== null && !/^https?:\/\/[^/]+/.test(apiBase)) problems.add('provider.apiBase', `must be an http(s) URL, got "${apiBase}"`);
-    provider = { kind: 'stripe', secretKey: secretKey ?? '', webhookSecret: webhookSecret ?? '', apiBase: apiBase?.replace(/\/+$/, '') ?? null };
-    for (const p of plans) {
-      if (p.prices && !p.billedByHand && (!p.prices.providerMonth || !p.prices.providerYear)) problems.add(`plans[${ids.indexOf(p.id)}].prices`, 'a plan sold through stripe needs providerMonth and providerYear (Stripe price ids)');
+    if (apiBase !== null && !/^https?:\/\/[^/]+/.test(apiBase)) {
+      problems.add('provider.apiBase', `must be an http(s) URL, got "${apiBase}"`);
     }
-  } else if (providerRaw.kind !== 'manual') problems.add('provider', `must be "manual" or {"kind": "stripe"}, got ${JSON.stringify(raw.provider)}`);
+    provider = {
+      kind: 'stripe', secretKey: secretKey ?? '', webhookSecret: webhookSecret ?? '', apiBase: apiBase?.replace(/\/+$/, '') ?? null,
+    };
+    for (const p of plans) {
+      if (p.prices && !p.billedByHand && (!p.prices.providerMonth || !p.prices.providerYear)) {
+        problems.add(`plans[${ids.indexOf(p.id)}].prices`, 'a plan sold through stripe needs providerMonth and providerYear (Stripe price '
+          + 'ids)');
+      }
+    }
+  } else if (providerRaw.kind !== 'manual') problems.add('provider', `must be "manual" or {"kind": "stripe"}, got `
+    + `${JSON.stringify(raw.provider)}`);
 
   const topUp = isRecord(raw.topUp) ? raw.topUp : {};
   const topUpRange = range(problems, 'topUp.range', topUp.range ?? { min: 5, max: 1000 });
@@ -259,7 +294,9 @@ export function parseBillingSettings(raw: unknown, env: Env, source = 'BILLING_C
   const amountRange = range(problems, 'autoTopUp.amountRange', auto.amountRange ?? { min: 5, max: 1000 });
   const alert = isRecord(raw.lowBalanceAlert) ? raw.lowBalanceAlert : {};
   const alertRange = range(problems, 'lowBalanceAlert.range', alert.range ?? { min: 1, max: 500 });
-  const promoCodes = Array.isArray(raw.promoCodes) ? raw.promoCodes.map((entry, index) => promoCode(problems, `promoCodes[${index}]`, entry)).filter((p): p is PromoCodeSettings => p !== null) : [];
+  const promoCodes = Array.isArray(raw.promoCodes) ? raw.promoCodes.map((entry, index) => promoCode(
+    problems, `promoCodes[${index}]`, entry,
+  )).filter((p): p is PromoCodeSettings => p !== null) : [];
   if (raw.promoCodes !== undefined && !Array.isArray(raw.promoCodes)) problems.add('promoCodes', 'must be a list');
   const currency = text(problems, 'currency', raw.currency, 'usd').toLowerCase();
   if (!/^[a-z]{3}$/.test(currency)) problems.add('currency', `must be an ISO 4217 code such as "usd", got "${currency}"`);
@@ -280,7 +317,9 @@ export function parseBillingSettings(raw: unknown, env: Env, source = 'BILLING_C
       amountRange,
       perDay: whole(problems, 'autoTopUp.perDay', auto.perDay, 3, { min: 1 }),
     },
-    lowBalanceAlert: { thresholdsCents: presets(problems, 'lowBalanceAlert.thresholds', alert.thresholds ?? [2, 5, 10], alertRange), range: alertRange },
+    lowBalanceAlert: {
+      thresholdsCents: presets(problems, 'lowBalanceAlert.thresholds', alert.thresholds ?? [2, 5, 10], alertRange), range: alertRange,
+    },
     downgradeGraceDays: whole(problems, 'downgradeGraceDays', raw.downgradeGraceDays, 30),
     promoChecksPerHour: whole(problems, 'promoChecksPerHour', raw.promoChecksPerHour, 10, { min: 1 }),
     promoCodes,
@@ -288,7 +327,10 @@ export function parseBillingSettings(raw: unknown, env: Env, source = 'BILLING_C
     meterIntervalS: whole(problems, 'meterIntervalS', raw.meterIntervalS, 60, { min: 1 }),
     mail: smtpUrl ? { smtpUrl, from: str(env, 'MAIL_FROM') ?? 'speechgate <billing@localhost>' } : null,
   };
-  if (problems.lines.length) throw new Error(`${source} has ${problems.lines.length} mistake${problems.lines.length > 1 ? 's' : ''}:\n  ${problems.lines.join('\n  ')}`);
+  if (problems.lines.length) {
+    throw new Error(`${source} has ${problems.lines.length} mistake${problems.lines.length > 1 ? 's' : ''}:\n  `
+      + `${problems.lines.join('\n  ')}`);
+  }
   return settings;
 }
 

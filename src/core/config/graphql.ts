@@ -5,7 +5,10 @@
  */
 import { envInt as int, envString as str, type Env } from './env.js';
 
-/** `authenticated`: introspection needs a valid credential (GraphiQL users add an Authorization header); `public`: anyone; `off`: nobody. */
+/**
+ * `authenticated`: introspection needs a valid credential (GraphiQL users add an Authorization header); `public`:
+ * anyone; `off`: nobody.
+ */
 export type IntrospectionPolicy = 'authenticated' | 'public' | 'off';
 
 export interface GraphQLSettings {
@@ -20,7 +23,10 @@ export interface GraphQLSettings {
   maxTokens: number;
   /** Directives in one operation. */
   maxDirectives: number;
-  /** Items an operation may ask for across its paged lists: each list counts its `limit` (or its largest when given by a variable), nested lists multiply. */
+  /**
+   * Items an operation may ask for across its paged lists: each list counts its `limit` (or its largest when given by a
+   * variable), nested lists multiply.
+   */
   maxListItems: number;
   /** Largest message a graphql-ws client may send, in bytes (a bigger one closes the socket with 1009). */
   wsMaxPayload: number;
@@ -32,7 +38,9 @@ export interface GraphQLSettings {
 
 export function loadGraphQLSettings(env: Env): GraphQLSettings {
   const introspection = (str(env, 'GRAPHQL_INTROSPECTION') ?? 'authenticated') as IntrospectionPolicy;
-  if (!['authenticated', 'public', 'off'].includes(introspection)) throw new Error(`GRAPHQL_INTROSPECTION must be authenticated, public or off, got "${introspection}"`);
+  if (!['authenticated', 'public', 'off'].includes(introspection)) {
+    throw new Error(`GRAPHQL_INTROSPECTION must be authenticated, public or off, got "${introspection}"`);
+  }
   return {
     introspection,
     maxAliases: int(env, 'GRAPHQL_MAX_ALIASES', 15),

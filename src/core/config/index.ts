@@ -136,7 +136,9 @@ export function loadConfigOrExit(env: Env = process.env): Config {
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? 'data');
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
-  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn, error or silent`);
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    throw new Error(`LOG_LEVEL must be debug, info, warn, error or silent`);
+  }
   return {
     port: int(env, 'PORT', 8080),
     host: str(env, 'HOST') ?? '0.0.0.0',

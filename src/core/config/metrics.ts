@@ -26,7 +26,9 @@ export interface MetricsSettings {
 function workerPort(raw: string | null): number | null {
   if (raw === null || ['off', 'false', 'none'].includes(raw.toLowerCase())) return null;
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`METRICS_PORT must be a port number (0 picks a free one) or off, got "${raw}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`METRICS_PORT must be a port number (0 picks a free one) or off, got "${raw}"`);
+  }
   return port;
 }
 

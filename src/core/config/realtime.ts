@@ -50,7 +50,9 @@ export interface RealtimeSettings {
 function loadLlmFixSettings(env: Env): LlmFixSettings | null {
   const apiUrl = str(env, 'LLM_FIX_API_URL')?.replace(/\/+$/, '');
   if (!apiUrl) return null;
-  if (!/^https?:\/\//i.test(apiUrl)) throw new Error(`LLM_FIX_API_URL must be an http(s) URL (the base of an OpenAI-compatible API), got "${apiUrl}"`);
+  if (!/^https?:\/\//i.test(apiUrl)) {
+    throw new Error(`LLM_FIX_API_URL must be an http(s) URL (the base of an OpenAI-compatible API), got "${apiUrl}"`);
+  }
   return {
     apiUrl,
     apiKey: str(env, 'LLM_FIX_API_KEY'),

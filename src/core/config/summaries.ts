@@ -27,7 +27,9 @@ export interface SummarySettings {
 
 export function loadSummarySettings(env: Env): SummarySettings {
   const provider = (str(env, 'SUMMARY_PROVIDER') ?? 'builtin').toLowerCase();
-  if (provider !== 'builtin' && provider !== 'openai' && provider !== 'off') throw new Error(`SUMMARY_PROVIDER must be builtin, openai or off, got "${provider}"`);
+  if (provider !== 'builtin' && provider !== 'openai' && provider !== 'off') {
+    throw new Error(`SUMMARY_PROVIDER must be builtin, openai or off, got "${provider}"`);
+  }
   const apiUrl = str(env, 'SUMMARY_API_URL')?.replace(/\/+$/, '') ?? null;
   if (provider === 'openai' && !apiUrl) throw new Error('SUMMARY_PROVIDER=openai needs SUMMARY_API_URL (the base of an OpenAI-compatible '
     + 'API)');

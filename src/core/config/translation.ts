@@ -62,7 +62,9 @@ export interface TranslationSettings {
 
 /** The executable `bin` names: itself when it holds a slash, else the first match on PATH; null when there is none. */
 export function findExecutable(bin: string, pathVariable: string | undefined): string | null {
-  const candidates = bin.includes('/') ? [bin] : (pathVariable ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, bin));
+  const candidates = bin.includes('/') ? [bin] : (pathVariable ?? '').split(path.delimiter).filter(Boolean).map(
+    (dir) => path.join(dir, bin),
+  );
   for (const candidate of candidates) {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
@@ -96,7 +98,9 @@ function parseProviders(raw: string | null, apertiumInstalled: boolean): Transla
   if (names.length === 1 && names[0] === 'none') return [];
   const known: readonly string[] = TRANSLATION_PROVIDER_NAMES;
   for (const name of names) {
-    if (!known.includes(name)) throw new Error(`TRANSLATION_PROVIDERS: unknown provider "${name}"; known: ${TRANSLATION_PROVIDER_NAMES.join(', ')} (or none)`);
+    if (!known.includes(name)) {
+      throw new Error(`TRANSLATION_PROVIDERS: unknown provider "${name}"; known: ${TRANSLATION_PROVIDER_NAMES.join(', ')} (or none)`);
+    }
   }
   if (new Set(names).size !== names.length) throw new Error(`TRANSLATION_PROVIDERS names a provider twice: "${raw}"`);
   return names as TranslationProviderName[];
@@ -137,7 +141,8 @@ export function loadTranslationSettings(env: Env): TranslationSettings {
   if (providers.includes('llm') && !settings.llm.apiUrl) throw new Error('TRANSLATION_PROVIDERS names llm, which needs '
     + 'TRANSLATION_LLM_URL (the base of an OpenAI-compatible API) or SUMMARY_API_URL');
   if (providers.includes('apertium') && !apertiumInstalled) {
-    throw new Error(`TRANSLATION_PROVIDERS names apertium, but "${bin}" is not an executable on PATH; install the apertium package and its language pairs (e.g. apertium-eng-spa) or set TRANSLATION_APERTIUM_BIN`);
+    throw new Error(`TRANSLATION_PROVIDERS names apertium, but "${bin}" is not an executable on PATH; install the apertium package and `
+      + `its language pairs (e.g. apertium-eng-spa) or set TRANSLATION_APERTIUM_BIN`);
   }
   return settings;
 }

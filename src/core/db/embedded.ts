@@ -60,9 +60,12 @@ async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(await fs.readFile(lockPath, 'utf8').catch(() => ''));
       if (owner && owner !== process.pid && isAlive(owner)) {
-        throw new EmbeddedDatabaseInUseError(`The embedded database in ${dataDir} is in use by process ${owner}; stop it first, or set DATABASE_URL to a PostgreSQL server for several processes.`);
+        throw new EmbeddedDatabaseInUseError(`The embedded database in ${dataDir} is in use by process ${owner}; stop it first, or set `
+          + `DATABASE_URL to a PostgreSQL server for several processes.`);
       }
-      if (owner === process.pid) throw new EmbeddedDatabaseInUseError(`The embedded database in ${dataDir} is already open in this process.`);
+      if (owner === process.pid) {
+        throw new EmbeddedDatabaseInUseError(`The embedded database in ${dataDir} is already open in this process.`);
+      }
       await fs.rm(lockPath, { force: true });
     }
   }

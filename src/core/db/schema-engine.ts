@@ -9,7 +9,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import {
+  bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
 import type { SchemaEngine } from '@prisma/schema-engine-wasm';
 import { createPool, withDatabase } from './pg-pool.js';
 import { startEmbeddedDatabase } from './embedded.js';
@@ -102,7 +104,9 @@ export async function withSchemaEngine<T>(options: EngineOptions, fn: (engine: S
   const factory = bindMigrationAwareSqlAdapterFactory(adapterFactory(options.url, options.shadow, releases));
   const schemaText = await fs.readFile(options.schemaPath, 'utf8');
   const logs: string[] = [];
-  const engine = (await bg.SchemaEngine.new({ datamodels: [[options.schemaPath, schemaText]] }, (line: string) => logs.push(line), factory)) as SchemaEngine;
+  const engine = (await bg.SchemaEngine.new(
+    { datamodels: [[options.schemaPath, schemaText]] }, (line: string) => logs.push(line), factory,
+  )) as SchemaEngine;
   try {
     return await fn(engine);
   } catch (error) {

@@ -20,7 +20,8 @@ export const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;
  * broadcast, serialise on it); 404 for another account's.
  */
 export async function lockTranscription(tx: Tx, accountId: string, transcriptionId: string) {
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Transcription" WHERE id = ${transcriptionId} AND "accountId" = ${accountId} FOR UPDATE`;
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM "Transcription" WHERE id = ${transcriptionId} AND "accountId" =
+    ${accountId} FOR UPDATE`;
   if (rows.length === 0) throw errors.notFound('The transcription');
   return tx.transcription.findUniqueOrThrow({ where: { id: transcriptionId } });
 }

@@ -20,7 +20,9 @@ function requestError(error: GraphQLError, wrapper?: GraphQLError): ApiError {
   const http = error.extensions?.http as HttpExtension | undefined;
   const status = http?.status && http.status >= 400 ? http.status : 400;
   const field = (wrapper && fieldOf(wrapper)) ?? fieldOf(error);
-  return new ApiError(status === 405 ? 'method_not_allowed' : 'invalid_options', status, error.message, { headers: http?.headers, details: field ? { field } : {} });
+  return new ApiError(status === 405 ? 'method_not_allowed' : 'invalid_options', status, error.message, {
+    headers: http?.headers, details: field ? { field } : {},
+  });
 }
 
 /**
@@ -29,7 +31,9 @@ function requestError(error: GraphQLError, wrapper?: GraphQLError): ApiError {
  * literal (`Int cannot represent non 32-bit signed integer value`): there the name written before the value is it.
  */
 function fieldOf(error: GraphQLError): string | null {
-  const variable = /^Variable "\$(\w+)" got invalid value .*? at "([^"]+)"/s.exec(error.message) ?? /^Variable "\$(\w+)"/.exec(error.message);
+  const variable = /^Variable "\$(\w+)" got invalid value .*? at "([^"]+)"/s.exec(error.message) ?? /^Variable "\$(\w+)"/.exec(
+    error.message,
+  );
   if (variable) return variable[2] ?? variable[1]!;
   const named = /^(?:Argument|Field) "(?:\w+\.)?(\w+)"/.exec(error.message);
   if (named) return named[1]!;
@@ -74,9 +78,13 @@ export function useApiErrorMasking(logger: Logger) {
       const graphqlError = error instanceof GraphQLError ? error : null;
       const original = graphqlError ? graphqlError.originalError : error;
       if (graphqlError && !original) return withCode(graphqlError, requestError(graphqlError), true);
-      if (original instanceof GraphQLError && !original.originalError) return withCode(graphqlError ?? original, requestError(original, graphqlError ?? undefined), true);
+      if (original instanceof GraphQLError && !original.originalError) {
+        return withCode(graphqlError ?? original, requestError(original, graphqlError ?? undefined), true);
+      }
       // A request error made by asRequestError (query limits) that yoga marked on its way out: it answers its own status.
-      if (original instanceof ApiError && graphqlError?.extensions?.http && !graphqlError.path) return withCode(graphqlError, original, true);
+      if (original instanceof ApiError && graphqlError?.extensions?.http && !graphqlError.path) {
+        return withCode(graphqlError, original, true);
+      }
       const apiError = toApiError(original);
       if (!isExpectedError(apiError)) logger.error({ err: original, path: graphqlError?.path }, 'resolver failed');
       return withCode(graphqlError, apiError);

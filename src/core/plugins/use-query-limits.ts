@@ -33,7 +33,9 @@ function limitError(limit: LimitName, max: number, armorMessage: string): GraphQ
 /** A list without a literal `limit` counts as the largest page (a variable could ask for it). */
 const LARGEST_PAGE = 500;
 
-function listItems(context: ValidationContext, selectionSet: SelectionSetNode, parent: GraphQLObjectType | GraphQLInterfaceType, seen: Set<string>): number {
+function listItems(
+  context: ValidationContext, selectionSet: SelectionSetNode, parent: GraphQLObjectType | GraphQLInterfaceType, seen: Set<string>,
+): number {
   let total = 0;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
@@ -62,7 +64,9 @@ function listItems(context: ValidationContext, selectionSet: SelectionSetNode, p
       if (seen.has(name)) continue; // a cycle is reported by validation itself
       const fragment = context.getFragment(name);
       const on = fragment && context.getSchema().getType(fragment.typeCondition.name.value);
-      if (fragment && on && (isObjectType(on) || isInterfaceType(on))) total += listItems(context, fragment.selectionSet, on, new Set([...seen, name]));
+      if (fragment && on && (isObjectType(on) || isInterfaceType(on))) {
+        total += listItems(context, fragment.selectionSet, on, new Set([...seen, name]));
+      }
     }
   }
   return total;
@@ -74,7 +78,9 @@ function maxListItemsRule(max: number) {
       const root = context.getSchema().getRootType(operation.operation);
       if (!root) return;
       const items = listItems(context, operation.selectionSet, root, new Set());
-      if (items > max) context.reportError(limitError('maxListItems', max, `List items limit of ${max} exceeded, asked for up to ${items}.`));
+      if (items > max) {
+        context.reportError(limitError('maxListItems', max, `List items limit of ${max} exceeded, asked for up to ${items}.`));
+      }
     },
   });
 }
@@ -123,7 +129,9 @@ export function useQueryLimits(settings: GraphQLSettings): Plugin[] {
       if (settings.introspection === 'public' || !usesIntrospection(args.document)) return;
       const ctx = args.contextValue as unknown as Context;
       let refusal: ApiError | null = null;
-      if (settings.introspection === 'off') refusal = errors.forbidden('Introspection is off on this server (GRAPHQL_INTROSPECTION=off).', { field: 'query' });
+      if (settings.introspection === 'off') refusal = errors.forbidden(
+        'Introspection is off on this server (GRAPHQL_INTROSPECTION=off).', { field: 'query' },
+      );
       else if (ctx.credentialError) refusal = ctx.credentialError;
       else if (!ctx.identity) refusal = errors.invalidToken('Introspection needs a credential: send "Authorization: Bearer <API key or '
         + 'token>" (in GraphiQL, the Headers tab).');

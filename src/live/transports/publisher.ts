@@ -51,7 +51,9 @@ export function acceptPublisher(services: Services, dataDir: string, ws: WebSock
     ws.close(1011, 'not authorized');
     return;
   }
-  publishToRecording(services, dataDir, attachment.place, (hooks) => services.realtime.runtime.sockets.accept(ws, attachment.claims, hooks));
+  publishToRecording(
+    services, dataDir, attachment.place, (hooks) => services.realtime.runtime.sockets.accept(ws, attachment.claims, hooks),
+  );
 }
 
 /**

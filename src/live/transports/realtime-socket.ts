@@ -72,7 +72,9 @@ export class RealtimeSockets {
     const engineRefusal = this.deps.engine.unavailable();
     if (engineRefusal) throw engineRefusal;
     if (this.deps.admission.full) {
-      throw new ApiError('unavailable', 503, 'Every realtime engine slot is busy and the wait line is full.', { headers: { 'Retry-After': '5' } });
+      throw new ApiError(
+        'unavailable', 503, 'Every realtime engine slot is busy and the wait line is full.', { headers: { 'Retry-After': '5' } },
+      );
     }
     return claims;
   }
@@ -160,7 +162,10 @@ class RealtimeSocket implements LiveOutput {
 
   behind(): boolean {
     const oldestPing = this.unansweredPings[0];
-    return this.ws.bufferedAmount > this.deps.config.draftDropBytes || (oldestPing !== undefined && Date.now() - oldestPing > DRAFT_PING_LAG_S * 1000);
+    return (
+      this.ws.bufferedAmount > this.deps.config.draftDropBytes ||
+      (oldestPing !== undefined && Date.now() - oldestPing > DRAFT_PING_LAG_S * 1000)
+    );
   }
 
   finished(outcome: LiveOutcome): void {

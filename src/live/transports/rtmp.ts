@@ -38,14 +38,19 @@ interface RtmpProtocol {
 }
 const require = createRequire(import.meta.url);
 const Rtmp = require('node-media-server/src/protocol/rtmp.js') as new () => RtmpProtocol;
-const Flv = require('node-media-server/src/protocol/flv.js') as { createHeader(audio: boolean, video: boolean): Buffer; createMessage(packet: AVPacket): Buffer };
+const Flv = require('node-media-server/src/protocol/flv.js') as {
+  createHeader(audio: boolean, video: boolean): Buffer; createMessage(packet: AVPacket): Buffer;
+};
 
 const FLV_AUDIO = 8;
 /** Bytes of audio held for a subscriber that does not keep up (a slow monitor) before it is dropped. */
 const MAX_QUEUED = 4 * 1024 * 1024;
 /** A connection silent this long (no handshake, no publish, no media) is closed. */
 const IDLE_MS = 30_000;
-const SOUND_FORMATS: Record<number, string> = { 0: 'pcm', 1: 'adpcm', 2: 'mp3', 3: 'pcm_s16le', 4: 'nellymoser', 5: 'nellymoser', 6: 'nellymoser', 7: 'pcm_alaw', 8: 'pcm_mulaw', 10: 'aac', 11: 'speex', 14: 'mp3', 13: 'enhanced' };
+const SOUND_FORMATS: Record<number, string> = {
+  0: 'pcm', 1: 'adpcm', 2: 'mp3', 3: 'pcm_s16le', 4: 'nellymoser', 5: 'nellymoser', 6: 'nellymoser', 7: 'pcm_alaw', 8: 'pcm_mulaw',
+  10: 'aac', 11: 'speex', 14: 'mp3', 13: 'enhanced',
+};
 const AAC_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350];
 const FLV_RATES = [5512, 11025, 22050, 44100];
 
@@ -227,14 +232,20 @@ function handleConnection(socket: net.Socket, options: { services: Services; con
 }
 
 /** A checked publish: a recording starts, the audio feeds it through a stream pull, the end stops it. */
-async function runPublish(socket: net.Socket, fanout: AudioFanout, publisher: RtmpPublisher, options: { services: Services; config: Config; logger: Logger }): Promise<void> {
+async function runPublish(
+  socket: net.Socket, fanout: AudioFanout, publisher: RtmpPublisher, options: { services: Services; config: Config; logger: Logger },
+): Promise<void> {
   const { services, config, logger } = options;
   let recordingId: string | null = null;
   try {
     const started = await startRecording(services, publisher);
     recordingId = started.recordingId;
     const url = services.rtmp.serverUrl(`http://${config.host}`);
-    const pull = new StreamPull(services, config.dataDir, services.transcriptions.linkPolicy, { recordingId, accountId: publisher.accountId, url, epoch: started.epoch }, logger, { bytes: (signal) => fanout.read(signal, true), once: true });
+    const pull = new StreamPull(
+      services, config.dataDir, services.transcriptions.linkPolicy,
+      { recordingId, accountId: publisher.accountId, url, epoch: started.epoch }, logger,
+      { bytes: (signal) => fanout.read(signal, true), once: true },
+    );
     await pull.run();
   } catch (error) {
     logger.warn({ accountId: publisher.accountId, error: String(error) }, 'RTMP publish could not record');
@@ -267,7 +278,9 @@ async function startRecording(services: Services, publisher: RtmpPublisher): Pro
 async function endRecording(services: Services, accountId: string, recordingId: string): Promise<void> {
   for (const move of ['pause', 'stop'] as const) {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const outcome = await services.liveRecordings[move](accountId, recordingId).then(() => 'done', (error: unknown) => (error instanceof ApiError ? 'refused' : 'retry'));
+      const outcome = await services.liveRecordings[move](accountId, recordingId).then(
+        () => 'done', (error: unknown) => (error instanceof ApiError ? 'refused' : 'retry'),
+      );
       if (outcome !== 'retry') break;
       await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
     }

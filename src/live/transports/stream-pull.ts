@@ -56,7 +56,9 @@ async function readText(response: IncomingMessage): Promise<string> {
   let bytes = 0;
   for await (const chunk of response) {
     bytes += (chunk as Buffer).length;
-    if (bytes > MAX_PLAYLIST_BYTES) throw new LinkError('too_large', `source.url: the playlist is larger than ${MAX_PLAYLIST_BYTES} bytes.`, { field: 'source.url' });
+    if (bytes > MAX_PLAYLIST_BYTES) {
+      throw new LinkError('too_large', `source.url: the playlist is larger than ${MAX_PLAYLIST_BYTES} bytes.`, { field: 'source.url' });
+    }
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -92,7 +94,9 @@ export interface MediaPlaylist {
 /** An HLS media playlist's segment URIs and what paces them (RFC 8216, the tags a live audio stream uses). */
 export function parseMediaPlaylist(text: string): MediaPlaylist {
   const lines = text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
-  if (lines[0] !== '#EXTM3U') throw new LinkError('link_http_error', 'source.url: the playlist does not start with #EXTM3U.', { field: 'source.url' });
+  if (lines[0] !== '#EXTM3U') {
+    throw new LinkError('link_http_error', 'source.url: the playlist does not start with #EXTM3U.', { field: 'source.url' });
+  }
   const playlist: MediaPlaylist = { mediaSequence: 0, targetDurationS: 6, map: null, segments: [], ended: false };
   for (const line of lines) {
     if (line.startsWith('#EXT-X-MEDIA-SEQUENCE:')) playlist.mediaSequence = Number(line.slice(22)) || 0;
@@ -222,7 +226,10 @@ export class StreamPull {
   private report: IngestReport = { ...INGEST_CONNECTING };
   private over = false;
 
-  constructor(private readonly services: Services, private readonly dataDir: string, private readonly policy: LinkFetchPolicy, private readonly target: PullTarget, private readonly logger: Logger, private readonly options: PullOptions = {}) {}
+  constructor(
+    private readonly services: Services, private readonly dataDir: string, private readonly policy: LinkFetchPolicy,
+    private readonly target: PullTarget, private readonly logger: Logger, private readonly options: PullOptions = {},
+  ) {}
 
   /** Stops pulling (the process is shutting down): the session ends as a dropped publisher's does. */
   stop(): void {
@@ -234,7 +241,9 @@ export class StreamPull {
   async run(): Promise<void> {
     const { recordingId, epoch } = this.target;
     // Progress every few seconds for as long as this process pulls, across connections and the waits between them.
-    const reporter = setInterval(() => void this.services.liveRecordings.reportIngest(recordingId, epoch, this.report, false).catch(() => undefined), INGEST_REPORT_MS);
+    const reporter = setInterval(
+      () => void this.services.liveRecordings.reportIngest(recordingId, epoch, this.report, false).catch(() => undefined), INGEST_REPORT_MS,
+    );
     try {
       await this.pullUntilOver();
     } finally {
@@ -262,7 +271,9 @@ export class StreamPull {
       const limit = everStreamed ? REOPEN_ATTEMPTS : OPEN_ATTEMPTS;
       if (failures >= limit) {
         const reason = attempt.error ?? 'the stream gave no audio';
-        await live.failIngest(recordingId, epoch, { ...this.report, state: 'failed', error: reason }).catch((error: unknown) => this.logger.warn({ recordingId, error: String(error) }, 'failing a stream recording'));
+        await live.failIngest(recordingId, epoch, { ...this.report, state: 'failed', error: reason }).catch(
+          (error: unknown) => this.logger.warn({ recordingId, error: String(error) }, 'failing a stream recording'),
+        );
         return;
       }
       this.report = { ...this.report, state: 'reconnecting', reconnects: this.report.reconnects + 1, error: attempt.error };
@@ -272,18 +283,25 @@ export class StreamPull {
   }
 
   /** One session on one connection to the source. `ended`: the recording stopped (or was taken over) meanwhile. */
-  private async pullOnce(place: { offsetS: number; paused: boolean }): Promise<{ gotAudio: boolean; error: string | null; ended: boolean }> {
+  private async pullOnce(
+    place: { offsetS: number; paused: boolean },
+  ): Promise<{ gotAudio: boolean; error: string | null; ended: boolean }> {
     const { recordingId, epoch, accountId } = this.target;
     const runtime = this.services.realtime.runtime;
     const output = new PullOutput();
     let ended = false;
     let finishing = false;
     const options = await this.services.liveRecordings.captureOptions(recordingId);
-    const claims = { sessionId: `ses_${randomUUID().replaceAll('-', '')}`, accountId, options, recording: { id: recordingId, epoch }, issuedAt: Math.floor(Date.now() / 1000), expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+    const claims = {
+      sessionId: `ses_${randomUUID().replaceAll('-', '')}`, accountId, options, recording: { id: recordingId, epoch },
+      issuedAt: Math.floor(Date.now() / 1000), expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    };
     const connection = new AbortController();
     const stopConnection = () => connection.abort();
     this.abort.signal.addEventListener('abort', stopConnection, { once: true });
-    const session = publishToRecording(this.services, this.dataDir, { recordingId, epoch, offsetS: place.offsetS, paused: place.paused }, (hooks) => {
+    const session = publishToRecording(this.services, this.dataDir, { recordingId, epoch, offsetS: place.offsetS, paused: place.paused }, (
+      hooks,
+    ) => {
       output.onFinished = () => {
         // The session ended by itself: a stop (`session.done`) or a takeover (`conflict`) ends this pull; anything
         // else (the engine lost, no slot) is one more failed attempt, retried with backoff.
@@ -298,7 +316,9 @@ export class StreamPull {
     let error: string | null = null;
     try {
       if (!(await output.ready$)) throw new Error(output.lastError ?? 'the engine took no session (every slot busy)');
-      const source = this.options.bytes ? this.options.bytes(connection.signal) : sourceBytes(this.target.url, this.policy, connection.signal);
+      const source = this.options.bytes ? this.options.bytes(connection.signal) : sourceBytes(
+        this.target.url, this.policy, connection.signal,
+      );
       const counted = countBytes(source, (bytes) => (this.report.bytes += bytes));
       for await (const pcm of decodeStream(counted, { signal: connection.signal, what: 'source.url' })) {
         if (!gotAudio) {

@@ -83,7 +83,11 @@ export function renderPdf(snapshot: ExportSnapshot, options: PdfOptions = {}): P
 
     doc.fontSize(18).text(snapshot.name);
     const facts = [
-      snapshot.lang ? `Language: ${snapshot.lang} (translated${snapshot.language ? ` from ${snapshot.language}` : ''})` : snapshot.language ? `Language: ${snapshot.language}` : null,
+      snapshot.lang
+        ? `Language: ${snapshot.lang} ` + `(translated${snapshot.language ? ` from ${snapshot.language}` : ''})`
+        : snapshot.language
+          ? `Language: ${snapshot.language}`
+          : null,
       snapshot.durationS !== null ? `Duration: ${srtTimestamp(snapshot.durationS).slice(0, 8)}` : null,
     ].filter(Boolean);
     doc.moveDown(0.3).fontSize(9).fillColor('#555555').text(facts.join('   '));
@@ -94,7 +98,8 @@ export function renderPdf(snapshot: ExportSnapshot, options: PdfOptions = {}): P
 
     for (const paragraph of paragraphsOf(snapshot.sentences)) {
       const speaker = speakerLabel(snapshot, paragraph.speaker);
-      const heading = `${srtTimestamp(paragraph.start).slice(0, 8)}${speaker ? `  ${speaker}` : ''}${paragraph.unclear ? '  (partly unclear audio)' : ''}`;
+      const heading = `${srtTimestamp(paragraph.start).slice(0, 8)}${speaker ? `  ${speaker}` : ''}`
+        + `${paragraph.unclear ? '  (partly unclear audio)' : ''}`;
       doc.fontSize(8).fillColor('#777777').text(heading);
       doc.fontSize(11).fillColor('#000000').text(paragraph.text, { align: 'left', lineGap: 2 });
       doc.moveDown(0.8);

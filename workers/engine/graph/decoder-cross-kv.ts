@@ -71,11 +71,15 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   const { modelFields, graph } = readGraph(model, 'decoder');
   const { topNodes, ifNode } = singleIf(graph);
   const { fields: ifFields, branches } = ifBranches(ifNode);
-  const pastInputs = graph.filter((f) => f.field === GRAPH.input).map(valueName).filter((name) => /^past_key_values\.\d+\.encoder\.(key|value)$/.test(name));
+  const pastInputs = graph.filter((f) => f.field === GRAPH.input).map(valueName).filter(
+    (name) => /^past_key_values\.\d+\.encoder\.(key|value)$/.test(name),
+  );
   const readsPast = (branch: (typeof branches)[number]) => nodesOf(branch.graph).some((n) => n.inputs.some((i) => pastInputs.includes(i)));
   const cached = branches.find(readsPast);
   const first = branches.find((b) => b !== cached);
-  if (branches.length !== 2 || !cached || !first || pastInputs.length === 0) throw new Error('decoder If branches are not the merged export’s');
+  if (branches.length !== 2 || !cached || !first || pastInputs.length === 0) {
+    throw new Error('decoder If branches are not the merged export’s');
+  }
   // Nothing else may read the inputs about to go.
   if (readsPast(first) || topNodes.some((n) => n.inputs.some((i) => pastInputs.includes(i)))) throw new Error('the decoder reads the '
     + 'encoder keys and values elsewhere');
@@ -109,7 +113,9 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
     }
     stack.push(...node.inputs.filter(Boolean));
   }
-  if (wanted.length !== pastInputs.length) throw new Error(`${wanted.length} encoder key/value outputs for ${pastInputs.length} past inputs`);
+  if (wanted.length !== pastInputs.length) {
+    throw new Error(`${wanted.length} encoder key/value outputs for ${pastInputs.length} past inputs`);
+  }
   if (firstNodes.some((node, index) => sliced.has(index) && node.inputs.some((i) => i.startsWith('past_key_values.')))) {
     throw new Error('the encoder keys and values depend on the past');
   }
@@ -128,7 +134,9 @@ export function crossKeysPerStep(model: Uint8Array): Uint8Array {
   const cachedGraph = cached.graph.flatMap((field, index) => {
     const node = cachedNodes.get(index);
     if (!node) return [field];
-    const read = node.inputs.some((i) => computedFor.has(i)) ? rewire(node, node.inputs.map((i) => computedFor.get(i) ?? i), node.outputs) : field;
+    const read = node.inputs.some((i) => computedFor.has(i)) ? rewire(
+      node, node.inputs.map((i) => computedFor.get(i) ?? i), node.outputs,
+    ) : field;
     return index === firstNode ? [...clones, read] : [read];
   });
 

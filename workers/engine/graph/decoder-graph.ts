@@ -71,7 +71,9 @@ function readBranches(ifNode: GraphNode): Branch[] {
       const graph = readMessage(graphField.value);
       const nodes = nodesOf(graph);
       // Nested graphs could read names this rewrite moves; Whisper's branches have none.
-      if (nodes.some((n) => readMessage(n.field.value).some((f) => f.field === NODE.attribute && readMessage(f.value).some((a) => a.field === ATTRIBUTE.graph || a.field === ATTRIBUTE.graphs)))) {
+      if (nodes.some((n) => readMessage(n.field.value).some(
+        (f) => f.field === NODE.attribute && readMessage(f.value).some((a) => a.field === ATTRIBUTE.graph || a.field === ATTRIBUTE.graphs),
+      ))) {
         throw new Error('decoder branch holds a nested graph');
       }
       return { attribute, graph, nodes };
@@ -97,7 +99,9 @@ function projection(branch: Branch, constants: Set<string>): { matmul: GraphNode
   visit(matmul.inputs[1]);
   if (chain.size === 0 && !constants.has(matmul.inputs[1])) throw new Error('decoder projection weights are not constants');
   for (const node of chain) {
-    if (node.inputs.some((i) => i && !producer.has(i) && !constants.has(i))) throw new Error('decoder projection weights are not constants');
+    if (node.inputs.some((i) => i && !producer.has(i) && !constants.has(i))) {
+      throw new Error('decoder projection weights are not constants');
+    }
     const used = node.outputs.some((o) => branch.nodes.some((n) => n !== matmul && !chain.has(n) && n.inputs.includes(o)));
     if (used) throw new Error('decoder projection weights are read elsewhere in the branch');
   }
@@ -118,11 +122,15 @@ export function hoistedDecoder(model: Uint8Array): Uint8Array {
   const { topNodes, ifNode } = singleIf(graph);
   const branches = readBranches(ifNode);
   if (branches.length !== 2) throw new Error('decoder If does not have two branches');
-  const constants = new Set(graph.filter((f) => f.field === GRAPH.initializer).flatMap((f) => strings(readMessage(f.value), ONNX.tensor.name)));
+  const constants = new Set(
+    graph.filter((f) => f.field === GRAPH.initializer).flatMap((f) => strings(readMessage(f.value), ONNX.tensor.name)),
+  );
   const projections = branches.map((branch) => projection(branch, constants));
   // The same computation in both: node names aside (NODE.name), field for field.
   const chainBytes = (p: { weightChain: GraphNode[] }) =>
-    p.weightChain.map((n) => Buffer.from(writeMessage(readMessage(n.field.value).filter((f) => f.field !== NODE.name))).toString('base64')).join();
+    p.weightChain.map(
+      (n) => Buffer.from(writeMessage(readMessage(n.field.value).filter((f) => f.field !== NODE.name))).toString('base64'),
+    ).join();
   if (chainBytes(projections[0]) !== chainBytes(projections[1])) throw new Error('decoder branches project with different weights');
 
   // Top-level nodes read only inside one branch move into it (only that branch's calls pay for them).
@@ -151,7 +159,9 @@ export function hoistedDecoder(model: Uint8Array): Uint8Array {
       }
       rewritten.push(f);
     });
-    return messageField(NODE.attribute, branch.attribute.map((f) => (f.field === ATTRIBUTE.graph ? bytesField(ATTRIBUTE.graph, writeMessage(rewritten)) : f)));
+    return messageField(
+      NODE.attribute, branch.attribute.map((f) => (f.field === ATTRIBUTE.graph ? bytesField(ATTRIBUTE.graph, writeMessage(rewritten)) : f)),
+    );
   });
   const newIf = messageField(GRAPH.node, [
     ...readMessage(rewire(ifNode, ifNode.inputs, [HIDDEN, ...ifNode.outputs.slice(1)]).value).filter((f) => f.field !== NODE.attribute),

@@ -52,7 +52,10 @@ const ONNX_INT64 = 7;
 function input(name: string, elementType: number, rank: number): WireField {
   const dims = Array.from({ length: rank }, (_, i) => messageField(1, [stringField(2, `${name}_${i}`)]));
   // TypeProto.tensor_type { elem_type, shape { dim { dim_param } … } }
-  return messageField(GRAPH.input, [stringField(VALUE_INFO.name, name), messageField(VALUE_INFO.type, [messageField(1, [varintField(1, elementType), messageField(2, dims)])])]);
+  return messageField(GRAPH.input, [
+    stringField(VALUE_INFO.name, name),
+    messageField(VALUE_INFO.type, [messageField(1, [varintField(1, elementType), messageField(2, dims)])]),
+  ]);
 }
 
 /** Names that `start` reads, `depth` producers back (the nodes between an attention's scores and its keys). */
@@ -88,7 +91,9 @@ export function rowMasks(model: Uint8Array): Uint8Array {
   const { fields: ifFields, branches } = ifBranches(ifNode);
   const cached = branches.find((b) => nodesOf(b.graph).some((n) => n.inputs.some((i) => /^past_key_values\.\d+\.decoder\.key$/.test(i))));
   if (branches.length !== 2 || !cached) throw new Error('decoder If branches are not the merged export’s');
-  if (graph.some((f) => f.field === GRAPH.input && [POSITIONS, SELF_BIAS, CROSS_BIAS].includes(valueName(f)))) throw new Error('decoder already takes row masks');
+  if (graph.some((f) => f.field === GRAPH.input && [POSITIONS, SELF_BIAS, CROSS_BIAS].includes(valueName(f)))) {
+    throw new Error('decoder already takes row masks');
+  }
 
   const nodes = nodesOf(cached.graph);
   const producer = new Map(nodes.flatMap((n) => n.outputs.map((o) => [o, n] as const)));
@@ -106,7 +111,9 @@ export function rowMasks(model: Uint8Array): Uint8Array {
   };
   const kinds = softmaxes.map(kind);
   const selfCount = kinds.filter((k) => k === 'self').length;
-  if (selfCount === 0 || selfCount * 2 !== softmaxes.length) throw new Error(`decoder cached branch has ${selfCount} self- and ${softmaxes.length - selfCount} cross-attention softmaxes`);
+  if (selfCount === 0 || selfCount * 2 !== softmaxes.length) {
+    throw new Error(`decoder cached branch has ${selfCount} self- and ${softmaxes.length - selfCount} cross-attention softmaxes`);
+  }
 
   const masked = new Map(softmaxes.map((s, i) => [s.index, { softmax: s, bias: kinds[i] === 'self' ? SELF_BIAS : CROSS_BIAS }]));
   const slice = positions[0];

@@ -24,7 +24,9 @@
  * whisper-tiny's 8-bit encoder loses its words (9.9 % WER against 2.2 % on the read-speech clips, the same as
  * with every product float; its states 0.25 from the float encoder's, relative, against 0.08).
  */
-import { floatInitializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, valueName, varints, withGraph, type WireField } from './onnx-wire.js';
+import {
+  floatInitializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, valueName, varints, withGraph, type WireField,
+} from './onnx-wire.js';
 
 const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE, tensor: TENSOR } = ONNX;
 
@@ -83,7 +85,9 @@ function parseScope(fields: WireField[], parent: Scope | null): Scope {
       if (nodeField.field !== NODE.attribute) return;
       const attributeFields = readMessage(nodeField.value);
       attributeFields.forEach((a, graphField) => {
-        if (a.field === ATTRIBUTE.graph) node.branches.push({ attribute, attributeFields, graphField, scope: parseScope(readMessage(a.value), scope) });
+        if (a.field === ATTRIBUTE.graph) {
+          node.branches.push({ attribute, attributeFields, graphField, scope: parseScope(readMessage(a.value), scope) });
+        }
       });
     });
     scope.nodes.push(node);
@@ -244,7 +248,9 @@ function rewriteScope(scope: Scope, rewrite: Rewrite): void {
     if (!float) {
       const name = `${weightName}/speechgate_float`;
       const weight = readTensor(weightFields);
-      const values = dequantizeWeight(weight, readTensor(weightZeroFields), readTensor(rewrite.initializers.get(weightScaleName)!), floatOp);
+      const values = dequantizeWeight(
+        weight, readTensor(weightZeroFields), readTensor(rewrite.initializers.get(weightScaleName)!), floatOp,
+      );
       float = { name, field: floatInitializer(name, weight.dims, values) };
       rewrite.floatWeights.set(weightName, float);
     }
@@ -343,20 +349,27 @@ export function dequantizedGraph(model: Uint8Array, options: DequantizeOptions =
       return [strings(fields, TENSOR.name)[0], fields] as const;
     }),
   );
-  const rewrite: Rewrite = { only: options.only ?? 'all', initializers, floatWeights: new Map(), rewritten: 0, kept: 0, replacedOutputs: new Set() };
+  const rewrite: Rewrite = {
+    only: options.only ?? 'all', initializers, floatWeights: new Map(), rewritten: 0, kept: 0, replacedOutputs: new Set(),
+  };
   rewriteScope(main, rewrite);
-  if (rewrite.rewritten === 0) throw new Error(rewrite.only === 'gelu' ? 'no 8-bit product reads a GELU' : 'no 8-bit products to make float');
+  if (rewrite.rewritten === 0) {
+    throw new Error(rewrite.only === 'gelu' ? 'no 8-bit product reads a GELU' : 'no 8-bit products to make float');
+  }
   // onnxruntime reads a model held in memory as one protobuf message, which cannot pass 2 GB (a large model's
   // encoder, four times its 8-bit size, can).
   const floatBytes = [...rewrite.floatWeights.values()].reduce((sum, w) => sum + w.field.value.length, 0);
   if (model.length + floatBytes >= 2 ** 31) {
-    throw new Error(`its float weights (${Math.round(floatBytes / 2 ** 20)} MB) would pass protobuf's 2 GB limit; download the float export (npm run models:download -- <model> --dtype fp32)`);
+    throw new Error(`its float weights (${Math.round(floatBytes / 2 ** 20)} MB) would pass protobuf's 2 GB limit; download the float `
+      + `export (npm run models:download -- <model> --dtype fp32)`);
   }
   if (rewrite.kept > 0) throw new Error(`${rewrite.kept} 8-bit products of a shape this rewrite does not know`);
   while (prune(main));
   const removedNames = allRemovedOutputs(main, rewrite.replacedOutputs);
   const read = readNames(main);
   const graphInputs = new Set(graph.filter((f) => f.field === GRAPH.input).map(valueName));
-  const fields = serialize(main, removedNames).filter((field) => field.field !== GRAPH.initializer || read.has(initializerName(field)) || graphInputs.has(initializerName(field)));
+  const fields = serialize(main, removedNames).filter(
+    (field) => field.field !== GRAPH.initializer || read.has(initializerName(field)) || graphInputs.has(initializerName(field)),
+  );
   return withGraph(modelFields, [...fields, ...[...rewrite.floatWeights.values()].map((w) => w.field)]);
 }

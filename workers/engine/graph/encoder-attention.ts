@@ -10,7 +10,10 @@
  * threshold (at most 32 MB), so without onnxruntime's arena they are reused from the heap instead of mapped
  * and faulted in afresh for every layer. The attention maps are no longer outputs: nothing here reads them.
  */
-import { int64Initializer, messageField, nodeField as node, ONNX, readGraph, readMessage, stringField, strings, varintField, withGraph, type WireField } from './onnx-wire.js';
+import {
+  int64Initializer, messageField, nodeField as node, ONNX, readGraph, readMessage, stringField, strings, varintField, withGraph,
+  type WireField,
+} from './onnx-wire.js';
 
 const { graph: GRAPH, node: NODE } = ONNX;
 const PREFIX = '/speechgate_attention';
@@ -35,17 +38,24 @@ export function blockedAttention(model: Uint8Array, rows = 256): Uint8Array {
   const nodes: Node[] = graph.flatMap((f, index) => {
     if (f.field !== GRAPH.node) return [];
     const fields = readMessage(f.value);
-    return [{ index, fields, opType: strings(fields, NODE.opType)[0] ?? '', inputs: strings(fields, NODE.input), outputs: strings(fields, NODE.output) }];
+    return [{
+      index, fields, opType: strings(fields, NODE.opType)[0] ?? '', inputs: strings(fields, NODE.input),
+      outputs: strings(fields, NODE.output),
+    }];
   });
   const producer = new Map(nodes.flatMap((n) => n.outputs.map((o) => [o, n] as const)));
   const readers = (name: string) => nodes.filter((n) => n.inputs.includes(name));
-  const graphOutputs = new Set(graph.filter((f) => f.field === GRAPH.output).map((f) => strings(readMessage(f.value), ONNX.valueInfo.name)[0]));
+  const graphOutputs = new Set(
+    graph.filter((f) => f.field === GRAPH.output).map((f) => strings(readMessage(f.value), ONNX.valueInfo.name)[0]),
+  );
 
   const replaced = new Map<number, WireField[]>();
   const removed = new Set<number>();
   const blocks = Math.ceil(MAX_POSITIONS / rows);
   const initializers: WireField[] = [int64Initializer(`${PREFIX}/axis1`, 1n)];
-  for (let b = 0; b <= blocks; b++) initializers.push(int64Initializer(`${PREFIX}/row${b}`, b === blocks ? BigInt('9223372036854775807') : BigInt(b * rows)));
+  for (let b = 0; b <= blocks; b++) initializers.push(int64Initializer(
+    `${PREFIX}/row${b}`, b === blocks ? BigInt('9223372036854775807') : BigInt(b * rows),
+  ));
 
   let layer = 0;
   for (const softmax of nodes.filter((n) => n.opType === 'Softmax')) {
@@ -61,7 +71,9 @@ export function blockedAttention(model: Uint8Array, rows = 256): Uint8Array {
       next = readers(current);
     }
     const weighted = next.length === 1 && next[0].opType === 'MatMul' && next[0].inputs[0] === current ? next[0] : undefined;
-    const private_ = [scores, softmax, ...between].every((n) => n.outputs.every((o) => !graphOutputs.has(o)) && readers(n.outputs[0]).length === 1);
+    const private_ = [scores, softmax, ...between].every(
+      (n) => n.outputs.every((o) => !graphOutputs.has(o)) && readers(n.outputs[0]).length === 1,
+    );
     if (!weighted || !private_) continue;
     const [query, keys] = scores.inputs;
     const values = weighted.inputs[1];

@@ -10,14 +10,18 @@
  * Whisper was trained on 30 s windows only; a shorter context is a little less accurate, so it is for passes
  * whose text is provisional (realtime drafts), not for the text a file job keeps.
  */
-import { int64Initializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, stringField, withGraph, type WireField } from './onnx-wire.js';
+import {
+  int64Initializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, stringField, withGraph, type WireField,
+} from './onnx-wire.js';
 
 const { graph: GRAPH, node: NODE, tensor: TENSOR } = ONNX;
 const VALUE_INFO_NAME = ONNX.valueInfo.name;
 
 const PREFIX = '/speechgate_audio_ctx';
 
-const node = (opType: string, name: string, inputs: string[], output: string): WireField => nodeField(opType, `${PREFIX}/${name}`, inputs, [output]);
+const node = (opType: string, name: string, inputs: string[], output: string): WireField => nodeField(
+  opType, `${PREFIX}/${name}`, inputs, [output],
+);
 
 /**
  * The encoder graph rewritten to take any number of feature frames (even, ≤ 3000), keeping only the
@@ -27,7 +31,9 @@ const node = (opType: string, name: string, inputs: string[], output: string): W
 export function variableLengthEncoder(model: Uint8Array, outputs: string[] = ['last_hidden_state']): Uint8Array {
   const { modelFields, graph } = readGraph(model, 'encoder model');
 
-  const initializerNames = new Set(graph.filter((f) => f.field === GRAPH.initializer).flatMap((f) => strings(readMessage(f.value), TENSOR.name)));
+  const initializerNames = new Set(
+    graph.filter((f) => f.field === GRAPH.initializer).flatMap((f) => strings(readMessage(f.value), TENSOR.name)),
+  );
   const table = [...initializerNames].find((name) => /embed_positions/.test(name));
   const addIndex = graph.findIndex((f) => {
     if (f.field !== GRAPH.node) return false;
@@ -39,7 +45,9 @@ export function variableLengthEncoder(model: Uint8Array, outputs: string[] = ['l
   const addFields = readMessage(graph[addIndex].value);
   const hidden = strings(addFields, NODE.input).find((input) => input !== table)!;
   const sliced = `${PREFIX}/positions`;
-  const rewrittenAdd = addFields.map((f) => (f.field === NODE.input && strings([f], NODE.input)[0] === table ? stringField(NODE.input, sliced) : f));
+  const rewrittenAdd = addFields.map(
+    (f) => (f.field === NODE.input && strings([f], NODE.input)[0] === table ? stringField(NODE.input, sliced) : f),
+  );
 
   const zero = `${PREFIX}/zero`;
   const one = `${PREFIX}/one`;

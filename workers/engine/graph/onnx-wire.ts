@@ -153,7 +153,10 @@ export function nodesOf(graph: WireField[]): GraphNode[] {
     if (field.field !== ONNX.graph.node) return [];
     const fields = readMessage(field.value);
     const { node } = ONNX;
-    return [{ index, field, opType: strings(fields, node.opType)[0] ?? '', inputs: strings(fields, node.input), outputs: strings(fields, node.output) }];
+    return [{
+      index, field, opType: strings(fields, node.opType)[0] ?? '', inputs: strings(fields, node.input),
+      outputs: strings(fields, node.output),
+    }];
   });
 }
 
@@ -187,7 +190,9 @@ export function ifBranches(ifNode: GraphNode): { fields: WireField[]; branches: 
 
 /** The If node (its `fields`) with `branch`'s graph replaced by `graph`. */
 export function withBranchGraph(fields: WireField[], branch: IfBranch, graph: WireField[]): WireField {
-  const attribute = messageField(ONNX.node.attribute, branch.attribute.map((a, i) => (i === branch.graphAt ? messageField(ONNX.attribute.graph, graph) : a)));
+  const attribute = messageField(
+    ONNX.node.attribute, branch.attribute.map((a, i) => (i === branch.graphAt ? messageField(ONNX.attribute.graph, graph) : a)),
+  );
   return messageField(ONNX.graph.node, fields.map((f, i) => (i === branch.position ? attribute : f)));
 }
 
@@ -195,7 +200,9 @@ export function withBranchGraph(fields: WireField[], branch: IfBranch, graph: Wi
 export function rewire(node: GraphNode, inputs: string[], outputs: string[]): WireField {
   const { node: NODE } = ONNX;
   const rest = readMessage(node.field.value).filter((f) => f.field !== NODE.input && f.field !== NODE.output);
-  return messageField(ONNX.graph.node, [...inputs.map((i) => stringField(NODE.input, i)), ...outputs.map((o) => stringField(NODE.output, o)), ...rest]);
+  return messageField(ONNX.graph.node, [
+    ...inputs.map((i) => stringField(NODE.input, i)), ...outputs.map((o) => stringField(NODE.output, o)), ...rest,
+  ]);
 }
 
 /** The name of a ValueInfoProto field (a graph's input, output or value_info). */
@@ -216,7 +223,10 @@ export function nodeField(opType: string, name: string, inputs: string[], output
 export function floatInitializer(name: string, dims: number[], values: Float32Array): WireField {
   const { tensor } = ONNX;
   const raw = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  return messageField(ONNX.graph.initializer, [...dims.map((d) => varintField(tensor.dims, d)), varintField(tensor.dataType, 1), stringField(tensor.name, name), bytesField(tensor.rawData, raw)]);
+  return messageField(ONNX.graph.initializer, [
+    ...dims.map((d) => varintField(tensor.dims, d)), varintField(tensor.dataType, 1), stringField(tensor.name, name),
+    bytesField(tensor.rawData, raw),
+  ]);
 }
 
 /** A scalar int64 initializer (as a graph's `initializer` field). */
@@ -224,5 +234,7 @@ export function int64Initializer(name: string, value: number | bigint): WireFiel
   const raw = new Uint8Array(8);
   new DataView(raw.buffer).setBigInt64(0, BigInt(value), true);
   const { tensor } = ONNX;
-  return messageField(ONNX.graph.initializer, [varintField(tensor.dims, 1), varintField(tensor.dataType, 7), stringField(tensor.name, name), bytesField(tensor.rawData, raw)]);
+  return messageField(ONNX.graph.initializer, [
+    varintField(tensor.dims, 1), varintField(tensor.dataType, 7), stringField(tensor.name, name), bytesField(tensor.rawData, raw),
+  ]);
 }

@@ -25,7 +25,9 @@ const STEP_S = 0.01;
 function grid(turns: LabelledTurn[], steps: number): Array<Set<string>> {
   const out = Array.from({ length: steps }, () => new Set<string>());
   for (const turn of turns) {
-    for (let i = Math.max(0, Math.round(turn.start / STEP_S)); i < Math.min(steps, Math.round(turn.end / STEP_S)); i++) out[i].add(String(turn.speaker));
+    for (let i = Math.max(0, Math.round(turn.start / STEP_S)); i < Math.min(steps, Math.round(turn.end / STEP_S)); i++) out[i].add(
+      String(turn.speaker),
+    );
   }
   return out;
 }
@@ -38,7 +40,9 @@ export function diarizationErrorRate(reference: LabelledTurn[], hypothesis: Labe
   const scored = new Array<boolean>(steps).fill(true);
   for (const turn of reference) {
     for (const edge of [turn.start, turn.end]) {
-      for (let i = Math.max(0, Math.round((edge - collarS) / STEP_S)); i < Math.min(steps, Math.round((edge + collarS) / STEP_S)); i++) scored[i] = false;
+      for (let i = Math.max(
+        0, Math.round((edge - collarS) / STEP_S),
+      ); i < Math.min(steps, Math.round((edge + collarS) / STEP_S)); i++) scored[i] = false;
     }
   }
   // Pair speakers greedily by the time they share.
@@ -71,7 +75,10 @@ export function diarizationErrorRate(reference: LabelledTurn[], hypothesis: Labe
     confusion += Math.min(nr, nh) - correct;
   }
   const s = (frames: number) => Math.round(frames * STEP_S * 100) / 100;
-  return { der: total ? (missed + falseAlarm + confusion) / total : 0, missedS: s(missed), falseAlarmS: s(falseAlarm), confusionS: s(confusion), scoredS: s(total) };
+  return {
+    der: total ? (missed + falseAlarm + confusion) / total : 0, missedS: s(missed), falseAlarmS: s(falseAlarm), confusionS: s(confusion),
+    scoredS: s(total),
+  };
 }
 
 /** Turns of an RTTM file (`SPEAKER file 1 start duration <NA> <NA> speaker …` per line). */

@@ -84,7 +84,9 @@ function centroid(vectors: Float64Array[]): Float64Array {
  * clusters merges while nearer than `distanceThreshold`, and while there are more than `maxSpeakers`. Returns a
  * cluster id per embedding (0…k−1, in order of first appearance).
  */
-export function clusterEmbeddings(embeddings: Float64Array[], options: Partial<Pick<EmbeddingDiarizeOptions, 'distanceThreshold' | 'maxSpeakers'>> = {}): number[] {
+export function clusterEmbeddings(
+  embeddings: Float64Array[], options: Partial<Pick<EmbeddingDiarizeOptions, 'distanceThreshold' | 'maxSpeakers'>> = {},
+): number[] {
   const { distanceThreshold, maxSpeakers } = { ...DEFAULT_EMBEDDING_DIARIZE_OPTIONS, ...options };
   const dist = embeddings.map((a) => Float64Array.from(embeddings, (b) => 1 - dot(a, b)));
   // Live clusters, each known by its first member's index: `dist` rows and `members` are kept under that index.
@@ -109,7 +111,9 @@ export function clusterEmbeddings(embeddings: Float64Array[], options: Partial<P
 }
 
 /** The unit embedding of filterbank frames [a, b): one window, or the mean of `windowS` windows every `stepS`. */
-async function embedTurn(embedder: SpeakerEmbedder, fbank: Fbank, a: number, b: number, options: EmbeddingDiarizeOptions): Promise<Float64Array> {
+async function embedTurn(
+  embedder: SpeakerEmbedder, fbank: Fbank, a: number, b: number, options: EmbeddingDiarizeOptions,
+): Promise<Float64Array> {
   if (b - a < MIN_EMBED_FRAMES) {
     const centre = Math.round((a + b) / 2);
     a = Math.max(0, Math.min(centre - MIN_EMBED_FRAMES / 2, fbank.frames - MIN_EMBED_FRAMES));
@@ -161,7 +165,9 @@ export async function diarizeWithEmbeddings(
   const clustered = long.length > 0 ? long : [turns.reduce((best, t, i) => (t[1] - t[0] > turns[best][1] - turns[best][0] ? i : best), 0)];
   const labels = clusterEmbeddings(clustered.map((i) => embeddings[i]), opts);
   const speakers = Math.max(...labels) + 1;
-  const centroids = Array.from({ length: speakers }, (_, s) => centroid(clustered.filter((_, i) => labels[i] === s).map((i) => embeddings[i])));
+  const centroids = Array.from(
+    { length: speakers }, (_, s) => centroid(clustered.filter((_, i) => labels[i] === s).map((i) => embeddings[i])),
+  );
   const assigned = new Map(clustered.map((turn, i) => [turn, labels[i]]));
   const raw = turns.map(([a, b], i) => {
     const similarity = centroids.map((c) => dot(c, embeddings[i]));

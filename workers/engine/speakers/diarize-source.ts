@@ -20,7 +20,9 @@ export interface DiarizeSourceOptions extends Partial<DiarizeOptions>, Partial<E
   embedding?: SpeakerEmbedder | null;
 }
 
-export async function diarizeSource(vad: SileroVad, source: AsyncIterable<Float32Array>, options: DiarizeSourceOptions = {}): Promise<SpeakerTurn[]> {
+export async function diarizeSource(
+  vad: SileroVad, source: AsyncIterable<Float32Array>, options: DiarizeSourceOptions = {},
+): Promise<SpeakerTurn[]> {
   const detector = new SpeechDetector(DIARIZATION_VAD_OPTIONS);
   const stream = vad.createStream();
   const features = new SpeakerFeatureStream();

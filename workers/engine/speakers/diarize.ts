@@ -49,7 +49,9 @@ export interface DiarizeOptions {
   maxSpeakers: number;
 }
 
-export const DEFAULT_DIARIZE_OPTIONS: DiarizeOptions = { threshold: 0, frameCorrelation: 10, changePenalty: 1.3, changeWindowS: 1.5, minTurnS: 1, maxSpeakers: 20 };
+export const DEFAULT_DIARIZE_OPTIONS: DiarizeOptions = {
+  threshold: 0, frameCorrelation: 10, changePenalty: 1.3, changeWindowS: 1.5, minTurnS: 1, maxSpeakers: 20,
+};
 
 /** A stretch of speech in seconds on the audio's timeline. */
 export interface TimeRegion {
@@ -166,7 +168,9 @@ export class PrefixSums {
 }
 
 /** Frames where a region's spectrum changes (ΔBIC peaks above zero, at least a window apart), ascending. */
-export function changePoints(sums: PrefixSumsLike, from: number, to: number, options: Pick<DiarizeOptions, 'changePenalty' | 'changeWindowS'>): number[] {
+export function changePoints(
+  sums: PrefixSumsLike, from: number, to: number, options: Pick<DiarizeOptions, 'changePenalty' | 'changeWindowS'>,
+): number[] {
   const w = Math.round(options.changeWindowS / FRAME_S);
   const step = 10;
   const d = N_CEPS;
@@ -216,7 +220,9 @@ function logDetOf(s: GaussianStats): number {
  * ΔBIC of modelling a and b apart rather than as one speaker: > 0 says two speakers. Frames 10 ms apart are far
  * from independent, so counts are divided by `frameCorrelation` (a frame's worth of evidence per 100 ms at 10).
  */
-export function bicDistance(a: GaussianStats, b: GaussianStats, frameCorrelation = DEFAULT_DIARIZE_OPTIONS.frameCorrelation, penalty = 1): number {
+export function bicDistance(
+  a: GaussianStats, b: GaussianStats, frameCorrelation = DEFAULT_DIARIZE_OPTIONS.frameCorrelation, penalty = 1,
+): number {
   const na = a.n / frameCorrelation;
   const nb = b.n / frameCorrelation;
   const n = na + nb;
@@ -229,7 +235,9 @@ export function bicDistance(a: GaussianStats, b: GaussianStats, frameCorrelation
  * some merge lowers it (ΔBIC < `threshold`), and while there are more than `maxClusters`. Returns a cluster id
  * per turn (0…k−1, in order of first appearance).
  */
-export function agglomerate(turns: GaussianStats[], options: Partial<Pick<DiarizeOptions, 'threshold' | 'frameCorrelation' | 'maxSpeakers'>> = {}): number[] {
+export function agglomerate(
+  turns: GaussianStats[], options: Partial<Pick<DiarizeOptions, 'threshold' | 'frameCorrelation' | 'maxSpeakers'>> = {},
+): number[] {
   const { threshold, frameCorrelation, maxSpeakers } = { ...DEFAULT_DIARIZE_OPTIONS, ...options };
   const n = turns.length;
   const stats = [...turns];
@@ -333,7 +341,9 @@ export function speakerPosterior(turn: GaussianStats, models: GaussianStats[], o
  * Speech turns as frame ranges [a, b) in time order: the voice-activity `regions` (seconds) cut where the spectrum
  * changes (`changePoints`). The turns both diarizers label (this file's and diarize-embeddings.ts).
  */
-export function speechTurns(features: SpeakerFrames, regions: TimeRegion[], options: Partial<Pick<DiarizeOptions, 'changePenalty' | 'changeWindowS'>> = {}): Array<[number, number]> {
+export function speechTurns(
+  features: SpeakerFrames, regions: TimeRegion[], options: Partial<Pick<DiarizeOptions, 'changePenalty' | 'changeWindowS'>> = {},
+): Array<[number, number]> {
   const opts = { ...DEFAULT_DIARIZE_OPTIONS, ...options };
   const spans = regions
     .map((r): [number, number] => [Math.max(0, Math.round(r.start / FRAME_S)), Math.min(features.frames, Math.round(r.end / FRAME_S))])
@@ -422,10 +432,13 @@ export function splitBySpeaker(turns: SpeakerTurn[], segment: Segment): Segment[
     else if (i > 0) (runs[i - 1]!.words.push(...runs[i]!.words), runs.splice(i, 1));
     else (runs[1]!.words.unshift(...runs[0]!.words), runs.splice(0, 1));
   }
-  for (let i = runs.length - 1; i > 0; i--) if (runs[i]!.speaker === runs[i - 1]!.speaker) (runs[i - 1]!.words.push(...runs[i]!.words), runs.splice(i, 1));
+  for (let i = runs.length - 1; i > 0; i--)
+    if (runs[i]!.speaker === runs[i - 1]!.speaker) (runs[i - 1]!.words.push(...runs[i]!.words), runs.splice(i, 1));
   // Labelled by where its words are (a segment's own times may run into the silence around them).
   const labelled = (part: Segment): Segment => {
-    const found = part.words.length ? speakerOf(turns, part.words[0]!.start, part.words[part.words.length - 1]!.end) : speakerOf(turns, part.start, part.end);
+    const found = part.words.length ? speakerOf(turns, part.words[0]!.start, part.words[part.words.length - 1]!.end) : speakerOf(
+      turns, part.start, part.end,
+    );
     return found ? { ...part, speaker: found.speaker, speakerConfidence: found.confidence } : part;
   };
   if (runs.length <= 1) return [labelled(segment)];

@@ -35,7 +35,9 @@ export interface FbankOptions {
 export const DEFAULT_FBANK_OPTIONS: FbankOptions = { window: 'povey', scale: 32768, preemphasis: 0.97, lowHz: 20, highHz: SAMPLE_RATE / 2 };
 
 /** Filterbank frames of `samples` samples (Kaldi's snip_edges: whole frames only). */
-export const fbankFrameCount = (samples: number): number => (samples < FBANK_FRAME_LENGTH ? 0 : 1 + Math.floor((samples - FBANK_FRAME_LENGTH) / FBANK_FRAME_SHIFT));
+export const fbankFrameCount = (samples: number): number => (samples < FBANK_FRAME_LENGTH ? 0 : 1 + Math.floor(
+  (samples - FBANK_FRAME_LENGTH) / FBANK_FRAME_SHIFT,
+));
 
 /** The HTK mel scale Kaldi uses. */
 export const htkMel = (hz: number): number => 1127 * Math.log(1 + hz / 700);

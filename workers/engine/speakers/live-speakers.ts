@@ -173,7 +173,10 @@ export class OnlineSpeakers {
     if (Math.round(end / FRAME_S) > this.frames) this.computePending();
     const a = Math.max(this.firstFrame, Math.round(start / FRAME_S));
     const b = Math.min(this.frames, Math.round(end / FRAME_S));
-    const cuts = b - a >= 2 * Math.round(DEFAULT_DIARIZE_OPTIONS.changeWindowS / FRAME_S) ? changePoints(new PrefixSums(this.ceps.subarray((a - this.firstFrame) * N_CEPS), b - a, N_CEPS), 0, b - a, { ...DEFAULT_DIARIZE_OPTIONS, changePenalty: this.options.segmentChangePenalty }) : [];
+    const cuts = b - a >= 2 * Math.round(DEFAULT_DIARIZE_OPTIONS.changeWindowS / FRAME_S) ? changePoints(
+      new PrefixSums(this.ceps.subarray((a - this.firstFrame) * N_CEPS), b - a, N_CEPS), 0, b - a,
+      { ...DEFAULT_DIARIZE_OPTIONS, changePenalty: this.options.segmentChangePenalty },
+    ) : [];
     const bounds = [start, ...cuts.map((cut) => (a + cut) * FRAME_S), end];
     return bounds.slice(1).map((pieceEnd, i) => ({ start: bounds[i]!, end: pieceEnd }));
   }
@@ -181,7 +184,9 @@ export class OnlineSpeakers {
   /** One piece of speech of a single voice into the open turn; `turn` is the segment it labels (PIECE_ONLY: none). */
   private assignPiece(turn: number, start: number, end: number): Turn {
     const stats = this.statsOf(start, end);
-    if (this.open && (end - this.open.start > MAX_OPEN_TURN_S || this.differs(this.open, stats, end - start) || this.changeBefore(this.open, start, end))) this.closeOpenTurn();
+    if (this.open && (end - this.open.start > MAX_OPEN_TURN_S || this.differs(this.open, stats, end - start) || this.changeBefore(
+      this.open, start, end,
+    ))) this.closeOpenTurn();
     const segment: Turn = { id: turn, start, end, stats, speaker: -1, settled: null };
     this.turns.push(segment);
     const open = this.open ?? (this.open = { start, end, stats, segments: [] });
@@ -202,12 +207,16 @@ export class OnlineSpeakers {
     const distances = ids.map((id) => bicDistance(open.stats, this.models.get(id)!, this.options.frameCorrelation));
     const best = distances.indexOf(Math.min(...distances));
     const judgeable = open.end - open.start >= this.options.minTurnS;
-    return judgeable && distances[best]! >= this.options.threshold && this.models.size < this.options.maxSpeakers ? this.nextSpeaker : ids[best]!;
+    return judgeable && distances[best]! >= this.options.threshold && this.models.size < this.options.maxSpeakers
+      ? this.nextSpeaker
+      : ids[best]!;
   }
 
   /** A segment long enough to judge on its own whose voice is not the open turn's (two models beat one by BIC). */
   private differs(open: OpenTurn, stats: GaussianStats, seconds: number): boolean {
-    return seconds >= this.options.minTurnS && open.end - open.start >= this.options.minTurnS && bicDistance(open.stats, stats, this.options.frameCorrelation) >= this.options.threshold;
+    return seconds >= this.options.minTurnS && open.end - open.start >= this.options.minTurnS && bicDistance(
+      open.stats, stats, this.options.frameCorrelation,
+    ) >= this.options.threshold;
   }
 
   /**
@@ -234,7 +243,10 @@ export class OnlineSpeakers {
     open.stats = staying.map((s) => s.stats).reduce(mergeStats);
     for (const member of staying) member.speaker = this.speakerOfOpenTurn(open);
     this.closeOpenTurn();
-    const next: OpenTurn = { start: Math.max(cut, moving[0]!.start), end: moving[moving.length - 1]!.end, stats: moving.map((s) => s.stats).reduce(mergeStats), segments: moving };
+    const next: OpenTurn = {
+      start: Math.max(cut, moving[0]!.start), end: moving[moving.length - 1]!.end, stats: moving.map((s) => s.stats).reduce(mergeStats),
+      segments: moving,
+    };
     this.open = next;
     for (const member of moving) member.speaker = this.speakerOfOpenTurn(next);
     return false;

@@ -37,7 +37,9 @@ function readConfig(file: string): SpeakerEmbeddingConfig {
   const path = join(dirname(file), 'config.json');
   if (!existsSync(path)) return {};
   const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  if (raw.window !== undefined && raw.window !== 'povey' && raw.window !== 'hamming') throw new Error(`${path}: "window" must be "povey" or "hamming"`);
+  if (raw.window !== undefined && raw.window !== 'povey' && raw.window !== 'hamming') {
+    throw new Error(`${path}: "window" must be "povey" or "hamming"`);
+  }
   if (raw.threshold !== undefined && !(typeof raw.threshold === 'number' && raw.threshold > 0 && raw.threshold < 2)) {
     throw new Error(`${path}: "threshold" must be a cosine distance between 0 and 2`);
   }
@@ -46,7 +48,9 @@ function readConfig(file: string): SpeakerEmbeddingConfig {
 
 /** A dimension left open: a name, or no value. */
 const isDynamic = (dim: number | string | undefined): boolean => typeof dim !== 'number' || dim <= 0;
-const shapeText = (shape: ReadonlyArray<number | string>): string => `[${shape.map((d) => (isDynamic(d) ? (typeof d === 'string' && d ? d : '?') : d)).join(', ')}]`;
+const shapeText = (shape: ReadonlyArray<number | string>): string => `[${shape.map(
+  (d) => (isDynamic(d) ? (typeof d === 'string' && d ? d : '?') : d),
+).join(', ')}]`;
 
 /** Why `meta` is not `[1, T, 80]` float32 with T open (or, for the output, `[1, D]` float32), or null when it is. */
 function shapeProblem(meta: ort.InferenceSession.ValueMetadata, what: 'input' | 'output'): string | null {
@@ -58,7 +62,8 @@ function shapeProblem(meta: ort.InferenceSession.ValueMetadata, what: 'input' | 
   const batchOk = isDynamic(shape[0]) || shape[0] === 1;
   if (what === 'input') {
     if (shape.length !== 3 || !batchOk || !isDynamic(shape[1]) || (!isDynamic(shape[2]) && shape[2] !== FBANK_BINS)) {
-      return `its first input '${meta.name}' is ${shapeText(shape)}; expected [1, T, ${FBANK_BINS}] (T frames of ${FBANK_BINS} filterbank bins, T dynamic)`;
+      return `its first input '${meta.name}' is ${shapeText(shape)}; expected [1, T, ${FBANK_BINS}] (T frames of ${FBANK_BINS} filterbank `
+        + `bins, T dynamic)`;
     }
     return null;
   }
@@ -106,7 +111,9 @@ export class SpeakerEmbeddingModel implements SpeakerEmbedder {
     if (!input || !output) return refuse('it has no input or no output');
     const problem = shapeProblem(input, 'input') ?? shapeProblem(output, 'output');
     if (problem) return refuse(problem);
-    const model = new SpeakerEmbeddingModel(session, file, input.name, output.name, 0, config.window ? { window: config.window } : {}, config.threshold);
+    const model = new SpeakerEmbeddingModel(
+      session, file, input.name, output.name, 0, config.window ? { window: config.window } : {}, config.threshold,
+    );
     // One run on 1.5 s of frames: a model that needs other inputs, or answers with another shape, fails here.
     let probe: Float32Array;
     try {
@@ -114,17 +121,25 @@ export class SpeakerEmbeddingModel implements SpeakerEmbedder {
     } catch (error) {
       return refuse(`a run on [1, 150, ${FBANK_BINS}] failed: ${(error as Error).message.split('\n')[0]}`);
     }
-    if (probe.length === 0 || !probe.every(Number.isFinite)) return refuse(`a run on [1, 150, ${FBANK_BINS}] gave ${probe.length} values, not D finite numbers`);
+    if (probe.length === 0 || !probe.every(Number.isFinite)) {
+      return refuse(`a run on [1, 150, ${FBANK_BINS}] gave ${probe.length} values, not D finite numbers`);
+    }
     return new SpeakerEmbeddingModel(session, file, input.name, output.name, probe.length, model.fbank, config.threshold);
   }
 
   /** The embedding (length D) of mean-normalised filterbank frames, [frames × 80] row-major. */
   async embed(features: Float32Array, frames: number): Promise<Float32Array> {
-    const out = await this.session.run({ [this.inputName]: new ort.Tensor('float32', features, [1, frames, FBANK_BINS]) }, [this.outputName]);
+    const out = await this.session.run(
+      { [this.inputName]: new ort.Tensor('float32', features, [1, frames, FBANK_BINS]) }, [this.outputName],
+    );
     const tensor = out[this.outputName];
     const dims = tensor.dims;
-    if (tensor.type !== 'float32' || dims.length !== 2 || dims[0] !== 1) throw new Error(`output '${this.outputName}' is ${tensor.type} [${dims.join(', ')}]; expected float32 [1, D]`);
-    if (this.dimension && dims[1] !== this.dimension) throw new Error(`output '${this.outputName}' has ${dims[1]} values; expected ${this.dimension}`);
+    if (tensor.type !== 'float32' || dims.length !== 2 || dims[0] !== 1) {
+      throw new Error(`output '${this.outputName}' is ${tensor.type} [${dims.join(', ')}]; expected float32 [1, D]`);
+    }
+    if (this.dimension && dims[1] !== this.dimension) {
+      throw new Error(`output '${this.outputName}' has ${dims[1]} values; expected ${this.dimension}`);
+    }
     return tensor.data as Float32Array;
   }
 
@@ -140,7 +155,9 @@ const loaded = new Map<string, Promise<SpeakerEmbeddingModel>>();
  * The operator's speaker-embedding model under `modelsDir` (default MODELS_DIR), loaded once per thread, or null when
  * there is none. Rejects when the file is there but does not fit the contract.
  */
-export async function findSpeakerEmbedding(modelsDir = process.env.MODELS_DIR, options: SpeakerEmbeddingLoadOptions = {}): Promise<SpeakerEmbeddingModel | null> {
+export async function findSpeakerEmbedding(
+  modelsDir = process.env.MODELS_DIR, options: SpeakerEmbeddingLoadOptions = {},
+): Promise<SpeakerEmbeddingModel | null> {
   const file = speakerEmbeddingFile(modelsDir);
   if (!file) return null;
   let model = loaded.get(file);

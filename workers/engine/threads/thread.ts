@@ -42,18 +42,25 @@ async function transcribeFile(engine: SpeechEngine, message: Extract<HostToThrea
     ...options,
     signal,
     onSegment: (segment, progress) => {
-      for (const part of turns ? splitBySpeaker(turns, segment) : [segment]) post({ type: 'segment', id: message.id, segment: part, progress });
+      for (const part of turns ? splitBySpeaker(turns, segment) : [segment]) post({
+        type: 'segment', id: message.id, segment: part, progress,
+      });
     },
   });
   const { language, durationS, processingS, segments, uncoveredSpeechS, uncoveredSpeech, redecodedGaps } = result;
   post({
     type: 'file_done',
     id: message.id,
-    result: { language, durationS, processingS, segments: segments.length, model: engine.modelName, beamSize: message.options.beamSize ?? 1, uncoveredSpeechS, uncoveredSpeech, redecodedGaps },
+    result: {
+      language, durationS, processingS, segments: segments.length, model: engine.modelName, beamSize: message.options.beamSize ?? 1,
+      uncoveredSpeechS, uncoveredSpeech, redecodedGaps,
+    },
   });
 }
 
-async function translateSpeech(engine: SpeechEngine, message: Extract<HostToThread, { type: 'translate' }>, signal: AbortSignal): Promise<void> {
+async function translateSpeech(
+  engine: SpeechEngine, message: Extract<HostToThread, { type: 'translate' }>, signal: AbortSignal,
+): Promise<void> {
   const result = await engine.translateSpeech(message.path, { ...message.options, signal });
   post({ type: 'translate_done', id: message.id, result: { ...result, model: engine.modelName, beamSize: message.options.beamSize ?? 1 } });
 }
@@ -61,7 +68,9 @@ async function translateSpeech(engine: SpeechEngine, message: Extract<HostToThre
 function startLive(engine: SpeechEngine, message: Extract<HostToThread, { type: 'live' }>): void {
   let live: LiveTranscription;
   try {
-    live = new LiveTranscription(engine.createStream({ language: message.settings.language ?? undefined }), message.settings, message.tuning);
+    live = new LiveTranscription(
+      engine.createStream({ language: message.settings.language ?? undefined }), message.settings, message.tuning,
+    );
   } catch (error) {
     post({ type: 'failed', id: message.id, failure: failureOf(error) });
     return;
@@ -119,7 +128,10 @@ async function main(): Promise<void> {
     post({ type: 'load_failed', message: error instanceof Error ? error.message : String(error) });
     return;
   }
-  post({ type: 'ready', modelName: engine.modelName, languages: engine.languages(), provider: engine.provider, requestedProvider: requestedProvider(options) });
+  post({
+    type: 'ready', modelName: engine.modelName, languages: engine.languages(), provider: engine.provider,
+    requestedProvider: requestedProvider(options),
+  });
   for (const message of early.splice(0)) handle(engine, message);
 }
 

@@ -143,7 +143,10 @@ class EngineThread {
         return;
       case 'ready':
         this.state = 'ready';
-        this.info = { modelName: message.modelName, languages: message.languages, provider: message.provider, requestedProvider: message.requestedProvider };
+        this.info = {
+          modelName: message.modelName, languages: message.languages, provider: message.provider,
+          requestedProvider: message.requestedProvider,
+        };
         this.settle();
         for (const task of this.tasks.values()) task.receive(message);
         return;
@@ -156,7 +159,8 @@ class EngineThread {
         return;
       default: {
         const task = this.tasks.get(message.id);
-        const ends = message.type === 'file_done' || message.type === 'translate_done' || message.type === 'live_done' || message.type === 'failed';
+        const ends =
+          message.type === 'file_done' || message.type === 'translate_done' || message.type === 'live_done' || message.type === 'failed';
         if (ends) this.tasks.delete(message.id);
         task?.receive(message);
       }

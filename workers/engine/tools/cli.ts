@@ -30,9 +30,9 @@ export interface CliArgs {
 
 const USAGE =
   'usage: npm run transcribe -- <file> [--language xx] [--json] [--fast] [--greedy | --beam N] [--model NAME] [--provider cpu|cuda] '
-    + '[--threads N] ' +
-  '[--start S] [--end S] [--no-vad] [--no-words] [--verbose]\n' +
-  '  default: the accurate model (MODEL_ACCURATE, whisper-base) with beam search 5; --fast: the fast model (MODEL_FAST, whisper-tiny); '
+    + '[--threads N] '
+  + '[--start S] [--end S] [--no-vad] [--no-words] [--verbose]\n'
+  + '  default: the accurate model (MODEL_ACCURATE, whisper-base) with beam search 5; --fast: the fast model (MODEL_FAST, whisper-tiny); '
     + '--greedy: beam 1';
 
 export function parseArgs(argv: string[]): CliArgs {
@@ -79,7 +79,8 @@ export function formatSegment(segment: Segment): string {
 
 function progressBar(progress: Progress, width = 30): string {
   const filled = Math.round((progress.pct / 100) * width);
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${progress.pct.toFixed(1).padStart(5)}%  ${clock(progress.processedS)} / ${clock(progress.totalS)}  ${progress.segmentsDone} segments`;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${progress.pct.toFixed(1).padStart(5)}%  ${clock(progress.processedS)} / `
+    + `${clock(progress.totalS)}  ${progress.segmentsDone} segments`;
 }
 
 async function main(): Promise<void> {
@@ -90,7 +91,8 @@ async function main(): Promise<void> {
   const beam = args.options.beamSize ?? 1;
   if (!args.json) {
     console.error(
-      `${engine.modelName} on ${engine.provider}, ${beam > 1 ? `beam search ${beam}` : 'greedy'}, loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
+      `${engine.modelName} on ${engine.provider}, ${beam > 1 ? `beam search ${beam}` : 'greedy'}, loaded in `
+        + `${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
     );
   }
   const clearBar = () => bar && process.stderr.write('\r\x1b[2K');
@@ -105,8 +107,8 @@ async function main(): Promise<void> {
       if (!args.verbose) return;
       clearBar();
       console.error(
-        `  window ${clock(info.startS)}–${clock(info.endS)}: temperature ${info.temperature}, avg logprob ${info.avgLogprob.toFixed(2)}, ` +
-          `compression ${info.compressionRatio.toFixed(2)}, no-speech ${info.noSpeechProb.toFixed(2)}${info.silence ? ' (silence)' : ''}`,
+        `  window ${clock(info.startS)}–${clock(info.endS)}: temperature ${info.temperature}, avg logprob ${info.avgLogprob.toFixed(2)}, `
+          + `compression ${info.compressionRatio.toFixed(2)}, no-speech ${info.noSpeechProb.toFixed(2)}${info.silence ? ' (silence)' : ''}`,
       );
     },
     onProgress: (progress) => {
@@ -118,12 +120,13 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ model: engine.modelName, beamSize: beam, ...result }, null, 2));
   } else {
     console.error(
-      `${result.segments.length} segments, language ${result.language}, ${result.durationS.toFixed(1)} s of audio in ` +
-        `${result.processingS.toFixed(1)} s (real-time factor ${(result.processingS / Math.max(result.durationS, 1e-9)).toFixed(3)})`,
+      `${result.segments.length} segments, language ${result.language}, ${result.durationS.toFixed(1)} s of audio in `
+        + `${result.processingS.toFixed(1)} s (real-time factor ${(result.processingS / Math.max(result.durationS, 1e-9)).toFixed(3)})`,
     );
     if (result.redecodedGaps > 0) console.error(`${result.redecodedGaps} stretch(es) of speech the model skipped were decoded again`);
     for (const stretch of result.uncoveredSpeech) {
-      console.error(`warning: ${stretch.speechS.toFixed(1)} s of speech at ${clock(stretch.start)}–${clock(stretch.end)} has no words (it may be lost)`);
+      console.error(`warning: ${stretch.speechS.toFixed(1)} s of speech at ${clock(stretch.start)}–${clock(stretch.end)} has no words (it `
+        + `may be lost)`);
     }
   }
 }

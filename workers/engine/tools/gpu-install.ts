@@ -30,12 +30,17 @@ import { fileSink, readTar } from '../tts/tar.js';
 
 export const PROVIDER_PACKAGE = 'com.github.asus4.onnxruntime.linux-x64-gpu';
 export const PROVIDER_PACKAGE_VERSION = '0.4.9';
-/** sha256 of the registry's tarball (its sha512 integrity: FopIhNE/Ng+v2X65wVc9clPCBCvhvA53Hxo2U0Kf5fGdVsC7iCA+mZ0KLWggcQAj7TIZ6pNidR4AC10g74Xo6w==). */
+/**
+ * sha256 of the registry's tarball (its sha512 integrity:
+ * FopIhNE/Ng+v2X65wVc9clPCBCvhvA53Hxo2U0Kf5fGdVsC7iCA+mZ0KLWggcQAj7TIZ6pNidR4AC10g74Xo6w==).
+ */
 export const PROVIDER_TARBALL_SHA256 = '2b459e0c17f340c92970c10ed86de4f37a3009f93c14053e6ad4334cbb6be412';
 /** The ONNX Runtime the providers were built for: `onnxruntime-node` must be this version. */
 export const PROVIDER_RUNTIME_VERSION = '1.29.0';
 const PROVIDER_DIR_IN_TARBALL = 'package/Plugins/Linux/x64/';
-export const PROVIDER_LIBRARIES = ['libonnxruntime_providers_shared.so', 'libonnxruntime_providers_cuda.so', 'libonnxruntime_providers_tensorrt.so'];
+export const PROVIDER_LIBRARIES = [
+  'libonnxruntime_providers_shared.so', 'libonnxruntime_providers_cuda.so', 'libonnxruntime_providers_tensorrt.so',
+];
 
 /** The CUDA 13 libraries the CUDA provider links against; cuDNN only some kernels need. */
 export const CUDA_LIBRARIES: Array<{ file: string; what: string; required: boolean }> = [
@@ -111,7 +116,9 @@ function linkerCache(): Map<string, string> {
 function defaultLibraryDirs(): string[] {
   const dirs = (process.env.LD_LIBRARY_PATH ?? '').split(delimiter).filter(Boolean);
   for (const base of ['/usr/local']) {
-    for (const name of existsSync(base) ? readdirSync(base) : []) if (/^cuda/.test(name)) dirs.push(join(base, name, 'lib64'), join(base, name, 'targets/x86_64-linux/lib'));
+    for (const name of existsSync(base) ? readdirSync(base) : []) if (/^cuda/.test(name)) dirs.push(
+      join(base, name, 'lib64'), join(base, name, 'targets/x86_64-linux/lib'),
+    );
   }
   return dirs;
 }
@@ -132,14 +139,19 @@ export function gpuReport(options: GpuInstallOptions = {}): GpuReport {
   const providersPlaced = PROVIDER_LIBRARIES.every((file) => existsSync(join(bindingDir, file)));
   const cuda = findCudaLibraries(options.libraryDirs);
   const problems: string[] = [];
-  if (process.platform !== 'linux' || process.arch !== 'x64') problems.push(`The CUDA providers on the registry are for Linux x64; this machine is ${process.platform}/${process.arch}.`);
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    problems.push(`The CUDA providers on the registry are for Linux x64; this machine is ${process.platform}/${process.arch}.`);
+  }
   if (!runtimeMatches) {
-    problems.push(`onnxruntime-node is ${runtimeVersion} here, but the registry's CUDA providers are built for ${PROVIDER_RUNTIME_VERSION}: ` +
-      `run \`npm install --save-exact onnxruntime-node@${PROVIDER_RUNTIME_VERSION}\` so CPU and GPU run the same runtime, then this command again.`);
+    problems.push(`onnxruntime-node is ${runtimeVersion} here, but the registry's CUDA providers are built for `
+      + `${PROVIDER_RUNTIME_VERSION}: `
+      + `run \`npm install --save-exact onnxruntime-node@${PROVIDER_RUNTIME_VERSION}\` so CPU and GPU run the same runtime, then this `
+        + `command again.`);
   }
   if (!providersPlaced) problems.push(`The provider libraries are not beside the binding (${bindingDir}): run \`npm run gpu:install\`.`);
   for (const library of cuda.filter((entry) => entry.required && !entry.foundAt)) {
-    problems.push(`${library.file} (${library.what}) is not found: install it (NVIDIA's CUDA 13 packages or driver) or add its folder to LD_LIBRARY_PATH.`);
+    problems.push(`${library.file} (${library.what}) is not found: install it (NVIDIA's CUDA 13 packages or driver) or add its folder to `
+      + `LD_LIBRARY_PATH.`);
   }
   return { runtimeVersion, runtimeMatches, bindingDir, providersPlaced, cuda, problems };
 }
@@ -192,9 +204,11 @@ export async function installGpuProviders(options: GpuInstallOptions = {}): Prom
 }
 
 function printReport(report: GpuReport): void {
-  console.log(`onnxruntime-node ${report.runtimeVersion} (providers built for ${PROVIDER_RUNTIME_VERSION}: ${report.runtimeMatches ? 'same' : 'DIFFERENT'})`);
+  console.log(`onnxruntime-node ${report.runtimeVersion} (providers built for ${PROVIDER_RUNTIME_VERSION}: `
+    + `${report.runtimeMatches ? 'same' : 'DIFFERENT'})`);
   console.log(`CUDA providers beside the binding (${report.bindingDir}): ${report.providersPlaced ? 'yes' : 'no'}`);
-  for (const library of report.cuda) console.log(`  ${library.foundAt ? 'found  ' : 'missing'} ${library.file} (${library.what}${library.required ? '' : ', optional'})${library.foundAt ? ` at ${library.foundAt}` : ''}`);
+  for (const library of report.cuda) console.log(`  ${library.foundAt ? 'found  ' : 'missing'} ${library.file} `
+    + `(${library.what}${library.required ? '' : ', optional'})${library.foundAt ? ` at ${library.foundAt}` : ''}`);
   if (report.problems.length === 0) console.log('Ready: start the workers with ENGINE_PROVIDER=cuda.');
   for (const problem of report.problems) console.log(`- ${problem}`);
 }

@@ -35,7 +35,9 @@ export interface VerifiedTarball {
 }
 
 /** The registry's tarball URL of `name@version` (npm_config_registry, else registry.npmjs.org). */
-export function registryTarballUrl(name: string, version: string, registry = process.env.npm_config_registry || 'https://registry.npmjs.org/'): string {
+export function registryTarballUrl(
+  name: string, version: string, registry = process.env.npm_config_registry || 'https://registry.npmjs.org/',
+): string {
   const base = name.split('/').pop()!;
   return `${registry.replace(/\/+$/, '')}/${name}/-/${base}-${version}.tgz`;
 }

@@ -89,9 +89,10 @@ function fraction(numerator: bigint, denominator: bigint): Fraction {
 
 const D = '\\p{Nd}';
 const RATIONAL = re(
-  `^${SPACE}*(?<sign>[-+]?)(?=${D}|\\.${D})(?<num>${D}*|${D}+(?:_${D}+)*)` +
-    `(?:(?:${SPACE}*/${SPACE}*(?<denom>${D}+(?:_${D}+)*))?|(?:\\.(?<decimal>${D}*|${D}+(?:_${D}+)*))?(?:[eE](?<exp>[-+]?${D}+(?:_${D}+)*))?)` +
-    `${SPACE}*$`,
+  `^${SPACE}*(?<sign>[-+]?)(?=${D}|\\.${D})(?<num>${D}*|${D}+(?:_${D}+)*)`
+    + `(?:(?:${SPACE}*/${SPACE}*(?<denom>${D}+(?:_${D}+)*))?|`
+    + `(?:\\.(?<decimal>${D}*|${D}+(?:_${D}+)*))?(?:[eE](?<exp>[-+]?${D}+(?:_${D}+)*))?)`
+    + `${SPACE}*$`,
   'u',
 );
 

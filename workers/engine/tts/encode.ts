@@ -36,7 +36,10 @@ export async function* ffmpegTransform(
   outputArgs: string[],
   options: { signal?: AbortSignal; outputFile?: string } = {},
 ): AsyncGenerator<Buffer> {
-  const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-f', 'f32le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0', ...outputArgs, options.outputFile ?? 'pipe:1'];
+  const args = [
+    '-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-f', 'f32le', '-ar', String(sampleRate), '-ac', '1', '-i', 'pipe:0',
+    ...outputArgs, options.outputFile ?? 'pipe:1',
+  ];
   const signal = options.signal;
   const child = spawn(ffmpegPath(), args, { stdio: ['pipe', 'pipe', 'pipe'], signal });
   const said: Buffer[] = [];
@@ -75,7 +78,9 @@ function opusArgs(format: SpeechFormat, bitrate = '32k'): string[] {
  * Speech (`samples`, or chunks as a stream yields them) as an Ogg/Opus byte stream, each Ogg page handed on as
  * ffmpeg writes it. CAF has no streaming form (its muxer seeks back to write the packet table): `encodeSpeech`.
  */
-export function encodeSpeechStream(input: AsyncIterable<Float32Array> | Iterable<Float32Array>, options: EncodeOptions = {}): AsyncGenerator<Buffer> {
+export function encodeSpeechStream(
+  input: AsyncIterable<Float32Array> | Iterable<Float32Array>, options: EncodeOptions = {},
+): AsyncGenerator<Buffer> {
   return ffmpegTransform(input, options.sampleRate ?? KOKORO_SAMPLE_RATE, opusArgs('ogg', options.bitrate), { signal: options.signal });
 }
 
@@ -86,13 +91,17 @@ async function collect(parts: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 /** Speech as a whole Ogg/Opus or CAF/Opus file. */
-export async function encodeSpeech(samples: Float32Array | AsyncIterable<Float32Array>, format: SpeechFormat, options: EncodeOptions = {}): Promise<Buffer> {
+export async function encodeSpeech(
+  samples: Float32Array | AsyncIterable<Float32Array>, format: SpeechFormat, options: EncodeOptions = {},
+): Promise<Buffer> {
   const input = samples instanceof Float32Array ? [samples] : samples;
   if (format === 'ogg') return collect(encodeSpeechStream(input, options));
   const dir = await mkdtemp(join(tmpdir(), 'speech-caf-'));
   try {
     const file = join(dir, 'speech.caf');
-    await collect(ffmpegTransform(input, options.sampleRate ?? KOKORO_SAMPLE_RATE, opusArgs('caf', options.bitrate), { signal: options.signal, outputFile: file }));
+    await collect(ffmpegTransform(input, options.sampleRate ?? KOKORO_SAMPLE_RATE, opusArgs('caf', options.bitrate), {
+      signal: options.signal, outputFile: file,
+    }));
     return await readFile(file);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -101,7 +110,9 @@ export async function encodeSpeech(samples: Float32Array | AsyncIterable<Float32
 
 /** The samples at another rate (ffmpeg's resampler): e.g. Kokoro's 24 kHz to the recogniser's 16 kHz. */
 export async function resample(samples: Float32Array, fromRate: number, toRate: number, signal?: AbortSignal): Promise<Float32Array> {
-  const bytes = await collect(ffmpegTransform([samples], fromRate, ['-ar', String(toRate), '-f', 'f32le', '-acodec', 'pcm_f32le'], { signal }));
+  const bytes = await collect(ffmpegTransform(
+    [samples], fromRate, ['-ar', String(toRate), '-f', 'f32le', '-acodec', 'pcm_f32le'], { signal },
+  ));
   const out = new Float32Array(Math.floor(bytes.length / 4));
   new Uint8Array(out.buffer).set(bytes.subarray(0, out.length * 4));
   return out;

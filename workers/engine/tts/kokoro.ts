@@ -127,7 +127,9 @@ export class Kokoro {
       const file = join(this.modelDir, 'voices', `${voice}.bin`);
       if (!existsSync(file)) throw engineErrors.invalidOptions(`Voice '${voice}' is not installed on this server.`, { field: 'voice' });
       const bytes = readFileSync(file);
-      if (bytes.length !== STYLE_ROWS * STYLE_DIM * 4) throw new Error(`${file}: ${bytes.length} bytes, not a ${STYLE_ROWS}×${STYLE_DIM} float32 voice table`);
+      if (bytes.length !== STYLE_ROWS * STYLE_DIM * 4) {
+        throw new Error(`${file}: ${bytes.length} bytes, not a ${STYLE_ROWS}×${STYLE_DIM} float32 voice table`);
+      }
       table = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
       this.styles.set(voice, table);
     }
@@ -146,7 +148,9 @@ export class Kokoro {
 
   /** One model call: ≤ 510 phoneme ids → 24 kHz samples, in a catalogue voice or a 510×256 style table. */
   async run(ids: number[], voice: string | Float32Array, speed = 1): Promise<Float32Array> {
-    if (ids.length === 0 || ids.length > STYLE_ROWS) throw new Error(`a model call takes 1 to ${STYLE_ROWS} phoneme ids, not ${ids.length}`);
+    if (ids.length === 0 || ids.length > STYLE_ROWS) {
+      throw new Error(`a model call takes 1 to ${STYLE_ROWS} phoneme ids, not ${ids.length}`);
+    }
     const table = typeof voice === 'string' ? this.style(voice) : voice;
     const row = Math.min(ids.length, STYLE_ROWS - 1);
     const inputIds = new BigInt64Array(ids.length + 2);
@@ -223,7 +227,9 @@ export async function synthesize(text: string, options: SynthesisOptions & Kokor
 }
 
 /** `Kokoro.load(options)` then `stream`: each chunk's 24 kHz audio as soon as it is made. */
-export async function* synthesizeStream(text: string, options: SynthesisOptions & KokoroLoadOptions = {}): AsyncGenerator<SynthesizedChunk> {
+export async function* synthesizeStream(
+  text: string, options: SynthesisOptions & KokoroLoadOptions = {},
+): AsyncGenerator<SynthesizedChunk> {
   checkRequest(text, options);
   yield* (await Kokoro.load(options)).stream(text, options);
 }

@@ -79,7 +79,9 @@ function sections(text: string): Section[] {
 const ENGLISH_RULES: [string, string][] = [
   ['ʔˌn\u0329', 'tᵊn'], ['ʔn\u0329', 'tᵊn'], ['ʔn', 'tᵊn'], ['ʔ', 't'],
   ['a^ɪ', 'I'], ['a^ʊ', 'W'], ['d^ʒ', 'ʤ'], ['e^ɪ', 'A'], ['t^ʃ', 'ʧ'], ['ɔ^ɪ', 'Y'], ['ə^l', 'ᵊl'],
-  ['ʲo', 'jo'], ['ʲə', 'jə'], ['ʲ', ''], ['ɚ', 'əɹ'], ['e', 'A'], ['r', 'ɹ'], ['x', 'k'], ['ç', 'k'], ['ɐ', 'ə'], ['ɬ', 'l'], ['\u0303', ''],
+  ['ʲo', 'jo'], ['ʲə', 'jə'], ['ʲ', ''], ['ɚ', 'əɹ'], ['e', 'A'], ['r', 'ɹ'], ['x', 'k'], ['ç', 'k'], ['ɐ', 'ə'], ['ɬ', 'l'], [
+    '\u0303', '',
+  ],
 ];
 const OTHER_RULES: [string, string][] = [
   ['a^ɪ', 'I'], ['a^ʊ', 'W'], ['d^z', 'ʣ'], ['d^ʒ', 'ʤ'], ['e^ɪ', 'A'], ['o^ʊ', 'O'], ['ə^ʊ', 'Q'],
@@ -178,7 +180,9 @@ function splitLong(phonemes: string, vocab: PhonemeVocab, maxIds: number): strin
     while (vocab.encode(current).length > maxIds) {
       const symbols = [...current];
       let cut = 0;
-      for (let kept = 0; cut < symbols.length && kept + vocab.encode(symbols[cut]).length <= maxIds; cut++) kept += vocab.encode(symbols[cut]).length;
+      for (let kept = 0; cut < symbols.length && kept + vocab.encode(symbols[cut]).length <= maxIds; cut++) kept += vocab.encode(
+        symbols[cut],
+      ).length;
       out.push(symbols.slice(0, cut).join(''));
       current = symbols.slice(cut).join('');
     }
@@ -192,7 +196,9 @@ function splitLong(phonemes: string, vocab: PhonemeVocab, maxIds: number): strin
  * does not fit alone is cut at its clauses, and a clause that does not fit at its words. `firstSentenceAlone`
  * keeps the first sentence a chunk of its own (streaming: the first audio comes sooner).
  */
-export function chunkPieces(pieces: PhonemePiece[], vocab: PhonemeVocab, options: { maxIds?: number; firstSentenceAlone?: boolean } = {}): PhonemeChunk[] {
+export function chunkPieces(
+  pieces: PhonemePiece[], vocab: PhonemeVocab, options: { maxIds?: number; firstSentenceAlone?: boolean } = {},
+): PhonemeChunk[] {
   const maxIds = options.maxIds ?? MAX_PHONEME_IDS;
   const fits = (phonemes: string) => vocab.encode(phonemes).length <= maxIds;
   // Units: sentences that fit, else their clauses (or clause parts) that do.

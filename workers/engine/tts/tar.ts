@@ -117,7 +117,9 @@ function paxPath(body: Buffer): string | null {
 }
 
 /** Reads the archive, calling `onEntry` for each entry; the sink it returns (if any) gets that entry's bytes. */
-export async function readTar(source: AsyncIterable<Buffer>, onEntry: (entry: TarEntry) => TarSink | null | Promise<TarSink | null>): Promise<void> {
+export async function readTar(
+  source: AsyncIterable<Buffer>, onEntry: (entry: TarEntry) => TarSink | null | Promise<TarSink | null>,
+): Promise<void> {
   const reader = new ByteReader(source);
   let longName: string | null = null;
   for (;;) {

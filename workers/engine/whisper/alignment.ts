@@ -184,7 +184,9 @@ export async function alignWords(
         .flatMap((l) => Array.from({ length: model.config.decoderHeads }, (_, h): [number, number] => [l, h]));
   const layers = [...new Set(heads.map(([layer]) => layer))];
   const logitsFrom = sotSequence.length + probsFrom;
-  const out = await model.decode([tokens], encoderHidden, null, { crossAttentionLayers: layers, allLogits: true, logitsFrom, keepCache: false });
+  const out = await model.decode([tokens], encoderHidden, null, {
+    crossAttentionLayers: layers, allLogits: true, logitsFrom, keepCache: false,
+  });
 
   // Token probabilities among text tokens, at the positions that predicted each text token (NaN before probsFrom).
   const vocab = out.allLogits!.length / (tokens.length - logitsFrom);

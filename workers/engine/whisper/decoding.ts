@@ -262,7 +262,9 @@ function sampleFrom(row: Float32Array, temperature: number, random: () => number
 function buildSotSequence(tokenizer: WhisperTokenizer, language: string, task: DecodeTask = 'transcribe'): number[] {
   const languageToken = tokenizer.languageTokens.get(language);
   if (languageToken === undefined) throw new Error(`The model does not know language '${language}'`);
-  return [tokenizer.special.startOfTranscript, languageToken, task === 'translate' ? tokenizer.special.translate : tokenizer.special.transcribe];
+  return [
+    tokenizer.special.startOfTranscript, languageToken, task === 'translate' ? tokenizer.special.translate : tokenizer.special.transcribe,
+  ];
 }
 
 /** One decoding pass at one temperature (several rows for beam search and best-of sampling). */

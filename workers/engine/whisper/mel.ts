@@ -56,7 +56,8 @@ export function melFilterBank(nMels = N_MELS): Float32Array[] {
 /**
  * A mixed-radix complex FFT (sizes with factors 2, 3, 5), used at 200 points for the 400-point real STFT (and at
  * 512 by fbank.ts):
- * n_fft is not a power of two, and a plain DFT costs ~50× more. Recursive decimation in time; each stage combines its p sub-transforms with a direct p-point
+ * n_fft is not a power of two, and a plain DFT costs ~50× more. Recursive decimation in time; each stage combines its p
+ * sub-transforms with a direct p-point
  * DFT, using one shared table of the 400 roots of unity.
  */
 export class MixedRadixFft {
@@ -88,7 +89,10 @@ export class MixedRadixFft {
     this.recurse(inRe, inIm, 0, 1, this.size, outRe, outIm, 0, 0);
   }
 
-  private recurse(inRe: Float64Array, inIm: Float64Array, inOffset: number, stride: number, n: number, outRe: Float64Array, outIm: Float64Array, outOffset: number, level: number): void {
+  private recurse(
+    inRe: Float64Array, inIm: Float64Array, inOffset: number, stride: number, n: number, outRe: Float64Array, outIm: Float64Array,
+    outOffset: number, level: number,
+  ): void {
     if (n === 1) {
       outRe[outOffset] = inRe[inOffset];
       outIm[outOffset] = inIm[inOffset];

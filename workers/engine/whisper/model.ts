@@ -136,7 +136,9 @@ interface SessionSettings {
 }
 
 /** A session on `provider` (nodes it has no kernel for run on the CPU), or an error when the provider cannot load. */
-function createSession(graph: Uint8Array, provider: string, runtime: RuntimeOptions, settings: SessionSettings): Promise<ort.InferenceSession> {
+function createSession(
+  graph: Uint8Array, provider: string, runtime: RuntimeOptions, settings: SessionSettings,
+): Promise<ort.InferenceSession> {
   const spin = runtime.spinning ? '1' : '0';
   return ort.InferenceSession.create(graph, {
     graphOptimizationLevel: 'all',
@@ -150,7 +152,9 @@ function createSession(graph: Uint8Array, provider: string, runtime: RuntimeOpti
 }
 
 /** `rewrite(graph)`, or `graph` as it was (with a warning saying what is lost) when the graph does not fit it. */
-function tryRewrite(file: string, graph: Uint8Array, rewrite: (graph: Uint8Array) => Uint8Array, otherwise: string): { graph: Uint8Array; rewritten: boolean } {
+function tryRewrite(file: string, graph: Uint8Array, rewrite: (graph: Uint8Array) => Uint8Array, otherwise: string): {
+  graph: Uint8Array; rewritten: boolean;
+} {
   try {
     return { graph: rewrite(graph), rewritten: true };
   } catch (error) {
@@ -166,7 +170,9 @@ type GraphFloat = 'all' | 'gelu' | 'none';
 function floatProducts(file: string, graph: Uint8Array, float: GraphFloat, gpu: boolean): Uint8Array {
   const only = gpu ? 'all' : float;
   if (only === 'none' || !QUANTIZED_SUFFIXES.some((suffix) => file.endsWith(`${suffix}.onnx`))) return graph;
-  return tryRewrite(file, graph, (g) => dequantizedGraph(g, { only }), gpu ? 'its 8-bit products run on the CPU' : 'its products stay 8-bit').graph;
+  return tryRewrite(
+    file, graph, (g) => dequantizedGraph(g, { only }), gpu ? 'its 8-bit products run on the CPU' : 'its products stay 8-bit',
+  ).graph;
 }
 
 /**
@@ -177,7 +183,8 @@ function floatProducts(file: string, graph: Uint8Array, float: GraphFloat, gpu: 
  */
 function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat): { graph: Uint8Array; variableLength: boolean } {
   const context = tryRewrite(file, readFileSync(file), (graph) => variableLengthEncoder(graph), 'the encoder takes full 30 s windows only');
-  const blocked = gpu ? context : tryRewrite(file, context.graph, (graph) => blockedAttention(graph), 'attention runs on whole windows (more memory)');
+  const blocked = gpu ? context : tryRewrite(file, context.graph, (graph) => blockedAttention(graph), 'attention runs on whole windows '
+    + '(more memory)');
   return { graph: floatProducts(file, blocked.graph, float, gpu), variableLength: context.rewritten };
 }
 
@@ -221,7 +228,10 @@ export class WhisperOnnx {
     /** The most rows a batched step takes; 0 when the decoder has no row masks (each decode steps alone). */
     stepRows = 0,
   ) {
-    this.steps = stepRows > 0 ? new StepBatcher((step) => this.runStep(step), { heads: config.decoderHeads, headDim: config.headDim, dModel: config.dModel, layers: config.decoderLayers }, stepRows) : null;
+    this.steps = stepRows > 0 ? new StepBatcher(
+      (step) => this.runStep(step),
+      { heads: config.decoderHeads, headDim: config.headDim, dModel: config.dModel, layers: config.decoderLayers }, stepRows,
+    ) : null;
   }
 
   /** Batches the first calls and cached steps of concurrent decodes (null: each decode runs alone). */
@@ -245,7 +255,9 @@ export class WhisperOnnx {
       } catch (error) {
         // The npm build has no CUDA provider libraries until `npm run gpu:install` places them, and they need the
         // CUDA libraries and a GPU. Say why once and carry on on the CPU rather than refusing to start.
-        console.warn(`[engine] execution provider '${requested}' unavailable (${(error as Error).message.trim().split('\n')[0]}); using cpu`);
+        console.warn(
+          `[engine] execution provider '${requested}' unavailable (${(error as Error).message.trim().split('\n')[0]}); using cpu`,
+        );
       }
     }
     return WhisperOnnx.open(modelDir, config, runtime, 'cpu');
@@ -259,7 +271,9 @@ export class WhisperOnnx {
     const encoderFloat: GraphFloat = float === 'gelu' ? 'gelu' : float === 'none' ? 'none' : 'all';
     const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model', gpu), gpu, encoderFloat);
     const stepRows = Math.max(0, Math.floor(runtime.stepRows ?? DEFAULT_STEP_ROWS));
-    const decoderGraph = loadDecoderGraph(pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu, float === 'all' ? 'all' : 'none', stepRows > 0);
+    const decoderGraph = loadDecoderGraph(
+      pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu, float === 'all' ? 'all' : 'none', stepRows > 0,
+    );
     // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
     // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
     // planned for the whole run where the arena alone holds what one layer needs. The decoder's buffers are
@@ -361,7 +375,9 @@ export class WhisperOnnx {
           cache,
         );
       }
-      if (!cache && batch === 1) return this.steps.first(tokens[0], encoderHidden, options.allLogits ? (options.logitsFrom ?? 0) : undefined);
+      if (!cache && batch === 1) {
+        return this.steps.first(tokens[0], encoderHidden, options.allLogits ? (options.logitsFrom ?? 0) : undefined);
+      }
     }
     if (cache?.rows || cache?.offset) throw new Error('a view of a batched step’s cache can only step with the batcher');
     const ids = new BigInt64Array(batch * seq);
@@ -376,11 +392,15 @@ export class WhisperOnnx {
     // Logits of the last position only, unless all are asked for. Two rows, not one: onnxruntime's CPU MatMul
     // takes another kernel for a single row, whose sums differ in the last bits from the rows of a longer call.
     const logitsFrom = options.allLogits ? Math.min(Math.max(0, options.logitsFrom ?? 0), seq - 1) : 0;
-    if (this.hoisted) feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(BigInt(options.allLogits ? logitsFrom : Math.max(0, seq - 2))), [1]);
+    if (this.hoisted) {
+      feeds[LOGITS_FROM] = new ort.Tensor('int64', BigInt64Array.of(BigInt(options.allLogits ? logitsFrom : Math.max(0, seq - 2))), [1]);
+    }
     if (this.steps) {
       // Every row as long as the cache: positions follow it, nothing is masked (the first call's branch reads neither).
       const past = cache?.pastLength ?? 0;
-      feeds[POSITIONS] = new ort.Tensor('int64', BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt(past + (i % seq))), [batch, seq]);
+      feeds[POSITIONS] = new ort.Tensor(
+        'int64', BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt(past + (i % seq))), [batch, seq],
+      );
       feeds[SELF_BIAS] = new ort.Tensor('float32', new Float32Array(1), [1, 1, 1]);
       feeds[CROSS_BIAS] = new ort.Tensor('float32', new Float32Array(1), [1, 1, 1]);
     }
@@ -421,7 +441,9 @@ export class WhisperOnnx {
       else {
         const wanted = (seq - logitsFrom) * vocab;
         result.allLogits = new Float32Array(batch * wanted);
-        for (let b = 0; b < batch; b++) result.allLogits.set(logits.subarray((b * rows + skip) * vocab, (b * rows + rows) * vocab), b * wanted);
+        for (let b = 0; b < batch; b++) result.allLogits.set(
+          logits.subarray((b * rows + skip) * vocab, (b * rows + rows) * vocab), b * wanted,
+        );
       }
     }
     if (options.crossAttentionLayers?.length) {
@@ -458,7 +480,9 @@ export class WhisperOnnx {
       // An export whose projection was not lifted computes every position's logits: keep the ones asked for.
       const all = logits;
       logits = new Float32Array(rows * wanted * vocab);
-      for (let row = 0; row < rows; row++) logits.set(all.subarray((row * positions + positions - wanted) * vocab, (row + 1) * positions * vocab), row * wanted * vocab);
+      for (let row = 0; row < rows; row++) logits.set(
+        all.subarray((row * positions + positions - wanted) * vocab, (row + 1) * positions * vocab), row * wanted * vocab,
+      );
     }
     return { logits, present };
   }
@@ -482,7 +506,9 @@ export class WhisperOnnx {
     // A view of a batched step's cache picks its rows by number: nothing is copied until the batcher needs it.
     if (cache.rows) {
       const encoder = keepEncoder ? cache.encoder : cache.encoder.map(sameAudio ? (t) => WhisperOnnx.repeatRow(t, rows.length) : pick);
-      return { decoder: cache.decoder, encoder, pastLength: cache.pastLength, rows: rows.map((row) => cache.rows![row]), offset: cache.offset };
+      return {
+        decoder: cache.decoder, encoder, pastLength: cache.pastLength, rows: rows.map((row) => cache.rows![row]), offset: cache.offset,
+      };
     }
     return {
       decoder: cache.decoder.map(pick),

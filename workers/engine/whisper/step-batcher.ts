@@ -123,7 +123,12 @@ const zeroBias = () => new ort.Tensor('float32', new Float32Array(1), [1, 1, 1])
  */
 function firstCallLayout(batch: readonly PendingFirst[]): { length: number; logitsFrom: number; logitRows: number } {
   const length = Math.max(...batch.map((p) => p.tokens.length));
-  const logitsFrom = Math.max(0, Math.min(...batch.map((p) => length - p.tokens.length + (p.logitsFrom !== undefined ? Math.min(p.logitsFrom, p.tokens.length - 1) : p.tokens.length - 2))));
+  const logitsFrom = Math.max(
+    0,
+    Math.min(...batch.map(
+      (p) => length - p.tokens.length + (p.logitsFrom !== undefined ? Math.min(p.logitsFrom, p.tokens.length - 1) : p.tokens.length - 2),
+    )),
+  );
   return { length, logitsFrom, logitRows: batch.length * (length - logitsFrom) };
 }
 
@@ -148,7 +153,9 @@ export class StepBatcher {
 
   /** The next step of a decode (one token per row of `cache`): resolves once the batch it joined has run. */
   step(tokens: number[], cache: StepCache): Promise<StepResult> {
-    if (tokens.length !== rowsOf(cache).length) return Promise.reject(new Error(`${tokens.length} tokens for a cache of ${rowsOf(cache).length} rows`));
+    if (tokens.length !== rowsOf(cache).length) {
+      return Promise.reject(new Error(`${tokens.length} tokens for a cache of ${rowsOf(cache).length} rows`));
+    }
     return new Promise((resolve, reject) => {
       this.queue.push({ kind: 'step', tokens, cache, resolve, reject });
       this.kick();
@@ -188,7 +195,9 @@ export class StepBatcher {
     // The oldest request's kind runs: steps with steps, first calls with first calls (the others keep their order).
     const batch = this.queue[0].kind === 'step' ? this.takeSteps() : this.takeFirstCalls();
     try {
-      const results = batch[0].kind === 'step' ? await this.runBatch(batch as PendingStep[]) : await this.runFirstCalls(batch as PendingFirst[]);
+      const results = batch[0].kind === 'step' ? await this.runBatch(batch as PendingStep[]) : await this.runFirstCalls(
+        batch as PendingFirst[],
+      );
       batch.forEach((pending, i) => pending.resolve(results[i]));
     } catch (error) {
       this.last = null;
@@ -275,7 +284,9 @@ export class StepBatcher {
         lastLogits: rowLogits.subarray((kept - 1) * vocab),
         cache: { decoder: out.present, encoder: [pending.encoder], pastLength: pending.tokens.length, rows: [row], offset: pad },
       };
-      if (pending.logitsFrom !== undefined) result.allLogits = rowLogits.subarray((pad + Math.min(pending.logitsFrom, pending.tokens.length - 1) - logitsFrom) * vocab);
+      if (pending.logitsFrom !== undefined) {
+        result.allLogits = rowLogits.subarray((pad + Math.min(pending.logitsFrom, pending.tokens.length - 1) - logitsFrom) * vocab);
+      }
       return result;
     });
   }
@@ -294,9 +305,12 @@ export class StepBatcher {
     const continues =
       last !== null &&
       last.rows === total &&
-      batch.every((p, i) => p.cache.decoder === last.present && encoders[i] === last.encoders[i] && rowsOf(p.cache).every((row) => row === next++));
+      batch.every(
+        (p, i) => p.cache.decoder === last.present && encoders[i] === last.encoders[i] && rowsOf(p.cache).every((row) => row === next++),
+      );
     // One decode alone, its cache not a view of an earlier batch: its tensors are the past as they are.
-    const alone = batch.length === 1 && batch[0].cache.rows === undefined && !batch[0].cache.offset && batch[0].cache.decoder[0].dims[2] === longest;
+    const alone =
+      batch.length === 1 && batch[0].cache.rows === undefined && !batch[0].cache.offset && batch[0].cache.decoder[0].dims[2] === longest;
     const past = continues ? last.present : alone ? batch[0].cache.decoder : this.gatherPast(batch, longest, total);
     const encoder = continues ? last.encoder : this.gatherEncoders(encoders, rowCounts, total);
     const crossBias = continues ? last.crossBias : this.crossBias(encoders, rowCounts, total, encoder.dims[1]);
@@ -306,7 +320,9 @@ export class StepBatcher {
     const positions = new BigInt64Array(total);
     const tokens = new BigInt64Array(total);
     const evenLengths = starts.every((s) => s === 0);
-    const selfBias = evenLengths ? zeroBias() : new ort.Tensor('float32', new Float32Array(total * heads * (pastLength + 1)), [total * heads, 1, pastLength + 1]);
+    const selfBias = evenLengths ? zeroBias() : new ort.Tensor(
+      'float32', new Float32Array(total * heads * (pastLength + 1)), [total * heads, 1, pastLength + 1],
+    );
     let row = 0;
     batch.forEach((pending, i) => {
       for (let r = 0; r < rowCounts[i]; r++, row++) {
@@ -314,7 +330,9 @@ export class StepBatcher {
         tokens[row] = BigInt(pending.tokens[r]);
         if (!evenLengths && starts[i] > 0) {
           const data = selfBias.data as Float32Array;
-          for (let h = 0; h < heads; h++) data.fill(MASKED, (row * heads + h) * (pastLength + 1), (row * heads + h) * (pastLength + 1) + starts[i]);
+          for (let h = 0; h < heads; h++) data.fill(
+            MASKED, (row * heads + h) * (pastLength + 1), (row * heads + h) * (pastLength + 1) + starts[i],
+          );
         }
       }
     });
@@ -338,7 +356,9 @@ export class StepBatcher {
       const rows = Array.from({ length: rowCounts[i] }, (_, r) => first + r);
       const lastLogits = out.logits.subarray(first * vocab, (first + rowCounts[i]) * vocab);
       first += rowCounts[i];
-      return { lastLogits, cache: { decoder: out.present, encoder: pending.cache.encoder, pastLength: lengths[i] + 1, rows, offset: starts[i] } };
+      return {
+        lastLogits, cache: { decoder: out.present, encoder: pending.cache.encoder, pastLength: lengths[i] + 1, rows, offset: starts[i] },
+      };
     });
   }
 

@@ -106,7 +106,9 @@ export class WhisperTokenizer {
    */
   forcedLanguage(language: string | undefined): string | undefined {
     if (!language || language === 'auto') return undefined;
-    if (!this.languageTokens.has(language)) throw engineErrors.invalidOptions(`language '${language}' is not one the model knows`, { field: 'language' });
+    if (!this.languageTokens.has(language)) {
+      throw engineErrors.invalidOptions(`language '${language}' is not one the model knows`, { field: 'language' });
+    }
     return language;
   }
 

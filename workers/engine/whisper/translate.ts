@@ -41,7 +41,9 @@ export function checkWindow(startS: number | undefined, endS: number | undefined
     engineErrors.invalidOptions(`The window to translate ${why} (startS ${startS ?? 0}, endS ${endS ?? 'the end'}).`, { field });
   if (startS !== undefined && !(Number.isFinite(startS) && startS >= 0)) throw refuse('startS', 'must start at a number of seconds ≥ 0');
   if (endS !== undefined && !(Number.isFinite(endS) && endS > (startS ?? 0))) throw refuse('endS', 'must end after it starts');
-  if (durationS !== undefined && (startS ?? 0) >= durationS) throw refuse('startS', `starts after the audio's end at ${durationS.toFixed(2)} s`);
+  if (durationS !== undefined && (startS ?? 0) >= durationS) {
+    throw refuse('startS', `starts after the audio's end at ${durationS.toFixed(2)} s`);
+  }
 }
 
 /** A transcription loop's result, run with `task: 'translate'`, as a translation. */
