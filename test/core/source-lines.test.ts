@@ -1,0 +1,35 @@
+/**
+ * No source line over 140 characters (issue 30): long statements are broken at their lists, long strings continued
+ * with a leading `+`, long comments rewrapped. Generated files (src/generated) and test fixtures are not ours to wrap.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const MAX = 140;
+const FOLDERS = ['src', 'rest', 'workers', 'test', 'bench', 'prisma'];
+const SKIP = new Set(['src/generated', 'test/fixtures', 'node_modules']);
+const SOURCE = /\.(ts|mts|cts|mjs|cjs|js)$/;
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(path.join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const relative = `${folder}/${entry.name}`;
+    if (SKIP.has(relative)) return [];
+    if (entry.isDirectory()) return sourceFiles(relative);
+    return entry.isFile() && SOURCE.test(entry.name) ? [relative] : [];
+  });
+}
+
+describe('source lines', () => {
+  it(`are at most ${MAX} characters outside generated files`, () => {
+    const files = [
+      ...FOLDERS.flatMap(sourceFiles),
+      ...readdirSync(ROOT).filter((name) => SOURCE.test(name)),
+    ];
+    expect(files.length).toBeGreaterThan(300);
+    const long = files.flatMap((file) => readFileSync(path.join(ROOT, file), 'utf8').split('\n')
+      .flatMap((line, index) => (line.length > MAX ? [`${file}:${index + 1} (${line.length})`] : [])));
+    expect(long).toEqual([]);
+  });
+});
