@@ -4,6 +4,7 @@
  * from the same object, so a route cannot exist without being described.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { Kind, type OperationDefinitionNode } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import type { WebSocket } from 'ws';
@@ -97,7 +98,7 @@ export interface GraphQLRoute<TData = any, TVars = any> extends RouteBase {
    * or a wrong type is refused naming the field before GraphQL coerces the body.
    */
   variables?: (input: RestInput, ctx: Context) => TVars;
-  /** Operation result → REST answer. */
+  /** Operation result → REST answer (`graphqlRoute` defaults it to the root field's data with `response.status`). */
   result: (data: TData, input: RestInput) => RestAnswer;
   request?: RouteRequest;
   response: { status: number; description: string; schema?: JsonSchema };
@@ -149,6 +150,19 @@ export interface SocketRoute extends RouteBase {
 export type RouteEntry = GraphQLRoute | HandlerRoute | SocketRoute;
 
 /** Identity helper so an entry's `variables`/`result` are typed from its document. */
-export function graphqlRoute<TData, TVars>(route: GraphQLRoute<TData, TVars>): GraphQLRoute<TData, TVars> {
-  return route;
+/**
+ * A GraphQL route entry. Left out, `result` answers what most routes answer: the data of the operation's one root
+ * field (as the operation names it) as the body, with `response.status`.
+ */
+export function graphqlRoute<TData, TVars>(
+  route: Omit<GraphQLRoute<TData, TVars>, 'result'> & Partial<Pick<GraphQLRoute<TData, TVars>, 'result'>>,
+): GraphQLRoute<TData, TVars> {
+  if (route.result) return route as GraphQLRoute<TData, TVars>;
+  const operation = route.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const [selection, ...more] = operation?.selectionSet.selections ?? [];
+  if (!selection || more.length || selection.kind !== Kind.FIELD) {
+    throw new Error(`${route.operationId}: an operation of several root fields needs its own result`);
+  }
+  const key = selection.alias?.value ?? selection.name.value;
+  return { ...route, result: (data) => ({ status: route.response.status, body: (data as Record<string, unknown>)[key] }) };
 }

@@ -34,7 +34,6 @@ export const accountRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/me', operationId: 'getMe', tags: ['account'],
     auth: { mode: 'userOrKey', scopes: [] },
     document: MeDocument,
-    result: (data) => ({ status: 200, body: data.me }),
     response: {
       status: 200, description: 'The caller.',
       schema: fragmentSchema(MeFieldsFragmentDoc, { principal: ref('Principal'), principals: { type: 'array', items: ref('Principal') } }),
@@ -53,7 +52,6 @@ export const accountRoutes: RouteEntry[] = [
     document: CreateApiKeyDocument,
     idempotent: true,
     variables: ({ body }) => ({ input: createKeyInput(body) }),
-    result: (data) => ({ status: 201, body: data.createApiKey }),
     request: { schema: inputSchema('CreateApiKeyInput') },
     response: { status: 201, description: 'The new key.', schema: fragmentSchema(NewApiKeyFieldsFragmentDoc, { apiKey: ref('ApiKey') }) },
     errors: [
@@ -67,7 +65,6 @@ export const accountRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RevokeApiKeyDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.revokeApiKey }),
     response: { status: 200, description: 'The revoked key.', schema: ref('ApiKey') },
     errors: [{ status: 403, code: 'forbidden' }, { status: 404, code: 'not_found' }],
   }),

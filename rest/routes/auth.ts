@@ -12,6 +12,5 @@ export const authRoutes: RouteEntry[] = [
     },
     errors: [{ status: 404, code: 'not_found' }],
     document: LocalIssuerJwksDocument,
-    result: (data) => ({ status: 200, body: data.localIssuerJwks }),
   }),
 ];

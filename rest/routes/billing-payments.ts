@@ -36,7 +36,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
       checkoutFields(body);
       return { input: body as CreateCheckoutInput };
     },
-    result: (data) => ({ status: 201, body: data.createCheckout }),
     request: {
       schema: {
         type: 'object', additionalProperties: false, required: ['kind'],
@@ -63,7 +62,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: CheckoutDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.checkout }),
     response: { status: 200, description: 'The checkout.', schema: checkoutSchema },
     errors: [{ status: 404, code: 'not_found' }, billingOff],
   }),
@@ -72,7 +70,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: CheckPromoCodeDocument,
     variables: ({ body }) => ({ input: promoFields(body) }),
-    result: (data) => ({ status: 200, body: data.checkPromoCode }),
     request: {
       schema: {
         type: 'object', additionalProperties: false, required: ['code', 'for'],
@@ -97,7 +94,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/billing/payment-methods/manage', operationId: 'managePaymentMethods', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: ManagePaymentMethodsDocument,
-    result: (data) => ({ status: 200, body: data.managePaymentMethods }),
     response: { status: 200, description: 'The link.', schema: resultSchema(ManagePaymentMethodsDocument) },
     errors: [billingOff, providerDown],
   }),
@@ -141,7 +137,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/billing/portal', operationId: 'getBillingPortal', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingPortalDocument,
-    result: (data) => ({ status: 200, body: data.billingPortal }),
     response: { status: 200, description: 'The link.', schema: resultSchema(BillingPortalDocument) },
     errors: [{ status: 409, code: 'payment_method_required' }, billingOff, providerDown],
   }),
@@ -149,7 +144,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/billing/subscription/cancel', operationId: 'cancelSubscription', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CancelSubscriptionDocument,
-    result: (data) => ({ status: 200, body: data.cancelSubscription }),
     response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionStateSchema },
     errors: [noSubscription, providerDown],
   }),
@@ -157,7 +151,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/billing/subscription/uncancel', operationId: 'uncancelSubscription', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: UncancelSubscriptionDocument,
-    result: (data) => ({ status: 200, body: data.uncancelSubscription }),
     response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionStateSchema },
     errors: [noSubscription, providerDown],
   }),
@@ -166,7 +159,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: ScheduleSubscriptionIntervalDocument,
     variables: ({ body }) => ({ interval: intervalField(body) }),
-    result: (data) => ({ status: 200, body: data.scheduleSubscriptionInterval }),
     request: { schema: {
       type: 'object', additionalProperties: false, required: ['interval'],
       properties: { interval: { type: 'string', enum: ['month', 'year'] } },
@@ -178,7 +170,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     method: 'delete', path: '/v1/billing/subscription/interval', operationId: 'cancelSubscriptionInterval', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: CancelSubscriptionIntervalDocument,
-    result: (data) => ({ status: 200, body: data.cancelSubscriptionInterval }),
     response: { status: 200, description: 'The plan and subscription now.', schema: subscriptionStateSchema },
     errors: [noSubscription, providerDown],
   }),
@@ -186,7 +177,6 @@ export const billingPaymentRoutes: RouteEntry[] = [
     method: 'post', path: '/v1/billing/auto-top-up/retry', operationId: 'retryAutoTopUp', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RetryAutoTopUpDocument,
-    result: (data) => ({ status: 200, body: data.retryAutoTopUp }),
     response: {
       status: 200, description: 'AutoTopUpView; `last.outcome` says how the charge went.', schema: resultSchema(RetryAutoTopUpDocument),
     },

@@ -46,7 +46,6 @@ export const billingSettingsRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/billing/details', operationId: 'getBillingDetails', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingDetailsDocument,
-    result: (data) => ({ status: 200, body: data.billingDetails }),
     response: { status: 200, description: 'BillingDetails.', schema: resultSchema(BillingDetailsDocument) },
   }),
   graphqlRoute({
@@ -57,7 +56,6 @@ export const billingSettingsRoutes: RouteEntry[] = [
       parseBillingDetails(body);
       return { input: body as BillingDetailsInput };
     },
-    result: (data) => ({ status: 200, body: data.updateBillingDetails }),
     request: { schema: detailsBody },
     response: { status: 200, description: 'BillingDetails as saved.', schema: resultSchema(UpdateBillingDetailsDocument) },
     errors: [{ status: 422, code: 'invalid_body' }, { status: 409, code: 'invalid_state' }],
@@ -70,7 +68,6 @@ export const billingSettingsRoutes: RouteEntry[] = [
       parseLowBalanceAlert(body, ctx.services.billing.requireOn('low-balance alert to set'));
       return { input: body as LowBalanceAlertInput };
     },
-    result: (data) => ({ status: 200, body: data.setLowBalanceAlert }),
     request: {
       schema: {
         type: 'object', additionalProperties: false, required: ['enabled'],
@@ -89,7 +86,6 @@ export const billingSettingsRoutes: RouteEntry[] = [
       parseAutoTopUpSettings(body, ctx.services.billing.requireOn('auto top-up to set'));
       return { input: body as AutoTopUpSettingsInput };
     },
-    result: (data) => ({ status: 200, body: data.setAutoTopUp }),
     request: {
       schema: {
         type: 'object', additionalProperties: false, required: ['enabled'], description: 'AutoTopUpSettings.',

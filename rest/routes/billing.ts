@@ -27,7 +27,6 @@ export const billingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/billing', operationId: 'getBilling', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BillingDocument,
-    result: (data) => ({ status: 200, body: data.billing }),
     response: {
       status: 200, description: 'BillingView. With billing off: `enabled: false`, every check passes, plan, rates and limits null.',
       schema: resultSchema(BillingDocument),
@@ -37,7 +36,6 @@ export const billingRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/billing/plans', operationId: 'listBillingPlans', tags: ['billing'],
     auth: { mode: 'public', scopes: [] },
     document: BillingPlansDocument,
-    result: (data) => ({ status: 200, body: data.billingPlans }),
     response: {
       status: 200, description: 'The plan list (`enabled: false` and no plans when the server does not bill).',
       schema: resultSchema(BillingPlansDocument),

@@ -60,7 +60,6 @@ export const broadcastRoutes: RouteEntry[] = [
       parseBroadcastFields(body, 'create');
       return { input: body as CreateBroadcastInput };
     },
-    result: (data) => ({ status: 201, body: data.createBroadcast }),
     request: { schema: inputSchema('CreateBroadcastInput') },
     response: { status: 201, description: 'The broadcast.', schema: broadcastSchema },
     errors: [invalid('An unknown field, a missing or blank `name`, a malformed `code`, a private broadcast without `password`, an unknown '
@@ -85,7 +84,6 @@ export const broadcastRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: BroadcastDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.broadcast }),
     response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
     errors: [notFound],
   }),
@@ -97,7 +95,6 @@ export const broadcastRoutes: RouteEntry[] = [
       parseBroadcastFields(body, 'patch');
       return { id: params.id!, input: body as UpdateBroadcastInput };
     },
-    result: (data) => ({ status: 200, body: data.updateBroadcast }),
     request: { schema: inputSchema('UpdateBroadcastInput') },
     response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
     errors: [
@@ -135,7 +132,6 @@ export const broadcastRoutes: RouteEntry[] = [
       parseBroadcastStart(body);
       return { broadcastId: params.id!, input: (body ?? null) as StartBroadcastRecordingInput | null };
     },
-    result: (data) => ({ status: 201, body: data.startBroadcastRecording }),
     request: { required: false, schema: inputSchema('StartBroadcastRecordingInput', { schema: { nullable: true } }) },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [
@@ -167,7 +163,6 @@ export const broadcastRoutes: RouteEntry[] = [
       parseAudioSourceInput(body);
       return { broadcastId: params.id!, input: body as CreateAudioSourceInput };
     },
-    result: (data) => ({ status: 201, body: data.createBroadcastAudioSource }),
     request: { schema: inputSchema('CreateAudioSourceInput') },
     response: { status: 201, description: 'The broadcast, the new source last in `audioSources`.', schema: broadcastSchema },
     errors: [
@@ -184,7 +179,6 @@ export const broadcastRoutes: RouteEntry[] = [
     parameters: [sourceParameter],
     document: DeleteBroadcastAudioSourceDocument,
     variables: ({ params }) => ({ broadcastId: params.id!, sourceId: params.source! }),
-    result: (data) => ({ status: 200, body: data.deleteBroadcastAudioSource }),
     response: { status: 200, description: 'The broadcast.', schema: broadcastSchema },
     errors: [noSuchSource],
   }),
@@ -200,7 +194,6 @@ export const broadcastRoutes: RouteEntry[] = [
     parameters: [sourceParameter, { name: 'fresh', in: 'query', schema: { type: 'boolean', default: false } }],
     document: BroadcastAudioSourceCheckDocument,
     variables: ({ params, query }) => ({ broadcastId: params.id!, sourceId: params.source!, fresh: single(query.fresh) === 'true' }),
-    result: (data) => ({ status: 200, body: data.broadcastAudioSourceCheck }),
     response: { status: 200, description: 'The check (a failing source is a 200 with `state: error`).', schema: audioSourceCheckSchema },
     errors: [noSuchSource],
   }),

@@ -52,7 +52,6 @@ export const correctionRoutes: RouteEntry[] = [
       parseCorrectionBatch(body);
       return { recordingId: params.id!, input: body as CorrectionBatchInput };
     },
-    result: (data) => ({ status: 201, body: data.correctRecording }),
     request: { schema: inputSchema('CorrectionBatchInput') },
     response: {
       status: 201, description: 'The batch: one correction per corrected segment, in the order applied.',
@@ -79,7 +78,6 @@ export const correctionRoutes: RouteEntry[] = [
       const { seqs, language } = parseRetranscribe(body);
       return { recordingId: params.id!, input: { seqs, language } };
     },
-    result: (data) => ({ status: 201, body: data.retranscribeLine }),
     request: { schema: inputSchema('RetranscribeInput') },
     response: {
       status: 201, description: 'The corrections made (one `line` correction per segment, in order), the text the engine heard and the '
@@ -101,7 +99,6 @@ export const correctionRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RevertCorrectionDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.revertCorrection }),
     response: { status: 200, description: 'The reverted correction.', schema: correctionSchema },
     errors: [{ status: 404, code: 'not_found' }, { status: 409, code: 'invalid_state' }],
   }),

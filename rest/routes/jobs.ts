@@ -16,7 +16,6 @@ export const jobRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: RecordingJobDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
-    result: (data) => ({ status: 200, body: data.recordingJob }),
     response: { status: 200, description: 'The job.', schema: jobSchema },
     errors: [notFound],
   }),
@@ -40,7 +39,6 @@ export const jobRoutes: RouteEntry[] = [
       parseCropWindow(body ?? {});
       return { recordingId: params.id!, window: (body ?? {}) as CropWindowInput };
     },
-    result: (data) => ({ status: 200, body: data.startRecordingJob }),
     request: { schema: inputSchema('CropWindowInput') },
     response: { status: 200, description: 'The job, now queued.', schema: jobSchema },
     errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
@@ -50,7 +48,6 @@ export const jobRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RetryRecordingJobDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
-    result: (data) => ({ status: 200, body: data.retryRecordingJob }),
     response: { status: 200, description: 'The job.', schema: jobSchema },
     errors: [notFound, { status: 409, code: 'invalid_state' }],
   }),

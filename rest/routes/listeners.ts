@@ -36,7 +36,6 @@ export const listenerRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({
       code: params.code!, listenerToken: single(query.listenerToken), shareCode: single(query.shareCode),
     }),
-    result: (data) => ({ status: 200, body: data.listenerBroadcast }),
     response: { status: 200, description: 'The broadcast.', schema: fragmentSchema(ListenerBroadcastFieldsFragmentDoc) },
     errors: [broadcastNotFound, { status: 401, code: 'invalid_token' }],
   }),
@@ -45,7 +44,6 @@ export const listenerRoutes: RouteEntry[] = [
     auth: { mode: 'public', scopes: [] },
     document: CreateListenerTokenDocument,
     variables: ({ params, body }) => ({ code: params.code!, password: parseTokenRequest(body).password }),
-    result: (data) => ({ status: 201, body: data.createListenerToken }),
     request: { schema: {
       type: 'object', additionalProperties: false,
       properties: { password: { type: 'string', nullable: true, description: 'Required for a private broadcast.' } },

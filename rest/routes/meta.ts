@@ -87,7 +87,6 @@ export const metaRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/health', operationId: 'getHealth', tags: ['meta'],
     auth: { mode: 'public', scopes: [] },
     document: HealthDocument,
-    result: (data) => ({ status: 200, body: data.health }),
     response: { status: 200, description: 'The server is up.', schema: fragmentSchema(HealthFieldsFragmentDoc) },
   }),
   {
@@ -143,14 +142,12 @@ export const metaRoutes: RouteEntry[] = [
     method: 'get', path: '/v1/languages', operationId: 'listLanguages', tags: ['meta'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: LanguagesDocument,
-    result: (data) => ({ status: 200, body: data.languages }),
     response: { status: 200, description: 'Language lists.', schema: resultSchema(LanguagesDocument, { LanguageFields: ref('Language') }) },
   }),
   graphqlRoute({
     method: 'get', path: '/v1/realtime/capabilities', operationId: 'getRealtimeCapabilities', tags: ['realtime'],
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: RealtimeCapabilitiesDocument,
-    result: (data) => ({ status: 200, body: data.realtimeCapabilities }),
     response: { status: 200, description: 'Capabilities record.', schema: ref('Capabilities') },
   }),
 ];

@@ -99,7 +99,6 @@ export const realtimeRoutes: RouteEntry[] = [
       ctx.services.realtime.checkSession(ctx, body);
       return { options: (body ?? null) as RealtimeSessionOptionsInput | null };
     },
-    result: (data) => ({ status: 201, body: data.createRealtimeSession }),
   }),
   {
     method: 'ws', path: '/v1/realtime/sessions/{token}/socket', operationId: 'realtimeSocket', tags: ['realtime'],

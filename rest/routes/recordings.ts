@@ -115,7 +115,6 @@ export const recordingRoutes: RouteEntry[] = [
     parameters: [shareCodeParam, listenerTokenParam],
     document: RecordingDocument,
     variables: ({ params, query }) => ({ id: params.id!, shareCode: single(query.shareCode), listenerToken: single(query.listenerToken) }),
-    result: (data) => ({ status: 200, body: data.recording }),
     response: { status: 200, description: 'The recording.', schema: recordingSchema },
     errors: [notFound],
   }),
@@ -135,7 +134,6 @@ export const recordingRoutes: RouteEntry[] = [
         listenerToken: single(query.listenerToken),
       };
     },
-    result: (data) => ({ status: 200, body: data.recordingTranscript }),
     response: { status: 200, description: 'The snapshot.', schema: resultSchema(RecordingTranscriptDocument) },
     errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }, translationUnavailable],
   }),
@@ -165,7 +163,6 @@ export const recordingRoutes: RouteEntry[] = [
         shareCode: single(query.shareCode), listenerToken: single(query.listenerToken),
       };
     },
-    result: (data) => ({ status: 200, body: data.recordingTranslation }),
     response: { status: 200, description: 'The sentences in `lang`.', schema: resultSchema(RecordingTranslationDocument) },
     errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }, translationUnavailable],
   }),
@@ -182,7 +179,6 @@ export const recordingRoutes: RouteEntry[] = [
     parameters: [{ name: 'idx', in: 'path', required: true, schema: { type: 'integer', minimum: 0 } }],
     document: NameRecordingSpeakerDocument,
     variables: ({ params, body }) => ({ recordingId: params.id!, idx: parseSpeakerIndex(params.idx), name: parseSpeakerName(body) }),
-    result: (data) => ({ status: 200, body: data.nameRecordingSpeaker }),
     request: {
       schema: {
         type: 'object', additionalProperties: false, required: ['name'],
@@ -295,7 +291,6 @@ export const recordingRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: RecordingMediaTokenDocument,
     variables: ({ params }) => ({ recordingId: params.id! }),
-    result: (data) => ({ status: 200, body: data.recordingMediaToken }),
     response: { status: 200, description: 'The token.', schema: resultSchema(RecordingMediaTokenDocument) },
     errors: [notFound],
   }),
@@ -326,7 +321,6 @@ export const recordingRoutes: RouteEntry[] = [
       parseStartRecording(body);
       return { transcriptionId: params.id!, input: (body ?? null) as StartRecordingInput | null };
     },
-    result: (data) => ({ status: 201, body: data.startRecording }),
     request: { required: false, schema: inputSchema('StartRecordingInput', { schema: { nullable: true } }) },
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [
@@ -340,7 +334,6 @@ export const recordingRoutes: RouteEntry[] = [
     parameters: [{ name: 'takeover', in: 'query', schema: { type: 'boolean', default: false } }],
     document: RecordingPublishTokenDocument,
     variables: ({ params, query }) => ({ id: params.id!, takeover: single(query.takeover) === 'true' }),
-    result: (data) => ({ status: 201, body: data.recordingPublishToken }),
     response: { status: 201, description: 'The publisher grant.', schema: grantSchema },
     errors: [notFound, { status: 409, code: 'conflict' }, { status: 409, code: 'invalid_state' }],
   }),
@@ -380,7 +373,6 @@ export const recordingRoutes: RouteEntry[] = [
       parseRecordingSettings(body, ctx.services.realtime.runtime.optionRules());
       return { id: params.id!, input: body as RecordingSettingsInput };
     },
-    result: (data) => ({ status: 200, body: data.updateRecordingSettings }),
     request: { schema: inputSchema('RecordingSettingsInput') },
     response: { status: 200, description: 'The recording, `settings` as they now stand.', schema: recordingSchema },
     errors: [

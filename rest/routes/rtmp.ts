@@ -27,7 +27,6 @@ export const rtmpRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: RtmpDocument,
     variables: () => ({}),
-    result: (data) => ({ status: 200, body: data.rtmp }),
     response: { status: 200, description: 'The RTMP status record.', schema: rtmpStatusSchema },
   }),
   graphqlRoute({
@@ -35,7 +34,6 @@ export const rtmpRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RotateRtmpKeyDocument,
     variables: () => ({}),
-    result: (data) => ({ status: 200, body: data.rotateRtmpKey }),
     response: { status: 200, description: 'The RTMP status record with the new `streamKey`.', schema: rtmpStatusSchema },
   }),
   {

@@ -34,7 +34,6 @@ export const searchRoutes: RouteEntry[] = [
         }),
       };
     },
-    result: (data) => ({ status: 200, body: data.search }),
     response: { status: 200, description: 'One page of hits, best first.', schema: resultSchema(SearchDocument) },
     errors: [{ status: 400, code: 'invalid_options' }, { status: 404, code: 'not_found' }],
   }),

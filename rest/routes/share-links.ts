@@ -70,7 +70,6 @@ export const shareLinkRoutes: RouteEntry[] = [
       parseShareLinkInput(body ?? {}, 'patch');
       return { id: params.id!, input: (body ?? {}) as UpdateShareLinkInput };
     },
-    result: (data) => ({ status: 200, body: data.updateShareLink }),
     request: { schema: inputSchema('UpdateShareLinkInput') },
     response: { status: 200, description: 'The link.', schema: shareLinkSchema },
     errors: [notFound, invalid],
@@ -80,7 +79,6 @@ export const shareLinkRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: RevokeShareLinkDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.revokeShareLink }),
     response: { status: 200, description: 'The revoked link.', schema: shareLinkSchema },
     errors: [notFound],
   }),

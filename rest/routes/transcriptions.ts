@@ -211,7 +211,6 @@ export const transcriptionRoutes: RouteEntry[] = [
       parseCreateLiveOptions(body);
       return { input: body as CreateLiveTranscriptionInput };
     },
-    result: (data) => ({ status: 201, body: data.createLiveTranscription }),
     request: { schema: inputSchema('CreateLiveTranscriptionInput') },
     response: { status: 201, description: 'The live transcription.', schema: transcriptionSchema },
     errors: [{ status: 400, code: 'invalid_options' }],
@@ -239,7 +238,6 @@ export const transcriptionRoutes: RouteEntry[] = [
       }
       return { url: query.url };
     },
-    result: (data) => ({ status: 200, body: data.transcriptionProbe }),
     response: { status: 200, description: 'The probe record.', schema: resultSchema(TranscriptionProbeDocument) },
     errors: [{ status: 400, code: 'invalid_options' }, { status: 429, code: 'rate_limited' }],
   }),
@@ -248,7 +246,6 @@ export const transcriptionRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: TranscriptionDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.transcription }),
     response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
     errors: [notFound],
   }),
@@ -260,7 +257,6 @@ export const transcriptionRoutes: RouteEntry[] = [
       parseTranscriptionPatch(body ?? {});
       return { id: params.id!, input: (body ?? {}) as UpdateTranscriptionInput };
     },
-    result: (data) => ({ status: 200, body: data.updateTranscription }),
     request: { schema: inputSchema('UpdateTranscriptionInput') },
     response: { status: 200, description: 'The transcription.', schema: transcriptionSchema },
     errors: [notFound, { status: 400, code: 'invalid_options' }],

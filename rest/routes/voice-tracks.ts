@@ -29,7 +29,6 @@ export const voiceTrackRoutes: RouteEntry[] = [
     variables: ({ params, query }) => ({
       recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken),
     }),
-    result: (data) => ({ status: 200, body: data.recordingVoiceTracks }),
     response: { status: 200, description: 'One row per language.', schema: tracksSchema },
     errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }],
   }),
@@ -50,7 +49,6 @@ export const voiceTrackRoutes: RouteEntry[] = [
     },
     variables: ({ params, body }) => ({ recordingId: params.id!, ...parseVoiceRender(body) }),
     document: RenderVoiceTracksDocument,
-    result: (data) => ({ status: 202, body: data.renderVoiceTracks }),
     response: {
       status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).', schema: tracksSchema,
     },

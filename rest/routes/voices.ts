@@ -117,7 +117,6 @@ export const voiceRoutes: RouteEntry[] = [
     parameters: [langParam('A language code (`en`, `pt-BR` …); GET /v1/languages lists the voice languages.', true)],
     document: AvailableVoicesDocument,
     variables: ({ query }) => ({ lang: single(query.lang)! }),
-    result: (data) => ({ status: 200, body: data.availableVoices }),
     response: { status: 200, description: 'The voices.', schema: availableSchema },
     errors: [badLang],
   }),
@@ -196,7 +195,6 @@ export const voiceRoutes: RouteEntry[] = [
       parseFromSpeaker(body);
       return { input: body as CreateVoiceFromSpeakerInput };
     },
-    result: (data) => ({ status: 201, body: data.createVoiceFromSpeaker }),
     response: { status: 201, description: 'The voice, `training` at progress 0.', schema: voiceSchema },
     errors: [
       { status: 404, code: 'not_found' }, { status: 403, code: 'forbidden' },
@@ -210,7 +208,6 @@ export const voiceRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['read'] },
     document: VoiceDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.voice }),
     response: { status: 200, description: 'The voice.', schema: voiceSchema },
     errors: [notFound],
   }),
@@ -223,7 +220,6 @@ export const voiceRoutes: RouteEntry[] = [
       parseVoicePatch(body);
       return { id: params.id!, input: (body ?? {}) as UpdateVoiceInput };
     },
-    result: (data) => ({ status: 200, body: data.updateVoice }),
     response: { status: 200, description: 'The voice as it now is.', schema: voiceSchema },
     errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 403, code: 'forbidden' }],
   }),
@@ -232,7 +228,6 @@ export const voiceRoutes: RouteEntry[] = [
     auth: { mode: 'userOrKey', scopes: ['write'] },
     document: DeleteVoiceDocument,
     variables: ({ params }) => ({ id: params.id! }),
-    result: (data) => ({ status: 200, body: data.deleteVoice }),
     response: { status: 200, description: '`{id, deleted: true}`.', schema: resultSchema(DeleteVoiceDocument) },
     errors: [notFound],
   }),
