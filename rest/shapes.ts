@@ -18,6 +18,11 @@ import {
   type GraphQLInputType, type GraphQLObjectType, type GraphQLOutputType, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
 import { MAX_KEY_NAME } from '../src/account/service.js';
+import { CODE_PATTERN, MAX_PASSWORD, MIN_PASSWORD } from '../src/broadcasts/service.js';
+import { MAX_SCRIPT_CHARS } from '../src/live/index.js';
+import { MAX_LABEL } from '../src/share-links/service.js';
+import { MAX_NAME } from '../src/transcriptions/service.js';
+import { MAX_COLOR, MAX_NAME as MAX_VOICE_NAME } from '../src/voices/service.js';
 import type { JsonSchema } from './types.js';
 
 /** The checked-in SDL (test/core/schema.test.ts fails when it is not the Pothos schema's print). */
@@ -276,25 +281,22 @@ export function cursorPageSchema(document: DocumentNode): JsonSchema {
   return { ...page, required, properties: { ...properties, nextCursor: NEXT_CURSOR } };
 }
 
-/** A name as the services take it (parseName in src/transcriptions/service.ts): not blank, at most 300 characters. */
-const NAME: JsonSchema = { minLength: 1, maxLength: 300, pattern: '\\S' };
+/** A name as the services take it (parseName in src/transcriptions/service.ts): not blank, at most MAX_NAME characters. */
+const NAME: JsonSchema = { minLength: 1, maxLength: MAX_NAME, pattern: '\\S' };
 
-/** A share link's label (parseShareLinkInput in src/share-links/service.ts): not blank, at most 200 characters. */
-const SHARE_LINK_LABEL: JsonSchema = { minLength: 1, maxLength: 200, pattern: '\\S' };
+/** A share link's label (parseShareLinkInput in src/share-links/service.ts): not blank, at most MAX_LABEL characters. */
+const SHARE_LINK_LABEL: JsonSchema = { minLength: 1, maxLength: MAX_LABEL, pattern: '\\S' };
 
 /** A line's segments (corrections): at least one committed seq. */
 const SEQS: JsonSchema = { minItems: 1, items: { type: 'integer', format: 'int32', minimum: 0 } };
 
 /** A voice's name and colour (src/voices/service.ts: MAX_NAME, MAX_COLOR). */
-const VOICE_NAME: JsonSchema = { minLength: 1, maxLength: 100 };
-const VOICE_COLOR: JsonSchema = { maxLength: 32 };
+const VOICE_NAME: JsonSchema = { minLength: 1, maxLength: MAX_VOICE_NAME };
+const VOICE_COLOR: JsonSchema = { maxLength: MAX_COLOR };
 
 /** A broadcast's code and password (src/broadcasts/service.ts: CODE_PATTERN, MIN_PASSWORD, MAX_PASSWORD). */
-const BROADCAST_CODE: JsonSchema = { minLength: 3, maxLength: 64, pattern: '^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$' };
-const BROADCAST_PASSWORD: JsonSchema = { minLength: 4, maxLength: 200 };
-
-/** A recording's script (MAX_SCRIPT_CHARS in src/live/recordings.ts). */
-const MAX_SCRIPT_CHARS = 100_000;
+const BROADCAST_CODE: JsonSchema = { minLength: 3, maxLength: 64, pattern: CODE_PATTERN.source };
+const BROADCAST_PASSWORD: JsonSchema = { minLength: MIN_PASSWORD, maxLength: MAX_PASSWORD };
 
 /** `voiceByLang` (src/core/voice-pins.ts): a JSON scalar in GraphQL, an object from a voice language to a voice id. */
 const VOICE_PINS: JsonSchema = { type: 'object', nullable: true, additionalProperties: { type: 'string' } };

@@ -45,9 +45,9 @@ export type Access = (typeof ACCESS_MODES)[number];
 const CREATE_FIELDS = ['name', 'access', 'code', 'password', 'settings', 'source'] as const;
 const PATCH_FIELDS = ['name', 'access', 'code', 'password', 'settings'] as const;
 /** A code as listeners type it into a link: 3 to 64 lower-case letters, digits and inner hyphens. */
-const CODE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$/;
-const MIN_PASSWORD = 4;
-const MAX_PASSWORD = 200;
+export const CODE_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,62}[a-z0-9])$/;
+export const MIN_PASSWORD = 4;
+export const MAX_PASSWORD = 200;
 
 export interface BroadcastRefView { id: string; name: string; code: string; access: Access; shareUrl: string }
 

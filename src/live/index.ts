@@ -4,7 +4,7 @@
  */
 export { LATENCY_MODES } from './options.js';
 export {
-  type CatchUp, finalizeRecording, LiveRecordingsService, parseRecordingSettings, parseStartRecording,
+  type CatchUp, finalizeRecording, LiveRecordingsService, MAX_SCRIPT_CHARS, parseRecordingSettings, parseStartRecording,
   RECORDING_SETTING_FIELDS, type RecordingGrant, type RecordingPage, takeoverDetails, type TimedWord,
 } from './recordings.js';
 export { RtmpService } from './rtmp-ingests.js';

@@ -74,7 +74,7 @@ export const INGEST_CONNECTING: IngestReport = { state: 'connecting', bytes: 0, 
 /** A publisher says it is there this often; one silent for PUBLISHER_GONE_MS is taken for gone. */
 export const PUBLISHER_HEARTBEAT_MS = 5_000;
 const PUBLISHER_GONE_MS = 15_000;
-const MAX_SCRIPT_CHARS = 100_000;
+export const MAX_SCRIPT_CHARS = 100_000;
 const LIST_MAX = 500;
 
 export interface RecordingGrant {

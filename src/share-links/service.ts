@@ -18,6 +18,9 @@ declare module '../core/services.js' {
 
 export type ShareLinkRow = Prisma.ShareLinkGetPayload<{}>;
 
+/** A label's most characters. */
+export const MAX_LABEL = 200;
+
 const PERMISSIONS = ['allowDownload', 'allowExport', 'allowTranslate'] as const;
 const FIELDS = new Set(['label', ...PERMISSIONS]);
 
@@ -41,7 +44,7 @@ export function parseShareLinkInput(
   if (input.label !== undefined || mode === 'create') {
     if (typeof input.label !== 'string' || !input.label.trim()) throw errors.invalidOptions('label must be a non-empty string (who the '
       + 'link is for).', { field: 'label' });
-    if (input.label.length > 200) throw errors.invalidOptions('label must be at most 200 characters.', { field: 'label' });
+    if (input.label.length > MAX_LABEL) throw errors.invalidOptions(`label must be at most ${MAX_LABEL} characters.`, { field: 'label' });
     out.label = input.label.trim();
   }
   for (const permission of PERMISSIONS) {

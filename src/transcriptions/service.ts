@@ -130,7 +130,8 @@ export interface TranscriptionPage { items: TranscriptionView[]; nextCursor: str
 
 const CREATE_FIELDS = ['url', 'name', 'settings', 'crop', 'startS', 'endS', 'durationS', 'shareLink'] as const;
 const CREATE_LIVE_FIELDS = ['name', 'settings', 'source', 'broadcasts'] as const;
-const MAX_NAME = 300;
+/** A name's most characters (transcriptions, live transcriptions, broadcasts and their audio sources). */
+export const MAX_NAME = 300;
 const SETTINGS_FIELDS = new Set(['spokenLanguage', 'speakerLabels', 'confidencePolicy', 'voiceByLang']);
 
 /** SettingsPatch: the capture settings a job or live capture reads. Unknown keys are refused by name so typos are not silently ignored. */

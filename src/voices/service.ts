@@ -100,8 +100,8 @@ export const takeStagedSample = stagedHere.take;
 export const MIN_SPEAKER_S = 30;
 /** The most of a speaker's audio kept as a sample. */
 const MAX_SPEAKER_SAMPLE_S = 120;
-const MAX_NAME = 100;
-const MAX_COLOR = 32;
+export const MAX_NAME = 100;
+export const MAX_COLOR = 32;
 const MAX_URL = 2048;
 const GENDERS = ['female', 'male'];
 const LIST_DEFAULT = 50;
