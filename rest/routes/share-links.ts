@@ -54,9 +54,6 @@ export const shareLinkRoutes: RouteEntry[] = [
           transcriptionId: string; input: CreateShareLinkInput;
         };
       },
-      result: (data) => ({
-        status: 201, body: (data as Record<string, unknown>)[kind === 'transcription' ? 'createShareLink' : 'createBroadcastShareLink'],
-      }),
       request: { schema: inputSchema('CreateShareLinkInput') },
       response: { status: 201, description: 'The link.', schema: shareLinkSchema },
       errors: [notFoundOf(kind), invalid, { status: 409, code: 'invalid_state', description: `The ${kind} is archived.` }],

@@ -33,6 +33,12 @@ describe('stream', () => {
     expect(frames.at(-1)).toMatchObject({ type: 'session.done', reason: 'eof' });
   });
 
+  it('refuses session flags with --stream-url (the recording\'s settings apply there) before connecting: exit 2', async () => {
+    const result = await runCli(['stream', GO_FORWARD, '--stream-url', 'ws://127.0.0.1:9/nowhere', '--language', 'en'], { env: env() });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('--stream-url');
+  });
+
   it('Ctrl-C cancels the session (session.done `cancelled`) and ends with 130', async () => {
     const stream = startCli(['stream', LECTURE, '--json', '--language', 'en'], { env: env() });
     await stream.waitForStdout(/"type":"transcript.committed"/);

@@ -9,9 +9,9 @@ import { spawn } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { connectRealtime, type RealtimeStream } from '../../src/sdk/realtime.js';
 import type { CommittedSegment, RealtimeServerFrame, SessionDoneFrame, WebSocketConstructor } from '../../src/sdk/frames.js';
-import { ffmpegPath } from '../../workers/engine/index.js';
+import { ffmpegPath, SAMPLE_RATE } from '../../workers/engine/index.js';
 
-export const SAMPLE_RATE = 16_000;
+export { SAMPLE_RATE };
 
 export type { CommittedSegment };
 

@@ -8,6 +8,7 @@
 import { Command, Option } from 'commander';
 import { connectRealtime, type RealtimeServerFrame, type RealtimeSessionOptions } from '../../sdk/index.js';
 import { action, NODE_WEBSOCKET, type CommandContext } from '../context.js';
+import { usageError } from '../errors.js';
 import { doneLine, publishFile, showFrames } from '../realtime-view.js';
 import { readableFile } from '../local-file.js';
 
@@ -31,6 +32,11 @@ export function sessionOptions(options: StreamOptions): RealtimeSessionOptions {
 }
 
 async function stream(ctx: CommandContext, [file]: string[], options: StreamOptions): Promise<void> {
+  // A given socket's options are its recording's settings: a flag here would be ignored, so it is refused.
+  if (options.streamUrl && Object.keys(sessionOptions(options)).length > 0) {
+    throw usageError('--language, --latency-mode, --speakers and --translate make a new session; with --stream-url the recording\'s '
+      + 'settings apply (PATCH /v1/recordings/{id}/settings)');
+  }
   const path = await readableFile(file!);
   let stage: string | null = null;
   // `session.loading` is a heartbeat: said once per stage.
