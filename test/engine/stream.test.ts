@@ -2,9 +2,12 @@
  * The streaming transcriber as the realtime socket drives it: 200 ms PCM chunks pushed as they arrive,
  * step() between them, flush() at the end. What it commits must be the words that were said, each once.
  */
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { concatSamples, decodeFileToPcm, SAMPLE_RATE, SpeechEngine, type Segment } from '../../workers/engine/speech-engine.js';
 import { fixture } from '../helpers/fixtures.js';
+import { TWO_SPEAKERS } from '../helpers/speakers.js';
+import { parseRttm } from '../../workers/engine/speakers/der.js';
 import { expectWellFormedWords, normaliseWords, wordErrors } from './text.js';
 
 const CHUNK = 3200; // 200 ms at 16 kHz
@@ -120,6 +123,34 @@ describe('streaming transcriber', () => {
     expect(Math.max(...contexts)).toBeLessThan(3000);
     expect(Math.min(...contexts)).toBe(500);
   }, 300_000); // ~75 passes plus an offline reference: minutes on a busy 2-core machine, not a speed check
+
+  it('speech of two voices in big bites (a busy machine): no turn is skipped or said twice', async () => {
+    // In one bite holding the lecturer's sentence and then the reader's, the model skipped the lecturer and said the
+    // reader's sentence twice; the stream notices the speech no word covers and decodes it again.
+    const pcm = await decodeFileToPcm(TWO_SPEAKERS.audio);
+    const turns = parseRttm(readFileSync(TWO_SPEAKERS.rttm, 'utf8'));
+    const offline = normaliseWords((await engine.transcribePcm(pcm, { language: 'en' })).segments.map((s) => s.text).join(' '));
+    for (const biteS of [2, 3, 6, 10]) {
+      const transcriber = engine.createStream({ language: 'en', mode: 'fast' });
+      const committed: Segment[] = [];
+      for (let i = 0; i < pcm.length; i += biteS * SAMPLE_RATE) {
+        transcriber.push(pcm.subarray(i, i + biteS * SAMPLE_RATE));
+        committed.push(...(await transcriber.step()).committed);
+      }
+      committed.push(...(await transcriber.flush()).committed);
+      const streamed = normaliseWords(committed.map((s) => s.text).join(' '));
+      const said = `bites of ${biteS} s: ${streamed.join(' ')}`;
+      const words = committed.flatMap((s) => s.words);
+      for (const turn of turns) {
+        const inTurn = words.filter((w) => (w.start + w.end) / 2 > turn.start - 0.3 && (w.start + w.end) / 2 < turn.end + 0.3);
+        expect(inTurn.length, `${turn.start}–${turn.end} s; ${said}`).toBeGreaterThanOrEqual(turn.end - turn.start);
+      }
+      const fourGrams = streamed.slice(3).map((_, i) => streamed.slice(i, i + 4).join(' '));
+      expect(fourGrams.length - new Set(fourGrams).size, said).toBe(0);
+      expect(wordErrors(offline, streamed) / offline.length, `offline: ${offline.join(' ')}\n${said}`).toBeLessThan(0.15);
+      expectOrderedTimeline(committed, pcm.length / SAMPLE_RATE);
+    }
+  }, 300_000);
 
   it('refuses a language the model does not know with invalid_options', () => {
     expect(() => engine.createStream({ language: 'xx' })).toThrow(expect.objectContaining({ code: 'invalid_options' }));

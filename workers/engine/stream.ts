@@ -15,7 +15,9 @@ import { alignWords } from './whisper/alignment.js';
 import { decodeWithFallback, detectLanguage, isSilence, WindowDecoder } from './whisper/decoding.js';
 import { concatSamples } from './audio.js';
 import { HOP_LENGTH, LiveLogMel, logMelSpectrogram, N_FRAMES, N_SAMPLES, SAMPLE_RATE } from './whisper/mel.js';
-import { wordKey, type PipelineModel, type Segment, type Word } from './pipeline.js';
+import {
+  longestWordS, uncoveredStretches, wordKey, type PipelineModel, type Segment, type UncoveredSpeech, type Word,
+} from './pipeline.js';
 import { DEFAULT_VAD_OPTIONS, VAD_CHUNK, type VadStream } from './vad.js';
 
 export interface StreamOptions {
@@ -53,6 +55,10 @@ const TAKE_ENDED_S = 1.5;
 const UNCOVERED_SPEECH_S = 0.3;
 /** Passes a take's end may add to decode speech the model left after its last word. */
 const TAIL_PASSES = 2;
+/** A pass that skipped speech is made again on the buffer cut this long after that speech. */
+const CUT_MARGIN_S = 0.3;
+/** Passes a take's end may add after passes that were cut short (each decodes the buffer up to skipped speech). */
+const MAX_CUT_PASSES = 4;
 /** Audio kept before the next speech once a take has ended on silence (its first word may start in it). */
 const LEAD_IN_S = 1;
 /** Tokens a pass may decode per second of uncommitted audio. */
@@ -117,6 +123,8 @@ export class StreamingTranscriber {
    * committed were said again, not re-decoded from the prompt.
    */
   private takeStartS = 0;
+  /** Whether the last freshWords() decoded only the buffer's start (speech was skipped after it). */
+  private lastPassCut = false;
 
   constructor(
     private readonly engine: PipelineModel,
@@ -198,8 +206,7 @@ export class StreamingTranscriber {
       this.trimTo(Math.max(this.bufferStartS, this.audioS - LEAD_IN_S));
       return { committed, draft: [] };
     }
-    const words = await this.pass();
-    const fresh = this.afterCommitted(words);
+    const fresh = await this.freshWords();
     // Voice activity says the speech stopped before the end: the words heard are whole, none has to wait.
     const speechStopped = this.lastSpeechS < this.audioS - SPEECH_STOPPED_S;
     let agreed = 0;
@@ -240,10 +247,12 @@ export class StreamingTranscriber {
    */
   private async commitTake(): Promise<Segment[]> {
     const taken: StreamWord[] = [];
-    for (let passes = 0; passes <= TAIL_PASSES; passes++) {
-      const words = this.afterCommitted(await this.pass());
+    for (let passes = 0, cut = 0; passes <= TAIL_PASSES + cut && cut <= MAX_CUT_PASSES; passes++) {
+      const words = await this.freshWords();
       this.record(words);
       taken.push(...words);
+      // A pass cut short of the buffer's end leaves the rest to the passes after it.
+      if (this.lastPassCut) cut++;
       if (words.length === 0 || this.lastSpeechS <= this.lastCommittedEndS + UNCOVERED_SPEECH_S) break;
     }
     this.previousHypothesis = [];
@@ -257,16 +266,80 @@ export class StreamingTranscriber {
   }
 
   /**
-   * Transcribes the buffer as one window, the committed words inside it forced as the prefix; returns the
-   * words after them, timed on the stream's timeline.
+   * A pass's new words, checked against voice activity. Whisper may skip speech that other speech follows in the
+   * same window: a 10 s bite holding a lecturer's sentence and then a reader's came out as the reader's sentence
+   * said twice, its first "He" stretched over the lecturer's five seconds. Speech of more than MIN_UNCOVERED_SPEECH_S
+   * before the last new word that no word covers (each reaching at most longestWordS, as the file path counts it) was
+   * skipped, and is decoded again:
+   * - the pass again on the buffer cut CUT_MARGIN_S after that speech, so the audio that drew the model away is not
+   *   heard;
+   * - if that skips it too (conditioned on the words before it, the model may end the text there), the speech alone,
+   *   without prefix or prompt (as the file path decodes uncovered speech), after the pass's words before it.
+   * The first that covers more speech gives the pass's words, those clear of the cut; the rest of the buffer is left to
+   * the passes after (`lastPassCut`).
    */
-  private async pass(): Promise<StreamWord[]> {
+  private async freshWords(): Promise<StreamWord[]> {
+    this.lastPassCut = false;
+    const fresh = this.afterCommitted(await this.pass());
+    const skipped = this.skippedSpeech(fresh);
+    if (!skipped) return fresh;
+    const cutS = skipped.end + CUT_MARGIN_S;
+    // A word running into the cut may be cut mid-way; it waits for the pass after, unless the cut is in a pause.
+    const speechAtCut = this.speech.some((run) => run.start < cutS && run.end > cutS - SPEECH_STOPPED_S);
+    const clearOfCut = (word: StreamWord) => !speechAtCut || word.end <= cutS - COMMIT_MARGIN_S;
+    const coversMore = (words: StreamWord[]) => words.length > 0
+      && (this.skippedSpeech(words, cutS)?.speechS ?? 0) < skipped.speechS;
+    const cut = this.afterCommitted(await this.pass({ untilS: cutS })).filter(clearOfCut);
+    if (coversMore(cut)) {
+      this.lastPassCut = true;
+      return cut;
+    }
+    const fromS = Math.max(this.lastCommittedEndS, skipped.start - CUT_MARGIN_S);
+    const before = fresh.filter((word) => (word.start + word.end) / 2 < skipped.start);
+    const alone = this.afterCommitted(await this.pass({ fromS, untilS: cutS }))
+      .filter((word) => (word.start + word.end) / 2 >= skipped.start - CUT_MARGIN_S && clearOfCut(word));
+    if (!coversMore([...before, ...alone])) return fresh;
+    this.lastPassCut = true;
+    return [...before, ...alone];
+  }
+
+  /**
+   * The first stretch of speech voice activity heard after the committed words and before `untilS` (default: the
+   * start of the last of `fresh`) that neither committed nor fresh words cover, if it holds over
+   * MIN_UNCOVERED_SPEECH_S. Speech after the last word is not asked about here: it is the draft's or a take's tail.
+   */
+  private skippedSpeech(fresh: StreamWord[], untilS = fresh[fresh.length - 1]?.start): UncoveredSpeech | undefined {
+    if (untilS === undefined || untilS <= this.lastCommittedEndS) return undefined;
+    const fromS = this.lastCommittedEndS;
+    const speech = this.speech
+      .filter((run) => run.end > fromS)
+      .map((run) => ({ start: Math.max(run.start, fromS), end: run.end }));
+    // The last committed word may reach past its end (WORD_REACH_S) into the speech asked about.
+    const spans = [...this.committedWords.slice(-1), ...fresh].map((word) => ({
+      start: word.start, end: Math.min(word.end, word.start + longestWordS(word.text)),
+    }));
+    return uncoveredStretches(speech, spans, untilS)[0];
+  }
+
+  /**
+   * Transcribes the buffer as one window, the committed words inside it forced as the prefix; returns the words
+   * after them, timed on the stream's timeline. `untilS` (source seconds) cuts the buffer short; `fromS` decodes only
+   * the buffer from there, alone: no prefix, no prompt.
+   */
+  private async pass(range: { fromS?: number; untilS?: number } = {}): Promise<StreamWord[]> {
     const { model, tokenizer } = this.engine;
-    const audio = this.buffer.length > N_SAMPLES ? this.buffer.subarray(this.buffer.length - N_SAMPLES) : this.buffer;
-    const audioStartS = this.bufferStartS + (this.buffer.length - audio.length) / SAMPLE_RATE;
+    const sampleAt = (sourceS: number) => Math.min(
+      this.buffer.length, Math.max(0, Math.round((sourceS - this.bufferStartS) * SAMPLE_RATE)),
+    );
+    const alone = range.fromS !== undefined;
+    const from = alone ? sampleAt(range.fromS!) : 0;
+    const heard = range.untilS === undefined && !alone ? this.buffer : this.buffer.subarray(from, sampleAt(range.untilS ?? Infinity));
+    const audio = heard.length > N_SAMPLES ? heard.subarray(heard.length - N_SAMPLES) : heard;
+    const audioStartS = this.bufferStartS + (from + heard.length - audio.length) / SAMPLE_RATE;
     const frames = model.variableLength ? contextFrames(audio.length) : N_FRAMES;
     let features: Float32Array;
     if (audio === this.buffer) features = this.mel.features(audio);
+    else if (heard !== this.buffer) features = logMelSpectrogram(audio);
     else {
       this.mel.reset();
       features = logMelSpectrogram(audio);
@@ -280,9 +353,9 @@ export class StreamingTranscriber {
     }
     // Committed words the audio still holds are the prefix; the last of those already cut away (this take's), the prompt.
     const inAudio = (w: StreamWord) => w.end > audioStartS + 0.05;
-    const prefix = this.committedWords.filter(inAudio).flatMap((w) => w.tokens);
+    const prefix = alone ? [] : this.committedWords.filter(inAudio).flatMap((w) => w.tokens);
     const prompt = this.committedWords
-      .filter((w) => !inAudio(w) && w.end > this.takeStartS)
+      .filter((w) => !alone && !inAudio(w) && w.end > this.takeStartS)
       .flatMap((w) => w.tokens)
       .slice(-PROMPT_TOKENS);
     const audioS = audio.length / SAMPLE_RATE;
