@@ -56,8 +56,17 @@
  * seconds; failed recordings. Below it the clips with a lost ending or a shortened text, the reference's, the
  * paused and the finalized text's last words side by side.
  *
+ * Bites part: a busy machine's live transcription, measured without a machine's timing. The English clean clips
+ * joined in twos (clip 1 + 0.8 s of silence + clip 2, clip 3 + clip 4, …: two voices in one stream, mostly, as
+ * the first word-loss report had: whisper skipped one voice when the other followed in the same pass) are pushed
+ * into the engine's streaming transcriber (the live model, greedy, the language given) in bites of each of
+ * BENCH_ACCURACY_BITES seconds (2,6,10), a pass after each bite, flushed at the end: a machine that takes that long a
+ * pass hears the stream this way. Columns: WER (as above, against the two references joined); missed words:
+ * deletions over reference words; inserted words; lost endings (as above, of the pair's second clip); real-time
+ * factor of the passes. Below: the pairs with a lost ending and their last words.
+ *
  * Knobs: BENCH_ACCURACY_MODELS=whisper-tiny,whisper-base; BENCH_ACCURACY_BEAMS=1,5; BENCH_ACCURACY_LECTURE=0
- * skips the lecture; BENCH_ACCURACY_FILE=0 / BENCH_ACCURACY_LIVE=0 skip a part; BENCH_ACCURACY_LIVE_CONCURRENCY;
+ * skips the lecture; BENCH_ACCURACY_FILE=0 / BENCH_ACCURACY_LIVE=0 / BENCH_ACCURACY_BITES=0 skip a part; BENCH_ACCURACY_LIVE_CONCURRENCY;
  * BENCH_ACCURACY_SET=fixtures scores the old debug clips instead (goforward, espeak-en/es/it, Debian's
  * pocketsphinx-testdata librivox and cards) in the file part; BENCH_ACCURACY_OUT=path.json writes every
  * hypothesis, its counts and ending, per configuration and for the live part; BENCH_ACCURACY_WHISPER_CPP adds the
@@ -70,7 +79,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { DEFAULT_MODELS, ffmpegPath, probeAudio, resolveModelDir, SpeechEngine } from '../workers/engine/speech-engine.js';
+import {
+  concatSamples, decodeFileToPcm, DEFAULT_MODELS, ffmpegPath, probeAudio, resolveModelDir, SAMPLE_RATE, SpeechEngine,
+} from '../workers/engine/speech-engine.js';
 import { editCounts, isEnglish, loadSpellings, normaliseText, type EditCounts, type Spellings } from '../workers/engine/tools/wer.js';
 import { fixture } from '../test/helpers/fixtures.js';
 import { recordClipLive } from './helpers/live-recording.js';
@@ -503,6 +514,84 @@ function liveTable(recorded: readonly LiveClip[], failed: readonly string[]): st
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Bites part
+
+export interface BitesRow {
+  biteS: number;
+  scores: ClipScore[];
+  audioS: number;
+  processingS: number;
+}
+
+/** Silence between the two clips of a pair. */
+const PAIR_GAP_S = 0.8;
+
+/** The clips joined in twos (a last odd clip alone), as one stream with the references joined. */
+async function joinedPairs(clips: readonly Clip[]): Promise<Array<{ clip: Clip; pcm: Float32Array }>> {
+  const pairs: Array<{ clip: Clip; pcm: Float32Array }> = [];
+  for (let i = 0; i < clips.length; i += 2) {
+    const members = clips.slice(i, i + 2);
+    const pieces: Float32Array[] = [];
+    for (const member of members) {
+      if (pieces.length) pieces.push(new Float32Array(Math.round(PAIR_GAP_S * SAMPLE_RATE)));
+      pieces.push(await decodeFileToPcm(member.file));
+    }
+    pairs.push({
+      clip: {
+        name: members.map((member) => member.name).join(' + '), file: members[0]!.file, language: members[0]!.language,
+        reference: members.map((member) => member.reference).join(' '), tags: members[0]!.tags,
+      },
+      pcm: concatSamples(pieces),
+    });
+  }
+  return pairs;
+}
+
+async function bitesPart(clips: readonly Clip[], bites: readonly number[], log: (line: string) => void): Promise<BitesRow[]> {
+  const engine = await SpeechEngine.load({ model: DEFAULT_MODELS.fast });
+  const spellings = loadSpellings(engine.modelDir);
+  const pairs = await joinedPairs(clips);
+  const rows: BitesRow[] = [];
+  for (const biteS of bites) {
+    const row: BitesRow = { biteS, scores: [], audioS: 0, processingS: 0 };
+    const bite = Math.round(biteS * SAMPLE_RATE);
+    for (const { clip, pcm } of pairs) {
+      const started = performance.now();
+      const stream = engine.createStream({ language: clip.language, mode: 'fast' });
+      const texts: string[] = [];
+      for (let at = 0; at < pcm.length; at += bite) {
+        stream.push(pcm.subarray(at, at + bite));
+        texts.push(...(await stream.step()).committed.map((segment) => segment.text));
+      }
+      texts.push(...(await stream.flush()).committed.map((segment) => segment.text));
+      row.processingS += (performance.now() - started) / 1000;
+      row.audioS += pcm.length / SAMPLE_RATE;
+      row.scores.push(scoreClip(clip, texts.join(' '), spellings));
+    }
+    log(bitesTableRow(row));
+    rows.push(row);
+  }
+  return rows;
+}
+
+const bitesTableRow = (row: BitesRow) => `| ${[
+  row.biteS, werCell(row.scores), ratioCell(total(row.scores, 'deletions'), total(row.scores, 'words')),
+  total(row.scores, 'insertions'), `${row.scores.filter((score) => score.lostEnding).length} / ${row.scores.length}`,
+  (row.processingS / row.audioS).toFixed(3),
+].join(' | ')} |`;
+
+function bitesTable(rows: readonly BitesRow[]): string[] {
+  return [
+    '| bite s | WER | missed words | inserted words | lost endings | real-time factor |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(bitesTableRow),
+    '',
+    'Lost endings (reference\'s last words / hypothesis\' last words, as written):',
+    ...rows.flatMap((row) => [`- bites of ${row.biteS} s:`, ...orNone(endingLines(row.scores))]),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The bench
 
 export interface AccuracyBenchOptions {
@@ -514,6 +603,8 @@ export interface AccuracyBenchOptions {
   file?: boolean;
   live?: boolean;
   liveConcurrency?: number;
+  /** Bite sizes (seconds) of the bites part; empty skips it. */
+  bites?: number[];
   /** The whisper.cpp anchor row (BENCH_ACCURACY_WHISPER_CPP's format). */
   whisperCpp?: string;
   /** Write every hypothesis here (JSON). */
@@ -532,6 +623,7 @@ export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise
   const runFile = options.file ?? env.BENCH_ACCURACY_FILE !== '0';
   const runLive = options.live ?? env.BENCH_ACCURACY_LIVE !== '0';
   const concurrency = options.liveConcurrency ?? Number(env.BENCH_ACCURACY_LIVE_CONCURRENCY ?? 2);
+  const bites = options.bites ?? (env.BENCH_ACCURACY_BITES === '0' ? [] : list(env.BENCH_ACCURACY_BITES)?.map(Number) ?? [2, 6, 10]);
   const out = options.out ?? env.BENCH_ACCURACY_OUT;
   const anchor = parseWhisperCpp(options.whisperCpp ?? env.BENCH_ACCURACY_WHISPER_CPP);
   // Progress goes to stderr: `npm run bench` prints the returned table on stdout.
@@ -566,8 +658,17 @@ export async function benchAccuracy(options: AccuracyBenchOptions = {}): Promise
     lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end; `
       + `${((performance.now() - started) / 1000).toFixed(0)} s.`);
   }
+  let biteRows: BitesRow[] = [];
+  if (bites.length) {
+    const before = load();
+    log(`accuracy bench, bites: ${liveClips.length} clips in pairs, bites of ${bites.join(', ')} s`);
+    biteRows = await bitesPart(liveClips, bites, log);
+    lines.push('', `### Live in bites (${liveClips.length} English clean clips joined in twos, the live model ${DEFAULT_MODELS.fast} `
+      + 'greedy, a pass after each bite)', '', ...bitesTable(biteRows), '');
+    lines.push(`${cpus().length} cores; load average (1, 5, 15 min) ${before} at the start, ${load()} at the end.`);
+  }
   if (out) {
-    writeFileSync(out, `${JSON.stringify({ set, file: fileRows, live }, null, 2)}\n`);
+    writeFileSync(out, `${JSON.stringify({ set, file: fileRows, live, bites: biteRows }, null, 2)}\n`);
     log(`accuracy bench: hypotheses written to ${out}`);
   }
   return { file: fileRows, live, table: lines.join('\n') };
