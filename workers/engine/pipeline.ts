@@ -67,7 +67,11 @@ export interface TranscribeOptions {
   temperatures?: number[];
   /** Condition each window on the previous one's text (default true, as the reference). */
   conditionOnPreviousText?: boolean;
-  /** Word timings by cross-attention alignment (default true). */
+  /**
+   * Word timings by cross-attention alignment (default true). Off, the coverage check goes too (it reads the words'
+   * times): speech the model skipped is not decoded again, as in whisper.cpp and faster-whisper without word
+   * timestamps. For racing them like for like (`--no-words`); the product always aligns.
+   */
   wordTimestamps?: boolean;
   /** Skip silence with voice activity (default true). */
   vad?: boolean;
