@@ -8,13 +8,21 @@
  * Live capture's online labels are measured on `two-speakers` too: segments cut at the true turns (2.5 s at most),
  * and cut blind (every 2.5 s, every 4 s), as a recognizer's segments may straddle a change of voice.
  *
+ * Held out (not tuned on): voices of the accuracy bench's clips (test/fixtures/bench) joined with 0.6 s of silence
+ * between them, the ground truth known by construction: `harvard 1 / 2` alternates the Harvard sentences of its two
+ * speakers (12 turns), `three voices` is LJ Speech, JFK and a LibriSpeech reader (6 turns). The file diarizer, and
+ * the live labels of segments cut from the true turns (2.5 s at most), settled.
+ *
  * `npm run bench -- speakers` prints the table. With a speaker-embedding model in MODELS_DIR
  * (workers/engine/speakers/speaker-embedding.ts), both recordings are measured again with it (rows marked "embedding").
  */
 import { findSpeakerEmbedding } from '../workers/engine/speakers/speaker-embedding.js';
 import { fixture } from '../test/helpers/fixtures.js';
-import { readFileSync } from 'node:fs';
-import { parseRttm } from '../workers/engine/speakers/der.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { concatSamples, decodeFileToPcm, SAMPLE_RATE, wavOf } from '../workers/engine/index.js';
+import { parseRttm, type DiarizationError } from '../workers/engine/speakers/der.js';
 import { labelOnline, measureDiarization, segmentsDer, segmentsOfTurns, TWO_SPEAKERS } from '../test/helpers/speakers.js';
 
 export async function benchSpeakers(): Promise<{ table: string }> {
@@ -54,5 +62,57 @@ export async function benchSpeakers(): Promise<{ table: string }> {
         + `${error.missedS} | ${error.falseAlarmS} | ${error.confusionS} | ${error.scoredS} | ${online.seconds.toFixed(2)} |`);
     }
   }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-speakers-'));
+  try {
+    for (const [name, voices] of HELD_OUT_VOICES) {
+      const { audio, rttm, turns } = await joinVoices(dir, name, voices);
+      const truth = new Set(voices.map(([, speaker]) => speaker)).size;
+      const { speakers, error, seconds } = await measureDiarization(audio, rttm);
+      rows.push(`| held out: ${name} | ${truth} | ${speakers} | ${derCells(error!)} | ${seconds.toFixed(2)} |`);
+      const online = await labelOnline(audio, segmentsOfTurns(turns, 2.5));
+      const settled = online.segments.map((_, i) => online.settled.get(i)!.speaker);
+      rows.push(`| held out: ${name}, live settled (segments: true turns, 2.5 s) | ${truth} | ${new Set(settled).size} | `
+        + `${derCells(segmentsDer(rttm, online.segments, settled))} | ${online.seconds.toFixed(2)} |`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   return { table: rows.join('\n') };
+}
+
+const derCells = (error: DiarizationError) => [
+  `${(error.der * 100).toFixed(1)}%`, error.missedS, error.falseAlarmS, error.confusionS, error.scoredS,
+].join(' | ');
+
+/** Held-out recordings: [clip of test/fixtures/bench, its speaker] in order. */
+const HELD_OUT_VOICES: Array<[string, Array<[string, string]>]> = [
+  ['harvard 1 / 2', [1, 2, 3, 4, 5, 6].flatMap((i): Array<[string, string]> => [
+    [`en-harvard-spk1-${i}.flac`, 'spk1'], [`en-harvard-spk2-${i}.flac`, 'spk2'],
+  ])],
+  ['three voices', [
+    ['en-lj-LJ002-0020.flac', 'lj'], ['en-jfk.flac', 'jfk'], ['en-lj-LJ002-0035.flac', 'lj'], ['en-ls-2412-153948-0000.flac', 'ls'],
+    ['en-jfk.flac', 'jfk'], ['en-lj-LJ002-0020.flac', 'lj'],
+  ]],
+];
+
+/** The clips joined with 0.6 s of silence, as a WAV in `dir`, with their turns as an RTTM beside it. */
+async function joinVoices(dir: string, name: string, voices: Array<[string, string]>): Promise<{
+  audio: string; rttm: string; turns: Array<{ start: number; end: number }>;
+}> {
+  const pieces: Float32Array[] = [];
+  const lines: string[] = [];
+  const turns: Array<{ start: number; end: number }> = [];
+  let atS = 0;
+  for (const [clip, speaker] of voices) {
+    const pcm = await decodeFileToPcm(fixture(`bench/${clip}`));
+    const seconds = pcm.length / SAMPLE_RATE;
+    lines.push(`SPEAKER held-out 1 ${atS.toFixed(3)} ${seconds.toFixed(3)} <NA> <NA> ${speaker} <NA> <NA>`);
+    turns.push({ start: atS, end: atS + seconds });
+    pieces.push(pcm, new Float32Array(Math.round(0.6 * SAMPLE_RATE)));
+    atS += seconds + 0.6;
+  }
+  const base = join(dir, name.replace(/[^a-z0-9]+/gi, '-'));
+  writeFileSync(`${base}.wav`, wavOf(concatSamples(pieces)));
+  writeFileSync(`${base}.rttm`, `${lines.join('\n')}\n`);
+  return { audio: `${base}.wav`, rttm: `${base}.rttm`, turns };
 }

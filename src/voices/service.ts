@@ -21,7 +21,7 @@ import { afterCursor, encodeCursor } from '../core/cursor.js';
 import type { Identity } from '../core/identity/identity.js';
 import type { ServiceDeps } from '../core/services.js';
 import {
-  decodeFileToPcm, probeAudio, SAMPLE_RATE, downloadKokoro, encodeSpeech, findVoice, findVoiceLanguage,
+  decodeFileToPcm, probeAudio, SAMPLE_RATE, wavOf, downloadKokoro, encodeSpeech, findVoice, findVoiceLanguage,
   isCompleteKokoroDir, Kokoro, SPEECH_CONTENT_TYPES, STYLE_DIM, STYLE_ROWS, type SpeechFormat, type TarballProgress,
 } from '../../workers/engine/index.js';
 import { CAPTURE_FILE, mediaPath, recordingMediaDir } from '../transcript/index.js';
@@ -290,25 +290,6 @@ function toView(row: VoiceRow): VoiceView {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
-}
-
-/** 16-bit PCM WAV of 16 kHz mono samples. */
-function wavOf(samples: Float32Array): Buffer {
-  const out = Buffer.alloc(44 + samples.length * 2);
-  out.write('RIFF', 0, 'latin1');
-  out.writeUInt32LE(36 + samples.length * 2, 4);
-  out.write('WAVEfmt ', 8, 'latin1');
-  out.writeUInt32LE(16, 16);
-  out.writeUInt16LE(1, 20);
-  out.writeUInt16LE(1, 22);
-  out.writeUInt32LE(SAMPLE_RATE, 24);
-  out.writeUInt32LE(SAMPLE_RATE * 2, 28);
-  out.writeUInt16LE(2, 32);
-  out.writeUInt16LE(16, 34);
-  out.write('data', 36, 'latin1');
-  out.writeUInt32LE(samples.length * 2, 40);
-  for (let i = 0; i < samples.length; i++) out.writeInt16LE(Math.round(Math.max(-1, Math.min(1, samples[i]!)) * 32767), 44 + i * 2);
-  return out;
 }
 
 /** Writes `bytes` to `file` through a temporary name, so a reader never sees half a file. */

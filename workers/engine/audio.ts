@@ -203,3 +203,22 @@ export function installedPackageDir(name: string): string | undefined {
   }
   return undefined;
 }
+
+/** 16-bit PCM WAV of 16 kHz mono samples. */
+export function wavOf(samples: Float32Array): Buffer {
+  const out = Buffer.alloc(44 + samples.length * 2);
+  out.write('RIFF', 0, 'latin1');
+  out.writeUInt32LE(36 + samples.length * 2, 4);
+  out.write('WAVEfmt ', 8, 'latin1');
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(1, 22);
+  out.writeUInt32LE(SAMPLE_RATE, 24);
+  out.writeUInt32LE(SAMPLE_RATE * 2, 28);
+  out.writeUInt16LE(2, 32);
+  out.writeUInt16LE(16, 34);
+  out.write('data', 36, 'latin1');
+  out.writeUInt32LE(samples.length * 2, 40);
+  for (let i = 0; i < samples.length; i++) out.writeInt16LE(Math.round(Math.max(-1, Math.min(1, samples[i]!)) * 32767), 44 + i * 2);
+  return out;
+}

@@ -4,7 +4,7 @@
  * tools/; the transcription loop, audio and voice activity at the top); nothing outside it imports any other file of
  * it (.dependency-cruiser.cjs: engine-face). Tests and benchmarks may reach inside.
  */
-export { concatSamples, decodeFile, decodeFileToPcm, decodeStream, ffmpegPath, probeAudio } from './audio.js';
+export { concatSamples, decodeFile, decodeFileToPcm, decodeStream, ffmpegPath, probeAudio, wavOf } from './audio.js';
 export { EngineError } from './errors.js';
 export { type LiveSegment, type LiveUpdate } from './live.js';
 export { longestWordS, wordKey } from './pipeline.js';
