@@ -46,13 +46,7 @@ const derOf = (segments: Labelled[]) => diarizationErrorRate(
 ).der;
 
 describe('speaker labels on live audio', () => {
-  // One retry: the online labeller still takes the second voice's first turn for the first voice on some cuts of the
-  // audio into segments (measured: 2–5% of random cuts of this fixture; where passes fall, so the machine's load,
-  // decides the cut), and then never tells them apart. A defect of the labeller, not of this protocol: see
-  // workers/engine/speakers/live-speakers.ts. Both tries failing still fails the suite.
-  it('a realtime session labels each commit provisionally and settles every label with transcript.speaker frames', {
-    retry: 1, timeout: 240_000,
-  }, async () => {
+  it('a realtime session labels each commit provisionally and settles every label with transcript.speaker frames', async () => {
     const capabilities = await json(await server.request('/v1/realtime/capabilities'));
     expect(capabilities.speakerLabelModes).toEqual(['auto', 'on', 'off']);
     const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast', speakerLabels: 'on' });
@@ -87,7 +81,7 @@ describe('speaker labels on live audio', () => {
     // both voices gets one label): quality is measured in `npm run bench -- speakers`.
     expect(new Set(final.map((s) => s.speaker)).size).toBeGreaterThanOrEqual(2);
     expect(derOf(final)).toBeLessThan(0.4);
-  });
+  }, 240_000);
 
   it('off labels nothing and sends no transcript.speaker frame', async () => {
     const streamUrl = await createStreamUrl(server, { spokenLanguage: 'en', latencyMode: 'fast' });

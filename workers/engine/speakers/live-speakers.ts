@@ -9,17 +9,19 @@
  *   a diagonal Gaussian of its loud frames, labelled as a whole while it grows.
  * - Assignment (provisional): the open turn joins the speaker whose model it is nearest by ΔBIC when that merge
  *   improves BIC (ΔBIC < threshold, as clustering a file does); a turn long enough to judge (≥ `minTurnS`) that no
- *   speaker fits is a new speaker; a shorter one joins the nearest. A change closes the turn and its speaker's model
- *   takes it in.
- * - Speakers that turn out to be one: when a turn closes, two speaker models whose merge improves BIC merge (the
- *   later number into the earlier), relabelling their turns. Early on a model holds a few seconds, so this is how a
- *   voice first split in two comes back together.
+ *   speaker fits is a new speaker; a shorter one joins the nearest. A change closes the turn.
+ * - Clustering: when a turn closes, all closed turns (the last MAX_CLUSTERED) are clustered again as a file's are
+ *   (BIC agglomerative), the clusters keeping the numbers of the speakers whose turns they mostly hold; the models
+ *   are the clusters'. So a voice first split in two comes back together, and an early wrong choice (a second
+ *   voice's first turn taken for the first voice, whose model then took every later turn of both: 2–5% of random
+ *   cuts of the two-speaker fixture into segments) is undone once more turns are heard.
  * - Settling: a segment of a closed turn is settled once `settleAfterS` more seconds were labelled after it (its
  *   speaker's model had time to grow, and a wrong split time to merge); its label and confidence are then
- *   reported, and reported again if a later merge moves it. The end of the session settles every segment.
+ *   reported, and reported again if a later clustering moves it. The end of the session settles every segment.
  * A live recording's labels are clustered again from the whole audio when it is finalized (a file's diarization).
  */
 import {
+  agglomerate,
   bicDistance,
   changePoints,
   DEFAULT_DIARIZE_OPTIONS,
@@ -95,6 +97,8 @@ interface OpenTurn {
 
 /** An open turn closes at this length even without a change (bounds the features kept and the wait to settle). */
 const MAX_OPEN_TURN_S = 30;
+/** The most recent closed turns clustered again (older ones keep their labels). */
+const MAX_CLUSTERED = 150;
 /** Seconds a change point may sit inside a segment's edge and still count as between segments. */
 const CHANGE_SLACK_S = 0.3;
 
@@ -118,6 +122,8 @@ export class OnlineSpeakers {
   private readonly models = new Map<number, GaussianStats>();
   private nextSpeaker = 0;
   private readonly turns: Turn[] = [];
+  /** Closed turns, clustered again as each closes (`recluster`). */
+  private readonly closed: Array<{ start: number; end: number; stats: GaussianStats; segments: Turn[] }> = [];
   /** The speech turn still growing: the segments since the last spectral change. */
   private open: OpenTurn | null = null;
 
@@ -260,8 +266,50 @@ export class OnlineSpeakers {
     const speaker = this.speakerOfOpenTurn(open);
     if (speaker === this.nextSpeaker) this.nextSpeaker++;
     for (const member of open.segments) member.speaker = speaker;
-    this.models.set(speaker, this.models.has(speaker) ? mergeStats(this.models.get(speaker)!, open.stats) : open.stats);
-    this.mergeSameSpeakers();
+    this.closed.push({ start: open.start, end: open.end, stats: open.stats, segments: open.segments });
+    this.recluster();
+  }
+
+  /**
+   * The closed turns clustered again, as a file's are (diarize.ts: BIC agglomerative over the turns long enough to
+   * judge, the rest to the nearest cluster), each time a turn closes: an early greedy choice (a second voice's first
+   * turn taken for the first voice) no longer decides the rest. Clusters keep the numbers of the speakers whose turns
+   * they hold most of; the models are the clusters'.
+   */
+  private recluster(): void {
+    const closed = this.closed.slice(-MAX_CLUSTERED);
+    const long = closed.filter((turn) => turn.end - turn.start >= this.options.minTurnS);
+    const judged = long.length ? long : [closed.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a))];
+    const labels = agglomerate(judged.map((turn) => turn.stats), {
+      threshold: this.options.threshold, frameCorrelation: this.options.frameCorrelation, maxSpeakers: this.options.maxSpeakers,
+    });
+    // Each cluster takes the number of the speaker whose seconds it holds most of, largest shares first.
+    const shares: Array<{ cluster: number; speaker: number; seconds: number }> = [];
+    judged.forEach((turn, i) => {
+      const share = shares.find((s) => s.cluster === labels[i] && s.speaker === turn.segments[0]!.speaker);
+      if (share) share.seconds += turn.end - turn.start;
+      else shares.push({ cluster: labels[i]!, speaker: turn.segments[0]!.speaker, seconds: turn.end - turn.start });
+    });
+    const numberOf = new Map<number, number>();
+    const taken = new Set<number>();
+    for (const share of shares.sort((a, b) => b.seconds - a.seconds)) {
+      if (numberOf.has(share.cluster) || taken.has(share.speaker)) continue;
+      numberOf.set(share.cluster, share.speaker);
+      taken.add(share.speaker);
+    }
+    for (const cluster of new Set(labels)) if (!numberOf.has(cluster)) numberOf.set(cluster, this.nextSpeaker++);
+    this.models.clear();
+    judged.forEach((turn, i) => {
+      const speaker = numberOf.get(labels[i]!)!;
+      this.models.set(speaker, this.models.has(speaker) ? mergeStats(this.models.get(speaker)!, turn.stats) : turn.stats);
+      for (const member of turn.segments) member.speaker = speaker;
+    });
+    const ids = [...this.models.keys()];
+    for (const turn of closed) {
+      if (judged.includes(turn)) continue;
+      const speaker = ids[nearestModel(turn.stats, ids.map((id) => this.models.get(id)!))]!;
+      for (const member of turn.segments) member.speaker = speaker;
+    }
   }
 
   /** The speaker [start, end] would most likely get, changing nothing (the draft's); -1 before any speaker. */
@@ -307,25 +355,6 @@ export class OnlineSpeakers {
       models.push(fresh);
     }
     return speakerPosterior(stats, models, ids.indexOf(speaker));
-  }
-
-  /** Merges speaker models while some pair's merge improves BIC: the later number goes into the earlier. */
-  private mergeSameSpeakers(): void {
-    for (;;) {
-      const ids = [...this.models.keys()].sort((a, b) => a - b);
-      let best: [number, number, number] | null = null;
-      for (let i = 0; i < ids.length; i++) {
-        for (let j = i + 1; j < ids.length; j++) {
-          const d = bicDistance(this.models.get(ids[i]!)!, this.models.get(ids[j]!)!, this.options.frameCorrelation);
-          if (d < this.options.threshold && (!best || d < best[2])) best = [ids[i]!, ids[j]!, d];
-        }
-      }
-      if (!best) return;
-      const [keep, gone] = best;
-      this.models.set(keep, mergeStats(this.models.get(keep)!, this.models.get(gone)!));
-      this.models.delete(gone);
-      for (const turn of this.turns) if (turn.speaker === gone) turn.speaker = keep;
-    }
   }
 
   /** The statistics of frames [start, end] (seconds), computing features of audio still pending as needed. */
