@@ -237,6 +237,8 @@ export function bicDistance(
  */
 export function agglomerate(
   turns: GaussianStats[], options: Partial<Pick<DiarizeOptions, 'threshold' | 'frameCorrelation' | 'maxSpeakers'>> = {},
+  /** ΔBIC of two of `turns` (by index), where the caller keeps them from an earlier clustering. */
+  turnDistance?: (i: number, j: number) => number,
 ): number[] {
   const { threshold, frameCorrelation, maxSpeakers } = { ...DEFAULT_DIARIZE_OPTIONS, ...options };
   const n = turns.length;
@@ -252,23 +254,42 @@ export function agglomerate(
       dist[j][i] = value;
     }
   };
-  for (let i = 0; i < n; i++) update(i);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      dist[i][j] = dist[j][i] = turnDistance ? turnDistance(i, j) : bicDistance(stats[i], stats[j], frameCorrelation);
+    }
+  }
+  // Each row's nearest later cluster (the first of equals), so a merge rescans only the rows it touched: the pair
+  // merged is the first nearest in row-major order, as a scan of every pair would pick, in O(n²) instead of O(n³).
+  const rowBest = new Float64Array(n).fill(Infinity);
+  const rowArg = new Int32Array(n).fill(-1);
+  const rescan = (i: number) => {
+    rowBest[i] = Infinity;
+    rowArg[i] = -1;
+    for (let j = i + 1; j < n; j++) {
+      if (alive[j] && dist[i][j] < rowBest[i]) [rowBest[i], rowArg[i]] = [dist[i][j], j];
+    }
+  };
+  for (let i = 0; i < n; i++) rescan(i);
   let clusters = n;
   while (clusters > 1) {
-    let best = Infinity;
     let bi = -1;
-    let bj = -1;
-    for (let i = 0; i < n; i++) {
-      if (!alive[i]) continue;
-      const row = dist[i];
-      for (let j = i + 1; j < n; j++) if (alive[j] && row[j] < best) [best, bi, bj] = [row[j], i, j];
-    }
-    if (best >= threshold && clusters <= maxSpeakers) break;
+    for (let i = 0; i < n; i++) if (alive[i] && rowArg[i] >= 0 && (bi < 0 || rowBest[i] < rowBest[bi])) bi = i;
+    const bj = rowArg[bi];
+    if (rowBest[bi] >= threshold && clusters <= maxSpeakers) break;
     stats[bi] = mergeStats(stats[bi], stats[bj]);
     members[bi].push(...members[bj]);
     alive[bj] = false;
     clusters--;
     update(bi);
+    rescan(bi);
+    for (let k = 0; k < n; k++) {
+      if (!alive[k] || k === bi) continue;
+      if (rowArg[k] === bi || rowArg[k] === bj) rescan(k);
+      else if (k < bi && (dist[k][bi] < rowBest[k] || (dist[k][bi] === rowBest[k] && bi < rowArg[k]))) {
+        [rowBest[k], rowArg[k]] = [dist[k][bi], bi];
+      }
+    }
   }
   const label = new Array<number>(n).fill(-1);
   members.forEach((m, i) => {

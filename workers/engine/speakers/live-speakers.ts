@@ -124,6 +124,10 @@ export class OnlineSpeakers {
   private readonly turns: Turn[] = [];
   /** Closed turns, clustered again as each closes (`recluster`). */
   private readonly closed: Array<{ start: number; end: number; stats: GaussianStats; segments: Turn[] }> = [];
+  /** By speaker, the statistics of their turns that left the clustering window. */
+  private readonly retired = new Map<number, GaussianStats>();
+  /** ΔBIC between closed turns' statistics, by the earlier turn's (`turnDistance`). */
+  private readonly distances = new WeakMap<GaussianStats, WeakMap<GaussianStats, number>>();
   /** The speech turn still growing: the segments since the last spectral change. */
   private open: OpenTurn | null = null;
 
@@ -277,12 +281,19 @@ export class OnlineSpeakers {
    * they hold most of; the models are the clusters'.
    */
   private recluster(): void {
-    const closed = this.closed.slice(-MAX_CLUSTERED);
+    // Turns past the window keep their labels; their statistics stay in their speaker's model, so a voice heard long
+    // ago is still known when it comes back.
+    for (const turn of this.closed.splice(0, Math.max(0, this.closed.length - MAX_CLUSTERED))) {
+      const speaker = turn.segments[0]!.speaker;
+      const retired = this.retired.get(speaker);
+      this.retired.set(speaker, retired ? mergeStats(retired, turn.stats) : turn.stats);
+    }
+    const closed = this.closed;
     const long = closed.filter((turn) => turn.end - turn.start >= this.options.minTurnS);
     const judged = long.length ? long : [closed.reduce((a, b) => (b.end - b.start > a.end - a.start ? b : a))];
     const labels = agglomerate(judged.map((turn) => turn.stats), {
       threshold: this.options.threshold, frameCorrelation: this.options.frameCorrelation, maxSpeakers: this.options.maxSpeakers,
-    });
+    }, (i, j) => this.turnDistance(judged[i]!.stats, judged[j]!.stats));
     // Each cluster takes the number of the speaker whose seconds it holds most of, largest shares first.
     const shares: Array<{ cluster: number; speaker: number; seconds: number }> = [];
     judged.forEach((turn, i) => {
@@ -297,8 +308,20 @@ export class OnlineSpeakers {
       numberOf.set(share.cluster, share.speaker);
       taken.add(share.speaker);
     }
-    for (const cluster of new Set(labels)) if (!numberOf.has(cluster)) numberOf.set(cluster, this.nextSpeaker++);
+    // A cluster none of whose turns' speakers is free: a voice heard before the window if its model takes it, else new.
+    for (const cluster of new Set(labels)) {
+      if (numberOf.has(cluster)) continue;
+      const pooled = judged.filter((_, i) => labels[i] === cluster).map((turn) => turn.stats).reduce(mergeStats);
+      const known = [...this.retired].filter(([speaker]) => !taken.has(speaker))
+        .map(([speaker, stats]) => ({ speaker, distance: bicDistance(pooled, stats, this.options.frameCorrelation) }))
+        .filter((candidate) => candidate.distance < this.options.threshold)
+        .sort((a, b) => a.distance - b.distance)[0];
+      const speaker = known?.speaker ?? this.nextSpeaker++;
+      numberOf.set(cluster, speaker);
+      taken.add(speaker);
+    }
     this.models.clear();
+    for (const [speaker, stats] of this.retired) this.models.set(speaker, stats);
     judged.forEach((turn, i) => {
       const speaker = numberOf.get(labels[i]!)!;
       this.models.set(speaker, this.models.has(speaker) ? mergeStats(this.models.get(speaker)!, turn.stats) : turn.stats);
@@ -355,6 +378,15 @@ export class OnlineSpeakers {
       models.push(fresh);
     }
     return speakerPosterior(stats, models, ids.indexOf(speaker));
+  }
+
+  /** ΔBIC of two closed turns, kept: a turn's statistics never change once closed, and each close clusters them again. */
+  private turnDistance(a: GaussianStats, b: GaussianStats): number {
+    let row = this.distances.get(a);
+    if (!row) this.distances.set(a, (row = new WeakMap()));
+    let distance = row.get(b);
+    if (distance === undefined) row.set(b, (distance = bicDistance(a, b, this.options.frameCorrelation)));
+    return distance;
   }
 
   /** The statistics of frames [start, end] (seconds), computing features of audio still pending as needed. */
