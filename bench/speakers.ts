@@ -37,10 +37,8 @@ export async function benchSpeakers(): Promise<{ table: string }> {
       ['lecture (60 s)', fixture('political-philosophy-60s.wav'), undefined, 1],
     ] as const) {
       const { speakers, error, seconds } = await measureDiarization(audio, rttm, { embedding });
-      const cells = error
-        ? [`${(error.der * 100).toFixed(1)}%`, error.missedS, error.falseAlarmS, error.confusionS, error.scoredS]
-        : ['—', '—', '—', '—', '—'];
-      rows.push(`| ${name}${embedding ? ', embedding' : ''} | ${truth} | ${speakers} | ${cells.join(' | ')} | ${seconds.toFixed(2)} |`);
+      const cells = error ? derCells(error) : '— | — | — | — | —';
+      rows.push(`| ${name}${embedding ? ', embedding' : ''} | ${truth} | ${speakers} | ${cells} | ${seconds.toFixed(2)} |`);
     }
   }
   // Live capture: online labels (workers/engine/speakers/live-speakers.ts) of segments as committed, provisional and settled:
@@ -58,8 +56,8 @@ export async function benchSpeakers(): Promise<{ table: string }> {
     const settled = online.segments.map((_, i) => online.settled.get(i)!.speaker);
     for (const [name, labels] of [['provisional', online.provisional], ['settled', settled]] as const) {
       const error = segmentsDer(TWO_SPEAKERS.rttm, online.segments, labels);
-      rows.push(`| two-speakers, live ${name} (segments: ${cut}) | 2 | ${new Set(labels).size} | ${(error.der * 100).toFixed(1)}% | `
-        + `${error.missedS} | ${error.falseAlarmS} | ${error.confusionS} | ${error.scoredS} | ${online.seconds.toFixed(2)} |`);
+      rows.push(`| two-speakers, live ${name} (segments: ${cut}) | 2 | ${new Set(labels).size} | ${derCells(error)} | `
+        + `${online.seconds.toFixed(2)} |`);
     }
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-speakers-'));

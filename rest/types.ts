@@ -149,7 +149,6 @@ export interface SocketRoute extends RouteBase {
 
 export type RouteEntry = GraphQLRoute | HandlerRoute | SocketRoute;
 
-/** Identity helper so an entry's `variables`/`result` are typed from its document. */
 /**
  * A GraphQL route entry. Left out, `result` answers what most routes answer: the data of the operation's one root
  * field (as the operation names it) as the body, with `response.status`.
