@@ -5,7 +5,7 @@
  * `- server session.ready: text`, `- client eof: text`), so route entries keep only what the router and the OpenAPI
  * document need from code: an error named by status and code, a parameter by name and schema, a frame by type. A
  * paragraph's lines, and an item with the indented lines under it, are one line of text (joined with spaces). A text
- * built in code (it names a limit) stays in its entry: a summary so built leaves its heading with only the sections.
+ * that names a limit from code writes `${NAME}`, and the route entry's `textValues` gives NAME its value.
  * The error, parameter and frame constants several routes share (`notFound`, `realtimeFrames`) keep their texts too.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -143,6 +143,36 @@ function framesWithTexts(id: string, frames: { server: RouteFrame[]; client?: Ro
   return { ...frames, server: fill('server', frames.server), ...(frames.client ? { client } : {}) };
 }
 
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * The operation's texts with each `${NAME}` replaced by the route's `textValues[NAME]`; a name without a value, and a
+ * value no text names, are refused (the number in the prose is always the one the code enforces).
+ */
+function withValues(id: string, text: OperationText | undefined, values: Record<string, string | number> = {}) {
+  if (!text) {
+    if (Object.keys(values).length) throw new Error(`${id}: textValues, but no text in rest/operations names them`);
+    return text;
+  }
+  const used = new Set<string>();
+  const fill = (value: string) => value.replace(PLACEHOLDER, (_match, name: string) => {
+    if (!(name in values)) throw new Error(`rest/operations: ${id} names \${${name}}, which its route's textValues lack`);
+    used.add(name);
+    return String(values[name]);
+  });
+  const fillAll = (items: Map<string, string> | undefined) => items && new Map([...items].map(([key, value]) => [key, fill(value)]));
+  const filled: OperationText = {
+    ...(text.summary !== undefined ? { summary: fill(text.summary) } : {}),
+    ...(text.description !== undefined ? { description: fill(text.description) } : {}),
+    ...(text.errors ? { errors: fillAll(text.errors) } : {}),
+    ...(text.parameters ? { parameters: fillAll(text.parameters) } : {}),
+    ...(text.frames ? { frames: fillAll(text.frames) } : {}),
+  };
+  const unused = Object.keys(values).filter((name) => !used.has(name));
+  if (unused.length) throw new Error(`${id}: textValues ${unused.join(', ')} named by no text in rest/operations`);
+  return filled;
+}
+
 /**
  * The routes with their texts: each route's summary and description from its entry, or else from the operations
  * files, and each error's and parameter's text likewise. A route with a summary in neither place, an error without a
@@ -153,7 +183,7 @@ export function withOperationTexts(routes: RouteEntry[], texts = readOperationTe
   const ids = new Set(routes.map((route) => route.operationId));
   for (const id of texts.keys()) if (!ids.has(id)) throw new Error(`rest/operations: ${id} is not the operationId of a route`);
   return routes.map((route) => {
-    const text = texts.get(route.operationId);
+    const text = withValues(route.operationId, texts.get(route.operationId), route.textValues);
     if (text?.summary && (route.summary || route.description)) {
       throw new Error(`${route.operationId}: texts both in its route entry and in rest/operations`);
     }

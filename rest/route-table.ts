@@ -29,9 +29,9 @@ import { transcriptionRoutes } from './routes/transcriptions.js';
 import { voiceRoutes } from './routes/voices.js';
 import { voiceTrackRoutes } from './routes/voice-tracks.js';
 import { withOperationTexts } from './operation-texts.js';
-import type { RouteEntry } from './types.js';
+import { withRouteDefaults, type RouteEntry } from './types.js';
 
-export const routeTable: RouteEntry[] = withOperationTexts([
+export const routeTable: RouteEntry[] = withOperationTexts(withRouteDefaults([
   ...transcriptionRoutes,
   ...broadcastRoutes,
   ...listenerRoutes,
@@ -58,4 +58,4 @@ export const routeTable: RouteEntry[] = withOperationTexts([
   ...realtimeRoutes,
   ...listenerPageRoutes,
   ...voiceRoutes,
-]);
+]));

@@ -23,7 +23,9 @@ import { MAX_SCRIPT_CHARS } from '../src/live/index.js';
 import { MAX_LABEL } from '../src/share-links/service.js';
 import { MAX_NAME } from '../src/transcriptions/service.js';
 import { MAX_COLOR, MAX_NAME as MAX_VOICE_NAME } from '../src/voices/service.js';
-import type { JsonSchema } from './types.js';
+
+/** JSON Schema (the OpenAPI 3.0 dialect). */
+export type JsonSchema = Record<string, unknown>;
 
 /** The checked-in SDL (test/core/schema.test.ts fails when it is not the Pothos schema's print). */
 const schema = buildSchema(readFileSync(new URL('../schema/schema.graphql', import.meta.url), 'utf8'));

@@ -10,15 +10,20 @@ import type { Request, Response } from 'express';
 import type { WebSocket } from 'ws';
 import type { Scope } from '../src/core/identity/scopes.js';
 import type { Context } from '../src/core/context.js';
+import { resultSchema, type JsonSchema } from './shapes.js';
 
-/** JSON Schema (the OpenAPI 3.0 dialect). */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from './shapes.js';
 
 /**
  * Who may call (published in the `x-auth-mode` vendor extension): `public` no credential; `optional` a credential
  * changes the answer; `user` a signed-in person only; `key` an API key only; `userOrKey` either.
  */
 export type AuthMode = 'public' | 'optional' | 'user' | 'key' | 'userOrKey';
+
+export interface RouteAuth {
+  mode: AuthMode;
+  scopes: Scope[];
+}
 
 export interface RestInput {
   params: Record<string, string>;
@@ -68,7 +73,12 @@ interface RouteBase {
   summary?: string;
   description?: string;
   tags: string[];
-  auth: { mode: AuthMode; scopes: Scope[] };
+  auth: RouteAuth;
+  /**
+   * Values the route's texts in `rest/operations/<module>.md` name as `${NAME}` (a limit from code), so the prose
+   * stays there and the number stays the code's.
+   */
+  textValues?: Record<string, string | number>;
   /**
    * Path and query parameters, described. Query parameters are also enforced from this declaration before the route
    * runs (type, range, length, enum, required, given once: rest/query.ts `checkQuery`), so what is declared is what is
@@ -149,19 +159,51 @@ export interface SocketRoute extends RouteBase {
 
 export type RouteEntry = GraphQLRoute | HandlerRoute | SocketRoute;
 
+/** A route as `rest/routes/<resource>.ts` writes it: `auth` may be left to `routeAuth`'s default. */
+export type RouteSpec =
+  | (Omit<GraphQLRoute, 'auth'> & { auth?: RouteAuth })
+  | (Omit<HandlerRoute, 'auth'> & { auth?: RouteAuth })
+  | (Omit<SocketRoute, 'auth'> & { auth?: RouteAuth });
+
+/**
+ * Who may call a route that does not say: an API key or a signed-in person with scope `read` to read (`GET`, a
+ * socket) and `write` to change anything. The default is the closed one: a public route, a person-only one or a
+ * route that reads with `POST` says so in its entry.
+ */
+export function routeAuth(method: RouteEntry['method']): RouteAuth {
+  return { mode: 'userOrKey', scopes: [method === 'get' || method === 'ws' ? 'read' : 'write'] };
+}
+
+/** The route table's entries with their defaults filled in (`auth`). */
+export function withRouteDefaults(routes: RouteSpec[]): RouteEntry[] {
+  return routes.map((route) => ({ ...route, auth: route.auth ?? routeAuth(route.method) }) as RouteEntry);
+}
+
+/** A GraphQL route entry as written: `result`, `auth` and the response's schema may be left to their defaults. */
+type GraphQLRouteSpec<TData, TVars> = Omit<GraphQLRoute<TData, TVars>, 'result' | 'auth' | 'response'> & {
+  result?: GraphQLRoute<TData, TVars>['result'];
+  auth?: RouteAuth;
+  response: { status: number; description: string; schema?: JsonSchema };
+};
+
 /**
  * A GraphQL route entry. Left out, `result` answers what most routes answer: the data of the operation's one root
- * field (as the operation names it) as the body, with `response.status`.
+ * field (as the operation names it) as the body, with `response.status`, and the response's schema is what that field
+ * answers (`resultSchema`, from the GraphQL types); `auth` is `routeAuth`'s default.
  */
-export function graphqlRoute<TData, TVars>(
-  route: Omit<GraphQLRoute<TData, TVars>, 'result'> & Partial<Pick<GraphQLRoute<TData, TVars>, 'result'>>,
-): GraphQLRoute<TData, TVars> {
-  if (route.result) return route as GraphQLRoute<TData, TVars>;
-  const operation = route.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+export function graphqlRoute<TData, TVars>(spec: GraphQLRouteSpec<TData, TVars>): GraphQLRoute<TData, TVars> {
+  if (spec.result && !spec.response.schema) throw new Error(`${spec.operationId}: a route with its own result declares its schema`);
+  const route = {
+    ...spec,
+    auth: spec.auth ?? routeAuth(spec.method),
+    response: { ...spec.response, schema: spec.response.schema ?? resultSchema(spec.document) },
+  };
+  if (spec.result) return { ...route, result: spec.result };
+  const operation = spec.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const [selection, ...more] = operation?.selectionSet.selections ?? [];
   if (!selection || more.length || selection.kind !== Kind.FIELD) {
-    throw new Error(`${route.operationId}: an operation of several root fields needs its own result`);
+    throw new Error(`${spec.operationId}: an operation of several root fields needs its own result`);
   }
   const key = selection.alias?.value ?? selection.name.value;
-  return { ...route, result: (data) => ({ status: route.response.status, body: (data as Record<string, unknown>)[key] }) };
+  return { ...route, result: (data) => ({ status: spec.response.status, body: (data as Record<string, unknown>)[key] }) };
 }

@@ -6,7 +6,7 @@ import { errors } from '../../src/core/errors.js';
 import { MAX_KEY_NAME } from '../../src/account/service.js';
 import { ref } from '../schemas.js';
 import { fragmentSchema, inputSchema, listSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 /** A body that is not a JSON object never gets here: the router refuses it first (400 `invalid_options` naming `body`). */
 function createKeyInput(body: unknown) {
@@ -29,7 +29,7 @@ function createKeyInput(body: unknown) {
   };
 }
 
-export const accountRoutes: RouteEntry[] = [
+export const accountRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/me', operationId: 'getMe', tags: ['account'],
     auth: { mode: 'userOrKey', scopes: [] },

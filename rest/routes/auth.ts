@@ -1,8 +1,8 @@
 /** The built-in issuer's public keys, so other services can verify the tokens it signs. */
 import { LocalIssuerJwksDocument } from '../../src/generated/graphql.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
-export const authRoutes: RouteEntry[] = [
+export const authRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/auth/jwks.json', operationId: 'getLocalIssuerJwks', tags: ['auth'],
     auth: { mode: 'public', scopes: [] },

@@ -13,7 +13,7 @@ import { errors } from '../../src/core/errors.js';
 import { checkoutFields, intervalField, promoFields } from '../../src/billing/index.js';
 import { single, withoutLastCursor } from '../query.js';
 import { cursorPageSchema, fragmentSchema, listSchema, resultSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 const nullableStr = { type: 'string', nullable: true };
 const nullableNum = { type: 'number', nullable: true };
@@ -26,7 +26,7 @@ const noSubscription = { status: 409, code: 'invalid_state', description: 'The a
 const providerDown = { status: 503, code: 'unavailable', description: 'The payment provider did not answer; retry after `Retry-After`.' };
 const billingOff = { status: 409, code: 'invalid_state', description: 'The server does not bill.' };
 
-export const billingPaymentRoutes: RouteEntry[] = [
+export const billingPaymentRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'post', path: '/v1/billing/checkouts', operationId: 'createCheckout', tags: ['billing'],
     auth: { mode: 'user', scopes: [] },

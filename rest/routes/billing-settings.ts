@@ -9,7 +9,7 @@ import {
   type AutoTopUpSettingsInput, type BillingDetailsInput, type LowBalanceAlertInput,
 } from '../../src/generated/graphql.js';
 import { resultSchema } from '../shapes.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { graphqlRoute, type JsonSchema, type RouteSpec } from '../types.js';
 
 /**
  * Longest values are stated in words rather than as `maxLength`: a string at a declared maxLength must be accepted
@@ -41,7 +41,7 @@ const detailsBody: JsonSchema = {
   },
 };
 
-export const billingSettingsRoutes: RouteEntry[] = [
+export const billingSettingsRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/billing/details', operationId: 'getBillingDetails', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['read'] },

@@ -9,7 +9,7 @@ import {
 import { USAGE_MAX_DAYS } from '../../src/billing/index.js';
 import { intParam, single, withoutLastCursor } from '../query.js';
 import { cursorPageSchema, resultSchema } from '../shapes.js';
-import { graphqlRoute, type RestInput, type RouteParameter, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RestInput, type RouteParameter, type RouteSpec } from '../types.js';
 
 const kindEnum = { type: 'string', enum: ['file', 'live'] };
 
@@ -49,7 +49,7 @@ const USAGE_RULES = 'A charge counts on the day (in `tz`) of each of its ledger 
   + 'settle\'s trim and a void take theirs back). Charges keep their name and source: a deleted recording\'s charges are still '
   + 'reported. The range is checked as asked (at most 92 days), then clamped to the account\'s first day and today. Billing off: zeros.';
 
-export const billingStatementRoutes: RouteEntry[] = [
+export const billingStatementRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/billing/ledger', operationId: 'listBillingLedger', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['read'] },

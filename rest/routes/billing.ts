@@ -4,7 +4,7 @@
  */
 import { BillingDocument, BillingPlansDocument } from '../../src/generated/graphql.js';
 import { resultSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 /** What a creation point answers when billing refuses it (only while the server bills). */
 export const creationRefusals = [
@@ -22,7 +22,7 @@ export const liveCreationRefusals = [
     + 'are running; `limit`, `used`, `resetsAt` (null: frees as transcriptions end), `plan`, `topUpUrl`.' },
 ];
 
-export const billingRoutes: RouteEntry[] = [
+export const billingRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/billing', operationId: 'getBilling', tags: ['billing'],
     auth: { mode: 'userOrKey', scopes: ['read'] },

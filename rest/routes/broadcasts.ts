@@ -30,7 +30,7 @@ import { single, withoutLastCursor } from '../query.js';
 import { grantSchema, recordingSchema } from './recordings.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes } from '../lifecycle-routes.js';
 import { fragmentSchema, inputSchema, pageSchema } from '../shapes.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry } from '../types.js';
+import { graphqlRoute, type JsonSchema, type RouteSpec } from '../types.js';
 import { transcriptionSchema } from './transcriptions.js';
 import { liveCreationRefusals } from './billing.js';
 
@@ -50,7 +50,7 @@ const invalid = (what: string) => ({ status: 400, code: 'invalid_options', descr
 const codeTaken = { status: 409, code: 'conflict', description: 'The `code` is taken by a broadcast (now or before: old codes keep '
   + 'opening their broadcast).' };
 
-export const broadcastRoutes: RouteEntry[] = [
+export const broadcastRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'post', path: '/v1/broadcasts', operationId: 'createBroadcast', tags: ['broadcasts'],
     auth: { mode: 'userOrKey', scopes: ['write'] },

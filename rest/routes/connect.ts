@@ -16,7 +16,7 @@ import { toApiError } from '../../src/core/errors.js';
 import type { Context } from '../../src/core/context.js';
 import { OAuthError, type ConnectRequest } from '../../src/connect/service.js';
 import { consentPage, escapeHtml, sendPage } from '../pages/connect/consent.js';
-import type { RouteEntry } from '../types.js';
+import type { RouteSpec } from '../types.js';
 
 /** Where this server's paths start as a browser sees them: PUBLIC_URL's path, else the root. */
 const pathPrefix = (ctx: Context) => (ctx.config.publicUrl ? new URL(ctx.config.publicUrl).pathname.replace(/\/+$/, '') : '');
@@ -59,7 +59,7 @@ const oauthError = (res: Response, error: OAuthError) => res.status(error.status
   error: error.error, error_description: error.description,
 });
 
-export const connectRoutes: RouteEntry[] = [
+export const connectRoutes: RouteSpec[] = [
   {
     method: 'get', path: '/connect/authorize', operationId: 'getConnectAuthorize', tags: ['connect'], undocumented: true,
     auth: { mode: 'public', scopes: [] },

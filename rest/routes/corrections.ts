@@ -6,7 +6,7 @@ import { fragmentSchema, inputSchema, pageSchema, resultSchema } from '../shapes
 import type { CorrectionBatchInput } from '../../src/generated/graphql.js';
 import { parseCorrectionBatch, parseRetranscribe } from '../../src/corrections/service.js';
 import { intParam, pageParameters, single, withoutLastCursor } from '../query.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 
 export const correctionSchema = fragmentSchema(CorrectionFieldsFragmentDoc);
@@ -19,7 +19,7 @@ const RETRANSLATED = 'Translations follow: a changed segment that had stored tra
   + 'keys on the text, so corrected text is translated anew). A translation provider\'s failure never fails the change: that language '
   + 'stays cleared for the segment and a reader asking for `lang` has the sentence translated on demand.';
 
-export const correctionRoutes: RouteEntry[] = [
+export const correctionRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/corrections', operationId: 'listCorrections', tags: ['corrections'],
     auth: { mode: 'userOrKey', scopes: ['read'] },

@@ -6,7 +6,7 @@ import { buildOpenApi } from '../openapi.js';
 import { requestBaseUrl } from '../../src/core/base-url.js';
 import { ProtectedResourceDocument } from '../../src/generated/graphql.js';
 import { errors } from '../../src/core/errors.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteEntry, type RouteSpec } from '../types.js';
 
 const require = createRequire(import.meta.url);
 const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -31,7 +31,7 @@ const docsPage = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true, validatorUrl: null });</script>
 </body></html>`;
 
-export const docsRoutes: RouteEntry[] = [
+export const docsRoutes: RouteSpec[] = [
   {
     method: 'get', path: '/v1/openapi.json', operationId: 'getOpenApi', tags: ['meta'],
     auth: { mode: 'public', scopes: [] },

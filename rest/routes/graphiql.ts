@@ -1,9 +1,9 @@
 /** GraphiQL's script, styles and editor workers, served from the npm package (src/core/graphiql.ts): no CDN at run time. */
 import { errors } from '../../src/core/errors.js';
 import { graphiqlAsset } from '../../src/core/graphiql.js';
-import type { RouteEntry } from '../types.js';
+import type { RouteSpec } from '../types.js';
 
-export const graphiqlRoutes: RouteEntry[] = [
+export const graphiqlRoutes: RouteSpec[] = [
   {
     method: 'get', path: '/graphiql/{asset}', operationId: 'getGraphiqlAsset', tags: ['meta'], undocumented: true,
     auth: { mode: 'public', scopes: [] },

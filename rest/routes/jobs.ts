@@ -6,11 +6,11 @@ import type { CropWindowInput } from '../../src/generated/graphql.js';
 import { RecordingJobDocument, RetryRecordingJobDocument, StartRecordingJobDocument } from '../../src/generated/graphql.js';
 import { parseCropWindow } from '../../src/jobs/service.js';
 import { inputSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 import { credentialsOf, mediaParam, notFound } from './recordings.js';
 import { jobSchema } from './transcriptions.js';
 
-export const jobRoutes: RouteEntry[] = [
+export const jobRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/job', operationId: 'getRecordingJob', tags: ['recordings'],
     auth: { mode: 'userOrKey', scopes: ['read'] },

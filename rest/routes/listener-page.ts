@@ -12,7 +12,7 @@ import { build } from 'esbuild';
 import type { Response } from 'express';
 import { requestBaseUrl } from '../../src/core/base-url.js';
 import { errors } from '../../src/core/errors.js';
-import type { RouteEntry } from '../types.js';
+import type { RouteSpec } from '../types.js';
 
 const PAGE_DIR = new URL('../pages/listener/', import.meta.url);
 
@@ -103,7 +103,7 @@ function contentSecurityPolicy(baseUrl: string): string {
   ].join('; ');
 }
 
-export const listenerPageRoutes: RouteEntry[] = [
+export const listenerPageRoutes: RouteSpec[] = [
   {
     method: 'get', path: '/b/{code}', operationId: 'getListenerPage', tags: ['broadcasts'], undocumented: true,
     auth: { mode: 'public', scopes: [] },

@@ -12,7 +12,7 @@ import {
 } from '../../src/listeners/index.js';
 import { single } from '../query.js';
 import { fragmentSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 const listenerTokenParam = {
   name: 'listenerToken', in: 'query' as const, schema: { type: 'string' }, description: 'A private broadcast\'s listener token.',
@@ -27,7 +27,7 @@ const broadcastNotFound = { status: 404, code: 'not_found', description: 'No bro
 const plans = new WeakMap<IncomingMessage, SubscribePlan>();
 const broadcastPlans = new WeakMap<IncomingMessage, BroadcastEventsPlan>();
 
-export const listenerRoutes: RouteEntry[] = [
+export const listenerRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/listen/{code}', operationId: 'getListenerBroadcast', tags: ['broadcasts'],
     auth: { mode: 'public', scopes: [] },

@@ -7,7 +7,7 @@
 import type { RequestHandler } from 'express';
 import { requestBaseUrl } from '../../src/core/base-url.js';
 import { handleMcpRequest } from '../../src/mcp/index.js';
-import type { RouteEntry } from '../types.js';
+import type { RouteSpec } from '../types.js';
 
 export const MCP_PATH = '/v1/mcp';
 const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
@@ -32,7 +32,7 @@ const mcpErrors = [
   { status: 415, code: 'jsonrpc', description: 'The body must be `application/json`.' },
 ];
 
-export const mcpRoutes: RouteEntry[] = [
+export const mcpRoutes: RouteSpec[] = [
   {
     method: 'post', path: MCP_PATH, operationId: 'mcp', tags: ['meta'],
     auth: { mode: 'userOrKey', scopes: [] },

@@ -4,7 +4,7 @@ import type { Context } from '../../src/core/context.js';
 import { requestRedis } from '../../src/core/redis-client.js';
 import { ref } from '../schemas.js';
 import { fragmentSchema, resultSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 /** Longest one readiness check may take: a probe that hangs is a failed probe. */
 const READY_CHECK_TIMEOUT_MS = 2_000;
@@ -82,7 +82,7 @@ const checkSchema = {
   properties: { ok: { type: 'boolean' }, ms: { type: 'integer' }, error: { type: 'string', description: 'Why the check failed.' } },
 };
 
-export const metaRoutes: RouteEntry[] = [
+export const metaRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/health', operationId: 'getHealth', tags: ['meta'],
     auth: { mode: 'public', scopes: [] },

@@ -18,7 +18,7 @@ import type { MetricsSettings } from '../../src/core/config/metrics.js';
 import { answerClientError, errorHandler } from '../envelope.js';
 import { useHttpMetrics } from '../middleware/http-metrics.js';
 import { useRequestId } from '../middleware/request-id.js';
-import type { RouteEntry } from '../types.js';
+import type { RouteSpec } from '../types.js';
 
 /** Constant-time: digests of equal length compared with timingSafeEqual, so the time says nothing of the token. */
 function sameToken(given: string, expected: string): boolean {
@@ -55,7 +55,7 @@ async function answerScrape(req: Request, res: Response, settings: MetricsSettin
   res.status(200).send(text);
 }
 
-export const metricsRoutes: RouteEntry[] = [
+export const metricsRoutes: RouteSpec[] = [
   {
     method: 'get', path: '/metrics', operationId: 'getMetrics', tags: ['meta'], undocumented: true,
     auth: { mode: 'public', scopes: [] },

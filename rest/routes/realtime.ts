@@ -8,7 +8,7 @@
 import { REALTIME_MAX_PAYLOAD } from '../../src/live/index.js';
 import { CreateRealtimeSessionDocument, type RealtimeSessionOptionsInput } from '../../src/generated/graphql.js';
 import { inputSchema, resultSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry, type SocketRoute } from '../types.js';
+import { graphqlRoute, type RouteSpec, type SocketRoute } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
 
 /** The options a session is created with: a null is a default there, as if left out. */
@@ -85,7 +85,7 @@ export const realtimeFrames: SocketRoute['frames'] = {
       ],
 };
 
-export const realtimeRoutes: RouteEntry[] = [
+export const realtimeRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'post', path: '/v1/realtime/sessions', operationId: 'createRealtimeSession', tags: ['realtime'],
     auth: { mode: 'key', scopes: ['write'] },

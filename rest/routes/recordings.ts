@@ -25,7 +25,7 @@ import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src
 import { realtimeFrames } from './realtime.js';
 import { INT32_MAX, intParam, pageParameters, single, withoutLastCursor } from '../query.js';
 import { lifecycleMoveRoutes } from '../lifecycle-routes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 import { liveCreationRefusals } from './billing.js';
 
 /** `/audio` as data (`Accept: application/json`): the URL it would redirect to, and the sealed delivery renditions. */
@@ -108,7 +108,7 @@ export const recordingSchema = fragmentSchema(RecordingFieldsFragmentDoc);
 /** A live recording's publisher grant. */
 export const grantSchema = fragmentSchema(RecordingGrantFieldsFragmentDoc);
 
-export const recordingRoutes: RouteEntry[] = [
+export const recordingRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}', operationId: 'getRecording', tags: ['recordings'],
     auth: { mode: 'optional', scopes: ['read'] },

@@ -5,11 +5,11 @@ import { RotateRtmpKeyDocument, RtmpDocument, RtmpStatusFieldsFragmentDoc } from
 import { ffmpegPath } from '../../workers/engine/index.js';
 import { single } from '../query.js';
 import { fragmentSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 const rtmpStatusSchema = fragmentSchema(RtmpStatusFieldsFragmentDoc);
 
-export const rtmpRoutes: RouteEntry[] = [
+export const rtmpRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/rtmp', operationId: 'getRtmp', tags: ['rtmp'],
     summary: 'The account\'s RTMP ingest: server URL, stream key (in full only in the first answer), incoming audio, monitor URL.',

@@ -3,9 +3,9 @@ import { SearchDocument } from '../../src/generated/graphql.js';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY } from '../../src/search/service.js';
 import { intParam, single } from '../query.js';
 import { resultSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
-export const searchRoutes: RouteEntry[] = [
+export const searchRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/search', operationId: 'search', tags: ['search'],
     auth: { mode: 'optional', scopes: ['read'] },

@@ -7,7 +7,7 @@ import {
 import type { CreateShareLinkInput, UpdateShareLinkInput } from '../../src/generated/graphql.js';
 import { parseShareLinkInput } from '../../src/share-links/service.js';
 import { fragmentSchema, inputSchema, listSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 /** A share link as `ShareLinkFields` selects it (the ShareLink GraphQL type is the one source). */
 export const shareLinkSchema = fragmentSchema(ShareLinkFieldsFragmentDoc);
@@ -20,7 +20,7 @@ const notFound = {
 const notFoundOf = (kind: 'transcription' | 'broadcast') => ({ status: 404, code: 'not_found', description: `No such ${kind} in this `
   + `account.` });
 
-export const shareLinkRoutes: RouteEntry[] = [
+export const shareLinkRoutes: RouteSpec[] = [
   // The links of a transcription and of a broadcast: the same two routes under each.
   ...(['transcription', 'broadcast'] as const).flatMap((kind) => [
     graphqlRoute({

@@ -2,13 +2,13 @@
 import { RecordingSummaryDocument, RecordingSummaryFieldsFragmentDoc, SummarizeRecordingDocument } from '../../src/generated/graphql.js';
 import { fragmentSchema } from '../shapes.js';
 import { single } from '../query.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 
 const summarySchema = fragmentSchema(RecordingSummaryFieldsFragmentDoc);
 
 const notFound = { status: 404, code: 'not_found', description: 'No such recording in this account (or reached by this share link).' };
 
-export const summaryRoutes: RouteEntry[] = [
+export const summaryRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/summary', operationId: 'getRecordingSummary', tags: ['summaries'],
     auth: { mode: 'optional', scopes: ['read'] },

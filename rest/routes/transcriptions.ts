@@ -22,7 +22,7 @@ import { withoutLastCursor } from '../query.js';
 import { readMultipart } from '../multipart.js';
 import { useJsonBody } from '../middleware/json-body.js';
 import { lifecycleListParameters, lifecycleListVariables, lifecycleMoveRoutes } from '../lifecycle-routes.js';
-import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteEntry, type RunTyped } from '../types.js';
+import { graphqlRoute, type HandlerRoute, type JsonSchema, type RouteSpec, type RunTyped } from '../types.js';
 import { creationRefusals } from './billing.js';
 
 /** Multipart framing around the file: an upload whose Content-Length exceeds the limit by more is refused unread. */
@@ -175,7 +175,7 @@ const fileOrLinkErrors = [
 /** The JSON body of a link transcription: parsed like every other route's, its errors answered by the envelope. */
 const parseJson = useJsonBody();
 
-export const transcriptionRoutes: RouteEntry[] = [
+export const transcriptionRoutes: RouteSpec[] = [
   {
     method: 'post', path: '/v1/transcriptions', operationId: 'createTranscription', tags: ['transcriptions'],
     auth: { mode: 'userOrKey', scopes: ['write'] },

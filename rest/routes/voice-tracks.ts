@@ -6,7 +6,7 @@ import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument, VoiceTracksFie
 import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/index.js';
 import { single } from '../query.js';
 import { fragmentSchema } from '../shapes.js';
-import { graphqlRoute, type RouteEntry } from '../types.js';
+import { graphqlRoute, type RouteSpec } from '../types.js';
 import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './recordings.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, '
@@ -17,7 +17,7 @@ const listenerTokenParam = {
 };
 const tracksSchema = fragmentSchema(VoiceTracksFieldsFragmentDoc);
 
-export const voiceTrackRoutes: RouteEntry[] = [
+export const voiceTrackRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/voice', operationId: 'listRecordingVoiceTracks', tags: ['voice tracks'],
     auth: { mode: 'optional', scopes: ['read'] },

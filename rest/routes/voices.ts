@@ -19,7 +19,7 @@ import { isStagedSample, MIN_SPEAKER_S, parseCreateVoice, parseFromSpeaker, pars
 import { readMultipart } from '../multipart.js';
 import { accessTokenParam, personFromAccessToken } from './recordings.js';
 import { single, withoutLastCursor } from '../query.js';
-import { graphqlRoute, type JsonSchema, type RouteEntry, type RouteParameter, type RunTyped } from '../types.js';
+import { graphqlRoute, type JsonSchema, type RouteSpec, type RouteParameter, type RunTyped } from '../types.js';
 
 /** Multipart framing around the sample: a body whose Content-Length exceeds the limit by more is refused unread. */
 const MULTIPART_SLACK_BYTES = 64 * 1024;
@@ -110,7 +110,7 @@ function sendAudio(res: Response, file: { path: string; contentType: string }, c
   res.sendFile(file.path);
 }
 
-export const voiceRoutes: RouteEntry[] = [
+export const voiceRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/voices/available', operationId: 'listAvailableVoices', tags: ['voices'],
     auth: { mode: 'optional', scopes: [] },

@@ -4,7 +4,9 @@ import { parseOperationTexts, withOperationTexts } from '../../rest/operation-te
 import { routeTable } from '../../rest/route-table.js';
 import type { RouteEntry } from '../../rest/types.js';
 
-const route = (operationId: string, texts: Partial<Pick<RouteEntry, 'summary' | 'description' | 'errors' | 'parameters'>> = {}) =>
+type RouteTexts = Partial<Pick<RouteEntry, 'summary' | 'description' | 'errors' | 'parameters' | 'textValues'>>;
+
+const route = (operationId: string, texts: RouteTexts = {}) =>
   ({
     method: 'get', path: `/v1/${operationId}`, operationId, tags: ['t'], auth: { mode: 'public', scopes: [] }, ...texts,
   }) as unknown as RouteEntry;
@@ -55,6 +57,16 @@ describe('operation texts', () => {
     ]);
     expect(Object.keys(filled!.parameters![0]!)).toEqual(['name', 'in', 'description', 'schema']);
     expect(filled!.parameters![1]).toEqual({ name: 'limit', in: 'query', schema: { type: 'integer' } });
+  });
+
+  it('fills `${NAME}` from the route\'s textValues, and refuses a name without a value or a value no text names', () => {
+    const texts = parseOperationTexts('## getThing\n\nUp to ${MAX} things.\n\n### Errors\n\n- 400 invalid_options: Over ${MAX}.\n', 'm.md');
+    const errors = [{ status: 400, code: 'invalid_options' }];
+    const [filled] = withOperationTexts([route('getThing', { errors, textValues: { MAX: 50 } })], texts);
+    expect(filled).toMatchObject({ summary: 'Up to 50 things.', errors: [{ description: 'Over 50.' }] });
+    expect(() => withOperationTexts([route('getThing', { errors })], texts)).toThrow('getThing names ${MAX}, which its route');
+    expect(() => withOperationTexts([route('getThing', { errors, textValues: { MAX: 50, MIN: 1 } })], texts))
+      .toThrow('textValues MIN named by no text');
   });
 
   it('takes a heading with only sections for a route whose summary is in its entry', () => {

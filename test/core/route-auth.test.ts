@@ -6,7 +6,9 @@
 import { Kind, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { routeTable } from '../../rest/route-table.js';
-import type { GraphQLRoute, HandlerRoute } from '../../rest/types.js';
+import { graphqlRoute, withRouteDefaults, type GraphQLRoute, type HandlerRoute } from '../../rest/types.js';
+import { resultSchema } from '../../rest/shapes.js';
+import { MeDocument } from '../../src/generated/graphql.js';
 import { useTestServer } from '../helpers/server.js';
 import { schema } from '../../src/graphql-schema.js';
 
@@ -83,4 +85,28 @@ describe('handler routes: the router enforces the declared auth', () => {
       }
     });
   }
+});
+
+describe('route entry defaults', () => {
+  it('a route that does not declare its auth takes the closed default: a credential, `read` to read, `write` otherwise', () => {
+    const spec = { path: '/v1/x', operationId: 'x', tags: ['t'], handler: () => {}, response: { status: 200, description: 'x' } };
+    const [read, write, socket, declared] = withRouteDefaults([
+      { ...spec, method: 'get' }, { ...spec, method: 'delete' },
+      { method: 'ws', path: '/v1/y', operationId: 'y', tags: ['t'], frames: { server: [] }, onConnection: () => {} },
+      { ...spec, method: 'post', auth: { mode: 'public', scopes: [] } },
+    ]);
+    expect(read!.auth).toEqual({ mode: 'userOrKey', scopes: ['read'] });
+    expect(write!.auth).toEqual({ mode: 'userOrKey', scopes: ['write'] });
+    expect(socket!.auth).toEqual({ mode: 'userOrKey', scopes: ['read'] });
+    expect(declared!.auth).toEqual({ mode: 'public', scopes: [] });
+  });
+
+  it('a GraphQL route without a response schema answers its root field\'s, derived; one with its own result must declare it', () => {
+    const spec = { method: 'get' as const, path: '/v1/me', operationId: 'me', tags: ['t'], document: MeDocument };
+    const route = graphqlRoute({ ...spec, response: { status: 200, description: 'x' } });
+    expect(route.response.schema).toEqual(resultSchema(MeDocument));
+    expect(route.auth).toEqual({ mode: 'userOrKey', scopes: ['read'] });
+    expect(() => graphqlRoute({ ...spec, response: { status: 200, description: 'x' }, result: () => ({ status: 200 }) }))
+      .toThrow('me: a route with its own result declares its schema');
+  });
 });
