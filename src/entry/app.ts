@@ -36,7 +36,8 @@ import { credentialSourceOf, judgeCredential, useIdentity } from '../../rest/mid
 import { useRateLimit } from '../../rest/middleware/rate-limit.js';
 import { useIdempotency } from '../../rest/middleware/idempotency.js';
 import { useGraphqlContentType } from '../../rest/middleware/graphql-content-type.js';
-import { MCP_PATH, useBearerChallenge } from '../../rest/routes/mcp.js';
+import { MCP_PATH } from '../../rest/routes/mcp.js';
+import { useBearerChallenge } from '../../rest/middleware/bearer-challenge.js';
 import { socketAddress, type RequestState } from '../../rest/request-state.js';
 import '../../rest/request-state.js';
 

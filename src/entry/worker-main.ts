@@ -11,7 +11,7 @@ import { closeServices } from '../core/services.js';
 import { createServices } from './services.js';
 import { backgroundWorkers } from './background-workers.js';
 import type { RunningWorker } from '../core/background.js';
-import { listenForScrapes, type ScrapeListener } from '../../rest/routes/metrics.js';
+import { listenForScrapes, type ScrapeListener } from '../../rest/metrics.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);

@@ -1,7 +1,7 @@
 /**
- * Connect's pages (rest/routes/connect.ts serves them): server-rendered HTML with no script and one inline style
- * allowed by its hash, so the Content-Security-Policy can forbid everything else: nothing from another host, no
- * framing, forms only to this server and the app's own origin.
+ * Connect's pages (rest/pages/connect/authorize.ts answers with them): server-rendered HTML with no script and one
+ * inline style allowed by its hash, so the Content-Security-Policy can forbid everything else: nothing from another
+ * host, no framing, forms only to this server and the app's own origin.
  */
 import crypto from 'node:crypto';
 import type { Response } from 'express';
