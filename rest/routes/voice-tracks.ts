@@ -2,65 +2,47 @@
  * Spoken translation: a recording's voice tracks (GraphQL), asking for them, and one sentence's clip (a handler:
  * audio). The whole track is `/audio?kind=voice&lang=` (rest/routes/recordings.ts). Rules: src/recordings/voice-tracks.ts.
  */
-import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument, VoiceTracksFieldsFragmentDoc } from '../../src/generated/graphql.js';
+import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument } from '../../src/generated/graphql.js';
 import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/index.js';
 import { single } from '../query.js';
-import { fragmentSchema } from '../shapes.js';
 import { graphqlRoute, type RouteSpec } from '../types.js';
 import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './recordings.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, '
   + 'with its permissions: another language than the spoken one needs `allowTranslate`.' };
-const listenerTokenParam = {
-  name: 'listenerToken', in: 'query' as const, schema: { type: 'string' },
-  description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.',
-};
-const tracksSchema = fragmentSchema(VoiceTracksFieldsFragmentDoc);
+const listenerTokenParam = { name: 'listenerToken', in: 'query' as const, schema: { type: 'string' },
+  description: 'A private broadcast\'s listener; a public broadcast\'s listener sends nothing.' };
+const langParam = { name: 'lang', in: 'query' as const, schema: { type: 'string', maxLength: 35 } };
 
 export const voiceTrackRoutes: RouteSpec[] = [
   graphqlRoute({
     method: 'get', path: '/v1/recordings/{id}/voice', operationId: 'listRecordingVoiceTracks', tags: ['voice tracks'],
-    auth: { mode: 'optional', scopes: ['read'] },
-    parameters: [
-      shareCodeParam, listenerTokenParam,
-      { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'Only this language\'s row.' },
-    ],
+    auth: { mode: 'optional', scopes: ['read'] }, parameters: [shareCodeParam, listenerTokenParam, langParam],
     document: RecordingVoiceTracksDocument,
     variables: ({ params, query }) => ({
       recordingId: params.id!, lang: single(query.lang), shareCode: single(query.shareCode), listenerToken: single(query.listenerToken),
     }),
-    response: { status: 200, description: 'One row per language.', schema: tracksSchema },
+    response: { status: 200, description: 'One row per language.' },
     errors: [notFound, { status: 403, code: 'forbidden' }, { status: 400, code: 'invalid_options' }],
   }),
   graphqlRoute({
     method: 'post', path: '/v1/recordings/{id}/voice', operationId: 'renderRecordingVoiceTracks', tags: ['voice tracks'],
-    auth: { mode: 'userOrKey', scopes: ['write'] },
+    document: RenderVoiceTracksDocument, variables: ({ params, body }) => ({ recordingId: params.id!, ...parseVoiceRender(body) }),
     request: {
-      schema: {
-        type: 'object', additionalProperties: false, required: ['languages'],
-        properties: {
-          languages: {
-            type: 'array', minItems: 1, maxItems: MAX_VOICE_LANGUAGES, items: { type: 'string' },
-            description: `1 to ${MAX_VOICE_LANGUAGES} language codes (\`es\`, \`fr\`, \`pt-BR\` …); repeats count once.`,
-          },
-          force: { type: 'boolean', default: false, description: 'Render again even when the track is sealed or running.' },
-        },
-      },
+      schema: { type: 'object', additionalProperties: false, required: ['languages'], properties: {
+        languages: { type: 'array', minItems: 1, maxItems: MAX_VOICE_LANGUAGES, items: { type: 'string' },
+          description: `1 to ${MAX_VOICE_LANGUAGES} language codes (\`es\`, \`fr\`, \`pt-BR\` …); repeats count once.` },
+        force: { type: 'boolean', default: false, description: 'Render again even when the track is sealed or running.' },
+      } },
     },
-    variables: ({ params, body }) => ({ recordingId: params.id!, ...parseVoiceRender(body) }),
-    document: RenderVoiceTracksDocument,
-    response: {
-      status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).', schema: tracksSchema,
-    },
+    response: { status: 202, description: 'The rows of the languages asked for, their jobs queued (or as they were).' },
     errors: [notFound, { status: 400, code: 'invalid_options' }, { status: 409, code: 'invalid_state' }],
   }),
   {
     method: 'get', path: '/v1/recordings/{id}/voice/{sentence}', operationId: 'getRecordingVoiceClip', tags: ['voice tracks'],
     auth: { mode: 'optional', scopes: ['read'] },
     parameters: [
-      { name: 'sentence', in: 'path', required: true, schema: { type: 'string' } },
-      { name: 'lang', in: 'query', schema: { type: 'string', maxLength: 35 }, description: 'The language to speak; default the spoken '
-        + 'language.' },
+      { name: 'sentence', in: 'path', required: true, schema: { type: 'string' } }, langParam,
       { name: 'format', in: 'query', schema: { type: 'string', enum: ['ogg', 'caf'], default: 'ogg' } },
       shareCodeParam, listenerTokenParam, mediaParam, accessTokenParam,
     ],
