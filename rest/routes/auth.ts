@@ -4,13 +4,10 @@ import { graphqlRoute, type RouteSpec } from '../types.js';
 
 export const authRoutes: RouteSpec[] = [
   graphqlRoute({
-    method: 'get', path: '/auth/jwks.json', operationId: 'getLocalIssuerJwks', tags: ['auth'],
-    auth: { mode: 'public', scopes: [] },
-    response: {
-      status: 200, description: 'JSON Web Key Set.',
-      schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } },
-    },
+    method: 'get', path: '/auth/jwks.json', operationId: 'getLocalIssuerJwks', tags: ['auth'], auth: { mode: 'public', scopes: [] },
+    document: LocalIssuerJwksDocument, response: { status: 200, description: 'JSON Web Key Set.', schema: {
+      type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } },
+    } },
     errors: [{ status: 404, code: 'not_found' }],
-    document: LocalIssuerJwksDocument,
   }),
 ];

@@ -3,14 +3,12 @@
  * arrays) ledger, charges, usage, payments. Money is dollars with whole cents.
  */
 import { BillingDocument, BillingPlansDocument } from '../../src/generated/graphql.js';
-import { resultSchema } from '../shapes.js';
 import { graphqlRoute, type RouteSpec } from '../types.js';
 
 /** What a creation point answers when billing refuses it (only while the server bills). */
 export const creationRefusals = [
-  { status: 402, code: 'insufficient_credit', description: 'The credit is out or would be overdrawn, or does not cover the minimum '
-    + 'billed; `details`: `balance`, `plan`, `topUpUrl`, `currency`, and `required` when the cost is known up front. Nothing was '
-    + 'charged.' },
+  { status: 402, code: 'insufficient_credit', description: 'The credit is out or would be overdrawn, or does not cover the minimum billed; '
+    + '`details`: `balance`, `plan`, `topUpUrl`, `currency`, and `required` when the cost is known up front. Nothing was charged.' },
   { status: 429, code: 'rate_limited', description: 'With `details.metric: creates_per_hour`: the plan\'s new transcriptions an hour are '
     + 'used; `details.limit`, `details.resetsAt`, `Retry-After`.' },
 ];
@@ -24,21 +22,13 @@ export const liveCreationRefusals = [
 
 export const billingRoutes: RouteSpec[] = [
   graphqlRoute({
-    method: 'get', path: '/v1/billing', operationId: 'getBilling', tags: ['billing'],
-    auth: { mode: 'userOrKey', scopes: ['read'] },
-    document: BillingDocument,
-    response: {
-      status: 200, description: 'BillingView. With billing off: `enabled: false`, every check passes, plan, rates and limits null.',
-      schema: resultSchema(BillingDocument),
-    },
+    method: 'get', path: '/v1/billing', operationId: 'getBilling', tags: ['billing'], document: BillingDocument,
+    response: { status: 200, description: 'BillingView. With billing off: `enabled: false`, every check passes, plan, rates and limits '
+      + 'null.' },
   }),
   graphqlRoute({
-    method: 'get', path: '/v1/billing/plans', operationId: 'listBillingPlans', tags: ['billing'],
-    auth: { mode: 'public', scopes: [] },
+    method: 'get', path: '/v1/billing/plans', operationId: 'listBillingPlans', tags: ['billing'], auth: { mode: 'public', scopes: [] },
     document: BillingPlansDocument,
-    response: {
-      status: 200, description: 'The plan list (`enabled: false` and no plans when the server does not bill).',
-      schema: resultSchema(BillingPlansDocument),
-    },
+    response: { status: 200, description: 'The plan list (`enabled: false` and no plans when the server does not bill).' },
   }),
 ];
