@@ -6,7 +6,8 @@ import { RecordingVoiceTracksDocument, RenderVoiceTracksDocument } from '../../s
 import { MAX_VOICE_LANGUAGES, parseVoiceRender } from '../../src/recordings/index.js';
 import { single } from '../query.js';
 import { graphqlRoute, type RouteSpec } from '../types.js';
-import { accessTokenParam, mediaCredentialsOf, mediaParam, notFound } from './recordings.js';
+import { mediaCredentialsOf } from '../recording-media.js';
+import { accessTokenParam, mediaParam, notFound } from './recordings.js';
 
 const shareCodeParam = { name: 'shareCode', in: 'query' as const, schema: { type: 'string' }, description: 'Read through a share link, '
   + 'with its permissions: another language than the spoken one needs `allowTranslate`.' };

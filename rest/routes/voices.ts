@@ -14,7 +14,8 @@ import {
 import { fragmentSchema, inputSchema, pageSchema } from '../shapes.js';
 import { MIN_SPEAKER_S, parseFromSpeaker, parseVoicePatch } from '../../src/voices/service.js';
 import { createVoiceFromUpload } from '../uploads.js';
-import { accessTokenParam, personFromAccessToken } from './recordings.js';
+import { personFromAccessToken } from '../recording-media.js';
+import { accessTokenParam } from './recordings.js';
 import { single, withoutLastCursor } from '../query.js';
 import { graphqlRoute, type RouteSpec, type RouteParameter } from '../types.js';
 
