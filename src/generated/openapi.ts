@@ -22884,11 +22884,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Dollars, whole cents inside `autoTopUp.amountRange`; required when enabling. */
+                    amount?: number | null;
                     enabled: boolean;
                     /** @description Dollars, whole cents inside `autoTopUp.thresholdRange`; required when enabling. */
                     threshold?: number | null;
-                    /** @description Dollars, whole cents inside `autoTopUp.amountRange`; required when enabling. */
-                    amount?: number | null;
                 };
             };
         };
