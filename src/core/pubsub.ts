@@ -2,7 +2,8 @@
  * Redis-backed pub/sub: every gateway process and worker sharing a Redis sees the same events, which drive
  * GraphQL subscriptions and the REST sockets. Topics (CONTRIBUTING.md): `transcription:<transcriptionId>` (job
  * frames: the events socket and `transcriptionEvents`), `recording:<recordingId>` (a live recording's control: pause,
- * resume, stop, demote, read by the process holding its publisher socket), `recording:<recordingId>:log` (every
+ * resume, stop, demote, read by the process holding its publisher socket; and its `recording.flushed` answer to a
+ * pause, read by the gateway whose `POST .../pause` waits for it), `recording:<recordingId>:log` (every
  * durable frame of a recording: the subscribe sockets), `recording:<recordingId>:audio` (live audio while someone
  * listens), `broadcast:<broadcastId>` (`recording.started`/`recording.state` of the recordings feeding it: the
  * broadcast's events socket), `gateway:account:<accountId>` (`accountEvents`), `gateway:stream-pulls` (a stream recording

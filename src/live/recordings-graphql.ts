@@ -99,7 +99,8 @@ builder.mutationFields((t) => ({
   ...Object.fromEntries((['pause', 'resume', 'stop'] as const).map((move) => [`${move}Recording`, t.field({
     type: RecordingType,
     description: {
-      pause: 'live → paused (idempotent): audio sent while paused is not transcribed or kept.', resume: 'paused → live.',
+      pause: 'live → paused (idempotent): audio sent while paused is not transcribed or kept; answers once what was said '
+        + 'before it is stored (10 s at most).', resume: 'paused → live.',
       stop: 'paused → ended (only from paused); finalization follows.',
     }[move],
     authScopes: { write: true },

@@ -74,6 +74,11 @@ export const INGEST_CONNECTING: IngestReport = { state: 'connecting', bytes: 0, 
 /** A publisher says it is there this often; one silent for PUBLISHER_GONE_MS is taken for gone. */
 export const PUBLISHER_HEARTBEAT_MS = 5_000;
 const PUBLISHER_GONE_MS = 15_000;
+/**
+ * Longest a pause waits for its publisher's flush to be stored: one pass of the live decoder, on a busy machine a
+ * few. Past it the pause answers and the last commits follow as events.
+ */
+const PAUSE_FLUSH_WAIT_MS = 10_000;
 export const MAX_SCRIPT_CHARS = 100_000;
 const LIST_MAX = 500;
 
@@ -656,9 +661,54 @@ export class LiveRecordingsService {
     };
   }
 
-  /** `live → paused` (pausing a paused recording changes nothing). */
+  /**
+   * `live → paused` (pausing a paused recording changes nothing). With a publisher attached, answers once it has
+   * stored what was said before the pause (its flush; PAUSE_FLUSH_WAIT_MS at most), so the transcript read next has
+   * those last words; the answer's `lastSeq` counts them.
+   */
   async pause(accountId: string, recordingId: string): Promise<RecordingView> {
-    return this.move(accountId, recordingId, { from: ['live'], same: 'paused', to: 'paused', action: 'pause', closeSpan: true });
+    // Subscribed before the control frame goes out, so the publisher's answer cannot come first.
+    const answers = this.deps.pubsub.subscribe(`recording:${recordingId}`);
+    const next = answers.next();
+    try {
+      const view = await this.move(accountId, recordingId, {
+        from: ['live'], same: 'paused', to: 'paused', action: 'pause', closeSpan: true,
+      });
+      if (!(await this.publisherFlushed(recordingId, answers, next))) return view;
+      return recordingView(await this.deps.prisma.recording.findUniqueOrThrow({
+        where: { id: recordingId }, include: { captureSpans: true },
+      }));
+    } finally {
+      void answers.return?.();
+    }
+  }
+
+  /**
+   * Waits (PAUSE_FLUSH_WAIT_MS at most) for the attached publisher's `recording.flushed`; false at once when no
+   * publisher is attached (nothing is being transcribed), or when the time ran out (the commits follow as events).
+   */
+  private async publisherFlushed(
+    recordingId: string, answers: AsyncIterableIterator<Frame>, first: Promise<IteratorResult<Frame>>,
+  ): Promise<boolean> {
+    const recording = await this.deps.prisma.recording.findUnique({ where: { id: recordingId } });
+    if (!recording?.publisherSeenAt || Date.now() - recording.publisherSeenAt.getTime() >= PUBLISHER_GONE_MS) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), PAUSE_FLUSH_WAIT_MS)));
+    try {
+      for (let next = first; ; next = answers.next()) {
+        const answer = await Promise.race([next, timeUp]);
+        if (!answer || answer.done) return false;
+        const frame = answer.value as { type?: unknown; epoch?: unknown };
+        if (frame.type === 'recording.flushed' && frame.epoch === recording.publisherEpoch) return true;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The publisher of `epoch` has stored what was said before the pause it was sent (`pause` waits for this). */
+  flushed(recordingId: string, epoch: number): void {
+    this.deps.pubsub.publish(`recording:${recordingId}`, { type: 'recording.flushed', epoch });
   }
 
   /** `paused → live`: a new capture span starts where the media time line stands. */

@@ -134,6 +134,10 @@ export class LiveSession implements LiveListener {
   private heartbeat: NodeJS.Timeout | null = null;
   /** While paused, audio is neither transcribed nor kept (a live recording's pause). */
   private paused = false;
+  /** Flushes asked of the engine (pauses) and those whose commits are stored; a pause's caller waits for its own. */
+  private flushesAsked = 0;
+  private flushesStored = 0;
+  private flushWaiters: { upTo: number; resolve: () => void }[] = [];
   /** Frames in the order produced; a stored commit holds back what follows it until it is stored. */
   private outbox: Promise<void> = Promise.resolve();
   /** The seq each labelled commit got, by the engine's turn number (settlements name turns). */
@@ -245,11 +249,32 @@ export class LiveSession implements LiveListener {
     if (overLimit) this.end('max_duration');
   }
 
-  /** Stops transcribing: what was said so far is committed, audio that comes until `resume` is dropped. */
-  pause(): void {
-    if (this.paused || this.state === 'closed') return;
-    this.paused = true;
-    this.live?.flush();
+  /**
+   * Stops transcribing: what was said so far is committed, audio that comes until `resume` is dropped. Resolves once
+   * those commits are stored (a pause of a paused session: once the pending flush's are), or the session is over.
+   */
+  pause(): Promise<void> {
+    if (!this.paused && this.state !== 'closed') {
+      this.paused = true;
+      if (this.live) {
+        this.flushesAsked++;
+        this.live.flush();
+      }
+    }
+    return this.flushStored(this.flushesAsked);
+  }
+
+  private flushStored(upTo: number): Promise<void> {
+    if (this.flushesStored >= upTo || this.state === 'closed') return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push({ upTo, resolve }));
+  }
+
+  /** Flushes up to `upTo` have their commits stored (Infinity: the session is over, nothing more will come). */
+  private settleFlushes(upTo: number): void {
+    this.flushesStored = Math.max(this.flushesStored, upTo);
+    const settled = this.flushWaiters.filter((waiter) => waiter.upTo <= this.flushesStored);
+    this.flushWaiters = this.flushWaiters.filter((waiter) => waiter.upTo > this.flushesStored);
+    for (const waiter of settled) waiter.resolve();
   }
 
   resume(): void {
@@ -297,6 +322,7 @@ export class LiveSession implements LiveListener {
     // Stop the engine; its `done` frees the slot.
     if (wasOpen && this.live) this.live.cancel();
     this.meterEnd();
+    this.settleFlushes(Infinity);
   }
 
   /** The client cannot keep up (the transport's judgement): stop transcribing; the slot frees once the engine stops. */
@@ -306,6 +332,7 @@ export class LiveSession implements LiveListener {
     this.state = 'closed';
     this.stopHeartbeat();
     this.meterEnd();
+    this.settleFlushes(Infinity);
   }
 
   // ---- engine events ----------------------------------------------------------------------------------------
@@ -328,6 +355,13 @@ export class LiveSession implements LiveListener {
   }
 
   update(update: LiveUpdate): void {
+    this.takeUpdate(update);
+    // After the commits it brought are stored: a pause waiting for this flush answers now.
+    const { flushed } = update;
+    if (flushed !== undefined) this.enqueue(() => this.settleFlushes(flushed));
+  }
+
+  private takeUpdate(update: LiveUpdate): void {
     if (this.state !== 'ready' && this.state !== 'ending') return;
     if (this.endReason === 'cancelled') return; // cancel drops the rest
     this.processingS += update.processingS;
@@ -658,6 +692,7 @@ export class LiveSession implements LiveListener {
     this.state = 'closed';
     this.stopHeartbeat();
     this.meterEnd();
+    this.settleFlushes(Infinity);
     this.output.finished(outcome);
   }
 

@@ -229,7 +229,7 @@ describe('live transcription policy', () => {
   });
 
   it('a flush (a pause) commits what was said before it, and only that; audio after it goes on in later passes', async () => {
-    const { transcriber, live, ended } = start('fast');
+    const { transcriber, live, updates, ended } = start('fast');
     live.push(seconds(1));
     await tick();
     live.flush();
@@ -238,11 +238,14 @@ describe('live transcription policy', () => {
     await tick();
     expect(transcriber.passKinds).toEqual(['step', 'flush']);
     expect(transcriber.pushedS.map((s) => +s.toFixed(3))).toEqual([1]);
+    expect(updates.map((update) => update.flushed)).toEqual([undefined]);
     await transcriber.finish();
     await tick();
     // The half second after the flush point is the next pass's.
     expect(transcriber.passKinds).toEqual(['step', 'flush', 'step']);
     expect(transcriber.pushedS.map((s) => +s.toFixed(3))).toEqual([1, 0.5]);
+    // The flush's pass says which flush it answers (the session's pause waits for it); other passes say none.
+    expect(updates.map((update) => update.flushed)).toEqual([undefined, 1]);
     live.cancel();
     await transcriber.finish();
     expect(await ended).toBe('cancelled');

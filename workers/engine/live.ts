@@ -75,6 +75,11 @@ export interface LiveUpdate {
   decoder: LiveDecoder;
   /** Speaker labels settled by this pass (or moved again by a later merge), by `speakerTurn`. */
   speakers?: SpeakerSettlement[];
+  /**
+   * This pass committed what was said before a flush (a pause): how many `flush` calls it answers, counted from the
+   * first. Its commits are the last of the audio before those flushes.
+   */
+  flushed?: number;
 }
 
 /** Consecutive small-backlog passes before `auto` goes back to the accurate decoder (avoids flapping). */
@@ -110,6 +115,8 @@ export class LiveTranscription {
    * that (audio after it, once the capture resumes, is the next passes'). Null when none is pending.
    */
   private flushAtSamples: number | null = null;
+  /** `flush` calls so far: a flush pass reports how many it answers (`flushed`). */
+  private flushesAsked = 0;
   private wake: (() => void) | null = null;
   /** Speaker labelling: null until labels are first asked for; kept while they are off (its speakers stay known). */
   private speakers: OnlineSpeakers | null = null;
@@ -171,6 +178,7 @@ export class LiveTranscription {
    * taking audio.
    */
   flush(): void {
+    this.flushesAsked++;
     this.flushAtSamples = this.receivedSamples;
     this.signal();
   }
@@ -200,7 +208,7 @@ export class LiveTranscription {
         if (this.fedSamples < upTo) await this.pass(emit, () => this.transcriber.step());
         else {
           this.flushAtSamples = null;
-          await this.pass(emit, () => this.transcriber.flush());
+          await this.pass(emit, () => this.transcriber.flush(), this.flushesAsked);
         }
         continue;
       }
@@ -257,7 +265,9 @@ export class LiveTranscription {
     this.fedSamples += take;
   }
 
-  private async pass(emit: (update: LiveUpdate) => void, run: () => Promise<{ committed: Segment[]; draft: LiveDraft[] }>): Promise<void> {
+  private async pass(
+    emit: (update: LiveUpdate) => void, run: () => Promise<{ committed: Segment[]; draft: LiveDraft[] }>, flushed?: number,
+  ): Promise<void> {
     const coveredSamples = this.fedSamples;
     const decoder = this.transcriber.mode;
     const started = performance.now();
@@ -279,6 +289,7 @@ export class LiveTranscription {
     const settled = this.speakers?.settle(this.ended && this.incoming.length === 0) ?? [];
     emit({
       committed, draft, coveredS: coveredSamples / SAMPLE_RATE, processingS, decoder, ...(settled.length ? { speakers: settled } : {}),
+      ...(flushed !== undefined ? { flushed } : {}),
     });
   }
 

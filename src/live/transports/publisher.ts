@@ -104,14 +104,16 @@ export function publishToRecording(
     },
   });
   let paused = place.paused;
-  if (paused) session.pause();
+  if (paused) void session.pause();
 
   // `recording.state` frames (not in the realtime protocol; clients ignore unknown types) tell the publisher when a
   // move made elsewhere took effect: audio sent after `paused` is dropped, after `live` transcribed again.
+  // A pause is answered (`live.flushed`) once what was said before it is stored: `POST .../pause` waits for that, so
+  // a transcript read after it has every word. A pause of a paused session answers when its pending flush is stored.
   const pause = (wanted: boolean) => {
+    if (wanted) void session.pause().then(() => live.flushed(recordingId, epoch));
     if (wanted === paused) return;
-    if (wanted) session.pause();
-    else session.resume();
+    if (!wanted) session.resume();
     paused = wanted;
     session.notice({ type: 'recording.state', recordingId, state: wanted ? 'paused' : 'live' });
   };
