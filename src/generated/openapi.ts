@@ -788,7 +788,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** live → paused (idempotent): what was said is committed; audio sent while paused is neither transcribed nor kept. */
+        /**
+         * live → paused (idempotent): what was said is committed; audio sent while paused is neither transcribed nor kept.
+         * @description With a publisher attached, the answer comes once the publisher has stored what was said before the pause (its last pass, 10 s at most), so the transcript read next has those last words and the answer's `lastSeq` counts them.
+         */
         post: operations["pauseRecording"];
         delete?: never;
         options?: never;
