@@ -49,7 +49,9 @@ export const lowBalanceAlertView = (
 export function parseLowBalanceAlert(body: unknown, settings: BillingSettings): LowBalanceAlertInput {
   if (!isObject(body)) throw errors.invalidBody('The body must be {enabled, threshold}.', { field: 'body' });
   const unknown = Object.keys(body).find((key) => !FIELDS.includes(key));
-  if (unknown) throw errors.invalidBody(`${unknown} is not a low-balance alert field (enabled, threshold).`, { field: unknown });
+  if (unknown !== undefined) {
+    throw errors.invalidBody(`${unknown} is not a low-balance alert field (enabled, threshold).`, { field: unknown });
+  }
   if (typeof body.enabled !== 'boolean') throw errors.invalidBody('enabled must be true or false.', { field: 'enabled' });
   const thresholdCents = body.threshold === undefined || body.threshold === null ? null : centsIn(
     body.threshold, 'threshold', settings.lowBalanceAlert.range,

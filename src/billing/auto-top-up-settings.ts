@@ -62,7 +62,9 @@ export function autoTopUpSettingsOf(account: BillingAccountRow): AutoTopUpSettin
 export function parseAutoTopUpSettings(body: unknown, settings: BillingSettings): AutoTopUpInput {
   if (!isObject(body)) throw errors.invalidBody('The body must be AutoTopUpSettings {enabled, threshold, amount}.', { field: 'body' });
   const unknown = Object.keys(body).find((key) => !FIELDS.includes(key));
-  if (unknown) throw errors.invalidBody(`${unknown} is not an auto top-up field (enabled, threshold, amount).`, { field: unknown });
+  if (unknown !== undefined) {
+    throw errors.invalidBody(`${unknown} is not an auto top-up field (enabled, threshold, amount).`, { field: unknown });
+  }
   if (typeof body.enabled !== 'boolean') throw errors.invalidBody('enabled must be true or false.', { field: 'enabled' });
   const given = (field: 'threshold' | 'amount', range: MoneyRange) => {
     const value = body[field];

@@ -19,6 +19,6 @@ export function optionalNumber(input: Record<string, unknown>, field: string, pr
 export function bodyWithFields(body: unknown, fields: readonly string[], shape: string): Record<string, unknown> {
   if (!isObject(body)) throw errors.invalidBody(`The body must be ${shape}.`, { field: 'body' });
   const unknown = Object.keys(body).find((key) => !fields.includes(key));
-  if (unknown) throw errors.invalidBody(`Unknown field: ${unknown}.`, { field: unknown });
+  if (unknown !== undefined) throw errors.invalidBody(`Unknown field: ${unknown}.`, { field: unknown });
   return body;
 }
