@@ -73,7 +73,7 @@ export const transcriptionRoutes: RouteSpec[] = [
     },
     request: { schema: inputSchema('CreateLiveTranscriptionInput') },
     response: { status: 201, description: 'The live transcription.' },
-    errors: [{ status: 400, code: 'invalid_options' }],
+    errors: [{ status: 400, code: 'invalid_options' }, { status: 404, code: 'not_found' }],
   }),
   graphqlRoute({
     method: 'get', path: '/v1/transcriptions', operationId: 'listTranscriptions', tags: ['transcriptions'],
