@@ -2,8 +2,7 @@
 import {
   ApiKeysDocument, CreateApiKeyDocument, MeDocument, MeFieldsFragmentDoc, NewApiKeyFieldsFragmentDoc, RevokeApiKeyDocument,
 } from '../../src/generated/graphql.js';
-import { createApiKeyFields } from '../../src/account/index.js';
-import { MAX_KEY_NAME } from '../../src/account/service.js';
+import { createApiKeyFields, MAX_KEY_NAME } from '../../src/account/service.js';
 import { ref } from '../schemas.js';
 import { fragmentSchema, inputSchema, listSchema } from '../shapes.js';
 import { graphqlRoute, type RouteSpec } from '../types.js';

@@ -14,6 +14,7 @@ import { MAX_TRANSLATION_SENTENCES } from '../../src/recordings/service.js';
 import { MAX_SPEAKER_NAME, parseSpeakerIndex, parseSpeakerName } from '../../src/recordings/index.js';
 import {
   RECORDING_SETTING_FIELDS, parseRecordingSettings, parseStartRecording, acceptPublisher, authorizePublisher, REALTIME_MAX_PAYLOAD,
+  PAUSE_FLUSH_WAIT_MS,
 } from '../../src/live/index.js';
 import { cursorPageSchema, fragmentSchema, inputSchema, pageSchema } from '../shapes.js';
 import { INT32_MAX, intParam, pageParameters, single, withoutLastCursor } from '../query.js';
@@ -199,6 +200,7 @@ export const recordingRoutes: RouteSpec[] = [
   ...Object.entries({ pause: PauseRecordingDocument, resume: ResumeRecordingDocument, stop: StopRecordingDocument }).map(
     ([move, document]) => graphqlRoute({
       method: 'post', path: `/v1/recordings/{id}/${move}`, operationId: `${move}Recording`, tags: ['recordings'],
+      ...(move === 'pause' ? { textValues: { PAUSE_FLUSH_WAIT_S: PAUSE_FLUSH_WAIT_MS / 1000 } } : {}),
       document: document as typeof PauseRecordingDocument, variables: ({ params }) => ({ id: params.id! }),
       response: { status: 200, description: 'The recording.' }, errors: [notFound, { status: 409, code: 'invalid_state' }],
     }),

@@ -5,7 +5,7 @@
 export { LATENCY_MODES } from './options.js';
 export {
   type CatchUp, finalizeRecording, LiveRecordingsService, MAX_SCRIPT_CHARS, parseRecordingSettings, parseStartRecording,
-  RECORDING_SETTING_FIELDS, type RecordingGrant, type RecordingPage, takeoverDetails, type TimedWord,
+  PAUSE_FLUSH_WAIT_MS, RECORDING_SETTING_FIELDS, type RecordingGrant, type RecordingPage, takeoverDetails, type TimedWord,
 } from './recordings.js';
 export { RtmpService } from './rtmp-ingests.js';
 export { acceptPublisher, authorizePublisher } from './transports/publisher.js';

@@ -78,7 +78,7 @@ const PUBLISHER_GONE_MS = 15_000;
  * Longest a pause waits for its publisher's flush to be stored: one pass of the live decoder, on a busy machine a
  * few. Past it the pause answers and the last commits follow as events.
  */
-const PAUSE_FLUSH_WAIT_MS = 10_000;
+export const PAUSE_FLUSH_WAIT_MS = 10_000;
 export const MAX_SCRIPT_CHARS = 100_000;
 const LIST_MAX = 500;
 

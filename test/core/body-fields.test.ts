@@ -3,7 +3,7 @@
  * one key through (falsy), and POST /v1/api-keys made a key for `{"name":"x","":null}` (the fuzzer found it).
  */
 import { describe, expect, it } from 'vitest';
-import { createApiKeyFields } from '../../src/account/index.js';
+import { createApiKeyFields } from '../../src/account/service.js';
 import { parseAutoTopUpSettings, parseLowBalanceAlert } from '../../src/billing/index.js';
 import type { BillingSettings } from '../../src/core/config/billing.js';
 import { bodyWithFields } from '../../src/core/validate.js';
