@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crossKeysPerStep } from '../../workers/engine/graph/decoder-cross-kv.js';
-import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/graph/decoder-graph.js';
+import { EXACT_DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/graph/decoder-graph.js';
 import { dequantizedGraph } from '../../workers/engine/graph/dequantize.js';
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
 import { resolveModelDir, SpeechEngine } from '../../workers/engine/speech-engine.js';
@@ -39,7 +39,7 @@ beforeAll(async () => {
   const float = dequantizedGraph(hoistedDecoder(readFileSync(decoderFile)));
   rewritten = crossKeysPerStep(float);
   const options: ort.InferenceSession.SessionOptions = {
-    intraOpNumThreads: 1, executionProviders: ['cpu'], extra: { session: DECODER_SESSION_CONFIG },
+    intraOpNumThreads: 1, executionProviders: ['cpu'], extra: { session: EXACT_DECODER_SESSION_CONFIG },
   };
   exported = await ort.InferenceSession.create(float, options);
   perStep = await ort.InferenceSession.create(rewritten, options);

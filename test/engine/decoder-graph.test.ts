@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/graph/decoder-graph.js';
+import { EXACT_DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/graph/decoder-graph.js';
 import { resolveModelDir } from '../../workers/engine/speech-engine.js';
 
 const onnxDir = join(resolveModelDir(), 'onnx');
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const options: ort.InferenceSession.SessionOptions = { graphOptimizationLevel: 'all', intraOpNumThreads: 1, executionProviders: ['cpu'] };
   original = await ort.InferenceSession.create(decoderFile, options);
   hoisted = await ort.InferenceSession.create(hoistedDecoder(readFileSync(decoderFile)), {
-    ...options, extra: { session: DECODER_SESSION_CONFIG },
+    ...options, extra: { session: EXACT_DECODER_SESSION_CONFIG },
   });
   // Deterministic stand-in for an encoder output: the rewrite must not care what the audio was.
   let seed = 7;

@@ -32,6 +32,7 @@ import {
   varintField,
   withBranchGraph,
   withGraph,
+  withoutUnread,
   type GraphNode,
   type WireField,
 } from './onnx-wire.js';
@@ -67,21 +68,6 @@ function ancestry(start: string, producer: Map<string, GraphNode>, depth: number
     frontier.forEach((name) => seen.add(name));
   }
   return seen;
-}
-
-/**
- * A branch without the nodes nothing reads any more (the slice's bounds, computed from the cache's length), which
- * onnxruntime would drop at load with a warning each.
- */
-function withoutUnread(branch: WireField[]): WireField[] {
-  let fields = branch;
-  for (;;) {
-    const nodes = nodesOf(fields);
-    const read = new Set([...nodes.flatMap((n) => n.inputs), ...fields.filter((f) => f.field === GRAPH.output).map(valueName)]);
-    const unread = new Set(nodes.filter((n) => n.outputs.every((o) => !read.has(o))).map((n) => n.index));
-    if (unread.size === 0) return fields;
-    fields = fields.filter((_, index) => !unread.has(index));
-  }
 }
 
 /** The decoder graph whose cached branch takes per-row positions and attention biases (see the file's comment). */

@@ -238,3 +238,39 @@ export function int64Initializer(name: string, value: number | bigint): WireFiel
     varintField(tensor.dims, 1), varintField(tensor.dataType, 7), stringField(tensor.name, name), bytesField(tensor.rawData, raw),
   ]);
 }
+
+/**
+ * A branch without the nodes nothing reads any more (a rewrite's leftovers), which onnxruntime would
+ * drop at load with a warning each.
+ */
+export function withoutUnread(branch: WireField[]): WireField[] {
+  let fields = branch;
+  for (;;) {
+    const nodes = nodesOf(fields);
+    const read = new Set([...nodes.flatMap((n) => n.inputs), ...fields.filter((f) => f.field === ONNX.graph.output).map(valueName)]);
+    const unread = new Set(nodes.filter((n) => n.outputs.every((o) => !read.has(o))).map((n) => n.index));
+    if (unread.size === 0) return fields;
+    fields = fields.filter((_, index) => !unread.has(index));
+  }
+}
+
+/** A 1-D int64 initializer (as a graph's `initializer` field). */
+export function int64Vector(name: string, values: number[]): WireField {
+  const raw = new Uint8Array(8 * values.length);
+  values.forEach((value, i) => new DataView(raw.buffer).setBigInt64(8 * i, BigInt(value), true));
+  const { tensor } = ONNX;
+  return messageField(ONNX.graph.initializer, [
+    varintField(tensor.dims, values.length), varintField(tensor.dataType, 7), stringField(tensor.name, name),
+    bytesField(tensor.rawData, raw),
+  ]);
+}
+
+/** An attribute of type INT (a NodeProto's attribute field): AttributeProto { name: 1, i: 3, type: 20 = INT (2) }. */
+export function intAttribute(name: string, value: number): WireField {
+  return messageField(ONNX.node.attribute, [stringField(1, name), varintField(3, value), varintField(20, 2)]);
+}
+
+/** An attribute of type INTS (`perm`): AttributeProto { name: 1, ints: 8, type: 20 = INTS (7) }. */
+export function intsAttribute(name: string, values: number[]): WireField {
+  return messageField(ONNX.node.attribute, [stringField(1, name), ...values.map((v) => varintField(8, v)), varintField(20, 7)]);
+}

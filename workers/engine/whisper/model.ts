@@ -9,7 +9,10 @@ import * as ort from 'onnxruntime-node';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../graph/decoder-graph.js';
 import { crossKeysPerStep } from '../graph/decoder-cross-kv.js';
 import { CROSS_BIAS, POSITIONS, rowMasks, SELF_BIAS } from '../graph/decoder-masks.js';
+import { eightBitProjection } from '../graph/decoder-projection.js';
+import { sharedCrossAttention } from '../graph/decoder-shared-cross.js';
 import { dequantizedGraph } from '../graph/dequantize.js';
+import { cachedGraph, graphCacheDir } from '../graph/graph-cache.js';
 import { blockedAttention } from '../graph/encoder-attention.js';
 import { variableLengthEncoder } from '../graph/encoder-context.js';
 import { N_FRAMES, N_MELS } from './mel.js';
@@ -52,6 +55,8 @@ export interface RuntimeOptions {
    * cross-attention keys and values from the host, which batching would copy together at every step.
    */
   stepRows?: number;
+  /** Where rewritten graphs are kept between starts (graph-cache.ts; default `graphCacheDir()`); null keeps none. */
+  graphCacheDir?: string | null;
 }
 
 export const DEFAULT_STEP_ROWS = 256;
@@ -91,6 +96,11 @@ export interface KvCache {
    */
   encoder: ort.Tensor[];
   pastLength: number;
+  /**
+   * Whether the decoder lets rows share an encoder row (decoder-shared-cross.ts): a beam's hypotheses then keep the
+   * one row of `encoder` their first call made instead of a copy each.
+   */
+  sharesEncoderRows?: boolean;
   /** Which rows of `decoder` are this cache's, when it is a view of a batched step (step-batcher.ts). */
   rows?: number[];
   /** Where this cache's entries start along `decoder`'s length axis, when it is a view padded in front. */
@@ -135,12 +145,16 @@ interface SessionSettings {
   config?: Record<string, string>;
 }
 
-/** A session on `provider` (nodes it has no kernel for run on the CPU), or an error when the provider cannot load. */
+/**
+ * A session on `provider` (nodes it has no kernel for run on the CPU), or an error when the provider cannot load.
+ * `graph`: the bytes, or a file onnxruntime reads itself (graph-cache.ts).
+ */
 function createSession(
-  graph: Uint8Array, provider: string, runtime: RuntimeOptions, settings: SessionSettings,
+  graph: Uint8Array | string, provider: string, runtime: RuntimeOptions, settings: SessionSettings,
 ): Promise<ort.InferenceSession> {
   const spin = runtime.spinning ? '1' : '0';
-  return ort.InferenceSession.create(graph, {
+  // The overloads take a path or bytes, not their union.
+  return ort.InferenceSession.create(graph as string, {
     graphOptimizationLevel: 'all',
     intraOpNumThreads: settings.threads,
     interOpNumThreads: runtime.interOpThreads ?? 1,
@@ -198,18 +212,34 @@ function loadDecoderGraph(
   gpu: boolean,
   float: GraphFloat,
   batchSteps: boolean,
-): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean; rowMasks: boolean } {
+): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean; rowMasks: boolean; sharesEncoderRows: boolean } {
   const hoisted = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again '
     + '(slower)');
   const graph = floatProducts(file, hoisted.graph, float, gpu);
-  if (!gpu) return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false };
+  if (!gpu) {
+    const projected = hoisted.rewritten && float !== 'all'
+      ? tryRewrite(file, graph, eightBitProjection, 'the output projection stays float').graph : graph;
+    const shared = tryRewrite(
+      file, projected, sharedCrossAttention, 'each beam hypothesis reads its own copy of the encoder keys and values',
+    );
+    return {
+      graph: shared.graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false, sharesEncoderRows: shared.rewritten,
+    };
+  }
   // Row masks first: the per-step rewrite then copies first-call nodes into the cached branch, which the masks
   // must not touch. Batched steps need both (each row brings its own encoder states).
   const masked = batchSteps ? tryRewrite(file, graph, rowMasks, 'each decode steps alone') : { graph, rewritten: false };
   const cross = tryRewrite(file, masked.graph, crossKeysPerStep, 'each step copies the cross-attention keys and values in from the host');
-  if (!cross.rewritten && masked.rewritten) return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false };
-  return { graph: cross.graph, hoisted: hoisted.rewritten, crossKeysPerStep: cross.rewritten, rowMasks: masked.rewritten };
+  if (!cross.rewritten && masked.rewritten) {
+    return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false, sharesEncoderRows: false };
+  }
+  return {
+    graph: cross.graph, hoisted: hoisted.rewritten, crossKeysPerStep: cross.rewritten, rowMasks: masked.rewritten, sharesEncoderRows: false,
+  };
 }
+
+/** A session that could not load from a cached graph (the entries are removed: the next load rewrites them). */
+class CachedGraphFailed extends Error {}
 
 export class WhisperOnnx {
   private constructor(
@@ -227,6 +257,8 @@ export class WhisperOnnx {
     readonly floatProducts: FloatProducts = 'none',
     /** The most rows a batched step takes; 0 when the decoder has no row masks (each decode steps alone). */
     stepRows = 0,
+    /** Whether decoder rows may share an encoder row (decoder-shared-cross.ts). */
+    private readonly sharesEncoderRows = false,
   ) {
     this.steps = stepRows > 0 ? new StepBatcher(
       (step) => this.runStep(step),
@@ -249,9 +281,10 @@ export class WhisperOnnx {
     };
     if (config.numMelBins !== N_MELS) throw new Error(`Model wants ${config.numMelBins} mel bins; this engine computes ${N_MELS}`);
     const requested = (runtime.provider ?? 'cpu').toLowerCase();
+    const cacheDir = runtime.graphCacheDir === undefined ? graphCacheDir() : runtime.graphCacheDir;
     if (requested !== 'cpu') {
       try {
-        return await WhisperOnnx.open(modelDir, config, runtime, requested);
+        return await WhisperOnnx.open(modelDir, config, runtime, requested, cacheDir);
       } catch (error) {
         // The npm build has no CUDA provider libraries until `npm run gpu:install` places them, and they need the
         // CUDA libraries and a GPU. Say why once and carry on on the CPU rather than refusing to start.
@@ -260,19 +293,34 @@ export class WhisperOnnx {
         );
       }
     }
-    return WhisperOnnx.open(modelDir, config, runtime, 'cpu');
+    try {
+      return await WhisperOnnx.open(modelDir, config, runtime, 'cpu', cacheDir);
+    } catch (error) {
+      if (!(error instanceof CachedGraphFailed)) throw error;
+      // A cached graph onnxruntime cannot load (a disk fault, a file changed by hand): gone now, rewritten once more.
+      console.warn(`[engine] cached graphs in ${cacheDir} did not load (${error.message.split('\n')[0]}); rewriting them`);
+      return WhisperOnnx.open(modelDir, config, runtime, 'cpu', cacheDir);
+    }
   }
 
   /** Both sessions on `provider`, or an error (and nothing left loaded) when either cannot run there. */
-  private static async open(modelDir: string, config: ModelConfig, runtime: RuntimeOptions, provider: string): Promise<WhisperOnnx> {
+  private static async open(
+    modelDir: string, config: ModelConfig, runtime: RuntimeOptions, provider: string, cacheDir: string | null,
+  ): Promise<WhisperOnnx> {
     const gpu = provider !== 'cpu' || runtime.gpuGraphs === true;
     const float = runtime.floatProducts ?? defaultFloatProducts(config);
     if (!FLOAT_PRODUCTS.includes(float)) throw new Error(`float products '${float}': one of ${FLOAT_PRODUCTS.join(', ')}`);
     const encoderFloat: GraphFloat = float === 'gelu' ? 'gelu' : float === 'none' ? 'none' : 'all';
-    const encoderGraph = loadEncoderGraph(pickOnnx(modelDir, 'encoder_model', gpu), gpu, encoderFloat);
+    const encoderFile = pickOnnx(modelDir, 'encoder_model', gpu);
+    const encoderGraph = await cachedGraph(
+      encoderFile, { graph: 'encoder', gpu, float: encoderFloat }, () => loadEncoderGraph(encoderFile, gpu, encoderFloat), cacheDir,
+    );
     const stepRows = Math.max(0, Math.floor(runtime.stepRows ?? DEFAULT_STEP_ROWS));
-    const decoderGraph = loadDecoderGraph(
-      pickOnnx(modelDir, 'decoder_model_merged', gpu), gpu, float === 'all' ? 'all' : 'none', stepRows > 0,
+    const decoderFile = pickOnnx(modelDir, 'decoder_model_merged', gpu);
+    const decoderFloat: GraphFloat = float === 'all' ? 'all' : 'none';
+    const decoderGraph = await cachedGraph(
+      decoderFile, { graph: 'decoder', gpu, float: decoderFloat, batchSteps: stepRows > 0 },
+      () => loadDecoderGraph(decoderFile, gpu, decoderFloat, stepRows > 0), cacheDir,
     );
     // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
     // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
@@ -285,23 +333,28 @@ export class WhisperOnnx {
         threads: runtime.decoderThreads ?? 1,
         arena: false,
         memPattern: true,
-        config: decoderGraph.hoisted ? DECODER_SESSION_CONFIG : undefined,
+        config: decoderGraph.flags.hoisted ? DECODER_SESSION_CONFIG : undefined,
       }),
     ]);
     if (encoder.status === 'rejected' || decoder.status === 'rejected') {
       await Promise.all([encoder, decoder].map((s) => (s.status === 'fulfilled' ? s.value.release() : undefined)));
-      throw encoder.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason;
+      const reason = (encoder.status === 'rejected' ? encoder.reason : (decoder as PromiseRejectedResult).reason) as Error;
+      const fromCache = [encoderGraph, decoderGraph].filter((g) => typeof g.graph === 'string');
+      if (provider !== 'cpu' || fromCache.length === 0) throw reason;
+      await Promise.all(fromCache.map((g) => g.forget()));
+      throw new CachedGraphFailed(reason.message);
     }
     return new WhisperOnnx(
       config,
       encoder.value,
       decoder.value,
       provider,
-      encoderGraph.variableLength,
-      decoderGraph.hoisted,
-      decoderGraph.crossKeysPerStep,
+      encoderGraph.flags.variableLength,
+      decoderGraph.flags.hoisted,
+      decoderGraph.flags.crossKeysPerStep,
       gpu ? 'all' : float,
-      decoderGraph.rowMasks ? stepRows : 0,
+      decoderGraph.flags.rowMasks ? stepRows : 0,
+      decoderGraph.flags.sharesEncoderRows,
     );
   }
 
@@ -429,6 +482,7 @@ export class WhisperOnnx {
     }
     const encoder = cache ? cache.encoder : perStep ? [encoderHidden] : [];
     const next: KvCache = { decoder: [], encoder, pastLength: (cache?.pastLength ?? 0) + seq };
+    if (this.sharesEncoderRows) next.sharesEncoderRows = true;
     for (let layer = 0; layer < decoderLayers && keepCache; layer++) {
       next.decoder.push(out[`present.${layer}.decoder.key`], out[`present.${layer}.decoder.value`]);
       if (!cache && !perStep) next.encoder.push(out[`present.${layer}.encoder.key`], out[`present.${layer}.encoder.value`]);
@@ -502,7 +556,10 @@ export class WhisperOnnx {
       rows.forEach((row, i) => data.set(source.subarray(row * rowSize, (row + 1) * rowSize), i * rowSize));
       return new ort.Tensor('float32', data, [rows.length, ...rest]);
     };
-    const keepEncoder = sameAudio && cache.encoder.length > 0 && cache.encoder[0].dims[0] === rows.length;
+    // Rows of one window keep the encoder rows as they are when they fit, or when one row serves them all.
+    const encoderRows = cache.encoder[0]?.dims[0];
+    const keepEncoder = sameAudio && cache.encoder.length > 0
+      && (encoderRows === rows.length || (cache.sharesEncoderRows === true && encoderRows === 1));
     // A view of a batched step's cache picks its rows by number: nothing is copied until the batcher needs it.
     if (cache.rows) {
       const encoder = keepEncoder ? cache.encoder : cache.encoder.map(sameAudio ? (t) => WhisperOnnx.repeatRow(t, rows.length) : pick);
@@ -514,6 +571,7 @@ export class WhisperOnnx {
       decoder: cache.decoder.map(pick),
       encoder: keepEncoder ? cache.encoder : cache.encoder.map(sameAudio ? (t) => WhisperOnnx.repeatRow(t, rows.length) : pick),
       pastLength: cache.pastLength,
+      ...(cache.sharesEncoderRows ? { sharesEncoderRows: true } : {}),
     };
   }
 

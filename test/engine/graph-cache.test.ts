@@ -1,0 +1,120 @@
+/**
+ * Rewritten graphs kept between process starts (graph-cache.ts): found again by the export's bytes and the settings,
+ * written whole or not at all, pruned, and skipped (with a warning) where the folder cannot be written. The model
+ * loads from the cache with the same results, and rewrites again when a cached file is damaged.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { cachedGraph, graphCacheDir, KEPT } from '../../workers/engine/graph/graph-cache.js';
+import { WhisperOnnx } from '../../workers/engine/whisper/model.js';
+import { resolveModelDir } from '../../workers/engine/speech-engine.js';
+
+const root = mkdtempSync(join(tmpdir(), 'graph-cache-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function source(name: string, bytes: string): string {
+  const path = join(root, name);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+describe('cachedGraph', () => {
+  it('builds once; a later load gets the stored file and flags without building', async () => {
+    const dir = join(root, 'once');
+    const export1 = source('a.onnx', 'export bytes');
+    const build = vi.fn(() => ({ graph: Buffer.from('rewritten'), variableLength: true }));
+    const first = await cachedGraph(export1, { graph: 'encoder' }, build, dir);
+    const second = await cachedGraph(export1, { graph: 'encoder' }, build, dir);
+    expect(build).toHaveBeenCalledTimes(1);
+    expect(first.graph).toBe(second.graph);
+    expect(first.flags).toEqual(second.flags);
+    expect(second.flags).toEqual({ variableLength: true });
+    expect(readFileSync(second.graph as string, 'utf8')).toBe('rewritten');
+    expect(readdirSync(dir).filter((name) => name.startsWith('.'))).toEqual([]);
+  });
+
+  it('other settings or other export bytes make another entry', async () => {
+    const dir = join(root, 'keys');
+    const path = source('b.onnx', 'one export');
+    const build = vi.fn(() => ({ graph: Buffer.from('x'), hoisted: true }));
+    await cachedGraph(path, { float: 'none' }, build, dir);
+    await cachedGraph(path, { float: 'all' }, build, dir);
+    writeFileSync(path, 'another export');
+    await cachedGraph(path, { float: 'none' }, build, dir);
+    expect(build).toHaveBeenCalledTimes(3);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.onnx'))).toHaveLength(3);
+  });
+
+  it('without a folder (ENGINE_GRAPH_CACHE=off) builds every time and hands back the bytes', async () => {
+    expect(graphCacheDir({ ENGINE_GRAPH_CACHE: 'off' })).toBeNull();
+    expect(graphCacheDir({ XDG_CACHE_HOME: '/x' })).toBe(join('/x', 'speechgate', 'graphs'));
+    const build = vi.fn(() => ({ graph: Buffer.from('bytes'), hoisted: false }));
+    const result = await cachedGraph(source('c.onnx', 'c'), {}, build, null);
+    await cachedGraph(source('c.onnx', 'c'), {}, build, null);
+    expect(build).toHaveBeenCalledTimes(2);
+    expect(Buffer.from(result.graph as Uint8Array).toString()).toBe('bytes');
+  });
+
+  it('a folder that cannot be written is said once and the built bytes are used', async () => {
+    const blocked = source('not-a-folder', 'a file where the folder would be');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const build = () => ({ graph: Buffer.from('bytes'), hoisted: true });
+      const result = await cachedGraph(source('d.onnx', 'd'), {}, build, join(blocked, 'graphs'));
+      await cachedGraph(source('d.onnx', 'd'), {}, build, join(blocked, 'graphs'));
+      expect(result.flags).toEqual({ hoisted: true });
+      expect(Buffer.from(result.graph as Uint8Array).toString()).toBe('bytes');
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0][0])).toContain('not written');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it(`keeps the ${KEPT} entries used last`, async () => {
+    const dir = join(root, 'pruned');
+    for (let i = 0; i <= KEPT + 1; i++) {
+      const entry = await cachedGraph(source(`e${i}.onnx`, `export ${i}`), {}, () => ({ graph: Buffer.from(`g${i}`), n: i }), dir);
+      // Older entries were used longer ago (file times a second apart).
+      const when = new Date(Date.now() - (KEPT + 2 - i) * 1000);
+      utimesSync(entry.graph as string, when, when);
+    }
+    const kept = readdirSync(dir).filter((name) => name.endsWith('.onnx'));
+    expect(kept).toHaveLength(KEPT);
+    const flags = readdirSync(dir).filter((name) => name.endsWith('.json'))
+      .map((name) => (JSON.parse(readFileSync(join(dir, name), 'utf8')) as { n: number }).n);
+    expect(flags.sort((a, b) => a - b)).toEqual(Array.from({ length: KEPT }, (_, i) => i + 2));
+  });
+});
+
+describe('the model on cached graphs', () => {
+  it('loads from the cache with the logits of a rewrite, and rewrites again when a cached graph is damaged', async () => {
+    const dir = join(root, 'model');
+    const modelDir = resolveModelDir({ model: 'whisper-tiny' });
+    const features = new Float32Array(80 * 3000).map((_, i) => Math.sin(i / 7) * 0.5);
+    const logits = async (model: WhisperOnnx) => {
+      const out = await model.decode([[50258, 50259, 50359]], await model.encode([features]), null);
+      await model.release();
+      return out.lastLogits;
+    };
+    const uncached = await logits(await WhisperOnnx.load(modelDir, { intraOpThreads: 1, graphCacheDir: null }));
+    const storing = await logits(await WhisperOnnx.load(modelDir, { intraOpThreads: 1, graphCacheDir: dir }));
+    const entries = readdirSync(dir).filter((name) => name.endsWith('.onnx'));
+    expect(entries).toHaveLength(2);
+    const cached = await logits(await WhisperOnnx.load(modelDir, { intraOpThreads: 1, graphCacheDir: dir }));
+    expect(Buffer.from(storing).equals(Buffer.from(uncached))).toBe(true);
+    expect(Buffer.from(cached).equals(Buffer.from(uncached))).toBe(true);
+
+    for (const name of entries) writeFileSync(join(dir, name), 'not a graph');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const rewritten = await logits(await WhisperOnnx.load(modelDir, { intraOpThreads: 1, graphCacheDir: dir }));
+      expect(Buffer.from(rewritten).equals(Buffer.from(uncached))).toBe(true);
+      expect(warn.mock.calls.map((call) => String(call[0])).join('\n')).toContain('did not load');
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Rewritten graphs kept on disk, so that a process start loads the graph it ran last time instead of rewriting the
+ * export again (faster-whisper likewise runs a model converted ahead of time).
+ *
+ * Rewriting whisper-base's two graphs in JavaScript took 1.7 CPU s of a 3 s load, and the copies each rewrite
+ * writes (the decoder alone is 54 MB) raised the process's peak memory by ~200 MB, above what transcription needs.
+ * From the cache, onnxruntime reads the file itself: no graph bytes pass through JavaScript at all.
+ *
+ * An entry is found by a SHA-256 of the export's bytes, of what was asked (provider family, float products …) and of
+ * the rewriting code itself (every file of workers/engine/graph and whisper/model.ts, as they are on disk), so a
+ * changed rewrite or export never meets an old graph. It is written under a temporary name and renamed, so that
+ * processes loading at once never read half a file. `ENGINE_GRAPH_CACHE` names the folder (default
+ * `$XDG_CACHE_HOME/speechgate/graphs`, else `~/.cache/speechgate/graphs`); `off` rewrites at every load. The folder
+ * keeps the `KEPT` entries used last.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Entries kept in the folder (two models × two graphs × a few settings). */
+export const KEPT = 12;
+
+/** The cache folder, or null when `ENGINE_GRAPH_CACHE=off`. */
+export function graphCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  const asked = env.ENGINE_GRAPH_CACHE;
+  if (asked === 'off') return null;
+  if (asked) return asked;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'speechgate', 'graphs');
+}
+
+async function fileHash(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+let codeHash: Promise<string> | undefined;
+
+/** The rewriting code as it is on disk (TypeScript under tsx, JavaScript once built): any change makes new keys. */
+function rewritingCode(): Promise<string> {
+  codeHash ??= (async () => {
+    const graphDir = dirname(fileURLToPath(import.meta.url));
+    const files = (await readdir(graphDir)).filter((name) => /\.(ts|js)$/.test(name)).sort().map((name) => join(graphDir, name));
+    const model = join(graphDir, '..', 'whisper');
+    files.push(...(await readdir(model)).filter((name) => /^model\.(ts|js)$/.test(name)).map((name) => join(model, name)));
+    const hash = createHash('sha256');
+    for (const file of files) hash.update(file.slice(graphDir.length - 5)).update(await readFile(file));
+    return hash.digest('hex');
+  })();
+  return codeHash;
+}
+
+/** What a rewrite left: the graph (a cached file's path, or the bytes when nothing is cached) and its flags. */
+export interface CachedGraph<Flags> {
+  graph: string | Uint8Array;
+  flags: Flags;
+  /** Removes the entry (a cached file onnxruntime could not load); nothing for bytes. */
+  forget: () => Promise<void>;
+}
+
+/**
+ * The graph `build` makes of `source` with `settings`, from the cache when it holds it, else built and stored
+ * (a cache that cannot be written is said once and skipped: the build's bytes are used as they are).
+ */
+export async function cachedGraph<Flags extends object>(
+  source: string,
+  settings: unknown,
+  build: () => { graph: Uint8Array } & Flags,
+  dir: string | null = graphCacheDir(),
+): Promise<CachedGraph<Flags>> {
+  const none = async () => undefined;
+  const made = () => {
+    const { graph, ...flags } = build();
+    return { graph, flags: flags as unknown as Flags, forget: none };
+  };
+  if (!dir) return made();
+  const key = createHash('sha256').update(await fileHash(source)).update(JSON.stringify(settings)).update(await rewritingCode())
+    .digest('hex');
+  const file = join(dir, `${key}.onnx`);
+  const flagsFile = join(dir, `${key}.json`);
+  const forget = async () => {
+    await Promise.all([file, flagsFile].map((path) => rm(path, { force: true })));
+  };
+  try {
+    const flags = JSON.parse(await readFile(flagsFile, 'utf8')) as Flags;
+    await stat(file);
+    const now = new Date();
+    await utimes(file, now, now).catch(() => undefined);
+    return { graph: file, flags, forget };
+  } catch {
+    // Not cached yet (or half of an entry another process is writing): build it.
+  }
+  const { graph, flags } = made();
+  try {
+    await mkdir(dir, { recursive: true });
+    const temporary = join(dir, `.${key}.${randomUUID()}`);
+    await writeFile(`${temporary}.onnx`, graph);
+    await rename(`${temporary}.onnx`, file);
+    await writeFile(`${temporary}.json`, JSON.stringify(flags));
+    await rename(`${temporary}.json`, flagsFile);
+    await pruned(dir);
+    return { graph: file, flags, forget };
+  } catch (error) {
+    warnOnce(dir, error as Error);
+    return { graph, flags, forget: none };
+  }
+}
+
+const warned = new Set<string>();
+function warnOnce(dir: string, error: Error): void {
+  if (warned.has(dir)) return;
+  warned.add(dir);
+  console.warn(`[engine] graph cache ${dir} not written (${error.message}); graphs are rewritten at every load`);
+}
+
+/** The folder without its entries beyond the KEPT used last (and without temporary files a crash left). */
+async function pruned(dir: string): Promise<void> {
+  const names = await readdir(dir);
+  const entries = await Promise.all(names.filter((name) => /^[0-9a-f]{64}\.onnx$/.test(name)).map(async (name) => ({
+    key: name.slice(0, 64), used: (await stat(join(dir, name)).catch(() => null))?.mtimeMs ?? 0,
+  })));
+  entries.sort((a, b) => b.used - a.used);
+  const stale = entries.slice(KEPT).flatMap(({ key }) => [`${key}.onnx`, `${key}.json`]);
+  const hourAgo = Date.now() - 3_600_000;
+  for (const name of names.filter((n) => n.startsWith('.'))) {
+    if (((await stat(join(dir, name)).catch(() => null))?.mtimeMs ?? Infinity) < hourAgo) stale.push(name);
+  }
+  await Promise.all(stale.map((name) => rm(join(dir, name), { force: true })));
+}
