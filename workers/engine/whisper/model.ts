@@ -4,6 +4,7 @@
  * graph behind a `use_cache_branch` switch. This file only runs the graphs; search lives in decoding.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../graph/decoder-graph.js';
@@ -143,6 +144,10 @@ interface SessionSettings {
   memPattern: boolean;
   /** Session config entries (`session.<key>`). */
   config?: Record<string, string>;
+  /** The graph is onnxruntime's optimised form already (graph-cache.ts): load it as it is. */
+  optimized?: boolean;
+  /** Write onnxruntime's optimised form of the graph there (for the cache). */
+  optimizeTo?: string;
 }
 
 /**
@@ -155,7 +160,8 @@ function createSession(
   const spin = runtime.spinning ? '1' : '0';
   // The overloads take a path or bytes, not their union.
   return ort.InferenceSession.create(graph as string, {
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: settings.optimized ? 'disabled' : 'all',
+    ...(settings.optimizeTo ? { optimizedModelFilePath: settings.optimizeTo } : {}),
     intraOpNumThreads: settings.threads,
     interOpNumThreads: runtime.interOpThreads ?? 1,
     enableCpuMemArena: settings.arena,
@@ -311,30 +317,41 @@ export class WhisperOnnx {
     const float = runtime.floatProducts ?? defaultFloatProducts(config);
     if (!FLOAT_PRODUCTS.includes(float)) throw new Error(`float products '${float}': one of ${FLOAT_PRODUCTS.join(', ')}`);
     const encoderFloat: GraphFloat = float === 'gelu' ? 'gelu' : float === 'none' ? 'none' : 'all';
+    // On the CPU the cache keeps onnxruntime's optimised graphs, which may hold kernels chosen for this processor
+    // (its NCHWc layouts): the key names the runtime and the processor. A GPU's sessions optimise at each load.
+    const optimizedFor = provider === 'cpu' ? { onnxruntime: ort.env.versions.common, processor: cpus()[0]?.model ?? '' } : null;
+    const optimize = <Flags>(settingsOf: (flags: Flags) => SessionSettings) => (optimizedFor
+      ? async (built: { graph: Uint8Array; flags: Flags }, path: string) => {
+        await (await createSession(built.graph, provider, runtime, { ...settingsOf(built.flags), optimizeTo: path })).release();
+      }
+      : undefined);
+    // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
+    // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
+    // planned for the whole run where the arena alone holds what one layer needs.
+    const encoderSettings: SessionSettings = { threads: runtime.intraOpThreads ?? 0, arena: true, memPattern: false };
     const encoderFile = pickOnnx(modelDir, 'encoder_model', gpu);
     const encoderGraph = await cachedGraph(
-      encoderFile, { graph: 'encoder', gpu, float: encoderFloat }, () => loadEncoderGraph(encoderFile, gpu, encoderFloat), cacheDir,
+      encoderFile, { graph: 'encoder', gpu, float: encoderFloat, optimizedFor }, () => loadEncoderGraph(encoderFile, gpu, encoderFloat),
+      cacheDir, optimize(() => encoderSettings),
     );
     const stepRows = Math.max(0, Math.floor(runtime.stepRows ?? DEFAULT_STEP_ROWS));
     const decoderFile = pickOnnx(modelDir, 'decoder_model_merged', gpu);
     const decoderFloat: GraphFloat = float === 'all' ? 'all' : 'none';
+    // The decoder's buffers are small once its projection is lifted (decoder-graph.ts): it needs no arena, which
+    // would keep the largest first call's (a 224-token prompt's) for good.
+    const decoderSettings = (hoisted: boolean): SessionSettings => ({
+      threads: runtime.decoderThreads ?? 1, arena: false, memPattern: true, config: hoisted ? DECODER_SESSION_CONFIG : undefined,
+    });
     const decoderGraph = await cachedGraph(
-      decoderFile, { graph: 'decoder', gpu, float: decoderFloat, batchSteps: stepRows > 0 },
+      decoderFile, { graph: 'decoder', gpu, float: decoderFloat, batchSteps: stepRows > 0, optimizedFor },
       () => loadDecoderGraph(decoderFile, gpu, decoderFloat, stepRows > 0), cacheDir,
+      optimize((flags: Omit<ReturnType<typeof loadDecoderGraph>, 'graph'>) => decoderSettings(flags.hoisted)),
     );
-    // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
-    // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
-    // planned for the whole run where the arena alone holds what one layer needs. The decoder's buffers are
-    // small once its projection is lifted (decoder-graph.ts): it needs no arena, which would keep the largest
-    // first call's (a 224-token prompt's) for good.
     const [encoder, decoder] = await Promise.allSettled([
-      createSession(encoderGraph.graph, provider, runtime, { threads: runtime.intraOpThreads ?? 0, arena: true, memPattern: false }),
-      createSession(decoderGraph.graph, provider, runtime, {
-        threads: runtime.decoderThreads ?? 1,
-        arena: false,
-        memPattern: true,
-        config: decoderGraph.flags.hoisted ? DECODER_SESSION_CONFIG : undefined,
-      }),
+      createSession(encoderGraph.graph, provider, runtime, { ...encoderSettings, optimized: encoderGraph.optimized }),
+      createSession(
+        decoderGraph.graph, provider, runtime, { ...decoderSettings(decoderGraph.flags.hoisted), optimized: decoderGraph.optimized },
+      ),
     ]);
     if (encoder.status === 'rejected' || decoder.status === 'rejected') {
       await Promise.all([encoder, decoder].map((s) => (s.status === 'fulfilled' ? s.value.release() : undefined)));
