@@ -190,6 +190,19 @@ describe('no spoken word lost (whisper-base, the accurate model)', () => {
     for (const segment of result.segments) expect(segment.end).toBeGreaterThanOrEqual(segment.start);
   });
 
+  // Fixed 30 s windows without word timings (the engine race's like-for-like mode): both models closed the first
+  // window's last segment at 29.3 s ("… if at all.") and the second window started at 30 s, so "And this spills",
+  // said across the edge, was read by neither. Speech voice activity hears after the last segment is read again.
+  it('with fixed 30 s windows, reads the words the window edge cuts (whisper-tiny, greedy)', async () => {
+    const result = await engine.transcribeFile(fixture('political-philosophy-60s.wav'), {
+      language: 'en', vad: false, wordTimestamps: false, conditionOnPreviousText: false, endS: 40,
+    });
+    const words = normaliseWords(textOf(result));
+    const over = words.indexOf('over');
+    expect(over, words.join(' ')).toBeGreaterThan(0);
+    expect(words.slice(over - 3, over), words.join(' ')).toContain('this');
+  });
+
   // Batched windows (ENGINE_BATCH) decode without the previous text and cannot carry an open sentence into the next
   // window: as shipped they read the lecture in 102 words where one window at a time read 118–120.
   it('reads the same words with windows batched by 4 as one at a time (greedy)', async () => {

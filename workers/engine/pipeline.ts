@@ -158,6 +158,16 @@ export function segmentsFromTokens(tokenizer: WhisperTokenizer, tokens: number[]
 
 /** Seconds at the end of a window the model may leave untranscribed before they are decoded again. */
 const UNCOVERED_TAIL_S = 1.5;
+/**
+ * Speech (by voice activity) in a shorter untranscribed end that makes it decoded again all the same: a word cut by
+ * the window's edge ("And this spills | over", the lecture at 30 s, read by neither window before).
+ */
+const TAIL_SPEECH_S = 0.2;
+
+/** Seconds of `speech` between `from` and `to` (window seconds). */
+function speechBetween(speech: Interval[] | undefined, from: number, to: number): number {
+  return (speech ?? []).reduce((sum, run) => sum + Math.max(0, Math.min(run.end, to) - Math.max(run.start, from)), 0);
+}
 /** A last segment whose timestamps run this far past its last aligned word skipped speech (see transcribeWindow). */
 const SKIPPED_SPEECH_S = 3;
 
@@ -384,9 +394,10 @@ export async function transcribeWindow(
     // the model skipped that speech. The segment ends at its last word; the audio after it is decoded again.
     segments[segments.length - 1] = { ...segments[segments.length - 1], end: lastWords[lastWords.length - 1].end };
     openTail = { startS: previousEnd, tokenIndex: decoded.tokens.length, holdsSegment: false };
-  } else if (!openTail && lastSegment && windowS - lastSegment.end > UNCOVERED_TAIL_S) {
-    // The model closed its last segment well before the window's end and said nothing after: the rest of
-    // the window (speech by voice activity) is decoded again with the next window rather than lost.
+  } else if (!openTail && lastSegment && (windowS - lastSegment.end > UNCOVERED_TAIL_S
+    || speechBetween(window.speech, lastSegment.end, windowS) >= TAIL_SPEECH_S)) {
+    // The model closed its last segment well before the window's end, or before speech the window's edge cut, and
+    // said nothing after: the rest of the window is decoded again with the next window rather than lost.
     openTail = { startS: lastSegment.end, tokenIndex: decoded.tokens.length, holdsSegment: false };
   }
   // Carry the open end into the next window when the caller can and what is kept makes progress (starts ≥ 1 s in).
