@@ -34,6 +34,8 @@ export interface AnchorRun {
   setting: AnchorSetting;
   wallS: number;
   cpuS: number;
+  /** The kernel's part of `cpuS` (page faults, thread wake-ups): shown apart, as it depends on the host more than the engine. */
+  systemS: number;
   peakRssMb: number;
   text: string;
   loadAverage: number;
@@ -88,7 +90,10 @@ async function measure(engine: AnchorEngine, setting: AnchorSetting, file: strin
   const times = stderr.split('\n').reverse().find((line) => line.startsWith('anchor-time '));
   if (!times) throw new Error(`${engine}: /usr/bin/time printed nothing: ${stderr.slice(-500)}`);
   const [wallS, userS, systemS, rssKb] = times.split(' ').slice(1).map(Number);
-  return { engine, setting, wallS: wallS!, cpuS: userS! + systemS!, peakRssMb: rssKb! / 1024, text: textOf(engine, stdout), loadAverage };
+  return {
+    engine, setting, wallS: wallS!, cpuS: userS! + systemS!, systemS: systemS!, peakRssMb: rssKb! / 1024, text: textOf(engine, stdout),
+    loadAverage,
+  };
 }
 
 /** What is missing from `dir` for an engine to run, or null. */
@@ -137,14 +142,15 @@ function anchorTable(
     `Whole processes (load included), ${THREADS} threads, language en, no VAD, no word timings, no prompt, fallback on; `
       + `medians of ${options.rounds} rounds, engines in turn; peak RSS: the largest of the runs`,
     '',
-    '| model, decoding | engine | wall s | real-time factor | CPU s | peak RSS MB | words | load average |',
-    '|---|---|---|---|---|---|---|---|',
+    '| model, decoding | engine | wall s | real-time factor | CPU s | of which system s | peak RSS MB | words | load average |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [i, { engine, setting }] of configurations.entries()) {
     const mine = runs[i]!;
     const wall = median(mine.map((r) => r.wallS));
     lines.push(`| ${setting.model} ${setting.beamSize === 1 ? 'greedy' : `beam ${setting.beamSize}`} | ${engine} | ${wall.toFixed(2)} | `
       + `${(wall / audioS).toFixed(3)} | ${median(mine.map((r) => r.cpuS)).toFixed(2)} | `
+      + `${median(mine.map((r) => r.systemS)).toFixed(2)} | `
         + `${Math.max(...mine.map((r) => r.peakRssMb)).toFixed(0)} | `
       + `${mine[0]!.text.split(/\s+/).filter(Boolean).length} | ${median(mine.map((r) => r.loadAverage)).toFixed(1)} |`);
   }

@@ -317,7 +317,6 @@ export async function decodeWindow(
   let live: Hypothesis[] = beam ? [{ tokens: [], sumLogprob: 0 }] : Array.from({ length: rows }, () => ({ tokens: [], sumLogprob: 0 }));
   const finished: Hypothesis[] = [];
 
-  const logprobs = new Float32Array(beam ? vocab : 0);
   for (let step = 0; step < maxNewTokens && live.length > 0; step++) {
     options.signal?.throwIfAborted();
     const candidates: { parent: number; token: number; sumLogprob: number }[] = [];
@@ -325,22 +324,20 @@ export async function decodeWindow(
       const logits = logitsBatch.subarray(r * vocab, (r + 1) * vocab);
       const logSum = rules.apply(logits, live[r].tokens);
       if (beam) {
-        // Beam search ranks every token: it needs the whole log-probability row (one buffer, reused).
-        logprobs.set(logits);
-        for (let i = 0; i < vocab; i++) logprobs[i] -= logSum;
-        // The beamSize+1 best continuations of each live hypothesis, as the reference's BeamSearchDecoder.
-        const top: number[] = [];
+        // The beamSize+1 best continuations of each live hypothesis, as the reference's BeamSearchDecoder, in one
+        // pass: each log-probability is rounded to float32 as a row of them would hold it, so ties rank as they did.
+        const top: { token: number; logprob: number }[] = [];
         for (let i = 0; i < vocab; i++) {
-          if (logprobs[i] === -Infinity) continue;
-          if (top.length < rows + 1) {
-            top.push(i);
-            top.sort((a, b) => logprobs[b] - logprobs[a]);
-          } else if (logprobs[i] > logprobs[top[top.length - 1]]) {
-            top[top.length - 1] = i;
-            top.sort((a, b) => logprobs[b] - logprobs[a]);
-          }
+          const value = logits[i];
+          if (value === -Infinity) continue;
+          const logprob = Math.fround(value - logSum);
+          if (top.length === rows + 1 && !(logprob > top[rows].logprob)) continue;
+          if (top.length === rows + 1) top.pop();
+          let at = top.length;
+          while (at > 0 && logprob > top[at - 1].logprob) at--;
+          top.splice(at, 0, { token: i, logprob });
         }
-        for (const token of top) candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprobs[token] });
+        for (const { token, logprob } of top) candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprob });
       } else {
         const token = temperature > 0 ? sampleFrom(logits, temperature, random) : argmax(logits);
         candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logits[token] - logSum });
