@@ -160,9 +160,13 @@ export function segmentsFromTokens(tokenizer: WhisperTokenizer, tokens: number[]
 const UNCOVERED_TAIL_S = 1.5;
 /**
  * Speech (by voice activity) in a shorter untranscribed end that makes it decoded again all the same: a word cut by
- * the window's edge ("And this spills | over", the lecture at 30 s, read by neither window before).
+ * the window's edge ("And this spills | over", the lecture at 30 s, read by neither window before). Only a window
+ * of (nearly) full length can have been cut so: a shorter one ends where the audio or its speech region did, and its
+ * last fraction of a second decoded alone made "Thank you." out of nothing at the end of a file.
  */
 const TAIL_SPEECH_S = 0.2;
+/** A window at least this long may end in speech its edge cut (voice activity splits long regions just under 30 s). */
+const EDGE_CUT_WINDOW_S = N_SAMPLES / SAMPLE_RATE - 1;
 
 /** Seconds of `speech` between `from` and `to` (window seconds). */
 function speechBetween(speech: Interval[] | undefined, from: number, to: number): number {
@@ -395,7 +399,7 @@ export async function transcribeWindow(
     segments[segments.length - 1] = { ...segments[segments.length - 1], end: lastWords[lastWords.length - 1].end };
     openTail = { startS: previousEnd, tokenIndex: decoded.tokens.length, holdsSegment: false };
   } else if (!openTail && lastSegment && (windowS - lastSegment.end > UNCOVERED_TAIL_S
-    || speechBetween(window.speech, lastSegment.end, windowS) >= TAIL_SPEECH_S)) {
+    || (windowS >= EDGE_CUT_WINDOW_S && speechBetween(window.speech, lastSegment.end, windowS) >= TAIL_SPEECH_S))) {
     // The model closed its last segment well before the window's end, or before speech the window's edge cut, and
     // said nothing after: the rest of the window is decoded again with the next window rather than lost.
     openTail = { startS: lastSegment.end, tokenIndex: decoded.tokens.length, holdsSegment: false };

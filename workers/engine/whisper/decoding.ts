@@ -9,7 +9,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import type * as ort from 'onnxruntime-node';
-import { WhisperOnnx, type DecoderOutput, type KvCache } from './model.js';
+import { RowBuffers, WhisperOnnx, type DecoderOutput, type KvCache } from './model.js';
 import type { WhisperTokenizer } from './tokenizer.js';
 
 /** Whisper's two tasks: text in the spoken language, or its translation into English. */
@@ -310,7 +310,10 @@ export async function decodeWindow(
   const noSpeechProb = Math.exp(sotLogprobs[noSpeech]);
   if (!withForced) for (const token of forced) state = await model.decode([[token]], encoderHidden, state.cache);
 
+  // The first call's cache may be another temperature's too: its rows are copied into new arrays, later steps' into
+  // this decode's own buffers.
   let cache: KvCache = WhisperOnnx.reorderCache(state.cache, new Array(rows).fill(0), true);
+  const rowBuffers = new RowBuffers();
   let logitsBatch: Float32Array = new Float32Array(rows * vocab);
   for (let r = 0; r < rows; r++) logitsBatch.set(state.lastLogits, r * vocab);
   // Beam search starts from one live hypothesis; sampling rows are independent from the start.
@@ -378,7 +381,7 @@ export async function decodeWindow(
     }
     live = nextLive;
     if (live.length === 0) break;
-    cache = WhisperOnnx.reorderCache(cache, parents, true);
+    cache = WhisperOnnx.reorderCache(cache, parents, true, rowBuffers);
     const out = await model.decode(live.map((h) => [h.tokens[h.tokens.length - 1]]), encoderHidden, cache);
     cache = out.cache;
     logitsBatch = out.lastLogits;
