@@ -17,7 +17,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Entries kept in the folder (two models × two graphs × a few settings). */
@@ -47,7 +47,8 @@ function rewritingCode(): Promise<string> {
     const model = join(graphDir, '..', 'whisper');
     files.push(...(await readdir(model)).filter((name) => /^model\.(ts|js)$/.test(name)).map((name) => join(model, name)));
     const hash = createHash('sha256');
-    for (const file of files) hash.update(file.slice(graphDir.length - 5)).update(await readFile(file));
+    // Names relative to the engine folder: the same code checked out elsewhere keeps its entries.
+    for (const file of files) hash.update(relative(dirname(graphDir), file)).update(await readFile(file));
     return hash.digest('hex');
   })();
   return codeHash;
