@@ -274,3 +274,29 @@ export function intAttribute(name: string, value: number): WireField {
 export function intsAttribute(name: string, values: number[]): WireField {
   return messageField(ONNX.node.attribute, [stringField(1, name), ...values.map((v) => varintField(8, v)), varintField(20, 7)]);
 }
+
+/**
+ * A graph's fields with its nodes in an order where each comes after the nodes making its inputs (ONNX requires it),
+ * otherwise in the order they had: a rewrite may put new nodes where they read values made further on. Values no
+ * node of `graph` makes (inputs, initializers, an enclosing graph's values) count as ready.
+ */
+export function topologicallySorted(graph: WireField[]): WireField[] {
+  const nodes = nodesOf(graph);
+  const made = new Set(nodes.flatMap((n) => n.outputs));
+  const ready = new Set<string>();
+  const order: GraphNode[] = [];
+  let waiting = nodes;
+  while (waiting.length > 0) {
+    const still: GraphNode[] = [];
+    for (const node of waiting) {
+      if (node.inputs.every((i) => i === '' || !made.has(i) || ready.has(i))) {
+        order.push(node);
+        node.outputs.forEach((o) => ready.add(o));
+      } else still.push(node);
+    }
+    if (still.length === waiting.length) throw new Error(`graph has a cycle through ${still[0].outputs[0]}`);
+    waiting = still;
+  }
+  let next = 0;
+  return graph.map((field) => (field.field === ONNX.graph.node ? order[next++].field : field));
+}

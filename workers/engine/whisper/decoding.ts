@@ -437,6 +437,7 @@ export async function decodeGreedyBatch(
   const hypotheses: Hypothesis[] = Array.from({ length: windows }, () => ({ tokens: [], sumLogprob: 0 }));
   let live = hypotheses.map((_, w) => w); // window index of each row still decoding
   let cache = first.cache;
+  const rowBuffers = new RowBuffers();
   let logitsBatch: Float32Array = first.lastLogits;
   for (let step = 0; step < maxNewTokens && live.length > 0; step++) {
     options.signal?.throwIfAborted();
@@ -456,7 +457,7 @@ export async function decodeGreedyBatch(
       keptRows.push(row);
     });
     if (stillLive.length === 0) break;
-    cache = WhisperOnnx.reorderCache(cache, keptRows, false);
+    cache = WhisperOnnx.reorderCache(cache, keptRows, false, rowBuffers);
     live = stillLive;
     const out = await model.decode(live.map((w) => [hypotheses[w].tokens[hypotheses[w].tokens.length - 1]]), encoderHidden, cache);
     cache = out.cache;

@@ -10,6 +10,7 @@ import * as ort from 'onnxruntime-node';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../graph/decoder-graph.js';
 import { crossKeysPerStep } from '../graph/decoder-cross-kv.js';
 import { CROSS_BIAS, POSITIONS, rowMasks, SELF_BIAS } from '../graph/decoder-masks.js';
+import { newPositionsOnly } from '../graph/decoder-new-positions.js';
 import { eightBitProjection } from '../graph/decoder-projection.js';
 import { sharedCrossAttention } from '../graph/decoder-shared-cross.js';
 import { dequantizedGraph } from '../graph/dequantize.js';
@@ -96,6 +97,12 @@ export interface KvCache {
    * encoder states its rows decode, [batch, frames, dModel].
    */
   encoder: ort.Tensor[];
+  /**
+   * The decoder entries' newest positions, not yet in `decoder` (a decoder whose cached steps hand back only the
+   * positions they add, decoder-new-positions.ts): the cache is `decoder` followed by these along the length axis,
+   * [batch, heads, 1, headDim] each. `reorderCache` appends them as it picks the rows; `decode` first, when not.
+   */
+  appended?: ort.Tensor[];
   pastLength: number;
   /**
    * Whether the decoder lets rows share an encoder row (decoder-shared-cross.ts): a beam's hypotheses then keep the
@@ -209,16 +216,20 @@ function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat): { grap
 }
 
 /**
- * The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits; on a GPU
- * also computing the cross-attention keys and values at every step (decoder-cross-kv.ts) instead of taking them
- * back from the host.
+ * The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits; on the CPU
+ * also with an 8-bit projection (decoder-projection.ts), a beam's rows reading one copy of the encoder keys and
+ * values (decoder-shared-cross.ts) and steps that hand back only their new positions (decoder-new-positions.ts); on a
+ * GPU computing the cross-attention keys and values at every step (decoder-cross-kv.ts) instead of taking them back
+ * from the host.
  */
 function loadDecoderGraph(
   file: string,
   gpu: boolean,
   float: GraphFloat,
   batchSteps: boolean,
-): { graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean; rowMasks: boolean; sharesEncoderRows: boolean } {
+): {
+  graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean; rowMasks: boolean; sharesEncoderRows: boolean; newPositions: boolean;
+} {
   const hoisted = tryRewrite(file, readFileSync(file), hoistedDecoder, 'each decoder step dequantises the output projection again '
     + '(slower)');
   const graph = floatProducts(file, hoisted.graph, float, gpu);
@@ -228,8 +239,10 @@ function loadDecoderGraph(
     const shared = tryRewrite(
       file, projected, sharedCrossAttention, 'each beam hypothesis reads its own copy of the encoder keys and values',
     );
+    const positions = tryRewrite(file, shared.graph, newPositionsOnly, 'each step hands back the whole self-attention cache');
     return {
-      graph: shared.graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false, sharesEncoderRows: shared.rewritten,
+      graph: positions.graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false, sharesEncoderRows: shared.rewritten,
+      newPositions: positions.rewritten,
     };
   }
   // Row masks first: the per-step rewrite then copies first-call nodes into the cached branch, which the masks
@@ -237,10 +250,11 @@ function loadDecoderGraph(
   const masked = batchSteps ? tryRewrite(file, graph, rowMasks, 'each decode steps alone') : { graph, rewritten: false };
   const cross = tryRewrite(file, masked.graph, crossKeysPerStep, 'each step copies the cross-attention keys and values in from the host');
   if (!cross.rewritten && masked.rewritten) {
-    return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false, sharesEncoderRows: false };
+    return { graph, hoisted: hoisted.rewritten, crossKeysPerStep: false, rowMasks: false, sharesEncoderRows: false, newPositions: false };
   }
   return {
     graph: cross.graph, hoisted: hoisted.rewritten, crossKeysPerStep: cross.rewritten, rowMasks: masked.rewritten, sharesEncoderRows: false,
+    newPositions: false,
   };
 }
 
@@ -248,19 +262,25 @@ function loadDecoderGraph(
 class CachedGraphFailed extends Error {}
 
 /**
- * One reusable buffer per decoder cache tensor for a decode's row picks (`reorderCache`). A beam step's picked cache
- * is read by that step's run only (the run's outputs are new arrays), so the next step's picks can overwrite it: no
- * fresh array per tensor and step for the garbage collector (whisper-base, beam 5: ~7 MB a step), none faulted in.
+ * Reusable buffers for a decode's row picks (`reorderCache`), two per decoder cache tensor: no fresh array per tensor
+ * and step for the garbage collector (whisper-base, beam 5: ~7 MB a step), none faulted in. A step's picked cache is
+ * read by that step's run, and, when the run hands back only its new positions (`KvCache.appended`), by the next
+ * step's picks too, which therefore write the other buffer of the two.
  */
 export class RowBuffers {
-  private readonly buffers: Float32Array[] = [];
+  private readonly buffers: [Float32Array?, Float32Array?][] = [];
 
-  /** A view of `length` values of buffer `index`, grown (by half again at least) when too small. */
-  take(index: number, length: number): Float32Array {
-    let buffer = this.buffers[index];
+  /**
+   * A view of `length` values of a buffer of tensor `index`, grown (by half again at least) when too small: the
+   * first of its two, or the second when `source` (what the caller reads while writing it) lies in the first.
+   */
+  take(index: number, length: number, source?: Float32Array): Float32Array {
+    const pair = (this.buffers[index] ??= []);
+    const slot = source !== undefined && pair[0] !== undefined && pair[0].buffer === source.buffer ? 1 : 0;
+    let buffer = pair[slot];
     if (!buffer || buffer.length < length) {
       buffer = new Float32Array(Math.max(length, Math.ceil((buffer?.length ?? 0) * 1.5)));
-      this.buffers[index] = buffer;
+      pair[slot] = buffer;
     }
     return buffer.subarray(0, length);
   }
@@ -284,6 +304,8 @@ export class WhisperOnnx {
     stepRows = 0,
     /** Whether decoder rows may share an encoder row (decoder-shared-cross.ts). */
     private readonly sharesEncoderRows = false,
+    /** Whether a cached step hands back only the positions it adds (decoder-new-positions.ts): `KvCache.appended`. */
+    private readonly newPositions = false,
   ) {
     this.steps = stepRows > 0 ? new StepBatcher(
       (step) => this.runStep(step),
@@ -391,6 +413,7 @@ export class WhisperOnnx {
       gpu ? 'all' : float,
       decoderGraph.flags.rowMasks ? stepRows : 0,
       decoderGraph.flags.sharesEncoderRows,
+      decoderGraph.flags.newPositions === true,
     );
   }
 
@@ -469,6 +492,8 @@ export class WhisperOnnx {
       }
     }
     if (cache?.rows || cache?.offset) throw new Error('a view of a batched step’s cache can only step with the batcher');
+    // New positions a step handed back, not yet appended (the caller did not reorder the cache since): into new arrays.
+    if (cache?.appended) cache = WhisperOnnx.reorderCache(cache, Array.from({ length: batch }, (_, row) => row), true);
     const ids = new BigInt64Array(batch * seq);
     tokens.forEach((row, b) => row.forEach((id, s) => (ids[b * seq + s] = BigInt(id))));
     // A decoder computing the cross-attention keys and values per step reads each row's encoder states instead.
@@ -519,10 +544,16 @@ export class WhisperOnnx {
     const encoder = cache ? cache.encoder : perStep ? [encoderHidden] : [];
     const next: KvCache = { decoder: [], encoder, pastLength: (cache?.pastLength ?? 0) + seq };
     if (this.sharesEncoderRows) next.sharesEncoderRows = true;
+    const presents: ort.Tensor[] = [];
     for (let layer = 0; layer < decoderLayers && keepCache; layer++) {
-      next.decoder.push(out[`present.${layer}.decoder.key`], out[`present.${layer}.decoder.value`]);
+      presents.push(out[`present.${layer}.decoder.key`], out[`present.${layer}.decoder.value`]);
       if (!cache && !perStep) next.encoder.push(out[`present.${layer}.encoder.key`], out[`present.${layer}.encoder.value`]);
     }
+    // A cached step of a decoder that hands back its new positions only: the cache it read, and those to append.
+    if (cache && keepCache && this.newPositions) {
+      next.decoder = cache.decoder;
+      next.appended = presents;
+    } else next.decoder = presents;
     const result: DecoderOutput = { lastLogits, cache: next };
     if (options.allLogits) {
       // Rows from `logitsFrom` on: the projection computed only those, or (an export whose projection was not lifted) all.
@@ -582,6 +613,7 @@ export class WhisperOnnx {
    * batched decoding drops the rows of windows that are done. `sameAudio` says every row decodes the same
    * window, so the encoder keys/values rows are identical and need only match the new batch size. With `buffers`
    * the decoder rows are copied into those (one per cache tensor, reused from step to step) instead of new arrays.
+   * Positions a step handed back (`appended`) are appended to their rows in the same pass.
    */
   static reorderCache(cache: KvCache, rows: number[], sameAudio: boolean, buffers?: RowBuffers): KvCache {
     // `index`: the decoder tensor's place, for its buffer (encoder rows are picked into new arrays).
@@ -593,6 +625,25 @@ export class WhisperOnnx {
       const data = buffers && index !== undefined ? buffers.take(index, rows.length * rowSize) : new Float32Array(rows.length * rowSize);
       rows.forEach((row, i) => data.set(source.subarray(row * rowSize, (row + 1) * rowSize), i * rowSize));
       return new ort.Tensor('float32', data, [rows.length, ...rest]);
+    };
+    // Each picked row of `past` [batch, heads, length, headDim] with its row of `added` [batch, heads, 1, headDim] after
+    // every head's positions. The buffer written is never the one `past` lies in (RowBuffers keeps two per tensor).
+    const pickAppending = (past: ort.Tensor, added: ort.Tensor, index: number): ort.Tensor => {
+      const [, heads, length, headDim] = past.dims;
+      const source = past.data as Float32Array;
+      const extra = added.data as Float32Array;
+      const block = length * headDim;
+      const size = rows.length * heads * (block + headDim);
+      const data = buffers ? buffers.take(index, size, source) : new Float32Array(size);
+      rows.forEach((row, i) => {
+        for (let h = 0; h < heads; h++) {
+          const from = row * heads + h;
+          const to = (i * heads + h) * (block + headDim);
+          data.set(source.subarray(from * block, (from + 1) * block), to);
+          data.set(extra.subarray(from * headDim, (from + 1) * headDim), to + block);
+        }
+      });
+      return new ort.Tensor('float32', data, [rows.length, heads, length + 1, headDim]);
     };
     // Rows of one window keep the encoder rows as they are when they fit, or when one row serves them all.
     const encoderRows = cache.encoder[0]?.dims[0];
@@ -606,8 +657,9 @@ export class WhisperOnnx {
         decoder: cache.decoder, encoder, pastLength: cache.pastLength, rows: rows.map((row) => cache.rows![row]), offset: cache.offset,
       };
     }
+    const { appended } = cache;
     return {
-      decoder: cache.decoder.map((t, index) => pick(t, index)),
+      decoder: cache.decoder.map((t, index) => (appended ? pickAppending(t, appended[index], index) : pick(t, index))),
       encoder: keepEncoder ? cache.encoder : cache.encoder.map(encoderRowsFor),
       pastLength: cache.pastLength,
       ...(cache.sharesEncoderRows ? { sharesEncoderRows: true } : {}),
