@@ -17,6 +17,7 @@ import { dequantizedGraph } from '../graph/dequantize.js';
 import { cachedGraph, graphCacheDir } from '../graph/graph-cache.js';
 import { blockedAttention } from '../graph/encoder-attention.js';
 import { variableLengthEncoder } from '../graph/encoder-context.js';
+import { releaseBuffers } from '../memory.js';
 import { N_FRAMES, N_MELS } from './mel.js';
 import { StepBatcher, type BatchedStep, type BatchedStepOutput } from './step-batcher.js';
 
@@ -432,6 +433,7 @@ export class WhisperOnnx {
       else for (let mel = 0; mel < N_MELS; mel++) input.set(f.subarray(mel * N_FRAMES, mel * N_FRAMES + frames), i * block + mel * frames);
     });
     const feeds = { input_features: new ort.Tensor('float32', input, [features.length, N_MELS, frames]) };
+    releaseBuffers();
     const out = await this.encoder.run(feeds, ['last_hidden_state']);
     return out.last_hidden_state;
   }
