@@ -15,6 +15,7 @@ import { eightBitProjection } from '../graph/decoder-projection.js';
 import { sharedCrossAttention } from '../graph/decoder-shared-cross.js';
 import { dequantizedGraph } from '../graph/dequantize.js';
 import { cachedGraph, graphCacheDir } from '../graph/graph-cache.js';
+import { hasVnni, signedWeights } from '../graph/signed-weights.js';
 import { blockedAttention } from '../graph/encoder-attention.js';
 import { variableLengthEncoder } from '../graph/encoder-context.js';
 import { releaseBuffers } from '../memory.js';
@@ -206,14 +207,15 @@ function floatProducts(file: string, graph: Uint8Array, float: GraphFloat, gpu: 
 /**
  * The encoder graph, rewritten when possible to take fewer than 3000 frames (see encoder-context.ts) and, on the
  * CPU, to compute attention in blocks of query rows (encoder-attention.ts: a memory saving a GPU does not need,
- * paid for in more, smaller kernels); at 3000 frames its output is the original's, bit for bit.
- * `variableLength` false: only full windows work.
+ * paid for in more, smaller kernels) and, on a processor with VNNI, with signed 8-bit weights (signed-weights.ts);
+ * at 3000 frames its output is the original's, bit for bit. `variableLength` false: only full windows work.
  */
-function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat): { graph: Uint8Array; variableLength: boolean } {
+function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat, vnni: boolean): { graph: Uint8Array; variableLength: boolean } {
   const context = tryRewrite(file, readFileSync(file), (graph) => variableLengthEncoder(graph), 'the encoder takes full 30 s windows only');
   const blocked = gpu ? context : tryRewrite(file, context.graph, (graph) => blockedAttention(graph), 'attention runs on whole windows '
     + '(more memory)');
-  return { graph: floatProducts(file, blocked.graph, float, gpu), variableLength: context.rewritten };
+  const graph = floatProducts(file, blocked.graph, float, gpu);
+  return { graph: !gpu && vnni ? signedWeights(graph) : graph, variableLength: context.rewritten };
 }
 
 /**
@@ -359,6 +361,7 @@ export class WhisperOnnx {
     const float = runtime.floatProducts ?? defaultFloatProducts(config);
     if (!FLOAT_PRODUCTS.includes(float)) throw new Error(`float products '${float}': one of ${FLOAT_PRODUCTS.join(', ')}`);
     const encoderFloat: GraphFloat = float === 'gelu' ? 'gelu' : float === 'none' ? 'none' : 'all';
+    const vnni = hasVnni();
     // On the CPU the cache keeps onnxruntime's optimised graphs, which may hold kernels chosen for this processor
     // (its NCHWc layouts): the key names the runtime and the processor. A GPU's sessions optimise at each load.
     const optimizedFor = provider === 'cpu' ? { onnxruntime: ort.env.versions.common, processor: cpus()[0]?.model ?? '' } : null;
@@ -373,8 +376,8 @@ export class WhisperOnnx {
     const encoderSettings: SessionSettings = { threads: runtime.intraOpThreads ?? 0, arena: true, memPattern: false };
     const encoderFile = pickOnnx(modelDir, 'encoder_model', gpu);
     const encoderGraph = await cachedGraph(
-      encoderFile, { graph: 'encoder', gpu, float: encoderFloat, optimizedFor }, () => loadEncoderGraph(encoderFile, gpu, encoderFloat),
-      cacheDir, optimize(() => encoderSettings),
+      encoderFile, { graph: 'encoder', gpu, float: encoderFloat, optimizedFor, vnni },
+      () => loadEncoderGraph(encoderFile, gpu, encoderFloat, vnni), cacheDir, optimize(() => encoderSettings),
     );
     const stepRows = Math.max(0, Math.floor(runtime.stepRows ?? DEFAULT_STEP_ROWS));
     const decoderFile = pickOnnx(modelDir, 'decoder_model_merged', gpu);
