@@ -4,10 +4,8 @@
  * scavenge frees them); below that, or within a second of the last, it runs none. Buffers still read are held by the
  * test wherever the answer must not depend on when V8 collects by itself (a loaded machine collects more often).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { releaseBuffers } from '../../workers/engine/memory.js';
+import { collector, releaseBuffers } from '../../workers/engine/memory.js';
 
 const MB = 1024 * 1024;
 const arrayBuffers = () => process.memoryUsage().arrayBuffers;
@@ -18,17 +16,10 @@ async function settled(): Promise<number> {
   await wait(50);
   return arrayBuffers();
 }
-/** The test's own full collection (to move buffers into the old generation). */
-function testCollection(): () => void {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  setFlagsFromString('--no-expose-gc');
-  return gc;
-}
-
 describe('releaseBuffers', () => {
   it('frees the buffers nothing reads once 16 MB were made since the last collection, and keeps the rest', async () => {
-    const gc = testCollection();
+    // The module's own way to V8's collector, here to move the buffers into the old generation first.
+    const gc = collector()!;
     const start = await settled();
     let old: Float32Array[] | null = buffers(24);
     const live = new Float32Array(MB); // 4 MB, still read below

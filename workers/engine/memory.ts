@@ -20,7 +20,7 @@ const MIN_INTERVAL_MS = 1000;
 const SWEPT_AFTER_MS = 20;
 
 /** V8's full collection: `gc` when the process was started with --expose-gc, else one exposed to a context of ours. */
-function collector(): (() => void) | null {
+export function collector(): (() => void) | null {
   const exposed = (globalThis as { gc?: () => void }).gc;
   if (typeof exposed === 'function') return exposed;
   try {
