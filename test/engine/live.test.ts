@@ -284,6 +284,35 @@ describe('live transcription policy', () => {
     expect(commits[1]!.start).toBeGreaterThanOrEqual(pcm.length / SAMPLE_RATE - 0.5);
   });
 
+  // The client sent nothing for a few seconds after the first saying (a recording's publisher, idle): the first was
+  // committed alone, and the second, heard right after it, was taken for the committed words read out again and dropped.
+  it.each(['fast', 'accuracy'] as const)('with the real engine (%s): a sentence said again right after its commit is kept', async (
+    mode,
+  ) => {
+    const { pcm, live, updates, ended } = await withEngine(mode);
+    const passes = async (count: number) => {
+      while (updates.length < count) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    const committedWords = () => normaliseWords(updates.flatMap((update) => update.committed).map((part) => part.text).join(' '));
+    const chunk = Math.round(0.4 * SAMPLE_RATE);
+    for (let i = 0; i < pcm.length; i += chunk) {
+      const before = updates.length;
+      live.push(pcm.slice(i, i + chunk));
+      await passes(before + 1);
+    }
+    // A pass that agrees with the last commits the sentence's end (the sentence is followed by less than 1.5 s of silence).
+    for (let tries = 0; tries < 3 && !committedWords().includes('meters'); tries++) {
+      const before = updates.length;
+      live.push(seconds(0.3));
+      await passes(before + 1);
+    }
+    expect(committedWords()).toEqual(['go', 'forward', 'ten', 'meters']);
+    live.push(pcm.slice());
+    live.endOfAudio();
+    expect(await ended).toBe('eof');
+    expect(committedWords()).toEqual(['go', 'forward', 'ten', 'meters', 'go', 'forward', 'ten', 'meters']);
+  });
+
   // Beam search ended this sentence's text at "than" (before decoding.ts stopped as the reference does), and the take's
   // end committed only that: it now decodes again speech voice activity heard after the last word.
   it('with the real engine: a pause commits the last words said before it', async () => {

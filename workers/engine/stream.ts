@@ -280,7 +280,7 @@ export class StreamingTranscriber {
    */
   private async freshWords(): Promise<StreamWord[]> {
     this.lastPassCut = false;
-    const fresh = this.afterCommitted(await this.pass());
+    const fresh = await this.withoutRedecodedTail(this.afterCommitted(await this.pass()));
     const skipped = this.skippedSpeech(fresh);
     if (!skipped) return fresh;
     const cutS = skipped.end + CUT_MARGIN_S;
@@ -289,7 +289,7 @@ export class StreamingTranscriber {
     const clearOfCut = (word: StreamWord) => !speechAtCut || word.end <= cutS - COMMIT_MARGIN_S;
     const coversMore = (words: StreamWord[]) => words.length > 0
       && (this.skippedSpeech(words, cutS)?.speechS ?? 0) < skipped.speechS;
-    const cut = this.afterCommitted(await this.pass({ untilS: cutS })).filter(clearOfCut);
+    const cut = (await this.withoutRedecodedTail(this.afterCommitted(await this.pass({ untilS: cutS })))).filter(clearOfCut);
     if (coversMore(cut)) {
       this.lastPassCut = true;
       return cut;
@@ -326,7 +326,7 @@ export class StreamingTranscriber {
    * after them, timed on the stream's timeline. `untilS` (source seconds) cuts the buffer short; `fromS` decodes only
    * the buffer from there, alone: no prefix, no prompt.
    */
-  private async pass(range: { fromS?: number; untilS?: number } = {}): Promise<StreamWord[]> {
+  private async pass(range: { fromS?: number; untilS?: number } = {}, temperatures = this.temperatures): Promise<StreamWord[]> {
     const { model, tokenizer } = this.engine;
     const sampleAt = (sourceS: number) => Math.min(
       this.buffer.length, Math.max(0, Math.round((sourceS - this.bufferStartS) * SAMPLE_RATE)),
@@ -374,7 +374,7 @@ export class StreamingTranscriber {
         // Speech runs at 2–5 tokens a second: far more than that for the uncommitted audio is a loop.
         maxNewTokens: Math.ceil(uncommittedS * MAX_TOKENS_PER_S) + 8,
       },
-      this.temperatures,
+      temperatures,
     );
     if (decoded.tokens.length === 0 || isSilence(decoded)) return [];
     // Align prefix and tail together (the prefix anchors where the tail starts), keep the tail's words.
@@ -407,8 +407,8 @@ export class StreamingTranscriber {
    * left to align to, so the alignment squeezes them into one instant: runs of SQUEEZED_RUN words shorter
    * than a frame are dropped wherever they are. Such a run is often a loop ("meters. Go forward 10 meters." over the
    * audio of "meters."): its last word, saying the word before the run again, took the rest of that word's audio,
-   * and is taken as that word's end. A pass that starts by repeating the committed tail (1–5 words, e.g. just after a
-   * cut) loses that repeat too.
+   * and is taken as that word's end. A loop's first words may have got the silence after the speech instead ("10
+   * meters. Go" + a squeezed "forward 10 meters."): those that with the run say the words before them again go too.
    *
    * The model may also reject the prefix and say the committed audio again in other words (a prefix "I was
    * just saying, much of" for speech that was "That is to say, much of …"): prefix and tail are aligned
@@ -433,17 +433,47 @@ export class StreamingTranscriber {
           // A loop's last word: the end of the word it repeats, not a word said again.
           kept[kept.length - 1] = { ...last, end: next.end };
           run++;
-        }
+        } else kept.splice(kept.length - this.loopHead(kept, words.slice(i, i + run)));
         i += run;
       }
     }
     for (let i = kept.length - 1; i >= 0; i--) if (committedAudio(kept[i]) || this.inSilence(kept[i])) kept.splice(i, 1);
-    if (this.lastCommittedEndS <= this.takeStartS) return kept;
-    const tail = this.committedWords.slice(-5).map((w) => wordKey(w.text));
-    for (let n = Math.min(5, tail.length, kept.length); n >= 1; n--) {
-      if (kept.slice(0, n).map((w) => wordKey(w.text)).join(' ') === tail.slice(-n).join(' ')) return kept.slice(n);
-    }
     return kept;
+  }
+
+  /** How many of the last of `kept` begin a copy, `run` its squeezed rest, of the words said just before it (0: none). */
+  private loopHead(kept: StreamWord[], run: StreamWord[]): number {
+    const key = (w: StreamWord) => wordKey(w.text);
+    const rest = run.map(key);
+    for (let head = 1; head <= Math.min(5, kept.length); head++) {
+      const copy = [...kept.slice(-head).map(key), ...rest];
+      const before = [...this.committedWords, ...kept.slice(0, -head)].slice(-copy.length).map(key);
+      if (before.length === copy.length && before.every((word, index) => word === copy[index])) return head;
+    }
+    return 0;
+  }
+
+  /**
+   * A pass that starts by saying the committed tail again (1–5 words, e.g. just after a cut, the prompt read out once
+   * more) loses that repeat, unless the speaker did say it again: the audio after the committed words, decoded alone
+   * (no prefix, no prompt to read out, greedy), starts with the same words. Dropped unchecked, a sentence said twice
+   * lost its second saying ("Go forward 10 meters." twice, the first committed before the second was heard).
+   */
+  private async withoutRedecodedTail(words: StreamWord[]): Promise<StreamWord[]> {
+    const repeated = this.repeatOfCommittedTail(words);
+    if (repeated === 0) return words;
+    const alone = this.afterCommitted(await this.pass({ fromS: this.lastCommittedEndS }, [0]));
+    return this.repeatOfCommittedTail(alone) >= repeated ? words : words.slice(repeated);
+  }
+
+  /** How many of the first of `words` say the last committed words again (0 at a take's start: nothing to repeat). */
+  private repeatOfCommittedTail(words: StreamWord[]): number {
+    if (this.lastCommittedEndS <= this.takeStartS) return 0;
+    const tail = this.committedWords.slice(-5).map((w) => wordKey(w.text));
+    for (let n = Math.min(5, tail.length, words.length); n >= 1; n--) {
+      if (words.slice(0, n).map((w) => wordKey(w.text)).join(' ') === tail.slice(-n).join(' ')) return n;
+    }
+    return 0;
   }
 
   /**
