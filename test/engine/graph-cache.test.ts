@@ -47,6 +47,28 @@ describe('cachedGraph', () => {
     expect(readdirSync(dir).filter((name) => name.endsWith('.onnx'))).toHaveLength(3);
   });
 
+  it('remembers a settled export\'s hash by the file\'s identity, and hashes it again once the file changed', async () => {
+    const dir = join(root, 'sources');
+    const path = source('s.onnx', 'settled export');
+    // A file changed in the last 2 s is hashed at every load (its times may not tell two writes apart).
+    const fresh = vi.fn(() => ({ graph: Buffer.from('g'), n: 0 }));
+    await cachedGraph(path, {}, fresh, dir);
+    expect(readdirSync(dir)).not.toContain('sources');
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await cachedGraph(path, {}, fresh, dir);
+    expect(fresh).toHaveBeenCalledTimes(1);
+    const [memo] = readdirSync(join(dir, 'sources'));
+    const remembered = JSON.parse(readFileSync(join(dir, 'sources', memo!), 'utf8')) as { identity: string; hash: string };
+    // What is remembered is what is used: another hash under the same identity keys another entry.
+    writeFileSync(join(dir, 'sources', memo!), JSON.stringify({ ...remembered, hash: 'f'.repeat(64) }));
+    const build = vi.fn(() => ({ graph: Buffer.from('g'), n: 1 }));
+    expect((await cachedGraph(path, {}, build, dir)).flags).toEqual({ n: 1 });
+    // The same size written again: another identity, so the bytes are hashed again and the first entry found.
+    writeFileSync(path, 'settled export');
+    expect((await cachedGraph(path, {}, build, dir)).flags).toEqual({ n: 0 });
+    expect(build).toHaveBeenCalledTimes(1);
+  });
+
   it('without a folder (ENGINE_GRAPH_CACHE=off) builds every time and hands back the bytes', async () => {
     expect(graphCacheDir({ ENGINE_GRAPH_CACHE: 'off' })).toBeNull();
     expect(graphCacheDir({ XDG_CACHE_HOME: '/x' })).toBe(join('/x', 'speechgate', 'graphs'));

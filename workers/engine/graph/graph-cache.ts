@@ -8,7 +8,7 @@
  *
  * An entry is found by a SHA-256 of the export's bytes, of what was asked (provider family, float products …) and of
  * the rewriting code itself (every file of workers/engine/graph and whisper/model.ts, as they are on disk), so a
- * changed rewrite or export never meets an old graph. It is written under a temporary name and renamed, so that
+ * changed rewrite or export never meets an old graph (the export's hash is remembered by its file's identity). It is written under a temporary name and renamed, so that
  * processes loading at once never read half a file. `ENGINE_GRAPH_CACHE` names the folder (default
  * `$XDG_CACHE_HOME/speechgate/graphs`, else `~/.cache/speechgate/graphs`); `off` rewrites at every load. The folder
  * keeps the `KEPT` entries used last.
@@ -17,7 +17,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Entries kept in the folder (two models × two graphs × a few settings). */
@@ -35,6 +35,35 @@ async function fileHash(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/** A file changed this recently is hashed at every load: its times may not tell a write in the same tick apart. */
+const SETTLED_MS = 2000;
+
+/**
+ * The export's SHA-256, remembered in `dir/sources` by the file's identity (device, inode, size, modification and
+ * change times; the change time is the kernel's, which no copy or extraction keeps): hashing whisper-base's exports
+ * took ~0.3 CPU s of every load. Anything unreadable there is hashed again.
+ */
+async function sourceHash(path: string, dir: string): Promise<string> {
+  const info = await stat(path, { bigint: true });
+  const identity = [info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs].join(':');
+  const memo = join(dir, 'sources', `${createHash('sha256').update(resolve(path)).digest('hex')}.json`);
+  try {
+    const known = JSON.parse(await readFile(memo, 'utf8')) as { identity?: unknown; hash?: unknown };
+    if (known.identity === identity && typeof known.hash === 'string' && /^[0-9a-f]{64}$/.test(known.hash)) return known.hash;
+  } catch {
+    // Not remembered yet.
+  }
+  const hash = await fileHash(path);
+  if (Number(info.ctimeNs / 1_000_000n) < Date.now() - SETTLED_MS) {
+    const temporary = `${memo}.${randomUUID()}`;
+    await mkdir(dirname(memo), { recursive: true })
+      .then(() => writeFile(temporary, JSON.stringify({ identity, hash })))
+      .then(() => rename(temporary, memo))
+      .catch(() => rm(temporary, { force: true }));
+  }
+  return hash;
 }
 
 let codeHash: Promise<string> | undefined;
@@ -84,7 +113,8 @@ export async function cachedGraph<Flags extends object>(
     return { graph, flags: flags as unknown as Flags, optimized: false, forget: none };
   };
   if (!dir) return made();
-  const key = createHash('sha256').update(await fileHash(source)).update(JSON.stringify(settings)).update(await rewritingCode())
+  const key = createHash('sha256').update(await sourceHash(source, dir)).update(JSON.stringify(settings))
+    .update(await rewritingCode())
     .digest('hex');
   const file = join(dir, `${key}.onnx`);
   const flagsFile = join(dir, `${key}.json`);
