@@ -8,8 +8,9 @@
  *
  * An entry is found by a SHA-256 of the export's bytes, of what was asked (provider family, float products …) and of
  * the rewriting code itself (every file of workers/engine/graph and whisper/model.ts, as they are on disk), so a
- * changed rewrite or export never meets an old graph (the export's hash is remembered by its file's identity). It is written under a temporary name and renamed, so that
- * processes loading at once never read half a file. `ENGINE_GRAPH_CACHE` names the folder (default
+ * changed rewrite or export never meets an old graph (the export's hash is remembered by its file's identity). It is
+ * written under a temporary name and renamed, so that processes loading at once never read half a file.
+ * `ENGINE_GRAPH_CACHE` names the folder (default
  * `$XDG_CACHE_HOME/speechgate/graphs`, else `~/.cache/speechgate/graphs`); `off` rewrites at every load. The folder
  * keeps the `KEPT` entries used last.
  */
