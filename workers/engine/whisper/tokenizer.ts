@@ -47,7 +47,7 @@ export class WhisperTokenizer {
   readonly alignmentHeads: [number, number][];
   /**
    * Every token's bytes end to end, token `id`'s from `byteStarts[id]` to `byteStarts[id + 1]` (none for ids the
-   * vocabulary lacks): one array instead of 51,865 small ones, whose allocation took most of a load's 300 ms here.
+   * vocabulary lacks): one array instead of 51,865 small ones (constructing the tokenizer took 360 ms CPU, now 230).
    */
   private readonly bytePool: Uint8Array;
   private readonly byteStarts: Uint32Array;
