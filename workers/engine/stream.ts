@@ -447,7 +447,7 @@ export class StreamingTranscriber {
     const rest = run.map(key);
     for (let head = 1; head <= Math.min(5, kept.length); head++) {
       const copy = [...kept.slice(-head).map(key), ...rest];
-      const before = [...this.committedWords, ...kept.slice(0, -head)].slice(-copy.length).map(key);
+      const before = [...this.committedWords.slice(-copy.length), ...kept.slice(0, -head)].slice(-copy.length).map(key);
       if (before.length === copy.length && before.every((word, index) => word === copy[index])) return head;
     }
     return 0;
