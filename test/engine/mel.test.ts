@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeFileToPcm } from '../../workers/engine/audio.js';
-import { LiveLogMel, logMelSpectrogram, N_FRAMES, N_MELS } from '../../workers/engine/whisper/mel.js';
+import { LiveLogMel, logMelSpectrogram, MixedRadixFft, N_FRAMES, N_MELS } from '../../workers/engine/whisper/mel.js';
 import { fixture } from '../helpers/fixtures.js';
 
 const SR = 16000;
@@ -47,6 +47,31 @@ function referenceLogMel(audio: Float32Array, t: number, filters: number[][]): n
   });
   return filters.map((row) => Math.log10(Math.max(1e-10, row.reduce((sum, w, k) => sum + w * power[k], 0))));
 }
+
+describe('MixedRadixFft', () => {
+  it('equals a direct DFT for sizes made of 2, 3, 4 and 5 (mel: 200, fbank: 512), and refuses other primes', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+    for (const size of [1, 2, 3, 5, 12, 45, 200, 512]) {
+      const inRe = Float64Array.from({ length: size }, random);
+      const inIm = Float64Array.from({ length: size }, random);
+      const outRe = new Float64Array(size);
+      const outIm = new Float64Array(size);
+      new MixedRadixFft(size).transform(inRe, inIm, outRe, outIm);
+      for (let k = 0; k < size; k++) {
+        let re = 0;
+        let im = 0;
+        for (let n = 0; n < size; n++) {
+          const angle = (-2 * Math.PI * k * n) / size;
+          re += inRe[n] * Math.cos(angle) - inIm[n] * Math.sin(angle);
+          im += inRe[n] * Math.sin(angle) + inIm[n] * Math.cos(angle);
+        }
+        expect(Math.abs(outRe[k] - re) + Math.abs(outIm[k] - im), `size ${size} bin ${k}`).toBeLessThan(1e-10);
+      }
+    }
+    expect(() => new MixedRadixFft(14)).toThrow('prime factor above 5');
+  });
+});
 
 describe('log-mel features', () => {
   it('match a direct DFT of the same definition on real speech', async () => {

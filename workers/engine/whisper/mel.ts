@@ -54,77 +54,204 @@ export function melFilterBank(nMels = N_MELS): Float32Array[] {
 }
 
 /**
- * A mixed-radix complex FFT (sizes with factors 2, 3, 5), used at 200 points for the 400-point real STFT (and at
- * 512 by fbank.ts):
- * n_fft is not a power of two, and a plain DFT costs ~50× more. Recursive decimation in time; each stage combines its p
- * sub-transforms with a direct p-point
- * DFT, using one shared table of the 400 roots of unity.
+ * A mixed-radix complex FFT (sizes with factors 2, 3, 4, 5), used at 200 points for the 400-point real STFT (and at
+ * 512 by fbank.ts): n_fft is not a power of two, and a plain DFT costs ~50× more. Decimation in time, iterative: the
+ * input is read in mixed-radix digit-reversed order, then each stage, smallest first, combines p sub-transforms of
+ * size m into one of size p·m in place (each sub-transform's value k times its twiddle W_pm^(q·k), from a table per
+ * stage, then a p-point butterfly written out for each radix).
  */
 export class MixedRadixFft {
-  private readonly factors: number[] = [];
-  private readonly rootRe: Float64Array;
-  private readonly rootIm: Float64Array;
-  private readonly sumRe = new Float64Array(8);
-  private readonly sumIm = new Float64Array(8);
+  /** The input index each output position starts from (digit reversal). */
+  private readonly order: Int32Array;
+  /** Innermost stage first: radix p, sub-transform size m, and the twiddles W_pm^(q·k) for q = 1..p−1, k = 0..m−1. */
+  private readonly stages: { p: number; m: number; twRe: Float64Array; twIm: Float64Array }[] = [];
 
   constructor(readonly size: number) {
+    const factors: number[] = [];
     let rest = size;
     for (const p of [4, 2, 3, 5]) {
       while (rest % p === 0) {
-        this.factors.push(p);
+        factors.push(p);
         rest /= p;
       }
     }
     if (rest !== 1) throw new Error(`FFT size ${size} has a prime factor above 5`);
-    this.rootRe = new Float64Array(size);
-    this.rootIm = new Float64Array(size);
-    for (let j = 0; j < size; j++) {
-      this.rootRe[j] = Math.cos((2 * Math.PI * j) / size);
-      this.rootIm[j] = -Math.sin((2 * Math.PI * j) / size);
+    // Output position i of the recursion's leaves reads input i's digits reversed: the outermost factor splits the
+    // input by index modulo p (decimation in time) and places sub-transform q at q·(size/p).
+    this.order = new Int32Array(size);
+    const fill = (inOffset: number, stride: number, n: number, outOffset: number, level: number): void => {
+      if (n === 1) {
+        this.order[outOffset] = inOffset;
+        return;
+      }
+      const p = factors[level];
+      for (let q = 0; q < p; q++) fill(inOffset + q * stride, stride * p, n / p, outOffset + q * (n / p), level + 1);
+    };
+    fill(0, 1, size, 0, 0);
+    let m = 1;
+    for (let level = factors.length - 1; level >= 0; level--) {
+      const p = factors[level];
+      const n = p * m;
+      const twRe = new Float64Array((p - 1) * m);
+      const twIm = new Float64Array((p - 1) * m);
+      for (let q = 1; q < p; q++) {
+        for (let k = 0; k < m; k++) {
+          twRe[(q - 1) * m + k] = Math.cos((2 * Math.PI * q * k) / n);
+          twIm[(q - 1) * m + k] = -Math.sin((2 * Math.PI * q * k) / n);
+        }
+      }
+      this.stages.push({ p, m, twRe, twIm });
+      m = n;
     }
   }
 
   /** Complex spectrum of a complex signal: outRe/outIm get all `size` bins. */
   transform(inRe: Float64Array, inIm: Float64Array, outRe: Float64Array, outIm: Float64Array): void {
-    this.recurse(inRe, inIm, 0, 1, this.size, outRe, outIm, 0, 0);
+    const { size, order } = this;
+    for (let i = 0; i < size; i++) {
+      outRe[i] = inRe[order[i]];
+      outIm[i] = inIm[order[i]];
+    }
+    for (const { p, m, twRe, twIm } of this.stages) {
+      const n = p * m;
+      for (let block = 0; block < size; block += n) {
+        if (p === 2) radix2(outRe, outIm, block, m, twRe, twIm);
+        else if (p === 4) radix4(outRe, outIm, block, m, twRe, twIm);
+        else if (p === 3) radix3(outRe, outIm, block, m, twRe, twIm);
+        else radix5(outRe, outIm, block, m, twRe, twIm);
+      }
+    }
   }
+}
 
-  private recurse(
-    inRe: Float64Array, inIm: Float64Array, inOffset: number, stride: number, n: number, outRe: Float64Array, outIm: Float64Array,
-    outOffset: number, level: number,
-  ): void {
-    if (n === 1) {
-      outRe[outOffset] = inRe[inOffset];
-      outIm[outOffset] = inIm[inOffset];
-      return;
-    }
-    const p = this.factors[level];
-    const m = n / p;
-    for (let q = 0; q < p; q++) this.recurse(inRe, inIm, inOffset + q * stride, stride * p, m, outRe, outIm, outOffset + q * m, level + 1);
-    const rootStep = this.size / n; // W_n^j = W_size^(j·size/n)
-    const { rootRe, rootIm, sumRe, sumIm } = this;
-    for (let k = 0; k < m; k++) {
-      for (let s = 0; s < p; s++) {
-        sumRe[s] = 0;
-        sumIm[s] = 0;
-      }
-      for (let q = 0; q < p; q++) {
-        // y_q[k] · W_n^(q·k), then spread over the p outputs k + s·m with W_n^(q·s·m)
-        const index = outOffset + q * m + k;
-        const t = q * k * rootStep; // < size: q < p and k < m
-        const yRe = outRe[index] * rootRe[t] - outIm[index] * rootIm[t];
-        const yIm = outRe[index] * rootIm[t] + outIm[index] * rootRe[t];
-        const pointStep = (this.size / p) * q; // W_p^(q·s) = W_size^(s·q·size/p)
-        for (let s = 0, u = 0; s < p; s++, u = (u + pointStep) % this.size) {
-          sumRe[s] += yRe * rootRe[u] - yIm * rootIm[u];
-          sumIm[s] += yRe * rootIm[u] + yIm * rootRe[u];
-        }
-      }
-      for (let s = 0; s < p; s++) {
-        outRe[outOffset + k + s * m] = sumRe[s];
-        outIm[outOffset + k + s * m] = sumIm[s];
-      }
-    }
+// The butterflies: for k < m, a_q = x[block + q·m + k] · W^(q·k) (the stage's twiddle), then
+// x[block + s·m + k] = Σ_q a_q · W_p^(q·s), with W_p = e^(−2πi/p).
+
+function radix2(re: Float64Array, im: Float64Array, block: number, m: number, twRe: Float64Array, twIm: Float64Array): void {
+  for (let k = 0; k < m; k++) {
+    const i0 = block + k;
+    const i1 = i0 + m;
+    const b = re[i1] * twRe[k] - im[i1] * twIm[k];
+    const bi = re[i1] * twIm[k] + im[i1] * twRe[k];
+    const a = re[i0];
+    const ai = im[i0];
+    re[i0] = a + b;
+    im[i0] = ai + bi;
+    re[i1] = a - b;
+    im[i1] = ai - bi;
+  }
+}
+
+function radix3(re: Float64Array, im: Float64Array, block: number, m: number, twRe: Float64Array, twIm: Float64Array): void {
+  const c = -0.5;
+  const s = Math.sqrt(3) / 2;
+  for (let k = 0; k < m; k++) {
+    const i0 = block + k;
+    const i1 = i0 + m;
+    const i2 = i1 + m;
+    const a1 = re[i1] * twRe[k] - im[i1] * twIm[k];
+    const a1i = re[i1] * twIm[k] + im[i1] * twRe[k];
+    const a2 = re[i2] * twRe[m + k] - im[i2] * twIm[m + k];
+    const a2i = re[i2] * twIm[m + k] + im[i2] * twRe[m + k];
+    const a0 = re[i0];
+    const a0i = im[i0];
+    const t = a1 + a2;
+    const ti = a1i + a2i;
+    // −i·s·(a1 − a2)
+    const dRe = s * (a1i - a2i);
+    const dIm = -s * (a1 - a2);
+    re[i0] = a0 + t;
+    im[i0] = a0i + ti;
+    re[i1] = a0 + c * t + dRe;
+    im[i1] = a0i + c * ti + dIm;
+    re[i2] = a0 + c * t - dRe;
+    im[i2] = a0i + c * ti - dIm;
+  }
+}
+
+function radix4(re: Float64Array, im: Float64Array, block: number, m: number, twRe: Float64Array, twIm: Float64Array): void {
+  for (let k = 0; k < m; k++) {
+    const i0 = block + k;
+    const i1 = i0 + m;
+    const i2 = i1 + m;
+    const i3 = i2 + m;
+    const a0 = re[i0];
+    const a0i = im[i0];
+    const a1 = re[i1] * twRe[k] - im[i1] * twIm[k];
+    const a1i = re[i1] * twIm[k] + im[i1] * twRe[k];
+    const a2 = re[i2] * twRe[m + k] - im[i2] * twIm[m + k];
+    const a2i = re[i2] * twIm[m + k] + im[i2] * twRe[m + k];
+    const a3 = re[i3] * twRe[2 * m + k] - im[i3] * twIm[2 * m + k];
+    const a3i = re[i3] * twIm[2 * m + k] + im[i3] * twRe[2 * m + k];
+    const s02 = a0 + a2;
+    const s02i = a0i + a2i;
+    const d02 = a0 - a2;
+    const d02i = a0i - a2i;
+    const s13 = a1 + a3;
+    const s13i = a1i + a3i;
+    // −i·(a1 − a3)
+    const r13 = a1i - a3i;
+    const r13i = -(a1 - a3);
+    re[i0] = s02 + s13;
+    im[i0] = s02i + s13i;
+    re[i1] = d02 + r13;
+    im[i1] = d02i + r13i;
+    re[i2] = s02 - s13;
+    im[i2] = s02i - s13i;
+    re[i3] = d02 - r13;
+    im[i3] = d02i - r13i;
+  }
+}
+
+const C1 = Math.cos((2 * Math.PI) / 5);
+const C2 = Math.cos((4 * Math.PI) / 5);
+const S1 = Math.sin((2 * Math.PI) / 5);
+const S2 = Math.sin((4 * Math.PI) / 5);
+
+function radix5(re: Float64Array, im: Float64Array, block: number, m: number, twRe: Float64Array, twIm: Float64Array): void {
+  for (let k = 0; k < m; k++) {
+    const i0 = block + k;
+    const i1 = i0 + m;
+    const i2 = i1 + m;
+    const i3 = i2 + m;
+    const i4 = i3 + m;
+    const a0 = re[i0];
+    const a0i = im[i0];
+    const a1 = re[i1] * twRe[k] - im[i1] * twIm[k];
+    const a1i = re[i1] * twIm[k] + im[i1] * twRe[k];
+    const a2 = re[i2] * twRe[m + k] - im[i2] * twIm[m + k];
+    const a2i = re[i2] * twIm[m + k] + im[i2] * twRe[m + k];
+    const a3 = re[i3] * twRe[2 * m + k] - im[i3] * twIm[2 * m + k];
+    const a3i = re[i3] * twIm[2 * m + k] + im[i3] * twRe[2 * m + k];
+    const a4 = re[i4] * twRe[3 * m + k] - im[i4] * twIm[3 * m + k];
+    const a4i = re[i4] * twIm[3 * m + k] + im[i4] * twRe[3 * m + k];
+    const t1 = a1 + a4;
+    const t1i = a1i + a4i;
+    const t2 = a2 + a3;
+    const t2i = a2i + a3i;
+    const d1 = a1 - a4;
+    const d1i = a1i - a4i;
+    const d2 = a2 - a3;
+    const d2i = a2i - a3i;
+    const b1 = a0 + C1 * t1 + C2 * t2;
+    const b1i = a0i + C1 * t1i + C2 * t2i;
+    const b2 = a0 + C2 * t1 + C1 * t2;
+    const b2i = a0i + C2 * t1i + C1 * t2i;
+    // y1, y4 = b1 ∓ i·(S1·d1 + S2·d2); y2, y3 = b2 ∓ i·(S2·d1 − S1·d2); −i·(x + i·y) = y − i·x
+    const e1 = S1 * d1 + S2 * d2;
+    const e1i = S1 * d1i + S2 * d2i;
+    const e2 = S2 * d1 - S1 * d2;
+    const e2i = S2 * d1i - S1 * d2i;
+    re[i0] = a0 + t1 + t2;
+    im[i0] = a0i + t1i + t2i;
+    re[i1] = b1 + e1i;
+    im[i1] = b1i - e1;
+    re[i4] = b1 - e1i;
+    im[i4] = b1i + e1;
+    re[i2] = b2 + e2i;
+    im[i2] = b2i - e2;
+    re[i3] = b2 - e2i;
+    im[i3] = b2i + e2;
   }
 }
 
@@ -179,27 +306,34 @@ function logMelFrames(audio: Float32Array, from: number, to: number, raw: Float3
     if (j < 0) j = -j; // reflect: x[-1] = x[1]
     return j < audio.length ? audio[j] : 0;
   };
-  const frame = new Float64Array(N_FFT);
   const power = new Float64Array(N_BINS);
   const half = N_FFT / 2;
-  const evenOdd = [new Float64Array(half), new Float64Array(half)];
+  const even = new Float64Array(half);
+  const odd = new Float64Array(half);
   const zRe = new Float64Array(half);
   const zIm = new Float64Array(half);
   let maxLog = -Infinity;
   for (let t = from; t < to; t++) {
     let frameLogMax = -Infinity;
     const begin = t * HOP_LENGTH;
-    for (let n = 0; n < N_FFT; n++) frame[n] = paddedSample(begin + n) * window[n];
     // z[n] = x[2n] + i·x[2n+1]; Z = FFT200(z); then X[k] = E[k] + W^k·O[k] with
     // E[k] = (Z[k] + conj Z[200−k]) / 2 and O[k] = (Z[k] − conj Z[200−k]) / 2i.
-    for (let n = 0; n < half; n++) {
-      evenOdd[0][n] = frame[2 * n];
-      evenOdd[1][n] = frame[2 * n + 1];
+    const first = begin - pad;
+    if (first >= 0 && first + N_FFT <= audio.length) {
+      for (let n = 0; n < half; n++) {
+        even[n] = audio[first + 2 * n] * window[2 * n];
+        odd[n] = audio[first + 2 * n + 1] * window[2 * n + 1];
+      }
+    } else {
+      for (let n = 0; n < half; n++) {
+        even[n] = paddedSample(begin + 2 * n) * window[2 * n];
+        odd[n] = paddedSample(begin + 2 * n + 1) * window[2 * n + 1];
+      }
     }
-    fft.transform(evenOdd[0], evenOdd[1], zRe, zIm);
+    fft.transform(even, odd, zRe, zIm);
     for (let k = 0; k < N_BINS; k++) {
-      const a = k % half;
-      const b = (half - k + half) % half;
+      const a = k === half ? 0 : k;
+      const b = k === 0 ? 0 : half - k;
       const eRe = (zRe[a] + zRe[b]) / 2;
       const eIm = (zIm[a] - zIm[b]) / 2;
       const oRe = (zIm[a] + zIm[b]) / 2;
