@@ -192,15 +192,28 @@ describe('no spoken word lost (whisper-base, the accurate model)', () => {
 
   // Fixed 30 s windows without word timings (the engine race's like-for-like mode): both models closed the first
   // window's last segment at 29.3 s ("… if at all.") and the second window started at 30 s, so "And this spills",
-  // said across the edge, was read by neither. Speech voice activity hears after the last segment is read again.
-  it('with fixed 30 s windows, reads the words the window edge cuts (whisper-tiny, greedy)', async () => {
+  // said across the edge, was read by neither. Speech voice activity hears after the last segment is read again,
+  // as the reference's seek does: the next window starts there and is filled to 30 s (decoded alone, the 0.7 s
+  // tail took an encoder pass of its own and read "at this spell", and the next window lost "Piketty, in his book").
+  it('with fixed 30 s windows, starts the next window where the model stopped (whisper-tiny, greedy)', async () => {
+    const windows: WindowInfo[] = [];
     const result = await engine.transcribeFile(fixture('political-philosophy-60s.wav'), {
-      language: 'en', vad: false, wordTimestamps: false, conditionOnPreviousText: false, endS: 40,
+      language: 'en', vad: false, wordTimestamps: false, conditionOnPreviousText: false, onWindow: (w) => windows.push(w),
     });
     const words = normaliseWords(textOf(result));
     const over = words.indexOf('over');
     expect(over, words.join(' ')).toBeGreaterThan(0);
-    expect(words.slice(over - 3, over), words.join(' ')).toContain('this');
+    expect(words.slice(over - 3, over), words.join(' ')).toEqual(['and', 'this', 'spills']);
+    expect(words, words.join(' ')).toContain('piketty');
+    expect(windows.map((w) => [w.startS, w.endS])).toHaveLength(3);
+    expect(windows[0].startS).toBe(0);
+    expect(windows[1].startS).toBeGreaterThan(28);
+    expect(windows[1].startS).toBeLessThan(30);
+    for (const [i, w] of windows.entries()) {
+      expect(w.endS - w.startS).toBeLessThanOrEqual(30);
+      if (i > 0) expect(w.startS).toBeLessThanOrEqual(windows[i - 1].endS);
+    }
+    expect(windows[2].endS).toBeCloseTo(60, 0);
   });
 
   // Batched windows (ENGINE_BATCH) decode without the previous text and cannot carry an open sentence into the next

@@ -202,6 +202,13 @@ function windowSlice(window: SpeechWindow, fromS: number, toS = window.audio.len
   return { audio: window.audio.slice(from, to), pieces, sourceEnd: window.sourceEnd, speech };
 }
 
+/** The first `samples` of a window, ending where they end on the source. */
+function windowHead(window: SpeechWindow, samples: number): SpeechWindow {
+  const head = windowSlice(window, 0, samples / SAMPLE_RATE);
+  const last = head.pieces[head.pieces.length - 1];
+  return last ? { ...head, sourceEnd: last.sourceStart + last.length } : head;
+}
+
 /** `first` followed by `second` as one window. */
 function joinWindows(first: SpeechWindow, second: SpeechWindow): SpeechWindow {
   const audio = concatSamples([first.audio, second.audio]);
@@ -594,6 +601,32 @@ export async function transcribeSource(
     }
     await decodeBatch(batch);
   };
+  /**
+   * Plain 30 s cuts (`vad: false`, one window at a time) are cut again where the model stopped, as the reference's
+   * seek does: a held tail starts the next window, which is filled to 30 s with the audio after it, and what does
+   * not fit starts the window after. (Joined only when both fit, the tail would be decoded as a window of its own,
+   * one more encoder pass for a second of audio. Windows of speech regions are not cut again: their cuts are
+   * pauses, and a cut anywhere else could split a word.) `queued`: audio after the last window decoded.
+   */
+  let queued: SpeechWindow | null = null;
+  const runSeeking = async (window: SpeechWindow | null) => {
+    queued = queued && window ? joinWindows(queued, window) : queued ?? window;
+    for (;;) {
+      if (carry && queued) {
+        if (!carry.segment) previousTokens = [];
+        queued = joinWindows(carry.window, queued);
+        carry = null;
+      }
+      // Wait for a full window while the source goes on; at its end, the last window's held tail is the end's to
+      // settle (kept as it was, or decoded alone).
+      if (!queued || (window && queued.audio.length < N_SAMPLES)) return;
+      const full = queued.audio.length > N_SAMPLES;
+      const head = full ? windowHead(queued, N_SAMPLES) : queued;
+      queued = full ? windowSlice(queued, N_SAMPLES / SAMPLE_RATE) : null;
+      await decodeBatch([head]);
+    }
+  };
+  const seeking = options.vad === false && engine.batchSize === 1;
   const holdsUncovered = (): boolean => carry !== null && carry.segment === null;
   /** The held audio nothing transcribed yet, decoded alone (at a batch that cannot take it, and at the end). */
   const decodeUncovered = async () => {
@@ -671,6 +704,10 @@ export async function transcribeSource(
       upcoming = windows.next();
       // An abandoned prefetch must not surface as an unhandled rejection; awaiting it rethrows as usual.
       upcoming.catch(() => undefined);
+      if (seeking) {
+        await runSeeking(next.value);
+        continue;
+      }
       batch.push(next.value);
       if (batch.length >= engine.batchSize) {
         await runBatch(batch);
@@ -681,6 +718,7 @@ export async function transcribeSource(
     await windows.return(undefined).catch(() => undefined);
   }
   sourceDone = true;
+  if (seeking) await runSeeking(null);
   if (batch.length) await runBatch(batch);
   while (holdsUncovered()) await decodeUncovered();
   await flushCarry();
