@@ -174,9 +174,10 @@ export class StreamingTranscriber {
 
   /** Runs the VAD over what was pushed since the last step; remembers where speech was last heard. */
   private async updateVoiceActivity(): Promise<void> {
-    for (const pcm of this.vadQueue.splice(0)) {
-      // The VAD keeps a partial chunk until the next push: probabilities come for whole chunks, in order.
-      for (const probability of await this.vadStream.push(pcm)) {
+    // Everything pushed since the last pass in one call (vad.ts runs the chunks it completes together). The VAD keeps
+    // a partial chunk until the next push: probabilities come for whole chunks, in order.
+    if (this.vadQueue.length > 0) {
+      for (const probability of await this.vadStream.push(concatSamples(this.vadQueue.splice(0)))) {
         this.vadChunks++;
         if (probability < DEFAULT_VAD_OPTIONS.threshold) continue;
         const end = (this.vadChunks * VAD_CHUNK) / SAMPLE_RATE;
