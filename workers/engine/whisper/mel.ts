@@ -127,18 +127,30 @@ export class MixedRadixFft {
 // The butterflies: for k < m, a_q = x[block + q·m + k] · W^(q·k) (the stage's twiddle), then
 // x[block + s·m + k] = Σ_q a_q · W_p^(q·s), with W_p = e^(−2πi/p).
 
+/** a_q of the butterfly at i0 (sub-transform 0 untwiddled), for q < p. */
+const aRe = new Float64Array(5);
+const aIm = new Float64Array(5);
+function twiddled(
+  re: Float64Array, im: Float64Array, i0: number, m: number, p: number, k: number, twRe: Float64Array, twIm: Float64Array,
+): void {
+  aRe[0] = re[i0];
+  aIm[0] = im[i0];
+  for (let q = 1; q < p; q++) {
+    const i = i0 + q * m;
+    const t = (q - 1) * m + k;
+    aRe[q] = re[i] * twRe[t] - im[i] * twIm[t];
+    aIm[q] = re[i] * twIm[t] + im[i] * twRe[t];
+  }
+}
+
 function radix2(re: Float64Array, im: Float64Array, block: number, m: number, twRe: Float64Array, twIm: Float64Array): void {
   for (let k = 0; k < m; k++) {
     const i0 = block + k;
-    const i1 = i0 + m;
-    const b = re[i1] * twRe[k] - im[i1] * twIm[k];
-    const bi = re[i1] * twIm[k] + im[i1] * twRe[k];
-    const a = re[i0];
-    const ai = im[i0];
-    re[i0] = a + b;
-    im[i0] = ai + bi;
-    re[i1] = a - b;
-    im[i1] = ai - bi;
+    twiddled(re, im, i0, m, 2, k, twRe, twIm);
+    re[i0] = aRe[0] + aRe[1];
+    im[i0] = aIm[0] + aIm[1];
+    re[i0 + m] = aRe[0] - aRe[1];
+    im[i0 + m] = aIm[0] - aIm[1];
   }
 }
 
@@ -147,59 +159,42 @@ function radix3(re: Float64Array, im: Float64Array, block: number, m: number, tw
   const s = Math.sqrt(3) / 2;
   for (let k = 0; k < m; k++) {
     const i0 = block + k;
-    const i1 = i0 + m;
-    const i2 = i1 + m;
-    const a1 = re[i1] * twRe[k] - im[i1] * twIm[k];
-    const a1i = re[i1] * twIm[k] + im[i1] * twRe[k];
-    const a2 = re[i2] * twRe[m + k] - im[i2] * twIm[m + k];
-    const a2i = re[i2] * twIm[m + k] + im[i2] * twRe[m + k];
-    const a0 = re[i0];
-    const a0i = im[i0];
-    const t = a1 + a2;
-    const ti = a1i + a2i;
+    twiddled(re, im, i0, m, 3, k, twRe, twIm);
+    const t = aRe[1] + aRe[2];
+    const ti = aIm[1] + aIm[2];
     // −i·s·(a1 − a2)
-    const dRe = s * (a1i - a2i);
-    const dIm = -s * (a1 - a2);
-    re[i0] = a0 + t;
-    im[i0] = a0i + ti;
-    re[i1] = a0 + c * t + dRe;
-    im[i1] = a0i + c * ti + dIm;
-    re[i2] = a0 + c * t - dRe;
-    im[i2] = a0i + c * ti - dIm;
+    const dRe = s * (aIm[1] - aIm[2]);
+    const dIm = -s * (aRe[1] - aRe[2]);
+    re[i0] = aRe[0] + t;
+    im[i0] = aIm[0] + ti;
+    re[i0 + m] = aRe[0] + c * t + dRe;
+    im[i0 + m] = aIm[0] + c * ti + dIm;
+    re[i0 + 2 * m] = aRe[0] + c * t - dRe;
+    im[i0 + 2 * m] = aIm[0] + c * ti - dIm;
   }
 }
 
 function radix4(re: Float64Array, im: Float64Array, block: number, m: number, twRe: Float64Array, twIm: Float64Array): void {
   for (let k = 0; k < m; k++) {
     const i0 = block + k;
-    const i1 = i0 + m;
-    const i2 = i1 + m;
-    const i3 = i2 + m;
-    const a0 = re[i0];
-    const a0i = im[i0];
-    const a1 = re[i1] * twRe[k] - im[i1] * twIm[k];
-    const a1i = re[i1] * twIm[k] + im[i1] * twRe[k];
-    const a2 = re[i2] * twRe[m + k] - im[i2] * twIm[m + k];
-    const a2i = re[i2] * twIm[m + k] + im[i2] * twRe[m + k];
-    const a3 = re[i3] * twRe[2 * m + k] - im[i3] * twIm[2 * m + k];
-    const a3i = re[i3] * twIm[2 * m + k] + im[i3] * twRe[2 * m + k];
-    const s02 = a0 + a2;
-    const s02i = a0i + a2i;
-    const d02 = a0 - a2;
-    const d02i = a0i - a2i;
-    const s13 = a1 + a3;
-    const s13i = a1i + a3i;
+    twiddled(re, im, i0, m, 4, k, twRe, twIm);
+    const s02 = aRe[0] + aRe[2];
+    const s02i = aIm[0] + aIm[2];
+    const d02 = aRe[0] - aRe[2];
+    const d02i = aIm[0] - aIm[2];
+    const s13 = aRe[1] + aRe[3];
+    const s13i = aIm[1] + aIm[3];
     // −i·(a1 − a3)
-    const r13 = a1i - a3i;
-    const r13i = -(a1 - a3);
+    const r13 = aIm[1] - aIm[3];
+    const r13i = -(aRe[1] - aRe[3]);
     re[i0] = s02 + s13;
     im[i0] = s02i + s13i;
-    re[i1] = d02 + r13;
-    im[i1] = d02i + r13i;
-    re[i2] = s02 - s13;
-    im[i2] = s02i - s13i;
-    re[i3] = d02 - r13;
-    im[i3] = d02i - r13i;
+    re[i0 + m] = d02 + r13;
+    im[i0 + m] = d02i + r13i;
+    re[i0 + 2 * m] = s02 - s13;
+    im[i0 + 2 * m] = s02i - s13i;
+    re[i0 + 3 * m] = d02 - r13;
+    im[i0 + 3 * m] = d02i - r13i;
   }
 }
 
@@ -211,47 +206,34 @@ const S2 = Math.sin((4 * Math.PI) / 5);
 function radix5(re: Float64Array, im: Float64Array, block: number, m: number, twRe: Float64Array, twIm: Float64Array): void {
   for (let k = 0; k < m; k++) {
     const i0 = block + k;
-    const i1 = i0 + m;
-    const i2 = i1 + m;
-    const i3 = i2 + m;
-    const i4 = i3 + m;
-    const a0 = re[i0];
-    const a0i = im[i0];
-    const a1 = re[i1] * twRe[k] - im[i1] * twIm[k];
-    const a1i = re[i1] * twIm[k] + im[i1] * twRe[k];
-    const a2 = re[i2] * twRe[m + k] - im[i2] * twIm[m + k];
-    const a2i = re[i2] * twIm[m + k] + im[i2] * twRe[m + k];
-    const a3 = re[i3] * twRe[2 * m + k] - im[i3] * twIm[2 * m + k];
-    const a3i = re[i3] * twIm[2 * m + k] + im[i3] * twRe[2 * m + k];
-    const a4 = re[i4] * twRe[3 * m + k] - im[i4] * twIm[3 * m + k];
-    const a4i = re[i4] * twIm[3 * m + k] + im[i4] * twRe[3 * m + k];
-    const t1 = a1 + a4;
-    const t1i = a1i + a4i;
-    const t2 = a2 + a3;
-    const t2i = a2i + a3i;
-    const d1 = a1 - a4;
-    const d1i = a1i - a4i;
-    const d2 = a2 - a3;
-    const d2i = a2i - a3i;
-    const b1 = a0 + C1 * t1 + C2 * t2;
-    const b1i = a0i + C1 * t1i + C2 * t2i;
-    const b2 = a0 + C2 * t1 + C1 * t2;
-    const b2i = a0i + C2 * t1i + C1 * t2i;
+    twiddled(re, im, i0, m, 5, k, twRe, twIm);
+    const t1 = aRe[1] + aRe[4];
+    const t1i = aIm[1] + aIm[4];
+    const t2 = aRe[2] + aRe[3];
+    const t2i = aIm[2] + aIm[3];
+    const d1 = aRe[1] - aRe[4];
+    const d1i = aIm[1] - aIm[4];
+    const d2 = aRe[2] - aRe[3];
+    const d2i = aIm[2] - aIm[3];
+    const b1 = aRe[0] + C1 * t1 + C2 * t2;
+    const b1i = aIm[0] + C1 * t1i + C2 * t2i;
+    const b2 = aRe[0] + C2 * t1 + C1 * t2;
+    const b2i = aIm[0] + C2 * t1i + C1 * t2i;
     // y1, y4 = b1 ∓ i·(S1·d1 + S2·d2); y2, y3 = b2 ∓ i·(S2·d1 − S1·d2); −i·(x + i·y) = y − i·x
     const e1 = S1 * d1 + S2 * d2;
     const e1i = S1 * d1i + S2 * d2i;
     const e2 = S2 * d1 - S1 * d2;
     const e2i = S2 * d1i - S1 * d2i;
-    re[i0] = a0 + t1 + t2;
-    im[i0] = a0i + t1i + t2i;
-    re[i1] = b1 + e1i;
-    im[i1] = b1i - e1;
-    re[i4] = b1 - e1i;
-    im[i4] = b1i + e1;
-    re[i2] = b2 + e2i;
-    im[i2] = b2i - e2;
-    re[i3] = b2 - e2i;
-    im[i3] = b2i + e2;
+    re[i0] = aRe[0] + t1 + t2;
+    im[i0] = aIm[0] + t1i + t2i;
+    re[i0 + m] = b1 + e1i;
+    im[i0 + m] = b1i - e1;
+    re[i0 + 4 * m] = b1 - e1i;
+    im[i0 + 4 * m] = b1i + e1;
+    re[i0 + 2 * m] = b2 + e2i;
+    im[i0 + 2 * m] = b2i - e2;
+    re[i0 + 3 * m] = b2 - e2i;
+    im[i0 + 3 * m] = b2i + e2;
   }
 }
 
