@@ -410,6 +410,8 @@ export class StreamingTranscriber {
    * audio of "meters."): its last word, saying the word before the run again, took the rest of that word's audio,
    * and is taken as that word's end. A loop's first words may have got the silence after the speech instead ("10
    * meters. Go" + a squeezed "forward 10 meters."): those that with the run say the words before them again go too.
+   * A loop may go on past its last word in a shorter squeezed run ("meters." + a squeezed "Go" at the end of the
+   * audio): squeezed words that say only the loop's words go with it.
    *
    * The model may also reject the prefix and say the committed audio again in other words (a prefix "I was
    * just saying, much of" for speech that was "That is to say, much of …"): prefix and tail are aligned
@@ -422,6 +424,8 @@ export class StreamingTranscriber {
     const squeezed = (w: StreamWord) => w.end - w.start < SQUEEZED_S;
     const committedAudio = (w: StreamWord) => (w.start + w.end) / 2 < this.lastCommittedEndS - ALIGNMENT_FRAME_S;
     const kept: StreamWord[] = [];
+    /** The words of the last loop dropped: a shorter squeezed run after it that says only them goes on with it. */
+    let loop: Set<string> | null = null;
     for (let i = 0; i < words.length; ) {
       let run = 0;
       while (i + run < words.length && squeezed(words[i + run])) run++;
@@ -429,12 +433,15 @@ export class StreamingTranscriber {
       else {
         const last = kept[kept.length - 1];
         const next = words[i + run];
-        if (run < SQUEEZED_RUN) kept.push(...words.slice(i, i + run));
-        else if (last && next && wordKey(next.text) === wordKey(last.text)) {
+        const said = words.slice(i, i + run);
+        if (run < SQUEEZED_RUN) {
+          if (!loop || !said.every((w) => loop!.has(wordKey(w.text)))) kept.push(...said);
+        } else if (last && next && wordKey(next.text) === wordKey(last.text)) {
           // A loop's last word: the end of the word it repeats, not a word said again.
           kept[kept.length - 1] = { ...last, end: next.end };
           run++;
-        } else kept.splice(kept.length - this.loopHead(kept, words.slice(i, i + run)));
+        } else kept.splice(kept.length - this.loopHead(kept, said));
+        if (run >= SQUEEZED_RUN) loop = new Set(said.map((w) => wordKey(w.text)));
         i += run;
       }
     }
