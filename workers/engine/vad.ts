@@ -37,13 +37,12 @@ export class SileroVad {
   static async load(path = sileroModelPath()): Promise<SileroVad> {
     // One thread: each call is small, and threads would only add hand-off overhead.
     const options: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionProviders: ['cpu'] };
-    let graph: Uint8Array | null = null;
     try {
-      graph = sequenceVadGraph(readFileSync(path));
+      return new SileroVad(await ort.InferenceSession.create(sequenceVadGraph(readFileSync(path)), options), true);
     } catch (error) {
+      // Not the export the rewrite reads, or a graph onnxruntime refused: the file as it is, chunk by chunk.
       console.warn(`[engine] ${path}: ${(error as Error).message}; voice activity runs one chunk per call (slower)`);
     }
-    if (graph) return new SileroVad(await ort.InferenceSession.create(graph, options), true);
     return new SileroVad(await ort.InferenceSession.create(path, options), false);
   }
 

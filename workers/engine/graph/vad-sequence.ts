@@ -11,7 +11,7 @@
  */
 import {
   ONNX, type WireField, floatInitializer, ifBranches, int64Vector, intAttribute, messageField, nodeField,
-  nodesOf, readGraph, readMessage, stringField, strings, valueName, varintField, varints, withGraph,
+  nodesOf, readGraph, readMessage, stringField, strings, valueName, varintField, withGraph,
 } from './onnx-wire.js';
 
 const PREFIX = 'speechgate_sequence';
@@ -19,15 +19,14 @@ const PREFIX = 'speechgate_sequence';
 const HIDDEN = 128;
 
 /** A float initializer's values (raw or packed float_data), or null when it is not a float32 tensor. */
-function floatValues(tensor: WireField[]): { dims: number[]; values: Float32Array } | null {
+function floatValues(tensor: WireField[]): Float32Array | null {
   const { tensor: T } = ONNX;
   if (tensor.find((f) => f.field === T.dataType)?.value[0] !== 1) return null;
-  const dims = tensor.filter((f) => f.field === T.dims).flatMap(varints);
   const raw = tensor.find((f) => f.field === T.rawData)?.value ?? tensor.find((f) => f.field === T.floatData)?.value;
   if (!raw) return null;
   // A copy at offset 0 (a Buffer's `slice` would share the file's bytes, at any alignment).
   const copy = new Uint8Array(raw);
-  return { dims, values: new Float32Array(copy.buffer, 0, copy.byteLength / 4) };
+  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
 }
 
 /** PyTorch's LSTM gate blocks (input, forget, cell, output) in ONNX's order (input, output, forget, cell). */
@@ -80,9 +79,9 @@ export function sequenceVadGraph(model: Uint8Array): Uint8Array {
   }
   const weight = (name: string, size: number): Float32Array => {
     const tensor = initializers.get(name);
-    const found = tensor && floatValues(tensor);
-    if (!found || found.values.length !== size) throw new Error(`voice activity model: ${name} is not ${size} floats`);
-    return found.values;
+    const values = tensor && floatValues(tensor);
+    if (!values || values.length !== size) throw new Error(`voice activity model: ${name} is not ${size} floats`);
+    return values;
   };
   const gates = 4 * HIDDEN;
   const bias = new Float32Array(2 * gates);
