@@ -424,13 +424,15 @@ export class StreamingTranscriber {
     const squeezed = (w: StreamWord) => w.end - w.start < SQUEEZED_S;
     const committedAudio = (w: StreamWord) => (w.start + w.end) / 2 < this.lastCommittedEndS - ALIGNMENT_FRAME_S;
     const kept: StreamWord[] = [];
-    /** The words of the last loop dropped: a shorter squeezed run after it that says only them goes on with it. */
+    /** The words of a loop just dropped (till a word with audio of its own): a shorter squeezed run saying only them goes on with it. */
     let loop: Set<string> | null = null;
     for (let i = 0; i < words.length; ) {
       let run = 0;
       while (i + run < words.length && squeezed(words[i + run])) run++;
-      if (run === 0) kept.push(words[i++]);
-      else {
+      if (run === 0) {
+        kept.push(words[i++]);
+        loop = null;
+      } else {
         const last = kept[kept.length - 1];
         const next = words[i + run];
         const said = words.slice(i, i + run);
