@@ -32,7 +32,8 @@
  * `npm run bench` runs it through bench/index.ts; `tsx bench/engine.ts` runs it alone.
  *
  * `BENCH_ENGINE_ANCHORS=<dir>` adds the race against whisper.cpp and faster-whisper on the same weights
- * (`benchEngineAnchors`, bench/helpers/anchors.ts), with the builds bench/anchors/build.sh leaves in `<dir>`.
+ * (`benchEngineAnchors`, bench/helpers/anchors.ts), with the builds bench/anchors/build.sh leaves in `<dir>`, after an
+ * uncounted warm-up run of each (`BENCH_ENGINE_WARMUP=0` leaves it out).
  */
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -348,7 +349,10 @@ export async function benchEngineAnchors(): Promise<{ table: string }> {
     return { table: 'Not run: BENCH_ENGINE_ANCHORS names the folder bench/anchors/build.sh builds whisper.cpp and faster-whisper in.' };
   }
   const rounds = Math.max(1, Number(process.env.BENCH_ENGINE_ROUNDS) || 3);
-  const { table } = await benchAnchors({ dir, file: fixture('political-philosophy-60s.wav'), rounds, log: (line) => console.error(line) });
+  const { table } = await benchAnchors({
+    dir, file: fixture('political-philosophy-60s.wav'), rounds, warmUp: process.env.BENCH_ENGINE_WARMUP !== '0',
+    log: (line) => console.error(line),
+  });
   return { table };
 }
 
