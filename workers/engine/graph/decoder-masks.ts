@@ -20,16 +20,14 @@
  */
 import {
   ifBranches,
-  messageField,
   nodeField,
   nodesOf,
   ONNX,
   readGraph,
   rewire,
   singleIf,
-  stringField,
+  tensorValueInfo,
   valueName,
-  varintField,
   withBranchGraph,
   withGraph,
   withoutUnread,
@@ -37,7 +35,7 @@ import {
   type WireField,
 } from './onnx-wire.js';
 
-const { graph: GRAPH, valueInfo: VALUE_INFO } = ONNX;
+const { graph: GRAPH } = ONNX;
 
 export const POSITIONS = 'speechgate_positions';
 export const SELF_BIAS = 'speechgate_self_bias';
@@ -50,14 +48,7 @@ const ONNX_FLOAT = 1;
 const ONNX_INT64 = 7;
 
 /** A graph input of `elementType` and `rank` dimensions, each named (its size is the caller's). */
-function input(name: string, elementType: number, rank: number): WireField {
-  const dims = Array.from({ length: rank }, (_, i) => messageField(1, [stringField(2, `${name}_${i}`)]));
-  // TypeProto.tensor_type { elem_type, shape { dim { dim_param } … } }
-  return messageField(GRAPH.input, [
-    stringField(VALUE_INFO.name, name),
-    messageField(VALUE_INFO.type, [messageField(1, [varintField(1, elementType), messageField(2, dims)])]),
-  ]);
-}
+const input = (name: string, elementType: number, rank: number): WireField => tensorValueInfo(GRAPH.input, name, elementType, rank);
 
 /** Names that `start` reads, `depth` producers back (the nodes between an attention's scores and its keys). */
 function ancestry(start: string, producer: Map<string, GraphNode>, depth: number): Set<string> {

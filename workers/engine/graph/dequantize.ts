@@ -25,7 +25,8 @@
  * with every product float; its states 0.25 from the float encoder's, relative, against 0.08).
  */
 import {
-  floatInitializer, messageField, nodeField, ONNX, readGraph, readMessage, strings, valueName, varints, withGraph, type WireField,
+  floatInitializer, floatsOf, messageField, nodeField, ONNX, readGraph, readMessage, strings, tensorValues, valueName, withGraph,
+  type TensorValues, type WireField,
 } from './onnx-wire.js';
 
 const { graph: GRAPH, node: NODE, attribute: ATTRIBUTE, tensor: TENSOR } = ONNX;
@@ -55,14 +56,6 @@ interface ScopeNode {
   replacement?: WireField;
 }
 
-interface Tensor {
-  dims: number[];
-  dataType: number;
-  /** Little-endian values, as raw_data holds them. */
-  raw: Uint8Array;
-}
-
-const FLOAT = 1;
 const UINT8 = 2;
 const INT8 = 3;
 
@@ -95,32 +88,7 @@ function parseScope(fields: WireField[], parent: Scope | null): Scope {
   return scope;
 }
 
-function readTensor(fields: WireField[]): Tensor {
-  if (fields.some((f) => f.field === TENSOR.externalData)) throw new Error('weights in external data files are not supported');
-  const dims = fields.filter((f) => f.field === TENSOR.dims).flatMap(varints);
-  const dataType = varints(fields.find((f) => f.field === TENSOR.dataType)!)[0];
-  const raw = fields.find((f) => f.field === TENSOR.rawData)?.value;
-  if (raw) return { dims, dataType, raw };
-  const count = dims.reduce((a, b) => a * b, 1);
-  if (dataType === FLOAT) {
-    // float_data: packed fixed32 values, or one fixed32 field per value.
-    const bytes = fields.filter((f) => f.field === TENSOR.floatData).map((f) => f.value);
-    return { dims, dataType, raw: Uint8Array.from(bytes.flatMap((b) => [...b])) };
-  }
-  if (dataType === UINT8 || dataType === INT8) {
-    const values = fields.filter((f) => f.field === TENSOR.int32Data).flatMap(varints);
-    if (values.length !== count) throw new Error('8-bit initializer without its values');
-    return { dims, dataType, raw: Uint8Array.from(values) };
-  }
-  throw new Error(`initializer of data type ${dataType} without raw data`);
-}
-
-function floatsOf(tensor: Tensor): Float32Array {
-  if (tensor.dataType !== FLOAT) throw new Error(`scale of data type ${tensor.dataType}, not float`);
-  return new Float32Array(tensor.raw.buffer.slice(tensor.raw.byteOffset, tensor.raw.byteOffset + tensor.raw.byteLength));
-}
-
-function integersOf(tensor: Tensor): Int8Array | Uint8Array {
+function integersOf(tensor: TensorValues): Int8Array | Uint8Array {
   if (tensor.dataType === UINT8) return tensor.raw;
   if (tensor.dataType === INT8) return new Int8Array(tensor.raw.buffer, tensor.raw.byteOffset, tensor.raw.byteLength);
   throw new Error(`weight of data type ${tensor.dataType}, not 8-bit`);
@@ -130,7 +98,7 @@ function integersOf(tensor: Tensor): Int8Array | Uint8Array {
  * (W_q − zero) × scale. The scale is one number or one per output channel: the last axis of a MatMul's [K, N]
  * weight, the first of a Conv's [M, C, k…]. The zero point is one number (what quantize_dynamic writes).
  */
-export function dequantizeWeight(weight: Tensor, zeroPoint: Tensor, scale: Tensor, op: 'MatMul' | 'Conv'): Float32Array {
+export function dequantizeWeight(weight: TensorValues, zeroPoint: TensorValues, scale: TensorValues, op: 'MatMul' | 'Conv'): Float32Array {
   const q = integersOf(weight);
   const zeros = integersOf(zeroPoint);
   const scales = floatsOf(scale);
@@ -247,9 +215,9 @@ function rewriteScope(scope: Scope, rewrite: Rewrite): void {
     let float = rewrite.floatWeights.get(weightName);
     if (!float) {
       const name = `${weightName}/speechgate_float`;
-      const weight = readTensor(weightFields);
+      const weight = tensorValues(weightFields);
       const values = dequantizeWeight(
-        weight, readTensor(weightZeroFields), readTensor(rewrite.initializers.get(weightScaleName)!), floatOp,
+        weight, tensorValues(weightZeroFields), tensorValues(rewrite.initializers.get(weightScaleName)!), floatOp,
       );
       float = { name, field: floatInitializer(name, weight.dims, values) };
       rewrite.floatWeights.set(weightName, float);

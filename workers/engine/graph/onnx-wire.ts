@@ -138,6 +138,58 @@ export function withGraph(modelFields: WireField[], graph: WireField[]): Uint8Ar
   return Buffer.concat(parts, length);
 }
 
+/** An initializer's shape, data type and values as little-endian bytes, as raw_data holds them. */
+export interface TensorValues {
+  dims: number[];
+  dataType: number;
+  raw: Uint8Array;
+}
+
+const ONNX_FLOAT = 1;
+const ONNX_UINT8 = 2;
+const ONNX_INT8 = 3;
+
+/** A TensorProto's values: raw_data, or float_data / int32_data (8-bit) written as raw bytes. */
+export function tensorValues(fields: WireField[]): TensorValues {
+  const { tensor: TENSOR } = ONNX;
+  if (fields.some((f) => f.field === TENSOR.externalData)) throw new Error('weights in external data files are not supported');
+  const dims = fields.filter((f) => f.field === TENSOR.dims).flatMap(varints);
+  const dataType = varints(fields.find((f) => f.field === TENSOR.dataType)!)[0];
+  const raw = fields.find((f) => f.field === TENSOR.rawData)?.value;
+  if (raw) return { dims, dataType, raw };
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (dataType === ONNX_FLOAT) {
+    // float_data: packed fixed32 values, or one fixed32 field per value.
+    const bytes = fields.filter((f) => f.field === TENSOR.floatData).map((f) => f.value);
+    return { dims, dataType, raw: Uint8Array.from(bytes.flatMap((b) => [...b])) };
+  }
+  if (dataType === ONNX_UINT8 || dataType === ONNX_INT8) {
+    const values = fields.filter((f) => f.field === TENSOR.int32Data).flatMap(varints);
+    if (values.length !== count) throw new Error('8-bit initializer without its values');
+    return { dims, dataType, raw: Uint8Array.from(values) };
+  }
+  throw new Error(`initializer of data type ${dataType} without raw data`);
+}
+
+/** A float tensor's values, copied out of the graph's bytes (which hold them at any alignment). */
+export function floatsOf(tensor: TensorValues): Float32Array {
+  if (tensor.dataType !== ONNX_FLOAT) throw new Error(`tensor of data type ${tensor.dataType}, not float`);
+  return new Float32Array(tensor.raw.buffer.slice(tensor.raw.byteOffset, tensor.raw.byteOffset + tensor.raw.byteLength));
+}
+
+/**
+ * A graph's input or output (`field`: ONNX.graph.input / output) of `elementType` with `rank` dimensions, each named
+ * after the value (its size is the caller's).
+ */
+export function tensorValueInfo(field: number, name: string, elementType: number, rank: number): WireField {
+  const dims = Array.from({ length: rank }, (_, i) => messageField(1, [stringField(2, `${name}_${i}`)]));
+  // TypeProto.tensor_type { elem_type, shape { dim { dim_param } … } }
+  return messageField(field, [
+    stringField(ONNX.valueInfo.name, name),
+    messageField(ONNX.valueInfo.type, [messageField(1, [varintField(1, elementType), messageField(2, dims)])]),
+  ]);
+}
+
 /** A graph's node as the rewrites read it: where it sits, its raw field, and its op type, inputs and outputs. */
 export interface GraphNode {
   /** Position among the graph's fields. */

@@ -10,24 +10,14 @@
  * with an error saying what was not found, and the caller keeps calling the export chunk by chunk.
  */
 import {
-  ONNX, type WireField, floatInitializer, ifBranches, int64Vector, intAttribute, messageField, nodeField,
-  nodesOf, readGraph, readMessage, stringField, strings, valueName, varintField, withGraph,
+  floatInitializer, floatsOf, ifBranches, int64Vector, intAttribute, nodeField, nodesOf, ONNX, readGraph, readMessage, strings,
+  tensorValueInfo, tensorValues, valueName, withGraph, type WireField,
 } from './onnx-wire.js';
 
 const PREFIX = 'speechgate_sequence';
+const ONNX_FLOAT = 1;
 /** The recurrent cell's width in Silero v5, also its input's (its state is [2, batch, 128]: hidden, then cell). */
 const HIDDEN = 128;
-
-/** A float initializer's values (raw or packed float_data), or null when it is not a float32 tensor. */
-function floatValues(tensor: WireField[]): Float32Array | null {
-  const { tensor: T } = ONNX;
-  if (tensor.find((f) => f.field === T.dataType)?.value[0] !== 1) return null;
-  const raw = tensor.find((f) => f.field === T.rawData)?.value ?? tensor.find((f) => f.field === T.floatData)?.value;
-  if (!raw) return null;
-  // A copy at offset 0 (a Buffer's `slice` would share the file's bytes, at any alignment).
-  const copy = new Uint8Array(raw);
-  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
-}
 
 /** PyTorch's LSTM gate blocks (input, forget, cell, output) in ONNX's order (input, output, forget, cell). */
 function onnxGateOrder(values: Float32Array): Float32Array {
@@ -35,15 +25,6 @@ function onnxGateOrder(values: Float32Array): Float32Array {
   const out = new Float32Array(values.length);
   [0, 3, 1, 2].forEach((gate, i) => out.set(values.subarray(gate * block, (gate + 1) * block), i * block));
   return out;
-}
-
-/** A graph value of float type and `rank` named dimensions (an output's ValueInfoProto). */
-function floatOutput(name: string, rank: number): WireField {
-  const dims = Array.from({ length: rank }, (_, i) => messageField(1, [stringField(2, `${name}_${i}`)]));
-  return messageField(ONNX.graph.output, [
-    stringField(ONNX.valueInfo.name, name),
-    messageField(ONNX.valueInfo.type, [messageField(1, [varintField(1, 1), messageField(2, dims)])]),
-  ]);
 }
 
 /**
@@ -79,7 +60,7 @@ export function sequenceVadGraph(model: Uint8Array): Uint8Array {
   }
   const weight = (name: string, size: number): Float32Array => {
     const tensor = initializers.get(name);
-    const values = tensor && floatValues(tensor);
+    const values = tensor && floatsOf(tensorValues(tensor));
     if (!values || values.length !== size) throw new Error(`voice activity model: ${name} is not ${size} floats`);
     return values;
   };
@@ -130,7 +111,7 @@ export function sequenceVadGraph(model: Uint8Array): Uint8Array {
     int64Vector(p('axis1'), [1]), int64Vector(p('zero'), [0]), int64Vector(p('one'), [1]), int64Vector(p('two'), [2]),
     int64Vector(p('rows'), [-1, HIDDEN]), int64Vector(p('flat'), [-1]),
     ...graph.filter((f) => f.field === ONNX.graph.input && ['input', 'state'].includes(valueName(f))),
-    floatOutput('output', 1), floatOutput('stateN', 3),
+    tensorValueInfo(ONNX.graph.output, 'output', ONNX_FLOAT, 1), tensorValueInfo(ONNX.graph.output, 'stateN', ONNX_FLOAT, 3),
     // GraphProto.name
     ...graph.filter((f) => f.field === 2),
   ];
