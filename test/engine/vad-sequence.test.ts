@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeFileToPcm, installedPackageDir } from '../../workers/engine/audio.js';
 import { sequenceVadGraph } from '../../workers/engine/graph/vad-sequence.js';
@@ -25,6 +26,27 @@ async function probabilities(stream: VadStream, samples: Float32Array, pieces: n
     if (at >= samples.length) break;
   }
   return Float32Array.from(out);
+}
+
+/** Upstream's loop over the per-chunk export: each call the previous input's last 64 samples, then the chunk. */
+async function referenceProbabilities(samples: Float32Array): Promise<Float32Array> {
+  const session = await ort.InferenceSession.create(perChunkExport, { intraOpNumThreads: 1 });
+  const input = new Float32Array(64 + VAD_CHUNK);
+  let state = new Float32Array(2 * 128);
+  const out = new Float32Array(Math.floor(samples.length / VAD_CHUNK));
+  for (let c = 0; c < out.length; c++) {
+    input.copyWithin(0, VAD_CHUNK, VAD_CHUNK + 64);
+    input.set(samples.subarray(c * VAD_CHUNK, (c + 1) * VAD_CHUNK), 64);
+    const result = await session.run({
+      input: new ort.Tensor('float32', input.slice(), [1, 64 + VAD_CHUNK]),
+      state: new ort.Tensor('float32', state, [2, 1, 128]),
+      sr: new ort.Tensor('int64', BigInt64Array.of(16000n), []),
+    });
+    out[c] = (result.output.data as Float32Array)[0];
+    state = Float32Array.from(result.stateN.data as Float32Array);
+  }
+  await session.release();
+  return out;
 }
 
 describe('voice activity over many chunks per call', () => {
@@ -49,6 +71,11 @@ describe('voice activity over many chunks per call', () => {
     let largest = 0;
     for (let i = 0; i < got.length; i++) largest = Math.max(largest, Math.abs(got[i] - want[i]));
     expect(largest).toBeLessThan(1e-5);
+    // And the export driven here, as upstream's wrapper does (independent of VadStream's rows and carried context).
+    const reference = await referenceProbabilities(samples);
+    let fromReference = 0;
+    for (let i = 0; i < got.length; i++) fromReference = Math.max(fromReference, Math.abs(got[i] - reference[i]));
+    expect(fromReference).toBeLessThan(1e-5);
     // Real speech and real silence both: the comparison covers both sides of the threshold.
     expect(got.filter((p) => p > 0.9).length).toBeGreaterThan(100);
     expect(got.filter((p) => p < 0.1).length).toBeGreaterThan(20);

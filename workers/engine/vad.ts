@@ -55,7 +55,7 @@ export class SileroVad {
 /** Speech probability per 512-sample chunk of one stream, any push size. */
 export class VadStream {
   private state = new Float32Array(2 * 1 * 128);
-  /** The last 64 samples of the chunk before the next one (zeros before the first). */
+  /** The last 64 samples of the last chunk run (zeros before the first): the next push's first chunk's context. */
   private context = new Float32Array(VAD_CONTEXT);
   private pending = new Float32Array(0);
   private readonly sampleRate = new ort.Tensor('int64', BigInt64Array.from([BigInt(SAMPLE_RATE)]), []);
@@ -73,10 +73,9 @@ export class VadStream {
       // Row r = [the 64 samples before chunk r, chunk r]
       const input = new Float32Array(count * (VAD_CONTEXT + VAD_CHUNK));
       for (let r = 0; r < count; r++) {
-        const chunk = all.subarray((from + r) * VAD_CHUNK, (from + r + 1) * VAD_CHUNK);
-        input.set(this.context, r * (VAD_CONTEXT + VAD_CHUNK));
-        input.set(chunk, r * (VAD_CONTEXT + VAD_CHUNK) + VAD_CONTEXT);
-        this.context = chunk.slice(VAD_CHUNK - VAD_CONTEXT);
+        const at = (from + r) * VAD_CHUNK;
+        input.set(at === 0 ? this.context : all.subarray(at - VAD_CONTEXT, at), r * (VAD_CONTEXT + VAD_CHUNK));
+        input.set(all.subarray(at, at + VAD_CHUNK), r * (VAD_CONTEXT + VAD_CHUNK) + VAD_CONTEXT);
       }
       const out = await this.session.run({
         input: new ort.Tensor('float32', input, [count, VAD_CONTEXT + VAD_CHUNK]),
@@ -86,6 +85,7 @@ export class VadStream {
       probabilities.set((out.output.data as Float32Array).subarray(0, count), from);
       this.state = Float32Array.from(out.stateN.data as Float32Array);
     }
+    if (chunks > 0) this.context = all.slice(chunks * VAD_CHUNK - VAD_CONTEXT, chunks * VAD_CHUNK);
     this.pending = all.slice(chunks * VAD_CHUNK);
     return probabilities;
   }
