@@ -121,7 +121,8 @@ const PUBLIC = { query: '' };
 interface Opened { page: Page; context: BrowserContext; requests: string[]; problems: string[] }
 
 /** A fresh browser context (phone-sized) on `url`, recording every request, socket, page error and CSP refusal. */
-async function openPage(url: string): Promise<Opened> {
+/** `watch` sees the page before it loads: its sockets open as its script runs, perhaps before `goto` returns. */
+async function openPage(url: string, watch: (page: Page) => void = () => undefined): Promise<Opened> {
   const context = await browser.newContext({ viewport: { width: 412, height: 860 }, deviceScaleFactor: 1 });
   opened.push(context);
   const page = await context.newPage();
@@ -133,6 +134,7 @@ async function openPage(url: string): Promise<Opened> {
   page.on('console', (message) => {
     if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
   });
+  watch(page);
   await page.goto(url);
   return { page, context, requests, problems };
 }
@@ -337,15 +339,14 @@ describe('the listener page', () => {
   it('resumes after its socket is cut while the publisher goes on: no line missing, none doubled; live audio on a tap', async () => {
     const broadcast = await createBroadcast();
     const grant = await startRecording(broadcast);
-    const opened = await openPage(broadcast.shareUrl);
-    const { page, context } = opened;
     // Binary frames (live audio) that reached the page, per subscribe socket it opened.
     const audioFrames: number[] = [];
-    page.on('websocket', (socket) => {
+    const opened = await openPage(broadcast.shareUrl, (watched) => watched.on('websocket', (socket) => {
       if (!socket.url().includes('/subscribe')) return;
       const index = audioFrames.push(0) - 1;
       socket.on('framereceived', ({ payload }) => { if (typeof payload !== 'string') audioFrames[index]! += 1; });
-    });
+    }));
+    const { page, context } = opened;
     await page.locator('#player').waitFor({ state: 'visible' });
 
     const publisher = new RealtimeConnection(grant.streamUrl, { readyTimeoutS: 180 });
