@@ -7,12 +7,26 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import ort from 'onnxruntime-node';
 import { cachedGraph, graphCacheDir, KEPT } from '../../workers/engine/graph/graph-cache.js';
+import {
+  floatInitializer, messageField, nodeField, stringField, tensorValueInfo, varintField, writeMessage,
+} from '../../workers/engine/graph/onnx-wire.js';
 import { WhisperOnnx } from '../../workers/engine/whisper/model.js';
 import { resolveModelDir } from '../../workers/engine/speech-engine.js';
 
 const root = mkdtempSync(join(tmpdir(), 'graph-cache-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** y = x · W, W a 256 × 256 float weight (256 kB: a file of its own) and b a small one (kept in the graph). */
+function matMulModel(weights: Float32Array): Uint8Array {
+  const graph = [
+    nodeField('MatMul', 'product', ['x', 'w'], ['xw']), nodeField('Add', 'bias', ['xw', 'b'], ['y']),
+    floatInitializer('w', [256, 256], weights), floatInitializer('b', [256], weights.subarray(0, 256)),
+    tensorValueInfo(11, 'x', 1, 2), tensorValueInfo(12, 'y', 1, 2), stringField(2, 'matmul'),
+  ];
+  return writeMessage([varintField(1, 8), messageField(8, [stringField(1, ''), varintField(2, 13)]), messageField(7, graph)]);
+}
 
 function source(name: string, bytes: string): string {
   const path = join(root, name);
@@ -67,6 +81,33 @@ describe('cachedGraph', () => {
     writeFileSync(path, 'settled export');
     expect((await cachedGraph(path, {}, build, dir)).flags).toEqual({ n: 0 });
     expect(build).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps a graph\'s large weights in a file of their own beside it, which onnxruntime reads; forget removes them too', async () => {
+    const dir = join(root, 'weights');
+    const weights = new Float32Array(256 * 256).map((_, i) => Math.sin(i) / 16);
+    const model = matMulModel(weights);
+    const entry = await cachedGraph(source('w.onnx', 'weights export'), {}, () => ({ graph: model, n: 1 }), dir);
+    const key = (entry.graph as string).slice(dir.length + 1, -'.onnx'.length);
+    const files = readdirSync(dir).filter((name) => name !== 'sources').sort();
+    expect(files).toHaveLength(3);
+    expect(files).toEqual(expect.arrayContaining([`${key}.json`, `${key}.onnx`]));
+    expect(files.filter((name) => new RegExp(`^${key}\\.[0-9a-f]{16}\\.data$`).test(name))).toHaveLength(1);
+    const data = readFileSync(join(dir, files.find((name) => name.endsWith('.data'))!));
+    expect(data.length).toBe(256 * 256 * 4);
+    expect(readFileSync(entry.graph as string).length).toBeLessThan(4096);
+
+    const x = new ort.Tensor('float32', new Float32Array(2 * 256).map((_, i) => Math.cos(i)), [2, 256]);
+    const run = async (graph: string | Uint8Array) => {
+      const session = await ort.InferenceSession.create(graph as string);
+      const { y } = await session.run({ x });
+      await session.release();
+      return Buffer.from((y.data as Float32Array).buffer);
+    };
+    expect((await run(entry.graph as string)).equals(await run(model))).toBe(true);
+
+    await entry.forget();
+    expect(readdirSync(dir).filter((name) => name !== 'sources')).toEqual([]);
   });
 
   it('without a folder (ENGINE_GRAPH_CACHE=off) builds every time and hands back the bytes', async () => {
@@ -125,6 +166,9 @@ describe('the model on cached graphs', () => {
     const storing = await logits(await WhisperOnnx.load(modelDir, { intraOpThreads: 1, graphCacheDir: dir }));
     const entries = readdirSync(dir).filter((name) => name.endsWith('.onnx'));
     expect(entries).toHaveLength(2);
+    // The weights lie in a file of their own beside each graph.
+    const weightFiles = readdirSync(dir).filter((name) => name.endsWith('.data'));
+    expect(weightFiles.map((name) => name.slice(0, 64)).sort()).toEqual(entries.map((name) => name.slice(0, 64)).sort());
     // On the CPU the entries are onnxruntime's optimised graphs, loaded without optimising again.
     for (const name of entries) {
       const entry = JSON.parse(readFileSync(join(dir, name.replace('.onnx', '.json')), 'utf8')) as { optimized: boolean };
@@ -134,12 +178,19 @@ describe('the model on cached graphs', () => {
     expect(Buffer.from(storing).equals(Buffer.from(uncached))).toBe(true);
     expect(Buffer.from(cached).equals(Buffer.from(uncached))).toBe(true);
 
-    for (const name of entries) writeFileSync(join(dir, name), 'not a graph');
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
+      // A damaged graph, then weights gone: each time the graphs are rewritten.
+      for (const name of entries) writeFileSync(join(dir, name), 'not a graph');
       const rewritten = await logits(await WhisperOnnx.load(modelDir, { intraOpThreads: 1, graphCacheDir: dir }));
       expect(Buffer.from(rewritten).equals(Buffer.from(uncached))).toBe(true);
       expect(warn.mock.calls.map((call) => String(call[0])).join('\n')).toContain('did not load');
+      warn.mockClear();
+      for (const name of readdirSync(dir).filter((file) => file.endsWith('.data'))) rmSync(join(dir, name));
+      const reloaded = await logits(await WhisperOnnx.load(modelDir, { intraOpThreads: 1, graphCacheDir: dir }));
+      expect(Buffer.from(reloaded).equals(Buffer.from(uncached))).toBe(true);
+      expect(warn.mock.calls.map((call) => String(call[0])).join('\n')).toContain('did not load');
+      expect(readdirSync(dir).filter((name) => name.endsWith('.data'))).toHaveLength(2);
     } finally {
       warn.mockRestore();
     }

@@ -108,7 +108,7 @@ export const ONNX = {
   graph: { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 },
   node: { input: 1, output: 2, name: 3, opType: 4, attribute: 5 },
   attribute: { name: 1, tensor: 5, graph: 6, graphs: 11 },
-  tensor: { dims: 1, dataType: 2, floatData: 4, int32Data: 5, int64Data: 7, name: 8, rawData: 9, externalData: 13 },
+  tensor: { dims: 1, dataType: 2, floatData: 4, int32Data: 5, int64Data: 7, name: 8, rawData: 9, externalData: 13, dataLocation: 14 },
   valueInfo: { name: 1, type: 2 },
 } as const;
 
@@ -351,4 +351,43 @@ export function topologicallySorted(graph: WireField[]): WireField[] {
   }
   let next = 0;
   return graph.map((field) => (field.field === ONNX.graph.node ? order[next++].field : field));
+}
+
+/** Where `externalData` puts each weight in its file: at offsets aligned to 64 kB, which onnxruntime can map in place. */
+const EXTERNAL_ALIGNMENT = 65_536;
+
+/**
+ * The weights of `model`'s top-level initializers of `minBytes` or more, laid out for a file of their own at aligned
+ * offsets (ONNX's external data), and the model reading them from such a file beside it, named `location`.
+ */
+export function externalData(
+  model: Uint8Array, minBytes = EXTERNAL_ALIGNMENT,
+): { data: Uint8Array; model: (location: string) => Uint8Array } {
+  const { modelFields, graph } = readGraph(model);
+  const { tensor: TENSOR } = ONNX;
+  const placed = new Map<number, { at: number; fields: WireField[]; bytes: Uint8Array }>();
+  let end = 0;
+  graph.forEach((field, index) => {
+    if (field.field !== ONNX.graph.initializer) return;
+    const fields = readMessage(field.value);
+    const raw = fields.find((f) => f.field === TENSOR.rawData);
+    if (!raw || raw.value.length < minBytes) return;
+    const at = Math.ceil(end / EXTERNAL_ALIGNMENT) * EXTERNAL_ALIGNMENT;
+    placed.set(index, { at, fields, bytes: raw.value });
+    end = at + raw.value.length;
+  });
+  const data = new Uint8Array(end);
+  for (const { at, bytes } of placed.values()) data.set(bytes, at);
+  const entry = (key: string, value: string) => messageField(TENSOR.externalData, [stringField(1, key), stringField(2, value)]);
+  return {
+    data,
+    model: (location) => withGraph(modelFields, graph.map((field, index) => {
+      const moved = placed.get(index);
+      return moved ? messageField(ONNX.graph.initializer, [
+        ...moved.fields.filter((f) => f.field !== TENSOR.rawData),
+        entry('location', location), entry('offset', String(moved.at)), entry('length', String(moved.bytes.length)),
+        varintField(TENSOR.dataLocation, 1),
+      ]) : field;
+    })),
+  };
 }
