@@ -370,10 +370,13 @@ export class WhisperOnnx {
         await (await createSession(built.graph, provider, runtime, { ...settingsOf(built.flags), optimizeTo: path })).release();
       }
       : undefined);
-    // Memory (workers/engine/README.md, "Measured"). The encoder keeps its arena (without it, glibc maps and
-    // faults in its big buffers afresh at every layer: +10–40 % CPU) but not its memory pattern, a block
-    // planned for the whole run where the arena alone holds what one layer needs.
-    const encoderSettings: SessionSettings = { threads: runtime.intraOpThreads ?? 0, arena: true, memPattern: false };
+    // Memory (workers/engine/README.md, "Measured"). No memory pattern, a block planned for the whole run where
+    // one layer's buffers suffice. An arena only for whisper-tiny-sized encoders: an arena keeps the largest pass's
+    // buffers for good, idle while the decoder runs (whisper-base: ~60 MB; without it a beam-5 file's peak ~418 →
+    // ~384 MB for ~3 % more CPU); whisper-tiny's buffers taken from the heap instead cost ~4 % more CPU and no less
+    // memory was measured.
+    const encoderArena = config.dModel <= 384;
+    const encoderSettings: SessionSettings = { threads: runtime.intraOpThreads ?? 0, arena: encoderArena, memPattern: false };
     const encoderFile = pickOnnx(modelDir, 'encoder_model', gpu);
     const encoderGraph = await cachedGraph(
       encoderFile, { graph: 'encoder', gpu, float: encoderFloat, optimizedFor, vnni },
