@@ -1,7 +1,7 @@
 /**
  * The decoder whose cached steps read the past apart and hand back only their new positions
  * (decoder-new-positions.ts), as CPU sessions load it, and the host side that appends them (model.ts: `reorderCache`
- * with `KvCache.appended`, `RowBuffers`): on the real whisper-tiny export (projection lifted), steps of three rows fed
+ * with `KvCache.appended`, `RowBuffers`, in place where it can): on the real whisper-tiny export (projection lifted), steps of three rows fed
  * the cache the host assembles give the export's logits within rounding, and the new positions are the export's last
  * positions; refusals.
  */
@@ -149,7 +149,7 @@ describe('newPositionsOnly', () => {
 });
 
 describe('reorderCache with appended positions', () => {
-  it('appends each picked row’s new position after its heads’ past, into the buffer the past is not in', () => {
+  it('appends each picked row’s new position after its heads’ past: into its buffer, then in place there while it has room', () => {
     // [batch 2, heads 2, past 2, headDim 3]: value = row·100 + head·10 + position; new positions at 9.
     const past = new ort.Tensor('float32', Float32Array.from({ length: 24 }, (_, i) => {
       const [row, head, position] = [Math.floor(i / 12), Math.floor(i / 6) % 2, Math.floor(i / 3) % 2];
@@ -166,14 +166,41 @@ describe('reorderCache with appended positions', () => {
     expect(positions(0, 0)).toEqual([100, 101, 109]);
     expect(positions(1, 1)).toEqual([110, 111, 119]);
     expect(positions(2, 1)).toEqual([10, 11, 19]);
-    // Stepping on from the picked cache: the next pick reads it and writes the other buffer, then the first again.
-    const zeros = new ort.Tensor('float32', new Float32Array(18), [3, 2, 1, 3]);
-    const again = WhisperOnnx.reorderCache({ ...cache, decoder: [picked], appended: [zeros] }, [2, 0, 1], true, buffers).decoder[0];
-    expect(data(again).buffer).not.toBe(data(picked).buffer);
-    expect(Array.from({ length: 4 }, (_, p) => data(again)[p * 3])).toEqual([0, 1, 9, 0]);
-    const third = buffers.take(0, 4, data(again));
-    expect(third.buffer).toBe(data(picked).buffer);
+    // Fewer rows fit the buffer the picked cache lies in: rewritten there.
+    const sevens = new ort.Tensor('float32', new Float32Array(18).fill(7), [3, 2, 1, 3]);
+    const again = WhisperOnnx.reorderCache({ ...cache, decoder: [picked], appended: [sevens] }, [2, 0], true, buffers).decoder[0];
+    expect(data(again).buffer).toBe(data(picked).buffer);
+    expect(again.dims).toEqual([2, 2, 4, 3]);
+    expect(Array.from({ length: 4 }, (_, p) => data(again)[p * 3])).toEqual([0, 1, 9, 7]);
+    expect(Array.from({ length: 4 }, (_, p) => data(again)[(2 * 4 + p) * 3])).toEqual([100, 101, 109, 7]);
     // Without appended positions, the same rows in the same order are the tensor itself.
     expect(WhisperOnnx.reorderCache({ decoder: [past], encoder: [], pastLength: 2 }, [0, 1], true, buffers).decoder[0]).toBe(past);
+  });
+
+  it('in place or not, every pick is what a fresh copy makes of the same parents (random beams, rows leaving)', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const [heads, headDim] = [3, 4];
+    const tensor = (rows: number, length: number) => new ort.Tensor(
+      'float32', Float32Array.from({ length: rows * heads * length * headDim }, () => Math.round(random() * 1000)), [rows, heads, length, headDim],
+    );
+    const buffers = new RowBuffers();
+    let cache: KvCache = { decoder: [tensor(5, 2)], appended: [tensor(5, 1)], encoder: [], pastLength: 3 };
+    let fresh = cache;
+    let inPlace = 0;
+    for (let step = 0; step < 60; step++) {
+      const batch = cache.decoder[0].dims[0];
+      const rows = Array.from({ length: 1 + Math.floor(random() * 5) }, () => Math.floor(random() * batch));
+      const before = data(cache.decoder[0]).buffer;
+      const got = WhisperOnnx.reorderCache(cache, rows, true, buffers).decoder[0];
+      const want = WhisperOnnx.reorderCache(fresh, rows, true).decoder[0];
+      if (data(got).buffer === before) inPlace += 1;
+      expect(got.dims).toEqual(want.dims);
+      expect(Array.from(data(got)), `step ${step}, rows ${rows.join(',')}`).toEqual(Array.from(data(want)));
+      const next = tensor(rows.length, 1);
+      cache = { decoder: [got], appended: [next], encoder: [], pastLength: cache.pastLength + 1 };
+      fresh = { decoder: [want], appended: [next], encoder: [], pastLength: cache.pastLength };
+    }
+    expect(inPlace).toBeGreaterThan(20);
   });
 });
