@@ -1,9 +1,9 @@
 /**
  * The decoder whose cached steps read the past apart and hand back only their new positions
  * (decoder-new-positions.ts), as CPU sessions load it, and the host side that appends them (model.ts: `reorderCache`
- * with `KvCache.appended`, `RowBuffers`, in place where it can): on the real whisper-tiny export (projection lifted), steps of three rows fed
- * the cache the host assembles give the export's logits within rounding, and the new positions are the export's last
- * positions; refusals.
+ * with `KvCache.appended`, `RowBuffers`, in place where it can): on the real whisper-tiny export (projection lifted),
+ * steps of three rows fed the cache the host assembles give the export's logits within rounding, and the new
+ * positions are the export's last positions; refusals.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -182,7 +182,8 @@ describe('reorderCache with appended positions', () => {
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
     const [heads, headDim] = [3, 4];
     const tensor = (rows: number, length: number) => new ort.Tensor(
-      'float32', Float32Array.from({ length: rows * heads * length * headDim }, () => Math.round(random() * 1000)), [rows, heads, length, headDim],
+      'float32', Float32Array.from({ length: rows * heads * length * headDim }, () => Math.round(random() * 1000)),
+      [rows, heads, length, headDim],
     );
     const buffers = new RowBuffers();
     let cache: KvCache = { decoder: [tensor(5, 2)], appended: [tensor(5, 1)], encoder: [], pastLength: 3 };

@@ -670,7 +670,8 @@ export class WhisperOnnx {
       const rowSize = rest.reduce((a, b) => a * b, 1);
       const source = tensor.data as Float32Array;
       if (rows.length === batch && rows.every((r, i) => r === i)) return tensor;
-      const data = buffers && index !== undefined ? buffers.take(index, rows.length * rowSize, source) : new Float32Array(rows.length * rowSize);
+      const size = rows.length * rowSize;
+      const data = buffers && index !== undefined ? buffers.take(index, size, source) : new Float32Array(size);
       rows.forEach((row, i) => data.set(source.subarray(row * rowSize, (row + 1) * rowSize), i * rowSize));
       return new ort.Tensor('float32', data, [rows.length, ...rest]);
     };
