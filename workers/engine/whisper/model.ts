@@ -265,27 +265,30 @@ function loadDecoderGraph(
 class CachedGraphFailed extends Error {}
 
 /**
- * `data` ([rows, heads, length, headDim] at its start, with room after) rewritten in place as [picked rows, heads, length + 1,
- * headDim]: row i is old row `rows[i]` with its position of `added` after each head's. Blocks only move to higher
- * offsets, so they are written from the last backwards, each after every block it overwrites was read; an old row
- * that lands elsewhere (another row's parent) is saved first, since the blocks written after may overwrite it.
+ * `target` as [picked rows, heads, length + 1, headDim]: row i is row `rows[i]` of `source` ([rows, heads, length,
+ * headDim]) with its position of `added` after each head's. `target` may be `source`'s own buffer (`scratch` then
+ * given): blocks only move to higher offsets, so they are written from the last backwards, each after every block it
+ * overwrites was read; a row that lands elsewhere (another row's parent) is saved first, since the blocks written
+ * before it is read may overwrite it.
  */
-function appendInPlace(
-  data: Float32Array, added: Float32Array, rows: number[], heads: number, length: number, headDim: number, buffers: RowBuffers,
+function appendRows(
+  target: Float32Array, source: Float32Array, added: Float32Array, rows: number[], heads: number, length: number, headDim: number,
+  scratch?: RowBuffers,
 ): void {
   const block = length * headDim;
   const rowSize = heads * block;
-  const moved = [...new Set(rows.filter((row, i) => row !== i))];
-  const saved = buffers.saved(moved.length * rowSize);
-  moved.forEach((row, k) => saved.set(data.subarray(row * rowSize, (row + 1) * rowSize), k * rowSize));
+  const moved = scratch && target.buffer === source.buffer ? [...new Set(rows.filter((row, i) => row !== i))] : [];
+  const saved = scratch?.saved(moved.length * rowSize);
+  moved.forEach((row, k) => saved!.set(source.subarray(row * rowSize, (row + 1) * rowSize), k * rowSize));
   for (let i = rows.length - 1; i >= 0; i--) {
     const row = rows[i];
     const k = row === i ? -1 : moved.indexOf(row);
     for (let h = heads - 1; h >= 0; h--) {
       const to = (i * heads + h) * (block + headDim);
-      if (k < 0) data.copyWithin(to, (row * heads + h) * block, (row * heads + h + 1) * block);
-      else data.set(saved.subarray(k * rowSize + h * block, k * rowSize + (h + 1) * block), to);
-      data.set(added.subarray((row * heads + h) * headDim, (row * heads + h + 1) * headDim), to + block);
+      const from = k < 0 ? source.subarray((row * heads + h) * block, (row * heads + h + 1) * block)
+        : saved!.subarray(k * rowSize + h * block, k * rowSize + (h + 1) * block);
+      target.set(from, to);
+      target.set(added.subarray((row * heads + h) * headDim, (row * heads + h + 1) * headDim), to + block);
     }
   }
 }
@@ -294,9 +297,9 @@ function appendInPlace(
  * Reusable buffers for a decode's row picks (`reorderCache`), one per decoder cache tensor: no fresh array per tensor
  * and step for the garbage collector (whisper-base, beam 5: ~7 MB a step), none faulted in. When a step hands back
  * only its new positions (`KvCache.appended`), the next pick rewrites the cache in place where it lies in its
- * buffer (`inPlace`): the rows that move to another place are saved first (`saved`, one scratch for every tensor),
- * the rest move within the buffer. Two buffers per tensor, read one and write the other, held twice the memory
- * (whisper-base's beam of 5 at 100 tokens: ~27 instead of ~13 MB; at 224, ~55 instead of ~28).
+ * buffer (`inPlace`, `appendRows`): the rows that move to another place are saved first (`saved`, one scratch for
+ * every tensor), the rest move within the buffer. Two buffers per tensor (read one, write the other) would hold
+ * twice the memory (whisper-base's beam of 5 at 100 tokens: ~27 instead of ~13 MB; at 224, ~55 instead of ~28).
  */
 export class RowBuffers {
   private readonly buffers: (Float32Array | undefined)[] = [];
@@ -676,28 +679,17 @@ export class WhisperOnnx {
       return new ort.Tensor('float32', data, [rows.length, ...rest]);
     };
     // Each picked row of `past` [batch, heads, length, headDim] with its row of `added` [batch, heads, 1, headDim] after
-    // every head's positions: in place when `past` lies in its buffer with room, else into another array.
+    // every head's positions (appendRows).
     const pickAppending = (past: ort.Tensor, added: ort.Tensor, index: number): ort.Tensor => {
       const [, heads, length, headDim] = past.dims;
       const source = past.data as Float32Array;
       const extra = added.data as Float32Array;
       const block = length * headDim;
       const size = rows.length * heads * (block + headDim);
-      const buffer = buffers?.inPlace(index, source, size);
-      if (buffers && buffer) {
-        appendInPlace(buffer, extra, rows, heads, length, headDim, buffers);
-        return new ort.Tensor('float32', buffer.subarray(0, size), [rows.length, heads, length + 1, headDim]);
-      }
-      const data = buffers ? buffers.take(index, size, source) : new Float32Array(size);
-      rows.forEach((row, i) => {
-        for (let h = 0; h < heads; h++) {
-          const from = row * heads + h;
-          const to = (i * heads + h) * (block + headDim);
-          data.set(source.subarray(from * block, (from + 1) * block), to);
-          data.set(extra.subarray(from * headDim, (from + 1) * headDim), to + block);
-        }
-      });
-      return new ort.Tensor('float32', data, [rows.length, heads, length + 1, headDim]);
+      // In place where `past` lies in its buffer with room, else into another array.
+      const data = buffers?.inPlace(index, source, size) ?? (buffers ? buffers.take(index, size, source) : new Float32Array(size));
+      appendRows(data, source, extra, rows, heads, length, headDim, buffers);
+      return new ort.Tensor('float32', data.subarray(0, size), [rows.length, heads, length + 1, headDim]);
     };
     // Rows of one window keep the encoder rows as they are when they fit, or when one row serves them all.
     const encoderRows = cache.encoder[0]?.dims[0];
