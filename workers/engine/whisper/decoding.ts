@@ -285,6 +285,127 @@ function buildSotSequence(tokenizer: WhisperTokenizer, language: string, task: D
   ];
 }
 
+/**
+ * A decode's search from step to step (decodeWindow): the live hypotheses (one per decoder row) and the finished
+ * ones. Apart from decodeWindow so that each step's choice is compiled once as a function of its own: inlined into
+ * the async decodeWindow, V8 compiled that whole function afresh after every deoptimisation (13 times on the
+ * lecture, up to 190 ms each: ~1.4 CPU s of whisper-base beam 5's ~14).
+ */
+class Search {
+  /** Beam search starts from one live hypothesis; sampling rows are independent from the start. */
+  live: Hypothesis[];
+  private readonly finished: Hypothesis[] = [];
+  private readonly rows: number;
+  private readonly beam: boolean;
+
+  constructor(
+    private readonly rules: LogitRules,
+    private readonly tokenizer: WhisperTokenizer,
+    private readonly settings: { rows: number; beam: boolean; temperature: number; random: () => number; stopOnRepetition: boolean },
+  ) {
+    this.rows = settings.rows;
+    this.beam = settings.beam;
+    this.live = Array.from({ length: settings.beam ? 1 : settings.rows }, () => ({ tokens: [], sumLogprob: 0 }));
+  }
+
+  /**
+   * Extends the live hypotheses by the step's logits (one row each, mutated by the logit rules): the rows that go on,
+   * each by its parent's row, or null when the search is done.
+   */
+  advance(logitsBatch: Float32Array, step: number): number[] | null {
+    const { rows, beam, live, finished } = this;
+    const { endOfText } = this.tokenizer.special;
+    const vocab = this.tokenizer.vocabSize;
+    const candidates: Candidate[] = [];
+    for (let r = 0; r < live.length; r++) {
+      const logits = logitsBatch.subarray(r * vocab, (r + 1) * vocab);
+      const logSum = this.rules.apply(logits, live[r].tokens);
+      if (beam) {
+        for (const { token, logprob } of bestContinuations(logits, logSum, rows + 1)) {
+          candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprob });
+        }
+      } else {
+        const { temperature, random } = this.settings;
+        const token = temperature > 0 ? sampleFrom(logits, temperature, random) : argmax(logits);
+        candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logits[token] - logSum });
+      }
+    }
+    if (beam) candidates.sort((a, b) => b.sumLogprob - a.sumLogprob);
+    const nextLive: Hypothesis[] = [];
+    const parents: number[] = [];
+    const newlyFinished: Hypothesis[] = [];
+    for (const candidate of candidates) {
+      const hypothesis = { tokens: [...live[candidate.parent].tokens, candidate.token], sumLogprob: candidate.sumLogprob };
+      if (candidate.token === endOfText) {
+        hypothesis.tokens.pop();
+        newlyFinished.push(hypothesis);
+      } else {
+        nextLive.push(hypothesis);
+        parents.push(candidate.parent);
+        // The reference's BeamSearchDecoder looks no further once the beam is full: an end of text ranked below
+        // the beam's last live hypothesis does not finish. Counting those too filled the finished list with
+        // weak early endings and stopped the search before the whole utterance was read (lost last words).
+        if (beam && nextLive.length >= rows) break;
+      }
+    }
+    // Best first, up to the beam's width (patience 1), as the reference keeps its finished sequences.
+    for (const hypothesis of beam ? newlyFinished.sort((a, b) => b.sumLogprob - a.sumLogprob) : newlyFinished) {
+      if (beam && finished.length >= rows) break;
+      finished.push(hypothesis);
+    }
+    if (beam && finished.length >= rows) return null;
+    if (this.settings.stopOnRepetition && step >= 40 && step % 10 === 0) {
+      for (let i = nextLive.length - 1; i >= 0; i--) {
+        if (compressionRatio(this.tokenizer.decode(nextLive[i].tokens)) > COMPRESSION_RATIO_THRESHOLD) {
+          finished.push(nextLive[i]);
+          nextLive.splice(i, 1);
+          parents.splice(i, 1);
+        }
+      }
+    }
+    this.live = nextLive;
+    return nextLive.length > 0 ? parents : null;
+  }
+
+  /** The best hypothesis once the search ends (done, or out of length). */
+  best(): Hypothesis {
+    const { rows, beam, finished } = this;
+    // Ran out of length (or every row ended): unfinished hypotheses count while the beam has too few finished ones.
+    for (const hypothesis of beam ? [...this.live].sort((a, b) => b.sumLogprob - a.sumLogprob) : this.live) {
+      if (beam && finished.length >= rows) break;
+      finished.push(hypothesis);
+    }
+    // Length-normalised score, as the reference's MaximumLikelihoodRanker without a length penalty.
+    const score = (h: Hypothesis) => h.sumLogprob / Math.max(1, h.tokens.length + 1);
+    return finished.reduce((a, b) => (score(b) > score(a) ? b : a));
+  }
+}
+
+interface Candidate {
+  parent: number;
+  token: number;
+  sumLogprob: number;
+}
+
+/**
+ * The `count` best continuations of one row, as the reference's BeamSearchDecoder ranks them, in one pass: each
+ * log-probability is rounded to float32 as a row of them would hold it, so ties rank as they did.
+ */
+function bestContinuations(logits: Float32Array, logSum: number, count: number): { token: number; logprob: number }[] {
+  const top: { token: number; logprob: number }[] = [];
+  for (let i = 0; i < logits.length; i++) {
+    const value = logits[i];
+    if (value === -Infinity) continue;
+    const logprob = Math.fround(value - logSum);
+    if (top.length === count && !(logprob > top[count - 1].logprob)) continue;
+    if (top.length === count) top.pop();
+    let at = top.length;
+    while (at > 0 && logprob > top[at - 1].logprob) at--;
+    top.splice(at, 0, { token: i, logprob });
+  }
+  return top;
+}
+
 /** One decoding pass at one temperature (several rows for beam search and best-of sampling). */
 export async function decodeWindow(
   tokenizer: WhisperTokenizer,
@@ -334,85 +455,17 @@ export async function decodeWindow(
   const rowBuffers = new RowBuffers();
   let logitsBatch: Float32Array = new Float32Array(rows * vocab);
   for (let r = 0; r < rows; r++) logitsBatch.set(state.lastLogits, r * vocab);
-  // Beam search starts from one live hypothesis; sampling rows are independent from the start.
-  let live: Hypothesis[] = beam ? [{ tokens: [], sumLogprob: 0 }] : Array.from({ length: rows }, () => ({ tokens: [], sumLogprob: 0 }));
-  const finished: Hypothesis[] = [];
-
-  for (let step = 0; step < maxNewTokens && live.length > 0; step++) {
+  const search = new Search(rules, tokenizer, { rows, beam, temperature, random, stopOnRepetition: options.stopOnRepetition === true });
+  for (let step = 0; step < maxNewTokens; step++) {
     options.signal?.throwIfAborted();
-    const candidates: { parent: number; token: number; sumLogprob: number }[] = [];
-    for (let r = 0; r < live.length; r++) {
-      const logits = logitsBatch.subarray(r * vocab, (r + 1) * vocab);
-      const logSum = rules.apply(logits, live[r].tokens);
-      if (beam) {
-        // The beamSize+1 best continuations of each live hypothesis, as the reference's BeamSearchDecoder, in one
-        // pass: each log-probability is rounded to float32 as a row of them would hold it, so ties rank as they did.
-        const top: { token: number; logprob: number }[] = [];
-        for (let i = 0; i < vocab; i++) {
-          const value = logits[i];
-          if (value === -Infinity) continue;
-          const logprob = Math.fround(value - logSum);
-          if (top.length === rows + 1 && !(logprob > top[rows].logprob)) continue;
-          if (top.length === rows + 1) top.pop();
-          let at = top.length;
-          while (at > 0 && logprob > top[at - 1].logprob) at--;
-          top.splice(at, 0, { token: i, logprob });
-        }
-        for (const { token, logprob } of top) candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logprob });
-      } else {
-        const token = temperature > 0 ? sampleFrom(logits, temperature, random) : argmax(logits);
-        candidates.push({ parent: r, token, sumLogprob: live[r].sumLogprob + logits[token] - logSum });
-      }
-    }
-    if (beam) candidates.sort((a, b) => b.sumLogprob - a.sumLogprob);
-    const nextLive: Hypothesis[] = [];
-    const parents: number[] = [];
-    const newlyFinished: Hypothesis[] = [];
-    for (const candidate of candidates) {
-      const hypothesis = { tokens: [...live[candidate.parent].tokens, candidate.token], sumLogprob: candidate.sumLogprob };
-      if (candidate.token === endOfText) {
-        hypothesis.tokens.pop();
-        newlyFinished.push(hypothesis);
-      } else {
-        nextLive.push(hypothesis);
-        parents.push(candidate.parent);
-        // The reference's BeamSearchDecoder looks no further once the beam is full: an end of text ranked below
-        // the beam's last live hypothesis does not finish. Counting those too filled the finished list with
-        // weak early endings and stopped the search before the whole utterance was read (lost last words).
-        if (beam && nextLive.length >= rows) break;
-      }
-    }
-    // Best first, up to the beam's width (patience 1), as the reference keeps its finished sequences.
-    for (const hypothesis of beam ? newlyFinished.sort((a, b) => b.sumLogprob - a.sumLogprob) : newlyFinished) {
-      if (beam && finished.length >= rows) break;
-      finished.push(hypothesis);
-    }
-    if (beam && finished.length >= rows) break;
-    if (options.stopOnRepetition && step >= 40 && step % 10 === 0) {
-      for (let i = nextLive.length - 1; i >= 0; i--) {
-        if (compressionRatio(tokenizer.decode(nextLive[i].tokens)) > COMPRESSION_RATIO_THRESHOLD) {
-          finished.push(nextLive[i]);
-          nextLive.splice(i, 1);
-          parents.splice(i, 1);
-        }
-      }
-    }
-    live = nextLive;
-    if (live.length === 0) break;
+    const parents = search.advance(logitsBatch, step);
+    if (!parents) break;
     cache = WhisperOnnx.reorderCache(cache, parents, true, rowBuffers);
-    const out = await model.decode(live.map((h) => [h.tokens[h.tokens.length - 1]]), encoderHidden, cache);
+    const out = await model.decode(search.live.map((h) => [h.tokens[h.tokens.length - 1]]), encoderHidden, cache);
     cache = out.cache;
     logitsBatch = out.lastLogits;
   }
-  // Ran out of length (or every row ended): unfinished hypotheses count while the beam has too few finished ones.
-  for (const hypothesis of beam ? [...live].sort((a, b) => b.sumLogprob - a.sumLogprob) : live) {
-    if (beam && finished.length >= rows) break;
-    finished.push(hypothesis);
-  }
-
-  // Length-normalised score, as the reference's MaximumLikelihoodRanker without a length penalty.
-  const score = (h: Hypothesis) => h.sumLogprob / Math.max(1, h.tokens.length + 1);
-  const best = finished.reduce((a, b) => (score(b) > score(a) ? b : a));
+  const best = search.best();
   const text = tokenizer.decode(best.tokens);
   return {
     tokens: best.tokens,
