@@ -1,7 +1,7 @@
 /**
- * The decoder's output projection as an 8-bit MatMulNBits (decoder-projection.ts), as CPU sessions load it: on the
- * real whisper-tiny export (projection lifted), the same 8-bit table, the hidden state rounded per block at run
- * time: logits close to the float projection's, the same best tokens but for near ties.
+ * The decoder's output projection as an 8-bit MatMulInteger (decoder-projection.ts), as CPU sessions load it: on the
+ * real whisper-tiny export (projection lifted), the same 8-bit table, the hidden state rounded in two 8-bit parts per
+ * row at run time: logits close to the float projection's, the same best tokens but for near ties.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,9 +65,10 @@ describe('eightBitProjection', () => {
         worst = Math.max(worst, Math.abs(x[i] - y[i]));
         spread = Math.max(spread, Math.abs(x[i]));
       }
-      // Rounded, not changed: within a percent of the logits' range, and not identical (the rewrite did run).
+      // Rounded, not changed: not identical (the rewrite did run), and within 2e-4 of the logits' range (measured:
+      // 0.0028 of a 36.7-wide range, 7.5e-5; MatMulNBits' blocks of 32, which this replaced, 0.36).
       expect(worst).toBeGreaterThan(0);
-      expect(worst).toBeLessThan(0.01 * spread);
+      expect(worst).toBeLessThan(2e-4 * spread);
       // The best token changes only where the float logits had a runner-up within the rounding's own error.
       let decided = 0;
       for (let position = 0; position < prompt.length; position++) {
