@@ -392,16 +392,20 @@ interface Candidate {
  * log-probability is rounded to float32 as a row of them would hold it, so ties rank as they did.
  */
 function bestContinuations(logits: Float32Array, logSum: number, count: number): { token: number; logprob: number }[] {
-  const top: { token: number; logprob: number }[] = [];
+  const top: { token: number; logprob: number; value: number }[] = [];
+  // The rounded log-probability never falls as the logit rises, so a logit at or below the last kept one's cannot
+  // rank above it: one comparison per entry, the rounding only for those that may enter.
+  let least = -Infinity;
   for (let i = 0; i < logits.length; i++) {
     const value = logits[i];
-    if (value === -Infinity) continue;
+    if (value <= least) continue;
     const logprob = Math.fround(value - logSum);
     if (top.length === count && !(logprob > top[count - 1].logprob)) continue;
     if (top.length === count) top.pop();
     let at = top.length;
     while (at > 0 && logprob > top[at - 1].logprob) at--;
-    top.splice(at, 0, { token: i, logprob });
+    top.splice(at, 0, { token: i, logprob, value });
+    if (top.length === count) least = top[count - 1].value;
   }
   return top;
 }
