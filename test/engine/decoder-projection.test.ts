@@ -9,6 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DECODER_SESSION_CONFIG, hoistedDecoder, LOGITS_FROM } from '../../workers/engine/graph/decoder-graph.js';
 import { eightBitProjection } from '../../workers/engine/graph/decoder-projection.js';
+import { hasVnni } from '../../workers/engine/graph/signed-weights.js';
 import { resolveModelDir } from '../../workers/engine/speech-engine.js';
 
 const decoderFile = join(resolveModelDir({ model: 'whisper-tiny' }), 'onnx', 'decoder_model_merged_quantized.onnx');
@@ -20,6 +21,8 @@ let exported: Uint8Array;
 let float: ort.InferenceSession;
 let eightBit: ort.InferenceSession;
 let rewritten: Uint8Array;
+let hoisted: Uint8Array;
+let options: ort.InferenceSession.SessionOptions;
 
 function feeds(tokens: number[]): Record<string, ort.Tensor> {
   let seed = 3;
@@ -41,9 +44,9 @@ const argmax = (row: Float32Array) => row.reduce((best, v, i) => (v > row[best] 
 
 beforeAll(async () => {
   exported = readFileSync(decoderFile);
-  const hoisted = hoistedDecoder(exported);
-  rewritten = eightBitProjection(hoisted);
-  const options: ort.InferenceSession.SessionOptions = {
+  hoisted = hoistedDecoder(exported);
+  rewritten = eightBitProjection(hoisted, { signed: false });
+  options = {
     intraOpNumThreads: 1, executionProviders: ['cpu'], extra: { session: DECODER_SESSION_CONFIG },
   };
   [float, eightBit] = await Promise.all([ort.InferenceSession.create(hoisted, options), ort.InferenceSession.create(rewritten, options)]);
@@ -85,8 +88,18 @@ describe('eightBitProjection', () => {
       expect(cache(b).equals(cache(a))).toBe(true);
     });
 
+  // Integer sums either way: the signed table (shifted by 128 with its zero point) gives the same logits to the bit,
+  // where VNNI sums its products in 32 bits (without VNNI it is not used: 16-bit pair sums could saturate).
+  it.runIf(hasVnni())('gives the same logits with the signed table (VNNI)', async () => {
+    const signed = await ort.InferenceSession.create(eightBitProjection(hoisted, { signed: true }), options);
+    const prompt = [50258, 50259, 50359, 50364, 440, 2068, 1029, 286, 264, 1723];
+    const [a, b] = await Promise.all([eightBit.run(feeds(prompt), ['logits']), signed.run(feeds(prompt), ['logits'])]);
+    expect(Buffer.from(b.logits.data as Float32Array).equals(Buffer.from(a.logits.data as Float32Array))).toBe(true);
+    await signed.release();
+  });
+
   it('refuses the export as shipped (its projection is still inside the If) and a graph it already rewrote', () => {
-    expect(() => eightBitProjection(exported)).toThrow('lifted MatMul');
-    expect(() => eightBitProjection(rewritten)).toThrow('lifted MatMul');
+    expect(() => eightBitProjection(exported, { signed: false })).toThrow('lifted MatMul');
+    expect(() => eightBitProjection(rewritten, { signed: false })).toThrow('lifted MatMul');
   });
 });

@@ -6,8 +6,8 @@
  * held twice once pre-packed, and read whole at every decoder step, the largest single cost of a step (a product
  * bound by memory). The table is the export's 8-bit token embedding, one scale and zero point for all of it.
  *
- * The rewrite feeds the same 8-bit table (transposed, shifted into int8 with its zero point: the weights exactly the
- * export's) to a u8 × s8 MatMulInteger, the products summed in integers (VNNI): a quarter of the memory read per
+ * The rewrite feeds the same 8-bit table (transposed; on VNNI processors shifted into int8 with its zero point: the
+ * weights exactly the export's) to a MatMulInteger, the products summed in integers: a quarter of the memory read per
  * step, and a quarter of the memory held. The hidden state goes in as two 8-bit parts per row: the row rounded with
  * one scale (its largest magnitude / 127), then what that rounding left, rounded the same way; both parts' rows
  * run in one product and their sums are scaled and added. Two parts because one scale per row is coarse (the final
@@ -86,7 +86,7 @@ function tensorField(name: string, dims: number[], dataType: number, raw: Uint8A
 }
 
 /** The decoder graph with its lifted projection as an 8-bit MatMulInteger (see the file's comment). */
-export function eightBitProjection(model: Uint8Array): Uint8Array {
+export function eightBitProjection(model: Uint8Array, options: { signed: boolean }): Uint8Array {
   const { modelFields, graph } = readGraph(model, 'decoder');
   const nodes = nodesOf(graph);
   const producer = new Map(nodes.flatMap((n) => n.outputs.map((o) => [o, n] as const)));
@@ -112,13 +112,17 @@ export function eightBitProjection(model: Uint8Array): Uint8Array {
     throw new Error('decoder projection weights are read elsewhere');
   }
 
-  // MatMulInteger's weight is [K, N]: the table transposed, shifted by 128 into int8 with its zero point (the same
-  // products: (w − 128) − (zp − 128) = w − zp), so that onnxruntime takes its u8 × s8 kernel.
-  const weight = new Int8Array(vocab * dModel);
+  // MatMulInteger's weight is [K, N]: the table transposed. Signed (shifted by 128 into int8 with its zero point:
+  // the same products, (w − 128) − (zp − 128) = w − zp) where VNNI takes u8 × s8 into 32-bit sums; without VNNI
+  // onnxruntime's u8 × s8 kernel sums byte pairs into 16 bits, which can saturate (255 × 127 × 2 > 32767), so the
+  // table stays unsigned there (u8 × u8, widened to 16 bits first: no saturation).
+  const shift = options.signed ? 128 : 0;
+  const weight = new Uint8Array(vocab * dModel);
   for (let token = 0; token < vocab; token++) {
     const row = token * dModel;
-    for (let k = 0; k < dModel; k++) weight[k * vocab + token] = table.raw[row + k] - 128;
+    for (let k = 0; k < dModel; k++) weight[k * vocab + token] = (table.raw[row + k] - shift) & 0xff;
   }
+  const weightType = options.signed ? ONNX_INT8 : ONNX_UINT8;
   const name = (what: string) => `${PREFIX}/${what}`;
   const scalar = (what: string, dataType: number, raw: Uint8Array) => tensorField(name(what), [], dataType, raw);
   const float = (value: number) => new Uint8Array(Float32Array.of(value).buffer);
@@ -126,8 +130,8 @@ export function eightBitProjection(model: Uint8Array): Uint8Array {
   const op = (opType: string, inputs: string[], outputs: string[], attributes: WireField[] = []) =>
     nodeField(opType, `${outputs[0]}/${opType}`, inputs, outputs, attributes);
   const added = [
-    tensorField(name('weight'), [dModel, vocab], ONNX_INT8, new Uint8Array(weight.buffer)),
-    scalar('weight_zero_point', ONNX_INT8, Uint8Array.of((zeroPoint.raw[0] - 128) & 0xff)),
+    tensorField(name('weight'), [dModel, vocab], weightType, weight),
+    scalar('weight_zero_point', weightType, Uint8Array.of((zeroPoint.raw[0] - shift) & 0xff)),
     scalar('weight_scale', ONNX_FLOAT, scale.raw),
     scalar('zero_point', ONNX_UINT8, Uint8Array.of(128)),
     scalar('inverse_127', ONNX_FLOAT, float(1 / 127)),

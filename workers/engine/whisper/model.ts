@@ -220,7 +220,7 @@ function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat, vnni: b
 
 /**
  * The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits; on the CPU
- * also with an 8-bit projection (decoder-projection.ts), a beam's rows reading one copy of the encoder keys and
+ * also with an 8-bit projection (decoder-projection.ts; signed weights on a processor with VNNI), a beam's rows reading one copy of the encoder keys and
  * values (decoder-shared-cross.ts) and steps that hand back only their new positions (decoder-new-positions.ts); on a
  * GPU computing the cross-attention keys and values at every step (decoder-cross-kv.ts) instead of taking them back
  * from the host.
@@ -230,6 +230,7 @@ function loadDecoderGraph(
   gpu: boolean,
   float: GraphFloat,
   batchSteps: boolean,
+  vnni: boolean,
 ): {
   graph: Uint8Array; hoisted: boolean; crossKeysPerStep: boolean; rowMasks: boolean; sharesEncoderRows: boolean; newPositions: boolean;
 } {
@@ -238,7 +239,7 @@ function loadDecoderGraph(
   const graph = floatProducts(file, hoisted.graph, float, gpu);
   if (!gpu) {
     const projected = hoisted.rewritten && float !== 'all'
-      ? tryRewrite(file, graph, eightBitProjection, 'the output projection stays float').graph : graph;
+      ? tryRewrite(file, graph, (g) => eightBitProjection(g, { signed: vnni }), 'the output projection stays float').graph : graph;
     const shared = tryRewrite(
       file, projected, sharedCrossAttention, 'each beam hypothesis reads its own copy of the encoder keys and values',
     );
@@ -434,8 +435,8 @@ export class WhisperOnnx {
       threads: runtime.decoderThreads ?? 1, arena: false, memPattern: true, config: hoisted ? DECODER_SESSION_CONFIG : undefined,
     });
     const decoderGraph = await cachedGraph(
-      decoderFile, { graph: 'decoder', gpu, float: decoderFloat, batchSteps: stepRows > 0, optimizedFor },
-      () => loadDecoderGraph(decoderFile, gpu, decoderFloat, stepRows > 0), cacheDir,
+      decoderFile, { graph: 'decoder', gpu, float: decoderFloat, batchSteps: stepRows > 0, optimizedFor, vnni },
+      () => loadDecoderGraph(decoderFile, gpu, decoderFloat, stepRows > 0, vnni), cacheDir,
       optimize((flags: Omit<ReturnType<typeof loadDecoderGraph>, 'graph'>) => decoderSettings(flags.hoisted)),
     );
     const [encoder, decoder] = await Promise.allSettled([
