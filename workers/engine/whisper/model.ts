@@ -220,10 +220,10 @@ function loadEncoderGraph(file: string, gpu: boolean, float: GraphFloat, vnni: b
 
 /**
  * The decoder graph with its output projection lifted out of the If (decoder-graph.ts), when it fits; on the CPU
- * also with an 8-bit projection (decoder-projection.ts; signed weights on a processor with VNNI), a beam's rows reading one copy of the encoder keys and
- * values (decoder-shared-cross.ts) and steps that hand back only their new positions (decoder-new-positions.ts); on a
- * GPU computing the cross-attention keys and values at every step (decoder-cross-kv.ts) instead of taking them back
- * from the host.
+ * also with an 8-bit projection (decoder-projection.ts; its table signed on a processor with VNNI), a beam's rows
+ * reading one copy of the encoder keys and values (decoder-shared-cross.ts) and steps that hand back only their new
+ * positions (decoder-new-positions.ts); on a GPU computing the cross-attention keys and values at every step
+ * (decoder-cross-kv.ts) instead of taking them back from the host.
  */
 function loadDecoderGraph(
   file: string,
