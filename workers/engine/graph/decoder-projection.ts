@@ -21,6 +21,7 @@
  */
 import {
   bytesField,
+  floatInitializer,
   intAttribute,
   intsAttribute,
   messageField,
@@ -125,7 +126,7 @@ export function eightBitProjection(model: Uint8Array, options: { signed: boolean
   const weightType = options.signed ? ONNX_INT8 : ONNX_UINT8;
   const name = (what: string) => `${PREFIX}/${what}`;
   const scalar = (what: string, dataType: number, raw: Uint8Array) => tensorField(name(what), [], dataType, raw);
-  const float = (value: number) => new Uint8Array(Float32Array.of(value).buffer);
+  const float = (what: string, value: number) => floatInitializer(name(what), [], Float32Array.of(value));
   // Each node named after what it makes.
   const op = (opType: string, inputs: string[], outputs: string[], attributes: WireField[] = []) =>
     nodeField(opType, `${outputs[0]}/${opType}`, inputs, outputs, attributes);
@@ -134,11 +135,11 @@ export function eightBitProjection(model: Uint8Array, options: { signed: boolean
     scalar('weight_zero_point', weightType, Uint8Array.of((zeroPoint.raw[0] - shift) & 0xff)),
     scalar('weight_scale', ONNX_FLOAT, scale.raw),
     scalar('zero_point', ONNX_UINT8, Uint8Array.of(128)),
-    scalar('inverse_127', ONNX_FLOAT, float(1 / 127)),
-    scalar('least_scale', ONNX_FLOAT, float(1e-30)),
-    scalar('f0', ONNX_FLOAT, float(0)),
-    scalar('f128', ONNX_FLOAT, float(128)),
-    scalar('f255', ONNX_FLOAT, float(255)),
+    float('inverse_127', 1 / 127),
+    float('least_scale', 1e-30),
+    float('f0', 0),
+    float('f128', 128),
+    float('f255', 255),
   ];
   // `value` per row (the last axis) as uint8 around 128: scale = the row's largest magnitude / 127.
   const rounded = (value: string, part: string) => [

@@ -295,16 +295,12 @@ class Search {
   /** Beam search starts from one live hypothesis; sampling rows are independent from the start. */
   live: Hypothesis[];
   private readonly finished: Hypothesis[] = [];
-  private readonly rows: number;
-  private readonly beam: boolean;
 
   constructor(
     private readonly rules: LogitRules,
     private readonly tokenizer: WhisperTokenizer,
     private readonly settings: { rows: number; beam: boolean; temperature: number; random: () => number; stopOnRepetition: boolean },
   ) {
-    this.rows = settings.rows;
-    this.beam = settings.beam;
     this.live = Array.from({ length: settings.beam ? 1 : settings.rows }, () => ({ tokens: [], sumLogprob: 0 }));
   }
 
@@ -313,7 +309,8 @@ class Search {
    * each by its parent's row, or null when the search is done.
    */
   advance(logitsBatch: Float32Array, step: number): number[] | null {
-    const { rows, beam, live, finished } = this;
+    const { live, finished } = this;
+    const { rows, beam } = this.settings;
     const { endOfText } = this.tokenizer.special;
     const vocab = this.tokenizer.vocabSize;
     const candidates: Candidate[] = [];
@@ -369,7 +366,8 @@ class Search {
 
   /** The best hypothesis once the search ends (done, or out of length). */
   best(): Hypothesis {
-    const { rows, beam, finished } = this;
+    const { finished } = this;
+    const { rows, beam } = this.settings;
     // Ran out of length (or every row ended): unfinished hypotheses count while the beam has too few finished ones.
     for (const hypothesis of beam ? [...this.live].sort((a, b) => b.sumLogprob - a.sumLogprob) : this.live) {
       if (beam && finished.length >= rows) break;
