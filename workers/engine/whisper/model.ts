@@ -429,10 +429,13 @@ export class WhisperOnnx {
     const stepRows = Math.max(0, Math.floor(runtime.stepRows ?? DEFAULT_STEP_ROWS));
     const decoderFile = pickOnnx(modelDir, 'decoder_model_merged', gpu);
     const decoderFloat: GraphFloat = float === 'all' ? 'all' : 'none';
-    // The decoder's buffers are small once its projection is lifted (decoder-graph.ts): it needs no arena, which
-    // would keep the largest first call's (a 224-token prompt's) for good.
+    // The decoder's buffers are small once its projection is lifted (decoder-graph.ts). An arena keeps the largest
+    // first call's for good (its cross-attention keys and values among them: whisper-base +40–60 MB of peak, the same
+    // CPU), so only whisper-tiny-sized decoders have one: there the projection's few 0.2–0.4 MB buffers per step were
+    // otherwise mapped and faulted in afresh (~120 page faults a step), ~2–4 % of a whole file's CPU, the same peak.
+    const decoderArena = config.dModel <= 384;
     const decoderSettings = (hoisted: boolean): SessionSettings => ({
-      threads: runtime.decoderThreads ?? 1, arena: false, memPattern: true, config: hoisted ? DECODER_SESSION_CONFIG : undefined,
+      threads: runtime.decoderThreads ?? 1, arena: decoderArena, memPattern: true, config: hoisted ? DECODER_SESSION_CONFIG : undefined,
     });
     const decoderGraph = await cachedGraph(
       decoderFile, { graph: 'decoder', gpu, float: decoderFloat, batchSteps: stepRows > 0, optimizedFor, vnni },
