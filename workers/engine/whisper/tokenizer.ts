@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { engineErrors } from '../errors.js';
+import { readTokenizerJson } from './tokenizer-json.js';
 
 /** GPT-2's reversible byte ↔ printable-character table, inverted: character code → byte (undefined: none). */
 function unicodeToByteTable(): (number | undefined)[] {
@@ -47,17 +48,15 @@ export class WhisperTokenizer {
   readonly alignmentHeads: [number, number][];
   /**
    * Every token's bytes end to end, token `id`'s from `byteStarts[id]` to `byteStarts[id + 1]` (none for ids the
-   * vocabulary lacks): one array instead of 51,865 small ones (constructing the tokenizer took 360 ms CPU, now 230).
+   * vocabulary lacks): one array instead of 51,865 small ones (constructing the tokenizer took 360 ms CPU, then 230;
+   * with tokenizer-json.ts reading the file ~50).
    */
   private readonly bytePool: Uint8Array;
   private readonly byteStarts: Uint32Array;
   private readonly utf8 = new TextDecoder('utf-8');
 
   constructor(modelDir: string) {
-    const tokenizer = JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')) as {
-      model: { vocab: Record<string, number> };
-      added_tokens: { id: number; content: string }[];
-    };
+    const { vocab, addedTokens } = readTokenizerJson(readFileSync(join(modelDir, 'tokenizer.json')));
     const generation = JSON.parse(readFileSync(join(modelDir, 'generation_config.json'), 'utf8')) as {
       lang_to_id?: Record<string, number>;
       suppress_tokens?: number[];
@@ -67,22 +66,24 @@ export class WhisperTokenizer {
       task_to_id?: Record<string, number>;
     };
     const charToByte = unicodeToByteTable();
-    const texts = Object.keys(tokenizer.model.vocab);
-    const ids = texts.map((text) => tokenizer.model.vocab[text]!);
+    const { ids, units, unitStarts } = vocab;
     let vocabSize = 0;
-    for (const id of [...ids, ...tokenizer.added_tokens.map((t) => t.id)]) vocabSize = Math.max(vocabSize, id + 1);
+    for (const id of ids) vocabSize = Math.max(vocabSize, id + 1);
+    for (const { id } of addedTokens) vocabSize = Math.max(vocabSize, id + 1);
     // Lengths first (each stand-in character is one byte), then each token's bytes at its start.
     const lengths = new Uint32Array(vocabSize);
-    texts.forEach((text, index) => (lengths[ids[index]!] = text.length));
+    ids.forEach((id, entry) => (lengths[id] = unitStarts[entry + 1]! - unitStarts[entry]!));
     this.byteStarts = new Uint32Array(vocabSize + 1);
     for (let id = 0; id < vocabSize; id++) this.byteStarts[id + 1] = this.byteStarts[id]! + lengths[id]!;
     this.bytePool = new Uint8Array(this.byteStarts[vocabSize]!);
-    texts.forEach((text, index) => {
-      const start = this.byteStarts[ids[index]!]!;
-      for (let i = 0; i < text.length; i++) this.bytePool[start + i] = charToByte[text.charCodeAt(i)] ?? 0x3f;
+    ids.forEach((id, entry) => {
+      const start = this.byteStarts[id]!;
+      for (let unit = unitStarts[entry]!; unit < unitStarts[entry + 1]!; unit++) {
+        this.bytePool[start + unit - unitStarts[entry]!] = charToByte[units[unit]!] ?? 0x3f;
+      }
     });
     const byContent = new Map<string, number>();
-    for (const added of tokenizer.added_tokens) byContent.set(added.content, added.id);
+    for (const added of addedTokens) byContent.set(added.content, added.id);
     const need = (content: string): number => {
       const id = byContent.get(content);
       if (id === undefined) throw new Error(`tokenizer.json has no ${content} token`);
