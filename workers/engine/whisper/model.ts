@@ -419,8 +419,8 @@ export class WhisperOnnx {
     // buffers for good, idle while the decoder runs (whisper-base: ~60 MB; without it a beam-5 file's peak ~418 →
     // ~384 MB for ~3 % more CPU); whisper-tiny's buffers taken from the heap instead cost ~4 % more CPU and no less
     // memory was measured.
-    const encoderArena = config.dModel <= 384;
-    const encoderSettings: SessionSettings = { threads: runtime.intraOpThreads ?? 0, arena: encoderArena, memPattern: false };
+    const whisperTinySized = config.dModel <= 384;
+    const encoderSettings: SessionSettings = { threads: runtime.intraOpThreads ?? 0, arena: whisperTinySized, memPattern: false };
     const encoderFile = pickOnnx(modelDir, 'encoder_model', gpu);
     const encoderGraph = await cachedGraph(
       encoderFile, { graph: 'encoder', gpu, float: encoderFloat, optimizedFor, vnni },
@@ -433,9 +433,8 @@ export class WhisperOnnx {
     // first call's for good (its cross-attention keys and values among them: whisper-base +40–60 MB of peak, the same
     // CPU), so only whisper-tiny-sized decoders have one: there the projection's few 0.2–0.4 MB buffers per step were
     // otherwise mapped and faulted in afresh (~120 page faults a step), ~2–4 % of a whole file's CPU, the same peak.
-    const decoderArena = config.dModel <= 384;
     const decoderSettings = (hoisted: boolean): SessionSettings => ({
-      threads: runtime.decoderThreads ?? 1, arena: decoderArena, memPattern: true, config: hoisted ? DECODER_SESSION_CONFIG : undefined,
+      threads: runtime.decoderThreads ?? 1, arena: whisperTinySized, memPattern: true, config: hoisted ? DECODER_SESSION_CONFIG : undefined,
     });
     const decoderGraph = await cachedGraph(
       decoderFile, { graph: 'decoder', gpu, float: decoderFloat, batchSteps: stepRows > 0, optimizedFor, vnni },

@@ -96,7 +96,6 @@ export function readTokenizerJson(json: Uint8Array): TokenizerJson {
       vocab = readVocab(json, modelValue, at, skipSpace);
       return null;
     });
-    if (!vocab) throw malformed('model.vocab not found');
     // The rest of the model (its merges) is skipped only when the added tokens come after it.
     return addedTokens ? null : valueEnd(value);
   });
