@@ -181,8 +181,10 @@ async function measure(options: ChildOptions): Promise<EngineBenchRow> {
 async function inChild(options: ChildOptions): Promise<EngineBenchRow> {
   const { loadavg } = await import('node:os');
   const loadAverage = loadavg()[0];
-  const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-  const { stdout } = await run(tsx, [here, '--child', JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024, env: process.env });
+  // `node --import tsx`, not the tsx CLI (which starts a second Node process to run the file in).
+  const { stdout } = await run(
+    process.execPath, ['--import', 'tsx', here, '--child', JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024, env: process.env },
+  );
   const line = stdout.trim().split('\n').pop()!;
   return { ...(JSON.parse(line) as EngineBenchRow), loadAverage };
 }

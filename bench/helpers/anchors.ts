@@ -67,8 +67,9 @@ function commandOf(engine: AnchorEngine, setting: AnchorSetting, file: string, d
     const pythonPath = [path.join(dir, 'pylib'), path.join(dir, 'faster-whisper')].join(':');
     return { argv, env: { ...env, PYTHONPATH: pythonPath, LD_LIBRARY_PATH: path.join(dir, 'ct2-install/lib') } };
   }
+  // One process, as `npm run transcribe` runs it (the tsx CLI would start a second Node process to run the file in).
   const argv = [
-    path.join(REPO, 'node_modules/.bin/tsx'), path.join(REPO, 'bench/helpers/anchor-child.ts'),
+    process.execPath, '--import', 'tsx', path.join(REPO, 'bench/helpers/anchor-child.ts'),
     JSON.stringify({ file, threads: THREADS, ...setting }),
   ];
   return { argv, env };
