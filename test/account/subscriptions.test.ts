@@ -15,7 +15,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 let server: TestServer;
 let other: { process: ChildProcess; url: string; dataDir: string };
 
-/** A second gateway as its own OS process (`tsx src/entry/main.ts`), same database and Redis prefix. */
+/** A second gateway as its own OS process (`node --import tsx src/entry/main.ts`, as `npm start`), same database and Redis prefix. */
 async function startSecondProcess(env: Record<string, string>) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sg-second-'));
   const started = await startEntryProcess(
