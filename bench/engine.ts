@@ -29,7 +29,7 @@
  * `npm install --no-save @huggingface/transformers@^4.3.1` (what TRANSFORMERS_BASELINE names). Without it the bench
  * runs our engine alone and says how to add the baseline.
  *
- * `npm run bench` runs it through bench/index.ts; `tsx bench/engine.ts` runs it alone.
+ * `npm run bench` runs it through bench/index.ts; `node --import tsx bench/engine.ts` runs it alone.
  *
  * `BENCH_ENGINE_ANCHORS=<dir>` adds the race against whisper.cpp and faster-whisper on the same weights
  * (`benchEngineAnchors`, bench/helpers/anchors.ts), with the builds bench/anchors/build.sh leaves in `<dir>`, after an
